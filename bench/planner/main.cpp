@@ -1,0 +1,238 @@
+//===- bench/planner/main.cpp - How good and how fast is the planner? -----===//
+//
+// bench_planner [DATA_DIR] [--out FILE] [--smoke]
+//   DATA_DIR  holds glow_memory_traces.txt and minimalloc/*.csv
+//             (default: the shared benchmark folder chosen at configure time)
+//   --out     JSON results (default: bench/results/planner.json)
+//   --smoke   a few cases only, no JSON (what ctest runs)
+//
+// Three parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
+// MiniMalloc's hard instances (greedy vs exact against 1 MiB), and random
+// problems of 1k..100k buffers through the greedy path.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/planner/Planner.h"
+#include "bundlefit/planner/formats/GlowTrace.h"
+#include "bundlefit/planner/formats/MiniMallocCsv.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace bp = bundlefit::planner;
+namespace fs = std::filesystem;
+
+namespace {
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <typename F> double timed(F &&f) {
+  auto start = std::chrono::steady_clock::now();
+  f();
+  return secondsSince(start);
+}
+
+std::string quoted(const std::string &s) { return "\"" + s + "\""; }
+
+bool validOrSay(const bp::Problem &p, const bp::Plan &plan, const std::string &what) {
+  if (auto error = bp::checkPlan(p, plan)) {
+    std::cerr << "INVALID PLAN for " << what << ": " << *error << "\n";
+    return false;
+  }
+  return true;
+}
+
+struct Options {
+  fs::path data = BUNDLEFIT_PLANNER_DATA;
+  fs::path out = fs::path(BUNDLEFIT_BENCH_RESULTS) / "planner.json";
+  bool smoke = false;
+};
+
+// Glow traces: every model through planMemory.
+std::string benchGlow(const Options &o, bool &ok) {
+  std::ifstream in(o.data / "glow_memory_traces.txt");
+  std::string error;
+  auto models = bp::formats::parseGlowTraces(in, &error);
+  if (!models) {
+    std::cerr << "glow traces: " << error << "\n";
+    ok = false;
+    return "[]";
+  }
+  if (o.smoke && models->size() > 5)
+    models->resize(5);
+  std::printf("\n== Glow traces (%zu models) ==\n", models->size());
+  std::printf("%-34s %7s %12s %12s %12s %9s %s\n", "model", "buffers", "lower bound",
+              "glow MEM", "ours", "time ms", "algorithm");
+  std::ostringstream json;
+  json << "[";
+  int atBound = 0, glowAtBound = 0;
+  double worst = 0;
+  for (size_t k = 0; k < models->size(); ++k) {
+    const auto &m = (*models)[k];
+    bp::Plan plan;
+    double t = timed([&] { plan = bp::planMemory(m.problem); });
+    ok &= validOrSay(m.problem, plan, m.name);
+    worst = std::max(worst, t);
+    atBound += plan.arenaSize == plan.lowerBound;
+    glowAtBound += m.glowArena == plan.lowerBound;
+    std::printf("%-34s %7zu %12llu %12llu %12llu %9.2f %s\n", m.name.c_str(),
+                m.problem.buffers.size(), (unsigned long long)plan.lowerBound,
+                (unsigned long long)m.glowArena, (unsigned long long)plan.arenaSize,
+                t * 1e3, plan.algorithm.c_str());
+    json << (k ? "," : "") << "\n    {\"model\": " << quoted(m.name)
+         << ", \"buffers\": " << m.problem.buffers.size()
+         << ", \"lower_bound\": " << plan.lowerBound << ", \"glow_arena\": " << m.glowArena
+         << ", \"arena\": " << plan.arenaSize << ", \"seconds\": " << t
+         << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
+  }
+  std::printf("at lower bound: ours %d/%zu, Glow %d/%zu; slowest %.1f ms\n", atBound,
+              models->size(), glowAtBound, models->size(), worst * 1e3);
+  json << "\n  ]";
+  return "{\"models\": " + json.str() + ", \"ours_at_bound\": " + std::to_string(atBound) +
+         ", \"glow_at_bound\": " + std::to_string(glowAtBound) +
+         ", \"count\": " + std::to_string(models->size()) + "}";
+}
+
+// MiniMalloc: fit each instance into its capacity (the number in the name).
+std::string benchMiniMalloc(const Options &o, bool &ok) {
+  std::vector<std::string> names = {"input.12.csv"};
+  if (!o.smoke)
+    for (const char *c : {"A", "B", "C", "D", "E", "F"})
+      names.push_back(std::string(c) + ".1048576.csv");
+  std::printf("\n== MiniMalloc instances ==\n");
+  std::printf("%-16s %7s %9s %11s %11s %11s %9s %9s %s\n", "instance", "buffers",
+              "capacity", "lower bnd", "greedy", "exact", "exact s", "nodes", "fits");
+  std::ostringstream json;
+  json << "[";
+  int fits = 0;
+  for (size_t k = 0; k < names.size(); ++k) {
+    std::ifstream in(o.data / "minimalloc" / names[k]);
+    std::string error;
+    auto csv = bp::formats::parseMiniMallocCsv(in, &error);
+    if (!csv) {
+      std::cerr << names[k] << ": " << error << "\n";
+      ok = false;
+      continue;
+    }
+    uint64_t capacity = std::stoull(names[k].substr(names[k].find('.') + 1));
+    bp::Plan greedy, exact;
+    double tg = timed([&] { greedy = bp::planBestGreedy(csv->problem); });
+    bp::ExactOptions options;
+    options.capacity = capacity;
+    double te = timed([&] { exact = bp::planExact(csv->problem, options); });
+    ok &= validOrSay(csv->problem, greedy, names[k]) && validOrSay(csv->problem, exact, names[k]);
+    bool fit = exact.arenaSize <= capacity;
+    fits += fit;
+    std::printf("%-16s %7zu %9llu %11llu %11llu %11llu %9.3f %9llu %s\n", names[k].c_str(),
+                csv->problem.buffers.size(), (unsigned long long)capacity,
+                (unsigned long long)exact.lowerBound, (unsigned long long)greedy.arenaSize,
+                (unsigned long long)exact.arenaSize, te, (unsigned long long)exact.searchNodes,
+                fit ? "yes" : "NO");
+    json << (k ? "," : "") << "\n    {\"instance\": " << quoted(names[k])
+         << ", \"buffers\": " << csv->problem.buffers.size() << ", \"capacity\": " << capacity
+         << ", \"lower_bound\": " << exact.lowerBound
+         << ", \"greedy_arena\": " << greedy.arenaSize << ", \"greedy_seconds\": " << tg
+         << ", \"exact_arena\": " << exact.arenaSize << ", \"exact_seconds\": " << te
+         << ", \"exact_nodes\": " << exact.searchNodes << ", \"fits\": " << (fit ? "true" : "false")
+         << "}";
+  }
+  std::printf("fit the capacity: %d/%zu\n", fits, names.size());
+  json << "\n  ]";
+  return "{\"instances\": " + json.str() + ", \"fit\": " + std::to_string(fits) +
+         ", \"count\": " + std::to_string(names.size()) + "}";
+}
+
+// Network-like random problems: one buffer born per step; most die within
+// a few steps, 5% are skip connections living up to 256 steps and 1% live up
+// to 4096 steps; log-uniform sizes from 64 B to 1 MiB, 64-byte aligned.
+bp::Problem randomProblem(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> logSize(6.0, 20.0);
+  std::uniform_int_distribution<int> percent(0, 99);
+  auto life = [&](int longest) { return std::uniform_int_distribution<int>(0, longest)(rng); };
+  bp::Problem p;
+  p.buffers.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    int kind = percent(rng);
+    int span = kind < 1 ? life(4096) : kind < 6 ? life(256) : life(8);
+    uint64_t size = uint64_t(std::exp2(logSize(rng)));
+    p.buffers.push_back({i, size, 64, i, std::min(i + span, n - 1)});
+  }
+  return p;
+}
+
+std::string benchScale(const Options &o, bool &ok) {
+  std::vector<int> sizes = o.smoke ? std::vector<int>{1000} : std::vector<int>{1000, 10000, 100000};
+  std::printf("\n== Random problems through the greedy path ==\n");
+  std::printf("%9s %14s %14s %8s %11s %11s %s\n", "buffers", "lower bound", "arena", "ratio",
+              "greedy s", "check s", "algorithm");
+  std::ostringstream json;
+  json << "[";
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    bp::Problem p = randomProblem(sizes[k], 42 + uint32_t(k));
+    bp::Plan plan;
+    double t = timed([&] { plan = bp::planBestGreedy(p); });
+    bool valid = true;
+    double tc = timed([&] { valid = validOrSay(p, plan, "random"); });
+    ok &= valid;
+    double ratio = double(plan.arenaSize) / double(plan.lowerBound);
+    std::printf("%9d %14llu %14llu %8.4f %11.4f %11.4f %s\n", sizes[k],
+                (unsigned long long)plan.lowerBound, (unsigned long long)plan.arenaSize, ratio, t,
+                tc, plan.algorithm.c_str());
+    json << (k ? "," : "") << "\n    {\"buffers\": " << sizes[k]
+         << ", \"lower_bound\": " << plan.lowerBound << ", \"arena\": " << plan.arenaSize
+         << ", \"greedy_seconds\": " << t << ", \"check_seconds\": " << tc
+         << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
+  }
+  json << "\n  ]";
+  return json.str();
+}
+
+bool parseArgs(int argc, char **argv, Options &o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--smoke")
+      o.smoke = true;
+    else if (a == "--out" && i + 1 < argc)
+      o.out = argv[++i];
+    else if (a == "--help" || a == "-h" || a[0] == '-')
+      return false;
+    else
+      o.data = a;
+  }
+  return true;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  if (!parseArgs(argc, argv, o)) {
+    std::cerr << "usage: bench_planner [DATA_DIR] [--out FILE] [--smoke]\n";
+    return 2;
+  }
+  bool ok = true;
+  std::string glow = benchGlow(o, ok);
+  std::string minimalloc = benchMiniMalloc(o, ok);
+  std::string scale = benchScale(o, ok);
+  if (!o.smoke) {
+    fs::create_directories(o.out.parent_path());
+    fs::path tmp = o.out;
+    tmp += ".tmp";
+    {
+      std::ofstream json(tmp);
+      json << "{\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
+           << ",\n  \"scale\": " << scale << "\n}\n";
+    }
+    fs::rename(tmp, o.out); // Never leave half a results file.
+    std::printf("\nwrote %s\n", o.out.string().c_str());
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,88 @@
+//===- Passes.h - Graph-to-graph rewrites before planning ------------------===//
+//
+// Each pass takes a graph whose node order is a valid execution order and
+// leaves it valid. Every pass returns how many rewrites it made (0 = the graph
+// is unchanged), so a pipeline can report what happened. Passes keep the
+// graph's outputs: the values in Graph::outputs() keep their names (a bundle
+// output is named after them) and stay computed by a node.
+//
+// Order matters: foldConstantsAndInferTypes must run first, because static
+// type inference of later nodes (Reshape, Expand, Slice...) needs their shape
+// operands as constants. runDefaultPasses runs them in the right order.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <cstddef>
+#include <string>
+
+namespace bundlefit {
+
+/// One forward sweep in execution order: infers each node's output types,
+/// then, when every (non-null) input is a constant -- or the node is `Shape`,
+/// whose result only depends on its input's static type -- evaluates it with
+/// the reference interpreter and turns its outputs into constants. This is
+/// what removes PyTorch's Shape->Gather->Unsqueeze->Concat->Reshape chains,
+/// ConstantOfShape, Range, Cast of constants...
+///
+/// A folded value that is a graph output stays computed by a node: it is
+/// produced by an `Identity` reading a new constant `<name>_const`, so a
+/// bundle still writes every output. Returns the number of folded nodes.
+size_t foldConstantsAndInferTypes(Graph &graph);
+
+/// BatchNormalization after Conv (any group count) or Gemm (2-D, transB 0 or
+/// 1) whose weight and bias are constants and whose output only feeds the BN
+/// is folded into the producer's weight and bias (a bias is created when
+/// missing). Any other BN becomes Mul+Add with constant per-channel scale and
+/// shift of shape [C,1,...,1]. Returns the number of BN nodes rewritten.
+/// Requires known types (run after foldConstantsAndInferTypes).
+size_t foldBatchNorm(Graph &graph);
+
+/// Removes Identity and (inference) Dropout by making their readers read the
+/// input. When the output is a graph output its name is kept: the input's
+/// producer is made to compute the graph output directly when the input is
+/// an intermediate read only by this node; otherwise the node stays.
+/// Returns the number of nodes removed.
+size_t eliminateIdentities(Graph &graph);
+
+/// Removes nodes whose outputs nobody reads and that are not graph outputs
+/// (repeatedly, back to front), then drops unreferenced values.
+/// Returns the number of nodes removed.
+size_t eliminateDeadNodes(Graph &graph);
+
+/// Fuses Relu, Clip (constant or omitted min/max), LeakyRelu, Sigmoid, Tanh,
+/// HardSigmoid and HardSwish into a preceding Conv, Gemm or MatMul whose
+/// output feeds only that activation and is not a graph output. The producer
+/// gets the bundlefit attributes documented in OpRegistry.h (`activation`,
+/// `activation_min`/`activation_max` with +-inf stored as +-FLT_MAX,
+/// `activation_alpha`/`activation_beta`) and now computes the activation's
+/// output value (same Value, same name). Returns the number of fusions.
+size_t fuseActivations(Graph &graph);
+
+struct PassOptions {
+  bool foldBatchNorm = true;
+  bool eliminateIdentities = true;
+  bool fuseActivations = true;
+};
+
+/// What runDefaultPasses did, for --verbose output.
+struct PassStats {
+  size_t nodesBefore = 0;
+  size_t nodesAfter = 0;
+  size_t folded = 0;               ///< nodes evaluated at compile time
+  size_t batchNormsFolded = 0;     ///< BN nodes folded or lowered to Mul+Add
+  size_t identitiesRemoved = 0;
+  size_t activationsFused = 0;
+  size_t deadNodesRemoved = 0;
+};
+
+/// One line: "passes: 53 -> 21 nodes (folded 28, batchnorm 2, ...)".
+std::string describePassStats(const PassStats &stats);
+
+/// fold+infer -> BN fold -> identities -> activation fusion -> dead code ->
+/// topological sort -> verify -> inferGraphTypes again as a consistency check.
+PassStats runDefaultPasses(Graph &graph, const PassOptions &options = PassOptions());
+
+} // namespace bundlefit

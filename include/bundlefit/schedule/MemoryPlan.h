@@ -1,0 +1,88 @@
+//===- MemoryPlan.h - Where every tensor of a graph lives -------------------===//
+//
+// The bridge between the graph IR and the planner library: it orders the
+// nodes, computes liveness, turns views and in-place operations into shared
+// storage, and asks the planner for activation offsets and the weight layout.
+// Code generation and reports read a MemoryPlan; they never re-plan.
+//
+// Glow's bundle has three regions, each allocated by the application:
+//   constantWeight  weights (Flash or RAM)        CONSTANT_MEM_SIZE
+//   mutableWeight   graph inputs then outputs     MUTABLE_MEM_SIZE
+//   activations     intermediates + scratch       ACTIVATIONS_MEM_SIZE
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+enum class MemoryRegion : uint8_t { ConstantWeight, MutableWeight, Activations };
+const char *regionName(MemoryRegion region);
+
+/// A byte range inside one region.
+struct Placement {
+  MemoryRegion region = MemoryRegion::Activations;
+  uint64_t offset = 0;
+  uint64_t size = 0; ///< Bytes the tensor occupies (unaligned).
+};
+
+/// Kernel workspace a node needs while it runs (e.g. CMSIS-NN's buffer).
+struct ScratchBuffer {
+  const Node *node = nullptr;
+  Placement placement;
+};
+
+/// One activation buffer as planned: the tensor it holds and its lifetime in
+/// schedule steps (indices into MemoryPlan::schedule, inclusive).
+struct PlannedBuffer {
+  const Value *value = nullptr;
+  Placement placement;
+  int first = 0;
+  int last = 0;
+};
+
+struct MemoryPlan {
+  static constexpr uint64_t kAlignment = 64;
+
+  /// Nodes in execution order (may differ from the graph's order when the
+  /// memory-aware scheduler found a better one). Views are included.
+  std::vector<const Node *> schedule;
+  /// Storage of every value that a scheduled node reads or writes. A view
+  /// (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) and an
+  /// in-place result share the placement of the value they alias.
+  std::map<const Value *, Placement> placements;
+  std::vector<PlannedBuffer> buffers;    ///< Activation buffers (owners only).
+  std::vector<ScratchBuffer> scratch;    ///< Kernel workspaces.
+  std::vector<const Value *> constants;  ///< In weight-layout order.
+  std::vector<const Value *> placeholders; ///< Inputs, then outputs.
+
+  uint64_t constantSize = 0;
+  uint64_t mutableSize = 0;
+  uint64_t activationsSize = 0;
+  uint64_t activationsLowerBound = 0;
+  std::string allocator; ///< Which planner algorithm produced the arena.
+
+  const Placement &placementOf(const Value *value) const;
+  bool hasPlacement(const Value *value) const { return placements.count(value) != 0; }
+};
+
+/// Whether a node is a view: its output aliases its first input byte for
+/// byte, so it needs no code and no storage of its own.
+bool isViewNode(const Node &node);
+
+struct PlanOptions {
+  double exactTimeBudgetSeconds = 5.0; ///< For the search-based allocator.
+  bool reorderForMemory = true;        ///< Memory-aware topological order.
+  bool allowInPlace = true;            ///< Elementwise ops overwrite a dying input.
+};
+
+/// Plans all three regions of a type-inferred, pass-optimised graph.
+MemoryPlan planGraphMemory(const Graph &graph, const PlanOptions &options = {});
+
+} // namespace bundlefit

@@ -1,0 +1,20 @@
+//===- Schedule.h - The order in which a bundle runs its nodes -------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace bundlefit {
+
+/// Execution order for code generation. With `reorderForMemory`, a
+/// topological order that lowers the peak of live activation bytes (the
+/// planner's ordering search), never worse than the graph's own order.
+std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemory);
+
+/// Peak live activation bytes (64-aligned) of running `graph` in `order`:
+/// the layer-by-layer figure the allocator's lower bound is computed from.
+uint64_t peakLiveBytes(const Graph &graph, const std::vector<const Node *> &order);
+
+} // namespace bundlefit

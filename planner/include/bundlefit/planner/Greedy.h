@@ -1,0 +1,45 @@
+//===- Greedy.h - Fast one-pass placement strategies ------------*- C++ -*-===//
+//
+// A greedy plan takes buffers one at a time in some order and puts each at a
+// free address range among the already placed buffers it overlaps in time.
+// The order matters most; several are offered and planBestGreedy keeps the
+// best. All run in about O(n log^2 n) plus the time overlaps visited.
+//
+//===----------------------------------------------------------------------===//
+#ifndef BUNDLEFIT_PLANNER_GREEDY_H
+#define BUNDLEFIT_PLANNER_GREEDY_H
+
+#include "bundlefit/planner/Problem.h"
+
+#include <string>
+
+namespace bundlefit::planner {
+
+enum class GreedyOrder {
+  BySize,         ///< Largest footprint first (TFLM's greedy planner).
+  ByArea,         ///< Largest footprint x lifetime first.
+  ByLifetime,     ///< Longest lifetime first, then largest.
+  ByFirstUse,     ///< Program order (Glow's "SameOrder").
+  MaxLiveBySize,  ///< Glow: at the step with most unplaced bytes, largest buffer.
+  MaxLiveByTime,  ///< Glow: at the step with most unplaced bytes, longest buffer.
+};
+
+enum class GreedyFit {
+  FirstFit, ///< Lowest free address range that is large enough.
+  BestFit,  ///< Tightest free range between placed buffers, else on top.
+};
+
+std::string toString(GreedyOrder order);
+std::string toString(GreedyFit fit);
+
+/// One greedy pass. Honours every valid in-place hint. Deterministic.
+Plan planGreedy(const Problem &problem, GreedyOrder order,
+                GreedyFit fit = GreedyFit::FirstFit);
+
+/// Runs every order x fit above (stopping early once a plan meets the lower
+/// bound) and keeps the smallest arena; ties go to the earlier strategy.
+Plan planBestGreedy(const Problem &problem);
+
+} // namespace bundlefit::planner
+
+#endif // BUNDLEFIT_PLANNER_GREEDY_H

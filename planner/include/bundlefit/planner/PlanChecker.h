@@ -1,0 +1,23 @@
+//===- PlanChecker.h - Proof that a plan is safe to run ---------*- C++ -*-===//
+#ifndef BUNDLEFIT_PLANNER_PLANCHECKER_H
+#define BUNDLEFIT_PLANNER_PLANCHECKER_H
+
+#include "bundlefit/planner/Problem.h"
+
+#include <optional>
+#include <string>
+
+namespace bundlefit::planner {
+
+/// Independent of how the plan was made, checks that:
+///  - there is one offset per buffer and every offset honours its alignment;
+///  - no two buffers live on a common step share a byte of [offset, offset+size),
+///    except an in-place pair (valid hint, same offset) on the step they share;
+///  - arenaSize >= offset + size for every buffer.
+/// Returns std::nullopt when the plan is sound, otherwise a message naming the
+/// offending buffer(s). O(n log n).
+std::optional<std::string> checkPlan(const Problem &problem, const Plan &plan);
+
+} // namespace bundlefit::planner
+
+#endif // BUNDLEFIT_PLANNER_PLANCHECKER_H

@@ -1,0 +1,68 @@
+//===- Problem.h - What the memory planner is asked and answers -*- C++ -*-===//
+//
+// The planner's whole vocabulary: buffers with a size and a lifetime, hints
+// that an output may reuse an input's storage, and the plan that comes back.
+// Nothing here knows about tensors, ONNX or files; a "step" is any integer
+// clock the caller uses (an operator index, an event index, ...).
+//
+//===----------------------------------------------------------------------===//
+#ifndef BUNDLEFIT_PLANNER_PROBLEM_H
+#define BUNDLEFIT_PLANNER_PROBLEM_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bundlefit::planner {
+
+/// A block of bytes that must stay in place while it is live, on the steps
+/// [first, last] inclusive. A kernel's scratch buffer is first == last.
+/// The planner reserves size rounded up to alignment (the "footprint"), so a
+/// plan and its lower bound count the same bytes.
+struct Buffer {
+  int id = 0;             ///< The caller's name for it; only used in messages.
+  uint64_t size = 0;      ///< Bytes; 0 is allowed and never conflicts.
+  uint64_t alignment = 1; ///< Offset must be a multiple of this (>= 1).
+  int first = 0;          ///< First step on which the buffer is live.
+  int last = 0;           ///< Last step on which the buffer is live.
+};
+
+/// "output may be written over input": valid when input dies on the step
+/// output is born (input.last == output.first). When honoured, output gets
+/// exactly input's offset. Indices are positions in Problem::buffers.
+struct InPlaceHint {
+  int output = 0;
+  int input = 0;
+};
+
+struct Problem {
+  std::vector<Buffer> buffers;
+  std::vector<InPlaceHint> inPlace;
+};
+
+/// The answer: one offset per buffer (same order as Problem::buffers).
+struct Plan {
+  std::vector<uint64_t> offsets;
+  uint64_t arenaSize = 0;  ///< max over buffers of offset + footprint.
+  uint64_t lowerBound = 0; ///< computeLowerBound(problem); no plan is smaller.
+  std::string algorithm;   ///< Which strategy produced it, for reports.
+  bool provedOptimal = false; ///< arenaSize is the minimum (bound met or search exhausted).
+  uint64_t searchNodes = 0;   ///< Exact search nodes spent (0 for greedy).
+  bool budgetExhausted = false; ///< The exact search stopped on its budget.
+};
+
+/// The bytes the planner reserves for b: size rounded up to its alignment.
+inline uint64_t footprint(const Buffer &b) {
+  uint64_t a = b.alignment ? b.alignment : 1;
+  return (b.size + a - 1) / a * a;
+}
+
+inline uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  if (alignment <= 1)
+    return value;
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+} // namespace bundlefit::planner
+
+#endif // BUNDLEFIT_PLANNER_PROBLEM_H

@@ -1,0 +1,424 @@
+//===- ExactSearch.cpp - Branch and bound over canonical placements -------===//
+//
+// A solution is "settled" when no item can move down. Listing a settled
+// solution by (offset, preorder rank) gives a sequence in which every item
+// sits exactly on the highest end of the earlier items it meets in time, its
+// "min offset". So the search only ever places an item at its min offset, in
+// non-decreasing (offset, rank) order (canonical), and never at or above the
+// lowest min offset + size of another unplaced item (dominance: that item
+// would fit underneath and the solution would not be settled).
+//
+// Pruning: in each section (a stretch of time with a fixed live set) the
+// unplaced items are stacked above both the section's floor (end of its last
+// placed item) and the current offset, so floor + unplaced bytes must fit.
+// Once no unplaced item crosses a section boundary, the two sides are solved
+// as independent subproblems (temporal decomposition).
+//
+//===----------------------------------------------------------------------===//
+#include "ExactSearch.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <string>
+
+namespace bundlefit::planner::detail {
+
+namespace {
+constexpr uint64_t kUnplaced = std::numeric_limits<uint64_t>::max();
+
+// Immutable facts about the items that take bytes.
+struct Instance {
+  std::vector<int> itemOf;          // Local index -> item index.
+  std::vector<uint64_t> size, alignment;
+  std::vector<int> lo, hi;          // Sections spanned, inclusive.
+  std::vector<std::vector<int>> overlaps;
+  std::vector<std::vector<int>> sectionItems; // Items live in each section.
+  std::vector<uint64_t> sectionBytes; // Initial bytes per section.
+  int numSections = 0;
+};
+
+Instance buildInstance(const Items &items) {
+  Instance in;
+  in.numSections = std::max(items.numSteps, 1);
+  in.sectionBytes.assign(in.numSections, 0);
+  in.sectionItems.assign(in.numSections, {});
+  for (size_t i = 0; i < items.items.size(); ++i) {
+    const Item &it = items.items[i];
+    if (it.size == 0)
+      continue;
+    in.itemOf.push_back(int(i));
+    in.size.push_back(it.size);
+    in.alignment.push_back(it.alignment);
+    in.lo.push_back(it.cfirst);
+    in.hi.push_back(it.clast);
+    for (int s = it.cfirst; s <= it.clast; ++s) {
+      in.sectionBytes[s] += it.size;
+      in.sectionItems[s].push_back(int(in.size.size()) - 1);
+    }
+  }
+  // Pairwise time overlaps by a sweep over first sections.
+  int n = int(in.size.size());
+  std::vector<int> byLo(n);
+  std::iota(byLo.begin(), byLo.end(), 0);
+  std::sort(byLo.begin(), byLo.end(), [&](int a, int b) {
+    return in.lo[a] != in.lo[b] ? in.lo[a] < in.lo[b] : a < b;
+  });
+  in.overlaps.assign(n, {});
+  for (int x = 0; x < n; ++x)
+    for (int y = x + 1; y < n && in.lo[byLo[y]] <= in.hi[byLo[x]]; ++y) {
+      in.overlaps[byLo[x]].push_back(byLo[y]);
+      in.overlaps[byLo[y]].push_back(byLo[x]);
+    }
+  return in;
+}
+
+// MiniMalloc's preorders: W = lifetime, A = area, T = the fullest section
+// the item lives in; all descending, then by index.
+std::vector<int> preorderRanks(const Instance &in, const std::string &keys) {
+  int n = int(in.size.size());
+  std::vector<uint64_t> width(n), total(n);
+  std::vector<unsigned __int128> area(n);
+  for (int i = 0; i < n; ++i) {
+    width[i] = uint64_t(in.hi[i] - in.lo[i] + 1);
+    area[i] = (unsigned __int128)in.size[i] * width[i];
+    for (int s = in.lo[i]; s <= in.hi[i]; ++s)
+      total[i] = std::max(total[i], in.sectionBytes[s]);
+  }
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    for (char k : keys) {
+      if (k == 'W' && width[a] != width[b])
+        return width[a] > width[b];
+      if (k == 'A' && area[a] != area[b])
+        return area[a] > area[b];
+      if (k == 'T' && total[a] != total[b])
+        return total[a] > total[b];
+      if (k == 'Z' && in.size[a] != in.size[b])
+        return in.size[a] > in.size[b];
+      if (k == 'O' && in.overlaps[a].size() != in.overlaps[b].size())
+        return in.overlaps[a].size() > in.overlaps[b].size();
+      if (k == 'S' && in.lo[a] != in.lo[b])
+        return in.lo[a] < in.lo[b];
+    }
+    return a < b;
+  });
+  std::vector<int> rank(n);
+  for (int r = 0; r < n; ++r)
+    rank[order[r]] = r;
+  return rank;
+}
+
+class Search {
+public:
+  Search(const Instance &in, uint64_t capacity, std::vector<int> rank,
+         SearchBudget &budget, uint64_t nodeLimit)
+      : in(in), capacity(capacity), rank(std::move(rank)), budget(budget),
+        nodeLimit(nodeLimit) {
+    int n = int(in.size.size());
+    offset.assign(n, kUnplaced);
+    solution.assign(n, 0);
+    minOffset.assign(n, 0);
+    floor.assign(in.numSections, 0);
+    remaining = in.sectionBytes;
+    cuts.assign(in.numSections, 0);
+    touchedStamp.assign(in.numSections, 0);
+    unplacedIn = in.sectionItems;
+    slot.resize(n);
+    for (int s = 0; s < in.numSections; ++s)
+      for (size_t p = 0; p < unplacedIn[s].size(); ++p) {
+        int k = unplacedIn[s][p];
+        slot[k].resize(in.hi[k] - in.lo[k] + 1);
+        slot[k][s - in.lo[k]] = int(p);
+      }
+    for (int i = 0; i < n; ++i)
+      for (int s = in.lo[i]; s < in.hi[i]; ++s)
+        ++cuts[s];
+  }
+
+  Outcome run() {
+    std::vector<int> all(in.size.size());
+    std::iota(all.begin(), all.end(), 0);
+    // The problem may already fall apart where no item crosses a boundary.
+    std::vector<int> cutAfter;
+    for (int s = 0; s + 1 < in.numSections; ++s)
+      if (cuts[s] == 0)
+        cutAfter.push_back(s);
+    return solvePieces(all, 0, in.numSections - 1, cutAfter);
+  }
+
+  const std::vector<uint64_t> &offsets() const { return solution; }
+  bool hitLimit() const { return limitHit; }
+
+private:
+  struct Candidate {
+    uint64_t offset;
+    int rank;
+    int item;
+    bool operator<(const Candidate &o) const {
+      return offset != o.offset ? offset < o.offset : rank < o.rank;
+    }
+  };
+  struct Change {
+    std::vector<uint64_t> *array;
+    int index;
+    uint64_t old;
+  };
+
+  bool spendNode() {
+    if (nodeLimit == 0 || budget.nodesLeft == 0) {
+      limitHit = true;
+      return false;
+    }
+    --nodeLimit;
+    --budget.nodesLeft;
+    ++budget.nodesUsed;
+    if ((budget.nodesUsed & 1023) == 0 &&
+        std::chrono::steady_clock::now() > budget.deadline)
+      budget.timedOut = true;
+    if (budget.timedOut) {
+      limitHit = true;
+      return false;
+    }
+    return true;
+  }
+
+  // A fresh canonical search over the unplaced items of sections [sLo, sHi].
+  Outcome solvePart(const std::vector<int> &part, int sLo, int sHi) {
+    return searchFrom(part, sLo, sHi, 0, -1);
+  }
+
+  Outcome searchFrom(const std::vector<int> &part, int sLo, int sHi,
+                     uint64_t lastOffset, int lastRank) {
+    if (!spendNode())
+      return Outcome::OutOfBudget;
+    std::vector<Candidate> candidates;
+    uint64_t minHeight = kUnplaced;
+    for (int i : part) {
+      if (offset[i] != kUnplaced)
+        continue;
+      candidates.push_back({minOffset[i], rank[i], i});
+      minHeight = std::min(minHeight, minOffset[i] + in.size[i]);
+    }
+    if (candidates.empty())
+      return Outcome::Found;
+    std::sort(candidates.begin(), candidates.end());
+    for (const Candidate &c : candidates) {
+      if (c.offset >= minHeight)
+        break; // Dominance: an unplaced item would fit underneath.
+      if (c.offset < lastOffset || (c.offset == lastOffset && c.rank < lastRank))
+        continue; // Not canonical: reached by another branch.
+      if (c.offset + in.size[c.item] > capacity)
+        continue;
+      Outcome result = tryPlace(part, sLo, sHi, c);
+      if (result != Outcome::Infeasible)
+        return result;
+    }
+    return Outcome::Infeasible;
+  }
+
+  Outcome tryPlace(const std::vector<int> &part, int sLo, int sHi,
+                   const Candidate &c) {
+    size_t mark = log.size();
+    place(c.item, c.offset);
+    Outcome result = Outcome::Infeasible;
+    if (sectionsFit(sLo, sHi, c.offset))
+      result = continueAfter(part, sLo, sHi, c);
+    unplace(c.item, mark);
+    return result;
+  }
+
+  void record(std::vector<uint64_t> &array, int index) {
+    log.push_back({&array, index, array[index]});
+  }
+
+  void place(int i, uint64_t at) {
+    offset[i] = at;
+    solution[i] = at;
+    uint64_t end = at + in.size[i];
+    ++stamp;
+    touched.clear();
+    for (int s = in.lo[i]; s <= in.hi[i]; ++s) {
+      record(floor, s);
+      floor[s] = end;
+      remaining[s] -= in.size[i];
+      removeFromSection(i, s);
+      touch(s);
+    }
+    for (int s = in.lo[i]; s < in.hi[i]; ++s)
+      --cuts[s];
+    for (int j : in.overlaps[i]) {
+      if (offset[j] != kUnplaced)
+        continue;
+      uint64_t lowest = alignUp(end, in.alignment[j]);
+      if (lowest <= minOffset[j])
+        continue;
+      record(minOffset, j);
+      minOffset[j] = lowest;
+      // Only a section whose floor is below j's new min offset can rise.
+      for (int s = in.lo[j]; s <= in.hi[j]; ++s)
+        if (floor[s] < lowest)
+          touch(s);
+    }
+    for (int s : touched)
+      raiseFloor(s);
+  }
+
+  // Swap-remove i from the section's unplaced list; undone in reverse.
+  void removeFromSection(int i, int s) {
+    std::vector<int> &list = unplacedIn[s];
+    int p = slot[i][s - in.lo[i]];
+    int moved = list.back();
+    list[p] = moved;
+    slot[moved][s - in.lo[moved]] = p;
+    list.pop_back();
+  }
+
+  void restoreToSection(int i, int s) {
+    std::vector<int> &list = unplacedIn[s];
+    int p = slot[i][s - in.lo[i]];
+    int moved = list[p];
+    list.push_back(moved);
+    slot[moved][s - in.lo[moved]] = int(list.size()) - 1;
+    list[p] = i;
+  }
+
+  void touch(int s) {
+    if (touchedStamp[s] == stamp)
+      return;
+    touchedStamp[s] = stamp;
+    touched.push_back(s);
+  }
+
+  // No unplaced item of a section can go below the lowest of their min
+  // offsets, so that is a floor too (MiniMalloc's "unallocated floor").
+  // Stops at the first item that proves the floor cannot rise.
+  void raiseFloor(int s) {
+    uint64_t lowest = kUnplaced;
+    for (int k : unplacedIn[s]) {
+      if (minOffset[k] <= floor[s])
+        return;
+      lowest = std::min(lowest, minOffset[k]);
+    }
+    if (lowest == kUnplaced)
+      return;
+    record(floor, s);
+    floor[s] = lowest;
+  }
+
+  void unplace(int i, size_t mark) {
+    while (log.size() > mark) {
+      const Change &ch = log.back();
+      (*ch.array)[ch.index] = ch.old;
+      log.pop_back();
+    }
+    for (int s = in.hi[i]; s >= in.lo[i]; --s) {
+      remaining[s] += in.size[i];
+      restoreToSection(i, s);
+    }
+    for (int s = in.lo[i]; s < in.hi[i]; ++s)
+      ++cuts[s];
+    offset[i] = kUnplaced;
+  }
+
+  // Every unplaced item is placed at or above the current offset and above
+  // its section's floor, so the unplaced bytes must fit over both.
+  bool sectionsFit(int sLo, int sHi, uint64_t at) const {
+    for (int s = sLo; s <= sHi; ++s) {
+      if (remaining[s] == 0)
+        continue;
+      if (std::max(floor[s], at) + remaining[s] > capacity)
+        return false;
+    }
+    return true;
+  }
+
+  // After placing c.item: split into independent parts if the placement
+  // removed the last unplaced item crossing some section boundary.
+  Outcome continueAfter(const std::vector<int> &part, int sLo, int sHi,
+                        const Candidate &c) {
+    int i = c.item;
+    std::vector<int> cutAfter;
+    for (int s = std::max(sLo, in.lo[i]); s < std::min(sHi, in.hi[i]); ++s)
+      if (cuts[s] == 0)
+        cutAfter.push_back(s);
+    if (cutAfter.empty())
+      return searchFrom(part, sLo, sHi, c.offset, c.rank);
+    return solvePieces(part, sLo, sHi, cutAfter);
+  }
+
+  // Solves the unplaced items of each stretch between cuts on its own; no
+  // item crosses a cut, so the stretches cannot interfere.
+  Outcome solvePieces(const std::vector<int> &part, int sLo, int sHi,
+                      std::vector<int> cutAfter) {
+    cutAfter.push_back(sHi);
+    int pieceLo = sLo;
+    for (int pieceHi : cutAfter) {
+      std::vector<int> piece;
+      for (int j : part)
+        if (offset[j] == kUnplaced && in.lo[j] >= pieceLo && in.hi[j] <= pieceHi)
+          piece.push_back(j);
+      if (!piece.empty()) {
+        Outcome result = solvePart(piece, pieceLo, pieceHi);
+        if (result != Outcome::Found)
+          return result;
+      }
+      pieceLo = pieceHi + 1;
+    }
+    return Outcome::Found;
+  }
+
+  const Instance &in;
+  uint64_t capacity;
+  std::vector<int> rank;
+  SearchBudget &budget;
+  uint64_t nodeLimit;
+  bool limitHit = false;
+
+  std::vector<uint64_t> offset, solution, minOffset, floor, remaining;
+  std::vector<int> cuts;
+  std::vector<Change> log;
+  std::vector<std::vector<int>> unplacedIn; // Per section, any order.
+  std::vector<std::vector<int>> slot; // Per item, its index in each section's list.
+  std::vector<uint64_t> touchedStamp; // Dedupes `touched` per placement.
+  uint64_t stamp = 0;
+  std::vector<int> touched;
+};
+} // namespace
+
+Outcome searchCapacity(const Items &items, uint64_t capacity,
+                       SearchBudget &budget, std::vector<uint64_t> &itemOffsets) {
+  Instance in = buildInstance(items);
+  std::vector<std::string> heuristics = {"WAT", "TAW", "TWA"};
+  if (const char *env = std::getenv("BF_HEUR")) { // TEMP experiment
+    heuristics.clear();
+    std::string e = env;
+    for (size_t p = 0; p < e.size(); p += 4) heuristics.push_back(e.substr(p, 3));
+  }
+  std::vector<std::vector<int>> ranks;
+  for (const std::string &h : heuristics)
+    ranks.push_back(preorderRanks(in, h));
+
+  uint64_t limit = std::max<uint64_t>(in.size.size(), 64);
+  while (true) {
+    limit *= 2;
+    for (const std::vector<int> &rank : ranks) {
+      Search search(in, capacity, rank, budget, limit);
+      Outcome result = search.run();
+      if (result == Outcome::Found) {
+        itemOffsets.assign(items.items.size(), 0);
+        for (size_t k = 0; k < in.itemOf.size(); ++k)
+          itemOffsets[in.itemOf[k]] = search.offsets()[k];
+        return Outcome::Found;
+      }
+      if (result == Outcome::Infeasible)
+        return Outcome::Infeasible; // A complete search: a proof.
+      if (budget.nodesLeft == 0 || budget.timedOut)
+        return Outcome::OutOfBudget;
+    }
+  }
+}
+
+} // namespace bundlefit::planner::detail

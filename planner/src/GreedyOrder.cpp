@@ -1,0 +1,212 @@
+//===- GreedyOrder.cpp - The orders in which greedy passes place items ----===//
+//
+// Static orders are a sort. Glow's two dynamic orders repeatedly look at the
+// step where the most unplaced bytes are live and take the largest (or the
+// longest-lived) unplaced item there. Both are done in O(n log^2 n) with a
+// max segment tree over steps and per-node candidate lists.
+//
+//===----------------------------------------------------------------------===//
+#include "GreedyInternal.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+namespace bundlefit::planner::detail {
+
+namespace {
+using Less = std::function<bool(int, int)>;
+
+// Comparators; all end with the item index so every order is deterministic.
+Less staticComparator(const Items &items, GreedyOrder order) {
+  const std::vector<Item> &v = items.items;
+  switch (order) {
+  case GreedyOrder::BySize:
+    return [&v](int a, int b) {
+      if (v[a].size != v[b].size)
+        return v[a].size > v[b].size;
+      if (v[a].length() != v[b].length())
+        return v[a].length() > v[b].length();
+      return a < b;
+    };
+  case GreedyOrder::ByArea:
+    return [&v](int a, int b) {
+      unsigned __int128 x = (unsigned __int128)v[a].size * v[a].length();
+      unsigned __int128 y = (unsigned __int128)v[b].size * v[b].length();
+      if (x != y)
+        return x > y;
+      if (v[a].size != v[b].size)
+        return v[a].size > v[b].size;
+      return a < b;
+    };
+  case GreedyOrder::ByLifetime:
+    return [&v](int a, int b) {
+      if (v[a].length() != v[b].length())
+        return v[a].length() > v[b].length();
+      if (v[a].size != v[b].size)
+        return v[a].size > v[b].size;
+      return a < b;
+    };
+  case GreedyOrder::ByFirstUse:
+  default:
+    return [&v](int a, int b) {
+      if (v[a].first != v[b].first)
+        return v[a].first < v[b].first;
+      return a < b;
+    };
+  }
+}
+
+// Glow's tie-breaks: the first key, then the other one, then program order.
+Less dynamicComparator(const Items &items, GreedyOrder order) {
+  const std::vector<Item> &v = items.items;
+  if (order == GreedyOrder::MaxLiveBySize)
+    return [&v](int a, int b) {
+      if (v[a].size != v[b].size)
+        return v[a].size > v[b].size;
+      if (v[a].length() != v[b].length())
+        return v[a].length() > v[b].length();
+      return a < b;
+    };
+  return [&v](int a, int b) {
+    if (v[a].length() != v[b].length())
+      return v[a].length() > v[b].length();
+    if (v[a].size != v[b].size)
+      return v[a].size > v[b].size;
+    return a < b;
+  };
+}
+
+// Bytes live per step, with range add and "leftmost step of maximum".
+class LiveBytesTree {
+public:
+  explicit LiveBytesTree(int numSteps) : n(std::max(numSteps, 1)) {
+    best.assign(4 * size_t(n), 0);
+    pending.assign(4 * size_t(n), 0);
+  }
+  void add(int first, int last, int64_t delta) { add(1, 0, n - 1, first, last, delta); }
+  int64_t maximum() const { return best[1]; }
+  int argmax() const {
+    int node = 1, lo = 0, hi = n - 1;
+    while (lo < hi) {
+      // Descend into the left child whenever it holds the maximum.
+      int mid = (lo + hi) / 2;
+      int64_t target = best[node] - pending[node];
+      if (best[2 * node] == target) {
+        node = 2 * node;
+        hi = mid;
+      } else {
+        node = 2 * node + 1;
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  }
+
+private:
+  void add(int node, int lo, int hi, int first, int last, int64_t delta) {
+    if (last < lo || hi < first)
+      return;
+    if (first <= lo && hi <= last) {
+      best[node] += delta;
+      pending[node] += delta;
+      return;
+    }
+    int mid = (lo + hi) / 2;
+    add(2 * node, lo, mid, first, last, delta);
+    add(2 * node + 1, mid + 1, hi, first, last, delta);
+    best[node] = std::max(best[2 * node], best[2 * node + 1]) + pending[node];
+  }
+
+  int n;
+  std::vector<int64_t> best;    // Max over the node's range, incl. its own pending.
+  std::vector<int64_t> pending; // Added to the whole range, not pushed down.
+};
+
+// For each step, the unplaced items live there, best first. An item is
+// listed in the O(log T) canonical nodes covering its lifetime; each node's
+// list is sorted once and read through a cursor that skips placed items.
+class CandidateTree {
+public:
+  CandidateTree(const Items &items, const Less &better)
+      : leaves(1), placed(items.items.size(), false), better(better) {
+    while (leaves < std::max(items.numSteps, 1))
+      leaves *= 2;
+    lists.resize(2 * size_t(leaves));
+    cursor.assign(2 * size_t(leaves), 0);
+    for (size_t i = 0; i < items.items.size(); ++i) {
+      const Item &it = items.items[i];
+      if (it.size == 0)
+        continue;
+      for (int l = it.cfirst + leaves, r = it.clast + leaves + 1; l < r; l /= 2, r /= 2) {
+        if (l & 1)
+          lists[l++].push_back(int(i));
+        if (r & 1)
+          lists[--r].push_back(int(i));
+      }
+    }
+    for (std::vector<int> &list : lists)
+      std::sort(list.begin(), list.end(), better);
+  }
+
+  /// Best unplaced item live on step, or -1.
+  int bestAt(int step) {
+    int chosen = -1;
+    for (int node = step + leaves; node >= 1; node /= 2) {
+      std::vector<int> &list = lists[node];
+      size_t &c = cursor[node];
+      while (c < list.size() && placed[list[c]])
+        ++c;
+      if (c < list.size() && (chosen < 0 || better(list[c], chosen)))
+        chosen = list[c];
+    }
+    return chosen;
+  }
+
+  void markPlaced(int item) { placed[item] = true; }
+
+private:
+  int leaves;
+  std::vector<std::vector<int>> lists;
+  std::vector<size_t> cursor;
+  std::vector<bool> placed;
+  const Less &better;
+};
+
+std::vector<int> dynamicOrder(const Items &items, GreedyOrder order) {
+  Less better = dynamicComparator(items, order);
+  LiveBytesTree live(items.numSteps);
+  CandidateTree candidates(items, better);
+  std::vector<int> sequence;
+  sequence.reserve(items.items.size());
+  size_t nonEmpty = 0;
+  for (size_t i = 0; i < items.items.size(); ++i) {
+    const Item &it = items.items[i];
+    if (it.size == 0) {
+      sequence.push_back(int(i));
+      continue;
+    }
+    live.add(it.cfirst, it.clast, int64_t(it.size));
+    ++nonEmpty;
+  }
+  for (size_t placedCount = 0; placedCount < nonEmpty; ++placedCount) {
+    int item = candidates.bestAt(live.argmax());
+    const Item &it = items.items[item];
+    candidates.markPlaced(item);
+    live.add(it.cfirst, it.clast, -int64_t(it.size));
+    sequence.push_back(item);
+  }
+  return sequence;
+}
+} // namespace
+
+std::vector<int> orderItems(const Items &items, GreedyOrder order) {
+  if (order == GreedyOrder::MaxLiveBySize || order == GreedyOrder::MaxLiveByTime)
+    return dynamicOrder(items, order);
+  std::vector<int> sequence(items.items.size());
+  std::iota(sequence.begin(), sequence.end(), 0);
+  std::sort(sequence.begin(), sequence.end(), staticComparator(items, order));
+  return sequence;
+}
+
+} // namespace bundlefit::planner::detail

@@ -1,0 +1,133 @@
+//===- Items.cpp - Collapse in-place chains, compress time ----------------===//
+#include "Items.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace bundlefit::planner::detail {
+
+bool isValidHint(const Problem &problem, const InPlaceHint &h) {
+  int n = int(problem.buffers.size());
+  if (h.output < 0 || h.output >= n || h.input < 0 || h.input >= n)
+    return false;
+  if (h.output == h.input)
+    return false;
+  return problem.buffers[h.input].last == problem.buffers[h.output].first;
+}
+
+namespace {
+int findRoot(std::vector<int> &parent, int x) {
+  while (parent[x] != x)
+    x = parent[x] = parent[parent[x]];
+  return x;
+}
+} // namespace
+
+std::vector<bool> selectHints(const Problem &problem) {
+  size_t n = problem.buffers.size();
+  std::vector<bool> chosen(problem.inPlace.size(), false);
+  std::vector<bool> hasOutput(n, false), hasInput(n, false);
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (size_t k = 0; k < problem.inPlace.size(); ++k) {
+    const InPlaceHint &h = problem.inPlace[k];
+    if (!isValidHint(problem, h))
+      continue;
+    // A chain, never a tree: two buffers live at once cannot share storage.
+    if (hasOutput[h.input] || hasInput[h.output])
+      continue;
+    int a = findRoot(parent, h.input), b = findRoot(parent, h.output);
+    if (a == b)
+      continue;
+    parent[b] = a;
+    hasOutput[h.input] = hasInput[h.output] = true;
+    chosen[k] = true;
+  }
+  return chosen;
+}
+
+namespace {
+// Groups buffers joined by honoured hints; returns buffer -> group root.
+std::vector<int> groupBuffers(const Problem &problem) {
+  size_t n = problem.buffers.size();
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<bool> chosen = selectHints(problem);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    if (!chosen[k])
+      continue;
+    int a = findRoot(parent, problem.inPlace[k].input);
+    int b = findRoot(parent, problem.inPlace[k].output);
+    parent[b] = a;
+  }
+  std::vector<int> root(n);
+  for (size_t i = 0; i < n; ++i)
+    root[i] = findRoot(parent, int(i));
+  return root;
+}
+
+void compressTime(Items &result) {
+  std::vector<int64_t> points;
+  points.reserve(result.items.size() * 2);
+  for (const Item &it : result.items) {
+    points.push_back(it.first);
+    points.push_back(int64_t(it.last) + 1);
+  }
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  auto index = [&](int64_t t) {
+    return int(std::lower_bound(points.begin(), points.end(), t) - points.begin());
+  };
+  for (Item &it : result.items) {
+    it.cfirst = index(it.first);
+    it.clast = index(int64_t(it.last) + 1) - 1;
+  }
+  result.numSteps = points.empty() ? 0 : int(points.size()) - 1;
+}
+} // namespace
+
+Items buildItems(const Problem &problem) {
+  Items result;
+  size_t n = problem.buffers.size();
+  std::vector<int> root = groupBuffers(problem);
+  std::vector<int> itemOfRoot(n, -1);
+  result.itemOfBuffer.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const Buffer &b = problem.buffers[i];
+    int &slot = itemOfRoot[root[i]];
+    if (slot < 0) {
+      slot = int(result.items.size());
+      result.items.push_back({0, 1, b.first, b.last, 0, 0});
+    }
+    Item &it = result.items[slot];
+    it.alignment = std::lcm(it.alignment, std::max<uint64_t>(b.alignment, 1));
+    it.size = std::max(it.size, footprint(b));
+    it.first = std::min(it.first, b.first);
+    it.last = std::max(it.last, b.last);
+    result.itemOfBuffer[i] = slot;
+  }
+  for (Item &it : result.items)
+    it.size = alignUp(it.size, it.alignment);
+  compressTime(result);
+  return result;
+}
+
+Plan makePlan(const Problem &problem, const Items &items,
+              const std::vector<uint64_t> &itemOffsets, std::string algorithm,
+              uint64_t lowerBound) {
+  Plan plan;
+  plan.algorithm = std::move(algorithm);
+  plan.lowerBound = lowerBound;
+  plan.offsets.resize(problem.buffers.size());
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    uint64_t offset = itemOffsets[items.itemOfBuffer[i]];
+    plan.offsets[i] = offset;
+    uint64_t fp = footprint(problem.buffers[i]);
+    if (fp > 0)
+      plan.arenaSize = std::max(plan.arenaSize, offset + fp);
+  }
+  plan.provedOptimal = plan.arenaSize == lowerBound;
+  return plan;
+}
+
+} // namespace bundlefit::planner::detail

@@ -1,0 +1,81 @@
+//===- LowerBound.cpp - Live-peak lower bound -----------------------------===//
+//
+// Sweep over the steps where the live set changes. An honoured in-place
+// chain is one item whose bytes on a step are the largest footprint among
+// its members live on that step, so a pair is counted once where it meets.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/planner/LowerBound.h"
+
+#include "Items.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <utility>
+
+namespace bundlefit::planner {
+
+namespace {
+struct Event {
+  int64_t step;
+  int64_t delta; // Signed bytes; sizes stay far below 2^63.
+};
+
+// Adds the bytes-over-time profile of one chain of buffers to the events.
+void addChainProfile(const Problem &problem, const std::vector<int> &members,
+                     std::vector<Event> &events) {
+  if (members.size() == 1) {
+    const Buffer &b = problem.buffers[members[0]];
+    int64_t fp = int64_t(footprint(b));
+    events.push_back({b.first, fp});
+    events.push_back({int64_t(b.last) + 1, -fp});
+    return;
+  }
+  // Cut the chain's lifetime where any member starts or ends; on each piece
+  // the chain needs the largest footprint among its live members.
+  std::vector<int64_t> cuts;
+  for (int m : members) {
+    cuts.push_back(problem.buffers[m].first);
+    cuts.push_back(int64_t(problem.buffers[m].last) + 1);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    int64_t bytes = 0;
+    for (int m : members) {
+      const Buffer &b = problem.buffers[m];
+      if (b.first <= cuts[k] && cuts[k] <= b.last)
+        bytes = std::max(bytes, int64_t(footprint(b)));
+    }
+    events.push_back({cuts[k], bytes});
+    events.push_back({cuts[k + 1], -bytes});
+  }
+}
+} // namespace
+
+uint64_t computeLowerBound(const Problem &problem) {
+  detail::Items items = detail::buildItems(problem);
+  std::vector<std::vector<int>> chains(items.items.size());
+  for (size_t i = 0; i < problem.buffers.size(); ++i)
+    chains[items.itemOfBuffer[i]].push_back(int(i));
+
+  std::vector<Event> events;
+  events.reserve(problem.buffers.size() * 2);
+  for (const std::vector<int> &members : chains)
+    addChainProfile(problem, members, events);
+  std::sort(events.begin(), events.end(),
+            [](const Event &a, const Event &b) { return a.step < b.step; });
+
+  // Apply all changes of one step before reading the total.
+  int64_t live = 0, peak = 0;
+  for (size_t k = 0; k < events.size();) {
+    int64_t step = events[k].step;
+    for (; k < events.size() && events[k].step == step; ++k)
+      live += events[k].delta;
+    peak = std::max(peak, live);
+  }
+  return uint64_t(peak);
+}
+
+} // namespace bundlefit::planner

@@ -1,0 +1,152 @@
+//===- PlanChecker.cpp - Independent proof of a plan's safety -------------===//
+//
+// Sweeps the steps in order keeping the live buffers in a set ordered by
+// offset. Live buffers never share a byte (bar an in-place pair), so a new
+// buffer only has to be compared with its neighbours in that set.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/planner/PlanChecker.h"
+
+#include "Items.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <set>
+#include <sstream>
+
+namespace bundlefit::planner {
+
+namespace {
+class Checker {
+public:
+  Checker(const Problem &problem, const Plan &plan)
+      : problem(problem), plan(plan) {}
+
+  std::optional<std::string> run() {
+    if (plan.offsets.size() != problem.buffers.size()) {
+      out << "plan has " << plan.offsets.size() << " offsets for "
+          << problem.buffers.size() << " buffers";
+      return message();
+    }
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      if (auto error = checkPlacement(int(i)))
+        return error;
+    collectInPlacePairs();
+    return checkOverlaps();
+  }
+
+private:
+  std::string message() { return out.str(); }
+
+  std::string describe(int i) const {
+    const Buffer &b = problem.buffers[i];
+    std::ostringstream s;
+    s << "buffer #" << i << " (id " << b.id << ", steps [" << b.first << ","
+      << b.last << "], bytes [" << plan.offsets[i] << ","
+      << plan.offsets[i] + b.size << "))";
+    return s.str();
+  }
+
+  std::optional<std::string> checkPlacement(int i) {
+    const Buffer &b = problem.buffers[i];
+    uint64_t offset = plan.offsets[i];
+    if (b.alignment > 1 && offset % b.alignment != 0) {
+      out << describe(i) << " is not aligned to " << b.alignment;
+      return message();
+    }
+    if (b.size > 0 && offset + b.size > plan.arenaSize) {
+      out << describe(i) << " ends past the arena of " << plan.arenaSize
+          << " bytes";
+      return message();
+    }
+    return std::nullopt;
+  }
+
+  // In-place pairs placed at one offset may share their common step.
+  void collectInPlacePairs() {
+    for (const InPlaceHint &h : problem.inPlace) {
+      if (!detail::isValidHint(problem, h))
+        continue;
+      if (plan.offsets[h.input] != plan.offsets[h.output])
+        continue;
+      sharing.insert({std::min(h.input, h.output), std::max(h.input, h.output)});
+    }
+  }
+
+  bool mayShare(int a, int b) const {
+    return sharing.count({std::min(a, b), std::max(a, b)}) != 0;
+  }
+
+  uint64_t end(int i) const { return plan.offsets[i] + problem.buffers[i].size; }
+
+  std::optional<std::string> conflict(int a, int b) {
+    const Buffer &x = problem.buffers[a], &y = problem.buffers[b];
+    out << describe(a) << " and " << describe(b) << " overlap on step "
+        << std::max(x.first, y.first);
+    return message();
+  }
+
+  // Compares buffer i with the live buffers around its offset.
+  std::optional<std::string> checkAgainstLive(int i) {
+    uint64_t lo = plan.offsets[i], hi = end(i);
+    auto above = live.lower_bound({lo, -1});
+    for (auto it = above; it != live.end() && it->first < hi; ++it)
+      if (!mayShare(i, it->second))
+        return conflict(it->second, i);
+    if (above == live.begin())
+      return std::nullopt;
+    // Only the closest offset below can reach into [lo, hi); an in-place
+    // pair may sit on that offset twice.
+    auto it = std::prev(above);
+    uint64_t groupOffset = it->first;
+    while (true) {
+      if (end(it->second) > lo && !mayShare(i, it->second))
+        return conflict(it->second, i);
+      if (it == live.begin())
+        break;
+      --it;
+      if (it->first != groupOffset)
+        break;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> checkOverlaps() {
+    std::vector<int> order;
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      if (problem.buffers[i].size > 0)
+        order.push_back(int(i));
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return problem.buffers[a].first < problem.buffers[b].first;
+    });
+    using Death = std::pair<int, int>; // (last step, buffer)
+    std::priority_queue<Death, std::vector<Death>, std::greater<Death>> deaths;
+    for (int i : order) {
+      int step = problem.buffers[i].first;
+      while (!deaths.empty() && deaths.top().first < step) {
+        int dead = deaths.top().second;
+        live.erase({plan.offsets[dead], dead});
+        deaths.pop();
+      }
+      if (auto error = checkAgainstLive(i))
+        return error;
+      live.insert({plan.offsets[i], i});
+      deaths.push({problem.buffers[i].last, i});
+    }
+    return std::nullopt;
+  }
+
+  const Problem &problem;
+  const Plan &plan;
+  std::ostringstream out;
+  std::set<std::pair<int, int>> sharing;
+  std::set<std::pair<uint64_t, int>> live; // (offset, buffer)
+};
+} // namespace
+
+std::optional<std::string> checkPlan(const Problem &problem, const Plan &plan) {
+  return Checker(problem, plan).run();
+}
+
+} // namespace bundlefit::planner

@@ -1,0 +1,38 @@
+//===- MemoryReport.h - The memory report (JSON and text) ------------------===//
+//
+// JSON schema `bundlefit.memory/1` (reports/schemas/memory.schema.json):
+// stable keys that CI pipelines diff and gate on. The text form is the same
+// information as aligned tables for a person.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/schedule/MemoryPlan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+/// One row per scheduled node: what a person reads to see where memory goes.
+struct LayerRow {
+  int step = 0;
+  const Node *node = nullptr;
+  uint64_t macs = 0;
+  uint64_t weightBytes = 0; ///< Constant-region bytes this node reads (unaligned).
+  uint64_t liveBytes = 0;   ///< Activation bytes live while it runs (aligned).
+};
+
+std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan);
+
+nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
+                                const std::string &networkName);
+
+std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
+                             const std::string &networkName);
+
+} // namespace bundlefit

@@ -1,0 +1,160 @@
+#include "bundlefit/reports/MemoryReport.h"
+
+#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/Names.h"
+
+#include <set>
+
+namespace bundlefit {
+
+namespace {
+
+uint64_t alignUp(uint64_t value) {
+  uint64_t a = MemoryPlan::kAlignment;
+  return (value + a - 1) / a * a;
+}
+
+std::string producerName(const Value *value) {
+  return value->producer ? value->producer->name : std::string();
+}
+
+} // namespace
+
+std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan) {
+  std::vector<LayerRow> rows;
+  for (int step = 0; step < int(plan.schedule.size()); ++step) {
+    const Node *node = plan.schedule[step];
+    LayerRow row;
+    row.step = step;
+    row.node = node;
+    row.macs = countNodeMacs(*node);
+    std::set<const Value *> counted;
+    for (size_t i = 0; i < node->inputs.size(); ++i) {
+      const Value *input = node->inputs[i];
+      if (!input || !input->isConstant() || isParameterOperand(*node, i) ||
+          !plan.hasPlacement(input) || !counted.insert(input).second)
+        continue;
+      row.weightBytes += input->type.bytes();
+    }
+    for (const PlannedBuffer &buffer : plan.buffers)
+      if (buffer.first <= step && step <= buffer.last)
+        row.liveBytes += alignUp(buffer.placement.size);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
+                                const std::string &networkName) {
+  using nlohmann::json;
+  json report;
+  report["schema"] = "bundlefit.memory/1";
+  report["network"] = networkName;
+  report["sizes"] = {{"constant", plan.constantSize},
+                     {"mutable", plan.mutableSize},
+                     {"activations", plan.activationsSize},
+                     {"alignment", MemoryPlan::kAlignment}};
+  report["activations_lower_bound"] = plan.activationsLowerBound;
+  report["allocator"] = plan.allocator;
+
+  json placeholders = json::array();
+  for (const Value *value : plan.placeholders) {
+    const Placement &p = plan.placementOf(value);
+    placeholders.push_back({{"name", value->name},
+                            {"symbol", legalizeName(value->name)},
+                            {"kind", value->isGraphInput() ? "input" : "output"},
+                            {"offset", p.offset},
+                            {"size", p.size},
+                            {"dtype", dtypeName(value->type.dtype)},
+                            {"shape", value->type.shape}});
+  }
+  report["placeholders"] = placeholders;
+
+  json buffers = json::array();
+  for (const PlannedBuffer &buffer : plan.buffers)
+    buffers.push_back({{"name", buffer.value->name},
+                       {"offset", buffer.placement.offset},
+                       {"size", buffer.placement.size},
+                       {"first", buffer.first},
+                       {"last", buffer.last},
+                       {"producer", producerName(buffer.value)}});
+  for (const ScratchBuffer &scratch : plan.scratch)
+    buffers.push_back({{"name", scratch.node->name + ".scratch"},
+                       {"offset", scratch.placement.offset},
+                       {"size", scratch.placement.size},
+                       {"producer", scratch.node->name},
+                       {"scratch", true}});
+  report["buffers"] = buffers;
+
+  json constants = json::array();
+  for (const Value *value : plan.constants) {
+    const Placement &p = plan.placementOf(value);
+    constants.push_back({{"name", value->name}, {"offset", p.offset}, {"size", p.size}});
+  }
+  report["constants"] = constants;
+
+  json layers = json::array();
+  uint64_t totalMacs = 0;
+  for (const LayerRow &row : computeLayerRows(plan)) {
+    totalMacs += row.macs;
+    layers.push_back({{"step", row.step},
+                      {"name", row.node->name},
+                      {"op", row.node->opType},
+                      {"output_shape", row.node->output()->type.shape},
+                      {"macs", row.macs},
+                      {"weight_bytes", row.weightBytes},
+                      {"live_activation_bytes", row.liveBytes},
+                      {"view", isViewNode(*row.node)}});
+  }
+  report["layers"] = layers;
+  report["totals"] = {{"macs", totalMacs}, {"nodes", plan.schedule.size()}};
+  (void)graph;
+  return report;
+}
+
+std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
+                             const std::string &networkName) {
+  std::string text = "network " + networkName + "\n\n";
+  TextTable regions({"region", "bytes", "holds"}, {false, true, false});
+  regions.addRow({"constantWeight", withThousands(plan.constantSize),
+                  std::to_string(plan.constants.size()) + " weight tensors, 64-aligned"});
+  regions.addRow({"mutableWeight", withThousands(plan.mutableSize),
+                  std::to_string(plan.placeholders.size()) + " inputs/outputs"});
+  regions.addRow({"activations", withThousands(plan.activationsSize),
+                  std::to_string(plan.buffers.size()) + " buffers, lower bound " +
+                      withThousands(plan.activationsLowerBound) + " (" + plan.allocator + ")"});
+  text += regions.render() + "\n";
+
+  TextTable placeholders({"placeholder", "kind", "offset", "bytes", "type"},
+                         {false, false, true, true, false});
+  for (const Value *value : plan.placeholders) {
+    const Placement &p = plan.placementOf(value);
+    placeholders.addRow({legalizeName(value->name), value->isGraphInput() ? "input" : "output",
+                         withThousands(p.offset), withThousands(p.size), value->type.str()});
+  }
+  text += placeholders.render() + "\n";
+
+  TextTable layers({"step", "node", "op", "output", "MACs", "weights", "live act."},
+                   {true, false, false, false, true, true, true});
+  uint64_t totalMacs = 0, totalWeights = 0;
+  for (const LayerRow &row : computeLayerRows(plan)) {
+    totalMacs += row.macs;
+    totalWeights += row.weightBytes;
+    std::string op = row.node->opType;
+    if (isViewNode(*row.node))
+      op += " (view)";
+    else if (row.node->attrs.has("activation"))
+      op += "+" + row.node->attrs.getString("activation", "");
+    layers.addRow({std::to_string(row.step), row.node->name, op,
+                   row.node->output()->type.str(), withThousands(row.macs),
+                   withThousands(row.weightBytes), withThousands(row.liveBytes)});
+  }
+  layers.addSeparator();
+  layers.addRow({"", "total", "", "", withThousands(totalMacs), withThousands(totalWeights), ""});
+  text += layers.render();
+  (void)graph;
+  return text;
+}
+
+} // namespace bundlefit

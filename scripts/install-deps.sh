@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages bundlefit needs, only those that are missing.
+# Safe to run again: it does nothing when everything is present.
+set -euo pipefail
+
+packages=(
+  # build
+  cmake ninja-build g++ ccache pkg-config
+  # compiler stack
+  llvm-16-dev clang-16 lld-16 libzstd-dev zlib1g-dev libedit-dev libffi-dev libxml2-dev libncurses-dev
+  # model import
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  # libraries
+  nlohmann-json3-dev libcli11-dev libboost-graph-dev doctest-dev libyaml-cpp-dev libstb-dev
+  # Cortex-M bundles under emulation
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  # the model script (tests/models) uses Debian's python3-onnx and numpy
+  python3 python3-onnx python3-numpy
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,48 @@
+//===- Command.h - How subcommands plug into the bundlefit tool ------------===//
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+class Graph;
+
+/// What the chosen subcommand will run once options are parsed; returns the
+/// process exit code.
+using CommandAction = std::function<int()>;
+
+/// Options every model-reading command shares.
+struct ModelOptions {
+  std::string path;
+  std::vector<std::string> defineSymbols; ///< name=value
+  std::vector<std::string> modelInputs;   ///< name,type,[d0,d1,...]
+  bool fuseActivations = true;
+};
+
+void addModelOptions(CLI::App &command, ModelOptions &options);
+
+/// Imports the model and runs the default graph passes.
+std::unique_ptr<Graph> loadModel(const ModelOptions &options);
+
+/// Global verbosity (--quiet / --verbose), read by progress output.
+enum class Verbosity { Quiet, Normal, Verbose };
+Verbosity verbosity();
+void setVerbosity(Verbosity level);
+/// Writes a progress/status line to stderr unless --quiet.
+void status(const std::string &line);
+
+/// Writes `text` to `path` atomically (temporary name, then rename), so a
+/// failure leaves nothing half-written. Throws Error(CannotWrite).
+void writeFileAtomically(const std::string &path, const std::string &text);
+
+// One function per subcommand (src/cli/<Name>Command.cpp).
+void addInspectCommand(CLI::App &app, CommandAction &action);
+void addPlanCommand(CLI::App &app, CommandAction &action);
+void addPlanBuffersCommand(CLI::App &app, CommandAction &action);
+
+} // namespace bundlefit

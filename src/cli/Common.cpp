@@ -1,0 +1,67 @@
+#include "Command.h"
+
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/passes/Passes.h"
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace bundlefit {
+
+namespace {
+Verbosity currentVerbosity = Verbosity::Normal;
+}
+
+Verbosity verbosity() { return currentVerbosity; }
+void setVerbosity(Verbosity level) { currentVerbosity = level; }
+
+void status(const std::string &line) {
+  if (currentVerbosity != Verbosity::Quiet)
+    std::cerr << line << "\n";
+}
+
+void addModelOptions(CLI::App &command, ModelOptions &options) {
+  command.add_option("model", options.path, "ONNX model file")->required();
+  command.add_option("--define-symbol", options.defineSymbols,
+                     "Value of a symbolic dimension: name=value (repeatable)");
+  command.add_option("--model-input", options.modelInputs,
+                     "Override an input's type and shape: name,type,[d0,d1,...] (repeatable)");
+}
+
+std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
+  ImportOptions importOptions;
+  for (const std::string &text : options.defineSymbols)
+    importOptions.symbols.insert(parseDefineSymbolOption(text));
+  for (const std::string &text : options.modelInputs)
+    importOptions.inputOverrides.push_back(parseModelInputOption(text));
+  std::unique_ptr<Graph> graph = importOnnxModel(options.path, importOptions);
+  PassOptions passOptions;
+  passOptions.fuseActivations = options.fuseActivations;
+  try {
+    runDefaultPasses(*graph, passOptions);
+  } catch (const Error &e) {
+    throw Error(e.code(), options.path + ": " + e.what());
+  }
+  return graph;
+}
+
+void writeFileAtomically(const std::string &path, const std::string &text) {
+  std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out || !out.write(text.data(), std::streamsize(text.size())) || !out.flush()) {
+      std::remove(temporary.c_str());
+      throw Error(ExitCode::CannotWrite, path + ": cannot write file");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw Error(ExitCode::CannotWrite, path + ": cannot write file");
+  }
+}
+
+} // namespace bundlefit

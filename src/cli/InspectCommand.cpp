@@ -1,0 +1,89 @@
+//===- InspectCommand.cpp - bundlefit inspect MODEL [--json] ---------------===//
+#include "Command.h"
+
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/reports/TextTable.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <set>
+
+namespace bundlefit {
+
+namespace {
+
+struct InspectOptions {
+  ModelOptions model;
+  bool json = false;
+};
+
+uint64_t weightBytes(const Node &node) {
+  uint64_t bytes = 0;
+  std::set<const Value *> seen;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value *input = node.inputs[i];
+    if (input && input->isConstant() && !isParameterOperand(node, i) && seen.insert(input).second)
+      bytes += input->type.bytes();
+  }
+  return bytes;
+}
+
+int runInspect(const InspectOptions &options) {
+  std::unique_ptr<Graph> graph = loadModel(options.model);
+  uint64_t totalMacs = 0, totalWeights = 0;
+  nlohmann::json nodes = nlohmann::json::array();
+  TextTable table({"node", "op", "inputs", "output", "MACs", "weight bytes"},
+                  {false, false, false, false, true, true});
+  for (const Node *node : graph->nodes()) {
+    uint64_t macs = countNodeMacs(*node), weights = weightBytes(*node);
+    totalMacs += macs;
+    totalWeights += weights;
+    std::string inputs;
+    nlohmann::json inputTypes = nlohmann::json::array();
+    for (const Value *input : node->inputs) {
+      if (!input || input->isConstant())
+        continue;
+      inputs += (inputs.empty() ? "" : " ") + input->type.str();
+      inputTypes.push_back({{"name", input->name}, {"dtype", dtypeName(input->type.dtype)},
+                            {"shape", input->type.shape}});
+    }
+    nlohmann::json outputs = nlohmann::json::array();
+    for (const Value *output : node->outputs)
+      outputs.push_back({{"name", output->name}, {"dtype", dtypeName(output->type.dtype)},
+                         {"shape", output->type.shape}});
+    nodes.push_back({{"name", node->name}, {"op", node->opType}, {"inputs", inputTypes},
+                     {"outputs", outputs}, {"macs", macs}, {"weight_bytes", weights}});
+    table.addRow({node->name, node->opType, inputs, node->output()->type.str(),
+                  withThousands(macs), withThousands(weights)});
+  }
+  if (options.json) {
+    nlohmann::json report = {{"schema", "bundlefit.inspect/1"},
+                             {"model", options.model.path},
+                             {"nodes", nodes},
+                             {"totals", {{"nodes", graph->numNodes()},
+                                         {"macs", totalMacs},
+                                         {"weight_bytes", totalWeights}}}};
+    std::cout << report.dump(2) << "\n";
+    return 0;
+  }
+  table.addSeparator();
+  table.addRow({"total", std::to_string(graph->numNodes()) + " nodes", "", "",
+                withThousands(totalMacs), withThousands(totalWeights)});
+  std::cout << table.render();
+  return 0;
+}
+
+} // namespace
+
+void addInspectCommand(CLI::App &app, CommandAction &action) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App *command = app.add_subcommand(
+      "inspect", "List nodes with shapes, MACs and weight bytes after graph passes");
+  addModelOptions(*command, options->model);
+  command->add_flag("--json", options->json, "Print JSON instead of a table");
+  command->callback([options, &action] { action = [options] { return runInspect(*options); }; });
+}
+
+} // namespace bundlefit

@@ -1,0 +1,49 @@
+//===- main.cpp - The bundlefit command-line tool ---------------------------===//
+//
+// `bundlefit <command> ...`. Every failure prints one line on stderr and exits
+// with a documented code (README, "Exit codes"; support/Error.h).
+//
+//===----------------------------------------------------------------------===//
+#include "Command.h"
+
+#include "bundlefit/support/Error.h"
+
+#include <iostream>
+
+using namespace bundlefit;
+
+int main(int argc, char **argv) {
+  CLI::App app{"bundlefit: compile ONNX models into Glow-compatible bundles for "
+               "microcontrollers, and plan their memory"};
+  app.require_subcommand(1);
+  bool quiet = false, verbose = false;
+  app.add_flag("-q,--quiet", quiet, "Print only results and errors");
+  app.add_flag("-v,--verbose", verbose, "Print what each stage did");
+
+  CommandAction action;
+  addInspectCommand(app, action);
+  addPlanCommand(app, action);
+  addPlanBuffersCommand(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::cerr << "bundlefit: error: " << e.what() << " (see bundlefit --help)\n";
+    return int(ExitCode::Usage);
+  }
+  setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+
+  try {
+    return action ? action() : int(ExitCode::Usage);
+  } catch (const Error &e) {
+    std::cerr << "bundlefit: error: " << e.what() << "\n";
+    return int(e.code());
+  } catch (const std::exception &e) {
+    std::cerr << "bundlefit: internal error: " << e.what() << "\n";
+    return int(ExitCode::Internal);
+  }
+}

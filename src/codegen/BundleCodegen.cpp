@@ -1,0 +1,329 @@
+//===- BundleCodegen.cpp - Kernel bitcode + entry -> optimised ELF object ---===//
+#include "bundlefit/codegen/BundleCodegen.h"
+
+#include "LowerGraph.h"
+#include "bundlefit/support/Error.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+// Kernel bitcode per target family, embedded by cmake/Kernels.cmake.
+#define BUNDLEFIT_KERNEL_FAMILY(family)                                                  \
+  extern "C" const char bundlefit_kernels_##family##_begin[];                           \
+  extern "C" const char bundlefit_kernels_##family##_end[];
+BUNDLEFIT_KERNEL_FAMILY(x86_64)
+BUNDLEFIT_KERNEL_FAMILY(aarch64)
+BUNDLEFIT_KERNEL_FAMILY(thumbv7em)
+BUNDLEFIT_KERNEL_FAMILY(thumbv8m_main)
+BUNDLEFIT_KERNEL_FAMILY(thumbv6m)
+#undef BUNDLEFIT_KERNEL_FAMILY
+
+namespace bundlefit {
+namespace {
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeARMTargetInfo();
+    LLVMInitializeARMTarget();
+    LLVMInitializeARMTargetMC();
+    LLVMInitializeARMAsmPrinter();
+  });
+}
+
+bool startsWith(const std::string &text, const char *prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+/// The embedded bitcode whose target family covers `triple`.
+llvm::StringRef kernelBitcodeFor(const std::string &triple) {
+#define FAMILY(family)                                                                   \
+  llvm::StringRef(bundlefit_kernels_##family##_begin,                                    \
+                  size_t(bundlefit_kernels_##family##_end - bundlefit_kernels_##family##_begin))
+  if (startsWith(triple, "x86_64"))
+    return FAMILY(x86_64);
+  if (startsWith(triple, "aarch64") || startsWith(triple, "arm64"))
+    return FAMILY(aarch64);
+  if (startsWith(triple, "thumbv6m") || startsWith(triple, "armv6m"))
+    return FAMILY(thumbv6m);
+  if (startsWith(triple, "thumbv8m") || startsWith(triple, "armv8m"))
+    return FAMILY(thumbv8m_main);
+  if (startsWith(triple, "thumb") || startsWith(triple, "arm"))
+    return FAMILY(thumbv7em);
+#undef FAMILY
+  throw Error(ExitCode::Usage, "--triple '" + triple + "' has no kernel library");
+}
+
+struct ResolvedCpu {
+  std::string cpu, features;
+};
+
+ResolvedCpu resolveCpu(const TargetOptions &target) {
+  ResolvedCpu out{target.cpu, target.features};
+  if (target.cpu == "native") {
+    out.cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> hostFeatures;
+    std::string features;
+    if (llvm::sys::getHostCPUFeatures(hostFeatures))
+      for (const auto &feature : hostFeatures)
+        features += std::string(features.empty() ? "" : ",") + (feature.second ? "+" : "-") +
+                    feature.first().str();
+    if (!target.features.empty())
+      features += (features.empty() ? "" : ",") + target.features;
+    out.features = features;
+  }
+  return out;
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &target,
+                                                         const ResolvedCpu &cpu) {
+  initializeTargets();
+  std::string error;
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (!llvmTarget)
+    throw Error(ExitCode::Usage, "--triple '" + target.triple + "': " + error);
+  llvm::TargetOptions options;
+  options.FloatABIType =
+      target.floatAbi == FloatAbi::Hard ? llvm::FloatABI::Hard : llvm::FloatABI::Soft;
+  options.FunctionSections = true; // Lets firmware linkers drop unused code (--gc-sections).
+  options.DataSections = true;
+  const auto reloc =
+      target.relocationModel == RelocationModel::Pic ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      target.triple, cpu.cpu, cpu.features, options, reloc, std::nullopt,
+      llvm::CodeGenOpt::Default));
+  if (!machine)
+    throw Error(ExitCode::Usage, "--mcpu '" + target.cpu + "': LLVM cannot target it for " +
+                                     target.triple);
+  // An unknown CPU only warns inside LLVM; reject it here instead.
+  if (!machine->getMCSubtargetInfo()->isCPUStringValid(cpu.cpu))
+    throw Error(ExitCode::Usage,
+                "--mcpu '" + target.cpu + "' is not a CPU LLVM knows for " + target.triple);
+  return machine;
+}
+
+/// Parses the kernels and makes every function carry the requested CPU.
+std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context,
+                                          const TargetOptions &target, const ResolvedCpu &cpu,
+                                          llvm::TargetMachine &machine) {
+  llvm::MemoryBufferRef buffer(kernelBitcodeFor(target.triple), "bundlefit-kernels");
+  auto module = llvm::parseBitcodeFile(buffer, context);
+  if (!module)
+    fatalInternal("cannot parse the embedded kernel bitcode: " +
+                  llvm::toString(module.takeError()));
+  (*module)->setTargetTriple(target.triple);
+  // clang records AAPCS's 32-bit enums; the bundle's interface has no enums, so
+  // drop the flag (Tag_ABI_enum_size absent) and link cleanly with gcc's
+  // -fshort-enums default for arm-none-eabi.
+  if (llvm::NamedMDNode *flags = (*module)->getModuleFlagsMetadata()) {
+    std::vector<llvm::MDNode *> keep;
+    for (llvm::MDNode *flag : flags->operands()) {
+      auto *key = flag->getNumOperands() > 1
+                      ? llvm::dyn_cast<llvm::MDString>(flag->getOperand(1))
+                      : nullptr;
+      if (!key || key->getString() != "min_enum_size")
+        keep.push_back(flag);
+    }
+    flags->clearOperands();
+    for (llvm::MDNode *flag : keep)
+      flags->addOperand(flag);
+  }
+  (*module)->setDataLayout(machine.createDataLayout());
+  return std::move(*module);
+}
+
+void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
+                           const ResolvedCpu &cpu, llvm::Function *entry) {
+  for (llvm::Function &fn : module) {
+    if (fn.isDeclaration())
+      continue;
+    fn.removeFnAttr("target-cpu");
+    fn.removeFnAttr("target-features");
+    fn.removeFnAttr("tune-cpu");
+    fn.removeFnAttr("no-builtins"); // from -ffreestanding: let loops become memcpy/memset
+    fn.addFnAttr("target-cpu", cpu.cpu);
+    if (!cpu.features.empty())
+      fn.addFnAttr("target-features", cpu.features);
+    fn.addFnAttr(llvm::Attribute::NoUnwind);
+    if (target.optLevel == CodegenOptLevel::Os) {
+      fn.addFnAttr(llvm::Attribute::OptimizeForSize);
+    }
+    if (&fn == entry)
+      continue;
+    // Kernels are private to the bundle: unused ones vanish, used ones can be
+    // specialised freely.
+    fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (target.optLevel == CodegenOptLevel::O2 && !fn.use_empty()) {
+      fn.removeFnAttr(llvm::Attribute::NoInline);
+      fn.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+  }
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine, CodegenOptLevel level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = level == CodegenOptLevel::O2;
+  tuning.SLPVectorization = level == CodegenOptLevel::O2;
+  tuning.LoopUnrolling = level == CodegenOptLevel::O2;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(
+      level == CodegenOptLevel::O2 ? llvm::OptimizationLevel::O2 : llvm::OptimizationLevel::Os);
+  passes.run(module, mam);
+}
+
+/// Optimisation remarks and warnings (e.g. "loop not vectorized" on targets
+/// without vector units) are not the user's concern; errors still surface.
+void quietDiagnostics(llvm::LLVMContext &context) {
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo &info, void *) {
+        if (info.getSeverity() != llvm::DS_Error)
+          return;
+        std::string text;
+        llvm::raw_string_ostream stream(text);
+        llvm::DiagnosticPrinterRawOStream printer(stream);
+        info.print(printer);
+        fatalInternal("LLVM: " + stream.str());
+      },
+      nullptr);
+}
+
+/// Builds and optimises the bundle module.
+std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Graph &graph,
+                                          const MemoryPlan &plan, const std::string &name,
+                                          const TargetOptions &target,
+                                          std::unique_ptr<llvm::TargetMachine> &machine) {
+  if (name.empty())
+    throw Error(ExitCode::Usage, "--network-name must not be empty");
+  const ResolvedCpu cpu = resolveCpu(target);
+  machine = createTargetMachine(target, cpu);
+  auto module = loadKernels(context, target, cpu, *machine);
+  module->setModuleIdentifier(name);
+  llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name);
+  setFunctionAttributes(*module, target, cpu, entry);
+  std::string problems;
+  llvm::raw_string_ostream problemStream(problems);
+  if (llvm::verifyModule(*module, &problemStream))
+    fatalInternal("generated module is invalid: " + problemStream.str());
+  optimize(*module, *machine, target.optLevel);
+  return module;
+}
+
+} // namespace
+
+CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
+                                   const std::string &networkName,
+                                   const TargetOptions &target) {
+  const auto start = std::chrono::steady_clock::now();
+  llvm::LLVMContext context;
+  quietDiagnostics(context);
+  std::unique_ptr<llvm::TargetMachine> machine;
+  auto module = buildModule(context, graph, plan, networkName, target, machine);
+
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CGFT_ObjectFile))
+    fatalInternal("LLVM cannot emit object files for " + target.triple);
+  codegen.run(*module);
+
+  CodegenResult result;
+  result.object.assign(buffer.begin(), buffer.end());
+  const ObjectSummary summary = inspectObject(result.object);
+  result.textBytes = summary.textBytes;
+  result.rodataBytes = summary.rodataBytes;
+  result.dataBytes = summary.dataBytes;
+  result.compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string generateBundleIR(const Graph &graph, const MemoryPlan &plan,
+                             const std::string &networkName, const TargetOptions &target) {
+  llvm::LLVMContext context;
+  quietDiagnostics(context);
+  std::unique_ptr<llvm::TargetMachine> machine;
+  auto module = buildModule(context, graph, plan, networkName, target, machine);
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  module->print(stream, nullptr);
+  return stream.str();
+}
+
+ObjectSummary inspectObject(const std::vector<char> &object) {
+  llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()), "bundle.o");
+  auto file = llvm::object::ObjectFile::createObjectFile(buffer);
+  if (!file)
+    fatalInternal("cannot read back the emitted object: " + llvm::toString(file.takeError()));
+  llvm::object::ObjectFile &obj = **file;
+  ObjectSummary summary;
+  summary.fileFormat = obj.getFileFormatName().str();
+  summary.arch = llvm::Triple::getArchTypeName(obj.getArch()).str();
+  if (auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(&obj))
+    summary.elfMachine = uint16_t(elf->getEMachine());
+  for (const llvm::object::SectionRef &section : obj.sections()) {
+    if (!section.isText() && !section.isData() && !section.isBSS())
+      continue;
+    auto name = section.getName();
+    const std::string sectionName = name ? name->str() : std::string();
+    if (section.isText())
+      summary.textBytes += section.getSize();
+    else if (section.isBSS())
+      summary.dataBytes += section.getSize();
+    else if (startsWith(sectionName, ".rodata") || startsWith(sectionName, ".ARM.exidx") ||
+             startsWith(sectionName, ".eh_frame"))
+      summary.rodataBytes += section.getSize();
+    else if (section.isData())
+      summary.dataBytes += section.getSize();
+  }
+  for (const llvm::object::SymbolRef &symbol : obj.symbols()) {
+    auto name = symbol.getName();
+    auto flags = symbol.getFlags();
+    if (!name || !flags || name->empty())
+      continue;
+    if (*flags & llvm::object::SymbolRef::SF_Undefined)
+      summary.undefinedSymbols.push_back(name->str());
+    else if (*flags & llvm::object::SymbolRef::SF_Global)
+      summary.definedGlobals.push_back(name->str());
+  }
+  return summary;
+}
+
+} // namespace bundlefit

@@ -1,0 +1,983 @@
+//===- LowerGraph.cpp - Graph + MemoryPlan -> the bundle entry function ----===//
+//
+// Each scheduled node becomes one call into the kernel bitcode
+// (src/kernels/bundlefit_kernels.h documents every signature). Shapes are
+// i32 constants, small vectors are private constant globals, and tensor
+// addresses are `region base + planned offset`. Nothing here optimises: the
+// LLVM pipeline specialises the calls afterwards.
+//
+//===----------------------------------------------------------------------===//
+#include "LowerGraph.h"
+
+#include "bundlefit/support/Error.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <array>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <map>
+
+namespace bundlefit {
+
+bool isViewOpType(const std::string &opType) {
+  return opType == "Reshape" || opType == "Flatten" || opType == "Squeeze" ||
+         opType == "Unsqueeze" || opType == "Identity" || opType == "Dropout";
+}
+
+namespace {
+
+constexpr int kMaxRank = 6; // BF_MAX_RANK
+
+using Ints = std::vector<int64_t>;
+
+Ints denseStrides(const Shape &shape) {
+  Ints strides(shape.size(), 1);
+  for (int d = int(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+int64_t product(const Shape &shape, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < shape.size(); ++i)
+    p *= shape[i];
+  return p;
+}
+
+/// Loop nest over `dims` with one stride vector per operand. Drops size-1
+/// dimensions and merges neighbours that are contiguous for every operand.
+struct LoopNest {
+  Ints dims;
+  std::vector<Ints> strides;
+
+  void simplify() {
+    LoopNest out;
+    out.strides.resize(strides.size());
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] == 1)
+        continue;
+      bool merge = !out.dims.empty();
+      for (size_t k = 0; merge && k < strides.size(); ++k)
+        merge = out.strides[k].back() == strides[k][d] * dims[d];
+      if (merge) {
+        out.dims.back() *= dims[d];
+        for (size_t k = 0; k < strides.size(); ++k)
+          out.strides[k].back() = strides[k][d];
+        continue;
+      }
+      out.dims.push_back(dims[d]);
+      for (size_t k = 0; k < strides.size(); ++k)
+        out.strides[k].push_back(strides[k][d]);
+    }
+    *this = std::move(out);
+  }
+};
+
+/// Pads at the front to kMaxRank with `fill`.
+std::vector<int32_t> padFront(const Ints &values, int64_t fill, const Node &node) {
+  if (values.size() > size_t(kMaxRank))
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": needs more than 6 dimensions after simplification");
+  std::vector<int32_t> out(kMaxRank - values.size(), int32_t(fill));
+  for (int64_t v : values) {
+    if (v > INT32_MAX || v < INT32_MIN)
+      throw Error(ExitCode::Unsupported, node.describe() + ": a dimension exceeds int32");
+    out.push_back(int32_t(v));
+  }
+  return out;
+}
+
+struct Activation {
+  int32_t kind = 0;
+  float a = 0.0f, b = 0.0f;
+};
+
+Activation fusedActivation(const Node &node) {
+  Activation act;
+  const std::string name = node.attrs.getString("activation", "");
+  if (name.empty() || name == "None" || name == "none")
+    return act;
+  if (name == "Relu") {
+    act.kind = 1;
+  } else if (name == "Clip") {
+    act.kind = 2;
+    act.a = node.attrs.getFloat("activation_min", -FLT_MAX);
+    act.b = node.attrs.getFloat("activation_max", FLT_MAX);
+  } else if (name == "LeakyRelu") {
+    act.kind = 3;
+    act.a = node.attrs.getFloat("activation_alpha", 0.01f);
+  } else if (name == "Sigmoid") {
+    act.kind = 4;
+  } else if (name == "Tanh") {
+    act.kind = 5;
+  } else if (name == "HardSigmoid") {
+    act.kind = 6;
+    act.a = node.attrs.getFloat("activation_alpha", 0.2f);
+    act.b = node.attrs.getFloat("activation_beta", 0.5f);
+  } else if (name == "HardSwish") {
+    act.kind = 7;
+  } else {
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": fused activation '" + name + "' has no kernel");
+  }
+  return act;
+}
+
+/// Spatial parameters of a 1-D or 2-D window op, as 2-D (1-D gets H = 1).
+struct Window {
+  int64_t N = 1, C = 1, H = 1, W = 1, OH = 1, OW = 1, KH = 1, KW = 1;
+  int64_t strideH = 1, strideW = 1, dilH = 1, dilW = 1;
+  int64_t padT = 0, padL = 0, padB = 0, padR = 0;
+};
+
+Window windowOf(const Node &node, const Shape &in, const Shape &out, Ints kernel) {
+  const size_t rank = in.size();
+  if (rank != 3 && rank != 4)
+    throw Error(ExitCode::Unsupported, node.describe() + ": only 1-D and 2-D windows (input " +
+                                           shapeToString(in) + ") are supported");
+  const size_t spatial = rank - 2;
+  Ints strides = node.attrs.getInts("strides", Ints(spatial, 1));
+  Ints dilations = node.attrs.getInts("dilations", Ints(spatial, 1));
+  Ints pads = node.attrs.getInts("pads", Ints(2 * spatial, 0));
+  if (kernel.size() != spatial || strides.size() != spatial || dilations.size() != spatial ||
+      pads.size() != 2 * spatial)
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": kernel/strides/dilations/pads do not match the rank");
+  const std::string autoPad = node.attrs.getString("auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t total = std::max<int64_t>(
+          0, (out[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[2 + i]);
+      int64_t small = total / 2, large = total - small;
+      pads[i] = autoPad == "SAME_UPPER" ? small : large;
+      pads[spatial + i] = total - pads[i];
+    }
+  } else if (autoPad == "VALID") {
+    std::fill(pads.begin(), pads.end(), 0);
+  }
+  Window w;
+  w.N = in[0];
+  w.C = in[1];
+  w.OH = rank == 4 ? out[2] : 1;
+  w.OW = out[rank - 1];
+  w.H = rank == 4 ? in[2] : 1;
+  w.W = in[rank - 1];
+  if (rank == 4) {
+    w.KH = kernel[0], w.KW = kernel[1];
+    w.strideH = strides[0], w.strideW = strides[1];
+    w.dilH = dilations[0], w.dilW = dilations[1];
+    w.padT = pads[0], w.padL = pads[1], w.padB = pads[2], w.padR = pads[3];
+  } else {
+    w.KW = kernel[0], w.strideW = strides[0], w.dilW = dilations[0];
+    w.padL = pads[0], w.padR = pads[1];
+  }
+  return w;
+}
+
+class Lowering {
+public:
+  Lowering(llvm::Module &module, const Graph &graph, const MemoryPlan &plan)
+      : module_(module), ctx_(module.getContext()), builder_(ctx_), graph_(graph), plan_(plan) {}
+
+  llvm::Function *run(const std::string &name);
+
+private:
+  // ---- values ----------------------------------------------------------
+  llvm::Value *i32(int64_t v) {
+    if (v > INT32_MAX || v < INT32_MIN)
+      throw Error(ExitCode::Unsupported, current_->describe() + ": value " + std::to_string(v) +
+                                             " exceeds int32");
+    return builder_.getInt32(uint32_t(int32_t(v)));
+  }
+  llvm::Value *f32(double v) { return llvm::ConstantFP::get(builder_.getFloatTy(), v); }
+  llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(builder_.getPtrTy()); }
+
+  llvm::Value *intTable(const std::vector<int32_t> &values);
+  llvm::Value *floatTable(const std::vector<float> &values);
+  /// Address of `value` plus `byteOffset` (nullptr value -> null pointer).
+  llvm::Value *address(const Value *value, int64_t byteOffset = 0);
+  const Placement &placement(const Value *value);
+
+  void call(const std::string &kernel, std::vector<llvm::Value *> args);
+
+  // ---- helpers ---------------------------------------------------------
+  [[noreturn]] void unsupported(const std::string &what) {
+    throw Error(ExitCode::Unsupported, current_->describe() + ": " + what);
+  }
+  void requireFloat(const Value *value) {
+    if (!value || value->type.dtype != DType::Float32)
+      unsupported(std::string("only float32 is supported here (") +
+                  (value ? value->name + " is " + value->type.str() : "missing operand") + ")");
+  }
+  const Value *in(const Node &node, size_t i) {
+    const Value *v = node.input(i);
+    if (!v)
+      unsupported("operand " + std::to_string(i) + " is missing");
+    return v;
+  }
+  Ints constantInts(const Node &node, size_t i, const std::string &what) {
+    const Value *v = node.input(i);
+    if (!v)
+      return {};
+    if (!v->isConstant())
+      unsupported(what + " must be a constant");
+    return v->toInts();
+  }
+  void stridedCopy(llvm::Value *src, llvm::Value *dst, LoopNest nest, size_t elemSize);
+
+  // ---- operators -------------------------------------------------------
+  void lowerNode(const Node &node);
+  void lowerView(const Node &node);
+  void lowerConv(const Node &node, bool transposed);
+  void lowerPool(const Node &node, bool isMax);
+  void lowerGlobalPool(const Node &node, bool isMax);
+  void lowerGemm(const Node &node);
+  void lowerMatMul(const Node &node);
+  void lowerBatchNorm(const Node &node);
+  void lowerSoftmax(const Node &node, bool logarithm);
+  void lowerBinary(const Node &node, const std::string &kernel);
+  void lowerUnary(const Node &node, const std::string &kernel, float a, float b);
+  void lowerCast(const Node &node);
+  void lowerTranspose(const Node &node);
+  void lowerConcat(const Node &node);
+  void lowerSplit(const Node &node);
+  void lowerSlice(const Node &node);
+  void lowerPad(const Node &node);
+  void lowerReduce(const Node &node, bool isMax);
+  void lowerResize(const Node &node);
+  void lowerGather(const Node &node);
+
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  llvm::IRBuilder<> builder_;
+  const Graph &graph_;
+  const MemoryPlan &plan_;
+  llvm::Value *bases_[3] = {nullptr, nullptr, nullptr};
+  const Node *current_ = nullptr;
+  std::map<std::vector<int32_t>, llvm::GlobalVariable *> intTables_;
+  std::map<std::vector<float>, llvm::GlobalVariable *> floatTables_;
+};
+
+llvm::Value *Lowering::intTable(const std::vector<int32_t> &values) {
+  auto it = intTables_.find(values);
+  if (it != intTables_.end())
+    return it->second;
+  std::vector<uint32_t> raw(values.begin(), values.end());
+  auto *init = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint32_t>(raw));
+  auto *global = new llvm::GlobalVariable(module_, init->getType(), /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage, init, "bf.dims");
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(4));
+  intTables_[values] = global;
+  return global;
+}
+
+llvm::Value *Lowering::floatTable(const std::vector<float> &values) {
+  auto it = floatTables_.find(values);
+  if (it != floatTables_.end())
+    return it->second;
+  auto *init = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<float>(values));
+  auto *global = new llvm::GlobalVariable(module_, init->getType(), true,
+                                          llvm::GlobalValue::PrivateLinkage, init, "bf.table");
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(4));
+  floatTables_[values] = global;
+  return global;
+}
+
+const Placement &Lowering::placement(const Value *value) {
+  auto it = plan_.placements.find(value);
+  if (it == plan_.placements.end())
+    fatalInternal((current_ ? current_->describe() + ": " : std::string()) + "value '" +
+                  value->name + "' has no placement in the memory plan");
+  return it->second;
+}
+
+llvm::Value *Lowering::address(const Value *value, int64_t byteOffset) {
+  if (!value)
+    return nullPtr();
+  const Placement &where = placement(value);
+  llvm::Value *base = bases_[int(where.region)];
+  const int64_t offset = int64_t(where.offset) + byteOffset;
+  if (offset == 0)
+    return base;
+  return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), base, builder_.getInt64(offset),
+                                    value->name);
+}
+
+void Lowering::call(const std::string &kernel, std::vector<llvm::Value *> args) {
+  llvm::Function *fn = module_.getFunction(kernel);
+  if (!fn || fn->isDeclaration())
+    fatalInternal("kernel bitcode has no definition of " + kernel);
+  llvm::FunctionType *type = fn->getFunctionType();
+  if (type->getNumParams() != args.size())
+    fatalInternal(kernel + " takes " + std::to_string(type->getNumParams()) +
+                  " arguments, code generation passed " + std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i]->getType() != type->getParamType(i))
+      fatalInternal(kernel + ": argument " + std::to_string(i) + " has the wrong type");
+  builder_.CreateCall(fn, args);
+}
+
+void Lowering::stridedCopy(llvm::Value *src, llvm::Value *dst, LoopNest nest, size_t elemSize) {
+  nest.simplify();
+  const char *kernel = elemSize == 4   ? "bf_copy_strided_f32"
+                       : elemSize == 1 ? "bf_copy_strided_u8"
+                       : elemSize == 8 ? "bf_copy_strided_i64"
+                                       : nullptr;
+  if (!kernel)
+    unsupported("no copy kernel for " + std::to_string(elemSize) + "-byte elements");
+  call(kernel, {src, dst, intTable(padFront(nest.dims, 1, *current_)),
+                intTable(padFront(nest.strides[0], 0, *current_)),
+                intTable(padFront(nest.strides[1], 0, *current_))});
+}
+
+llvm::Function *Lowering::run(const std::string &name) {
+  if (module_.getFunction(name))
+    throw Error(ExitCode::Usage, "--network-name '" + name +
+                                     "' clashes with a kernel symbol; choose another name");
+  llvm::Type *ptr = builder_.getPtrTy();
+  auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr, ptr}, false);
+  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
+  entry->setDoesNotThrow();
+  const char *argNames[3] = {"constantWeight", "mutableWeight", "activations"};
+  for (unsigned i = 0; i < 3; ++i) {
+    entry->getArg(i)->setName(argNames[i]);
+    // The application allocates the three regions separately (Glow's contract).
+    entry->addParamAttr(i, llvm::Attribute::NoAlias);
+    bases_[i] = entry->getArg(i);
+  }
+  builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+  std::vector<const Node *> schedule = plan_.schedule;
+  if (schedule.empty())
+    for (const Node *node : graph_.nodes())
+      schedule.push_back(node);
+  for (const Node *node : schedule) {
+    current_ = node;
+    lowerNode(*node);
+  }
+  current_ = nullptr;
+  builder_.CreateRet(builder_.getInt32(0));
+  return entry;
+}
+
+void Lowering::lowerNode(const Node &node) {
+  const std::string &op = node.opType;
+  if (isViewOpType(op))
+    return lowerView(node);
+  if (op == "Conv")
+    return lowerConv(node, false);
+  if (op == "ConvTranspose")
+    return lowerConv(node, true);
+  if (op == "MaxPool")
+    return lowerPool(node, true);
+  if (op == "AveragePool")
+    return lowerPool(node, false);
+  if (op == "GlobalMaxPool")
+    return lowerGlobalPool(node, true);
+  if (op == "GlobalAveragePool")
+    return lowerGlobalPool(node, false);
+  if (op == "Gemm")
+    return lowerGemm(node);
+  if (op == "MatMul")
+    return lowerMatMul(node);
+  if (op == "BatchNormalization")
+    return lowerBatchNorm(node);
+  if (op == "Softmax")
+    return lowerSoftmax(node, false);
+  if (op == "LogSoftmax")
+    return lowerSoftmax(node, true);
+  static const std::map<std::string, std::string> binaries = {
+      {"Add", "bf_add_f32"}, {"Sub", "bf_sub_f32"}, {"Mul", "bf_mul_f32"},
+      {"Div", "bf_div_f32"}, {"Max", "bf_max_f32"}, {"Min", "bf_min_f32"},
+      {"Sum", "bf_add_f32"}, {"PRelu", "bf_prelu_f32"}};
+  if (auto it = binaries.find(op); it != binaries.end())
+    return lowerBinary(node, it->second);
+  if (op == "Relu")
+    return lowerUnary(node, "bf_relu_f32", 0, 0);
+  if (op == "Clip") {
+    auto bound = [&](size_t i, float fallback) {
+      const Value *v = node.input(i);
+      if (!v)
+        return fallback;
+      if (!v->isConstant())
+        unsupported("Clip bounds must be constants");
+      return float(v->elementAsDouble(0));
+    };
+    return lowerUnary(node, "bf_clip_f32", bound(1, -FLT_MAX), bound(2, FLT_MAX));
+  }
+  if (op == "LeakyRelu")
+    return lowerUnary(node, "bf_leaky_relu_f32", node.attrs.getFloat("alpha", 0.01f), 0);
+  if (op == "Sigmoid")
+    return lowerUnary(node, "bf_sigmoid_f32", 0, 0);
+  if (op == "Tanh")
+    return lowerUnary(node, "bf_tanh_f32", 0, 0);
+  if (op == "HardSigmoid")
+    return lowerUnary(node, "bf_hard_sigmoid_f32", node.attrs.getFloat("alpha", 0.2f),
+                      node.attrs.getFloat("beta", 0.5f));
+  if (op == "HardSwish")
+    return lowerUnary(node, "bf_hard_swish_f32", 0, 0);
+  if (op == "Exp")
+    return lowerUnary(node, "bf_exp_f32", 0, 0);
+  if (op == "Sqrt")
+    return lowerUnary(node, "bf_sqrt_f32", 0, 0);
+  if (op == "Neg")
+    return lowerUnary(node, "bf_neg_f32", 0, 0);
+  if (op == "Abs")
+    return lowerUnary(node, "bf_abs_f32", 0, 0);
+  if (op == "Elu")
+    return lowerUnary(node, "bf_elu_f32", node.attrs.getFloat("alpha", 1.0f), 0);
+  if (op == "Reciprocal")
+    return lowerUnary(node, "bf_reciprocal_f32", 0, 0);
+  if (op == "Cast")
+    return lowerCast(node);
+  if (op == "Transpose")
+    return lowerTranspose(node);
+  if (op == "Concat")
+    return lowerConcat(node);
+  if (op == "Split")
+    return lowerSplit(node);
+  if (op == "Slice")
+    return lowerSlice(node);
+  if (op == "Pad")
+    return lowerPad(node);
+  if (op == "ReduceMean")
+    return lowerReduce(node, false);
+  if (op == "ReduceMax")
+    return lowerReduce(node, true);
+  if (op == "Resize")
+    return lowerResize(node);
+  if (op == "Gather")
+    return lowerGather(node);
+  unsupported("no bundle kernel for this operator");
+}
+
+void Lowering::lowerView(const Node &node) {
+  const Value *src = in(node, 0), *dst = node.output(0);
+  const Placement &from = placement(src), &to = placement(dst);
+  if (from.region == to.region && from.offset == to.offset)
+    return; // Shared storage: nothing to do.
+  call("bf_copy_bytes", {address(src), address(dst), i32(int64_t(dst->type.bytes()))});
+}
+
+void Lowering::lowerConv(const Node &node, bool transposed) {
+  const Value *x = in(node, 0), *w = in(node, 1), *b = node.input(2), *y = node.output(0);
+  requireFloat(x), requireFloat(w), requireFloat(y);
+  if (b)
+    requireFloat(b);
+  const Shape &ws = w->type.shape;
+  if (ws.size() != x->type.rank())
+    unsupported("weight rank differs from input rank");
+  Ints kernel(ws.begin() + 2, ws.end());
+  if (node.attrs.has("kernel_shape"))
+    kernel = node.attrs.getInts("kernel_shape");
+  const Window win = windowOf(node, x->type.shape, y->type.shape, kernel);
+  const int64_t groups = node.attrs.getInt("group", 1);
+  const int64_t M = y->type.shape[1];
+  if (groups <= 0 || win.C % groups != 0 || M % groups != 0)
+    unsupported("group " + std::to_string(groups) + " does not divide the channels");
+  const Activation act = fusedActivation(node);
+  if (transposed && node.attrs.has("output_shape") && node.attrs.getString("auto_pad", "NOTSET") != "NOTSET")
+    unsupported("ConvTranspose with output_shape and auto_pad");
+  call(transposed ? "bf_conv_transpose2d_f32" : "bf_conv2d_f32",
+       {address(x), address(w), address(b), address(y), i32(win.N), i32(win.C), i32(win.H),
+        i32(win.W), i32(M), i32(win.OH), i32(win.OW), i32(win.KH), i32(win.KW),
+        i32(win.strideH), i32(win.strideW), i32(win.padT), i32(win.padL), i32(win.dilH),
+        i32(win.dilW), i32(groups), i32(act.kind), f32(act.a), f32(act.b)});
+}
+
+void Lowering::lowerPool(const Node &node, bool isMax) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  if (node.outputs.size() > 1 && node.output(1) && !graph_.users(node.output(1)).empty())
+    unsupported("MaxPool's Indices output");
+  if (node.attrs.getInt("storage_order", 0) != 0)
+    unsupported("storage_order=1");
+  const Window win = windowOf(node, x->type.shape, y->type.shape, node.attrs.getInts("kernel_shape"));
+  if (isMax) {
+    call("bf_maxpool2d_f32",
+         {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W), i32(win.OH),
+          i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH), i32(win.strideW),
+          i32(win.padT), i32(win.padL), i32(win.dilH), i32(win.dilW)});
+    return;
+  }
+  if (win.dilH != 1 || win.dilW != 1)
+    unsupported("AveragePool with dilations");
+  call("bf_avgpool2d_f32",
+       {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W), i32(win.OH),
+        i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH), i32(win.strideW),
+        i32(win.padT), i32(win.padL), i32(win.padB), i32(win.padR),
+        i32(node.attrs.getInt("count_include_pad", 0))});
+}
+
+void Lowering::lowerGlobalPool(const Node &node, bool isMax) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  const Shape &s = x->type.shape;
+  if (s.size() < 2)
+    unsupported("input rank below 2");
+  call(isMax ? "bf_global_maxpool_f32" : "bf_global_avgpool_f32",
+       {address(x), address(y), i32(s[0] * s[1]), i32(product(s, 2, s.size()))});
+}
+
+void Lowering::lowerGemm(const Node &node) {
+  const Value *a = in(node, 0), *b = in(node, 1), *c = node.input(2), *y = node.output(0);
+  requireFloat(a), requireFloat(b), requireFloat(y);
+  const int64_t transA = node.attrs.getInt("transA", 0), transB = node.attrs.getInt("transB", 0);
+  const Shape &as = a->type.shape, &ys = y->type.shape;
+  if (as.size() != 2 || b->type.rank() != 2 || ys.size() != 2)
+    unsupported("Gemm operands must be 2-D");
+  const int64_t M = ys[0], N = ys[1], K = transA ? as[0] : as[1];
+  int64_t cStrideM = 0, cStrideN = 0;
+  if (c) {
+    requireFloat(c);
+    Shape cs = c->type.shape;
+    while (cs.size() < 2)
+      cs.insert(cs.begin(), 1);
+    if (cs.size() != 2 || (cs[0] != 1 && cs[0] != M) || (cs[1] != 1 && cs[1] != N))
+      unsupported("C of shape " + shapeToString(c->type.shape) + " does not broadcast to " +
+                  shapeToString(ys));
+    cStrideM = cs[0] == 1 ? 0 : cs[1];
+    cStrideN = cs[1] == 1 ? 0 : 1;
+  }
+  const Activation act = fusedActivation(node);
+  call("bf_gemm_f32", {address(a), address(b), address(c), address(y), i32(M), i32(N), i32(K),
+                       i32(transA), i32(transB), f32(node.attrs.getFloat("alpha", 1.0f)),
+                       f32(node.attrs.getFloat("beta", 1.0f)), i32(cStrideM), i32(cStrideN),
+                       i32(act.kind), f32(act.a), f32(act.b)});
+}
+
+void Lowering::lowerMatMul(const Node &node) {
+  const Value *a = in(node, 0), *b = in(node, 1), *y = node.output(0);
+  requireFloat(a), requireFloat(b), requireFloat(y);
+  Shape as = a->type.shape, bs = b->type.shape;
+  if (as.empty() || bs.empty())
+    unsupported("scalar operand");
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K)
+    unsupported("inner dimensions differ");
+  // Broadcast the batch dimensions.
+  Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
+  const size_t rank = std::max(aBatch.size(), bBatch.size());
+  aBatch.insert(aBatch.begin(), rank - aBatch.size(), 1);
+  bBatch.insert(bBatch.begin(), rank - bBatch.size(), 1);
+  Shape batch(rank);
+  for (size_t d = 0; d < rank; ++d)
+    batch[d] = std::max(aBatch[d], bBatch[d]);
+  const int64_t count = product(batch, 0, rank);
+  const Ints aStride = denseStrides(aBatch), bStride = denseStrides(bBatch);
+  std::vector<int64_t> aOff(count), bOff(count);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, ao = 0, bo = 0;
+    for (int d = int(rank) - 1; d >= 0; --d) {
+      const int64_t idx = rest % batch[d];
+      rest /= batch[d];
+      ao += (aBatch[d] == 1 ? 0 : idx) * aStride[d];
+      bo += (bBatch[d] == 1 ? 0 : idx) * bStride[d];
+    }
+    aOff[i] = ao * M * K;
+    bOff[i] = bo * K * N;
+  }
+  bool linear = true;
+  for (int64_t i = 0; i < count && linear; ++i)
+    linear = aOff[i] == i * (count > 1 ? aOff[1] : 0) && bOff[i] == i * (count > 1 ? bOff[1] : 0);
+  const Activation act = fusedActivation(node);
+  if (linear) {
+    call("bf_matmul_f32", {address(a), address(b), address(y), i32(count), i32(M), i32(K),
+                           i32(N), i32(count > 1 ? aOff[1] : 0), i32(count > 1 ? bOff[1] : 0),
+                           i32(act.kind), f32(act.a), f32(act.b)});
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    call("bf_matmul_f32", {address(a, aOff[i] * 4), address(b, bOff[i] * 4),
+                           address(y, i * M * N * 4), i32(1), i32(M), i32(K), i32(N), i32(0),
+                           i32(0), i32(act.kind), f32(act.a), f32(act.b)});
+}
+
+void Lowering::lowerBatchNorm(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  for (size_t i = 1; i < 5; ++i)
+    requireFloat(in(node, i));
+  const Shape &s = x->type.shape;
+  if (s.size() < 2)
+    unsupported("input rank below 2");
+  call("bf_batchnorm_f32",
+       {address(x), address(y), i32(s[0]), i32(s[1]), i32(product(s, 2, s.size())),
+        address(in(node, 1)), address(in(node, 2)), address(in(node, 3)),
+        address(in(node, 4)), f32(node.attrs.getFloat("epsilon", 1e-5f))});
+}
+
+void Lowering::lowerSoftmax(const Node &node, bool logarithm) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  const Shape &s = x->type.shape;
+  const int64_t rank = int64_t(s.size());
+  const bool coerce = node.attrs.getInt("coerce_to_2d", 0) != 0;
+  int64_t axis = node.attrs.getInt("axis", coerce ? 1 : -1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
+    unsupported("axis out of range");
+  int64_t outer = product(s, 0, axis), len, inner;
+  if (coerce) {
+    len = product(s, axis, s.size());
+    inner = 1;
+  } else {
+    len = rank ? s[axis] : 1;
+    inner = product(s, axis + 1, s.size());
+  }
+  call(logarithm ? "bf_logsoftmax_f32" : "bf_softmax_f32",
+       {address(x), address(y), i32(outer), i32(len), i32(inner)});
+}
+
+void Lowering::lowerBinary(const Node &node, const std::string &kernel) {
+  const Value *y = node.output(0);
+  requireFloat(y);
+  const Shape &out = y->type.shape;
+  const size_t rank = out.size();
+  auto stridesFor = [&](const Value *v) {
+    requireFloat(v);
+    Shape s = v->type.shape;
+    if (s.size() > rank)
+      unsupported(v->name + " has a higher rank than the output");
+    s.insert(s.begin(), rank - s.size(), 1);
+    Ints strides = denseStrides(s);
+    for (size_t d = 0; d < rank; ++d) {
+      if (s[d] == 1 && out[d] != 1)
+        strides[d] = 0;
+      else if (s[d] != out[d])
+        unsupported(v->name + " " + shapeToString(v->type.shape) + " does not broadcast to " +
+                    shapeToString(out));
+    }
+    return strides;
+  };
+  auto emit = [&](const Value *a, llvm::Value *aPtr, Ints aStrides, const Value *b) {
+    LoopNest nest{out, {std::move(aStrides), stridesFor(b)}};
+    nest.simplify();
+    call(kernel, {aPtr, address(b), address(y), intTable(padFront(nest.dims, 1, node)),
+                  intTable(padFront(nest.strides[0], 0, node)),
+                  intTable(padFront(nest.strides[1], 0, node))});
+  };
+  if (node.inputs.size() < 2) {
+    if (node.inputs.size() == 1) // Variadic Max/Min/Sum of one tensor: a copy.
+      call("bf_copy_bytes", {address(in(node, 0)), address(y), i32(int64_t(y->type.bytes()))});
+    return;
+  }
+  emit(in(node, 0), address(in(node, 0)), stridesFor(in(node, 0)), in(node, 1));
+  // Variadic Max/Min/Sum: fold the rest into the (dense) output in place.
+  for (size_t i = 2; i < node.inputs.size(); ++i)
+    emit(y, address(y), denseStrides(out), in(node, i));
+}
+
+void Lowering::lowerUnary(const Node &node, const std::string &kernel, float a, float b) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  call(kernel, {address(x), address(y), i32(y->type.numElements()), f32(a), f32(b)});
+}
+
+void Lowering::lowerCast(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const DType from = x->type.dtype, to = y->type.dtype;
+  const int64_t n = y->type.numElements();
+  if (from == to) {
+    call("bf_copy_bytes", {address(x), address(y), i32(int64_t(y->type.bytes()))});
+    return;
+  }
+  std::string kernel;
+  if (to == DType::Float32) {
+    if (from == DType::Int64) kernel = "bf_cast_i64_f32";
+    if (from == DType::Int32) kernel = "bf_cast_i32_f32";
+    if (from == DType::Int8) kernel = "bf_cast_i8_f32";
+    if (from == DType::UInt8 || from == DType::Bool) kernel = "bf_cast_u8_f32";
+  } else if (from == DType::Float32) {
+    if (to == DType::Int32) kernel = "bf_cast_f32_i32";
+    if (to == DType::Int64) kernel = "bf_cast_f32_i64";
+  }
+  if (kernel.empty())
+    unsupported(std::string("Cast from ") + dtypeName(from) + " to " + dtypeName(to));
+  call(kernel, {address(x), address(y), i32(n)});
+}
+
+void Lowering::lowerTranspose(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const Shape &s = x->type.shape;
+  const size_t rank = s.size();
+  Ints perm = node.attrs.getInts("perm");
+  if (perm.empty())
+    for (size_t d = 0; d < rank; ++d)
+      perm.push_back(int64_t(rank - 1 - d));
+  if (perm.size() != rank)
+    unsupported("perm does not match the rank");
+  const Ints inStrides = denseStrides(s);
+  LoopNest nest;
+  nest.dims = y->type.shape;
+  nest.strides = {Ints(rank), denseStrides(y->type.shape)};
+  for (size_t d = 0; d < rank; ++d)
+    nest.strides[0][d] = inStrides[perm[d] < 0 ? perm[d] + rank : perm[d]];
+  stridedCopy(address(x), address(y), nest, dtypeSize(y->type.dtype));
+}
+
+void Lowering::lowerConcat(const Node &node) {
+  const Value *y = node.output(0);
+  const Shape &out = y->type.shape;
+  int64_t axis = node.attrs.getInt("axis", 0);
+  if (axis < 0)
+    axis += int64_t(out.size());
+  const Ints outStrides = denseStrides(out);
+  const size_t elem = dtypeSize(y->type.dtype);
+  int64_t offset = 0;
+  for (const Value *x : node.inputs) {
+    if (!x)
+      continue;
+    if (x->type.numElements() > 0) {
+      LoopNest nest{x->type.shape, {denseStrides(x->type.shape), outStrides}};
+      stridedCopy(address(x), address(y, offset * outStrides[axis] * int64_t(elem)), nest, elem);
+    }
+    offset += x->type.shape[axis];
+  }
+}
+
+void Lowering::lowerSplit(const Node &node) {
+  const Value *x = in(node, 0);
+  const Shape &s = x->type.shape;
+  int64_t axis = node.attrs.getInt("axis", 0);
+  if (axis < 0)
+    axis += int64_t(s.size());
+  const Ints inStrides = denseStrides(s);
+  const size_t elem = dtypeSize(x->type.dtype);
+  int64_t offset = 0;
+  for (const Value *y : node.outputs) {
+    if (!y)
+      continue;
+    if (y->type.numElements() > 0 && plan_.placements.count(y)) {
+      LoopNest nest{y->type.shape, {inStrides, denseStrides(y->type.shape)}};
+      stridedCopy(address(x, offset * inStrides[axis] * int64_t(elem)), address(y), nest, elem);
+    }
+    offset += y->type.shape[axis];
+  }
+}
+
+void Lowering::lowerSlice(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const Shape &s = x->type.shape;
+  const int64_t rank = int64_t(s.size());
+  Ints starts = constantInts(node, 1, "starts"), ends = constantInts(node, 2, "ends");
+  Ints axes = constantInts(node, 3, "axes"), steps = constantInts(node, 4, "steps");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(int64_t(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  Ints begin(rank, 0), step(rank, 1);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    const int64_t dim = s[axis], st = steps[i];
+    if (st == 0)
+      unsupported("step 0");
+    int64_t b = starts[i] < 0 ? starts[i] + dim : starts[i];
+    b = st > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, 0, dim - 1);
+    begin[axis] = b;
+    step[axis] = st;
+  }
+  const Ints inStrides = denseStrides(s);
+  LoopNest nest{y->type.shape, {Ints(rank), denseStrides(y->type.shape)}};
+  int64_t offset = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    nest.strides[0][d] = inStrides[d] * step[d];
+    offset += begin[d] * inStrides[d];
+  }
+  if (y->type.numElements() == 0)
+    return;
+  const size_t elem = dtypeSize(y->type.dtype);
+  stridedCopy(address(x, offset * int64_t(elem)), address(y), nest, elem);
+}
+
+void Lowering::lowerPad(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  const int64_t rank = int64_t(x->type.rank());
+  Ints pads = constantInts(node, 1, "pads");
+  if (pads.empty())
+    pads = node.attrs.getInts("pads");
+  Ints axes = constantInts(node, 3, "axes");
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  if (pads.size() != 2 * axes.size())
+    unsupported("pads has " + std::to_string(pads.size()) + " values for " +
+                std::to_string(axes.size()) + " axes");
+  Ints begin(rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (pads[i] < 0 || pads[i + axes.size()] < 0)
+      unsupported("negative pads");
+    begin[axis] = pads[i];
+  }
+  float value = 0.0f;
+  if (const Value *v = node.input(2)) {
+    if (!v->isConstant())
+      unsupported("constant_value must be a constant");
+    if (v->type.numElements() > 0)
+      value = float(v->elementAsDouble(0));
+  } else {
+    value = node.attrs.getFloat("value", 0.0f);
+  }
+  const std::string mode = node.attrs.getString("mode", "constant");
+  int32_t modeId = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : -1;
+  if (modeId < 0)
+    unsupported("pad mode '" + mode + "'");
+  call("bf_pad_f32", {address(x), address(y), intTable(padFront(x->type.shape, 1, node)),
+                      intTable(padFront(y->type.shape, 1, node)),
+                      intTable(padFront(begin, 0, node)), i32(modeId), f32(value)});
+}
+
+void Lowering::lowerReduce(const Node &node, bool isMax) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  const Shape &s = x->type.shape;
+  const int64_t rank = int64_t(s.size());
+  Ints axes = node.attrs.getInts("axes");
+  if (axes.empty())
+    axes = constantInts(node, 1, "axes");
+  if (axes.empty()) {
+    if (node.attrs.getInt("noop_with_empty_axes", 0)) {
+      call("bf_copy_bytes", {address(x), address(y), i32(int64_t(y->type.bytes()))});
+      return;
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  Shape kept = s;
+  for (int64_t a : axes)
+    kept[a < 0 ? a + rank : a] = 1;
+  Ints outStrides = denseStrides(kept);
+  for (int64_t d = 0; d < rank; ++d)
+    if (kept[d] == 1)
+      outStrides[d] = 0;
+  LoopNest nest{s, {denseStrides(s), outStrides}};
+  nest.simplify();
+  const int64_t outCount = y->type.numElements();
+  std::vector<llvm::Value *> args = {address(x), address(y),
+                                     intTable(padFront(nest.dims, 1, node)),
+                                     intTable(padFront(nest.strides[1], 0, node)), i32(outCount)};
+  if (!isMax)
+    args.push_back(f32(double(outCount) / double(std::max<int64_t>(1, x->type.numElements()))));
+  call(isMax ? "bf_reduce_max_f32" : "bf_reduce_mean_f32", args);
+}
+
+void Lowering::lowerResize(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  const Shape &is = x->type.shape, &os = y->type.shape;
+  if (is.size() != 4 || is[0] != os[0] || is[1] != os[1])
+    unsupported("only 2-D resizes of NCHW tensors (N and C unchanged)");
+  std::vector<float> scales;
+  if (const Value *sc = node.input(2)) {
+    if (!sc->isConstant())
+      unsupported("scales must be a constant");
+    scales = sc->toFloats();
+  }
+  const std::string mode = node.attrs.getString("mode", "nearest");
+  const std::string coord =
+      node.attrs.getString("coordinate_transformation_mode", "half_pixel");
+  const std::string nearestMode = node.attrs.getString("nearest_mode", "round_prefer_floor");
+  if (mode != "nearest" && mode != "linear")
+    unsupported("resize mode '" + mode + "'");
+  if (coord == "tf_crop_and_resize")
+    unsupported("coordinate_transformation_mode tf_crop_and_resize");
+  // Source coordinate of output index o along one axis (ONNX Resize).
+  auto source = [&](int64_t o, int64_t inLen, int64_t outLen, size_t axis) {
+    double scale = scales.size() == 4 ? double(scales[axis]) : double(outLen) / double(inLen);
+    if (coord == "half_pixel")
+      return (o + 0.5) / scale - 0.5;
+    if (coord == "pytorch_half_pixel")
+      return outLen > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+    if (coord == "align_corners")
+      return outLen == 1 ? 0.0 : double(o) * double(inLen - 1) / double(outLen - 1);
+    if (coord == "asymmetric")
+      return o / scale;
+    if (coord == "tf_half_pixel_for_nn")
+      return (o + 0.5) / scale;
+    unsupported("coordinate_transformation_mode '" + coord + "'");
+  };
+  auto clampIndex = [](int64_t i, int64_t n) { return int32_t(std::clamp<int64_t>(i, 0, n - 1)); };
+  auto nearest = [&](double v) -> int64_t {
+    if (nearestMode == "floor")
+      return int64_t(std::floor(v));
+    if (nearestMode == "ceil")
+      return int64_t(std::ceil(v));
+    const double f = std::floor(v);
+    if (v - f == 0.5)
+      return nearestMode == "round_prefer_ceil" ? int64_t(f) + 1 : int64_t(f);
+    if (nearestMode != "round_prefer_floor" && nearestMode != "round_prefer_ceil")
+      unsupported("nearest_mode '" + nearestMode + "'");
+    return int64_t(std::round(v));
+  };
+  const int64_t NC = is[0] * is[1], IH = is[2], IW = is[3], OH = os[2], OW = os[3];
+  if (mode == "nearest") {
+    std::vector<int32_t> hIdx(OH), wIdx(OW);
+    for (int64_t o = 0; o < OH; ++o)
+      hIdx[o] = clampIndex(nearest(source(o, IH, OH, 2)), IH);
+    for (int64_t o = 0; o < OW; ++o)
+      wIdx[o] = clampIndex(nearest(source(o, IW, OW, 3)), IW);
+    call("bf_resize_nearest_f32", {address(x), address(y), i32(NC), i32(IH), i32(IW), i32(OH),
+                                   i32(OW), intTable(hIdx), intTable(wIdx)});
+    return;
+  }
+  auto linearTables = [&](int64_t inLen, int64_t outLen, size_t axis, std::vector<int32_t> &i0,
+                          std::vector<int32_t> &i1, std::vector<float> &wt) {
+    for (int64_t o = 0; o < outLen; ++o) {
+      double v = std::clamp(source(o, inLen, outLen, axis), 0.0, double(inLen - 1));
+      const int64_t f = int64_t(std::floor(v));
+      i0.push_back(clampIndex(f, inLen));
+      i1.push_back(clampIndex(f + 1, inLen));
+      wt.push_back(float(v - double(f)));
+    }
+  };
+  std::vector<int32_t> h0, h1, w0, w1;
+  std::vector<float> hw, ww;
+  linearTables(IH, OH, 2, h0, h1, hw);
+  linearTables(IW, OW, 3, w0, w1, ww);
+  call("bf_resize_linear_f32",
+       {address(x), address(y), i32(NC), i32(IH), i32(IW), i32(OH), i32(OW), intTable(h0),
+        intTable(h1), floatTable(hw), intTable(w0), intTable(w1), floatTable(ww)});
+}
+
+void Lowering::lowerGather(const Node &node) {
+  const Value *data = in(node, 0), *indices = in(node, 1), *y = node.output(0);
+  const Shape &s = data->type.shape;
+  int64_t axis = node.attrs.getInt("axis", 0);
+  if (axis < 0)
+    axis += int64_t(s.size());
+  if (axis < 0 || axis >= int64_t(s.size()))
+    unsupported("axis out of range");
+  const char *kernel = indices->type.dtype == DType::Int64   ? "bf_gather_i64"
+                       : indices->type.dtype == DType::Int32 ? "bf_gather_i32"
+                                                             : nullptr;
+  if (!kernel)
+    unsupported("indices must be int32 or int64");
+  const int64_t inner = product(s, axis + 1, s.size()) * int64_t(dtypeSize(data->type.dtype));
+  call(kernel, {address(data), address(indices), address(y), i32(product(s, 0, axis)),
+                i32(s[axis]), i32(inner), i32(indices->type.numElements())});
+}
+
+} // namespace
+
+llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph,
+                                  const MemoryPlan &plan, const std::string &name) {
+  return Lowering(module, graph, plan).run(name);
+}
+
+} // namespace bundlefit

@@ -1,0 +1,26 @@
+//===- LowerGraph.h - Graph -> calls into the kernel bitcode (internal) ----===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/schedule/MemoryPlan.h"
+
+#include <string>
+
+namespace llvm {
+class Function;
+class Module;
+} // namespace llvm
+
+namespace bundlefit {
+
+/// Adds `int <name>(uint8_t *constantWeight, uint8_t *mutableWeight,
+/// uint8_t *activations)` to `module` (which already holds the kernels),
+/// calling one kernel per scheduled non-view node.
+llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph,
+                                  const MemoryPlan &plan, const std::string &name);
+
+/// Whether `opType` is a view (Reshape, Flatten, Squeeze, Unsqueeze, Identity,
+/// Dropout): no kernel, storage shared with its first input when planned so.
+bool isViewOpType(const std::string &opType);
+
+} // namespace bundlefit

@@ -1,0 +1,246 @@
+//===- ElementwiseKernels.cpp - Reference arithmetic, activations, Cast ----===//
+//
+// Arithmetic (Add..Min, Relu, Clip, PRelu) runs on float32, int8, uint8,
+// int32 and int64 in the input's own type (integer overflow wraps, integer
+// Div truncates toward zero like C and onnxruntime; x / 0 gives 0 instead of
+// crashing). Transcendental activations are float32 only. Max/Min propagate
+// NaN like numpy.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/interp/Interpreter.h"
+
+#include "Broadcast.h"
+#include "bundlefit/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace bundlefit {
+namespace {
+
+template <typename T> struct Tag { using type = T; };
+
+[[noreturn]] void unsupportedDType(const Node &node, DType dtype) {
+  throw Error(ExitCode::Unsupported, node.describe() +
+                                         ": the reference interpreter does not support " +
+                                         dtypeName(dtype) + " here");
+}
+
+/// Calls fn(Tag<T>{}) with the C++ type of a numeric dtype (Bool is rejected).
+template <typename Fn> void dispatchNumeric(const Node &node, DType dtype, Fn &&fn) {
+  switch (dtype) {
+  case DType::Float32: fn(Tag<float>{}); return;
+  case DType::Int8: fn(Tag<int8_t>{}); return;
+  case DType::UInt8: fn(Tag<uint8_t>{}); return;
+  case DType::Int32: fn(Tag<int32_t>{}); return;
+  case DType::Int64: fn(Tag<int64_t>{}); return;
+  case DType::Bool: break;
+  }
+  unsupportedDType(node, dtype);
+}
+
+const Tensor *arg(const std::vector<const Tensor *> &inputs, size_t index) {
+  return index < inputs.size() ? inputs[index] : nullptr;
+}
+
+/// out = f(...f(f(in0, in1), in2)..., inN) with every input broadcast to out.
+template <typename T, typename F>
+void foldBroadcast(const std::vector<const Tensor *> &inputs, Tensor &out, F f) {
+  T *o = out.data<T>();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const T *in = inputs[k]->data<T>();
+    std::vector<int64_t> map = broadcastIndexMap(inputs[k]->type.shape, out.type.shape);
+    for (size_t i = 0; i < map.size(); ++i)
+      o[i] = k == 0 ? in[map[i]] : f(o[i], in[map[i]]);
+  }
+}
+
+template <typename T> T maxOf(T a, T b) {
+  if (a != a) // NaN propagates, as in numpy.maximum
+    return a;
+  if (b != b)
+    return b;
+  return a < b ? b : a;
+}
+
+template <typename T> T minOf(T a, T b) {
+  if (a != a)
+    return a;
+  if (b != b)
+    return b;
+  return b < a ? b : a;
+}
+
+template <typename T> T divide(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0)
+      return 0;
+    if (std::is_signed_v<T> && b == T(-1))
+      return T(0 - a); // avoids the INT_MIN / -1 trap
+  }
+  return T(a / b);
+}
+
+void binaryKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                  std::vector<Tensor> &outputs) {
+  const std::string &op = node.opType;
+  Tensor &out = outputs[0];
+  dispatchNumeric(node, out.type.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (op == "Add")
+      foldBroadcast<T>(inputs, out, [](T a, T b) { return T(a + b); });
+    else if (op == "Sub")
+      foldBroadcast<T>(inputs, out, [](T a, T b) { return T(a - b); });
+    else if (op == "Mul")
+      foldBroadcast<T>(inputs, out, [](T a, T b) { return T(a * b); });
+    else if (op == "Div")
+      foldBroadcast<T>(inputs, out, divide<T>);
+    else if (op == "Max")
+      foldBroadcast<T>(inputs, out, maxOf<T>);
+    else if (op == "Min")
+      foldBroadcast<T>(inputs, out, minOf<T>);
+    else
+      fatalInternal(node.describe() + ": not a binary op");
+  });
+}
+
+void preluKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                 std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  dispatchNumeric(node, out.type.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *x = inputs[0]->data<T>();
+    const T *slope = inputs[1]->data<T>();
+    std::vector<int64_t> map = broadcastIndexMap(inputs[1]->type.shape, out.type.shape);
+    T *o = out.data<T>();
+    for (size_t i = 0; i < map.size(); ++i)
+      o[i] = x[i] < T(0) ? T(slope[map[i]] * x[i]) : x[i];
+  });
+}
+
+void reluKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  dispatchNumeric(node, out.type.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *x = inputs[0]->data<T>();
+    T *o = out.data<T>();
+    for (int64_t i = 0; i < out.numElements(); ++i)
+      o[i] = x[i] < T(0) ? T(0) : x[i];
+  });
+}
+
+/// Clip(input, min?, max?) = min(max(input, min), max); an omitted bound is
+/// the type's lowest / highest value (±inf for float).
+void clipKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  dispatchNumeric(node, out.type.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Limits = std::numeric_limits<T>;
+    T lo = Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
+    T hi = Limits::has_infinity ? Limits::infinity() : Limits::max();
+    if (const Tensor *t = arg(inputs, 1))
+      lo = t->data<T>()[0];
+    if (const Tensor *t = arg(inputs, 2))
+      hi = t->data<T>()[0];
+    const T *x = inputs[0]->data<T>();
+    T *o = out.data<T>();
+    for (int64_t i = 0; i < out.numElements(); ++i)
+      o[i] = std::min(std::max(x[i], lo), hi);
+  });
+}
+
+/// Float32-only activations: out[i] = f(x[i]).
+void floatUnaryKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                      std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  if (out.type.dtype != DType::Float32)
+    unsupportedDType(node, out.type.dtype);
+  const std::string &op = node.opType;
+  float alpha = 0, beta = 0;
+  if (op == "LeakyRelu")
+    alpha = node.attrs.getFloat("alpha", 0.01f);
+  if (op == "HardSigmoid") {
+    alpha = node.attrs.getFloat("alpha", 0.2f);
+    beta = node.attrs.getFloat("beta", 0.5f);
+  }
+  const float *x = inputs[0]->data<float>();
+  float *o = out.data<float>();
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    float v = x[i];
+    if (op == "LeakyRelu")
+      o[i] = v < 0 ? alpha * v : v;
+    else if (op == "Sigmoid")
+      o[i] = 1.0f / (1.0f + std::exp(-v));
+    else if (op == "Tanh")
+      o[i] = std::tanh(v);
+    else if (op == "HardSigmoid")
+      o[i] = std::max(0.0f, std::min(1.0f, alpha * v + beta));
+    else if (op == "HardSwish") // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5
+      o[i] = v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f));
+    else if (op == "Exp")
+      o[i] = std::exp(v);
+    else if (op == "Sqrt")
+      o[i] = std::sqrt(v);
+    else
+      fatalInternal(node.describe() + ": not a float activation");
+  }
+}
+
+/// One element of Cast. Float -> integer truncates toward zero, then wraps
+/// into the target type (what numpy's astype does on x86); NaN becomes 0.
+template <typename Dst, typename Src> Dst convertElement(Src v) {
+  if constexpr (std::is_floating_point_v<Dst> || !std::is_floating_point_v<Src>) {
+    return Dst(v);
+  } else {
+    if (std::isnan(v))
+      return Dst(0);
+    double t = std::trunc(double(v));
+    t = std::max(-9.2e18, std::min(9.2e18, t)); // stay inside int64
+    return Dst(int64_t(t));
+  }
+}
+
+void castKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                std::vector<Tensor> &outputs) {
+  const Tensor &in = *inputs[0];
+  Tensor &out = outputs[0];
+  int64_t count = out.numElements();
+  // Bool is stored as one byte 0/1: read it as uint8.
+  DType source = in.type.dtype == DType::Bool ? DType::UInt8 : in.type.dtype;
+  dispatchNumeric(node, source, [&](auto srcTag) {
+    using Src = typename decltype(srcTag)::type;
+    const Src *x = in.data<Src>();
+    if (out.type.dtype == DType::Bool) {
+      uint8_t *o = out.data<uint8_t>();
+      for (int64_t i = 0; i < count; ++i)
+        o[i] = x[i] != Src(0) ? 1 : 0;
+      return;
+    }
+    dispatchNumeric(node, out.type.dtype, [&](auto dstTag) {
+      using Dst = typename decltype(dstTag)::type;
+      Dst *o = out.data<Dst>();
+      for (int64_t i = 0; i < count; ++i)
+        o[i] = convertElement<Dst>(x[i]);
+    });
+  });
+}
+
+} // namespace
+
+void registerElementwiseKernels(KernelTable &table) {
+  for (const char *op : {"Add", "Sub", "Mul", "Div", "Max", "Min"})
+    table.add(op, binaryKernel);
+  table.add("PRelu", preluKernel);
+  table.add("Relu", reluKernel);
+  table.add("Clip", clipKernel);
+  for (const char *op :
+       {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
+    table.add(op, floatUnaryKernel);
+  table.add("Cast", castKernel);
+}
+
+} // namespace bundlefit

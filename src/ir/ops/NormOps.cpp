@@ -1,0 +1,67 @@
+//===- NormOps.cpp - BatchNormalization, Softmax, LogSoftmax ---------------===//
+//
+// BatchNormalization (inference only): X[N,C,...], scale/B/mean/var [C]
+//   -> Y = scale * (X - mean) / sqrt(var + epsilon) + B. Only output 0;
+//   training_mode=1 is unsupported. MACs = |Y| (one multiply-add per element
+//   once folded into a scale and shift).
+// Softmax / LogSoftmax: opset-13 semantics, 'axis' (default -1) is the one dim
+//   normalised. With bundlefit's coerce_to_2d=1, the opset<13 semantics:
+//   normalise over the flattened dims [axis, rank), axis default 1. MACs = 0.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ir/OpRegistry.h"
+
+#include "ShapeHelpers.h"
+
+namespace bundlefit {
+
+using namespace shape_helpers;
+
+namespace {
+
+void inferBatchNorm(Node &node) {
+  const Value &x = requireInput(node, 0, "X");
+  requireSingleOutput(node, "running_mean / running_var");
+  if (node.attrs.getInt("training_mode", 0) != 0)
+    unsupported(node, "attribute 'training_mode'=1 is not supported (inference only)");
+  if (x.type.rank() < 2)
+    unsupported(node, "input X " + x.type.str() + " must have rank >= 2 (N,C,...)");
+  int64_t c = x.type.shape[1];
+  static const char *names[] = {"scale", "B", "input_mean", "input_var"};
+  for (size_t i = 1; i <= 4; ++i) {
+    const Value &p = requireInput(node, i, names[i - 1]);
+    if (p.type.shape != Shape{c})
+      unsupported(node, std::string("input ") + names[i - 1] + " " + p.type.str() +
+                            " must have shape [" + std::to_string(c) + "]");
+  }
+  node.output(0)->type = TensorType{x.type.dtype, x.type.shape, {}};
+}
+
+uint64_t batchNormMacs(const Node &node) {
+  const Value *y = node.output(0);
+  return y ? uint64_t(y->type.numElements()) : 0;
+}
+
+void inferSoftmax(Node &node) {
+  const Value &x = requireInput(node, 0, "input");
+  int64_t rank = int64_t(x.type.rank());
+  int64_t coerce = node.attrs.getInt("coerce_to_2d", 0);
+  if (coerce != 0 && coerce != 1)
+    unsupported(node, "attribute 'coerce_to_2d'=" + std::to_string(coerce) + " must be 0 or 1");
+  if (rank == 0)
+    unsupported(node, "input " + x.type.str() + " must have rank >= 1");
+  normalizeAxis(node, node.attrs.getInt("axis", coerce ? 1 : -1), rank, "axis");
+  node.output(0)->type = TensorType{x.type.dtype, x.type.shape, {}};
+}
+
+uint64_t noMacs(const Node &) { return 0; }
+
+} // namespace
+
+void registerNormOps(OpRegistry &registry) {
+  registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs});
+  registry.add({"Softmax", inferSoftmax, noMacs});
+  registry.add({"LogSoftmax", inferSoftmax, noMacs});
+}
+
+} // namespace bundlefit

@@ -1,0 +1,186 @@
+/*===- bundlefit_kernels.h - Portable float32 kernels for bundles ----------===
+ *
+ * One readable C function per operator, NCHW layout, float32. The build
+ * compiles these files once per target family to LLVM bitcode (clang-16,
+ * -O2 -ffreestanding -fno-math-errno); the code generator links that bitcode
+ * into each bundle, calls the kernels with constant shapes and offsets and
+ * lets LLVM inline and specialise them, the way Glow's libjit works.
+ *
+ * Rules for kernels:
+ *  - no malloc, no globals, no libc headers (freestanding);
+ *  - shapes are int32_t scalars so that, once inlined, they constant-fold;
+ *    small shape/stride vectors are `const int32_t[6]` (rank padded to 6 at
+ *    the front with 1s / 0 strides), emitted as constant globals;
+ *  - math: __builtin_sqrtf (an FPU instruction on M4F/M7/M33), and
+ *    __builtin_expf which becomes a call to `expf`: firmware links newlib's
+ *    libm (-lm). memcpy/memset may be emitted by LLVM for copy loops. On
+ *    Cortex-M0+ float arithmetic calls libgcc's __aeabi_f* helpers.
+ *  - kernels that may run in place (elementwise, unary, softmax, batchnorm,
+ *    cast between same-size types) only read an element before writing it.
+ *
+ * Every exported symbol starts with `bf_`; the code generator marks them
+ * internal in each bundle so unused kernels disappear.
+ *===----------------------------------------------------------------------===*/
+#ifndef BUNDLEFIT_KERNELS_H
+#define BUNDLEFIT_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BF_MAX_RANK 6
+
+/* Activation fused into Conv/ConvTranspose/Gemm/MatMul (OpRegistry.h:
+ * attribute "activation"). a/b are activation_min/max (Clip) or
+ * activation_alpha/beta (LeakyRelu alpha; HardSigmoid alpha, beta). */
+enum bf_activation {
+  BF_ACT_NONE = 0,
+  BF_ACT_RELU = 1,
+  BF_ACT_CLIP = 2,
+  BF_ACT_LEAKY_RELU = 3,
+  BF_ACT_SIGMOID = 4,
+  BF_ACT_TANH = 5,
+  BF_ACT_HARD_SIGMOID = 6,
+  BF_ACT_HARD_SWISH = 7
+};
+
+/* Pad modes. */
+enum bf_pad_mode { BF_PAD_CONSTANT = 0, BF_PAD_REFLECT = 1, BF_PAD_EDGE = 2 };
+
+/* ---- conv.c ------------------------------------------------------------ */
+/* in [N,C,H,W], w [M,C/groups,KH,KW], bias [M] or NULL, out [N,M,OH,OW]. */
+void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out,
+                   int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                   int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                   int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                   int32_t dilH, int32_t dilW, int32_t groups,
+                   int32_t act, float actA, float actB);
+/* in [N,C,H,W], w [C,M/groups,KH,KW], bias [M] or NULL, out [N,M,OH,OW]
+ * (OH/OW already include output_padding). */
+void bf_conv_transpose2d_f32(const float *in, const float *w, const float *bias,
+                             float *out, int32_t N, int32_t C, int32_t H, int32_t W,
+                             int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                             int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                             int32_t dilH, int32_t dilW, int32_t groups,
+                             int32_t act, float actA, float actB);
+
+/* ---- pool.c ------------------------------------------------------------ */
+/* NC = N*C planes of HxW -> OHxOW. */
+void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,
+                      int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                      int32_t dilH, int32_t dilW);
+/* countIncludePad: divisor counts padded positions inside
+ * [-padT, H+padB) x [-padL, W+padR) (ONNX count_include_pad=1). */
+void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,
+                      int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                      int32_t padB, int32_t padR, int32_t countIncludePad);
+void bf_global_avgpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
+void bf_global_maxpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
+
+/* ---- matmul.c ---------------------------------------------------------- */
+/* Y[M,N] = alpha * op(A) * op(B) + beta * C, then the activation.
+ * op(A) is [M,K] (A stored [K,M] when transA), op(B) is [K,N] (stored [N,K]
+ * when transB). C may be NULL; C(i,j) = C[i*cStrideM + j*cStrideN] (strides
+ * 0 broadcast). */
+void bf_gemm_f32(const float *A, const float *B, const float *C, float *Y,
+                 int32_t M, int32_t N, int32_t K, int32_t transA, int32_t transB,
+                 float alpha, float beta, int32_t cStrideM, int32_t cStrideN,
+                 int32_t act, float actA, float actB);
+/* Batched Y[b] = A[b] * B[b]; A[b] starts at A + b*aBatchStride (0 broadcasts). */
+void bf_matmul_f32(const float *A, const float *B, float *Y, int32_t batch,
+                   int32_t M, int32_t K, int32_t N, int32_t aBatchStride,
+                   int32_t bBatchStride, int32_t act, float actA, float actB);
+
+/* ---- norm.c ------------------------------------------------------------ */
+void bf_batchnorm_f32(const float *in, float *out, int32_t N, int32_t C, int32_t HW,
+                      const float *scale, const float *bias, const float *mean,
+                      const float *var, float epsilon);
+/* Normalises over `axis` elements spaced `inner` apart, for `outer` blocks. */
+void bf_softmax_f32(const float *in, float *out, int32_t outer, int32_t axis, int32_t inner);
+void bf_logsoftmax_f32(const float *in, float *out, int32_t outer, int32_t axis,
+                       int32_t inner);
+/* Reduces in[dims] into out; outStrides has 0 on reduced dimensions.
+ * outCount = number of output elements. Mean multiplies by `scale`. */
+void bf_reduce_mean_f32(const float *in, float *out, const int32_t *dims,
+                        const int32_t *outStrides, int32_t outCount, float scale);
+void bf_reduce_max_f32(const float *in, float *out, const int32_t *dims,
+                       const int32_t *outStrides, int32_t outCount);
+
+/* ---- elementwise.c ----------------------------------------------------- */
+/* out[dims] = a op b, with a/b read through strides (0 = broadcast). */
+#define BF_DECLARE_BINARY(name)                                                      \
+  void bf_##name##_f32(const float *a, const float *b, float *out, const int32_t *dims, \
+                       const int32_t *aStrides, const int32_t *bStrides);
+BF_DECLARE_BINARY(add)
+BF_DECLARE_BINARY(sub)
+BF_DECLARE_BINARY(mul)
+BF_DECLARE_BINARY(div)
+BF_DECLARE_BINARY(max)
+BF_DECLARE_BINARY(min)
+BF_DECLARE_BINARY(prelu)
+#undef BF_DECLARE_BINARY
+/* out[i] = f(in[i]) for n elements; a/b are the operator's parameters
+ * (clip: min,max; leaky_relu/elu: alpha; hard_sigmoid: alpha,beta). */
+#define BF_DECLARE_UNARY(name)                                                   \
+  void bf_##name##_f32(const float *in, float *out, int32_t n, float a, float b);
+BF_DECLARE_UNARY(relu)
+BF_DECLARE_UNARY(clip)
+BF_DECLARE_UNARY(leaky_relu)
+BF_DECLARE_UNARY(sigmoid)
+BF_DECLARE_UNARY(tanh)
+BF_DECLARE_UNARY(hard_sigmoid)
+BF_DECLARE_UNARY(hard_swish)
+BF_DECLARE_UNARY(exp)
+BF_DECLARE_UNARY(sqrt)
+BF_DECLARE_UNARY(neg)
+BF_DECLARE_UNARY(abs)
+BF_DECLARE_UNARY(elu)
+BF_DECLARE_UNARY(reciprocal)
+#undef BF_DECLARE_UNARY
+void bf_cast_i64_f32(const int64_t *in, float *out, int32_t n);
+void bf_cast_i32_f32(const int32_t *in, float *out, int32_t n);
+void bf_cast_i8_f32(const int8_t *in, float *out, int32_t n);
+void bf_cast_u8_f32(const uint8_t *in, float *out, int32_t n);
+void bf_cast_f32_i32(const float *in, int32_t *out, int32_t n);
+void bf_cast_f32_i64(const float *in, int64_t *out, int32_t n);
+
+/* ---- data.c ------------------------------------------------------------ */
+/* dst[i0..i5 * dstStrides] = src[i0..i5 * srcStrides] over dims (6-D).
+ * Transpose, Concat (one call per input), Split (one per output) and Slice
+ * (start folded into src, steps into srcStrides) are all this copy. */
+void bf_copy_strided_f32(const float *src, float *dst, const int32_t *dims,
+                         const int32_t *srcStrides, const int32_t *dstStrides);
+void bf_copy_strided_u8(const uint8_t *src, uint8_t *dst, const int32_t *dims,
+                        const int32_t *srcStrides, const int32_t *dstStrides);
+void bf_copy_strided_i64(const int64_t *src, int64_t *dst, const int32_t *dims,
+                         const int32_t *srcStrides, const int32_t *dstStrides);
+/* out[outDims] from in[inDims] padded by padBegin (6-D), mode bf_pad_mode. */
+void bf_pad_f32(const float *in, float *out, const int32_t *inDims, const int32_t *outDims,
+                const int32_t *padBegin, int32_t mode, float value);
+/* 2-D resize of NC planes IHxIW -> OHxOW with precomputed source indices
+ * (the code generator applies the coordinate transformation and rounding). */
+void bf_resize_nearest_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
+                           int32_t OH, int32_t OW, const int32_t *srcH, const int32_t *srcW);
+/* Bilinear: row oh blends input rows h0[oh], h1[oh] with weight hw[oh] on h1. */
+void bf_resize_linear_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
+                          int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
+                          const float *hw, const int32_t *w0, const int32_t *w1,
+                          const float *ww);
+/* out[outer, numIndices, inner] = data[outer, indices[k], inner]; innerBytes
+ * = inner * element size; negative indices count from axisDim. */
+void bf_gather_i64(const uint8_t *data, const int64_t *indices, uint8_t *out, int32_t outer,
+                   int32_t axisDim, int32_t innerBytes, int32_t numIndices);
+void bf_gather_i32(const uint8_t *data, const int32_t *indices, uint8_t *out, int32_t outer,
+                   int32_t axisDim, int32_t innerBytes, int32_t numIndices);
+/* Plain byte copy (a view whose storage could not be shared). */
+void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BUNDLEFIT_KERNELS_H */

@@ -1,0 +1,149 @@
+/*===- data.c - Data movement: strided copy, pad, resize, gather -----------===*/
+#include "kernel_util.h"
+
+#define BF_DEFINE_COPY_STRIDED(name, T)                                                 \
+  void bf_copy_strided_##name(const T *restrict src, T *restrict dst, const int32_t *dims, \
+                              const int32_t *ss, const int32_t *ds) {                    \
+    const int32_t n5 = dims[5], s5 = ss[5], d5 = ds[5];                                 \
+    for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                            \
+      for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                          \
+        for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                        \
+          for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                      \
+            for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                  \
+              const T *s = src + (int64_t)i0 * ss[0] + (int64_t)i1 * ss[1] +            \
+                           (int64_t)i2 * ss[2] + (int64_t)i3 * ss[3] + (int64_t)i4 * ss[4]; \
+              T *d = dst + (int64_t)i0 * ds[0] + (int64_t)i1 * ds[1] +                  \
+                     (int64_t)i2 * ds[2] + (int64_t)i3 * ds[3] + (int64_t)i4 * ds[4];   \
+              if (s5 == 1 && d5 == 1) {                                                 \
+                for (int32_t i = 0; i < n5; ++i)                                        \
+                  d[i] = s[i];                                                          \
+              } else {                                                                  \
+                for (int32_t i = 0; i < n5; ++i)                                        \
+                  d[(int64_t)i * d5] = s[(int64_t)i * s5];                              \
+              }                                                                         \
+            }                                                                           \
+  }
+BF_DEFINE_COPY_STRIDED(f32, float)
+BF_DEFINE_COPY_STRIDED(u8, uint8_t)
+BF_DEFINE_COPY_STRIDED(i64, int64_t)
+
+/* Source coordinate of output coordinate o (already shifted by the pad), or
+ * -1 for "use the constant". */
+BF_INLINE int32_t bf_pad_source(int32_t i, int32_t n, int32_t mode) {
+  if (i >= 0 && i < n)
+    return i;
+  if (mode == BF_PAD_CONSTANT)
+    return -1;
+  if (mode == BF_PAD_EDGE)
+    return i < 0 ? 0 : n - 1;
+  /* reflect (n >= 2 for reflect pads > 0) */
+  if (n == 1)
+    return 0;
+  const int32_t period = 2 * (n - 1);
+  i = i < 0 ? -i : i;
+  i %= period;
+  return i < n ? i : period - i;
+}
+
+void bf_pad_f32(const float *restrict in, float *restrict out, const int32_t *inDims,
+                const int32_t *outDims, const int32_t *padBegin, int32_t mode, float value) {
+  int32_t inStride[BF_MAX_RANK];
+  inStride[BF_MAX_RANK - 1] = 1;
+  for (int d = BF_MAX_RANK - 2; d >= 0; --d)
+    inStride[d] = inStride[d + 1] * inDims[d + 1];
+  int64_t dst = 0;
+  for (int32_t i0 = 0; i0 < outDims[0]; ++i0) {
+    const int32_t s0 = bf_pad_source(i0 - padBegin[0], inDims[0], mode);
+    for (int32_t i1 = 0; i1 < outDims[1]; ++i1) {
+      const int32_t s1 = bf_pad_source(i1 - padBegin[1], inDims[1], mode);
+      for (int32_t i2 = 0; i2 < outDims[2]; ++i2) {
+        const int32_t s2 = bf_pad_source(i2 - padBegin[2], inDims[2], mode);
+        for (int32_t i3 = 0; i3 < outDims[3]; ++i3) {
+          const int32_t s3 = bf_pad_source(i3 - padBegin[3], inDims[3], mode);
+          for (int32_t i4 = 0; i4 < outDims[4]; ++i4) {
+            const int32_t s4 = bf_pad_source(i4 - padBegin[4], inDims[4], mode);
+            float *o = out + dst;
+            dst += outDims[5];
+            if (s0 < 0 || s1 < 0 || s2 < 0 || s3 < 0 || s4 < 0) {
+              for (int32_t i5 = 0; i5 < outDims[5]; ++i5)
+                o[i5] = value;
+              continue;
+            }
+            const float *x = in + (int64_t)s0 * inStride[0] + (int64_t)s1 * inStride[1] +
+                             (int64_t)s2 * inStride[2] + (int64_t)s3 * inStride[3] +
+                             (int64_t)s4 * inStride[4];
+            for (int32_t i5 = 0; i5 < outDims[5]; ++i5) {
+              const int32_t s5 = bf_pad_source(i5 - padBegin[5], inDims[5], mode);
+              o[i5] = s5 < 0 ? value : x[s5];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void bf_resize_nearest_f32(const float *restrict in, float *restrict out, int32_t NC,
+                           int32_t IH, int32_t IW, int32_t OH, int32_t OW,
+                           const int32_t *srcH, const int32_t *srcW) {
+  for (int32_t p = 0; p < NC; ++p) {
+    const float *x = in + (int64_t)p * IH * IW;
+    float *o = out + (int64_t)p * OH * OW;
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      const float *xr = x + (int64_t)srcH[oh] * IW;
+      for (int32_t ow = 0; ow < OW; ++ow)
+        o[oh * OW + ow] = xr[srcW[ow]];
+    }
+  }
+}
+
+void bf_resize_linear_f32(const float *restrict in, float *restrict out, int32_t NC,
+                          int32_t IH, int32_t IW, int32_t OH, int32_t OW, const int32_t *h0,
+                          const int32_t *h1, const float *hw, const int32_t *w0,
+                          const int32_t *w1, const float *ww) {
+  for (int32_t p = 0; p < NC; ++p) {
+    const float *x = in + (int64_t)p * IH * IW;
+    float *o = out + (int64_t)p * OH * OW;
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      const float *r0 = x + (int64_t)h0[oh] * IW, *r1 = x + (int64_t)h1[oh] * IW;
+      const float fh = hw[oh];
+      for (int32_t ow = 0; ow < OW; ++ow) {
+        const float fw = ww[ow];
+        const float top = r0[w0[ow]] + (r0[w1[ow]] - r0[w0[ow]]) * fw;
+        const float bottom = r1[w0[ow]] + (r1[w1[ow]] - r1[w0[ow]]) * fw;
+        o[oh * OW + ow] = top + (bottom - top) * fh;
+      }
+    }
+  }
+}
+
+#define BF_DEFINE_GATHER(name, I)                                                      \
+  void bf_gather_##name(const uint8_t *restrict data, const I *indices,               \
+                        uint8_t *restrict out, int32_t outer, int32_t axisDim,        \
+                        int32_t innerBytes, int32_t numIndices) {                     \
+    for (int32_t o = 0; o < outer; ++o) {                                             \
+      const uint8_t *block = data + (int64_t)o * axisDim * innerBytes;                \
+      for (int32_t k = 0; k < numIndices; ++k) {                                      \
+        int64_t idx = (int64_t)indices[k];                                            \
+        if (idx < 0)                                                                  \
+          idx += axisDim;                                                             \
+        if (idx < 0)                                                                  \
+          idx = 0;                                                                    \
+        if (idx >= axisDim)                                                           \
+          idx = axisDim - 1;                                                          \
+        const uint8_t *s = block + idx * innerBytes;                                  \
+        for (int32_t i = 0; i < innerBytes; ++i)                                      \
+          out[i] = s[i];                                                              \
+        out += innerBytes;                                                            \
+      }                                                                               \
+    }                                                                                 \
+  }
+BF_DEFINE_GATHER(i64, int64_t)
+BF_DEFINE_GATHER(i32, int32_t)
+
+void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n) {
+  if (src == dst)
+    return;
+  for (int32_t i = 0; i < n; ++i)
+    dst[i] = src[i];
+}

@@ -1,0 +1,106 @@
+/*===- elementwise.c - Broadcasting binary ops, unary ops, casts, float32 --===*/
+#include "kernel_util.h"
+
+enum { BF_OP_ADD, BF_OP_SUB, BF_OP_MUL, BF_OP_DIV, BF_OP_MAX, BF_OP_MIN, BF_OP_PRELU };
+
+BF_INLINE float bf_binary_op(float x, float y, int op) {
+  switch (op) {
+  case BF_OP_ADD:
+    return x + y;
+  case BF_OP_SUB:
+    return x - y;
+  case BF_OP_MUL:
+    return x * y;
+  case BF_OP_DIV:
+    return x / y;
+  case BF_OP_MAX:
+    return bf_maxf(x, y);
+  case BF_OP_MIN:
+    return bf_minf(x, y);
+  default: /* PRelu: y is the slope */
+    return x < 0.0f ? x * y : x;
+  }
+}
+
+/* out is dense over dims; a and b are read through their strides. The
+ * innermost dimension gets dedicated loops for the common stride patterns
+ * (both contiguous, one broadcast) so they vectorize even when the kernel is
+ * not specialised. Safe in place (out may equal a or b when shapes match). */
+BF_INLINE void bf_binary_nd(const float *a, const float *b, float *out, const int32_t *dims,
+                            const int32_t *sa, const int32_t *sb, int op) {
+  const int32_t n5 = dims[5], sa5 = sa[5], sb5 = sb[5];
+  int64_t dst = 0;
+  for (int32_t i0 = 0; i0 < dims[0]; ++i0)
+    for (int32_t i1 = 0; i1 < dims[1]; ++i1)
+      for (int32_t i2 = 0; i2 < dims[2]; ++i2)
+        for (int32_t i3 = 0; i3 < dims[3]; ++i3)
+          for (int32_t i4 = 0; i4 < dims[4]; ++i4) {
+            const float *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] +
+                              (int64_t)i2 * sa[2] + (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
+            const float *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] +
+                              (int64_t)i2 * sb[2] + (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
+            float *po = out + dst;
+            if (sa5 == 1 && sb5 == 1) {
+              for (int32_t i = 0; i < n5; ++i)
+                po[i] = bf_binary_op(pa[i], pb[i], op);
+            } else if (sa5 == 1 && sb5 == 0) {
+              const float y = pb[0];
+              for (int32_t i = 0; i < n5; ++i)
+                po[i] = bf_binary_op(pa[i], y, op);
+            } else if (sa5 == 0 && sb5 == 1) {
+              const float x = pa[0];
+              for (int32_t i = 0; i < n5; ++i)
+                po[i] = bf_binary_op(x, pb[i], op);
+            } else {
+              for (int32_t i = 0; i < n5; ++i)
+                po[i] = bf_binary_op(pa[(int64_t)i * sa5], pb[(int64_t)i * sb5], op);
+            }
+            dst += n5;
+          }
+}
+
+#define BF_DEFINE_BINARY(name, op)                                                     \
+  void bf_##name##_f32(const float *a, const float *b, float *out, const int32_t *dims, \
+                       const int32_t *aStrides, const int32_t *bStrides) {            \
+    bf_binary_nd(a, b, out, dims, aStrides, bStrides, op);                             \
+  }
+BF_DEFINE_BINARY(add, BF_OP_ADD)
+BF_DEFINE_BINARY(sub, BF_OP_SUB)
+BF_DEFINE_BINARY(mul, BF_OP_MUL)
+BF_DEFINE_BINARY(div, BF_OP_DIV)
+BF_DEFINE_BINARY(max, BF_OP_MAX)
+BF_DEFINE_BINARY(min, BF_OP_MIN)
+BF_DEFINE_BINARY(prelu, BF_OP_PRELU)
+
+#define BF_DEFINE_UNARY(name, expr)                                                   \
+  void bf_##name##_f32(const float *in, float *out, int32_t n, float a, float b) {    \
+    for (int32_t i = 0; i < n; ++i) {                                                  \
+      const float x = in[i];                                                           \
+      out[i] = (expr);                                                                 \
+    }                                                                                  \
+  }
+BF_DEFINE_UNARY(relu, x > 0.0f ? x : 0.0f)
+BF_DEFINE_UNARY(clip, bf_minf(bf_maxf(x, a), b))
+BF_DEFINE_UNARY(leaky_relu, x >= 0.0f ? x : x * a)
+BF_DEFINE_UNARY(sigmoid, bf_sigmoidf(x))
+BF_DEFINE_UNARY(tanh, bf_tanhf(x))
+BF_DEFINE_UNARY(hard_sigmoid, bf_minf(bf_maxf(a * x + b, 0.0f), 1.0f))
+BF_DEFINE_UNARY(hard_swish, x * bf_minf(bf_maxf(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f))
+BF_DEFINE_UNARY(exp, bf_expf(x))
+BF_DEFINE_UNARY(sqrt, bf_sqrtf(x))
+BF_DEFINE_UNARY(neg, -x)
+BF_DEFINE_UNARY(abs, x < 0.0f ? -x : x)
+BF_DEFINE_UNARY(elu, x >= 0.0f ? x : a * (bf_expf(x) - 1.0f))
+BF_DEFINE_UNARY(reciprocal, 1.0f / x)
+
+#define BF_DEFINE_CAST(name, From, To)                                                \
+  void bf_cast_##name(const From *in, To *out, int32_t n) {                           \
+    for (int32_t i = 0; i < n; ++i)                                                    \
+      out[i] = (To)in[i];                                                              \
+  }
+BF_DEFINE_CAST(i64_f32, int64_t, float)
+BF_DEFINE_CAST(i32_f32, int32_t, float)
+BF_DEFINE_CAST(i8_f32, int8_t, float)
+BF_DEFINE_CAST(u8_f32, uint8_t, float)
+BF_DEFINE_CAST(f32_i32, float, int32_t)
+BF_DEFINE_CAST(f32_i64, float, int64_t)

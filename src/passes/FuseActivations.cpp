@@ -1,0 +1,103 @@
+//===- FuseActivations.cpp - Apply activations inside Conv/Gemm/MatMul -----===//
+//
+// Why: an activation after a Conv, Gemm or MatMul is a full extra pass over
+// the output tensor (read + write of RAM) and, unfused, keeps a second buffer
+// of that size live. Applied while the producer stores each result, it costs
+// one comparison or one call per element and no memory. The producer carries
+// the activation as bundlefit attributes (OpRegistry.h, interpreter side in
+// src/interp/FusedActivation.h) and computes the activation's output value
+// itself, so readers and graph outputs keep the same value and name.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/passes/Passes.h"
+
+#include "PassUtils.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+namespace bundlefit {
+namespace {
+
+bool isFusableProducer(const Node &node) {
+  return (node.opType == "Conv" || node.opType == "Gemm" || node.opType == "MatMul") &&
+         !node.attrs.has("activation");
+}
+
+/// A Clip bound: omitted -> +-FLT_MAX; must otherwise be a 1-element constant.
+bool readClipBound(const Value *bound, float fallback, float &out) {
+  if (!bound) {
+    out = fallback;
+    return true;
+  }
+  if (!bound->isConstant() || bound->type.numElements() != 1)
+    return false;
+  double value = bound->elementAsDouble(0);
+  if (std::isnan(value))
+    return false;
+  out = float(std::clamp<double>(value, -FLT_MAX, FLT_MAX));
+  return true;
+}
+
+/// Writes the activation attributes of `activation` onto `producer`; false
+/// when the activation is not one that can be fused.
+bool describeActivation(const Node &activation, Attributes &attrs) {
+  const std::string &op = activation.opType;
+  attrs.setString("activation", op);
+  if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish")
+    return activation.inputs.size() == 1;
+  if (op == "LeakyRelu") {
+    attrs.setFloat("activation_alpha", activation.attrs.getFloat("alpha", 0.01f));
+    return true;
+  }
+  if (op == "HardSigmoid") {
+    attrs.setFloat("activation_alpha", activation.attrs.getFloat("alpha", 0.2f));
+    attrs.setFloat("activation_beta", activation.attrs.getFloat("beta", 0.5f));
+    return true;
+  }
+  if (op == "Clip") {
+    float low = 0, high = 0;
+    if (!readClipBound(activation.input(1), -FLT_MAX, low) ||
+        !readClipBound(activation.input(2), FLT_MAX, high))
+      return false;
+    attrs.setFloat("activation_min", low);
+    attrs.setFloat("activation_max", high);
+    return true;
+  }
+  return false;
+}
+
+bool tryFuse(Graph &graph, Node &activation) {
+  Value *x = activation.input(0);
+  Value *y = activation.output(0);
+  if (!y || activation.outputs.size() != 1 || !pass_utils::hasSingleReader(graph, x, &activation))
+    return false;
+  Node *producer = x->producer;
+  if (!isFusableProducer(*producer) || producer->output(0) != x ||
+      x->type.dtype != DType::Float32 || y->type.dtype != DType::Float32)
+    return false;
+  Attributes fused;
+  if (!describeActivation(activation, fused))
+    return false;
+  for (const auto &[name, attribute] : fused.all())
+    producer->attrs.set(name, attribute);
+  pass_utils::takeOverOutput(producer, 0, y);
+  return true;
+}
+
+} // namespace
+
+size_t fuseActivations(Graph &graph) {
+  size_t fused = 0;
+  for (Node *node : graph.nodes()) {
+    if (!node->input(0) || !tryFuse(graph, *node))
+      continue;
+    graph.eraseNode(node);
+    ++fused;
+  }
+  graph.removeUnusedValues();
+  return fused;
+}
+
+} // namespace bundlefit

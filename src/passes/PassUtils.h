@@ -1,0 +1,97 @@
+//===- PassUtils.h - Small graph surgery helpers shared by the passes ------===//
+//
+// Internal to src/passes. The Graph API offers the primitive edits; these
+// helpers name the few compound ones the passes repeat (count readers, make a
+// node compute another node's output value, add a float constant).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+namespace pass_utils {
+
+/// How many node operands read each value (a node reading twice counts 2).
+inline std::map<const Value *, size_t> countReads(const Graph &graph) {
+  std::map<const Value *, size_t> reads;
+  for (const Node *node : graph.nodes())
+    for (const Value *input : node->inputs)
+      if (input)
+        ++reads[input];
+  return reads;
+}
+
+/// True when `value` is a node output read exactly once, by `reader`, and is
+/// not a graph output: the only case in which a pass may swallow it.
+inline bool hasSingleReader(const Graph &graph, const Value *value, const Node *reader) {
+  if (!value || value->isGraphOutput || value->kind != ValueKind::Intermediate ||
+      !value->producer)
+    return false;
+  size_t reads = 0;
+  for (const Node *node : graph.nodes())
+    for (const Value *input : node->inputs)
+      if (input == value) {
+        if (node != reader)
+          return false;
+        ++reads;
+      }
+  return reads == 1;
+}
+
+/// Makes node operands that read `from` read `to` instead. Unlike
+/// Graph::replaceAllUsesWith it leaves the graph output list alone.
+inline void replaceReads(Graph &graph, Value *from, Value *to) {
+  for (Node *node : graph.nodes())
+    std::replace(node->inputs.begin(), node->inputs.end(), from, to);
+}
+
+/// Makes `producer` compute `value` (currently computed by another node, which
+/// the caller erases next) in place of its current output `index`. The
+/// producer's old output value is left unreferenced, for
+/// Graph::removeUnusedValues. `value` keeps its name, type and readers.
+inline void takeOverOutput(Node *producer, size_t index, Value *value) {
+  Value *old = producer->outputs[index];
+  if (old && old->producer == producer)
+    old->producer = nullptr;
+  if (value->producer) {
+    for (Value *&out : value->producer->outputs)
+      if (out == value)
+        out = nullptr;
+  }
+  producer->outputs[index] = value;
+  value->producer = producer;
+}
+
+/// Index of `value` among `node`'s outputs (node.outputs.size() if absent).
+inline size_t outputIndex(const Node &node, const Value *value) {
+  return size_t(std::find(node.outputs.begin(), node.outputs.end(), value) -
+                node.outputs.begin());
+}
+
+/// Adds a float32 constant named after `base` (made unique).
+inline Value *addFloatConstant(Graph &graph, const std::string &base, const Shape &shape,
+                               const std::vector<float> &values) {
+  TensorType type;
+  type.dtype = DType::Float32;
+  type.shape = shape;
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
+  if (!values.empty())
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  return graph.addConstant(graph.uniqueValueName(base), type, std::move(bytes));
+}
+
+/// A float32 constant (the only dtype the numeric rewrites handle).
+inline bool isFloatConstant(const Value *value) {
+  return value && value->isConstant() && value->type.dtype == DType::Float32 &&
+         value->type.quant.empty();
+}
+
+} // namespace pass_utils
+} // namespace bundlefit

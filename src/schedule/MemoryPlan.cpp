@@ -1,0 +1,205 @@
+//===- MemoryPlan.cpp - Plan the three bundle regions of a graph -----------===//
+//
+// Order of work: fix the schedule, give placeholders and constants their
+// offsets (simple, Glow-compatible layouts), then hand the activations to the
+// planner library as buffers with lifetimes in schedule steps.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/schedule/MemoryPlan.h"
+
+#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/planner/Planner.h"
+#include "bundlefit/planner/WeightLayout.h"
+#include "bundlefit/schedule/Schedule.h"
+#include "bundlefit/support/Error.h"
+
+#include <algorithm>
+#include <set>
+
+namespace bundlefit {
+
+namespace {
+
+uint64_t alignUp(uint64_t value) {
+  return (value + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment *
+         MemoryPlan::kAlignment;
+}
+
+/// Ops whose output element i depends only on input element i (after
+/// broadcasting), so the output may overwrite a same-shaped input.
+bool isElementwise(const Node &node) {
+  static const std::set<std::string> ops = {
+      "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
+      "Exp", "Sqrt", "Add", "Sub", "Mul", "Div", "Max", "Min", "PRelu",
+      "BatchNormalization"};
+  return ops.count(node.opType) != 0;
+}
+
+/// Mutable region: graph inputs first, then outputs, each 64-aligned.
+void placePlaceholders(const Graph &graph, MemoryPlan &plan) {
+  uint64_t offset = 0;
+  auto place = [&](const Value *value) {
+    if (plan.hasPlacement(value))
+      return;
+    plan.placements[value] = {MemoryRegion::MutableWeight, offset, value->type.bytes()};
+    plan.placeholders.push_back(value);
+    offset += alignUp(value->type.bytes());
+  };
+  for (const Value *input : graph.inputs())
+    place(input);
+  for (const Value *output : graph.outputs())
+    place(output);
+  plan.mutableSize = offset;
+}
+
+/// Constant region: data constants in first-use order, each 64-aligned.
+/// Parameter operands (shapes, axes, bounds) are compiled into the code.
+void placeConstants(MemoryPlan &plan) {
+  std::vector<const Value *> ordered;
+  std::set<const Value *> seen;
+  for (const Node *node : plan.schedule) {
+    if (isViewNode(*node))
+      continue;
+    for (size_t i = 0; i < node->inputs.size(); ++i) {
+      const Value *input = node->inputs[i];
+      if (!input || !input->isConstant() || isParameterOperand(*node, i))
+        continue;
+      if (seen.insert(input).second)
+        ordered.push_back(input);
+    }
+  }
+  std::vector<planner::Constant> constants;
+  for (size_t i = 0; i < ordered.size(); ++i)
+    constants.push_back({int(i), ordered[i]->type.bytes(), int(i)});
+  planner::WeightLayout layout = planner::layoutWeights(constants, MemoryPlan::kAlignment);
+  for (size_t i = 0; i < ordered.size(); ++i)
+    plan.placements[ordered[i]] = {MemoryRegion::ConstantWeight,
+                                   layout.placements[i].offset, constants[i].size};
+  plan.constants = ordered;
+  plan.constantSize = layout.total;
+}
+
+/// The value whose storage `value` uses: itself, or the source of a view.
+const Value *storageOwner(const Value *value) {
+  while (value->producer && isViewNode(*value->producer))
+    value = value->producer->inputs[0];
+  return value;
+}
+
+void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
+  // Buffers: every owner that is an intermediate and not a placeholder.
+  std::map<const Value *, int> bufferOf;
+  planner::Problem problem;
+  for (int step = 0; step < int(plan.schedule.size()); ++step) {
+    const Node *node = plan.schedule[step];
+    for (const Value *output : node->outputs) {
+      if (storageOwner(output) != output || plan.hasPlacement(output))
+        continue;
+      bufferOf[output] = int(problem.buffers.size());
+      problem.buffers.push_back({int(problem.buffers.size()), output->type.bytes(),
+                                 MemoryPlan::kAlignment, step, step});
+    }
+    for (const Value *input : node->inputs) {
+      if (!input)
+        continue;
+      auto it = bufferOf.find(storageOwner(input));
+      if (it != bufferOf.end())
+        problem.buffers[it->second].last = step;
+    }
+  }
+  // In-place: an elementwise output may take a same-shaped input that dies here.
+  if (options.allowInPlace) {
+    for (int step = 0; step < int(plan.schedule.size()); ++step) {
+      const Node *node = plan.schedule[step];
+      if (!isElementwise(*node) || !bufferOf.count(node->output()))
+        continue;
+      int out = bufferOf[node->output()];
+      for (const Value *input : node->inputs) {
+        auto it = input ? bufferOf.find(storageOwner(input)) : bufferOf.end();
+        if (it == bufferOf.end() || !input->type.sameShapeAndType(node->output()->type))
+          continue;
+        const planner::Buffer &candidate = problem.buffers[it->second];
+        if (candidate.last != step || candidate.size != problem.buffers[out].size)
+          continue;
+        problem.inPlace.push_back({out, it->second});
+        break;
+      }
+    }
+  }
+
+  planner::PlanOptions plannerOptions;
+  plannerOptions.exact.timeBudgetSeconds = options.exactTimeBudgetSeconds;
+  planner::Plan result = planner::planMemory(problem, plannerOptions);
+  if (auto problemText = planner::checkPlan(problem, result))
+    fatalInternal("activation plan failed its check: " + *problemText);
+
+  for (const auto &[value, index] : bufferOf) {
+    Placement placement{MemoryRegion::Activations, result.offsets[index], value->type.bytes()};
+    plan.placements[value] = placement;
+    const planner::Buffer &buffer = problem.buffers[index];
+    plan.buffers.push_back({value, placement, buffer.first, buffer.last});
+  }
+  std::sort(plan.buffers.begin(), plan.buffers.end(),
+            [](const PlannedBuffer &a, const PlannedBuffer &b) {
+              return a.first != b.first ? a.first < b.first : a.value->name < b.value->name;
+            });
+  plan.activationsSize = result.arenaSize;
+  plan.activationsLowerBound = result.lowerBound;
+  plan.allocator = result.algorithm;
+}
+
+/// Views (and in-place results) inherit their owner's placement.
+void placeViews(MemoryPlan &plan) {
+  for (const Node *node : plan.schedule)
+    for (const Value *output : node->outputs) {
+      if (plan.hasPlacement(output))
+        continue;
+      const Value *owner = storageOwner(output);
+      if (!plan.hasPlacement(owner))
+        fatalInternal("value '" + output->name + "' has no storage");
+      Placement placement = plan.placementOf(owner);
+      placement.size = output->type.bytes();
+      plan.placements[output] = placement;
+    }
+}
+
+} // namespace
+
+const char *regionName(MemoryRegion region) {
+  switch (region) {
+  case MemoryRegion::ConstantWeight: return "constantWeight";
+  case MemoryRegion::MutableWeight: return "mutableWeight";
+  case MemoryRegion::Activations: return "activations";
+  }
+  return "?";
+}
+
+const Placement &MemoryPlan::placementOf(const Value *value) const {
+  auto it = placements.find(value);
+  if (it == placements.end())
+    fatalInternal("no placement for value '" + value->name + "'");
+  return it->second;
+}
+
+bool isViewNode(const Node &node) {
+  static const std::set<std::string> views = {"Reshape", "Flatten", "Squeeze",
+                                              "Unsqueeze", "Identity", "Dropout"};
+  if (!views.count(node.opType) || node.outputs.empty() || node.inputs.empty())
+    return false;
+  // A placeholder needs its own bytes: copying into it is not a view. Nor is
+  // a view of a constant (its bytes live in another region).
+  const Value *input = node.inputs[0];
+  return !node.output()->isGraphOutput && input && !input->isConstant();
+}
+
+MemoryPlan planGraphMemory(const Graph &graph, const PlanOptions &options) {
+  MemoryPlan plan;
+  plan.schedule = chooseSchedule(graph, options.reorderForMemory);
+  placePlaceholders(graph, plan);
+  placeConstants(plan);
+  placeActivations(plan, options);
+  placeViews(plan);
+  return plan;
+}
+
+} // namespace bundlefit

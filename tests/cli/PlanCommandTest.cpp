@@ -1,0 +1,70 @@
+// End-to-end: `bundlefit plan` on the reference models, checked against the
+// figures Glow's bundles and AN13001 publish (shared/docs/mission.md §3).
+#include "CliTestSupport.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace bundlefit::test;
+using nlohmann::json;
+
+static json planJson(const std::string &model) {
+  CommandResult result = runBundlefit("plan " + modelPath(model) + " --json -");
+  REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  return json::parse(result.output);
+}
+
+TEST_CASE("Caffe LeNet float: Glow-compatible sizes and offsets, activations at most Glow's") {
+  json report = planJson("lenet");
+  CHECK(report["schema"] == "bundlefit.memory/1");
+  CHECK(report["network"] == "lenet");
+  // The sum of its eight 64-aligned weights (Glow's 1,724,672 has a spare 64).
+  CHECK(report["sizes"]["constant"] == 1724608);
+  CHECK(report["sizes"]["mutable"] == 3200);
+  CHECK(report["sizes"]["alignment"] == 64);
+  CHECK(report["sizes"]["activations"].get<uint64_t>() <= 57600);
+  CHECK(report["sizes"]["activations"] == report["activations_lower_bound"]);
+  REQUIRE(report["placeholders"].size() == 2);
+  CHECK(report["placeholders"][0]["name"] == "data");
+  CHECK(report["placeholders"][0]["kind"] == "input");
+  CHECK(report["placeholders"][0]["offset"] == 0);
+  CHECK(report["placeholders"][1]["name"] == "softmax");
+  CHECK(report["placeholders"][1]["kind"] == "output");
+  CHECK(report["placeholders"][1]["offset"] == 3136);
+  CHECK(report["constants"].size() == 8);
+}
+
+TEST_CASE("every reference model plans at its lower bound and the offsets are 64-aligned") {
+  for (const char *model : {"resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder", "branchy"}) {
+    CAPTURE(model);
+    json report = planJson(model);
+    uint64_t arena = report["sizes"]["activations"];
+    CHECK(arena >= report["activations_lower_bound"].get<uint64_t>());
+    for (const json &buffer : report["buffers"]) {
+      CHECK(buffer["offset"].get<uint64_t>() % 64 == 0);
+      CHECK(buffer["offset"].get<uint64_t>() + buffer["size"].get<uint64_t>() <= arena);
+    }
+  }
+}
+
+TEST_CASE("plan writes the JSON file it is asked for and prints the text report") {
+  std::string path = std::string(BUNDLEFIT_TEST_TMP) + "/lenet.memory.json";
+  std::remove(path.c_str());
+  CommandResult result = runBundlefit("plan " + modelPath("lenet") + " --json " + path);
+  REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  CHECK(result.output.find("constantWeight") != std::string::npos);
+  CHECK(result.output.find("1,724,608") != std::string::npos);
+  FILE *file = std::fopen(path.c_str(), "r");
+  REQUIRE(file);
+  std::fclose(file);
+}
+
+TEST_CASE("bad input gets one line naming the file and a documented exit code") {
+  CommandResult missing = runBundlefit("plan /nonexistent/model.onnx");
+  CHECK(missing.exitCode == 4);
+  CHECK(missing.output.find("/nonexistent/model.onnx") != std::string::npos);
+
+  CommandResult unknownOption = runBundlefit("plan " + modelPath("lenet") + " --no-such-option");
+  CHECK(unknownOption.exitCode == 2);
+  CHECK(unknownOption.output.find("--no-such-option") != std::string::npos);
+}

@@ -1,0 +1,459 @@
+// Bundle objects: small graphs with a hand-made memory plan, compiled for every
+// target (valid ELF, right machine, entry symbol), and on the host linked with
+// a C driver by the system compiler, run, and compared with reference loops.
+#include "bundlefit/codegen/BundleCodegen.h"
+#include "bundlefit/support/Error.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <set>
+#include <string>
+
+using namespace bundlefit;
+
+namespace {
+
+std::vector<uint8_t> floatBytes(const std::vector<float> &values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+TensorType f32(Shape shape) {
+  TensorType type;
+  type.shape = std::move(shape);
+  return type;
+}
+
+Value *constant(Graph &g, const std::string &name, Shape shape, const std::vector<float> &values) {
+  return g.addConstant(name, f32(std::move(shape)), floatBytes(values));
+}
+
+Value *constantInts(Graph &g, const std::string &name, const std::vector<int64_t> &values) {
+  TensorType type;
+  type.dtype = DType::Int64;
+  type.shape = {int64_t(values.size())};
+  std::vector<uint8_t> bytes(values.size() * 8);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return g.addConstant(name, type, bytes);
+}
+
+Node *node(Graph &g, const std::string &op, const std::vector<Value *> &inputs, Shape outShape) {
+  Node *n = g.addNode(op, op + std::to_string(g.numNodes()), inputs, {op + "_out"});
+  n->output(0)->type = f32(std::move(outShape));
+  n->output(0)->typeKnown = true;
+  return n;
+}
+
+uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
+
+/// A simple plan: constants and placeholders packed 64-aligned, every
+/// intermediate in its own activation slot, views sharing their input.
+MemoryPlan simplePlan(const Graph &g) {
+  MemoryPlan plan;
+  for (const Node *n : g.nodes())
+    plan.schedule.push_back(n);
+  for (const Value *c : g.constants()) {
+    plan.placements[c] = {MemoryRegion::ConstantWeight, plan.constantSize, c->type.bytes()};
+    plan.constants.push_back(c);
+    plan.constantSize += align64(c->type.bytes());
+  }
+  std::vector<const Value *> placeholders(g.inputs().begin(), g.inputs().end());
+  placeholders.insert(placeholders.end(), g.outputs().begin(), g.outputs().end());
+  for (const Value *v : placeholders) {
+    plan.placements[v] = {MemoryRegion::MutableWeight, plan.mutableSize, v->type.bytes()};
+    plan.placeholders.push_back(v);
+    plan.mutableSize += align64(v->type.bytes());
+  }
+  for (const Node *n : g.nodes()) {
+    const Value *out = n->output(0);
+    if (plan.placements.count(out))
+      continue;
+    if (n->opType == "Flatten" || n->opType == "Reshape") {
+      plan.placements[out] = plan.placements.at(n->input(0));
+      continue;
+    }
+    plan.placements[out] = {MemoryRegion::Activations, plan.activationsSize, out->type.bytes()};
+    plan.activationsSize += align64(out->type.bytes());
+  }
+  return plan;
+}
+
+/// Conv(2->4, 3x3, pad 1) -> Relu -> MaxPool 2x2/2 -> Flatten -> Gemm(36->5) -> Softmax.
+struct SmallNet {
+  Graph graph;
+  std::vector<float> w, b, fw, fb;
+  SmallNet() {
+    graph.name = "small";
+    w = randomFloats(4 * 2 * 3 * 3, 1);
+    b = randomFloats(4, 2);
+    fw = randomFloats(5 * 36, 3);
+    fb = randomFloats(5, 4);
+    Value *x = graph.addInput("data", f32({1, 2, 6, 6}));
+    Node *conv = node(graph, "Conv", {x, constant(graph, "w", {4, 2, 3, 3}, w),
+                                      constant(graph, "b", {4}, b)},
+                      {1, 4, 6, 6});
+    conv->attrs.setInts("pads", {1, 1, 1, 1});
+    conv->attrs.setInts("kernel_shape", {3, 3});
+    Node *relu = node(graph, "Relu", {conv->output(0)}, {1, 4, 6, 6});
+    Node *pool = node(graph, "MaxPool", {relu->output(0)}, {1, 4, 3, 3});
+    pool->attrs.setInts("kernel_shape", {2, 2});
+    pool->attrs.setInts("strides", {2, 2});
+    Node *flat = node(graph, "Flatten", {pool->output(0)}, {1, 36});
+    Node *fc = node(graph, "Gemm", {flat->output(0), constant(graph, "fw", {5, 36}, fw),
+                                    constant(graph, "fb", {5}, fb)},
+                    {1, 5});
+    fc->attrs.setInt("transB", 1);
+    Node *soft = node(graph, "Softmax", {fc->output(0)}, {1, 5});
+    graph.markOutput(soft->output(0));
+  }
+
+  std::vector<float> reference(const std::vector<float> &x) const {
+    std::vector<float> conv(4 * 36), pooled(36), logits(5), out(5);
+    for (int m = 0; m < 4; ++m)
+      for (int oh = 0; oh < 6; ++oh)
+        for (int ow = 0; ow < 6; ++ow) {
+          float acc = b[m];
+          for (int c = 0; c < 2; ++c)
+            for (int kh = 0; kh < 3; ++kh)
+              for (int kw = 0; kw < 3; ++kw) {
+                int ih = oh - 1 + kh, iw = ow - 1 + kw;
+                if (ih >= 0 && ih < 6 && iw >= 0 && iw < 6)
+                  acc += x[(c * 6 + ih) * 6 + iw] * w[((m * 2 + c) * 3 + kh) * 3 + kw];
+              }
+          conv[(m * 6 + oh) * 6 + ow] = std::max(acc, 0.0f);
+        }
+    for (int m = 0; m < 4; ++m)
+      for (int oh = 0; oh < 3; ++oh)
+        for (int ow = 0; ow < 3; ++ow) {
+          float mx = -1e30f;
+          for (int kh = 0; kh < 2; ++kh)
+            for (int kw = 0; kw < 2; ++kw)
+              mx = std::max(mx, conv[(m * 6 + oh * 2 + kh) * 6 + ow * 2 + kw]);
+          pooled[(m * 3 + oh) * 3 + ow] = mx;
+        }
+    float mx = -1e30f, sum = 0;
+    for (int j = 0; j < 5; ++j) {
+      logits[j] = fb[j];
+      for (int k = 0; k < 36; ++k)
+        logits[j] += pooled[k] * fw[j * 36 + k];
+      mx = std::max(mx, logits[j]);
+    }
+    for (int j = 0; j < 5; ++j)
+      sum += std::exp(logits[j] - mx);
+    for (int j = 0; j < 5; ++j)
+      out[j] = std::exp(logits[j] - mx) / sum;
+    return out;
+  }
+};
+
+/// Add(bcast) -> Pad(reflect) -> Transpose -> Slice(step 2) -> Resize(nearest)
+/// -> Concat -> ReduceMean -> Sigmoid, on input [1,2,4,4].
+struct DataNet {
+  Graph graph;
+  std::vector<float> c;
+  DataNet() {
+    graph.name = "datanet";
+    c = {0.25f, -0.5f};
+    Value *x = graph.addInput("in", f32({1, 2, 4, 4}));
+    Node *add = node(graph, "Add", {x, constant(graph, "c", {2, 1, 1}, c)}, {1, 2, 4, 4});
+    Node *pad = node(graph, "Pad", {add->output(0), constantInts(graph, "pads", {0, 0, 1, 1, 0, 0, 1, 1})},
+                     {1, 2, 6, 6});
+    pad->attrs.setString("mode", "reflect");
+    Node *tr = node(graph, "Transpose", {pad->output(0)}, {1, 2, 6, 6});
+    tr->attrs.setInts("perm", {0, 1, 3, 2});
+    Node *sl = node(graph, "Slice",
+                    {tr->output(0), constantInts(graph, "starts", {1}),
+                     constantInts(graph, "ends", {5}), constantInts(graph, "axes", {2}),
+                     constantInts(graph, "steps", {2})},
+                    {1, 2, 2, 6});
+    Node *rs = node(graph, "Resize", {sl->output(0), nullptr, constant(graph, "scales", {4}, {1, 1, 2, 1})},
+                    {1, 2, 4, 6});
+    rs->attrs.setString("mode", "nearest");
+    rs->attrs.setString("coordinate_transformation_mode", "asymmetric");
+    rs->attrs.setString("nearest_mode", "floor");
+    Node *cat = node(graph, "Concat", {rs->output(0), sl->output(0)}, {1, 2, 6, 6});
+    cat->attrs.setInt("axis", 2);
+    Node *mean = node(graph, "ReduceMean", {cat->output(0)}, {1, 2, 6, 1});
+    mean->attrs.setInts("axes", {3});
+    Node *sig = node(graph, "Sigmoid", {mean->output(0)}, {1, 2, 6, 1});
+    graph.markOutput(sig->output(0));
+  }
+
+  std::vector<float> reference(const std::vector<float> &x) const {
+    auto reflect = [](int i, int n) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; };
+    float padded[2][6][6], tr[2][6][6], sl[2][2][6], rs[2][4][6], cat[2][6][6];
+    for (int ch = 0; ch < 2; ++ch)
+      for (int h = 0; h < 6; ++h)
+        for (int w = 0; w < 6; ++w)
+          padded[ch][h][w] = x[(ch * 4 + reflect(h - 1, 4)) * 4 + reflect(w - 1, 4)] + c[ch];
+    for (int ch = 0; ch < 2; ++ch)
+      for (int h = 0; h < 6; ++h)
+        for (int w = 0; w < 6; ++w)
+          tr[ch][h][w] = padded[ch][w][h];
+    for (int ch = 0; ch < 2; ++ch)
+      for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 6; ++w)
+          sl[ch][h][w] = tr[ch][1 + 2 * h][w];
+    for (int ch = 0; ch < 2; ++ch)
+      for (int h = 0; h < 4; ++h)
+        for (int w = 0; w < 6; ++w)
+          rs[ch][h][w] = sl[ch][h / 2][w];
+    for (int ch = 0; ch < 2; ++ch)
+      for (int w = 0; w < 6; ++w) {
+        for (int h = 0; h < 4; ++h)
+          cat[ch][h][w] = rs[ch][h][w];
+        for (int h = 0; h < 2; ++h)
+          cat[ch][4 + h][w] = sl[ch][h][w];
+      }
+    std::vector<float> out;
+    for (int ch = 0; ch < 2; ++ch)
+      for (int h = 0; h < 6; ++h) {
+        float sum = 0;
+        for (int w = 0; w < 6; ++w)
+          sum += cat[ch][h][w];
+        out.push_back(1.0f / (1.0f + std::exp(-sum / 6)));
+      }
+    return out;
+  }
+};
+
+std::string makeTempDir() {
+  char pattern[] = "/tmp/bundlefit_codegen_XXXXXX";
+  const char *dir = mkdtemp(pattern);
+  REQUIRE(dir != nullptr);
+  return dir;
+}
+
+void writeFile(const std::string &path, const void *data, size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char *>(data), std::streamsize(size));
+  REQUIRE(out.good());
+}
+
+std::vector<char> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+const char *kDriver = R"(/* Test driver: loads the regions, runs the bundle, dumps mutableWeight. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int NET(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);
+static uint8_t *load(const char *path, size_t size) {
+  uint8_t *p = aligned_alloc(64, size ? (size + 63) / 64 * 64 : 64);
+  FILE *f = fopen(path, "rb");
+  if (!p || !f || fread(p, 1, size, f) != size) { fprintf(stderr, "cannot read %s\n", path); exit(2); }
+  fclose(f);
+  return p;
+}
+int main(int argc, char **argv) {
+  if (argc != 6) return 2;
+  size_t cs = strtoul(argv[2], 0, 10), ms = strtoul(argv[4], 0, 10), as = strtoul(argv[5], 0, 10);
+  uint8_t *c = load(argv[1], cs), *m = load(argv[3], ms);
+  uint8_t *a = aligned_alloc(64, as ? (as + 63) / 64 * 64 : 64);
+  memset(a, 0xA5, as); /* activations are not initialised by contract */
+  int rc = NET(c, m, a);
+  FILE *f = fopen(argv[3], "wb");
+  fwrite(m, 1, ms, f);
+  fclose(f);
+  return rc;
+}
+)";
+
+/// Compiles for the host, links with the driver via the system C compiler,
+/// runs, and returns the output tensor (first graph output).
+std::vector<float> runOnHost(const Graph &graph, const MemoryPlan &plan, const std::string &name,
+                             const std::vector<float> &input, CodegenOptLevel level) {
+  TargetOptions target = resolveTarget("host");
+  target.optLevel = level;
+  CodegenResult result = generateBundleObject(graph, plan, name, target);
+  const std::string dir = makeTempDir();
+  writeFile(dir + "/" + name + ".o", result.object.data(), result.object.size());
+  writeFile(dir + "/driver.c", kDriver, std::strlen(kDriver));
+  std::vector<uint8_t> constants(plan.constantSize), mut(plan.mutableSize);
+  for (const Value *c : plan.constants)
+    std::memcpy(constants.data() + plan.placements.at(c).offset, c->data.data(), c->data.size());
+  std::memcpy(mut.data() + plan.placements.at(graph.inputs()[0]).offset, input.data(),
+              input.size() * 4);
+  writeFile(dir + "/constant.bin", constants.data(), constants.size());
+  writeFile(dir + "/mutable.bin", mut.data(), mut.size());
+  const std::string link = std::string(BUNDLEFIT_HOST_CC) + " -O1 -no-pie -DNET=" + name + " " +
+                           dir + "/driver.c " + dir + "/" + name + ".o -lm -o " + dir + "/run";
+  REQUIRE(std::system(link.c_str()) == 0);
+  const std::string run = dir + "/run " + dir + "/constant.bin " + std::to_string(constants.size()) +
+                          " " + dir + "/mutable.bin " + std::to_string(mut.size()) + " " +
+                          std::to_string(plan.activationsSize);
+  REQUIRE(std::system(run.c_str()) == 0);
+  std::vector<char> after = readFile(dir + "/mutable.bin");
+  REQUIRE(after.size() == mut.size());
+  const Value *out = graph.outputs()[0];
+  std::vector<float> values(out->type.numElements());
+  std::memcpy(values.data(), after.data() + plan.placements.at(out).offset, values.size() * 4);
+  std::system(("rm -rf " + dir).c_str());
+  return values;
+}
+
+void checkClose(const std::vector<float> &got, const std::vector<float> &want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
+    CHECK(std::fabs(got[i] - want[i]) <= 1e-5f);
+  }
+}
+
+} // namespace
+
+TEST_CASE("host bundle: conv/relu/maxpool/flatten/gemm/softmax runs and matches reference") {
+  SmallNet net;
+  MemoryPlan plan = simplePlan(net.graph);
+  std::vector<float> input = randomFloats(72, 99);
+  const std::vector<float> want = net.reference(input);
+  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+    CAPTURE(optLevelName(level));
+    checkClose(runOnHost(net.graph, plan, "small", input, level), want);
+  }
+}
+
+TEST_CASE("host bundle: add/pad/transpose/slice/resize/concat/reducemean/sigmoid") {
+  DataNet net;
+  MemoryPlan plan = simplePlan(net.graph);
+  std::vector<float> input = randomFloats(32, 7);
+  const std::vector<float> want = net.reference(input);
+  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+    CAPTURE(optLevelName(level));
+    checkClose(runOnHost(net.graph, plan, "datanet", input, level), want);
+  }
+}
+
+TEST_CASE("hand-computed values: 1x1 conv with fused clip") {
+  Graph g;
+  Value *x = g.addInput("x", f32({1, 1, 2, 2}));
+  Node *conv = node(g, "Conv", {x, constant(g, "w", {2, 1, 1, 1}, {2.0f, -1.0f}),
+                                constant(g, "b", {2}, {1.0f, 0.5f})},
+                    {1, 2, 2, 2});
+  conv->attrs.setString("activation", "Clip");
+  conv->attrs.setFloat("activation_min", 0.0f);
+  conv->attrs.setFloat("activation_max", 6.0f);
+  g.markOutput(conv->output(0));
+  MemoryPlan plan = simplePlan(g);
+  // channel 0: 2x+1 -> {3,5,7,9} clipped to 6; channel 1: -x+0.5 -> {-0.5,-1.5,-2.5,-3.5} -> 0
+  checkClose(runOnHost(g, plan, "tiny", {1, 2, 3, 4}, CodegenOptLevel::O2),
+             {3, 5, 6, 6, 0, 0, 0, 0});
+}
+
+TEST_CASE("objects for every target: valid ELF, right machine, entry defined") {
+  SmallNet net;
+  MemoryPlan plan = simplePlan(net.graph);
+  struct Expect {
+    const char *target;
+    const char *floatAbi;
+    uint16_t machine;
+  } targets[] = {
+      {"x86_64", "", 62},        {"cortex-a53", "", 183}, {"cortex-a72", "", 183},
+      {"cortex-m4", "", 40},     {"cortex-m7", "", 40},   {"cortex-m7", "soft", 40},
+      {"cortex-m33", "", 40},    {"cortex-m0plus", "", 40},
+  };
+  const std::set<std::string> allowedUndefined = {"memcpy", "memset", "memmove", "expf"};
+  for (const Expect &e : targets) {
+    for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+      TargetOptions target = resolveTarget(e.target, "", "", e.floatAbi, "");
+      target.optLevel = level;
+      CAPTURE(describeTarget(target));
+      CodegenResult result = generateBundleObject(net.graph, plan, "small", target);
+      ObjectSummary summary = inspectObject(result.object);
+      CHECK(summary.elfMachine == e.machine);
+      CHECK(result.textBytes > 0);
+      CHECK(result.textBytes == summary.textBytes);
+      CHECK(std::count(summary.definedGlobals.begin(), summary.definedGlobals.end(), "small") == 1);
+      // Only the entry point is exported: kernels are internal.
+      CHECK(summary.definedGlobals.size() == 1);
+      for (const std::string &sym : summary.undefinedSymbols) {
+        INFO("undefined symbol " << sym);
+        CHECK((allowedUndefined.count(sym) || sym.rfind("__aeabi_", 0) == 0));
+      }
+      MESSAGE(describeTarget(target) << ": .text " << result.textBytes << " B, rodata "
+                                     << result.rodataBytes << " B, " << result.compileSeconds
+                                     << " s");
+    }
+  }
+}
+
+TEST_CASE("Os is smaller than O2 on cortex-m7") {
+  SmallNet net;
+  MemoryPlan plan = simplePlan(net.graph);
+  TargetOptions o2 = resolveTarget("cortex-m7"), os = o2;
+  os.optLevel = CodegenOptLevel::Os;
+  const uint64_t textO2 = generateBundleObject(net.graph, plan, "small", o2).textBytes;
+  const uint64_t textOs = generateBundleObject(net.graph, plan, "small", os).textBytes;
+  MESSAGE("cortex-m7 .text: O2 " << textO2 << " B, Os " << textOs << " B");
+  CHECK(textOs < textO2);
+}
+
+TEST_CASE("Cortex-M objects link with arm-none-eabi-gcc for their float ABI") {
+  const std::string gcc = BUNDLEFIT_ARM_GCC;
+  if (gcc.empty() || gcc.find("NOTFOUND") != std::string::npos) {
+    MESSAGE("arm-none-eabi-gcc not found: skipped");
+    return;
+  }
+  SmallNet net;
+  MemoryPlan plan = simplePlan(net.graph);
+  struct Case {
+    const char *target, *floatAbi, *flags;
+  } cases[] = {
+      {"cortex-m4", "", "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"},
+      {"cortex-m7", "", "-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16"},
+      {"cortex-m7", "soft", "-mcpu=cortex-m7 -mthumb -mfloat-abi=softfp -mfpu=fpv5-d16"},
+      {"cortex-m33", "", "-mcpu=cortex-m33 -mthumb -mfloat-abi=hard -mfpu=fpv5-sp-d16"},
+      {"cortex-m0plus", "", "-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft"},
+  };
+  const std::string dir = makeTempDir();
+  const char *main = "#include <stdint.h>\nint small(uint8_t*,uint8_t*,uint8_t*);\n"
+                     "static uint8_t c[4096], m[512], a[4096];\n"
+                     "int main(void) { return small(c, m, a); }\n";
+  writeFile(dir + "/main.c", main, std::strlen(main));
+  for (const Case &c : cases) {
+    TargetOptions target = resolveTarget(c.target, "", "", c.floatAbi, "");
+    CAPTURE(describeTarget(target));
+    CodegenResult result = generateBundleObject(net.graph, plan, "small", target);
+    writeFile(dir + "/small.o", result.object.data(), result.object.size());
+    const std::string cmd = gcc + " " + c.flags + " --specs=nosys.specs -Wl,--gc-sections " + dir +
+                            "/main.c " + dir + "/small.o -lm -o " + dir + "/fw.elf";
+    CHECK(std::system(cmd.c_str()) == 0);
+  }
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("unsupported operators and bad names are reported with the node") {
+  Graph g;
+  Value *x = g.addInput("x", f32({4}));
+  Node *n = node(g, "Frobnicate", {x}, {4});
+  g.markOutput(n->output(0));
+  MemoryPlan plan = simplePlan(g);
+  try {
+    generateBundleObject(g, plan, "net", resolveTarget("cortex-m7"));
+    FAIL("expected an error");
+  } catch (const Error &error) {
+    CHECK(error.code() == ExitCode::Unsupported);
+    CHECK(std::string(error.what()).find("Frobnicate") != std::string::npos);
+  }
+}

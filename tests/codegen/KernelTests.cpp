@@ -1,0 +1,445 @@
+// Kernel unit tests: src/kernels/*.c compiled with the host C compiler into
+// this executable, compared with plain reference loops on random data.
+#include "bundlefit_kernels.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+using Vec = std::vector<float>;
+
+Vec randomVec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  Vec v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+void checkClose(const Vec &got, const Vec &want, float tol = 1e-4f) {
+  REQUIRE(got.size() == want.size());
+  float maxRef = 0.0f;
+  for (float w : want)
+    maxRef = std::max(maxRef, std::fabs(w));
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("index " << i << " got " << got[i] << " want " << want[i]);
+    REQUIRE(std::fabs(got[i] - want[i]) <= tol * std::max(1.0f, maxRef));
+  }
+}
+
+struct ConvCase {
+  int N, C, H, W, M, KH, KW, sH, sW, pT, pL, pB, pR, dH, dW, groups;
+};
+
+Vec referenceConv(const ConvCase &c, const Vec &x, const Vec &w, const Vec *bias, int &OH,
+                  int &OW) {
+  OH = (c.H + c.pT + c.pB - ((c.KH - 1) * c.dH + 1)) / c.sH + 1;
+  OW = (c.W + c.pL + c.pR - ((c.KW - 1) * c.dW + 1)) / c.sW + 1;
+  const int Cg = c.C / c.groups, Mg = c.M / c.groups;
+  Vec y(size_t(c.N) * c.M * OH * OW);
+  for (int n = 0; n < c.N; ++n)
+    for (int m = 0; m < c.M; ++m)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          double acc = bias ? (*bias)[m] : 0.0;
+          const int g = m / Mg;
+          for (int cg = 0; cg < Cg; ++cg)
+            for (int kh = 0; kh < c.KH; ++kh)
+              for (int kw = 0; kw < c.KW; ++kw) {
+                int ih = oh * c.sH - c.pT + kh * c.dH, iw = ow * c.sW - c.pL + kw * c.dW;
+                if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W)
+                  continue;
+                acc += double(x[((size_t(n) * c.C + g * Cg + cg) * c.H + ih) * c.W + iw]) *
+                       w[((size_t(m) * Cg + cg) * c.KH + kh) * c.KW + kw];
+              }
+          y[((size_t(n) * c.M + m) * OH + oh) * OW + ow] = float(acc);
+        }
+  return y;
+}
+
+} // namespace
+
+TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, strides)") {
+  const ConvCase cases[] = {
+      {1, 3, 7, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 4-channel blocks, same pads
+      {2, 4, 9, 9, 6, 3, 2, 2, 1, 1, 0, 2, 1, 2, 1, 2},  // groups, dilation, asym pads
+      {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6}, // depthwise stride 2
+      {1, 5, 6, 7, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // pointwise fast path
+      {1, 2, 5, 5, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},  // kernel as big as input
+      {1, 1, 28, 28, 20, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // LeNet conv1
+  };
+  unsigned seed = 1;
+  for (const ConvCase &c : cases) {
+    CAPTURE(seed);
+    Vec x = randomVec(size_t(c.N) * c.C * c.H * c.W, seed++);
+    Vec w = randomVec(size_t(c.M) * (c.C / c.groups) * c.KH * c.KW, seed++);
+    Vec b = randomVec(size_t(c.M), seed++);
+    int OH, OW;
+    for (int withBias = 0; withBias < 2; ++withBias) {
+      Vec want = referenceConv(c, x, w, withBias ? &b : nullptr, OH, OW);
+      Vec got(want.size(), 123.0f);
+      bf_conv2d_f32(x.data(), w.data(), withBias ? b.data() : nullptr, got.data(), c.N, c.C,
+                    c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW,
+                    c.groups, BF_ACT_NONE, 0, 0);
+      checkClose(got, want);
+      // Fused Relu and Clip.
+      bf_conv2d_f32(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH, OW,
+                    c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, BF_ACT_CLIP,
+                    -0.25f, 0.5f);
+      Vec clipped = referenceConv(c, x, w, &b, OH, OW);
+      for (float &v : clipped)
+        v = std::min(std::max(v, -0.25f), 0.5f);
+      checkClose(got, clipped);
+    }
+  }
+}
+
+TEST_CASE("kernel conv_transpose2d matches the scatter definition") {
+  const int N = 1, C = 4, H = 3, W = 4, M = 6, KH = 3, KW = 3, s = 2, p = 1, groups = 2;
+  const int OH = (H - 1) * s - 2 * p + KH + 1, OW = (W - 1) * s - 2 * p + KW; // output_padding 1 on H
+  Vec x = randomVec(size_t(N) * C * H * W, 7), w = randomVec(size_t(C) * (M / groups) * KH * KW, 8),
+      b = randomVec(M, 9);
+  Vec want(size_t(N) * M * OH * OW);
+  for (int m = 0; m < M; ++m)
+    for (int i = 0; i < OH * OW; ++i)
+      want[m * OH * OW + i] = b[m];
+  const int Cg = C / groups, Mg = M / groups;
+  for (int c = 0; c < C; ++c)
+    for (int mg = 0; mg < Mg; ++mg)
+      for (int ih = 0; ih < H; ++ih)
+        for (int iw = 0; iw < W; ++iw)
+          for (int kh = 0; kh < KH; ++kh)
+            for (int kw = 0; kw < KW; ++kw) {
+              int oh = ih * s - p + kh, ow = iw * s - p + kw, m = (c / Cg) * Mg + mg;
+              if (oh >= 0 && oh < OH && ow >= 0 && ow < OW)
+                want[(m * OH + oh) * OW + ow] +=
+                    x[(c * H + ih) * W + iw] * w[((c * Mg + mg) * KH + kh) * KW + kw];
+            }
+  Vec got(want.size());
+  bf_conv_transpose2d_f32(x.data(), w.data(), b.data(), got.data(), N, C, H, W, M, OH, OW, KH,
+                          KW, s, s, p, p, 1, 1, groups, BF_ACT_NONE, 0, 0);
+  checkClose(got, want);
+}
+
+TEST_CASE("kernel pools match reference loops") {
+  const int NC = 3, H = 7, W = 6, K = 3, s = 2, pT = 1, pL = 1, pB = 1, pR = 1;
+  const int OH = (H + pT + pB - K) / s + 1, OW = (W + pL + pR - K) / s + 1;
+  Vec x = randomVec(size_t(NC) * H * W, 11);
+  Vec wantMax(size_t(NC) * OH * OW), wantAvg(wantMax.size()), wantAvgPad(wantMax.size());
+  for (int p = 0; p < NC; ++p)
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow) {
+        float mx = -FLT_MAX, sum = 0;
+        int count = 0, countPad = 0;
+        for (int kh = 0; kh < K; ++kh)
+          for (int kw = 0; kw < K; ++kw) {
+            int ih = oh * s - pT + kh, iw = ow * s - pL + kw;
+            if (ih >= -pT && ih < H + pB && iw >= -pL && iw < W + pR)
+              ++countPad;
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+              continue;
+            mx = std::max(mx, x[(p * H + ih) * W + iw]);
+            sum += x[(p * H + ih) * W + iw];
+            ++count;
+          }
+        const size_t o = (size_t(p) * OH + oh) * OW + ow;
+        wantMax[o] = mx, wantAvg[o] = sum / count, wantAvgPad[o] = sum / countPad;
+      }
+  Vec got(wantMax.size());
+  bf_maxpool2d_f32(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, 1, 1);
+  checkClose(got, wantMax);
+  bf_avgpool2d_f32(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, pB, pR, 0);
+  checkClose(got, wantAvg);
+  bf_avgpool2d_f32(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, pB, pR, 1);
+  checkClose(got, wantAvgPad);
+
+  Vec gavg(NC), gmax(NC), want(NC), wantM(NC);
+  bf_global_avgpool_f32(x.data(), gavg.data(), NC, H * W);
+  bf_global_maxpool_f32(x.data(), gmax.data(), NC, H * W);
+  for (int p = 0; p < NC; ++p) {
+    float sum = 0, mx = -FLT_MAX;
+    for (int i = 0; i < H * W; ++i)
+      sum += x[p * H * W + i], mx = std::max(mx, x[p * H * W + i]);
+    want[p] = sum / (H * W), wantM[p] = mx;
+  }
+  checkClose(gavg, want);
+  checkClose(gmax, wantM);
+}
+
+TEST_CASE("kernel gemm and matmul match reference loops") {
+  const int M = 3, N = 17, K = 33;
+  Vec a = randomVec(size_t(M) * K, 21), b = randomVec(size_t(K) * N, 22), c = randomVec(N, 23);
+  for (int transA = 0; transA < 2; ++transA)
+    for (int transB = 0; transB < 2; ++transB) {
+      CAPTURE(transA);
+      CAPTURE(transB);
+      Vec want(size_t(M) * N);
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+          double acc = 0;
+          for (int k = 0; k < K; ++k)
+            acc += double(transA ? a[k * M + i] : a[i * K + k]) *
+                   (transB ? b[j * K + k] : b[k * N + j]);
+          want[i * N + j] = std::max(0.0f, float(0.5 * acc + 2.0 * c[j]));
+        }
+      Vec got(want.size());
+      bf_gemm_f32(a.data(), b.data(), c.data(), got.data(), M, N, K, transA, transB, 0.5f, 2.0f,
+                  0, 1, BF_ACT_RELU, 0, 0);
+      checkClose(got, want);
+    }
+  // Batched matmul, B broadcast over the batch.
+  const int batch = 4;
+  Vec A = randomVec(size_t(batch) * M * K, 24), B = randomVec(size_t(K) * N, 25);
+  Vec want(size_t(batch) * M * N), got(want.size());
+  for (int t = 0; t < batch; ++t)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int k = 0; k < K; ++k)
+          acc += double(A[(t * M + i) * K + k]) * B[k * N + j];
+        want[(t * M + i) * N + j] = float(acc);
+      }
+  bf_matmul_f32(A.data(), B.data(), got.data(), batch, M, K, N, M * K, 0, BF_ACT_NONE, 0, 0);
+  checkClose(got, want);
+}
+
+TEST_CASE("kernel softmax / logsoftmax / batchnorm / reduce") {
+  const int outer = 3, axis = 5, inner = 4;
+  Vec x = randomVec(size_t(outer) * axis * inner, 31, -5, 5);
+  Vec want(x.size()), wantLog(x.size());
+  for (int o = 0; o < outer; ++o)
+    for (int i = 0; i < inner; ++i) {
+      double mx = -1e30, sum = 0;
+      for (int a = 0; a < axis; ++a)
+        mx = std::max(mx, double(x[(o * axis + a) * inner + i]));
+      for (int a = 0; a < axis; ++a)
+        sum += std::exp(x[(o * axis + a) * inner + i] - mx);
+      for (int a = 0; a < axis; ++a) {
+        const size_t k = (o * axis + a) * inner + i;
+        want[k] = float(std::exp(x[k] - mx) / sum);
+        wantLog[k] = float(x[k] - mx - std::log(sum));
+      }
+    }
+  Vec got(x.size());
+  bf_softmax_f32(x.data(), got.data(), outer, axis, inner);
+  checkClose(got, want, 1e-6f);
+  bf_logsoftmax_f32(x.data(), got.data(), outer, axis, inner);
+  checkClose(got, wantLog, 1e-5f);
+  Vec inPlace = x;
+  bf_softmax_f32(inPlace.data(), inPlace.data(), outer, axis, inner);
+  checkClose(inPlace, want, 1e-6f);
+
+  // BatchNorm over [2,3,4].
+  Vec bx = randomVec(24, 32), sc = randomVec(3, 33), bi = randomVec(3, 34),
+      mean = randomVec(3, 35), var = randomVec(3, 36, 0.1f, 2.0f), by(24), bw(24);
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 3; ++c)
+      for (int i = 0; i < 4; ++i) {
+        const int k = (n * 3 + c) * 4 + i;
+        bw[k] = (bx[k] - mean[c]) / std::sqrt(var[c] + 1e-5f) * sc[c] + bi[c];
+      }
+  bf_batchnorm_f32(bx.data(), by.data(), 2, 3, 4, sc.data(), bi.data(), mean.data(), var.data(),
+                   1e-5f);
+  checkClose(by, bw);
+
+  // ReduceMean over axes {1,3} of [2,3,4,5] (keepdims) and ReduceMax over axis 2.
+  Vec r = randomVec(120, 37);
+  const int32_t dims[6] = {1, 1, 2, 3, 4, 5};
+  const int32_t meanStrides[6] = {0, 0, 4, 0, 1, 0}; // out [2,1,4,1]
+  Vec rm(8), rmWant(8, 0.0f);
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 4; ++c)
+        for (int d = 0; d < 5; ++d)
+          rmWant[a * 4 + c] += r[((a * 3 + b) * 4 + c) * 5 + d] / 15.0f;
+  bf_reduce_mean_f32(r.data(), rm.data(), dims, meanStrides, 8, 1.0f / 15.0f);
+  checkClose(rm, rmWant);
+  const int32_t maxStrides[6] = {0, 0, 15, 5, 0, 1}; // out [2,3,1,5]
+  Vec rx(30), rxWant(30, -FLT_MAX);
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 4; ++c)
+        for (int d = 0; d < 5; ++d)
+          rxWant[(a * 3 + b) * 5 + d] =
+              std::max(rxWant[(a * 3 + b) * 5 + d], r[((a * 3 + b) * 4 + c) * 5 + d]);
+  bf_reduce_max_f32(r.data(), rx.data(), dims, maxStrides, 30);
+  checkClose(rx, rxWant);
+}
+
+TEST_CASE("kernel strided copy implements transpose, concat and slice") {
+  // Transpose [2,3,4] -> perm (2,0,1) -> [4,2,3].
+  Vec x = randomVec(24, 41);
+  const int32_t tDims[6] = {1, 1, 1, 4, 2, 3};
+  const int32_t tSrc[6] = {0, 0, 0, 1, 12, 4};
+  const int32_t tDst[6] = {0, 0, 0, 6, 3, 1};
+  Vec got(24), want(24);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k)
+        want[(k * 2 + i) * 3 + j] = x[(i * 3 + j) * 4 + k];
+  bf_copy_strided_f32(x.data(), got.data(), tDims, tSrc, tDst);
+  checkClose(got, want);
+
+  // Concat [2,3] and [2,2] on axis 1 -> [2,5].
+  Vec p = randomVec(6, 42), q = randomVec(4, 43), cat(10), catWant(10);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j)
+      catWant[i * 5 + j] = p[i * 3 + j];
+    for (int j = 0; j < 2; ++j)
+      catWant[i * 5 + 3 + j] = q[i * 2 + j];
+  }
+  const int32_t pDims[6] = {1, 1, 1, 1, 2, 3}, pSrc[6] = {0, 0, 0, 0, 3, 1},
+                cDst[6] = {0, 0, 0, 0, 5, 1};
+  const int32_t qDims[6] = {1, 1, 1, 1, 2, 2}, qSrc[6] = {0, 0, 0, 0, 2, 1};
+  bf_copy_strided_f32(p.data(), cat.data(), pDims, pSrc, cDst);
+  bf_copy_strided_f32(q.data(), cat.data() + 3, qDims, qSrc, cDst);
+  checkClose(cat, catWant);
+
+  // Slice [6,8] rows 1:6:2, columns 7:0:-3 -> [3,3].
+  Vec s = randomVec(48, 44), sl(9), slWant(9);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      slWant[i * 3 + j] = s[(1 + 2 * i) * 8 + 7 - 3 * j];
+  const int32_t sDims[6] = {1, 1, 1, 1, 3, 3}, sSrc[6] = {0, 0, 0, 0, 16, -3},
+                sDst[6] = {0, 0, 0, 0, 3, 1};
+  bf_copy_strided_f32(s.data() + 8 + 7, sl.data(), sDims, sSrc, sDst);
+  checkClose(sl, slWant);
+}
+
+TEST_CASE("kernel pad: constant, reflect, edge") {
+  const int H = 3, W = 4, pT = 2, pL = 1, pB = 1, pR = 3;
+  const int OH = H + pT + pB, OW = W + pL + pR;
+  Vec x = randomVec(size_t(H) * W, 51);
+  const int32_t inDims[6] = {1, 1, 1, 1, H, W}, outDims[6] = {1, 1, 1, 1, OH, OW},
+                begin[6] = {0, 0, 0, 0, pT, pL};
+  auto reflect = [](int i, int n) {
+    while (i < 0 || i >= n)
+      i = i < 0 ? -i : 2 * (n - 1) - i;
+    return i;
+  };
+  for (int mode = 0; mode < 3; ++mode) {
+    CAPTURE(mode);
+    Vec want(size_t(OH) * OW), got(want.size());
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow) {
+        int ih = oh - pT, iw = ow - pL;
+        float v;
+        if (mode == BF_PAD_CONSTANT)
+          v = (ih < 0 || ih >= H || iw < 0 || iw >= W) ? 0.5f : x[ih * W + iw];
+        else if (mode == BF_PAD_EDGE)
+          v = x[std::clamp(ih, 0, H - 1) * W + std::clamp(iw, 0, W - 1)];
+        else
+          v = x[reflect(ih, H) * W + reflect(iw, W)];
+        want[oh * OW + ow] = v;
+      }
+    bf_pad_f32(x.data(), got.data(), inDims, outDims, begin, mode, 0.5f);
+    checkClose(got, want);
+  }
+}
+
+TEST_CASE("kernel resize nearest and linear (half_pixel tables)") {
+  const int NC = 2, IH = 3, IW = 4, OH = 6, OW = 8;
+  Vec x = randomVec(size_t(NC) * IH * IW, 61);
+  std::vector<int32_t> hIdx(OH), wIdx(OW), h0(OH), h1(OH), w0(OW), w1(OW);
+  Vec hw(OH), ww(OW);
+  auto tables = [](int inLen, int outLen, std::vector<int32_t> &nearest, std::vector<int32_t> &i0,
+                   std::vector<int32_t> &i1, Vec &wt) {
+    for (int o = 0; o < outLen; ++o) {
+      double src = (o + 0.5) * inLen / outLen - 0.5;
+      nearest[o] = std::clamp(int(std::floor(src + 0.5)), 0, inLen - 1);
+      double c = std::clamp(src, 0.0, double(inLen - 1));
+      i0[o] = int(std::floor(c));
+      i1[o] = std::min(i0[o] + 1, inLen - 1);
+      wt[o] = float(c - i0[o]);
+    }
+  };
+  tables(IH, OH, hIdx, h0, h1, hw);
+  tables(IW, OW, wIdx, w0, w1, ww);
+  Vec got(size_t(NC) * OH * OW), wantN(got.size()), wantL(got.size());
+  for (int p = 0; p < NC; ++p)
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow) {
+        const float *P = x.data() + p * IH * IW;
+        wantN[(p * OH + oh) * OW + ow] = P[hIdx[oh] * IW + wIdx[ow]];
+        float a = P[h0[oh] * IW + w0[ow]], b = P[h0[oh] * IW + w1[ow]],
+              c = P[h1[oh] * IW + w0[ow]], d = P[h1[oh] * IW + w1[ow]];
+        wantL[(p * OH + oh) * OW + ow] = (a * (1 - ww[ow]) + b * ww[ow]) * (1 - hw[oh]) +
+                                         (c * (1 - ww[ow]) + d * ww[ow]) * hw[oh];
+      }
+  bf_resize_nearest_f32(x.data(), got.data(), NC, IH, IW, OH, OW, hIdx.data(), wIdx.data());
+  checkClose(got, wantN);
+  bf_resize_linear_f32(x.data(), got.data(), NC, IH, IW, OH, OW, h0.data(), h1.data(), hw.data(),
+                       w0.data(), w1.data(), ww.data());
+  checkClose(got, wantL);
+}
+
+TEST_CASE("kernel binary broadcasting, unary ops, gather, cast") {
+  // [2,3,4] + [3,1] -> a strides {12,4,1}, b strides {0,1,0}.
+  Vec a = randomVec(24, 71), b = randomVec(3, 72, 0.5f, 2.0f), got(24), want(24);
+  const int32_t dims[6] = {1, 1, 1, 2, 3, 4}, sa[6] = {0, 0, 0, 12, 4, 1},
+                sb[6] = {0, 0, 0, 0, 1, 0};
+  for (int i = 0; i < 24; ++i)
+    want[i] = a[i] / b[(i / 4) % 3];
+  bf_div_f32(a.data(), b.data(), got.data(), dims, sa, sb);
+  checkClose(got, want);
+  for (int i = 0; i < 24; ++i)
+    want[i] = a[i] < 0 ? a[i] * b[(i / 4) % 3] : a[i];
+  bf_prelu_f32(a.data(), b.data(), got.data(), dims, sa, sb);
+  checkClose(got, want);
+  // In place, same shapes.
+  Vec c = a;
+  bf_add_f32(c.data(), a.data(), c.data(), dims, sa, sa);
+  for (int i = 0; i < 24; ++i)
+    want[i] = 2 * a[i];
+  checkClose(c, want);
+
+  Vec u = randomVec(50, 73, -6, 6), out(50);
+  struct Unary {
+    void (*fn)(const float *, float *, int32_t, float, float);
+    double (*ref)(double);
+  } unaries[] = {
+      {bf_relu_f32, [](double v) { return v > 0 ? v : 0; }},
+      {bf_sigmoid_f32, [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {bf_tanh_f32, [](double v) { return std::tanh(v); }},
+      {bf_hard_swish_f32, [](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); }},
+      {bf_exp_f32, [](double v) { return std::exp(v); }},
+      {bf_abs_f32, [](double v) { return std::fabs(v); }},
+  };
+  for (const Unary &op : unaries) {
+    Vec ref(50);
+    for (int i = 0; i < 50; ++i)
+      ref[i] = float(op.ref(u[i]));
+    op.fn(u.data(), out.data(), 50, 0, 0);
+    checkClose(out, ref, 1e-5f);
+  }
+  Vec ref(50);
+  for (int i = 0; i < 50; ++i)
+    ref[i] = std::clamp(u[i], -1.0f, 2.0f);
+  bf_clip_f32(u.data(), out.data(), 50, -1.0f, 2.0f);
+  checkClose(out, ref);
+  for (int i = 0; i < 50; ++i)
+    ref[i] = u[i] >= 0 ? u[i] : 0.1f * u[i];
+  bf_leaky_relu_f32(u.data(), out.data(), 50, 0.1f, 0);
+  checkClose(out, ref);
+
+  // Gather rows of a [4,3] matrix with negative indices (axis 0).
+  Vec data = randomVec(12, 74), g(9);
+  const int64_t idx[3] = {2, -1, 0};
+  bf_gather_i64(reinterpret_cast<const uint8_t *>(data.data()), idx,
+                reinterpret_cast<uint8_t *>(g.data()), 1, 4, 12, 3);
+  Vec gWant = {data[6], data[7], data[8], data[9], data[10], data[11], data[0], data[1], data[2]};
+  checkClose(g, gWant);
+
+  const int64_t ints[3] = {-3, 0, 7};
+  Vec f(3);
+  bf_cast_i64_f32(ints, f.data(), 3);
+  checkClose(f, {-3.0f, 0.0f, 7.0f});
+}

@@ -1,0 +1,45 @@
+//===- Engine.h - What runs a model in the conformance driver --------------===//
+//
+// The driver imports each test model and runs the default passes once; an
+// Engine then executes the resulting graph on each test data set. The
+// reference interpreter is the first engine. A second one (host bundles:
+// compile the model, build it natively, run it) plugs in by implementing this
+// interface and adding one line to createEngine() in Engines.cpp.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Graph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+namespace conformance {
+
+using TensorMap = std::map<std::string, Tensor>;
+
+class Engine {
+public:
+  virtual ~Engine() = default;
+  virtual std::string name() const = 0;
+  /// Called once per test model with the imported graph after
+  /// runDefaultPasses (the graph outlives the following run() calls). An
+  /// engine that compiles (bundles) does it here; `modelPath` lets it
+  /// re-import with its own options instead. Throws bundlefit::Error.
+  virtual void prepare(const std::string &modelPath, const Graph &graph) = 0;
+  /// Runs the prepared model: inputs keyed by graph input name, outputs keyed
+  /// by graph output name. Throws bundlefit::Error.
+  virtual TensorMap run(const TensorMap &inputs) = 0;
+};
+
+/// "interp" (the reference interpreter). Returns nullptr for unknown names.
+std::unique_ptr<Engine> createEngine(const std::string &name);
+/// Names createEngine accepts, for --help.
+std::vector<std::string> engineNames();
+
+} // namespace conformance
+} // namespace bundlefit

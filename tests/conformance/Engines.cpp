@@ -1,0 +1,33 @@
+//===- Engines.cpp - The engines the conformance driver can use ------------===//
+#include "Engine.h"
+
+#include "bundlefit/interp/Interpreter.h"
+
+namespace bundlefit {
+namespace conformance {
+namespace {
+
+/// The reference interpreter: runs the optimised graph node by node.
+class InterpreterEngine : public Engine {
+public:
+  std::string name() const override { return "interp"; }
+  void prepare(const std::string &, const Graph &graph) override { graph_ = &graph; }
+  TensorMap run(const TensorMap &inputs) override { return Interpreter(*graph_).run(inputs); }
+
+private:
+  const Graph *graph_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<Engine> createEngine(const std::string &name) {
+  if (name == "interp")
+    return std::make_unique<InterpreterEngine>();
+  // "bundle" (issue 4): compile each model to a host bundle and run it.
+  return nullptr;
+}
+
+std::vector<std::string> engineNames() { return {"interp"}; }
+
+} // namespace conformance
+} // namespace bundlefit

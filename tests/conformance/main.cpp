@@ -1,0 +1,233 @@
+//===- main.cpp - onnx_conformance: bundlefit on ONNX's backend test data --===//
+//
+// usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine interp|bundle]
+//                         [--json FILE] [--verbose] [--rtol R] [--atol A]
+//
+// DATA_ROOT defaults to /usr/share/libonnx-testdata/data (Debian package
+// libonnx-testdata); its node, pytorch-converted, pytorch-operator and simple
+// suites are run. Prints one line per failure, the skip tables, and last
+// "N passed, M failed, K skipped". Exit status: 0 no failure, 1 a failure,
+// 2 usage error, 77 no test data (CTest reports the test as skipped).
+//
+//===----------------------------------------------------------------------===//
+#include "ConformanceRunner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+using namespace bundlefit::conformance;
+
+namespace {
+
+const char *const kDefaultRoot = "/usr/share/libonnx-testdata/data";
+constexpr int kExitNoData = 77;
+
+struct Options {
+  std::string root = kDefaultRoot;
+  std::string filter;
+  std::string engine = "interp";
+  std::string jsonPath;
+  bool verbose = false;
+  Tolerance tolerance;
+};
+
+void printUsage() {
+  std::cout << "usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine NAME]\n"
+               "                        [--json FILE] [--verbose] [--rtol R] [--atol A]\n"
+               "  DATA_ROOT   default " << kDefaultRoot << "\n"
+               "  --filter    run tests whose 'suite/name' contains TEXT\n"
+               "  --engine    interp (reference interpreter) or bundle (host bundles)\n"
+               "  --json      write one result per test to FILE\n"
+               "  --rtol/--atol  tolerance |actual-expected| <= atol + rtol*|expected|\n"
+               "                 (default 1e-3 / 1e-5)\n";
+}
+
+bool parseOptions(int argc, char **argv, Options &options) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc) {
+        std::cerr << "onnx_conformance: " << arg << " needs a value\n";
+        return false;
+      }
+      out = argv[++i];
+      return true;
+    };
+    std::string text;
+    if (arg == "--help" || arg == "-h") {
+      printUsage();
+      std::exit(0);
+    } else if (arg == "--verbose" || arg == "-v") {
+      options.verbose = true;
+    } else if (arg == "--filter") {
+      if (!value(options.filter)) return false;
+    } else if (arg == "--engine") {
+      if (!value(options.engine)) return false;
+    } else if (arg == "--json") {
+      if (!value(options.jsonPath)) return false;
+    } else if (arg == "--rtol" || arg == "--atol") {
+      if (!value(text)) return false;
+      char *end = nullptr;
+      double number = std::strtod(text.c_str(), &end);
+      if (*end || number < 0) {
+        std::cerr << "onnx_conformance: " << arg << " expects a number, got '" << text << "'\n";
+        return false;
+      }
+      (arg == "--rtol" ? options.tolerance.rtol : options.tolerance.atol) = number;
+    } else if (!arg.empty() && arg[0] == '-') {
+      std::cerr << "onnx_conformance: unknown option '" << arg << "'\n";
+      return false;
+    } else {
+      options.root = arg;
+    }
+  }
+  return true;
+}
+
+std::string joined(const std::vector<std::string> &items, const char *separator) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i)
+    text += (i ? separator : "") + items[i];
+  return text;
+}
+
+void printResultLine(const TestResult &r, bool verbose) {
+  char diff[64];
+  std::snprintf(diff, sizeof diff, "%.3g", r.maxAbsDiff);
+  switch (r.outcome) {
+  case Outcome::Failed:
+    if (r.reason == "mismatch")
+      std::cout << "FAIL " << r.test.id() << ": max abs diff " << diff << " in " << r.detail
+                << "\n";
+    else
+      std::cout << "FAIL " << r.test.id() << " [" << r.reason << "]: " << r.detail << "\n";
+    return;
+  case Outcome::Skipped:
+    if (verbose)
+      std::cout << "SKIP " << r.test.id() << ": "
+                << (r.unsupportedOps.empty() ? r.reason
+                                             : "unsupported " + joined(r.unsupportedOps, ", "))
+                << "\n";
+    return;
+  case Outcome::Passed:
+    if (verbose)
+      std::cout << "PASS " << r.test.id() << " (" << r.dataSets << " data sets, " << r.seconds
+                << " s) " << r.passStats << "\n";
+    return;
+  }
+}
+
+/// "name (count): test, test, test ..." grouped tables.
+void printGroups(const std::string &title,
+                 const std::map<std::string, std::vector<std::string>> &groups) {
+  if (groups.empty())
+    return;
+  std::cout << title << "\n";
+  std::vector<std::pair<std::string, std::vector<std::string>>> sorted(groups.begin(),
+                                                                        groups.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
+    return a.second.size() > b.second.size();
+  });
+  for (const auto &[key, tests] : sorted) {
+    std::vector<std::string> examples(tests.begin(), tests.begin() + std::min<size_t>(3, tests.size()));
+    std::cout << "  " << tests.size() << "\t" << key << "   [" << joined(examples, ", ")
+              << (tests.size() > examples.size() ? ", ..." : "") << "]\n";
+  }
+}
+
+nlohmann::json toJson(const TestResult &r) {
+  nlohmann::json j;
+  j["test"] = r.test.id();
+  j["dir"] = r.test.dir;
+  j["outcome"] = outcomeName(r.outcome);
+  j["reason"] = r.reason;
+  j["detail"] = r.detail;
+  j["seconds"] = r.seconds;
+  if (!r.unsupportedOps.empty())
+    j["unsupported_ops"] = r.unsupportedOps;
+  if (r.outcome == Outcome::Failed && r.reason == "mismatch") {
+    j["max_abs_diff"] = r.maxAbsDiff;
+    j["worst_output"] = r.worstOutput;
+    j["data_set"] = r.dataSet;
+  }
+  if (!r.passStats.empty())
+    j["passes"] = r.passStats;
+  return j;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (!parseOptions(argc, argv, options)) {
+    printUsage();
+    return 2;
+  }
+  std::unique_ptr<Engine> engine = createEngine(options.engine);
+  if (!engine) {
+    std::cerr << "onnx_conformance: engine '" << options.engine
+              << "' is not available (available: " << joined(engineNames(), ", ") << ")\n";
+    return 2;
+  }
+  std::vector<TestCase> tests = discoverTests(options.root);
+  if (tests.empty()) {
+    std::cerr << "onnx_conformance: no ONNX backend tests under '" << options.root
+              << "' (install the libonnx-testdata package)\n";
+    return kExitNoData;
+  }
+
+  size_t passed = 0, failed = 0, skipped = 0;
+  std::map<std::string, std::vector<std::string>> byOp, byReason;
+  nlohmann::json results = nlohmann::json::array();
+  for (const TestCase &test : tests) {
+    if (!options.filter.empty() && test.id().find(options.filter) == std::string::npos)
+      continue;
+    if (options.verbose)
+      std::cout << "---- " << test.id() << std::endl;
+    TestResult result = runTest(test, *engine, options.tolerance);
+    printResultLine(result, options.verbose);
+    std::cout.flush();
+    switch (result.outcome) {
+    case Outcome::Passed: ++passed; break;
+    case Outcome::Failed: ++failed; break;
+    case Outcome::Skipped:
+      ++skipped;
+      if (!result.unsupportedOps.empty())
+        for (const std::string &op : result.unsupportedOps)
+          byOp[op].push_back(test.name);
+      else
+        byReason[result.reason].push_back(test.name);
+      break;
+    }
+    results.push_back(toJson(result));
+  }
+
+  printGroups("Skipped: unsupported operators (tests per operator):", byOp);
+  printGroups("Skipped: unsupported mode or dtype (tests per reason):", byReason);
+  if (!options.jsonPath.empty()) {
+    nlohmann::json document;
+    document["engine"] = engine->name();
+    document["root"] = options.root;
+    document["rtol"] = options.tolerance.rtol;
+    document["atol"] = options.tolerance.atol;
+    document["passed"] = passed;
+    document["failed"] = failed;
+    document["skipped"] = skipped;
+    document["results"] = results;
+    std::ofstream out(options.jsonPath);
+    out << document.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "onnx_conformance: cannot write '" << options.jsonPath << "'\n";
+      return 2;
+    }
+  }
+  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped"
+            << std::endl;
+  return failed ? 1 : 0;
+}
