@@ -4,6 +4,8 @@
 
 #include "GreedyInternal.h"
 
+#include <iterator>
+
 namespace bundlefit::planner {
 
 std::string toString(GreedyOrder order) {
@@ -44,29 +46,49 @@ Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit fit) {
   return runGreedy(problem, items, computeLowerBound(problem), order, fit);
 }
 
-Plan planBestGreedy(const Problem &problem) {
-  // Most likely winners first: Glow's orders reach the bound on most
-  // real networks, so the loop usually stops after one pass.
-  static const GreedyOrder orders[] = {
-      GreedyOrder::MaxLiveBySize, GreedyOrder::MaxLiveByTime,
-      GreedyOrder::BySize,        GreedyOrder::ByArea,
-      GreedyOrder::ByLifetime,    GreedyOrder::ByFirstUse};
-  static const GreedyFit fits[] = {GreedyFit::FirstFit, GreedyFit::BestFit};
+namespace {
+struct Strategy {
+  GreedyOrder order;
+  GreedyFit fit;
+};
 
+// Most frequent winners first: Glow's orders reach the bound on most real
+// networks, so the loop usually stops after one pass.
+const Strategy kStrategies[] = {
+    {GreedyOrder::MaxLiveBySize, GreedyFit::FirstFit},
+    {GreedyOrder::MaxLiveByTime, GreedyFit::FirstFit},
+    {GreedyOrder::BySize, GreedyFit::FirstFit},
+    {GreedyOrder::ByLifetime, GreedyFit::BestFit},
+    {GreedyOrder::ByFirstUse, GreedyFit::FirstFit},
+    {GreedyOrder::ByArea, GreedyFit::FirstFit},
+    {GreedyOrder::ByLifetime, GreedyFit::FirstFit},
+    {GreedyOrder::MaxLiveBySize, GreedyFit::BestFit},
+    {GreedyOrder::MaxLiveByTime, GreedyFit::BestFit},
+    {GreedyOrder::BySize, GreedyFit::BestFit},
+    {GreedyOrder::ByFirstUse, GreedyFit::BestFit},
+    {GreedyOrder::ByArea, GreedyFit::BestFit},
+};
+
+// Past this many items only the first few strategies run, so the greedy
+// path stays well under a second at 100k buffers.
+constexpr size_t kLargeProblem = 20'000;
+constexpr size_t kStrategiesWhenLarge = 4;
+} // namespace
+
+Plan planBestGreedy(const Problem &problem) {
   detail::Items items = detail::buildItems(problem);
   uint64_t lowerBound = computeLowerBound(problem);
+  size_t count = std::size(kStrategies);
+  if (items.items.size() > kLargeProblem)
+    count = kStrategiesWhenLarge;
   Plan best;
-  bool haveBest = false;
-  for (GreedyFit fit : fits) {
-    for (GreedyOrder order : orders) {
-      Plan plan = runGreedy(problem, items, lowerBound, order, fit);
-      if (!haveBest || plan.arenaSize < best.arenaSize) {
-        best = std::move(plan);
-        haveBest = true;
-      }
-      if (best.arenaSize <= lowerBound)
-        return best;
-    }
+  for (size_t k = 0; k < count; ++k) {
+    Plan plan = runGreedy(problem, items, lowerBound, kStrategies[k].order,
+                          kStrategies[k].fit);
+    if (k == 0 || plan.arenaSize < best.arenaSize)
+      best = std::move(plan);
+    if (best.arenaSize <= lowerBound)
+      break;
   }
   return best;
 }

@@ -9,8 +9,6 @@
 namespace bundlefit::planner::detail {
 
 namespace {
-using Range = std::pair<uint64_t, uint64_t>; // [offset, end)
-
 // Scans the occupied ranges (sorted by offset) bottom-up. FirstFit takes the
 // first hole that is large enough; BestFit the tightest one, else the top.
 uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size,
@@ -39,18 +37,17 @@ uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size,
 std::vector<uint64_t> placeItems(const Items &items,
                                  const std::vector<int> &sequence, GreedyFit fit) {
   std::vector<uint64_t> offsets(items.items.size(), 0);
-  PlacedIndex placed(std::max(items.numSteps, 1));
+  PlacedIndex placed(items);
   std::vector<Range> occupied;
   for (int i : sequence) {
     const Item &item = items.items[i];
     if (item.size == 0)
       continue; // Empty items take no bytes and stay at offset 0.
     occupied.clear();
-    placed.forEachOverlapping(item.cfirst, item.clast, [&](int other) {
-      occupied.push_back({offsets[other], offsets[other] + items.items[other].size});
-    });
+    placed.forEachOverlapping(item.cfirst, item.clast,
+                              [&](const Range &r) { occupied.push_back(r); });
     offsets[i] = chooseOffset(occupied, item.size, item.alignment, fit);
-    placed.insert(i, item.cfirst, item.clast);
+    placed.insert({offsets[i], offsets[i] + item.size}, item.cfirst, item.clast);
   }
   return offsets;
 }

@@ -1,57 +1,92 @@
-//===- PlacedIndex.h - Which placed items overlap a time range --*- C++ -*-===//
+//===- PlacedIndex.h - Address ranges of placed items by time ---*- C++ -*-===//
 //
-// Greedy placement asks, for each new item, "which placed items are live at
-// some step of [first, last]?". An item overlapping [a, b] is either live on
-// step a (a stabbing query on a segment tree of canonical intervals) or born
-// inside (a, b] (an ordered set of birth steps). Both cost O(log T) plus the
-// answers, so the whole greedy pass stays near O(n log n).
+// Greedy placement asks, for each new item, "which address ranges are taken
+// at some step of [first, last]?". A placed item overlapping [a, b] is either
+// live on step a (a stabbing query on a segment tree of canonical intervals)
+// or born inside (a, b] (a range query on a segment tree whose nodes list the
+// items born in their range). Both read O(log T) lists.
+//
+// Every item's lifetime is known up front, so each node's list gets its exact
+// capacity in one flat array: no allocation while placing, and a query reads
+// contiguous memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef BUNDLEFIT_PLANNER_SRC_PLACEDINDEX_H
 #define BUNDLEFIT_PLANNER_SRC_PLACEDINDEX_H
 
-#include <set>
+#include "Items.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace bundlefit::planner::detail {
 
+using Range = std::pair<uint64_t, uint64_t>; // [offset, end)
+
 class PlacedIndex {
 public:
-  explicit PlacedIndex(int numSteps) {
+  /// Room for every item of non-zero size; each may be inserted once.
+  explicit PlacedIndex(const Items &items) {
     leaves = 1;
-    while (leaves < numSteps)
+    while (leaves < items.numSteps)
       leaves *= 2;
-    cover.resize(2 * size_t(leaves));
-    bornAt.resize(size_t(leaves));
-  }
-
-  void insert(int item, int first, int last) {
-    for (int l = first + leaves, r = last + leaves + 1; l < r; l /= 2, r /= 2) {
-      if (l & 1)
-        cover[l++].push_back(item);
-      if (r & 1)
-        cover[--r].push_back(item);
+    std::vector<uint32_t> coverCount(2 * size_t(leaves), 0), bornCount(2 * size_t(leaves), 0);
+    for (const Item &it : items.items) {
+      if (it.size == 0)
+        continue;
+      forEachCanonical(it.cfirst, it.clast, [&](int node) { ++coverCount[node]; });
+      for (int node = it.cfirst + leaves; node >= 1; node /= 2)
+        ++bornCount[node];
     }
-    bornAt[first].push_back(item);
-    birthSteps.insert(first);
+    nodes.resize(2 * size_t(leaves));
+    uint32_t coverTotal = 0, bornTotal = 0;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      nodes[k] = {coverTotal, coverTotal, bornTotal, bornTotal};
+      coverTotal += coverCount[k];
+      bornTotal += bornCount[k];
+    }
+    cover.resize(coverTotal);
+    born.resize(bornTotal);
   }
 
-  /// Calls visit(item) once for each inserted item overlapping [first, last].
-  template <typename Visit> void forEachOverlapping(int first, int last, Visit visit) const {
+  void insert(Range range, int first, int last) {
+    forEachCanonical(first, last, [&](int node) { cover[nodes[node].coverEnd++] = range; });
     for (int node = first + leaves; node >= 1; node /= 2)
-      for (int item : cover[node])
-        visit(item);
-    for (auto it = birthSteps.upper_bound(first);
-         it != birthSteps.end() && *it <= last; ++it)
-      for (int item : bornAt[*it])
-        visit(item);
+      born[nodes[node].bornEnd++] = range;
+  }
+
+  /// Calls visit(range) once for each inserted item overlapping [first, last].
+  template <typename Visit>
+  void forEachOverlapping(int first, int last, Visit visit) const {
+    for (int node = first + leaves; node >= 1; node /= 2)
+      for (uint32_t k = nodes[node].coverBegin; k < nodes[node].coverEnd; ++k)
+        visit(cover[k]);
+    forEachCanonical(first + 1, last, [&](int node) {
+      for (uint32_t k = nodes[node].bornBegin; k < nodes[node].bornEnd; ++k)
+        visit(born[k]);
+    });
   }
 
 private:
+  // The O(log T) nodes whose ranges exactly tile [first, last].
+  template <typename F> void forEachCanonical(int first, int last, F f) const {
+    for (int l = first + leaves, r = last + leaves + 1; l < r; l /= 2, r /= 2) {
+      if (l & 1)
+        f(l++);
+      if (r & 1)
+        f(--r);
+    }
+  }
+
   int leaves;
-  std::vector<std::vector<int>> cover;  // Segment tree of canonical nodes.
-  std::vector<std::vector<int>> bornAt; // Items by first step.
-  std::set<int> birthSteps;             // Steps with at least one birth.
+  std::vector<Range> cover; // Per node: items whose lifetime covers the node.
+  std::vector<Range> born;  // Per node: items born inside the node's range.
+  struct Node {
+    uint32_t coverBegin, coverEnd, bornBegin, bornEnd; // Slices of cover / born.
+  };
+  std::vector<Node> nodes;
 };
 
 } // namespace bundlefit::planner::detail

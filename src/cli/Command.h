@@ -44,5 +44,6 @@ void writeFileAtomically(const std::string &path, const std::string &text);
 void addInspectCommand(CLI::App &app, CommandAction &action);
 void addPlanCommand(CLI::App &app, CommandAction &action);
 void addPlanBuffersCommand(CLI::App &app, CommandAction &action);
+void addCompileCommand(CLI::App &app, CommandAction &action);
 
 } // namespace bundlefit

@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   addInspectCommand(app, action);
   addPlanCommand(app, action);
   addPlanBuffersCommand(app, action);
+  addCompileCommand(app, action);
 
   try {
     app.parse(argc, argv);

@@ -108,7 +108,10 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &ta
                                                          const ResolvedCpu &cpu) {
   initializeTargets();
   std::string error;
-  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  // Normalised ("thumbv6m-none-eabi" -> "thumbv6m-none-unknown-eabi") so LLVM
+  // sees the EABI environment and uses the __aeabi_* runtime names.
+  const std::string triple = llvm::Triple::normalize(target.triple);
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!llvmTarget)
     throw Error(ExitCode::Usage, "--triple '" + target.triple + "': " + error);
   llvm::TargetOptions options;
@@ -119,7 +122,7 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &ta
   const auto reloc =
       target.relocationModel == RelocationModel::Pic ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      target.triple, cpu.cpu, cpu.features, options, reloc, std::nullopt,
+      triple, cpu.cpu, cpu.features, options, reloc, std::nullopt,
       llvm::CodeGenOpt::Default));
   if (!machine)
     throw Error(ExitCode::Usage, "--mcpu '" + target.cpu + "': LLVM cannot target it for " +
@@ -140,7 +143,7 @@ std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context,
   if (!module)
     fatalInternal("cannot parse the embedded kernel bitcode: " +
                   llvm::toString(module.takeError()));
-  (*module)->setTargetTriple(target.triple);
+  (*module)->setTargetTriple(machine.getTargetTriple().str());
   // clang records AAPCS's 32-bit enums; the bundle's interface has no enums, so
   // drop the flag (Tag_ABI_enum_size absent) and link cleanly with gcc's
   // -fshort-enums default for arm-none-eabi.
@@ -170,6 +173,10 @@ void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
     fn.removeFnAttr("target-features");
     fn.removeFnAttr("tune-cpu");
     fn.removeFnAttr("no-builtins"); // from -ffreestanding: let loops become memcpy/memset
+    // clang's per-triple defaults for the generic bitcode: thumbv7em-none-eabi
+    // means "no FPU" there, and frame pointers cost a register on Thumb.
+    fn.removeFnAttr("use-soft-float");
+    fn.removeFnAttr("frame-pointer");
     fn.addFnAttr("target-cpu", cpu.cpu);
     if (!cpu.features.empty())
       fn.addFnAttr("target-features", cpu.features);
@@ -182,7 +189,13 @@ void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
     // Kernels are private to the bundle: unused ones vanish, used ones can be
     // specialised freely.
     fn.setLinkage(llvm::GlobalValue::InternalLinkage);
-    if (target.optLevel == CodegenOptLevel::O2 && !fn.use_empty()) {
+    if (target.optLevel != CodegenOptLevel::O2 || getenv("BF_NOFORCE"))
+      continue;
+    if (fn.hasFnAttribute(kNodeFunctionAttribute)) {
+      // Speed: each node keeps its own specialised function.
+      fn.addFnAttr(llvm::Attribute::NoInline);
+    } else if (!fn.use_empty()) {
+      // Speed: every kernel call is inlined and specialised for its shapes.
       fn.removeFnAttr(llvm::Attribute::NoInline);
       fn.addFnAttr(llvm::Attribute::AlwaysInline);
     }

@@ -346,24 +346,47 @@ llvm::Function *Lowering::run(const std::string &name) {
   llvm::Type *ptr = builder_.getPtrTy();
   auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr, ptr}, false);
   auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
-  entry->setDoesNotThrow();
+  auto *nodeType = llvm::FunctionType::get(builder_.getVoidTy(), {ptr, ptr, ptr}, false);
   const char *argNames[3] = {"constantWeight", "mutableWeight", "activations"};
-  for (unsigned i = 0; i < 3; ++i) {
-    entry->getArg(i)->setName(argNames[i]);
-    // The application allocates the three regions separately (Glow's contract).
-    entry->addParamAttr(i, llvm::Attribute::NoAlias);
-    bases_[i] = entry->getArg(i);
-  }
-  builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+  auto setUp = [&](llvm::Function *fn) {
+    fn->setDoesNotThrow();
+    for (unsigned i = 0; i < 3; ++i) {
+      fn->getArg(i)->setName(argNames[i]);
+      // The application allocates the three regions separately (Glow's contract).
+      fn->addParamAttr(i, llvm::Attribute::NoAlias);
+    }
+  };
+  setUp(entry);
+  llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(ctx_, "entry", entry);
   std::vector<const Node *> schedule = plan_.schedule;
   if (schedule.empty())
     for (const Node *node : graph_.nodes())
       schedule.push_back(node);
+  // One internal function per node, `void <net>.<index>.<Op>(bases...)`: the
+  // kernels are specialised inside it, and each node is optimised on its own
+  // (compile time stays linear in the number of nodes).
+  int index = 0;
   for (const Node *node : schedule) {
     current_ = node;
+    auto *fn = llvm::Function::Create(nodeType, llvm::GlobalValue::InternalLinkage,
+                                      name + "." + std::to_string(index++) + "." + node->opType,
+                                      module_);
+    setUp(fn);
+    fn->addFnAttr(kNodeFunctionAttribute);
+    for (unsigned i = 0; i < 3; ++i)
+      bases_[i] = fn->getArg(i);
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
     lowerNode(*node);
+    builder_.CreateRetVoid();
+    if (fn->getEntryBlock().size() == 1) { // A shared view: no code.
+      fn->eraseFromParent();
+      continue;
+    }
+    builder_.SetInsertPoint(entryBlock);
+    builder_.CreateCall(fn, {entry->getArg(0), entry->getArg(1), entry->getArg(2)});
   }
   current_ = nullptr;
+  builder_.SetInsertPoint(entryBlock);
   builder_.CreateRet(builder_.getInt32(0));
   return entry;
 }

@@ -15,9 +15,13 @@ namespace bundlefit {
 
 /// Adds `int <name>(uint8_t *constantWeight, uint8_t *mutableWeight,
 /// uint8_t *activations)` to `module` (which already holds the kernels),
-/// calling one kernel per scheduled non-view node.
+/// calling one internal function per scheduled non-view node, which calls the
+/// node's kernel(s) with constant shapes.
 llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph,
                                   const MemoryPlan &plan, const std::string &name);
+
+/// String attribute marking the per-node functions lowerGraphToEntry creates.
+inline constexpr const char *kNodeFunctionAttribute = "bundlefit-node";
 
 /// Whether `opType` is a view (Reshape, Flatten, Squeeze, Unsqueeze, Identity,
 /// Dropout): no kernel, storage shared with its first input when planned so.

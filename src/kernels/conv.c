@@ -17,11 +17,176 @@ BF_INLINE void bf_valid_range(int32_t outLen, int32_t inLen, int32_t stride, int
   *end = stop;
 }
 
-/* Direct convolution. For each output channel (four at a time when possible,
- * so each input row load feeds four accumulating rows), every weight tap
- * adds weight * shifted input row to the output plane. The innermost loop
- * runs over contiguous output columns and vectorizes; bounds are computed
- * per tap, so there are no per-element padding checks. */
+/* Register tile of the direct convolution: BF_CONV_MB output channels x
+ * BF_CONV_PB neighbouring output pixels of one row are accumulated in local
+ * arrays (registers once vectorized) over all input channels and taps. The
+ * sizes are constants so the tile vectorizes and stays in registers whatever
+ * the layer's shape: 8x8 for x86-64/AArch64 vector units, 4x4 for the 32
+ * single-precision registers of a Cortex-M FPU. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define BF_CONV_MB 8
+#define BF_CONV_PB 8
+#else
+#define BF_CONV_MB 4
+#define BF_CONV_PB 4
+#endif
+
+/* One full tile whose taps all fall inside the input row (no bounds checks).
+ * `x` points at input channel 0 of the group, `w` at output channel m's
+ * weights; `stride` is a literal at the call sites so the loads are
+ * contiguous in the common stride-1 case. */
+BF_INLINE void bf_conv_tile_interior(const float *restrict x, const float *restrict w,
+                                     const float *restrict bias, float *restrict out,
+                                     int32_t outPlane, int32_t Cg,
+                                     int32_t inPlane, int32_t W, int32_t KW, int32_t taps,
+                                     int32_t khBegin, int32_t khEnd, int32_t ihBase,
+                                     int32_t dilH, int32_t iwBase, int32_t dilW,
+                                     int32_t stride) {
+  /* Private accumulators indexed by constants only, so they live in registers. */
+  float acc[BF_CONV_MB][BF_CONV_PB];
+  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
+    const float b = bias ? bias[mi] : 0.0f;
+    for (int32_t j = 0; j < BF_CONV_PB; ++j)
+      acc[mi][j] = b;
+  }
+  const int64_t wStrideM = (int64_t)Cg * taps;
+  BF_NO_VECTORIZE
+  for (int32_t c = 0; c < Cg; ++c) {
+    BF_NO_VECTORIZE
+    for (int32_t kh = khBegin; kh < khEnd; ++kh) {
+      const float *xr = x + (int64_t)c * inPlane + (int64_t)(ihBase + kh * dilH) * W + iwBase;
+      const float *wk = w + ((int64_t)c * taps + kh * KW);
+      BF_NO_VECTORIZE
+      for (int32_t kw = 0; kw < KW; ++kw) {
+        const float *xs = xr + kw * dilW;
+        float xv[BF_CONV_PB];
+        for (int32_t j = 0; j < BF_CONV_PB; ++j)
+          xv[j] = xs[j * stride];
+        for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
+          const float wv = wk[mi * wStrideM + kw];
+          for (int32_t j = 0; j < BF_CONV_PB; ++j)
+            acc[mi][j] += wv * xv[j];
+        }
+      }
+    }
+  }
+  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+    for (int32_t j = 0; j < BF_CONV_PB; ++j)
+      out[(int64_t)mi * outPlane + j] = acc[mi][j];
+}
+
+/* A tile at the border or the end of a row: same sums, checked per pixel. */
+BF_INLINE void bf_conv_tile_border(const float *restrict x, const float *restrict w,
+                                   const float *restrict bias, float *restrict out,
+                                   int32_t outPlane, int32_t count,
+                                   int32_t Cg, int32_t inPlane, int32_t W, int32_t KW,
+                                   int32_t taps, int32_t khBegin, int32_t khEnd,
+                                   int32_t ihBase, int32_t dilH, int32_t iwBase,
+                                   int32_t dilW, int32_t stride) {
+  float acc[BF_CONV_MB][BF_CONV_PB];
+  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
+    const float b = bias ? bias[mi] : 0.0f;
+    for (int32_t j = 0; j < BF_CONV_PB; ++j)
+      acc[mi][j] = b;
+  }
+  const int64_t wStrideM = (int64_t)Cg * taps;
+  BF_NO_VECTORIZE
+  for (int32_t c = 0; c < Cg; ++c)
+    BF_NO_VECTORIZE
+    for (int32_t kh = khBegin; kh < khEnd; ++kh) {
+      const float *xr = x + (int64_t)c * inPlane + (int64_t)(ihBase + kh * dilH) * W;
+      const float *wk = w + ((int64_t)c * taps + kh * KW);
+      for (int32_t kw = 0; kw < KW; ++kw)
+        for (int32_t j = 0; j < count; ++j) {
+          const int32_t iw = iwBase + j * stride + kw * dilW;
+          if (iw < 0 || iw >= W)
+            continue;
+          const float v = xr[iw];
+          for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+            acc[mi][j] += wk[mi * wStrideM + kw] * v;
+        }
+    }
+  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+    for (int32_t j = 0; j < count; ++j)
+      out[(int64_t)mi * outPlane + j] = acc[mi][j];
+}
+
+/* BF_CONV_MB output channels of one image and group, tile by tile. */
+BF_INLINE void bf_conv_block(const float *restrict x, const float *restrict w,
+                             const float *restrict bias, float *restrict out, int32_t Cg,
+                             int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t KH,
+                             int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
+                             int32_t padL, int32_t dilH, int32_t dilW) {
+  const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
+  /* Output columns whose taps are all inside the row. */
+  int32_t owSafeBegin, owSafeEnd;
+  bf_valid_range(OW, W - (KW - 1) * dilW, strideW, padL, 0, &owSafeBegin, &owSafeEnd);
+  for (int32_t oh = 0; oh < OH; ++oh) {
+    const int32_t ihBase = oh * strideH - padT;
+    int32_t khBegin = 0, khEnd = KH;
+    while (khBegin < KH && ihBase + khBegin * dilH < 0)
+      ++khBegin;
+    while (khEnd > khBegin && ihBase + (khEnd - 1) * dilH >= H)
+      --khEnd;
+    for (int32_t ow0 = 0; ow0 < OW; ow0 += BF_CONV_PB) {
+      const int32_t count = OW - ow0 < BF_CONV_PB ? OW - ow0 : BF_CONV_PB;
+      const int32_t iwBase = ow0 * strideW - padL;
+      float *o = out + (int64_t)oh * OW + ow0;
+      if (count == BF_CONV_PB && ow0 >= owSafeBegin && ow0 + BF_CONV_PB <= owSafeEnd) {
+        if (strideW == 1)
+          bf_conv_tile_interior(x, w, bias, o, outPlane, Cg, inPlane, W, KW, taps, khBegin,
+                                khEnd, ihBase, dilH, iwBase, dilW, 1);
+        else
+          bf_conv_tile_interior(x, w, bias, o, outPlane, Cg, inPlane, W, KW, taps, khBegin,
+                                khEnd, ihBase, dilH, iwBase, dilW, strideW);
+      } else {
+        bf_conv_tile_border(x, w, bias, o, outPlane, count, Cg, inPlane, W, KW, taps,
+                            khBegin, khEnd, ihBase, dilH, iwBase, dilW, strideW);
+      }
+    }
+  }
+}
+
+/* One output channel by scattering each weight tap over the output plane:
+ * used for depthwise convolutions and the channels left over after the
+ * BF_CONV_MB blocks. The inner loop runs over contiguous output columns. */
+BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk, float b0,
+                               float *restrict o, int32_t Cg, int32_t H, int32_t W,
+                               int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                               int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                               int32_t dilH, int32_t dilW) {
+  const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
+  for (int32_t i = 0; i < outPlane; ++i)
+    o[i] = b0;
+  for (int32_t c = 0; c < Cg; ++c) {
+    const float *xc = x + (int64_t)c * inPlane;
+    for (int32_t kh = 0; kh < KH; ++kh) {
+      int32_t ohBegin, ohEnd;
+      bf_valid_range(OH, H, strideH, padT, kh * dilH, &ohBegin, &ohEnd);
+      for (int32_t kw = 0; kw < KW; ++kw) {
+        int32_t owBegin, owEnd;
+        bf_valid_range(OW, W, strideW, padL, kw * dilW, &owBegin, &owEnd);
+        const float k = wk[(int64_t)c * taps + kh * KW + kw];
+        for (int32_t oh = ohBegin; oh < ohEnd; ++oh) {
+          const float *xr =
+              xc + (int64_t)(oh * strideH - padT + kh * dilH) * W - padL + kw * dilW;
+          float *orow = o + oh * OW;
+          if (strideW == 1) {
+            for (int32_t ow = owBegin; ow < owEnd; ++ow)
+              orow[ow] += k * xr[ow];
+          } else {
+            for (int32_t ow = owBegin; ow < owEnd; ++ow)
+              orow[ow] += k * xr[ow * strideW];
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Direct convolution, no scratch memory. Output channels go BF_CONV_MB at
+ * a time through register tiles (bf_conv_block); depthwise and leftover
+ * channels use the per-tap scatter (bf_conv_channel). */
 void bf_conv2d_f32(const float *restrict in, const float *restrict w,
                    const float *restrict bias, float *restrict out, int32_t N, int32_t C,
                    int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
@@ -41,80 +206,23 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   for (int32_t n = 0; n < N; ++n) {
     for (int32_t g = 0; g < groups; ++g) {
-      const float *x0 = in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane;
+      const float *x = in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane;
       int32_t mb = 0;
-      /* Four output channels at a time. */
-      for (; mb + 4 <= Mg; mb += 4) {
+      for (; mb + BF_CONV_MB <= Mg; mb += BF_CONV_MB) {
         const int32_t m = g * Mg + mb;
-        float *o0 = out + ((int64_t)n * M + m) * outPlane;
-        float *o1 = o0 + outPlane, *o2 = o1 + outPlane, *o3 = o2 + outPlane;
-        for (int32_t i = 0; i < outPlane; ++i) {
-          o0[i] = bias ? bias[m] : 0.0f;
-          o1[i] = bias ? bias[m + 1] : 0.0f;
-          o2[i] = bias ? bias[m + 2] : 0.0f;
-          o3[i] = bias ? bias[m + 3] : 0.0f;
-        }
-        for (int32_t c = 0; c < Cg; ++c) {
-          const float *x = x0 + (int64_t)c * inPlane;
-          const float *w0 = w + ((int64_t)m * Cg + c) * taps;
-          const float *w1 = w0 + (int64_t)Cg * taps, *w2 = w1 + (int64_t)Cg * taps,
-                      *w3 = w2 + (int64_t)Cg * taps;
-          for (int32_t kh = 0; kh < KH; ++kh) {
-            int32_t ohBegin, ohEnd;
-            bf_valid_range(OH, H, strideH, padT, kh * dilH, &ohBegin, &ohEnd);
-            for (int32_t kw = 0; kw < KW; ++kw) {
-              int32_t owBegin, owEnd;
-              bf_valid_range(OW, W, strideW, padL, kw * dilW, &owBegin, &owEnd);
-              const int32_t t = kh * KW + kw;
-              const float k0 = w0[t], k1 = w1[t], k2 = w2[t], k3 = w3[t];
-              for (int32_t oh = ohBegin; oh < ohEnd; ++oh) {
-                const float *xr =
-                    x + (int64_t)(oh * strideH - padT + kh * dilH) * W - padL + kw * dilW;
-                const int32_t row = oh * OW;
-                for (int32_t ow = owBegin; ow < owEnd; ++ow) {
-                  const float v = xr[ow * strideW];
-                  o0[row + ow] += k0 * v;
-                  o1[row + ow] += k1 * v;
-                  o2[row + ow] += k2 * v;
-                  o3[row + ow] += k3 * v;
-                }
-              }
-            }
-          }
-        }
-        bf_activate_array(o0, 4 * outPlane, act, actA, actB);
+        bf_conv_block(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0,
+                      out + ((int64_t)n * M + m) * outPlane, Cg, H, W, OH, OW, KH, KW,
+                      strideH, strideW, padT, padL, dilH, dilW);
       }
-      /* Remaining output channels one at a time (depthwise lands here). */
       for (; mb < Mg; ++mb) {
         const int32_t m = g * Mg + mb;
-        float *o = out + ((int64_t)n * M + m) * outPlane;
-        const float b0 = bias ? bias[m] : 0.0f;
-        for (int32_t i = 0; i < outPlane; ++i)
-          o[i] = b0;
-        for (int32_t c = 0; c < Cg; ++c) {
-          const float *x = x0 + (int64_t)c * inPlane;
-          const float *wk = w + ((int64_t)m * Cg + c) * taps;
-          for (int32_t kh = 0; kh < KH; ++kh) {
-            int32_t ohBegin, ohEnd;
-            bf_valid_range(OH, H, strideH, padT, kh * dilH, &ohBegin, &ohEnd);
-            for (int32_t kw = 0; kw < KW; ++kw) {
-              int32_t owBegin, owEnd;
-              bf_valid_range(OW, W, strideW, padL, kw * dilW, &owBegin, &owEnd);
-              const float k = wk[kh * KW + kw];
-              for (int32_t oh = ohBegin; oh < ohEnd; ++oh) {
-                const float *xr =
-                    x + (int64_t)(oh * strideH - padT + kh * dilH) * W - padL + kw * dilW;
-                float *orow = o + oh * OW;
-                for (int32_t ow = owBegin; ow < owEnd; ++ow)
-                  orow[ow] += k * xr[ow * strideW];
-              }
-            }
-          }
-        }
-        bf_activate_array(o, outPlane, act, actA, actB);
+        bf_conv_channel(x, w + (int64_t)m * Cg * taps, bias ? bias[m] : 0.0f,
+                        out + ((int64_t)n * M + m) * outPlane, Cg, H, W, OH, OW, KH, KW,
+                        strideH, strideW, padT, padL, dilH, dilW);
       }
     }
   }
+  bf_activate_array(out, N * M * outPlane, act, actA, actB);
 }
 
 /* Transposed convolution as a scatter: every input pixel adds weight *

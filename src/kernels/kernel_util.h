@@ -10,8 +10,12 @@
  * gcc (used for the host unit tests) ignores it. */
 #if defined(__clang__)
 #define BF_VECTORIZE _Pragma("clang loop vectorize(enable) interleave(enable)")
+/* Keeps the loop vectorizer off a reduction loop whose body already holds
+ * a register tile (SLP vectorizes the tile; LV would transpose gathers). */
+#define BF_NO_VECTORIZE _Pragma("clang loop vectorize(disable) interleave(disable)")
 #else
 #define BF_VECTORIZE
+#define BF_NO_VECTORIZE
 #endif
 
 #define BF_FLT_MAX 3.402823466e+38f

@@ -63,7 +63,10 @@
 //   Softmax family        see above
 //   Dropout               only operand 0; ratio/is_test/seed attributes
 //                         dropped; mask output dropped when unused (used:
-//                         Error(Unsupported))
+//                         Error(Unsupported)); operand training_mode must
+//                         be a constant false (or ratio a constant 0)
+//   PRelu < 7             a 1-D slope of size C = X.shape[1] is per channel:
+//                         reshaped to [C,1,...,1] (numpy-broadcastable)
 //   BatchNormalization    spatial=1, is_test, consumed_inputs,
 //                         training_mode=0 dropped; spatial=0 or
 //                         training_mode=1 rejected; statistics outputs
@@ -105,6 +108,14 @@ namespace {
 
 constexpr int64_t kOldestOpset = 6;
 constexpr int64_t kNewestOpset = 17;
+
+/// Whether any node of `graph` is of the default ONNX domain.
+bool usesDefaultDomain(const onnx::GraphProto &graph) {
+  for (const onnx::NodeProto &node : graph.node())
+    if (node.domain().empty() || node.domain() == "ai.onnx")
+      return true;
+  return false;
+}
 
 //===----------------------------------------------------------------------===//
 // Reading files
@@ -285,6 +296,12 @@ void ModelImporter::readOpset(const onnx::ModelProto &model) {
   for (const onnx::OperatorSetIdProto &opset : model.opset_import())
     if (opset.domain().empty() || opset.domain() == "ai.onnx")
       opset_ = opset.version();
+  if (opset_ == 0 && !usesDefaultDomain(model.graph())) {
+    // Only other-domain operators (e.g. ai.onnx.preview.training): the
+    // opset is irrelevant; they are reported as unsupported operators.
+    opset_ = kNewestOpset;
+    return;
+  }
   if (opset_ == 0)
     throw bad("the model imports no ONNX operator set (IR version " +
               std::to_string(model.ir_version()) + "); re-export it with opset " +

@@ -91,6 +91,7 @@ private:
   void resize();
   void softmaxFamily();
   void dropout();
+  void legacyPRelu();
   void batchNormalization();
   void maxPool();
   void reduceSum();
@@ -123,6 +124,8 @@ void Normalizer::run() {
     softmaxFamily();
   else if (op == "Dropout")
     dropout();
+  else if (op == "PRelu" && opset < 7)
+    legacyPRelu();
   else if (op == "BatchNormalization")
     batchNormalization();
   else if (op == "MaxPool")
@@ -266,11 +269,48 @@ void Normalizer::softmaxFamily() {
 // Dropout: inference only. Operands ratio/training_mode and attributes
 // ratio/is_test/seed go; the mask output goes when unused.
 void Normalizer::dropout() {
+  // Dropout-12+: operand 2 training_mode. True (or unknown at compile time)
+  // means random masking, unless the ratio is a constant 0.
+  if (const Value *trainingMode = node_.input(2)) {
+    const Value *ratio = node_.input(1);
+    bool zeroRatio = ratio && ratio->isConstant() && ratio->type.numElements() == 1 &&
+                     ratio->elementAsDouble(0) == 0.0;
+    if (!trainingMode->isConstant())
+      throw unsupported("operand training_mode is not a constant; bundlefit compiles "
+                        "inference only");
+    bool training = trainingMode->type.numElements() > 0 && trainingMode->elementAsDouble(0) != 0;
+    if (training && !zeroRatio)
+      throw unsupported("training_mode=1 is not supported; bundlefit compiles inference only");
+  }
   node_.inputs.resize(std::min<size_t>(node_.inputs.size(), 1));
   attrs_.erase("ratio");
   attrs_.erase("is_test");
   attrs_.erase("seed");
   dropUnusedOutputsFrom(1, "the dropout mask");
+}
+
+// PRelu-6: the slope is per channel (axis 1) when it has C = X.shape[1]
+// elements; PRelu-7+ broadcasts it numpy-style (unidirectionally) instead,
+// so a constant 1-D slope [C] becomes [C,1,...,1].
+void Normalizer::legacyPRelu() {
+  Value *x = node_.input(0);
+  Value *slope = node_.input(1);
+  if (!x || !slope || !slope->typeKnown || slope->type.rank() != 1 ||
+      slope->type.numElements() <= 1)
+    return;
+  if (!x->typeKnown)
+    throw unsupported("opset-6 per-channel slope needs the input's rank, unknown at import; "
+                      "re-export the model with opset 7 or newer");
+  const int64_t rank = int64_t(x->type.rank());
+  if (rank <= 2 || x->type.shape[1] != slope->type.numElements())
+    return; // Already numpy-aligned, or left to type inference to reject.
+  if (!slope->isConstant())
+    throw unsupported("opset-6 per-channel slope that is not a constant; re-export the model "
+                      "with opset 7 or newer");
+  TensorType type = slope->type;
+  type.shape.resize(size_t(rank - 1), 1);
+  node_.inputs[1] = context_.graph.addConstant(
+      context_.freshValueName(slope->name + "_per_channel"), type, slope->data);
 }
 
 // BatchNormalization: inference only. spatial=1 (the default), is_test and

@@ -48,6 +48,9 @@ bool isFoldable(const Node &node) {
       return false;
   if (node.opType == "Shape")
     return node.input(0) != nullptr;
+  // Already the form a folded graph output takes (keepGraphOutputComputed).
+  if (node.opType == "Identity" && node.outputs[0]->isGraphOutput)
+    return false;
   return std::all_of(node.inputs.begin(), node.inputs.end(),
                      [](const Value *v) { return !v || v->isConstant(); });
 }

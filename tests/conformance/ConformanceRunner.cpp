@@ -227,7 +227,8 @@ std::vector<TestCase> discoverTests(const std::string &root) {
   return tests;
 }
 
-TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolerance) {
+TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolerance,
+                   const PassOptions &passes) {
   auto start = std::chrono::steady_clock::now();
   TestResult result;
   result.test = test;
@@ -252,7 +253,7 @@ TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolera
       for (const Value *output : graph->outputs())
         outputNames.push_back(output->name);
       stage = "passes";
-      result.passStats = describePassStats(runDefaultPasses(*graph));
+      result.passStats = describePassStats(runDefaultPasses(*graph, passes));
       stage = "run";
       engine.prepare(modelPath, *graph);
       runDataSets(result, engine, *graph, outputNames, tolerance);

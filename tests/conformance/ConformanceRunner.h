@@ -17,6 +17,8 @@
 
 #include "Engine.h"
 
+#include "bundlefit/passes/Passes.h"
+
 #include <string>
 #include <vector>
 
@@ -61,7 +63,8 @@ struct TestResult {
   double seconds = 0;
 };
 
-TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolerance);
+TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolerance,
+                   const PassOptions &passes = PassOptions());
 
 } // namespace conformance
 } // namespace bundlefit

@@ -1,7 +1,7 @@
 //===- main.cpp - onnx_conformance: bundlefit on ONNX's backend test data --===//
 //
 // usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine interp|bundle]
-//                         [--json FILE] [--verbose] [--rtol R] [--atol A]
+//                         [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]
 //
 // DATA_ROOT defaults to /usr/share/libonnx-testdata/data (Debian package
 // libonnx-testdata); its node, pytorch-converted, pytorch-operator and simple
@@ -35,15 +35,17 @@ struct Options {
   std::string jsonPath;
   bool verbose = false;
   Tolerance tolerance;
+  bundlefit::PassOptions passes;
 };
 
 void printUsage() {
   std::cout << "usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine NAME]\n"
-               "                        [--json FILE] [--verbose] [--rtol R] [--atol A]\n"
+               "                        [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]\n"
                "  DATA_ROOT   default " << kDefaultRoot << "\n"
                "  --filter    run tests whose 'suite/name' contains TEXT\n"
                "  --engine    interp (reference interpreter) or bundle (host bundles)\n"
                "  --json      write one result per test to FILE\n"
+               "  --no-fusion run the default passes without activation fusion\n"
                "  --rtol/--atol  tolerance |actual-expected| <= atol + rtol*|expected|\n"
                "                 (default 1e-3 / 1e-5)\n";
 }
@@ -65,6 +67,8 @@ bool parseOptions(int argc, char **argv, Options &options) {
       std::exit(0);
     } else if (arg == "--verbose" || arg == "-v") {
       options.verbose = true;
+    } else if (arg == "--no-fusion") {
+      options.passes.fuseActivations = false;
     } else if (arg == "--filter") {
       if (!value(options.filter)) return false;
     } else if (arg == "--engine") {
@@ -190,7 +194,7 @@ int main(int argc, char **argv) {
       continue;
     if (options.verbose)
       std::cout << "---- " << test.id() << std::endl;
-    TestResult result = runTest(test, *engine, options.tolerance);
+    TestResult result = runTest(test, *engine, options.tolerance, options.passes);
     printResultLine(result, options.verbose);
     std::cout.flush();
     switch (result.outcome) {
@@ -216,6 +220,7 @@ int main(int argc, char **argv) {
     document["root"] = options.root;
     document["rtol"] = options.tolerance.rtol;
     document["atol"] = options.tolerance.atol;
+    document["fusion"] = options.passes.fuseActivations;
     document["passed"] = passed;
     document["failed"] = failed;
     document["skipped"] = skipped;

@@ -328,6 +328,11 @@ TEST_CASE("a folded graph output stays computed under its name") {
   Inputs inputs = randomInputs(build);
   auto out = Interpreter(*g).run(inputs);
   CHECK(out.at("dims").at(2) == 4);
+  // The pipeline is at a fixed point: a second run changes nothing.
+  PassStats again = runDefaultPasses(*g);
+  CHECK(again.folded == 0);
+  CHECK(again.nodesAfter == again.nodesBefore);
+  CHECK(opTypes(*g) == Ops{"Identity", "Relu"});
 }
 
 TEST_CASE("a folded graph output that another node reads still feeds it") {

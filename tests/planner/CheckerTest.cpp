@@ -1,1 +1,93 @@
+//===- CheckerTest.cpp - checkPlan catches every kind of broken plan ------===//
+#include "TestUtil.h"
 
+using namespace bundlefit::planner;
+
+namespace {
+// Two buffers live together on step 1, one scratch buffer alone on step 3.
+Problem twoLiveOneLater() {
+  Problem p;
+  p.buffers = {{10, 100, 1, 0, 1}, {11, 50, 1, 1, 2}, {12, 200, 1, 3, 3}};
+  return p;
+}
+
+Plan planOf(std::vector<uint64_t> offsets, uint64_t arena) {
+  Plan plan;
+  plan.offsets = std::move(offsets);
+  plan.arenaSize = arena;
+  return plan;
+}
+} // namespace
+
+TEST_CASE("checkPlan accepts a sound plan") {
+  Problem p = twoLiveOneLater();
+  CHECK_FALSE(checkPlan(p, planOf({0, 100, 0}, 200)));
+}
+
+TEST_CASE("checkPlan catches two live buffers sharing bytes and names them") {
+  Problem p = twoLiveOneLater();
+  std::optional<std::string> error = checkPlan(p, planOf({0, 99, 0}, 200));
+  REQUIRE(error);
+  CHECK(error->find("id 10") != std::string::npos);
+  CHECK(error->find("id 11") != std::string::npos);
+  CHECK(error->find("step 1") != std::string::npos);
+}
+
+TEST_CASE("checkPlan lets buffers that are never live together share bytes") {
+  Problem p = twoLiveOneLater();
+  CHECK_FALSE(checkPlan(p, planOf({0, 100, 0}, 200)));
+  // Buffer 12 (step 3) over both others: fine. Buffer 11 over 10: not.
+  CHECK(checkPlan(p, planOf({0, 0, 0}, 200)));
+}
+
+TEST_CASE("checkPlan catches an overlap hidden behind a lower neighbour") {
+  // A long buffer at 0..1000 and a small one inside it, inserted later.
+  Problem p;
+  p.buffers = {{0, 1000, 1, 0, 5}, {1, 10, 1, 2, 3}, {2, 10, 1, 2, 3}};
+  CHECK(checkPlan(p, planOf({0, 1000, 500}, 1010)));
+}
+
+TEST_CASE("checkPlan catches a misaligned offset") {
+  Problem p;
+  p.buffers = {{7, 64, 64, 0, 0}, {8, 64, 64, 0, 0}};
+  CHECK_FALSE(checkPlan(p, planOf({0, 64}, 128)));
+  std::optional<std::string> error = checkPlan(p, planOf({0, 65}, 129));
+  REQUIRE(error);
+  CHECK(error->find("aligned") != std::string::npos);
+  CHECK(error->find("id 8") != std::string::npos);
+}
+
+TEST_CASE("checkPlan catches an arena that is too small") {
+  Problem p = twoLiveOneLater();
+  std::optional<std::string> error = checkPlan(p, planOf({0, 100, 0}, 149));
+  REQUIRE(error);
+  CHECK(error->find("arena") != std::string::npos);
+}
+
+TEST_CASE("checkPlan catches a missing offset") {
+  Problem p = twoLiveOneLater();
+  CHECK(checkPlan(p, planOf({0, 100}, 200)));
+}
+
+TEST_CASE("checkPlan allows an in-place pair on its shared step only") {
+  Problem p;
+  p.buffers = {{0, 64, 1, 0, 2}, {1, 64, 1, 2, 4}};
+  p.inPlace = {{1, 0}};
+  CHECK_FALSE(checkPlan(p, planOf({0, 0}, 64)));
+  // Without the hint the same plan is an overlap on step 2.
+  Problem noHint = p;
+  noHint.inPlace.clear();
+  CHECK(checkPlan(noHint, planOf({0, 0}, 64)));
+  // A hint whose input outlives the output's first step is not valid.
+  Problem tooLong = p;
+  tooLong.buffers[0].last = 3;
+  CHECK(checkPlan(tooLong, planOf({0, 0}, 64)));
+  // Partially overlapping offsets are never allowed.
+  CHECK(checkPlan(p, planOf({0, 32}, 96)));
+}
+
+TEST_CASE("checkPlan ignores zero-size buffers") {
+  Problem p;
+  p.buffers = {{0, 0, 1, 0, 3}, {1, 16, 1, 0, 3}};
+  CHECK_FALSE(checkPlan(p, planOf({0, 0}, 16)));
+}

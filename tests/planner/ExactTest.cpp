@@ -1,1 +1,120 @@
+//===- ExactTest.cpp - The search reaches optima and keeps its promises ---===//
+#include "TestUtil.h"
 
+#include "bundlefit/planner/formats/MiniMallocCsv.h"
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+
+using namespace bundlefit::planner;
+using bundlefit::planner::test::dataDir;
+using bundlefit::planner::test::randomProblem;
+using bundlefit::planner::test::requireValid;
+
+namespace {
+// The true optimum by brute force: placing buffers in order of their offsets
+// in an optimal plan, each at the lowest free aligned address, never ends
+// higher; so the best first-fit over all orders is optimal.
+uint64_t bruteForceOptimum(const Problem &p) {
+  std::vector<int> order(p.buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  uint64_t best = UINT64_MAX;
+  do {
+    std::vector<uint64_t> offset(p.buffers.size());
+    uint64_t top = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const Buffer &b = p.buffers[order[k]];
+      uint64_t at = 0;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (size_t j = 0; j < k; ++j) {
+          const Buffer &o = p.buffers[order[j]];
+          bool together = o.first <= b.last && b.first <= o.last;
+          uint64_t oEnd = offset[order[j]] + footprint(o);
+          if (together && offset[order[j]] < at + footprint(b) && at < oEnd) {
+            at = alignUp(oEnd, b.alignment);
+            moved = true;
+          }
+        }
+      }
+      offset[order[k]] = at;
+      top = std::max(top, at + footprint(b));
+    }
+    best = std::min(best, top);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+} // namespace
+
+TEST_CASE("exact search finds the true optimum on small random problems") {
+  int provedCount = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    Problem p = randomProblem(7, 6, seed, seed % 2 == 0);
+    Plan plan = planExact(p);
+    CAPTURE(seed);
+    requireValid(p, plan);
+    CHECK(plan.arenaSize == bruteForceOptimum(p));
+    CHECK(plan.provedOptimal);
+    provedCount += plan.provedOptimal;
+  }
+  CHECK(provedCount == 40);
+}
+
+TEST_CASE("exact search matches brute force on a tiling puzzle") {
+  Problem p;
+  p.buffers = {{0, 2, 1, 0, 1}, {1, 2, 1, 1, 2}, {2, 1, 1, 0, 0},
+               {3, 1, 1, 2, 2}, {4, 1, 1, 0, 2}, {5, 1, 1, 1, 1}};
+  Plan exact = planExact(p);
+  requireValid(p, exact);
+  CHECK(exact.arenaSize == bruteForceOptimum(p));
+  CHECK(exact.arenaSize <= planBestGreedy(p).arenaSize);
+}
+
+TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
+  std::ifstream in(dataDir() / "minimalloc" / "input.12.csv");
+  if (!in) {
+    MESSAGE("skipped: no benchmark data at " << dataDir());
+    return;
+  }
+  auto csv = formats::parseMiniMallocCsv(in);
+  REQUIRE(csv);
+  ExactOptions options;
+  options.capacity = 12;
+  Plan plan = planExact(csv->problem, options);
+  requireValid(csv->problem, plan);
+  CHECK(plan.lowerBound == 12);
+  CHECK(plan.arenaSize == 12);
+  CHECK(planMemory(csv->problem).arenaSize == 12);
+}
+
+TEST_CASE("exact search with an impossible capacity keeps the greedy plan") {
+  Problem p;
+  p.buffers = {{0, 10, 1, 0, 1}, {1, 10, 1, 1, 2}};
+  ExactOptions options;
+  options.capacity = 15; // The bound is 20.
+  Plan plan = planExact(p, options);
+  requireValid(p, plan);
+  CHECK(plan.arenaSize == 20);
+}
+
+TEST_CASE("planMemory is never worse than the best greedy plan") {
+  for (uint32_t seed = 200; seed < 215; ++seed) {
+    Problem p = randomProblem(30, 20, seed);
+    PlanOptions options;
+    options.exact.nodeBudget = 2000;
+    Plan plan = planMemory(p, options);
+    requireValid(p, plan);
+    CHECK(plan.arenaSize <= planBestGreedy(p).arenaSize);
+  }
+}
+
+TEST_CASE("planMemory is deterministic under a node budget") {
+  Problem p = randomProblem(60, 25, 77);
+  PlanOptions options;
+  options.exact.nodeBudget = 5000;
+  options.exact.timeBudgetSeconds = 60;
+  Plan a = planMemory(p, options), b = planMemory(p, options);
+  CHECK(a.offsets == b.offsets);
+  CHECK(a.searchNodes == b.searchNodes);
+}

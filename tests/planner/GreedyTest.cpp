@@ -1,1 +1,120 @@
+//===- GreedyTest.cpp - Greedy passes are safe, deterministic and good ----===//
+#include "TestUtil.h"
 
+using namespace bundlefit::planner;
+using bundlefit::planner::test::randomProblem;
+using bundlefit::planner::test::requireValid;
+
+namespace {
+const GreedyOrder kOrders[] = {GreedyOrder::BySize,        GreedyOrder::ByArea,
+                               GreedyOrder::ByLifetime,    GreedyOrder::ByFirstUse,
+                               GreedyOrder::MaxLiveBySize, GreedyOrder::MaxLiveByTime};
+const GreedyFit kFits[] = {GreedyFit::FirstFit, GreedyFit::BestFit};
+} // namespace
+
+TEST_CASE("every greedy strategy gives a valid plan on random problems") {
+  for (uint32_t seed = 1; seed <= 25; ++seed) {
+    Problem p = randomProblem(60, 40, seed);
+    uint64_t bound = computeLowerBound(p);
+    for (GreedyOrder order : kOrders)
+      for (GreedyFit fit : kFits) {
+        Plan plan = planGreedy(p, order, fit);
+        CAPTURE(seed);
+        requireValid(p, plan);
+        CHECK(plan.lowerBound == bound);
+      }
+  }
+}
+
+TEST_CASE("best greedy is no worse than any single strategy") {
+  for (uint32_t seed = 100; seed < 110; ++seed) {
+    Problem p = randomProblem(80, 30, seed, false);
+    Plan best = planBestGreedy(p);
+    requireValid(p, best);
+    for (GreedyOrder order : kOrders)
+      for (GreedyFit fit : kFits)
+        CHECK(best.arenaSize <= planGreedy(p, order, fit).arenaSize);
+  }
+}
+
+TEST_CASE("greedy is deterministic") {
+  Problem p = randomProblem(200, 50, 7);
+  Plan a = planBestGreedy(p), b = planBestGreedy(p);
+  CHECK(a.offsets == b.offsets);
+  CHECK(a.algorithm == b.algorithm);
+}
+
+TEST_CASE("a chain of layers packs at the lower bound") {
+  // Layer k's output lives on steps [k, k+1]: two buffers live at a time.
+  Problem p;
+  const uint64_t sizes[] = {4096, 1024, 8192, 512, 2048, 64};
+  for (int k = 0; k < 6; ++k)
+    p.buffers.push_back({k, sizes[k], 64, k, k + 1});
+  Plan plan = planBestGreedy(p);
+  requireValid(p, plan);
+  CHECK(plan.arenaSize == plan.lowerBound);
+  CHECK(plan.lowerBound == 8192 + 1024);
+  CHECK(plan.provedOptimal);
+}
+
+TEST_CASE("greedy places buffers with mixed alignment on aligned offsets") {
+  Problem p;
+  p.buffers = {{0, 3, 1, 0, 2}, {1, 100, 64, 0, 2}, {2, 7, 8, 1, 1}, {3, 1, 128, 2, 2}};
+  for (GreedyOrder order : kOrders)
+    for (GreedyFit fit : kFits)
+      requireValid(p, planGreedy(p, order, fit));
+}
+
+TEST_CASE("zero-size buffers are placed at zero and cost nothing") {
+  Problem p;
+  p.buffers = {{0, 0, 64, 0, 5}, {1, 128, 64, 0, 5}, {2, 0, 1, 2, 2}};
+  Plan plan = planBestGreedy(p);
+  requireValid(p, plan);
+  CHECK(plan.arenaSize == 128);
+  CHECK(plan.offsets[0] == 0);
+  CHECK(plan.offsets[2] == 0);
+}
+
+TEST_CASE("in-place hints are honoured by greedy, exact and planMemory") {
+  // A relu written over its input, then an add written over the relu.
+  Problem p;
+  p.buffers = {{0, 4096, 64, 0, 1},  // conv output
+               {1, 4096, 64, 1, 2},  // relu, in place over 0
+               {2, 1024, 64, 1, 3},  // side branch
+               {3, 4096, 64, 2, 4},  // add, in place over 1
+               {4, 512, 64, 3, 4}};
+  p.inPlace = {{1, 0}, {3, 1}};
+  std::vector<Plan> plans = {planGreedy(p, GreedyOrder::BySize),
+                             planGreedy(p, GreedyOrder::MaxLiveByTime, GreedyFit::BestFit),
+                             planBestGreedy(p), planExact(p), planMemory(p)};
+  for (const Plan &plan : plans) {
+    requireValid(p, plan);
+    CHECK(plan.offsets[1] == plan.offsets[0]);
+    CHECK(plan.offsets[3] == plan.offsets[1]);
+  }
+  CHECK(planMemory(p).arenaSize == 4096 + 1024 + 512); // the bound, on step 3
+}
+
+TEST_CASE("conflicting in-place hints: the first one wins") {
+  // Two outputs both want buffer 0's storage; they are live together.
+  Problem p;
+  p.buffers = {{0, 256, 1, 0, 1}, {1, 256, 1, 1, 2}, {2, 256, 1, 1, 2}};
+  p.inPlace = {{1, 0}, {2, 0}};
+  Plan plan = planMemory(p);
+  requireValid(p, plan);
+  CHECK(plan.offsets[1] == plan.offsets[0]);
+  CHECK(plan.offsets[2] != plan.offsets[0]);
+}
+
+TEST_CASE("large problems take the fast path and stay valid") {
+  // Network-like: each buffer lives a few steps.
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> life(0, 6);
+  std::uniform_int_distribution<uint64_t> size(64, 1 << 16);
+  Problem p;
+  for (int i = 0; i < 21000; ++i)
+    p.buffers.push_back({i, size(rng), 64, i, i + life(rng)});
+  Plan plan = planBestGreedy(p);
+  requireValid(p, plan);
+  CHECK(double(plan.arenaSize) <= 1.25 * double(plan.lowerBound));
+}

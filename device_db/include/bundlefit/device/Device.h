@@ -1,0 +1,139 @@
+//===- Device.h - Parts and boards from the device database ----------------===//
+//
+// One JSON file per part or board in device_db/parts/, validated against
+// device_db/schema/device.schema.json when it is loaded; errors name the file
+// and the field ("device_db/parts/rt1062.json: memory[2].size: expected
+// integer"). Users add their own parts with --device-file.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bundlefit::device {
+
+struct Core {
+  std::string name;
+  std::string type; ///< "cortex-m7", "hifi4", ...
+  double clockMhz = 0;
+  std::string fpu;  ///< none | sp | dp
+  bool dspExtension = false;
+  bool helium = false;
+  bool runsBundle = false;
+  uint64_t icacheBytes = 0;
+  uint64_t dcacheBytes = 0;
+};
+
+enum class MemoryKind { Flash, Sram, Tcm, Sdram };
+const char *memoryKindName(MemoryKind kind);
+
+struct MemoryRegionInfo {
+  std::string name;
+  MemoryKind kind = MemoryKind::Sram;
+  uint64_t base = 0;
+  uint64_t size = 0;
+  bool cached = false;
+  double readCyclesPerByte = 0; ///< Extra core cycles per byte streamed from here.
+  bool holdsData = true;
+  bool external = false;
+  std::string notes;
+  bool isFlash() const { return kind == MemoryKind::Flash; }
+};
+
+struct Homes {
+  std::string code, weightsFlash, weightsRam, io, activations, sdkRam, libraryRam;
+};
+
+struct FlexRam {
+  uint64_t bankBytes = 0;
+  int banks = 0;
+  int defaultItcm = 0, defaultDtcm = 0, defaultOcram = 0;
+  std::string itcm, dtcm, ocram;
+};
+
+/// A kernel library's footprint and throughput on this part.
+struct KernelLibrary {
+  std::string key; ///< portable_float | portable_int8 | cmsis_nn | hifi4_nnlib
+  uint64_t codeBytes = 0;
+  uint64_t flashBytes = 0;
+  uint64_t ramBytes = 0;
+  std::string core;
+  double cyclesPerMac = 0;
+  double fcCyclesPerMac = 0;        ///< 0: same as cyclesPerMac.
+  double depthwiseCyclesPerMac = 0; ///< 0: same as cyclesPerMac.
+  double cyclesPerElement = 0;
+  double layerOverheadCycles = 0;
+  std::vector<std::string> ops; ///< Empty: every op.
+  bool calibrated = false;
+  std::string source;
+  bool implements(const std::string &opType) const;
+};
+
+struct Source {
+  std::string fact, from;
+};
+
+struct Device {
+  std::string id;
+  std::vector<std::string> aliases;
+  std::string name, vendor, board, part, notes;
+  std::vector<Core> cores;
+  std::vector<MemoryRegionInfo> memory;
+  Homes homes;
+  std::optional<FlexRam> flexram;
+  uint64_t sdkBaselineFlash = 0, sdkBaselineRam = 0;
+  std::string sdkBaselineSource;
+  std::map<std::string, KernelLibrary> libraries;
+  std::vector<Source> sources;
+  std::string file; ///< Where it was loaded from.
+
+  const Core &bundleCore() const;            ///< The core that runs the bundle.
+  const Core *findCore(const std::string &name) const;
+  const MemoryRegionInfo *findRegion(const std::string &name) const;
+  const KernelLibrary *findLibrary(const std::string &key) const;
+  uint64_t totalFlash() const;
+  uint64_t totalRam() const;
+};
+
+/// Parses a validated device document (throws Error(BadInputFile) naming
+/// `file` and the field when a cross-reference is wrong, e.g. a home that
+/// names no region).
+Device parseDevice(const nlohmann::json &document, const std::string &file);
+
+class DeviceDatabase {
+public:
+  /// Loads every *.json in `partsDir` (sorted), validating each against the
+  /// schema at `schemaPath`. Throws Error(BadInputFile) naming file and field.
+  static DeviceDatabase load(const std::string &partsDir, const std::string &schemaPath);
+  /// The shipped database (BUNDLEFIT_DEVICE_DB_DIR, overridable with the
+  /// environment variable BUNDLEFIT_DEVICE_DB).
+  static DeviceDatabase loadDefault();
+  static std::string defaultDirectory();
+
+  /// Adds one user file (validated the same way); replaces a part of the same id.
+  void addFile(const std::string &path);
+
+  /// By id or alias (case-insensitive). nullptr if unknown.
+  const Device *find(const std::string &name) const;
+  /// Throws Error(Usage, "unknown device 'x' (option --device); known: ...").
+  const Device &get(const std::string &name, const std::string &option = "--device") const;
+  const std::vector<Device> &devices() const { return devices_; }
+  std::string knownNames() const;
+
+private:
+  nlohmann::json schema_;
+  std::vector<Device> devices_;
+};
+
+/// Validates `document` from `file`; throws Error(BadInputFile) whose message
+/// lists every violation as "<file>: <field>: <problem>".
+void validateDeviceDocument(const nlohmann::json &schema, const nlohmann::json &document,
+                            const std::string &file);
+
+} // namespace bundlefit::device

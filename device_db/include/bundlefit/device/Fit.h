@@ -1,0 +1,151 @@
+//===- Fit.h - Does a model fit a part, and where does each byte go --------===//
+//
+// AN13001's project formulas, per memory region:
+//   Flash = SDK base + bundle code + library image + CONSTANT (+ alignment
+//           padding when the weights are read in place) + static data images
+//   RAM   = SDK base + MUTABLE + ACTIVATIONS (+ the part of CONSTANT copied to
+//           RAM) (+ library RAM such as HiFi4 NNLib's) + static data
+// "Static data" (FitRequest::extraStaticBytes) is an initialized array such as
+// a test image: it costs Flash (its load image) and RAM (its copy), as Table 4's
+// "+3,136 Flash +3,136 RAM" row shows. Weights read from Flash are aligned
+// after the code (16 bytes: Table 4's "+8 for alignment", 31,064 -> 31,072).
+//
+// Placement: the SDK's own RAM sits in its linker home (homes.sdk_ram), a
+// library image in homes.library_ram; then, fastest region first (lowest
+// read_cycles_per_byte, TCM before SRAM before SDRAM), the activation arena,
+// the inputs/outputs, static data and, with --weights ram|auto, the weights
+// hottest first (hotness = bytes x re-reads per inference, WeightTensor), via
+// the planner's multi-region layoutWeights. With `auto` the weights that fit in
+// no RAM region stay in Flash; with `ram` they overflow their home region and
+// the verdict says so.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/device/CostModel.h"
+#include "bundlefit/device/Device.h"
+#include "bundlefit/device/Footprint.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bundlefit::device {
+
+enum class WeightsPolicy { Flash, Ram, Auto };
+WeightsPolicy parseWeightsPolicy(const std::string &text);
+const char *weightsPolicyName(WeightsPolicy policy);
+
+/// AN13001's formula inputs (published or planned).
+struct ProjectTerms {
+  uint64_t baseFlash = 0, baseRam = 0;
+  uint64_t code = 0;
+  uint64_t constant = 0, mutableBytes = 0, activations = 0;
+  uint64_t libraryFlash = 0, libraryRam = 0;
+  uint64_t extraStatic = 0;  ///< Initialized data (e.g. a test image): Flash + RAM.
+  uint64_t weightsInRam = 0; ///< Bytes of CONSTANT copied to RAM (0..constant).
+  uint64_t flashConstAlignment = 16;
+};
+
+struct ProjectTotals {
+  uint64_t flash = 0;
+  uint64_t ram = 0;
+  uint64_t flashAlignmentPadding = 0;
+};
+
+ProjectTotals projectTotals(const ProjectTerms &terms);
+
+struct FitRequest {
+  WeightsPolicy weights = WeightsPolicy::Auto;
+  uint64_t extraStaticBytes = 0;
+  std::optional<uint64_t> codeBytes; ///< Overrides the device file's estimate.
+};
+
+struct RegionItem {
+  std::string what;
+  uint64_t bytes = 0;
+};
+
+struct RegionUse {
+  const MemoryRegionInfo *region = nullptr;
+  std::vector<RegionItem> items;
+  uint64_t used = 0;
+  bool over() const { return used > region->size; }
+};
+
+struct FitResult {
+  bool fits = false;
+  Variant variant;
+  WeightsPolicy weights = WeightsPolicy::Auto;
+  ProjectTerms terms;
+  ProjectTotals totals;
+  std::vector<RegionUse> regions; ///< Same order as Device::memory.
+  /// Which region holds what: code, weights, io, activations, scratch.
+  std::vector<std::pair<std::string, std::string>> homes;
+  uint64_t weightsInRam = 0, weightsInFlash = 0;
+  std::vector<const MemoryRegionInfo *> weightRegion; ///< Per weight tensor.
+  const MemoryRegionInfo *activationRegion = nullptr;
+  std::vector<std::string> problems;
+  TimePrediction time;
+  uint64_t flashCapacity = 0, ramCapacity = 0;
+};
+
+FitResult fitModel(const Device &device, const ModelFootprint &footprint, const FitRequest &request);
+
+/// A change that would make the model fit (or the best one can say).
+struct Suggestion {
+  std::string change;   ///< "quantize to int8", "weights in Flash", "use part stm32h743"
+  bool fits = false;
+  uint64_t flash = 0, ram = 0;
+  double ms = 0;
+};
+
+std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
+                                       const Graph &graph, const Variant &variant,
+                                       const FitRequest &request, const PlanOptions &options = {});
+
+/// RT10xx FlexRAM: how to split the 32 KB banks between ITCM, DTCM and OCRAM
+/// so that the activations, I/O and as many of the hottest weights as possible
+/// sit in DTCM while everything still fits.
+struct FlexRamSplit {
+  int itcm = 0, dtcm = 0, ocram = 0;
+  bool changed = false; ///< Differs from the part's default.
+  std::string reason;
+  std::optional<FitResult> result; ///< The fit with this split.
+};
+std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFootprint &footprint,
+                                           const FitRequest &request);
+/// The device with its FlexRAM regions resized to `split`.
+Device withFlexRam(const Device &device, int itcm, int dtcm, int ocram);
+
+/// `bundlefit pick`: every available variant x weights Flash/RAM.
+struct Candidate {
+  Variant variant;
+  WeightsPolicy weights = WeightsPolicy::Flash;
+  FitResult result;
+  bool best = false;
+};
+struct PickResult {
+  std::vector<Candidate> candidates;
+  int best = -1;
+  std::string reason;
+};
+PickResult pickBuild(const Device &device, const Graph &graph, const FitRequest &request,
+                     const PlanOptions &options = {});
+
+/// The cost model against AN13001's nine board timings (an13001Timings()):
+/// each reference model is planned for the variant and fitted with weights in
+/// RAM or Flash as published, then timed.
+struct CalibrationResult {
+  CalibrationPoint point;
+  double predictedMs = 0;
+  double errorPercent = 0; ///< (predicted - published) / published x 100
+};
+std::vector<CalibrationResult> checkCalibration(const DeviceDatabase &db);
+
+nlohmann::json fitResultJson(const Device &device, const ModelFootprint &footprint,
+                             const FitResult &result);
+
+} // namespace bundlefit::device

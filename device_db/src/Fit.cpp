@@ -1,0 +1,461 @@
+//===- Fit.cpp - Fit verdicts, placement, suggestions, pick ----------------===//
+#include "bundlefit/device/Fit.h"
+
+#include "bundlefit/planner/WeightLayout.h"
+#include "bundlefit/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace bundlefit::device {
+
+namespace {
+
+uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  return alignment ? (value + alignment - 1) / alignment * alignment : value;
+}
+
+int kindRank(MemoryKind kind) {
+  switch (kind) {
+  case MemoryKind::Tcm: return 0;
+  case MemoryKind::Sram: return 1;
+  case MemoryKind::Sdram: return 2;
+  case MemoryKind::Flash: return 3;
+  }
+  return 3;
+}
+
+int regionIndex(const Device &device, const std::string &name) {
+  for (size_t i = 0; i < device.memory.size(); ++i)
+    if (device.memory[i].name == name)
+      return int(i);
+  fatalInternal("device " + device.id + " has no region " + name);
+}
+
+std::string kb(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f KB", double(bytes) / 1024.0);
+  return text;
+}
+
+} // namespace
+
+WeightsPolicy parseWeightsPolicy(const std::string &text) {
+  if (text == "flash") return WeightsPolicy::Flash;
+  if (text == "ram") return WeightsPolicy::Ram;
+  if (text == "auto") return WeightsPolicy::Auto;
+  throw Error(ExitCode::Usage, "unknown weights placement '" + text +
+                                   "' (option --weights); known: flash, ram, auto");
+}
+
+const char *weightsPolicyName(WeightsPolicy policy) {
+  switch (policy) {
+  case WeightsPolicy::Flash: return "flash";
+  case WeightsPolicy::Ram: return "ram";
+  case WeightsPolicy::Auto: return "auto";
+  }
+  return "?";
+}
+
+ProjectTotals projectTotals(const ProjectTerms &t) {
+  ProjectTotals totals;
+  uint64_t beforeWeights = t.baseFlash + t.code + t.libraryFlash;
+  if (t.weightsInRam < t.constant)
+    totals.flashAlignmentPadding = alignUp(beforeWeights, t.flashConstAlignment) - beforeWeights;
+  totals.flash = beforeWeights + totals.flashAlignmentPadding + t.constant + t.extraStatic;
+  totals.ram = t.baseRam + t.mutableBytes + t.activations + t.extraStatic + t.libraryRam +
+               t.weightsInRam;
+  return totals;
+}
+
+FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequest &request) {
+  FitResult result;
+  result.variant = fp.variant;
+  result.weights = request.weights;
+  for (const MemoryRegionInfo &region : device.memory) {
+    result.regions.push_back({&region, {}, 0});
+    if (region.isFlash())
+      result.flashCapacity += region.size;
+    else if (region.holdsData)
+      result.ramCapacity += region.size;
+  }
+  auto add = [&](int index, const std::string &what, uint64_t bytes) {
+    if (bytes == 0)
+      return;
+    result.regions[index].items.push_back({what, bytes});
+    result.regions[index].used += bytes;
+  };
+  auto remaining = [&](int index) {
+    const RegionUse &use = result.regions[index];
+    return use.used >= use.region->size ? 0 : use.region->size - use.used;
+  };
+
+  ProjectTerms &t = result.terms;
+  t.baseFlash = device.sdkBaselineFlash;
+  t.baseRam = device.sdkBaselineRam;
+  t.code = request.codeBytes ? *request.codeBytes : fp.codeBytes;
+  t.constant = fp.constantBytes;
+  t.mutableBytes = fp.mutableBytes;
+  t.activations = fp.activationsBytes;
+  t.libraryFlash = fp.libraryFlashBytes;
+  t.libraryRam = fp.libraryRamBytes;
+  t.extraStatic = request.extraStaticBytes;
+
+  const int flash = regionIndex(device, device.homes.code);
+  const int weightsFlash = regionIndex(device, device.homes.weightsFlash);
+  const KernelLibrary &library = mainLibrary(device, fp.variant);
+  add(flash, "SDK project (code, rodata, data image)", t.baseFlash);
+  add(flash, std::string("bundle code (") + (request.codeBytes ? "given" : "estimate") + ")", t.code);
+  add(flash, library.key + " image", t.libraryFlash);
+  add(regionIndex(device, device.homes.sdkRam), "SDK project (.data, .bss, stack, heap)", t.baseRam);
+  if (t.libraryRam) {
+    int libraryRam = regionIndex(device, device.homes.libraryRam);
+    add(libraryRam, library.key + " image copied to RAM", t.libraryRam);
+    result.homes.push_back({library.key, device.homes.libraryRam});
+  }
+
+  // RAM regions, fastest first.
+  std::vector<int> ramOrder;
+  for (size_t i = 0; i < device.memory.size(); ++i)
+    if (!device.memory[i].isFlash() && device.memory[i].holdsData)
+      ramOrder.push_back(int(i));
+  std::stable_sort(ramOrder.begin(), ramOrder.end(), [&](int a, int b) {
+    const MemoryRegionInfo &x = device.memory[a], &y = device.memory[b];
+    if (x.readCyclesPerByte != y.readCyclesPerByte)
+      return x.readCyclesPerByte < y.readCyclesPerByte;
+    if (kindRank(x.kind) != kindRank(y.kind))
+      return kindRank(x.kind) < kindRank(y.kind);
+    // Among equals the activations' home first (DTCM before ITCM on RT10xx).
+    return x.name == device.homes.activations && y.name != device.homes.activations;
+  });
+  auto placeFast = [&](const std::string &what, uint64_t bytes, const std::string &home) {
+    int chosen = regionIndex(device, home);
+    for (int index : ramOrder)
+      if (remaining(index) >= bytes) {
+        chosen = index;
+        break;
+      }
+    add(chosen, what, bytes);
+    return chosen;
+  };
+  std::string arenaLabel = "activations arena";
+  if (fp.scratchBytes)
+    arenaLabel += " (incl. kernel scratch, largest " + std::to_string(fp.scratchBytes) + " B)";
+  int arena = placeFast(arenaLabel, t.activations, device.homes.activations);
+  result.activationRegion = &device.memory[arena];
+  int io = placeFast("inputs/outputs (mutableWeight)", t.mutableBytes, device.homes.io);
+  if (t.extraStatic) {
+    placeFast("static data (initialized copy)", t.extraStatic, device.homes.io);
+  }
+
+  // Weights: hottest first into the fastest RAM with room (ram/auto).
+  result.weightRegion.assign(fp.weights.size(), &device.memory[weightsFlash]);
+  if (request.weights != WeightsPolicy::Flash && !fp.weights.empty()) {
+    std::vector<int> order(fp.weights.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return fp.weights[a].hotness() > fp.weights[b].hotness();
+    });
+    std::vector<planner::Constant> constants(fp.weights.size());
+    for (size_t rank = 0; rank < order.size(); ++rank)
+      constants[order[rank]] = {order[rank], fp.weights[order[rank]].bytes, int(rank)};
+    std::vector<planner::Region> regions;
+    std::vector<int> regionOf;
+    for (int index : ramOrder)
+      if (remaining(index) > 0) {
+        regions.push_back({device.memory[index].name, remaining(index)});
+        regionOf.push_back(index);
+      }
+    int overflow = int(regions.size());
+    regions.push_back({device.memory[weightsFlash].name, 0});
+    regionOf.push_back(weightsFlash);
+    int ramHome = regionIndex(device, device.homes.weightsRam);
+    bool mustBeRam = request.weights == WeightsPolicy::Ram;
+    planner::RegionPolicy policy = [&](const planner::Constant &constant, uint64_t padded,
+                                       const std::vector<planner::Region> &rs,
+                                       const std::vector<planner::RegionUsage> &usage) {
+      for (int r = 0; r < overflow; ++r)
+        if (usage[r].used + padded <= rs[r].capacity)
+          return r;
+      return overflow; // Flash (auto) or overflow marker (ram).
+    };
+    planner::WeightLayout layout = planner::layoutWeights(constants, regions, policy, 1);
+    std::vector<uint64_t> bytesIn(device.memory.size(), 0);
+    std::vector<int> countIn(device.memory.size(), 0);
+    for (size_t i = 0; i < fp.weights.size(); ++i) {
+      int r = layout.placements[i].region;
+      int index = r == overflow ? (mustBeRam ? ramHome : weightsFlash) : regionOf[r];
+      result.weightRegion[i] = &device.memory[index];
+      bytesIn[index] += fp.weights[i].bytes;
+      countIn[index] += 1;
+    }
+    for (size_t index = 0; index < device.memory.size(); ++index) {
+      if (!bytesIn[index] || device.memory[index].isFlash())
+        continue;
+      add(int(index), "weights in RAM: " + std::to_string(countIn[index]) + " tensors" +
+                          (index == size_t(ramHome) && mustBeRam && remaining(int(index)) < bytesIn[index] ? "" : ", hottest first"),
+                      bytesIn[index]);
+      result.weightsInRam += bytesIn[index];
+    }
+  }
+  // The Flash image of the weights: all of CONSTANT is always in Flash.
+  t.weightsInRam = std::min(result.weightsInRam, t.constant);
+  result.weightsInFlash = t.constant - t.weightsInRam;
+  result.totals = projectTotals(t);
+  add(weightsFlash, "alignment before const weights", result.totals.flashAlignmentPadding);
+  add(weightsFlash, "weights read in place (const)", result.weightsInFlash);
+  add(weightsFlash, "weights image (copied to RAM at startup)", t.weightsInRam);
+  add(flash, "static data image", t.extraStatic);
+
+  // Homes.
+  result.homes.insert(result.homes.begin(),
+                      {{"code", device.homes.code},
+                       {"activations", device.memory[arena].name},
+                       {"kernel scratch", fp.scratchBytes ? device.memory[arena].name + " (in the arena)" : "none"},
+                       {"inputs/outputs", device.memory[io].name}});
+  std::string weightHome;
+  for (const RegionUse &use : result.regions)
+    for (const RegionItem &item : use.items)
+      if (item.what.rfind("weights in RAM", 0) == 0 || item.what.rfind("weights read in place", 0) == 0)
+        weightHome += (weightHome.empty() ? "" : " + ") + use.region->name + " " + kb(item.bytes);
+  result.homes.insert(result.homes.begin() + 2, {"weights", weightHome.empty() ? "none" : weightHome});
+
+  for (const RegionUse &use : result.regions)
+    if (use.over())
+      result.problems.push_back(use.region->name + " needs " + std::to_string(use.used) + " B of " +
+                                std::to_string(use.region->size) + " (over by " +
+                                std::to_string(use.used - use.region->size) + " B)");
+  result.fits = result.problems.empty();
+  result.time = predictTime(device, fp, result.weightRegion, result.activationRegion);
+  return result;
+}
+
+Device withFlexRam(const Device &device, int itcm, int dtcm, int ocram) {
+  Device copy = device;
+  if (!device.flexram)
+    return copy;
+  const FlexRam &f = *device.flexram;
+  auto resize = [&](const std::string &name, int64_t delta) {
+    for (MemoryRegionInfo &region : copy.memory)
+      if (region.name == name)
+        region.size = uint64_t(int64_t(region.size) + delta);
+  };
+  int64_t bank = int64_t(f.bankBytes);
+  resize(f.itcm, (itcm - f.defaultItcm) * bank);
+  resize(f.dtcm, (dtcm - f.defaultDtcm) * bank);
+  resize(f.ocram, (ocram - f.defaultOcram) * bank);
+  copy.memory.erase(std::remove_if(copy.memory.begin(), copy.memory.end(),
+                                   [](const MemoryRegionInfo &r) { return r.size == 0; }),
+                    copy.memory.end());
+  // Homes that named a region now of size 0 move to OCRAM.
+  for (std::string *home : {&copy.homes.io, &copy.homes.activations, &copy.homes.sdkRam,
+                            &copy.homes.weightsRam, &copy.homes.libraryRam})
+    if (!copy.findRegion(*home))
+      *home = f.ocram;
+  return copy;
+}
+
+std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFootprint &fp,
+                                           const FitRequest &request) {
+  if (!device.flexram)
+    return std::nullopt;
+  const FlexRam &f = *device.flexram;
+  // Try every split; keep the fitting one with the lowest predicted time,
+  // preferring more ITCM (room for hot code) on ties, then the default.
+  std::optional<FlexRamSplit> best;
+  for (int dtcm = 0; dtcm <= f.banks; ++dtcm)
+    for (int ocram = 0; dtcm + ocram <= f.banks; ++ocram) {
+      int itcm = f.banks - dtcm - ocram;
+      if (dtcm == 0 && (device.homes.sdkRam == f.dtcm))
+        continue; // The SDK's data/stack live in DTCM by default.
+      Device split = withFlexRam(device, itcm, dtcm, ocram);
+      FitResult fit = fitModel(split, fp, request);
+      if (!fit.fits)
+        continue;
+      bool isDefault = itcm == f.defaultItcm && dtcm == f.defaultDtcm && ocram == f.defaultOcram;
+      bool better = !best || fit.time.ms < best->result->time.ms - 1e-6 ||
+                    (std::fabs(fit.time.ms - best->result->time.ms) <= 1e-6 &&
+                     (isDefault || (!best->changed ? false : itcm > best->itcm)));
+      if (better)
+        best = FlexRamSplit{itcm, dtcm, ocram, !isDefault, "", fit};
+    }
+  if (!best)
+    return best;
+  uint64_t bank = f.bankBytes / 1024;
+  best->reason = "FlexRAM " + std::to_string(f.banks) + " x " + std::to_string(bank) + " KB banks: ITCM " +
+                 std::to_string(best->itcm) + " / DTCM " + std::to_string(best->dtcm) + " / OCRAM " +
+                 std::to_string(best->ocram) + " (" + std::to_string(best->itcm * bank) + "/" +
+                 std::to_string(best->dtcm * bank) + "/" + std::to_string(best->ocram * bank) + " KB)";
+  best->reason += best->changed ? " instead of the default " + std::to_string(f.defaultItcm) + "/" +
+                                      std::to_string(f.defaultDtcm) + "/" + std::to_string(f.defaultOcram)
+                                : " (the default is already best)";
+  return best;
+}
+
+std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
+                                       const Graph &graph, const Variant &variant,
+                                       const FitRequest &request, const PlanOptions &options) {
+  std::vector<Suggestion> suggestions;
+  auto tryBuild = [&](const Device &part, const Variant &v, WeightsPolicy weights,
+                      const std::string &change) {
+    FitRequest changed = request;
+    changed.weights = weights;
+    ModelFootprint fp = estimateFootprint(graph, v, part, options);
+    FitResult fit = fitModel(part, fp, changed);
+    suggestions.push_back({change, fit.fits, fit.totals.flash, fit.totals.ram, fit.time.ms});
+    return fit.fits;
+  };
+  if (request.weights != WeightsPolicy::Auto)
+    tryBuild(device, variant, WeightsPolicy::Auto, "weights placement auto (RAM where it fits, rest read from Flash)");
+  if (request.weights == WeightsPolicy::Ram)
+    tryBuild(device, variant, WeightsPolicy::Flash, "weights read from Flash (--weights flash)");
+  std::vector<Variant> smaller;
+  if (variant.precision == Precision::Float) {
+    smaller.push_back(parseVariant("int8"));
+    if (variantAvailable(device, parseVariant("int8-cmsis")))
+      smaller.push_back(parseVariant("int8-cmsis"));
+  }
+  for (const Variant &v : smaller)
+    tryBuild(device, v, WeightsPolicy::Flash, "quantize to " + v.name + " (--variant " + v.name + ", weights in Flash)");
+  // Other parts: same build first, then int8.
+  int listed = 0;
+  for (const Variant &v : std::vector<Variant>{variant, parseVariant("int8")}) {
+    if (listed >= 3 || (v.name == "int8" && variant.name == "int8" && listed))
+      break;
+    for (const Device &part : db.devices()) {
+      if (&part == &device || part.id == device.id || listed >= 3 || !variantAvailable(part, v))
+        continue;
+      FitRequest changed = request;
+      changed.weights = WeightsPolicy::Auto;
+      ModelFootprint fp = estimateFootprint(graph, v, part, options);
+      FitResult fit = fitModel(part, fp, changed);
+      if (!fit.fits)
+        continue;
+      suggestions.push_back({"use part " + part.id + " (" + part.name + ")" +
+                                 (v.name != variant.name ? ", quantized to " + v.name : "") +
+                                 ", weights auto",
+                             true, fit.totals.flash, fit.totals.ram, fit.time.ms});
+      ++listed;
+    }
+  }
+  return suggestions;
+}
+
+PickResult pickBuild(const Device &device, const Graph &graph, const FitRequest &request,
+                     const PlanOptions &options) {
+  PickResult pick;
+  for (const Variant &variant : allVariants()) {
+    if (!variantAvailable(device, variant))
+      continue;
+    ModelFootprint fp = estimateFootprint(graph, variant, device, options);
+    for (WeightsPolicy weights : {WeightsPolicy::Flash, WeightsPolicy::Ram}) {
+      FitRequest changed = request;
+      changed.weights = weights;
+      pick.candidates.push_back({variant, weights, fitModel(device, fp, changed), false});
+    }
+  }
+  for (size_t i = 0; i < pick.candidates.size(); ++i) {
+    const FitResult &r = pick.candidates[i].result;
+    if (!r.fits)
+      continue;
+    if (pick.best < 0) {
+      pick.best = int(i);
+      continue;
+    }
+    const FitResult &b = pick.candidates[pick.best].result;
+    // Faster wins; within 2% the smaller RAM, then the smaller Flash.
+    bool faster = r.time.ms < b.time.ms * 0.98;
+    bool tie = !faster && r.time.ms <= b.time.ms * 1.02;
+    if (faster || (tie && (r.totals.ram < b.totals.ram ||
+                           (r.totals.ram == b.totals.ram && r.totals.flash < b.totals.flash))))
+      pick.best = int(i);
+  }
+  if (pick.best < 0) {
+    pick.reason = "no candidate fits " + device.id;
+    return pick;
+  }
+  Candidate &best = pick.candidates[pick.best];
+  best.best = true;
+  const Candidate *runnerUp = nullptr;
+  for (const Candidate &c : pick.candidates)
+    if (&c != &best && c.result.fits && (!runnerUp || c.result.time.ms < runnerUp->result.time.ms))
+      runnerUp = &c;
+  char text[512];
+  std::snprintf(text, sizeof text, "fastest build that fits: %s, weights %s, %.2f ms predicted",
+                best.variant.name.c_str(), weightsPolicyName(best.weights), best.result.time.ms);
+  pick.reason = text;
+  if (runnerUp) {
+    std::snprintf(text, sizeof text, "; next: %s, weights %s, %.2f ms (RAM %llu vs %llu B)",
+                  runnerUp->variant.name.c_str(), weightsPolicyName(runnerUp->weights),
+                  runnerUp->result.time.ms, (unsigned long long)runnerUp->result.totals.ram,
+                  (unsigned long long)best.result.totals.ram);
+    pick.reason += text;
+  }
+  return pick;
+}
+
+std::vector<CalibrationResult> checkCalibration(const DeviceDatabase &db) {
+  std::vector<CalibrationResult> results;
+  for (const CalibrationPoint &point : an13001Timings()) {
+    const Device &device = db.get(point.device);
+    std::unique_ptr<Graph> graph = buildReferenceModel(point.model);
+    ModelFootprint fp = estimateFootprint(*graph, parseVariant(point.variant), device);
+    FitRequest request;
+    request.weights = point.weightsInFlash ? WeightsPolicy::Flash : WeightsPolicy::Ram;
+    FitResult fit = fitModel(device, fp, request);
+    double error = (fit.time.ms - point.publishedMs) / point.publishedMs * 100.0;
+    results.push_back({point, fit.time.ms, error});
+  }
+  return results;
+}
+
+nlohmann::json fitResultJson(const Device &device, const ModelFootprint &fp, const FitResult &r) {
+  using nlohmann::json;
+  json regions = json::array();
+  for (const RegionUse &use : r.regions) {
+    json items = json::array();
+    for (const RegionItem &item : use.items)
+      items.push_back({{"what", item.what}, {"bytes", item.bytes}});
+    regions.push_back({{"name", use.region->name},
+                       {"kind", memoryKindName(use.region->kind)},
+                       {"base", use.region->base},
+                       {"capacity", use.region->size},
+                       {"used", use.used},
+                       {"percent", use.region->size ? 100.0 * double(use.used) / double(use.region->size) : 0.0},
+                       {"items", items}});
+  }
+  json homes = json::object();
+  for (const auto &[what, where] : r.homes)
+    homes[what] = where;
+  json layers = json::array();
+  for (const LayerTime &layer : r.time.layers)
+    layers.push_back({{"name", layer.name}, {"library", layer.library},
+                      {"compute_cycles", layer.computeCycles}, {"memory_cycles", layer.memoryCycles},
+                      {"ms", layer.ms}});
+  return {{"device", device.id},
+          {"variant", r.variant.name},
+          {"weights", weightsPolicyName(r.weights)},
+          {"fits", r.fits},
+          {"bundle", {{"constant", fp.constantBytes},
+                      {"mutable", fp.mutableBytes},
+                      {"activations", fp.activationsBytes},
+                      {"activations_lower_bound", fp.activationsLowerBound},
+                      {"kernel_scratch", fp.scratchBytes},
+                      {"code", r.terms.code},
+                      {"sizes_estimated", fp.sizesEstimated},
+                      {"code_estimated", fp.codeEstimated}}},
+          {"totals", {{"flash", r.totals.flash}, {"ram", r.totals.ram},
+                      {"flash_capacity", r.flashCapacity}, {"ram_capacity", r.ramCapacity},
+                      {"flash_alignment_padding", r.totals.flashAlignmentPadding},
+                      {"weights_in_ram", r.weightsInRam}, {"weights_in_flash", r.weightsInFlash}}},
+          {"sdk_baseline", {{"flash", r.terms.baseFlash}, {"ram", r.terms.baseRam}}},
+          {"regions", regions},
+          {"homes", homes},
+          {"problems", r.problems},
+          {"predicted_ms", r.time.ms},
+          {"cost_model_calibrated", r.time.calibrated},
+          {"layers", layers}};
+}
+
+} // namespace bundlefit::device

@@ -1,0 +1,151 @@
+//===- DevicesCommand.cpp - bundlefit devices [--json] [--calibration] -----===//
+//
+// Lists the parts in the device database (and any --device-file), or checks
+// the cost model against AN13001's published timings.
+//
+//===----------------------------------------------------------------------===//
+#include "Command.h"
+
+#include "bundlefit/device/Device.h"
+#include "bundlefit/device/Fit.h"
+#include "bundlefit/reports/TextTable.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace bundlefit {
+
+namespace {
+
+using namespace bundlefit::device;
+
+struct DevicesOptions {
+  std::vector<std::string> deviceFiles;
+  bool json = false;
+  bool calibration = false;
+};
+
+std::string sizeText(uint64_t bytes) {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0)
+    return std::to_string(bytes / (1024 * 1024)) + "M";
+  if (bytes % 1024 == 0)
+    return std::to_string(bytes / 1024) + "K";
+  return std::to_string(bytes);
+}
+
+std::string coresText(const Device &device) {
+  std::string text;
+  for (const Core &core : device.cores) {
+    char mhz[32];
+    std::snprintf(mhz, sizeof mhz, "%g", core.clockMhz);
+    text += (text.empty() ? "" : " + ") + core.type + " " + mhz + " MHz";
+  }
+  return text;
+}
+
+nlohmann::json deviceJson(const Device &device) {
+  nlohmann::json cores = nlohmann::json::array(), memory = nlohmann::json::array();
+  for (const Core &core : device.cores)
+    cores.push_back({{"name", core.name}, {"type", core.type}, {"clock_mhz", core.clockMhz},
+                     {"fpu", core.fpu}, {"dsp_extension", core.dspExtension},
+                     {"helium", core.helium}, {"runs_bundle", core.runsBundle}});
+  for (const MemoryRegionInfo &region : device.memory)
+    memory.push_back({{"name", region.name}, {"kind", memoryKindName(region.kind)},
+                      {"base", region.base}, {"size", region.size}, {"cached", region.cached},
+                      {"read_cycles_per_byte", region.readCyclesPerByte}});
+  nlohmann::json libraries = nlohmann::json::object();
+  for (const auto &[key, library] : device.libraries)
+    libraries[key] = {{"code_bytes", library.codeBytes}, {"flash_bytes", library.flashBytes},
+                      {"ram_bytes", library.ramBytes}, {"core", library.core},
+                      {"cycles_per_mac", library.cyclesPerMac}, {"calibrated", library.calibrated}};
+  return {{"id", device.id}, {"aliases", device.aliases}, {"name", device.name},
+          {"vendor", device.vendor}, {"board", device.board}, {"file", device.file},
+          {"cores", cores}, {"memory", memory}, {"flash_bytes", device.totalFlash()},
+          {"ram_bytes", device.totalRam()},
+          {"sdk_baseline", {{"flash", device.sdkBaselineFlash}, {"ram", device.sdkBaselineRam}}},
+          {"kernel_libraries", libraries}};
+}
+
+int runCalibration(const DeviceDatabase &db, bool json) {
+  std::vector<CalibrationResult> results = checkCalibration(db);
+  double worst = 0;
+  for (const CalibrationResult &r : results)
+    worst = std::max(worst, std::fabs(r.errorPercent));
+  if (json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CalibrationResult &r : results)
+      rows.push_back({{"figure", r.point.figure}, {"device", r.point.device}, {"model", r.point.model},
+                      {"variant", r.point.variant}, {"weights", r.point.weightsInFlash ? "flash" : "ram"},
+                      {"published_ms", r.point.publishedMs}, {"predicted_ms", r.predictedMs},
+                      {"error_percent", r.errorPercent}});
+    std::cout << nlohmann::json{{"schema", "bundlefit.cost-calibration/1"}, {"points", rows},
+                                {"worst_error_percent", worst}}.dump(2)
+              << "\n";
+    return 0;
+  }
+  TextTable table({"published figure", "device", "model", "variant", "weights", "published",
+                   "predicted", "error"},
+                  {false, false, false, false, false, true, true, true});
+  for (const CalibrationResult &r : results) {
+    char published[32], predicted[32], error[32];
+    std::snprintf(published, sizeof published, "%.2f ms", r.point.publishedMs);
+    std::snprintf(predicted, sizeof predicted, "%.2f ms", r.predictedMs);
+    std::snprintf(error, sizeof error, "%+.1f%%", r.errorPercent);
+    table.addRow({r.point.figure, r.point.device, r.point.model, r.point.variant,
+                  r.point.weightsInFlash ? "flash" : "ram", published, predicted, error});
+  }
+  std::cout << table.render();
+  char summary[96];
+  std::snprintf(summary, sizeof summary, "worst error %.1f%% (goal: within 25%%)\n", worst);
+  std::cout << summary;
+  return 0;
+}
+
+int runDevices(const DevicesOptions &options) {
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  for (const std::string &file : options.deviceFiles)
+    db.addFile(file);
+  if (options.calibration)
+    return runCalibration(db, options.json);
+  if (options.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Device &device : db.devices())
+      list.push_back(deviceJson(device));
+    std::cout << nlohmann::json{{"schema", "bundlefit.devices/1"}, {"devices", list}}.dump(2) << "\n";
+    return 0;
+  }
+  TextTable table({"device", "name", "cores", "flash", "RAM regions", "libraries"},
+                  {false, false, false, true, false, false});
+  for (const Device &device : db.devices()) {
+    std::string flash, ram, libraries;
+    for (const MemoryRegionInfo &region : device.memory) {
+      std::string entry = region.name + " " + sizeText(region.size);
+      if (region.isFlash())
+        flash += (flash.empty() ? "" : " + ") + sizeText(region.size);
+      else
+        ram += (ram.empty() ? "" : ", ") + entry;
+    }
+    for (const auto &[key, library] : device.libraries)
+      if (key != "portable_float" && key != "portable_int8")
+        libraries += (libraries.empty() ? "" : ", ") + key;
+    table.addRow({device.id, device.name, coresText(device), flash, ram, libraries});
+  }
+  std::cout << table.render();
+  return 0;
+}
+
+} // namespace
+
+void addDevicesCommand(CLI::App &app, CommandAction &action) {
+  auto options = std::make_shared<DevicesOptions>();
+  CLI::App *command = app.add_subcommand("devices", "List the parts in the device database");
+  command->add_option("--device-file", options->deviceFiles,
+                      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
+  command->add_flag("--json", options->json, "Print JSON (bundlefit.devices/1) instead of a table");
+  command->add_flag("--calibration", options->calibration,
+                    "Check the cost model against AN13001's nine published timings");
+  command->callback([options, &action] { action = [options] { return runDevices(*options); }; });
+}
+
+} // namespace bundlefit

@@ -1,0 +1,181 @@
+//===- FitCommand.cpp - bundlefit fit MODEL --device PART ------------------===//
+//
+// Does the model fit the part? Usage per memory region, where code, weights,
+// inputs/outputs, activations and kernel scratch live, predicted time, and a
+// verdict: exit 0 when it fits, 3 (DoesNotFit) when not, with the changes that
+// would make it fit (AN13001 formulas; device_db/include/bundlefit/device/Fit.h).
+//
+//===----------------------------------------------------------------------===//
+#include "Command.h"
+
+#include "bundlefit/device/Fit.h"
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace bundlefit {
+
+namespace {
+
+using namespace bundlefit::device;
+
+struct FitOptions {
+  ModelOptions model;
+  std::string device;
+  std::vector<std::string> deviceFiles;
+  std::string weights = "auto";
+  std::string variant = "float";
+  uint64_t staticBytes = 0;
+  int64_t codeBytes = -1;
+  bool json = false;
+};
+
+std::string ms(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", value);
+  return text;
+}
+
+std::string percent(uint64_t used, uint64_t capacity) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", capacity ? 100.0 * double(used) / double(capacity) : 0.0);
+  return text;
+}
+
+std::string hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%08llx", (unsigned long long)value);
+  return text;
+}
+
+std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp, const FitResult &fit) {
+  std::vector<std::string> notes;
+  if (fp.sizesEstimated)
+    notes.push_back("int8 sizes are estimates: the float graph re-planned with int8 tensors and int32 "
+                    "biases until quantization (issue 5) reports real ones");
+  if (fp.codeEstimated)
+    notes.push_back("bundle code size is the device file's per-library estimate (AN13001) until code "
+                    "generation reports the real .text");
+  if (fp.variant.kernels == Kernels::HiFi4 || fp.variant.kernels == Kernels::HiFi4WithCmsis)
+    notes.push_back("HiFi4: DSP code generation is not produced; NNLib's footprint, scratch and "
+                    "throughput are accounted for planning and cost only");
+  if (!fit.time.calibrated)
+    notes.push_back("cost figures for " + device.id + " are carried over from a calibrated part of the "
+                    "same core type, not measured on it");
+  return notes;
+}
+
+int runFit(const FitOptions &options) {
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  for (const std::string &file : options.deviceFiles)
+    db.addFile(file);
+  const Device &device = db.get(options.device);
+  Variant variant = parseVariant(options.variant);
+  FitRequest request;
+  request.weights = parseWeightsPolicy(options.weights);
+  request.extraStaticBytes = options.staticBytes;
+  if (options.codeBytes >= 0)
+    request.codeBytes = uint64_t(options.codeBytes);
+  if (!variantAvailable(device, variant))
+    mainLibrary(device, variant); // Throws: the part lacks the library.
+
+  std::unique_ptr<Graph> graph = loadModel(options.model);
+  ModelFootprint fp = estimateFootprint(*graph, variant, device);
+  FitResult fit = fitModel(device, fp, request);
+  std::vector<Suggestion> suggestions;
+  if (!fit.fits)
+    suggestions = suggestChanges(db, device, *graph, variant, request);
+  std::optional<FlexRamSplit> flexram;
+  if (fit.fits && request.weights != WeightsPolicy::Flash)
+    flexram = suggestFlexRam(device, fp, request);
+  std::vector<std::string> notes = notesFor(device, fp, fit);
+
+  if (options.json) {
+    nlohmann::json report = fitResultJson(device, fp, fit);
+    report["schema"] = "bundlefit.fit/1";
+    report["model"] = options.model.path;
+    nlohmann::json list = nlohmann::json::array();
+    for (const Suggestion &s : suggestions)
+      list.push_back({{"change", s.change}, {"fits", s.fits}, {"flash", s.flash}, {"ram", s.ram},
+                      {"predicted_ms", s.ms}});
+    report["suggestions"] = list;
+    if (flexram)
+      report["flexram"] = {{"itcm_banks", flexram->itcm}, {"dtcm_banks", flexram->dtcm},
+                           {"ocram_banks", flexram->ocram}, {"changed", flexram->changed},
+                           {"predicted_ms", flexram->result->time.ms}, {"summary", flexram->reason}};
+    report["notes"] = notes;
+    std::cout << report.dump(2) << "\n";
+    return fit.fits ? 0 : int(ExitCode::DoesNotFit);
+  }
+
+  std::string text = options.model.path + " on " + device.id + " (" + device.name + "), variant " +
+                     variant.name + ", weights " + weightsPolicyName(request.weights) + "\n";
+  text += "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
+          withThousands(fp.mutableBytes) + ", ACTIVATIONS " + withThousands(fp.activationsBytes) +
+          " (lower bound " + withThousands(fp.activationsLowerBound) + "), code " +
+          withThousands(fit.terms.code) + (fp.codeEstimated && options.codeBytes < 0 ? " (estimate)" : "") + "\n\n";
+  TextTable table({"region", "kind", "base", "used", "capacity", "use", "holds"},
+                  {false, false, false, true, true, true, false});
+  for (const RegionUse &use : fit.regions) {
+    table.addRow({use.region->name, memoryKindName(use.region->kind), hex(use.region->base),
+                  withThousands(use.used), withThousands(use.region->size),
+                  percent(use.used, use.region->size), use.over() ? "OVER CAPACITY" : ""});
+    for (const RegionItem &item : use.items)
+      table.addRow({"", "", "", withThousands(item.bytes), "", "", item.what});
+  }
+  text += table.render() + "\n";
+  for (const auto &[what, where] : fit.homes)
+    text += "  " + what + ": " + where + "\n";
+  text += "\ntotals (AN13001 formulas): Flash " + withThousands(fit.totals.flash) + " of " +
+          withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) + " of " +
+          withThousands(fit.ramCapacity) + "\n";
+  text += "predicted inference time: " + ms(fit.time.ms) + "\n";
+  if (flexram)
+    text += "FlexRAM: " + flexram->reason + " -> " + ms(flexram->result->time.ms) + "\n";
+  for (const std::string &note : notes)
+    text += "note: " + note + "\n";
+  if (fit.fits) {
+    text += "\nverdict: FITS\n";
+    std::cout << text;
+    return 0;
+  }
+  text += "\nverdict: DOES NOT FIT\n";
+  for (const std::string &problem : fit.problems)
+    text += "  " + problem + "\n";
+  text += "changes:\n";
+  for (const Suggestion &s : suggestions)
+    text += "  - " + s.change + ": Flash " + withThousands(s.flash) + ", RAM " + withThousands(s.ram) +
+            (s.fits ? ", fits, " + ms(s.ms) : ", still does not fit") + "\n";
+  if (suggestions.empty())
+    text += "  (no single change found; try a part with more memory)\n";
+  std::cout << text;
+  return int(ExitCode::DoesNotFit);
+}
+
+} // namespace
+
+void addFitCommand(CLI::App &app, CommandAction &action) {
+  auto options = std::make_shared<FitOptions>();
+  CLI::App *command = app.add_subcommand(
+      "fit", "Check whether a model fits a part: per-region usage, placement, time, verdict (exit 3: does not fit)");
+  addModelOptions(*command, options->model);
+  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")->required();
+  command->add_option("--device-file", options->deviceFiles,
+                      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
+  command->add_option("--weights", options->weights,
+                      "Where weights are read from: flash, ram or auto (RAM where it fits, hottest first)")
+      ->check(CLI::IsMember({"flash", "ram", "auto"}));
+  command->add_option("--variant", options->variant,
+                      "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis (default float)");
+  command->add_option("--static-bytes", options->staticBytes,
+                      "Initialized application data to count in Flash and RAM (e.g. a test image)");
+  command->add_option("--code-bytes", options->codeBytes,
+                      "Bundle code size in bytes (default: the device file's estimate)");
+  command->add_flag("--json", options->json, "Print the JSON report (bundlefit.fit/1)");
+  command->callback([options, &action] { action = [options] { return runFit(*options); }; });
+}
+
+} // namespace bundlefit

@@ -1,0 +1,100 @@
+//===- PickCommand.cpp - bundlefit pick MODEL --device PART ----------------===//
+//
+// Every build the part supports (float / int8 x portable / CMSIS-NN / HiFi4) x
+// weights in Flash or RAM, with Flash, RAM, fit and predicted time; the fastest
+// build that fits is marked, with the reason.
+//
+//===----------------------------------------------------------------------===//
+#include "Command.h"
+
+#include "bundlefit/device/Fit.h"
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace bundlefit {
+
+namespace {
+
+using namespace bundlefit::device;
+
+struct PickOptions {
+  ModelOptions model;
+  std::string device;
+  std::vector<std::string> deviceFiles;
+  uint64_t staticBytes = 0;
+  bool json = false;
+};
+
+int runPick(const PickOptions &options) {
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  for (const std::string &file : options.deviceFiles)
+    db.addFile(file);
+  const Device &device = db.get(options.device);
+  std::unique_ptr<Graph> graph = loadModel(options.model);
+  FitRequest request;
+  request.extraStaticBytes = options.staticBytes;
+  PickResult pick = pickBuild(device, *graph, request);
+  bool anyHifi = false, anyEstimate = false;
+  for (const Candidate &c : pick.candidates) {
+    anyHifi = anyHifi || c.variant.kernels == Kernels::HiFi4 || c.variant.kernels == Kernels::HiFi4WithCmsis;
+    anyEstimate = anyEstimate || c.variant.precision == Precision::Int8;
+  }
+  std::vector<std::string> notes;
+  if (anyHifi)
+    notes.push_back("HiFi4: DSP code generation is not produced; HiFi4 rows are planning and cost "
+                    "estimates (NNLib footprint 676 KB Flash + 676 KB RAM, scratch, throughput)");
+  if (anyEstimate)
+    notes.push_back("int8 sizes are estimates until quantization (issue 5); code sizes are the device "
+                    "file's per-library figures (AN13001)");
+
+  if (options.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const Candidate &c : pick.candidates)
+      rows.push_back({{"variant", c.variant.name}, {"weights", weightsPolicyName(c.weights)},
+                      {"flash", c.result.totals.flash}, {"ram", c.result.totals.ram},
+                      {"fits", c.result.fits}, {"predicted_ms", c.result.time.ms},
+                      {"best", c.best}, {"problems", c.result.problems}});
+    std::cout << nlohmann::json{{"schema", "bundlefit.pick/1"}, {"model", options.model.path},
+                                {"device", device.id}, {"candidates", rows},
+                                {"best", pick.best >= 0 ? nlohmann::json(pick.best) : nlohmann::json()},
+                                {"reason", pick.reason}, {"notes", notes}}.dump(2)
+              << "\n";
+    return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
+  }
+  std::cout << options.model.path << " on " << device.id << " (" << device.name << ")\n\n";
+  TextTable table({"", "variant", "weights", "Flash", "RAM", "fits", "predicted"},
+                  {false, false, false, true, true, false, true});
+  for (const Candidate &c : pick.candidates) {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.2f ms", c.result.time.ms);
+    table.addRow({c.best ? "*" : "", c.variant.name, weightsPolicyName(c.weights),
+                  withThousands(c.result.totals.flash), withThousands(c.result.totals.ram),
+                  c.result.fits ? "yes" : "no", time});
+  }
+  std::cout << table.render() << "\n" << (pick.best >= 0 ? "* " : "") << pick.reason << "\n";
+  for (const std::string &note : notes)
+    std::cout << "note: " << note << "\n";
+  return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
+}
+
+} // namespace
+
+void addPickCommand(CLI::App &app, CommandAction &action) {
+  auto options = std::make_shared<PickOptions>();
+  CLI::App *command = app.add_subcommand(
+      "pick", "Compare float/int8 x plain/CMSIS-NN/HiFi4 x weights Flash/RAM on a part and pick the best that fits");
+  addModelOptions(*command, options->model);
+  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")->required();
+  command->add_option("--device-file", options->deviceFiles,
+                      "Add a part from a JSON file (repeatable)");
+  command->add_option("--static-bytes", options->staticBytes,
+                      "Initialized application data to count in Flash and RAM");
+  command->add_flag("--json", options->json, "Print JSON (bundlefit.pick/1)");
+  command->callback([options, &action] { action = [options] { return runPick(*options); }; });
+}
+
+} // namespace bundlefit

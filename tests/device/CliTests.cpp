@@ -1,0 +1,108 @@
+//===- CliTests.cpp - bundlefit devices / fit / pick end to end ------------===//
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct CommandResult {
+  int exitCode = -1;
+  std::string output;
+};
+
+CommandResult run(const std::string &arguments) {
+  std::string command = std::string(BUNDLEFIT_EXE) + " " + arguments + " 2>&1";
+  CommandResult result;
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    return result;
+  std::array<char, 4096> chunk;
+  size_t count;
+  while ((count = std::fread(chunk.data(), 1, chunk.size(), pipe)) > 0)
+    result.output.append(chunk.data(), count);
+  int status = ::pclose(pipe);
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string lenet() { return std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.onnx"; }
+bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+} // namespace
+
+TEST_CASE("bundlefit devices lists the parts, as a table and as JSON") {
+  CommandResult table = run("devices");
+  CHECK(table.exitCode == 0);
+  CHECK(has(table.output, "rt1062"));
+  CHECK(has(table.output, "cortex-m7 600 MHz"));
+  CommandResult json = run("devices --json");
+  REQUIRE(json.exitCode == 0);
+  auto report = nlohmann::json::parse(json.output);
+  CHECK(report["schema"] == "bundlefit.devices/1");
+  CHECK(report["devices"].size() >= 13);
+  CommandResult user = run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/my_board.json");
+  CHECK(has(user.output, "my-board"));
+  CommandResult bad = run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/bad_size_type.json");
+  CHECK(bad.exitCode == 4);
+  CHECK_MESSAGE(has(bad.output, "bad_size_type.json: memory[2].size: expected integer"), bad.output);
+}
+
+TEST_CASE("float LeNet (1.7 MB weights) does not fit lpc55s69: exit 3 with changes") {
+  CommandResult r = run("fit " + lenet() + " --device lpc55s69");
+  CHECK_MESSAGE(r.exitCode == 3, r.output);
+  CHECK(has(r.output, "DOES NOT FIT"));
+  CHECK(has(r.output, "FLASH needs"));
+  CHECK_MESSAGE(has(r.output, "quantize to int8"), r.output);
+  CHECK(has(r.output, "use part "));
+
+  CommandResult json = run("fit " + lenet() + " --device lpc55s69 --json");
+  CHECK(json.exitCode == 3);
+  auto report = nlohmann::json::parse(json.output);
+  CHECK(report["fits"] == false);
+  bool int8Fits = false;
+  for (const auto &s : report["suggestions"])
+    int8Fits = int8Fits || (s["change"].get<std::string>().find("quantize to int8") == 0 && s["fits"] == true);
+  CHECK(int8Fits);
+}
+
+TEST_CASE("float LeNet fits rt1060-evk: exit 0, per-region usage and homes") {
+  CommandResult r = run("fit " + lenet() + " --device rt1060-evk");
+  CHECK_MESSAGE(r.exitCode == 0, r.output);
+  CHECK(has(r.output, "verdict: FITS"));
+  CHECK(has(r.output, "activations: DTCM"));
+  CommandResult json = run("fit " + lenet() + " --device evkb-mimxrt1060 --weights ram --json");
+  REQUIRE_MESSAGE(json.exitCode == 0, json.output);
+  auto report = nlohmann::json::parse(json.output);
+  CHECK(report["bundle"]["constant"] == 1724608);
+  CHECK(report["totals"]["weights_in_ram"] == 1724608);
+  CHECK(report["predicted_ms"].get<double>() > 0);
+  CHECK(report["regions"].size() == 5);
+}
+
+TEST_CASE("int8-hifi4 on a part without HiFi4 and unknown devices are usage errors") {
+  CommandResult r = run("fit " + lenet() + " --device rt1062 --variant int8-hifi4");
+  CHECK(r.exitCode == 2);
+  CHECK(has(r.output, "has no hifi4_nnlib library"));
+  CommandResult unknown = run("fit " + lenet() + " --device rt9999");
+  CHECK(unknown.exitCode == 2);
+  CHECK(has(unknown.output, "unknown device 'rt9999' (option --device); known: "));
+}
+
+TEST_CASE("bundlefit pick on rt685 compares the builds and says HiFi4 code is not generated") {
+  CommandResult r = run("pick " + lenet() + " --device rt685");
+  CHECK_MESSAGE(r.exitCode == 0, r.output);
+  CHECK(has(r.output, "int8-hifi4"));
+  CHECK(has(r.output, "DSP code generation is not produced"));
+  CommandResult json = run("pick " + lenet() + " --device rt685 --json");
+  REQUIRE(json.exitCode == 0);
+  auto report = nlohmann::json::parse(json.output);
+  CHECK(report["candidates"].size() == 10); // 5 variants x Flash/RAM
+  REQUIRE(report["best"].is_number());
+  int best = report["best"];
+  CHECK(report["candidates"][best]["fits"] == true);
+  CHECK(report["candidates"][best]["variant"].get<std::string>().find("hifi4") != std::string::npos);
+}

@@ -1,0 +1,48 @@
+//===- CostModelTests.cpp - The cost model against AN13001's nine timings ==//
+#include "bundlefit/device/Fit.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace bundlefit;
+using namespace bundlefit::device;
+
+TEST_CASE("reference workloads: LeNet and the CIFAR-10 stand-in") {
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  const Device &rt = db.get("rt1062");
+  auto lenet = buildReferenceModel("lenet");
+  ModelFootprint f = estimateFootprint(*lenet, parseVariant("float"), rt);
+  CHECK(f.totalMacs() == 288000 + 1600000 + 400000 + 5000);
+  CHECK(f.constantBytes == 1724608); // AN13001 float: 1,724,672 (one more 64 B pad in Glow)
+  CHECK(f.mutableBytes == 3200);
+  CHECK(f.activationsBytes == 57600); // = AN13001's float ACTIVATIONS
+  ModelFootprint q = estimateFootprint(*lenet, parseVariant("int8"), rt);
+  CHECK(q.mutableBytes == 3200);
+  CHECK(q.constantBytes == 433088); // AN13001 int8 int32-bias: 433,152
+  CHECK(q.activationsBytes == 14400); // live-peak bound (Glow: 15,232)
+  ModelFootprint c = estimateFootprint(*lenet, parseVariant("int8-cmsis"), rt);
+  CHECK(c.scratchBytes == 2 * 500 * 2); // conv2: 2 * align4(5*5*20) * 2
+  CHECK(c.activationsBytes > q.activationsBytes - 1);
+
+  auto cifar = buildReferenceModel("cifar10");
+  ModelFootprint k = estimateFootprint(*cifar, parseVariant("int8-cmsis"), rt);
+  uint64_t weights = 0;
+  for (const WeightTensor &w : k.weights)
+    weights += w.bytes;
+  CHECK(weights == k.constantBytes);
+  CHECK(std::fabs(double(k.constantBytes) - 33472.0) / 33472.0 < 0.01);
+}
+
+TEST_CASE("predicted times are within 25% of all nine AN13001 timings") {
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  std::vector<CalibrationResult> results = checkCalibration(db);
+  REQUIRE(results.size() == 9);
+  std::printf("\n%-66s %10s %10s %8s\n", "published figure", "published", "predicted", "error");
+  for (const CalibrationResult &r : results)
+    std::printf("%-66s %7.2f ms %7.2f ms %+7.1f%%\n", r.point.figure.c_str(), r.point.publishedMs,
+                r.predictedMs, r.errorPercent);
+  for (const CalibrationResult &r : results)
+    CHECK_MESSAGE(std::fabs(r.errorPercent) <= 25.0, r.point.figure);
+}
