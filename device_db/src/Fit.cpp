@@ -33,6 +33,16 @@ int regionIndex(const Device &device, const std::string &name) {
   fatalInternal("device " + device.id + " has no region " + name);
 }
 
+std::string thousands(uint64_t value) {
+  std::string digits = std::to_string(value), text;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      text += ',';
+    text += digits[i];
+  }
+  return text;
+}
+
 std::string kb(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f KB", double(bytes) / 1024.0);
@@ -193,8 +203,8 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
     for (size_t index = 0; index < device.memory.size(); ++index) {
       if (!bytesIn[index] || device.memory[index].isFlash())
         continue;
-      add(int(index), "weights in RAM: " + std::to_string(countIn[index]) + " tensors" +
-                          (index == size_t(ramHome) && mustBeRam && remaining(int(index)) < bytesIn[index] ? "" : ", hottest first"),
+      add(int(index), "weights in RAM: " + std::to_string(countIn[index]) +
+                          (countIn[index] == 1 ? " tensor" : " tensors") + " (hottest first)",
                       bytesIn[index]);
       result.weightsInRam += bytesIn[index];
     }
@@ -223,9 +233,9 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
 
   for (const RegionUse &use : result.regions)
     if (use.over())
-      result.problems.push_back(use.region->name + " needs " + std::to_string(use.used) + " B of " +
-                                std::to_string(use.region->size) + " (over by " +
-                                std::to_string(use.used - use.region->size) + " B)");
+      result.problems.push_back(use.region->name + " needs " + thousands(use.used) + " B of " +
+                                thousands(use.region->size) + " (over by " +
+                                thousands(use.used - use.region->size) + " B)");
   result.fits = result.problems.empty();
   result.time = predictTime(device, fp, result.weightRegion, result.activationRegion);
   return result;
@@ -248,11 +258,15 @@ Device withFlexRam(const Device &device, int itcm, int dtcm, int ocram) {
   copy.memory.erase(std::remove_if(copy.memory.begin(), copy.memory.end(),
                                    [](const MemoryRegionInfo &r) { return r.size == 0; }),
                     copy.memory.end());
-  // Homes that named a region now of size 0 move to OCRAM.
+  // Homes that named a bank-less region move to a FlexRAM region that is left.
+  std::string fallback;
+  for (const std::string *name : {&f.ocram, &f.dtcm, &f.itcm})
+    if (fallback.empty() && copy.findRegion(*name))
+      fallback = *name;
   for (std::string *home : {&copy.homes.io, &copy.homes.activations, &copy.homes.sdkRam,
                             &copy.homes.weightsRam, &copy.homes.libraryRam})
     if (!copy.findRegion(*home))
-      *home = f.ocram;
+      *home = fallback;
   return copy;
 }
 
@@ -263,7 +277,7 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
   const FlexRam &f = *device.flexram;
   // Try every split; keep the fitting one with the lowest predicted time,
   // preferring more ITCM (room for hot code) on ties, then the default.
-  std::optional<FlexRamSplit> best;
+  std::optional<FlexRamSplit> best, byDefault;
   for (int dtcm = 0; dtcm <= f.banks; ++dtcm)
     for (int ocram = 0; dtcm + ocram <= f.banks; ++ocram) {
       int itcm = f.banks - dtcm - ocram;
@@ -274,6 +288,8 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
       if (!fit.fits)
         continue;
       bool isDefault = itcm == f.defaultItcm && dtcm == f.defaultDtcm && ocram == f.defaultOcram;
+      if (isDefault)
+        byDefault = FlexRamSplit{itcm, dtcm, ocram, false, "", fit};
       bool better = !best || fit.time.ms < best->result->time.ms - 1e-6 ||
                     (std::fabs(fit.time.ms - best->result->time.ms) <= 1e-6 &&
                      (isDefault || (!best->changed ? false : itcm > best->itcm)));
@@ -282,8 +298,11 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
     }
   if (!best)
     return best;
+  // Only worth re-fusing the part for more than a 1% gain.
+  if (byDefault && best->changed && best->result->time.ms > byDefault->result->time.ms * 0.99)
+    best = byDefault;
   uint64_t bank = f.bankBytes / 1024;
-  best->reason = "FlexRAM " + std::to_string(f.banks) + " x " + std::to_string(bank) + " KB banks: ITCM " +
+  best->reason = std::to_string(f.banks) + " x " + std::to_string(bank) + " KB banks: ITCM " +
                  std::to_string(best->itcm) + " / DTCM " + std::to_string(best->dtcm) + " / OCRAM " +
                  std::to_string(best->ocram) + " (" + std::to_string(best->itcm * bank) + "/" +
                  std::to_string(best->dtcm * bank) + "/" + std::to_string(best->ocram * bank) + " KB)";
@@ -318,26 +337,28 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
   }
   for (const Variant &v : smaller)
     tryBuild(device, v, WeightsPolicy::Flash, "quantize to " + v.name + " (--variant " + v.name + ", weights in Flash)");
-  // Other parts: same build first, then int8.
-  int listed = 0;
+  // Other parts with the same build (else int8): the three fastest that fit.
   for (const Variant &v : std::vector<Variant>{variant, parseVariant("int8")}) {
-    if (listed >= 3 || (v.name == "int8" && variant.name == "int8" && listed))
-      break;
+    std::vector<Suggestion> parts;
     for (const Device &part : db.devices()) {
-      if (&part == &device || part.id == device.id || listed >= 3 || !variantAvailable(part, v))
+      if (part.id == device.id || !variantAvailable(part, v))
         continue;
       FitRequest changed = request;
       changed.weights = WeightsPolicy::Auto;
       ModelFootprint fp = estimateFootprint(graph, v, part, options);
       FitResult fit = fitModel(part, fp, changed);
-      if (!fit.fits)
-        continue;
-      suggestions.push_back({"use part " + part.id + " (" + part.name + ")" +
-                                 (v.name != variant.name ? ", quantized to " + v.name : "") +
-                                 ", weights auto",
-                             true, fit.totals.flash, fit.totals.ram, fit.time.ms});
-      ++listed;
+      if (fit.fits)
+        parts.push_back({"use part " + part.id + " (" + part.name + ")" +
+                             (v.name != variant.name ? ", quantized to " + v.name : "") + ", weights auto",
+                         true, fit.totals.flash, fit.totals.ram, fit.time.ms});
     }
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const Suggestion &a, const Suggestion &b) { return a.ms < b.ms; });
+    if (parts.size() > 3)
+      parts.resize(3);
+    suggestions.insert(suggestions.end(), parts.begin(), parts.end());
+    if (!parts.empty() || v.name == "int8")
+      break;
   }
   return suggestions;
 }
@@ -379,18 +400,20 @@ PickResult pickBuild(const Device &device, const Graph &graph, const FitRequest 
   best.best = true;
   const Candidate *runnerUp = nullptr;
   for (const Candidate &c : pick.candidates)
-    if (&c != &best && c.result.fits && (!runnerUp || c.result.time.ms < runnerUp->result.time.ms))
+    if (&c != &best && c.result.fits && c.result.time.ms > best.result.time.ms * 1.02 &&
+        (!runnerUp || c.result.time.ms < runnerUp->result.time.ms))
       runnerUp = &c;
   char text[512];
   std::snprintf(text, sizeof text, "fastest build that fits: %s, weights %s, %.2f ms predicted",
                 best.variant.name.c_str(), weightsPolicyName(best.weights), best.result.time.ms);
   pick.reason = text;
   if (runnerUp) {
-    std::snprintf(text, sizeof text, "; next: %s, weights %s, %.2f ms (RAM %llu vs %llu B)",
+    std::snprintf(text, sizeof text, "; next fastest: %s, weights %s, %.2f ms",
                   runnerUp->variant.name.c_str(), weightsPolicyName(runnerUp->weights),
-                  runnerUp->result.time.ms, (unsigned long long)runnerUp->result.totals.ram,
-                  (unsigned long long)best.result.totals.ram);
+                  runnerUp->result.time.ms);
     pick.reason += text;
+    pick.reason += " (RAM " + thousands(runnerUp->result.totals.ram) + " vs " +
+                   thousands(best.result.totals.ram) + " B)";
   }
   return pick;
 }

@@ -12,6 +12,7 @@
 
 #include "ExactSearch.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace bundlefit::planner {
@@ -24,12 +25,14 @@ public:
   Minimiser(const Problem &problem, const ExactOptions &options)
       : problem(problem), items(detail::buildItems(problem)) {
     budget.nodesLeft = options.nodeBudget ? options.nodeBudget : UINT64_MAX;
-    auto seconds = std::chrono::duration<double>(options.timeBudgetSeconds);
+    // Clamped so that "practically forever" cannot overflow the clock.
+    auto seconds = std::chrono::duration<double>(
+        std::min(std::max(options.timeBudgetSeconds, 0.0), 1e7));
     budget.deadline = std::chrono::steady_clock::now() +
                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(seconds);
   }
 
-  /// Looks for a plan no larger than capacity; true when found (best updated).
+  /// Looks for a plan no larger than capacity; on Found, best is updated.
   Outcome attempt(uint64_t capacity, Plan &best) {
     std::vector<uint64_t> offsets;
     Outcome result = detail::searchCapacity(items, capacity, budget, offsets);

@@ -18,6 +18,7 @@
 #include "ExactSearch.h"
 
 #include <algorithm>
+#include <deque>
 #include <cstdlib>
 #include <limits>
 #include <numeric>
@@ -74,8 +75,10 @@ Instance buildInstance(const Items &items) {
   return in;
 }
 
-// MiniMalloc's preorders: W = lifetime, A = area, T = the fullest section
-// the item lives in; all descending, then by index.
+// Static preorders, one letter per key, compared in turn (MiniMalloc's
+// notation): W lifetime, A area, T the fullest section the item lives in,
+// Z size, O number of overlaps (all descending), S first section (ascending);
+// ties by index.
 std::vector<int> preorderRanks(const Instance &in, const std::string &keys) {
   int n = int(in.size.size());
   std::vector<uint64_t> width(n), total(n);
@@ -150,7 +153,6 @@ public:
   }
 
   const std::vector<uint64_t> &offsets() const { return solution; }
-  bool hitLimit() const { return limitHit; }
 
 private:
   struct Candidate {
@@ -168,21 +170,15 @@ private:
   };
 
   bool spendNode() {
-    if (nodeLimit == 0 || budget.nodesLeft == 0) {
-      limitHit = true;
+    if (nodeLimit == 0 || budget.nodesLeft == 0)
       return false;
-    }
     --nodeLimit;
     --budget.nodesLeft;
     ++budget.nodesUsed;
     if ((budget.nodesUsed & 1023) == 0 &&
         std::chrono::steady_clock::now() > budget.deadline)
       budget.timedOut = true;
-    if (budget.timedOut) {
-      limitHit = true;
-      return false;
-    }
-    return true;
+    return !budget.timedOut;
   }
 
   // A fresh canonical search over the unplaced items of sections [sLo, sHi].
@@ -194,7 +190,11 @@ private:
                      uint64_t lastOffset, int lastRank) {
     if (!spendNode())
       return Outcome::OutOfBudget;
-    std::vector<Candidate> candidates;
+    // One candidate buffer per search depth, reused: no allocation per node.
+    if (depth == candidatePool.size())
+      candidatePool.emplace_back();
+    std::vector<Candidate> &candidates = candidatePool[depth];
+    candidates.clear();
     uint64_t minHeight = kUnplaced;
     for (int i : part) {
       if (offset[i] != kUnplaced)
@@ -212,7 +212,9 @@ private:
         continue; // Not canonical: reached by another branch.
       if (c.offset + in.size[c.item] > capacity)
         continue;
+      ++depth;
       Outcome result = tryPlace(part, sLo, sHi, c);
+      --depth;
       if (result != Outcome::Infeasible)
         return result;
     }
@@ -224,7 +226,7 @@ private:
     size_t mark = log.size();
     place(c.item, c.offset);
     Outcome result = Outcome::Infeasible;
-    if (sectionsFit(sLo, sHi, c.offset))
+    if (!overflow && sectionsFit(sLo, sHi, c.offset))
       result = continueAfter(part, sLo, sHi, c);
     unplace(c.item, mark);
     return result;
@@ -235,6 +237,7 @@ private:
   }
 
   void place(int i, uint64_t at) {
+    overflow = false;
     offset[i] = at;
     solution[i] = at;
     uint64_t end = at + in.size[i];
@@ -257,9 +260,18 @@ private:
         continue;
       record(minOffset, j);
       minOffset[j] = lowest;
-      // Only a section whose floor is below j's new min offset can rise.
-      for (int s = in.lo[j]; s <= in.hi[j]; ++s)
+      if (lowest + in.size[j] > capacity)
+        overflow = true; // j can no longer fit anywhere.
+      // Only a section whose floor is below j's new min offset can rise;
+      // the sections i spans now have their floor at i's end already.
+      for (int s = in.lo[j]; s < in.lo[i]; ++s)
         if (floor[s] < lowest)
+          touch(s);
+      for (int s = in.hi[i] + 1; s <= in.hi[j]; ++s)
+        if (floor[s] < lowest)
+          touch(s);
+      if (lowest > end) // Alignment padding: i's sections may rise too.
+        for (int s = std::max(in.lo[i], in.lo[j]); s <= std::min(in.hi[i], in.hi[j]); ++s)
           touch(s);
     }
     for (int s : touched)
@@ -375,7 +387,9 @@ private:
   std::vector<int> rank;
   SearchBudget &budget;
   uint64_t nodeLimit;
-  bool limitHit = false;
+  bool overflow = false; // The last placement pushed an item past capacity.
+  size_t depth = 0;
+  std::deque<std::vector<Candidate>> candidatePool; // Stable references.
 
   std::vector<uint64_t> offset, solution, minOffset, floor, remaining;
   std::vector<int> cuts;
@@ -391,14 +405,11 @@ private:
 Outcome searchCapacity(const Items &items, uint64_t capacity,
                        SearchBudget &budget, std::vector<uint64_t> &itemOffsets) {
   Instance in = buildInstance(items);
-  std::vector<std::string> heuristics = {"WAT", "TAW", "TWA"};
-  if (const char *env = std::getenv("BF_HEUR")) { // TEMP experiment
-    heuristics.clear();
-    std::string e = env;
-    for (size_t p = 0; p < e.size(); p += 4) heuristics.push_back(e.substr(p, 3));
-  }
+  // MiniMalloc's three orders plus area first, which cracks instances where
+  // a few big, long-lived buffers must be placed before anything else.
+  static const char *const heuristics[] = {"WAT", "TAW", "TWA", "AWT"};
   std::vector<std::vector<int>> ranks;
-  for (const std::string &h : heuristics)
+  for (const char *h : heuristics)
     ranks.push_back(preorderRanks(in, h));
 
   uint64_t limit = std::max<uint64_t>(in.size.size(), 64);

@@ -56,8 +56,8 @@ struct Strategy {
 // networks, so the loop usually stops after one pass.
 const Strategy kStrategies[] = {
     {GreedyOrder::MaxLiveBySize, GreedyFit::FirstFit},
-    {GreedyOrder::MaxLiveByTime, GreedyFit::FirstFit},
     {GreedyOrder::BySize, GreedyFit::FirstFit},
+    {GreedyOrder::MaxLiveByTime, GreedyFit::FirstFit},
     {GreedyOrder::ByLifetime, GreedyFit::BestFit},
     {GreedyOrder::ByFirstUse, GreedyFit::FirstFit},
     {GreedyOrder::ByArea, GreedyFit::FirstFit},
@@ -72,7 +72,7 @@ const Strategy kStrategies[] = {
 // Past this many items only the first few strategies run, so the greedy
 // path stays well under a second at 100k buffers.
 constexpr size_t kLargeProblem = 20'000;
-constexpr size_t kStrategiesWhenLarge = 4;
+constexpr size_t kStrategiesWhenLarge = 2;
 } // namespace
 
 Plan planBestGreedy(const Problem &problem) {

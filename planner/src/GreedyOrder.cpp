@@ -9,28 +9,27 @@
 #include "GreedyInternal.h"
 
 #include <algorithm>
-#include <functional>
 #include <numeric>
 
 namespace bundlefit::planner::detail {
 
 namespace {
-using Less = std::function<bool(int, int)>;
-
-// Comparators; all end with the item index so every order is deterministic.
-Less staticComparator(const Items &items, GreedyOrder order) {
+// Every comparator ends with the item index, so every order is deterministic.
+// Static orders sort with a concrete lambda (no std::function per compare).
+void sortStatic(const Items &items, GreedyOrder order, std::vector<int> &seq) {
   const std::vector<Item> &v = items.items;
   switch (order) {
   case GreedyOrder::BySize:
-    return [&v](int a, int b) {
+    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
       if (v[a].size != v[b].size)
         return v[a].size > v[b].size;
       if (v[a].length() != v[b].length())
         return v[a].length() > v[b].length();
       return a < b;
-    };
+    });
+    return;
   case GreedyOrder::ByArea:
-    return [&v](int a, int b) {
+    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
       unsigned __int128 x = (unsigned __int128)v[a].size * v[a].length();
       unsigned __int128 y = (unsigned __int128)v[b].size * v[b].length();
       if (x != y)
@@ -38,43 +37,53 @@ Less staticComparator(const Items &items, GreedyOrder order) {
       if (v[a].size != v[b].size)
         return v[a].size > v[b].size;
       return a < b;
-    };
+    });
+    return;
   case GreedyOrder::ByLifetime:
-    return [&v](int a, int b) {
+    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
       if (v[a].length() != v[b].length())
         return v[a].length() > v[b].length();
       if (v[a].size != v[b].size)
         return v[a].size > v[b].size;
       return a < b;
-    };
-  case GreedyOrder::ByFirstUse:
-  default:
-    return [&v](int a, int b) {
+    });
+    return;
+  default: // ByFirstUse
+    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
       if (v[a].first != v[b].first)
         return v[a].first < v[b].first;
       return a < b;
-    };
+    });
+    return;
   }
 }
 
 // Glow's tie-breaks: the first key, then the other one, then program order.
-Less dynamicComparator(const Items &items, GreedyOrder order) {
+// Returned as a rank per item (0 = best) so later comparisons are cheap.
+std::vector<int> dynamicRanks(const Items &items, GreedyOrder order) {
   const std::vector<Item> &v = items.items;
+  std::vector<int> seq(v.size());
+  std::iota(seq.begin(), seq.end(), 0);
   if (order == GreedyOrder::MaxLiveBySize)
-    return [&v](int a, int b) {
+    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
       if (v[a].size != v[b].size)
         return v[a].size > v[b].size;
       if (v[a].length() != v[b].length())
         return v[a].length() > v[b].length();
       return a < b;
-    };
-  return [&v](int a, int b) {
-    if (v[a].length() != v[b].length())
-      return v[a].length() > v[b].length();
-    if (v[a].size != v[b].size)
-      return v[a].size > v[b].size;
-    return a < b;
-  };
+    });
+  else
+    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
+      if (v[a].length() != v[b].length())
+        return v[a].length() > v[b].length();
+      if (v[a].size != v[b].size)
+        return v[a].size > v[b].size;
+      return a < b;
+    });
+  std::vector<int> rank(v.size());
+  for (size_t r = 0; r < seq.size(); ++r)
+    rank[seq[r]] = int(r);
+  return rank;
 }
 
 // Bytes live per step, with range add and "leftmost step of maximum".
@@ -128,8 +137,8 @@ private:
 // list is sorted once and read through a cursor that skips placed items.
 class CandidateTree {
 public:
-  CandidateTree(const Items &items, const Less &better)
-      : leaves(1), placed(items.items.size(), false), better(better) {
+  CandidateTree(const Items &items, const std::vector<int> &rank)
+      : leaves(1), placed(items.items.size(), false), rank(rank) {
     while (leaves < std::max(items.numSteps, 1))
       leaves *= 2;
     lists.resize(2 * size_t(leaves));
@@ -145,6 +154,7 @@ public:
           lists[--r].push_back(int(i));
       }
     }
+    auto better = [&rank](int a, int b) { return rank[a] < rank[b]; };
     for (std::vector<int> &list : lists)
       std::sort(list.begin(), list.end(), better);
   }
@@ -157,7 +167,7 @@ public:
       size_t &c = cursor[node];
       while (c < list.size() && placed[list[c]])
         ++c;
-      if (c < list.size() && (chosen < 0 || better(list[c], chosen)))
+      if (c < list.size() && (chosen < 0 || rank[list[c]] < rank[chosen]))
         chosen = list[c];
     }
     return chosen;
@@ -169,14 +179,14 @@ private:
   int leaves;
   std::vector<std::vector<int>> lists;
   std::vector<size_t> cursor;
-  std::vector<bool> placed;
-  const Less &better;
+  std::vector<char> placed; // Not vector<bool>: this is read in the hot loop.
+  const std::vector<int> &rank;
 };
 
 std::vector<int> dynamicOrder(const Items &items, GreedyOrder order) {
-  Less better = dynamicComparator(items, order);
+  std::vector<int> rank = dynamicRanks(items, order);
   LiveBytesTree live(items.numSteps);
-  CandidateTree candidates(items, better);
+  CandidateTree candidates(items, rank);
   std::vector<int> sequence;
   sequence.reserve(items.items.size());
   size_t nonEmpty = 0;
@@ -205,7 +215,7 @@ std::vector<int> orderItems(const Items &items, GreedyOrder order) {
     return dynamicOrder(items, order);
   std::vector<int> sequence(items.items.size());
   std::iota(sequence.begin(), sequence.end(), 0);
-  std::sort(sequence.begin(), sequence.end(), staticComparator(items, order));
+  sortStatic(items, order, sequence);
   return sequence;
 }
 

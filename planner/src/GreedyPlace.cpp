@@ -13,7 +13,8 @@ namespace {
 // first hole that is large enough; BestFit the tightest one, else the top.
 uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size,
                       uint64_t alignment, GreedyFit fit) {
-  std::sort(occupied.begin(), occupied.end());
+  std::sort(occupied.begin(), occupied.end(),
+            [](const Range &a, const Range &b) { return a.first < b.first; });
   uint64_t candidate = 0;
   uint64_t bestOffset = 0, bestHole = std::numeric_limits<uint64_t>::max();
   bool found = false;

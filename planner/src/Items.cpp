@@ -131,3 +131,9 @@ Plan makePlan(const Problem &problem, const Items &items,
 }
 
 } // namespace bundlefit::planner::detail
+
+namespace bundlefit::planner {
+std::vector<bool> honouredInPlaceHints(const Problem &problem) {
+  return detail::selectHints(problem);
+}
+} // namespace bundlefit::planner

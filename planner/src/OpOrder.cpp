@@ -23,7 +23,7 @@ struct GraphFacts {
   std::vector<int> producer;                  // Per tensor, -1 for graph inputs.
   std::vector<std::vector<int>> consumers;    // Per tensor, unique ops.
   std::vector<bool> keep;                     // Per tensor.
-  std::vector<std::vector<int>> inputs, outputs, preds; // Per op, unique.
+  std::vector<std::vector<int>> inputs, outputs, preds, succs; // Per op, unique.
 
   explicit GraphFacts(const OpGraph &g) : numOps(int(g.ops.size())) {
     size_t numTensors = g.tensorSizes.size();
@@ -35,6 +35,7 @@ struct GraphFacts {
     inputs.resize(numOps);
     outputs.resize(numOps);
     preds.resize(numOps);
+    succs.resize(numOps);
     for (int o = 0; o < numOps; ++o) {
       inputs[o] = unique(g.ops[o].inputs);
       outputs[o] = unique(g.ops[o].outputs);
@@ -48,6 +49,8 @@ struct GraphFacts {
         if (producer[t] >= 0 && producer[t] != o)
           preds[o].push_back(producer[t]);
       preds[o] = unique(preds[o]);
+      for (int p : preds[o])
+        succs[p].push_back(o);
     }
   }
 
@@ -79,6 +82,7 @@ void set(Key &k, int o) { k[o / 64] |= uint64_t(1) << (o % 64); }
 
 struct State {
   Key done;
+  std::vector<int> ready; // Ops not done whose predecessors all are.
   uint64_t peak = 0, resident = 0;
   int parent = -1; // Index in the previous layer.
   int op = -1;     // The op that led here.
@@ -93,6 +97,9 @@ public:
     std::vector<State> layer(1);
     layer[0].done.assign((facts.numOps + 63) / 64, 0);
     layer[0].resident = initialResident();
+    for (int o = 0; o < facts.numOps; ++o)
+      if (facts.preds[o].empty())
+        layer[0].ready.push_back(o);
     history.push_back({{-1, -1}});
     bool exact = true;
     for (int step = 0; step < facts.numOps; ++step) {
@@ -130,13 +137,26 @@ private:
     return bytes;
   }
 
-  bool ready(const Key &done, int o) const {
-    if (has(done, o))
-      return false;
+  bool allPredsDone(const Key &done, int o) const {
     for (int p : facts.preds[o])
       if (!has(done, p))
         return false;
     return true;
+  }
+
+  // The ready list after running o: o leaves, successors whose last
+  // predecessor was o join. Kept sorted so equal sets compare equal.
+  std::vector<int> readyAfter(const State &s, const Key &done, int o) const {
+    std::vector<int> next;
+    next.reserve(s.ready.size() + facts.succs[o].size());
+    for (int r : s.ready)
+      if (r != o)
+        next.push_back(r);
+    for (int succ : facts.succs[o])
+      if (allPredsDone(done, succ))
+        next.push_back(succ);
+    std::sort(next.begin(), next.end());
+    return next;
   }
 
   // Resident bytes after running o from the set done (o not yet in it).
@@ -170,9 +190,7 @@ private:
     std::unordered_map<Key, size_t, KeyHash> index;
     for (size_t i = 0; i < layer.size(); ++i) {
       const State &s = layer[i];
-      for (int o = 0; o < facts.numOps; ++o) {
-        if (!ready(s.done, o))
-          continue;
+      for (int o : s.ready) {
         State t;
         t.done = s.done;
         set(t.done, o);
@@ -181,9 +199,12 @@ private:
         t.parent = int(i);
         t.op = o;
         auto [it, inserted] = index.try_emplace(t.done, next.size());
+        if (!inserted && t.peak >= next[it->second].peak)
+          continue;
+        t.ready = readyAfter(s, t.done, o);
         if (inserted)
           next.push_back(std::move(t));
-        else if (t.peak < next[it->second].peak)
+        else
           next[it->second] = std::move(t);
       }
     }

@@ -204,6 +204,9 @@ void checkRun(const ProcessResult &r, const BundleRunSpec &spec, const std::stri
 }
 
 using Clock = std::chrono::steady_clock;
+/// Compiling and linking a driver takes about a second; this only guards
+/// against a wedged toolchain (spec.timeoutSeconds is for the program).
+constexpr double kBuildTimeoutSeconds = 600;
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -216,7 +219,7 @@ std::map<std::string, Tensor> runHost(const BundleRunSpec &spec,
   auto t0 = Clock::now();
   // -no-pie: codegen's default (static relocation model) host objects are not PIC.
   build({cc, "-std=c11", "-O1", "-g", "-no-pie", "-o", "driver", "driver.c", "bundle.o", "-lm"},
-        dir, "build.log", spec.timeoutSeconds, "linking the host driver with '" + cc + "'");
+        dir, "build.log", kBuildTimeoutSeconds, "linking the host driver with '" + cc + "'");
   stats.buildSeconds = since(t0);
   ProcessResult r =
       runProcess({(dir / "driver").string()}, dir.string(), spec.timeoutSeconds,
@@ -232,7 +235,7 @@ std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
                                          BundleRunStats &stats) {
   const CortexMBoard &board = *findCortexMBoard(spec.target);
   std::string gcc = requireArmGcc(spec.tools);
-  requireNewlib(gcc, board);
+  requireNewlib(gcc, board, dir.string());
   std::string qemu = requireQemuArm(spec.tools);
 
   // Place the weights in the code SSRAM (as they would sit in Flash) and the
@@ -271,10 +274,11 @@ std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
   for (const char *a : {"-std=gnu11", "-O1", "-g", "-ffunction-sections", "-fdata-sections",
                         "-nostartfiles", "--specs=nosys.specs", "-T", "fw.ld",
                         "-Wl,--gc-sections", "-Wl,-Map=fw.map", "-Wl,--no-warn-rwx-segments",
+                        "-Wl,-z,noexecstack",
                         "-o", "fw.elf", "fw.c", "bundle.o", "-lm"})
     argv.push_back(a);
   auto t0 = Clock::now();
-  build(argv, dir, "build.log", spec.timeoutSeconds,
+  build(argv, dir, "build.log", kBuildTimeoutSeconds,
         "building the " + spec.target + " firmware with '" + gcc + "'");
   stats.buildSeconds = since(t0);
 

@@ -157,14 +157,11 @@ std::string requireQemuArm(const ToolOverrides &tools) {
   return path;
 }
 
-void requireNewlib(const std::string &armGcc, const CortexMBoard &board) {
+void requireNewlib(const std::string &armGcc, const CortexMBoard &board,
+                   const std::string &scratchDir) {
   // `gcc -print-file-name=libm.a` prints an existing absolute path when the
   // multilib for these flags has it, and just "libm.a" otherwise.
-  char tmpl[] = "/tmp/bundlefit-newlib-XXXXXX";
-  int fd = ::mkstemp(tmpl);
-  if (fd >= 0)
-    ::close(fd);
-  std::string log = fd >= 0 ? tmpl : "/dev/null";
+  std::string log = (scratchDir.empty() ? std::string(".") : scratchDir) + "/newlib-check.log";
   std::string missing;
   for (const char *lib : {"libc.a", "libm.a"}) {
     std::vector<std::string> argv = {armGcc};
@@ -178,8 +175,6 @@ void requireNewlib(const std::string &armGcc, const CortexMBoard &board) {
     if (!r.ok() || out.empty() || out[0] != '/' || ::stat(out.c_str(), &st) != 0)
       missing += std::string(missing.empty() ? "" : ", ") + lib;
   }
-  if (fd >= 0)
-    ::unlink(tmpl);
   if (!missing.empty()) {
     std::string flags;
     for (const std::string &f : board.cflags)

@@ -1,5 +1,6 @@
 #include "BundleCompilation.h"
 
+#include "bundlefit/reports/GraphDot.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
@@ -22,6 +23,8 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
       ->check(CLI::IsMember({"static", "pic"}));
   command.add_option("--opt", request.optLevel, "O2 (speed) | Os (size first)")
       ->check(CLI::IsMember({"O2", "Os"}));
+  command.add_option("--dump-graph-DAG", request.dumpGraphDag,
+                     "Write the compiled graph (shapes, buffer offsets) as Graphviz to FILE");
   command.add_option("--time-limit", request.exactTimeBudgetSeconds,
                      "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
@@ -62,6 +65,8 @@ CompiledBundle compileBundle(const CompileRequest &request) {
        {net + ".weights.bin", std::string(weights.begin(), weights.end())},
        {net + ".weights.txt", renderWeightsText(weights)},
        {net + ".memory.json", report.dump(2) + "\n"}});
+  if (!request.dumpGraphDag.empty())
+    writeFileAtomically(request.dumpGraphDag, renderGraphDot(*bundle.graph, &bundle.plan));
   return bundle;
 }
 

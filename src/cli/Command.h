@@ -44,6 +44,10 @@ void writeFileAtomically(const std::string &path, const std::string &text);
 void addInspectCommand(CLI::App &app, CommandAction &action);
 void addPlanCommand(CLI::App &app, CommandAction &action);
 void addPlanBuffersCommand(CLI::App &app, CommandAction &action);
+void addDevicesCommand(CLI::App &app, CommandAction &action);
+void addFitCommand(CLI::App &app, CommandAction &action);
+void addPickCommand(CLI::App &app, CommandAction &action);
 void addCompileCommand(CLI::App &app, CommandAction &action);
+void addRunCommand(CLI::App &app, CommandAction &action);
 
 } // namespace bundlefit

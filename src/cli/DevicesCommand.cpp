@@ -59,12 +59,15 @@ nlohmann::json deviceJson(const Device &device) {
     libraries[key] = {{"code_bytes", library.codeBytes}, {"flash_bytes", library.flashBytes},
                       {"ram_bytes", library.ramBytes}, {"core", library.core},
                       {"cycles_per_mac", library.cyclesPerMac}, {"calibrated", library.calibrated}};
+  nlohmann::json sources = nlohmann::json::array();
+  for (const Source &source : device.sources)
+    sources.push_back({{"fact", source.fact}, {"from", source.from}});
   return {{"id", device.id}, {"aliases", device.aliases}, {"name", device.name},
           {"vendor", device.vendor}, {"board", device.board}, {"file", device.file},
           {"cores", cores}, {"memory", memory}, {"flash_bytes", device.totalFlash()},
           {"ram_bytes", device.totalRam()},
           {"sdk_baseline", {{"flash", device.sdkBaselineFlash}, {"ram", device.sdkBaselineRam}}},
-          {"kernel_libraries", libraries}};
+          {"kernel_libraries", libraries}, {"sources", sources}};
 }
 
 int runCalibration(const DeviceDatabase &db, bool json) {

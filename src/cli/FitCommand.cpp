@@ -62,9 +62,10 @@ std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp
   if (fp.variant.kernels == Kernels::HiFi4 || fp.variant.kernels == Kernels::HiFi4WithCmsis)
     notes.push_back("HiFi4: DSP code generation is not produced; NNLib's footprint, scratch and "
                     "throughput are accounted for planning and cost only");
-  if (!fit.time.calibrated)
-    notes.push_back("cost figures for " + device.id + " are carried over from a calibrated part of the "
-                    "same core type, not measured on it");
+  const KernelLibrary &library = mainLibrary(device, fp.variant);
+  if (!library.calibrated)
+    notes.push_back(library.key + " cost figures on " + device.id + " are not calibrated on a published "
+                    "timing: " + library.source);
   return notes;
 }
 
@@ -88,9 +89,11 @@ int runFit(const FitOptions &options) {
   std::vector<Suggestion> suggestions;
   if (!fit.fits)
     suggestions = suggestChanges(db, device, *graph, variant, request);
-  std::optional<FlexRamSplit> flexram;
-  if (fit.fits && request.weights != WeightsPolicy::Flash)
-    flexram = suggestFlexRam(device, fp, request);
+  std::optional<FlexRamSplit> flexram = suggestFlexRam(device, fp, request);
+  if (!fit.fits && flexram)
+    suggestions.insert(suggestions.begin(),
+                       {"FlexRAM banks " + flexram->reason, true, flexram->result->totals.flash,
+                        flexram->result->totals.ram, flexram->result->time.ms});
   std::vector<std::string> notes = notesFor(device, fp, fit);
 
   if (options.json) {
@@ -133,7 +136,7 @@ int runFit(const FitOptions &options) {
           withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) + " of " +
           withThousands(fit.ramCapacity) + "\n";
   text += "predicted inference time: " + ms(fit.time.ms) + "\n";
-  if (flexram)
+  if (flexram && fit.fits)
     text += "FlexRAM: " + flexram->reason + " -> " + ms(flexram->result->time.ms) + "\n";
   for (const std::string &note : notes)
     text += "note: " + note + "\n";

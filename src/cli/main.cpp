@@ -24,7 +24,11 @@ int main(int argc, char **argv) {
   addInspectCommand(app, action);
   addPlanCommand(app, action);
   addPlanBuffersCommand(app, action);
+  addDevicesCommand(app, action);
+  addFitCommand(app, action);
+  addPickCommand(app, action);
   addCompileCommand(app, action);
+  addRunCommand(app, action);
 
   try {
     app.parse(argc, argv);

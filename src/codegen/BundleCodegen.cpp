@@ -164,6 +164,18 @@ std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context,
   return std::move(*module);
 }
 
+/// Convolutions are big loop nests: specialising a call site costs up to a
+/// second of compile time, so when a network has many of them O2 keeps one
+/// shared, generically optimised copy (MobileNet-size graphs compile in a few
+/// seconds); small networks, and O3, get every call specialised.
+constexpr unsigned kMaxSpecialisedConvolutions = 16;
+
+bool isExpensiveToSpecialize(const llvm::Function &fn) {
+  const llvm::StringRef name = fn.getName();
+  return (name == "bf_conv2d_f32" || name == "bf_conv_transpose2d_f32") &&
+         fn.getNumUses() > kMaxSpecialisedConvolutions;
+}
+
 void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
                            const ResolvedCpu &cpu, llvm::Function *entry) {
   for (llvm::Function &fn : module) {
@@ -189,13 +201,14 @@ void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
     // Kernels are private to the bundle: unused ones vanish, used ones can be
     // specialised freely.
     fn.setLinkage(llvm::GlobalValue::InternalLinkage);
-    if (target.optLevel != CodegenOptLevel::O2 || getenv("BF_NOFORCE"))
+    if (target.optLevel == CodegenOptLevel::Os)
       continue;
     if (fn.hasFnAttribute(kNodeFunctionAttribute)) {
-      // Speed: each node keeps its own specialised function.
+      // Speed: each node keeps its own (specialised) function.
       fn.addFnAttr(llvm::Attribute::NoInline);
-    } else if (!fn.use_empty()) {
-      // Speed: every kernel call is inlined and specialised for its shapes.
+    } else if (!fn.use_empty() &&
+               (target.optLevel == CodegenOptLevel::O3 || !isExpensiveToSpecialize(fn))) {
+      // Speed: the call is inlined and specialised for its constant shapes.
       fn.removeFnAttr(llvm::Attribute::NoInline);
       fn.addFnAttr(llvm::Attribute::AlwaysInline);
     }
@@ -208,9 +221,10 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, CodegenOptLeve
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = level == CodegenOptLevel::O2;
-  tuning.SLPVectorization = level == CodegenOptLevel::O2;
-  tuning.LoopUnrolling = level == CodegenOptLevel::O2;
+  const bool speed = level != CodegenOptLevel::Os;
+  tuning.LoopVectorization = speed;
+  tuning.SLPVectorization = speed;
+  tuning.LoopUnrolling = speed;
   llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
@@ -218,7 +232,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, CodegenOptLeve
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(
-      level == CodegenOptLevel::O2 ? llvm::OptimizationLevel::O2 : llvm::OptimizationLevel::Os);
+      level == CodegenOptLevel::Os ? llvm::OptimizationLevel::Os : llvm::OptimizationLevel::O2);
   passes.run(module, mam);
 }
 

@@ -171,13 +171,24 @@ TargetOptions resolveTarget(const std::string &shorthand, const std::string &tri
 CodegenOptLevel parseOptLevel(const std::string &text) {
   if (text == "O2" || text == "2" || text == "speed" || text == "-O2")
     return CodegenOptLevel::O2;
+  if (text == "O3" || text == "3" || text == "-O3")
+    return CodegenOptLevel::O3;
   if (text == "Os" || text == "s" || text == "size" || text == "-Os")
     return CodegenOptLevel::Os;
-  throw Error(ExitCode::Usage, "--opt '" + text + "' must be O2 (speed) or Os (size)");
+  throw Error(ExitCode::Usage,
+              "--opt '" + text + "' must be O2 (speed), O3 (speed, slow compile) or Os (size)");
 }
 
 const char *optLevelName(CodegenOptLevel level) {
-  return level == CodegenOptLevel::O2 ? "O2" : "Os";
+  switch (level) {
+  case CodegenOptLevel::O2:
+    return "O2";
+  case CodegenOptLevel::O3:
+    return "O3";
+  case CodegenOptLevel::Os:
+    return "Os";
+  }
+  return "O2";
 }
 
 std::string describeTarget(const TargetOptions &target) {

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -160,34 +161,30 @@ void floatUnaryKernel(const Node &node, const std::vector<const Tensor *> &input
   if (out.type.dtype != DType::Float32)
     unsupportedDType(node, out.type.dtype);
   const std::string &op = node.opType;
-  float alpha = 0, beta = 0;
-  if (op == "LeakyRelu")
-    alpha = node.attrs.getFloat("alpha", 0.01f);
-  if (op == "HardSigmoid") {
-    alpha = node.attrs.getFloat("alpha", 0.2f);
-    beta = node.attrs.getFloat("beta", 0.5f);
+  std::function<float(float)> f;
+  if (op == "LeakyRelu") {
+    float alpha = node.attrs.getFloat("alpha", 0.01f);
+    f = [alpha](float v) { return v < 0 ? alpha * v : v; };
+  } else if (op == "Sigmoid") {
+    f = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
+  } else if (op == "Tanh") {
+    f = [](float v) { return std::tanh(v); };
+  } else if (op == "HardSigmoid") {
+    float alpha = node.attrs.getFloat("alpha", 0.2f), beta = node.attrs.getFloat("beta", 0.5f);
+    f = [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); };
+  } else if (op == "HardSwish") { // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5
+    f = [](float v) { return v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f)); };
+  } else if (op == "Exp") {
+    f = [](float v) { return std::exp(v); };
+  } else if (op == "Sqrt") {
+    f = [](float v) { return std::sqrt(v); };
+  } else {
+    fatalInternal(node.describe() + ": not a float activation");
   }
   const float *x = inputs[0]->data<float>();
   float *o = out.data<float>();
-  for (int64_t i = 0; i < out.numElements(); ++i) {
-    float v = x[i];
-    if (op == "LeakyRelu")
-      o[i] = v < 0 ? alpha * v : v;
-    else if (op == "Sigmoid")
-      o[i] = 1.0f / (1.0f + std::exp(-v));
-    else if (op == "Tanh")
-      o[i] = std::tanh(v);
-    else if (op == "HardSigmoid")
-      o[i] = std::max(0.0f, std::min(1.0f, alpha * v + beta));
-    else if (op == "HardSwish") // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5
-      o[i] = v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f));
-    else if (op == "Exp")
-      o[i] = std::exp(v);
-    else if (op == "Sqrt")
-      o[i] = std::sqrt(v);
-    else
-      fatalInternal(node.describe() + ": not a float activation");
-  }
+  for (int64_t i = 0; i < out.numElements(); ++i)
+    o[i] = f(x[i]);
 }
 
 /// One element of Cast. Float -> integer truncates toward zero, then wraps

@@ -97,7 +97,8 @@ Tensor decodeNpy(const std::string &bytes, const std::string &origin) {
   if (bytes.size() - dataStart < tensor.bytes.size())
     throw fail("truncated data (" + std::to_string(bytes.size() - dataStart) + " of " +
                std::to_string(tensor.bytes.size()) + " bytes)");
-  std::memcpy(tensor.bytes.data(), bytes.data() + dataStart, tensor.bytes.size());
+  if (!tensor.bytes.empty())
+    std::memcpy(tensor.bytes.data(), bytes.data() + dataStart, tensor.bytes.size());
   return tensor;
 }
 

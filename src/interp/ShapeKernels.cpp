@@ -11,7 +11,6 @@
 #include "Broadcast.h"
 #include "bundlefit/support/Error.h"
 
-#include <cmath>
 #include <cstring>
 
 namespace bundlefit {

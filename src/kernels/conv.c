@@ -22,8 +22,9 @@ BF_INLINE void bf_valid_range(int32_t outLen, int32_t inLen, int32_t stride, int
  * arrays (registers once vectorized) over all input channels and taps. The
  * sizes are constants so the tile vectorizes and stays in registers whatever
  * the layer's shape: 8x8 for x86-64/AArch64 vector units, 4x4 for the 32
- * single-precision registers of a Cortex-M FPU. */
-#if defined(__x86_64__) || defined(__aarch64__)
+ * single-precision registers of a Cortex-M FPU (BF_SMALL_TILES forces those
+ * on a host, for testing). */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
 #define BF_CONV_MB 8
 #define BF_CONV_PB 8
 #else
@@ -31,92 +32,98 @@ BF_INLINE void bf_valid_range(int32_t outLen, int32_t inLen, int32_t stride, int
 #define BF_CONV_PB 4
 #endif
 
-/* One full tile whose taps all fall inside the input row (no bounds checks).
+/* BF_CONV_PB floats as one vector (GCC/Clang vector extension): AVX/NEON
+ * registers on hosts; LLVM splits it into scalar FPU registers on Cortex-M. */
+typedef float bf_tile_vec __attribute__((vector_size(4 * BF_CONV_PB)));
+
+/* One tile. Unchecked tiles have every tap inside the input row (no bounds
+ * checks); checked tiles (borders, row ends) zero the taps that fall outside.
  * `x` points at input channel 0 of the group, `w` at output channel m's
  * weights; `stride` is a literal at the call sites so the loads are
  * contiguous in the common stride-1 case. */
-BF_INLINE void bf_conv_tile_interior(const float *restrict x, const float *restrict w,
-                                     const float *restrict bias, float *restrict out,
-                                     int32_t outPlane, int32_t Cg,
-                                     int32_t inPlane, int32_t W, int32_t KW, int32_t taps,
-                                     int32_t khBegin, int32_t khEnd, int32_t ihBase,
-                                     int32_t dilH, int32_t iwBase, int32_t dilW,
-                                     int32_t stride) {
-  /* Private accumulators indexed by constants only, so they live in registers. */
-  float acc[BF_CONV_MB][BF_CONV_PB];
+BF_INLINE void bf_conv_tile(const float *restrict x, const float *restrict w,
+                            const float *restrict bias, float *restrict out, int32_t outPlane,
+                            int32_t Cg, int32_t inPlane, int32_t W, int32_t KW, int32_t taps,
+                            int32_t khBegin, int32_t khEnd, int32_t ihBase, int32_t dilH,
+                            int32_t iwBase, int32_t dilW, int32_t stride, int32_t checked,
+                            int32_t count) {
+  bf_tile_vec acc[BF_CONV_MB];
   for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
     const float b = bias ? bias[mi] : 0.0f;
     for (int32_t j = 0; j < BF_CONV_PB; ++j)
       acc[mi][j] = b;
   }
   const int64_t wStrideM = (int64_t)Cg * taps;
+  if (taps == 1 && stride == 1 && !checked) {
+    /* Pointwise: one running pointer per operand keeps the loop tight. */
+    const float *xp = x + (int64_t)ihBase * W + iwBase;
+    const float *wp = w;
+    BF_NO_VECTORIZE
+    for (int32_t c = 0; c < Cg; ++c) {
+      bf_tile_vec xv;
+      __builtin_memcpy(&xv, xp, sizeof xv);
+      for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+        acc[mi] += wp[mi * wStrideM] * xv;
+      xp += inPlane;
+      wp += 1;
+    }
+    for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+      __builtin_memcpy(out + (int64_t)mi * outPlane, &acc[mi], sizeof acc[mi]);
+    return;
+  }
+  /* General taps: running pointers over channels, rows and columns. */
+  const float *xc = x + (int64_t)(ihBase + khBegin * dilH) * W + iwBase;
+  const float *wc = w + khBegin * KW;
+  const int32_t rows = khEnd - khBegin, rowStep = dilH * W;
   BF_NO_VECTORIZE
   for (int32_t c = 0; c < Cg; ++c) {
+    const float *xr = xc, *wr = wc;
     BF_NO_VECTORIZE
-    for (int32_t kh = khBegin; kh < khEnd; ++kh) {
-      const float *xr = x + (int64_t)c * inPlane + (int64_t)(ihBase + kh * dilH) * W + iwBase;
-      const float *wk = w + ((int64_t)c * taps + kh * KW);
+    for (int32_t r = 0; r < rows; ++r) {
       BF_NO_VECTORIZE
       for (int32_t kw = 0; kw < KW; ++kw) {
         const float *xs = xr + kw * dilW;
-        float xv[BF_CONV_PB];
-        for (int32_t j = 0; j < BF_CONV_PB; ++j)
-          xv[j] = xs[j * stride];
-        for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
-          const float wv = wk[mi * wStrideM + kw];
+        bf_tile_vec xv;
+        if (checked) {
+          /* Border / row-end tile: zeros where the tap falls outside. */
+          const int32_t iw0 = iwBase + kw * dilW;
+          for (int32_t j = 0; j < BF_CONV_PB; ++j) {
+            const int32_t iw = iw0 + j * stride;
+            xv[j] = (j < count && iw >= 0 && iw < W) ? xs[j * stride] : 0.0f;
+          }
+        } else if (stride == 1) {
+          __builtin_memcpy(&xv, xs, sizeof xv);
+        } else {
           for (int32_t j = 0; j < BF_CONV_PB; ++j)
-            acc[mi][j] += wv * xv[j];
+            xv[j] = xs[j * stride];
         }
+        for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+          acc[mi] += wr[mi * wStrideM + kw] * xv;
       }
+      xr += rowStep;
+      wr += KW;
     }
+    xc += inPlane;
+    wc += taps;
   }
-  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
-    for (int32_t j = 0; j < BF_CONV_PB; ++j)
-      out[(int64_t)mi * outPlane + j] = acc[mi][j];
-}
-
-/* A tile at the border or the end of a row: same sums, checked per pixel. */
-BF_INLINE void bf_conv_tile_border(const float *restrict x, const float *restrict w,
-                                   const float *restrict bias, float *restrict out,
-                                   int32_t outPlane, int32_t count,
-                                   int32_t Cg, int32_t inPlane, int32_t W, int32_t KW,
-                                   int32_t taps, int32_t khBegin, int32_t khEnd,
-                                   int32_t ihBase, int32_t dilH, int32_t iwBase,
-                                   int32_t dilW, int32_t stride) {
-  float acc[BF_CONV_MB][BF_CONV_PB];
   for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
-    const float b = bias ? bias[mi] : 0.0f;
-    for (int32_t j = 0; j < BF_CONV_PB; ++j)
-      acc[mi][j] = b;
-  }
-  const int64_t wStrideM = (int64_t)Cg * taps;
-  BF_NO_VECTORIZE
-  for (int32_t c = 0; c < Cg; ++c)
-    BF_NO_VECTORIZE
-    for (int32_t kh = khBegin; kh < khEnd; ++kh) {
-      const float *xr = x + (int64_t)c * inPlane + (int64_t)(ihBase + kh * dilH) * W;
-      const float *wk = w + ((int64_t)c * taps + kh * KW);
-      for (int32_t kw = 0; kw < KW; ++kw)
-        for (int32_t j = 0; j < count; ++j) {
-          const int32_t iw = iwBase + j * stride + kw * dilW;
-          if (iw < 0 || iw >= W)
-            continue;
-          const float v = xr[iw];
-          for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
-            acc[mi][j] += wk[mi * wStrideM + kw] * v;
-        }
+    if (checked) {
+      for (int32_t j = 0; j < count; ++j)
+        out[(int64_t)mi * outPlane + j] = acc[mi][j];
+    } else {
+      __builtin_memcpy(out + (int64_t)mi * outPlane, &acc[mi], sizeof acc[mi]);
     }
-  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
-    for (int32_t j = 0; j < count; ++j)
-      out[(int64_t)mi * outPlane + j] = acc[mi][j];
+  }
 }
 
-/* BF_CONV_MB output channels of one image and group, tile by tile. */
-BF_INLINE void bf_conv_block(const float *restrict x, const float *restrict w,
-                             const float *restrict bias, float *restrict out, int32_t Cg,
-                             int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t KH,
-                             int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
-                             int32_t padL, int32_t dilH, int32_t dilW) {
+/* `blocks` groups of BF_CONV_MB output channels of one image and group. The
+ * pixel tile is the outer loop so its input columns stay in L1 while every
+ * channel block consumes them. */
+BF_INLINE void bf_conv_blocks(const float *restrict x, const float *restrict w,
+                              const float *restrict bias, float *restrict out, int32_t blocks,
+                              int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
+                              int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                              int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   /* Output columns whose taps are all inside the row. */
   int32_t owSafeBegin, owSafeEnd;
@@ -131,17 +138,27 @@ BF_INLINE void bf_conv_block(const float *restrict x, const float *restrict w,
     for (int32_t ow0 = 0; ow0 < OW; ow0 += BF_CONV_PB) {
       const int32_t count = OW - ow0 < BF_CONV_PB ? OW - ow0 : BF_CONV_PB;
       const int32_t iwBase = ow0 * strideW - padL;
-      float *o = out + (int64_t)oh * OW + ow0;
-      if (count == BF_CONV_PB && ow0 >= owSafeBegin && ow0 + BF_CONV_PB <= owSafeEnd) {
-        if (strideW == 1)
-          bf_conv_tile_interior(x, w, bias, o, outPlane, Cg, inPlane, W, KW, taps, khBegin,
-                                khEnd, ihBase, dilH, iwBase, dilW, 1);
+      const int interior =
+          count == BF_CONV_PB && ow0 >= owSafeBegin && ow0 + BF_CONV_PB <= owSafeEnd;
+      for (int32_t blk = 0; blk < blocks; ++blk) {
+        const int32_t m = blk * BF_CONV_MB;
+        const float *wm = w + (int64_t)m * Cg * taps;
+        const float *bm = bias ? bias + m : 0;
+        float *o = out + (int64_t)m * outPlane + (int64_t)oh * OW + ow0;
+        if (interior && strideW == 1 && KW == 3)
+          /* The most common kernel width, with its tap loop unrolled even in
+           * a shared (unspecialised) copy of this kernel. */
+          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd,
+                       ihBase, dilH, iwBase, dilW, 1, 0, BF_CONV_PB);
+        else if (interior && strideW == 1)
+          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
+                       ihBase, dilH, iwBase, dilW, 1, 0, BF_CONV_PB);
+        else if (interior)
+          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
+                       ihBase, dilH, iwBase, dilW, strideW, 0, BF_CONV_PB);
         else
-          bf_conv_tile_interior(x, w, bias, o, outPlane, Cg, inPlane, W, KW, taps, khBegin,
-                                khEnd, ihBase, dilH, iwBase, dilW, strideW);
-      } else {
-        bf_conv_tile_border(x, w, bias, o, outPlane, count, Cg, inPlane, W, KW, taps,
-                            khBegin, khEnd, ihBase, dilH, iwBase, dilW, strideW);
+          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
+                       ihBase, dilH, iwBase, dilW, strideW, 1, count);
       }
     }
   }
@@ -149,7 +166,8 @@ BF_INLINE void bf_conv_block(const float *restrict x, const float *restrict w,
 
 /* One output channel by scattering each weight tap over the output plane:
  * used for depthwise convolutions and the channels left over after the
- * BF_CONV_MB blocks. The inner loop runs over contiguous output columns. */
+ * BF_CONV_MB blocks (measured no slower than one-vector tiles for
+ * depthwise). The inner loop runs over contiguous output columns. */
 BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk, float b0,
                                float *restrict o, int32_t Cg, int32_t H, int32_t W,
                                int32_t OH, int32_t OW, int32_t KH, int32_t KW,
@@ -185,7 +203,7 @@ BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk
 }
 
 /* Direct convolution, no scratch memory. Output channels go BF_CONV_MB at
- * a time through register tiles (bf_conv_block); depthwise and leftover
+ * a time through register tiles (bf_conv_blocks); depthwise and leftover
  * channels use the per-tap scatter (bf_conv_channel). */
 void bf_conv2d_f32(const float *restrict in, const float *restrict w,
                    const float *restrict bias, float *restrict out, int32_t N, int32_t C,
@@ -207,13 +225,12 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
   for (int32_t n = 0; n < N; ++n) {
     for (int32_t g = 0; g < groups; ++g) {
       const float *x = in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane;
-      int32_t mb = 0;
-      for (; mb + BF_CONV_MB <= Mg; mb += BF_CONV_MB) {
-        const int32_t m = g * Mg + mb;
-        bf_conv_block(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0,
-                      out + ((int64_t)n * M + m) * outPlane, Cg, H, W, OH, OW, KH, KW,
-                      strideH, strideW, padT, padL, dilH, dilW);
-      }
+      const int32_t blocks = Mg / BF_CONV_MB;
+      if (blocks > 0)
+        bf_conv_blocks(x, w + (int64_t)g * Mg * Cg * taps, bias ? bias + g * Mg : 0,
+                       out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH, OW,
+                       KH, KW, strideH, strideW, padT, padL, dilH, dilW);
+      int32_t mb = blocks * BF_CONV_MB;
       for (; mb < Mg; ++mb) {
         const int32_t m = g * Mg + mb;
         bf_conv_channel(x, w + (int64_t)m * Cg * taps, bias ? bias[m] : 0.0f,

@@ -46,7 +46,8 @@
 //
 // Opset rewrites into the opset-13 operand form (OpsetNormalization.cpp)
 // ----------------------------------------------------------------------
-// Models of default-domain opset 6..17 are accepted.
+// Models of default-domain opset 1..17 are accepted (opset 18 moved the
+// Reduce axes, Pad axes and Split num_outputs; not imported yet).
 //   Clip < 11             attributes min/max -> float32 scalar operands 1, 2
 //   Squeeze/Unsqueeze < 13  attribute axes -> int64 operand 1
 //   Split < 13            attribute split -> int64 operand 1
@@ -76,6 +77,11 @@
 //                         keep axes/keepdims attributes, as before opset 18)
 //   opset 6 broadcast     attribute broadcast dropped; `axis` resolved when
 //                         ranks are known at import (else Unsupported)
+//   opset < 6             consumed_inputs dropped everywhere; Reshape < 5
+//                         attribute shape -> int64 operand 1; Concat < 4
+//                         axis made explicit (default 1); Pad-1 paddings ->
+//                         pads; Cast < 6 string `to` -> TensorProto number;
+//                         Tile-1 rejected
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,7 +112,7 @@ using namespace onnximport;
 
 namespace {
 
-constexpr int64_t kOldestOpset = 6;
+constexpr int64_t kOldestOpset = 1;
 constexpr int64_t kNewestOpset = 17;
 
 /// Whether any node of `graph` is of the default ONNX domain.
@@ -238,7 +244,7 @@ private:
 
   void readOpset(const onnx::ModelProto &model);
   void collectNames(const onnx::GraphProto &graph);
-  void importInitializers(const onnx::GraphProto &graph);
+  void importInitializers(onnx::GraphProto &graph);
   void importInputs(const onnx::GraphProto &graph);
   TensorType inputType(const onnx::ValueInfoProto &input) const;
   std::vector<int> topologicalOrder(const onnx::GraphProto &graph) const;
@@ -282,7 +288,7 @@ std::unique_ptr<Graph> ModelImporter::run() {
   graph_->name = graph.name().empty() ? std::filesystem::path(path_).stem().string()
                                       : graph.name();
   collectNames(graph);
-  importInitializers(graph);
+  importInitializers(*model.mutable_graph());
   importInputs(graph);
   for (int index : topologicalOrder(graph))
     importNode(graph.node(index), index);
@@ -346,12 +352,19 @@ void ModelImporter::defineValue(const std::string &onnxName, Value *value) {
     throw bad("value '" + onnxName + "' is defined twice");
 }
 
-void ModelImporter::importInitializers(const onnx::GraphProto &graph) {
-  for (const onnx::TensorProto &tensor : graph.initializer()) {
+void ModelImporter::importInitializers(onnx::GraphProto &graph) {
+  for (onnx::TensorProto &tensor : *graph.mutable_initializer()) {
     DecodedTensor decoded =
         decodeTensor(tensor, path_ + ": initializer '" + tensor.name() + "'");
     defineValue(tensor.name(),
                 graph_->addConstant(tensor.name(), decoded.type, std::move(decoded.bytes)));
+    // The weights now live in the graph: free the protobuf copy so a large
+    // model is held once, not twice.
+    tensor.clear_raw_data();
+    tensor.clear_float_data();
+    tensor.clear_int32_data();
+    tensor.clear_int64_data();
+    tensor.clear_double_data();
   }
 }
 

@@ -184,7 +184,8 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
     case TensorProto::INT8:
     case TensorProto::INT32:
     case TensorProto::INT64:
-      std::memcpy(result.bytes.data(), src, raw.size());
+      if (!raw.empty()) // memcpy must not see the null data() of an empty vector.
+        std::memcpy(result.bytes.data(), src, raw.size());
       break;
     case TensorProto::BOOL:
       for (size_t i = 0; i < count; ++i)

@@ -10,7 +10,9 @@
 
 #include "bundlefit/support/Error.h"
 
+#include <cctype>
 #include <cstring>
+#include <iterator>
 
 namespace bundlefit {
 namespace onnximport {
@@ -95,6 +97,8 @@ private:
   void batchNormalization();
   void maxPool();
   void reduceSum();
+  void legacyReshape();
+  void legacyCast();
 
   NodeDraft &node_;
   const NormalizeContext &context_;
@@ -104,8 +108,14 @@ private:
 void Normalizer::run() {
   const std::string &op = node_.opType;
   const int64_t opset = context_.opset;
+  attrs_.erase("consumed_inputs"); // Opset < 6: an in-place hint, no semantics.
   if (opset < 7 && attrs_.has("broadcast"))
     legacyBroadcast();
+  if (op == "Concat" && opset < 4)
+    attrs_.setInt("axis", attrs_.getInt("axis", 1));
+  if (op == "Tile" && opset < 6)
+    throw unsupported("Tile-1 (tiles and axis operands) is not supported; re-export the "
+                      "model with opset 6 or newer");
   if (op == "Clip" && opset < 11)
     clip();
   else if ((op == "Squeeze" || op == "Unsqueeze") && opset < 13)
@@ -132,6 +142,10 @@ void Normalizer::run() {
     maxPool();
   else if (op == "ReduceSum" && opset >= 13)
     reduceSum();
+  else if (op == "Reshape" && opset < 5)
+    legacyReshape();
+  else if (op == "Cast" && opset < 6)
+    legacyCast();
   trimOmittedInputs(node_.inputs);
 }
 
@@ -190,6 +204,10 @@ void Normalizer::split() { intsAttrToInput("split", 1); }
 // Pad-2: attributes pads, value -> operands 1 (int64) and 2 (float scalar);
 // mode stays an attribute.
 void Normalizer::pad() {
+  if (attrs_.has("paddings") && !attrs_.has("pads")) { // Pad-1 spelling.
+    attrs_.setInts("pads", attrs_.getInts("paddings"));
+    attrs_.erase("paddings");
+  }
   if (!attrs_.has("pads"))
     throw unsupported("has no 'pads' attribute");
   Value *x = node_.input(0);
@@ -343,6 +361,34 @@ void Normalizer::reduceSum() {
   if (axes && axes->type.numElements() > 0)
     attrs_.setInts("axes", axes->toInts());
   node_.inputs.resize(1);
+}
+
+// Reshape-1: attribute shape -> int64 operand 1.
+void Normalizer::legacyReshape() {
+  if (!attrs_.has("shape"))
+    return;
+  node_.inputs.resize(1);
+  intsAttrToInput("shape", 1);
+}
+
+// Cast-1: attribute `to` is a type name ("FLOAT"); from opset 6 it is the
+// ONNX TensorProto data type number, which the IR keeps.
+void Normalizer::legacyCast() {
+  const Attribute *to = attrs_.find("to");
+  if (!to || to->kind != Attribute::Kind::String)
+    return;
+  static const char *const kTypeNames[] = {
+      "UNDEFINED", "FLOAT", "UINT8", "INT8",   "UINT16", "INT16",  "INT32",
+      "INT64",     "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64"};
+  std::string name = to->s;
+  for (char &c : name)
+    c = char(std::toupper(static_cast<unsigned char>(c)));
+  for (int64_t code = 1; code < int64_t(std::size(kTypeNames)); ++code)
+    if (name == kTypeNames[code]) {
+      attrs_.setInt("to", code);
+      return;
+    }
+  throw unsupported("unknown cast target type '" + to->s + "'");
 }
 
 } // namespace

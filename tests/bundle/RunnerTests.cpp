@@ -69,6 +69,14 @@ fs::path testRoot() {
                  ("bundle_runner_tests." + std::to_string(::getpid()));
     fs::remove_all(p);
     fs::create_directories(p);
+    // Set BUNDLEFIT_KEEP_TEST_FILES to keep the generated drivers and images.
+    if (!std::getenv("BUNDLEFIT_KEEP_TEST_FILES"))
+      std::atexit([] {
+        std::error_code ec;
+        fs::remove_all(fs::temp_directory_path() /
+                           ("bundle_runner_tests." + std::to_string(::getpid())),
+                       ec);
+      });
     return p;
   }();
   return root;

@@ -82,17 +82,17 @@ MemoryPlan simplePlan(const Graph &g) {
     plan.placeholders.push_back(v);
     plan.mutableSize += align64(v->type.bytes());
   }
-  for (const Node *n : g.nodes()) {
-    const Value *out = n->output(0);
-    if (plan.placements.count(out))
-      continue;
-    if (n->opType == "Flatten" || n->opType == "Reshape") {
-      plan.placements[out] = plan.placements.at(n->input(0));
-      continue;
+  for (const Node *n : g.nodes())
+    for (const Value *out : n->outputs) {
+      if (plan.placements.count(out))
+        continue;
+      if (n->opType == "Flatten" || n->opType == "Reshape") {
+        plan.placements[out] = plan.placements.at(n->input(0));
+        continue;
+      }
+      plan.placements[out] = {MemoryRegion::Activations, plan.activationsSize, out->type.bytes()};
+      plan.activationsSize += align64(out->type.bytes());
     }
-    plan.placements[out] = {MemoryRegion::Activations, plan.activationsSize, out->type.bytes()};
-    plan.activationsSize += align64(out->type.bytes());
-  }
   return plan;
 }
 
@@ -281,10 +281,13 @@ int main(int argc, char **argv) {
 )";
 
 /// Compiles for the host, links with the driver via the system C compiler,
-/// runs, and returns the output tensor (first graph output).
-std::vector<float> runOnHost(const Graph &graph, const MemoryPlan &plan, const std::string &name,
-                             const std::vector<float> &input, CodegenOptLevel level) {
-  TargetOptions target = resolveTarget("host");
+/// runs, and returns every graph output.
+std::vector<std::vector<float>> runAllOnHost(const Graph &graph, const MemoryPlan &plan,
+                                             const std::string &name,
+                                             const std::vector<float> &input,
+                                             CodegenOptLevel level,
+                                             const std::string &relocation = "static") {
+  TargetOptions target = resolveTarget("host", "", "", "", relocation);
   target.optLevel = level;
   CodegenResult result = generateBundleObject(graph, plan, name, target);
   const std::string dir = makeTempDir();
@@ -297,7 +300,9 @@ std::vector<float> runOnHost(const Graph &graph, const MemoryPlan &plan, const s
               input.size() * 4);
   writeFile(dir + "/constant.bin", constants.data(), constants.size());
   writeFile(dir + "/mutable.bin", mut.data(), mut.size());
-  const std::string link = std::string(BUNDLEFIT_HOST_CC) + " -O1 -no-pie -DNET=" + name + " " +
+  // Static-relocation objects need a non-PIE link; pic ones link either way.
+  const std::string pie = relocation == "pic" ? " -pie" : " -no-pie";
+  const std::string link = std::string(BUNDLEFIT_HOST_CC) + " -O1" + pie + " -DNET=" + name + " " +
                            dir + "/driver.c " + dir + "/" + name + ".o -lm -o " + dir + "/run";
   REQUIRE(std::system(link.c_str()) == 0);
   const std::string run = dir + "/run " + dir + "/constant.bin " + std::to_string(constants.size()) +
@@ -306,11 +311,20 @@ std::vector<float> runOnHost(const Graph &graph, const MemoryPlan &plan, const s
   REQUIRE(std::system(run.c_str()) == 0);
   std::vector<char> after = readFile(dir + "/mutable.bin");
   REQUIRE(after.size() == mut.size());
-  const Value *out = graph.outputs()[0];
-  std::vector<float> values(out->type.numElements());
-  std::memcpy(values.data(), after.data() + plan.placements.at(out).offset, values.size() * 4);
+  std::vector<std::vector<float>> outputs;
+  for (const Value *out : graph.outputs()) {
+    std::vector<float> values(out->type.numElements());
+    std::memcpy(values.data(), after.data() + plan.placements.at(out).offset, values.size() * 4);
+    outputs.push_back(std::move(values));
+  }
   std::system(("rm -rf " + dir).c_str());
-  return values;
+  return outputs;
+}
+
+std::vector<float> runOnHost(const Graph &graph, const MemoryPlan &plan, const std::string &name,
+                             const std::vector<float> &input, CodegenOptLevel level,
+                             const std::string &relocation = "static") {
+  return runAllOnHost(graph, plan, name, input, level, relocation)[0];
 }
 
 void checkClose(const std::vector<float> &got, const std::vector<float> &want) {
@@ -328,7 +342,7 @@ TEST_CASE("host bundle: conv/relu/maxpool/flatten/gemm/softmax runs and matches 
   MemoryPlan plan = simplePlan(net.graph);
   std::vector<float> input = randomFloats(72, 99);
   const std::vector<float> want = net.reference(input);
-  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::O3, CodegenOptLevel::Os}) {
     CAPTURE(optLevelName(level));
     checkClose(runOnHost(net.graph, plan, "small", input, level), want);
   }
@@ -339,10 +353,18 @@ TEST_CASE("host bundle: add/pad/transpose/slice/resize/concat/reducemean/sigmoid
   MemoryPlan plan = simplePlan(net.graph);
   std::vector<float> input = randomFloats(32, 7);
   const std::vector<float> want = net.reference(input);
-  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::O3, CodegenOptLevel::Os}) {
     CAPTURE(optLevelName(level));
     checkClose(runOnHost(net.graph, plan, "datanet", input, level), want);
   }
+}
+
+TEST_CASE("host bundle with the pic relocation model links as a PIE") {
+  SmallNet net;
+  MemoryPlan plan = simplePlan(net.graph);
+  std::vector<float> input = randomFloats(72, 5);
+  checkClose(runOnHost(net.graph, plan, "small", input, CodegenOptLevel::O2, "pic"),
+             net.reference(input));
 }
 
 TEST_CASE("hand-computed values: 1x1 conv with fused clip") {
@@ -455,5 +477,183 @@ TEST_CASE("unsupported operators and bad names are reported with the node") {
   } catch (const Error &error) {
     CHECK(error.code() == ExitCode::Unsupported);
     CHECK(std::string(error.what()).find("Frobnicate") != std::string::npos);
+  }
+}
+
+TEST_CASE("host bundle: operator zoo against reference loops") {
+  Graph g;
+  g.name = "zoo";
+  Value *x = g.addInput("x", f32({1, 4, 5, 6}));
+  auto X = [](const std::vector<float> &v, int c, int h, int w) { return v[(c * 5 + h) * 6 + w]; };
+  std::vector<float> scale = {1.5f, 0.5f, -1.0f, 2.0f}, shift = {0.1f, -0.2f, 0.3f, 0.0f},
+                     mean = {0.05f, -0.1f, 0.2f, 0.0f}, var = {0.5f, 1.0f, 2.0f, 0.25f};
+  std::vector<float> B = randomFloats(18, 11), k2 = {2.0f, -3.0f}, wt = randomFloats(72, 12),
+                     bt = {0.25f, -0.5f}, c6 = randomFloats(6, 13), slope = {0.1f, 0.2f, 0.3f, 0.4f};
+
+  g.markOutput(node(g, "GlobalAveragePool", {x}, {1, 4, 1, 1})->output(0)); // 0
+  Node *ap = node(g, "AveragePool", {x}, {1, 4, 3, 3});                        // 1
+  ap->attrs.setInts("kernel_shape", {3, 3});
+  ap->attrs.setInts("strides", {2, 2});
+  ap->attrs.setInts("pads", {1, 1, 1, 1});
+  ap->attrs.setInt("count_include_pad", 1);
+  g.markOutput(ap->output(0));
+  Node *bn = node(g, "BatchNormalization",
+                  {x, constant(g, "scale", {4}, scale), constant(g, "shift", {4}, shift),
+                   constant(g, "mean", {4}, mean), constant(g, "var", {4}, var)},
+                  {1, 4, 5, 6});
+  Node *ls = node(g, "LogSoftmax", {bn->output(0)}, {1, 4, 5, 6}); // 2
+  ls->attrs.setInt("axis", 1);
+  g.markOutput(ls->output(0));
+  g.markOutput(node(g, "MatMul", {x, constant(g, "B", {6, 3}, B)}, {1, 4, 5, 3})->output(0)); // 3
+  Node *split = g.addNode("Split", "split", {x, constantInts(g, "splits", {2, 4})}, {"s0", "s1"});
+  split->attrs.setInt("axis", 3);
+  split->output(0)->type = f32({1, 4, 5, 2});
+  split->output(1)->type = f32({1, 4, 5, 4});
+  g.markOutput(node(g, "Mul", {split->output(0), constant(g, "k2", {2}, k2)}, {1, 4, 5, 2})->output(0)); // 4
+  g.markOutput(split->output(1));                                                                     // 5
+  Node *gather = node(g, "Gather", {x, constantInts(g, "idx", {3, -1})}, {1, 4, 2, 6});
+  gather->attrs.setInt("axis", 2);
+  g.markOutput(node(g, "Tanh", {gather->output(0)}, {1, 4, 2, 6})->output(0)); // 6
+  Node *rmax = node(g, "ReduceMax", {x}, {1, 5, 6});                            // 7
+  rmax->attrs.setInts("axes", {1});
+  rmax->attrs.setInt("keepdims", 0);
+  g.markOutput(rmax->output(0));
+  Node *ct = node(g, "ConvTranspose", {x, constant(g, "wt", {4, 2, 3, 3}, wt), constant(g, "bt", {2}, bt)},
+                  {1, 2, 9, 11}); // 8
+  ct->attrs.setInts("strides", {2, 2});
+  ct->attrs.setInts("pads", {1, 1, 1, 1});
+  g.markOutput(ct->output(0));
+  Node *rs = node(g, "Resize", {x, nullptr, constant(g, "sc", {4}, {1, 1, 2, 2})}, {1, 4, 10, 12}); // 9
+  rs->attrs.setString("mode", "linear");
+  g.markOutput(rs->output(0));
+  Node *pad = node(g, "Pad", {x, constantInts(g, "pads", {0, 0, 1, 2, 0, 0, 0, 1})}, {1, 4, 6, 9}); // 10
+  pad->attrs.setString("mode", "edge");
+  g.markOutput(pad->output(0));
+  g.markOutput(node(g, "Max", {x, constant(g, "c1", {1}, {0.1f}), constant(g, "c6", {6}, c6)},
+                    {1, 4, 5, 6})->output(0)); // 11
+  Node *pr = node(g, "PRelu", {x, constant(g, "slope", {4, 1, 1}, slope)}, {1, 4, 5, 6});
+  Node *clip = node(g, "Clip", {pr->output(0), constant(g, "lo", {}, {-0.05f}), constant(g, "hi", {}, {0.4f})},
+                    {1, 4, 5, 6});
+  Node *hs = node(g, "HardSigmoid", {clip->output(0)}, {1, 4, 5, 6});
+  hs->attrs.setFloat("alpha", 0.3f);
+  hs->attrs.setFloat("beta", 0.4f);
+  Node *lr = node(g, "LeakyRelu", {hs->output(0)}, {1, 4, 5, 6}); // 12
+  lr->attrs.setFloat("alpha", 0.2f);
+  g.markOutput(lr->output(0));
+
+  const std::vector<float> in = randomFloats(120, 21);
+  std::vector<std::vector<float>> want(13);
+  for (int c = 0; c < 4; ++c) {
+    float sum = 0;
+    for (int i = 0; i < 30; ++i)
+      sum += in[c * 30 + i];
+    want[0].push_back(sum / 30);
+  }
+  for (int c = 0; c < 4; ++c)
+    for (int oh = 0; oh < 3; ++oh)
+      for (int ow = 0; ow < 3; ++ow) {
+        float sum = 0;
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw) {
+            int ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
+            if (ih >= 0 && ih < 5 && iw >= 0 && iw < 6)
+              sum += X(in, c, ih, iw);
+          }
+        want[1].push_back(sum / 9);
+      }
+  want[2].resize(120);
+  for (int h = 0; h < 5; ++h)
+    for (int w = 0; w < 6; ++w) {
+      double v[4], mx = -1e30, se = 0;
+      for (int c = 0; c < 4; ++c) {
+        v[c] = (X(in, c, h, w) - mean[c]) / std::sqrt(var[c] + 1e-5) * scale[c] + shift[c];
+        mx = std::max(mx, v[c]);
+      }
+      for (int c = 0; c < 4; ++c)
+        se += std::exp(v[c] - mx);
+      for (int c = 0; c < 4; ++c)
+        want[2][(c * 5 + h) * 6 + w] = float(v[c] - mx - std::log(se));
+    }
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 5; ++h)
+      for (int j = 0; j < 3; ++j) {
+        float acc = 0;
+        for (int k = 0; k < 6; ++k)
+          acc += X(in, c, h, k) * B[k * 3 + j];
+        want[3].push_back(acc);
+      }
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 5; ++h) {
+      for (int w = 0; w < 2; ++w)
+        want[4].push_back(X(in, c, h, w) * k2[w]);
+    }
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 5; ++h)
+      for (int w = 2; w < 6; ++w)
+        want[5].push_back(X(in, c, h, w));
+  for (int c = 0; c < 4; ++c)
+    for (int r : {3, 4})
+      for (int w = 0; w < 6; ++w)
+        want[6].push_back(std::tanh(X(in, c, r, w)));
+  for (int h = 0; h < 5; ++h)
+    for (int w = 0; w < 6; ++w) {
+      float mx = -1e30f;
+      for (int c = 0; c < 4; ++c)
+        mx = std::max(mx, X(in, c, h, w));
+      want[7].push_back(mx);
+    }
+  want[8].assign(2 * 9 * 11, 0.0f);
+  for (int m = 0; m < 2; ++m)
+    for (int i = 0; i < 99; ++i)
+      want[8][m * 99 + i] = bt[m];
+  for (int c = 0; c < 4; ++c)
+    for (int m = 0; m < 2; ++m)
+      for (int ih = 0; ih < 5; ++ih)
+        for (int iw = 0; iw < 6; ++iw)
+          for (int kh = 0; kh < 3; ++kh)
+            for (int kw = 0; kw < 3; ++kw) {
+              int oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
+              if (oh >= 0 && oh < 9 && ow >= 0 && ow < 11)
+                want[8][(m * 9 + oh) * 11 + ow] += X(in, c, ih, iw) * wt[((c * 2 + m) * 3 + kh) * 3 + kw];
+            }
+  auto coord = [](int o, int inLen) {
+    double v = (o + 0.5) / 2.0 - 0.5;
+    v = std::clamp(v, 0.0, double(inLen - 1));
+    int i0 = int(std::floor(v));
+    return std::tuple<int, int, double>(i0, std::min(i0 + 1, inLen - 1), v - i0);
+  };
+  for (int c = 0; c < 4; ++c)
+    for (int oh = 0; oh < 10; ++oh)
+      for (int ow = 0; ow < 12; ++ow) {
+        auto [h0, h1, fh] = coord(oh, 5);
+        auto [w0, w1, fw] = coord(ow, 6);
+        double top = X(in, c, h0, w0) * (1 - fw) + X(in, c, h0, w1) * fw;
+        double bot = X(in, c, h1, w0) * (1 - fw) + X(in, c, h1, w1) * fw;
+        want[9].push_back(float(top * (1 - fh) + bot * fh));
+      }
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 6; ++h)
+      for (int w = 0; w < 9; ++w)
+        want[10].push_back(X(in, c, std::clamp(h - 1, 0, 4), std::clamp(w - 2, 0, 5)));
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 5; ++h)
+      for (int w = 0; w < 6; ++w) {
+        const float v = X(in, c, h, w);
+        want[11].push_back(std::max(std::max(v, 0.1f), c6[w]));
+        float p = v < 0 ? v * slope[c] : v;
+        p = std::clamp(p, -0.05f, 0.4f);
+        p = std::clamp(0.3f * p + 0.4f, 0.0f, 1.0f);
+        want[12].push_back(p >= 0 ? p : 0.2f * p);
+      }
+
+  MemoryPlan plan = simplePlan(g);
+  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+    CAPTURE(optLevelName(level));
+    auto got = runAllOnHost(g, plan, "zoo", in, level);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CAPTURE(i);
+      checkClose(got[i], want[i]);
+    }
   }
 }

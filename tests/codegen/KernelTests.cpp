@@ -75,6 +75,12 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 5, 6, 7, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // pointwise fast path
       {1, 2, 5, 5, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},  // kernel as big as input
       {1, 1, 28, 28, 20, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // LeNet conv1
+      {1, 3, 11, 13, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, // stride 2 both ways
+      {1, 4, 9, 21, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},  // dilation 2 both ways
+      {1, 16, 5, 19, 24, 1, 1, 1, 2, 0, 0, 0, 0, 1, 1, 1}, // 1x1, stride 2 in W
+      {1, 8, 6, 6, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2},   // groups with 4 channels each
+      {2, 5, 13, 17, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},  // depthwise stride 1
+      {1, 3, 12, 23, 3, 5, 3, 1, 2, 2, 3, 2, 1, 2, 3, 3},  // depthwise, dilated, odd pads
   };
   unsigned seed = 1;
   for (const ConvCase &c : cases) {

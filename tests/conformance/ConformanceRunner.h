@@ -5,7 +5,11 @@
 // default passes, execute every data set with an Engine and compare outputs.
 //
 // Verdicts:
-//   passed   every output of every data set within tolerance
+//   passed   every output of every data set within tolerance. Graph inputs
+//            that are shape operands (Reshape's shape, Slice's starts...;
+//            isParameterOperand) are bound to each data set's values when the
+//            model is otherwise rejected for them: bundlefit compiles static
+//            shapes, and the node tests feed every operand as an input
 //   skipped  the model uses an operator bundlefit does not support
 //            (unsupportedOps), or a documented unsupported mode/dtype: an
 //            Error(Unsupported) from the importer, type inference or a kernel
@@ -59,6 +63,11 @@ struct TestResult {
   double maxAbsDiff = 0;
   std::string dataSet;
   std::string passStats;
+  /// Graph inputs read as shape operands (Reshape's shape, Slice's starts...)
+  /// were bound to each data set's values, because bundlefit compiles static
+  /// shapes and the test feeds them as inputs (boundInputNames: which).
+  bool boundInputs = false;
+  std::vector<std::string> boundInputNames;
   size_t dataSets = 0;
   double seconds = 0;
 };

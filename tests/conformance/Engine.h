@@ -26,10 +26,12 @@ class Engine {
 public:
   virtual ~Engine() = default;
   virtual std::string name() const = 0;
-  /// Called once per test model with the imported graph after
-  /// runDefaultPasses (the graph outlives the following run() calls). An
-  /// engine that compiles (bundles) does it here; `modelPath` lets it
-  /// re-import with its own options instead. Throws bundlefit::Error.
+  /// Called with the imported graph after runDefaultPasses, once per test
+  /// model -- or once per data set when the driver bound shape operands to
+  /// the data set's values (then the graph differs from the file: compile
+  /// `graph`, use `modelPath` for names and messages). The graph outlives the
+  /// following run() calls. An engine that compiles (bundles) does it here.
+  /// Throws bundlefit::Error.
   virtual void prepare(const std::string &modelPath, const Graph &graph) = 0;
   /// Runs the prepared model: inputs keyed by graph input name, outputs keyed
   /// by graph output name. Throws bundlefit::Error.

@@ -42,7 +42,7 @@ void printUsage() {
   std::cout << "usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine NAME]\n"
                "                        [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]\n"
                "  DATA_ROOT   default " << kDefaultRoot << "\n"
-               "  --filter    run tests whose 'suite/name' contains TEXT\n"
+               "  --filter    run tests whose name (or 'suite/name' if TEXT has a '/') contains TEXT\n"
                "  --engine    interp (reference interpreter) or bundle (host bundles)\n"
                "  --json      write one result per test to FILE\n"
                "  --no-fusion run the default passes without activation fusion\n"
@@ -122,7 +122,10 @@ void printResultLine(const TestResult &r, bool verbose) {
   case Outcome::Passed:
     if (verbose)
       std::cout << "PASS " << r.test.id() << " (" << r.dataSets << " data sets, " << r.seconds
-                << " s) " << r.passStats << "\n";
+                << " s) " << r.passStats
+                << (r.boundInputs ? " [shape operands bound: " + joined(r.boundInputNames, ", ") + "]"
+                                  : std::string())
+                << "\n";
     return;
   }
 }
@@ -162,6 +165,8 @@ nlohmann::json toJson(const TestResult &r) {
   }
   if (!r.passStats.empty())
     j["passes"] = r.passStats;
+  if (r.boundInputs)
+    j["bound_inputs"] = r.boundInputNames;
   return j;
 }
 
@@ -190,7 +195,11 @@ int main(int argc, char **argv) {
   std::map<std::string, std::vector<std::string>> byOp, byReason;
   nlohmann::json results = nlohmann::json::array();
   for (const TestCase &test : tests) {
-    if (!options.filter.empty() && test.id().find(options.filter) == std::string::npos)
+    // A filter with '/' matches "suite/name", otherwise the test name only
+    // (so "conv" does not select every "pytorch-converted" test).
+    const std::string &haystack =
+        options.filter.find('/') != std::string::npos ? test.id() : test.name;
+    if (!options.filter.empty() && haystack.find(options.filter) == std::string::npos)
       continue;
     if (options.verbose)
       std::cout << "---- " << test.id() << std::endl;

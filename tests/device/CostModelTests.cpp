@@ -14,7 +14,11 @@ TEST_CASE("reference workloads: LeNet and the CIFAR-10 stand-in") {
   const Device &rt = db.get("rt1062");
   auto lenet = buildReferenceModel("lenet");
   ModelFootprint f = estimateFootprint(*lenet, parseVariant("float"), rt);
-  CHECK(f.totalMacs() == 288000 + 1600000 + 400000 + 5000);
+  uint64_t convAndFc = 0;
+  for (const LayerWork &layer : f.layers)
+    if (layer.cls != LayerClass::Other)
+      convAndFc += layer.macs;
+  CHECK(convAndFc == 288000 + 1600000 + 400000 + 5000);
   CHECK(f.constantBytes == 1724608); // AN13001 float: 1,724,672 (one more 64 B pad in Glow)
   CHECK(f.mutableBytes == 3200);
   CHECK(f.activationsBytes == 57600); // = AN13001's float ACTIVATIONS
@@ -39,10 +43,42 @@ TEST_CASE("predicted times are within 25% of all nine AN13001 timings") {
   DeviceDatabase db = DeviceDatabase::loadDefault();
   std::vector<CalibrationResult> results = checkCalibration(db);
   REQUIRE(results.size() == 9);
+  // Weights in Flash is slower (Table 5), much more so for LeNet than CIFAR-10.
+  CHECK(results[2].predictedMs > results[1].predictedMs * 1.4);
+  CHECK(results[4].predictedMs < results[3].predictedMs * 1.1);
   std::printf("\n%-66s %10s %10s %8s\n", "published figure", "published", "predicted", "error");
   for (const CalibrationResult &r : results)
     std::printf("%-66s %7.2f ms %7.2f ms %+7.1f%%\n", r.point.figure.c_str(), r.point.publishedMs,
                 r.predictedMs, r.errorPercent);
   for (const CalibrationResult &r : results)
     CHECK_MESSAGE(std::fabs(r.errorPercent) <= 25.0, r.point.figure);
+}
+
+TEST_CASE("RT685 project totals land within 3% of AN13001 Table 3") {
+  // 3%, not better: Table 3's "Compiled Library" grows by 14,836 B from plain
+  // to CMSIS-NN while its total Flash grows by 3,872 B only, so the column is
+  // not linked .text and the device file's CMSIS-NN code figure (taken from
+  // it) overcounts Flash by about 11 KB (2.6%).
+  // Table 3 (LeNet int8 power-of-2, weights in RAM, no test images):
+  // {variant, total project Flash, total project RAM}.
+  struct Row {
+    const char *variant;
+    double flash, ram;
+  };
+  const Row rows[] = {{"int8", 475244, 507932},
+                      {"int8-cmsis", 479116, 513692},
+                      {"int8-hifi4", 1156168, 1194428},
+                      {"int8-hifi4-cmsis", 1155988, 1194428}};
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  const Device &rt685 = db.get("rt685");
+  auto lenet = buildReferenceModel("lenet");
+  for (const Row &row : rows) {
+    ModelFootprint fp = estimateFootprint(*lenet, parseVariant(row.variant), rt685);
+    FitRequest request;
+    request.weights = WeightsPolicy::Ram;
+    FitResult fit = fitModel(rt685, fp, request);
+    CHECK(fit.fits);
+    CHECK_MESSAGE(std::fabs(double(fit.totals.flash) - row.flash) / row.flash < 0.03, std::string(row.variant));
+    CHECK_MESSAGE(std::fabs(double(fit.totals.ram) - row.ram) / row.ram < 0.02, std::string(row.variant));
+  }
 }

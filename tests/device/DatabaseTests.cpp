@@ -12,7 +12,6 @@ using namespace bundlefit::device;
 
 namespace {
 
-std::string schemaPath() { return DeviceDatabase::defaultDirectory() + "/schema/device.schema.json"; }
 std::string data(const std::string &name) { return std::string(DEVICE_TEST_DATA) + "/" + name; }
 
 /// The message of the error that adding `file` raises ("" if none).

@@ -88,8 +88,6 @@ TEST_CASE("fitModel on rt1062 reproduces Table 4 with placement per region") {
   CHECK(flash.totals.ram == 35824);
   CHECK(flash.totals.flash == 465568);
   CHECK(flash.weightRegion[0]->name == "FLASH");
-  // Table 5: weights in Flash is slower.
-  CHECK(flash.time.ms > ram.time.ms);
 }
 
 TEST_CASE("hottest weights go to the fastest RAM; auto spills the rest to Flash") {

@@ -388,3 +388,49 @@ TEST_CASE("an opset-6 PyTorch export with legacy broadcast imports") {
   auto graph = importOnnxModel(path, options);
   CHECK(onlyNode(*graph, "Add")->attrs.all().empty());
 }
+
+TEST_CASE("opset < 6: consumed_inputs dropped, Reshape/Concat/Pad/Cast spellings rewritten") {
+  TestModel m(1);
+  m.input("x", {2, 3});
+  onnx::NodeProto &relu = m.node("Relu", {"x"}, {"r"}, "relu");
+  setInts(relu, "consumed_inputs", {-1});
+  onnx::NodeProto &reshape = m.node("Reshape", {"r"}, {"flat"}, "reshape");
+  setInts(reshape, "shape", {6});
+  m.node("Concat", {"flat", "flat"}, {"both"}, "concat");
+  onnx::NodeProto &pad = m.node("Pad", {"both"}, {"padded"}, "pad");
+  setInts(pad, "paddings", {1, 1});
+  onnx::NodeProto &cast = m.node("Cast", {"padded"}, {"y"}, "cast");
+  setString(cast, "to", "INT32");
+  m.output("y");
+  auto graph = m.import("opset1.onnx");
+  CHECK(graph->findNode("relu")->attrs.all().empty());
+  const Node *reshapeNode = graph->findNode("reshape");
+  REQUIRE(reshapeNode->inputs.size() == 2);
+  CHECK(intsOf(reshapeNode->inputs[1]) == std::vector<int64_t>{6});
+  CHECK_FALSE(reshapeNode->attrs.has("shape"));
+  CHECK(graph->findNode("concat")->attrs.getInt("axis", -1) == 1);
+  const Node *padNode = graph->findNode("pad");
+  CHECK(intsOf(padNode->inputs[1]) == std::vector<int64_t>{1, 1});
+  CHECK_FALSE(padNode->attrs.has("paddings"));
+  CHECK(graph->findNode("cast")->attrs.getInt("to", -1) == 6); // TensorProto::INT32
+
+  TestModel tile(5);
+  tile.input("x", {2});
+  tile.int64Init("tiles", {}, {2});
+  tile.int64Init("axis", {}, {0});
+  tile.node("Tile", {"x", "tiles", "axis"}, {"y"}, "tile");
+  tile.output("y");
+  auto [code, message] = errorOf([&] { tile.import("tile1.onnx"); });
+  CHECK(code == ExitCode::Unsupported);
+  CHECK(message.find("node 'tile' (Tile): Tile-1") != std::string::npos);
+}
+
+TEST_CASE("an opset-1 backend test model imports") {
+  std::string path = testData("node/test_globalaveragepool/model.onnx");
+  if (path.empty())
+    return;
+  ImportOptions options;
+  options.rejectUnsupportedOps = false;
+  auto graph = importOnnxModel(path, options);
+  CHECK(onlyNode(*graph, "GlobalAveragePool")->inputs.size() == 1);
+}

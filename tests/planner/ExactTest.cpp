@@ -68,7 +68,9 @@ TEST_CASE("exact search matches brute force on a tiling puzzle") {
   Plan exact = planExact(p);
   requireValid(p, exact);
   CHECK(exact.arenaSize == bruteForceOptimum(p));
-  CHECK(exact.arenaSize <= planBestGreedy(p).arenaSize);
+  Plan greedy = planBestGreedy(p);
+  requireValid(p, greedy);
+  CHECK(exact.arenaSize <= greedy.arenaSize);
 }
 
 TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
@@ -85,7 +87,9 @@ TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
   requireValid(csv->problem, plan);
   CHECK(plan.lowerBound == 12);
   CHECK(plan.arenaSize == 12);
-  CHECK(planMemory(csv->problem).arenaSize == 12);
+  Plan minimised = planMemory(csv->problem);
+  requireValid(csv->problem, minimised);
+  CHECK(minimised.arenaSize == 12);
 }
 
 TEST_CASE("exact search with an impossible capacity keeps the greedy plan") {
@@ -105,7 +109,9 @@ TEST_CASE("planMemory is never worse than the best greedy plan") {
     options.exact.nodeBudget = 2000;
     Plan plan = planMemory(p, options);
     requireValid(p, plan);
-    CHECK(plan.arenaSize <= planBestGreedy(p).arenaSize);
+    Plan greedy = planBestGreedy(p);
+    requireValid(p, greedy);
+    CHECK(plan.arenaSize <= greedy.arenaSize);
   }
 }
 
@@ -115,6 +121,7 @@ TEST_CASE("planMemory is deterministic under a node budget") {
   options.exact.nodeBudget = 5000;
   options.exact.timeBudgetSeconds = 60;
   Plan a = planMemory(p, options), b = planMemory(p, options);
+  requireValid(p, a);
   CHECK(a.offsets == b.offsets);
   CHECK(a.searchNodes == b.searchNodes);
 }

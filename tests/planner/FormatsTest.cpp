@@ -71,6 +71,7 @@ TEST_CASE("MiniMalloc CSV: a written solution reads back the same") {
   auto csv = formats::parseMiniMallocCsv(in);
   REQUIRE(csv);
   Plan plan = planMemory(csv->problem);
+  requireValid(csv->problem, plan);
   std::ostringstream out;
   formats::writeMiniMallocCsv(out, csv->problem, plan, csv->names);
   CHECK(out.str().rfind("id,lower,upper,size,offset\nb1,0,3,4,", 0) == 0);

@@ -32,14 +32,18 @@ TEST_CASE("best greedy is no worse than any single strategy") {
     Plan best = planBestGreedy(p);
     requireValid(p, best);
     for (GreedyOrder order : kOrders)
-      for (GreedyFit fit : kFits)
-        CHECK(best.arenaSize <= planGreedy(p, order, fit).arenaSize);
+      for (GreedyFit fit : kFits) {
+        Plan single = planGreedy(p, order, fit);
+        requireValid(p, single);
+        CHECK(best.arenaSize <= single.arenaSize);
+      }
   }
 }
 
 TEST_CASE("greedy is deterministic") {
   Problem p = randomProblem(200, 50, 7);
   Plan a = planBestGreedy(p), b = planBestGreedy(p);
+  requireValid(p, a);
   CHECK(a.offsets == b.offsets);
   CHECK(a.algorithm == b.algorithm);
 }
@@ -92,7 +96,7 @@ TEST_CASE("in-place hints are honoured by greedy, exact and planMemory") {
     CHECK(plan.offsets[1] == plan.offsets[0]);
     CHECK(plan.offsets[3] == plan.offsets[1]);
   }
-  CHECK(planMemory(p).arenaSize == 4096 + 1024 + 512); // the bound, on step 3
+  CHECK(plans.back().arenaSize == 4096 + 1024 + 512); // the bound, on step 3
 }
 
 TEST_CASE("conflicting in-place hints: the first one wins") {
@@ -100,6 +104,7 @@ TEST_CASE("conflicting in-place hints: the first one wins") {
   Problem p;
   p.buffers = {{0, 256, 1, 0, 1}, {1, 256, 1, 1, 2}, {2, 256, 1, 1, 2}};
   p.inPlace = {{1, 0}, {2, 0}};
+  CHECK(honouredInPlaceHints(p) == std::vector<bool>{true, false});
   Plan plan = planMemory(p);
   requireValid(p, plan);
   CHECK(plan.offsets[1] == plan.offsets[0]);

@@ -65,7 +65,7 @@ struct BundleRunSpec {
   uint64_t constantSize = 0, mutableSize = 0, activationsSize = 0;
   std::vector<PlaceholderSpec> placeholders;
   std::string target = "host"; ///< "host" | "cortex-m7" | "cortex-m33" | "cortex-m4"
-  double timeoutSeconds = 120;  ///< For running the program (each build step too).
+  double timeoutSeconds = 120;  ///< For running the program (builds: 600 s each).
   ToolOverrides tools;
 };
 
@@ -118,8 +118,10 @@ std::vector<std::string> supportedRunTargets();
 std::string requireHostCC(const ToolOverrides &tools = {});
 std::string requireArmGcc(const ToolOverrides &tools = {});
 std::string requireQemuArm(const ToolOverrides &tools = {});
-/// Checks newlib (libc.a and libm.a) exists for the board's multilib.
-void requireNewlib(const std::string &armGcc, const CortexMBoard &board);
+/// Checks newlib (libc.a and libm.a) exists for the board's multilib; writes
+/// its log into `scratchDir`.
+void requireNewlib(const std::string &armGcc, const CortexMBoard &board,
+                   const std::string &scratchDir);
 
 /// Result of a child process run with a time limit.
 struct ProcessResult {

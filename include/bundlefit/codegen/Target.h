@@ -23,7 +23,10 @@ enum class FloatAbi : uint8_t {
 };
 enum class RelocationModel : uint8_t { Static, Pic };
 enum class CodegenOptLevel : uint8_t {
-  O2, ///< Speed: kernels are force-inlined and specialised per call site.
+  O2, ///< Speed: kernels are inlined and specialised per call site, except
+      ///< convolutions in networks with more than 16 of them (one shared copy
+      ///< then, so large networks still compile in seconds).
+  O3, ///< Speed at any compile-time cost: convolutions specialised too (Glow-like).
   Os  ///< Size first: LLVM's inliner decides; shared kernels stay calls.
 };
 
@@ -58,7 +61,7 @@ TargetOptions resolveTarget(const std::string &shorthand, const std::string &tri
                             const std::string &mcpu = "", const std::string &floatAbi = "",
                             const std::string &relocationModel = "");
 
-/// "O2"/"2"/"speed" or "Os"/"s"/"size"; throws Error(Usage) naming --opt.
+/// "O2"/"2"/"speed", "O3"/"3" or "Os"/"s"/"size"; throws Error(Usage) naming --opt.
 CodegenOptLevel parseOptLevel(const std::string &text);
 const char *optLevelName(CodegenOptLevel level);
 

@@ -79,6 +79,136 @@ void setOutput(Node &node, size_t index, DType dtype, const Shape &shape) {
   out->type.shape = shape;
 }
 
+} // namespace
+
+namespace shapeops {
+
+/// Transpose's permutation: attribute `perm`, by default the reversed dims.
+std::vector<int64_t> transposePerm(const Node &node, size_t rank) {
+  std::vector<int64_t> perm = node.attrs.getInts("perm");
+  if (perm.empty() && !node.attrs.has("perm"))
+    for (size_t i = rank; i-- > 0;)
+      perm.push_back(int64_t(i));
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != int64_t(i) || sorted.size() != rank)
+      fail(node, "attribute 'perm' " + shapeToString(perm) +
+                     " is not a permutation of the " + std::to_string(rank) + " dims");
+  if (perm.size() != rank)
+    fail(node, "attribute 'perm' " + shapeToString(perm) + " does not match rank " +
+                   std::to_string(rank));
+  return perm;
+}
+
+/// Split's part sizes along `axis`: input/attribute `split`, else equal parts
+/// (ONNX 18: ceil(dim / n) each, the last one smaller).
+std::vector<int64_t> splitSizes(const Node &node, int64_t dim) {
+  bool given = false;
+  std::vector<int64_t> sizes = optionalInts(node, 1, "split", &given);
+  size_t parts = node.outputs.size();
+  if (node.attrs.has("num_outputs") && node.attrs.getInt("num_outputs", 0) != int64_t(parts))
+    fail(node, "attribute 'num_outputs' does not match the node's " + std::to_string(parts) +
+                   " outputs");
+  if (given) {
+    int64_t sum = 0;
+    for (int64_t s : sizes) {
+      if (s < 0)
+        fail(node, "input 'split' has a negative size");
+      sum += s;
+    }
+    if (sizes.size() != parts || sum != dim)
+      fail(node, "input 'split' " + shapeToString(sizes) + " does not split " +
+                     std::to_string(dim) + " elements into " + std::to_string(parts) +
+                     " outputs");
+    return sizes;
+  }
+  if (parts == 0)
+    fail(node, "has no outputs");
+  int64_t chunk = (dim + int64_t(parts) - 1) / int64_t(parts);
+  int64_t last = dim - chunk * int64_t(parts - 1);
+  if (last < 0)
+    fail(node, "cannot split " + std::to_string(dim) + " elements into " +
+                   std::to_string(parts) + " parts");
+  sizes.assign(parts, chunk);
+  sizes.back() = last;
+  return sizes;
+}
+
+/// Per-dim start and step of a Slice (clamped as ONNX specifies) and the
+/// resulting shape. Exposed for the reference kernel.
+void sliceParams(const Node &node, const Shape &inShape, const std::vector<int64_t> &starts,
+                 const std::vector<int64_t> &ends, const std::vector<int64_t> &axesIn,
+                 const std::vector<int64_t> &stepsIn, std::vector<int64_t> &start,
+                 std::vector<int64_t> &step, Shape &outShape) {
+  int64_t rank = int64_t(inShape.size());
+  if (starts.size() != ends.size())
+    fail(node, "inputs 'starts' and 'ends' have different lengths");
+  std::vector<int64_t> axes = axesIn;
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(int64_t(i));
+  std::vector<int64_t> steps = stepsIn.empty() ? std::vector<int64_t>(starts.size(), 1) : stepsIn;
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    fail(node, "inputs 'axes'/'steps' do not match the length of 'starts'");
+  start.assign(size_t(rank), 0);
+  step.assign(size_t(rank), 1);
+  outShape = inShape;
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t axis = normalizeAxis(node, axes[i], rank, "input 'axes' entry");
+    if (!seen.insert(axis).second)
+      fail(node, "input 'axes' repeats axis " + std::to_string(axes[i]));
+    int64_t dim = inShape[size_t(axis)];
+    int64_t s = starts[i], e = ends[i], st = steps[i];
+    if (st == 0)
+      fail(node, "input 'steps' has a 0 step");
+    if (s < 0)
+      s += dim;
+    if (e < 0)
+      e += dim;
+    int64_t count;
+    if (st > 0) {
+      s = std::max<int64_t>(0, std::min(s, dim));
+      e = std::max<int64_t>(0, std::min(e, dim));
+      count = e > s ? (e - s + st - 1) / st : 0;
+    } else {
+      s = std::max<int64_t>(0, std::min(s, dim - 1));
+      e = std::max<int64_t>(-1, std::min(e, dim - 1));
+      count = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+    }
+    start[size_t(axis)] = s;
+    step[size_t(axis)] = st;
+    outShape[size_t(axis)] = count;
+  }
+}
+
+/// Pad's per-dim begin/end amounts (2 * rank values, ONNX order: all begins
+/// then all ends) from the `pads` and optional `axes` operands.
+std::vector<int64_t> padAmounts(const Node &node, size_t rank, const std::vector<int64_t> &pads,
+                                const std::vector<int64_t> &axesIn) {
+  std::vector<int64_t> axes = axesIn;
+  if (axes.empty())
+    for (size_t i = 0; i < rank; ++i)
+      axes.push_back(int64_t(i));
+  if (pads.size() != 2 * axes.size())
+    fail(node, "input 'pads' has " + std::to_string(pads.size()) + " values, expected " +
+                   std::to_string(2 * axes.size()));
+  std::vector<int64_t> full(2 * rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t axis = normalizeAxis(node, axes[i], int64_t(rank), "input 'axes' entry");
+    full[size_t(axis)] = pads[i];
+    full[rank + size_t(axis)] = pads[axes.size() + i];
+  }
+  return full;
+}
+
+} // namespace shapeops
+
+namespace {
+
+using namespace shapeops;
+
 void inferReshape(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   std::vector<int64_t> requested = constantInts(node, 1, "shape");
@@ -173,34 +303,6 @@ void inferUnsqueeze(Node &node) {
   setOutput(node, 0, data.type.dtype, shape);
 }
 
-} // namespace
-
-namespace shapeops {
-
-/// Transpose's permutation: attribute `perm`, by default the reversed dims.
-std::vector<int64_t> transposePerm(const Node &node, size_t rank) {
-  std::vector<int64_t> perm = node.attrs.getInts("perm");
-  if (perm.empty() && !node.attrs.has("perm"))
-    for (size_t i = rank; i-- > 0;)
-      perm.push_back(int64_t(i));
-  std::vector<int64_t> sorted = perm;
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; i < sorted.size(); ++i)
-    if (sorted[i] != int64_t(i) || sorted.size() != rank)
-      fail(node, "attribute 'perm' " + shapeToString(perm) +
-                     " is not a permutation of the " + std::to_string(rank) + " dims");
-  if (perm.size() != rank)
-    fail(node, "attribute 'perm' " + shapeToString(perm) + " does not match rank " +
-                   std::to_string(rank));
-  return perm;
-}
-
-} // namespace shapeops
-
-namespace {
-
-using namespace shapeops;
-
 void inferTranspose(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   std::vector<int64_t> perm = transposePerm(node, data.type.rank());
@@ -234,48 +336,6 @@ void inferConcat(Node &node) {
   setOutput(node, 0, first.type.dtype, shape);
 }
 
-} // namespace
-
-namespace shapeops {
-
-/// Split's part sizes along `axis`: input/attribute `split`, else equal parts
-/// (ONNX 18: ceil(dim / n) each, the last one smaller).
-std::vector<int64_t> splitSizes(const Node &node, int64_t dim) {
-  bool given = false;
-  std::vector<int64_t> sizes = optionalInts(node, 1, "split", &given);
-  size_t parts = node.outputs.size();
-  if (node.attrs.has("num_outputs") && node.attrs.getInt("num_outputs", 0) != int64_t(parts))
-    fail(node, "attribute 'num_outputs' does not match the node's " + std::to_string(parts) +
-                   " outputs");
-  if (given) {
-    int64_t sum = 0;
-    for (int64_t s : sizes) {
-      if (s < 0)
-        fail(node, "input 'split' has a negative size");
-      sum += s;
-    }
-    if (sizes.size() != parts || sum != dim)
-      fail(node, "input 'split' " + shapeToString(sizes) + " does not split " +
-                     std::to_string(dim) + " elements into " + std::to_string(parts) +
-                     " outputs");
-    return sizes;
-  }
-  if (parts == 0)
-    fail(node, "has no outputs");
-  int64_t chunk = (dim + int64_t(parts) - 1) / int64_t(parts);
-  int64_t last = dim - chunk * int64_t(parts - 1);
-  if (last < 0)
-    fail(node, "cannot split " + std::to_string(dim) + " elements into " +
-                   std::to_string(parts) + " parts");
-  sizes.assign(parts, chunk);
-  sizes.back() = last;
-  return sizes;
-}
-
-} // namespace shapeops
-
-namespace {
-
 void inferSplit(Node &node) {
   const Value &input = requireInput(node, 0, "input");
   int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", 0), int64_t(input.type.rank()),
@@ -287,82 +347,6 @@ void inferSplit(Node &node) {
     setOutput(node, i, input.type.dtype, shape);
   }
 }
-
-} // namespace
-
-namespace shapeops {
-
-/// Per-dim start and step of a Slice (clamped as ONNX specifies) and the
-/// resulting shape. Exposed for the reference kernel.
-void sliceParams(const Node &node, const Shape &inShape, const std::vector<int64_t> &starts,
-                 const std::vector<int64_t> &ends, const std::vector<int64_t> &axesIn,
-                 const std::vector<int64_t> &stepsIn, std::vector<int64_t> &start,
-                 std::vector<int64_t> &step, Shape &outShape) {
-  int64_t rank = int64_t(inShape.size());
-  if (starts.size() != ends.size())
-    fail(node, "inputs 'starts' and 'ends' have different lengths");
-  std::vector<int64_t> axes = axesIn;
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i)
-      axes.push_back(int64_t(i));
-  std::vector<int64_t> steps = stepsIn.empty() ? std::vector<int64_t>(starts.size(), 1) : stepsIn;
-  if (axes.size() != starts.size() || steps.size() != starts.size())
-    fail(node, "inputs 'axes'/'steps' do not match the length of 'starts'");
-  start.assign(size_t(rank), 0);
-  step.assign(size_t(rank), 1);
-  outShape = inShape;
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < axes.size(); ++i) {
-    int64_t axis = normalizeAxis(node, axes[i], rank, "input 'axes' entry");
-    if (!seen.insert(axis).second)
-      fail(node, "input 'axes' repeats axis " + std::to_string(axes[i]));
-    int64_t dim = inShape[size_t(axis)];
-    int64_t s = starts[i], e = ends[i], st = steps[i];
-    if (st == 0)
-      fail(node, "input 'steps' has a 0 step");
-    if (s < 0)
-      s += dim;
-    if (e < 0)
-      e += dim;
-    int64_t count;
-    if (st > 0) {
-      s = std::max<int64_t>(0, std::min(s, dim));
-      e = std::max<int64_t>(0, std::min(e, dim));
-      count = e > s ? (e - s + st - 1) / st : 0;
-    } else {
-      s = std::max<int64_t>(0, std::min(s, dim - 1));
-      e = std::max<int64_t>(-1, std::min(e, dim - 1));
-      count = s > e ? (s - e + (-st) - 1) / (-st) : 0;
-    }
-    start[size_t(axis)] = s;
-    step[size_t(axis)] = st;
-    outShape[size_t(axis)] = count;
-  }
-}
-
-/// Pad's per-dim begin/end amounts (2 * rank values, ONNX order: all begins
-/// then all ends) from the `pads` and optional `axes` operands.
-std::vector<int64_t> padAmounts(const Node &node, size_t rank, const std::vector<int64_t> &pads,
-                                const std::vector<int64_t> &axesIn) {
-  std::vector<int64_t> axes = axesIn;
-  if (axes.empty())
-    for (size_t i = 0; i < rank; ++i)
-      axes.push_back(int64_t(i));
-  if (pads.size() != 2 * axes.size())
-    fail(node, "input 'pads' has " + std::to_string(pads.size()) + " values, expected " +
-                   std::to_string(2 * axes.size()));
-  std::vector<int64_t> full(2 * rank, 0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    int64_t axis = normalizeAxis(node, axes[i], int64_t(rank), "input 'axes' entry");
-    full[size_t(axis)] = pads[i];
-    full[rank + size_t(axis)] = pads[axes.size() + i];
-  }
-  return full;
-}
-
-} // namespace shapeops
-
-namespace {
 
 void inferSlice(Node &node) {
   const Value &data = requireInput(node, 0, "data");

@@ -3,7 +3,8 @@
 // A greedy plan takes buffers one at a time in some order and puts each at a
 // free address range among the already placed buffers it overlaps in time.
 // The order matters most; several are offered and planBestGreedy keeps the
-// best. All run in about O(n log^2 n) plus the time overlaps visited.
+// best. Each pass costs O(n log^2 n) plus the number of (placed, new) pairs
+// that overlap in time, which stays small for real networks.
 //
 //===----------------------------------------------------------------------===//
 #ifndef BUNDLEFIT_PLANNER_GREEDY_H
@@ -36,8 +37,10 @@ std::string toString(GreedyFit fit);
 Plan planGreedy(const Problem &problem, GreedyOrder order,
                 GreedyFit fit = GreedyFit::FirstFit);
 
-/// Runs every order x fit above (stopping early once a plan meets the lower
-/// bound) and keeps the smallest arena; ties go to the earlier strategy.
+/// Runs the order x fit combinations, most successful first, stopping once a
+/// plan meets the lower bound, and keeps the smallest arena (ties go to the
+/// earlier strategy). Above 20,000 buffers only the first two run, so 100k
+/// buffers plan in well under a second.
 Plan planBestGreedy(const Problem &problem);
 
 } // namespace bundlefit::planner

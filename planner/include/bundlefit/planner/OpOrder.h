@@ -46,8 +46,9 @@ std::vector<uint64_t> computeLiveBytes(const OpGraph &graph,
 
 struct OrderOptions {
   /// Exact dynamic programming over sets of executed ops while every layer
-  /// holds at most this many sets; beyond it, a beam of this width.
-  size_t maxStates = 20'000;
+  /// holds at most this many sets; beyond it, a beam of this width. Work and
+  /// memory grow with maxStates x ops.
+  size_t maxStates = 1'024;
 };
 
 struct OrderResult {

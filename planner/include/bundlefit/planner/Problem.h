@@ -51,6 +51,11 @@ struct Plan {
   bool budgetExhausted = false; ///< The exact search stopped on its budget.
 };
 
+/// Which hints every strategy honours (same order as Problem::inPlace): the
+/// valid ones, first come first served, never giving an input two in-place
+/// outputs or an output two inputs.
+std::vector<bool> honouredInPlaceHints(const Problem &problem);
+
 /// The bytes the planner reserves for b: size rounded up to its alignment.
 inline uint64_t footprint(const Buffer &b) {
   uint64_t a = b.alignment ? b.alignment : 1;
