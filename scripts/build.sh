@@ -5,6 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUNDLEFIT_BUILD_DIR:-$root/build}
 jobs=${BUNDLEFIT_JOBS:-$(nproc)}
+# Clones in other directories (CI) reuse the compiler cache.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi

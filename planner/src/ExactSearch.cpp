@@ -34,6 +34,7 @@ struct Instance {
   std::vector<int> itemOf;          // Local index -> item index.
   std::vector<uint64_t> size, alignment;
   std::vector<int> lo, hi;          // Sections spanned, inclusive.
+  std::vector<uint64_t> length;     // Lifetime in original steps.
   std::vector<std::vector<int>> overlaps;
   std::vector<std::vector<int>> sectionItems; // Items live in each section.
   std::vector<uint64_t> sectionBytes; // Initial bytes per section.
@@ -54,6 +55,7 @@ Instance buildInstance(const Items &items) {
     in.alignment.push_back(it.alignment);
     in.lo.push_back(it.cfirst);
     in.hi.push_back(it.clast);
+    in.length.push_back(it.length());
     for (int s = it.cfirst; s <= it.clast; ++s) {
       in.sectionBytes[s] += it.size;
       in.sectionItems[s].push_back(int(in.size.size()) - 1);
@@ -84,7 +86,7 @@ std::vector<int> preorderRanks(const Instance &in, const std::string &keys) {
   std::vector<uint64_t> width(n), total(n);
   std::vector<unsigned __int128> area(n);
   for (int i = 0; i < n; ++i) {
-    width[i] = uint64_t(in.hi[i] - in.lo[i] + 1);
+    width[i] = in.length[i]; // Real time, as MiniMalloc measures it.
     area[i] = (unsigned __int128)in.size[i] * width[i];
     for (int s = in.lo[i]; s <= in.hi[i]; ++s)
       total[i] = std::max(total[i], in.sectionBytes[s]);
@@ -117,10 +119,12 @@ std::vector<int> preorderRanks(const Instance &in, const std::string &keys) {
 class Search {
 public:
   Search(const Instance &in, uint64_t capacity, std::vector<int> rank,
-         SearchBudget &budget, uint64_t nodeLimit)
-      : in(in), capacity(capacity), rank(std::move(rank)), budget(budget),
-        nodeLimit(nodeLimit) {
+         std::string keys, SearchBudget &budget, uint64_t nodeLimit)
+      : in(in), capacity(capacity), rank(std::move(rank)), keys(std::move(keys)),
+        budget(budget), nodeLimit(nodeLimit) {
     int n = int(in.size.size());
+    totalScratch.assign(n, 0);
+    rerank = getenv("BF_RERANK") != nullptr; // TEMP
     offset.assign(n, kUnplaced);
     solution.assign(n, 0);
     minOffset.assign(n, 0);
@@ -182,8 +186,58 @@ private:
   }
 
   // A fresh canonical search over the unplaced items of sections [sLo, sHi].
+  // Like MiniMalloc, the part gets its own preorder, with T measured on the
+  // bytes still unplaced; the outer ranks come back afterwards.
   Outcome solvePart(const std::vector<int> &part, int sLo, int sHi) {
-    return searchFrom(part, sLo, sHi, 0, -1);
+    if (!rerank)
+      return searchFrom(part, sLo, sHi, 0, -1);
+    std::vector<int> order;
+    for (int i : part)
+      if (offset[i] == kUnplaced)
+        order.push_back(i);
+    std::vector<int> saved;
+    saved.reserve(order.size());
+    for (int i : order)
+      saved.push_back(rank[i]);
+    std::vector<uint64_t> &total = totalScratch;
+    for (int i : order) {
+      uint64_t t = 0;
+      for (int s = in.lo[i]; s <= in.hi[i]; ++s)
+        t = std::max(t, remaining[s]);
+      total[i] = t;
+    }
+    std::vector<int> sorted = order;
+    std::sort(sorted.begin(), sorted.end(), [&](int a, int b) {
+      return keyLess(a, b, total);
+    });
+    for (size_t r = 0; r < sorted.size(); ++r)
+      rank[sorted[r]] = int(r);
+    Outcome result = searchFrom(part, sLo, sHi, 0, -1);
+    for (size_t k = 0; k < order.size(); ++k)
+      rank[order[k]] = saved[k];
+    return result;
+  }
+
+  bool keyLess(int a, int b, const std::vector<uint64_t> &total) const {
+    for (char k : keys) {
+      if (k == 'W' && in.length[a] != in.length[b])
+        return in.length[a] > in.length[b];
+      if (k == 'A') {
+        unsigned __int128 x = (unsigned __int128)in.size[a] * in.length[a];
+        unsigned __int128 y = (unsigned __int128)in.size[b] * in.length[b];
+        if (x != y)
+          return x > y;
+      }
+      if (k == 'T' && total[a] != total[b])
+        return total[a] > total[b];
+      if (k == 'Z' && in.size[a] != in.size[b])
+        return in.size[a] > in.size[b];
+      if (k == 'O' && in.overlaps[a].size() != in.overlaps[b].size())
+        return in.overlaps[a].size() > in.overlaps[b].size();
+      if (k == 'S' && in.lo[a] != in.lo[b])
+        return in.lo[a] < in.lo[b];
+    }
+    return a < b;
   }
 
   Outcome searchFrom(const std::vector<int> &part, int sLo, int sHi,
@@ -217,6 +271,11 @@ private:
       --depth;
       if (result != Outcome::Infeasible)
         return result;
+      // Nothing unplaced meets c.item in time ("hatless"): it sits at its
+      // final min offset whatever else happens, below every later
+      // candidate, so no sibling branch can still place it canonically.
+      if (lastHatless)
+        break;
     }
     return Outcome::Infeasible;
   }
@@ -225,10 +284,12 @@ private:
                    const Candidate &c) {
     size_t mark = log.size();
     place(c.item, c.offset);
+    bool hatless = placedHatless;
     Outcome result = Outcome::Infeasible;
     if (!overflow && sectionsFit(sLo, sHi, c.offset))
       result = continueAfter(part, sLo, sHi, c);
     unplace(c.item, mark);
+    lastHatless = hatless;
     return result;
   }
 
@@ -252,9 +313,11 @@ private:
     }
     for (int s = in.lo[i]; s < in.hi[i]; ++s)
       --cuts[s];
+    placedHatless = true;
     for (int j : in.overlaps[i]) {
       if (offset[j] != kUnplaced)
         continue;
+      placedHatless = false;
       uint64_t lowest = alignUp(end, in.alignment[j]);
       if (lowest <= minOffset[j])
         continue;
@@ -385,9 +448,14 @@ private:
   const Instance &in;
   uint64_t capacity;
   std::vector<int> rank;
+  std::string keys;
+  bool rerank = true;
+  std::vector<uint64_t> totalScratch;
   SearchBudget &budget;
   uint64_t nodeLimit;
   bool overflow = false; // The last placement pushed an item past capacity.
+  bool placedHatless = false; // The last placement met no unplaced item.
+  bool lastHatless = false;   // Same, for the candidate tryPlace just undid.
   size_t depth = 0;
   std::deque<std::vector<Candidate>> candidatePool; // Stable references.
 
@@ -409,14 +477,24 @@ Outcome searchCapacity(const Items &items, uint64_t capacity,
   // a few big, long-lived buffers must be placed before anything else.
   static const char *const heuristics[] = {"WAT", "TAW", "TWA", "AWT"};
   std::vector<std::vector<int>> ranks;
-  for (const char *h : heuristics)
+  std::vector<std::string> keyList;
+  if (const char *env = getenv("BF_HEUR")) { // TEMP
+    std::string all = env, cur;
+    for (char ch : all + ",") {
+      if (ch == ',') { ranks.push_back(preorderRanks(in, cur)); keyList.push_back(cur); cur.clear(); }
+      else cur += ch;
+    }
+  } else
+  for (const char *h : heuristics) {
     ranks.push_back(preorderRanks(in, h));
+    keyList.push_back(h);
+  }
 
   uint64_t limit = std::max<uint64_t>(in.size.size(), 64);
   while (true) {
     limit *= 2;
-    for (const std::vector<int> &rank : ranks) {
-      Search search(in, capacity, rank, budget, limit);
+    for (size_t h = 0; h < ranks.size(); ++h) {
+      Search search(in, capacity, ranks[h], keyList[h], budget, limit);
       Outcome result = search.run();
       if (result == Outcome::Found) {
         itemOffsets.assign(items.items.size(), 0);

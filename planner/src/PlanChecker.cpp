@@ -149,4 +149,23 @@ std::optional<std::string> checkPlan(const Problem &problem, const Plan &plan) {
   return Checker(problem, plan).run();
 }
 
+std::optional<std::string> checkProblem(const Problem &problem) {
+  int n = int(problem.buffers.size());
+  for (int i = 0; i < n; ++i) {
+    const Buffer &b = problem.buffers[i];
+    if (b.first > b.last)
+      return "buffer #" + std::to_string(i) + " (id " + std::to_string(b.id) +
+             ") ends (step " + std::to_string(b.last) + ") before it starts (step " +
+             std::to_string(b.first) + ")";
+  }
+  for (size_t k = 0; k < problem.inPlace.size(); ++k) {
+    const InPlaceHint &h = problem.inPlace[k];
+    if (h.output < 0 || h.output >= n || h.input < 0 || h.input >= n || h.input == h.output)
+      return "in-place hint #" + std::to_string(k) + " names buffers " +
+             std::to_string(h.output) + " and " + std::to_string(h.input) +
+             ", not two distinct buffers of " + std::to_string(n);
+  }
+  return std::nullopt;
+}
+
 } // namespace bundlefit::planner

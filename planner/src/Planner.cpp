@@ -8,6 +8,7 @@
 namespace bundlefit::planner {
 
 Plan planMemory(const Problem &problem, const PlanOptions &options) {
+  assert(!checkProblem(problem) && "planMemory needs a well-formed problem");
   Plan plan = planBestGreedy(problem);
   if (options.useExact && plan.arenaSize > plan.lowerBound) {
     ExactOptions exact = options.exact;

@@ -54,8 +54,12 @@ int runInspect(const InspectOptions &options) {
       outputs.push_back({{"name", output->name}, {"dtype", dtypeName(output->type.dtype)},
                          {"shape", output->type.shape}});
     nodes.push_back({{"name", node->name}, {"op", node->opType}, {"inputs", inputTypes},
+                     {"activation", node->attrs.getString("activation", "")},
                      {"outputs", outputs}, {"macs", macs}, {"weight_bytes", weights}});
-    table.addRow({node->name, node->opType, inputs, node->output()->type.str(),
+    std::string op = node->opType;
+    if (node->attrs.has("activation"))
+      op += "+" + node->attrs.getString("activation", "");
+    table.addRow({node->name, op, inputs, node->output()->type.str(),
                   withThousands(macs), withThousands(weights)});
   }
   if (options.json) {

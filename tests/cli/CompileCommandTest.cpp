@@ -67,7 +67,8 @@ TEST_CASE("the header compiles as C11 and C++17 with -Wall -Werror") {
   REQUIRE(runBundlefit("compile " + modelPath("lenet") + " -o " + dir.string()).exitCode == 0);
   std::string use = "#include \"lenet.h\"\n"
                     "GLOW_MEM_ALIGN(LENET_MEM_ALIGN) uint8_t mutableWeight[LENET_MUTABLE_MEM_SIZE];\n"
-                    "int check(void) { return GLOW_GET_ADDR(mutableWeight, LENET_softmax) != 0; }\n";
+                    "float *output(void) { return (float *)GLOW_GET_ADDR(mutableWeight, LENET_softmax); }\n"
+                    "int run(uint8_t *c, uint8_t *a) { return lenet(c, mutableWeight, a); }\n";
   std::ofstream(dir / "use.c") << use;
   std::ofstream(dir / "use.cpp") << use;
   std::string dirText = dir.string();

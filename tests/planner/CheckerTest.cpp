@@ -91,3 +91,22 @@ TEST_CASE("checkPlan ignores zero-size buffers") {
   p.buffers = {{0, 0, 1, 0, 3}, {1, 16, 1, 0, 3}};
   CHECK_FALSE(checkPlan(p, planOf({0, 0}, 16)));
 }
+
+TEST_CASE("checkProblem catches malformed input") {
+  Problem p = twoLiveOneLater();
+  CHECK_FALSE(checkProblem(p));
+  Problem backwards = p;
+  backwards.buffers[1].last = 0;
+  std::optional<std::string> error = checkProblem(backwards);
+  REQUIRE(error);
+  CHECK(error->find("id 11") != std::string::npos);
+  Problem badHint = p;
+  badHint.inPlace = {{1, 7}};
+  CHECK(checkProblem(badHint));
+  badHint.inPlace = {{1, 1}};
+  CHECK(checkProblem(badHint));
+  // A hint that is well formed but not usable is fine: it is ignored.
+  Problem unusable = p;
+  unusable.inPlace = {{2, 0}};
+  CHECK_FALSE(checkProblem(unusable));
+}

@@ -18,6 +18,12 @@ namespace bundlefit::planner {
 /// offending buffer(s). O(n log n).
 std::optional<std::string> checkPlan(const Problem &problem, const Plan &plan);
 
+/// Checks the input itself: every buffer has first <= last, and every hint
+/// names two existing, distinct buffers. (A well-formed hint whose input
+/// outlives the output's first step is not an error; it is just ignored.)
+/// The planner's results are only meaningful for problems that pass.
+std::optional<std::string> checkProblem(const Problem &problem);
+
 } // namespace bundlefit::planner
 
 #endif // BUNDLEFIT_PLANNER_PLANCHECKER_H
