@@ -38,7 +38,11 @@ public:
   virtual TensorMap run(const TensorMap &inputs) = 0;
 };
 
-/// "interp" (the reference interpreter). Returns nullptr for unknown names.
+/// Host bundles: each graph compiled and run natively (BundleEngine.cpp).
+std::unique_ptr<Engine> createBundleEngine();
+
+/// "interp" (the reference interpreter) or "bundle" (host bundles). Returns
+/// nullptr for unknown names.
 std::unique_ptr<Engine> createEngine(const std::string &name);
 /// Names createEngine accepts, for --help.
 std::vector<std::string> engineNames();

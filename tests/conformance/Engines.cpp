@@ -23,11 +23,12 @@ private:
 std::unique_ptr<Engine> createEngine(const std::string &name) {
   if (name == "interp")
     return std::make_unique<InterpreterEngine>();
-  // "bundle" (issue 4): compile each model to a host bundle and run it.
+  if (name == "bundle")
+    return createBundleEngine();
   return nullptr;
 }
 
-std::vector<std::string> engineNames() { return {"interp"}; }
+std::vector<std::string> engineNames() { return {"interp", "bundle"}; }
 
 } // namespace conformance
 } // namespace bundlefit
