@@ -79,17 +79,8 @@ int runRun(const RunOptions &options) {
   CompiledBundle bundle = compileBundle(compile);
   std::map<std::string, Tensor> inputs = readInputs(*bundle.graph, options.inputs);
 
-  BundleRunSpec spec;
-  spec.bundleDir = compile.outputDir;
-  spec.networkName = bundle.networkName;
-  spec.constantSize = bundle.plan.constantSize;
-  spec.mutableSize = bundle.plan.mutableSize;
-  spec.activationsSize = bundle.plan.activationsSize;
-  spec.target = compile.target;
+  BundleRunSpec spec = makeRunSpec(bundle.plan, compile.outputDir, bundle.networkName, compile.target);
   spec.timeoutSeconds = options.timeout;
-  for (const Value *value : bundle.plan.placeholders)
-    spec.placeholders.push_back({value->name, bundle.plan.placementOf(value).offset, value->type,
-                                 value->isGraphInput()});
   BundleRunStats stats;
   std::map<std::string, Tensor> outputs = runBundle(spec, inputs, (work / "run").string(), &stats);
 

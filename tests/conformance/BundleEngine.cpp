@@ -45,17 +45,8 @@ public:
     writeBundleDirectory((dir_ / "bundle").string(),
                          {{"net.o", std::string(code.object.begin(), code.object.end())},
                           {"net.weights.bin", std::string(weights.begin(), weights.end())}});
-    spec_ = BundleRunSpec();
-    spec_.bundleDir = (dir_ / "bundle").string();
-    spec_.networkName = "net";
-    spec_.constantSize = plan_.constantSize;
-    spec_.mutableSize = plan_.mutableSize;
-    spec_.activationsSize = plan_.activationsSize;
-    spec_.target = "host";
+    spec_ = makeRunSpec(plan_, (dir_ / "bundle").string(), "net", "host");
     spec_.timeoutSeconds = 60;
-    for (const Value *value : plan_.placeholders)
-      spec_.placeholders.push_back({value->name, plan_.placementOf(value).offset, value->type,
-                                    value->isGraphInput()});
   }
 
   TensorMap run(const TensorMap &inputs) override {

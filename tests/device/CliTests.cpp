@@ -2,33 +2,15 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
+#include "../cli/CliTestSupport.h"
+
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
-struct CommandResult {
-  int exitCode = -1;
-  std::string output;
-};
+using bundlefit::test::CommandResult;
 
-CommandResult run(const std::string &arguments) {
-  std::string command = std::string(BUNDLEFIT_EXE) + " " + arguments + " 2>&1";
-  CommandResult result;
-  FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    return result;
-  std::array<char, 4096> chunk;
-  size_t count;
-  while ((count = std::fread(chunk.data(), 1, chunk.size(), pipe)) > 0)
-    result.output.append(chunk.data(), count);
-  int status = ::pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
+CommandResult run(const std::string &arguments) { return bundlefit::test::runBundlefit(arguments); }
 std::string lenet() { return std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.onnx"; }
 bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 

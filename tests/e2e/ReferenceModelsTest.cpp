@@ -55,17 +55,8 @@ void checkModelOnTarget(const std::string &model, const std::string &target) {
       {input->name, loadNpy(std::string(BUNDLEFIT_MODELS_DIR) + "/" + model + ".input.npy")}};
   std::map<std::string, Tensor> expected = Interpreter(*bundle.graph).run(inputs);
 
-  BundleRunSpec spec;
-  spec.bundleDir = request.outputDir;
-  spec.networkName = bundle.networkName;
-  spec.constantSize = bundle.plan.constantSize;
-  spec.mutableSize = bundle.plan.mutableSize;
-  spec.activationsSize = bundle.plan.activationsSize;
-  spec.target = target;
+  BundleRunSpec spec = makeRunSpec(bundle.plan, request.outputDir, bundle.networkName, target);
   spec.timeoutSeconds = 600;
-  for (const Value *value : bundle.plan.placeholders)
-    spec.placeholders.push_back({value->name, bundle.plan.placementOf(value).offset, value->type,
-                                 value->isGraphInput()});
   Outcome outcome = compare(runBundle(spec, inputs, (work / "run").string()), expected);
   MESSAGE(model << " on " << target << ": max |diff| " << outcome.maxDiff << ", max |output| "
                 << outcome.maxMagnitude);

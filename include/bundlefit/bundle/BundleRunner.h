@@ -36,6 +36,7 @@
 #pragma once
 
 #include "bundlefit/interp/Tensor.h"
+#include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
 #include <map>
@@ -80,6 +81,11 @@ struct BundleRunStats {
 
 /// Links and runs the bundle; returns one tensor per output placeholder,
 /// keyed by name. `inputs` must hold exactly the input placeholders.
+/// The spec for a bundle written to `bundleDir` from `plan`: region sizes and
+/// every placeholder at its planned offset.
+BundleRunSpec makeRunSpec(const MemoryPlan &plan, const std::string &bundleDir,
+                          const std::string &networkName, const std::string &target);
+
 std::map<std::string, Tensor> runBundle(const BundleRunSpec &spec,
                                         const std::map<std::string, Tensor> &inputs,
                                         const std::string &workDir,
