@@ -92,6 +92,26 @@ TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
   CHECK(minimised.arenaSize == 12);
 }
 
+TEST_CASE("exact search fits MiniMalloc's challenging instance E") {
+  // Its lower bound is the capacity, so every byte of the peak is used;
+  // about 100k nodes, 1.5 s of CPU.
+  std::ifstream in(dataDir() / "minimalloc" / "E.1048576.csv");
+  if (!in) {
+    MESSAGE("skipped: no benchmark data at " << dataDir());
+    return;
+  }
+  auto csv = formats::parseMiniMallocCsv(in);
+  REQUIRE(csv);
+  ExactOptions options;
+  options.capacity = 1'048'576;
+  Plan plan = planExact(csv->problem, options);
+  requireValid(csv->problem, plan);
+  CHECK(plan.lowerBound == 1'048'576);
+  CHECK(plan.arenaSize == 1'048'576);
+  CHECK(plan.provedOptimal);
+  CHECK_FALSE(plan.budgetExhausted);
+}
+
 TEST_CASE("exact search with an impossible capacity keeps the greedy plan") {
   Problem p;
   p.buffers = {{0, 10, 1, 0, 1}, {1, 10, 1, 1, 2}};
