@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "LowerGraph.h"
 
+#include "../ir/ops/ShapeHelpers.h"
+#include "../kernels/bundlefit_kernels.h" // bf_binary_op, bf_pad_mode
+
 #include "bundlefit/support/Error.h"
 
 #include <llvm/IR/Constants.h>
@@ -36,6 +39,17 @@ namespace {
 constexpr int kMaxRank = 6; // BF_MAX_RANK
 
 using Ints = std::vector<int64_t>;
+
+/// Suffix of the integer kernel variants (bf_binary_i8, ...) or nullptr.
+const char *intKernelSuffix(DType dtype) {
+  switch (dtype) {
+  case DType::Int8: return "i8";
+  case DType::UInt8: return "u8";
+  case DType::Int32: return "i32";
+  case DType::Int64: return "i64";
+  default: return nullptr;
+  }
+}
 
 Ints denseStrides(const Shape &shape) {
   Ints strides(shape.size(), 1);
@@ -137,31 +151,40 @@ struct Window {
   int64_t padT = 0, padL = 0, padB = 0, padR = 0;
 };
 
-Window windowOf(const Node &node, const Shape &in, const Shape &out, Ints kernel) {
+/// Window geometry of Conv/Pool (`transposed` false) or ConvTranspose. Pads
+/// come from src/ir/ops/ShapeHelpers.h, the helper type inference and the
+/// interpreter use, so auto_pad / output_shape / ceil_mode resolve exactly as
+/// they do there (ConvTranspose SAME pads depend on the *input* length and may
+/// be negative with output_shape; a private copy of the formula got it wrong).
+Window windowOf(const Node &node, const Shape &in, const Shape &out, const Ints &kernel,
+                bool transposed, bool ceilMode) {
   const size_t rank = in.size();
   if (rank != 3 && rank != 4)
     throw Error(ExitCode::Unsupported, node.describe() + ": only 1-D and 2-D windows (input " +
                                            shapeToString(in) + ") are supported");
   const size_t spatial = rank - 2;
-  Ints strides = node.attrs.getInts("strides", Ints(spatial, 1));
-  Ints dilations = node.attrs.getInts("dilations", Ints(spatial, 1));
-  Ints pads = node.attrs.getInts("pads", Ints(2 * spatial, 0));
-  if (kernel.size() != spatial || strides.size() != spatial || dilations.size() != spatial ||
-      pads.size() != 2 * spatial)
+  if (kernel.size() != spatial || out.size() != rank)
     throw Error(ExitCode::Unsupported,
-                node.describe() + ": kernel/strides/dilations/pads do not match the rank");
-  const std::string autoPad = node.attrs.getString("auto_pad", "NOTSET");
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (size_t i = 0; i < spatial; ++i) {
-      int64_t total = std::max<int64_t>(
-          0, (out[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[2 + i]);
-      int64_t small = total / 2, large = total - small;
-      pads[i] = autoPad == "SAME_UPPER" ? small : large;
-      pads[spatial + i] = total - pads[i];
-    }
-  } else if (autoPad == "VALID") {
-    std::fill(pads.begin(), pads.end(), 0);
+                node.describe() + ": kernel/output do not match the rank");
+  const Ints inSpatial(in.begin() + 2, in.end());
+  Ints strides, dilations, padsBegin, padsEnd, outSpatial;
+  if (transposed) {
+    shape_helpers::TransposeWindow t =
+        shape_helpers::resolveTransposeWindow(node, inSpatial, kernel);
+    strides = t.strides, dilations = t.dilations, outSpatial = t.outSpatial;
+    padsBegin = t.padsBegin, padsEnd = t.padsEnd;
+  } else {
+    shape_helpers::Window t = shape_helpers::resolveWindow(node, inSpatial, kernel, ceilMode);
+    strides = t.strides, dilations = t.dilations, outSpatial = t.outSpatial;
+    padsBegin = t.padsBegin, padsEnd = t.padsEnd;
   }
+  // The kernels take the output extent from `out`: it must be what the
+  // geometry above produces, or the pads would be applied to another shape.
+  for (size_t i = 0; i < spatial; ++i)
+    if (outSpatial[i] != out[2 + i])
+      throw Error(ExitCode::Unsupported,
+                  node.describe() + ": output " + shapeToString(out) +
+                      " differs from the window geometry");
   Window w;
   w.N = in[0];
   w.C = in[1];
@@ -173,10 +196,10 @@ Window windowOf(const Node &node, const Shape &in, const Shape &out, Ints kernel
     w.KH = kernel[0], w.KW = kernel[1];
     w.strideH = strides[0], w.strideW = strides[1];
     w.dilH = dilations[0], w.dilW = dilations[1];
-    w.padT = pads[0], w.padL = pads[1], w.padB = pads[2], w.padR = pads[3];
+    w.padT = padsBegin[0], w.padL = padsBegin[1], w.padB = padsEnd[0], w.padR = padsEnd[1];
   } else {
     w.KW = kernel[0], w.strideW = strides[0], w.dilW = dilations[0];
-    w.padL = pads[0], w.padR = pads[1];
+    w.padL = padsBegin[0], w.padR = padsEnd[0];
   }
   return w;
 }
@@ -216,6 +239,13 @@ private:
       unsupported(std::string("only float32 is supported here (") +
                   (value ? value->name + " is " + value->type.str() : "missing operand") + ")");
   }
+  void requireDType(const Value *value, DType dtype) {
+    if (!value || value->type.dtype != dtype)
+      unsupported(std::string("operands must all be ") + dtypeName(dtype) + " (" +
+                  (value ? value->name + " is " + value->type.str() : "missing operand") + ")");
+  }
+  /// First element of constant `value` as a private global of its dtype.
+  llvm::Value *scalarGlobal(const Value *value);
   const Value *in(const Node &node, size_t i) {
     const Value *v = node.input(i);
     if (!v)
@@ -242,7 +272,8 @@ private:
   void lowerMatMul(const Node &node);
   void lowerBatchNorm(const Node &node);
   void lowerSoftmax(const Node &node, bool logarithm);
-  void lowerBinary(const Node &node, const std::string &kernel);
+  void lowerBinary(const Node &node, const std::string &floatKernel, int32_t op);
+  void lowerClip(const Node &node);
   void lowerUnary(const Node &node, const std::string &kernel, float a, float b);
   void lowerCast(const Node &node);
   void lowerTranspose(const Node &node);
@@ -289,6 +320,20 @@ llvm::Value *Lowering::floatTable(const std::vector<float> &values) {
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   global->setAlignment(llvm::Align(4));
   floatTables_[values] = global;
+  return global;
+}
+
+llvm::Value *Lowering::scalarGlobal(const Value *value) {
+  llvm::Constant *init;
+  if (value->type.dtype == DType::Float32)
+    init = llvm::ConstantFP::get(builder_.getFloatTy(), value->elementAsDouble(0));
+  else // toInts is exact for int64, unlike a double.
+    init = llvm::ConstantInt::get(builder_.getIntNTy(unsigned(dtypeSize(value->type.dtype) * 8)),
+                                  uint64_t(value->toInts().at(0)));
+  auto *global = new llvm::GlobalVariable(module_, init->getType(), true,
+                                          llvm::GlobalValue::PrivateLinkage, init, "bf.scalar");
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(dtypeSize(value->type.dtype)));
   return global;
 }
 
@@ -417,25 +462,17 @@ void Lowering::lowerNode(const Node &node) {
     return lowerSoftmax(node, false);
   if (op == "LogSoftmax")
     return lowerSoftmax(node, true);
-  static const std::map<std::string, std::string> binaries = {
-      {"Add", "bf_add_f32"}, {"Sub", "bf_sub_f32"}, {"Mul", "bf_mul_f32"},
-      {"Div", "bf_div_f32"}, {"Max", "bf_max_f32"}, {"Min", "bf_min_f32"},
-      {"Sum", "bf_add_f32"}, {"PRelu", "bf_prelu_f32"}};
+  static const std::map<std::string, std::pair<std::string, int32_t>> binaries = {
+      {"Add", {"bf_add_f32", BF_OP_ADD}},    {"Sub", {"bf_sub_f32", BF_OP_SUB}},
+      {"Mul", {"bf_mul_f32", BF_OP_MUL}},    {"Div", {"bf_div_f32", BF_OP_DIV}},
+      {"Max", {"bf_max_f32", BF_OP_MAX}},    {"Min", {"bf_min_f32", BF_OP_MIN}},
+      {"Sum", {"bf_add_f32", BF_OP_ADD}},    {"PRelu", {"bf_prelu_f32", BF_OP_PRELU}}};
   if (auto it = binaries.find(op); it != binaries.end())
-    return lowerBinary(node, it->second);
+    return lowerBinary(node, it->second.first, it->second.second);
   if (op == "Relu")
     return lowerUnary(node, "bf_relu_f32", 0, 0);
-  if (op == "Clip") {
-    auto bound = [&](size_t i, float fallback) {
-      const Value *v = node.input(i);
-      if (!v)
-        return fallback;
-      if (!v->isConstant())
-        unsupported("Clip bounds must be constants");
-      return float(v->elementAsDouble(0));
-    };
-    return lowerUnary(node, "bf_clip_f32", bound(1, -FLT_MAX), bound(2, FLT_MAX));
-  }
+  if (op == "Clip")
+    return lowerClip(node);
   if (op == "LeakyRelu")
     return lowerUnary(node, "bf_leaky_relu_f32", node.attrs.getFloat("alpha", 0.01f), 0);
   if (op == "Sigmoid")
@@ -498,17 +535,14 @@ void Lowering::lowerConv(const Node &node, bool transposed) {
   const Shape &ws = w->type.shape;
   if (ws.size() != x->type.rank())
     unsupported("weight rank differs from input rank");
-  Ints kernel(ws.begin() + 2, ws.end());
-  if (node.attrs.has("kernel_shape"))
-    kernel = node.attrs.getInts("kernel_shape");
-  const Window win = windowOf(node, x->type.shape, y->type.shape, kernel);
+  // The weight's spatial dims are the kernel (as in the interpreter).
+  const Ints kernel(ws.begin() + 2, ws.end());
+  const Window win = windowOf(node, x->type.shape, y->type.shape, kernel, transposed, false);
   const int64_t groups = node.attrs.getInt("group", 1);
   const int64_t M = y->type.shape[1];
   if (groups <= 0 || win.C % groups != 0 || M % groups != 0)
     unsupported("group " + std::to_string(groups) + " does not divide the channels");
   const Activation act = fusedActivation(node);
-  if (transposed && node.attrs.has("output_shape") && node.attrs.getString("auto_pad", "NOTSET") != "NOTSET")
-    unsupported("ConvTranspose with output_shape and auto_pad");
   call(transposed ? "bf_conv_transpose2d_f32" : "bf_conv2d_f32",
        {address(x), address(w), address(b), address(y), i32(win.N), i32(win.C), i32(win.H),
         i32(win.W), i32(M), i32(win.OH), i32(win.OW), i32(win.KH), i32(win.KW),
@@ -518,14 +552,21 @@ void Lowering::lowerConv(const Node &node, bool transposed) {
 
 void Lowering::lowerPool(const Node &node, bool isMax) {
   const Value *x = in(node, 0), *y = node.output(0);
-  requireFloat(x), requireFloat(y);
+  // MaxPool also has uint8/int8 kernels (the max of integers is exact).
+  const DType dtype = y->type.dtype;
+  const bool intMax = isMax && (dtype == DType::UInt8 || dtype == DType::Int8);
+  if (!intMax)
+    requireFloat(y);
+  requireDType(x, dtype);
   if (node.outputs.size() > 1 && node.output(1) && !graph_.users(node.output(1)).empty())
     unsupported("MaxPool's Indices output");
   if (node.attrs.getInt("storage_order", 0) != 0)
     unsupported("storage_order=1");
-  const Window win = windowOf(node, x->type.shape, y->type.shape, node.attrs.getInts("kernel_shape"));
+  const Window win = windowOf(node, x->type.shape, y->type.shape,
+                              node.attrs.getInts("kernel_shape"), false,
+                              node.attrs.getInt("ceil_mode", 0) != 0);
   if (isMax) {
-    call("bf_maxpool2d_f32",
+    call(std::string("bf_maxpool2d_") + (intMax ? intKernelSuffix(dtype) : "f32"),
          {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W), i32(win.OH),
           i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH), i32(win.strideW),
           i32(win.padT), i32(win.padL), i32(win.dilH), i32(win.dilW)});
@@ -665,13 +706,19 @@ void Lowering::lowerSoftmax(const Node &node, bool logarithm) {
        {address(x), address(y), i32(outer), i32(len), i32(inner)});
 }
 
-void Lowering::lowerBinary(const Node &node, const std::string &kernel) {
+void Lowering::lowerBinary(const Node &node, const std::string &floatKernel, int32_t op) {
   const Value *y = node.output(0);
-  requireFloat(y);
+  // float32 has one kernel per operator; integers one kernel per type that
+  // takes the operator as a (constant) argument. All operands share y's type.
+  const DType dtype = y->type.dtype;
+  const char *suffix = intKernelSuffix(dtype);
+  if (dtype != DType::Float32 && (!suffix || op == BF_OP_PRELU))
+    requireFloat(y);
+  const std::string kernel = dtype == DType::Float32 ? floatKernel : std::string("bf_binary_") + suffix;
   const Shape &out = y->type.shape;
   const size_t rank = out.size();
   auto stridesFor = [&](const Value *v) {
-    requireFloat(v);
+    requireDType(v, dtype);
     Shape s = v->type.shape;
     if (s.size() > rank)
       unsupported(v->name + " has a higher rank than the output");
@@ -689,9 +736,13 @@ void Lowering::lowerBinary(const Node &node, const std::string &kernel) {
   auto emit = [&](const Value *a, llvm::Value *aPtr, Ints aStrides, const Value *b) {
     LoopNest nest{out, {std::move(aStrides), stridesFor(b)}};
     nest.simplify();
-    call(kernel, {aPtr, address(b), address(y), intTable(padFront(nest.dims, 1, node)),
-                  intTable(padFront(nest.strides[0], 0, node)),
-                  intTable(padFront(nest.strides[1], 0, node))});
+    std::vector<llvm::Value *> args = {aPtr, address(b), address(y),
+                                       intTable(padFront(nest.dims, 1, node)),
+                                       intTable(padFront(nest.strides[0], 0, node)),
+                                       intTable(padFront(nest.strides[1], 0, node))};
+    if (dtype != DType::Float32)
+      args.push_back(i32(op));
+    call(kernel, args);
   };
   if (node.inputs.size() < 2) {
     if (node.inputs.size() == 1) // Variadic Max/Min/Sum of one tensor: a copy.
@@ -702,6 +753,34 @@ void Lowering::lowerBinary(const Node &node, const std::string &kernel) {
   // Variadic Max/Min/Sum: fold the rest into the (dense) output in place.
   for (size_t i = 2; i < node.inputs.size(); ++i)
     emit(y, address(y), denseStrides(out), in(node, i));
+}
+
+void Lowering::lowerClip(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const Value *lo = node.input(1), *hi = node.input(2);
+  auto isConstantOrAbsent = [](const Value *v) { return !v || v->isConstant(); };
+  const DType dtype = y->type.dtype;
+  if (dtype == DType::Float32 && isConstantOrAbsent(lo) && isConstantOrAbsent(hi)) {
+    // The common case: bounds folded into the call as immediates.
+    auto bound = [&](const Value *v, float fallback) {
+      return v && v->type.numElements() > 0 ? float(v->elementAsDouble(0)) : fallback;
+    };
+    return lowerUnary(node, "bf_clip_f32", bound(lo, -FLT_MAX), bound(hi, FLT_MAX));
+  }
+  // Runtime bounds or an integer type: the kernel reads the bounds through
+  // pointers (a constant bound becomes a private global; NULL = no bound).
+  const char *suffix = dtype == DType::Float32 ? "f32" : intKernelSuffix(dtype);
+  if (!suffix)
+    requireFloat(y);
+  requireDType(x, dtype);
+  auto boundPtr = [&](const Value *v) -> llvm::Value * {
+    if (!v || v->type.numElements() == 0)
+      return nullPtr();
+    requireDType(v, dtype);
+    return v->isConstant() ? scalarGlobal(v) : address(v);
+  };
+  call(std::string("bf_clip_bounds_") + suffix,
+       {address(x), address(y), i32(y->type.numElements()), boundPtr(lo), boundPtr(hi)});
 }
 
 void Lowering::lowerUnary(const Node &node, const std::string &kernel, float a, float b) {
@@ -829,7 +908,7 @@ void Lowering::lowerSlice(const Node &node) {
 
 void Lowering::lowerPad(const Node &node) {
   const Value *x = in(node, 0), *y = node.output(0);
-  requireFloat(x), requireFloat(y);
+  requireDType(x, y->type.dtype);
   const int64_t rank = int64_t(x->type.rank());
   Ints pads = constantInts(node, 1, "pads");
   if (pads.empty())
@@ -848,22 +927,50 @@ void Lowering::lowerPad(const Node &node) {
       unsupported("negative pads");
     begin[axis] = pads[i];
   }
+  // Pad only moves elements: one kernel per element size, and the fill value
+  // is passed as the bit pattern of y's type (as the interpreter copies the
+  // constant_value bytes; the float attribute 'value' only applies to float).
+  const DType dtype = y->type.dtype;
+  const bool isFloat = dtype == DType::Float32;
   float value = 0.0f;
+  int64_t intValue = 0;
   if (const Value *v = node.input(2)) {
     if (!v->isConstant())
       unsupported("constant_value must be a constant");
-    if (v->type.numElements() > 0)
-      value = float(v->elementAsDouble(0));
-  } else {
+    requireDType(v, dtype);
+    if (v->type.numElements() > 0) {
+      if (isFloat)
+        value = float(v->elementAsDouble(0));
+      else
+        intValue = v->toInts().at(0);
+    }
+  } else if (isFloat) {
     value = node.attrs.getFloat("value", 0.0f);
   }
   const std::string mode = node.attrs.getString("mode", "constant");
-  int32_t modeId = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : -1;
+  int32_t modeId = mode == "constant"  ? BF_PAD_CONSTANT
+                   : mode == "reflect" ? BF_PAD_REFLECT
+                   : mode == "edge"    ? BF_PAD_EDGE
+                                       : -1;
   if (modeId < 0)
     unsupported("pad mode '" + mode + "'");
-  call("bf_pad_f32", {address(x), address(y), intTable(padFront(x->type.shape, 1, node)),
-                      intTable(padFront(y->type.shape, 1, node)),
-                      intTable(padFront(begin, 0, node)), i32(modeId), f32(value)});
+  const size_t elem = dtypeSize(dtype);
+  llvm::Value *fill = nullptr;
+  const char *kernel = nullptr;
+  if (isFloat) {
+    kernel = "bf_pad_f32", fill = f32(value);
+  } else if (elem == 1) {
+    kernel = "bf_pad_u8", fill = builder_.getInt8(uint8_t(intValue));
+  } else if (elem == 4) {
+    kernel = "bf_pad_u32", fill = builder_.getInt32(uint32_t(intValue));
+  } else if (elem == 8) {
+    kernel = "bf_pad_u64", fill = builder_.getInt64(uint64_t(intValue));
+  } else {
+    unsupported("no pad kernel for " + std::to_string(elem) + "-byte elements");
+  }
+  call(kernel, {address(x), address(y), intTable(padFront(x->type.shape, 1, node)),
+                intTable(padFront(y->type.shape, 1, node)), intTable(padFront(begin, 0, node)),
+                i32(modeId), fill});
 }
 
 void Lowering::lowerReduce(const Node &node, bool isMax) {
@@ -920,15 +1027,22 @@ void Lowering::lowerResize(const Node &node) {
     unsupported("resize mode '" + mode + "'");
   if (coord == "tf_crop_and_resize")
     unsupported("coordinate_transformation_mode tf_crop_and_resize");
-  // Source coordinate of output index o along one axis (ONNX Resize).
+  // Source coordinate of output index o along one axis, exactly as
+  // src/interp/ResizeKernels.cpp (the ONNX reference): with scales, the
+  // "resized length" of align_corners / pytorch_half_pixel is scale * inLen,
+  // not the (floored) output length, which differs when downsampling.
+  const Value *sizes = node.input(3);
+  // Without 4 scales the output shape alone defines the scale (sizes input).
+  const bool useSizes = (sizes && sizes->type.rank() > 0) || scales.size() != 4;
   auto source = [&](int64_t o, int64_t inLen, int64_t outLen, size_t axis) {
-    double scale = scales.size() == 4 ? double(scales[axis]) : double(outLen) / double(inLen);
+    const double scale = useSizes ? double(outLen) / double(inLen) : double(scales[axis]);
+    const double resizedLen = useSizes ? double(outLen) : scale * double(inLen);
     if (coord == "half_pixel")
       return (o + 0.5) / scale - 0.5;
     if (coord == "pytorch_half_pixel")
-      return outLen > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+      return resizedLen == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
     if (coord == "align_corners")
-      return outLen == 1 ? 0.0 : double(o) * double(inLen - 1) / double(outLen - 1);
+      return resizedLen == 1 ? 0.0 : double(o) * double(inLen - 1) / (resizedLen - 1);
     if (coord == "asymmetric")
       return o / scale;
     if (coord == "tf_half_pixel_for_nn")
@@ -936,17 +1050,20 @@ void Lowering::lowerResize(const Node &node) {
     unsupported("coordinate_transformation_mode '" + coord + "'");
   };
   auto clampIndex = [](int64_t i, int64_t n) { return int32_t(std::clamp<int64_t>(i, 0, n - 1)); };
+  // Nearest picks floor(v) or floor(v) + 1 by the fraction, as the interpreter.
+  if (nearestMode != "round_prefer_floor" && nearestMode != "round_prefer_ceil" &&
+      nearestMode != "floor" && nearestMode != "ceil")
+    unsupported("nearest_mode '" + nearestMode + "'");
   auto nearest = [&](double v) -> int64_t {
-    if (nearestMode == "floor")
-      return int64_t(std::floor(v));
-    if (nearestMode == "ceil")
-      return int64_t(std::ceil(v));
-    const double f = std::floor(v);
-    if (v - f == 0.5)
-      return nearestMode == "round_prefer_ceil" ? int64_t(f) + 1 : int64_t(f);
-    if (nearestMode != "round_prefer_floor" && nearestMode != "round_prefer_ceil")
-      unsupported("nearest_mode '" + nearestMode + "'");
-    return int64_t(std::round(v));
+    const double f = std::floor(v), ratio = v - f;
+    bool up = false;
+    if (nearestMode == "round_prefer_ceil")
+      up = ratio >= 0.5;
+    else if (nearestMode == "ceil")
+      up = ratio > 0;
+    else if (nearestMode == "round_prefer_floor")
+      up = ratio > 0.5;
+    return int64_t(f) + (up ? 1 : 0);
   };
   const int64_t NC = is[0] * is[1], IH = is[2], IW = is[3], OH = os[2], OW = os[3];
   if (mode == "nearest") {

@@ -1,6 +1,7 @@
 /*===- bundlefit_kernels.h - Portable float32 kernels for bundles ----------===
  *
- * One readable C function per operator, NCHW layout, float32. The build
+ * One readable C function per operator, NCHW layout, float32 (plus small
+ * integer variants of the elementwise ops, Clip, MaxPool and Pad). The build
  * compiles these files once per target family to LLVM bitcode (clang-16,
  * -O2 -ffreestanding -fno-math-errno); the code generator links that bitcode
  * into each bundle, calls the kernels with constant shapes and offsets and
@@ -46,6 +47,17 @@ enum bf_activation {
   BF_ACT_HARD_SWISH = 7
 };
 
+/* Binary operators of the integer kernels (bf_binary_<type>). */
+enum bf_binary_op {
+  BF_OP_ADD = 0,
+  BF_OP_SUB = 1,
+  BF_OP_MUL = 2,
+  BF_OP_DIV = 3,
+  BF_OP_MAX = 4,
+  BF_OP_MIN = 5,
+  BF_OP_PRELU = 6 /* float only */
+};
+
 /* Pad modes. */
 enum bf_pad_mode { BF_PAD_CONSTANT = 0, BF_PAD_REFLECT = 1, BF_PAD_EDGE = 2 };
 
@@ -72,6 +84,13 @@ void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_
                       int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                       int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                       int32_t dilH, int32_t dilW);
+/* The same for integer planes (padding never wins: it is the type's lowest). */
+void bf_maxpool2d_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t H, int32_t W,
+                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
+                     int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
+void bf_maxpool2d_i8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
+                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
+                     int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
 /* countIncludePad: divisor counts padded positions inside
  * [-padT, H+padB) x [-padL, W+padR) (ONNX count_include_pad=1). */
 void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,
@@ -141,6 +160,25 @@ BF_DECLARE_UNARY(abs)
 BF_DECLARE_UNARY(elu)
 BF_DECLARE_UNARY(reciprocal)
 #undef BF_DECLARE_UNARY
+/* Integer out[dims] = a op b (op: bf_binary_op except PRelu), strides as above.
+ * Add/Sub/Mul wrap; Div truncates toward zero, x / 0 = 0. */
+#define BF_DECLARE_INT_BINARY(name, T)                                              \
+  void bf_binary_##name(const T *a, const T *b, T *out, const int32_t *dims,        \
+                        const int32_t *aStrides, const int32_t *bStrides, int32_t op);
+BF_DECLARE_INT_BINARY(i8, int8_t)
+BF_DECLARE_INT_BINARY(u8, uint8_t)
+BF_DECLARE_INT_BINARY(i32, int32_t)
+BF_DECLARE_INT_BINARY(i64, int64_t)
+#undef BF_DECLARE_INT_BINARY
+/* out[i] = min(max(in[i], *lo), *hi); a NULL bound is absent. */
+#define BF_DECLARE_CLIP_BOUNDS(name, T)                                             \
+  void bf_clip_bounds_##name(const T *in, T *out, int32_t n, const T *lo, const T *hi);
+BF_DECLARE_CLIP_BOUNDS(f32, float)
+BF_DECLARE_CLIP_BOUNDS(i8, int8_t)
+BF_DECLARE_CLIP_BOUNDS(u8, uint8_t)
+BF_DECLARE_CLIP_BOUNDS(i32, int32_t)
+BF_DECLARE_CLIP_BOUNDS(i64, int64_t)
+#undef BF_DECLARE_CLIP_BOUNDS
 void bf_cast_i64_f32(const int64_t *in, float *out, int32_t n);
 void bf_cast_i32_f32(const int32_t *in, float *out, int32_t n);
 void bf_cast_i8_f32(const int8_t *in, float *out, int32_t n);
@@ -158,9 +196,19 @@ void bf_copy_strided_u8(const uint8_t *src, uint8_t *dst, const int32_t *dims,
                         const int32_t *srcStrides, const int32_t *dstStrides);
 void bf_copy_strided_i64(const int64_t *src, int64_t *dst, const int32_t *dims,
                          const int32_t *srcStrides, const int32_t *dstStrides);
-/* out[outDims] from in[inDims] padded by padBegin (6-D), mode bf_pad_mode. */
+/* out[outDims] from in[inDims] padded by padBegin (6-D), mode bf_pad_mode.
+ * Pad only moves elements: u8/u32/u64 serve every type of that size (value
+ * is the constant's bit pattern). */
 void bf_pad_f32(const float *in, float *out, const int32_t *inDims, const int32_t *outDims,
                 const int32_t *padBegin, int32_t mode, float value);
+void bf_pad_u8(const uint8_t *in, uint8_t *out, const int32_t *inDims, const int32_t *outDims,
+               const int32_t *padBegin, int32_t mode, uint8_t value);
+void bf_pad_u32(const uint32_t *in, uint32_t *out, const int32_t *inDims,
+                const int32_t *outDims, const int32_t *padBegin, int32_t mode,
+                uint32_t value);
+void bf_pad_u64(const uint64_t *in, uint64_t *out, const int32_t *inDims,
+                const int32_t *outDims, const int32_t *padBegin, int32_t mode,
+                uint64_t value);
 /* 2-D resize of NC planes IHxIW -> OHxOW with precomputed source indices
  * (the code generator applies the coordinate transformation and rounding). */
 void bf_resize_nearest_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,

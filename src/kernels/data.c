@@ -45,43 +45,50 @@ BF_INLINE int32_t bf_pad_source(int32_t i, int32_t n, int32_t mode) {
   return i < n ? i : period - i;
 }
 
-void bf_pad_f32(const float *restrict in, float *restrict out, const int32_t *inDims,
-                const int32_t *outDims, const int32_t *padBegin, int32_t mode, float value) {
-  int32_t inStride[BF_MAX_RANK];
-  inStride[BF_MAX_RANK - 1] = 1;
-  for (int d = BF_MAX_RANK - 2; d >= 0; --d)
-    inStride[d] = inStride[d + 1] * inDims[d + 1];
-  int64_t dst = 0;
-  for (int32_t i0 = 0; i0 < outDims[0]; ++i0) {
-    const int32_t s0 = bf_pad_source(i0 - padBegin[0], inDims[0], mode);
-    for (int32_t i1 = 0; i1 < outDims[1]; ++i1) {
-      const int32_t s1 = bf_pad_source(i1 - padBegin[1], inDims[1], mode);
-      for (int32_t i2 = 0; i2 < outDims[2]; ++i2) {
-        const int32_t s2 = bf_pad_source(i2 - padBegin[2], inDims[2], mode);
-        for (int32_t i3 = 0; i3 < outDims[3]; ++i3) {
-          const int32_t s3 = bf_pad_source(i3 - padBegin[3], inDims[3], mode);
-          for (int32_t i4 = 0; i4 < outDims[4]; ++i4) {
-            const int32_t s4 = bf_pad_source(i4 - padBegin[4], inDims[4], mode);
-            float *o = out + dst;
-            dst += outDims[5];
-            if (s0 < 0 || s1 < 0 || s2 < 0 || s3 < 0 || s4 < 0) {
-              for (int32_t i5 = 0; i5 < outDims[5]; ++i5)
-                o[i5] = value;
-              continue;
-            }
-            const float *x = in + (int64_t)s0 * inStride[0] + (int64_t)s1 * inStride[1] +
-                             (int64_t)s2 * inStride[2] + (int64_t)s3 * inStride[3] +
-                             (int64_t)s4 * inStride[4];
-            for (int32_t i5 = 0; i5 < outDims[5]; ++i5) {
-              const int32_t s5 = bf_pad_source(i5 - padBegin[5], inDims[5], mode);
-              o[i5] = s5 < 0 ? value : x[s5];
-            }
-          }
-        }
-      }
-    }
+/* Pad only moves elements, so one instance per element size serves every
+ * type (the code generator passes the constant's bit pattern as `value`). */
+#define BF_DEFINE_PAD(name, T)                                                               \
+  void bf_pad_##name(const T *restrict in, T *restrict out, const int32_t *inDims,           \
+                   const int32_t *outDims, const int32_t *padBegin, int32_t mode, T value) { \
+    int32_t inStride[BF_MAX_RANK];                                                           \
+    inStride[BF_MAX_RANK - 1] = 1;                                                           \
+    for (int d = BF_MAX_RANK - 2; d >= 0; --d)                                               \
+      inStride[d] = inStride[d + 1] * inDims[d + 1];                                         \
+    int64_t dst = 0;                                                                         \
+    for (int32_t i0 = 0; i0 < outDims[0]; ++i0) {                                            \
+      const int32_t s0 = bf_pad_source(i0 - padBegin[0], inDims[0], mode);                   \
+      for (int32_t i1 = 0; i1 < outDims[1]; ++i1) {                                          \
+        const int32_t s1 = bf_pad_source(i1 - padBegin[1], inDims[1], mode);                 \
+        for (int32_t i2 = 0; i2 < outDims[2]; ++i2) {                                        \
+          const int32_t s2 = bf_pad_source(i2 - padBegin[2], inDims[2], mode);               \
+          for (int32_t i3 = 0; i3 < outDims[3]; ++i3) {                                      \
+            const int32_t s3 = bf_pad_source(i3 - padBegin[3], inDims[3], mode);             \
+            for (int32_t i4 = 0; i4 < outDims[4]; ++i4) {                                    \
+              const int32_t s4 = bf_pad_source(i4 - padBegin[4], inDims[4], mode);           \
+              T *o = out + dst;                                                              \
+              dst += outDims[5];                                                             \
+              if (s0 < 0 || s1 < 0 || s2 < 0 || s3 < 0 || s4 < 0) {                          \
+                for (int32_t i5 = 0; i5 < outDims[5]; ++i5)                                  \
+                  o[i5] = value;                                                             \
+                continue;                                                                    \
+              }                                                                              \
+              const T *x = in + (int64_t)s0 * inStride[0] + (int64_t)s1 * inStride[1] +      \
+                               (int64_t)s2 * inStride[2] + (int64_t)s3 * inStride[3] +       \
+                               (int64_t)s4 * inStride[4];                                    \
+              for (int32_t i5 = 0; i5 < outDims[5]; ++i5) {                                  \
+                const int32_t s5 = bf_pad_source(i5 - padBegin[5], inDims[5], mode);         \
+                o[i5] = s5 < 0 ? value : x[s5];                                              \
+              }                                                                              \
+            }                                                                                \
+          }                                                                                  \
+        }                                                                                    \
+      }                                                                                      \
+    }                                                                                        \
   }
-}
+BF_DEFINE_PAD(f32, float)
+BF_DEFINE_PAD(u8, uint8_t)
+BF_DEFINE_PAD(u32, uint32_t)
+BF_DEFINE_PAD(u64, uint64_t)
 
 void bf_resize_nearest_f32(const float *restrict in, float *restrict out, int32_t NC,
                            int32_t IH, int32_t IW, int32_t OH, int32_t OW,

@@ -1,7 +1,5 @@
-/*===- elementwise.c - Broadcasting binary ops, unary ops, casts, float32 --===*/
+/*===- elementwise.c - Broadcasting binary ops, unary ops, casts ----------===*/
 #include "kernel_util.h"
-
-enum { BF_OP_ADD, BF_OP_SUB, BF_OP_MUL, BF_OP_DIV, BF_OP_MAX, BF_OP_MIN, BF_OP_PRELU };
 
 BF_INLINE float bf_binary_op(float x, float y, int op) {
   switch (op) {
@@ -104,3 +102,79 @@ BF_DEFINE_CAST(i8_f32, int8_t, float)
 BF_DEFINE_CAST(u8_f32, uint8_t, float)
 BF_DEFINE_CAST(f32_i32, float, int32_t)
 BF_DEFINE_CAST(f32_i64, float, int64_t)
+
+/* ---- Integer arithmetic (int8, uint8, int32, int64) --------------------
+ * Rare in float models (shape arithmetic, quantised glue), so one compact
+ * kernel per element type takes the operator as an argument: the code
+ * generator passes a constant and LLVM folds the switch once inlined.
+ * Semantics follow the interpreter (src/interp/ElementwiseKernels.cpp):
+ *  - Add/Sub/Mul wrap; they are computed in the unsigned type of the same
+ *    width because signed overflow is undefined behaviour in C;
+ *  - Div truncates toward zero (C division); x / 0 gives 0 and, for signed
+ *    types, x / -1 is a wrapping negation so INT_MIN / -1 does not trap. */
+#define BF_DEFINE_INT_BINARY(name, T, U)                                              \
+  BF_INLINE T bf_int_op_##name(T x, T y, int32_t op) {                                \
+    switch (op) {                                                                      \
+    case BF_OP_ADD:                                                                    \
+      return (T)((U)x + (U)y);                                                         \
+    case BF_OP_SUB:                                                                    \
+      return (T)((U)x - (U)y);                                                         \
+    case BF_OP_MUL:                                                                    \
+      return (T)((U)x * (U)y);                                                         \
+    case BF_OP_DIV:                                                                    \
+      if (y == 0)                                                                      \
+        return 0;                                                                      \
+      if ((T)-1 < (T)0 && y == (T)-1)                                                  \
+        return (T)(0 - (U)x);                                                          \
+      return (T)(x / y);                                                               \
+    case BF_OP_MAX:                                                                    \
+      return x < y ? y : x;                                                            \
+    default: /* BF_OP_MIN */                                                           \
+      return y < x ? y : x;                                                            \
+    }                                                                                  \
+  }                                                                                    \
+  /* Same loop nest and broadcasting strides as the float kernels. */               \
+  void bf_binary_##name(const T *a, const T *b, T *out, const int32_t *dims,          \
+                        const int32_t *sa, const int32_t *sb, int32_t op) {           \
+    int64_t dst = 0;                                                                   \
+    for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                           \
+      for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                         \
+        for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                       \
+          for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                     \
+            for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                 \
+              const T *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] +            \
+                            (int64_t)i2 * sa[2] + (int64_t)i3 * sa[3] +                \
+                            (int64_t)i4 * sa[4];                                       \
+              const T *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] +            \
+                            (int64_t)i2 * sb[2] + (int64_t)i3 * sb[3] +                \
+                            (int64_t)i4 * sb[4];                                       \
+              for (int32_t i = 0; i < dims[5]; ++i)                                    \
+                out[dst + i] = bf_int_op_##name(pa[(int64_t)i * sa[5]],                \
+                                                pb[(int64_t)i * sb[5]], op);           \
+              dst += dims[5];                                                          \
+            }                                                                          \
+  }
+BF_DEFINE_INT_BINARY(i8, int8_t, uint8_t)
+BF_DEFINE_INT_BINARY(u8, uint8_t, uint8_t)
+BF_DEFINE_INT_BINARY(i32, int32_t, uint32_t)
+BF_DEFINE_INT_BINARY(i64, int64_t, uint64_t)
+
+/* Clip with bounds read from memory (a runtime tensor, or a constant the code
+ * generator emitted); NULL means no bound on that side. As the interpreter:
+ * min(max(x, lo), hi). Float Clip with constant bounds uses bf_clip_f32. */
+#define BF_DEFINE_CLIP_BOUNDS(name, T)                                                \
+  void bf_clip_bounds_##name(const T *in, T *out, int32_t n, const T *lo, const T *hi) { \
+    for (int32_t i = 0; i < n; ++i) {                                                  \
+      T x = in[i];                                                                     \
+      if (lo && x < *lo)                                                               \
+        x = *lo;                                                                       \
+      if (hi && *hi < x)                                                               \
+        x = *hi;                                                                       \
+      out[i] = x;                                                                      \
+    }                                                                                  \
+  }
+BF_DEFINE_CLIP_BOUNDS(f32, float)
+BF_DEFINE_CLIP_BOUNDS(i8, int8_t)
+BF_DEFINE_CLIP_BOUNDS(u8, uint8_t)
+BF_DEFINE_CLIP_BOUNDS(i32, int32_t)
+BF_DEFINE_CLIP_BOUNDS(i64, int64_t)

@@ -27,6 +27,38 @@ void bf_maxpool2d_f32(const float *restrict in, float *restrict out, int32_t NC,
   }
 }
 
+/* Integer MaxPool: the same loop, starting from the type's lowest value so
+ * a window lying entirely in the padding gives it (the interpreter saturates
+ * -inf to it). Max of integers is exact, so the result equals the input's. */
+#define BF_DEFINE_MAXPOOL_INT(name, T, lowest)                                         \
+  void bf_maxpool2d_##name(const T *restrict in, T *restrict out, int32_t NC, int32_t H, \
+                           int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,    \
+                           int32_t strideH, int32_t strideW, int32_t padT, int32_t padL, \
+                           int32_t dilH, int32_t dilW) {                                 \
+    for (int32_t p = 0; p < NC; ++p) {                                                   \
+      const T *x = in + (int64_t)p * H * W;                                              \
+      T *o = out + (int64_t)p * OH * OW;                                                 \
+      for (int32_t oh = 0; oh < OH; ++oh) {                                              \
+        for (int32_t ow = 0; ow < OW; ++ow) {                                            \
+          T best = (lowest);                                                             \
+          for (int32_t kh = 0; kh < KH; ++kh) {                                          \
+            const int32_t ih = oh * strideH - padT + kh * dilH;                          \
+            if (ih < 0 || ih >= H)                                                       \
+              continue;                                                                  \
+            for (int32_t kw = 0; kw < KW; ++kw) {                                        \
+              const int32_t iw = ow * strideW - padL + kw * dilW;                        \
+              if (iw >= 0 && iw < W && x[ih * W + iw] > best)                            \
+                best = x[ih * W + iw];                                                   \
+            }                                                                            \
+          }                                                                              \
+          o[oh * OW + ow] = best;                                                        \
+        }                                                                                \
+      }                                                                                  \
+    }                                                                                    \
+  }
+BF_DEFINE_MAXPOOL_INT(u8, uint8_t, 0)
+BF_DEFINE_MAXPOOL_INT(i8, int8_t, -128)
+
 void bf_avgpool2d_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t H,
                       int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                       int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,

@@ -104,3 +104,36 @@ TEST_CASE("a failed compile leaves no bundle behind") {
   CHECK(unwritable.exitCode == 6);
   CHECK(unwritable.output.find("/proc/bundle") != std::string::npos);
 }
+
+TEST_CASE("the dynamic bundle API exports <net>_config with sizes and a symbol table") {
+  fs::path dir = freshDir("dynamic_api");
+  CommandResult result = runBundlefit("compile " + modelPath("lenet") + " -o " + dir.string() +
+                                      " --bundle-api dynamic");
+  REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  std::string header = readFile(dir / "lenet.h");
+  CHECK(header.find("extern const struct BundleConfig lenet_config;") != std::string::npos);
+  CHECK(header.find("LENET_CONSTANT_MEM_SIZE") == std::string::npos);
+
+  std::ofstream(dir / "main.c") << R"(#include "lenet.h"
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+  const struct BundleConfig *c = &lenet_config;
+  if (c->constantWeightVarsMemSize != 1724608 || c->mutableWeightVarsMemSize != 3200 ||
+      c->alignment != 64 || c->numSymbols != 2)
+    return 1;
+  if (strcmp(c->symbolTable[0].name, "data") || c->symbolTable[0].offset != 0 ||
+      c->symbolTable[0].size != 784 || c->symbolTable[0].kind != 1)
+    return 2;
+  if (strcmp(c->symbolTable[1].name, "softmax") || c->symbolTable[1].offset != 3136)
+    return 3;
+  printf("%llu\n", (unsigned long long)c->activationsMemSize);
+  return 0;
+}
+)";
+  std::string d = dir.string();
+  REQUIRE(std::system(("cc -std=c11 -Wall -Werror -no-pie -o " + d + "/main " + d + "/main.c " +
+                       d + "/lenet.o -lm").c_str()) == 0);
+  CHECK(std::system((d + "/main > " + d + "/out.txt").c_str()) == 0);
+  CHECK(readFile(dir / "out.txt") == "57600\n");
+}
