@@ -90,6 +90,11 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "codegen.json"))
     args = ap.parse_args()
 
+    # Run a private copy of the binary so a rebuild of the build tree mid-run cannot break it.
+    os.makedirs(args.work, exist_ok=True)
+    bundlefit_src = os.path.abspath(args.bundlefit)
+    args.bundlefit = os.path.join(args.work, "bundlefit")
+    shutil.copy2(bundlefit_src, args.bundlefit)
     models = [m for m in args.models.split(",") if m]
     targets = [t for t in args.targets.split(",") if t]
     opts = [o for o in args.opts.split(",") if o]
@@ -105,7 +110,8 @@ def main():
         load_before = os.getloadavg()
     except OSError:
         load_before = None
-    results = {"schema": "bundlefit.bench.codegen/1", "bundlefit": args.bundlefit,
+    results = {"schema": "bundlefit.bench.codegen/1", "bundlefit": bundlefit_src,
+               "bundlefit_mtime_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(bundlefit_src))),
                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "nproc": os.cpu_count(), "loadavg_at_start": load_before,
                "compile_reps": args.compile_reps, "rounds": args.rounds, "budget_s": args.budget,

@@ -21,8 +21,8 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
       ->check(CLI::IsMember({"hard", "soft"}));
   command.add_option("--relocation-model", request.relocationModel, "static | pic")
       ->check(CLI::IsMember({"static", "pic"}));
-  command.add_option("--opt", request.optLevel, "O2 (speed) | Os (size first)")
-      ->check(CLI::IsMember({"O2", "Os"}));
+  command.add_option("--opt", request.optLevel, "O2 (speed) | O3 (specialise every kernel call) | Os (size first)")
+      ->check(CLI::IsMember({"O2", "O3", "Os"}));
   command.add_option("--dump-graph-DAG", request.dumpGraphDag,
                      "Write the compiled graph (shapes, buffer offsets) as Graphviz to FILE");
   command.add_option("--time-limit", request.exactTimeBudgetSeconds,
@@ -43,7 +43,9 @@ CompiledBundle compileBundle(const CompileRequest &request) {
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
   bundle.plan = planGraphMemory(*bundle.graph, planOptions);
-  bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName, bundle.target);
+  BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
+  bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName, bundle.target,
+                                     api == BundleApi::Dynamic);
   status("compiled " + bundle.networkName + " for " + describeTarget(bundle.target) + " in " +
          std::to_string(bundle.code.compileSeconds).substr(0, 5) + " s");
 
@@ -57,7 +59,6 @@ CompiledBundle compileBundle(const CompileRequest &request) {
                       {"cpu", bundle.target.cpu},
                       {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},
                       {"opt", optLevelName(bundle.target.optLevel)}};
-  BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
   writeBundleDirectory(
       request.outputDir,
       {{net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},

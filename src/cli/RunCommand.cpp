@@ -125,8 +125,8 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--target", options->compile.target,
                       "host | cortex-m7 (mps2-an500) | cortex-m33 (mps2-an505) | cortex-m4 (mps2-an386)")
       ->check(CLI::IsMember(supportedRunTargets()));
-  command->add_option("--opt", options->compile.optLevel, "O2 | Os")
-      ->check(CLI::IsMember({"O2", "Os"}));
+  command->add_option("--opt", options->compile.optLevel, "O2 | O3 | Os")
+      ->check(CLI::IsMember({"O2", "O3", "Os"}));
   command->add_option("--network-name", options->compile.networkName, "Bundle name");
   command->add_flag("--compare", options->compare,
                     "Also run the reference interpreter and print the largest difference");

@@ -1,6 +1,7 @@
 //===- BundleCodegen.cpp - Kernel bitcode + entry -> optimised ELF object ---===//
 #include "bundlefit/codegen/BundleCodegen.h"
 
+#include "BundleConfig.h"
 #include "LowerGraph.h"
 #include "bundlefit/support/Error.h"
 
@@ -255,7 +256,7 @@ void quietDiagnostics(llvm::LLVMContext &context) {
 /// Builds and optimises the bundle module.
 std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Graph &graph,
                                           const MemoryPlan &plan, const std::string &name,
-                                          const TargetOptions &target,
+                                          const TargetOptions &target, bool withBundleConfig,
                                           std::unique_ptr<llvm::TargetMachine> &machine) {
   if (name.empty())
     throw Error(ExitCode::Usage, "--network-name must not be empty");
@@ -264,6 +265,8 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
   auto module = loadKernels(context, target, cpu, *machine);
   module->setModuleIdentifier(name);
   llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name);
+  if (withBundleConfig)
+    emitBundleConfig(*module, plan, name);
   setFunctionAttributes(*module, target, cpu, entry);
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
@@ -277,12 +280,13 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
 
 CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
                                    const std::string &networkName,
-                                   const TargetOptions &target) {
+                                   const TargetOptions &target, bool withBundleConfig) {
   const auto start = std::chrono::steady_clock::now();
   llvm::LLVMContext context;
   quietDiagnostics(context);
   std::unique_ptr<llvm::TargetMachine> machine;
-  auto module = buildModule(context, graph, plan, networkName, target, machine);
+  auto module =
+      buildModule(context, graph, plan, networkName, target, withBundleConfig, machine);
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
@@ -307,7 +311,7 @@ std::string generateBundleIR(const Graph &graph, const MemoryPlan &plan,
   llvm::LLVMContext context;
   quietDiagnostics(context);
   std::unique_ptr<llvm::TargetMachine> machine;
-  auto module = buildModule(context, graph, plan, networkName, target, machine);
+  auto module = buildModule(context, graph, plan, networkName, target, false, machine);
   std::string text;
   llvm::raw_string_ostream stream(text);
   module->print(stream, nullptr);

@@ -156,11 +156,16 @@ struct Window {
 /// interpreter use, so auto_pad / output_shape / ceil_mode resolve exactly as
 /// they do there (ConvTranspose SAME pads depend on the *input* length and may
 /// be negative with output_shape; a private copy of the formula got it wrong).
-Window windowOf(const Node &node, const Shape &in, const Shape &out, const Ints &kernel,
-                bool transposed, bool ceilMode) {
+struct SpatialWindow {
+  Ints strides, dilations, padsBegin, padsEnd;
+};
+
+SpatialWindow resolveSpatial(const Node &node, const Shape &in, const Shape &out,
+                             const Ints &kernel, bool transposed, bool ceilMode) {
   const size_t rank = in.size();
-  if (rank != 3 && rank != 4)
-    throw Error(ExitCode::Unsupported, node.describe() + ": only 1-D and 2-D windows (input " +
+  if (rank < 3 || rank > 5)
+    throw Error(ExitCode::Unsupported, node.describe() +
+                                           ": only 1-D, 2-D and 3-D windows (input " +
                                            shapeToString(in) + ") are supported");
   const size_t spatial = rank - 2;
   if (kernel.size() != spatial || out.size() != rank)
@@ -185,6 +190,18 @@ Window windowOf(const Node &node, const Shape &in, const Shape &out, const Ints 
       throw Error(ExitCode::Unsupported,
                   node.describe() + ": output " + shapeToString(out) +
                       " differs from the window geometry");
+  return {strides, dilations, padsBegin, padsEnd};
+}
+
+Window windowOf(const Node &node, const Shape &in, const Shape &out, const Ints &kernel,
+                bool transposed, bool ceilMode) {
+  const size_t rank = in.size();
+  if (rank != 3 && rank != 4)
+    throw Error(ExitCode::Unsupported, node.describe() + ": only 1-D and 2-D windows (input " +
+                                           shapeToString(in) + ") are supported");
+  const SpatialWindow sw = resolveSpatial(node, in, out, kernel, transposed, ceilMode);
+  const Ints &strides = sw.strides, &dilations = sw.dilations;
+  const Ints &padsBegin = sw.padsBegin, &padsEnd = sw.padsEnd;
   Window w;
   w.N = in[0];
   w.C = in[1];
@@ -223,6 +240,16 @@ private:
   llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(builder_.getPtrTy()); }
 
   llvm::Value *intTable(const std::vector<int32_t> &values);
+  /// intTable of int64 values (3-D window vectors), each checked to fit int32.
+  llvm::Value *intTable(const Ints &values) {
+    std::vector<int32_t> narrow;
+    for (int64_t v : values) {
+      if (v > INT32_MAX || v < INT32_MIN)
+        unsupported("value " + std::to_string(v) + " exceeds int32");
+      narrow.push_back(int32_t(v));
+    }
+    return intTable(narrow);
+  }
   llvm::Value *floatTable(const std::vector<float> &values);
   /// Address of `value` plus `byteOffset` (nullptr value -> null pointer).
   llvm::Value *address(const Value *value, int64_t byteOffset = 0);
@@ -537,6 +564,21 @@ void Lowering::lowerConv(const Node &node, bool transposed) {
     unsupported("weight rank differs from input rank");
   // The weight's spatial dims are the kernel (as in the interpreter).
   const Ints kernel(ws.begin() + 2, ws.end());
+  if (x->type.rank() == 5) { // 3-D: direct-loop kernels taking {D, H, W} tables.
+    const SpatialWindow sw =
+        resolveSpatial(node, x->type.shape, y->type.shape, kernel, transposed, false);
+    const Shape &xs = x->type.shape, &ys = y->type.shape;
+    const int64_t groups = node.attrs.getInt("group", 1);
+    if (groups <= 0 || xs[1] % groups != 0 || ys[1] % groups != 0)
+      unsupported("group " + std::to_string(groups) + " does not divide the channels");
+    const Activation act = fusedActivation(node);
+    call(transposed ? "bf_conv_transpose3d_f32" : "bf_conv3d_f32",
+         {address(x), address(w), address(b), address(y), i32(xs[0]), i32(xs[1]), i32(ys[1]),
+          intTable(Ints(xs.begin() + 2, xs.end())), intTable(Ints(ys.begin() + 2, ys.end())),
+          intTable(kernel), intTable(sw.strides), intTable(sw.padsBegin),
+          intTable(sw.dilations), i32(groups), i32(act.kind), f32(act.a), f32(act.b)});
+    return;
+  }
   const Window win = windowOf(node, x->type.shape, y->type.shape, kernel, transposed, false);
   const int64_t groups = node.attrs.getInt("group", 1);
   const int64_t M = y->type.shape[1];
@@ -562,9 +604,22 @@ void Lowering::lowerPool(const Node &node, bool isMax) {
     unsupported("MaxPool's Indices output");
   if (node.attrs.getInt("storage_order", 0) != 0)
     unsupported("storage_order=1");
-  const Window win = windowOf(node, x->type.shape, y->type.shape,
-                              node.attrs.getInts("kernel_shape"), false,
-                              node.attrs.getInt("ceil_mode", 0) != 0);
+  const Ints kernel = node.attrs.getInts("kernel_shape");
+  const bool ceilMode = node.attrs.getInt("ceil_mode", 0) != 0;
+  if (x->type.rank() == 5) { // 3-D: one direct-loop kernel for max and average.
+    if (intMax)
+      requireFloat(y);
+    const SpatialWindow sw =
+        resolveSpatial(node, x->type.shape, y->type.shape, kernel, false, ceilMode);
+    const Shape &xs = x->type.shape, &ys = y->type.shape;
+    call("bf_pool3d_f32",
+         {address(x), address(y), i32(xs[0] * xs[1]), intTable(Ints(xs.begin() + 2, xs.end())),
+          intTable(Ints(ys.begin() + 2, ys.end())), intTable(kernel), intTable(sw.strides),
+          intTable(sw.padsBegin), intTable(sw.padsEnd), intTable(sw.dilations),
+          i32(isMax ? 1 : 0), i32(node.attrs.getInt("count_include_pad", 0) != 0)});
+    return;
+  }
+  const Window win = windowOf(node, x->type.shape, y->type.shape, kernel, false, ceilMode);
   if (isMax) {
     call(std::string("bf_maxpool2d_") + (intMax ? intKernelSuffix(dtype) : "f32"),
          {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W), i32(win.OH),
@@ -714,7 +769,8 @@ void Lowering::lowerBinary(const Node &node, const std::string &floatKernel, int
   const char *suffix = intKernelSuffix(dtype);
   if (dtype != DType::Float32 && (!suffix || op == BF_OP_PRELU))
     requireFloat(y);
-  const std::string kernel = dtype == DType::Float32 ? floatKernel : std::string("bf_binary_") + suffix;
+  const std::string kernel =
+      dtype == DType::Float32 ? floatKernel : std::string("bf_binary_") + suffix;
   const Shape &out = y->type.shape;
   const size_t rank = out.size();
   auto stridesFor = [&](const Value *v) {

@@ -77,6 +77,19 @@ void bf_conv_transpose2d_f32(const float *in, const float *w, const float *bias,
                              int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                              int32_t dilH, int32_t dilW, int32_t groups,
                              int32_t act, float actA, float actB);
+/* 3-D (NCDHW): inDims/outDims/kernel/strides/pads(begin)/dilations are
+ * {D, H, W} vectors. Weights as above with a KD dimension. */
+void bf_conv3d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
+                   int32_t C, int32_t M, const int32_t *inDims, const int32_t *outDims,
+                   const int32_t *kernel, const int32_t *strides, const int32_t *pads,
+                   const int32_t *dilations, int32_t groups, int32_t act, float actA,
+                   float actB);
+void bf_conv_transpose3d_f32(const float *in, const float *w, const float *bias, float *out,
+                             int32_t N, int32_t C, int32_t M, const int32_t *inDims,
+                             const int32_t *outDims, const int32_t *kernel,
+                             const int32_t *strides, const int32_t *pads,
+                             const int32_t *dilations, int32_t groups, int32_t act,
+                             float actA, float actB);
 
 /* ---- pool.c ------------------------------------------------------------ */
 /* NC = N*C planes of HxW -> OHxOW. */
@@ -91,6 +104,11 @@ void bf_maxpool2d_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t H, int
 void bf_maxpool2d_i8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
                      int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
                      int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
+/* 3-D max (isMax) or average pooling of NC planes; {D, H, W} vectors. */
+void bf_pool3d_f32(const float *in, float *out, int32_t NC, const int32_t *inDims,
+                   const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
+                   const int32_t *padsBegin, const int32_t *padsEnd, const int32_t *dilations,
+                   int32_t isMax, int32_t countIncludePad);
 /* countIncludePad: divisor counts padded positions inside
  * [-padT, H+padB) x [-padL, W+padR) (ONNX count_include_pad=1). */
 void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,

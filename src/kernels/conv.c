@@ -289,3 +289,110 @@ void bf_conv_transpose2d_f32(const float *restrict in, const float *restrict w,
     bf_activate_array(out + (int64_t)n * M * outPlane, M * outPlane, act, actA, actB);
   }
 }
+
+/* ---- 3-D (NCDHW) ---------------------------------------------------------
+ * Rare in MCU models, so plain direct loops without register tiles. The
+ * spatial vectors are {D, H, W}: in/out extents, kernel, strides, padsBegin
+ * (may be negative for ConvTranspose with output_shape), dilations. */
+void bf_conv3d_f32(const float *restrict in, const float *restrict w,
+                   const float *restrict bias, float *restrict out, int32_t N, int32_t C,
+                   int32_t M, const int32_t *inDims, const int32_t *outDims,
+                   const int32_t *kernel, const int32_t *strides, const int32_t *pads,
+                   const int32_t *dilations, int32_t groups, int32_t act, float actA,
+                   float actB) {
+  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
+  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
+  const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];
+  const int32_t Cg = C / groups, Mg = M / groups;
+  const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;
+  const int32_t taps = KD * KH * KW;
+  for (int32_t n = 0; n < N; ++n) {
+    for (int32_t m = 0; m < M; ++m) {
+      const int32_t g = m / Mg;
+      float *o = out + ((int64_t)n * M + m) * outVol;
+      for (int32_t od = 0; od < OD; ++od)
+        for (int32_t oh = 0; oh < OH; ++oh)
+          for (int32_t ow = 0; ow < OW; ++ow) {
+            float acc = bias ? bias[m] : 0.0f;
+            for (int32_t cg = 0; cg < Cg; ++cg) {
+              const float *x = in + ((int64_t)n * C + g * Cg + cg) * inVol;
+              const float *wk = w + ((int64_t)m * Cg + cg) * taps;
+              for (int32_t kd = 0; kd < KD; ++kd) {
+                const int32_t id = od * strides[0] - pads[0] + kd * dilations[0];
+                if (id < 0 || id >= D)
+                  continue;
+                for (int32_t kh = 0; kh < KH; ++kh) {
+                  const int32_t ih = oh * strides[1] - pads[1] + kh * dilations[1];
+                  if (ih < 0 || ih >= H)
+                    continue;
+                  for (int32_t kw = 0; kw < KW; ++kw) {
+                    const int32_t iw = ow * strides[2] - pads[2] + kw * dilations[2];
+                    if (iw >= 0 && iw < W)
+                      acc += wk[(kd * KH + kh) * KW + kw] * x[((int64_t)id * H + ih) * W + iw];
+                  }
+                }
+              }
+            }
+            o[((int64_t)od * OH + oh) * OW + ow] = acc;
+          }
+      bf_activate_array(o, (int32_t)outVol, act, actA, actB);
+    }
+  }
+}
+
+/* w [C, M/groups, KD, KH, KW]; scatters every input element (the definition
+ * of the transposed convolution), then adds the bias and the activation. */
+void bf_conv_transpose3d_f32(const float *restrict in, const float *restrict w,
+                             const float *restrict bias, float *restrict out, int32_t N,
+                             int32_t C, int32_t M, const int32_t *inDims,
+                             const int32_t *outDims, const int32_t *kernel,
+                             const int32_t *strides, const int32_t *pads,
+                             const int32_t *dilations, int32_t groups, int32_t act,
+                             float actA, float actB) {
+  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
+  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
+  const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];
+  const int32_t Cg = C / groups, Mg = M / groups;
+  const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;
+  const int32_t taps = KD * KH * KW;
+  for (int32_t n = 0; n < N; ++n) {
+    float *y = out + (int64_t)n * M * outVol;
+    for (int64_t i = 0; i < (int64_t)M * outVol; ++i)
+      y[i] = 0.0f;
+    for (int32_t c = 0; c < C; ++c) {
+      const int32_t g = c / Cg;
+      const float *x = in + ((int64_t)n * C + c) * inVol;
+      for (int32_t id = 0; id < D; ++id)
+        for (int32_t ih = 0; ih < H; ++ih)
+          for (int32_t iw = 0; iw < W; ++iw) {
+            const float xv = x[((int64_t)id * H + ih) * W + iw];
+            for (int32_t kd = 0; kd < KD; ++kd) {
+              const int32_t od = id * strides[0] - pads[0] + kd * dilations[0];
+              if (od < 0 || od >= OD)
+                continue;
+              for (int32_t kh = 0; kh < KH; ++kh) {
+                const int32_t oh = ih * strides[1] - pads[1] + kh * dilations[1];
+                if (oh < 0 || oh >= OH)
+                  continue;
+                for (int32_t kw = 0; kw < KW; ++kw) {
+                  const int32_t ow = iw * strides[2] - pads[2] + kw * dilations[2];
+                  if (ow < 0 || ow >= OW)
+                    continue;
+                  const int64_t at = ((int64_t)od * OH + oh) * OW + ow;
+                  const int32_t tap = (kd * KH + kh) * KW + kw;
+                  for (int32_t mg = 0; mg < Mg; ++mg)
+                    y[(int64_t)(g * Mg + mg) * outVol + at] +=
+                        xv * w[((int64_t)c * Mg + mg) * taps + tap];
+                }
+              }
+            }
+          }
+    }
+    for (int32_t m = 0; m < M; ++m) {
+      const float b0 = bias ? bias[m] : 0.0f;
+      for (int64_t i = 0; i < outVol; ++i)
+        y[(int64_t)m * outVol + i] += b0;
+    }
+    bf_activate_array(y, (int32_t)(M * outVol), act, actA, actB);
+  }
+}

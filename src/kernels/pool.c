@@ -113,3 +113,50 @@ void bf_global_maxpool_f32(const float *restrict in, float *restrict out, int32_
     out[p] = best;
   }
 }
+
+/* 3-D (NCDHW) max / average pooling, direct loops as in the interpreter:
+ * spatial vectors are {D, H, W}. Average divides by the taps inside the input
+ * or, with countIncludePad, inside [-padsBegin, in + padsEnd) per axis (so a
+ * ceil_mode window hanging past the end padding does not count those taps). */
+void bf_pool3d_f32(const float *restrict in, float *restrict out, int32_t NC,
+                   const int32_t *inDims, const int32_t *outDims, const int32_t *kernel,
+                   const int32_t *strides, const int32_t *padsBegin, const int32_t *padsEnd,
+                   const int32_t *dilations, int32_t isMax, int32_t countIncludePad) {
+  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
+  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
+  const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;
+  for (int32_t p = 0; p < NC; ++p) {
+    const float *x = in + (int64_t)p * inVol;
+    float *o = out + (int64_t)p * outVol;
+    for (int32_t od = 0; od < OD; ++od)
+      for (int32_t oh = 0; oh < OH; ++oh)
+        for (int32_t ow = 0; ow < OW; ++ow) {
+          float best = -BF_FLT_MAX, sum = 0.0f;
+          int32_t count = 0;
+          for (int32_t kd = 0; kd < kernel[0]; ++kd) {
+            const int32_t id = od * strides[0] - padsBegin[0] + kd * dilations[0];
+            const int dIn = id >= 0 && id < D;
+            const int dPad = id >= -padsBegin[0] && id < D + padsEnd[0];
+            for (int32_t kh = 0; kh < kernel[1]; ++kh) {
+              const int32_t ih = oh * strides[1] - padsBegin[1] + kh * dilations[1];
+              const int hIn = ih >= 0 && ih < H;
+              const int hPad = ih >= -padsBegin[1] && ih < H + padsEnd[1];
+              for (int32_t kw = 0; kw < kernel[2]; ++kw) {
+                const int32_t iw = ow * strides[2] - padsBegin[2] + kw * dilations[2];
+                const int inside = dIn && hIn && iw >= 0 && iw < W;
+                const int insidePadded = dPad && hPad && iw >= -padsBegin[2] && iw < W + padsEnd[2];
+                if (inside) {
+                  const float v = x[((int64_t)id * H + ih) * W + iw];
+                  best = bf_maxf(best, v);
+                  sum += v;
+                }
+                if (countIncludePad ? insidePadded : inside)
+                  ++count;
+              }
+            }
+          }
+          o[((int64_t)od * OH + oh) * OW + ow] =
+              isMax ? best : (count ? sum / (float)count : 0.0f);
+        }
+  }
+}

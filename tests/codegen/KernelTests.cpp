@@ -449,3 +449,110 @@ TEST_CASE("kernel binary broadcasting, unary ops, gather, cast") {
   bf_cast_i64_f32(ints, f.data(), 3);
   checkClose(f, {-3.0f, 0.0f, 7.0f});
 }
+
+TEST_CASE("kernel integer arithmetic wraps, Div truncates and x / 0 is 0") {
+  const int32_t dims[6] = {1, 1, 1, 1, 1, 4}, dense[6] = {0, 0, 0, 0, 0, 1};
+  const int32_t bcast[6] = {0, 0, 0, 0, 0, 0};
+  const int32_t a32[4] = {7, -7, INT32_MIN, 5}, b32[4] = {2, 2, -1, 0};
+  int32_t o32[4];
+  bf_binary_i32(a32, b32, o32, dims, dense, dense, BF_OP_DIV);
+  CHECK(o32[0] == 3);
+  CHECK(o32[1] == -3);        // toward zero, not floor
+  CHECK(o32[2] == INT32_MIN); // wraps instead of trapping
+  CHECK(o32[3] == 0);         // x / 0
+  bf_binary_i32(a32, b32, o32, dims, dense, dense, BF_OP_MUL);
+  CHECK(o32[2] == INT32_MIN); // INT32_MIN * -1 wraps
+  const int32_t big[1] = {INT32_MAX};
+  bf_binary_i32(a32, big, o32, dims, dense, bcast, BF_OP_ADD);
+  CHECK(o32[0] == int32_t(uint32_t(7) + uint32_t(INT32_MAX)));
+
+  // uint8: 255 is not -1 for Div; Mul wraps modulo 256.
+  const uint8_t a8[4] = {200, 255, 16, 3}, b8[4] = {255, 255, 17, 0};
+  uint8_t o8[4];
+  bf_binary_u8(a8, b8, o8, dims, dense, dense, BF_OP_DIV);
+  CHECK(o8[0] == 0);
+  CHECK(o8[1] == 1);
+  CHECK(o8[3] == 0);
+  bf_binary_u8(a8, b8, o8, dims, dense, dense, BF_OP_MUL);
+  CHECK(o8[2] == uint8_t(16 * 17));
+  const int8_t ai8[4] = {-128, 100, -5, 9}, bi8[4] = {-1, 100, 3, -4};
+  int8_t oi8[4];
+  bf_binary_i8(ai8, bi8, oi8, dims, dense, dense, BF_OP_DIV);
+  CHECK(oi8[0] == -128);
+  CHECK(oi8[2] == -1);
+  CHECK(oi8[3] == -2);
+  bf_binary_i8(ai8, bi8, oi8, dims, dense, dense, BF_OP_MIN);
+  CHECK(oi8[1] == 100);
+  CHECK(oi8[3] == -4);
+
+  // Clip with bounds in memory; NULL = no bound.
+  const int64_t x64[3] = {-10, 0, 10}, lo = -2;
+  int64_t c64[3];
+  bf_clip_bounds_i64(x64, c64, 3, &lo, nullptr);
+  CHECK(c64[0] == -2);
+  CHECK(c64[2] == 10);
+
+  // Pad moves bit patterns: int32 edge padding through the 4-byte kernel.
+  const uint32_t px[2] = {0xFFFFFFFFu, 0x7FC00001u}; // -1 and a NaN pattern
+  uint32_t po[4];
+  const int32_t inDims[6] = {1, 1, 1, 1, 1, 2}, outDims[6] = {1, 1, 1, 1, 1, 4};
+  const int32_t begin[6] = {0, 0, 0, 0, 0, 1};
+  bf_pad_u32(px, po, inDims, outDims, begin, BF_PAD_EDGE, 0);
+  CHECK(po[0] == 0xFFFFFFFFu);
+  CHECK(po[2] == 0x7FC00001u);
+  CHECK(po[3] == 0x7FC00001u);
+
+  // uint8 MaxPool: a window entirely in the padding gives 0.
+  const uint8_t mp[4] = {1, 200, 3, 4};
+  uint8_t mo[9];
+  bf_maxpool2d_u8(mp, mo, 1, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+  CHECK(mo[0] == 0);
+  CHECK(mo[4] == 1);
+  CHECK(mo[5] == 200);
+}
+
+// The 3-D kernels with a depth-1 input and kernel must agree with the 2-D
+// ones (checked against reference loops above); depth padding must not count.
+TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1") {
+  const int N = 1, C = 4, H = 6, W = 7, M = 6, KH = 3, KW = 2, groups = 2;
+  const int sH = 2, sW = 1, pT = 1, pL = 1, dH = 1, dW = 2;
+  const int OH = (H + 2 * pT - ((KH - 1) * dH + 1)) / sH + 1;
+  const int OW = (W + 2 * pL - ((KW - 1) * dW + 1)) / sW + 1;
+  Vec x = randomVec(size_t(N) * C * H * W, 91), w = randomVec(size_t(M) * (C / groups) * KH * KW, 92);
+  Vec b = randomVec(M, 93);
+  const int32_t inDims[3] = {1, H, W}, outDims[3] = {1, OH, OW}, kernel[3] = {1, KH, KW};
+  const int32_t strides[3] = {1, sH, sW}, pads[3] = {0, pT, pL}, dil[3] = {1, dH, dW};
+  Vec want(size_t(N) * M * OH * OW), got(want.size(), 5.0f);
+  bf_conv2d_f32(x.data(), w.data(), b.data(), want.data(), N, C, H, W, M, OH, OW, KH, KW, sH,
+                sW, pT, pL, dH, dW, groups, BF_ACT_RELU, 0, 0);
+  bf_conv3d_f32(x.data(), w.data(), b.data(), got.data(), N, C, M, inDims, outDims, kernel,
+                strides, pads, dil, groups, BF_ACT_RELU, 0, 0);
+  checkClose(got, want);
+
+  // ConvTranspose: w [C, M/groups, 1, KH, KW], output = the full scatter.
+  const int TH = (H - 1) * sH - 2 * pT + (KH - 1) * dH + 1, TW = (W - 1) * sW - 2 * pL + (KW - 1) * dW + 1;
+  const int32_t tOut[3] = {1, TH, TW};
+  Vec wt = randomVec(size_t(C) * (M / groups) * KH * KW, 94);
+  Vec tWant(size_t(N) * M * TH * TW), tGot(tWant.size(), 5.0f);
+  bf_conv_transpose2d_f32(x.data(), wt.data(), b.data(), tWant.data(), N, C, H, W, M, TH, TW, KH,
+                          KW, sH, sW, pT, pL, dH, dW, groups, BF_ACT_NONE, 0, 0);
+  bf_conv_transpose3d_f32(x.data(), wt.data(), b.data(), tGot.data(), N, C, M, inDims, tOut,
+                          kernel, strides, pads, dil, groups, BF_ACT_NONE, 0, 0);
+  checkClose(tGot, tWant);
+
+  // Pools (no dilation, symmetric pads): max and average with/without pads.
+  const int PK = 3, ps = 2, pp = 1, POH = (H + 2 * pp - PK) / ps + 1, POW = (W + 2 * pp - PK) / ps + 1;
+  const int32_t pOut[3] = {1, POH, POW}, pKernel[3] = {1, PK, PK}, pStrides[3] = {1, ps, ps};
+  const int32_t pBegin[3] = {0, pp, pp}, pEnd[3] = {0, pp, pp}, one[3] = {1, 1, 1};
+  Vec pWant(size_t(C) * POH * POW), pGot(pWant.size());
+  bf_maxpool2d_f32(x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps, ps, pp, pp, 1, 1);
+  bf_pool3d_f32(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd, one, 1, 0);
+  checkClose(pGot, pWant);
+  for (int include = 0; include < 2; ++include) {
+    bf_avgpool2d_f32(x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps, ps, pp, pp, pp, pp,
+                     include);
+    bf_pool3d_f32(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd, one, 0,
+                  include);
+    checkClose(pGot, pWant);
+  }
+}

@@ -40,10 +40,12 @@ struct CodegenResult {
 /// Compiles `graph` laid out by `plan` into an object whose entry symbol is
 /// `networkName` (must already be a legal C identifier). Throws
 /// Error(Unsupported, "node 'x' (Op): ...") for operators or attributes the
-/// kernels do not cover, Error(Usage) for an unusable target.
+/// kernels do not cover, Error(Usage) for an unusable target. With
+/// `withBundleConfig` the object also defines `<net>_config` (the dynamic
+/// bundle API, see BundleWriter.h).
 CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
-                                   const std::string &networkName,
-                                   const TargetOptions &target);
+                                   const std::string &networkName, const TargetOptions &target,
+                                   bool withBundleConfig = false);
 
 /// The optimised module as LLVM IR text (for `--emit-llvm` and debugging).
 std::string generateBundleIR(const Graph &graph, const MemoryPlan &plan,
