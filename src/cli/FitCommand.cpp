@@ -85,6 +85,8 @@ int runFit(const FitOptions &options) {
 
   std::unique_ptr<Graph> graph = loadModel(options.model);
   ModelFootprint fp = estimateFootprint(*graph, variant, device);
+  if (request.codeBytes)
+    fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
   FitResult fit = fitModel(device, fp, request);
   std::vector<Suggestion> suggestions;
   if (!fit.fits)
@@ -119,7 +121,7 @@ int runFit(const FitOptions &options) {
   text += "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
           withThousands(fp.mutableBytes) + ", ACTIVATIONS " + withThousands(fp.activationsBytes) +
           " (lower bound " + withThousands(fp.activationsLowerBound) + "), code " +
-          withThousands(fit.terms.code) + (fp.codeEstimated && options.codeBytes < 0 ? " (estimate)" : "") + "\n\n";
+          withThousands(fit.terms.code) + (fp.codeEstimated ? " (estimate)" : "") + "\n\n";
   TextTable table({"region", "kind", "base", "used", "capacity", "use", "holds"},
                   {false, false, false, true, true, true, false});
   for (const RegionUse &use : fit.regions) {
