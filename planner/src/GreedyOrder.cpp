@@ -15,18 +15,37 @@ namespace bundlefit::planner::detail {
 
 namespace {
 // Every comparator ends with the item index, so every order is deterministic.
+
+/// Larger footprint first, then longer lifetime (TFLM's and Glow's size order).
+struct LargerThenLonger {
+  const std::vector<Item> &v;
+  bool operator()(int a, int b) const {
+    if (v[a].size != v[b].size)
+      return v[a].size > v[b].size;
+    if (v[a].length() != v[b].length())
+      return v[a].length() > v[b].length();
+    return a < b;
+  }
+};
+
+/// Longer lifetime first, then larger footprint.
+struct LongerThenLarger {
+  const std::vector<Item> &v;
+  bool operator()(int a, int b) const {
+    if (v[a].length() != v[b].length())
+      return v[a].length() > v[b].length();
+    if (v[a].size != v[b].size)
+      return v[a].size > v[b].size;
+    return a < b;
+  }
+};
+
 // Static orders sort with a concrete lambda (no std::function per compare).
 void sortStatic(const Items &items, GreedyOrder order, std::vector<int> &seq) {
   const std::vector<Item> &v = items.items;
   switch (order) {
   case GreedyOrder::BySize:
-    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
-      if (v[a].size != v[b].size)
-        return v[a].size > v[b].size;
-      if (v[a].length() != v[b].length())
-        return v[a].length() > v[b].length();
-      return a < b;
-    });
+    std::sort(seq.begin(), seq.end(), LargerThenLonger{v});
     return;
   case GreedyOrder::ByArea:
     std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
@@ -40,13 +59,7 @@ void sortStatic(const Items &items, GreedyOrder order, std::vector<int> &seq) {
     });
     return;
   case GreedyOrder::ByLifetime:
-    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
-      if (v[a].length() != v[b].length())
-        return v[a].length() > v[b].length();
-      if (v[a].size != v[b].size)
-        return v[a].size > v[b].size;
-      return a < b;
-    });
+    std::sort(seq.begin(), seq.end(), LongerThenLarger{v});
     return;
   default: // ByFirstUse
     std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
@@ -65,21 +78,9 @@ std::vector<int> dynamicRanks(const Items &items, GreedyOrder order) {
   std::vector<int> seq(v.size());
   std::iota(seq.begin(), seq.end(), 0);
   if (order == GreedyOrder::MaxLiveBySize)
-    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
-      if (v[a].size != v[b].size)
-        return v[a].size > v[b].size;
-      if (v[a].length() != v[b].length())
-        return v[a].length() > v[b].length();
-      return a < b;
-    });
+    std::sort(seq.begin(), seq.end(), LargerThenLonger{v});
   else
-    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
-      if (v[a].length() != v[b].length())
-        return v[a].length() > v[b].length();
-      if (v[a].size != v[b].size)
-        return v[a].size > v[b].size;
-      return a < b;
-    });
+    std::sort(seq.begin(), seq.end(), LongerThenLarger{v});
   std::vector<int> rank(v.size());
   for (size_t r = 0; r < seq.size(); ++r)
     rank[seq[r]] = int(r);
