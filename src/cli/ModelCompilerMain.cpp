@@ -45,7 +45,6 @@ int main(int argc, char **argv) {
   CompileRequest request;
   std::string backend = "CPU", glowTarget, mcpu;
   std::vector<std::string> symbols;
-  std::string loadProfile;
   bool useCmsis = false;
   app.add_option("--model", request.model.path, "ONNX model file")->required();
   app.add_option("--emit-bundle", request.outputDir, "Bundle output directory")->required();
@@ -59,7 +58,16 @@ int main(int argc, char **argv) {
   app.add_option("--onnx-define-symbol", symbols, "Symbolic dimension: name,value");
   app.add_option("--model-input", request.model.modelInputs, "name,type,[shape]");
   app.add_option("--dump-graph-DAG", request.dumpGraphDag, "Graphviz file of the final graph");
-  app.add_option("--load-profile", loadProfile, "Quantization profile (int8)");
+  // Glow's int8 options, same meaning as bundlefit's (QuantOptions.h).
+  app.add_option("--load-profile", request.quant.profilePath, "Quantization profile (int8)");
+  app.add_option("--quantization-schema", request.quant.schema,
+                 "asymmetric | symmetric | symmetric_with_uint8 | symmetric_with_power2_scale");
+  app.add_option("--quantization-precision-bias", request.quant.biasPrecision, "Int32 | Int8");
+  app.add_option("--keep-original-precision-for-nodes", request.quant.keepOriginal,
+                 "Node kinds kept float, e.g. Add,SoftMax")
+      ->delimiter(',');
+  app.add_flag("--enable-channelwise", request.quant.channelwise,
+               "Per-channel weight scales for Convolution and FullyConnected");
   app.add_flag("--use-cmsis", useCmsis, "Call CMSIS-NN kernels (int8)");
 
   std::vector<std::string> args = toDoubleDash(argc, argv);
@@ -76,10 +84,10 @@ int main(int argc, char **argv) {
   try {
     if (backend != "CPU")
       throw Error(ExitCode::Usage, "-backend=" + backend + ": only the CPU backend is supported");
-    if (!loadProfile.empty() || useCmsis)
+    if (useCmsis)
       throw Error(ExitCode::Unsupported,
-                  std::string(useCmsis ? "-use-cmsis" : "-load-profile") +
-                      ": int8 quantization is not available in this version of bundlefit");
+                  "-use-cmsis: bundlefit does not call CMSIS-NN; its own int8 kernels compute "
+                  "the same numbers (drop the option)");
     for (const std::string &symbol : symbols)
       request.model.defineSymbols.push_back(symbol);
     request.target = targetShorthand(glowTarget, mcpu);

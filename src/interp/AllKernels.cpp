@@ -1,5 +1,7 @@
 #include "bundlefit/interp/Interpreter.h"
 
+#include "Int8Kernels.h"
+
 #include "bundlefit/support/Error.h"
 
 namespace bundlefit {
@@ -15,6 +17,7 @@ const KernelTable &KernelTable::get() {
     registerElementwiseKernels(t);
     registerShapeKernels(t);
     registerReduceKernels(t);
+    registerFusedKernels(t);
     return t;
   }();
   return table;
@@ -28,7 +31,10 @@ KernelFn KernelTable::find(const std::string &opType) const {
 }
 
 std::vector<Tensor> evaluateNode(const Node &node, const std::vector<const Tensor *> &inputs) {
-  KernelFn kernel = KernelTable::get().find(node.opType);
+  // Quantized nodes run the bundles' int8 kernels (Int8Kernels.cpp).
+  KernelFn kernel = findInt8Kernel(node);
+  if (!kernel)
+    kernel = KernelTable::get().find(node.opType);
   if (!kernel)
     throw Error(ExitCode::Unsupported,
                 node.describe() + ": the reference interpreter has no kernel");

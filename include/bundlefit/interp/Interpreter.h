@@ -45,6 +45,7 @@ void registerResizeKernels(KernelTable &table);
 void registerElementwiseKernels(KernelTable &table);
 void registerShapeKernels(KernelTable &table);
 void registerReduceKernels(KernelTable &table);
+void registerFusedKernels(KernelTable &table); // ConvPool (ir/FusedOps.h)
 
 /// Evaluates one node whose output types are already inferred.
 std::vector<Tensor> evaluateNode(const Node &node, const std::vector<const Tensor *> &inputs);

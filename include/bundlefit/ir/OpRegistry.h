@@ -71,5 +71,7 @@ void registerResizeOps(OpRegistry &registry);      // Resize (Upsample is import
 void registerElementwiseOps(OpRegistry &registry); // Add..Min, PRelu, unary activations, Cast
 void registerShapeOps(OpRegistry &registry);       // Reshape..Range, Identity, Dropout
 void registerReduceOps(OpRegistry &registry);      // ReduceMean, ReduceMax
+void registerQuantOps(OpRegistry &registry);       // Quantize, Dequantize, Rescale (internal)
+void registerFusedOps(OpRegistry &registry);       // ConvPool (FusedOps.h)
 
 } // namespace bundlefit

@@ -17,6 +17,8 @@ const OpRegistry &OpRegistry::get() {
     registerElementwiseOps(r);
     registerShapeOps(r);
     registerReduceOps(r);
+    registerQuantOps(r);
+    registerFusedOps(r);
     return r;
   }();
   return registry;

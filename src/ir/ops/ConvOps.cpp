@@ -76,7 +76,7 @@ void inferConv(Node &node) {
   Window w = resolveWindow(node, ops.inSpatial, ops.kernel, false);
   Shape out{ops.x->type.shape[0], ops.w->type.shape[0]};
   out.insert(out.end(), w.outSpatial.begin(), w.outSpatial.end());
-  node.output(0)->type = TensorType{ops.x->type.dtype, out, {}};
+  setDTypeAndShape(*node.output(0), ops.x->type.dtype, out);
 }
 
 uint64_t convMacs(const Node &node) {
@@ -93,7 +93,7 @@ void inferConvTranspose(Node &node) {
   TransposeWindow w = resolveTransposeWindow(node, ops.inSpatial, ops.kernel);
   Shape out{ops.x->type.shape[0], ops.w->type.shape[1] * ops.group};
   out.insert(out.end(), w.outSpatial.begin(), w.outSpatial.end());
-  node.output(0)->type = TensorType{ops.x->type.dtype, out, {}};
+  setDTypeAndShape(*node.output(0), ops.x->type.dtype, out);
 }
 
 uint64_t convTransposeMacs(const Node &node) {

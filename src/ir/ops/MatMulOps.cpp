@@ -56,7 +56,7 @@ void inferGemm(Node &node) {
                             std::to_string(d.m) + "," + std::to_string(d.n) + "]");
   }
   checkFusedActivation(node);
-  node.output(0)->type = TensorType{node.input(0)->type.dtype, Shape{d.m, d.n}, {}};
+  setDTypeAndShape(*node.output(0), node.input(0)->type.dtype, Shape{d.m, d.n});
 }
 
 uint64_t gemmMacs(const Node &node) {
@@ -97,7 +97,7 @@ void inferMatMul(Node &node) {
   if (!bVec)
     out.push_back(bs.back());
   checkFusedActivation(node);
-  node.output(0)->type = TensorType{a.type.dtype, out, {}};
+  setDTypeAndShape(*node.output(0), a.type.dtype, out);
 }
 
 uint64_t matMulMacs(const Node &node) {

@@ -34,7 +34,7 @@ void inferBatchNorm(Node &node) {
       unsupported(node, std::string("input ") + names[i - 1] + " " + p.type.str() +
                             " must have shape [" + std::to_string(c) + "]");
   }
-  node.output(0)->type = TensorType{x.type.dtype, x.type.shape, {}};
+  setDTypeAndShape(*node.output(0), x.type.dtype, x.type.shape);
 }
 
 uint64_t batchNormMacs(const Node &node) {
@@ -51,7 +51,7 @@ void inferSoftmax(Node &node) {
   if (rank == 0)
     unsupported(node, "input " + x.type.str() + " must have rank >= 1");
   normalizeAxis(node, node.attrs.getInt("axis", coerce ? 1 : -1), rank, "axis");
-  node.output(0)->type = TensorType{x.type.dtype, x.type.shape, {}};
+  setDTypeAndShape(*node.output(0), x.type.dtype, x.type.shape);
 }
 
 uint64_t noMacs(const Node &) { return 0; }

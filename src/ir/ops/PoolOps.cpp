@@ -56,7 +56,7 @@ void inferPool(Node &node) {
   }
   Shape out{x.type.shape[0], x.type.shape[1]};
   out.insert(out.end(), w.outSpatial.begin(), w.outSpatial.end());
-  node.output(0)->type = TensorType{x.type.dtype, out, {}};
+  setDTypeAndShape(*node.output(0), x.type.dtype, out);
 }
 
 void inferGlobalPool(Node &node) {
@@ -64,7 +64,7 @@ void inferGlobalPool(Node &node) {
   Shape out(x.type.rank(), 1);
   out[0] = x.type.shape[0];
   out[1] = x.type.shape[1];
-  node.output(0)->type = TensorType{x.type.dtype, out, {}};
+  setDTypeAndShape(*node.output(0), x.type.dtype, out);
 }
 
 uint64_t noMacs(const Node &) { return 0; }

@@ -55,6 +55,13 @@ inline int64_t normalizeAxis(const Node &node, int64_t axis, int64_t rank, const
   return axis < 0 ? axis + rank : axis;
 }
 
+/// Sets an output's dtype and shape only: quantization parameters the int8
+/// pass chose for it (docs/quantized-ir.md) cannot be inferred and must stay.
+inline void setDTypeAndShape(Value &output, DType dtype, const Shape &shape) {
+  output.type.dtype = dtype;
+  output.type.shape = shape;
+}
+
 /// Only output 0 is supported: error when the node asks for more.
 inline void requireSingleOutput(const Node &node, const char *outputName) {
   for (size_t i = 1; i < node.outputs.size(); ++i)

@@ -1,0 +1,76 @@
+//===- QuantizeGraph.h - Float graph + profile -> mixed float/int8 graph ----===//
+//
+// Produces the graph docs/quantized-ir.md describes. In short:
+//
+// - A node becomes int8 when its op is int8-capable (isInt8CapableOp), its kind
+//   is not kept float (--keep-original-precision-for-nodes), its operands suit
+//   the int8 kernels (constant weights, Relu/Clip as the only fused
+//   activations, no broadcasting Add/Mul...), and the profile covers the
+//   tensors whose parameters it needs. Views and Transpose are int8 exactly
+//   when their input is.
+// - An int8 node keeps its op type and its output Value (same name): only the
+//   type changes to int8 with `quant`. Float inputs reach it through a
+//   `Quantize`, int8 values reach float readers through a `Dequantize` (one
+//   per value, shared by all readers). Graph inputs and outputs stay float: an
+//   int8 graph output is renamed `<name>_int8` and a Dequantize computes the
+//   float output under the original name.
+// - Parameters: activations from the profile with the chosen schema;
+//   MaxPool, Relu, Clip, AveragePool, GlobalAveragePool, views and Transpose
+//   reuse their input's; Softmax outputs scale 1/256, zero point -128. Weights
+//   are symmetric in [-127, 127] (power-of-two scales with
+//   symmetric_with_power2_scale), per tensor or per output channel. Bias:
+//   Int32 at scale inScale * wScale[c], or Int8 with its own symmetric scale.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/quant/Profile.h"
+#include "bundlefit/quant/QuantizationSchema.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+enum class BiasPrecision : uint8_t { Int8, Int32 };
+
+struct QuantizationOptions {
+  QuantSchema schema = QuantSchema::Asymmetric;
+  BiasPrecision biasPrecision = BiasPrecision::Int32;
+  /// ONNX op types that stay float (from --keep-original-precision-for-nodes).
+  std::set<std::string> keepFloatOps;
+  /// One weight scale per output channel instead of per tensor.
+  bool channelwise = false;
+};
+
+/// What quantizeGraph did, for --verbose output and tests.
+struct QuantizationSummary {
+  size_t int8Nodes = 0;      ///< Nodes computing in int8 (views included).
+  size_t floatNodes = 0;     ///< Original nodes left in float.
+  size_t quantizeNodes = 0;  ///< Conversions inserted.
+  size_t dequantizeNodes = 0;
+  /// "node 'x' (Op): reason" for every int8-capable node left float.
+  std::vector<std::string> keptFloat;
+};
+
+/// One line: "quantized 9 of 10 nodes to int8 (2 Quantize, 1 Dequantize) ...".
+std::string describeQuantization(const QuantizationSummary &summary);
+
+/// Op types the int8 kernels implement (docs/quantized-ir.md, "Nodes").
+bool isInt8CapableOp(const std::string &opType);
+
+/// Maps a --keep-original-precision-for-nodes name to an ONNX op type: ONNX
+/// names as they are, Glow's node kinds (Convolution, FullyConnected, SoftMax,
+/// AvgPool...) to theirs; case-insensitive. Returns "" for an unknown name.
+std::string opTypeForKindName(const std::string &name);
+
+/// Rewrites a type-inferred, pass-optimised float graph in place. `profile`
+/// must be this graph's (checkProfileMatchesModel); a tensor it lacks throws
+/// Error(BadInputFile) naming `profileName` and the tensor.
+QuantizationSummary quantizeGraph(Graph &graph, const ProfileData &profile,
+                                  const QuantizationOptions &options,
+                                  const std::string &profileName);
+
+} // namespace bundlefit

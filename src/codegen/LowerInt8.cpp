@@ -1,0 +1,183 @@
+//===- LowerInt8.cpp - Kernel calls of int8-quantized nodes ----------------===//
+//
+// Argument order is bundlefit_kernels_int8.h's; the values come from
+// quant/Int8Params.h, shared with the interpreter (src/interp/Int8Kernels.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "LowerInt8.h"
+
+#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/support/Error.h"
+
+#include <array>
+
+namespace bundlefit {
+
+namespace {
+
+/// Builds one call's argument list.
+class Args {
+public:
+  Args &addr(const Value *value, int64_t byteOffset = 0) {
+    Int8KernelArg a;
+    a.kind = Int8KernelArg::Address, a.value = value, a.i = byteOffset;
+    args_.push_back(std::move(a));
+    return *this;
+  }
+  Args &i32(int64_t v) {
+    Int8KernelArg a;
+    a.kind = Int8KernelArg::I32, a.i = v;
+    args_.push_back(std::move(a));
+    return *this;
+  }
+  Args &f32(float v) {
+    Int8KernelArg a;
+    a.kind = Int8KernelArg::F32, a.f = v;
+    args_.push_back(std::move(a));
+    return *this;
+  }
+  /// A table, or a null pointer when empty.
+  Args &table(const std::vector<int32_t> &v) {
+    if (v.empty())
+      return addr(nullptr);
+    Int8KernelArg a;
+    a.kind = Int8KernelArg::I32Table, a.table = v;
+    args_.push_back(std::move(a));
+    return *this;
+  }
+  Args &table(const std::array<int32_t, 6> &v) {
+    return table(std::vector<int32_t>(v.begin(), v.end()));
+  }
+  Int8KernelCall call(const std::string &kernel) { return {kernel, std::move(args_)}; }
+
+private:
+  std::vector<Int8KernelArg> args_;
+};
+
+/// Bias arguments: the int32 pointer, then (at the end) the int8 one.
+const Value *bias32(const Node &node, const Int8ConvArgs &a) {
+  return a.int8Bias ? nullptr : node.input(2);
+}
+const Value *bias8(const Node &node, const Int8ConvArgs &a) {
+  return a.int8Bias ? node.input(2) : nullptr;
+}
+
+Int8KernelCall lowerConv(const Node &node) {
+  const Int8ConvArgs a = int8ConvArgs(node);
+  Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(bias32(node, a)).addr(node.output(0));
+  args.i32(a.N).i32(a.C).i32(a.H).i32(a.W).i32(a.depthwise ? a.chMult : a.M);
+  args.i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW).i32(a.strideH).i32(a.strideW);
+  args.i32(a.padT).i32(a.padL).i32(a.dilH).i32(a.dilW);
+  if (!a.depthwise)
+    args.i32(a.groups);
+  args.i32(a.inputOffset).i32(a.outputOffset).table(a.outMult).table(a.outShift);
+  args.i32(a.perChannel).i32(a.actMin).i32(a.actMax);
+  args.addr(bias8(node, a)).table(a.biasMult).table(a.biasShift);
+  return args.call(a.depthwise ? "bf_depthwise_conv2d_s8" : "bf_conv2d_s8");
+}
+
+Int8KernelCall lowerGemm(const Node &node) {
+  const Int8ConvArgs a = int8GemmArgs(node);
+  Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(bias32(node, a)).addr(node.output(0));
+  args.i32(a.batches).i32(a.accumDepth).i32(a.outDepth).i32(a.transB);
+  args.i32(a.inputOffset).i32(a.filterOffset).i32(a.outputOffset);
+  args.table(a.outMult).table(a.outShift).i32(a.perChannel).i32(a.actMin).i32(a.actMax);
+  args.addr(bias8(node, a)).table(a.biasMult).table(a.biasShift);
+  return args.call("bf_fully_connected_s8");
+}
+
+Int8KernelCall lowerPool(const Node &node) {
+  const Int8PoolArgs a = int8PoolArgs(node);
+  Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.NC);
+  if (node.opType == "GlobalAveragePool")
+    return args.i32(int64_t(a.H) * a.W).i32(a.actMin).i32(a.actMax).call("bf_global_avgpool_s8");
+  args.i32(a.H).i32(a.W).i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW).i32(a.strideH).i32(a.strideW);
+  args.i32(a.padT).i32(a.padL);
+  if (node.opType == "MaxPool")
+    return args.i32(a.dilH).i32(a.dilW).i32(a.actMin).i32(a.actMax).call("bf_maxpool2d_s8");
+  args.i32(a.padB).i32(a.padR).i32(a.countIncludePad).i32(a.padValue);
+  return args.i32(a.actMin).i32(a.actMax).call("bf_avgpool2d_s8");
+}
+
+Int8KernelCall lowerBinary(const Node &node) {
+  const Int8BinaryArgs a = int8BinaryArgs(node);
+  Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(node.output(0));
+  args.table(a.dims).table(a.aStrides).table(a.bStrides);
+  if (node.opType == "Add") {
+    args.i32(a.aOffset).i32(a.a.mult).i32(a.a.shift).i32(a.bOffset).i32(a.b.mult);
+    args.i32(a.b.shift).i32(a.leftShift).i32(a.outOffset).i32(a.out.mult).i32(a.out.shift);
+    return args.i32(a.actMin).i32(a.actMax).call("bf_add_s8");
+  }
+  args.i32(a.aOffset).i32(a.bOffset).i32(a.outOffset).i32(a.out.mult).i32(a.out.shift);
+  return args.i32(a.actMin).i32(a.actMax).call("bf_mul_s8");
+}
+
+Int8KernelCall lowerRescale(const Node &node) {
+  const Int8RescaleArgs a = int8RescaleArgs(node);
+  Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.n);
+  if (a.clampOnly)
+    return args.i32(a.actMin).i32(a.actMax).call("bf_clamp_s8");
+  args.i32(a.inOffset).i32(a.scale.mult).i32(a.scale.shift).i32(a.outOffset);
+  return args.i32(a.actMin).i32(a.actMax).call("bf_rescale_s8");
+}
+
+std::vector<Int8KernelCall> lowerConcat(const Node &node) {
+  std::vector<Int8KernelCall> calls;
+  const std::vector<Int8ConcatPart> parts = int8ConcatArgs(node);
+  size_t next = 0;
+  for (const Value *input : node.inputs) {
+    if (!input || input->type.numElements() == 0)
+      continue;
+    const Int8ConcatPart &p = parts.at(next++);
+    Args args;
+    args.addr(input).addr(node.output(0), p.dstOffset);
+    args.table(p.dims).table(p.srcStrides).table(p.dstStrides);
+    if (p.rescale)
+      calls.push_back(args.i32(p.inOffset).i32(p.scale.mult).i32(p.scale.shift)
+                          .i32(p.outOffset).call("bf_rescale_strided_s8"));
+    else
+      calls.push_back(args.call("bf_copy_strided_u8"));
+  }
+  return calls;
+}
+
+Int8KernelCall lowerConvert(const Node &node) {
+  const Int8ConvertArgs a = int8ConvertArgs(node);
+  Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.n).f32(a.scale).i32(a.zeroPoint);
+  return args.call(node.opType == "Quantize" ? "bf_quantize_f32_s8" : "bf_dequantize_s8_f32");
+}
+
+} // namespace
+
+std::vector<Int8KernelCall> describeInt8Calls(const Node &node) {
+  const std::string &op = node.opType;
+  if (op == "Conv")
+    return {lowerConv(node)};
+  if (op == "Gemm")
+    return {lowerGemm(node)};
+  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool")
+    return {lowerPool(node)};
+  if (op == "Add" || op == "Mul")
+    return {lowerBinary(node)};
+  if (op == "Relu" || op == "Clip" || op == "Rescale")
+    return {lowerRescale(node)};
+  if (op == "Softmax") {
+    const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
+    Args args;
+    args.addr(node.input(0)).addr(node.output(0)).i32(a.outer).i32(a.axis).i32(a.inner);
+    return {args.i32(a.mult).i32(a.shift).i32(a.diffMin).call("bf_softmax_s8")};
+  }
+  if (op == "Concat")
+    return lowerConcat(node);
+  if (op == "Quantize" || op == "Dequantize")
+    return {lowerConvert(node)};
+  throw Error(ExitCode::Unsupported, node.describe() + ": no int8 bundle kernel for this operator");
+}
+
+} // namespace bundlefit

@@ -1,0 +1,84 @@
+/*===- int8_pool.c - int8 max / average pooling, NCHW ----------------------===
+ *
+ * Output parameters equal the input's (the quantizer guarantees it), so
+ * pooling works on the raw int8 values: max is exact, the average is TFLM's
+ * and CMSIS-NN's integer mean rounded half away from zero.
+ *===----------------------------------------------------------------------===*/
+#include "int8_util.h"
+
+/* TFLM/CMSIS-NN rounding of sum / count (count > 0). */
+BF_I8_INLINE int32_t bf_i8_rounded_mean(int32_t sum, int32_t count) {
+  return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+}
+
+void bf_maxpool2d_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t H,
+                     int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                     int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                     int32_t dilH, int32_t dilW, int32_t actMin, int32_t actMax) {
+  for (int32_t p = 0; p < NC; ++p) {
+    const int8_t *x = in + (int64_t)p * H * W;
+    int8_t *o = out + (int64_t)p * OH * OW;
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      for (int32_t ow = 0; ow < OW; ++ow) {
+        int32_t best = -128;
+        for (int32_t kh = 0; kh < KH; ++kh) {
+          const int32_t ih = oh * strideH - padT + kh * dilH;
+          if (ih < 0 || ih >= H)
+            continue;
+          for (int32_t kw = 0; kw < KW; ++kw) {
+            const int32_t iw = ow * strideW - padL + kw * dilW;
+            if (iw >= 0 && iw < W)
+              best = bf_i8_max(best, x[ih * W + iw]);
+          }
+        }
+        o[oh * OW + ow] = bf_i8_clamp(best, actMin, actMax);
+      }
+    }
+  }
+}
+
+void bf_avgpool2d_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t H,
+                     int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                     int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                     int32_t padB, int32_t padR, int32_t countIncludePad, int32_t padValue,
+                     int32_t actMin, int32_t actMax) {
+  for (int32_t p = 0; p < NC; ++p) {
+    const int8_t *x = in + (int64_t)p * H * W;
+    int8_t *o = out + (int64_t)p * OH * OW;
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      const int32_t h0 = oh * strideH - padT;
+      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + KH, H);
+      const int32_t pb = bf_i8_max(h0, -padT), pe = bf_i8_min(h0 + KH, H + padB);
+      for (int32_t ow = 0; ow < OW; ++ow) {
+        const int32_t w0 = ow * strideW - padL;
+        const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + KW, W);
+        int32_t sum = 0;
+        for (int32_t ih = hb; ih < he; ++ih)
+          for (int32_t iw = wb; iw < we; ++iw)
+            sum += x[ih * W + iw];
+        int32_t count = bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
+        if (countIncludePad) {
+          const int32_t qb = bf_i8_max(w0, -padL), qe = bf_i8_min(w0 + KW, W + padR);
+          const int32_t total = bf_i8_max(pe - pb, 0) * bf_i8_max(qe - qb, 0);
+          sum += (total - count) * padValue;
+          count = total;
+        }
+        /* An all-padding window (possible only with ceil_mode) gives the
+         * zero point, i.e. 0.0, as the float kernel's 0/0 guard does. */
+        const int32_t mean = count > 0 ? bf_i8_rounded_mean(sum, count) : padValue;
+        o[oh * OW + ow] = bf_i8_clamp(mean, actMin, actMax);
+      }
+    }
+  }
+}
+
+void bf_global_avgpool_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC,
+                          int32_t HW, int32_t actMin, int32_t actMax) {
+  for (int32_t p = 0; p < NC; ++p) {
+    const int8_t *x = in + (int64_t)p * HW;
+    int32_t sum = 0;
+    for (int32_t i = 0; i < HW; ++i)
+      sum += x[i];
+    out[p] = bf_i8_clamp(bf_i8_rounded_mean(sum, HW), actMin, actMax);
+  }
+}

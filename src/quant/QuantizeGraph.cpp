@@ -1,0 +1,409 @@
+//===- QuantizeGraph.cpp - The int8 rewrite of a profiled float graph ------===//
+//
+// Two phases: decide which nodes run in int8 (in execution order, because a
+// view is int8 exactly when its producer is), then rewrite in the same order,
+// inserting Quantize before int8 readers of float values and Dequantize
+// before float readers of int8 values. See QuantizeGraph.h for the rules and
+// docs/quantized-ir.md for the graph this must produce.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/quant/QuantizeGraph.h"
+
+#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/support/Error.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+namespace bundlefit {
+
+namespace {
+
+bool isViewOrTranspose(const std::string &op) {
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" ||
+         op == "Identity" || op == "Dropout" || op == "Transpose";
+}
+
+/// Ops whose int8 output carries exactly the input's parameters, so their
+/// kernels never rescale (docs/quantized-ir.md, "Parameter rules").
+bool reusesInputParams(const std::string &op) {
+  return isViewOrTranspose(op) || op == "MaxPool" || op == "Relu" || op == "Clip" ||
+         op == "AveragePool" || op == "GlobalAveragePool";
+}
+
+/// Operands the int8 kernel reads as int8 activations.
+std::vector<size_t> dataInputs(const Node &node) {
+  if (node.opType == "Add" || node.opType == "Mul")
+    return {0, 1};
+  if (node.opType == "Concat") {
+    std::vector<size_t> all(node.inputs.size());
+    for (size_t i = 0; i < all.size(); ++i)
+      all[i] = i;
+    return all;
+  }
+  return {0};
+}
+
+QuantParams perTensor(ScaleZeroPoint params) {
+  QuantParams quant;
+  quant.scales = {params.scale};
+  quant.zeroPoints = {params.zeroPoint};
+  return quant;
+}
+
+template <typename T> std::vector<uint8_t> toBytes(const std::vector<T> &values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(T));
+  if (!values.empty())
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+class Quantizer {
+public:
+  Quantizer(Graph &graph, const ProfileData &profile, const QuantizationOptions &options,
+            const std::string &profileName)
+      : graph_(graph), profile_(profile), options_(options), profileName_(profileName) {}
+
+  QuantizationSummary run() {
+    std::vector<Node *> original = graph_.nodes();
+    for (Node *node : original) {
+      std::string reason = whyFloat(*node);
+      if (reason.empty())
+        int8_.insert(node);
+      else if (isInt8CapableOp(node->opType) && reason != kNotApplicable)
+        summary_.keptFloat.push_back(node->describe() + ": " + reason);
+    }
+    for (Node *node : original) {
+      if (int8_.count(node)) {
+        rewriteInt8(*node);
+        ++summary_.int8Nodes;
+      } else {
+        rewriteFloat(*node);
+        ++summary_.floatNodes;
+      }
+    }
+    std::vector<Value *> outputs = graph_.outputs();
+    for (Value *output : outputs)
+      if (isInt8Activation(output))
+        dequantizeGraphOutput(output);
+    graph_.removeUnusedValues();
+    graph_.verify();
+    // A consistency check: inference must agree and keep every parameter.
+    inferGraphTypes(graph_);
+    return summary_;
+  }
+
+private:
+  static constexpr const char *kNotApplicable = "-";
+
+  float parameterOr(const Node &node, const char *name, float fallback) const {
+    return node.attrs.getFloat(name, fallback);
+  }
+
+  /// "" when `node` can run in int8; otherwise why not (kNotApplicable when
+  /// the question does not arise: not an int8 op, or a view of a float value).
+  std::string whyFloat(const Node &node) const {
+    const std::string &op = node.opType;
+    if (!isInt8CapableOp(op))
+      return kNotApplicable;
+    if (isViewOrTranspose(op)) {
+      const Value *input = node.input(0);
+      bool int8Input = input && input->producer && int8_.count(input->producer);
+      return int8Input && node.outputs.size() == 1 ? "" : kNotApplicable;
+    }
+    if (options_.keepFloatOps.count(op))
+      return "kept float (--keep-original-precision-for-nodes)";
+    if (node.outputs.size() != 1 || node.output()->type.dtype != DType::Float32)
+      return "output is not a single float32 tensor";
+    for (size_t index : dataInputs(node)) {
+      const Value *input = node.input(index);
+      if (!input || input->isConstant())
+        return "operand " + std::to_string(index) + " is a constant, not an activation";
+      if (input->type.dtype != DType::Float32)
+        return "operand '" + input->name + "' is " + dtypeName(input->type.dtype);
+    }
+    std::string activation = node.attrs.getString("activation", "");
+    if (!activation.empty() && activation != "Relu" && activation != "Clip")
+      return "fused " + activation + " has no int8 kernel";
+    const Value &x = *node.input(0);
+    if (op == "Conv") {
+      const Value *w = node.input(1), *b = node.input(2);
+      if (x.type.rank() != 4)
+        return "only 2-D convolutions run in int8";
+      if (!w->isConstant() || w->type.dtype != DType::Float32)
+        return "weight is not a float constant";
+      if (b && (!b->isConstant() || b->type.dtype != DType::Float32))
+        return "bias is not a float constant";
+    } else if (op == "Gemm") {
+      const Value *b = node.input(1), *c = node.input(2);
+      if (node.attrs.getInt("transA", 0) != 0)
+        return "transA=1 has no int8 kernel";
+      if (parameterOr(node, "alpha", 1.0f) != 1.0f || parameterOr(node, "beta", 1.0f) != 1.0f)
+        return "alpha/beta other than 1 have no int8 kernel";
+      if (!b || !b->isConstant() || b->type.dtype != DType::Float32)
+        return "weight B is not a float constant";
+      int64_t n = node.output()->type.shape[1];
+      if (c && (!c->isConstant() || c->type.dtype != DType::Float32 ||
+                (c->type.numElements() != n && c->type.numElements() != 1) ||
+                (c->type.rank() == 2 && c->type.shape[0] != 1)))
+        return "bias C is not a per-column float constant";
+    } else if (op == "Add" || op == "Mul") {
+      for (size_t i = 0; i < 2; ++i)
+        if (node.input(i)->type.shape != node.output()->type.shape)
+          return "broadcasting " + op + " has no int8 kernel";
+    } else if (op == "Clip") {
+      for (size_t i = 1; i < 3; ++i)
+        if (node.input(i) && !node.input(i)->isConstant())
+          return "bounds are not constants";
+    } else if (op == "Softmax") {
+      int64_t rank = int64_t(x.type.rank());
+      int64_t axis = node.attrs.getInt("axis", node.attrs.getInt("coerce_to_2d", 0) ? 1 : -1);
+      if (axis < 0)
+        axis += rank;
+      if (axis != rank - 1)
+        return "int8 Softmax normalises the last axis only";
+    } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
+      if (x.type.rank() != 4)
+        return "only 2-D pooling runs in int8";
+      for (int64_t d : node.attrs.getInts("dilations", {}))
+        if (d != 1)
+          return "dilated pooling has no int8 kernel";
+      if (op == "AveragePool" && node.attrs.getInt("count_include_pad", 0) != 0)
+        for (int64_t p : node.attrs.getInts("pads", {}))
+          if (p != 0)
+            return "count_include_pad=1 with padding has no int8 kernel";
+    }
+    return "";
+  }
+
+  /// Parameters for activation `value` from the profile.
+  ScaleZeroPoint profiledParams(const Value &value, const Node &node) const {
+    const TensorProfile *entry = profile_.find(value.name);
+    if (!entry)
+      throw Error(ExitCode::BadInputFile,
+                  profileName_ + ": no range recorded for tensor '" + value.name + "' (" +
+                      node.describe() + "); record the profile again with the same model options");
+    return chooseQuantParams(entry->min, entry->max, options_.schema);
+  }
+
+  static bool isInt8Activation(const Value *value) {
+    return value && !value->isConstant() && value->type.dtype == DType::Int8 &&
+           !value->type.quant.empty();
+  }
+
+  Value *quantized(Value *value, Node &reader) {
+    auto it = quantized_.find(value);
+    if (it != quantized_.end())
+      return it->second;
+    TensorType type{DType::Int8, value->type.shape, perTensor(profiledParams(*value, reader))};
+    Node *node = graph_.insertNodeBefore(&reader, "Quantize", value->name + "_quantize", {value},
+                                         {value->name + "_int8"});
+    node->output()->type = type;
+    node->output()->typeKnown = true;
+    ++summary_.quantizeNodes;
+    return quantized_[value] = node->output();
+  }
+
+  /// `before` == nullptr appends at the end of the execution order.
+  Value *dequantized(Value *value, Node *before) {
+    auto it = dequantized_.find(value);
+    if (it != dequantized_.end())
+      return it->second;
+    Node *node = graph_.insertNodeBefore(before, "Dequantize", value->name + "_dequantize",
+                                         {value}, {value->name + "_float"});
+    node->output()->type = TensorType{DType::Float32, value->type.shape, {}};
+    node->output()->typeKnown = true;
+    ++summary_.dequantizeNodes;
+    return dequantized_[value] = node->output();
+  }
+
+  void rewriteFloat(Node &node) {
+    for (Value *&input : node.inputs)
+      if (isInt8Activation(input))
+        input = dequantized(input, &node);
+  }
+
+  /// The graph output keeps its name and stays float: the int8 value moves to
+  /// `<name>_int8` and a Dequantize computes the output.
+  void dequantizeGraphOutput(Value *value) {
+    Value *output = dequantized(value, nullptr);
+    std::vector<std::pair<Node *, size_t>> readers;
+    for (Node *node : graph_.nodes())
+      for (size_t i = 0; i < node->inputs.size(); ++i)
+        if (node->inputs[i] == value)
+          readers.push_back({node, i});
+    graph_.replaceAllUsesWith(value, output); // moves the output slot
+    for (auto &[node, index] : readers)
+      node->inputs[index] = value;
+    std::string name = value->name;
+    graph_.renameValue(value, name + "_int8");
+    graph_.renameValue(output, name);
+  }
+
+  /// Replaces constant operand `index` of `node` by `type`/`bytes`: in place
+  /// when this node is its only reader (the weight keeps its name), else as a
+  /// new constant.
+  void replaceConstant(Node &node, size_t index, const TensorType &type,
+                       std::vector<uint8_t> bytes) {
+    Value *constant = node.inputs[index];
+    if (graph_.users(constant).size() == 1 && !constant->isGraphOutput) {
+      constant->type = type;
+      constant->data = std::move(bytes);
+      return;
+    }
+    node.inputs[index] = graph_.addConstant(constant->name + "_int8", type, std::move(bytes));
+  }
+
+  /// Quantizes weight operand `index` symmetrically along `axis`; returns the
+  /// scale of each output channel (one entry when per tensor).
+  std::vector<float> quantizeWeight(Node &node, size_t index, int axis) {
+    const Value &weight = *node.input(index);
+    std::vector<float> values = weight.toFloats();
+    const Shape &shape = weight.type.shape;
+    int64_t channels = shape[size_t(axis)];
+    int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
+    auto channelOf = [&](size_t i) { return options_.channelwise ? int64_t(i) / inner % channels : 0; };
+    std::vector<float> maxAbs(options_.channelwise ? size_t(channels) : 1, 0.0f);
+    for (size_t i = 0; i < values.size(); ++i)
+      if (std::isfinite(values[i]))
+        maxAbs[size_t(channelOf(i))] = std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
+    bool power2 = options_.schema == QuantSchema::SymmetricWithPower2Scale;
+    QuantParams quant;
+    for (float m : maxAbs) {
+      quant.scales.push_back(chooseWeightParams(m, power2).scale);
+      quant.zeroPoints.push_back(0);
+    }
+    quant.axis = options_.channelwise ? axis : -1;
+    std::vector<int8_t> q(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      q[i] = int8_t(quantizeValue(values[i], {quant.scales[size_t(channelOf(i))], 0}, -127, 127));
+    std::vector<float> scales = quant.scales;
+    replaceConstant(node, index, TensorType{DType::Int8, shape, quant}, toBytes(q));
+    return scales;
+  }
+
+  /// Quantizes bias operand `index` (absent: nothing) to `channels` values.
+  void quantizeBias(Node &node, size_t index, int64_t channels, float inputScale,
+                    const std::vector<float> &weightScales) {
+    const Value *bias = node.input(index);
+    if (!bias)
+      return;
+    std::vector<float> values = bias->toFloats();
+    auto valueAt = [&](int64_t c) { return values.size() == 1 ? values[0] : values[size_t(c)]; };
+    QuantParams quant;
+    if (options_.biasPrecision == BiasPrecision::Int32) {
+      // At accumulator scale, so the kernel adds it without rescaling.
+      for (float w : weightScales) {
+        quant.scales.push_back(float(double(inputScale) * double(w)));
+        quant.zeroPoints.push_back(0);
+      }
+      quant.axis = weightScales.size() > 1 ? 0 : -1;
+      std::vector<int32_t> q(static_cast<size_t>(channels));
+      for (int64_t c = 0; c < channels; ++c)
+        q[size_t(c)] = int32_t(quantizeValue(valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
+                                             std::numeric_limits<int32_t>::min(),
+                                             std::numeric_limits<int32_t>::max()));
+      replaceConstant(node, index, TensorType{DType::Int32, {channels}, quant}, toBytes(q));
+      return;
+    }
+    float maxAbs = 0;
+    for (int64_t c = 0; c < channels; ++c)
+      if (std::isfinite(valueAt(c)))
+        maxAbs = std::max(maxAbs, std::abs(valueAt(c)));
+    ScaleZeroPoint params =
+        chooseWeightParams(maxAbs, options_.schema == QuantSchema::SymmetricWithPower2Scale);
+    std::vector<int8_t> q(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c)
+      q[size_t(c)] = int8_t(quantizeValue(valueAt(c), params, -127, 127));
+    replaceConstant(node, index, TensorType{DType::Int8, {channels}, perTensor(params)}, toBytes(q));
+  }
+
+  void rewriteInt8(Node &node) {
+    for (size_t index : dataInputs(node)) {
+      Value *input = node.inputs[index];
+      if (input->type.dtype == DType::Float32)
+        node.inputs[index] = quantized(input, node);
+    }
+    const std::string &op = node.opType;
+    const Value &x = *node.input(0);
+    float inputScale = x.type.quant.scales.at(0);
+    if (op == "Conv") {
+      int64_t channels = node.input(1)->type.shape[0];
+      std::vector<float> weightScales = quantizeWeight(node, 1, 0);
+      quantizeBias(node, 2, channels, inputScale, weightScales);
+    } else if (op == "Gemm") {
+      bool transB = node.attrs.getInt("transB", 0) != 0;
+      int axis = transB ? 0 : 1;
+      int64_t channels = node.input(1)->type.shape[size_t(axis)];
+      std::vector<float> weightScales = quantizeWeight(node, 1, axis);
+      quantizeBias(node, 2, channels, inputScale, weightScales);
+    }
+    Value &output = *node.output();
+    QuantParams params;
+    if (reusesInputParams(op))
+      params = x.type.quant;
+    else if (op == "Softmax")
+      params = perTensor({1.0f / 256.0f, -128}); // TFLM's int8 softmax output
+    else
+      params = perTensor(profiledParams(output, node));
+    output.type.dtype = DType::Int8;
+    output.type.quant = params;
+  }
+
+  Graph &graph_;
+  const ProfileData &profile_;
+  const QuantizationOptions &options_;
+  std::string profileName_;
+  std::set<const Node *> int8_;
+  std::map<const Value *, Value *> quantized_, dequantized_;
+  QuantizationSummary summary_;
+};
+
+} // namespace
+
+bool isInt8CapableOp(const std::string &opType) {
+  static const std::set<std::string> ops = {
+      "Conv", "Gemm", "MaxPool", "AveragePool", "GlobalAveragePool", "Add", "Mul", "Concat",
+      "Relu", "Clip", "Softmax", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+      "Dropout", "Transpose"};
+  return ops.count(opType) != 0;
+}
+
+std::string opTypeForKindName(const std::string &name) {
+  static const std::pair<const char *, const char *> glowKinds[] = {
+      {"convolution", "Conv"},     {"fullyconnected", "Gemm"}, {"softmax", "Softmax"},
+      {"avgpool", "AveragePool"},  {"maxpool", "MaxPool"},     {"add", "Add"},
+      {"mul", "Mul"},              {"concat", "Concat"},       {"relu", "Relu"},
+      {"clip", "Clip"},            {"reshape", "Reshape"},     {"transpose", "Transpose"},
+      {"flatten", "Flatten"},      {"squeeze", "Squeeze"},     {"unsqueeze", "Unsqueeze"},
+      {"identity", "Identity"},    {"dropout", "Dropout"},     {"conv", "Conv"},
+      {"gemm", "Gemm"},            {"averagepool", "AveragePool"},
+      {"globalaveragepool", "GlobalAveragePool"}, {"globalavgpool", "GlobalAveragePool"},
+      {"matmul", "MatMul"}};
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  for (const auto &[kind, op] : glowKinds)
+    if (lower == kind)
+      return op;
+  return "";
+}
+
+std::string describeQuantization(const QuantizationSummary &summary) {
+  size_t total = summary.int8Nodes + summary.floatNodes;
+  return "quantized " + std::to_string(summary.int8Nodes) + " of " + std::to_string(total) +
+         " nodes to int8 (" + std::to_string(summary.quantizeNodes) + " Quantize, " +
+         std::to_string(summary.dequantizeNodes) + " Dequantize inserted)";
+}
+
+QuantizationSummary quantizeGraph(Graph &graph, const ProfileData &profile,
+                                  const QuantizationOptions &options,
+                                  const std::string &profileName) {
+  return Quantizer(graph, profile, options, profileName).run();
+}
+
+} // namespace bundlefit

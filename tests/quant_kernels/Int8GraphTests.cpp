@@ -1,0 +1,383 @@
+// Hand-built quantized graphs (docs/quantized-ir.md types, set by hand, no
+// quantization pass): the interpreter (int8 kernels compiled natively) and
+// bundles (the same kernels as bitcode, specialised by LLVM) must agree bit
+// for bit, on the host and on a Cortex-M7 under QEMU.
+#include "bundlefit/bundle/BundleRunner.h"
+#include "bundlefit/bundle/BundleWriter.h"
+#include "bundlefit/codegen/BundleCodegen.h"
+#include "bundlefit/codegen/Target.h"
+#include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/schedule/MemoryPlan.h"
+#include "bundlefit/support/Error.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <random>
+#include <set>
+
+using namespace bundlefit;
+namespace fs = std::filesystem;
+
+namespace {
+
+TensorType int8Type(const Shape &shape, float scale, int32_t zeroPoint) {
+  TensorType t;
+  t.dtype = DType::Int8;
+  t.shape = shape;
+  t.quant.scales = {scale};
+  t.quant.zeroPoints = {zeroPoint};
+  return t;
+}
+
+TensorType floatType(const Shape &shape) {
+  TensorType t;
+  t.shape = shape;
+  return t;
+}
+
+/// Builds a graph with explicit output types (what the quantizer would set).
+class Builder {
+public:
+  explicit Builder(const std::string &name) : graph(std::make_unique<Graph>()) {
+    graph->name = name;
+  }
+
+  Value *input(const std::string &name, const Shape &shape) {
+    return graph->addInput(name, floatType(shape));
+  }
+  /// Random symmetric int8 weights; per-channel scales along `axis` when
+  /// `scales` has more than one entry.
+  Value *weights(const std::string &name, const Shape &shape, std::vector<float> scales,
+                 int axis = 0) {
+    TensorType t = int8Type(shape, 1.0f, 0);
+    t.quant.scales = scales;
+    t.quant.zeroPoints.assign(scales.size(), 0);
+    t.quant.axis = scales.size() > 1 ? axis : -1;
+    std::uniform_int_distribution<int> d(-127, 127);
+    std::vector<uint8_t> bytes(size_t(numElements(shape)));
+    for (uint8_t &b : bytes)
+      b = uint8_t(int8_t(d(rng_)));
+    return graph->addConstant(name, t, bytes);
+  }
+  Value *int32Bias(const std::string &name, int64_t n, std::vector<float> scales) {
+    TensorType t;
+    t.dtype = DType::Int32;
+    t.shape = {n};
+    t.quant.scales = scales;
+    t.quant.zeroPoints.assign(scales.size(), 0);
+    std::uniform_int_distribution<int> d(-2000, 2000);
+    std::vector<int32_t> values(static_cast<size_t>(n));
+    for (int32_t &v : values)
+      v = d(rng_);
+    std::vector<uint8_t> bytes(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return graph->addConstant(name, t, bytes);
+  }
+  Value *floatScalar(const std::string &name, float value) {
+    std::vector<uint8_t> bytes(4);
+    std::memcpy(bytes.data(), &value, 4);
+    return graph->addConstant(name, floatType({}), bytes);
+  }
+  Value *int64s(const std::string &name, const std::vector<int64_t> &values) {
+    TensorType t;
+    t.dtype = DType::Int64;
+    t.shape = {int64_t(values.size())};
+    std::vector<uint8_t> bytes(values.size() * 8);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return graph->addConstant(name, t, bytes);
+  }
+  Value *op(const std::string &opType, const std::string &name, const std::vector<Value *> &in,
+            const TensorType &type, const std::function<void(Attributes &)> &attrs = {}) {
+    Node *node = graph->addNode(opType, name, in, {name});
+    if (attrs)
+      attrs(node->attrs);
+    node->outputs[0]->type = type;
+    node->outputs[0]->typeKnown = true;
+    return node->outputs[0];
+  }
+
+  std::unique_ptr<Graph> graph;
+
+private:
+  std::mt19937 rng_{12345};
+};
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+/// Every quantizer-visible op: conv+relu, maxpool, depthwise, avgpool, add,
+/// mul, concat (rescaling both inputs), relu, clip (rescale), global average
+/// pool, flatten, gemm with an int8 bias, softmax, quantize/dequantize.
+std::unique_ptr<Graph> buildConvNet() {
+  Builder b("qnet");
+  Value *x = b.input("x", {1, 3, 12, 12});
+  Value *q = b.op("Quantize", "q", {x}, int8Type({1, 3, 12, 12}, 1.0f / 64, 3));
+  std::vector<float> w1Scales;
+  for (int c = 0; c < 8; ++c)
+    w1Scales.push_back(0.006f + 0.001f * c);
+  std::vector<float> b1Scales;
+  for (float s : w1Scales)
+    b1Scales.push_back(s / 64);
+  Value *c1 = b.op("Conv", "c1",
+                   {q, b.weights("w1", {8, 3, 3, 3}, w1Scales), b.int32Bias("b1", 8, b1Scales)},
+                   int8Type({1, 8, 12, 12}, 0.02f, -128), [](Attributes &a) {
+                     a.setInts("kernel_shape", {3, 3});
+                     a.setInts("pads", {1, 1, 1, 1});
+                     a.setString("activation", "Relu");
+                   });
+  Value *p1 = b.op("MaxPool", "p1", {c1}, int8Type({1, 8, 6, 6}, 0.02f, -128), [](Attributes &a) {
+    a.setInts("kernel_shape", {2, 2});
+    a.setInts("strides", {2, 2});
+  });
+  Value *d1 = b.op("Conv", "d1",
+                   {p1, b.weights("wd", {8, 1, 3, 3}, {0.01f}),
+                    b.int32Bias("bd", 8, {0.02f * 0.01f})},
+                   int8Type({1, 8, 6, 6}, 0.05f, 4), [](Attributes &a) {
+                     a.setInts("kernel_shape", {3, 3});
+                     a.setInts("pads", {1, 1, 1, 1});
+                     a.setInt("group", 8);
+                   });
+  Value *a1 = b.op("AveragePool", "a1", {d1}, int8Type({1, 8, 6, 6}, 0.05f, 4),
+                   [](Attributes &a) {
+                     a.setInts("kernel_shape", {3, 3});
+                     a.setInts("pads", {1, 1, 1, 1});
+                   });
+  Value *s1 = b.op("Add", "s1", {a1, p1}, int8Type({1, 8, 6, 6}, 0.04f, -60));
+  Value *m1 = b.op("Mul", "m1", {s1, p1}, int8Type({1, 8, 6, 6}, 0.06f, -100));
+  Value *cat = b.op("Concat", "cat", {m1, d1}, int8Type({1, 16, 6, 6}, 0.07f, -20),
+                    [](Attributes &a) { a.setInt("axis", 1); });
+  Value *r1 = b.op("Relu", "r1", {cat}, int8Type({1, 16, 6, 6}, 0.07f, -20));
+  Value *k1 = b.op("Clip", "k1", {r1, b.floatScalar("lo", 0.0f), b.floatScalar("hi", 6.0f)},
+                   int8Type({1, 16, 6, 6}, 6.0f / 255, -128));
+  Value *g1 = b.op("GlobalAveragePool", "g1", {k1}, int8Type({1, 16, 1, 1}, 6.0f / 255, -128));
+  Value *f1 = b.op("Flatten", "f1", {g1}, int8Type({1, 16}, 6.0f / 255, -128));
+  TensorType biasType = int8Type({10}, 0.05f, 0);
+  std::vector<uint8_t> biasBytes;
+  for (int i = 0; i < 10; ++i)
+    biasBytes.push_back(uint8_t(int8_t(i * 7 - 30)));
+  Value *fcBias = b.graph->addConstant("bfc", biasType, biasBytes);
+  Value *fc = b.op("Gemm", "fc", {f1, b.weights("wfc", {10, 16}, {0.002f}), fcBias},
+                   int8Type({1, 10}, 0.05f, 0), [](Attributes &a) { a.setInt("transB", 1); });
+  Value *sm = b.op("Softmax", "sm", {fc}, int8Type({1, 10}, 1.0f / 256, -128),
+                   [](Attributes &a) { a.setInt("axis", 1); });
+  Value *out = b.op("Dequantize", "out", {sm}, floatType({1, 10}));
+  b.graph->markOutput(out);
+  b.graph->markOutput(fc);
+  b.graph->markOutput(cat);
+  return std::move(b.graph);
+}
+
+/// The other forms: 1-D conv with an int8 per-channel bias and fused Clip,
+/// softmax over a strided axis, average pool with count_include_pad and
+/// ceil_mode, a broadcasting Add with an int8 constant, Gemm with [K,N]
+/// weights, Rescale, Dequantize of an Add.
+std::unique_ptr<Graph> buildVariants() {
+  Builder b("qvar");
+  Value *x = b.input("x", {1, 4, 9, 9});
+  Value *q = b.op("Quantize", "q", {x}, int8Type({1, 4, 9, 9}, 1.0f / 50, -2));
+  Value *flat = b.op("Reshape", "flat", {q, b.int64s("shape", {1, 4, 81})},
+                     int8Type({1, 4, 81}, 1.0f / 50, -2));
+  // Power-of-two scales (symmetric_with_power2_scale) with an int8 bias.
+  Value *bias8 = b.weights("bc", {6}, {1.0f / 128, 1.0f / 64, 1.0f / 256, 1.0f / 128,
+                                       1.0f / 64, 1.0f / 256});
+  Value *conv = b.op("Conv", "conv1d",
+                     {flat, b.weights("wc", {6, 4, 3}, {1.0f / 256, 1.0f / 512, 1.0f / 256,
+                                                         1.0f / 128, 1.0f / 256, 1.0f / 512}),
+                      bias8},
+                     int8Type({1, 6, 41}, 1.0f / 16, 0), [](Attributes &a) {
+                       a.setInts("kernel_shape", {3});
+                       a.setInts("strides", {2});
+                       a.setInts("pads", {1, 1});
+                       a.setString("activation", "Clip");
+                       a.setFloat("activation_min", -1.0f);
+                       a.setFloat("activation_max", 2.0f);
+                     });
+  Value *sm = b.op("Softmax", "sm1", {conv}, int8Type({1, 6, 41}, 1.0f / 256, -128),
+                   [](Attributes &a) { a.setInt("axis", 1); });
+  Value *avg = b.op("AveragePool", "avg", {q}, int8Type({1, 4, 5, 5}, 1.0f / 50, -2),
+                    [](Attributes &a) {
+                      a.setInts("kernel_shape", {3, 3});
+                      a.setInts("strides", {2, 2});
+                      a.setInts("pads", {1, 1, 0, 0});
+                      a.setInt("count_include_pad", 1);
+                      a.setInt("ceil_mode", 1);
+                    });
+  Value *avgFlat = b.op("Flatten", "avgflat", {avg}, int8Type({1, 100}, 1.0f / 50, -2));
+  Value *gemm = b.op("Gemm", "gemm",
+                     {avgFlat, b.weights("wg", {100, 7}, {0.01f}),
+                      b.int32Bias("bg", 7, {0.01f / 50})},
+                     int8Type({1, 7}, 0.03f, 5));
+  TensorType addend = int8Type({1, 4, 1, 1}, 0.01f, 7);
+  Value *c = b.graph->addConstant("addend", addend, {10, 250, 100, 7});
+  Value *sum = b.op("Add", "sum", {q, c}, int8Type({1, 4, 9, 9}, 0.025f, -1));
+  Value *res = b.op("Rescale", "res", {sum}, int8Type({1, 4, 9, 9}, 0.011f, 3));
+  Value *out = b.op("Dequantize", "out", {res}, floatType({1, 4, 9, 9}));
+  b.graph->markOutput(sm);
+  b.graph->markOutput(gemm);
+  b.graph->markOutput(out);
+  return std::move(b.graph);
+}
+
+std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
+  const Value *in = graph.inputs().at(0);
+  return {{in->name,
+           Tensor::fromFloats(in->type.shape, randomFloats(size_t(in->type.numElements()), seed))}};
+}
+
+std::map<std::string, Tensor> runAsBundle(const Graph &graph, const std::string &target,
+                                          const std::map<std::string, Tensor> &inputs) {
+  const MemoryPlan plan = planGraphMemory(graph);
+  const fs::path work = fs::path(BUNDLEFIT_TEST_TMP) / (graph.name + "-" + target);
+  fs::remove_all(work);
+  const std::string net = graph.name;
+  CodegenResult code = generateBundleObject(graph, plan, net, resolveTarget(target));
+  const std::vector<uint8_t> weights = packWeights(plan);
+  const std::string bundleDir = (work / "bundle").string();
+  writeBundleDirectory(bundleDir,
+                       {{net + ".o", std::string(code.object.begin(), code.object.end())},
+                        {net + ".weights.bin", std::string(weights.begin(), weights.end())}});
+  BundleRunSpec spec = makeRunSpec(plan, bundleDir, net, target);
+  spec.timeoutSeconds = 300;
+  return runBundle(spec, inputs, (work / "run").string());
+}
+
+/// Interpreter vs bundle: every output byte for byte.
+void checkBitExact(const Graph &graph, const std::string &target, unsigned seed) {
+  const auto inputs = inputsFor(graph, seed);
+  const auto expected = Interpreter(graph).run(inputs);
+  const auto got = runAsBundle(graph, target, inputs);
+  REQUIRE(got.size() == expected.size());
+  for (const auto &[name, tensor] : expected) {
+    INFO("output " << name << " on " << target);
+    REQUIRE(got.count(name) == 1);
+    const Tensor &g = got.at(name);
+    REQUIRE(g.bytes.size() == tensor.bytes.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < g.bytes.size(); ++i)
+      differing += g.bytes[i] != tensor.bytes[i];
+    CHECK(differing == 0);
+  }
+}
+
+/// The interpreter's int8 tensors are not degenerate (the test would prove
+/// little if everything saturated): each has several distinct values.
+void checkInformative(const Graph &graph, unsigned seed) {
+  Interpreter interp(graph);
+  std::map<std::string, std::set<int>> distinct;
+  interp.setObserver([&](const Value &v, const Tensor &t) {
+    if (t.type.dtype != DType::Int8)
+      return;
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      distinct[v.name].insert(t.data<int8_t>()[i]);
+  });
+  interp.run(inputsFor(graph, seed));
+  for (const auto &[name, values] : distinct) {
+    INFO("tensor " << name << " has " << values.size() << " distinct values in ["
+                   << *values.begin() << ", " << *values.rbegin() << "]");
+    if (std::getenv("BUNDLEFIT_TEST_VERBOSE"))
+      MESSAGE(name << ": " << values.size() << " values in [" << *values.begin() << ", "
+                   << *values.rbegin() << "]");
+    CHECK(values.size() >= 4);
+  }
+}
+
+} // namespace
+
+TEST_CASE("quantized graphs: every int8 node gets an int8 kernel, tensors are informative") {
+  for (auto build : {buildConvNet, buildVariants}) {
+    std::unique_ptr<Graph> graph = build();
+    for (const Node *node : graph->nodes())
+      if (node->opType != "Reshape" && node->opType != "Flatten")
+        CHECK_MESSAGE(needsInt8Kernel(*node), node->describe());
+    checkInformative(*graph, 1);
+  }
+  // Softmax output rows of the conv net sum to about one.
+  std::unique_ptr<Graph> graph = buildConvNet();
+  const auto out = Interpreter(*graph).run(inputsFor(*graph, 2));
+  const Tensor &probs = out.at("out");
+  double sum = 0;
+  for (int64_t i = 0; i < probs.numElements(); ++i)
+    sum += probs.data<float>()[i];
+  CHECK(sum == doctest::Approx(1.0).epsilon(0.03));
+}
+
+TEST_CASE("interpreter int8 == host bundle int8, bit for bit") {
+  for (unsigned seed : {3u, 4u}) {
+    checkBitExact(*buildConvNet(), "host", seed);
+    checkBitExact(*buildVariants(), "host", seed);
+  }
+}
+
+TEST_CASE("interpreter int8 == Cortex-M7 / M33 bundle int8 under QEMU, bit for bit") {
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty()) {
+    MESSAGE("qemu-system-arm or arm-none-eabi-gcc missing: skipped");
+    return;
+  }
+  checkBitExact(*buildConvNet(), "cortex-m7", 5);
+  checkBitExact(*buildVariants(), "cortex-m7", 6);
+  // Another kernel bitcode family (thumbv8m.main).
+  checkBitExact(*buildConvNet(), "cortex-m33", 7);
+}
+
+TEST_CASE("unsupported int8 forms are reported with the node") {
+  Builder b("bad");
+  Value *x = b.input("x", {1, 2, 4, 4});
+  Value *q = b.op("Quantize", "q", {x}, int8Type({1, 2, 4, 4}, 0.1f, 0));
+  // Asymmetric weights: CMSIS-NN and TFLM need a zero point of 0.
+  Value *w = b.weights("w", {2, 2, 1, 1}, {0.1f});
+  w->type.quant.zeroPoints = {3};
+  Value *c = b.op("Conv", "conv", {q, w}, int8Type({1, 2, 4, 4}, 0.1f, 0),
+                  [](Attributes &a) { a.setInts("kernel_shape", {1, 1}); });
+  b.graph->markOutput(c);
+  const Node *node = b.graph->findNode("conv");
+  REQUIRE(node != nullptr);
+  try {
+    int8ConvArgs(*node);
+    FAIL("expected an error");
+  } catch (const Error &e) {
+    CHECK(e.code() == ExitCode::Unsupported);
+    CHECK(std::string(e.what()).find("node 'conv' (Conv)") != std::string::npos);
+    CHECK(std::string(e.what()).find("not symmetric") != std::string::npos);
+  }
+}
+
+TEST_CASE("int8 bundles compile for every target; multipliers are read-only data") {
+  std::unique_ptr<Graph> graph = buildConvNet();
+  const MemoryPlan plan = planGraphMemory(*graph);
+  // One target per kernel bitcode family.
+  for (const char *target : {"host", "cortex-a53", "cortex-m7", "cortex-m33", "cortex-m0plus"}) {
+    INFO("target " << std::string(target));
+    const CodegenResult code = generateBundleObject(*graph, plan, "qnet", resolveTarget(target));
+    const ObjectSummary summary = inspectObject(code.object);
+    MESSAGE(std::string(target) << ": text " << code.textBytes << " B, rodata " << code.rodataBytes
+                           << " B");
+    CHECK(code.textBytes > 0);
+    // Shape tables, multipliers and shifts: read-only data, not weights.
+    CHECK(code.rodataBytes > 0);
+    CHECK(code.dataBytes == 0);
+    // Only libc/libgcc helpers remain undefined (no int8 kernel symbol).
+    for (const std::string &sym : summary.undefinedSymbols) {
+      INFO("undefined " << sym);
+      CHECK(sym.rfind("bf_", 0) != 0);
+    }
+  }
+  // The constant region holds int8 weights and int32 / int8 biases only
+  // (Clip's bounds are parameters baked into the code).
+  uint64_t constantBytes = 0;
+  for (const Value *c : plan.constants)
+    constantBytes += c->type.bytes();
+  CHECK(constantBytes == 8 * 27 + 8 * 4 + 8 * 9 + 8 * 4 + 10 * 16 + 10);
+}
