@@ -16,7 +16,19 @@ packages=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   # the model script (tests/models) uses Debian's python3-onnx and numpy
   python3 python3-onnx python3-numpy
+  # the HTML report test renders the page in headless Chromium (tests/reports)
+  chromium chromium-driver
 )
+
+# Optional, only to RE-train tests/models/fashion_mnist (train.py): the test suite reads the
+# committed ONNX and .npy files and never imports torch. `install-deps.sh --training`.
+training_packages=(python3-torch dataset-fashion-mnist)
+for argument in "$@"; do
+  case "$argument" in
+    --training) packages+=("${training_packages[@]}") ;;
+    *) echo "install-deps: unknown option '$argument' (only --training)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for package in "${packages[@]}"; do
