@@ -2,6 +2,7 @@
 #include "Items.h"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 
 namespace bundlefit::planner::detail {
@@ -12,7 +13,11 @@ bool isValidHint(const Problem &problem, const InPlaceHint &h) {
     return false;
   if (h.output == h.input)
     return false;
-  return problem.buffers[h.input].last == problem.buffers[h.output].first;
+  const Buffer &in = problem.buffers[h.input], &out = problem.buffers[h.output];
+  for (uint64_t a : {in.alignment, out.alignment})
+    if (a > 1 && h.shift % int64_t(a) != 0)
+      return false;
+  return in.last == out.first;
 }
 
 namespace {
@@ -48,17 +53,34 @@ std::vector<bool> selectHints(const Problem &problem) {
 
 namespace {
 // Groups buffers joined by honoured hints; returns buffer -> group root.
-std::vector<int> groupBuffers(const Problem &problem) {
+// `shiftFromChainStart` gets each buffer's offset relative to the first
+// buffer of its chain (the sum of the shifts along the chain).
+std::vector<int> groupBuffers(const Problem &problem, std::vector<int64_t> &shiftFromChainStart) {
   size_t n = problem.buffers.size();
   std::vector<int> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
   std::vector<bool> chosen = selectHints(problem);
+  std::vector<int> next(n, -1);
+  std::vector<int64_t> shiftToNext(n, 0);
+  std::vector<bool> hasInput(n, false);
   for (size_t k = 0; k < chosen.size(); ++k) {
     if (!chosen[k])
       continue;
-    int a = findRoot(parent, problem.inPlace[k].input);
-    int b = findRoot(parent, problem.inPlace[k].output);
+    const InPlaceHint &h = problem.inPlace[k];
+    int a = findRoot(parent, h.input);
+    int b = findRoot(parent, h.output);
     parent[b] = a;
+    next[h.input] = h.output;
+    shiftToNext[h.input] = h.shift;
+    hasInput[h.output] = true;
+  }
+  // Chosen hints form chains (one input and one output per buffer, no cycle).
+  shiftFromChainStart.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (hasInput[i])
+      continue;
+    for (int at = int(i); next[at] >= 0; at = next[at])
+      shiftFromChainStart[next[at]] = shiftFromChainStart[at] + shiftToNext[at];
   }
   std::vector<int> root(n);
   for (size_t i = 0; i < n; ++i)
@@ -89,9 +111,15 @@ void compressTime(Items &result) {
 Items buildItems(const Problem &problem) {
   Items result;
   size_t n = problem.buffers.size();
-  std::vector<int> root = groupBuffers(problem);
+  std::vector<int64_t> shift;
+  std::vector<int> root = groupBuffers(problem, shift);
   std::vector<int> itemOfRoot(n, -1);
   result.itemOfBuffer.assign(n, -1);
+  // A shifted chain starts at its lowest member.
+  std::vector<int64_t> lowest(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    lowest[root[i]] = std::min(lowest[root[i]], shift[i]);
+  result.offsetInItem.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const Buffer &b = problem.buffers[i];
     int &slot = itemOfRoot[root[i]];
@@ -100,8 +128,9 @@ Items buildItems(const Problem &problem) {
       result.items.push_back({0, 1, b.first, b.last, 0, 0});
     }
     Item &it = result.items[slot];
+    result.offsetInItem[i] = uint64_t(shift[i] - lowest[root[i]]);
     it.alignment = std::lcm(it.alignment, std::max<uint64_t>(b.alignment, 1));
-    it.size = std::max(it.size, footprint(b));
+    it.size = std::max(it.size, result.offsetInItem[i] + footprint(b));
     it.first = std::min(it.first, b.first);
     it.last = std::max(it.last, b.last);
     result.itemOfBuffer[i] = slot;
@@ -120,7 +149,7 @@ Plan makePlan(const Problem &problem, const Items &items,
   plan.lowerBound = lowerBound;
   plan.offsets.resize(problem.buffers.size());
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
-    uint64_t offset = itemOffsets[items.itemOfBuffer[i]];
+    uint64_t offset = itemOffsets[items.itemOfBuffer[i]] + items.offsetInItem[i];
     plan.offsets[i] = offset;
     uint64_t fp = footprint(problem.buffers[i]);
     if (fp > 0)
@@ -133,6 +162,18 @@ Plan makePlan(const Problem &problem, const Items &items,
 } // namespace bundlefit::planner::detail
 
 namespace bundlefit::planner {
+int64_t maxSafeShift(const std::vector<AccessPhase> &phases) {
+  if (phases.empty())
+    return 0;
+  int64_t best = INT64_MAX;
+  uint64_t floor = UINT64_MAX; // min readBegin from phase k on
+  for (size_t k = phases.size(); k-- > 0;) {
+    floor = std::min(floor, phases[k].readBegin);
+    best = std::min(best, int64_t(floor) - int64_t(phases[k].writeEnd));
+  }
+  return best;
+}
+
 std::vector<bool> honouredInPlaceHints(const Problem &problem) {
   return detail::selectHints(problem);
 }

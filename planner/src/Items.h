@@ -28,6 +28,9 @@ struct Item {
 struct Items {
   std::vector<Item> items;
   std::vector<int> itemOfBuffer; ///< Buffer index -> item index.
+  /// Buffer index -> its offset from its item's start (non-zero only in a
+  /// chain with shifted hints).
+  std::vector<uint64_t> offsetInItem;
   int numSteps = 0;              ///< Compressed steps are [0, numSteps).
 };
 

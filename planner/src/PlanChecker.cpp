@@ -1,7 +1,7 @@
 //===- PlanChecker.cpp - Independent proof of a plan's safety -------------===//
 //
 // Sweeps the steps in order keeping the live buffers in a set ordered by
-// offset. Live buffers never share a byte (bar an in-place pair), so a new
+// offset. Live buffers never share a byte (bar an in-place or shifted pair), so a new
 // buffer only has to be compared with its neighbours in that set.
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +33,8 @@ public:
       if (auto error = checkPlacement(int(i)))
         return error;
     collectInPlacePairs();
+    if (auto error = checkShifts())
+      return error;
     return checkOverlaps();
   }
 
@@ -68,10 +70,29 @@ private:
     for (const InPlaceHint &h : problem.inPlace) {
       if (!detail::isValidHint(problem, h))
         continue;
-      if (plan.offsets[h.input] != plan.offsets[h.output])
+      // Shifted pairs (partial overlap) must sit exactly at their shift.
+      if (int64_t(plan.offsets[h.output] - plan.offsets[h.input]) != h.shift)
         continue;
       sharing.insert({std::min(h.input, h.output), std::max(h.input, h.output)});
+      paired.insert(h.input);
+      paired.insert(h.output);
     }
+  }
+
+  // A shifted pair shares bytes only if its access pattern allows the shift.
+  std::optional<std::string> checkShifts() {
+    for (const InPlaceHint &h : problem.inPlace) {
+      if (h.shift == 0 || !mayShare(h.input, h.output))
+        continue;
+      if (h.access.empty() || h.shift > maxSafeShift(h.access)) {
+        out << describe(h.output) << " starts " << h.shift << " bytes from "
+            << describe(h.input) << ", beyond the safe shift "
+            << (h.access.empty() ? std::string("(no access pattern given)")
+                                 : std::to_string(maxSafeShift(h.access)));
+        return message();
+      }
+    }
+    return std::nullopt;
   }
 
   bool mayShare(int a, int b) const {
@@ -96,18 +117,17 @@ private:
         return conflict(it->second, i);
     if (above == live.begin())
       return std::nullopt;
-    // Only the closest offset below can reach into [lo, hi); an in-place
-    // pair may sit on that offset twice.
+    // Live buffers are disjoint except honoured pairs (same offset, or
+    // shifted by a partial-overlap hint). So a buffer further down can only
+    // reach into [lo, hi) across one that belongs to a pair: walk down while
+    // the buffer just checked is paired.
     auto it = std::prev(above);
-    uint64_t groupOffset = it->first;
     while (true) {
       if (end(it->second) > lo && !mayShare(i, it->second))
         return conflict(it->second, i);
-      if (it == live.begin())
+      if (it == live.begin() || !paired.count(it->second))
         break;
       --it;
-      if (it->first != groupOffset)
-        break;
     }
     return std::nullopt;
   }
@@ -141,6 +161,7 @@ private:
   const Plan &plan;
   std::ostringstream out;
   std::set<std::pair<int, int>> sharing;
+  std::set<int> paired; // Buffers in some entry of `sharing`.
   std::set<std::pair<uint64_t, int>> live; // (offset, buffer)
 };
 } // namespace

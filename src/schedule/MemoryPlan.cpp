@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/schedule/MemoryPlan.h"
 
+#include "bundlefit/ir/FusedOps.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/WeightLayout.h"
@@ -33,6 +34,25 @@ bool isElementwise(const Node &node) {
       "Exp", "Sqrt", "Add", "Sub", "Mul", "Div", "Max", "Min", "PRelu",
       "BatchNormalization"};
   return ops.count(node.opType) != 0;
+}
+
+/// A 2-D float depthwise Conv (group == C == M) whose output planes are no
+/// larger than its input planes: bf_depthwise_inplace_f32 may then write its
+/// output over its input (the proof is in src/kernels/conv_inplace.c).
+/// Returns the one-plane scratch it needs, or 0 when it cannot.
+uint64_t depthwiseInPlaceScratch(const Node &node) {
+  if (node.opType != "Conv" || !node.input(0) || !node.input(1) || !node.output())
+    return 0;
+  const TensorType &x = node.input(0)->type, &y = node.output()->type;
+  if (x.rank() != 4 || y.rank() != 4 || x.dtype != DType::Float32 ||
+      y.dtype != DType::Float32)
+    return 0;
+  const int64_t groups = node.attrs.getInt("group", 1);
+  if (groups != x.shape[1] || groups != y.shape[1] || x.shape[0] != y.shape[0])
+    return 0;
+  if (y.shape[2] * y.shape[3] > x.shape[2] * x.shape[3])
+    return 0;
+  return uint64_t(y.shape[2] * y.shape[3]) * 4;
 }
 
 /// Mutable region: graph inputs first, then outputs, each 64-aligned.
@@ -127,6 +147,42 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
     }
   }
 
+  // --memory-opt >= 1: in-place depthwise convolutions. Which hints the
+  // planner honours is known before planning, so only those get scratch.
+  // Fused nodes (FusedOps.h) always need their workspace, whatever the level.
+  std::map<const Node *, uint64_t> scratchBytes;
+  for (const Node *node : plan.schedule)
+    if (uint64_t bytes = nodeScratchBytes(*node))
+      scratchBytes[node] = bytes;
+  if (options.memoryOpt >= 1) {
+    std::map<size_t, const Node *> depthwiseHint;
+    for (int step = 0; step < int(plan.schedule.size()); ++step) {
+      const Node *node = plan.schedule[step];
+      if (!options.allowInPlace || !depthwiseInPlaceScratch(*node) ||
+          !bufferOf.count(node->output()))
+        continue;
+      auto it = bufferOf.find(storageOwner(node->input(0)));
+      if (it == bufferOf.end() || problem.buffers[it->second].last != step)
+        continue;
+      depthwiseHint[problem.inPlace.size()] = node;
+      problem.inPlace.push_back({bufferOf[node->output()], it->second});
+    }
+    std::vector<bool> honoured = planner::honouredInPlaceHints(problem);
+    for (const auto &[hint, node] : depthwiseHint)
+      if (honoured[hint])
+        scratchBytes[node] = depthwiseInPlaceScratch(*node);
+  }
+  // Kernel workspaces live on their node's step only.
+  std::vector<std::pair<const Node *, int>> scratchOf;
+  for (int step = 0; step < int(plan.schedule.size()); ++step) {
+    auto it = scratchBytes.find(plan.schedule[step]);
+    if (it == scratchBytes.end())
+      continue;
+    scratchOf.push_back({it->first, int(problem.buffers.size())});
+    problem.buffers.push_back({int(problem.buffers.size()), it->second,
+                               MemoryPlan::kAlignment, step, step});
+  }
+
   planner::PlanOptions plannerOptions;
   plannerOptions.exact.timeBudgetSeconds = options.exactTimeBudgetSeconds;
   planner::Plan result = planner::planMemory(problem, plannerOptions);
@@ -139,6 +195,9 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
     const planner::Buffer &buffer = problem.buffers[index];
     plan.buffers.push_back({value, placement, buffer.first, buffer.last});
   }
+  for (const auto &[node, index] : scratchOf)
+    plan.scratch.push_back(
+        {node, {MemoryRegion::Activations, result.offsets[index], problem.buffers[index].size}});
   std::sort(plan.buffers.begin(), plan.buffers.end(),
             [](const PlannedBuffer &a, const PlannedBuffer &b) {
               return a.first != b.first ? a.first < b.first : a.value->name < b.value->name;
@@ -179,6 +238,13 @@ const Placement &MemoryPlan::placementOf(const Value *value) const {
   if (it == placements.end())
     fatalInternal("no placement for value '" + value->name + "'");
   return it->second;
+}
+
+const Placement *MemoryPlan::scratchOf(const Node *node) const {
+  for (const ScratchBuffer &buffer : scratch)
+    if (buffer.node == node)
+      return &buffer.placement;
+  return nullptr;
 }
 
 bool isViewNode(const Node &node) {

@@ -61,6 +61,12 @@ size_t eliminateDeadNodes(Graph &graph);
 /// output value (same Value, same name). Returns the number of fusions.
 size_t fuseActivations(Graph &graph);
 
+/// --memory-opt >= 1: a 2-D float Conv (with its fused activation) whose
+/// output only feeds a MaxPool or AveragePool becomes one ConvPool node
+/// (ir/FusedOps.h) that never materialises the conv output. Run after
+/// runDefaultPasses. Returns the number of fusions.
+size_t fuseConvPool(Graph &graph);
+
 struct PassOptions {
   bool foldBatchNorm = true;
   bool eliminateIdentities = true;

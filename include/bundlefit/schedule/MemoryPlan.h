@@ -70,16 +70,27 @@ struct MemoryPlan {
 
   const Placement &placementOf(const Value *value) const;
   bool hasPlacement(const Value *value) const { return placements.count(value) != 0; }
+  /// The workspace planned for `node`, or nullptr when it has none.
+  const Placement *scratchOf(const Node *node) const;
 };
 
 /// Whether a node is a view: its output aliases its first input byte for
 /// byte, so it needs no code and no storage of its own.
 bool isViewNode(const Node &node);
 
+/// The --memory-opt level used when none is given.
+inline constexpr int kDefaultMemoryOpt = 0;
+inline constexpr int kMaxMemoryOpt = 1;
+
 struct PlanOptions {
   double exactTimeBudgetSeconds = 5.0; ///< For the search-based allocator.
   bool reorderForMemory = true;        ///< Memory-aware topological order.
   bool allowInPlace = true;            ///< Elementwise ops overwrite a dying input.
+  /// Going below the layer-by-layer bound (README "Memory optimisation"):
+  /// 0 = as before; 1 = also depthwise convs overwrite a dying input plane
+  /// by plane (one-plane scratch) and ConvPool nodes (made by fuseConvPool,
+  /// which the caller runs on the graph at level >= 1) get their scratch row.
+  int memoryOpt = kDefaultMemoryOpt;
 };
 
 /// Plans all three regions of a type-inferred, pass-optimised graph.

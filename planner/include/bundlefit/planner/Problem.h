@@ -29,10 +29,37 @@ struct Buffer {
 
 /// "output may be written over input": valid when input dies on the step
 /// output is born (input.last == output.first). When honoured, output gets
-/// exactly input's offset. Indices are positions in Problem::buffers.
+/// exactly input's offset + shift. Indices are positions in Problem::buffers.
+///
+/// shift = 0 is a true in-place operation. A non-zero shift is a partial
+/// overlap: "the output may start at input offset + shift", for a kernel
+/// whose every write lands on input bytes it has finished reading (the
+/// caller derives the margin from the kernel's access pattern; the planner
+/// and checker only see the constraint). A shift that is not a multiple of
+/// both buffers' alignments makes the hint invalid.
+/// One phase of a kernel's run, for proving a shifted hint safe: during the
+/// phase it writes output bytes below `writeEnd` (counted from the output's
+/// start), and from the start of the phase on it reads no input byte below
+/// `readBegin` (counted from the input's start). Phases are in execution
+/// order; writes of a phase may follow any of its reads.
+struct AccessPhase {
+  uint64_t writeEnd = 0;
+  uint64_t readBegin = 0;
+};
+
+/// The largest shift at which the output of a kernel with these phases never
+/// overwrites an input byte it has still to read:
+///   min over phases k of (min_{j >= k} readBegin_j) - writeEnd_k.
+/// No phases: 0 (nothing is claimed).
+int64_t maxSafeShift(const std::vector<AccessPhase> &phases);
+
 struct InPlaceHint {
   int output = 0;
   int input = 0;
+  int64_t shift = 0;
+  /// Required when shift != 0: the kernel's access pattern; checkPlan
+  /// verifies shift <= maxSafeShift(access).
+  std::vector<AccessPhase> access;
 };
 
 struct Problem {

@@ -1,0 +1,102 @@
+//===- LowerFused.cpp - ConvPool and in-place depthwise kernel calls --------===//
+#include "LowerFused.h"
+
+#include "../ir/ops/ShapeHelpers.h"
+
+#include "bundlefit/support/Error.h"
+
+namespace bundlefit {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+KernelArg address(const Value *value) { return {KernelArg::Address, value}; }
+KernelArg scratch() { return {KernelArg::Scratch}; }
+KernelArg i32(int64_t v) { return {KernelArg::I32, nullptr, nullptr, v}; }
+KernelArg activation(const Node &node) { return {KernelArg::Activation, nullptr, &node}; }
+
+[[noreturn]] void unsupported(const Node &node, const std::string &what) {
+  throw Error(ExitCode::Unsupported, node.describe() + ": " + what);
+}
+
+shape_helpers::Window windowOf(const Node &node, const Shape &in, const Ints &kernel) {
+  bool ceilMode = node.attrs.getInt("ceil_mode", 0) != 0;
+  return shape_helpers::resolveWindow(node, Ints(in.begin() + 2, in.end()), kernel, ceilMode);
+}
+
+void requireScratch(const Node &node, const MemoryPlan &plan) {
+  if (!plan.scratchOf(&node))
+    fatalInternal(node.describe() + " runs with a workspace the memory plan did not reserve");
+}
+
+KernelCall convPoolCall(const Node &node, const MemoryPlan &plan) {
+  KernelCall call;
+  call.parts = splitConvPool(node);
+  const ConvPoolParts &p = *call.parts;
+  for (const Value *v : {&p.x, &p.w, &p.convOut, &p.y})
+    if (v->type.dtype != DType::Float32)
+      unsupported(node, "only float32 ConvPool has a kernel (" + v->name + " is " +
+                            v->type.str() + ")");
+  requireScratch(node, plan);
+  const Shape &xs = p.x.type.shape, &cs = p.convOut.type.shape, &ys = p.y.type.shape;
+  const Ints kernel(p.w.type.shape.begin() + 2, p.w.type.shape.end());
+  const shape_helpers::Window cw = windowOf(p.conv, xs, kernel);
+  const shape_helpers::Window pw = windowOf(p.pool, cs, p.pool.attrs.getInts("kernel_shape"));
+  const bool isMax = p.pool.opType == "MaxPool";
+  if (!isMax && (pw.dilations[0] != 1 || pw.dilations[1] != 1))
+    unsupported(node, "AveragePool with dilations");
+  call.kernel = "bf_conv_pool2d_f32";
+  call.args = {address(node.input(0)), address(node.input(1)), address(node.input(2)),
+               address(node.output()), scratch(), i32(xs[0]), i32(xs[1]), i32(xs[2]),
+               i32(xs[3]), i32(cs[1]), i32(cs[2]), i32(cs[3]), i32(kernel[0]), i32(kernel[1]),
+               i32(cw.strides[0]), i32(cw.strides[1]), i32(cw.padsBegin[0]),
+               i32(cw.padsBegin[1]), i32(cw.dilations[0]), i32(cw.dilations[1]),
+               i32(p.conv.attrs.getInt("group", 1)), activation(p.conv),
+               i32(node.attrs.getInt("channel_chunk", cs[1])), i32(isMax), i32(ys[2]),
+               i32(ys[3]), i32(pw.kernel[0]), i32(pw.kernel[1]), i32(pw.strides[0]),
+               i32(pw.strides[1]), i32(pw.padsBegin[0]), i32(pw.padsBegin[1]),
+               i32(pw.padsEnd[0]), i32(pw.padsEnd[1]), i32(pw.dilations[0]),
+               i32(pw.dilations[1]), i32(p.pool.attrs.getInt("count_include_pad", 0))};
+  return call;
+}
+
+/// A Conv whose output the plan placed on its input (MemoryPlan.cpp only does
+/// so for depthwise convs that bf_depthwise_inplace_f32 can run).
+bool isInPlaceConv(const Node &node, const MemoryPlan &plan) {
+  if (node.opType != "Conv" || !node.input(0) || !node.output())
+    return false;
+  auto x = plan.placements.find(node.input(0)), y = plan.placements.find(node.output());
+  if (x == plan.placements.end() || y == plan.placements.end())
+    return false;
+  return x->second.region == y->second.region && x->second.offset == y->second.offset &&
+         x->second.size > 0 && y->second.size > 0;
+}
+
+KernelCall inPlaceDepthwiseCall(const Node &node, const MemoryPlan &plan) {
+  requireScratch(node, plan);
+  const Value *x = node.input(0), *w = node.input(1), *y = node.output();
+  const Shape &xs = x->type.shape, &ys = y->type.shape;
+  const Ints kernel(w->type.shape.begin() + 2, w->type.shape.end());
+  const shape_helpers::Window cw = windowOf(node, xs, kernel);
+  KernelCall call;
+  call.kernel = "bf_depthwise_inplace_f32";
+  call.args = {address(x), address(w), address(node.input(2)), address(y), scratch(),
+               i32(xs[0]), i32(xs[1]), i32(xs[2]), i32(xs[3]), i32(ys[2]), i32(ys[3]),
+               i32(kernel[0]), i32(kernel[1]), i32(cw.strides[0]), i32(cw.strides[1]),
+               i32(cw.padsBegin[0]), i32(cw.padsBegin[1]), i32(cw.dilations[0]),
+               i32(cw.dilations[1]), activation(node)};
+  return call;
+}
+
+} // namespace
+
+std::optional<KernelCall> describeMemoryOptCall(const Node &node, const MemoryPlan &plan) {
+  if (node.opType == kConvPoolOp)
+    return convPoolCall(node, plan);
+  if (isInPlaceConv(node, plan))
+    return inPlaceDepthwiseCall(node, plan);
+  return std::nullopt;
+}
+
+} // namespace bundlefit

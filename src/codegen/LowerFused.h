@@ -1,0 +1,40 @@
+//===- LowerFused.h - Kernel calls of the --memory-opt execution forms -----===//
+//
+// ConvPool nodes and depthwise Convs the plan put in place (output at the
+// input's offset) need kernels with a workspace. This file decides the call
+// as plain data; LowerGraph turns it into LLVM IR, so the geometry lives here
+// and LowerGraph only gains one dispatch line.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/schedule/MemoryPlan.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+struct KernelArg {
+  enum Kind { Address, Scratch, I32, F32, Activation } kind = I32;
+  const Value *value = nullptr; ///< Address: its planned address (nullptr: null).
+  const Node *node = nullptr;   ///< Activation: three args (kind, a, b) from its attrs.
+  int64_t i = 0;
+  float f = 0.0f;
+};
+
+struct KernelCall {
+  std::string kernel;
+  std::vector<KernelArg> args;
+  std::shared_ptr<ConvPoolParts> parts; ///< Keeps Activation nodes alive.
+};
+
+/// The call for `node` when it runs in a --memory-opt form, else nullopt
+/// (the ordinary lowering applies). Throws Unsupported for a ConvPool the
+/// kernels cannot run (non-float).
+std::optional<KernelCall> describeMemoryOptCall(const Node &node, const MemoryPlan &plan);
+
+} // namespace bundlefit

@@ -1,0 +1,102 @@
+//===- FusedOps.cpp - ConvPool: Conv (+activation) fused with the pool after it ===//
+//
+// Type inference and MACs reuse the Conv and pool schemas on the split parts,
+// so the fused node can never disagree with the two nodes it replaced.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ir/FusedOps.h"
+
+#include "bundlefit/ir/OpRegistry.h"
+
+#include "ShapeHelpers.h"
+
+namespace bundlefit {
+
+namespace {
+
+const std::string kConvPrefix = "conv.";
+const std::string kPoolPrefix = "pool.";
+
+void copyOperand(const Value *from, Value &to, const std::string &name) {
+  to.name = from ? from->name : name;
+  to.type = from ? from->type : TensorType{};
+  to.kind = ValueKind::GraphInput; // Types only: no bytes, no producer.
+  to.typeKnown = from && from->typeKnown;
+}
+
+void inferConvPool(Node &node) {
+  if (node.inputs.size() < 2 || !node.input(0) || !node.input(1))
+    shape_helpers::unsupported(node, "ConvPool needs inputs X and W");
+  if (node.input(0)->type.rank() != 4)
+    shape_helpers::unsupported(node, "ConvPool is 2-D only (input " +
+                                         node.input(0)->type.str() + ")");
+  std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
+  node.output(0)->type = parts->y.type;
+}
+
+uint64_t convPoolMacs(const Node &node) {
+  std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
+  return countNodeMacs(parts->conv);
+}
+
+} // namespace
+
+std::unique_ptr<ConvPoolParts> splitConvPool(const Node &fused) {
+  auto parts = std::make_unique<ConvPoolParts>();
+  copyOperand(fused.input(0), parts->x, "X");
+  copyOperand(fused.input(1), parts->w, "W");
+  parts->hasBias = fused.input(2) != nullptr;
+  if (parts->hasBias)
+    copyOperand(fused.input(2), parts->b, "B");
+  parts->convOut.name = fused.name + ".conv";
+  parts->y.name = fused.output(0) ? fused.output(0)->name : fused.name + ".pool";
+
+  parts->conv.name = fused.name + ".conv";
+  parts->conv.opType = "Conv";
+  parts->conv.inputs = {&parts->x, &parts->w};
+  if (parts->hasBias)
+    parts->conv.inputs.push_back(&parts->b);
+  parts->conv.outputs = {&parts->convOut};
+  parts->pool.name = fused.name + ".pool";
+  parts->pool.opType = fused.attrs.getString(kPoolPrefix + "op", "MaxPool");
+  parts->pool.inputs = {&parts->convOut};
+  parts->pool.outputs = {&parts->y};
+  for (const auto &[name, attribute] : fused.attrs.all()) {
+    if (name.compare(0, kConvPrefix.size(), kConvPrefix) == 0)
+      parts->conv.attrs.set(name.substr(kConvPrefix.size()), attribute);
+    else if (name.compare(0, kPoolPrefix.size(), kPoolPrefix) == 0 && name != kPoolPrefix + "op")
+      parts->pool.attrs.set(name.substr(kPoolPrefix.size()), attribute);
+  }
+  if (parts->x.typeKnown && parts->w.typeKnown) {
+    inferNodeTypes(parts->conv);
+    inferNodeTypes(parts->pool);
+  }
+  return parts;
+}
+
+Attributes makeConvPoolAttributes(const Node &conv, const Node &pool, int64_t channelChunk) {
+  Attributes attrs;
+  for (const auto &[name, attribute] : conv.attrs.all())
+    attrs.set(kConvPrefix + name, attribute);
+  for (const auto &[name, attribute] : pool.attrs.all())
+    attrs.set(kPoolPrefix + name, attribute);
+  attrs.setString(kPoolPrefix + "op", pool.opType);
+  attrs.setInt("channel_chunk", channelChunk);
+  return attrs;
+}
+
+uint64_t nodeScratchBytes(const Node &node) {
+  if (node.opType != kConvPoolOp || !node.input(0) || !node.input(0)->typeKnown)
+    return 0;
+  std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
+  const Shape &conv = parts->convOut.type.shape; // [N, M, CH, CW]
+  int64_t chunk = node.attrs.getInt("channel_chunk", conv[1]);
+  chunk = std::max<int64_t>(1, std::min<int64_t>(chunk, conv[1]));
+  return uint64_t(chunk * conv[3]) * dtypeSize(parts->convOut.type.dtype);
+}
+
+void registerFusedOps(OpRegistry &registry) {
+  registry.add({kConvPoolOp, inferConvPool, convPoolMacs});
+}
+
+} // namespace bundlefit

@@ -1,0 +1,91 @@
+//===- FuseConvPool.cpp - Conv (+activation) followed by a pool -> ConvPool ---===//
+//
+// Why: layer by layer, a Conv whose output is pooled needs its input, its
+// full-resolution output and the pooled result at once (LeNet: 46,080 B of
+// conv1 output for an 11,520 B pooled result). Fused, each conv row is
+// computed for a few channels into a scratch row and folded into the pool
+// output at once, so the conv output never exists (FusedOps.h). No extra
+// arithmetic: every conv row is computed exactly once (rows no pool window
+// reads are not computed at all).
+//
+// Only run with --memory-opt >= 1 (after runDefaultPasses, so the activation
+// is already inside the Conv).
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/passes/Passes.h"
+
+#include "PassUtils.h"
+
+namespace bundlefit {
+namespace {
+
+/// Output channels per scratch row: a multiple of the conv kernel's register
+/// tile (8 on hosts, 4 on Cortex-M) so the fast tiled path is kept, small
+/// enough that the row is a fraction of the pooled output.
+constexpr int64_t kChannelChunk = 8;
+
+bool isFusablePool(const Graph &graph, const Node &pool) {
+  if (pool.opType != "MaxPool" && pool.opType != "AveragePool")
+    return false;
+  if (pool.outputs.size() > 1 && pool.output(1) && !graph.users(pool.output(1)).empty())
+    return false; // Indices.
+  if (pool.attrs.getInt("storage_order", 0) != 0)
+    return false;
+  // The bundle's average pool has no dilations (nor will the fused one).
+  if (pool.opType == "AveragePool")
+    for (int64_t d : pool.attrs.getInts("dilations", {}))
+      if (d != 1)
+        return false;
+  return pool.output(0) && pool.output(0)->type.rank() == 4;
+}
+
+bool tryFuse(Graph &graph, Node &pool) {
+  if (!isFusablePool(graph, pool))
+    return false;
+  Value *convOut = pool.input(0);
+  Node *conv = convOut ? convOut->producer : nullptr;
+  if (!conv || conv->opType != "Conv" || conv->output(0) != convOut || convOut->isGraphOutput ||
+      !pass_utils::hasSingleReader(graph, convOut, &pool))
+    return false;
+  const Value *x = conv->input(0);
+  if (!x || x->type.rank() != 4 || x->type.dtype != DType::Float32 ||
+      convOut->type.dtype != DType::Float32)
+    return false;
+  const int64_t groups = conv->attrs.getInt("group", 1);
+  const int64_t channels = convOut->type.shape[1];
+  // Chunks must not straddle groups: grouped convs take whole rows.
+  const int64_t chunk = groups == 1 ? std::min(kChannelChunk, channels) : channels;
+  const uint64_t rowBytes = uint64_t(chunk * convOut->type.shape[3]) * 4;
+  if (rowBytes >= convOut->type.bytes())
+    return false; // Nothing to save (a one-row conv output).
+
+  Attributes attrs = makeConvPoolAttributes(*conv, pool, chunk);
+  std::vector<Value *> inputs = conv->inputs;
+  Value *y = pool.output(0);
+  Node *fused = graph.insertNodeBefore(conv, kConvPoolOp, graph.uniqueNodeName(conv->name + "_" + pool.name),
+                                       inputs, {y->name + "_fused"});
+  fused->attrs = attrs;
+  pass_utils::takeOverOutput(fused, 0, y);
+  pool.outputs.clear();
+  graph.eraseNode(&pool);
+  conv->outputs.clear();
+  convOut->producer = nullptr;
+  graph.eraseNode(conv);
+  inferNodeTypes(*fused);
+  return true;
+}
+
+} // namespace
+
+size_t fuseConvPool(Graph &graph) {
+  size_t fused = 0;
+  for (Node *node : graph.nodes())
+    if (tryFuse(graph, *node))
+      ++fused;
+  graph.removeUnusedValues();
+  return fused;
+}
+
+} // namespace bundlefit

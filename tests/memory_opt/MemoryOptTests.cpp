@@ -1,0 +1,308 @@
+// --memory-opt 1 against --memory-opt 0: the same outputs (float within 1e-5
+// relative; the fused and in-place kernels reuse the unfused arithmetic, so in
+// practice bit-identical) with less activation memory. Synthetic graphs cover
+// pool geometries (overlap, padding, ceil_mode, average with and without
+// pads, grouped convs, chunks that do not divide the channels) and depthwise
+// convs of stride 1 and 2; LeNet is the target the issue sets (<= 15,000 B).
+#include "BundleCompilation.h"
+
+#include "bundlefit/bundle/BundleRunner.h"
+#include "bundlefit/bundle/BundleWriter.h"
+#include "bundlefit/codegen/BundleCodegen.h"
+#include "bundlefit/codegen/Target.h"
+#include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/interp/Npy.h"
+#include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/passes/Passes.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <random>
+
+using namespace bundlefit;
+namespace fs = std::filesystem;
+
+namespace {
+
+TensorType f32(Shape shape) {
+  TensorType type;
+  type.shape = std::move(shape);
+  return type;
+}
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+Value *constant(Graph &g, const std::string &name, Shape shape, unsigned seed) {
+  TensorType type = f32(shape);
+  std::vector<float> values = randomFloats(size_t(type.numElements()), seed);
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return g.addConstant(name, type, bytes);
+}
+
+/// Builder of small NCHW graphs; types come from runDefaultPasses.
+struct Net {
+  std::unique_ptr<Graph> graph = std::make_unique<Graph>();
+  Value *x = nullptr;
+  unsigned seed = 1;
+  explicit Net(Shape input) {
+    graph->name = "net";
+    x = graph->addInput("data", f32(input));
+  }
+  Value *add(const std::string &op, std::vector<Value *> inputs,
+             std::function<void(Attributes &)> attrs = {}) {
+    Node *n = graph->addNode(op, op + std::to_string(graph->numNodes()), inputs,
+                             {op + std::to_string(graph->numNodes()) + "_out"});
+    if (attrs)
+      attrs(n->attrs);
+    return n->output(0);
+  }
+  Value *conv(Value *in, int64_t cin, int64_t cout, int64_t k, int64_t stride, int64_t pad,
+              int64_t group = 1) {
+    Value *w = constant(*graph, "w" + std::to_string(seed), {cout, cin / group, k, k}, seed);
+    Value *b = constant(*graph, "b" + std::to_string(seed), {cout}, seed + 100);
+    ++seed;
+    return add("Conv", {in, w, b}, [&](Attributes &a) {
+      a.setInts("strides", {stride, stride});
+      a.setInts("pads", {pad, pad, pad, pad});
+      a.setInt("group", group);
+    });
+  }
+  std::unique_ptr<Graph> finish(Value *out) {
+    graph->markOutput(out);
+    runDefaultPasses(*graph);
+    return std::move(graph);
+  }
+};
+
+using GraphMaker = std::function<std::unique_ptr<Graph>()>;
+
+struct Compiled {
+  std::unique_ptr<Graph> graph;
+  MemoryPlan plan;
+  std::map<std::string, Tensor> outputs;
+};
+
+std::map<std::string, Tensor> inputsFor(const Graph &graph) {
+  const Value *input = graph.inputs().at(0);
+  return {{input->name, Tensor::fromFloats(input->type.shape,
+                                           randomFloats(size_t(input->type.numElements()), 7))}};
+}
+
+/// Plans, compiles and runs `graph` at `level` on `target`.
+Compiled compileAndRun(std::unique_ptr<Graph> graph, int level, const std::string &target,
+                       const std::string &name,
+                       std::map<std::string, Tensor> inputs = {}) {
+  Compiled result;
+  if (level >= 1)
+    fuseConvPool(*graph);
+  PlanOptions options;
+  options.memoryOpt = level;
+  result.plan = planGraphMemory(*graph, options);
+  fs::path work = fs::path(BUNDLEFIT_TEST_TMP) / (name + "-" + target + "-" + std::to_string(level));
+  fs::remove_all(work);
+  const std::string net = "net";
+  TargetOptions targetOptions = resolveTarget(target, "", "", "", "");
+  CodegenResult code = generateBundleObject(*graph, result.plan, net, targetOptions, false);
+  std::vector<uint8_t> weights = packWeights(result.plan);
+  std::string bundleDir = (work / "bundle").string();
+  writeBundleDirectory(bundleDir,
+                       {{net + ".o", std::string(code.object.begin(), code.object.end())},
+                        {net + ".weights.bin", std::string(weights.begin(), weights.end())}});
+  if (inputs.empty())
+    inputs = inputsFor(*graph);
+  BundleRunSpec spec = makeRunSpec(result.plan, bundleDir, net, target);
+  spec.timeoutSeconds = 600;
+  result.outputs = runBundle(spec, inputs, (work / "run").string());
+  result.graph = std::move(graph);
+  return result;
+}
+
+/// max |a - b| / max |b| over all outputs.
+double relativeDiff(const std::map<std::string, Tensor> &a,
+                    const std::map<std::string, Tensor> &b) {
+  double diff = 0, magnitude = 0;
+  for (const auto &[name, reference] : b) {
+    const Tensor &t = a.at(name);
+    REQUIRE(t.type.sameShapeAndType(reference.type));
+    for (int64_t i = 0; i < reference.numElements(); ++i) {
+      diff = std::max(diff, std::fabs(t.at(i) - reference.at(i)));
+      magnitude = std::max(magnitude, std::fabs(reference.at(i)));
+    }
+  }
+  REQUIRE(magnitude > 0);
+  return diff / magnitude;
+}
+
+size_t countOps(const Graph &graph, const std::string &op) {
+  size_t n = 0;
+  for (const Node *node : graph.nodes())
+    n += node->opType == op;
+  return n;
+}
+
+/// Level 1 against level 0 on the host: same outputs, no more memory.
+Compiled checkAgainstLevel0(const GraphMaker &make, const std::string &name,
+                            const std::string &target = "host") {
+  CAPTURE(name);
+  Compiled base = compileAndRun(make(), 0, target, name);
+  Compiled opt = compileAndRun(make(), 1, target, name);
+  double rel = relativeDiff(opt.outputs, base.outputs);
+  MESSAGE(name << " on " << target << ": activations " << base.plan.activationsSize << " -> "
+                << opt.plan.activationsSize << " B, max relative diff " << rel);
+  CHECK(rel <= 1e-5);
+  CHECK(opt.plan.activationsSize <= base.plan.activationsSize);
+  // The fused graph also agrees with the interpreter (conv then pool).
+  std::map<std::string, Tensor> reference = Interpreter(*opt.graph).run(inputsFor(*opt.graph));
+  CHECK(relativeDiff(opt.outputs, reference) <= 1e-4);
+  return opt;
+}
+
+Value *pool(Net &n, Value *in, const std::string &op, std::vector<int64_t> kernel,
+            std::vector<int64_t> strides, std::vector<int64_t> pads, int64_t ceil = 0,
+            int64_t countPad = 0) {
+  return n.add(op, {in}, [&](Attributes &a) {
+    a.setInts("kernel_shape", kernel);
+    a.setInts("strides", strides);
+    a.setInts("pads", pads);
+    if (ceil)
+      a.setInt("ceil_mode", ceil);
+    if (op == "AveragePool")
+      a.setInt("count_include_pad", countPad);
+  });
+}
+
+} // namespace
+
+TEST_CASE("fuseConvPool: Conv+Relu+MaxPool becomes one ConvPool that keeps the output") {
+  Net n({1, 3, 10, 10});
+  Value *y = pool(n, n.add("Relu", {n.conv(n.x, 3, 8, 3, 1, 1)}), "MaxPool", {2, 2}, {2, 2},
+                  {0, 0, 0, 0});
+  std::string outName = y->name;
+  std::unique_ptr<Graph> g = n.finish(y);
+  std::map<std::string, Tensor> before = Interpreter(*g).run(inputsFor(*g));
+  REQUIRE(countOps(*g, "Conv") == 1);
+  CHECK(fuseConvPool(*g) == 1);
+  CHECK(countOps(*g, "Conv") == 0);
+  CHECK(countOps(*g, "MaxPool") == 0);
+  REQUIRE(countOps(*g, kConvPoolOp) == 1);
+  CHECK(g->outputs().at(0)->name == outName);
+  const Node *fused = g->nodes().front();
+  CHECK(fused->attrs.getString("conv.activation", "") == "Relu");
+  CHECK(fused->attrs.getInt("channel_chunk", 0) == 8);
+  // One scratch row: 8 channels x 10 columns x 4 bytes.
+  CHECK(nodeScratchBytes(*fused) == 8 * 10 * 4);
+  std::map<std::string, Tensor> after = Interpreter(*g).run(inputsFor(*g));
+  CHECK(relativeDiff(after, before) == 0);
+}
+
+TEST_CASE("fuseConvPool leaves a conv whose output has another reader") {
+  Net n({1, 2, 8, 8});
+  Value *c = n.conv(n.x, 2, 4, 3, 1, 1);
+  Value *p = pool(n, c, "MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0});
+  Value *r = n.add("ReduceMax", {c}, [](Attributes &a) { a.setInt("keepdims", 1); a.setInts("axes", {2, 3}); });
+  Value *s = n.add("ReduceMax", {p}, [](Attributes &a) { a.setInt("keepdims", 1); a.setInts("axes", {2, 3}); });
+  std::unique_ptr<Graph> g = n.finish(n.add("Add", {r, s}));
+  CHECK(fuseConvPool(*g) == 0);
+}
+
+TEST_CASE("ConvPool bundles equal Conv then pool for every pool geometry (host)") {
+  struct Case {
+    const char *name;
+    GraphMaker make;
+  };
+  std::vector<Case> cases = {
+      {"max2x2", [] {
+         Net n({1, 3, 12, 12});
+         return n.finish(pool(n, n.add("Relu", {n.conv(n.x, 3, 16, 3, 1, 1)}), "MaxPool", {2, 2},
+                              {2, 2}, {0, 0, 0, 0}));
+       }},
+      {"max3x3s2pad1ceil", [] {
+         Net n({1, 4, 15, 13});
+         return n.finish(pool(n, n.conv(n.x, 4, 10, 3, 2, 1), "MaxPool", {3, 3}, {2, 2},
+                              {1, 1, 1, 1}, 1));
+       }},
+      {"avg3x3s1pad1incl", [] {
+         Net n({1, 2, 9, 9});
+         return n.finish(pool(n, n.conv(n.x, 2, 12, 5, 1, 2), "AveragePool", {3, 3}, {1, 1},
+                              {1, 1, 1, 1}, 0, 1));
+       }},
+      {"avg2x2grouped", [] {
+         Net n({2, 4, 8, 8});
+         return n.finish(pool(n, n.conv(n.x, 4, 6, 3, 1, 0, 2), "AveragePool", {2, 2}, {2, 2},
+                              {0, 0, 0, 0}));
+       }},
+      {"max3x1stride3skipsrows", [] {
+         Net n({1, 1, 11, 7});
+         return n.finish(pool(n, n.conv(n.x, 1, 9, 1, 1, 0), "MaxPool", {1, 2}, {3, 2},
+                              {0, 0, 0, 0}));
+       }},
+  };
+  for (const Case &c : cases) {
+    Compiled opt = checkAgainstLevel0(c.make, c.name);
+    CHECK(countOps(*opt.graph, kConvPoolOp) == 1);
+    CHECK(opt.plan.scratch.size() == 1);
+  }
+}
+
+TEST_CASE("depthwise convs run in place at --memory-opt 1 (stride 1 and 2, host)") {
+  GraphMaker make = [] {
+    Net n({1, 3, 16, 16});
+    Value *a = n.add("Relu", {n.conv(n.x, 3, 16, 1, 1, 0)});
+    Value *d1 = n.conv(a, 16, 16, 3, 1, 1, 16);  // same size: in place
+    Value *d2 = n.conv(d1, 16, 16, 3, 2, 1, 16); // stride 2: smaller planes, in place
+    Value *p = n.conv(d2, 16, 8, 1, 1, 0);
+    return n.finish(n.add("Relu", {p}));
+  };
+  Compiled opt = checkAgainstLevel0(make, "depthwise");
+  int inPlace = 0;
+  for (const Node *node : opt.graph->nodes())
+    if (node->opType == "Conv" && node->attrs.getInt("group", 1) == 16) {
+      const Placement &x = opt.plan.placementOf(node->input(0));
+      const Placement &y = opt.plan.placementOf(node->output());
+      CHECK(x.offset == y.offset);
+      inPlace += x.offset == y.offset;
+      REQUIRE(opt.plan.scratchOf(node));
+      CHECK(opt.plan.scratchOf(node)->size == uint64_t(node->output()->type.shape[2] *
+                                                      node->output()->type.shape[3] * 4));
+    }
+  CHECK(inPlace == 2);
+}
+
+TEST_CASE("LeNet at --memory-opt 1: <= 15,000 B of activations, same outputs on host and M7") {
+  const std::string model = std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.onnx";
+  auto load = [&](int level) {
+    ModelOptions options;
+    options.path = model;
+    options.memoryOpt = level;
+    return loadModel(options);
+  };
+  std::map<std::string, Tensor> inputs;
+  {
+    std::unique_ptr<Graph> g = load(0);
+    inputs[g->inputs().at(0)->name] = loadNpy(std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.input.npy");
+  }
+  for (std::string target : {"host", "cortex-m7"}) {
+    CAPTURE(target);
+    Compiled base = compileAndRun(load(0), 0, target, "lenet", inputs);
+    Compiled opt = compileAndRun(load(1), 1, target, "lenet", inputs);
+    CHECK(base.plan.activationsSize == 57600);
+    CHECK(opt.plan.activationsSize <= 15000);
+    CHECK(countOps(*opt.graph, kConvPoolOp) == 2);
+    double rel = relativeDiff(opt.outputs, base.outputs);
+    MESSAGE("lenet on " << target << ": activations " << base.plan.activationsSize << " -> "
+                        << opt.plan.activationsSize << " B, max relative diff " << rel);
+    CHECK(rel <= 1e-5);
+  }
+}
