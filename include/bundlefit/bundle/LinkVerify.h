@@ -1,0 +1,165 @@
+//===- LinkVerify.h - Check a fit prediction against a real link -----------===//
+//
+// `bundlefit fit MODEL --device PART --verify-link` builds a minimal firmware
+// for the part's memory map and lets GNU ld decide whether it fits:
+//
+//  - a generated linker script with one MEMORY region per device region
+//    (base and size from the device file);
+//  - the bundle object compiled for the part's bundle core;
+//  - the weights (weights.bin, via .incbin) read in place from Flash, or as
+//    initialized data in the RAM region(s) the fit chose, their image in Flash;
+//  - mutableWeight and the activation arena as NOLOAD sections in the regions
+//    the fit chose;
+//  - the SDK baseline footprint (and a kernel library's image, static data)
+//    as sections of the sizes the device file gives, so the linked totals
+//    compare like for like with AN13001's formulas. The SDK project is a whole
+//    program, so the stub's vector table, reset handler and main and newlib's
+//    .data/.bss are placed inside the SDK sections, padded up to their size.
+//
+// It is linked by arm-none-eabi-gcc (newlib-nano, nosys, --gc-sections) and
+// the ELF's sections are read back and charged to regions the way ld counts
+// them (VMA, plus the load image of initialized RAM sections). The fit's code
+// term is linkedCodeBytes (the object plus the memcpy/expf/soft-float
+// routines it calls). What remains is alignment and newlib's .data image
+// (about 100 B), a few hundred bytes per region.
+//
+// When weights are split over several RAM regions the image has the right
+// sizes in the right places but is not runnable: Glow's static API takes one
+// constantWeight base. The check is about memory, not execution.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/bundle/BundleRunner.h"
+#include "bundlefit/device/Device.h"
+#include "bundlefit/device/Fit.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+/// How to build for a part's bundle core: the codegen shorthand (Target.h)
+/// and the arm-none-eabi-gcc flags that pick the matching newlib multilib.
+struct PartToolchain {
+  std::string codegenTarget; ///< "cortex-m7", "cortex-m33", "cortex-m4", "cortex-m0plus"
+  std::string floatAbi;      ///< "hard" | "soft"
+  std::vector<std::string> gccFlags;
+};
+
+/// Throws Error(Unsupported) naming the part and core when the core has no
+/// code generation (HiFi4, Fusion F1, NPUs, ...).
+PartToolchain partToolchain(const device::Device &device);
+
+/// One weight tensor as laid out in weights.bin (plan order = the fit's
+/// ModelFootprint::weights order), with the region the fit chose for it.
+struct FirmwareWeight {
+  std::string name;
+  uint64_t offset = 0;
+  uint64_t bytes = 0; ///< 64-aligned size as planned.
+  const device::MemoryRegionInfo *region = nullptr;
+};
+
+/// Everything the firmware is built from.
+struct FirmwareSpec {
+  const device::Device *device = nullptr;
+  const device::FitResult *fit = nullptr;
+  std::string networkName;
+  std::string objectPath;  ///< The bundle's <net>.o.
+  std::string weightsPath; ///< The bundle's <net>.weights.bin.
+  std::vector<FirmwareWeight> weights;
+  uint64_t mutableBytes = 0, activationsBytes = 0;
+  uint64_t staticBytes = 0; ///< --static-bytes (initialized data).
+  bool hardFloat = true;
+};
+
+/// One output section of the generated script and where the fit put it.
+struct FirmwareSection {
+  std::string name;       ///< ".bf_weights_DTCM"
+  std::string region;     ///< Device region name of its VMA.
+  std::string loadRegion; ///< Device region of its load image ("" if none).
+  std::string what;       ///< "activations arena", ...
+};
+
+/// The generated sources (pure functions of the spec; no tools needed).
+struct FirmwareSources {
+  std::string linkerScript; ///< fw.ld
+  std::string startup;      ///< fw.c: vectors, reset handler, main
+  std::string data;         ///< fw_data.S: reservations and .incbin weights
+  /// Weight blobs per region (file name -> byte ranges of weights.bin).
+  std::vector<std::pair<std::string, std::vector<std::pair<uint64_t, uint64_t>>>> blobs;
+  std::vector<FirmwareSection> sections;
+  /// ld's name for each device region (sanitized), same order as Device::memory.
+  std::vector<std::string> ldRegionNames;
+};
+FirmwareSources generateFirmware(const FirmwareSpec &spec);
+
+/// An allocated section of a linked ELF32 (little-endian Arm).
+struct LinkedSection {
+  std::string name;
+  uint64_t vma = 0, lma = 0, size = 0;
+  bool hasContents = false; ///< PROGBITS (occupies its load address too).
+};
+/// Throws Error(BadInputFile) naming the file when it is not an ELF32 Arm executable.
+std::vector<LinkedSection> readElfSections(const std::string &path);
+
+/// Bytes per device region as the linker counts them: from the region's base
+/// to the end of the last section placed there (VMA; and LMA for sections
+/// whose load image lives elsewhere). Sections the script does not name are
+/// charged to the region containing their address.
+std::vector<uint64_t> linkedRegionUsage(const device::Device &device,
+                                        const std::vector<FirmwareSection> &plan,
+                                        const std::vector<LinkedSection> &sections);
+
+struct RegionCheck {
+  std::string region;
+  uint64_t capacity = 0, predicted = 0, linked = 0;
+  double differencePercent = 0; ///< (linked - predicted) / predicted x 100.
+  bool predictedOver = false, linkedOver = false;
+  bool withinTolerance = false;
+};
+
+/// Compares per region; `tolerancePercent` of the predicted bytes (a region
+/// predicted empty must link empty).
+std::vector<RegionCheck> compareRegions(const device::Device &device,
+                                        const std::vector<uint64_t> &predicted,
+                                        const std::vector<uint64_t> &linked,
+                                        double tolerancePercent);
+
+/// The bundle's code as it lands in any firmware: the object's code and
+/// read-only data plus the runtime routines it calls (memcpy/memset, libm's
+/// expf, libgcc's soft float on Cortex-M0+), measured by linking the object
+/// alone with --gc-sections and its entry as the only root. This is the fit's
+/// code term under --verify-link; the object's .text alone misses the
+/// routines (about 5 KB of soft float on M0+). Throws like verifyLink.
+uint64_t linkedCodeBytes(const std::string &objectPath, const std::string &entry,
+                         const PartToolchain &toolchain, const std::string &workDir,
+                         const ToolOverrides &tools = {});
+
+struct LinkVerification {
+  bool predictedFits = false;
+  bool linkedFits = false;     ///< ld succeeded.
+  bool verdictsAgree = false;  ///< Same verdict, same overflowing regions.
+  bool sizesAgree = false;     ///< Every region within tolerance.
+  double tolerancePercent = 1.0;
+  std::vector<std::string> overflowMessages; ///< ld's "region `X' overflowed by N bytes".
+  std::vector<RegionCheck> regions;
+  std::vector<LinkedSection> sections;
+  std::vector<FirmwareSection> plan;
+  std::string workDir, elfPath, mapPath, scriptPath;
+  double linkSeconds = 0;
+  bool agrees() const { return verdictsAgree && sizesAgree; }
+  /// One line saying why the check failed ("" when it agrees).
+  std::string disagreement() const;
+};
+
+/// Writes the firmware sources into `workDir`, links them, reads the ELF back
+/// and compares with the fit. Throws Error(ToolMissing) naming the Debian
+/// package when arm-none-eabi-gcc or newlib is missing, or with the linker's
+/// last lines when the link fails for a reason other than region overflow.
+LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolchain,
+                            const std::string &workDir, const ToolOverrides &tools = {},
+                            double tolerancePercent = 1.0);
+
+} // namespace bundlefit

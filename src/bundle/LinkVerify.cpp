@@ -1,0 +1,221 @@
+//===- LinkVerify.cpp - Link the firmware, compare with the prediction -----===//
+#include "bundlefit/bundle/LinkVerify.h"
+#include "bundlefit/support/Error.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace bundlefit {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void writeFile(const fs::path &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out.flush())
+    throw Error(ExitCode::CannotWrite, path.string() + ": cannot write (--verify-link work directory)");
+}
+
+std::string readAll(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ExitCode::BadInputFile, path.string() + ": cannot read");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string withThousands(uint64_t value) {
+  std::string digits = std::to_string(value), text;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      text += ',';
+    text += digits[i];
+  }
+  return text;
+}
+
+/// ld's "region `X' overflowed by N bytes", keyed by ld's region name.
+std::map<std::string, uint64_t> overflows(const std::string &log, std::vector<std::string> &lines) {
+  std::map<std::string, uint64_t> found;
+  static const std::regex pattern("region `([^']+)' overflowed by ([0-9]+) bytes");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), pattern); it != std::sregex_iterator(); ++it) {
+    found[(*it)[1].str()] = std::stoull((*it)[2].str());
+    lines.push_back(it->str());
+  }
+  return found;
+}
+
+} // namespace
+
+std::vector<RegionCheck> compareRegions(const device::Device &device,
+                                        const std::vector<uint64_t> &predicted,
+                                        const std::vector<uint64_t> &linked,
+                                        double tolerancePercent) {
+  std::vector<RegionCheck> checks;
+  for (size_t i = 0; i < device.memory.size(); ++i) {
+    RegionCheck c;
+    c.region = device.memory[i].name;
+    c.capacity = device.memory[i].size;
+    c.predicted = i < predicted.size() ? predicted[i] : 0;
+    c.linked = i < linked.size() ? linked[i] : 0;
+    double diff = double(c.linked) - double(c.predicted);
+    c.differencePercent = c.predicted ? 100.0 * diff / double(c.predicted) : (c.linked ? 100.0 : 0.0);
+    c.predictedOver = c.predicted > c.capacity;
+    c.linkedOver = c.linked > c.capacity;
+    c.withinTolerance = c.predicted ? std::fabs(c.differencePercent) <= tolerancePercent : c.linked == 0;
+    checks.push_back(c);
+  }
+  return checks;
+}
+
+std::string LinkVerification::disagreement() const {
+  if (agrees())
+    return "";
+  std::string text;
+  if (!verdictsAgree) {
+    text = std::string("the prediction says ") + (predictedFits ? "FITS" : "DOES NOT FIT") +
+           " but the link " + (linkedFits ? "succeeded" : "failed");
+    std::string regionsText;
+    for (const RegionCheck &c : regions)
+      if (c.predictedOver != c.linkedOver)
+        regionsText += (regionsText.empty() ? "" : ", ") + c.region + " " +
+                       (c.linkedOver ? "overflowed in the link only" : "over only in the prediction");
+    if (!regionsText.empty())
+      text += " (" + regionsText + ")";
+  }
+  for (const RegionCheck &c : regions)
+    if (!c.withinTolerance) {
+      char diff[32];
+      std::snprintf(diff, sizeof diff, "%+.2f%%", c.differencePercent);
+      text += (text.empty() ? "" : "; ") + c.region + ": predicted " + withThousands(c.predicted) +
+              " B, linked " + withThousands(c.linked) + " B (" + diff + ", tolerance " +
+              std::to_string(int(tolerancePercent)) + "%)";
+    }
+  return text;
+}
+
+uint64_t linkedCodeBytes(const std::string &objectPath, const std::string &entry,
+                         const PartToolchain &toolchain, const std::string &workDir,
+                         const ToolOverrides &tools) {
+  std::string gcc = requireArmGcc(tools);
+  fs::path dir(workDir);
+  std::vector<std::string> argv = {gcc};
+  argv.insert(argv.end(), toolchain.gccFlags.begin(), toolchain.gccFlags.end());
+  argv.insert(argv.end(), {"--specs=nano.specs", "--specs=nosys.specs", "-nostartfiles",
+                           "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments", "-Wl,--no-warn-execstack",
+                           "-Wl,-e," + entry, "-Wl,--undefined=" + entry,
+                           fs::absolute(objectPath).string(), "-lm", "-o", "code.elf"});
+  ProcessResult result = runProcess(argv, workDir, 600, (dir / "code.log").string());
+  if (!result.ok())
+    throw Error(ExitCode::ToolMissing, "--verify-link: " + gcc + " could not link " + objectPath +
+                                           " alone to measure its code: " + lastLines(result.output, 6));
+  uint64_t bytes = 0;
+  for (const LinkedSection &s : readElfSections((dir / "code.elf").string()))
+    if (s.hasContents && s.name.rfind(".data", 0) != 0)
+      bytes += s.size; // .text, .rodata, .ARM.exidx: what stays in Flash
+  return bytes;
+}
+
+LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolchain,
+                            const std::string &workDir, const ToolOverrides &tools,
+                            double tolerancePercent) {
+  const device::Device &device = *spec.device;
+  std::string gcc = requireArmGcc(tools);
+  CortexMBoard flagsOnly{toolchain.codegenTarget, "", "", toolchain.gccFlags, {}, {}, {}};
+  requireNewlib(gcc, flagsOnly, workDir);
+
+  FirmwareSources sources = generateFirmware(spec);
+  fs::path dir(workDir);
+  writeFile(dir / "fw.ld", sources.linkerScript);
+  writeFile(dir / "fw.c", sources.startup);
+  writeFile(dir / "fw_data.S", sources.data);
+  std::string weights = readAll(spec.weightsPath);
+  for (const auto &[file, ranges] : sources.blobs) {
+    std::string blob;
+    for (const auto &[offset, bytes] : ranges) {
+      if (offset + bytes > weights.size())
+        throw Error(ExitCode::BadInputFile, spec.weightsPath + ": " + std::to_string(weights.size()) +
+                                                " bytes, but a weight ends at " +
+                                                std::to_string(offset + bytes));
+      blob.append(weights, offset, bytes);
+    }
+    writeFile(dir / file, blob);
+  }
+
+  LinkVerification v;
+  v.tolerancePercent = tolerancePercent;
+  v.plan = sources.sections;
+  v.workDir = workDir;
+  v.scriptPath = (dir / "fw.ld").string();
+  v.predictedFits = spec.fit->fits;
+
+  auto link = [&](const std::string &elf, bool keepOnOverflow) {
+    std::vector<std::string> argv = {gcc};
+    argv.insert(argv.end(), toolchain.gccFlags.begin(), toolchain.gccFlags.end());
+    argv.insert(argv.end(), {"-Os", "-ffunction-sections", "-fdata-sections", "--specs=nano.specs",
+                             "--specs=nosys.specs", "-nostartfiles", "-Wl,--gc-sections",
+                             "-Wl,--no-warn-rwx-segments", "-Wl,--no-warn-execstack", "-T", "fw.ld",
+                             "-Wl,-Map=" + elf.substr(0, elf.size() - 4) + ".map"});
+    if (keepOnOverflow)
+      argv.push_back("-Wl,--noinhibit-exec");
+    argv.insert(argv.end(), {"fw.c", "fw_data.S", fs::absolute(spec.objectPath).string(), "-lm", "-o", elf});
+    return runProcess(argv, workDir, 600, (dir / (elf.substr(0, elf.size() - 4) + ".log")).string());
+  };
+
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult result = link("fw.elf", false);
+  v.linkSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::map<std::string, uint64_t> over = overflows(result.output, v.overflowMessages);
+  v.linkedFits = result.ok();
+  std::string elf = "fw.elf";
+  if (!result.ok()) {
+    if (over.empty() || result.timedOut)
+      throw Error(ExitCode::ToolMissing,
+                  "--verify-link: " + gcc + " could not link the firmware for " + device.id + " in " +
+                      workDir + ": " + lastLines(result.output, 6));
+    // The verdict came from the real link; a second, forced link keeps the
+    // ELF so every region (not only the overflowing ones) can be measured.
+    elf = "fw-overflow.elf";
+    ProcessResult forced = link(elf, true);
+    if (!fs::exists(dir / elf))
+      throw Error(ExitCode::ToolMissing, "--verify-link: " + gcc +
+                                             " --noinhibit-exec wrote no ELF in " + workDir + ": " +
+                                             lastLines(forced.output, 6));
+  }
+  v.elfPath = (dir / elf).string();
+  v.mapPath = (dir / (elf.substr(0, elf.size() - 4) + ".map")).string();
+  v.sections = readElfSections(v.elfPath);
+  std::vector<uint64_t> linked = linkedRegionUsage(device, sources.sections, v.sections);
+  // Where ld reported an overflow, its figure is the authority.
+  for (size_t i = 0; i < device.memory.size(); ++i) {
+    auto it = over.find(sources.ldRegionNames[i]);
+    if (it != over.end())
+      linked[i] = device.memory[i].size + it->second;
+  }
+  std::vector<uint64_t> predicted;
+  for (const device::RegionUse &use : spec.fit->regions)
+    predicted.push_back(use.used);
+  v.regions = compareRegions(device, predicted, linked, tolerancePercent);
+
+  std::set<std::string> predictedOver, linkedOver;
+  for (size_t i = 0; i < v.regions.size(); ++i) {
+    if (v.regions[i].predictedOver)
+      predictedOver.insert(v.regions[i].region);
+    if (over.count(sources.ldRegionNames[i]))
+      linkedOver.insert(v.regions[i].region);
+  }
+  v.verdictsAgree = v.predictedFits == v.linkedFits && predictedOver == linkedOver;
+  v.sizesAgree = true;
+  for (const RegionCheck &c : v.regions)
+    v.sizesAgree = v.sizesAgree && c.withinTolerance;
+  return v;
+}
+
+} // namespace bundlefit

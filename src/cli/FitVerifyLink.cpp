@@ -1,0 +1,159 @@
+//===- FitVerifyLink.cpp - `bundlefit fit --verify-link` -------------------===//
+#include "FitVerifyLink.h"
+
+#include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+namespace bundlefit {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string percentText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.2f%%", value);
+  return text;
+}
+
+} // namespace
+
+PartBundle::~PartBundle() {
+  if (removeWorkDir && !workDir.empty()) {
+    std::error_code ec;
+    fs::remove_all(workDir, ec);
+  }
+}
+
+std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const device::Device &device,
+                                           const device::Variant &variant, const std::string &linkDir) {
+  if (variant.precision != device::Precision::Float)
+    throw Error(ExitCode::Unsupported,
+                "--verify-link: variant '" + variant.name +
+                    "' cannot be linked: bundlefit generates float code only until int8 "
+                    "quantization lands (use --variant float)");
+  auto part = std::make_unique<PartBundle>();
+  part->toolchain = partToolchain(device);
+  requireArmGcc(); // Before minutes of compiling: exit 7 naming the package.
+
+  std::error_code ec;
+  if (linkDir.empty()) {
+    std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-link-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw Error(ExitCode::CannotWrite, pattern + ": cannot create a temporary directory for --verify-link");
+    part->workDir = pattern;
+    part->removeWorkDir = true;
+  } else {
+    fs::create_directories(linkDir, ec);
+    if (ec || !fs::is_directory(linkDir))
+      throw Error(ExitCode::CannotWrite, linkDir + ": cannot create the --link-dir directory");
+    part->workDir = fs::absolute(linkDir).string();
+  }
+  part->bundleDir = (fs::path(part->workDir) / "bundle").string();
+
+  CompileRequest request;
+  request.model = model;
+  request.outputDir = part->bundleDir;
+  request.target = part->toolchain.codegenTarget;
+  request.floatAbi = part->toolchain.floatAbi;
+  part->bundle = compileBundle(request);
+  part->linkedCode = linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle.networkName + ".o")).string(),
+                                     part->bundle.networkName, part->toolchain, part->workDir);
+  return part;
+}
+
+LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,
+                                const device::ModelFootprint &footprint, const device::FitResult &fit,
+                                uint64_t staticBytes) {
+  const MemoryPlan &plan = part.bundle.plan;
+  if (footprint.weights.size() != plan.constants.size() ||
+      fit.weightRegion.size() != plan.constants.size())
+    fatalInternal("--verify-link: the fit planned " + std::to_string(footprint.weights.size()) +
+                  " weight tensors, the bundle " + std::to_string(plan.constants.size()));
+  FirmwareSpec spec;
+  spec.device = &device;
+  spec.fit = &fit;
+  spec.networkName = part.bundle.networkName;
+  spec.objectPath = (fs::path(part.bundleDir) / (spec.networkName + ".o")).string();
+  spec.weightsPath = (fs::path(part.bundleDir) / (spec.networkName + ".weights.bin")).string();
+  for (size_t i = 0; i < plan.constants.size(); ++i) {
+    const Value *constant = plan.constants[i];
+    if (constant->name != footprint.weights[i].name)
+      fatalInternal("--verify-link: weight " + std::to_string(i) + " is '" + constant->name +
+                    "' in the bundle but '" + footprint.weights[i].name + "' in the fit");
+    const Placement &placement = plan.placementOf(constant);
+    uint64_t padded = (placement.size + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment *
+                      MemoryPlan::kAlignment;
+    spec.weights.push_back({constant->name, placement.offset, padded, fit.weightRegion[i]});
+  }
+  spec.mutableBytes = plan.mutableSize;
+  spec.activationsBytes = plan.activationsSize;
+  spec.staticBytes = staticBytes;
+  spec.hardFloat = part.toolchain.floatAbi == "hard";
+  return verifyLink(spec, part.toolchain, part.workDir);
+}
+
+std::string verifyLinkText(const LinkVerification &v, bool keptFiles) {
+  std::string text = "\nlinked firmware (" + std::string(v.linkedFits ? "" : "link failed, measured from ") +
+                     (keptFiles ? v.elfPath : fs::path(v.elfPath).filename().string()) + "):\n";
+  TextTable table({"region", "capacity", "predicted", "linked", "difference", "check"},
+                  {false, true, true, true, true, false});
+  for (const RegionCheck &c : v.regions) {
+    std::string check = c.withinTolerance ? "ok" : "OFF BY MORE THAN " + std::to_string(int(v.tolerancePercent)) + "%";
+    if (c.linkedOver)
+      check += c.predictedOver ? ", overflows as predicted" : ", OVERFLOWS (not predicted)";
+    else if (c.predictedOver)
+      check += ", FITS (predicted over)";
+    table.addRow({c.region, withThousands(c.capacity), withThousands(c.predicted), withThousands(c.linked),
+                  c.predicted || c.linked ? percentText(c.differencePercent) : "", check});
+  }
+  text += table.render();
+  for (const std::string &line : v.overflowMessages)
+    text += "  ld: " + line + "\n";
+  if (v.agrees())
+    text += std::string("link check: ") + (v.linkedFits ? "linked" : "link failed (region overflow)") +
+            ", same verdict as predicted, every region within " + std::to_string(int(v.tolerancePercent)) +
+            "% of the prediction\n";
+  else
+    text += "link check FAILED: " + v.disagreement() + "\n";
+  return text;
+}
+
+nlohmann::json verifyLinkJson(const LinkVerification &v) {
+  nlohmann::json regions = nlohmann::json::array();
+  for (const RegionCheck &c : v.regions)
+    regions.push_back({{"name", c.region},
+                       {"capacity", c.capacity},
+                       {"predicted", c.predicted},
+                       {"linked", c.linked},
+                       {"difference_percent", c.differencePercent},
+                       {"within_tolerance", c.withinTolerance},
+                       {"predicted_over", c.predictedOver},
+                       {"linked_over", c.linkedOver}});
+  nlohmann::json sections = nlohmann::json::array();
+  for (const LinkedSection &s : v.sections)
+    sections.push_back({{"name", s.name}, {"vma", s.vma}, {"lma", s.lma}, {"size", s.size}});
+  return {{"linked", v.linkedFits},
+          {"predicted_fits", v.predictedFits},
+          {"verdicts_agree", v.verdictsAgree},
+          {"sizes_agree", v.sizesAgree},
+          {"agrees", v.agrees()},
+          {"tolerance_percent", v.tolerancePercent},
+          {"ld_overflow", v.overflowMessages},
+          {"regions", regions},
+          {"sections", sections},
+          {"disagreement", v.disagreement()},
+          {"link_seconds", v.linkSeconds}};
+}
+
+int verifyLinkExitCode(const LinkVerification &v) {
+  if (!v.agrees())
+    return int(ExitCode::Internal);
+  return v.linkedFits ? 0 : int(ExitCode::DoesNotFit);
+}
+
+} // namespace bundlefit

@@ -1,0 +1,53 @@
+//===- FitVerifyLink.h - `bundlefit fit --verify-link` ---------------------===//
+//
+// The part of `fit` that compiles the bundle for the part's core (so the fit
+// uses the real code size) and then links a minimal firmware for the part's
+// memory map to check the prediction (bundlefit/bundle/LinkVerify.h).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "BundleCompilation.h"
+
+#include "bundlefit/bundle/LinkVerify.h"
+#include "bundlefit/device/Fit.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace bundlefit {
+
+/// The bundle compiled for a part, and the directory the firmware is built in.
+struct PartBundle {
+  PartToolchain toolchain;
+  CompiledBundle bundle;
+  std::string workDir;     ///< Firmware sources, ELF, map and logs.
+  std::string bundleDir;   ///< <workDir>/bundle: the five bundle files.
+  bool removeWorkDir = false; ///< A temporary directory (no --link-dir).
+  /// The fit's code term: object code + rodata + the runtime routines it
+  /// calls (linkedCodeBytes), not the object's .text alone.
+  uint64_t linkedCode = 0;
+  uint64_t codeBytes() const { return linkedCode; }
+  ~PartBundle();
+};
+
+/// Compiles `model` (float) for `device`'s bundle core into `linkDir` (or a
+/// fresh temporary directory, removed afterwards). Throws Error(Unsupported)
+/// for int8 variants (no int8 code generation yet) and cores without code
+/// generation, Error(ToolMissing) when arm-none-eabi-gcc is missing.
+std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const device::Device &device,
+                                           const device::Variant &variant, const std::string &linkDir);
+
+/// Links the firmware and compares it with `fit` (made with the bundle's code size).
+LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,
+                                const device::ModelFootprint &footprint, const device::FitResult &fit,
+                                uint64_t staticBytes);
+
+/// The table printed under the fit report, and the verdict line.
+std::string verifyLinkText(const LinkVerification &v, bool keptFiles);
+nlohmann::json verifyLinkJson(const LinkVerification &v);
+/// 0 fits (and agrees), 3 does not fit (and agrees), 1 the link contradicts the prediction.
+int verifyLinkExitCode(const LinkVerification &v);
+
+} // namespace bundlefit

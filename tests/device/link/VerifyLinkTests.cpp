@@ -1,0 +1,335 @@
+//===- VerifyLinkTests.cpp - fit --verify-link against real links ----------===//
+//
+// Unit tests of the generated firmware, then real arm-none-eabi-gcc links: a
+// fitting and a non-fitting case per core family in device_db (Cortex-M7,
+// M33, M4, M0+), a part sized so that only the link sees the overflow, and
+// the error paths (missing toolchain, int8, a core without code generation).
+//
+//===----------------------------------------------------------------------===//
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "../../cli/CliTestSupport.h"
+#include "bundlefit/bundle/LinkVerify.h"
+#include "bundlefit/device/Fit.h"
+#include "bundlefit/support/Error.h"
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bundlefit;
+using bundlefit::test::CommandResult;
+
+bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+std::string model(const std::string &name) { return bundlefit::test::modelPath(name); }
+
+CommandResult run(const std::string &arguments) { return bundlefit::test::runBundlefit("--quiet " + arguments); }
+
+/// The JSON document in a command's output (stderr may hold an error line).
+nlohmann::json jsonOf(const CommandResult &r) {
+  size_t start = r.output.find("{\n");
+  size_t end = r.output.rfind("\n}");
+  REQUIRE_MESSAGE(start != std::string::npos, r.output);
+  return nlohmann::json::parse(r.output.substr(start, end + 2 - start));
+}
+
+const nlohmann::json &regionOf(const nlohmann::json &report, const std::string &name) {
+  for (const nlohmann::json &region : report["verify_link"]["regions"])
+    if (region["name"] == name)
+      return region;
+  FAIL("no region " << name);
+  static nlohmann::json none;
+  return none;
+}
+
+/// Every region: linked within 1% of predicted, and the overflow verdicts equal.
+void checkAgreement(const nlohmann::json &report) {
+  const nlohmann::json &v = report["verify_link"];
+  CHECK(v["agrees"] == true);
+  for (const nlohmann::json &region : v["regions"]) {
+    INFO(region.dump());
+    CHECK(region["within_tolerance"] == true);
+    CHECK(region["predicted_over"] == region["linked_over"]);
+    double predicted = region["predicted"].get<double>(), linked = region["linked"].get<double>();
+    if (predicted == 0)
+      CHECK(linked == 0);
+    else
+      CHECK(std::abs(linked - predicted) <= 0.01 * predicted);
+  }
+}
+
+device::DeviceDatabase database() { return device::DeviceDatabase::loadDefault(); }
+
+/// A footprint by hand: three weight tensors, the last one the hottest.
+device::ModelFootprint handFootprint() {
+  device::ModelFootprint fp;
+  fp.variant = device::parseVariant("float");
+  fp.weights = {{"w0", 4096, 0, 1}, {"w1", 65536, 1, 1}, {"w2", 1024, 2, 100}};
+  fp.constantBytes = 4096 + 65536 + 1024;
+  fp.mutableBytes = 3200;
+  fp.activationsBytes = 57600;
+  fp.codeBytes = 7000;
+  return fp;
+}
+
+} // namespace
+
+TEST_CASE("the rt1062 firmware: the part's regions, and each buffer where the fit put it") {
+  device::DeviceDatabase db = database();
+  const device::Device &rt1062 = db.get("rt1062");
+  device::ModelFootprint fp = handFootprint();
+  device::FitRequest request;
+  request.weights = device::WeightsPolicy::Auto;
+  request.extraStaticBytes = 3136;
+  device::FitResult fit = device::fitModel(rt1062, fp, request);
+  REQUIRE(fit.fits);
+
+  FirmwareSpec spec;
+  spec.device = &rt1062;
+  spec.fit = &fit;
+  spec.networkName = "lenet";
+  uint64_t offset = 0;
+  for (size_t i = 0; i < fp.weights.size(); ++i) {
+    spec.weights.push_back({fp.weights[i].name, offset, fp.weights[i].bytes, fit.weightRegion[i]});
+    offset += fp.weights[i].bytes;
+  }
+  spec.mutableBytes = fp.mutableBytes;
+  spec.activationsBytes = fp.activationsBytes;
+  spec.staticBytes = 3136;
+  FirmwareSources fw = generateFirmware(spec);
+
+  // MEMORY: every region of the device file, base and size.
+  CHECK(has(fw.linkerScript, "FLASH (rx) : ORIGIN = 0x60000000, LENGTH = 0x00800000"));
+  CHECK(has(fw.linkerScript, "ITCM (rwx) : ORIGIN = 0x00000000, LENGTH = 0x00020000"));
+  CHECK(has(fw.linkerScript, "DTCM (rwx) : ORIGIN = 0x20000000, LENGTH = 0x00020000"));
+  CHECK(has(fw.linkerScript, "OCRAM (rwx) : ORIGIN = 0x20200000, LENGTH = 0x000c0000"));
+  // The arena and I/O where the fit put them (DTCM), NOLOAD.
+  CHECK(has(fw.linkerScript, ".bf_activations (NOLOAD) : ALIGN(64)"));
+  CHECK(has(fw.linkerScript, "KEEP(*(.bf_activations))\n  } > DTCM\n"));
+  CHECK(has(fw.linkerScript, "KEEP(*(.bf_mutable))\n  } > DTCM\n"));
+  // SDK baseline reserved at the device file's sizes.
+  // (the stub's vectors, start-up and newlib's .data/.bss count inside them).
+  CHECK(has(fw.linkerScript, ". = MAX(., __bf_sdk_flash_start + 21424);"));
+  CHECK(has(fw.linkerScript, ". = MAX(., __bf_sdk_ram_start + 8496);"));
+  CHECK(has(fw.data, "bf_static:\n  .space 3136\n"));
+  // Weights in RAM (auto): initialized data whose image is in Flash, one
+  // section per region the fit chose; the copy table covers them.
+  int ramWeightSections = 0;
+  for (const FirmwareSection &s : fw.sections)
+    if (s.name.rfind(".bf_weights_", 0) == 0) {
+      const device::MemoryRegionInfo *region = rt1062.findRegion(s.region);
+      REQUIRE(region);
+      if (!region->isFlash()) {
+        ++ramWeightSections;
+        CHECK(s.loadRegion == "FLASH");
+        CHECK(has(fw.linkerScript, "LONG(LOADADDR(" + s.name + "))"));
+      }
+    }
+  CHECK(ramWeightSections >= 1);
+  CHECK(fit.weightsInRam == fp.constantBytes);
+  // Blobs hold exactly the planned bytes.
+  uint64_t blobBytes = 0;
+  for (const auto &blob : fw.blobs)
+    for (const auto &range : blob.second)
+      blobBytes += range.second;
+  CHECK(blobBytes == fp.constantBytes);
+  // main() hands the bundle its three regions.
+  CHECK(has(fw.startup, "return lenet(bf_weights_"));
+  CHECK(has(fw.startup, ", bf_mutable, bf_activations);"));
+  CHECK(has(fw.startup, "0xE000ED88u")); // FPU enabled for a hard-float core
+}
+
+TEST_CASE("weights in Flash: one section read in place, no copy") {
+  device::DeviceDatabase db = database();
+  const device::Device &rt1062 = db.get("rt1062");
+  device::ModelFootprint fp = handFootprint();
+  device::FitRequest request;
+  request.weights = device::WeightsPolicy::Flash;
+  device::FitResult fit = device::fitModel(rt1062, fp, request);
+  FirmwareSpec spec{&rt1062, &fit, "net", "", "", {}, fp.mutableBytes, fp.activationsBytes, 0, true};
+  for (size_t i = 0; i < fp.weights.size(); ++i)
+    spec.weights.push_back({fp.weights[i].name, i * 100000, fp.weights[i].bytes, fit.weightRegion[i]});
+  FirmwareSources fw = generateFirmware(spec);
+  CHECK(has(fw.linkerScript, ".bf_weights_FLASH : ALIGN(64)"));
+  CHECK_FALSE(has(fw.linkerScript, "LONG(LOADADDR(.bf_weights"));
+  REQUIRE(fw.blobs.size() == 1);
+  CHECK(fw.blobs[0].first == "weights.FLASH.bin");
+  CHECK(fw.blobs[0].second.size() == 3);
+}
+
+TEST_CASE("compareRegions: 1% of the prediction passes, more fails, an empty region must link empty") {
+  device::DeviceDatabase db = database();
+  const device::Device &rt1062 = db.get("rt1062"); // FLASH, ITCM, DTCM, OCRAM
+  auto checks = compareRegions(rt1062, {100000, 0, 50000, 1000}, {101000, 0, 50600, 1001}, 1.0);
+  REQUIRE(checks.size() == 4);
+  CHECK(checks[0].withinTolerance);
+  CHECK(checks[0].differencePercent == doctest::Approx(1.0));
+  CHECK(checks[1].withinTolerance);
+  CHECK_FALSE(checks[2].withinTolerance); // +1.2%
+  CHECK(checks[3].withinTolerance);
+  auto empty = compareRegions(rt1062, {100, 0, 0, 0}, {100, 64, 0, 0}, 1.0);
+  CHECK_FALSE(empty[1].withinTolerance);
+  auto over = compareRegions(rt1062, {9000000, 0, 0, 0}, {9000100, 0, 0, 0}, 1.0);
+  CHECK(over[0].predictedOver);
+  CHECK(over[0].linkedOver);
+}
+
+TEST_CASE("readElfSections names the file that is not an Arm ELF") {
+  fs::path bad = fs::temp_directory_path() / ("bundlefit-not-elf-" + std::to_string(::getpid()));
+  std::ofstream(bad) << "not an ELF file at all, but long enough to have a header.............";
+  try {
+    readElfSections(bad.string());
+    FAIL("no error");
+  } catch (const Error &e) {
+    CHECK(e.code() == ExitCode::BadInputFile);
+    CHECK(has(e.what(), bad.string() + ": not a little-endian ELF32 file"));
+  }
+  fs::remove(bad);
+}
+
+TEST_CASE("partToolchain: codegen target and newlib multilib flags per core") {
+  device::DeviceDatabase db = database();
+  PartToolchain m7 = partToolchain(db.get("rt1062"));
+  CHECK(m7.codegenTarget == "cortex-m7");
+  CHECK(m7.gccFlags == std::vector<std::string>{"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"});
+  CHECK(partToolchain(db.get("stm32f746")).gccFlags.back() == "-mfpu=fpv5-sp-d16"); // single precision
+  CHECK(partToolchain(db.get("lpc55s69")).codegenTarget == "cortex-m33");
+  CHECK(partToolchain(db.get("nrf52840")).gccFlags.back() == "-mfpu=fpv4-sp-d16");
+  PartToolchain m0 = partToolchain(db.get("rp2040"));
+  CHECK(m0.floatAbi == "soft");
+  CHECK(m0.gccFlags == std::vector<std::string>{"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"});
+  device::Device dsp = db.get("rt685");
+  for (device::Core &core : dsp.cores)
+    core.runsBundle = core.type == "hifi4";
+  try {
+    partToolchain(dsp);
+    FAIL("no error");
+  } catch (const Error &e) {
+    CHECK(e.code() == ExitCode::Unsupported);
+    CHECK(has(e.what(), "(hifi4) has no code generation"));
+  }
+}
+
+// --- Real links, one fitting and one non-fitting case per core family. ---
+
+TEST_CASE("Cortex-M7: LeNet float on rt1062, weights in Flash and auto; stm32f746 overflows") {
+  CommandResult flash = run("fit " + model("lenet") + " --device rt1060 --weights flash --verify-link --json");
+  REQUIRE_MESSAGE(flash.exitCode == 0, flash.output);
+  nlohmann::json report = jsonOf(flash);
+  checkAgreement(report);
+  const nlohmann::json &f = regionOf(report, "FLASH");
+  // SDK 21,424 + the bundle's code + 1,724,608 B of weights.
+  CHECK(f["linked"].get<uint64_t>() > 21424 + 1724608);
+  CHECK(regionOf(report, "DTCM")["linked"].get<uint64_t>() >= 8496 + 57600 + 3200);
+  CHECK(regionOf(report, "ITCM")["linked"] == 0);
+
+  // auto: hottest weights into DTCM, ITCM and OCRAM, copied from Flash.
+  CommandResult autoPlaced = run("fit " + model("lenet") + " --device rt1060 --verify-link");
+  REQUIRE_MESSAGE(autoPlaced.exitCode == 0, autoPlaced.output);
+  CHECK(has(autoPlaced.output, "link check: linked, same verdict as predicted"));
+  CHECK(has(autoPlaced.output, "verdict: FITS"));
+
+  CommandResult over = run("fit " + model("lenet") + " --device stm32f746 --weights flash --verify-link --json");
+  CHECK_MESSAGE(over.exitCode == 3, over.output);
+  nlohmann::json overReport = jsonOf(over);
+  checkAgreement(overReport);
+  CHECK(overReport["verify_link"]["linked"] == false);
+  CHECK(has(overReport["verify_link"]["ld_overflow"].dump(), "region `FLASH' overflowed by"));
+  CHECK(regionOf(overReport, "FLASH")["linked_over"] == true);
+}
+
+TEST_CASE("Cortex-M33: LeNet float links on mcxn947, overflows lpc55s69's Flash") {
+  CommandResult fits = run("fit " + model("lenet") + " --device mcxn947 --verify-link --json");
+  REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
+  checkAgreement(jsonOf(fits));
+  CommandResult over = run("fit " + model("lenet") + " --device lpc55s69 --verify-link");
+  CHECK_MESSAGE(over.exitCode == 3, over.output);
+  CHECK(has(over.output, "ld: region `FLASH' overflowed by"));
+  CHECK(has(over.output, "link check: link failed (region overflow), same verdict as predicted"));
+  CHECK(has(over.output, "verdict: DOES NOT FIT"));
+}
+
+TEST_CASE("Cortex-M4: ResNet-8 float links on nrf52840, LeNet float overflows it") {
+  CommandResult fits = run("fit " + model("resnet8") + " --device nrf52840 --verify-link --json");
+  REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
+  checkAgreement(jsonOf(fits));
+  CommandResult over = run("fit " + model("lenet") + " --device nrf52840 --verify-link --json");
+  CHECK_MESSAGE(over.exitCode == 3, over.output);
+  nlohmann::json report = jsonOf(over);
+  checkAgreement(report);
+  CHECK(regionOf(report, "FLASH")["linked_over"] == true);
+}
+
+TEST_CASE("Cortex-M0+: LeNet float links on rp2040 from Flash; weights in RAM overflow SRAM") {
+  CommandResult fits = run("fit " + model("lenet") + " --device rp2040 --weights flash --verify-link --json");
+  REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
+  checkAgreement(jsonOf(fits));
+  CommandResult over = run("fit " + model("lenet") + " --device rp2040 --weights ram --verify-link --json");
+  CHECK_MESSAGE(over.exitCode == 3, over.output);
+  nlohmann::json report = jsonOf(over);
+  checkAgreement(report);
+  CHECK(regionOf(report, "SRAM")["linked_over"] == true);
+  CHECK(has(report["verify_link"]["ld_overflow"].dump(), "region `SRAM' overflowed by"));
+}
+
+TEST_CASE("a part whose Flash is exactly the prediction: only the link sees the stub, exit 1") {
+  CommandResult first = run("fit " + model("resnet8") + " --device rp2040 --weights flash --verify-link --json");
+  REQUIRE_MESSAGE(first.exitCode == 0, first.output);
+  nlohmann::json report = jsonOf(first);
+  uint64_t predicted = regionOf(report, "FLASH")["predicted"].get<uint64_t>();
+  uint64_t linked = regionOf(report, "FLASH")["linked"].get<uint64_t>();
+  REQUIRE(linked > predicted); // vectors, start-up, libgcc soft float
+
+  nlohmann::json part;
+  std::ifstream(std::string(DEVICE_PARTS_DIR) + "/rp2040.json") >> part;
+  part["id"] = "rp2040-tight";
+  part["aliases"] = nlohmann::json::array();
+  part["memory"][0]["size"] = predicted;
+  fs::path file = fs::temp_directory_path() / ("rp2040-tight-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << part.dump(2);
+  CommandResult tight = run("fit " + model("resnet8") + " --device-file " + file.string() +
+                            " --device rp2040-tight --weights flash --verify-link");
+  fs::remove(file);
+  CHECK_MESSAGE(tight.exitCode == 1, tight.output);
+  CHECK(has(tight.output, "verdict: FITS")); // the prediction
+  CHECK(has(tight.output, "region `FLASH' overflowed by " + std::to_string(linked - predicted) + " bytes"));
+  CHECK(has(tight.output, "bundlefit: error: --verify-link: the prediction says FITS but the link failed "
+                          "(FLASH overflowed in the link only)"));
+}
+
+TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 (exit 5), files kept with --link-dir") {
+  // The environment variable must come before the command, so not runBundlefit.
+  CommandResult missing = [&] {
+    std::string command = "BUNDLEFIT_ARM_GCC=/nonexistent/arm-none-eabi-gcc " + std::string(BUNDLEFIT_EXE) +
+                          " --quiet fit " + model("lenet") + " --device rt1060 --verify-link 2>&1";
+    CommandResult r;
+    FILE *pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    char chunk[4096];
+    size_t count;
+    while ((count = std::fread(chunk, 1, sizeof chunk, pipe)) > 0)
+      r.output.append(chunk, count);
+    int status = ::pclose(pipe);
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }();
+  CHECK_MESSAGE(missing.exitCode == 7, missing.output);
+  CHECK(has(missing.output, "install the Debian package gcc-arm-none-eabi"));
+
+  CommandResult int8 = run("fit " + model("lenet") + " --device rt1060 --variant int8 --verify-link");
+  CHECK_MESSAGE(int8.exitCode == 5, int8.output);
+  CHECK(has(int8.output, "--verify-link: variant 'int8' cannot be linked"));
+
+  fs::path dir = fs::temp_directory_path() / ("bundlefit-linkdir-" + std::to_string(::getpid()));
+  CommandResult kept = run("fit " + model("ds_cnn") + " --device mcxn947 --verify-link --link-dir " + dir.string());
+  CHECK_MESSAGE(kept.exitCode == 0, kept.output);
+  for (const char *name : {"fw.ld", "fw.c", "fw_data.S", "fw.elf", "fw.map", "bundle/ds_cnn.o"})
+    CHECK_MESSAGE(fs::exists(dir / name), name);
+  CHECK(has(kept.output, (dir / "fw.elf").string()));
+  fs::remove_all(dir);
+}
