@@ -6,18 +6,23 @@ namespace bundlefit {
 
 namespace {
 
+// A DOT string: '\n' in `text` becomes a line break of the label; quotes and
+// backslashes in names are escaped so they print as themselves.
 std::string quoted(const std::string &text) {
   std::string result = "\"";
   for (char c : text)
-    result += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    result += c == '\n'                 ? std::string("\\n")
+              : (c == '"' || c == '\\') ? std::string("\\") + c
+                                         : std::string(1, c);
   return result + "\"";
 }
 
 std::string valueLabel(const Value &value, const MemoryPlan *plan) {
-  std::string label = value.name + "\\n" + value.type.str();
+  std::string label = value.name + "\n" + value.type.str();
   if (plan && plan->hasPlacement(&value)) {
     const Placement &p = plan->placementOf(&value);
-    label += "\\n" + std::string(regionName(p.region)) + " @" + std::to_string(p.offset);
+    label += "\n" + std::string(regionName(p.region)) + " @" + std::to_string(p.offset) + ", " +
+             std::to_string(p.size) + " bytes";
   }
   return label;
 }
@@ -49,11 +54,11 @@ std::string renderGraphDot(const Graph &graph, const MemoryPlan *plan) {
   int index = 0;
   for (const Node *node : graph.nodes()) {
     std::string id = "n" + std::to_string(index++);
-    std::string label = node->name + "\\n" + node->opType;
+    std::string label = node->name + "\n" + node->opType;
     if (node->attrs.has("activation"))
       label += " + " + node->attrs.getString("activation", "");
     if (stepOf.count(node))
-      label += "\\nstep " + std::to_string(stepOf[node]);
+      label += "\nstep " + std::to_string(stepOf[node]);
     dot += "  " + id + " [label=" + quoted(label) +
            ", shape=box, style=\"rounded,filled\", fillcolor=\"#fff2cc\"];\n";
     for (const Value *input : node->inputs)

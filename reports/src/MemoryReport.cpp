@@ -1,6 +1,7 @@
 #include "bundlefit/reports/MemoryReport.h"
 
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/reports/LayerTable.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Names.h"
 
@@ -46,7 +47,7 @@ std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan) {
 }
 
 nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
-                                const std::string &networkName) {
+                                const std::string &networkName, const LayerTiming *timing) {
   using nlohmann::json;
   json report;
   report["schema"] = "bundlefit.memory/1";
@@ -106,7 +107,11 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
                       {"weight_bytes", row.weightBytes},
                       {"live_activation_bytes", row.liveBytes},
                       {"view", isViewNode(*row.node)}});
+    if (timing && timing->msByNode.count(row.node->name))
+      layers.back()["predicted_ms"] = timing->msByNode.at(row.node->name);
   }
+  if (timing)
+    report["predicted"] = {{"device", timing->device}, {"ms", timing->totalMs}};
   report["layers"] = layers;
   report["totals"] = {{"macs", totalMacs}, {"nodes", plan.schedule.size()}};
   (void)graph;
@@ -114,7 +119,7 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
 }
 
 std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
-                             const std::string &networkName) {
+                             const std::string &networkName, const LayerTiming *timing) {
   std::string text = "network " + networkName + "\n\n";
   TextTable regions({"region", "bytes", "holds"}, {false, true, false});
   regions.addRow({"constantWeight", withThousands(plan.constantSize),
@@ -135,24 +140,7 @@ std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
   }
   text += placeholders.render() + "\n";
 
-  TextTable layers({"step", "node", "op", "output", "MACs", "weights", "live act."},
-                   {true, false, false, false, true, true, true});
-  uint64_t totalMacs = 0, totalWeights = 0;
-  for (const LayerRow &row : computeLayerRows(plan)) {
-    totalMacs += row.macs;
-    totalWeights += row.weightBytes;
-    std::string op = row.node->opType;
-    if (isViewNode(*row.node))
-      op += " (view)";
-    else if (row.node->attrs.has("activation"))
-      op += "+" + row.node->attrs.getString("activation", "");
-    layers.addRow({std::to_string(row.step), row.node->name, op,
-                   row.node->output()->type.str(), withThousands(row.macs),
-                   withThousands(row.weightBytes), withThousands(row.liveBytes)});
-  }
-  layers.addSeparator();
-  layers.addRow({"", "total", "", "", withThousands(totalMacs), withThousands(totalWeights), ""});
-  text += layers.render();
+  text += renderLayerTable(plan, timing);
   (void)graph;
   return text;
 }

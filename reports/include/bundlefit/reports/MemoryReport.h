@@ -18,6 +18,8 @@
 
 namespace bundlefit {
 
+struct LayerTiming; // LayerTable.h
+
 /// One row per scheduled node: what a person reads to see where memory goes.
 struct LayerRow {
   int step = 0;
@@ -29,10 +31,15 @@ struct LayerRow {
 
 std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan);
 
+/// With `timing`, each layer gains "predicted_ms" and the report a
+/// "predicted" object (device, total ms).
 nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
-                                const std::string &networkName);
+                                const std::string &networkName,
+                                const LayerTiming *timing = nullptr);
 
+/// With `timing` (a device was chosen), the layer table gains a predicted
+/// time column.
 std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
-                             const std::string &networkName);
+                             const std::string &networkName, const LayerTiming *timing = nullptr);
 
 } // namespace bundlefit

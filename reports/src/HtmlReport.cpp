@@ -1,0 +1,275 @@
+#include "bundlefit/reports/HtmlReport.h"
+
+#include "bundlefit/reports/TextTable.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace bundlefit {
+
+namespace {
+
+std::string escape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string num(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+
+std::string percent(uint64_t used, uint64_t capacity) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", capacity ? 100.0 * double(used) / double(capacity) : 0.0);
+  return text;
+}
+
+// Distinct, light fills so that black text and neighbouring rectangles read.
+std::string fill(size_t index) {
+  return "hsl(" + std::to_string((index * 47) % 360) + ",65%,72%)";
+}
+
+struct TimelineBox {
+  std::string tensor, producer;
+  uint64_t offset = 0, size = 0;
+  int first = 0, last = 0;
+  bool scratch = false;
+};
+
+std::string renderTimeline(const MemoryPlan &plan) {
+  using G = TimelineGeometry;
+  std::vector<TimelineBox> boxes;
+  for (const PlannedBuffer &buffer : plan.buffers)
+    boxes.push_back({buffer.value->name,
+                     buffer.value->producer ? buffer.value->producer->name : std::string("(input)"),
+                     buffer.placement.offset, buffer.placement.size, buffer.first, buffer.last,
+                     false});
+  for (const ScratchBuffer &scratch : plan.scratch) {
+    int step = int(std::find(plan.schedule.begin(), plan.schedule.end(), scratch.node) -
+                   plan.schedule.begin());
+    boxes.push_back({scratch.node->name + ".scratch", scratch.node->name, scratch.placement.offset,
+                     scratch.placement.size, step, step, true});
+  }
+  int steps = std::max<int>(1, int(plan.schedule.size()));
+  double yMax = double(std::max<uint64_t>({plan.activationsSize, plan.activationsLowerBound, 1}));
+  auto x = [&](int step) { return G::kLeft + G::kWidth * double(step) / double(steps); };
+  auto y = [&](double offset) { return G::kTop + G::kHeight * (1.0 - offset / yMax); };
+  double svgWidth = G::kLeft + G::kWidth + 24, svgHeight = G::kTop + G::kHeight + 44;
+
+  std::string svg = "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    num(svgWidth) + "\" height=\"" + num(svgHeight) + "\" viewBox=\"0 0 " +
+                    num(svgWidth) + " " + num(svgHeight) + "\" data-plot-left=\"" + num(G::kLeft) +
+                    "\" data-plot-top=\"" + num(G::kTop) + "\" data-plot-width=\"" + num(G::kWidth) +
+                    "\" data-plot-height=\"" + num(G::kHeight) + "\" data-steps=\"" +
+                    std::to_string(steps) + "\" data-y-max=\"" + std::to_string(uint64_t(yMax)) +
+                    "\" data-arena=\"" + std::to_string(plan.activationsSize) +
+                    "\" data-lower-bound=\"" + std::to_string(plan.activationsLowerBound) + "\">\n";
+  svg += "<rect class=\"plot\" x=\"" + num(G::kLeft) + "\" y=\"" + num(G::kTop) + "\" width=\"" +
+         num(G::kWidth) + "\" height=\"" + num(G::kHeight) + "\"/>\n";
+  // Axes: offsets in quarters of the arena, steps at most ~16 labels.
+  for (int q = 0; q <= 4; ++q) {
+    double offset = yMax * q / 4;
+    svg += "<line class=\"grid\" x1=\"" + num(G::kLeft) + "\" x2=\"" + num(G::kLeft + G::kWidth) +
+           "\" y1=\"" + num(y(offset)) + "\" y2=\"" + num(y(offset)) + "\"/>";
+    svg += "<text class=\"axis\" x=\"" + num(G::kLeft - 6) + "\" y=\"" + num(y(offset) + 4) +
+           "\" text-anchor=\"end\">" + withThousands(uint64_t(offset)) + "</text>\n";
+  }
+  int every = std::max(1, steps / 16);
+  for (int step = 0; step < steps; step += every)
+    svg += "<text class=\"axis\" x=\"" + num((x(step) + x(step + 1)) / 2) + "\" y=\"" +
+           num(G::kTop + G::kHeight + 16) + "\" text-anchor=\"middle\">" + std::to_string(step) +
+           "</text>";
+  svg += "\n<text class=\"axis-title\" x=\"" + num(G::kLeft + G::kWidth / 2) + "\" y=\"" +
+         num(G::kTop + G::kHeight + 36) + "\" text-anchor=\"middle\">schedule step</text>\n";
+
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const TimelineBox &box = boxes[i];
+    double top = y(double(box.offset + box.size));
+    double height = std::max(0.5, y(double(box.offset)) - top);
+    svg += "<rect class=\"buffer" + std::string(box.scratch ? " scratch" : "") + "\" x=\"" +
+           num(x(box.first)) + "\" y=\"" + num(top) + "\" width=\"" +
+           num(x(box.last + 1) - x(box.first)) + "\" height=\"" + num(height) + "\" fill=\"" +
+           fill(i) + "\" data-tensor=\"" + escape(box.tensor) + "\" data-offset=\"" +
+           std::to_string(box.offset) + "\" data-size=\"" + std::to_string(box.size) + "\"><title>" +
+           escape(bufferTooltip(box.tensor, box.producer, box.size, box.offset, box.first, box.last)) +
+           "</title></rect>\n";
+  }
+  double bound = y(double(plan.activationsLowerBound));
+  svg += "<line class=\"lower-bound\" x1=\"" + num(G::kLeft) + "\" x2=\"" +
+         num(G::kLeft + G::kWidth) + "\" y1=\"" + num(bound) + "\" y2=\"" + num(bound) +
+         "\"><title>live-peak lower bound: " + withThousands(plan.activationsLowerBound) +
+         " bytes</title></line>\n";
+  svg += "<text class=\"bound-label\" x=\"" + num(G::kLeft + G::kWidth - 4) + "\" y=\"" +
+         num(bound - 4) + "\" text-anchor=\"end\">lower bound " +
+         withThousands(plan.activationsLowerBound) + "</text>\n";
+  return svg + "</svg>\n";
+}
+
+std::string renderRegionBars(const std::vector<HtmlRegionBar> &regions) {
+  const double labelWidth = 260, barWidth = 600, rowHeight = 34;
+  double height = rowHeight * double(regions.size()) + 8;
+  std::string svg = "<svg class=\"regions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    num(labelWidth + barWidth + 90) + "\" height=\"" + num(height) +
+                    "\" data-bar-width=\"" + num(barWidth) + "\">\n";
+  for (size_t r = 0; r < regions.size(); ++r) {
+    const HtmlRegionBar &region = regions[r];
+    double top = 4 + rowHeight * double(r);
+    double scale = region.capacity ? barWidth / double(region.capacity) : 0;
+    bool over = region.used > region.capacity;
+    svg += "<g class=\"region-bar" + std::string(over ? " over" : "") + "\" data-region=\"" +
+           escape(region.name) + "\" data-used=\"" + std::to_string(region.used) +
+           "\" data-capacity=\"" + std::to_string(region.capacity) + "\">\n";
+    svg += "<text x=\"0\" y=\"" + num(top + 17) + "\">" + escape(region.name) + " (" +
+           escape(region.kind) + ") " + withThousands(region.used) + " / " +
+           withThousands(region.capacity) + "</text>\n";
+    svg += "<rect class=\"capacity\" x=\"" + num(labelWidth) + "\" y=\"" + num(top) + "\" width=\"" +
+           num(barWidth) + "\" height=\"24\"><title>" + escape(region.name) + " capacity " +
+           withThousands(region.capacity) + " bytes</title></rect>\n";
+    double x = labelWidth;
+    for (size_t i = 0; i < region.items.size(); ++i) {
+      double width = std::min(double(region.items[i].second) * scale, labelWidth + barWidth - x);
+      if (width <= 0)
+        continue;
+      svg += "<rect class=\"item\" x=\"" + num(x) + "\" y=\"" + num(top) + "\" width=\"" +
+             num(width) + "\" height=\"24\" fill=\"" + fill(i + 3) + "\"><title>" +
+             escape(region.items[i].first) + ": " + withThousands(region.items[i].second) +
+             " bytes</title></rect>\n";
+      x += width;
+    }
+    double usedWidth = std::min(double(region.used) * scale, barWidth);
+    svg += "<rect class=\"used\" x=\"" + num(labelWidth) + "\" y=\"" + num(top) + "\" width=\"" +
+           num(usedWidth) + "\" height=\"24\"/>\n";
+    svg += "<text x=\"" + num(labelWidth + barWidth + 6) + "\" y=\"" + num(top + 17) + "\">" +
+           percent(region.used, region.capacity) + (over ? " OVER" : "") + "</text>\n</g>\n";
+  }
+  return svg + "</svg>\n";
+}
+
+std::string renderLayerRows(const MemoryPlan &plan, const LayerTiming *timing) {
+  std::string html = "<table class=\"layers\">\n<thead><tr><th>step</th><th>node</th><th>op</th>"
+                     "<th>output</th><th>MACs</th><th>weights</th><th>live act.</th>";
+  if (timing)
+    html += "<th>predicted</th>";
+  html += "</tr></thead>\n<tbody>\n";
+  uint64_t macs = 0, weights = 0, peak = 0;
+  for (const LayerRow &row : computeLayerRows(plan)) {
+    macs += row.macs;
+    weights += row.weightBytes;
+    peak = std::max(peak, row.liveBytes);
+    html += "<tr><td class=\"n\">" + std::to_string(row.step) + "</td><td>" +
+            escape(row.node->name) + "</td><td>" + escape(layerOpLabel(*row.node)) + "</td><td>" +
+            escape(row.node->output()->type.str()) + "</td><td class=\"n\">" +
+            withThousands(row.macs) + "</td><td class=\"n\">" + withThousands(row.weightBytes) +
+            "</td><td class=\"n\">" + withThousands(row.liveBytes) + "</td>";
+    if (timing) {
+      auto it = timing->msByNode.find(row.node->name);
+      html += "<td class=\"n\">" +
+              (it == timing->msByNode.end() ? std::string("-") : formatMs(it->second)) + "</td>";
+    }
+    html += "</tr>\n";
+  }
+  html += "</tbody>\n<tfoot><tr><td></td><td>total</td><td></td><td></td><td class=\"n\">" +
+          withThousands(macs) + "</td><td class=\"n\">" + withThousands(weights) +
+          "</td><td class=\"n\">peak " + withThousands(peak) + "</td>";
+  if (timing)
+    html += "<td class=\"n\">" + formatMs(timing->totalMs) + "</td>";
+  return html + "</tr></tfoot>\n</table>\n";
+}
+
+std::string renderVariants(const std::vector<HtmlVariantRow> &variants) {
+  double slowest = 0;
+  for (const HtmlVariantRow &row : variants)
+    slowest = std::max(slowest, row.ms);
+  std::string html = "<table class=\"variants\">\n<thead><tr><th></th><th>variant</th>"
+                     "<th>weights</th><th>Flash</th><th>RAM</th><th>fits</th><th>predicted</th>"
+                     "<th></th><th>problems</th></tr></thead>\n<tbody>\n";
+  for (const HtmlVariantRow &row : variants) {
+    double width = slowest > 0 ? 160.0 * row.ms / slowest : 0;
+    html += "<tr class=\"" + std::string(row.best ? "best " : "") + (row.fits ? "fits" : "nofit") +
+            "\"><td>" + (row.best ? "&#9733;" : "") + "</td><td>" + escape(row.variant) +
+            "</td><td>" + escape(row.weights) + "</td><td class=\"n\">" + withThousands(row.flash) +
+            "</td><td class=\"n\">" + withThousands(row.ram) + "</td><td>" +
+            (row.fits ? "yes" : "no") + "</td><td class=\"n\">" + formatMs(row.ms) +
+            "</td><td><svg width=\"164\" height=\"12\"><rect class=\"time\" x=\"0\" y=\"1\" "
+            "width=\"" + num(width) + "\" height=\"10\"/></svg></td><td>" + escape(row.problems) +
+            "</td></tr>\n";
+  }
+  return html + "</tbody>\n</table>\n";
+}
+
+const char *kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
+p.summary{margin:2px 0;color:#444}
+table{border-collapse:collapse;font-size:13px}
+th,td{padding:2px 10px;border-bottom:1px solid #e4e4e4;text-align:left;white-space:nowrap}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+tfoot td{font-weight:600;border-top:1px solid #999}
+tr.best{background:#e8f6e8}tr.nofit{color:#999}
+svg text{font:11px system-ui,sans-serif;fill:#333}
+rect.plot{fill:#fafafa;stroke:#bbb}line.grid{stroke:#e4e4e4}
+rect.buffer{stroke:#555;stroke-width:0.5}rect.buffer.scratch{stroke-dasharray:2 2}
+line.lower-bound{stroke:#d00000;stroke-width:2;stroke-dasharray:6 3}
+text.bound-label{fill:#d00000}
+rect.capacity{fill:#f2f2f2;stroke:#999}rect.used{fill:none;stroke:#222;stroke-width:1.5}
+g.over rect.used{stroke:#d00000;stroke-width:3}
+rect.time{fill:#6a9fd8}
+.verdict{font-weight:700}.verdict.FITS{color:#137a13}.verdict.NOFIT{color:#d00000}
+)";
+
+} // namespace
+
+std::string bufferTooltip(const std::string &tensor, const std::string &producer, uint64_t size,
+                          uint64_t offset, int first, int last) {
+  return tensor + ", producer " + producer + ", " + withThousands(size) + " bytes at offset " +
+         withThousands(offset) + ", steps " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+std::string renderHtmlReport(const HtmlReport &report) {
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<title>" + escape(report.title) + "</title>\n<style>\n" + kStyle +
+                     "</style>\n</head>\n<body>\n<h1>" + escape(report.title) + "</h1>\n";
+  for (const std::string &line : report.summary)
+    html += "<p class=\"summary\">" + escape(line) + "</p>\n";
+  if (!report.verdict.empty())
+    html += "<p class=\"verdict " + std::string(report.verdict == "FITS" ? "FITS" : "NOFIT") +
+            "\">verdict: " + escape(report.verdict) + "</p>\n";
+  if (report.plan) {
+    html += "<h2>Activation memory over the schedule</h2>\n<p class=\"summary\">arena " +
+            withThousands(report.plan->activationsSize) + " bytes, lower bound " +
+            withThousands(report.plan->activationsLowerBound) + ", " +
+            std::to_string(report.plan->buffers.size() + report.plan->scratch.size()) +
+            " buffers (" + escape(report.plan->allocator) +
+            "); hover a rectangle for its tensor</p>\n" + renderTimeline(*report.plan);
+  }
+  if (!report.regions.empty())
+    html += "<h2>" + escape(report.regionsTitle) + "</h2>\n" + renderRegionBars(report.regions);
+  if (!report.variants.empty()) {
+    html += "<h2>Variants</h2>\n" + renderVariants(report.variants);
+    if (!report.pickReason.empty())
+      html += "<p class=\"summary\">" + escape(report.pickReason) + "</p>\n";
+  }
+  if (report.plan) {
+    html += "<h2>Layers</h2>\n";
+    if (report.timing)
+      html += "<p class=\"summary\">sizes from the float plan; predicted time on " +
+              escape(report.timing->device) + " for the " + escape(report.timing->build) +
+              " build (cost model)</p>\n";
+    html += renderLayerRows(*report.plan, report.timing);
+  }
+  for (const std::string &note : report.notes)
+    html += "<p class=\"summary\">note: " + escape(note) + "</p>\n";
+  return html + "</body>\n</html>\n";
+}
+
+} // namespace bundlefit

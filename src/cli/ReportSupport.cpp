@@ -1,0 +1,65 @@
+#include "ReportSupport.h"
+
+#include "Command.h"
+#include "Progress.h"
+
+#include "bundlefit/reports/DeviceReports.h"
+#include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace bundlefit {
+
+using namespace bundlefit::device;
+
+std::unique_ptr<DeviceFitReport> fitForReport(const Graph &graph, const std::string &deviceId,
+                                              const std::vector<std::string> &deviceFiles,
+                                              std::optional<uint64_t> codeBytes) {
+  auto report = std::make_unique<DeviceFitReport>();
+  report->db = DeviceDatabase::loadDefault();
+  for (const std::string &file : deviceFiles)
+    report->db.addFile(file);
+  report->device = &report->db.get(deviceId);
+  Stage stage("fit on " + report->device->id);
+  Variant variant = parseVariant("float");
+  report->footprint = estimateFootprint(graph, variant, *report->device);
+  FitRequest request;
+  request.codeBytes = codeBytes;
+  if (codeBytes)
+    report->footprint.codeEstimated = false;
+  report->fit = fitModel(*report->device, report->footprint, request);
+  report->timing = layerTimingOf(*report->device, report->fit);
+  return report;
+}
+
+void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html) {
+  const FitResult &fit = report.fit;
+  html.regionsTitle = report.device->id + " (" + report.device->name + "): Flash and RAM, variant " +
+                      fit.variant.name + ", weights " + weightsPolicyName(fit.weights);
+  html.regions = regionBarsOf(fit);
+  html.verdict = fit.fits ? "FITS" : "DOES NOT FIT";
+  html.summary.push_back("on " + report.device->id + ": Flash " + withThousands(fit.totals.flash) +
+                         " of " + withThousands(fit.flashCapacity) + ", RAM " +
+                         withThousands(fit.totals.ram) + " of " + withThousands(fit.ramCapacity) +
+                         ", predicted " + formatMs(fit.time.ms) +
+                         (report.footprint.codeEstimated ? " (code size estimated)" : ""));
+  for (const std::string &problem : fit.problems)
+    html.notes.push_back(problem);
+}
+
+void checkWritable(const std::string &path) {
+  std::string probe = path + ".probe." + std::to_string(::getpid());
+  FILE *file = std::fopen(probe.c_str(), "wb");
+  if (!file)
+    throw Error(ExitCode::CannotWrite, path + ": cannot write file");
+  std::fclose(file);
+  std::remove(probe.c_str());
+}
+
+void writeHtmlReport(const std::string &path, const HtmlReport &report) {
+  writeFileAtomically(path, renderHtmlReport(report));
+}
+
+} // namespace bundlefit
