@@ -9,3 +9,8 @@ build=${BUNDLEFIT_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh"
 cd "$build"
 ctest --output-on-failure -j "$(nproc)" "$@"
+# libFuzzer targets (clang-16, ASan + UBSan, own build dir) for the ONNX loader,
+# device files and profiles, 20 s each; BUNDLEFIT_FUZZ_SECONDS=0 skips them.
+if [ "${BUNDLEFIT_FUZZ_SECONDS:-20}" != 0 ]; then
+  "$root/fuzz/run-fuzzers.sh" "${BUNDLEFIT_FUZZ_SECONDS:-20}"
+fi

@@ -199,13 +199,24 @@ void writeBundleDirectory(const std::string &directory, const std::vector<Bundle
     if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush())
       throw fail("writing " + name + " failed");
   }
+  bool createdTarget = !fs::exists(target, ec);
   fs::create_directories(target, ec);
   if (ec)
     throw fail(ec.message());
+  // A rename can still fail half way (a file name taken by a directory):
+  // take back the files already moved so that no partial bundle is left.
+  std::vector<fs::path> moved;
   for (const auto &file : files) {
     fs::rename(staging / file.first, target / file.first, ec);
-    if (ec)
-      throw fail("moving " + file.first + " into place: " + ec.message());
+    if (ec) {
+      Error error = fail("moving " + file.first + " into place: " + ec.message());
+      for (const fs::path &path : moved)
+        fs::remove(path, ec);
+      if (createdTarget)
+        fs::remove(target, ec);
+      throw error;
+    }
+    moved.push_back(target / file.first);
   }
   fs::remove_all(staging, ec);
 }

@@ -14,6 +14,8 @@
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -32,6 +34,7 @@ struct RunOptions {
   std::string outputDir;
   bool compare = false;
   double timeout = 300;
+  bool json = false;
 };
 
 std::map<std::string, Tensor> readInputs(const Graph &graph, const std::vector<std::string> &paths) {
@@ -84,25 +87,43 @@ int runRun(const RunOptions &options) {
   BundleRunStats stats;
   std::map<std::string, Tensor> outputs = runBundle(spec, inputs, (work / "run").string(), &stats);
 
-  fs::create_directories(options.outputDir);
+  std::error_code dirError;
+  fs::create_directories(options.outputDir, dirError);
+  if (dirError)
+    throw Error(ExitCode::CannotWrite, options.outputDir + ": cannot create the output directory: " +
+                                           dirError.message());
   TextTable table({"output", "type", "file", "max |diff| vs interpreter"},
                   {false, false, false, true});
   std::map<std::string, Tensor> reference;
   if (options.compare)
     reference = Interpreter(*bundle.graph).run(inputs);
+  nlohmann::json outputsJson = nlohmann::json::array();
   for (const Value *output : bundle.graph->outputs()) {
     const Tensor &tensor = outputs.at(output->name);
+    outputsJson.push_back({{"name", output->name}, {"dtype", dtypeName(tensor.type.dtype)},
+                           {"shape", tensor.type.shape}});
     std::string file = (fs::path(options.outputDir) / (legalizeName(output->name) + ".npy")).string();
     writeFileAtomically(file, encodeNpy(tensor));
     std::string diffText = "-";
     if (options.compare) {
       double magnitude = 0;
       double diff = maxAbsDiff(tensor, reference.at(output->name), &magnitude);
+      outputsJson.back()["max_abs_diff"] = diff;
+      outputsJson.back()["max_abs_output"] = magnitude;
       char text[64];
       std::snprintf(text, sizeof text, "%.3g (max |out| %.3g)", diff, magnitude);
       diffText = text;
     }
+    outputsJson.back()["file"] = file;
     table.addRow({output->name, tensor.type.str(), file, diffText});
+  }
+  if (options.json) {
+    std::cout << nlohmann::json{{"schema", "bundlefit.run/1"}, {"network", bundle.networkName},
+                                {"target", compile.target}, {"build_seconds", stats.buildSeconds},
+                                {"run_seconds", stats.runSeconds}, {"outputs", outputsJson}}
+                     .dump(2)
+              << "\n";
+    return 0;
   }
   std::cout << "ran " << bundle.networkName << " on " << compile.target << " (build "
             << std::to_string(stats.buildSeconds).substr(0, 4) << " s, run "
@@ -131,6 +152,7 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   command->add_flag("--compare", options->compare,
                     "Also run the reference interpreter and print the largest difference");
   command->add_option("--timeout", options->timeout, "Seconds the program may run (default 300)");
+  command->add_flag("--json", options->json, "Print JSON (bundlefit.run/1) instead of the table");
   command->callback([options, &action] { action = [options] { return runRun(*options); }; });
 }
 

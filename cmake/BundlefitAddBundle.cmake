@@ -1,0 +1,180 @@
+# bundlefit_add_bundle: compile an ONNX model into a bundle at build time and
+# add it to a firmware target. Loaded by bundlefitConfig.cmake
+# (find_package(bundlefit CONFIG)); it can also be include()d from a build tree
+# after setting BUNDLEFIT_EXECUTABLE.
+#
+#   bundlefit_add_bundle(<target> MODEL m.onnx
+#                        [NETWORK_NAME n] [TARGET cortex-m7] [DEVICE rt1060]
+#                        [PROFILE p.yaml] [USE_CMSIS] [CMSIS_NN_DIR dir]
+#                        [OUTPUT_DIR dir] [NO_EMBED_WEIGHTS] [OPTIONS ...])
+#
+# At build time it runs `bundlefit compile` (re-run when the model or profile
+# changes) and
+#   - adds <net>.o to <target>'s sources and the bundle directory to its
+#     include path (#include "<net>.h"),
+#   - unless NO_EMBED_WEIGHTS: adds a generated <net>_weights.c that embeds
+#     <net>.weights.bin (.incbin, 64-aligned, section .rodata.<net>_weights)
+#     as `const uint8_t <net>_constant_weight[]`, declared in
+#     <net>_weights.h,
+#   - with DEVICE: runs `bundlefit fit` first, and fails the build when the
+#     model does not fit the part (exit 3), printing the fit report,
+#   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN and
+#     <NET>_WEIGHTS_TXT (<NET> = network name in upper case), and the same
+#     values as properties BUNDLEFIT_<NET>_... on <target>.
+# PROFILE becomes --load-profile, USE_CMSIS --use-cmsis and CMSIS_NN_DIR
+# --cmsis-nn-dir; OPTIONS are passed to `bundlefit compile` as they are.
+
+include_guard(GLOBAL)
+
+# The default network name is what `bundlefit compile` picks: the model's file
+# name without its last extension, with every character outside [A-Za-z0-9_]
+# replaced by '_' and a '_' in front of a leading digit (support/Names.cpp).
+function(_bundlefit_network_name model out)
+  get_filename_component(stem "${model}" NAME_WLE)
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "_" stem "${stem}")
+  if(stem STREQUAL "" OR stem MATCHES "^[0-9]")
+    set(stem "_${stem}")
+  endif()
+  set(${out} "${stem}" PARENT_SCOPE)
+endfunction()
+
+function(bundlefit_add_bundle target)
+  set(flags USE_CMSIS NO_EMBED_WEIGHTS)
+  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR)
+  set(multi OPTIONS)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "${flags}" "${one}" "${multi}")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "bundlefit_add_bundle(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "bundlefit_add_bundle(${target}): no such target")
+  endif()
+  if(NOT arg_MODEL)
+    message(FATAL_ERROR "bundlefit_add_bundle(${target}): MODEL is required")
+  endif()
+  if(NOT BUNDLEFIT_EXECUTABLE)
+    message(FATAL_ERROR "bundlefit_add_bundle(${target}): BUNDLEFIT_EXECUTABLE is not set "
+                        "(use find_package(bundlefit CONFIG))")
+  endif()
+
+  get_filename_component(model "${arg_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(arg_NETWORK_NAME)
+    set(net "${arg_NETWORK_NAME}")
+    if(NOT net MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      message(FATAL_ERROR "bundlefit_add_bundle(${target}): NETWORK_NAME '${net}' is not a C identifier")
+    endif()
+  else()
+    _bundlefit_network_name("${model}" net)
+  endif()
+  string(TOUPPER "${net}" NET)
+  if(arg_OUTPUT_DIR)
+    get_filename_component(dir "${arg_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  else()
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/bundlefit/${net}")
+  endif()
+  if(NOT arg_TARGET)
+    set(arg_TARGET cortex-m7)
+  endif()
+
+  set(depends "${model}")
+  set(compile_args -q compile "${model}" -o "${dir}" --network-name "${net}" --target "${arg_TARGET}")
+  set(variant float)
+  if(arg_PROFILE)
+    get_filename_component(profile "${arg_PROFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND compile_args --load-profile "${profile}")
+    list(APPEND depends "${profile}")
+    set(variant int8)
+  endif()
+  if(arg_USE_CMSIS)
+    list(APPEND compile_args --use-cmsis)
+    set(variant int8-cmsis)
+  endif()
+  if(arg_CMSIS_NN_DIR)
+    get_filename_component(cmsis_dir "${arg_CMSIS_NN_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND compile_args --cmsis-nn-dir "${cmsis_dir}")
+  endif()
+  list(APPEND compile_args ${arg_OPTIONS})
+
+  # The installed tool finds its device database next to itself; a build-tree
+  # tool uses the one compiled in.
+  set(env)
+  if(BUNDLEFIT_DEVICE_DB)
+    set(env "${CMAKE_COMMAND}" -E env "BUNDLEFIT_DEVICE_DB=${BUNDLEFIT_DEVICE_DB}")
+  endif()
+
+  set(outputs "${dir}/${net}.o" "${dir}/${net}.h" "${dir}/${net}.weights.bin"
+              "${dir}/${net}.weights.txt" "${dir}/${net}.memory.json")
+
+  # DEVICE: the fit verdict gates the build. `bundlefit fit` exits 3 when the
+  # model does not fit, which fails this step and so the build; its report
+  # (which region overflows, what would make it fit) is in the build log.
+  if(arg_DEVICE)
+    set(fit_stamp "${dir}.fit.stamp")
+    add_custom_command(
+      OUTPUT "${fit_stamp}"
+      COMMAND ${env} "${BUNDLEFIT_EXECUTABLE}" fit "${model}" --device "${arg_DEVICE}"
+              --variant ${variant}
+      COMMAND "${CMAKE_COMMAND}" -E touch "${fit_stamp}"
+      DEPENDS ${depends} "${BUNDLEFIT_EXECUTABLE}"
+      COMMENT "bundlefit fit ${net} on ${arg_DEVICE}"
+      VERBATIM)
+    list(APPEND depends "${fit_stamp}")
+  endif()
+
+  # `bundlefit compile` writes all five files or none, so a failed step leaves
+  # nothing that would look up to date.
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${env} "${BUNDLEFIT_EXECUTABLE}" ${compile_args}
+    DEPENDS ${depends} "${BUNDLEFIT_EXECUTABLE}"
+    COMMENT "bundlefit compile ${net} for ${arg_TARGET}"
+    VERBATIM)
+
+  set_source_files_properties("${dir}/${net}.o" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  target_sources(${target} PRIVATE "${dir}/${net}.o" "${dir}/${net}.h")
+  target_include_directories(${target} PRIVATE "${dir}")
+
+  if(NOT arg_NO_EMBED_WEIGHTS)
+    # The weights go into the image through the assembler (.incbin), which is
+    # much faster than compiling the 6x larger weights.txt initialiser.
+    set(weights_c "${dir}_weights/${net}_weights.c")
+    set(weights_h "${dir}_weights/${net}_weights.h")
+    file(CONFIGURE OUTPUT "${weights_h}" CONTENT
+"/* Generated by bundlefit_add_bundle: ${net}'s constant weights, embedded. */
+#ifndef ${NET}_WEIGHTS_H
+#define ${NET}_WEIGHTS_H
+#include <stdint.h>
+#ifdef __cplusplus
+extern \"C\" {
+#endif
+/* ${NET}_CONSTANT_MEM_SIZE bytes (${net}.h), 64-aligned: pass as constantWeight. */
+extern const uint8_t ${net}_constant_weight[];
+#ifdef __cplusplus
+}
+#endif
+#endif
+")
+    file(CONFIGURE OUTPUT "${weights_c}" CONTENT
+"/* Generated by bundlefit_add_bundle: ${net}.weights.bin in the image. */
+#include \"${net}_weights.h\"
+__asm__(\".pushsection .rodata.${net}_weights,\\\"a\\\",%progbits\\n\"
+        \".balign 64\\n\"
+        \".global ${net}_constant_weight\\n\"
+        \".type ${net}_constant_weight, %object\\n\"
+        \"${net}_constant_weight:\\n\"
+        \".incbin \\\"${dir}/${net}.weights.bin\\\"\\n\"
+        \".size ${net}_constant_weight, . - ${net}_constant_weight\\n\"
+        \".popsection\\n\");
+")
+    set_source_files_properties("${weights_c}" PROPERTIES OBJECT_DEPENDS "${dir}/${net}.weights.bin")
+    target_sources(${target} PRIVATE "${weights_c}")
+    target_include_directories(${target} PRIVATE "${dir}_weights")
+  endif()
+
+  set(${NET}_BUNDLE_DIR "${dir}" PARENT_SCOPE)
+  set(${NET}_WEIGHTS_BIN "${dir}/${net}.weights.bin" PARENT_SCOPE)
+  set(${NET}_WEIGHTS_TXT "${dir}/${net}.weights.txt" PARENT_SCOPE)
+  set_property(TARGET ${target} PROPERTY BUNDLEFIT_${NET}_BUNDLE_DIR "${dir}")
+  set_property(TARGET ${target} PROPERTY BUNDLEFIT_${NET}_WEIGHTS_BIN "${dir}/${net}.weights.bin")
+  set_property(TARGET ${target} PROPERTY BUNDLEFIT_${NET}_WEIGHTS_TXT "${dir}/${net}.weights.txt")
+endfunction()

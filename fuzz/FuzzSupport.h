@@ -1,0 +1,44 @@
+//===- FuzzSupport.h - What a fuzz target accepts as a correct outcome -----===//
+//
+// Every parser bundlefit exposes to user files promises one thing: any bytes
+// either parse or throw bundlefit::Error with a documented exit code and a
+// message naming the file. So a fuzz target calls the parser and lets through
+// exactly that. Anything else -- a crash, a sanitizer report, another
+// exception type (the tool would print "internal error" and exit 1), or an
+// Error with ExitCode::Internal -- aborts, and libFuzzer keeps the input.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <typeinfo>
+
+namespace bundlefit::fuzz {
+
+/// Runs `parse`; `source` is the name the error must mention ("" when the
+/// stage does not know the file, e.g. shape inference on an imported graph).
+template <typename F> void expectParsedOrError(const std::string &source, F &&parse) {
+  try {
+    parse();
+  } catch (const Error &error) {
+    if (error.code() == ExitCode::Internal) {
+      std::fprintf(stderr, "fuzz: internal error: %s\n", error.what());
+      std::abort();
+    }
+    std::string message = error.what();
+    if (!source.empty() && message.find(source) == std::string::npos) {
+      std::fprintf(stderr, "fuzz: error does not name %s: %s\n", source.c_str(), message.c_str());
+      std::abort();
+    }
+  } catch (const std::exception &other) {
+    std::fprintf(stderr, "fuzz: escaped %s: %s\n", typeid(other).name(), other.what());
+    std::abort();
+  }
+}
+
+} // namespace bundlefit::fuzz

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang-16 (ASan + UBSan) in their own build
+# directory and runs each for a bounded time over its seed corpus.
+#
+#   fuzz/run-fuzzers.sh [seconds per fuzzer, default 20]
+#
+# Environment: BUNDLEFIT_FUZZ_BUILD_DIR (default build-fuzz), BUNDLEFIT_JOBS.
+# Exit status: 0 when no fuzzer found anything; otherwise 1, with the crashing
+# input saved as <build>/fuzz/findings/<fuzzer>/crash-* (add it to
+# fuzz/corpus/<kind>/ as a regression seed once fixed).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-${BUNDLEFIT_FUZZ_SECONDS:-20}}
+build=${BUNDLEFIT_FUZZ_BUILD_DIR:-$root/build-fuzz}
+jobs=${BUNDLEFIT_JOBS:-$(nproc)}
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang-16 CXX=clang++-16 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DBUNDLEFIT_FUZZ=ON -DBUNDLEFIT_BUILD_TESTS=OFF -DBUNDLEFIT_BUILD_BENCH=OFF >/dev/null
+fi
+# Only the fuzz targets and the libraries they link (no LLVM code generation).
+cmake --build "$build" -j "$jobs" --target fuzzers
+
+# Seeds: the shipped regression seeds, the device database, and the ONNX
+# backend-test node models (small models of every operator; the reference
+# models in tests/models are 90 KB to 14 MB of weights, too big to mutate).
+seeds=$build/fuzz/seeds
+rm -rf "$seeds" && mkdir -p "$seeds/onnx" "$seeds/device" "$seeds/profile"
+cp "$root"/fuzz/corpus/onnx/* "$seeds/onnx/" 2>/dev/null || true
+cp "$root"/fuzz/corpus/device/* "$root"/device_db/parts/*.json "$seeds/device/" 2>/dev/null || true
+cp "$root"/fuzz/corpus/profile/* "$seeds/profile/" 2>/dev/null || true
+if [ -d /usr/share/libonnx-testdata/data/node ]; then
+  for model in /usr/share/libonnx-testdata/data/node/*/model.onnx; do
+    [ "$(stat -c %s "$model")" -le 8192 ] || continue
+    cp "$model" "$seeds/onnx/$(basename "$(dirname "$model")").onnx"
+  done
+fi
+
+status=0
+run() { # fuzzer seed-kind extra-options...
+  local fuzzer=$1 kind=$2
+  shift 2
+  [ -x "$build/bin/$fuzzer" ] || { echo "run-fuzzers: $fuzzer not built, skipped"; return; }
+  local findings=$build/fuzz/findings/$fuzzer corpus=$build/fuzz/work/$fuzzer
+  mkdir -p "$findings" "$corpus"
+  echo "run-fuzzers: $fuzzer for ${seconds}s ($(ls "$seeds/$kind" | wc -l) seeds)"
+  if ! (cd "$findings" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "$build/bin/$fuzzer" "$corpus" "$seeds/$kind" -max_total_time="$seconds" \
+          -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$@" >"$findings/log.txt" 2>&1); then
+    echo "run-fuzzers: $fuzzer FOUND A PROBLEM; input and log in $findings"
+    grep -m 5 -E "ERROR|SUMMARY|fuzz:|runtime error" "$findings/log.txt" || tail -20 "$findings/log.txt"
+    status=1
+  else
+    grep -E "stat::number_of_executed_runs|cov: .*DONE|^Done" "$findings/log.txt" | tail -2 || true
+  fi
+}
+run fuzz_onnx_loader onnx -max_len=8192
+run fuzz_device_file device -max_len=16384
+run fuzz_profile profile -max_len=4096
+exit $status

@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""The CMake integration end to end, as a firmware project uses it.
+
+1. `cmake --install` the bundlefit build into a fresh prefix;
+2. configure examples/cortex-m7-lenet against it (find_package(bundlefit),
+   the installed arm-none-eabi toolchain file) and build it: the build runs
+   `bundlefit fit` (rt1060) and `bundlefit compile` for Cortex-M7;
+3. a second build does nothing; touching the model compiles again;
+4. run the firmware under qemu-system-arm -M mps2-an500 with semihosting and
+   compare the ten scores it prints with `bundlefit run` on the host for the
+   same input (which --compare checks against the reference interpreter);
+5. the same project with DEVICE lpc55s69 (640 KB Flash, LeNet's weights are
+   1.7 MB) must fail to build, with fit's verdict in the log and no bundle.
+
+Usage: cmake_example_test.py BUILD_DIR SOURCE_DIR MODELS_DIR WORK_DIR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+
+def run(argv, expect=0, timeout=600, env=None):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=timeout, env=env)
+    if expect is not None and p.returncode != expect:
+        sys.exit("FAILED (exit %d, expected %d): %s\n%s" % (p.returncode, expect, " ".join(argv), p.stdout))
+    return p
+
+
+def check(condition, message):
+    if not condition:
+        sys.exit("FAILED: " + message)
+    print("ok:", message)
+
+
+def configure(source, build, prefix, model, npy, device):
+    return run(["cmake", "-S", source, "-B", build, "-G", "Ninja",
+                "-DCMAKE_PREFIX_PATH=" + prefix,
+                "-DCMAKE_TOOLCHAIN_FILE=" + prefix + "/lib/cmake/bundlefit/toolchains/arm-none-eabi.cmake",
+                "-DLENET_MODEL=" + model, "-DLENET_INPUT=" + npy, "-DLENET_DEVICE=" + device])
+
+
+def main():
+    build_dir, source_dir, models_dir, work = sys.argv[1:5]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    prefix = os.path.join(work, "prefix")
+    example = os.path.join(source_dir, "examples", "cortex-m7-lenet")
+    # A copy of the model, so that touching it does not rebuild other tests' inputs.
+    model = os.path.join(work, "lenet.onnx")
+    shutil.copy(os.path.join(models_dir, "lenet.onnx"), model)
+    npy = os.path.join(models_dir, "lenet.input.npy")
+
+    run(["cmake", "--install", build_dir, "--prefix", prefix])
+    for f in ["bin/bundlefit", "bin/model-compiler", "lib/cmake/bundlefit/bundlefitConfig.cmake",
+              "lib/cmake/bundlefit/bundlefitConfigVersion.cmake",
+              "lib/cmake/bundlefit/BundlefitAddBundle.cmake",
+              "share/bundlefit/device_db/parts/rt1062.json",
+              "share/bundlefit/device_db/schema/device.schema.json"]:
+        check(os.path.exists(os.path.join(prefix, f)), "installed " + f)
+
+    fw = os.path.join(work, "fw")
+    configure(example, fw, prefix, model, npy, "rt1060")
+    first = run(["cmake", "--build", fw])
+    check("bundlefit fit lenet on rt1060" in first.stdout and "verdict: FITS" in first.stdout,
+          "the build ran bundlefit fit on rt1060 and it fits")
+    check("bundlefit compile lenet for cortex-m7" in first.stdout, "the build compiled the bundle")
+    bundle = os.path.join(fw, "bundlefit", "lenet")
+    for f in ["lenet.o", "lenet.h", "lenet.weights.bin", "lenet.weights.txt", "lenet.memory.json"]:
+        check(os.path.exists(os.path.join(bundle, f)), "bundle file " + f)
+    again = run(["cmake", "--build", fw])
+    check("no work to do" in again.stdout, "a second build does nothing")
+    os.utime(model)
+    touched = run(["cmake", "--build", fw])
+    check("bundlefit compile lenet" in touched.stdout, "a changed model is compiled again")
+
+    elf = os.path.join(fw, "lenet_fw.elf")
+    qemu = run(["qemu-system-arm", "-M", "mps2-an500", "-cpu", "cortex-m7", "-nographic",
+                "-monitor", "none", "-serial", "null", "-semihosting-config",
+                "enable=on,target=native", "-kernel", elf], timeout=120)
+    print(qemu.stdout)
+    scores = {}
+    for index, bits in re.findall(r"^score (\d+) \S+ 0x([0-9a-f]{8})$", qemu.stdout, re.M):
+        scores[int(index)] = np.frombuffer(bytes.fromhex(bits)[::-1], dtype="<f4")[0]
+    check(sorted(scores) == list(range(10)), "the firmware printed ten scores")
+    firmware = np.array([scores[i] for i in range(10)], dtype=np.float32)
+    top = re.search(r"^top class (\d+) ", qemu.stdout, re.M)
+    check(top is not None and int(top.group(1)) == int(np.argmax(firmware)), "top class is the largest score")
+
+    host_out = os.path.join(work, "host")
+    host = run([os.path.join(prefix, "bin", "bundlefit"), "run", model, "--input", npy,
+                "--output-dir", host_out, "--compare"])
+    diff = re.search(r"softmax\s+\S+\s+\S+\s+([0-9.e+-]+) \(max \|out\|", host.stdout)
+    check(diff is not None and float(diff.group(1)) < 1e-5,
+          "host bundle agrees with the reference interpreter (%s)" % (diff and diff.group(1)))
+    reference = np.load(os.path.join(host_out, "softmax.npy")).reshape(-1)
+    worst = float(np.max(np.abs(firmware - reference)))
+    print("firmware vs host: max |diff| %.3g, top class %d vs %d" %
+          (worst, np.argmax(firmware), np.argmax(reference)))
+    check(int(np.argmax(firmware)) == int(np.argmax(reference)), "same top class as the host")
+    check(worst <= 1e-4 * float(np.max(np.abs(reference))), "scores within 1e-4 of the host's")
+
+    small = os.path.join(work, "fw-lpc55s69")
+    configure(example, small, prefix, model, npy, "lpc55s69")
+    failed = run(["cmake", "--build", small], expect=None)
+    check(failed.returncode != 0, "the build fails when the model does not fit lpc55s69")
+    check("bundlefit fit lenet on lpc55s69" in failed.stdout and "DOES NOT FIT" in failed.stdout.upper(),
+          "the build log holds fit's verdict")
+    check(not os.path.exists(os.path.join(small, "bundlefit", "lenet", "lenet.o")),
+          "no bundle was compiled for the part it does not fit")
+    print("PASSED")
+
+
+if __name__ == "__main__":
+    main()
