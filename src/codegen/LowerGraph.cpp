@@ -8,10 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LowerGraph.h"
+#include "LowerFused.h"
+#include "LowerInt8.h"
 
 #include "../ir/ops/ShapeHelpers.h"
 #include "../kernels/bundlefit_kernels.h" // bf_binary_op, bf_pad_mode
 
+#include "bundlefit/quant/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
 #include <llvm/IR/Constants.h>
@@ -291,6 +294,8 @@ private:
 
   // ---- operators -------------------------------------------------------
   void lowerNode(const Node &node);
+  void emitKernelCall(const KernelCall &kernelCall); // LowerFused.h
+  void emitInt8Calls(const Node &node); // LowerInt8.h
   void lowerView(const Node &node);
   void lowerConv(const Node &node, bool transposed);
   void lowerPool(const Node &node, bool isMax);
@@ -467,6 +472,10 @@ void Lowering::lowerNode(const Node &node) {
   const std::string &op = node.opType;
   if (isViewOpType(op))
     return lowerView(node);
+  if (needsInt8Kernel(node)) // Quantized: the int8 kernels (LowerInt8.cpp).
+    return emitInt8Calls(node);
+  if (std::optional<KernelCall> memoryOpt = describeMemoryOptCall(node, plan_))
+    return emitKernelCall(*memoryOpt);
   if (op == "Conv")
     return lowerConv(node, false);
   if (op == "ConvTranspose")
@@ -544,6 +553,44 @@ void Lowering::lowerNode(const Node &node) {
   if (op == "Gather")
     return lowerGather(node);
   unsupported("no bundle kernel for this operator");
+}
+
+void Lowering::emitKernelCall(const KernelCall &kernelCall) {
+  std::vector<llvm::Value *> args;
+  for (const KernelArg &arg : kernelCall.args) {
+    switch (arg.kind) {
+    case KernelArg::Address: args.push_back(address(arg.value)); break;
+    case KernelArg::I32: args.push_back(i32(arg.i)); break;
+    case KernelArg::F32: args.push_back(f32(arg.f)); break;
+    case KernelArg::Scratch: {
+      const Placement *where = plan_.scratchOf(current_);
+      args.push_back(builder_.CreateInBoundsGEP(builder_.getInt8Ty(), bases_[int(where->region)],
+                                                builder_.getInt64(int64_t(where->offset))));
+      break;
+    }
+    case KernelArg::Activation: {
+      const Activation act = fusedActivation(*arg.node);
+      args.insert(args.end(), {i32(act.kind), f32(act.a), f32(act.b)});
+      break;
+    }
+    }
+  }
+  call(kernelCall.kernel, std::move(args));
+}
+
+void Lowering::emitInt8Calls(const Node &node) {
+  for (const Int8KernelCall &c : describeInt8Calls(node)) {
+    std::vector<llvm::Value *> args;
+    for (const Int8KernelArg &arg : c.args) {
+      switch (arg.kind) {
+      case Int8KernelArg::Address: args.push_back(address(arg.value, arg.i)); break;
+      case Int8KernelArg::I32: args.push_back(i32(arg.i)); break;
+      case Int8KernelArg::F32: args.push_back(f32(arg.f)); break;
+      case Int8KernelArg::I32Table: args.push_back(intTable(arg.table)); break;
+      }
+    }
+    call(c.kernel, std::move(args));
+  }
 }
 
 void Lowering::lowerView(const Node &node) {
@@ -1081,8 +1128,21 @@ void Lowering::lowerResize(const Node &node) {
   const std::string nearestMode = node.attrs.getString("nearest_mode", "round_prefer_floor");
   if (mode != "nearest" && mode != "linear")
     unsupported("resize mode '" + mode + "'");
-  if (coord == "tf_crop_and_resize")
-    unsupported("coordinate_transformation_mode tf_crop_and_resize");
+  // tf_crop_and_resize samples the region of interest (input 1, per axis
+  // start fractions then end fractions); N and C must be left whole.
+  const bool crop = coord == "tf_crop_and_resize";
+  std::vector<float> roi;
+  if (crop) {
+    const Value *r = node.input(1);
+    if (!r || !r->isConstant())
+      unsupported("tf_crop_and_resize needs a constant roi");
+    roi = r->toFloats();
+    if (roi.size() != 8)
+      unsupported("tf_crop_and_resize roi must have 8 values (4-D)");
+    for (size_t axis = 0; axis < 2; ++axis)
+      if (is[axis] != 1 && (roi[axis] != 0.0f || roi[axis + 4] != 1.0f))
+        unsupported("tf_crop_and_resize cropping N or C");
+  }
   // Source coordinate of output index o along one axis, exactly as
   // src/interp/ResizeKernels.cpp (the ONNX reference): with scales, the
   // "resized length" of align_corners / pytorch_half_pixel is scale * inLen,
@@ -1103,6 +1163,13 @@ void Lowering::lowerResize(const Node &node) {
       return o / scale;
     if (coord == "tf_half_pixel_for_nn")
       return (o + 0.5) / scale;
+    if (crop) {
+      const double start = roi[axis], end = roi[axis + 4];
+      const double v = resizedLen == 1 ? (end - start) * double(inLen - 1) / 2.0
+                                       : double(o) * (end - start) * double(inLen - 1) /
+                                             (resizedLen - 1);
+      return v + start * double(inLen - 1);
+    }
     unsupported("coordinate_transformation_mode '" + coord + "'");
   };
   auto clampIndex = [](int64_t i, int64_t n) { return int32_t(std::clamp<int64_t>(i, 0, n - 1)); };
@@ -1122,6 +1189,37 @@ void Lowering::lowerResize(const Node &node) {
     return int64_t(f) + (up ? 1 : 0);
   };
   const int64_t NC = is[0] * is[1], IH = is[2], IW = is[3], OH = os[2], OW = os[3];
+  // tf_crop_and_resize writes extrapolation_value where the source coordinate
+  // falls outside the input. The coordinate is linear in the output index, so
+  // the inside outputs of an axis are one interval [begin, end); the resize
+  // kernels compute every output (clamped, in bounds) and bf_fill_outside_f32
+  // overwrites the rest.
+  auto insideInterval = [&](int64_t inLen, int64_t outLen, size_t axis) {
+    int32_t begin = 0, end = 0;
+    bool seen = false;
+    for (int64_t o = 0; o < outLen; ++o) {
+      const double v = source(o, inLen, outLen, axis);
+      const bool inside = !(v < 0 || v > double(inLen - 1));
+      if (inside && !seen)
+        begin = int32_t(o), seen = true;
+      if (inside && end != 0 && end != o)
+        unsupported("tf_crop_and_resize with a non-contiguous region");
+      if (inside)
+        end = int32_t(o + 1);
+    }
+    return std::make_pair(begin, end);
+  };
+  auto fillOutside = [&]() {
+    if (!crop)
+      return;
+    const auto [hBegin, hEnd] = insideInterval(IH, OH, 2);
+    const auto [wBegin, wEnd] = insideInterval(IW, OW, 3);
+    if (hBegin == 0 && hEnd == OH && wBegin == 0 && wEnd == OW)
+      return;
+    call("bf_fill_outside_f32",
+         {address(y), i32(NC), i32(OH), i32(OW), i32(hBegin), i32(hEnd), i32(wBegin), i32(wEnd),
+          f32(node.attrs.getFloat("extrapolation_value", 0.0f))});
+  };
   if (mode == "nearest") {
     std::vector<int32_t> hIdx(OH), wIdx(OW);
     for (int64_t o = 0; o < OH; ++o)
@@ -1130,6 +1228,7 @@ void Lowering::lowerResize(const Node &node) {
       wIdx[o] = clampIndex(nearest(source(o, IW, OW, 3)), IW);
     call("bf_resize_nearest_f32", {address(x), address(y), i32(NC), i32(IH), i32(IW), i32(OH),
                                    i32(OW), intTable(hIdx), intTable(wIdx)});
+    fillOutside();
     return;
   }
   auto linearTables = [&](int64_t inLen, int64_t outLen, size_t axis, std::vector<int32_t> &i0,
@@ -1149,6 +1248,7 @@ void Lowering::lowerResize(const Node &node) {
   call("bf_resize_linear_f32",
        {address(x), address(y), i32(NC), i32(IH), i32(IW), i32(OH), i32(OW), intTable(h0),
         intTable(h1), floatTable(hw), intTable(w0), intTable(w1), floatTable(ww)});
+  fillOutside();
 }
 
 void Lowering::lowerGather(const Node &node) {

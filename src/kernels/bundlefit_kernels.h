@@ -91,6 +91,25 @@ void bf_conv_transpose3d_f32(const float *in, const float *w, const float *bias,
                              const int32_t *dilations, int32_t groups, int32_t act,
                              float actA, float actB);
 
+/* ---- conv_pool.c / conv_inplace.c (--memory-opt) ------------------------ */
+/* ConvPool (ir/FusedOps.h): conv [N,C,H,W] -> [N,M,CH,CW] pooled to
+ * [N,M,PH,PW] without storing the conv output; scratch: chunk*CW floats. */
+void bf_conv_pool2d_f32(const float *in, const float *w, const float *bias, float *out,
+                        float *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                        int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
+                        int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                        int32_t groups, int32_t act, float actA, float actB, int32_t chunk,
+                        int32_t isMax, int32_t PH, int32_t PW, int32_t PKH, int32_t PKW,
+                        int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL, int32_t ppadB,
+                        int32_t ppadR, int32_t pdilH, int32_t pdilW, int32_t countIncludePad);
+/* Depthwise conv whose output may share the input's address (needs
+ * OH*OW <= H*W); scratch: OH*OW floats. */
+void bf_depthwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,
+                              float *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                              int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
+                              int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
+                              int32_t dilW, int32_t act, float actA, float actB);
+
 /* ---- pool.c ------------------------------------------------------------ */
 /* NC = N*C planes of HxW -> OHxOW. */
 void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,
@@ -236,6 +255,10 @@ void bf_resize_linear_f32(const float *in, float *out, int32_t NC, int32_t IH, i
                           int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
                           const float *hw, const int32_t *w0, const int32_t *w1,
                           const float *ww);
+/* Writes `value` to every pixel outside rows [hBegin, hEnd) x columns
+ * [wBegin, wEnd) of NC planes OHxOW (Resize tf_crop_and_resize). */
+void bf_fill_outside_f32(float *out, int32_t NC, int32_t OH, int32_t OW, int32_t hBegin,
+                         int32_t hEnd, int32_t wBegin, int32_t wEnd, float value);
 /* out[outer, numIndices, inner] = data[outer, indices[k], inner]; innerBytes
  * = inner * element size; negative indices count from axisDim. */
 void bf_gather_i64(const uint8_t *data, const int64_t *indices, uint8_t *out, int32_t outer,

@@ -202,6 +202,310 @@ BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk
   }
 }
 
+/* ---- Depthwise 3x3 ------------------------------------------------------
+ * One channel at a time, one output row at a time: the 9 taps of an output
+ * column are summed in registers and the inner loop runs over output columns,
+ * so it vectorizes (contiguous loads for stride 1, de-interleaved for stride
+ * 2) and each output is written once. Rows cut by the top/bottom padding
+ * just drop their taps (`rows` < 3, row pointers and weights shifted); columns
+ * cut by the left/right padding take the checked scalar path. */
+BF_INLINE void bf_dw3x3_span(const float *restrict r0, const float *restrict r1,
+                             const float *restrict r2, const float *restrict k,
+                             int32_t rows, float b, float *restrict o, int32_t begin,
+                             int32_t end, int32_t stride, int32_t iwOff) {
+  const float k0 = k[0], k1 = k[1], k2 = k[2];
+  if (rows == 3) {
+    const float k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
+    for (int32_t ow = begin; ow < end; ++ow) {
+      const int32_t iw = ow * stride + iwOff;
+      /* One partial sum per row: three short FMA chains instead of one of nine. */
+      const float s0 = b + k0 * r0[iw] + k1 * r0[iw + 1] + k2 * r0[iw + 2];
+      const float s1 = k3 * r1[iw] + k4 * r1[iw + 1] + k5 * r1[iw + 2];
+      const float s2 = k6 * r2[iw] + k7 * r2[iw + 1] + k8 * r2[iw + 2];
+      o[ow] = s0 + s1 + s2;
+    }
+  } else if (rows == 2) {
+    const float k3 = k[3], k4 = k[4], k5 = k[5];
+    for (int32_t ow = begin; ow < end; ++ow) {
+      const int32_t iw = ow * stride + iwOff;
+      const float s0 = b + k0 * r0[iw] + k1 * r0[iw + 1] + k2 * r0[iw + 2];
+      const float s1 = k3 * r1[iw] + k4 * r1[iw + 1] + k5 * r1[iw + 2];
+      o[ow] = s0 + s1;
+    }
+  } else {
+    for (int32_t ow = begin; ow < end; ++ow) {
+      const int32_t iw = ow * stride + iwOff;
+      o[ow] = b + k0 * r0[iw] + k1 * r0[iw + 1] + k2 * r0[iw + 2];
+    }
+  }
+}
+
+/* The hot loops below are compiled once per bundle (noinline, which the code
+ * generator keeps) rather than once per call site: they run as fast with
+ * run-time bounds, and a network with 50 convolutions then compiles in a
+ * few seconds even when every call is specialised. */
+#define BF_SHARED static __attribute__((noinline))
+
+BF_SHARED void bf_dw3x3_s1(const float *restrict r0, const float *restrict r1,
+                           const float *restrict r2, const float *restrict k, int32_t rows,
+                           float b, float *restrict o, int32_t begin, int32_t end,
+                           int32_t iwOff) {
+  bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, 1, iwOff);
+}
+
+BF_SHARED void bf_dw3x3_s2(const float *restrict r0, const float *restrict r1,
+                           const float *restrict r2, const float *restrict k, int32_t rows,
+                           float b, float *restrict o, int32_t begin, int32_t end,
+                           int32_t iwOff) {
+  bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, 2, iwOff);
+}
+
+BF_SHARED void bf_dw3x3_sn(const float *restrict r0, const float *restrict r1,
+                           const float *restrict r2, const float *restrict k, int32_t rows,
+                           float b, float *restrict o, int32_t begin, int32_t end,
+                           int32_t stride, int32_t iwOff) {
+  bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, stride, iwOff);
+}
+
+/* Border columns: the same sum, skipping taps outside the row (inlined:
+ * with constant shapes its few taps unroll; a call per border pixel was 2x
+ * slower on DS-CNN's 5-wide planes). */
+BF_INLINE void bf_dw3x3_checked(const float *const *rp, const float *restrict k, int32_t rows,
+                                float b, float *restrict o, int32_t begin, int32_t end,
+                                int32_t stride, int32_t iwOff, int32_t W) {
+  for (int32_t ow = begin; ow < end; ++ow) {
+    float acc = b;
+    for (int32_t r = 0; r < rows; ++r)
+      for (int32_t kw = 0; kw < 3; ++kw) {
+        const int32_t iw = ow * stride + iwOff + kw;
+        if (iw >= 0 && iw < W)
+          acc += k[r * 3 + kw] * rp[r][iw];
+      }
+    o[ow] = acc;
+  }
+}
+
+/* `C` channels of a depthwise 3x3 convolution with dilation 1. */
+BF_INLINE void bf_depthwise3x3(const float *restrict x, const float *restrict w,
+                               const float *restrict bias, float *restrict out, int32_t C,
+                               int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t strideH,
+                               int32_t strideW, int32_t padT, int32_t padL, int32_t act,
+                               float actA, float actB) {
+  int32_t owSafeBegin, owSafeEnd;
+  bf_valid_range(OW, W - 2, strideW, padL, 0, &owSafeBegin, &owSafeEnd);
+  if (owSafeEnd < owSafeBegin)
+    owSafeEnd = owSafeBegin;
+  /* Stride 1, "same" columns (OW == W, one column of padding each side):
+   * output and input rows line up, so the rows whose three taps are all
+   * inside form one flat span (long vectors even for 7x7 planes). The span
+   * wraps at row ends; those two columns per row are redone checked. Rows
+   * [flatBegin, flatEnd) go this way. */
+  int32_t flatBegin = 0, flatEnd = 0;
+  if (strideH == 1 && strideW == 1 && padL == 1 && OW == W && W >= 3) {
+    bf_valid_range(OH, H - 2, 1, padT, 0, &flatBegin, &flatEnd);
+    if (flatEnd - flatBegin < 2)
+      flatBegin = flatEnd = 0;
+  }
+  for (int32_t c = 0; c < C; ++c) {
+    const float *xc = x + (int64_t)c * H * W;
+    const float *kc = w + (int64_t)c * 9;
+    const float b = bias ? bias[c] : 0.0f;
+    float *oc = out + (int64_t)c * OH * OW;
+    if (flatEnd > flatBegin) {
+      const float *r0 = xc + (int64_t)(flatBegin - padT) * W;
+      float *o = oc + (int64_t)flatBegin * OW;
+      const int32_t n = (flatEnd - flatBegin) * OW;
+      bf_dw3x3_s1(r0, r0 + W, r0 + 2 * W, kc, 3, b, o, 1, n - 1, -1);
+      for (int32_t oh = flatBegin; oh < flatEnd; ++oh) {
+        const float *rp[3] = {xc + (int64_t)(oh - padT) * W, xc + (int64_t)(oh - padT + 1) * W,
+                              xc + (int64_t)(oh - padT + 2) * W};
+        float *orow = oc + (int64_t)oh * OW;
+        bf_dw3x3_checked(rp, kc, 3, b, orow, 0, 1, 1, -1, W);
+        bf_dw3x3_checked(rp, kc, 3, b, orow, OW - 1, OW, 1, -1, W);
+      }
+      bf_activate_array(o, n, act, actA, actB);
+    }
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      if (oh == flatBegin && flatEnd > flatBegin) {
+        oh = flatEnd - 1;
+        continue;
+      }
+      const int32_t ih = oh * strideH - padT;
+      const int32_t khBegin = ih < 0 ? -ih : 0;
+      const int32_t khEnd = ih + 3 > H ? H - ih : 3;
+      const int32_t rows = khEnd > khBegin ? khEnd - khBegin : 0;
+      const float *rp[3];
+      for (int32_t r = 0; r < 3; ++r)
+        rp[r] = xc + (int64_t)(ih + khBegin + (r < rows ? r : 0)) * W;
+      const float *k = kc + khBegin * 3;
+      float *o = oc + (int64_t)oh * OW;
+      if (rows == 0) {
+        for (int32_t ow = 0; ow < OW; ++ow)
+          o[ow] = b;
+      } else {
+        bf_dw3x3_checked(rp, k, rows, b, o, 0, owSafeBegin, strideW, -padL, W);
+        if (strideW == 1)
+          bf_dw3x3_s1(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, -padL);
+        else if (strideW == 2)
+          bf_dw3x3_s2(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, -padL);
+        else
+          bf_dw3x3_sn(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, strideW,
+                      -padL);
+        bf_dw3x3_checked(rp, k, rows, b, o, owSafeEnd, OW, strideW, -padL, W);
+      }
+      /* Activation while the row is in L1. */
+      bf_activate_array(o, OW, act, actA, actB);
+    }
+  }
+}
+
+/* ---- Pointwise (1x1, stride 1, unpadded) as a matrix product -------------
+ * out[M][P] = w[M][C] * x[C][P] (+ bias), P = the output plane. A register
+ * tile of BF_PW_MB output channels x BF_PW_NV vectors of BF_PW_VL columns
+ * accumulates over a chunk of BF_PW_KC input channels (so the chunk's
+ * columns stay in L1 while every channel block reads them); later chunks
+ * add to the stored partial sums. Column tails reuse full vectors shifted
+ * left to end at the plane's last column, so every load stays in bounds;
+ * lanes left of the tail are recomputed but not stored. Host: 4 x 3 vectors
+ * of 8 (12 accumulators, 16 AVX registers); Cortex-M: 4 x 4 scalars. */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
+#define BF_PW_VL 8
+#define BF_PW_MB 4
+#define BF_PW_NV 3
+#define BF_PW_KC 256
+#else
+#define BF_PW_VL 4
+#define BF_PW_MB 4
+#define BF_PW_NV 1
+#define BF_PW_KC 128
+#endif
+typedef float bf_pw_vec __attribute__((vector_size(4 * BF_PW_VL)));
+
+/* One tile: `mb` (<= BF_PW_MB) channels x `nv` vectors starting at columns
+ * col[j] (relative to x/out); lanes of vector 0 before column `storeFrom`
+ * are not stored. */
+BF_INLINE void bf_pw_tile(const float *restrict x, const float *restrict w,
+                          const float *restrict bias, float *restrict out, int32_t P,
+                          int32_t C, int32_t kc, int32_t mb, int32_t nv, const int32_t *col,
+                          int32_t storeFrom, int32_t first, int32_t last, int32_t act,
+                          float actA, float actB) {
+  bf_pw_vec acc[BF_PW_MB][BF_PW_NV];
+  for (int32_t mi = 0; mi < mb; ++mi)
+    for (int32_t j = 0; j < nv; ++j) {
+      if (first) {
+        const float b = bias ? bias[mi] : 0.0f;
+        for (int32_t t = 0; t < BF_PW_VL; ++t)
+          acc[mi][j][t] = b;
+      } else {
+        __builtin_memcpy(&acc[mi][j], out + (int64_t)mi * P + col[j], sizeof(bf_pw_vec));
+      }
+    }
+  const float *xp = x, *wp = w;
+  BF_NO_VECTORIZE
+  for (int32_t c = 0; c < kc; ++c) {
+    bf_pw_vec xv[BF_PW_NV];
+    for (int32_t j = 0; j < nv; ++j)
+      __builtin_memcpy(&xv[j], xp + col[j], sizeof(bf_pw_vec));
+    for (int32_t mi = 0; mi < mb; ++mi) {
+      const float wv = wp[(int64_t)mi * C];
+      for (int32_t j = 0; j < nv; ++j)
+        acc[mi][j] += wv * xv[j];
+    }
+    xp += P;
+    wp += 1;
+  }
+  for (int32_t mi = 0; mi < mb; ++mi) {
+    float *o = out + (int64_t)mi * P;
+    for (int32_t j = 0; j < nv; ++j) {
+      if (col[j] >= storeFrom) {
+        __builtin_memcpy(o + col[j], &acc[mi][j], sizeof(bf_pw_vec));
+      } else {
+        for (int32_t t = storeFrom - col[j]; t < BF_PW_VL; ++t)
+          o[col[j] + t] = acc[mi][j][t];
+      }
+    }
+    if (last) {
+      const int32_t lo = col[0] > storeFrom ? col[0] : storeFrom;
+      bf_activate_array(o + lo, col[nv - 1] + BF_PW_VL - lo, act, actA, actB);
+    }
+  }
+}
+
+/* Every channel block of one column tile (`nv` vectors at col[]). */
+BF_INLINE void bf_pw_columns(const float *restrict x, const float *restrict w,
+                             const float *restrict bias, float *restrict out, int32_t P,
+                             int32_t C, int32_t M, int32_t kc, int32_t nv, const int32_t *col,
+                             int32_t storeFrom, int32_t first, int32_t last, int32_t act,
+                             float actA, float actB) {
+  int32_t m = 0;
+  for (; m + BF_PW_MB <= M; m += BF_PW_MB)
+    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, C, kc,
+               BF_PW_MB, nv, col, storeFrom, first, last, act, actA, actB);
+  for (; m < M; ++m)
+    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, C, kc, 1,
+               nv, col, storeFrom, first, last, act, actA, actB);
+}
+
+BF_SHARED void bf_pw_cols1(const float *restrict x, const float *restrict w,
+                           const float *restrict bias, float *restrict out, int32_t P,
+                           int32_t C, int32_t M, int32_t kc, const int32_t *col,
+                           int32_t storeFrom, int32_t first, int32_t last, int32_t act,
+                           float actA, float actB) {
+  bf_pw_columns(x, w, bias, out, P, C, M, kc, 1, col, storeFrom, first, last, act, actA, actB);
+}
+#if BF_PW_NV == 3
+BF_SHARED void bf_pw_cols2(const float *restrict x, const float *restrict w,
+                           const float *restrict bias, float *restrict out, int32_t P,
+                           int32_t C, int32_t M, int32_t kc, const int32_t *col,
+                           int32_t storeFrom, int32_t first, int32_t last, int32_t act,
+                           float actA, float actB) {
+  bf_pw_columns(x, w, bias, out, P, C, M, kc, 2, col, storeFrom, first, last, act, actA, actB);
+}
+BF_SHARED void bf_pw_cols3(const float *restrict x, const float *restrict w,
+                           const float *restrict bias, float *restrict out, int32_t P,
+                           int32_t C, int32_t M, int32_t kc, const int32_t *col,
+                           int32_t storeFrom, int32_t first, int32_t last, int32_t act,
+                           float actA, float actB) {
+  bf_pw_columns(x, w, bias, out, P, C, M, kc, 3, col, storeFrom, first, last, act, actA, actB);
+}
+#define bf_pw_colsN bf_pw_cols3
+#else
+#define bf_pw_colsN bf_pw_cols1
+#endif
+
+/* Needs P >= BF_PW_VL. */
+BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
+                            const float *restrict bias, float *restrict out, int32_t C,
+                            int32_t M, int32_t P, int32_t act, float actA, float actB) {
+  const int32_t NB = BF_PW_NV * BF_PW_VL;
+  const int32_t pFull = P - P % NB, rest = P - pFull;
+  /* Tail vectors: ceil(rest / VL) of them, the last ending at column P. */
+  const int32_t tailNv = (rest + BF_PW_VL - 1) / BF_PW_VL;
+  int32_t tailCol[BF_PW_NV], fullCol[BF_PW_NV];
+  for (int32_t j = 0; j < BF_PW_NV; ++j) {
+    const int32_t c = pFull + j * BF_PW_VL;
+    tailCol[j] = c + BF_PW_VL > P ? P - BF_PW_VL : c;
+    fullCol[j] = j * BF_PW_VL;
+  }
+  for (int32_t c0 = 0; c0 < C; c0 += BF_PW_KC) {
+    const int32_t kc = C - c0 < BF_PW_KC ? C - c0 : BF_PW_KC;
+    const int32_t first = c0 == 0, last = c0 + kc == C;
+    const float *xk = x + (int64_t)c0 * P, *wk = w + c0;
+    for (int32_t p0 = 0; p0 < pFull; p0 += NB)
+      bf_pw_colsN(xk + p0, wk, bias, out + p0, P, C, M, kc, fullCol, 0, first, last, act, actA,
+                  actB);
+#if BF_PW_NV == 3
+    if (tailNv == 3)
+      bf_pw_cols3(xk, wk, bias, out, P, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
+    else if (tailNv == 2)
+      bf_pw_cols2(xk, wk, bias, out, P, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
+    else
+#endif
+    if (tailNv >= 1)
+      bf_pw_cols1(xk, wk, bias, out, P, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
+  }
+}
+
 /* Direct convolution, no scratch memory. Output channels go BF_CONV_MB at
  * a time through register tiles (bf_conv_blocks); depthwise and leftover
  * channels use the per-tap scatter (bf_conv_channel). */
@@ -222,6 +526,23 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
   }
   const int32_t Cg = C / groups, Mg = M / groups;
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
+  if (Cg == 1 && Mg == 1 && KH == 3 && KW == 3 && dilH == 1 && dilW == 1) {
+    for (int32_t n = 0; n < N; ++n)
+      bf_depthwise3x3(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane,
+                      C, H, W, OH, OW, strideH, strideW, padT, padL, act, actA, actB);
+    return;
+  }
+  if (taps == 1 && H == 1 && OH == 1 && OW == W && strideW == 1 && padL == 0 && padT == 0 &&
+      W >= BF_PW_VL) {
+    /* Pointwise (the plane was made one row above). */
+    for (int32_t n = 0; n < N; ++n)
+      for (int32_t g = 0; g < groups; ++g)
+        bf_pointwise(in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane,
+                     w + (int64_t)g * Mg * Cg, bias ? bias + g * Mg : 0,
+                     out + ((int64_t)n * M + (int64_t)g * Mg) * outPlane, Cg, Mg, W, act, actA,
+                     actB);
+    return;
+  }
   for (int32_t n = 0; n < N; ++n) {
     for (int32_t g = 0; g < groups; ++g) {
       const float *x = in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane;

@@ -124,6 +124,24 @@ void bf_resize_linear_f32(const float *restrict in, float *restrict out, int32_t
   }
 }
 
+/* Sets every pixel of the NC planes OHxOW outside rows [hBegin, hEnd) x
+ * columns [wBegin, wEnd) to `value` (Resize tf_crop_and_resize's
+ * extrapolation_value). */
+void bf_fill_outside_f32(float *restrict out, int32_t NC, int32_t OH, int32_t OW,
+                         int32_t hBegin, int32_t hEnd, int32_t wBegin, int32_t wEnd,
+                         float value) {
+  for (int32_t p = 0; p < NC; ++p) {
+    float *o = out + (int64_t)p * OH * OW;
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      float *row = o + (int64_t)oh * OW;
+      const int inside = oh >= hBegin && oh < hEnd;
+      for (int32_t ow = 0; ow < OW; ++ow)
+        if (!inside || ow < wBegin || ow >= wEnd)
+          row[ow] = value;
+    }
+  }
+}
+
 #define BF_DEFINE_GATHER(name, I)                                                      \
   void bf_gather_##name(const uint8_t *restrict data, const I *indices,               \
                         uint8_t *restrict out, int32_t outer, int32_t axisDim,        \
