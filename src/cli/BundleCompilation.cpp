@@ -1,4 +1,5 @@
 #include "BundleCompilation.h"
+#include "Progress.h"
 
 #include "bundlefit/reports/GraphDot.h"
 #include "bundlefit/reports/MemoryReport.h"
@@ -39,13 +40,21 @@ CompiledBundle compileBundle(const CompileRequest &request) {
   bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
                                                    : legalizeName(request.networkName);
   bundle.graph = loadModel(request.model);
+  quantizeLoadedModel(*bundle.graph, request.model.path, request.quant);
 
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
-  bundle.plan = planGraphMemory(*bundle.graph, planOptions);
+  planOptions.memoryOpt = request.model.memoryOpt;
+  {
+    Stage stage("plan memory");
+    bundle.plan = planGraphMemory(*bundle.graph, planOptions);
+  }
   BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
-  bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName, bundle.target,
-                                     api == BundleApi::Dynamic);
+  {
+    Stage stage("generate code");
+    bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName,
+                                       bundle.target, api == BundleApi::Dynamic);
+  }
   status("compiled " + bundle.networkName + " for " + describeTarget(bundle.target) + " in " +
          std::to_string(bundle.code.compileSeconds).substr(0, 5) + " s");
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "Command.h"
+#include "QuantOptions.h"
 
 #include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/codegen/BundleCodegen.h"
@@ -30,6 +31,7 @@ struct CompileRequest {
   std::string optLevel = "O2";
   double exactTimeBudgetSeconds = 5.0;
   std::string dumpGraphDag; ///< Graphviz file to write, if any.
+  QuantCliOptions quant;    ///< --load-profile...: int8 (QuantOptions.h).
 };
 
 /// Adds --network-name, --bundle-api, --target, --triple, --mcpu,

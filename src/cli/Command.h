@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bundlefit/schedule/MemoryPlan.h"
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,6 +24,9 @@ struct ModelOptions {
   std::vector<std::string> defineSymbols; ///< name=value
   std::vector<std::string> modelInputs;   ///< name,type,[d0,d1,...]
   bool fuseActivations = true;
+  /// --memory-opt: 0..kMaxMemoryOpt (MemoryPlan.h). >= 1 also fuses Conv+pool
+  /// in loadModel; planners must get the same level (PlanOptions::memoryOpt).
+  int memoryOpt = kDefaultMemoryOpt;
 };
 
 void addModelOptions(CLI::App &command, ModelOptions &options);
@@ -49,5 +54,7 @@ void addFitCommand(CLI::App &app, CommandAction &action);
 void addPickCommand(CLI::App &app, CommandAction &action);
 void addCompileCommand(CLI::App &app, CommandAction &action);
 void addRunCommand(CLI::App &app, CommandAction &action);
+void addProfileCommand(CLI::App &app, CommandAction &action);      // int8: quant/Profile.h
+void addCompareQuantCommand(CLI::App &app, CommandAction &action); // int8 vs float SNR
 
 } // namespace bundlefit

@@ -1,4 +1,5 @@
 #include "Command.h"
+#include "Progress.h"
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/onnx/OnnxImporter.h"
@@ -30,6 +31,10 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
                      "Value of a symbolic dimension: name=value (repeatable)");
   command.add_option("--model-input", options.modelInputs,
                      "Override an input's type and shape: name,type,[d0,d1,...] (repeatable)");
+  command.add_option("--memory-opt", options.memoryOpt,
+                     "Go below the layer-by-layer memory bound: 0 off, 1 fuse Conv+pool and run "
+                     "depthwise convs in place (default " + std::to_string(kDefaultMemoryOpt) + ")")
+      ->check(CLI::Range(0, kMaxMemoryOpt));
 }
 
 std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
@@ -38,11 +43,18 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
     importOptions.symbols.insert(parseDefineSymbolOption(text));
   for (const std::string &text : options.modelInputs)
     importOptions.inputOverrides.push_back(parseModelInputOption(text));
-  std::unique_ptr<Graph> graph = importOnnxModel(options.path, importOptions);
+  std::unique_ptr<Graph> graph;
+  {
+    Stage stage("import " + options.path);
+    graph = importOnnxModel(options.path, importOptions);
+  }
   PassOptions passOptions;
   passOptions.fuseActivations = options.fuseActivations;
   try {
+    Stage stage("graph passes");
     runDefaultPasses(*graph, passOptions);
+    if (options.memoryOpt >= 1)
+      fuseConvPool(*graph);
   } catch (const Error &e) {
     throw Error(e.code(), options.path + ": " + e.what());
   }

@@ -1,18 +1,47 @@
 //===- CompileCommand.cpp - bundlefit compile MODEL -o DIR -----------------===//
 #include "BundleCompilation.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/reports/TextTable.h"
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace bundlefit {
 
 namespace {
 
-int runCompile(const CompileRequest &request) {
+/// Report options of `compile` only (CompileRequest is shared with `run`).
+struct CompileReportOptions {
+  bool json = false;
+  std::string htmlPath;
+};
+
+int runCompile(const CompileRequest &request, const CompileReportOptions &reports) {
+  if (!reports.htmlPath.empty())
+    checkWritable(reports.htmlPath); // before the bundle is written: all or nothing
   CompiledBundle bundle = compileBundle(request);
   const MemoryPlan &plan = bundle.plan;
   const std::string &net = bundle.networkName;
+  if (!reports.htmlPath.empty()) {
+    HtmlReport html;
+    html.title = net + ": bundle for " + describeTarget(bundle.target);
+    html.summary = {request.model.path + " -> " + request.outputDir + ": .text " +
+                    withThousands(bundle.code.textBytes) + ", CONSTANT " +
+                    withThousands(plan.constantSize) + ", MUTABLE " + withThousands(plan.mutableSize) +
+                    ", ACTIVATIONS " + withThousands(plan.activationsSize)};
+    html.plan = &plan;
+    writeHtmlReport(reports.htmlPath, html);
+  }
+  if (reports.json) {
+    // Exactly what the bundle's <net>.memory.json holds (sizes, code size, target).
+    std::ifstream in(request.outputDir + "/" + net + ".memory.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::cout << text.str();
+    return 0;
+  }
   TextTable table({"file / region", "bytes"}, {false, true});
   table.addRow({net + ".o  .text", withThousands(bundle.code.textBytes)});
   table.addRow({net + ".o  .rodata", withThousands(bundle.code.rodataBytes)});
@@ -23,7 +52,8 @@ int runCompile(const CompileRequest &request) {
                 withThousands(plan.activationsSize)});
   std::cout << "bundle " << net << " for " << describeTarget(bundle.target) << " written to "
             << request.outputDir << "\n\n"
-            << table.render();
+            << table.render() << "\n"
+            << renderLayerTable(plan, nullptr);
   return 0;
 }
 
@@ -37,7 +67,15 @@ void addCompileCommand(CLI::App &app, CommandAction &action) {
   addModelOptions(*command, request->model);
   command->add_option("-o,--output-dir", request->outputDir, "Bundle directory")->required();
   addCompileOptions(*command, *request);
-  command->callback([request, &action] { action = [request] { return runCompile(*request); }; });
+  addQuantOptions(*command, request->quant);
+  auto reports = std::make_shared<CompileReportOptions>();
+  command->add_flag("--json", reports->json,
+                    "Print the bundle's memory report (<net>.memory.json) instead of the table");
+  command->add_option("--html", reports->htmlPath,
+                      "Also write a self-contained HTML report (memory timeline, layers) to FILE");
+  command->callback([request, reports, &action] {
+    action = [request, reports] { return runCompile(*request, *reports); };
+  });
 }
 
 } // namespace bundlefit

@@ -7,9 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "FitVerifyLink.h"
+#include "Progress.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
 
@@ -31,6 +35,9 @@ struct FitOptions {
   uint64_t staticBytes = 0;
   int64_t codeBytes = -1;
   bool json = false;
+  bool verifyLink = false;
+  std::string linkDir;
+  std::string htmlPath;
 };
 
 std::string ms(double value) {
@@ -83,20 +90,73 @@ int runFit(const FitOptions &options) {
   if (!variantAvailable(device, variant))
     mainLibrary(device, variant); // Throws: the part lacks the library.
 
+  // --verify-link: compile for the part's core first, so the fit uses the real code size.
+  std::unique_ptr<PartBundle> part;
+  if (options.verifyLink) {
+    part = compileForPart(options.model, device, variant, options.linkDir);
+    request.codeBytes = part->codeBytes();
+  }
   std::unique_ptr<Graph> graph = loadModel(options.model);
-  ModelFootprint fp = estimateFootprint(*graph, variant, device);
+  ModelFootprint fp;
+  {
+    Stage stage("plan the " + variant.name + " build");
+    fp = estimateFootprint(*graph, variant, device);
+  }
   if (request.codeBytes)
     fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
   FitResult fit = fitModel(device, fp, request);
   std::vector<Suggestion> suggestions;
-  if (!fit.fits)
+  if (!fit.fits) {
+    Stage stage("look for changes that would fit");
     suggestions = suggestChanges(db, device, *graph, variant, request);
+  }
   std::optional<FlexRamSplit> flexram = suggestFlexRam(device, fp, request);
   if (!fit.fits && flexram)
     suggestions.insert(suggestions.begin(),
                        {"FlexRAM banks " + flexram->reason, true, flexram->result->totals.flash,
                         flexram->result->totals.ram, flexram->result->time.ms});
   std::vector<std::string> notes = notesFor(device, fp, fit);
+  std::optional<LinkVerification> linked;
+  if (part)
+    linked = verifyPartLink(*part, device, fp, fit, options.staticBytes);
+  auto exitCode = [&](int predicted) {
+    if (linked && !linked->agrees())
+      std::cerr << "bundlefit: error: --verify-link: " << linked->disagreement() << "\n";
+    return linked ? verifyLinkExitCode(*linked) : predicted;
+  };
+  // The layer table and the HTML timeline read the float plan of the graph
+  // (the footprint plans its own copy and keeps no MemoryPlan).
+  MemoryPlan plan;
+  LayerTiming timing = layerTimingOf(device, fit);
+  if (!options.json || !options.htmlPath.empty()) {
+    Stage stage("plan memory");
+    PlanOptions planOptions;
+    planOptions.memoryOpt = options.model.memoryOpt;
+    plan = planGraphMemory(*graph, planOptions);
+  }
+  if (!options.htmlPath.empty()) {
+    HtmlReport html;
+    html.title = options.model.path + " on " + device.id + ", variant " + variant.name;
+    html.summary = {device.name,
+                    "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
+                        withThousands(fp.mutableBytes) + ", ACTIVATIONS " +
+                        withThousands(fp.activationsBytes) + ", code " +
+                        withThousands(fit.terms.code) + (fp.codeEstimated ? " (estimate)" : ""),
+                    "Flash " + withThousands(fit.totals.flash) + " of " +
+                        withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) +
+                        " of " + withThousands(fit.ramCapacity) + ", predicted " +
+                        formatMs(fit.time.ms)};
+    html.plan = &plan;
+    html.timing = &timing;
+    html.regionsTitle = device.id + ": Flash and RAM, weights " + weightsPolicyName(request.weights);
+    html.regions = regionBarsOf(fit);
+    html.verdict = fit.fits ? "FITS" : "DOES NOT FIT";
+    html.notes = fit.problems;
+    for (const Suggestion &s : suggestions)
+      html.notes.push_back("change: " + s.change + (s.fits ? " (fits, " + ms(s.ms) + ")" : " (still does not fit)"));
+    html.notes.insert(html.notes.end(), notes.begin(), notes.end());
+    writeHtmlReport(options.htmlPath, html);
+  }
 
   if (options.json) {
     nlohmann::json report = fitResultJson(device, fp, fit);
@@ -112,8 +172,10 @@ int runFit(const FitOptions &options) {
                            {"ocram_banks", flexram->ocram}, {"changed", flexram->changed},
                            {"predicted_ms", flexram->result->time.ms}, {"summary", flexram->reason}};
     report["notes"] = notes;
+    if (linked)
+      report["verify_link"] = verifyLinkJson(*linked);
     std::cout << report.dump(2) << "\n";
-    return fit.fits ? 0 : int(ExitCode::DoesNotFit);
+    return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }
 
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), variant " +
@@ -134,6 +196,9 @@ int runFit(const FitOptions &options) {
   text += table.render() + "\n";
   for (const auto &[what, where] : fit.homes)
     text += "  " + what + ": " + where + "\n";
+  if (variant.precision != Precision::Float)
+    text += "\nlayers: sizes of the float plan, predicted time of " + variant.name + "\n";
+  text += "\n" + renderLayerTable(plan, &timing);
   text += "\ntotals (AN13001 formulas): Flash " + withThousands(fit.totals.flash) + " of " +
           withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) + " of " +
           withThousands(fit.ramCapacity) + "\n";
@@ -142,10 +207,12 @@ int runFit(const FitOptions &options) {
     text += "FlexRAM: " + flexram->reason + " -> " + ms(flexram->result->time.ms) + "\n";
   for (const std::string &note : notes)
     text += "note: " + note + "\n";
+  if (linked)
+    text += verifyLinkText(*linked, !options.linkDir.empty());
   if (fit.fits) {
     text += "\nverdict: FITS\n";
     std::cout << text;
-    return 0;
+    return exitCode(0);
   }
   text += "\nverdict: DOES NOT FIT\n";
   for (const std::string &problem : fit.problems)
@@ -157,7 +224,7 @@ int runFit(const FitOptions &options) {
   if (suggestions.empty())
     text += "  (no single change found; try a part with more memory)\n";
   std::cout << text;
-  return int(ExitCode::DoesNotFit);
+  return exitCode(int(ExitCode::DoesNotFit));
 }
 
 } // namespace
@@ -180,6 +247,13 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--code-bytes", options->codeBytes,
                       "Bundle code size in bytes (default: the device file's estimate)");
   command->add_flag("--json", options->json, "Print the JSON report (bundlefit.fit/1)");
+  command->add_flag("--verify-link", options->verifyLink,
+                    "Compile the bundle for the part's core, link a minimal firmware for its memory map "
+                    "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");
+  command->add_option("--link-dir", options->linkDir,
+                      "Keep the --verify-link firmware (linker script, sources, ELF, map) in DIR");
+  command->add_option("--html", options->htmlPath,
+                      "Also write a self-contained HTML report (Flash/RAM bars, memory timeline, layers) to FILE");
   command->callback([options, &action] { action = [options] { return runFit(*options); }; });
 }
 

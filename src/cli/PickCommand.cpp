@@ -6,9 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "Progress.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
 
@@ -27,7 +30,39 @@ struct PickOptions {
   std::vector<std::string> deviceFiles;
   uint64_t staticBytes = 0;
   bool json = false;
+  std::string htmlPath;
 };
+
+/// The page shows the comparison, then the chosen build (or the first
+/// candidate when none fits): its Flash/RAM bars and per-layer times over
+/// the float plan's timeline.
+void writePickHtml(const std::string &path, const PickOptions &options, const Device &device,
+                   const Graph &graph, const PickResult &pick, const std::vector<std::string> &notes) {
+  MemoryPlan plan;
+  {
+    Stage stage("plan memory");
+    plan = planGraphMemory(graph);
+  }
+  HtmlReport html;
+  html.title = options.model.path + " on " + device.id + ": build variants";
+  html.summary = {device.name};
+  html.variants = variantRowsOf(pick);
+  html.pickReason = pick.reason;
+  html.plan = &plan;
+  LayerTiming timing;
+  if (!pick.candidates.empty()) {
+    const Candidate &shown = pick.candidates[pick.best >= 0 ? size_t(pick.best) : 0];
+    timing = layerTimingOf(device, shown.result);
+    html.timing = &timing;
+    html.regionsTitle = device.id + ": Flash and RAM of " +
+                        (pick.best >= 0 ? std::string("the chosen build, ") : std::string()) +
+                        shown.variant.name + ", weights " + weightsPolicyName(shown.weights);
+    html.regions = regionBarsOf(shown.result);
+    html.verdict = shown.result.fits ? "FITS" : "DOES NOT FIT";
+  }
+  html.notes = notes;
+  writeHtmlReport(path, html);
+}
 
 int runPick(const PickOptions &options) {
   DeviceDatabase db = DeviceDatabase::loadDefault();
@@ -37,7 +72,11 @@ int runPick(const PickOptions &options) {
   std::unique_ptr<Graph> graph = loadModel(options.model);
   FitRequest request;
   request.extraStaticBytes = options.staticBytes;
-  PickResult pick = pickBuild(device, *graph, request);
+  PickResult pick;
+  {
+    Stage stage("compare builds on " + device.id);
+    pick = pickBuild(device, *graph, request);
+  }
   bool anyHifi = false, anyEstimate = false;
   for (const Candidate &c : pick.candidates) {
     anyHifi = anyHifi || c.variant.kernels == Kernels::HiFi4 || c.variant.kernels == Kernels::HiFi4WithCmsis;
@@ -51,6 +90,8 @@ int runPick(const PickOptions &options) {
     notes.push_back("int8 sizes are estimates until quantization (issue 5); code sizes are the device "
                     "file's per-library figures (AN13001)");
 
+  if (!options.htmlPath.empty())
+    writePickHtml(options.htmlPath, options, device, *graph, pick, notes);
   if (options.json) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Candidate &c : pick.candidates)
@@ -94,6 +135,8 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--static-bytes", options->staticBytes,
                       "Initialized application data to count in Flash and RAM");
   command->add_flag("--json", options->json, "Print JSON (bundlefit.pick/1)");
+  command->add_option("--html", options->htmlPath,
+                      "Also write a self-contained HTML report (variant comparison, bars, timeline) to FILE");
   command->callback([options, &action] { action = [options] { return runPick(*options); }; });
 }
 

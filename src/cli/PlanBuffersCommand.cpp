@@ -13,6 +13,8 @@
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -29,6 +31,7 @@ struct PlanBuffersOptions {
   uint64_t capacity = 0;
   double timeLimit = 5.0;
   std::string outputPath;
+  bool json = false;
 };
 
 struct NamedProblem {
@@ -76,6 +79,7 @@ int runPlanBuffers(const PlanBuffersOptions &options) {
                   {false, true, true, true, false, true});
   bool allFit = true;
   std::string csv;
+  nlohmann::json rows = nlohmann::json::array();
   for (const NamedProblem &named : problems) {
     planner::PlanOptions planOptions;
     planOptions.exact.timeBudgetSeconds = options.timeLimit;
@@ -90,6 +94,9 @@ int runPlanBuffers(const PlanBuffersOptions &options) {
       allFit = false;
     char time[32];
     std::snprintf(time, sizeof time, "%.3f", seconds);
+    rows.push_back({{"name", named.name}, {"buffers", named.problem.buffers.size()},
+                    {"lower_bound", plan.lowerBound}, {"arena", plan.arenaSize},
+                    {"algorithm", plan.algorithm}, {"seconds", seconds}});
     table.addRow({named.name, std::to_string(named.problem.buffers.size()),
                   withThousands(plan.lowerBound), withThousands(plan.arenaSize), plan.algorithm,
                   time});
@@ -101,6 +108,13 @@ int runPlanBuffers(const PlanBuffersOptions &options) {
   }
   if (!options.outputPath.empty())
     writeFileAtomically(options.outputPath, csv);
+  if (options.json) {
+    nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"}, {"problems", rows}};
+    if (options.capacity)
+      report["capacity"] = {{"bytes", options.capacity}, {"fits", allFit}};
+    std::cout << report.dump(2) << "\n";
+    return !options.capacity || allFit ? 0 : int(ExitCode::DoesNotFit);
+  }
   std::cout << table.render();
   if (options.capacity) {
     std::cout << (allFit ? "fits" : "does not fit") << " in capacity "
@@ -126,6 +140,7 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--time-limit", options->timeLimit,
                       "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
+  command->add_flag("--json", options->json, "Print JSON (bundlefit.plan-buffers/1) instead of the table");
   command->add_option("-o,--output", options->outputPath,
                       "Write id,lower,upper,size,offset rows to this CSV file");
   command->callback(

@@ -5,9 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "QuantOptions.h"
+#include "Progress.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/MemoryReport.h"
+#include "bundlefit/reports/TextTable.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Names.h"
 
@@ -19,7 +23,12 @@ namespace {
 
 struct PlanCommandOptions {
   ModelOptions model;
+  QuantCliOptions quant;
   std::string jsonPath;
+  CLI::Option *jsonOption = nullptr;
+  std::string htmlPath;
+  std::string device;
+  std::vector<std::string> deviceFiles;
   std::string networkName;
   double timeLimit = 5.0;
   bool keepModelOrder = false;
@@ -28,21 +37,50 @@ struct PlanCommandOptions {
 
 int runPlan(const PlanCommandOptions &options) {
   std::unique_ptr<Graph> graph = loadModel(options.model);
+  quantizeLoadedModel(*graph, options.model.path, options.quant);
   std::string network = options.networkName.empty() ? networkNameFromPath(options.model.path)
                                                      : legalizeName(options.networkName);
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = options.timeLimit;
   planOptions.reorderForMemory = !options.keepModelOrder;
   planOptions.allowInPlace = !options.noInPlace;
-  MemoryPlan plan = planGraphMemory(*graph, planOptions);
+  planOptions.memoryOpt = options.model.memoryOpt;
+  MemoryPlan plan;
+  {
+    Stage stage("plan memory");
+    plan = planGraphMemory(*graph, planOptions);
+  }
+  std::unique_ptr<DeviceFitReport> onDevice;
+  if (!options.device.empty())
+    onDevice = fitForReport(*graph, options.device, options.deviceFiles);
+  const LayerTiming *timing = onDevice ? &onDevice->timing : nullptr;
+  if (!options.htmlPath.empty()) {
+    HtmlReport html;
+    html.title = network + ": memory plan";
+    html.summary = {options.model.path + ": CONSTANT " + withThousands(plan.constantSize) +
+                    ", MUTABLE " + withThousands(plan.mutableSize) + ", ACTIVATIONS " +
+                    withThousands(plan.activationsSize)};
+    html.plan = &plan;
+    if (onDevice) {
+      html.timing = timing;
+      addDeviceToHtml(*onDevice, html);
+    }
+    writeHtmlReport(options.htmlPath, html);
+  }
 
-  if (options.jsonPath == "-") {
-    std::cout << memoryReportJson(*graph, plan, network).dump(2) << "\n";
+  // `--json` alone, or `--json -`: the JSON report is the whole output.
+  if (options.jsonOption->count() && (options.jsonPath.empty() || options.jsonPath == "-")) {
+    std::cout << memoryReportJson(*graph, plan, network, timing).dump(2) << "\n";
     return 0;
   }
   if (!options.jsonPath.empty())
-    writeFileAtomically(options.jsonPath, memoryReportJson(*graph, plan, network).dump(2) + "\n");
-  std::cout << memoryReportText(*graph, plan, network);
+    writeFileAtomically(options.jsonPath,
+                        memoryReportJson(*graph, plan, network, timing).dump(2) + "\n");
+  std::cout << memoryReportText(*graph, plan, network, timing);
+  if (onDevice)
+    std::cout << "\npredicted inference time on " << onDevice->device->id << " (float, weights "
+              << device::weightsPolicyName(onDevice->fit.weights)
+              << "): " << formatMs(onDevice->fit.time.ms) << "\n";
   return 0;
 }
 
@@ -53,8 +91,18 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command = app.add_subcommand(
       "plan", "Plan constant, mutable and activation memory and print the report");
   addModelOptions(*command, options->model);
-  command->add_option("--json", options->jsonPath,
-                      "Also write the JSON memory report (bundlefit.memory/1) to FILE ('-': stdout only)");
+  addQuantOptions(*command, options->quant);
+  options->jsonOption =
+      command
+          ->add_option("--json", options->jsonPath,
+                       "JSON memory report (bundlefit.memory/1): alone or '-' prints it instead of "
+                       "the text; with FILE also writes it there")
+          ->expected(0, 1);
+  command->add_option("--html", options->htmlPath,
+                      "Also write a self-contained HTML report (memory timeline, layers) to FILE");
+  command->add_option("--device", options->device,
+                      "Add the predicted time per layer and Flash/RAM use on this part (bundlefit devices)");
+  command->add_option("--device-file", options->deviceFiles, "Add a part from a JSON file (repeatable)");
   command->add_option("--network-name", options->networkName, "Network name (default: model file name)");
   command->add_option("--time-limit", options->timeLimit,
                       "Seconds the exact allocator may search (default 5)")

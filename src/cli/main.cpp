@@ -19,6 +19,9 @@ int main(int argc, char **argv) {
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "Print only results and errors");
   app.add_flag("-v,--verbose", verbose, "Print what each stage did");
+  // -q/-v also after the subcommand (`bundlefit fit m.onnx --device x -q`):
+  // subcommands inherit this and hand options they do not know to the app.
+  app.fallthrough();
 
   CommandAction action;
   addInspectCommand(app, action);
@@ -29,6 +32,8 @@ int main(int argc, char **argv) {
   addPickCommand(app, action);
   addCompileCommand(app, action);
   addRunCommand(app, action);
+  addProfileCommand(app, action);
+  addCompareQuantCommand(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,85 @@
+/*===- int8_util.h - Fixed-point helpers of the int8 kernels (not exported) ===
+ *
+ * The integer arithmetic TFLM (gemmlowp) and CMSIS-NN share, written once so
+ * every int8 kernel rounds the same way. Signed overflow is avoided by doing
+ * shifts and wrapping sums in uint32_t; right shifts of negative values are
+ * arithmetic on every compiler bundlefit uses (gcc, clang).
+ *===----------------------------------------------------------------------===*/
+#ifndef BUNDLEFIT_INT8_UTIL_H
+#define BUNDLEFIT_INT8_UTIL_H
+
+#include "bundlefit_kernels_int8.h"
+
+#define BF_I8_INLINE static inline __attribute__((always_inline))
+#define BF_INT32_MAX 2147483647
+#define BF_INT32_MIN (-2147483647 - 1)
+
+BF_I8_INLINE int32_t bf_i8_min(int32_t a, int32_t b) { return a < b ? a : b; }
+BF_I8_INLINE int32_t bf_i8_max(int32_t a, int32_t b) { return a > b ? a : b; }
+BF_I8_INLINE int8_t bf_i8_clamp(int32_t x, int32_t lo, int32_t hi) {
+  return (int8_t)(x < lo ? lo : x > hi ? hi : x);
+}
+/* x << s without signed-overflow UB (wraps like the hardware). */
+BF_I8_INLINE int32_t bf_i8_shl(int32_t x, int32_t s) { return (int32_t)((uint32_t)x << s); }
+
+/* gemmlowp SaturatingRoundingDoublingHighMul: round(a * b / 2^31), the one
+ * overflowing case (INT32_MIN * INT32_MIN) saturating. Division, not shift:
+ * it truncates toward zero after the signed nudge, as the reference does. */
+BF_I8_INLINE int32_t bf_i8_srdhm(int32_t a, int32_t b) {
+  if (a == b && a == BF_INT32_MIN)
+    return BF_INT32_MAX;
+  const int64_t ab = (int64_t)a * (int64_t)b;
+  const int64_t nudge = ab >= 0 ? (1ll << 30) : (1ll - (1ll << 30));
+  return (int32_t)((ab + nudge) / (1ll << 31));
+}
+
+/* gemmlowp RoundingDivideByPOT: x / 2^exponent, ties away from zero;
+ * exponent in [0, 31]. */
+BF_I8_INLINE int32_t bf_i8_rdbpot(int32_t x, int32_t exponent) {
+  const int32_t mask = (int32_t)((1ll << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* TFLM MultiplyByQuantizedMultiplier / CMSIS-NN arm_nn_requantize (double
+ * rounding): shift > 0 is a left shift applied before the multiply. */
+BF_I8_INLINE int32_t bf_i8_requantize(int32_t x, int32_t mult, int32_t shift) {
+  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  return bf_i8_rdbpot(bf_i8_srdhm(bf_i8_shl(x, left), mult), right);
+}
+
+/* An int8 bias at the accumulator scale: round-half-away(b * mult *
+ * 2^(shift-31)) in 64 bits (once per output channel), saturated to int32. */
+BF_I8_INLINE int32_t bf_i8_scale_bias(int32_t b, int32_t mult, int32_t shift) {
+  int64_t p = (int64_t)b * (int64_t)mult;
+  const int32_t right = 31 - shift;
+  if (right > 0) {
+    const int64_t half = 1ll << (right - 1);
+    p = p >= 0 ? (p + half) >> right : -((-p + half) >> right);
+  } else if (right < 0) {
+    /* |p| < 2^38: up to 24 more bits fit int64; beyond, any b != 0 saturates. */
+    const int32_t left = -right > 24 ? 24 : -right;
+    p = p >= 0 ? p << left : -((-p) << left);
+  }
+  if (p > BF_INT32_MAX)
+    return BF_INT32_MAX;
+  if (p < BF_INT32_MIN)
+    return BF_INT32_MIN;
+  return (int32_t)p;
+}
+
+/* Bias of output channel c at the accumulator scale (see the header). */
+BF_I8_INLINE int32_t bf_i8_bias(int32_t c, const int32_t *bias, const int8_t *bias8,
+                                const int32_t *biasMult, const int32_t *biasShift,
+                                int32_t perChannel) {
+  if (bias)
+    return bias[c];
+  if (bias8) {
+    const int32_t k = perChannel ? c : 0;
+    return bf_i8_scale_bias(bias8[c], biasMult[k], biasShift[k]);
+  }
+  return 0;
+}
+
+#endif
