@@ -23,6 +23,9 @@
 #     values as properties BUNDLEFIT_<NET>_... on <target>.
 # PROFILE becomes --load-profile, USE_CMSIS --use-cmsis and CMSIS_NN_DIR
 # --cmsis-nn-dir; OPTIONS are passed to `bundlefit compile` as they are.
+# USE_CMSIS also links CMSIS-NN into <target>: a `cmsis-nn` target when the
+# project defines one, else CMSIS_NN_DIR (or BUNDLEFIT_CMSIS_NN_DIR)'s
+# Include/ and libcmsis-nn.a.
 
 include_guard(GLOBAL)
 
@@ -79,19 +82,50 @@ function(bundlefit_add_bundle target)
   set(depends "${model}")
   set(compile_args -q compile "${model}" -o "${dir}" --network-name "${net}" --target "${arg_TARGET}")
   set(variant float)
+  set(fit_profile)
   if(arg_PROFILE)
     get_filename_component(profile "${arg_PROFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND compile_args --load-profile "${profile}")
+    set(fit_profile --load-profile "${profile}")
     list(APPEND depends "${profile}")
     set(variant int8)
   endif()
   if(arg_USE_CMSIS)
+    if(NOT arg_PROFILE)
+      message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS needs PROFILE (CMSIS-NN kernels are int8)")
+    endif()
     list(APPEND compile_args --use-cmsis)
     set(variant int8-cmsis)
+  endif()
+  # CMSIS_NN_DIR (or the cache variable BUNDLEFIT_CMSIS_NN_DIR): the user's
+  # CMSIS-NN; its Include/ goes on <target>'s include path and, when the
+  # caller has no `cmsis-nn` target of its own, the library found there
+  # (libcmsis-nn.a, built by CMSIS-NN's CMake) is linked into <target>.
+  if(NOT arg_CMSIS_NN_DIR AND BUNDLEFIT_CMSIS_NN_DIR)
+    set(arg_CMSIS_NN_DIR "${BUNDLEFIT_CMSIS_NN_DIR}")
   endif()
   if(arg_CMSIS_NN_DIR)
     get_filename_component(cmsis_dir "${arg_CMSIS_NN_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND compile_args --cmsis-nn-dir "${cmsis_dir}")
+  endif()
+  if(arg_USE_CMSIS)
+    if(TARGET cmsis-nn)
+      target_link_libraries(${target} PRIVATE cmsis-nn)
+    elseif(arg_CMSIS_NN_DIR)
+      if(EXISTS "${cmsis_dir}/Include")
+        target_include_directories(${target} PRIVATE "${cmsis_dir}/Include")
+      endif()
+      find_library(BUNDLEFIT_CMSIS_NN_LIBRARY_${net} NAMES cmsis-nn libcmsis-nn.a
+                   PATHS "${cmsis_dir}" PATH_SUFFIXES lib build build/lib NO_DEFAULT_PATH)
+      if(NOT BUNDLEFIT_CMSIS_NN_LIBRARY_${net})
+        message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS: no libcmsis-nn.a under "
+                            "${cmsis_dir} (build CMSIS-NN for the core, or define a cmsis-nn target)")
+      endif()
+      target_link_libraries(${target} PRIVATE "${BUNDLEFIT_CMSIS_NN_LIBRARY_${net}}")
+    else()
+      message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS needs CMSIS_NN_DIR, "
+                          "BUNDLEFIT_CMSIS_NN_DIR or a cmsis-nn target to link the arm_* functions")
+    endif()
   endif()
   list(APPEND compile_args ${arg_OPTIONS})
 
@@ -113,7 +147,7 @@ function(bundlefit_add_bundle target)
     add_custom_command(
       OUTPUT "${fit_stamp}"
       COMMAND ${env} "${BUNDLEFIT_EXECUTABLE}" fit "${model}" --device "${arg_DEVICE}"
-              --variant ${variant}
+              --variant ${variant} ${fit_profile}
       COMMAND "${CMAKE_COMMAND}" -E touch "${fit_stamp}"
       DEPENDS ${depends} "${BUNDLEFIT_EXECUTABLE}"
       COMMENT "bundlefit fit ${net} on ${arg_DEVICE}"

@@ -8,8 +8,12 @@
 # optimisation pipeline runs later, per bundle, once shapes are constants and the
 # target CPU/features are known (vectorisation for the real CPU).
 
-set(BUNDLEFIT_KERNEL_FAMILIES x86_64 aarch64 thumbv7em thumbv8m_main thumbv6m)
+set(BUNDLEFIT_KERNEL_FAMILIES x86_64 x86_64_avx512 aarch64 thumbv7em thumbv8m_main thumbv6m)
 set(BUNDLEFIT_KERNEL_TRIPLE_x86_64 x86_64-unknown-linux-gnu)
+# x86-64 CPUs with AVX-512: the same kernels with 16-float register tiles
+# (BF_WIDE_TILES); the code generator picks this family when the target has avx512f.
+set(BUNDLEFIT_KERNEL_TRIPLE_x86_64_avx512 x86_64-unknown-linux-gnu)
+set(BUNDLEFIT_KERNEL_DEFINES_x86_64_avx512 -DBF_WIDE_TILES)
 set(BUNDLEFIT_KERNEL_TRIPLE_aarch64 aarch64-unknown-linux-gnu)
 set(BUNDLEFIT_KERNEL_TRIPLE_thumbv7em thumbv7em-none-eabi)
 set(BUNDLEFIT_KERNEL_TRIPLE_thumbv8m_main thumbv8m.main-none-eabi)
@@ -35,7 +39,8 @@ function(bundlefit_embed_kernel_bitcode target)
       add_custom_command(
         OUTPUT ${bc}
         COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}/${family}
-        COMMAND ${BUNDLEFIT_CLANG} --target=${triple} -std=c11 -O2 -Xclang -disable-llvm-optzns
+        COMMAND ${BUNDLEFIT_CLANG} --target=${triple} ${BUNDLEFIT_KERNEL_DEFINES_${family}}
+                -std=c11 -O2 -Xclang -disable-llvm-optzns
                 -emit-llvm -c -ffreestanding -fno-math-errno -fno-stack-protector
                 -Wall -Wextra -Wno-unused-parameter -Wno-pass-failed
                 -o ${bc} ${source}

@@ -1,21 +1,28 @@
 //===- bench/memory - Activation memory at each --memory-opt level ----------===//
 //
-// For each reference model: the layer-by-layer bound (level 0 graph: the
-// largest inputs + outputs of any one node, 64-aligned, as bench/models), the
-// activation arena at every --memory-opt level, the MACs each level adds, and
-// whether its outputs match level 0 (max |diff| / max |output| <= 1e-5 for
-// float) on the host and, with --m7, on Cortex-M7 under QEMU when it fits.
-// Prints a table and writes bench/results/memory.json.
+// For each reference model, float and int8 (profiled on the model's own
+// input with `bundlefit profile`'s recorder): the layer-by-layer bound (level
+// 0 graph: the largest inputs + outputs of any one node, 64-aligned, as
+// bench/models), the activation arena at every --memory-opt level, the MACs
+// each level adds, and whether its outputs match level 0 (float: max |diff| /
+// max |output| <= 1e-5; int8: bit-exact) on the host and, with --m7, on
+// Cortex-M7 under QEMU when it fits. The headline set is the issue's: LeNet,
+// ResNet-8, DS-CNN and MobileNetV1 0.25 float, MobileNetV2 int8. Prints a
+// table and writes bench/results/memory.json.
 //
 // Usage: bench_memory MODELS_DIR [OUT.json] [--m7] [--no-run] [--only A,B]
 //                     [--plan-only A,B]   (plan these models, do not run them)
+//                     [--m7-skip A,B]     (not on Cortex-M7: too slow or too big)
 //
 //===----------------------------------------------------------------------===//
 #include "BundleCompilation.h"
+#include "QuantOptions.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Npy.h"
+#include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/quant/Profile.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
 
@@ -39,11 +46,15 @@ uint64_t layerBound(const Graph &graph) {
   for (const Node *node : graph.nodes()) {
     if (isViewNode(*node))
       continue;
+    // Activations only: graph inputs and outputs live in the mutable region
+    // (an int8 model's float input is read by its Quantize node).
     std::set<const Value *> touched;
     for (const Value *input : node->inputs)
-      if (input && !input->isConstant())
+      if (input && !input->isConstant() && !input->isGraphInput() && !input->isGraphOutput)
         touched.insert(input);
-    touched.insert(node->outputs.begin(), node->outputs.end());
+    for (const Value *output : node->outputs)
+      if (output && !output->isGraphOutput)
+        touched.insert(output);
     uint64_t bytes = 0;
     for (const Value *value : touched)
       bytes += aligned(value->type.bytes());
@@ -72,6 +83,27 @@ double relativeDiff(const std::map<std::string, Tensor> &a,
   return magnitude > 0 ? diff / magnitude : diff;
 }
 
+/// A profile of `model` over its own input (written to `path`).
+void profileModel(const std::string &model, const std::string &input, const std::string &path) {
+  ModelOptions options;
+  options.path = model;
+  options.memoryOpt = 0;
+  std::unique_ptr<Graph> graph = loadModel(options);
+  ProfileRecorder recorder;
+  Interpreter interpreter(*graph);
+  interpreter.setObserver(
+      [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
+  interpreter.run({{graph->inputs()[0]->name, loadNpy(input)}});
+  recorder.finishSample();
+  std::ofstream(path) << renderProfile(recorder.result(hashModelFile(model), fs::path(model).filename()));
+}
+
+struct Variant {
+  std::string model;
+  bool int8 = false;
+  bool headline = false;
+};
+
 struct LevelResult {
   uint64_t activations = 0, macs = 0;
   size_t fused = 0, scratch = 0;
@@ -84,7 +116,7 @@ struct LevelResult {
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool m7 = false, run = true;
-  std::string only, planOnly; // ",a,b," lists
+  std::string only, planOnly, m7Skip; // ",a,b," lists
   std::vector<std::string> positional;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--m7")
@@ -95,6 +127,8 @@ int main(int argc, char **argv) {
       only = "," + args[++i] + ",";
     else if (args[i] == "--plan-only" && i + 1 < args.size())
       planOnly = "," + args[++i] + ",";
+    else if (args[i] == "--m7-skip" && i + 1 < args.size())
+      m7Skip = "," + args[++i] + ",";
     else
       positional.push_back(args[i]);
   }
@@ -106,13 +140,17 @@ int main(int argc, char **argv) {
   const std::string dir = positional[0];
   const std::string outPath = positional.size() > 1 ? positional[1] : "bench/results/memory.json";
   setVerbosity(Verbosity::Quiet);
-  const std::vector<std::string> models = {"lenet", "resnet8", "ds_cnn", "mobilenet_v1_025",
-                                           "mobilenet_v2"};
+  const std::vector<Variant> variants = {
+      {"lenet", false, true},  {"lenet", true},
+      {"resnet8", false, true}, {"resnet8", true},
+      {"ds_cnn", false, true}, {"ds_cnn", true},
+      {"mobilenet_v1_025", false, true}, {"mobilenet_v1_025", true},
+      {"mobilenet_v2", true, true}};
   std::vector<std::string> targets = {"host"};
   if (m7)
     targets.push_back("cortex-m7");
-  std::vector<std::string> header = {"model", "layer bound"};
-  std::vector<bool> numeric = {false, true};
+  std::vector<std::string> header = {"model", "dtype", "layer bound"};
+  std::vector<bool> numeric = {false, false, true};
   for (int level = 0; level <= kMaxMemoryOpt; ++level) {
     header.push_back("opt " + std::to_string(level));
     numeric.push_back(true);
@@ -122,25 +160,39 @@ int main(int argc, char **argv) {
   TextTable table(header, numeric);
   nlohmann::json results = nlohmann::json::array();
   fs::path work = fs::temp_directory_path() / "bundlefit-bench-memory";
-  for (const std::string &name : models) {
+  fs::create_directories(work);
+  for (const Variant &variant : variants) {
+    const std::string &name = variant.model;
     if (!only.empty() && only.find("," + name + ",") == std::string::npos)
       continue;
     const bool runThis = run && planOnly.find("," + name + ",") == std::string::npos;
     const std::string modelPath = dir + "/" + name + ".onnx";
+    const std::string dtype = variant.int8 ? "int8" : "float32";
+    std::string profile;
+    if (variant.int8) {
+      profile = (work / (name + ".yaml")).string();
+      profileModel(modelPath, dir + "/" + name + ".input.npy", profile);
+    }
     std::vector<LevelResult> levels;
     uint64_t bound = 0;
     for (int level = 0; level <= kMaxMemoryOpt; ++level) {
       LevelResult r;
       for (const std::string &target : targets) {
+        if (target != "host" && m7Skip.find("," + name + ",") != std::string::npos)
+          continue;
         CompileRequest request;
         request.model.path = modelPath;
         request.model.memoryOpt = level;
+        request.quant.profilePath = profile;
         request.target = target;
-        request.outputDir = (work / (name + "-" + target + "-" + std::to_string(level))).string();
+        request.outputDir =
+            (work / (name + "-" + dtype + "-" + target + "-" + std::to_string(level))).string();
         request.exactTimeBudgetSeconds = 2;
         try {
           if (!runThis) { // Plan only.
             std::unique_ptr<Graph> graph = loadModel(request.model);
+            quantizeLoadedModel(*graph, modelPath, request.quant);
+            applyMemoryOptPasses(*graph, request.model);
             PlanOptions options;
             options.memoryOpt = level;
             MemoryPlan plan = planGraphMemory(*graph, options);
@@ -148,7 +200,7 @@ int main(int argc, char **argv) {
             r.macs = totalMacs(*graph);
             r.scratch = plan.scratch.size();
             for (const Node *node : graph->nodes())
-              r.fused += node->opType == "ConvPool";
+              r.fused += node->opType == "ConvPool" || node->opType == "PatchStage";
             if (level == 0)
               bound = layerBound(*graph);
             break;
@@ -157,8 +209,9 @@ int main(int argc, char **argv) {
           r.activations = bundle.plan.activationsSize;
           r.macs = totalMacs(*bundle.graph);
           r.scratch = bundle.plan.scratch.size();
+          r.fused = 0; // The same graph on every target: count it once.
           for (const Node *node : bundle.graph->nodes())
-            r.fused += node->opType == "ConvPool";
+            r.fused += node->opType == "ConvPool" || node->opType == "PatchStage";
           if (level == 0)
             bound = layerBound(*bundle.graph);
           const Value *input = bundle.graph->inputs().at(0);
@@ -168,7 +221,7 @@ int main(int argc, char **argv) {
               makeRunSpec(bundle.plan, request.outputDir, bundle.networkName, target);
           spec.timeoutSeconds = 1200;
           r.outputs[target] =
-              runBundle(spec, inputs, (work / (name + "-run-" + target)).string());
+              runBundle(spec, inputs, (work / (name + "-" + dtype + "-run-" + target)).string());
         } catch (const Error &e) {
           r.notes[target] = e.what();
           std::cerr << name << " level " << level << " on " << target << ": " << e.what() << "\n";
@@ -191,7 +244,7 @@ int main(int argc, char **argv) {
           continue;
         }
         double rel = relativeDiff(r.outputs.at(target), levels[0].outputs.at(target));
-        bool ok = rel <= 1e-5;
+        bool ok = variant.int8 ? rel == 0.0 : rel <= 1e-5; // int8: bit-exact
         checks[target] = {{"max_relative_diff", rel}, {"ok", ok}};
         if (level > 0) {
           allMatch = allMatch && ok;
@@ -202,12 +255,12 @@ int main(int argc, char **argv) {
                            {"activations", r.activations},
                            {"macs", r.macs},
                            {"extra_macs", int64_t(r.macs) - int64_t(levels[0].macs)},
-                           {"conv_pool_nodes", r.fused},
+                           {"fused_nodes", r.fused},
                            {"scratch_buffers", r.scratch},
                            {"outputs_vs_level0", checks}});
     }
     verdict = !anyCompared ? "not run" : allMatch ? "match" : "DIFFER";
-    std::vector<std::string> row = {name, withThousands(bound)};
+    std::vector<std::string> row = {name, dtype, withThousands(bound)};
     for (const LevelResult &r : levels)
       row.push_back(withThousands(r.activations));
     char ratio[32];
@@ -217,26 +270,35 @@ int main(int argc, char **argv) {
     row.push_back(verdict);
     table.addRow(row);
     results.push_back({{"model", name},
-                       {"dtype", "float32"},
+                       {"dtype", dtype},
+                       {"headline", variant.headline},
                        {"layer_bound", bound},
                        {"best_over_bound", bound ? double(best) / double(bound) : 0.0},
                        {"levels", levelJson}});
     std::cout << table.render() << std::flush;
   }
-  double logSum = 0;
-  int count = 0;
-  for (const auto &model : results) {
-    double ratio = model["best_over_bound"].get<double>();
-    if (ratio > 0) {
+  auto geomeanOf = [&](bool headlineOnly, const std::string &dtypeOnly) {
+    double logSum = 0;
+    int count = 0;
+    for (const auto &model : results) {
+      double ratio = model["best_over_bound"].get<double>();
+      if (ratio <= 0 || (headlineOnly && !model["headline"].get<bool>()) ||
+          (!dtypeOnly.empty() && model["dtype"] != dtypeOnly))
+        continue;
       logSum += std::log(ratio);
       ++count;
     }
-  }
-  double geomean = count ? std::exp(logSum / count) : 0.0;
-  std::cout << "\ngeometric mean of best/bound: " << geomean << "\n";
+    return count ? std::exp(logSum / count) : 0.0;
+  };
+  const double geomean = geomeanOf(true, ""), geomeanInt8 = geomeanOf(false, "int8");
+  std::cout << "\ngeometric mean of best/bound (LeNet, ResNet-8, DS-CNN, MobileNetV1 float; "
+               "MobileNetV2 int8): "
+            << geomean << "\nall int8 variants: " << geomeanInt8 << "\n";
   std::ofstream(outPath) << nlohmann::json{{"benchmark", "memory_opt"},
                                            {"targets", targets},
                                            {"geomean_best_over_bound", geomean},
+                                           {"geomean_best_over_bound_int8", geomeanInt8},
+                                           {"patch_recompute_budget", 0.2},
                                            {"models", results}}
                                 .dump(2)
                          << "\n";

@@ -314,13 +314,14 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
 
 std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
                                        const Graph &graph, const Variant &variant,
-                                       const FitRequest &request, const PlanOptions &options) {
+                                       const FitRequest &request, const PlanOptions &options,
+                                       const Graph *int8Graph) {
   std::vector<Suggestion> suggestions;
   auto tryBuild = [&](const Device &part, const Variant &v, WeightsPolicy weights,
                       const std::string &change) {
     FitRequest changed = request;
     changed.weights = weights;
-    ModelFootprint fp = estimateFootprint(graph, v, part, options);
+    ModelFootprint fp = footprintFor(graph, int8Graph, v, part, options);
     FitResult fit = fitModel(part, fp, changed);
     suggestions.push_back({change, fit.fits, fit.totals.flash, fit.totals.ram, fit.time.ms});
     return fit.fits;
@@ -345,7 +346,7 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
         continue;
       FitRequest changed = request;
       changed.weights = WeightsPolicy::Auto;
-      ModelFootprint fp = estimateFootprint(graph, v, part, options);
+      ModelFootprint fp = footprintFor(graph, int8Graph, v, part, options);
       FitResult fit = fitModel(part, fp, changed);
       if (fit.fits)
         parts.push_back({"use part " + part.id + " (" + part.name + ")" +
@@ -364,12 +365,12 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
 }
 
 PickResult pickBuild(const Device &device, const Graph &graph, const FitRequest &request,
-                     const PlanOptions &options) {
+                     const PlanOptions &options, const Graph *int8Graph) {
   PickResult pick;
   for (const Variant &variant : allVariants()) {
     if (!variantAvailable(device, variant))
       continue;
-    ModelFootprint fp = estimateFootprint(graph, variant, device, options);
+    ModelFootprint fp = footprintFor(graph, int8Graph, variant, device, options);
     for (WeightsPolicy weights : {WeightsPolicy::Flash, WeightsPolicy::Ram}) {
       FitRequest changed = request;
       changed.weights = weights;

@@ -2,6 +2,8 @@
 #include "bundlefit/device/Footprint.h"
 
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/quant/CmsisBufferSizes.h"
+#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -190,6 +192,8 @@ ModelFootprint summarize(const MemoryPlan &plan, const Variant &variant, const D
     for (size_t i = 0; i < node->outputs.size(); ++i)
       if (i > 0 && node->outputs[i]->name == node->name + "_scratch")
         layer.scratchBytes = node->outputs[i]->type.bytes();
+    if (const Placement *workspace = plan.scratchOf(node)) // a compiled plan's
+      layer.scratchBytes = std::max(layer.scratchBytes, workspace->size);
     fp.scratchBytes = std::max(fp.scratchBytes, layer.scratchBytes);
     std::set<int> seen;
     for (size_t i = 0; i < node->inputs.size(); ++i) {
@@ -289,6 +293,11 @@ uint64_t ModelFootprint::totalMacs() const {
   return total;
 }
 
+CmsisExtension cmsisExtensionOf(const Core &core) {
+  return core.helium ? CmsisExtension::Mve
+                     : core.dspExtension ? CmsisExtension::Dsp : CmsisExtension::None;
+}
+
 uint64_t kernelScratchBytes(const Node &node, const Variant &variant, const Core &core) {
   if (variant.precision != Precision::Int8 || variant.kernels == Kernels::Portable)
     return 0;
@@ -307,20 +316,37 @@ uint64_t kernelScratchBytes(const Node &node, const Variant &variant, const Core
       return uint64_t(w.ow * w.cin * 4);
     return 0;
   }
-  // CMSIS-NN *_get_buffer_size for the DSP-extension build (mission §5).
-  (void)core;
+  // CMSIS-NN *_get_buffer_size for the build the core runs: Helium, DSP
+  // extension or pure C (quant/CmsisBufferSizes.h, the sizes --use-cmsis
+  // bundles plan). Asymmetric pads count by their top/left side, as
+  // CMSIS-NN's padding tile does.
+  const CmsisExtension extension = cmsisExtensionOf(core);
+  CmsisConvShape s;
+  s.inC = int32_t(w.cin), s.kH = int32_t(w.kh), s.kW = int32_t(w.kw);
+  s.outH = int32_t(w.oh), s.outW = int32_t(w.ow), s.outC = int32_t(w.cout);
+  s.strideH = s.strideW = int32_t(w.stride);
+  const std::vector<int64_t> pads = node.attrs.getInts("pads");
+  if (pads.size() == 4)
+    s.padH = int32_t(pads[0]), s.padW = int32_t(pads[1]);
+  if (const Value *x = node.input(0); x && x->type.rank() == 4)
+    s.n = int32_t(x->type.shape[0]), s.inH = int32_t(x->type.shape[2]),
+    s.inW = int32_t(x->type.shape[3]);
   if (node.opType == "Conv") {
-    if (w.group > 1) {
-      bool fast3x3 = w.kh == 3 && w.kw == 3 && w.maxPad <= 1;
-      return fast3x3 ? 0 : uint64_t(w.cin * w.kw * w.kh * 2);
-    }
-    if (w.kh == 1 && w.kw == 1 && w.stride == 1 && w.padSum == 0)
-      return 0;
-    return 2 * alignUp(uint64_t(w.kw * w.kh * w.cin), 4) * 2;
+    if (w.group > 1 && w.group == w.cin)
+      return uint64_t(cmsisDepthwiseBufferSize(s, extension));
+    return w.group > 1 ? 0 : uint64_t(cmsisConvBufferSize(s, extension));
   }
+  if (node.opType == "Gemm" && node.output(0) && node.output(0)->type.rank() == 2)
+    return uint64_t(cmsisFullyConnectedBufferSize(int32_t(node.output(0)->type.shape[1]), extension));
   if (node.opType == "AveragePool" || node.opType == "GlobalAveragePool")
-    return uint64_t(w.cin * 4);
+    return uint64_t(cmsisAvgPoolBufferSize(int32_t(w.ow), int32_t(w.cin), extension));
   return 0;
+}
+
+ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant, const Device &device) {
+  ModelFootprint fp = summarize(plan, variant, device);
+  fp.sizesEstimated = false;
+  return fp;
 }
 
 ModelFootprint estimateFootprint(const Graph &graph, const Variant &variant, const Device &device,
@@ -338,6 +364,83 @@ ModelFootprint estimateFootprint(const Graph &graph, const Variant &variant, con
   ModelFootprint fp = summarize(plan, variant, device);
   fp.sizesEstimated = true;
   return fp;
+}
+
+namespace {
+
+/// A copy of an already quantized graph, types and bytes as they are, with
+/// the variant's kernel scratch as extra, unread outputs of the int8 nodes
+/// that need it (float nodes run float kernels, which take none).
+std::unique_ptr<Graph> copyWithKernelScratch(const Graph &graph, const Variant &variant,
+                                             const Core &core) {
+  auto copy = std::make_unique<Graph>();
+  copy->name = graph.name;
+  std::map<const Value *, Value *> mapped;
+  for (Value *input : graph.inputs())
+    mapped[input] = copy->addInput(input->name, input->type);
+  for (const Node *node : graph.nodes()) {
+    std::vector<Value *> inputs;
+    for (const Value *input : node->inputs) {
+      if (!input) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = mapped.find(input);
+      if (it == mapped.end() && input->isConstant())
+        it = mapped.emplace(input, copy->addConstant(input->name, input->type, input->data)).first;
+      inputs.push_back(it->second);
+    }
+    std::vector<std::string> names;
+    for (const Value *output : node->outputs)
+      names.push_back(output->name);
+    const Value *first = node->output(0);
+    uint64_t scratch = first && first->type.dtype == DType::Int8
+                           ? kernelScratchBytes(*node, variant, core)
+                           : 0;
+    if (scratch)
+      names.push_back(node->name + "_scratch");
+    Node *clone = copy->addNode(node->opType, node->name, inputs, names);
+    clone->attrs = node->attrs;
+    for (size_t i = 0; i < node->outputs.size(); ++i) {
+      clone->outputs[i]->type = node->outputs[i]->type;
+      clone->outputs[i]->typeKnown = true;
+      mapped[node->outputs[i]] = clone->outputs[i];
+    }
+    if (scratch) {
+      Value *workspace = clone->outputs.back();
+      workspace->type = TensorType{DType::Int8, {int64_t(scratch)}, {}};
+      workspace->typeKnown = true;
+    }
+  }
+  for (const Value *output : graph.outputs())
+    copy->markOutput(mapped.at(output));
+  return copy;
+}
+
+} // namespace
+
+ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &variant,
+                                    const Device &device, const PlanOptions &options) {
+  if (variant.precision != Precision::Int8)
+    fatalInternal("footprintOfQuantized: variant " + variant.name + " is not an int8 build");
+  if (!variantAvailable(device, variant))
+    mainLibrary(device, variant); // Throws the "has no library" error.
+  if (variant.kernels == Kernels::CmsisNn) {
+    // Exactly what `compile --use-cmsis` plans: CMSIS-NN nodes with their
+    // buffers for the core's build, and the NCHW <-> NHWC copies.
+    std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, parseVariant("int8"), device.bundleCore());
+    prepareCmsisGraph(*copy, cmsisExtensionOf(device.bundleCore()));
+    return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
+  }
+  std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, variant, device.bundleCore());
+  return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
+}
+
+ModelFootprint footprintFor(const Graph &graph, const Graph *int8Graph, const Variant &variant,
+                            const Device &device, const PlanOptions &options) {
+  if (int8Graph && variant.precision == Precision::Int8)
+    return footprintOfQuantized(*int8Graph, variant, device, options);
+  return estimateFootprint(graph, variant, device, options);
 }
 
 } // namespace bundlefit::device

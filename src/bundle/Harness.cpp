@@ -111,30 +111,46 @@ static int bf_write(const char *path, const uint8_t *src, uint64_t size) {
 
 int main(void) {
 )";
+  // Every input/output file holds spec.batch samples back to back: stage
+  // them in buffers (bf_in<i>, bf_out<i>), copy one sample at a time into the
+  // placeholder, run the entry, copy the results out.
+  const uint64_t batch = spec.batch;
   c << "  uint8_t *constantWeight = bf_region(" << u64(spec.constantSize) << ");\n"
     << "  uint8_t *mutableWeight = bf_region(" << u64(spec.mutableSize) << ");\n"
     << "  uint8_t *activations = bf_region(" << u64(spec.activationsSize) << ");\n"
+    << "  uint64_t n;\n"
     << "  int rc;\n"
     << "  if (bf_read(\"weights.bin\", constantWeight, " << u64(spec.constantSize) << "))\n"
     << "    return " << StatusIoFailed << ";\n";
   for (const IoSlot &s : slots) {
-    if (!s.isInput)
-      continue;
-    c << "  /* input " << cString(s.name) << " */\n"
-      << "  if (bf_read(\"in" << s.index << ".bin\", mutableWeight + " << u64(s.offset) << ", "
-      << u64(s.bytes) << "))\n"
-      << "    return " << StatusIoFailed << ";\n";
+    const char *dir = s.isInput ? "in" : "out";
+    c << "  uint8_t *bf_" << dir << s.index << " = bf_region(" << u64(s.bytes * batch)
+      << "); /* " << (s.isInput ? "input " : "output ") << cString(s.name) << " */\n";
+    if (s.isInput)
+      c << "  if (bf_read(\"in" << s.index << ".bin\", bf_in" << s.index << ", "
+        << u64(s.bytes * batch) << "))\n"
+        << "    return " << StatusIoFailed << ";\n";
   }
-  c << "  rc = " << net << "(constantWeight, mutableWeight, activations);\n"
-    << "  if (rc != 0) {\n"
-    << "    fprintf(stderr, \"bundlefit-driver: entry " << net << " returned %d\\n\", rc);\n"
-    << "    return " << StatusEntryFailed << ";\n  }\n";
+  c << "  for (n = 0; n < " << u64(batch) << "; ++n) {\n";
+  for (const IoSlot &s : slots)
+    if (s.isInput)
+      c << "    memcpy(mutableWeight + " << u64(s.offset) << ", bf_in" << s.index << " + n * "
+        << u64(s.bytes) << ", " << u64(s.bytes) << ");\n";
+  c << "    rc = " << net << "(constantWeight, mutableWeight, activations);\n"
+    << "    if (rc != 0) {\n"
+    << "      fprintf(stderr, \"bundlefit-driver: entry " << net
+    << " returned %d (sample %llu)\\n\", rc, (unsigned long long)n);\n"
+    << "      return " << StatusEntryFailed << ";\n    }\n";
+  for (const IoSlot &s : slots)
+    if (!s.isInput)
+      c << "    memcpy(bf_out" << s.index << " + n * " << u64(s.bytes) << ", mutableWeight + "
+        << u64(s.offset) << ", " << u64(s.bytes) << ");\n";
+  c << "  }\n";
   for (const IoSlot &s : slots) {
     if (s.isInput)
       continue;
-    c << "  /* output " << cString(s.name) << " */\n"
-      << "  if (bf_write(\"out" << s.index << ".bin\", mutableWeight + " << u64(s.offset) << ", "
-      << u64(s.bytes) << "))\n"
+    c << "  if (bf_write(\"out" << s.index << ".bin\", bf_out" << s.index << ", "
+      << u64(s.bytes * batch) << "))\n"
       << "    return " << StatusIoFailed << ";\n";
   }
   c << "  printf(\"bundlefit-driver: ok\\n\");\n"
@@ -239,25 +255,30 @@ __attribute__((noreturn)) static void bf_exit(int status) {
   }
 }
 
-static int bf_write_file(const char *name, const uint8_t *data, uint32_t size) {
+/* Host files for the outputs: opened before the first sample, appended to
+ * after each, closed after the last. */
+static int bf_open_write(const char *name) {
   uint32_t args[3];
-  int fd, left = 0;
   args[0] = (uint32_t)(uintptr_t)name;
   args[1] = 5; /* "wb" */
   args[2] = (uint32_t)strlen(name);
-  fd = bf_semihost(0x01, args);
-  if (fd < 0)
-    return 1;
-  if (size) {
-    args[0] = (uint32_t)fd;
-    args[1] = (uint32_t)(uintptr_t)data;
-    args[2] = size;
-    left = bf_semihost(0x05, args); /* bytes NOT written */
-  }
+  return bf_semihost(0x01, args);
+}
+
+static int bf_write_fd(int fd, const uint8_t *data, uint32_t size) {
+  uint32_t args[3];
+  if (!size)
+    return 0;
   args[0] = (uint32_t)fd;
-  if (bf_semihost(0x02, args) != 0)
-    return 1;
-  return left != 0;
+  args[1] = (uint32_t)(uintptr_t)data;
+  args[2] = size;
+  return bf_semihost(0x05, args) != 0; /* returns the bytes NOT written */
+}
+
+static int bf_close_fd(int fd) {
+  uint32_t args[1];
+  args[0] = (uint32_t)fd;
+  return bf_semihost(0x02, args) != 0;
 }
 
 /* Every exception lands here with the stacked frame: report and exit. */
@@ -290,29 +311,50 @@ extern uint32_t __data_start, __data_end, __data_load, __bss_start, __bss_end, _
 
 void bf_start(void) {
   int rc;
+  uint32_t n;
   memcpy(&__data_start, &__data_load, (size_t)((char *)&__data_end - (char *)&__data_start));
   memset(&__bss_start, 0, (size_t)((char *)&__bss_end - (char *)&__bss_start));
   memset(bf_mutable, 0, sizeof bf_mutable);
   memset(bf_activations, 0, sizeof bf_activations);
 )";
-  for (const IoSlot &s : slots)
-    if (s.isInput)
-      c << "  memcpy(bf_mutable + " << u64(s.offset) << ", bf_in" << s.index << ", "
-        << u64(s.bytes) << "); /* input " << cString(s.name) << " */\n";
-  c << "  rc = " << net << "((uint8_t *)bf_weights, bf_mutable, bf_activations);\n"
-    << "  if (rc != 0) {\n"
-    << "    bf_puts(\"bundlefit-firmware: entry " << net << " returned \");\n"
-    << "    bf_put_int(rc);\n"
-    << "    bf_puts(\"\\n\");\n"
-    << "    bf_exit(" << StatusEntryFailed << ");\n  }\n";
+  auto writeFailed = [&](const IoSlot &s, const std::string &indent) {
+    c << indent << "  bf_puts(\"bundlefit-firmware: cannot write out" << s.index
+      << ".bin via semihosting\\n\");\n"
+      << indent << "  bf_exit(" << StatusIoFailed << ");\n" << indent << "}\n";
+  };
   for (const IoSlot &s : slots) {
     if (s.isInput)
       continue;
-    c << "  if (bf_write_file(\"out" << s.index << ".bin\", bf_mutable + " << u64(s.offset)
-      << ", " << u64(s.bytes) << ")) { /* output " << cString(s.name) << " */\n"
-      << "    bf_puts(\"bundlefit-firmware: cannot write out" << s.index
-      << ".bin via semihosting\\n\");\n"
-      << "    bf_exit(" << StatusIoFailed << ");\n  }\n";
+    c << "  int bf_fd" << s.index << " = bf_open_write(\"out" << s.index << ".bin\"); /* output "
+      << cString(s.name) << " */\n"
+      << "  if (bf_fd" << s.index << " < 0) {\n";
+    writeFailed(s, "");
+  }
+  // The inputs hold spec.batch samples back to back (see BundleRunSpec::batch).
+  c << "  for (n = 0; n < " << spec.batch << "u; ++n) {\n";
+  for (const IoSlot &s : slots)
+    if (s.isInput)
+      c << "    memcpy(bf_mutable + " << u64(s.offset) << ", bf_in" << s.index << " + n * "
+        << u64(s.bytes) << ", " << u64(s.bytes) << "); /* input " << cString(s.name) << " */\n";
+  c << "    rc = " << net << "((uint8_t *)bf_weights, bf_mutable, bf_activations);\n"
+    << "    if (rc != 0) {\n"
+    << "      bf_puts(\"bundlefit-firmware: entry " << net << " returned \");\n"
+    << "      bf_put_int(rc);\n"
+    << "      bf_puts(\"\\n\");\n"
+    << "      bf_exit(" << StatusEntryFailed << ");\n    }\n";
+  for (const IoSlot &s : slots) {
+    if (s.isInput)
+      continue;
+    c << "    if (bf_write_fd(bf_fd" << s.index << ", bf_mutable + " << u64(s.offset) << ", "
+      << u64(s.bytes) << ")) {\n";
+    writeFailed(s, "    ");
+  }
+  c << "  }\n";
+  for (const IoSlot &s : slots) {
+    if (s.isInput)
+      continue;
+    c << "  if (bf_close_fd(bf_fd" << s.index << ")) {\n";
+    writeFailed(s, "");
   }
   c << "  bf_puts(\"bundlefit-firmware: ok\\n\");\n"
     << "  bf_exit(0);\n}\n\n";

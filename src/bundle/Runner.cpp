@@ -76,6 +76,8 @@ void checkSpec(const BundleRunSpec &spec, const std::map<std::string, Tensor> &i
     throw Error(ExitCode::Usage,
                 "cannot run bundles for target '" + spec.target + "' (supported: " + known + ")");
   }
+  if (spec.batch == 0)
+    throw Error(ExitCode::Usage, "runBundle: batch must be at least 1");
   std::set<std::string> names;
   int nin = 0, nout = 0;
   for (const PlaceholderSpec &p : spec.placeholders) {
@@ -100,10 +102,12 @@ void checkSpec(const BundleRunSpec &spec, const std::map<std::string, Tensor> &i
       throw Error(ExitCode::Usage, "no value given for input '" + p.name + "' (" +
                                        p.type.str() + ")");
     const Tensor &t = it->second;
-    if (t.type.dtype != p.type.dtype || t.bytes.size() != bytes)
-      throw Error(ExitCode::BadInputFile, "input '" + p.name + "' is " + t.type.str() +
-                                              " (" + std::to_string(t.bytes.size()) +
-                                              " bytes), the bundle expects " + p.type.str());
+    if (t.type.dtype != p.type.dtype || t.bytes.size() != bytes * spec.batch)
+      throw Error(ExitCode::BadInputFile,
+                  "input '" + p.name + "' is " + t.type.str() + " (" +
+                      std::to_string(t.bytes.size()) + " bytes), the bundle expects " +
+                      (spec.batch == 1 ? "" : std::to_string(spec.batch) + " samples of ") +
+                      p.type.str());
   }
   for (const auto &[name, tensor] : inputs) {
     bool known = false;
@@ -154,6 +158,17 @@ void stageFiles(const BundleRunSpec &spec, const std::map<std::string, Tensor> &
   }
 }
 
+/// `type` holding `batch` samples: the leading dimension times `batch`.
+TensorType batchedType(TensorType type, uint64_t batch) {
+  if (batch == 1)
+    return type;
+  if (type.shape.empty())
+    type.shape = {int64_t(batch)};
+  else
+    type.shape[0] *= int64_t(batch);
+  return type;
+}
+
 std::map<std::string, Tensor> readOutputs(const BundleRunSpec &spec,
                                           const std::vector<IoSlot> &slots, const fs::path &dir,
                                           const std::string &programOutput) {
@@ -168,13 +183,13 @@ std::map<std::string, Tensor> readOutputs(const BundleRunSpec &spec,
                                              spec.networkName + "' wrote no '" + file.string() +
                                              "':\n" + lastLines(programOutput, 20));
     std::vector<uint8_t> bytes = readBytes(file);
-    if (bytes.size() != s.bytes)
+    if (bytes.size() != s.bytes * spec.batch)
       throw Error(ExitCode::ToolMissing, "'" + file.string() + "' holds " +
                                              std::to_string(bytes.size()) + " bytes, expected " +
-                                             std::to_string(s.bytes));
+                                             std::to_string(s.bytes * spec.batch));
     for (const PlaceholderSpec &p : spec.placeholders)
       if (p.name == s.name)
-        outputs[s.name] = Tensor(p.type, std::move(bytes));
+        outputs[s.name] = Tensor(batchedType(p.type, spec.batch), std::move(bytes));
   }
   return outputs;
 }
@@ -249,7 +264,7 @@ std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
   uint64_t dataBytes = alignUp(spec.constantSize, 64) + 64;
   for (const IoSlot &s : slots)
     if (s.isInput)
-      dataBytes += alignUp(s.bytes, 64) + 64;
+      dataBytes += alignUp(s.bytes * spec.batch, 64) + 64;
   uint64_t regionBytes = alignUp(spec.mutableSize, 64) + alignUp(spec.activationsSize, 64) + 128;
   uint64_t ramReserve = layout.stackBytes + layout.heapBytes + 64 * 1024;
   layout.weightsInExtra = codeReserve + dataBytes > board.code.size;

@@ -1,10 +1,13 @@
 #include "BundleCompilation.h"
 #include "Progress.h"
 
+#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/reports/GraphDot.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
+
+#include <filesystem>
 
 namespace bundlefit {
 
@@ -26,6 +29,11 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
       ->check(CLI::IsMember({"O2", "O3", "Os"}));
   command.add_option("--dump-graph-DAG", request.dumpGraphDag,
                      "Write the compiled graph (shapes, buffer offsets) as Graphviz to FILE");
+  command.add_flag("--use-cmsis", request.useCmsis,
+                   "int8: conv, depthwise, fully connected, pooling and softmax call CMSIS-NN "
+                   "(NHWC, scratch sized for the core; link CMSIS-NN from your SDK)");
+  command.add_option("--cmsis-nn-dir", request.cmsisNnDir,
+                     "CMSIS-NN source or install directory (checked; used by the CMake package)");
   command.add_option("--time-limit", request.exactTimeBudgetSeconds,
                      "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
@@ -39,8 +47,30 @@ CompiledBundle compileBundle(const CompileRequest &request) {
   bundle.target.optLevel = parseOptLevel(request.optLevel);
   bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
                                                    : legalizeName(request.networkName);
+  if (request.useCmsis && !request.quant.enabled())
+    throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
+  if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
+    throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");
   bundle.graph = loadModel(request.model);
   quantizeLoadedModel(*bundle.graph, request.model.path, request.quant);
+  CmsisPreparation cmsis;
+  const CmsisExtension extension = cmsisExtensionForCpu(bundle.target.cpu);
+  if (request.useCmsis) {
+    // The interpreter needs the graph in ONNX layouts (run --compare).
+    bundle.referenceGraph = loadModel(request.model);
+    const Verbosity level = verbosity();
+    setVerbosity(Verbosity::Quiet); // the same status line once is enough
+    quantizeLoadedModel(*bundle.referenceGraph, request.model.path, request.quant);
+    setVerbosity(level);
+    cmsis = prepareCmsisGraph(*bundle.graph, extension);
+    status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) + " build): " +
+           std::to_string(cmsis.cmsisNodes) + " calls, " + std::to_string(cmsis.layoutNodes) +
+           " layout copies");
+    if (verbosity() == Verbosity::Verbose)
+      for (const std::string &line : cmsis.portable)
+        status("  portable: " + line);
+  }
+  applyMemoryOptPasses(*bundle.graph, request.model);
 
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
@@ -64,6 +94,18 @@ CompiledBundle compileBundle(const CompileRequest &request) {
   report["code_size"] = {{"text", bundle.code.textBytes},
                          {"rodata", bundle.code.rodataBytes},
                          {"data", bundle.code.dataBytes}};
+  if (request.useCmsis) {
+    nlohmann::json calls = nlohmann::json::array();
+    for (const Node *node : bundle.graph->nodes())
+      if (node->attrs.has(kCmsisAttribute))
+        calls.push_back({{"node", node->name},
+                         {"function", node->attrs.getString(kCmsisAttribute, "")},
+                         {"scratch", node->attrs.getInt(kCmsisScratchAttribute, 0)}});
+    report["cmsis_nn"] = {{"extension", cmsisExtensionName(extension)},
+                          {"calls", calls},
+                          {"layout_copies", cmsis.layoutNodes},
+                          {"portable", cmsis.portable}};
+  }
   report["target"] = {{"triple", bundle.target.triple},
                       {"cpu", bundle.target.cpu},
                       {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},

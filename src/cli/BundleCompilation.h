@@ -32,6 +32,9 @@ struct CompileRequest {
   double exactTimeBudgetSeconds = 5.0;
   std::string dumpGraphDag; ///< Graphviz file to write, if any.
   QuantCliOptions quant;    ///< --load-profile...: int8 (QuantOptions.h).
+  /// --use-cmsis: int8 conv/pool/FC/softmax call CMSIS-NN (quant/CmsisLayout.h).
+  bool useCmsis = false;
+  std::string cmsisNnDir; ///< --cmsis-nn-dir: checked and reported only.
 };
 
 /// Adds --network-name, --bundle-api, --target, --triple, --mcpu,
@@ -39,7 +42,11 @@ struct CompileRequest {
 void addCompileOptions(CLI::App &command, CompileRequest &request);
 
 struct CompiledBundle {
-  std::unique_ptr<Graph> graph;
+  std::unique_ptr<Graph> graph; ///< As planned and compiled.
+  /// With --use-cmsis: the graph before CMSIS-NN preparation (ONNX layouts),
+  /// which the interpreter can run; null otherwise.
+  std::unique_ptr<Graph> referenceGraph;
+  const Graph &interpretableGraph() const { return referenceGraph ? *referenceGraph : *graph; }
   MemoryPlan plan;
   std::string networkName;
   TargetOptions target;

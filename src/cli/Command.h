@@ -27,12 +27,19 @@ struct ModelOptions {
   /// --memory-opt: 0..kMaxMemoryOpt (MemoryPlan.h). >= 1 also fuses Conv+pool
   /// in loadModel; planners must get the same level (PlanOptions::memoryOpt).
   int memoryOpt = kDefaultMemoryOpt;
+  /// --patch-recompute-budget: extra MACs a level-2 patch stage may cost, as a
+  /// fraction of the model's MACs.
+  double patchRecomputeBudget = 0.2;
 };
 
 void addModelOptions(CLI::App &command, ModelOptions &options);
 
 /// Imports the model and runs the default graph passes.
 std::unique_ptr<Graph> loadModel(const ModelOptions &options);
+/// The graph transforms of --memory-opt (level >= 1: Conv+pool fusion;
+/// >= 2: a patch stage). Run after quantization, which must see every tensor
+/// the profile names; commands that plan or compile call it, profile does not.
+void applyMemoryOptPasses(Graph &graph, const ModelOptions &options);
 
 /// Global verbosity (--quiet / --verbose), read by progress output.
 enum class Verbosity { Quiet, Normal, Verbose };

@@ -33,8 +33,13 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
                      "Override an input's type and shape: name,type,[d0,d1,...] (repeatable)");
   command.add_option("--memory-opt", options.memoryOpt,
                      "Go below the layer-by-layer memory bound: 0 off, 1 fuse Conv+pool and run "
-                     "depthwise convs in place (default " + std::to_string(kDefaultMemoryOpt) + ")")
+                     "depthwise convs in place, 2 also run the high-resolution prefix in "
+                     "spatial tiles (default " + std::to_string(kDefaultMemoryOpt) + ")")
       ->check(CLI::Range(0, kMaxMemoryOpt));
+  command.add_option("--patch-recompute-budget", options.patchRecomputeBudget,
+                     "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
+                     "fraction of the model's MACs (default 0.2)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
@@ -53,12 +58,25 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   try {
     Stage stage("graph passes");
     runDefaultPasses(*graph, passOptions);
-    if (options.memoryOpt >= 1)
-      fuseConvPool(*graph);
   } catch (const Error &e) {
     throw Error(e.code(), options.path + ": " + e.what());
   }
   return graph;
+}
+
+void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
+  try {
+    Stage stage("memory-opt passes");
+    if (options.memoryOpt >= 1)
+      fuseConvPool(graph);
+    if (options.memoryOpt >= 2) {
+      PatchStageOptions patch;
+      patch.recomputeBudget = options.patchRecomputeBudget;
+      formPatchStage(graph, patch);
+    }
+  } catch (const Error &e) {
+    throw Error(e.code(), options.path + ": " + e.what());
+  }
 }
 
 void writeFileAtomically(const std::string &path, const std::string &text) {

@@ -137,9 +137,10 @@ int runCompareQuant(const CompareQuantOptions &options) {
 
   if (options.json) {
     nlohmann::json report;
+    report["schema"] = "bundlefit.compare-quant/1";
     report["model"] = options.model.path;
     report["profile"] = options.quant.profilePath;
-    report["schema"] = options.quant.schema;
+    report["quantization_schema"] = options.quant.schema;
     report["samples"] = samples.size();
     report["tensors"] = nlohmann::json::array();
     for (const TensorError &row : rows) {
@@ -189,7 +190,8 @@ void addCompareQuantCommand(CLI::App &app, CommandAction &action) {
   addModelOptions(*command, options->model);
   addQuantOptions(*command, options->quant, /*requireProfile=*/true);
   addCalibrationOptions(*command, options->calibration);
-  command->add_flag("--json", options->json, "Print the comparison as JSON");
+  command->add_flag("--json", options->json,
+                    "Print the comparison as JSON (bundlefit.compare-quant/1) instead of the table");
   command->callback(
       [options, &action] { action = [options] { return runCompareQuant(*options); }; });
 }

@@ -9,6 +9,7 @@
 #include "Command.h"
 #include "FitVerifyLink.h"
 #include "Progress.h"
+#include "QuantOptions.h"
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
@@ -38,6 +39,7 @@ struct FitOptions {
   bool verifyLink = false;
   std::string linkDir;
   std::string htmlPath;
+  QuantCliOptions quant; ///< --load-profile...: the int8 bundle --verify-link compiles.
 };
 
 std::string ms(double value) {
@@ -93,14 +95,29 @@ int runFit(const FitOptions &options) {
   // --verify-link: compile for the part's core first, so the fit uses the real code size.
   std::unique_ptr<PartBundle> part;
   if (options.verifyLink) {
-    part = compileForPart(options.model, device, variant, options.linkDir);
+    part = compileForPart(options.model, device, variant, options.linkDir, options.quant);
     request.codeBytes = part->codeBytes();
   }
   std::unique_ptr<Graph> graph = loadModel(options.model);
+  applyMemoryOptPasses(*graph, options.model);
+  // int8 builds are sized on the model quantized as `compile` would
+  // (QuantOptions.h): made when the variant or a suggestion needs it.
+  std::unique_ptr<Graph> int8Graph;
+  auto quantized = [&]() -> const Graph * {
+    if (!int8Graph) {
+      Stage stage("quantize for int8 sizes");
+      int8Graph = quantizedGraphForSizing(options.model, options.quant);
+    }
+    return int8Graph.get();
+  };
   ModelFootprint fp;
   {
     Stage stage("plan the " + variant.name + " build");
-    fp = estimateFootprint(*graph, variant, device);
+    // An int8 bundle compiled for --verify-link gives the real sizes.
+    fp = part && variant.precision == Precision::Int8
+             ? footprintOfPlan(part->bundle.plan, variant, device)
+             : footprintFor(*graph, variant.precision == Precision::Int8 ? quantized() : nullptr,
+                            variant, device);
   }
   if (request.codeBytes)
     fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
@@ -108,7 +125,7 @@ int runFit(const FitOptions &options) {
   std::vector<Suggestion> suggestions;
   if (!fit.fits) {
     Stage stage("look for changes that would fit");
-    suggestions = suggestChanges(db, device, *graph, variant, request);
+    suggestions = suggestChanges(db, device, *graph, variant, request, {}, quantized());
   }
   std::optional<FlexRamSplit> flexram = suggestFlexRam(device, fp, request);
   if (!fit.fits && flexram)
@@ -254,6 +271,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
                       "Keep the --verify-link firmware (linker script, sources, ELF, map) in DIR");
   command->add_option("--html", options->htmlPath,
                       "Also write a self-contained HTML report (Flash/RAM bars, memory timeline, layers) to FILE");
+  addQuantOptions(*command, options->quant);
   command->callback([options, &action] { action = [options] { return runFit(*options); }; });
 }
 

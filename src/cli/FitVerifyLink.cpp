@@ -30,12 +30,20 @@ PartBundle::~PartBundle() {
 }
 
 std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const device::Device &device,
-                                           const device::Variant &variant, const std::string &linkDir) {
-  if (variant.precision != device::Precision::Float)
+                                           const device::Variant &variant, const std::string &linkDir,
+                                           const QuantCliOptions &quant) {
+  using device::Kernels;
+  if (variant.kernels == Kernels::HiFi4 || variant.kernels == Kernels::HiFi4WithCmsis)
+    throw Error(ExitCode::Unsupported, "--verify-link: variant '" + variant.name +
+                                           "' cannot be linked: no HiFi4 code is generated");
+  if (variant.kernels == Kernels::CmsisNn)
     throw Error(ExitCode::Unsupported,
-                "--verify-link: variant '" + variant.name +
-                    "' cannot be linked: bundlefit generates float code only until int8 "
-                    "quantization lands (use --variant float)");
+                "--verify-link: variant 'int8-cmsis' cannot be linked here: the firmware needs "
+                "CMSIS-NN's arm_* functions from your SDK (link-check --variant int8, or build with "
+                "bundlefit_add_bundle(... USE_CMSIS CMSIS_NN_DIR dir))");
+  if (variant.precision == device::Precision::Int8 && !quant.enabled())
+    throw Error(ExitCode::Usage, "--verify-link --variant " + variant.name +
+                                     ": add --load-profile (the linked bundle is compiled to int8)");
   auto part = std::make_unique<PartBundle>();
   part->toolchain = partToolchain(device);
   requireArmGcc(); // Before minutes of compiling: exit 7 naming the package.
@@ -60,6 +68,8 @@ std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const devi
   request.outputDir = part->bundleDir;
   request.target = part->toolchain.codegenTarget;
   request.floatAbi = part->toolchain.floatAbi;
+  if (variant.precision == device::Precision::Int8)
+    request.quant = quant;
   part->bundle = compileBundle(request);
   part->linkedCode = linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle.networkName + ".o")).string(),
                                      part->bundle.networkName, part->toolchain, part->workDir);

@@ -32,12 +32,15 @@ struct PartBundle {
   ~PartBundle();
 };
 
-/// Compiles `model` (float) for `device`'s bundle core into `linkDir` (or a
-/// fresh temporary directory, removed afterwards). Throws Error(Unsupported)
-/// for int8 variants (no int8 code generation yet) and cores without code
+/// Compiles `model` for `device`'s bundle core into `linkDir` (or a fresh
+/// temporary directory, removed afterwards): float, or int8 with `quant`'s
+/// profile (Error(Usage) without one). Throws Error(Unsupported) for the
+/// HiFi4 variants (no DSP code is generated), for int8-cmsis (the firmware
+/// would need CMSIS-NN's library, which is the user's) and cores without code
 /// generation, Error(ToolMissing) when arm-none-eabi-gcc is missing.
 std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const device::Device &device,
-                                           const device::Variant &variant, const std::string &linkDir);
+                                           const device::Variant &variant, const std::string &linkDir,
+                                           const QuantCliOptions &quant = {});
 
 /// Links the firmware and compares it with `fit` (made with the bundle's code size).
 LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,

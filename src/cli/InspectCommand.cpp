@@ -32,6 +32,7 @@ uint64_t weightBytes(const Node &node) {
 
 int runInspect(const InspectOptions &options) {
   std::unique_ptr<Graph> graph = loadModel(options.model);
+  applyMemoryOptPasses(*graph, options.model);
   uint64_t totalMacs = 0, totalWeights = 0;
   nlohmann::json nodes = nlohmann::json::array();
   TextTable table({"node", "op", "inputs", "output", "MACs", "weight bytes"},

@@ -45,7 +45,6 @@ int main(int argc, char **argv) {
   CompileRequest request;
   std::string backend = "CPU", glowTarget, mcpu;
   std::vector<std::string> symbols;
-  bool useCmsis = false;
   app.add_option("--model", request.model.path, "ONNX model file")->required();
   app.add_option("--emit-bundle", request.outputDir, "Bundle output directory")->required();
   app.add_option("--backend", backend, "Only CPU is supported");
@@ -68,7 +67,7 @@ int main(int argc, char **argv) {
       ->delimiter(',');
   app.add_flag("--enable-channelwise", request.quant.channelwise,
                "Per-channel weight scales for Convolution and FullyConnected");
-  app.add_flag("--use-cmsis", useCmsis, "Call CMSIS-NN kernels (int8)");
+  app.add_flag("--use-cmsis", request.useCmsis, "Call CMSIS-NN kernels (int8; NXP's option)");
 
   std::vector<std::string> args = toDoubleDash(argc, argv);
   std::reverse(args.begin(), args.end()); // CLI11 parses a reversed vector
@@ -84,10 +83,6 @@ int main(int argc, char **argv) {
   try {
     if (backend != "CPU")
       throw Error(ExitCode::Usage, "-backend=" + backend + ": only the CPU backend is supported");
-    if (useCmsis)
-      throw Error(ExitCode::Unsupported,
-                  "-use-cmsis: bundlefit does not call CMSIS-NN; its own int8 kernels compute "
-                  "the same numbers (drop the option)");
     for (const std::string &symbol : symbols)
       request.model.defineSymbols.push_back(symbol);
     request.target = targetShorthand(glowTarget, mcpu);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Command.h"
 #include "Progress.h"
+#include "QuantOptions.h"
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
@@ -31,6 +32,7 @@ struct PickOptions {
   uint64_t staticBytes = 0;
   bool json = false;
   std::string htmlPath;
+  QuantCliOptions quant; ///< Sizes the int8 rows (QuantOptions.h).
 };
 
 /// The page shows the comparison, then the chosen build (or the first
@@ -70,25 +72,33 @@ int runPick(const PickOptions &options) {
     db.addFile(file);
   const Device &device = db.get(options.device);
   std::unique_ptr<Graph> graph = loadModel(options.model);
+  std::unique_ptr<Graph> int8Graph;
+  {
+    Stage stage("quantize for int8 sizes");
+    int8Graph = quantizedGraphForSizing(options.model, options.quant);
+  }
   FitRequest request;
   request.extraStaticBytes = options.staticBytes;
   PickResult pick;
   {
     Stage stage("compare builds on " + device.id);
-    pick = pickBuild(device, *graph, request);
+    pick = pickBuild(device, *graph, request, {}, int8Graph.get());
   }
-  bool anyHifi = false, anyEstimate = false;
+  bool anyHifi = false, anyInt8 = false;
   for (const Candidate &c : pick.candidates) {
     anyHifi = anyHifi || c.variant.kernels == Kernels::HiFi4 || c.variant.kernels == Kernels::HiFi4WithCmsis;
-    anyEstimate = anyEstimate || c.variant.precision == Precision::Int8;
+    anyInt8 = anyInt8 || c.variant.precision == Precision::Int8;
   }
   std::vector<std::string> notes;
   if (anyHifi)
     notes.push_back("HiFi4: DSP code generation is not produced; HiFi4 rows are planning and cost "
                     "estimates (NNLib footprint 676 KB Flash + 676 KB RAM, scratch, throughput)");
-  if (anyEstimate)
-    notes.push_back("int8 sizes are estimates until quantization (issue 5); code sizes are the device "
-                    "file's per-library figures (AN13001)");
+  if (anyInt8)
+    notes.push_back(std::string("int8 sizes are the memory plan of the model quantized ") +
+                    (options.quant.enabled() ? "with " + options.quant.profilePath
+                                             : std::string("as compile would (a synthetic profile: "
+                                                           "sizes do not depend on the ranges)")) +
+                    "; code sizes are the device file's per-library figures (AN13001)");
 
   if (!options.htmlPath.empty())
     writePickHtml(options.htmlPath, options, device, *graph, pick, notes);
@@ -137,6 +147,7 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
   command->add_flag("--json", options->json, "Print JSON (bundlefit.pick/1)");
   command->add_option("--html", options->htmlPath,
                       "Also write a self-contained HTML report (variant comparison, bars, timeline) to FILE");
+  addQuantOptions(*command, options->quant);
   command->callback([options, &action] { action = [options] { return runPick(*options); }; });
 }
 

@@ -38,6 +38,7 @@ struct PlanCommandOptions {
 int runPlan(const PlanCommandOptions &options) {
   std::unique_ptr<Graph> graph = loadModel(options.model);
   quantizeLoadedModel(*graph, options.model.path, options.quant);
+  applyMemoryOptPasses(*graph, options.model);
   std::string network = options.networkName.empty() ? networkNameFromPath(options.model.path)
                                                      : legalizeName(options.networkName);
   PlanOptions planOptions;

@@ -2,7 +2,8 @@
 //
 // Runs the float reference interpreter over calibration samples and writes
 // the per-tensor ranges as Glow's profile YAML (quant/Profile.h), the input
-// of `compile --load-profile`.
+// of `compile --load-profile`. With --json, prints what it recorded
+// (bundlefit.profile/1) instead of the one-line summary.
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
@@ -12,6 +13,9 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/quant/Profile.h"
 
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 #include <iostream>
 
 namespace bundlefit {
@@ -22,6 +26,7 @@ struct ProfileCommandOptions {
   ModelOptions model;
   CalibrationCliOptions calibration;
   std::string outputPath;
+  bool json = false;
 };
 
 std::string fileName(const std::string &path) {
@@ -49,6 +54,25 @@ int runProfile(const ProfileCommandOptions &options) {
   ProfileData profile =
       recorder.result(hashModelFile(options.model.path), fileName(options.model.path));
   writeFileAtomically(options.outputPath, renderProfile(profile));
+  if (options.json) {
+    char hash[24];
+    std::snprintf(hash, sizeof hash, "0x%016llx", (unsigned long long)profile.modelHash);
+    nlohmann::json tensors = nlohmann::json::array();
+    for (const TensorProfile &tensor : profile.tensors)
+      tensors.push_back({{"name", tensor.name},
+                         {"min", tensor.min},
+                         {"max", tensor.max},
+                         {"histogram", tensor.histogram}});
+    std::cout << nlohmann::json{{"schema", "bundlefit.profile/1"},
+                                {"model", options.model.path},
+                                {"model_hash", hash},
+                                {"profile", options.outputPath},
+                                {"samples", profile.samples},
+                                {"tensors", tensors}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
   std::cout << "profile of " << profile.tensors.size() << " tensors over " << samples.size()
             << " sample" << (samples.size() == 1 ? "" : "s") << " written to "
             << options.outputPath << "\n";
@@ -66,6 +90,8 @@ void addProfileCommand(CLI::App &app, CommandAction &action) {
   addCalibrationOptions(*command, options->calibration);
   command->add_option("-o,--output", options->outputPath, "Profile file to write (YAML)")
       ->required();
+  command->add_flag("--json", options->json,
+                    "Print the recorded ranges as JSON (bundlefit.profile/1) instead of the summary");
   command->callback([options, &action] { action = [options] { return runProfile(*options); }; });
 }
 

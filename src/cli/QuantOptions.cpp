@@ -83,6 +83,39 @@ bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
   return true;
 }
 
+namespace {
+
+/// A range for every float tensor of `graph`: enough to size the int8 build.
+ProfileData syntheticProfile(const Graph &graph) {
+  ProfileData profile;
+  auto add = [&](const Value *value) {
+    if (value && value->type.dtype == DType::Float32 && !value->isConstant())
+      profile.tensors.push_back(
+          {value->name, -1.0f, 1.0f, std::vector<double>(kProfileHistogramBins, 0.0)});
+  };
+  for (const Value *input : graph.inputs())
+    add(input);
+  for (const Node *node : graph.nodes())
+    for (const Value *output : node->outputs)
+      add(output);
+  return profile;
+}
+
+} // namespace
+
+std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
+                                               const QuantCliOptions &options) {
+  std::unique_ptr<Graph> graph = loadModel(model);
+  if (options.enabled()) {
+    quantizeLoadedModel(*graph, model.path, options);
+  } else {
+    QuantizationOptions resolved = resolveQuantOptions(options);
+    quantizeGraph(*graph, syntheticProfile(*graph), resolved, "synthetic sizing profile");
+  }
+  applyMemoryOptPasses(*graph, model);
+  return graph;
+}
+
 void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options) {
   command.add_option("inputs", options.inputs,
                      "Calibration inputs: .npy files (a stack of samples along the first "

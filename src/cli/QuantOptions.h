@@ -1,6 +1,6 @@
 //===- QuantOptions.h - The int8 option group shared by commands -----------===//
 //
-// `compile`, `plan`, `fit`, `pick` and `compare-quant` take the same options
+// `compile`, `run`, `plan`, `fit`, `pick` and `compare-quant` take the same options
 // (Glow's names with two dashes; model-compiler maps Glow's own spellings):
 //   --load-profile P  --quantization-schema S  --quantization-precision-bias B
 //   --keep-original-precision-for-nodes K1,K2  --channelwise
@@ -14,6 +14,7 @@
 #include "bundlefit/quant/ImageInput.h"
 #include "bundlefit/quant/QuantizeGraph.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@ QuantizationOptions resolveQuantOptions(const QuantCliOptions &options);
 /// Prints one status line. Returns false (graph untouched) without a profile.
 bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
                          const QuantCliOptions &options);
+
+/// The model as `compile` would quantize it, for sizing int8 builds (`fit`,
+/// `pick`): loaded, quantized with --load-profile when given, else with a
+/// synthetic profile (every float tensor in [-1, 1]: the sizes depend on which
+/// nodes become int8, the schema and the bias precision, not on the ranges),
+/// then the --memory-opt transforms.
+std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
+                                               const QuantCliOptions &options);
 
 /// INPUTS and the image options of `profile` and `compare-quant`.
 struct CalibrationCliOptions {

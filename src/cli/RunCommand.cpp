@@ -4,6 +4,12 @@
 // (Cortex-M under QEMU), runs it and writes each output as .npy. With
 // --compare, also runs the reference interpreter and prints the difference.
 //
+// A batch: an input file whose leading dimension is N times the model's
+// (e.g. [1000,1,28,28] for a [1,1,28,28] input) holds N samples; the bundle
+// runs once per sample in one program (one QEMU boot) and each output file
+// gets the N results stacked the same way. With --load-profile the bundle is
+// int8 (QuantOptions.h).
+//
 //===----------------------------------------------------------------------===//
 #include "BundleCompilation.h"
 
@@ -37,22 +43,56 @@ struct RunOptions {
   bool json = false;
 };
 
-std::map<std::string, Tensor> readInputs(const Graph &graph, const std::vector<std::string> &paths) {
+/// How many samples of `expected` the file's tensor holds: 1 for the exact
+/// type, N for the leading dimension N times the model's; 0 for neither.
+uint64_t samplesIn(const TensorType &file, const TensorType &expected) {
+  if (file.sameShapeAndType(expected))
+    return 1;
+  if (file.dtype != expected.dtype || file.rank() != expected.rank() || expected.rank() == 0 ||
+      expected.shape[0] <= 0 || file.shape[0] % expected.shape[0] != 0 || file.shape[0] == 0)
+    return 0;
+  for (size_t d = 1; d < file.rank(); ++d)
+    if (file.shape[d] != expected.shape[d])
+      return 0;
+  return uint64_t(file.shape[0] / expected.shape[0]);
+}
+
+/// The --input files by graph input name, and the sample count they share.
+std::map<std::string, Tensor> readInputs(const Graph &graph, const std::vector<std::string> &paths,
+                                         uint64_t *batch) {
   if (paths.size() != graph.inputs().size())
     throw Error(ExitCode::Usage, "the model has " + std::to_string(graph.inputs().size()) +
                                      " inputs, " + std::to_string(paths.size()) +
                                      " given with --input");
   std::map<std::string, Tensor> inputs;
+  *batch = 0;
   for (size_t i = 0; i < paths.size(); ++i) {
     const Value *input = graph.inputs()[i];
     Tensor tensor = loadNpy(paths[i]);
-    if (!tensor.type.sameShapeAndType(input->type))
+    uint64_t samples = samplesIn(tensor.type, input->type);
+    if (samples == 0)
       throw Error(ExitCode::BadInputFile, paths[i] + ": input '" + input->name + "' expects " +
-                                              input->type.str() + ", the file holds " +
+                                              input->type.str() +
+                                              " (or N of them stacked along the first "
+                                              "dimension), the file holds " +
                                               tensor.type.str());
+    if (*batch != 0 && samples != *batch)
+      throw Error(ExitCode::BadInputFile, paths[i] + ": holds " + std::to_string(samples) +
+                                              " samples, " + paths[0] + " holds " +
+                                              std::to_string(*batch));
+    *batch = samples;
     inputs[input->name] = std::move(tensor);
   }
+  if (*batch == 0)
+    *batch = 1;
   return inputs;
+}
+
+/// Sample `index` of a tensor holding `count` samples back to back, typed `type`.
+Tensor sampleOf(const Tensor &batched, uint64_t index, uint64_t count, const TensorType &type) {
+  size_t bytes = batched.bytes.size() / count;
+  auto first = batched.bytes.begin() + std::ptrdiff_t(index * bytes);
+  return Tensor(type, std::vector<uint8_t>(first, first + std::ptrdiff_t(bytes)));
 }
 
 double maxAbsDiff(const Tensor &a, const Tensor &b, double *maxMagnitude) {
@@ -80,10 +120,12 @@ int runRun(const RunOptions &options) {
   CompileRequest compile = options.compile;
   compile.outputDir = (work / "bundle").string();
   CompiledBundle bundle = compileBundle(compile);
-  std::map<std::string, Tensor> inputs = readInputs(*bundle.graph, options.inputs);
+  uint64_t batch = 1;
+  std::map<std::string, Tensor> inputs = readInputs(*bundle.graph, options.inputs, &batch);
 
   BundleRunSpec spec = makeRunSpec(bundle.plan, compile.outputDir, bundle.networkName, compile.target);
   spec.timeoutSeconds = options.timeout;
+  spec.batch = batch;
   BundleRunStats stats;
   std::map<std::string, Tensor> outputs = runBundle(spec, inputs, (work / "run").string(), &stats);
 
@@ -94,9 +136,21 @@ int runRun(const RunOptions &options) {
                                            dirError.message());
   TextTable table({"output", "type", "file", "max |diff| vs interpreter"},
                   {false, false, false, true});
+  // The interpreter's outputs, sample by sample, stacked like the bundle's.
   std::map<std::string, Tensor> reference;
-  if (options.compare)
-    reference = Interpreter(*bundle.graph).run(inputs);
+  if (options.compare) {
+    Interpreter interpreter(bundle.interpretableGraph());
+    for (uint64_t n = 0; n < batch; ++n) {
+      std::map<std::string, Tensor> sample;
+      for (const Value *input : bundle.graph->inputs())
+        sample[input->name] = sampleOf(inputs.at(input->name), n, batch, input->type);
+      for (auto &[name, tensor] : interpreter.run(sample)) {
+        Tensor &stacked = reference[name];
+        stacked.type = outputs.count(name) ? outputs.at(name).type : tensor.type;
+        stacked.bytes.insert(stacked.bytes.end(), tensor.bytes.begin(), tensor.bytes.end());
+      }
+    }
+  }
   nlohmann::json outputsJson = nlohmann::json::array();
   for (const Value *output : bundle.graph->outputs()) {
     const Tensor &tensor = outputs.at(output->name);
@@ -119,13 +173,15 @@ int runRun(const RunOptions &options) {
   }
   if (options.json) {
     std::cout << nlohmann::json{{"schema", "bundlefit.run/1"}, {"network", bundle.networkName},
-                                {"target", compile.target}, {"build_seconds", stats.buildSeconds},
+                                {"target", compile.target}, {"samples", batch},
+                                {"build_seconds", stats.buildSeconds},
                                 {"run_seconds", stats.runSeconds}, {"outputs", outputsJson}}
                      .dump(2)
               << "\n";
     return 0;
   }
-  std::cout << "ran " << bundle.networkName << " on " << compile.target << " (build "
+  std::cout << "ran " << bundle.networkName << " on " << compile.target
+            << (batch > 1 ? " over " + std::to_string(batch) + " samples" : "") << " (build "
             << std::to_string(stats.buildSeconds).substr(0, 4) << " s, run "
             << std::to_string(stats.runSeconds).substr(0, 5) << " s)\n\n"
             << table.render();
@@ -139,7 +195,9 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command = app.add_subcommand(
       "run", "Compile, link and run a bundle on the host or a Cortex-M under QEMU; write .npy outputs");
   addModelOptions(*command, options->compile.model);
-  command->add_option("--input", options->inputs, "Input .npy, one per model input in order")
+  command->add_option("--input", options->inputs,
+                      "Input .npy, one per model input in order; N samples stacked along the "
+                      "first dimension run as a batch (one build, one QEMU boot)")
       ->required();
   command->add_option("--output-dir", options->outputDir, "Directory for the output .npy files")
       ->required();
@@ -149,6 +207,7 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--opt", options->compile.optLevel, "O2 | O3 | Os")
       ->check(CLI::IsMember({"O2", "O3", "Os"}));
   command->add_option("--network-name", options->compile.networkName, "Bundle name");
+  addQuantOptions(*command, options->compile.quant);
   command->add_flag("--compare", options->compare,
                     "Also run the reference interpreter and print the largest difference");
   command->add_option("--timeout", options->timeout, "Seconds the program may run (default 300)");

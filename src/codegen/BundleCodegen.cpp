@@ -7,6 +7,7 @@
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
@@ -34,6 +35,7 @@
   extern "C" const char bundlefit_kernels_##family##_begin[];                           \
   extern "C" const char bundlefit_kernels_##family##_end[];
 BUNDLEFIT_KERNEL_FAMILY(x86_64)
+BUNDLEFIT_KERNEL_FAMILY(x86_64_avx512)
 BUNDLEFIT_KERNEL_FAMILY(aarch64)
 BUNDLEFIT_KERNEL_FAMILY(thumbv7em)
 BUNDLEFIT_KERNEL_FAMILY(thumbv8m_main)
@@ -65,13 +67,15 @@ bool startsWith(const std::string &text, const char *prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
-/// The embedded bitcode whose target family covers `triple`.
-llvm::StringRef kernelBitcodeFor(const std::string &triple) {
+/// The embedded bitcode whose target family covers `triple` (and, on x86-64,
+/// the CPU: AVX-512 gets the 16-float register tiles).
+llvm::StringRef kernelBitcodeFor(const std::string &triple, const llvm::TargetMachine &machine) {
 #define FAMILY(family)                                                                   \
   llvm::StringRef(bundlefit_kernels_##family##_begin,                                    \
                   size_t(bundlefit_kernels_##family##_end - bundlefit_kernels_##family##_begin))
   if (startsWith(triple, "x86_64"))
-    return FAMILY(x86_64);
+    return machine.getMCSubtargetInfo()->checkFeatures("+avx512f") ? FAMILY(x86_64_avx512)
+                                                                    : FAMILY(x86_64);
   if (startsWith(triple, "aarch64") || startsWith(triple, "arm64"))
     return FAMILY(aarch64);
   if (startsWith(triple, "thumbv6m") || startsWith(triple, "armv6m"))
@@ -139,7 +143,7 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &ta
 std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context,
                                           const TargetOptions &target, const ResolvedCpu &cpu,
                                           llvm::TargetMachine &machine) {
-  llvm::MemoryBufferRef buffer(kernelBitcodeFor(target.triple), "bundlefit-kernels");
+  llvm::MemoryBufferRef buffer(kernelBitcodeFor(target.triple, machine), "bundlefit-kernels");
   auto module = llvm::parseBitcodeFile(buffer, context);
   if (!module)
     fatalInternal("cannot parse the embedded kernel bitcode: " +
@@ -178,6 +182,18 @@ bool isExpensiveToSpecialize(const llvm::Function &fn) {
   const llvm::StringRef name = fn.getName();
   return (name == "bf_conv2d_f32" || name == "bf_conv_transpose2d_f32") &&
          fn.getNumUses() > kMaxSpecialisedConvolutions;
+}
+
+/// conv.c's weak `bf_size_first` becomes a constant: 1 at Os drops the
+/// speed-only convolution paths (code size first), 0 folds the checks away.
+void setSizeFirstFlag(llvm::Module &module, CodegenOptLevel level) {
+  llvm::GlobalVariable *flag = module.getGlobalVariable("bf_size_first");
+  if (!flag)
+    return;
+  flag->setInitializer(llvm::ConstantInt::get(flag->getValueType(),
+                                              level == CodegenOptLevel::Os ? 1 : 0));
+  flag->setConstant(true);
+  flag->setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
 void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
@@ -273,6 +289,7 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
   if (withBundleConfig)
     emitBundleConfig(*module, plan, name);
   setFunctionAttributes(*module, target, cpu, entry);
+  setSizeFirstFlag(*module, target.optLevel);
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   if (llvm::verifyModule(*module, &problemStream))

@@ -91,6 +91,23 @@ KernelCall inPlaceDepthwiseCall(const Node &node, const MemoryPlan &plan) {
 
 } // namespace
 
+void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
+                             std::vector<Int8KernelCall> &calls) {
+  if (!isInPlaceConv(node, plan))
+    return;
+  for (Int8KernelCall &call : calls) {
+    if (call.kernel != "bf_depthwise_conv2d_s8")
+      continue;
+    requireScratch(node, plan);
+    Int8KernelArg scratchArg;
+    scratchArg.kind = Int8KernelArg::Scratch;
+    call.kernel = "bf_depthwise_inplace_s8";
+    call.args.insert(call.args.begin() + 4, scratchArg); // After in, w, bias, out.
+    // Its signature has no chMult (always 1): drop that argument.
+    call.args.erase(call.args.begin() + 9); // N, C, H, W at 5..8, chMult at 9.
+  }
+}
+
 std::optional<KernelCall> describeMemoryOptCall(const Node &node, const MemoryPlan &plan) {
   if (node.opType == kConvPoolOp)
     return convPoolCall(node, plan);

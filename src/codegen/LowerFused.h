@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "LowerInt8.h"
+
 #include "bundlefit/ir/FusedOps.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
@@ -36,5 +38,10 @@ struct KernelCall {
 /// (the ordinary lowering applies). Throws Unsupported for a ConvPool the
 /// kernels cannot run (non-float).
 std::optional<KernelCall> describeMemoryOptCall(const Node &node, const MemoryPlan &plan);
+
+/// An int8 depthwise Conv the plan put in place calls bf_depthwise_inplace_s8
+/// (the same arguments plus its one-plane scratch); other calls are kept.
+void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
+                             std::vector<Int8KernelCall> &calls);
 
 } // namespace bundlefit

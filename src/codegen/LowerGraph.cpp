@@ -14,6 +14,7 @@
 #include "../ir/ops/ShapeHelpers.h"
 #include "../kernels/bundlefit_kernels.h" // bf_binary_op, bf_pad_mode
 
+#include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/quant/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
@@ -296,6 +297,8 @@ private:
   void lowerNode(const Node &node);
   void emitKernelCall(const KernelCall &kernelCall); // LowerFused.h
   void emitInt8Calls(const Node &node); // LowerInt8.h
+  llvm::Value *int8Arg(const Int8KernelArg &arg);
+  void lowerPatchStage(const Node &node); // ir/PatchStage.h
   void lowerView(const Node &node);
   void lowerConv(const Node &node, bool transposed);
   void lowerPool(const Node &node, bool isMax);
@@ -324,6 +327,8 @@ private:
   const MemoryPlan &plan_;
   llvm::Value *bases_[3] = {nullptr, nullptr, nullptr};
   const Node *current_ = nullptr;
+  /// Tile buffers of the PatchStage being lowered (inside its scratch).
+  std::map<const Value *, Placement> tilePlacements_;
   std::map<std::vector<int32_t>, llvm::GlobalVariable *> intTables_;
   std::map<std::vector<float>, llvm::GlobalVariable *> floatTables_;
 };
@@ -370,6 +375,8 @@ llvm::Value *Lowering::scalarGlobal(const Value *value) {
 }
 
 const Placement &Lowering::placement(const Value *value) {
+  if (auto tile = tilePlacements_.find(value); tile != tilePlacements_.end())
+    return tile->second;
   auto it = plan_.placements.find(value);
   if (it == plan_.placements.end())
     fatalInternal((current_ ? current_->describe() + ": " : std::string()) + "value '" +
@@ -472,6 +479,8 @@ void Lowering::lowerNode(const Node &node) {
   const std::string &op = node.opType;
   if (isViewOpType(op))
     return lowerView(node);
+  if (op == kPatchStageOp)
+    return lowerPatchStage(node);
   if (needsInt8Kernel(node)) // Quantized: the int8 kernels (LowerInt8.cpp).
     return emitInt8Calls(node);
   if (std::optional<KernelCall> memoryOpt = describeMemoryOptCall(node, plan_))
@@ -578,19 +587,164 @@ void Lowering::emitKernelCall(const KernelCall &kernelCall) {
   call(kernelCall.kernel, std::move(args));
 }
 
-void Lowering::emitInt8Calls(const Node &node) {
-  for (const Int8KernelCall &c : describeInt8Calls(node)) {
-    std::vector<llvm::Value *> args;
-    for (const Int8KernelArg &arg : c.args) {
-      switch (arg.kind) {
-      case Int8KernelArg::Address: args.push_back(address(arg.value, arg.i)); break;
-      case Int8KernelArg::I32: args.push_back(i32(arg.i)); break;
-      case Int8KernelArg::F32: args.push_back(f32(arg.f)); break;
-      case Int8KernelArg::I32Table: args.push_back(intTable(arg.table)); break;
-      }
-    }
-    call(c.kernel, std::move(args));
+llvm::Value *Lowering::int8Arg(const Int8KernelArg &arg) {
+  switch (arg.kind) {
+  case Int8KernelArg::Address: return address(arg.value, arg.i);
+  case Int8KernelArg::I32: return i32(arg.i);
+  case Int8KernelArg::F32: return f32(arg.f);
+  case Int8KernelArg::I32Table: return intTable(arg.table);
+  case Int8KernelArg::Scratch: {
+    const Placement *where = plan_.scratchOf(current_);
+    if (!where)
+      return nullPtr();
+    return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), bases_[int(where->region)],
+                                      builder_.getInt64(int64_t(where->offset)));
   }
+  case Int8KernelArg::Struct: {
+    // A C struct of the fields' types on the stack (CMSIS-NN's context and
+    // per-channel quant params), filled here; SROA/mem2reg keep it cheap.
+    std::vector<llvm::Value *> fields;
+    std::vector<llvm::Type *> types;
+    for (const Int8KernelArg &field : arg.fields) {
+      fields.push_back(int8Arg(field));
+      types.push_back(fields.back()->getType());
+    }
+    auto *type = llvm::StructType::get(ctx_, types);
+    llvm::IRBuilder<> entry(&builder_.GetInsertBlock()->getParent()->getEntryBlock(),
+                            builder_.GetInsertBlock()->getParent()->getEntryBlock().begin());
+    llvm::AllocaInst *slot = entry.CreateAlloca(type);
+    for (unsigned i = 0; i < fields.size(); ++i)
+      builder_.CreateStore(fields[i], builder_.CreateStructGEP(type, slot, i));
+    return slot;
+  }
+  }
+  return nullptr;
+}
+
+void Lowering::emitInt8Calls(const Node &node) {
+  std::vector<Int8KernelCall> calls = describeInt8Calls(node);
+  rewriteInt8InPlaceCalls(node, plan_, calls); // --memory-opt (LowerFused.h)
+  for (const Int8KernelCall &c : calls) {
+    std::vector<llvm::Value *> args;
+    for (const Int8KernelArg &arg : c.args)
+      args.push_back(int8Arg(arg));
+    if (!c.external) {
+      call(c.kernel, std::move(args));
+      continue;
+    }
+    // A library function the user links (CMSIS-NN): declared here, its
+    // status ignored (arguments are valid by construction).
+    std::vector<llvm::Type *> types;
+    for (llvm::Value *arg : args)
+      types.push_back(arg->getType());
+    llvm::Type *result = c.returnsVoid ? builder_.getVoidTy() : builder_.getInt32Ty();
+    llvm::FunctionCallee fn =
+        module_.getOrInsertFunction(c.kernel, llvm::FunctionType::get(result, types, false));
+    builder_.CreateCall(fn, args);
+  }
+}
+
+/// The stage's tile program. Tiles whose steps differ only in where they
+/// read the stage input and write the stage output (interior tiles of one
+/// size) share one internal function, called per tile with those byte
+/// offsets: code grows with the kinds of tiles, not their number.
+void Lowering::lowerPatchStage(const Node &node) {
+  std::unique_ptr<PatchProgram> program = buildPatchProgram(node);
+  const Placement *arena = plan_.scratchOf(&node);
+  if (!arena || arena->size < program->arenaBytes)
+    fatalInternal(node.describe() + ": the memory plan reserved no arena for its tiles");
+  for (const auto &[value, offset] : program->arenaOffset)
+    tilePlacements_[value] = {arena->region, arena->offset + offset, value->type.bytes()};
+  auto inArena = [&](const Value *v) { return program->arenaOffset.count(v) != 0; };
+  auto describeValue = [&](const Value *v) {
+    if (!v)
+      return std::string("-");
+    if (inArena(v))
+      return "@" + std::to_string(program->arenaOffset.at(v)) + ":" + v->type.str();
+    return "%" + v->name;
+  };
+  // A tile's kind: everything but the offsets into full-size values.
+  auto kindOf = [&](const std::vector<PatchStep> &tile, std::vector<int64_t> &offsets) {
+    std::string kind;
+    for (const PatchStep &step : tile) {
+      if (step.node) {
+        kind += step.node->opType + "(";
+        for (const Value *v : step.node->inputs)
+          kind += describeValue(v) + ",";
+        kind += describeValue(step.node->output()) + ")";
+        for (int64_t p : step.node->attrs.getInts("pads", {}))
+          kind += std::to_string(p) + ",";
+        kind += ";";
+        continue;
+      }
+      const PatchCopy &c = step.copy;
+      const int64_t es = int64_t(dtypeSize(c.src->type.dtype));
+      kind += "copy(" + describeValue(c.src) + "," + describeValue(c.dst);
+      for (const std::vector<int64_t> *v : {&c.dims, &c.srcStrides, &c.dstStrides})
+        for (int64_t x : *v)
+          kind += "," + std::to_string(x);
+      for (auto [value, offset] : {std::pair{c.src, c.srcOffset}, std::pair{c.dst, c.dstOffset}}) {
+        if (inArena(value))
+          kind += "," + std::to_string(offset);
+        else
+          offsets.push_back(offset * es);
+      }
+      kind += ");";
+    }
+    return kind;
+  };
+  llvm::Type *ptr = builder_.getPtrTy();
+  std::map<std::string, llvm::Function *> kinds;
+  llvm::Function *stageFn = builder_.GetInsertBlock()->getParent();
+  llvm::Value *outerBases[3] = {bases_[0], bases_[1], bases_[2]};
+  for (const std::vector<PatchStep> &tile : program->tiles) {
+    std::vector<int64_t> offsets;
+    const std::string kind = kindOf(tile, offsets);
+    llvm::Function *&fn = kinds[kind];
+    if (!fn) {
+      std::vector<llvm::Type *> params = {ptr, ptr, ptr};
+      params.insert(params.end(), offsets.size(), builder_.getInt64Ty());
+      fn = llvm::Function::Create(llvm::FunctionType::get(builder_.getVoidTy(), params, false),
+                                  llvm::GlobalValue::InternalLinkage,
+                                  stageFn->getName() + ".tile" + std::to_string(kinds.size()),
+                                  module_);
+      fn->setDoesNotThrow();
+      fn->addFnAttr(llvm::Attribute::NoInline);
+      for (unsigned i = 0; i < 3; ++i)
+        fn->addParamAttr(i, llvm::Attribute::NoAlias);
+      llvm::IRBuilderBase::InsertPoint saved = builder_.saveIP();
+      builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+      for (unsigned i = 0; i < 3; ++i)
+        bases_[i] = fn->getArg(i);
+      unsigned nextOffset = 3;
+      for (const PatchStep &step : tile) {
+        if (step.node) {
+          lowerNode(*step.node);
+          continue;
+        }
+        const PatchCopy &c = step.copy;
+        const int64_t es = int64_t(dtypeSize(c.src->type.dtype));
+        auto pointer = [&](const Value *v, int64_t offset) -> llvm::Value * {
+          if (inArena(v))
+            return address(v, offset * es);
+          return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), address(v),
+                                            fn->getArg(nextOffset++));
+        };
+        llvm::Value *src = pointer(c.src, c.srcOffset);
+        llvm::Value *dst = pointer(c.dst, c.dstOffset);
+        stridedCopy(src, dst, LoopNest{c.dims, {c.srcStrides, c.dstStrides}}, size_t(es));
+      }
+      builder_.CreateRetVoid();
+      builder_.restoreIP(saved);
+      for (unsigned i = 0; i < 3; ++i)
+        bases_[i] = outerBases[i];
+    }
+    std::vector<llvm::Value *> args = {bases_[0], bases_[1], bases_[2]};
+    for (int64_t offset : offsets)
+      args.push_back(builder_.getInt64(offset));
+    builder_.CreateCall(fn, args);
+  }
+  tilePlacements_.clear();
 }
 
 void Lowering::lowerView(const Node &node) {

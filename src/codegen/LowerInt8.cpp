@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "LowerInt8.h"
 
+#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/ir/FusedOps.h"
 #include "bundlefit/quant/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
@@ -116,6 +118,39 @@ Int8KernelCall lowerBinary(const Node &node) {
   return args.i32(a.actMin).i32(a.actMax).call("bf_mul_s8");
 }
 
+/// ConvPool (int8, MaxPool): bf_conv2d_s8's arguments of the conv part with
+/// the fused node's operands, its scratch, then bf_maxpool2d_s8's geometry.
+Int8KernelCall lowerConvPool(const Node &node) {
+  std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
+  if (parts->pool.opType != "MaxPool")
+    throw Error(ExitCode::Unsupported, node.describe() + ": int8 ConvPool needs a MaxPool");
+  Int8KernelCall conv = lowerConv(parts->conv), pool = lowerPool(parts->pool);
+  if (conv.kernel != "bf_conv2d_s8")
+    throw Error(ExitCode::Unsupported, node.describe() + ": int8 ConvPool of a depthwise conv");
+  for (Int8KernelArg &a : conv.args)
+    if (a.kind == Int8KernelArg::Address && a.value)
+      a.value = a.value == &parts->x   ? node.input(0)
+                : a.value == &parts->w ? node.input(1)
+                : a.value == &parts->b ? node.input(2)
+                                       : a.value;
+  Int8KernelCall call{"bf_conv_pool2d_s8", {}};
+  call.args.assign(conv.args.begin(), conv.args.begin() + 3); // in, w, bias
+  Args tail;
+  tail.addr(node.output(0));
+  std::vector<Int8KernelArg> out = tail.call("").args;
+  call.args.insert(call.args.end(), out.begin(), out.end());
+  Int8KernelArg scratchArg;
+  scratchArg.kind = Int8KernelArg::Scratch;
+  call.args.push_back(scratchArg);
+  call.args.insert(call.args.end(), conv.args.begin() + 4, conv.args.end()); // N .. biasShift
+  Args chunk;
+  chunk.i32(node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1]));
+  std::vector<Int8KernelArg> c = chunk.call("").args;
+  call.args.insert(call.args.end(), c.begin(), c.end());
+  call.args.insert(call.args.end(), pool.args.begin() + 5, pool.args.end()); // PH .. max
+  return call;
+}
+
 Int8KernelCall lowerRescale(const Node &node) {
   const Int8RescaleArgs a = int8RescaleArgs(node);
   Args args;
@@ -157,8 +192,14 @@ Int8KernelCall lowerConvert(const Node &node) {
 
 std::vector<Int8KernelCall> describeInt8Calls(const Node &node) {
   const std::string &op = node.opType;
+  if (node.attrs.has(kCmsisAttribute))
+    return {describeCmsisCall(node)};
+  if (op == kCmsisLayoutOp)
+    return {describeLayoutCopy(node)};
   if (op == "Conv")
     return {lowerConv(node)};
+  if (op == kConvPoolOp)
+    return {lowerConvPool(node)};
   if (op == "Gemm")
     return {lowerGemm(node)};
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool")

@@ -152,6 +152,8 @@ KernelFn findInt8Kernel(const Node &node) {
     return runQuantize;
   if (op == "Dequantize")
     return runDequantize;
+  if (op == "ConvPool")
+    return nullptr; // FusedKernels.cpp runs its int8 parts.
   throw Error(ExitCode::Unsupported, node.describe() + ": no int8 kernel for this operator");
 }
 

@@ -66,6 +66,33 @@ void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bi
                             const int32_t *outShift, int32_t perChannel, int32_t actMin,
                             int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
                             const int32_t *biasShift);
+
+/* --memory-opt >= 1: Conv (+activation) then MaxPool without the full conv
+ * output: conv rows of `chunk` channels in scratch (int8_conv_pool.c). The
+ * conv arguments are bf_conv2d_s8's (OH, OW -> CH, CW), then the pool's. */
+void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                       int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                       int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
+                       int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                       int32_t groups, int32_t inputOffset, int32_t outputOffset,
+                       const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                       int32_t actMin, int32_t actMax, const int8_t *bias8,
+                       const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
+                       int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
+                       int32_t psW, int32_t ppadT, int32_t ppadL, int32_t pdilH, int32_t pdilW,
+                       int32_t poolMin, int32_t poolMax);
+
+/* --memory-opt >= 1: depthwise (chMult 1) with `out` == `in` allowed; one
+ * output plane of scratch (int8_conv_inplace.c). */
+void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
+                             int8_t *out, int8_t *scratch, int32_t N, int32_t C, int32_t H,
+                             int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                             int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                             int32_t dilH, int32_t dilW, int32_t inputOffset,
+                             int32_t outputOffset, const int32_t *outMult,
+                             const int32_t *outShift, int32_t perChannel, int32_t actMin,
+                             int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                             const int32_t *biasShift);
 /* Gemm: out[batches, outDepth] from in[batches, accumDepth]; w is
  * [outDepth, accumDepth] when transB (CMSIS-NN's layout), else
  * [accumDepth, outDepth]. CMSIS-NN: arm_fully_connected_s8 (per tensor) /

@@ -17,152 +17,64 @@ BF_INLINE void bf_valid_range(int32_t outLen, int32_t inLen, int32_t stride, int
   *end = stop;
 }
 
-/* Register tile of the direct convolution: BF_CONV_MB output channels x
- * BF_CONV_PB neighbouring output pixels of one row are accumulated in local
- * arrays (registers once vectorized) over all input channels and taps. The
- * sizes are constants so the tile vectorizes and stays in registers whatever
- * the layer's shape: 8x8 for x86-64/AArch64 vector units, 4x4 for the 32
- * single-precision registers of a Cortex-M FPU (BF_SMALL_TILES forces those
- * on a host, for testing). */
+/* Register tile of the direct convolution (conv_tiles.h): BF_CONV_MB output
+ * channels x BF_CONV_PB neighbouring output pixels of one row are accumulated
+ * in local arrays (registers once vectorized) over all input channels and
+ * taps. The sizes are constants so the tile vectorizes and stays in registers
+ * whatever the layer's shape: 8x8 for x86-64/AArch64 vector units (plus 8x16
+ * for AVX-512, below), 4x4 for the 32 single-precision registers of a
+ * Cortex-M FPU (BF_SMALL_TILES forces those on a host, for testing). */
 #if (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
 #define BF_CONV_MB 8
-#define BF_CONV_PB 8
+#define BF_NARROW_PB 8
 #else
 #define BF_CONV_MB 4
-#define BF_CONV_PB 4
+#define BF_NARROW_PB 4
 #endif
 
-/* BF_CONV_PB floats as one vector (GCC/Clang vector extension): AVX/NEON
- * registers on hosts; LLVM splits it into scalar FPU registers on Cortex-M. */
-typedef float bf_tile_vec __attribute__((vector_size(4 * BF_CONV_PB)));
+/* 1 in size-first (Os) bundles: the code generator replaces this weak 0 with
+ * a constant (BundleCodegen.cpp), so the speed-only convolution paths
+ * (depthwise 3x3 rows, pointwise GEMM tiles, whole-tile stride-1 rows) fold
+ * away and only the general direct convolution is compiled. */
+__attribute__((weak)) const int32_t bf_size_first = 0;
 
-/* One tile. Unchecked tiles have every tap inside the input row (no bounds
- * checks); checked tiles (borders, row ends) zero the taps that fall outside.
- * `x` points at input channel 0 of the group, `w` at output channel m's
- * weights; `stride` is a literal at the call sites so the loads are
- * contiguous in the common stride-1 case. */
-BF_INLINE void bf_conv_tile(const float *restrict x, const float *restrict w,
-                            const float *restrict bias, float *restrict out, int32_t outPlane,
-                            int32_t Cg, int32_t inPlane, int32_t W, int32_t KW, int32_t taps,
-                            int32_t khBegin, int32_t khEnd, int32_t ihBase, int32_t dilH,
-                            int32_t iwBase, int32_t dilW, int32_t stride, int32_t checked,
-                            int32_t count) {
-  bf_tile_vec acc[BF_CONV_MB];
-  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
-    const float b = bias ? bias[mi] : 0.0f;
-    for (int32_t j = 0; j < BF_CONV_PB; ++j)
-      acc[mi][j] = b;
-  }
-  const int64_t wStrideM = (int64_t)Cg * taps;
-  if (taps == 1 && stride == 1 && !checked) {
-    /* Pointwise: one running pointer per operand keeps the loop tight. */
-    const float *xp = x + (int64_t)ihBase * W + iwBase;
-    const float *wp = w;
-    BF_NO_VECTORIZE
-    for (int32_t c = 0; c < Cg; ++c) {
-      bf_tile_vec xv;
-      __builtin_memcpy(&xv, xp, sizeof xv);
-      for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
-        acc[mi] += wp[mi * wStrideM] * xv;
-      xp += inPlane;
-      wp += 1;
-    }
-    for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
-      __builtin_memcpy(out + (int64_t)mi * outPlane, &acc[mi], sizeof acc[mi]);
-    return;
-  }
-  /* General taps: running pointers over channels, rows and columns. */
-  const float *xc = x + (int64_t)(ihBase + khBegin * dilH) * W + iwBase;
-  const float *wc = w + khBegin * KW;
-  const int32_t rows = khEnd - khBegin, rowStep = dilH * W;
-  BF_NO_VECTORIZE
-  for (int32_t c = 0; c < Cg; ++c) {
-    const float *xr = xc, *wr = wc;
-    BF_NO_VECTORIZE
-    for (int32_t r = 0; r < rows; ++r) {
-      BF_NO_VECTORIZE
-      for (int32_t kw = 0; kw < KW; ++kw) {
-        const float *xs = xr + kw * dilW;
-        bf_tile_vec xv;
-        if (checked) {
-          /* Border / row-end tile: zeros where the tap falls outside. */
-          const int32_t iw0 = iwBase + kw * dilW;
-          for (int32_t j = 0; j < BF_CONV_PB; ++j) {
-            const int32_t iw = iw0 + j * stride;
-            xv[j] = (j < count && iw >= 0 && iw < W) ? xs[j * stride] : 0.0f;
-          }
-        } else if (stride == 1) {
-          __builtin_memcpy(&xv, xs, sizeof xv);
-        } else {
-          for (int32_t j = 0; j < BF_CONV_PB; ++j)
-            xv[j] = xs[j * stride];
-        }
-        for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
-          acc[mi] += wr[mi * wStrideM + kw] * xv;
-      }
-      xr += rowStep;
-      wr += KW;
-    }
-    xc += inPlane;
-    wc += taps;
-  }
-  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
-    if (checked) {
-      for (int32_t j = 0; j < count; ++j)
-        out[(int64_t)mi * outPlane + j] = acc[mi][j];
-    } else {
-      __builtin_memcpy(out + (int64_t)mi * outPlane, &acc[mi], sizeof acc[mi]);
-    }
-  }
-}
+/* How a tile reads its input columns. */
+enum {
+  BF_TILE_INSIDE = 0,  /* every tap inside the row: plain (vector) loads */
+  BF_TILE_CHECKED = 1, /* lane by lane, zero outside the row; `count` lanes */
+  BF_TILE_SHIFTED = 2  /* stride 1, dilation 1, W >= BF_CONV_PB: see bf_row_window */
+};
 
-/* `blocks` groups of BF_CONV_MB output channels of one image and group. The
- * pixel tile is the outer loop so its input columns stay in L1 while every
- * channel block consumes them. */
-BF_INLINE void bf_conv_blocks(const float *restrict x, const float *restrict w,
-                              const float *restrict bias, float *restrict out, int32_t blocks,
-                              int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
-                              int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                              int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {
-  const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
-  /* Output columns whose taps are all inside the row. */
-  int32_t owSafeBegin, owSafeEnd;
-  bf_valid_range(OW, W - (KW - 1) * dilW, strideW, padL, 0, &owSafeBegin, &owSafeEnd);
-  for (int32_t oh = 0; oh < OH; ++oh) {
-    const int32_t ihBase = oh * strideH - padT;
-    int32_t khBegin = 0, khEnd = KH;
-    while (khBegin < KH && ihBase + khBegin * dilH < 0)
-      ++khBegin;
-    while (khEnd > khBegin && ihBase + (khEnd - 1) * dilH >= H)
-      --khEnd;
-    for (int32_t ow0 = 0; ow0 < OW; ow0 += BF_CONV_PB) {
-      const int32_t count = OW - ow0 < BF_CONV_PB ? OW - ow0 : BF_CONV_PB;
-      const int32_t iwBase = ow0 * strideW - padL;
-      const int interior =
-          count == BF_CONV_PB && ow0 >= owSafeBegin && ow0 + BF_CONV_PB <= owSafeEnd;
-      for (int32_t blk = 0; blk < blocks; ++blk) {
-        const int32_t m = blk * BF_CONV_MB;
-        const float *wm = w + (int64_t)m * Cg * taps;
-        const float *bm = bias ? bias + m : 0;
-        float *o = out + (int64_t)m * outPlane + (int64_t)oh * OW + ow0;
-        if (interior && strideW == 1 && KW == 3)
-          /* The most common kernel width, with its tap loop unrolled even in
-           * a shared (unspecialised) copy of this kernel. */
-          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, 1, 0, BF_CONV_PB);
-        else if (interior && strideW == 1)
-          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, 1, 0, BF_CONV_PB);
-        else if (interior)
-          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, strideW, 0, BF_CONV_PB);
-        else
-          bf_conv_tile(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, strideW, 1, count);
-      }
-    }
-  }
-}
+/* The tile code, once per width: 8 (4 on Cortex-M) pixels for every target,
+ * and 16 for AVX-512 (BF_WIDE_TILES), taken by stride-1 rows at least 16
+ * wide (16 on the 8-wide planes of LeNet or ResNet stages would waste half of
+ * every tile). */
+#define BF_CONV_PB BF_NARROW_PB
+#define BF_TILE_VEC bf_tile_vec
+#define BF_ROW_WINDOW bf_row_window
+#define BF_CONV_TILE bf_conv_tile
+#define BF_CONV_BLOCKS bf_conv_blocks
+#include "conv_tiles.h"
+#undef BF_TILE_VEC
+#undef BF_ROW_WINDOW
+#undef BF_CONV_TILE
+#undef BF_CONV_BLOCKS
+#undef BF_CONV_PB
+
+#if defined(BF_WIDE_TILES)
+#define BF_WIDE_PB 16
+#define BF_CONV_PB BF_WIDE_PB
+#define BF_TILE_VEC bf_tile_vec_wide
+#define BF_ROW_WINDOW bf_row_window_wide
+#define BF_CONV_TILE bf_conv_tile_wide
+#define BF_CONV_BLOCKS bf_conv_blocks_wide
+#include "conv_tiles.h"
+#undef BF_TILE_VEC
+#undef BF_ROW_WINDOW
+#undef BF_CONV_TILE
+#undef BF_CONV_BLOCKS
+#undef BF_CONV_PB
+#endif
 
 /* One output channel by scattering each weight tap over the output plane:
  * used for depthwise convolutions and the channels left over after the
@@ -367,8 +279,14 @@ BF_INLINE void bf_depthwise3x3(const float *restrict x, const float *restrict w,
  * add to the stored partial sums. Column tails reuse full vectors shifted
  * left to end at the plane's last column, so every load stays in bounds;
  * lanes left of the tail are recomputed but not stored. Host: 4 x 3 vectors
- * of 8 (12 accumulators, 16 AVX registers); Cortex-M: 4 x 4 scalars. */
-#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
+ * of 8 (12 accumulators, 16 AVX registers); AVX-512: 4 x 3 vectors of 16;
+ * Cortex-M: 4 x 4 scalars. */
+#if defined(BF_WIDE_TILES)
+#define BF_PW_VL 16
+#define BF_PW_MB 4
+#define BF_PW_NV 3
+#define BF_PW_KC 256
+#elif (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
 #define BF_PW_VL 8
 #define BF_PW_MB 4
 #define BF_PW_NV 3
@@ -526,14 +444,14 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
   }
   const int32_t Cg = C / groups, Mg = M / groups;
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
-  if (Cg == 1 && Mg == 1 && KH == 3 && KW == 3 && dilH == 1 && dilW == 1) {
+  if (!bf_size_first && Cg == 1 && Mg == 1 && KH == 3 && KW == 3 && dilH == 1 && dilW == 1) {
     for (int32_t n = 0; n < N; ++n)
       bf_depthwise3x3(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane,
                       C, H, W, OH, OW, strideH, strideW, padT, padL, act, actA, actB);
     return;
   }
-  if (taps == 1 && H == 1 && OH == 1 && OW == W && strideW == 1 && padL == 0 && padT == 0 &&
-      W >= BF_PW_VL) {
+  if (!bf_size_first && taps == 1 && H == 1 && OH == 1 && OW == W && strideW == 1 &&
+      padL == 0 && padT == 0 && W >= BF_PW_VL) {
     /* Pointwise (the plane was made one row above). */
     for (int32_t n = 0; n < N; ++n)
       for (int32_t g = 0; g < groups; ++g)
@@ -547,6 +465,14 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
     for (int32_t g = 0; g < groups; ++g) {
       const float *x = in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane;
       const int32_t blocks = Mg / BF_CONV_MB;
+#if defined(BF_WIDE_TILES)
+      if (blocks > 0 && !bf_size_first && strideW == 1 && dilW == 1 && W >= BF_WIDE_PB &&
+          OW >= BF_WIDE_PB)
+        bf_conv_blocks_wide(x, w + (int64_t)g * Mg * Cg * taps, bias ? bias + g * Mg : 0,
+                            out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH,
+                            OW, KH, KW, strideH, strideW, padT, padL, dilH, dilW);
+      else
+#endif
       if (blocks > 0)
         bf_conv_blocks(x, w + (int64_t)g * Mg * Cg * taps, bias ? bias + g * Mg : 0,
                        out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH, OW,

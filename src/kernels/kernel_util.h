@@ -13,9 +13,14 @@
 /* Keeps the loop vectorizer off a reduction loop whose body already holds
  * a register tile (SLP vectorizes the tile; LV would transpose gathers). */
 #define BF_NO_VECTORIZE _Pragma("clang loop vectorize(disable) interleave(disable)")
+/* The same, and unrolled in full when the trip count is a constant (a
+ * kernel's tap loop: constant tap offsets fold its border shuffles). */
+#define BF_NO_VECTORIZE_UNROLL                                                          \
+  _Pragma("clang loop vectorize(disable) interleave(disable) unroll(full)")
 #else
 #define BF_VECTORIZE
 #define BF_NO_VECTORIZE
+#define BF_NO_VECTORIZE_UNROLL
 #endif
 
 #define BF_FLT_MAX 3.402823466e+38f

@@ -50,18 +50,36 @@ bool tryFuse(Graph &graph, Node &pool) {
       !pass_utils::hasSingleReader(graph, convOut, &pool))
     return false;
   const Value *x = conv->input(0);
-  if (!x || x->type.rank() != 4 || x->type.dtype != DType::Float32 ||
-      convOut->type.dtype != DType::Float32)
+  if (!x || x->type.rank() != 4)
     return false;
+  const bool isFloat = x->type.dtype == DType::Float32 && convOut->type.dtype == DType::Float32;
+  // int8 (after quantization): MaxPool only, on the conv's own parameters,
+  // so pooling is a max over int8 values (bf_conv_pool2d_s8).
+  const bool isInt8 = x->type.dtype == DType::Int8 && convOut->type.dtype == DType::Int8 &&
+                      !convOut->type.quant.empty() && pool.opType == "MaxPool" &&
+                      pool.output(0)->type.dtype == DType::Int8 &&
+                      pool.output(0)->type.quant.scales == convOut->type.quant.scales &&
+                      pool.output(0)->type.quant.zeroPoints == convOut->type.quant.zeroPoints;
+  if (!isFloat && !isInt8)
+    return false;
+  for (const auto &[name, attribute] : conv->attrs.all())
+    if (name.compare(0, 5, "cmsis") == 0)
+      return false; // A CMSIS-NN call (quant/CmsisLayout.h).
   const int64_t groups = conv->attrs.getInt("group", 1);
   const int64_t channels = convOut->type.shape[1];
   // Chunks must not straddle groups: grouped convs take whole rows.
   const int64_t chunk = groups == 1 ? std::min(kChannelChunk, channels) : channels;
-  const uint64_t rowBytes = uint64_t(chunk * convOut->type.shape[3]) * 4;
+  const uint64_t rowBytes =
+      uint64_t(chunk * convOut->type.shape[3]) * dtypeSize(convOut->type.dtype);
   if (rowBytes >= convOut->type.bytes())
     return false; // Nothing to save (a one-row conv output).
 
   Attributes attrs = makeConvPoolAttributes(*conv, pool, chunk);
+  if (isInt8) {
+    attrs.setFloats("conv_out_scales", convOut->type.quant.scales);
+    attrs.setInts("conv_out_zero_points", std::vector<int64_t>(convOut->type.quant.zeroPoints.begin(),
+                                                              convOut->type.quant.zeroPoints.end()));
+  }
   std::vector<Value *> inputs = conv->inputs;
   Value *y = pool.output(0);
   Node *fused = graph.insertNodeBefore(conv, kConvPoolOp, graph.uniqueNodeName(conv->name + "_" + pool.name),

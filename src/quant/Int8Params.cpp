@@ -248,6 +248,8 @@ bool isInt8Node(const Node &node) {
 }
 
 bool needsInt8Kernel(const Node &node) {
+  if (node.opType == "PatchStage") // Runs its body's kernels (ir/PatchStage.h).
+    return false;
   static const char *const byteMovers[] = {"Reshape",   "Flatten", "Squeeze", "Unsqueeze",
                                            "Identity",  "Dropout", "Transpose"};
   for (const char *op : byteMovers)

@@ -36,23 +36,29 @@ bool isElementwise(const Node &node) {
   return ops.count(node.opType) != 0;
 }
 
-/// A 2-D float depthwise Conv (group == C == M) whose output planes are no
-/// larger than its input planes: bf_depthwise_inplace_f32 may then write its
-/// output over its input (the proof is in src/kernels/conv_inplace.c).
-/// Returns the one-plane scratch it needs, or 0 when it cannot.
+/// A 2-D float or int8 depthwise Conv (group == C == M) whose output planes
+/// are no larger than its input planes: bf_depthwise_inplace_f32 / _s8 may
+/// then write its output over its input (the proof is in
+/// src/kernels/conv_inplace.c). Returns the one-plane scratch it needs, or 0
+/// when it cannot.
 uint64_t depthwiseInPlaceScratch(const Node &node) {
   if (node.opType != "Conv" || !node.input(0) || !node.input(1) || !node.output())
     return 0;
   const TensorType &x = node.input(0)->type, &y = node.output()->type;
-  if (x.rank() != 4 || y.rank() != 4 || x.dtype != DType::Float32 ||
-      y.dtype != DType::Float32)
+  const bool isFloat = x.dtype == DType::Float32 && y.dtype == DType::Float32;
+  const bool isInt8 = x.dtype == DType::Int8 && y.dtype == DType::Int8 && !x.quant.empty() &&
+                      !y.quant.empty() && node.input(1)->type.dtype == DType::Int8;
+  if (x.rank() != 4 || y.rank() != 4 || !(isFloat || isInt8))
     return 0;
+  for (const auto &[name, attribute] : node.attrs.all())
+    if (name.compare(0, 5, "cmsis") == 0)
+      return 0; // A CMSIS-NN call: its own kernel, not ours.
   const int64_t groups = node.attrs.getInt("group", 1);
   if (groups != x.shape[1] || groups != y.shape[1] || x.shape[0] != y.shape[0])
     return 0;
   if (y.shape[2] * y.shape[3] > x.shape[2] * x.shape[3])
     return 0;
-  return uint64_t(y.shape[2] * y.shape[3]) * 4;
+  return uint64_t(y.shape[2] * y.shape[3]) * dtypeSize(y.dtype);
 }
 
 /// Mutable region: graph inputs first, then outputs, each 64-aligned.

@@ -411,3 +411,47 @@ TEST_CASE("runBundle validates its inputs") {
   CHECK(expectError([&] { runBundle(noObject, inputsWith(kA), work); }).code() ==
         ExitCode::BadInputFile);
 }
+
+TEST_CASE("a batch runs every sample in one program and stacks the outputs") {
+  // Three samples of a (dyadic scalings of kA), b repeated: inputs [6,3]
+  // for the [2,3] placeholders; outputs come back as y [6,3] and n [12].
+  const std::vector<float> scales = {1.0f, 2.0f, -0.5f};
+  std::vector<float> a, b;
+  for (float scale : scales)
+    for (int i = 0; i < 6; ++i) {
+      a.push_back(kA[i] * scale);
+      b.push_back(kB[i]);
+    }
+  std::map<std::string, Tensor> inputs = {{"a", Tensor::fromFloats({6, 3}, a)},
+                                          {"b", Tensor::fromFloats({6, 3}, b)}};
+  for (const std::string &target : {std::string("host"), std::string("cortex-m7")}) {
+    CAPTURE(target);
+    BundleRunSpec spec = makeBundle(target);
+    spec.batch = scales.size();
+    BundleRunStats stats;
+    auto out = runBundle(spec, inputs, (testRoot() / "batch").string(), &stats);
+    INFO(stats.output);
+    const Tensor &y = out.at("y");
+    const Tensor &n = out.at("n");
+    CHECK(y.type.shape == Shape{6, 3});
+    CHECK(n.type.shape == Shape{12});
+    REQUIRE(y.bytes.size() == 3 * 24);
+    REQUIRE(n.bytes.size() == 3 * 16);
+    for (size_t s = 0; s < scales.size(); ++s) {
+      for (int i = 0; i < 6; ++i) {
+        float ai = kA[i] * scales[s];
+        float expected = (ai + kB[i]) * kW[i % 4] + kBias + std::sqrt(kB[i]) + 1.0f;
+        CHECK(y.data<float>()[s * 6 + i] == expected);
+      }
+      for (int i = 0; i < 4; ++i)
+        CHECK(n.data<int32_t>()[s * 4 + i] == int32_t(kA[i] * scales[s] * 4.0f) - 3);
+    }
+  }
+
+  // The inputs must hold exactly `batch` samples.
+  BundleRunSpec spec = makeBundle("host");
+  spec.batch = 2;
+  Error e = expectError([&] { runBundle(spec, inputs, (testRoot() / "batch").string()); });
+  CHECK(e.code() == ExitCode::BadInputFile);
+  CHECK(contains(e.what(), "2 samples of"));
+}

@@ -431,6 +431,72 @@ TEST_CASE("Os is smaller than O2 on cortex-m7") {
   CHECK(textOs < textO2);
 }
 
+namespace {
+bool objectMentions(const std::vector<char> &object, const std::string &name) {
+  return std::search(object.begin(), object.end(), name.begin(), name.end()) != object.end();
+}
+} // namespace
+
+TEST_CASE("Os drops the speed-only convolution paths and still matches the reference") {
+  // Depthwise 3x3 then pointwise 1x1: both have fast paths (noinline row and
+  // GEMM-tile helpers) that O2 keeps and Os must not compile (code size first).
+  const int C = 4, M = 8, H = 8, W = 8;
+  Graph g;
+  Value *x = g.addInput("x", f32({1, C, H, W}));
+  const std::vector<float> wd = randomFloats(C * 9, 11), bd = randomFloats(C, 12);
+  const std::vector<float> wp = randomFloats(M * C, 13), bp = randomFloats(M, 14);
+  Node *dw = node(g, "Conv", {x, constant(g, "wd", {C, 1, 3, 3}, wd), constant(g, "bd", {C}, bd)},
+                  {1, C, H, W});
+  dw->attrs.setInts("pads", {1, 1, 1, 1});
+  dw->attrs.setInts("kernel_shape", {3, 3});
+  dw->attrs.setInt("group", C);
+  Node *pw = node(g, "Conv", {dw->output(0), constant(g, "wp", {M, C, 1, 1}, wp),
+                              constant(g, "bp", {M}, bp)},
+                  {1, M, H, W});
+  pw->attrs.setInts("kernel_shape", {1, 1});
+  g.markOutput(pw->output(0));
+  MemoryPlan plan = simplePlan(g);
+
+  const std::vector<float> in = randomFloats(C * H * W, 15);
+  std::vector<float> mid(C * H * W), want(M * H * W);
+  for (int c = 0; c < C; ++c)
+    for (int h = 0; h < H; ++h)
+      for (int w = 0; w < W; ++w) {
+        double acc = bd[c];
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw) {
+            const int ih = h + kh - 1, iw = w + kw - 1;
+            if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+              acc += double(in[(c * H + ih) * W + iw]) * wd[c * 9 + kh * 3 + kw];
+          }
+        mid[(c * H + h) * W + w] = float(acc);
+      }
+  for (int m = 0; m < M; ++m)
+    for (int p = 0; p < H * W; ++p) {
+      double acc = bp[m];
+      for (int c = 0; c < C; ++c)
+        acc += double(mid[c * H * W + p]) * wp[m * C + c];
+      want[m * H * W + p] = float(acc);
+    }
+  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+    CAPTURE(optLevelName(level));
+    checkClose(runOnHost(g, plan, "dwpw", in, level), want);
+  }
+
+  TargetOptions o2 = resolveTarget("cortex-m7"), os = o2;
+  os.optLevel = CodegenOptLevel::Os;
+  const CodegenResult fast = generateBundleObject(g, plan, "dwpw", o2);
+  const CodegenResult small = generateBundleObject(g, plan, "dwpw", os);
+  MESSAGE("cortex-m7 depthwise+pointwise .text: O2 " << fast.textBytes << " B, Os "
+                                                     << small.textBytes << " B");
+  for (const char *helper : {"bf_dw3x3_s1", "bf_pw_cols1"}) {
+    CAPTURE(helper);
+    CHECK(objectMentions(fast.object, helper));
+    CHECK_FALSE(objectMentions(small.object, helper));
+  }
+  CHECK(small.textBytes < fast.textBytes);
+}
+
 TEST_CASE("Cortex-M objects link with arm-none-eabi-gcc for their float ABI") {
   const std::string gcc = BUNDLEFIT_ARM_GCC;
   if (gcc.empty() || gcc.find("NOTFOUND") != std::string::npos) {

@@ -81,6 +81,14 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 8, 6, 6, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2},   // groups with 4 channels each
       {2, 5, 13, 17, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},  // depthwise stride 1
       {1, 3, 12, 23, 3, 5, 3, 1, 2, 2, 3, 2, 1, 2, 3, 3},  // depthwise, dilated, odd pads
+      // Stride-1 rows as whole tiles: padded borders through shifted windows,
+      // the last tile shifted left over its neighbour (any tile width).
+      {1, 5, 6, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // "same" 3x3, 32 wide
+      {1, 3, 5, 21, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},   // 5x5 pads 2, ragged rows
+      {1, 4, 4, 19, 8, 3, 5, 1, 1, 0, 3, 1, 1, 1, 1, 1},   // left pad 3, right pad 1
+      {1, 2, 3, 17, 8, 1, 7, 1, 1, 0, 0, 0, 6, 1, 1, 1},   // right pad only, 1x7
+      {1, 3, 4, 16, 8, 3, 3, 1, 1, 1, 0, 1, 2, 1, 1, 1},   // row exactly 16 wide
+      {1, 2, 3, 40, 8, 1, 3, 1, 1, 0, 20, 0, 20, 1, 1, 1}, // padding wider than a tile
   };
   unsigned seed = 1;
   for (const ConvCase &c : cases) {

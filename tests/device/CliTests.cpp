@@ -88,3 +88,54 @@ TEST_CASE("bundlefit pick on rt685 compares the builds and says HiFi4 code is no
   CHECK(report["candidates"][best]["fits"] == true);
   CHECK(report["candidates"][best]["variant"].get<std::string>().find("hifi4") != std::string::npos);
 }
+
+TEST_CASE("fit and pick size int8 builds from the quantized model, options included") {
+  // The real plan of LeNet int8 (as `plan --load-profile` reports it): CONSTANT
+  // 433,088 with Int32 bias, 431,296 with power-of-2 scales and Int8 bias;
+  // FullyConnected kept float keeps fc1/fc2's float weights. No profile is
+  // needed: the sizes do not depend on the ranges.
+  auto bundleOf = [](const std::string &options) {
+    CommandResult r = run("fit " + lenet() + " --device rt1062 --json -q " + options);
+    REQUIRE_MESSAGE(r.exitCode == 0, r.output);
+    auto report = nlohmann::json::parse(r.output);
+    CHECK(report["bundle"]["sizes_estimated"] == false);
+    return report["bundle"];
+  };
+  auto int8 = bundleOf("--variant int8");
+  CHECK(int8["constant"] == 433088);
+  CHECK(int8["mutable"] == 3200);
+  CHECK(int8["activations"] == 14400);
+  CHECK(bundleOf("--variant int8 --quantization-schema symmetric_with_power2_scale "
+                 "--quantization-precision-bias Int8")["constant"] == 431296);
+  CHECK(bundleOf("--variant int8 --keep-original-precision-for-nodes FullyConnected")["constant"] ==
+        512 + 128 + 25024 + 256 + 1600000 + 2048 + 20032 + 64);
+  auto cmsis = bundleOf("--variant int8-cmsis");
+  CHECK(cmsis["constant"] == 433088);
+  CHECK(cmsis["kernel_scratch"].get<int>() > 0); // conv2's im2col buffer
+
+  CommandResult pick = run("pick " + lenet() + " --device rt1062 --json -q "
+                           "--quantization-schema symmetric_with_power2_scale "
+                           "--quantization-precision-bias Int8");
+  REQUIRE_MESSAGE(pick.exitCode == 0, pick.output);
+  auto report = nlohmann::json::parse(pick.output);
+  bool quantizedNote = false;
+  for (const auto &note : report["notes"])
+    quantizedNote = quantizedNote || has(note.get<std::string>(), "model quantized");
+  CHECK(quantizedNote);
+  // int8, weights in RAM: CONSTANT 431,296 + MUTABLE + ACTIVATIONS and the library RAM.
+  CommandResult fit = run("fit " + lenet() + " --device rt1062 --variant int8 --weights ram --json -q "
+                          "--quantization-schema symmetric_with_power2_scale "
+                          "--quantization-precision-bias Int8");
+  REQUIRE(fit.exitCode == 0);
+  auto fitReport = nlohmann::json::parse(fit.output);
+  bool samePick = false;
+  for (const auto &c : report["candidates"])
+    samePick = samePick || (c["variant"] == "int8" && c["weights"] == "ram" &&
+                            c["ram"] == fitReport["totals"]["ram"] && c["flash"] == fitReport["totals"]["flash"]);
+  CHECK(samePick);
+
+  // With --load-profile the profile is read and checked: a missing one is exit 4.
+  CommandResult wrong = run("fit " + lenet() + " --device rt1062 --variant int8 --load-profile " +
+                            std::string(DEVICE_TEST_DATA) + "/no-such-profile.yaml");
+  CHECK(wrong.exitCode == 4);
+}

@@ -286,7 +286,9 @@ TEST_CASE("LeNet at --memory-opt 1: <= 15,000 B of activations, same outputs on 
     ModelOptions options;
     options.path = model;
     options.memoryOpt = level;
-    return loadModel(options);
+    std::unique_ptr<Graph> graph = loadModel(options);
+    applyMemoryOptPasses(*graph, options);
+    return graph;
   };
   std::map<std::string, Tensor> inputs;
   {

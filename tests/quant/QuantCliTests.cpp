@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/quant/Profile.h"
+#include "../cli/CliTestSupport.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -32,24 +33,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CommandResult {
-  int exitCode = -1;
-  std::string output; ///< stdout and stderr, interleaved.
-};
+using test::CommandResult;
 
 CommandResult run(const std::string &exe, const std::string &arguments) {
-  std::string command = exe + " " + arguments + " 2>&1";
-  CommandResult result;
-  FILE *pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    return result;
-  std::array<char, 4096> chunk;
-  size_t count;
-  while ((count = std::fread(chunk.data(), 1, chunk.size(), pipe)) > 0)
-    result.output.append(chunk.data(), count);
-  int status = ::pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  return test::runProgram(exe, arguments);
 }
 
 CommandResult runTool(const std::string &arguments) { return run(BUNDLEFIT_EXE, arguments); }
@@ -217,6 +204,8 @@ TEST_CASE("compare-quant: per-tensor SNR of int8 vs float, worst first") {
                                  lenetProfile() + " " + calibration + " --json -q");
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
   nlohmann::json report = nlohmann::json::parse(result.output);
+  CHECK(report["schema"] == "bundlefit.compare-quant/1");
+  CHECK(report["quantization_schema"] == "asymmetric");
   CHECK(report["samples"] == 8);
   REQUIRE(report["tensors"].size() >= 8);
   double previous = -1e9;
@@ -248,4 +237,37 @@ TEST_CASE("model-compiler takes Glow's int8 spellings") {
   result = run(MODEL_COMPILER_EXE, "-model=" + model("lenet") + " -emit-bundle=" + out +
                                        " -load-profile=" + tmp("bad.yaml"));
   CHECK(result.exitCode == 4);
+}
+
+TEST_CASE("profile --json prints the recorded ranges and still writes the YAML") {
+  std::string calibration = writeCalibration(4);
+  std::string out = tmp("lenet_json.yaml");
+  fs::remove(out);
+  CommandResult result =
+      runTool("profile " + model("lenet") + " " + calibration + " -o " + out + " --json -q");
+  REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  nlohmann::json report = nlohmann::json::parse(result.output); // nothing but JSON on stdout
+  CHECK(report["schema"] == "bundlefit.profile/1");
+  CHECK(report["model"] == model("lenet"));
+  CHECK(report["profile"] == out);
+  CHECK(report["samples"] == 4);
+  // The JSON and the YAML hold the same tensors, ranges and hash.
+  ProfileData written = loadProfile(out);
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "0x%016llx", (unsigned long long)written.modelHash);
+  CHECK(report["model_hash"] == hash);
+  REQUIRE(report["tensors"].size() == written.tensors.size());
+  for (size_t i = 0; i < written.tensors.size(); ++i) {
+    const nlohmann::json &row = report["tensors"][i];
+    CAPTURE(written.tensors[i].name);
+    CHECK(row["name"] == written.tensors[i].name);
+    CHECK(row["min"].get<float>() == written.tensors[i].min);
+    CHECK(row["max"].get<float>() == written.tensors[i].max);
+    CHECK(row["min"].get<float>() <= row["max"].get<float>());
+    CHECK(row["histogram"].size() == kProfileHistogramBins);
+  }
+  const nlohmann::json &data = report["tensors"][0];
+  CHECK(data["name"] == "data");
+  CHECK(data["min"].get<float>() >= 0.0f);
+  CHECK(data["max"].get<float>() <= 1.0f);
 }

@@ -68,6 +68,12 @@ struct BundleRunSpec {
   std::string target = "host"; ///< "host" | "cortex-m7" | "cortex-m33" | "cortex-m4"
   double timeoutSeconds = 120;  ///< For running the program (builds: 600 s each).
   ToolOverrides tools;
+  /// Samples per run: each input tensor holds `batch` samples back to back
+  /// (batch * the placeholder's bytes), the program calls the entry once per
+  /// sample and each output comes back with `batch` results back to back, its
+  /// leading dimension multiplied by `batch`. One build and one QEMU boot for
+  /// a whole test set.
+  uint64_t batch = 1;
 };
 
 /// What a run cost, for logs and benchmarks.
@@ -79,13 +85,13 @@ struct BundleRunStats {
   std::string output;      ///< The program's stdout+stderr.
 };
 
-/// Links and runs the bundle; returns one tensor per output placeholder,
-/// keyed by name. `inputs` must hold exactly the input placeholders.
 /// The spec for a bundle written to `bundleDir` from `plan`: region sizes and
 /// every placeholder at its planned offset.
 BundleRunSpec makeRunSpec(const MemoryPlan &plan, const std::string &bundleDir,
                           const std::string &networkName, const std::string &target);
 
+/// Links and runs the bundle; returns one tensor per output placeholder,
+/// keyed by name. `inputs` must hold exactly the input placeholders.
 std::map<std::string, Tensor> runBundle(const BundleRunSpec &spec,
                                         const std::map<std::string, Tensor> &inputs,
                                         const std::string &workDir,

@@ -48,7 +48,8 @@ std::unique_ptr<ConvPoolParts> splitConvPool(const Node &fused);
 Attributes makeConvPoolAttributes(const Node &conv, const Node &pool, int64_t channelChunk);
 
 /// Bytes of kernel workspace `node` needs while it runs (0 for ordinary ops).
-/// ConvPool: one conv output row of channel_chunk channels.
+/// ConvPool: one conv output row of channel_chunk channels. A node calling
+/// CMSIS-NN: its `cmsis_scratch` attribute (quant/CmsisLayout.h).
 uint64_t nodeScratchBytes(const Node &node);
 
 } // namespace bundlefit

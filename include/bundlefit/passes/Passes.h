@@ -67,6 +67,20 @@ size_t fuseActivations(Graph &graph);
 /// runDefaultPasses. Returns the number of fusions.
 size_t fuseConvPool(Graph &graph);
 
+struct PatchStageOptions {
+  /// Extra MACs the recomputed tile halos may cost, as a fraction of the
+  /// model's MACs (--patch-recompute-budget).
+  double recomputeBudget = 0.2;
+  /// When set, the stage must end at the value of this name (tests,
+  /// experiments); the best grid within the budget is still chosen.
+  std::string stageOutput;
+};
+
+/// --memory-opt >= 2: the prefix of the graph that lowers the estimated peak
+/// most becomes one PatchStage node (ir/PatchStage.h) run tile by tile.
+/// Run after quantization and fuseConvPool. Returns 1 if a stage was formed.
+size_t formPatchStage(Graph &graph, const PatchStageOptions &options = {});
+
 struct PassOptions {
   bool foldBatchNorm = true;
   bool eliminateIdentities = true;

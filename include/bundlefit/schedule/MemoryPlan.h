@@ -80,7 +80,7 @@ bool isViewNode(const Node &node);
 
 /// The --memory-opt level used when none is given.
 inline constexpr int kDefaultMemoryOpt = 0;
-inline constexpr int kMaxMemoryOpt = 1;
+inline constexpr int kMaxMemoryOpt = 2;
 
 struct PlanOptions {
   double exactTimeBudgetSeconds = 5.0; ///< For the search-based allocator.

@@ -7,6 +7,7 @@
 #include "bundlefit/ir/FusedOps.h"
 
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ir/PatchStage.h"
 
 #include "ShapeHelpers.h"
 
@@ -69,7 +70,16 @@ std::unique_ptr<ConvPoolParts> splitConvPool(const Node &fused) {
   }
   if (parts->x.typeKnown && parts->w.typeKnown) {
     inferNodeTypes(parts->conv);
+    // int8: the conv output's parameters (not inferable from the operands).
+    if (fused.attrs.has("conv_out_scales")) {
+      parts->convOut.type.dtype = DType::Int8;
+      parts->convOut.type.quant.scales = fused.attrs.getFloats("conv_out_scales");
+      for (int64_t zp : fused.attrs.getInts("conv_out_zero_points"))
+        parts->convOut.type.quant.zeroPoints.push_back(int32_t(zp));
+    }
     inferNodeTypes(parts->pool);
+    if (fused.attrs.has("conv_out_scales")) // MaxPool keeps its input's parameters.
+      parts->y.type.quant = parts->convOut.type.quant;
   }
   return parts;
 }
@@ -86,6 +96,11 @@ Attributes makeConvPoolAttributes(const Node &conv, const Node &pool, int64_t ch
 }
 
 uint64_t nodeScratchBytes(const Node &node) {
+  if (node.opType == kPatchStageOp) // The arena of its tile buffers.
+    return buildPatchProgram(node)->arenaBytes;
+  // A CMSIS-NN call's context buffer (set by quant/CmsisLayout.h).
+  if (node.attrs.has("cmsis_scratch"))
+    return uint64_t(std::max<int64_t>(0, node.attrs.getInt("cmsis_scratch", 0)));
   if (node.opType != kConvPoolOp || !node.input(0) || !node.input(0)->typeKnown)
     return 0;
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
@@ -97,6 +112,7 @@ uint64_t nodeScratchBytes(const Node &node) {
 
 void registerFusedOps(OpRegistry &registry) {
   registry.add({kConvPoolOp, inferConvPool, convPoolMacs});
+  registerPatchStageOp(registry);
 }
 
 } // namespace bundlefit

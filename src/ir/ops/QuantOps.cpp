@@ -7,6 +7,9 @@
 //   Quantize    float32 X -> int8 Y   (Y.quant required)
 //   Dequantize  int8 X    -> float32 Y
 //   Rescale     int8 X    -> int8 Y   (Y.quant required)
+//   CmsisLayout int8 X    -> int8 Y   (same type; `to` = NHWC | NCHW: the
+//               bytes of a 4-D tensor re-ordered for CMSIS-NN calls,
+//               quant/CmsisLayout.h)
 //
 // MACs: one step per element (reported like elementwise ops).
 //
@@ -58,6 +61,12 @@ void inferRescale(Node &node) {
   setConversionOutput(node, DType::Int8);
 }
 
+void inferCmsisLayout(Node &node) {
+  requireDType(node, requireInput(node, 0, "X"), DType::Int8, true);
+  requireSingleOutput(node, "none");
+  node.output(0)->type = node.input(0)->type;
+}
+
 uint64_t perElement(const Node &node) {
   const Value *y = node.output(0);
   return y ? uint64_t(y->type.numElements()) : 0;
@@ -69,6 +78,7 @@ void registerQuantOps(OpRegistry &registry) {
   registry.add({"Quantize", inferQuantize, perElement});
   registry.add({"Dequantize", inferDequantize, perElement});
   registry.add({"Rescale", inferRescale, perElement});
+  registry.add({"CmsisLayout", inferCmsisLayout, perElement});
 }
 
 } // namespace bundlefit

@@ -3,7 +3,8 @@
 // Unit tests of the generated firmware, then real arm-none-eabi-gcc links: a
 // fitting and a non-fitting case per core family in device_db (Cortex-M7,
 // M33, M4, M0+), a part sized so that only the link sees the overflow, and
-// the error paths (missing toolchain, int8, a core without code generation).
+// the error paths (missing toolchain, int8 without a profile, int8-cmsis, a
+// core without code generation).
 //
 //===----------------------------------------------------------------------===//
 #include <doctest/doctest.h>
@@ -302,7 +303,28 @@ TEST_CASE("a part whose Flash is exactly the prediction: only the link sees the 
                           "(FLASH overflowed in the link only)"));
 }
 
-TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 (exit 5), files kept with --link-dir") {
+TEST_CASE("Cortex-M7: LeNet int8 links on rt1062 with the compiled bundle's real sizes") {
+  fs::path profile = fs::temp_directory_path() / ("lenet-int8-" + std::to_string(::getpid()) + ".yaml");
+  std::string input = model("lenet");
+  input = input.substr(0, input.size() - 5) + ".input.npy";
+  CommandResult profiled = run("profile " + model("lenet") + " " + input + " -o " + profile.string());
+  REQUIRE_MESSAGE(profiled.exitCode == 0, profiled.output);
+  CommandResult linked = run("fit " + model("lenet") + " --device rt1060 --variant int8 --weights flash "
+                             "--load-profile " + profile.string() + " --verify-link --json");
+  fs::remove(profile);
+  REQUIRE_MESSAGE(linked.exitCode == 0, linked.output);
+  nlohmann::json report = jsonOf(linked);
+  checkAgreement(report);
+  // 433,088 B of int8 weights (not LeNet float's 1,724,608) read from Flash;
+  // 14,400 B of activations and 3,200 B of I/O in DTCM.
+  const uint64_t flash = regionOf(report, "FLASH")["linked"].get<uint64_t>();
+  CHECK(flash > 21424 + 433088);
+  CHECK(flash < 21424 + 433088 + 20000);
+  CHECK(regionOf(report, "DTCM")["linked"].get<uint64_t>() >= 8496 + 14400 + 3200);
+}
+
+TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 without a profile (exit 2), "
+          "int8-cmsis (exit 5), files kept with --link-dir") {
   // The environment variable must come before the command, so not runBundlefit.
   CommandResult missing = [&] {
     std::string command = "BUNDLEFIT_ARM_GCC=/nonexistent/arm-none-eabi-gcc " + std::string(BUNDLEFIT_EXE) +
@@ -321,9 +343,13 @@ TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 (exit 5), files kep
   CHECK_MESSAGE(missing.exitCode == 7, missing.output);
   CHECK(has(missing.output, "install the Debian package gcc-arm-none-eabi"));
 
+  // int8 needs the profile to compile; int8-cmsis would need the user's CMSIS-NN.
   CommandResult int8 = run("fit " + model("lenet") + " --device rt1060 --variant int8 --verify-link");
-  CHECK_MESSAGE(int8.exitCode == 5, int8.output);
-  CHECK(has(int8.output, "--verify-link: variant 'int8' cannot be linked"));
+  CHECK_MESSAGE(int8.exitCode == 2, int8.output);
+  CHECK(has(int8.output, "--verify-link --variant int8: add --load-profile"));
+  CommandResult cmsis = run("fit " + model("lenet") + " --device rt1060 --variant int8-cmsis --verify-link");
+  CHECK_MESSAGE(cmsis.exitCode == 5, cmsis.output);
+  CHECK(has(cmsis.output, "--verify-link: variant 'int8-cmsis' cannot be linked here"));
 
   fs::path dir = fs::temp_directory_path() / ("bundlefit-linkdir-" + std::to_string(::getpid()));
   CommandResult kept = run("fit " + model("ds_cnn") + " --device mcxn947 --verify-link --link-dir " + dir.string());

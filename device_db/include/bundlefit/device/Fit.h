@@ -102,9 +102,12 @@ struct Suggestion {
   double ms = 0;
 };
 
+/// `int8Graph`, when given, is the model quantized by bundlefit: int8 builds
+/// are sized from it (footprintFor) instead of estimated.
 std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
                                        const Graph &graph, const Variant &variant,
-                                       const FitRequest &request, const PlanOptions &options = {});
+                                       const FitRequest &request, const PlanOptions &options = {},
+                                       const Graph *int8Graph = nullptr);
 
 /// RT10xx FlexRAM: how to split the 32 KB banks between ITCM, DTCM and OCRAM
 /// so that the activations, I/O and as many of the hottest weights as possible
@@ -132,8 +135,9 @@ struct PickResult {
   int best = -1;
   std::string reason;
 };
+/// `int8Graph`: as for suggestChanges.
 PickResult pickBuild(const Device &device, const Graph &graph, const FitRequest &request,
-                     const PlanOptions &options = {});
+                     const PlanOptions &options = {}, const Graph *int8Graph = nullptr);
 
 /// The cost model against AN13001's nine board timings (an13001Timings()):
 /// each reference model is planned for the variant and fitted with weights in

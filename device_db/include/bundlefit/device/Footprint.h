@@ -21,6 +21,7 @@
 
 #include "bundlefit/device/Device.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/quant/CmsisBufferSizes.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
@@ -82,7 +83,7 @@ struct ModelFootprint {
   uint64_t codeBytes = 0;
   uint64_t libraryFlashBytes = 0;
   uint64_t libraryRamBytes = 0;
-  bool sizesEstimated = false;   ///< int8: estimated until issue 5.
+  bool sizesEstimated = false;   ///< int8 re-typed from the float graph (estimateFootprint).
   bool codeEstimated = true;     ///< Until codegen reports .text.
   std::vector<WeightTensor> weights;
   std::vector<LayerWork> layers;
@@ -90,12 +91,32 @@ struct ModelFootprint {
 };
 
 /// Kernel workspace bytes for a node under the variant's library on `core`
-/// (CMSIS-NN *_get_buffer_size formulas for the DSP-extension build, mission
-/// §5; an approximation of NNLib's *_getsize for HiFi4). 0 when none.
+/// (CMSIS-NN *_get_buffer_size formulas for the core's build: Helium, DSP
+/// extension or pure C, quant/CmsisBufferSizes.h, the sizes --use-cmsis
+/// bundles plan; an approximation of NNLib's *_getsize for HiFi4). 0 when none.
 uint64_t kernelScratchBytes(const Node &node, const Variant &variant, const Core &core);
+
+/// The CMSIS-NN build a core runs: Helium, DSP extension or pure C.
+CmsisExtension cmsisExtensionOf(const Core &core);
+
+/// The footprint of a bundle already compiled (real int8 sizes, CMSIS-NN
+/// workspaces as planned): `fit --verify-link` of an int8 variant.
+ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant, const Device &device);
 
 /// Plans the model for the variant on the device (see the file comment).
 ModelFootprint estimateFootprint(const Graph &graph, const Variant &variant, const Device &device,
                                  const PlanOptions &options = {});
+
+/// The int8 variant's footprint from a graph bundlefit already quantized
+/// (quant/QuantizeGraph.h: real int8/int32 types, kept-float nodes, Quantize
+/// and Dequantize), plus the variant's kernel scratch: the sizes `compile
+/// --load-profile` plans. sizesEstimated is false. `variant` must be int8.
+ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &variant,
+                                    const Device &device, const PlanOptions &options = {});
+
+/// footprintOfQuantized(*int8Graph) for int8 variants when `int8Graph` is
+/// given, else estimateFootprint(graph).
+ModelFootprint footprintFor(const Graph &graph, const Graph *int8Graph, const Variant &variant,
+                            const Device &device, const PlanOptions &options = {});
 
 } // namespace bundlefit::device

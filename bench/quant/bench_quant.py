@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""bench_quant: float vs int8 bundles per model and quantization schema (issue 5).
+
+For every model and variant (float; int8 with each --quantization-schema, Int32 bias; and
+symmetric_with_power2_scale with Int8 bias):
+  - CONSTANT / MUTABLE / ACTIVATIONS and the bundle object's .text for Cortex-M7
+    (`bundlefit compile --target cortex-m7`, <net>.memory.json);
+  - on the host bundle, over evaluation inputs run as one batch (`bundlefit run`):
+    top-1 agreement of the int8 argmax with the float bundle's, and the output SNR
+    10 log10(sum f^2 / sum (f - q)^2) in dB;
+  - for the trained Fashion-MNIST CNN (tests/models/fashion_mnist) the real top-1 accuracy
+    on its 1,000 test images, on the host and on Cortex-M7 under QEMU (mps2-an500).
+The int8 profile comes from `bundlefit profile`: the 200 Fashion-MNIST calibration images,
+or random inputs for the reference models (weights are random too, so only sizes and
+agreement with float mean something there). Prints a table; writes bench/results/quant.json.
+
+  /usr/bin/python3 bench/quant/bench_quant.py --bundlefit /tmp/build/bin/bundlefit
+  # or, from a build directory:  ninja bench_quant
+
+Needs /usr/bin/python3 with numpy, cc, and for the Cortex-M7 columns arm-none-eabi-gcc and
+qemu-system-arm (without them those cells stay empty).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FASHION_DIR = os.path.join(ROOT, "tests", "models", "fashion_mnist")
+REFERENCE_MODELS = ["lenet", "resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder", "branchy", "mobilenet_v2"]
+# (name, schema, bias precision); schema None is the float build.
+VARIANTS = [
+    ("float", None, None),
+    ("asymmetric", "asymmetric", "Int32"),
+    ("symmetric", "symmetric", "Int32"),
+    ("symmetric_with_uint8", "symmetric_with_uint8", "Int32"),
+    ("symmetric_with_power2_scale", "symmetric_with_power2_scale", "Int32"),
+    ("power2_scale+int8_bias", "symmetric_with_power2_scale", "Int8"),
+]
+# Random calibration / evaluation inputs per reference model: the interpreter
+# profiles mobilenet_v2 at about 1 s a sample and its int8 host bundle is as slow.
+SAMPLES = {"mobilenet_v2": (8, 16)}
+DEFAULT_SAMPLES = (32, 100)
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:3])}... failed ({p.returncode}): {p.stderr.strip()[-500:]}")
+    return p.stdout
+
+
+def quant_args(profile, schema, bias):
+    if schema is None:
+        return []
+    return ["--load-profile", profile, "--quantization-schema", schema, "--quantization-precision-bias", bias]
+
+
+def compile_m7(bundlefit, model, out_dir, qargs):
+    shutil.rmtree(out_dir, ignore_errors=True)
+    run([bundlefit, "compile", model, "-o", out_dir, "--target", "cortex-m7", "-q"] + qargs)
+    net = os.path.splitext(os.path.basename(model))[0]
+    mem = json.load(open(os.path.join(out_dir, net + ".memory.json")))
+    return {"constant": mem["sizes"]["constant"], "mutable": mem["sizes"]["mutable"],
+            "activations": mem["sizes"]["activations"], "m7_text": mem["code_size"]["text"]}
+
+
+def run_batch(bundlefit, model, inputs, out_dir, target, qargs):
+    shutil.rmtree(out_dir, ignore_errors=True)
+    report = json.loads(run([bundlefit, "run", model, "--input", inputs, "--output-dir", out_dir,
+                             "--target", target, "--json", "-q", "--timeout", "1200"] + qargs))
+    return np.load(report["outputs"][0]["file"]), report["run_seconds"]
+
+
+def snr_db(reference, got):
+    noise = float(np.sum((reference.astype(np.float64) - got) ** 2))
+    signal = float(np.sum(reference.astype(np.float64) ** 2))
+    return None if noise == 0 else 10.0 * np.log10(signal / noise)
+
+
+def tools_for_m7():
+    return bool(shutil.which("qemu-system-arm")) and bool(shutil.which("arm-none-eabi-gcc"))
+
+
+def bench_model(args, name, model, calib, evaluation, labels, m7_accuracy):
+    work = os.path.join(args.work, name)
+    os.makedirs(work, exist_ok=True)
+    profile = os.path.join(work, name + ".profile.yaml")
+    t0 = time.monotonic()
+    run([args.bundlefit, "profile", model, calib, "-o", profile, "-q"])
+    profile_s = time.monotonic() - t0
+    samples = int(np.load(evaluation, mmap_mode="r").shape[0])
+    entry = {"model": name, "trained": labels is not None, "calibration_samples": int(np.load(calib, mmap_mode="r").shape[0]),
+             "eval_samples": samples, "profile_s": round(profile_s, 2), "variants": []}
+    float_out = None
+    for variant, schema, bias in VARIANTS:
+        qargs = quant_args(profile, schema, bias)
+        log(f"  {name} {variant}")
+        row = {"variant": variant, "schema": schema or "float", "bias": bias}
+        try:
+            row.update(compile_m7(args.bundlefit, model, os.path.join(work, variant + ".m7"), qargs))
+            out, seconds = run_batch(args.bundlefit, model, evaluation, os.path.join(work, variant + ".host"), "host", qargs)
+            out = out.reshape(samples, -1)
+            row["host_run_s"] = round(seconds, 3)
+            if float_out is None:
+                float_out = out
+            row["top1_agreement"] = float(np.mean(out.argmax(1) == float_out.argmax(1)))
+            row["output_snr_db"] = None if schema is None else snr_db(float_out, out)
+            if labels is not None:
+                row["top1"] = float(np.mean(out.argmax(1) == labels))
+            if m7_accuracy and labels is not None:
+                m7, m7_seconds = run_batch(args.bundlefit, model, evaluation, os.path.join(work, variant + ".m7run"), "cortex-m7", qargs)
+                m7 = m7.reshape(samples, -1)
+                row["m7_top1"] = float(np.mean(m7.argmax(1) == labels))
+                row["m7_run_s"] = round(m7_seconds, 2)
+                row["m7_equals_host"] = bool(np.array_equal(m7, out))
+        except RuntimeError as error:
+            row["error"] = str(error)
+            log(f"    error: {error}")
+        entry["variants"].append(row)
+    return entry
+
+
+def fashion_inputs(work):
+    """The committed Fashion-MNIST sets as the model's float input (pixel / 255)."""
+    calib = os.path.join(FASHION_DIR, "calib_images.npy")  # uint8: `profile` divides by 255
+    evaluation = os.path.join(work, "fashion_test_f32.npy")
+    images = np.load(os.path.join(FASHION_DIR, "test_images.npy"))
+    np.save(evaluation, images.astype(np.float32) / np.float32(255.0))
+    labels = np.load(os.path.join(FASHION_DIR, "test_labels.npy")).astype(np.int64)
+    return calib, evaluation, labels
+
+
+def random_inputs(work, name, model, calib_count, eval_count):
+    """Random inputs shaped like the model's <name>.input.npy: uniform [0,1) when that
+    sample is non-negative (LeNet's pixels), else standard normal."""
+    example = np.load(os.path.splitext(model)[0] + ".input.npy")
+    shape = example.shape[1:]
+    rng = np.random.default_rng(20261124)
+    draw = (lambda n: rng.random((n,) + shape)) if example.min() >= 0 else (lambda n: rng.standard_normal((n,) + shape))
+    paths = []
+    for label, count in (("calib", calib_count), ("eval", eval_count)):
+        path = os.path.join(work, f"{name}.{label}.npy")
+        np.save(path, draw(count).astype(np.float32))
+        paths.append(path)
+    return paths
+
+
+def cell(value, fmt):
+    return "-" if value is None else format(value, fmt)
+
+
+def print_table(results):
+    head = (f"{'model':<18s} {'variant':<28s} {'CONSTANT':>10s} {'MUTABLE':>9s} {'ACTIV.':>9s} "
+            f"{'M7 .text':>9s} {'top-1':>7s} {'M7 top-1':>8s} {'agree':>7s} {'SNR dB':>7s}")
+    print(head)
+    print("-" * len(head))
+    for entry in results["models"]:
+        for row in entry["variants"]:
+            if "error" in row:
+                print(f"{entry['model']:<18s} {row['variant']:<28s} error: {row['error'][:60]}")
+                continue
+            top1 = row.get("top1")
+            m7 = row.get("m7_top1")
+            print(f"{entry['model']:<18s} {row['variant']:<28s} {row['constant']:>10,} {row['mutable']:>9,} "
+                  f"{row['activations']:>9,} {row['m7_text']:>9,} "
+                  f"{cell(None if top1 is None else 100 * top1, '6.1f'):>7s} "
+                  f"{cell(None if m7 is None else 100 * m7, '6.1f'):>8s} "
+                  f"{100 * row['top1_agreement']:6.1f}% {cell(row['output_snr_db'], '7.1f'):>7s}")
+    print("\ntop-1: accuracy (%) on the 1,000 Fashion-MNIST test images; agree: top-1 agreement with the"
+          "\nfloat bundle on the evaluation inputs; SNR: int8 output vs float output. Sizes in bytes.")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundlefit", default=os.environ.get("BUNDLEFIT", "/tmp/build/bin/bundlefit"))
+    ap.add_argument("--work", default="/tmp/bench-quant", help="scratch directory (models, inputs, bundles)")
+    ap.add_argument("--models", default=",".join(["fashion_cnn"] + REFERENCE_MODELS))
+    ap.add_argument("--models-dir", default=None,
+                    help="reference models (default: generate with tests/models/make_models.py into WORK/models)")
+    ap.add_argument("--no-m7-run", action="store_true", help="skip the Fashion-MNIST runs under QEMU")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
+    args = ap.parse_args()
+
+    os.makedirs(args.work, exist_ok=True)
+    # A private copy of the binary: a rebuild of the build tree mid-run cannot break it.
+    bundlefit_src = os.path.abspath(args.bundlefit)
+    args.bundlefit = os.path.join(args.work, "bundlefit")
+    shutil.copy2(bundlefit_src, args.bundlefit)
+    models = [m for m in args.models.split(",") if m]
+    model_dir = args.models_dir or os.path.join(args.work, "models")
+    reference = [m for m in models if m != "fashion_cnn"]
+    if reference and not all(os.path.exists(os.path.join(model_dir, m + ".onnx")) for m in reference):
+        log(f"generating reference models into {model_dir}")
+        run([sys.executable, os.path.join(ROOT, "tests", "models", "make_models.py"), "--out", model_dir])
+
+    m7 = tools_for_m7() and not args.no_m7_run
+    results = {"schema": "bundlefit.bench.quant/1", "bundlefit": bundlefit_src,
+               "bundlefit_mtime_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(bundlefit_src))),
+               "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "nproc": os.cpu_count(), "m7_runs": m7, "models": []}
+    for name in models:
+        log(f"{name}")
+        if name == "fashion_cnn":
+            calib, evaluation, labels = fashion_inputs(args.work)
+            model = os.path.join(FASHION_DIR, "fashion_cnn.onnx")
+        else:
+            model = os.path.join(model_dir, name + ".onnx")
+            calib_count, eval_count = SAMPLES.get(name, DEFAULT_SAMPLES)
+            calib, evaluation = random_inputs(args.work, name, model, calib_count, eval_count)
+            labels = None
+        try:
+            results["models"].append(bench_model(args, name, model, calib, evaluation, labels, m7))
+        except RuntimeError as error:
+            log(f"  error: {error}")
+            results["models"].append({"model": name, "error": str(error), "variants": []})
+    results["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as out:
+        json.dump(results, out, indent=2)
+        out.write("\n")
+    print_table(results)
+    log(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+//===- PatchStage.h - Patch-based execution of a high-resolution prefix -*- C++ -*-===//
+//
+// "PatchStage" (made by formPatchStage, --memory-opt >= 2; MCUNetV2's
+// patch-based inference) replaces the first k nodes of a graph: the stage
+// output is cut into a grid of spatial tiles, and for each tile the k layers
+// run on tile-sized buffers (with the halos their windows need), so the big
+// full-resolution intermediates never exist. Halos overlap between tiles:
+// that recomputation is the price (countNodeMacs of the node includes it).
+//
+//   inputs   the body's external activations, then its data constants (weights,
+//            biases) in first-use order: so the memory plan keeps them alive
+//            and places them
+//   output   the stage output (the k-th node's value: same name, same readers)
+//   attrs    body     id of the PatchBody (the k original nodes, registered
+//                     in this process)
+//            grid_h, grid_w   tiles along H and W of the stage output
+//
+// The tile program (buildPatchProgram) is the single description of the
+// execution: the interpreter runs it with the reference kernels, code
+// generation emits the same kernel calls, the memory plan reserves its arena
+// as the node's scratch.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace bundlefit {
+
+class OpRegistry;
+
+inline constexpr const char *kPatchStageOp = "PatchStage";
+
+/// The original nodes of a stage. Body nodes read main-graph values for the
+/// stage's external inputs and data constants, and body-owned values for
+/// everything computed inside (and for parameter constants such as Clip
+/// bounds, copied with their bytes).
+struct PatchBody {
+  std::vector<std::unique_ptr<Value>> values;
+  std::vector<std::unique_ptr<Node>> nodes; ///< Execution order.
+  const Value *result = nullptr;            ///< Body value that is the stage output.
+};
+
+/// Keeps `body` for the life of the process; returns its id (attribute "body").
+int64_t registerPatchBody(std::shared_ptr<PatchBody> body);
+/// The body of a PatchStage node (throws an internal error if unknown).
+std::shared_ptr<const PatchBody> patchBodyOf(const Node &stage);
+
+/// A strided copy of `dims` ([C, rows, cols]) elements from `src` to `dst`
+/// (element offsets and strides).
+struct PatchCopy {
+  const Value *src = nullptr, *dst = nullptr;
+  int64_t srcOffset = 0, dstOffset = 0;
+  std::vector<int64_t> dims, srcStrides, dstStrides;
+};
+
+/// One step of a tile: run `node` (a tile-sized copy of a body node) or copy.
+struct PatchStep {
+  const Node *node = nullptr; ///< Null: a copy.
+  PatchCopy copy;
+};
+
+/// The execution of a stage, tile by tile. Tile buffers are synthetic values
+/// owned here; each has an offset in the stage's arena (its scratch).
+struct PatchProgram {
+  std::vector<std::unique_ptr<Value>> values;
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<std::vector<PatchStep>> tiles;
+  std::map<const Value *, uint64_t> arenaOffset;
+  uint64_t arenaBytes = 0;
+  uint64_t macs = 0; ///< Including the recomputed halos.
+};
+
+/// The tile program of `body` with its result cut into gridH x gridW tiles
+/// and pasted into `stageOutput`. Throws Unsupported for a body it cannot tile.
+std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Value &stageOutput,
+                                                int64_t gridH, int64_t gridW);
+/// The program of a PatchStage node.
+std::unique_ptr<PatchProgram> buildPatchProgram(const Node &stage);
+
+/// Whether a body may contain `node` (Conv, Add, Relu, Clip, Quantize, Rescale
+/// on 4-D batch-1 tensors).
+bool isPatchableNode(const Node &node);
+
+/// Registers PatchStage's type inference and MACs (called by registerFusedOps).
+void registerPatchStageOp(OpRegistry &registry);
+
+} // namespace bundlefit

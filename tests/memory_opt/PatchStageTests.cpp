@@ -1,0 +1,308 @@
+// --memory-opt 2: patch-based execution of the high-resolution prefix
+// (ir/PatchStage.h). The tile program must reproduce the layers it replaces:
+// int8 bit for bit, float within 1e-5 relative, for every grid (borders,
+// uneven splits, crops for residual adds, strided convs with asymmetric
+// pads), in the interpreter (which runs the tile program) and in bundles on
+// the host and on Cortex-M7. MobileNetV2 int8 224x224 is the target:
+// <= 350,000 B of activations (layer bound 1,505,280).
+#include "BundleCompilation.h"
+#include "QuantOptions.h"
+
+#include "bundlefit/bundle/BundleRunner.h"
+#include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/interp/Npy.h"
+#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/passes/Passes.h"
+#include "bundlefit/quant/Profile.h"
+#include "bundlefit/quant/QuantizeGraph.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace bundlefit;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<float> randomFloats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+/// A MobileNetV2-like prefix on [1,3,H,W]: conv s2 (asymmetric pads), an
+/// inverted residual block with a residual Add, a stride-2 depthwise, then a
+/// global pool and a Gemm (not patchable: the stage must stop before them).
+std::unique_ptr<Graph> makeNet(int64_t H, int64_t W) {
+  auto g = std::make_unique<Graph>();
+  g->name = "patchnet";
+  TensorType in;
+  in.shape = {1, 3, H, W};
+  Value *x = g->addInput("data", in);
+  unsigned seed = 1;
+  auto constant = [&](Shape shape, float scale) {
+    TensorType t;
+    t.shape = shape;
+    std::vector<float> v = randomFloats(size_t(t.numElements()), seed++);
+    for (float &f : v)
+      f *= scale;
+    std::vector<uint8_t> bytes(v.size() * 4);
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    return g->addConstant("c" + std::to_string(seed), t, bytes);
+  };
+  int nodes = 0;
+  auto conv = [&](Value *v, int64_t cin, int64_t cout, int64_t k, int64_t s,
+                  std::vector<int64_t> pads, int64_t group, bool relu) {
+    Value *w = constant({cout, cin / group, k, k}, 1.0f / std::sqrt(float(cin / group * k * k)));
+    Value *b = constant({cout}, 0.1f);
+    std::string name = "n" + std::to_string(nodes++);
+    Node *n = g->addNode("Conv", name, {v, w, b}, {name + "_out"});
+    n->attrs.setInts("strides", {s, s});
+    n->attrs.setInts("pads", pads);
+    n->attrs.setInt("group", group);
+    Value *out = n->output();
+    if (relu) {
+      std::string r = "n" + std::to_string(nodes++);
+      out = g->addNode("Relu", r, {out}, {r + "_out"})->output();
+    }
+    return out;
+  };
+  Value *a = conv(x, 3, 8, 3, 2, {0, 0, 1, 1}, 1, true);   // TF-same stride 2
+  Value *e = conv(a, 8, 24, 1, 1, {0, 0, 0, 0}, 1, true);  // expand
+  Value *d = conv(e, 24, 24, 3, 1, {1, 1, 1, 1}, 24, true); // depthwise
+  Value *p = conv(d, 24, 8, 1, 1, {0, 0, 0, 0}, 1, false);
+  std::string addName = "n" + std::to_string(nodes++);
+  Value *r = g->addNode("Add", addName, {a, p}, {addName + "_out"})->output(); // residual
+  Value *d2 = conv(r, 8, 8, 3, 2, {1, 1, 1, 1}, 8, true);  // stride-2 depthwise
+  Value *p2 = conv(d2, 8, 16, 1, 1, {0, 0, 0, 0}, 1, true);
+  Value *gap = g->addNode("GlobalAveragePool", "gap", {p2}, {"gap_out"})->output();
+  Value *flat = g->addNode("Flatten", "flat", {gap}, {"flat_out"})->output();
+  Value *fw = constant({4, 16}, 0.25f), *fb = constant({4}, 0.1f);
+  Node *fc = g->addNode("Gemm", "fc", {flat, fw, fb}, {"logits"});
+  fc->attrs.setInt("transB", 1);
+  g->markOutput(fc->output());
+  runDefaultPasses(*g);
+  return g;
+}
+
+std::map<std::string, Tensor> inputsOf(const Graph &g) {
+  const Value *input = g.inputs().at(0);
+  return {{input->name, Tensor::fromFloats(input->type.shape,
+                                           randomFloats(size_t(input->type.numElements()), 7))}};
+}
+
+void quantize(Graph &g) {
+  std::unique_ptr<Graph> reference = makeNet(g.inputs()[0]->type.shape[2], g.inputs()[0]->type.shape[3]);
+  ProfileRecorder recorder;
+  Interpreter interpreter(*reference);
+  interpreter.setObserver(
+      [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
+  for (unsigned s = 0; s < 3; ++s) {
+    const Value *input = reference->inputs()[0];
+    interpreter.run({{input->name, Tensor::fromFloats(input->type.shape,
+                                                      randomFloats(size_t(input->type.numElements()), 7 + s))}});
+    recorder.finishSample();
+  }
+  quantizeGraph(g, recorder.result(0, "patchnet"), {}, "patchnet.yaml");
+}
+
+double maxRelativeDiff(const std::map<std::string, Tensor> &a,
+                       const std::map<std::string, Tensor> &b) {
+  double diff = 0, magnitude = 0;
+  for (const auto &[name, reference] : b) {
+    const Tensor &t = a.at(name);
+    for (int64_t i = 0; i < reference.numElements(); ++i) {
+      diff = std::max(diff, std::fabs(t.at(i) - reference.at(i)));
+      magnitude = std::max(magnitude, std::fabs(reference.at(i)));
+    }
+  }
+  REQUIRE(magnitude > 0);
+  return diff / magnitude;
+}
+
+Node *stageOf(const Graph &g) {
+  for (Node *node : g.nodes())
+    if (node->opType == kPatchStageOp)
+      return node;
+  return nullptr;
+}
+
+/// compileBundle + runBundle of a reference model at `level`.
+std::map<std::string, Tensor> runModel(const std::string &name, int level, const std::string &target,
+                                       const std::string &profile, MemoryPlan *plan = nullptr) {
+  const std::string dir = BUNDLEFIT_MODELS_DIR;
+  fs::path work = fs::path(BUNDLEFIT_TEST_TMP) / ("patch-" + name + "-" + target + "-" +
+                                                  std::to_string(level) + (profile.empty() ? "" : "-int8"));
+  fs::remove_all(work);
+  CompileRequest request;
+  request.model.path = dir + "/" + name + ".onnx";
+  request.model.memoryOpt = level;
+  request.quant.profilePath = profile;
+  request.target = target;
+  request.outputDir = (work / "bundle").string();
+  request.exactTimeBudgetSeconds = 1;
+  CompiledBundle bundle = compileBundle(request);
+  if (plan)
+    *plan = bundle.plan;
+  BundleRunSpec spec = makeRunSpec(bundle.plan, request.outputDir, bundle.networkName, target);
+  spec.timeoutSeconds = 600;
+  return runBundle(spec, {{bundle.graph->inputs().at(0)->name, loadNpy(dir + "/" + name + ".input.npy")}},
+                   (work / "run").string());
+}
+
+/// A profile of a reference model over its own input.
+std::string profileOf(const std::string &name) {
+  const std::string dir = BUNDLEFIT_MODELS_DIR;
+  ModelOptions options;
+  options.path = dir + "/" + name + ".onnx";
+  std::unique_ptr<Graph> g = loadModel(options);
+  ProfileRecorder recorder;
+  Interpreter interpreter(*g);
+  interpreter.setObserver(
+      [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
+  interpreter.run({{g->inputs()[0]->name, loadNpy(dir + "/" + name + ".input.npy")}});
+  recorder.finishSample();
+  std::string path = (fs::path(BUNDLEFIT_TEST_TMP) / (name + ".yaml")).string();
+  std::ofstream(path) << renderProfile(recorder.result(hashModelFile(options.path), name + ".onnx"));
+  return path;
+}
+
+} // namespace
+
+TEST_CASE("tile programs equal the layers they replace for every grid (interpreter, float and int8)") {
+  for (bool int8 : {false, true}) {
+    for (auto [H, W] : {std::pair<int64_t, int64_t>{20, 20}, {17, 23}}) {
+      CAPTURE(int8);
+      CAPTURE(H);
+      CAPTURE(W);
+      std::unique_ptr<Graph> base = makeNet(H, W);
+      if (int8)
+        quantize(*base);
+      const std::map<std::string, Tensor> inputs = inputsOf(*base);
+      const std::map<std::string, Tensor> expected = Interpreter(*base).run(inputs);
+
+      std::unique_ptr<Graph> g = makeNet(H, W);
+      if (int8)
+        quantize(*g);
+      // The whole patchable prefix: the stage ends at the global pool's input.
+      PatchStageOptions options;
+      options.recomputeBudget = 10.0;
+      options.stageOutput = g->findNode("gap")->input(0)->name;
+      REQUIRE(formPatchStage(*g, options) == 1);
+      Node *stage = stageOf(*g);
+      REQUIRE(stage);
+      CHECK(stage->output()->type.shape[1] == 16);
+      CHECK(patchBodyOf(*stage)->nodes.size() >= 7); // Includes the Add and the stride-2 dw.
+      const int64_t OH = stage->output()->type.shape[2], OW = stage->output()->type.shape[3];
+      for (auto [gh, gw] : {std::pair<int64_t, int64_t>{1, 1}, {2, 3}, {3, 2}, {OH, 1}, {OH, OW}}) {
+        CAPTURE(gh);
+        CAPTURE(gw);
+        stage->attrs.setInt("grid_h", gh);
+        stage->attrs.setInt("grid_w", gw);
+        std::unique_ptr<PatchProgram> program = buildPatchProgram(*stage);
+        CHECK(program->tiles.size() == size_t(gh * gw));
+        CHECK(program->arenaBytes > 0);
+        const double rel = maxRelativeDiff(Interpreter(*g).run(inputs), expected);
+        if (int8)
+          CHECK(rel == 0.0);
+        else
+          CHECK(rel <= 1e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("a finer grid needs a smaller arena and recomputes more") {
+  std::unique_ptr<Graph> g = makeNet(32, 32);
+  PatchStageOptions options;
+  options.recomputeBudget = 10.0;
+  options.stageOutput = g->findNode("gap")->input(0)->name;
+  REQUIRE(formPatchStage(*g, options) == 1);
+  Node *stage = stageOf(*g);
+  uint64_t lastArena = UINT64_MAX, lastMacs = 0;
+  for (int64_t grid : {1, 2, 4, 8}) {
+    stage->attrs.setInt("grid_h", grid);
+    stage->attrs.setInt("grid_w", grid);
+    std::unique_ptr<PatchProgram> program = buildPatchProgram(*stage);
+    CHECK(program->arenaBytes < lastArena);
+    CHECK(program->macs >= lastMacs);
+    CHECK(countNodeMacs(*stage) == program->macs);
+    lastArena = program->arenaBytes;
+    lastMacs = program->macs;
+  }
+}
+
+TEST_CASE("the recompute budget bounds the extra MACs of the stage formPatchStage picks") {
+  for (double budget : {0.05, 0.2}) {
+    std::unique_ptr<Graph> base = makeNet(32, 32);
+    uint64_t macs = 0;
+    for (const Node *node : base->nodes())
+      macs += countNodeMacs(*node);
+    std::unique_ptr<Graph> g = makeNet(32, 32);
+    PatchStageOptions options;
+    options.recomputeBudget = budget;
+    formPatchStage(*g, options);
+    uint64_t patched = 0;
+    for (const Node *node : g->nodes())
+      patched += countNodeMacs(*node);
+    CAPTURE(budget);
+    CHECK(double(patched - macs) <= budget * double(macs));
+  }
+}
+
+TEST_CASE("MobileNetV2 int8 at --memory-opt 2: <= 350,000 B, bit-exact with level 0 on the host") {
+  const std::string profile = profileOf("mobilenet_v2");
+  MemoryPlan base, patched;
+  std::map<std::string, Tensor> expected = runModel("mobilenet_v2", 0, "host", profile, &base);
+  std::map<std::string, Tensor> actual = runModel("mobilenet_v2", 2, "host", profile, &patched);
+  MESSAGE("mobilenet_v2 int8: activations " << base.activationsSize << " -> "
+                                            << patched.activationsSize);
+  CHECK(base.activationsSize == 1505280);
+  CHECK(patched.activationsSize <= 350000);
+  CHECK(maxRelativeDiff(actual, expected) == 0.0);
+}
+
+TEST_CASE("LeNet int8 at --memory-opt 1: int8 ConvPool, bit-exact with level 0 on host and Cortex-M7") {
+  const std::string profile = profileOf("lenet");
+  for (std::string target : {"host", "cortex-m7"}) {
+    CAPTURE(target);
+    MemoryPlan base, fused;
+    std::map<std::string, Tensor> expected = runModel("lenet", 0, target, profile, &base);
+    std::map<std::string, Tensor> actual = runModel("lenet", 1, target, profile, &fused);
+    MESSAGE("lenet int8 on " << target << ": activations " << base.activationsSize << " -> "
+                             << fused.activationsSize);
+    CHECK(base.activationsSize == 14400);
+    CHECK(fused.activationsSize <= 4000);
+    CHECK(maxRelativeDiff(actual, expected) == 0.0);
+  }
+}
+
+TEST_CASE("level 2 on Cortex-M7 equals level 0: ResNet-8 float, MobileNetV1 0.25 and MobileNetV2 int8") {
+  for (auto [name, int8] : {std::pair<std::string, bool>{"resnet8", false},
+                            {"mobilenet_v1_025", true},
+                            {"mobilenet_v2", true}}) {
+    CAPTURE(name);
+    const std::string profile = int8 ? profileOf(name) : "";
+    MemoryPlan base, patched;
+    std::map<std::string, Tensor> expected = runModel(name, 0, "cortex-m7", profile, &base);
+    std::map<std::string, Tensor> actual = runModel(name, 2, "cortex-m7", profile, &patched);
+    const double rel = maxRelativeDiff(actual, expected);
+    MESSAGE(name << std::string(int8 ? " int8" : " float") << " on cortex-m7: activations "
+                 << base.activationsSize << " -> " << patched.activationsSize
+                 << ", max relative diff " << rel);
+    CHECK(patched.activationsSize < base.activationsSize);
+    if (int8)
+      CHECK(rel == 0.0);
+    else
+      CHECK(rel <= 1e-5);
+  }
+}
