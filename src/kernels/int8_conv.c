@@ -82,34 +82,12 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
                             int32_t perChannel, int32_t actMin, int32_t actMax,
                             const int8_t *bias8, const int32_t *biasMult,
                             const int32_t *biasShift) {
-  const int32_t M = C * chMult;
-  for (int32_t n = 0; n < N; ++n) {
-    for (int32_t m = 0; m < M; ++m) {
-      const int8_t *x = in + ((int64_t)n * C + m / chMult) * H * W;
-      const int8_t *wm = w + (int64_t)m * KH * KW;
-      int8_t *o = out + ((int64_t)n * M + m) * OH * OW;
-      const int32_t b = bf_i8_bias(m, bias, bias8, biasMult, biasShift, perChannel);
-      for (int32_t oh = 0; oh < OH; ++oh) {
-        const int32_t ih0 = oh * strideH - padT;
-        int32_t khb, khe;
-        bf_i8_valid_taps(ih0, H, KH, dilH, &khb, &khe);
-        for (int32_t ow = 0; ow < OW; ++ow) {
-          const int32_t iw0 = ow * strideW - padL;
-          int32_t kwb, kwe;
-          bf_i8_valid_taps(iw0, W, KW, dilW, &kwb, &kwe);
-          int32_t acc = b;
-          for (int32_t kh = khb; kh < khe; ++kh) {
-            const int8_t *xr = x + (int64_t)(ih0 + kh * dilH) * W + iw0;
-            const int8_t *wr = wm + kh * KW;
-            for (int32_t kw = kwb; kw < kwe; ++kw)
-              acc += ((int32_t)xr[kw * dilW] + inputOffset) * (int32_t)wr[kw];
-          }
-          o[oh * OW + ow] =
-              bf_i8_output(acc, m, outMult, outShift, perChannel, outputOffset, actMin, actMax);
-        }
-      }
-    }
-  }
+  /* A depthwise convolution is the grouped one with one input channel per
+   * group (groups = C, chMult outputs each): same channel mapping, same
+   * accumulation order, so the results are identical. */
+  bf_conv2d_s8(in, w, bias, out, N, C, H, W, C * chMult, OH, OW, KH, KW, strideH, strideW,
+               padT, padL, dilH, dilW, /*groups=*/C, inputOffset, outputOffset, outMult,
+               outShift, perChannel, actMin, actMax, bias8, biasMult, biasShift);
 }
 
 void bf_fully_connected_s8(const int8_t *restrict in, const int8_t *restrict w,
