@@ -162,18 +162,6 @@ Plan makePlan(const Problem &problem, const Items &items,
 } // namespace bundlefit::planner::detail
 
 namespace bundlefit::planner {
-int64_t maxSafeShift(const std::vector<AccessPhase> &phases) {
-  if (phases.empty())
-    return 0;
-  int64_t best = INT64_MAX;
-  uint64_t floor = UINT64_MAX; // min readBegin from phase k on
-  for (size_t k = phases.size(); k-- > 0;) {
-    floor = std::min(floor, phases[k].readBegin);
-    best = std::min(best, int64_t(floor) - int64_t(phases[k].writeEnd));
-  }
-  return best;
-}
-
 std::vector<bool> honouredInPlaceHints(const Problem &problem) {
   return detail::selectHints(problem);
 }

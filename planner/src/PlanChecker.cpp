@@ -79,16 +79,22 @@ private:
     }
   }
 
-  // A shifted pair shares bytes only if its access pattern allows the shift.
+  // A pair with an access pattern (any shifted pair has one) shares bytes
+  // only if the pattern proves that no input byte is overwritten before its
+  // last read.
   std::optional<std::string> checkShifts() {
     for (const InPlaceHint &h : problem.inPlace) {
-      if (h.shift == 0 || !mayShare(h.input, h.output))
+      if ((h.shift == 0 && h.access.empty()) || !mayShare(h.input, h.output))
         continue;
-      if (h.access.empty() || h.shift > maxSafeShift(h.access)) {
+      if (h.access.empty()) {
         out << describe(h.output) << " starts " << h.shift << " bytes from "
-            << describe(h.input) << ", beyond the safe shift "
-            << (h.access.empty() ? std::string("(no access pattern given)")
-                                 : std::to_string(maxSafeShift(h.access)));
+            << describe(h.input) << " with no access pattern given";
+        return message();
+      }
+      if (!overlapIsSafe(h.access, h.shift)) {
+        out << describe(h.output) << " starts " << h.shift << " bytes from "
+            << describe(h.input) << ": its kernel would overwrite input bytes it still "
+            << "reads (always-safe shift " << maxSafeShift(h.access) << ")";
         return message();
       }
     }

@@ -62,7 +62,8 @@ KernelCall convPoolCall(const Node &node, const MemoryPlan &plan) {
 }
 
 /// A Conv whose output the plan placed on its input (MemoryPlan.cpp only does
-/// so for depthwise convs that bf_depthwise_inplace_f32 can run).
+/// so for depthwise convs that bf_depthwise_inplace_* can run and 1x1 convs
+/// that bf_pointwise_inplace_* can run).
 bool isInPlaceConv(const Node &node, const MemoryPlan &plan) {
   if (node.opType != "Conv" || !node.input(0) || !node.output())
     return false;
@@ -89,6 +90,26 @@ KernelCall inPlaceDepthwiseCall(const Node &node, const MemoryPlan &plan) {
   return call;
 }
 
+/// The plan's workspace for a 1x1 conv in place must be the one the kernel
+/// will use: pointwiseInPlaceBlock pixels of input and output.
+int64_t pointwiseBlock(const Node &node, const MemoryPlan &plan) {
+  requireScratch(node, plan);
+  const int64_t block = pointwiseInPlaceBlock(node);
+  if (!block || plan.scratchOf(&node)->size < pointwiseInPlaceScratch(node))
+    fatalInternal(node.describe() + " is in place without the workspace of a 1x1 conv");
+  return block;
+}
+
+KernelCall inPlacePointwiseCall(const Node &node, const MemoryPlan &plan) {
+  const Shape &xs = node.input(0)->type.shape, &ys = node.output()->type.shape;
+  KernelCall call;
+  call.kernel = "bf_pointwise_inplace_f32";
+  call.args = {address(node.input(0)), address(node.input(1)), address(node.input(2)),
+               address(node.output()), scratch(), i32(xs[1]), i32(xs[2] * xs[3]),
+               i32(ys[1]), i32(pointwiseBlock(node, plan)), activation(node)};
+  return call;
+}
+
 } // namespace
 
 void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
@@ -96,6 +117,24 @@ void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
   if (!isInPlaceConv(node, plan))
     return;
   for (Int8KernelCall &call : calls) {
+    if (call.kernel == "bf_conv2d_s8") {
+      // bf_conv2d_s8's arguments: in, w, bias, out (0..3), N, C, H, W, M (4..8),
+      // geometry and groups (9..19), then the quantization (20..29).
+      const int64_t block = pointwiseBlock(node, plan);
+      const std::vector<Int8KernelArg> a = call.args;
+      auto scalar = [](int64_t v) {
+        Int8KernelArg arg;
+        arg.kind = Int8KernelArg::I32, arg.i = v;
+        return arg;
+      };
+      Int8KernelArg scratchArg;
+      scratchArg.kind = Int8KernelArg::Scratch;
+      call.kernel = "bf_pointwise_inplace_s8";
+      call.args = {a[0], a[1], a[2], a[3], scratchArg, a[5], scalar(a[6].i * a[7].i), a[8],
+                   scalar(block)};
+      call.args.insert(call.args.end(), a.begin() + 20, a.end());
+      continue;
+    }
     if (call.kernel != "bf_depthwise_conv2d_s8")
       continue;
     requireScratch(node, plan);
@@ -112,7 +151,8 @@ std::optional<KernelCall> describeMemoryOptCall(const Node &node, const MemoryPl
   if (node.opType == kConvPoolOp)
     return convPoolCall(node, plan);
   if (isInPlaceConv(node, plan))
-    return inPlaceDepthwiseCall(node, plan);
+    return node.attrs.getInt("group", 1) == 1 ? inPlacePointwiseCall(node, plan)
+                                               : inPlaceDepthwiseCall(node, plan);
   return std::nullopt;
 }
 

@@ -11,6 +11,7 @@
 #include "LowerInt8.h"
 
 #include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/ir/InPlaceConv.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <memory>

@@ -44,3 +44,33 @@ void bf_depthwise_inplace_f32(const float *in, const float *restrict w,
       o[i] = scratch[i];
   }
 }
+
+/* 1x1 convolution over its own input (--memory-opt >= 1), one image of
+ * C planes of HW pixels into M planes. Pixels are taken `block` at a time:
+ * the block of every input plane is copied to scratch (C*block floats), the
+ * convolution of that little C x 1 x block image goes to the rest of scratch
+ * (M*block floats), and is copied to the block of every output plane.
+ *
+ * Why it is safe with the output at the input's address: output pixel p of
+ * plane m lands on input pixel p of plane m (planes are HW floats in both),
+ * and input pixels up to the end of the current block have been read for the
+ * last time before any of them is written; planes m >= C lie past the input.
+ * MemoryPlan.cpp hands this access pattern to the planner's checker, which
+ * proves it for every plan rather than trusting this comment. */
+void bf_pointwise_inplace_f32(const float *in, const float *restrict w,
+                              const float *restrict bias, float *out,
+                              float *restrict scratch, int32_t C, int32_t HW, int32_t M,
+                              int32_t block, int32_t act, float actA, float actB) {
+  float *const gathered = scratch, *const result = scratch + (int64_t)C * block;
+  for (int32_t p0 = 0; p0 < HW; p0 += block) {
+    const int32_t n = HW - p0 < block ? HW - p0 : block;
+    for (int32_t c = 0; c < C; ++c)
+      for (int32_t j = 0; j < n; ++j)
+        gathered[(int64_t)c * n + j] = in[(int64_t)c * HW + p0 + j];
+    bf_conv2d_f32(gathered, w, bias, result, 1, C, 1, n, M, 1, n, 1, 1, 1, 1, 0, 0, 1, 1, 1,
+                  act, actA, actB);
+    for (int32_t m = 0; m < M; ++m)
+      for (int32_t j = 0; j < n; ++j)
+        out[(int64_t)m * HW + p0 + j] = result[(int64_t)m * n + j];
+  }
+}

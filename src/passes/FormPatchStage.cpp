@@ -17,6 +17,7 @@
 // and after fuseConvPool.
 //
 //===----------------------------------------------------------------------===//
+#include "bundlefit/ir/InPlaceConv.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
@@ -70,16 +71,21 @@ uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *a
     uint64_t bytes = 0;
     for (const Value *v : live)
       bytes += aligned(v->type.bytes());
+    // A convolution the plan may run in place (InPlaceConv.h) writes over
+    // its dying input: only its workspace and any growth are new bytes.
+    const Value *input = node.input(0) ? ownerOf(node.input(0)) : nullptr;
+    const bool inputDies = input && lastUse[input] == j && live.count(input);
     for (const Value *out : node.outputs) {
       if (!isActivation(out) || isViewOp(node.opType))
         continue;
-      const bool depthwiseInPlace =
-          node.opType == "Conv" && node.input(0) && lastUse[ownerOf(node.input(0))] == j &&
-          node.attrs.getInt("group", 1) > 1 &&
-          node.attrs.getInt("group", 1) == out->type.shape.at(1) &&
-          out->type.bytes() <= node.input(0)->type.bytes() && live.count(ownerOf(node.input(0)));
-      if (!depthwiseInPlace)
-        bytes += aligned(out->type.bytes());
+      const uint64_t outBytes = aligned(out->type.bytes());
+      if (inputDies && depthwiseInPlaceScratch(node))
+        bytes += aligned(depthwiseInPlaceScratch(node));
+      else if (inputDies && pointwiseInPlaceBlock(node))
+        bytes += aligned(pointwiseInPlaceScratch(node)) +
+                 (outBytes > aligned(input->type.bytes()) ? outBytes - aligned(input->type.bytes()) : 0);
+      else
+        bytes += outBytes;
     }
     peak = std::max(peak, bytes);
     for (const Value *out : node.outputs)

@@ -8,6 +8,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/ir/InPlaceConv.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/WeightLayout.h"
@@ -36,29 +37,42 @@ bool isElementwise(const Node &node) {
   return ops.count(node.opType) != 0;
 }
 
-/// A 2-D float or int8 depthwise Conv (group == C == M) whose output planes
-/// are no larger than its input planes: bf_depthwise_inplace_f32 / _s8 may
-/// then write its output over its input (the proof is in
-/// src/kernels/conv_inplace.c). Returns the one-plane scratch it needs, or 0
-/// when it cannot.
-uint64_t depthwiseInPlaceScratch(const Node &node) {
-  if (node.opType != "Conv" || !node.input(0) || !node.input(1) || !node.output())
-    return 0;
+/// bf_depthwise_inplace_*: plane p is read into scratch, then written; later
+/// planes are read only from input plane p + 1 on.
+std::vector<planner::AccessPhase> depthwiseAccess(const Node &node) {
   const TensorType &x = node.input(0)->type, &y = node.output()->type;
-  const bool isFloat = x.dtype == DType::Float32 && y.dtype == DType::Float32;
-  const bool isInt8 = x.dtype == DType::Int8 && y.dtype == DType::Int8 && !x.quant.empty() &&
-                      !y.quant.empty() && node.input(1)->type.dtype == DType::Int8;
-  if (x.rank() != 4 || y.rank() != 4 || !(isFloat || isInt8))
-    return 0;
-  for (const auto &[name, attribute] : node.attrs.all())
-    if (name.compare(0, 5, "cmsis") == 0)
-      return 0; // A CMSIS-NN call: its own kernel, not ours.
-  const int64_t groups = node.attrs.getInt("group", 1);
-  if (groups != x.shape[1] || groups != y.shape[1] || x.shape[0] != y.shape[0])
-    return 0;
-  if (y.shape[2] * y.shape[3] > x.shape[2] * x.shape[3])
-    return 0;
-  return uint64_t(y.shape[2] * y.shape[3]) * dtypeSize(y.dtype);
+  const uint64_t planes = uint64_t(x.shape[0] * x.shape[1]), es = dtypeSize(x.dtype);
+  const uint64_t in = uint64_t(x.shape[2] * x.shape[3]) * es;
+  const uint64_t out = uint64_t(y.shape[2] * y.shape[3]) * es;
+  std::vector<planner::AccessPhase> phases;
+  for (uint64_t p = 0; p < planes; ++p) {
+    planner::AccessPhase phase;
+    phase.writes.push_back({p * out, out, 0, 1});
+    if (p + 1 < planes)
+      phase.readsFromHere.push_back({(p + 1) * in, (planes - p - 1) * in, 0, 1});
+    phases.push_back(std::move(phase));
+  }
+  return phases;
+}
+
+/// bf_pointwise_inplace_*: pixel block [p0, p1) of every input plane is read
+/// into scratch, then written in every output plane; later blocks read only
+/// pixels from p1 on. Output plane m thus lands on input pixels already read
+/// (proved by the planner's checker, not assumed).
+std::vector<planner::AccessPhase> pointwiseAccess(const Node &node, uint64_t block) {
+  const TensorType &x = node.input(0)->type, &y = node.output()->type;
+  const uint64_t es = dtypeSize(x.dtype), pixels = uint64_t(x.shape[2] * x.shape[3]);
+  const uint64_t plane = pixels * es, C = uint64_t(x.shape[1]), M = uint64_t(y.shape[1]);
+  std::vector<planner::AccessPhase> phases;
+  for (uint64_t p0 = 0; p0 < pixels; p0 += block) {
+    const uint64_t p1 = std::min(pixels, p0 + block);
+    planner::AccessPhase phase;
+    phase.writes.push_back({p0 * es, (p1 - p0) * es, plane, M});
+    if (p1 < pixels)
+      phase.readsFromHere.push_back({p1 * es, (pixels - p1) * es, plane, C});
+    phases.push_back(std::move(phase));
+  }
+  return phases;
 }
 
 /// Mutable region: graph inputs first, then outputs, each 64-aligned.
@@ -112,6 +126,99 @@ const Value *storageOwner(const Value *value) {
   return value;
 }
 
+/// A convolution that may write its output over its dying input, with the
+/// kernel's access pattern (in the hint) and the workspace it then needs.
+struct InPlaceConv {
+  const Node *node = nullptr;
+  planner::InPlaceHint hint;
+  uint64_t scratch = 0;
+};
+
+std::vector<InPlaceConv> inPlaceConvCandidates(const MemoryPlan &plan,
+                                               const planner::Problem &problem,
+                                               const std::map<const Value *, int> &bufferOf) {
+  std::vector<InPlaceConv> candidates;
+  for (int step = 0; step < int(plan.schedule.size()); ++step) {
+    const Node *node = plan.schedule[step];
+    if (!hasInPlaceConvKernel(*node) || !bufferOf.count(node->output()))
+      continue;
+    auto it = bufferOf.find(storageOwner(node->input(0)));
+    if (it == bufferOf.end() || problem.buffers[it->second].last != step)
+      continue;
+    InPlaceConv conv{node, {bufferOf.at(node->output()), it->second, 0, {}}, 0};
+    if ((conv.scratch = depthwiseInPlaceScratch(*node))) {
+      conv.hint.access = depthwiseAccess(*node);
+    } else if (int64_t block = pointwiseInPlaceBlock(*node)) {
+      conv.hint.access = pointwiseAccess(*node, uint64_t(block));
+      conv.scratch = pointwiseInPlaceScratch(*node);
+    } else {
+      continue;
+    }
+    candidates.push_back(std::move(conv));
+  }
+  return candidates;
+}
+
+/// `base` plus the chosen in-place hints and one workspace buffer, live on
+/// its node's step only, per node that needs one (fused nodes' in
+/// `scratchBytes`, the chosen convs' own). `scratchOf` gets node -> buffer.
+planner::Problem withInPlaceConvs(const planner::Problem &base,
+                                  const std::vector<InPlaceConv> &chosen,
+                                  std::map<const Node *, uint64_t> scratchBytes,
+                                  const std::vector<const Node *> &schedule,
+                                  std::vector<std::pair<const Node *, int>> *scratchOf) {
+  planner::Problem problem = base;
+  for (const InPlaceConv &conv : chosen) {
+    problem.inPlace.push_back(conv.hint);
+    scratchBytes[conv.node] = conv.scratch;
+  }
+  for (int step = 0; step < int(schedule.size()); ++step) {
+    auto it = scratchBytes.find(schedule[step]);
+    if (it == scratchBytes.end())
+      continue;
+    if (scratchOf)
+      scratchOf->push_back({it->first, int(problem.buffers.size())});
+    problem.buffers.push_back({int(problem.buffers.size()), it->second,
+                               MemoryPlan::kAlignment, step, step});
+  }
+  return problem;
+}
+
+/// In-place convolutions are not free: the planner keeps an in-place chain
+/// as one block as large as its largest member for the chain's whole life,
+/// and each needs a workspace. Depthwise ones (a workspace of one plane,
+/// output no larger than input) are always taken; each 1x1 one, in schedule
+/// order, only when the (greedy) plan is no larger with it than without.
+std::vector<InPlaceConv> chooseInPlaceConvs(const planner::Problem &base,
+                                            const std::vector<InPlaceConv> &candidates,
+                                            const std::map<const Node *, uint64_t> &scratchBytes,
+                                            const std::vector<const Node *> &schedule) {
+  planner::PlanOptions greedyOnly;
+  greedyOnly.useExact = false;
+  auto arenaWith = [&](const std::vector<InPlaceConv> &chosen) {
+    planner::Problem problem = withInPlaceConvs(base, chosen, scratchBytes, schedule, nullptr);
+    if (!chosen.empty() && !planner::honouredInPlaceHints(problem).back())
+      return UINT64_MAX; // Its input already has an in-place output.
+    return planner::planMemory(problem, greedyOnly).arenaSize;
+  };
+  std::vector<InPlaceConv> chosen;
+  for (const InPlaceConv &candidate : candidates)
+    if (depthwiseInPlaceScratch(*candidate.node))
+      chosen.push_back(candidate);
+  uint64_t best = arenaWith(chosen);
+  for (const InPlaceConv &candidate : candidates) {
+    if (depthwiseInPlaceScratch(*candidate.node))
+      continue;
+    chosen.push_back(candidate);
+    uint64_t arena = arenaWith(chosen);
+    if (arena <= best)
+      best = arena;
+    else
+      chosen.pop_back();
+  }
+  return chosen;
+}
+
 void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   // Buffers: every owner that is an intermediate and not a placeholder.
   std::map<const Value *, int> bufferOf;
@@ -153,41 +260,19 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
     }
   }
 
-  // --memory-opt >= 1: in-place depthwise convolutions. Which hints the
-  // planner honours is known before planning, so only those get scratch.
-  // Fused nodes (FusedOps.h) always need their workspace, whatever the level.
+  // --memory-opt >= 1: in-place depthwise and 1x1 convolutions, those that
+  // pay for themselves. Fused nodes (FusedOps.h) always need their
+  // workspace, whatever the level.
   std::map<const Node *, uint64_t> scratchBytes;
   for (const Node *node : plan.schedule)
     if (uint64_t bytes = nodeScratchBytes(*node))
       scratchBytes[node] = bytes;
-  if (options.memoryOpt >= 1) {
-    std::map<size_t, const Node *> depthwiseHint;
-    for (int step = 0; step < int(plan.schedule.size()); ++step) {
-      const Node *node = plan.schedule[step];
-      if (!options.allowInPlace || !depthwiseInPlaceScratch(*node) ||
-          !bufferOf.count(node->output()))
-        continue;
-      auto it = bufferOf.find(storageOwner(node->input(0)));
-      if (it == bufferOf.end() || problem.buffers[it->second].last != step)
-        continue;
-      depthwiseHint[problem.inPlace.size()] = node;
-      problem.inPlace.push_back({bufferOf[node->output()], it->second});
-    }
-    std::vector<bool> honoured = planner::honouredInPlaceHints(problem);
-    for (const auto &[hint, node] : depthwiseHint)
-      if (honoured[hint])
-        scratchBytes[node] = depthwiseInPlaceScratch(*node);
-  }
-  // Kernel workspaces live on their node's step only.
+  std::vector<InPlaceConv> chosen;
+  if (options.memoryOpt >= 1 && options.allowInPlace)
+    chosen = chooseInPlaceConvs(problem, inPlaceConvCandidates(plan, problem, bufferOf),
+                                scratchBytes, plan.schedule);
   std::vector<std::pair<const Node *, int>> scratchOf;
-  for (int step = 0; step < int(plan.schedule.size()); ++step) {
-    auto it = scratchBytes.find(plan.schedule[step]);
-    if (it == scratchBytes.end())
-      continue;
-    scratchOf.push_back({it->first, int(problem.buffers.size())});
-    problem.buffers.push_back({int(problem.buffers.size()), it->second,
-                               MemoryPlan::kAlignment, step, step});
-  }
+  problem = withInPlaceConvs(problem, chosen, scratchBytes, plan.schedule, &scratchOf);
 
   planner::PlanOptions plannerOptions;
   plannerOptions.exact.timeBudgetSeconds = options.exactTimeBudgetSeconds;

@@ -280,6 +280,38 @@ TEST_CASE("depthwise convs run in place at --memory-opt 1 (stride 1 and 2, host)
   CHECK(inPlace == 2);
 }
 
+TEST_CASE("1x1 convs run in place at --memory-opt 1, pixel block by pixel block (host)") {
+  // 9x9 = 81 pixels: ten blocks of 8 and a short one of 1. One 1x1 conv
+  // shrinks 32 -> 8 channels (output planes inside the input), the other
+  // grows 8 -> 32 (output planes 8..31 past the input's end).
+  for (bool shrink : {true, false}) {
+    GraphMaker make = [shrink] {
+      Net n({1, 3, 9, 9});
+      const int64_t before = shrink ? 32 : 8, after = shrink ? 8 : 32;
+      Value *a = n.add("Relu", {n.conv(n.x, 3, before, 3, 1, 1)});
+      Value *p = n.add("Relu", {n.conv(a, before, after, 1, 1, 0)});
+      return n.finish(n.conv(p, after, 4, 3, 1, 1)); // Keeps p in the arena.
+    };
+    const std::string name = shrink ? "pointwise-shrink" : "pointwise-grow";
+    Compiled base = compileAndRun(make(), 0, "host", name);
+    Compiled opt = checkAgainstLevel0(make, name);
+    int inPlace = 0;
+    for (const Node *node : opt.graph->nodes())
+      if (node->opType == "Conv" && node->input(1)->type.shape[2] == 1) {
+        CHECK(opt.plan.placementOf(node->input(0)).offset ==
+              opt.plan.placementOf(node->output()).offset);
+        REQUIRE(opt.plan.scratchOf(node));
+        CHECK(opt.plan.scratchOf(node)->size == (32 + 8) * 8 * 4);
+        ++inPlace;
+      }
+    CHECK(inPlace == 1);
+    // Level 0 holds the conv's input and output at once (10,368 + 2,624 B);
+    // in place, the larger of the two plus the 1,280 B workspace.
+    CHECK(base.plan.activationsSize == 12992);
+    CHECK(opt.plan.activationsSize == 10368 + 1280);
+  }
+}
+
 TEST_CASE("LeNet at --memory-opt 1: <= 15,000 B of activations, same outputs on host and M7") {
   const std::string model = std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.onnx";
   auto load = [&](int level) {

@@ -88,7 +88,8 @@ struct PlanOptions {
   bool allowInPlace = true;            ///< Elementwise ops overwrite a dying input.
   /// Going below the layer-by-layer bound (README "Memory optimisation"):
   /// 0 = as before; 1 = also depthwise convs overwrite a dying input plane
-  /// by plane (one-plane scratch) and ConvPool nodes (made by fuseConvPool,
+  /// by plane (one-plane scratch), 1x1 convs pixel block by pixel block
+  /// (scratch for one block in and out), and ConvPool nodes (made by fuseConvPool,
   /// which the caller runs on the graph at level >= 1) get their scratch row.
   int memoryOpt = kDefaultMemoryOpt;
 };

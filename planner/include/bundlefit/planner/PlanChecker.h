@@ -13,8 +13,8 @@ namespace bundlefit::planner {
 ///  - there is one offset per buffer and every offset honours its alignment;
 ///  - no two buffers live on a common step share a byte of [offset, offset+size),
 ///    except an in-place pair (valid hint, output offset = input offset +
-///    the hint's shift) on the step they share; a non-zero shift must not
-///    exceed maxSafeShift of the hint's access pattern;
+///    the hint's shift) on the step they share; a hint with an access
+///    pattern (required for a non-zero shift) must pass overlapIsSafe;
 ///  - arenaSize >= offset + size for every buffer.
 /// Returns std::nullopt when the plan is sound, otherwise a message naming the
 /// offending buffer(s). O(n log n).

@@ -27,6 +27,40 @@ struct Buffer {
   int last = 0;           ///< Last step on which the buffer is live.
 };
 
+/// Bytes {begin + i * stride + [0, length) : 0 <= i < count}: equally spaced
+/// runs, e.g. one pixel's bytes in every channel plane of an NCHW tensor, or
+/// (count = 1) a plain range.
+struct ByteRuns {
+  uint64_t begin = 0;
+  uint64_t length = 0;
+  uint64_t stride = 0;
+  uint64_t count = 1;
+};
+
+/// One phase of a kernel's run, for proving an overlap safe: during the phase
+/// the kernel writes the output bytes `writes` (counted from the output's
+/// start), and from the start of the phase on it reads no input bytes but
+/// `readsFromHere` (counted from the input's start). Phases are in execution
+/// order; a phase's writes may follow any of its reads.
+struct AccessPhase {
+  std::vector<ByteRuns> writes;
+  std::vector<ByteRuns> readsFromHere;
+};
+
+/// A streaming phase: writes output bytes [0, writeEnd), and reads input
+/// bytes in [readBegin, inputBytes) only from now on.
+AccessPhase streamingPhase(uint64_t writeEnd, uint64_t readBegin, uint64_t inputBytes);
+
+/// Exact: whether a kernel with these phases, its output starting `shift`
+/// bytes after its input's start, never overwrites an input byte it has
+/// still to read. No phases: false (nothing is claimed).
+bool overlapIsSafe(const std::vector<AccessPhase> &phases, int64_t shift);
+
+/// A shift that is always safe: every phase's writes end below the first
+/// byte it still reads,  min over phases k of (lowest byte of readsFromHere_k)
+/// - (end of writes_k). Exact for streaming phases. No phases: 0.
+int64_t maxSafeShift(const std::vector<AccessPhase> &phases);
+
 /// "output may be written over input": valid when input dies on the step
 /// output is born (input.last == output.first). When honoured, output gets
 /// exactly input's offset + shift. Indices are positions in Problem::buffers.
@@ -35,30 +69,17 @@ struct Buffer {
 /// overlap: "the output may start at input offset + shift", for a kernel
 /// whose every write lands on input bytes it has finished reading (the
 /// caller derives the margin from the kernel's access pattern; the planner
-/// and checker only see the constraint). A shift that is not a multiple of
-/// both buffers' alignments makes the hint invalid.
-/// One phase of a kernel's run, for proving a shifted hint safe: during the
-/// phase it writes output bytes below `writeEnd` (counted from the output's
-/// start), and from the start of the phase on it reads no input byte below
-/// `readBegin` (counted from the input's start). Phases are in execution
-/// order; writes of a phase may follow any of its reads.
-struct AccessPhase {
-  uint64_t writeEnd = 0;
-  uint64_t readBegin = 0;
-};
-
-/// The largest shift at which the output of a kernel with these phases never
-/// overwrites an input byte it has still to read:
-///   min over phases k of (min_{j >= k} readBegin_j) - writeEnd_k.
-/// No phases: 0 (nothing is claimed).
-int64_t maxSafeShift(const std::vector<AccessPhase> &phases);
-
+/// and checker only see the constraint and the access pattern). A
+/// shift that is not a multiple of both buffers' alignments makes the hint
+/// invalid.
 struct InPlaceHint {
   int output = 0;
   int input = 0;
   int64_t shift = 0;
-  /// Required when shift != 0: the kernel's access pattern; checkPlan
-  /// verifies shift <= maxSafeShift(access).
+  /// The kernel's access pattern. Required when shift != 0; when given,
+  /// checkPlan proves the overlap with overlapIsSafe(access, shift), whatever
+  /// the shift. Without it, a shift-0 hint is the caller's claim (e.g. an
+  /// elementwise op that reads element i before writing element i).
   std::vector<AccessPhase> access;
 };
 

@@ -1,0 +1,62 @@
+//===- InPlaceConv.cpp - Which convolutions may run over their own input ----===//
+#include "bundlefit/ir/InPlaceConv.h"
+
+#include <algorithm>
+
+namespace bundlefit {
+
+/// Float32 or int8 (not a CMSIS-NN call): the dtypes our in-place kernels run.
+bool hasInPlaceConvKernel(const Node &node) {
+  if (node.opType != "Conv" || !node.input(0) || !node.input(1) || !node.output())
+    return false;
+  const TensorType &x = node.input(0)->type, &y = node.output()->type;
+  const bool isFloat = x.dtype == DType::Float32 && y.dtype == DType::Float32;
+  const bool isInt8 = x.dtype == DType::Int8 && y.dtype == DType::Int8 && !x.quant.empty() &&
+                      !y.quant.empty() && node.input(1)->type.dtype == DType::Int8;
+  if (x.rank() != 4 || y.rank() != 4 || !(isFloat || isInt8))
+    return false;
+  for (const auto &[name, attribute] : node.attrs.all())
+    if (name.compare(0, 5, "cmsis") == 0)
+      return false; // A CMSIS-NN call: its own kernel, not ours.
+  return true;
+}
+
+/// A 2-D float or int8 depthwise Conv (group == C == M) whose output planes
+/// are no larger than its input planes: bf_depthwise_inplace_f32 / _s8 may
+/// then write its output over its input (the proof is in
+/// src/kernels/conv_inplace.c). Returns the one-plane scratch it needs, or 0
+/// when it cannot.
+uint64_t depthwiseInPlaceScratch(const Node &node) {
+  if (!hasInPlaceConvKernel(node))
+    return 0;
+  const TensorType &x = node.input(0)->type, &y = node.output()->type;
+  const int64_t groups = node.attrs.getInt("group", 1);
+  if (groups != x.shape[1] || groups != y.shape[1] || x.shape[0] != y.shape[0])
+    return 0;
+  if (y.shape[2] * y.shape[3] > x.shape[2] * x.shape[3])
+    return 0;
+  return uint64_t(y.shape[2] * y.shape[3]) * dtypeSize(y.dtype);
+}
+
+int64_t pointwiseInPlaceBlock(const Node &node) {
+  if (!hasInPlaceConvKernel(node) || node.attrs.getInt("group", 1) != 1)
+    return 0;
+  const TensorType &x = node.input(0)->type, &y = node.output()->type,
+                   &w = node.input(1)->type;
+  if (x.shape[0] != 1 || y.shape[0] != 1 || w.rank() != 4 || w.shape[2] != 1 ||
+      w.shape[3] != 1 || x.shape[2] != y.shape[2] || x.shape[3] != y.shape[3])
+    return 0;
+  for (const char *name : {"strides", "pads", "dilations"})
+    for (int64_t v : node.attrs.getInts(name))
+      if (v != (std::string(name) == "pads" ? 0 : 1))
+        return 0;
+  return std::min<int64_t>(kPointwiseInPlaceBlock, x.shape[2] * x.shape[3]);
+}
+
+uint64_t pointwiseInPlaceScratch(const Node &node) {
+  const int64_t block = pointwiseInPlaceBlock(node);
+  const TensorType &x = node.input(0)->type, &y = node.output()->type;
+  return uint64_t(block * (x.shape[1] + y.shape[1])) * dtypeSize(x.dtype);
+}
+
+} // namespace bundlefit
