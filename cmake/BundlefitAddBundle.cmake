@@ -6,7 +6,8 @@
 #   bundlefit_add_bundle(<target> MODEL m.onnx
 #                        [NETWORK_NAME n] [TARGET cortex-m7] [DEVICE rt1060]
 #                        [PROFILE p.yaml] [USE_CMSIS] [CMSIS_NN_DIR dir]
-#                        [OUTPUT_DIR dir] [NO_EMBED_WEIGHTS] [OPTIONS ...])
+#                        [MEMORY_OPT 0|1|2] [OUTPUT_DIR dir] [NO_EMBED_WEIGHTS]
+#                        [OPTIONS ...])
 #
 # At build time it runs `bundlefit compile` (re-run when the model or profile
 # changes) and
@@ -21,8 +22,9 @@
 #   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN and
 #     <NET>_WEIGHTS_TXT (<NET> = network name in upper case), and the same
 #     values as properties BUNDLEFIT_<NET>_... on <target>.
-# PROFILE becomes --load-profile, USE_CMSIS --use-cmsis and CMSIS_NN_DIR
-# --cmsis-nn-dir; OPTIONS are passed to `bundlefit compile` as they are.
+# PROFILE becomes --load-profile, USE_CMSIS --use-cmsis, CMSIS_NN_DIR
+# --cmsis-nn-dir and MEMORY_OPT --memory-opt (for fit too, so the verdict is
+# about the bundle built); OPTIONS are passed to `bundlefit compile` as they are.
 # USE_CMSIS also links CMSIS-NN into <target>: a `cmsis-nn` target when the
 # project defines one, else CMSIS_NN_DIR (or BUNDLEFIT_CMSIS_NN_DIR)'s
 # Include/ and libcmsis-nn.a.
@@ -43,7 +45,7 @@ endfunction()
 
 function(bundlefit_add_bundle target)
   set(flags USE_CMSIS NO_EMBED_WEIGHTS)
-  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR)
+  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR MEMORY_OPT)
   set(multi OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${flags}" "${one}" "${multi}")
   if(arg_UNPARSED_ARGUMENTS)
@@ -82,13 +84,20 @@ function(bundlefit_add_bundle target)
   set(depends "${model}")
   set(compile_args -q compile "${model}" -o "${dir}" --network-name "${net}" --target "${arg_TARGET}")
   set(variant float)
-  set(fit_profile)
+  set(fit_args)
   if(arg_PROFILE)
     get_filename_component(profile "${arg_PROFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND compile_args --load-profile "${profile}")
-    set(fit_profile --load-profile "${profile}")
+    set(fit_args --load-profile "${profile}")
     list(APPEND depends "${profile}")
     set(variant int8)
+  endif()
+  if(DEFINED arg_MEMORY_OPT)
+    if(NOT arg_MEMORY_OPT MATCHES "^[012]$")
+      message(FATAL_ERROR "bundlefit_add_bundle(${target}): MEMORY_OPT must be 0, 1 or 2, not '${arg_MEMORY_OPT}'")
+    endif()
+    list(APPEND compile_args --memory-opt ${arg_MEMORY_OPT})
+    list(APPEND fit_args --memory-opt ${arg_MEMORY_OPT})
   endif()
   if(arg_USE_CMSIS)
     if(NOT arg_PROFILE)
@@ -147,7 +156,7 @@ function(bundlefit_add_bundle target)
     add_custom_command(
       OUTPUT "${fit_stamp}"
       COMMAND ${env} "${BUNDLEFIT_EXECUTABLE}" fit "${model}" --device "${arg_DEVICE}"
-              --variant ${variant} ${fit_profile}
+              --variant ${variant} ${fit_args}
       COMMAND "${CMAKE_COMMAND}" -E touch "${fit_stamp}"
       DEPENDS ${depends} "${BUNDLEFIT_EXECUTABLE}"
       COMMENT "bundlefit fit ${net} on ${arg_DEVICE}"

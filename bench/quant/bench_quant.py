@@ -60,6 +60,9 @@ def run(cmd):
     return p.stdout
 
 
+MEMORY_OPT = ["--memory-opt", "0"]  # Set from --memory-opt in main().
+
+
 def quant_args(profile, schema, bias):
     if schema is None:
         return []
@@ -68,7 +71,7 @@ def quant_args(profile, schema, bias):
 
 def compile_m7(bundlefit, model, out_dir, qargs):
     shutil.rmtree(out_dir, ignore_errors=True)
-    run([bundlefit, "compile", model, "-o", out_dir, "--target", "cortex-m7", "-q"] + qargs)
+    run([bundlefit, "compile", model, "-o", out_dir, "--target", "cortex-m7", "-q"] + qargs + MEMORY_OPT)
     net = os.path.splitext(os.path.basename(model))[0]
     mem = json.load(open(os.path.join(out_dir, net + ".memory.json")))
     return {"constant": mem["sizes"]["constant"], "mutable": mem["sizes"]["mutable"],
@@ -78,7 +81,7 @@ def compile_m7(bundlefit, model, out_dir, qargs):
 def run_batch(bundlefit, model, inputs, out_dir, target, qargs):
     shutil.rmtree(out_dir, ignore_errors=True)
     report = json.loads(run([bundlefit, "run", model, "--input", inputs, "--output-dir", out_dir,
-                             "--target", target, "--json", "-q", "--timeout", "1200"] + qargs))
+                             "--target", target, "--json", "-q", "--timeout", "1200"] + qargs + MEMORY_OPT))
     return np.load(report["outputs"][0]["file"]), report["run_seconds"]
 
 
@@ -189,8 +192,12 @@ def main():
     ap.add_argument("--models-dir", default=None,
                     help="reference models (default: generate with tests/models/make_models.py into WORK/models)")
     ap.add_argument("--no-m7-run", action="store_true", help="skip the Fashion-MNIST runs under QEMU")
+    ap.add_argument("--memory-opt", type=int, default=0,
+                    help="bundlefit --memory-opt level (default 0: Glow's layout, comparable with "
+                         "Glow's published int8 sizes; bundlefit's own default is 2)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
     args = ap.parse_args()
+    MEMORY_OPT[:] = ["--memory-opt", str(args.memory_opt)]
 
     os.makedirs(args.work, exist_ok=True)
     # A private copy of the binary: a rebuild of the build tree mid-run cannot break it.
@@ -205,7 +212,7 @@ def main():
         run([sys.executable, os.path.join(ROOT, "tests", "models", "make_models.py"), "--out", model_dir])
 
     m7 = tools_for_m7() and not args.no_m7_run
-    results = {"schema": "bundlefit.bench.quant/1", "bundlefit": bundlefit_src,
+    results = {"schema": "bundlefit.bench.quant/1", "bundlefit": bundlefit_src, "memory_opt": args.memory_opt,
                "bundlefit_mtime_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(bundlefit_src))),
                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "nproc": os.cpu_count(), "m7_runs": m7, "models": []}

@@ -2,6 +2,7 @@
 #include "bundlefit/device/Footprint.h"
 
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/passes/Passes.h"
 #include "bundlefit/quant/CmsisBufferSizes.h"
 #include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
@@ -430,9 +431,18 @@ ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &varia
     // buffers for the core's build, and the NCHW <-> NHWC copies.
     std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, parseVariant("int8"), device.bundleCore());
     prepareCmsisGraph(*copy, cmsisExtensionOf(device.bundleCore()));
+    runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
     return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
   }
   std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, variant, device.bundleCore());
+  if (variant.kernels == Kernels::HiFi4 || variant.kernels == Kernels::HiFi4WithCmsis) {
+    // NNLib calls, layer by layer: the --memory-opt forms are bundlefit's
+    // own kernels, which these builds would not run.
+    PlanOptions layerByLayer = options;
+    layerByLayer.memoryOpt = 0;
+    return footprintOfPlan(planGraphMemory(*copy, layerByLayer), variant, device);
+  }
+  runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
   return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
 }
 

@@ -5,6 +5,7 @@
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Names.h"
 
+#include <algorithm>
 #include <set>
 
 namespace bundlefit {
@@ -38,9 +39,23 @@ std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan) {
         continue;
       row.weightBytes += input->type.bytes();
     }
+    // The bytes occupied, not the sum of tensor sizes: an in-place output
+    // shares its input's bytes, and the node's workspace counts too.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
     for (const PlannedBuffer &buffer : plan.buffers)
-      if (buffer.first <= step && step <= buffer.last)
-        row.liveBytes += alignUp(buffer.placement.size);
+      if (buffer.first <= step && step <= buffer.last && buffer.placement.size)
+        ranges.push_back({buffer.placement.offset,
+                          buffer.placement.offset + alignUp(buffer.placement.size)});
+    for (const ScratchBuffer &scratch : plan.scratch)
+      if (scratch.node == node && scratch.placement.size)
+        ranges.push_back({scratch.placement.offset,
+                          scratch.placement.offset + alignUp(scratch.placement.size)});
+    std::sort(ranges.begin(), ranges.end());
+    uint64_t coveredTo = 0;
+    for (const auto &[begin, end] : ranges) {
+      row.liveBytes += end > std::max(begin, coveredTo) ? end - std::max(begin, coveredTo) : 0;
+      coveredTo = std::max(coveredTo, end);
+    }
     rows.push_back(row);
   }
   return rows;

@@ -21,8 +21,10 @@ Verbosity verbosity() { return currentVerbosity; }
 void setVerbosity(Verbosity level) { currentVerbosity = level; }
 
 void status(const std::string &line) {
-  if (currentVerbosity != Verbosity::Quiet)
-    std::cerr << line << "\n";
+  if (currentVerbosity == Verbosity::Quiet)
+    return;
+  std::cout.flush(); // Results first, in a log that captures both streams.
+  std::cerr << line << "\n";
 }
 
 void addModelOptions(CLI::App &command, ModelOptions &options) {
@@ -32,9 +34,10 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
   command.add_option("--model-input", options.modelInputs,
                      "Override an input's type and shape: name,type,[d0,d1,...] (repeatable)");
   command.add_option("--memory-opt", options.memoryOpt,
-                     "Go below the layer-by-layer memory bound: 0 off, 1 fuse Conv+pool and run "
-                     "depthwise convs in place, 2 also run the high-resolution prefix in "
-                     "spatial tiles (default " + std::to_string(kDefaultMemoryOpt) + ")")
+                     "Go below the layer-by-layer memory bound: 0 off (Glow's layout), 1 fuse "
+                     "Conv+pool, run depthwise and 1x1 convs in place and overlap pools with "
+                     "their input, 2 also run the high-resolution prefix in spatial tiles "
+                     "(default " + std::to_string(kDefaultMemoryOpt) + ")")
       ->check(CLI::Range(0, kMaxMemoryOpt));
   command.add_option("--patch-recompute-budget", options.patchRecomputeBudget,
                      "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
@@ -67,13 +70,7 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
 void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
   try {
     Stage stage("memory-opt passes");
-    if (options.memoryOpt >= 1)
-      fuseConvPool(graph);
-    if (options.memoryOpt >= 2) {
-      PatchStageOptions patch;
-      patch.recomputeBudget = options.patchRecomputeBudget;
-      formPatchStage(graph, patch);
-    }
+    runMemoryOptPasses(graph, options.memoryOpt, options.patchRecomputeBudget);
   } catch (const Error &e) {
     throw Error(e.code(), options.path + ": " + e.what());
   }

@@ -100,6 +100,9 @@ int runFit(const FitOptions &options) {
   }
   std::unique_ptr<Graph> graph = loadModel(options.model);
   applyMemoryOptPasses(*graph, options.model);
+  PlanOptions planOptions; // Every plan below runs at the model's --memory-opt.
+  planOptions.memoryOpt = options.model.memoryOpt;
+  planOptions.patchRecomputeBudget = options.model.patchRecomputeBudget;
   // int8 builds are sized on the model quantized as `compile` would
   // (QuantOptions.h): made when the variant or a suggestion needs it.
   std::unique_ptr<Graph> int8Graph;
@@ -117,7 +120,7 @@ int runFit(const FitOptions &options) {
     fp = part && variant.precision == Precision::Int8
              ? footprintOfPlan(part->bundle.plan, variant, device)
              : footprintFor(*graph, variant.precision == Precision::Int8 ? quantized() : nullptr,
-                            variant, device);
+                            variant, device, planOptions);
   }
   if (request.codeBytes)
     fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
@@ -125,7 +128,7 @@ int runFit(const FitOptions &options) {
   std::vector<Suggestion> suggestions;
   if (!fit.fits) {
     Stage stage("look for changes that would fit");
-    suggestions = suggestChanges(db, device, *graph, variant, request, {}, quantized());
+    suggestions = suggestChanges(db, device, *graph, variant, request, planOptions, quantized());
   }
   std::optional<FlexRamSplit> flexram = suggestFlexRam(device, fp, request);
   if (!fit.fits && flexram)
@@ -147,8 +150,6 @@ int runFit(const FitOptions &options) {
   LayerTiming timing = layerTimingOf(device, fit);
   if (!options.json || !options.htmlPath.empty()) {
     Stage stage("plan memory");
-    PlanOptions planOptions;
-    planOptions.memoryOpt = options.model.memoryOpt;
     plan = planGraphMemory(*graph, planOptions);
   }
   if (!options.htmlPath.empty()) {

@@ -43,6 +43,9 @@ int main(int argc, char **argv) {
   CLI::App app{"model-compiler (bundlefit): Glow-compatible bundle compiler"};
   app.allow_windows_style_options(false);
   CompileRequest request;
+  // Glow's memory layout unless asked: a drop-in for existing scripts keeps
+  // Glow's ACTIVATIONS and MACs (bundlefit compile defaults to the lowest).
+  request.model.memoryOpt = 0;
   std::string backend = "CPU", glowTarget, mcpu;
   std::vector<std::string> symbols;
   app.add_option("--model", request.model.path, "ONNX model file")->required();
@@ -57,6 +60,9 @@ int main(int argc, char **argv) {
   app.add_option("--onnx-define-symbol", symbols, "Symbolic dimension: name,value");
   app.add_option("--model-input", request.model.modelInputs, "name,type,[shape]");
   app.add_option("--dump-graph-DAG", request.dumpGraphDag, "Graphviz file of the final graph");
+  app.add_option("--memory-opt", request.model.memoryOpt,
+                 "bundlefit's --memory-opt (0 = Glow's layout, the default here; 1; 2)")
+      ->check(CLI::Range(0, kMaxMemoryOpt));
   // Glow's int8 options, same meaning as bundlefit's (QuantOptions.h).
   app.add_option("--load-profile", request.quant.profilePath, "Quantization profile (int8)");
   app.add_option("--quantization-schema", request.quant.schema,

@@ -43,7 +43,9 @@ void writePickHtml(const std::string &path, const PickOptions &options, const De
   MemoryPlan plan;
   {
     Stage stage("plan memory");
-    plan = planGraphMemory(graph);
+    PlanOptions planOptions;
+    planOptions.memoryOpt = options.model.memoryOpt;
+    plan = planGraphMemory(graph, planOptions);
   }
   HtmlReport html;
   html.title = options.model.path + " on " + device.id + ": build variants";
@@ -72,6 +74,10 @@ int runPick(const PickOptions &options) {
     db.addFile(file);
   const Device &device = db.get(options.device);
   std::unique_ptr<Graph> graph = loadModel(options.model);
+  applyMemoryOptPasses(*graph, options.model);
+  PlanOptions planOptions; // Every build is planned at the model's --memory-opt.
+  planOptions.memoryOpt = options.model.memoryOpt;
+  planOptions.patchRecomputeBudget = options.model.patchRecomputeBudget;
   std::unique_ptr<Graph> int8Graph;
   {
     Stage stage("quantize for int8 sizes");
@@ -82,7 +88,7 @@ int runPick(const PickOptions &options) {
   PickResult pick;
   {
     Stage stage("compare builds on " + device.id);
-    pick = pickBuild(device, *graph, request, {}, int8Graph.get());
+    pick = pickBuild(device, *graph, request, planOptions, int8Graph.get());
   }
   bool anyHifi = false, anyInt8 = false;
   for (const Candidate &c : pick.candidates) {

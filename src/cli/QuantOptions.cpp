@@ -112,8 +112,7 @@ std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
     QuantizationOptions resolved = resolveQuantOptions(options);
     quantizeGraph(*graph, syntheticProfile(*graph), resolved, "synthetic sizing profile");
   }
-  applyMemoryOptPasses(*graph, model);
-  return graph;
+  return graph; // The device database runs the --memory-opt passes per build.
 }
 
 void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options) {

@@ -45,8 +45,9 @@ bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
 /// The model as `compile` would quantize it, for sizing int8 builds (`fit`,
 /// `pick`): loaded, quantized with --load-profile when given, else with a
 /// synthetic profile (every float tensor in [-1, 1]: the sizes depend on which
-/// nodes become int8, the schema and the bias precision, not on the ranges),
-/// then the --memory-opt transforms.
+/// nodes become int8, the schema and the bias precision, not on the ranges).
+/// Not yet through the --memory-opt transforms: footprintOfQuantized runs them
+/// after CMSIS-NN preparation, as compile does (PlanOptions::memoryOpt).
 std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
                                                const QuantCliOptions &options);
 

@@ -11,7 +11,7 @@
 #include "LowerInt8.h"
 
 #include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/InPlaceConv.h"
+#include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <memory>

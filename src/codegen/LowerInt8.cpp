@@ -118,12 +118,12 @@ Int8KernelCall lowerBinary(const Node &node) {
   return args.i32(a.actMin).i32(a.actMax).call("bf_mul_s8");
 }
 
-/// ConvPool (int8, MaxPool): bf_conv2d_s8's arguments of the conv part with
-/// the fused node's operands, its scratch, then bf_maxpool2d_s8's geometry.
+/// ConvPool (int8): bf_conv2d_s8's arguments of the conv part with the fused
+/// node's operands, its scratch, then the pool's (bf_maxpool2d_s8's or
+/// bf_avgpool2d_s8's geometry: bf_conv_pool2d_s8 / bf_conv_avgpool2d_s8).
 Int8KernelCall lowerConvPool(const Node &node) {
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
-  if (parts->pool.opType != "MaxPool")
-    throw Error(ExitCode::Unsupported, node.describe() + ": int8 ConvPool needs a MaxPool");
+  const bool isMax = parts->pool.opType == "MaxPool";
   Int8KernelCall conv = lowerConv(parts->conv), pool = lowerPool(parts->pool);
   if (conv.kernel != "bf_conv2d_s8")
     throw Error(ExitCode::Unsupported, node.describe() + ": int8 ConvPool of a depthwise conv");
@@ -133,7 +133,7 @@ Int8KernelCall lowerConvPool(const Node &node) {
                 : a.value == &parts->w ? node.input(1)
                 : a.value == &parts->b ? node.input(2)
                                        : a.value;
-  Int8KernelCall call{"bf_conv_pool2d_s8", {}};
+  Int8KernelCall call{isMax ? "bf_conv_pool2d_s8" : "bf_conv_avgpool2d_s8", {}};
   call.args.assign(conv.args.begin(), conv.args.begin() + 3); // in, w, bias
   Args tail;
   tail.addr(node.output(0));

@@ -81,6 +81,21 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
                        int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
                        int32_t psW, int32_t ppadT, int32_t ppadL, int32_t pdilH, int32_t pdilW,
                        int32_t poolMin, int32_t poolMax);
+/* The same conv with an AveragePool whose windows do not overlap vertically
+ * (psH >= PKH); the pool arguments are bf_avgpool2d_s8's. Scratch: chunk*CW
+ * bytes rounded up to 4, then chunk*PW int32 sums. */
+void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                          int32_t M, int32_t CH, int32_t CW, int32_t KH, int32_t KW,
+                          int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                          int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
+                          int32_t outputOffset, const int32_t *outMult,
+                          const int32_t *outShift, int32_t perChannel, int32_t actMin,
+                          int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                          const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW,
+                          int32_t PKH, int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT,
+                          int32_t ppadL, int32_t ppadB, int32_t ppadR, int32_t countIncludePad,
+                          int32_t padValue, int32_t poolMin, int32_t poolMax);
 
 /* --memory-opt >= 1: depthwise (chMult 1) with `out` == `in` allowed; one
  * output plane of scratch (int8_conv_inplace.c). */

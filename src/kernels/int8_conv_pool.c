@@ -1,7 +1,7 @@
-/*===- int8_conv_pool.c - int8 Conv (+activation) fused with MaxPool ======
+/*===- int8_conv_pool.c - int8 Conv (+activation) fused with a pool =======
  *
- * The int8 twin of conv_pool.c for MaxPool (the quantizer gives the pool the
- * conv output's parameters, so pooling is a max over the conv's int8 values).
+ * The int8 twins of conv_pool.c (the quantizer gives the pool the conv
+ * output's parameters, so pooling works on the conv's int8 values).
  * For each conv row r some pool window reads, and each chunk of output
  * channels, the row is computed into `scratch` ([chunk][CW] int8) by
  * bf_conv2d_s8 itself (OH = 1, top pad shifted by r*strideH, the channel
@@ -10,7 +10,7 @@
  * Max is order-free and bf_maxpool2d_s8 starts from -128 and clamps at the
  * end, as this does: the result equals conv-then-pool bit for bit.
  *===----------------------------------------------------------------------===*/
-#include "bundlefit_kernels_int8.h"
+#include "int8_util.h"
 
 void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                        int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
@@ -69,5 +69,71 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
     }
     for (int32_t i = 0; i < M * PH * PW; ++i)
       o[i] = (int8_t)(o[i] < poolMin ? poolMin : o[i] > poolMax ? poolMax : o[i]);
+  }
+}
+
+/* AveragePool whose windows do not overlap vertically (psH >= PKH; the
+ * fusion pass checks it), so each conv row feeds one pooled row: for each
+ * pooled row and chunk of channels, its conv rows are computed into the
+ * `scratch` row as above and their window sums added to int32 accumulators
+ * ([chunk][PW], after the row, 4-aligned); the pooled row is then finished
+ * by bf_i8_window_mean, bf_avgpool2d_s8's rule. Sums of integers do not
+ * depend on order, so the result equals conv-then-pool bit for bit. Scratch:
+ * chunk*CW bytes rounded up to 4, plus chunk*PW int32. */
+void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                          int32_t M, int32_t CH, int32_t CW, int32_t KH, int32_t KW,
+                          int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                          int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
+                          int32_t outputOffset, const int32_t *outMult,
+                          const int32_t *outShift, int32_t perChannel, int32_t actMin,
+                          int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                          const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW,
+                          int32_t PKH, int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT,
+                          int32_t ppadL, int32_t ppadB, int32_t ppadR, int32_t countIncludePad,
+                          int32_t padValue, int32_t poolMin, int32_t poolMax) {
+  const int32_t Cg = C / groups, taps = KH * KW;
+  if (groups != 1)
+    chunk = M; /* a chunk never straddles groups */
+  int8_t *row = scratch;
+  int32_t *acc = (int32_t *)(scratch + (((int64_t)chunk * CW + 3) & ~(int64_t)3));
+  for (int32_t n = 0; n < N; ++n) {
+    const int8_t *x = in + (int64_t)n * C * H * W;
+    int8_t *o = out + (int64_t)n * M * PH * PW;
+    for (int32_t ph = 0; ph < PH; ++ph) {
+      const int32_t h0 = ph * psH - ppadT;
+      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + PKH, CH);
+      const int32_t pb = bf_i8_max(h0, -ppadT), pe = bf_i8_min(h0 + PKH, CH + ppadB);
+      for (int32_t m0 = 0; m0 < M; m0 += chunk) {
+        const int32_t mc = M - m0 < chunk ? M - m0 : chunk, k0 = perChannel ? m0 : 0;
+        for (int32_t i = 0; i < mc * PW; ++i)
+          acc[i] = 0;
+        for (int32_t r = hb; r < he; ++r) {
+          bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W,
+                       mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
+                       dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
+                       perChannel, actMin, actMax, bias8 ? bias8 + m0 : 0,
+                       biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0);
+          for (int32_t mi = 0; mi < mc; ++mi)
+            for (int32_t pw = 0; pw < PW; ++pw) {
+              const int32_t w0 = pw * psW - ppadL;
+              const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, CW);
+              for (int32_t iw = wb; iw < we; ++iw)
+                acc[mi * PW + pw] += row[(int64_t)mi * CW + iw];
+            }
+        }
+        for (int32_t mi = 0; mi < mc; ++mi)
+          for (int32_t pw = 0; pw < PW; ++pw) {
+            const int32_t w0 = pw * psW - ppadL;
+            const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, CW);
+            const int32_t qb = bf_i8_max(w0, -ppadL), qe = bf_i8_min(w0 + PKW, CW + ppadR);
+            const int32_t count = bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
+            const int32_t total = bf_i8_max(pe - pb, 0) * bf_i8_max(qe - qb, 0);
+            o[((int64_t)(m0 + mi) * PH + ph) * PW + pw] = (int8_t)bf_i8_clamp(
+                bf_i8_window_mean(acc[mi * PW + pw], count, total, countIncludePad, padValue),
+                poolMin, poolMax);
+          }
+      }
+    }
   }
 }

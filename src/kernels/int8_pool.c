@@ -2,16 +2,12 @@
  *
  * Output parameters equal the input's (the quantizer guarantees it), so
  * pooling works on the raw int8 values: max is exact, the average is TFLM's
- * and CMSIS-NN's integer mean rounded half away from zero.
+ * and CMSIS-NN's integer mean rounded half away from zero. Not `restrict`:
+ * the output may overlap the input's consumed part (pool.c says why).
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
-/* TFLM/CMSIS-NN rounding of sum / count (count > 0). */
-BF_I8_INLINE int32_t bf_i8_rounded_mean(int32_t sum, int32_t count) {
-  return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
-}
-
-void bf_maxpool2d_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t H,
+void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H,
                      int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                      int32_t dilH, int32_t dilW, int32_t actMin, int32_t actMax) {
@@ -37,7 +33,7 @@ void bf_maxpool2d_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC
   }
 }
 
-void bf_avgpool2d_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t H,
+void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H,
                      int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                      int32_t padB, int32_t padR, int32_t countIncludePad, int32_t padValue,
@@ -56,17 +52,11 @@ void bf_avgpool2d_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC
         for (int32_t ih = hb; ih < he; ++ih)
           for (int32_t iw = wb; iw < we; ++iw)
             sum += x[ih * W + iw];
-        int32_t count = bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
-        if (countIncludePad) {
-          const int32_t qb = bf_i8_max(w0, -padL), qe = bf_i8_min(w0 + KW, W + padR);
-          const int32_t total = bf_i8_max(pe - pb, 0) * bf_i8_max(qe - qb, 0);
-          sum += (total - count) * padValue;
-          count = total;
-        }
-        /* An all-padding window (possible only with ceil_mode) gives the
-         * zero point, i.e. 0.0, as the float kernel's 0/0 guard does. */
-        const int32_t mean = count > 0 ? bf_i8_rounded_mean(sum, count) : padValue;
-        o[oh * OW + ow] = bf_i8_clamp(mean, actMin, actMax);
+        const int32_t qb = bf_i8_max(w0, -padL), qe = bf_i8_min(w0 + KW, W + padR);
+        const int32_t count = bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
+        const int32_t total = bf_i8_max(pe - pb, 0) * bf_i8_max(qe - qb, 0);
+        o[oh * OW + ow] = bf_i8_clamp(
+            bf_i8_window_mean(sum, count, total, countIncludePad, padValue), actMin, actMax);
       }
     }
   }

@@ -82,4 +82,23 @@ BF_I8_INLINE int32_t bf_i8_bias(int32_t c, const int32_t *bias, const int8_t *bi
   return 0;
 }
 
+/* TFLM/CMSIS-NN rounding of sum / count (count > 0). */
+BF_I8_INLINE int32_t bf_i8_rounded_mean(int32_t sum, int32_t count) {
+  return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+}
+
+/* An average pool window's int8 result (before clamping): `sum` of its
+ * `count` in-bounds values; with countIncludePad its `total - count` padded
+ * positions count as padValue (the zero point). An all-padding window
+ * (possible only with ceil_mode) gives padValue, i.e. 0.0, as the float
+ * kernel's 0/0 guard does. bf_avgpool2d_s8 and bf_conv_avgpool2d_s8 share it. */
+BF_I8_INLINE int32_t bf_i8_window_mean(int32_t sum, int32_t count, int32_t total,
+                                       int32_t countIncludePad, int32_t padValue) {
+  if (countIncludePad) {
+    sum += (total - count) * padValue;
+    count = total;
+  }
+  return count > 0 ? bf_i8_rounded_mean(sum, count) : padValue;
+}
+
 #endif

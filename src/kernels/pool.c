@@ -1,7 +1,15 @@
-/*===- pool.c - Max / average pooling, NCHW float32 ------------------------===*/
+/*===- pool.c - Max / average pooling, NCHW float32 ------------------------===
+ *
+ * The 2-D kernels are not `restrict`: at --memory-opt >= 1 the plan may
+ * start the output just before the input (a partial overlap). They walk
+ * planes, output rows and columns in order, and write an element only after
+ * reading its window, so every write lands on input bytes no later window
+ * reads; MemoryPlan.cpp describes that order to the planner's checker
+ * (InPlaceOps.h, poolRowAccess), which proves each overlap it plans.
+ *===----------------------------------------------------------------------===*/
 #include "kernel_util.h"
 
-void bf_maxpool2d_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t H,
+void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H,
                       int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                       int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                       int32_t dilH, int32_t dilW) {
@@ -31,7 +39,7 @@ void bf_maxpool2d_f32(const float *restrict in, float *restrict out, int32_t NC,
  * a window lying entirely in the padding gives it (the interpreter saturates
  * -inf to it). Max of integers is exact, so the result equals the input's. */
 #define BF_DEFINE_MAXPOOL_INT(name, T, lowest)                                         \
-  void bf_maxpool2d_##name(const T *restrict in, T *restrict out, int32_t NC, int32_t H, \
+  void bf_maxpool2d_##name(const T *in, T *out, int32_t NC, int32_t H,                   \
                            int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,    \
                            int32_t strideH, int32_t strideW, int32_t padT, int32_t padL, \
                            int32_t dilH, int32_t dilW) {                                 \
@@ -59,7 +67,7 @@ void bf_maxpool2d_f32(const float *restrict in, float *restrict out, int32_t NC,
 BF_DEFINE_MAXPOOL_INT(u8, uint8_t, 0)
 BF_DEFINE_MAXPOOL_INT(i8, int8_t, -128)
 
-void bf_avgpool2d_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t H,
+void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H,
                       int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
                       int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                       int32_t padB, int32_t padR, int32_t countIncludePad) {

@@ -17,7 +17,7 @@
 // and after fuseConvPool.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/InPlaceConv.h"
+#include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
@@ -71,7 +71,7 @@ uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *a
     uint64_t bytes = 0;
     for (const Value *v : live)
       bytes += aligned(v->type.bytes());
-    // A convolution the plan may run in place (InPlaceConv.h) writes over
+    // A convolution the plan may run in place (InPlaceOps.h) writes over
     // its dying input: only its workspace and any growth are new bytes.
     const Value *input = node.input(0) ? ownerOf(node.input(0)) : nullptr;
     const bool inputDies = input && lastUse[input] == j && live.count(input);
@@ -244,6 +244,16 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
   graph.removeUnusedValues();
   inferNodeTypes(*stage);
   return 1;
+}
+
+void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget) {
+  if (level >= 1)
+    fuseConvPool(graph);
+  if (level >= 2) {
+    PatchStageOptions patch;
+    patch.recomputeBudget = patchRecomputeBudget;
+    formPatchStage(graph, patch);
+  }
 }
 
 } // namespace bundlefit

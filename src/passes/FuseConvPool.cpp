@@ -41,6 +41,16 @@ bool isFusablePool(const Graph &graph, const Node &pool) {
   return pool.output(0) && pool.output(0)->type.rank() == 4;
 }
 
+/// Each input row of the pool is in at most one window: one output row, or
+/// a stride no smaller than the kernel.
+bool rowsDoNotOverlap(const Node &pool) {
+  const std::vector<int64_t> kernel = pool.attrs.getInts("kernel_shape", {});
+  const std::vector<int64_t> strides = pool.attrs.getInts("strides", {});
+  if (pool.output(0) && pool.output(0)->type.rank() == 4 && pool.output(0)->type.shape[2] == 1)
+    return true;
+  return !kernel.empty() && kernel[0] <= (strides.empty() ? 1 : strides[0]);
+}
+
 bool tryFuse(Graph &graph, Node &pool) {
   if (!isFusablePool(graph, pool))
     return false;
@@ -53,10 +63,12 @@ bool tryFuse(Graph &graph, Node &pool) {
   if (!x || x->type.rank() != 4)
     return false;
   const bool isFloat = x->type.dtype == DType::Float32 && convOut->type.dtype == DType::Float32;
-  // int8 (after quantization): MaxPool only, on the conv's own parameters,
-  // so pooling is a max over int8 values (bf_conv_pool2d_s8).
+  // int8 (after quantization): the pool on the conv's own parameters, so it
+  // works on int8 values: a max (bf_conv_pool2d_s8), or an average whose
+  // windows do not overlap vertically (bf_conv_avgpool2d_s8).
   const bool isInt8 = x->type.dtype == DType::Int8 && convOut->type.dtype == DType::Int8 &&
-                      !convOut->type.quant.empty() && pool.opType == "MaxPool" &&
+                      !convOut->type.quant.empty() &&
+                      (pool.opType == "MaxPool" || rowsDoNotOverlap(pool)) &&
                       pool.output(0)->type.dtype == DType::Int8 &&
                       pool.output(0)->type.quant.scales == convOut->type.quant.scales &&
                       pool.output(0)->type.quant.zeroPoints == convOut->type.quant.zeroPoints;

@@ -8,7 +8,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/InPlaceConv.h"
+#include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/WeightLayout.h"
@@ -126,35 +126,53 @@ const Value *storageOwner(const Value *value) {
   return value;
 }
 
-/// A convolution that may write its output over its dying input, with the
-/// kernel's access pattern (in the hint) and the workspace it then needs.
-struct InPlaceConv {
+/// An operator that may write its output over its dying input (a
+/// convolution in place, or a pool overlapping it), with the kernel's access
+/// pattern (in the hint) and the workspace it then needs.
+struct InPlaceOp {
   const Node *node = nullptr;
   planner::InPlaceHint hint;
   uint64_t scratch = 0;
 };
 
-std::vector<InPlaceConv> inPlaceConvCandidates(const MemoryPlan &plan,
-                                               const planner::Problem &problem,
-                                               const std::map<const Value *, int> &bufferOf) {
-  std::vector<InPlaceConv> candidates;
+/// bf_maxpool2d_* / bf_avgpool2d_*, one output row at a time: the output may
+/// start before the input by the margin the rows allow (rounded to the
+/// arena's alignment): each row's writes end below the first input byte it
+/// or a later row reads.
+std::vector<planner::AccessPhase> poolAccess(const Node &node) {
+  const uint64_t inputBytes = node.input(0)->type.bytes();
+  std::vector<planner::AccessPhase> phases;
+  for (const PoolRowAccess &row : poolRowAccess(node))
+    phases.push_back(planner::streamingPhase(row.writeEnd, row.readBegin, inputBytes));
+  return phases;
+}
+
+std::vector<InPlaceOp> inPlaceCandidates(const MemoryPlan &plan, const planner::Problem &problem,
+                                         const std::map<const Value *, int> &bufferOf) {
+  std::vector<InPlaceOp> candidates;
   for (int step = 0; step < int(plan.schedule.size()); ++step) {
     const Node *node = plan.schedule[step];
-    if (!hasInPlaceConvKernel(*node) || !bufferOf.count(node->output()))
+    const bool isPool = poolMayOverlapInput(*node);
+    if (!(isPool || hasInPlaceConvKernel(*node)) || !bufferOf.count(node->output()))
       continue;
     auto it = bufferOf.find(storageOwner(node->input(0)));
     if (it == bufferOf.end() || problem.buffers[it->second].last != step)
       continue;
-    InPlaceConv conv{node, {bufferOf.at(node->output()), it->second, 0, {}}, 0};
-    if ((conv.scratch = depthwiseInPlaceScratch(*node))) {
-      conv.hint.access = depthwiseAccess(*node);
+    InPlaceOp op{node, {bufferOf.at(node->output()), it->second, 0, {}}, 0};
+    if (isPool) {
+      op.hint.access = poolAccess(*node);
+      const int64_t margin = planner::maxSafeShift(op.hint.access);
+      const int64_t a = int64_t(MemoryPlan::kAlignment); // The shift keeps both aligned.
+      op.hint.shift = margin >= 0 ? margin / a * a : -((-margin + a - 1) / a * a);
+    } else if ((op.scratch = depthwiseInPlaceScratch(*node))) {
+      op.hint.access = depthwiseAccess(*node);
     } else if (int64_t block = pointwiseInPlaceBlock(*node)) {
-      conv.hint.access = pointwiseAccess(*node, uint64_t(block));
-      conv.scratch = pointwiseInPlaceScratch(*node);
+      op.hint.access = pointwiseAccess(*node, uint64_t(block));
+      op.scratch = pointwiseInPlaceScratch(*node);
     } else {
       continue;
     }
-    candidates.push_back(std::move(conv));
+    candidates.push_back(std::move(op));
   }
   return candidates;
 }
@@ -162,15 +180,15 @@ std::vector<InPlaceConv> inPlaceConvCandidates(const MemoryPlan &plan,
 /// `base` plus the chosen in-place hints and one workspace buffer, live on
 /// its node's step only, per node that needs one (fused nodes' in
 /// `scratchBytes`, the chosen convs' own). `scratchOf` gets node -> buffer.
-planner::Problem withInPlaceConvs(const planner::Problem &base,
-                                  const std::vector<InPlaceConv> &chosen,
-                                  std::map<const Node *, uint64_t> scratchBytes,
-                                  const std::vector<const Node *> &schedule,
-                                  std::vector<std::pair<const Node *, int>> *scratchOf) {
+planner::Problem withInPlaceOps(const planner::Problem &base, const std::vector<InPlaceOp> &chosen,
+                                std::map<const Node *, uint64_t> scratchBytes,
+                                const std::vector<const Node *> &schedule,
+                                std::vector<std::pair<const Node *, int>> *scratchOf) {
   planner::Problem problem = base;
-  for (const InPlaceConv &conv : chosen) {
-    problem.inPlace.push_back(conv.hint);
-    scratchBytes[conv.node] = conv.scratch;
+  for (const InPlaceOp &op : chosen) {
+    problem.inPlace.push_back(op.hint);
+    if (op.scratch)
+      scratchBytes[op.node] = op.scratch;
   }
   for (int step = 0; step < int(schedule.size()); ++step) {
     auto it = scratchBytes.find(schedule[step]);
@@ -184,29 +202,30 @@ planner::Problem withInPlaceConvs(const planner::Problem &base,
   return problem;
 }
 
-/// In-place convolutions are not free: the planner keeps an in-place chain
+/// In-place operators are not free: the planner keeps an in-place chain
 /// as one block as large as its largest member for the chain's whole life,
 /// and each needs a workspace. Depthwise ones (a workspace of one plane,
-/// output no larger than input) are always taken; each 1x1 one, in schedule
-/// order, only when the (greedy) plan is no larger with it than without.
-std::vector<InPlaceConv> chooseInPlaceConvs(const planner::Problem &base,
-                                            const std::vector<InPlaceConv> &candidates,
-                                            const std::map<const Node *, uint64_t> &scratchBytes,
-                                            const std::vector<const Node *> &schedule) {
+/// output no larger than input) are always taken; each 1x1 conv and pool, in
+/// schedule order, only when the (greedy) plan is no larger with it than
+/// without.
+std::vector<InPlaceOp> chooseInPlaceOps(const planner::Problem &base,
+                                        const std::vector<InPlaceOp> &candidates,
+                                        const std::map<const Node *, uint64_t> &scratchBytes,
+                                        const std::vector<const Node *> &schedule) {
   planner::PlanOptions greedyOnly;
   greedyOnly.useExact = false;
-  auto arenaWith = [&](const std::vector<InPlaceConv> &chosen) {
-    planner::Problem problem = withInPlaceConvs(base, chosen, scratchBytes, schedule, nullptr);
+  auto arenaWith = [&](const std::vector<InPlaceOp> &chosen) {
+    planner::Problem problem = withInPlaceOps(base, chosen, scratchBytes, schedule, nullptr);
     if (!chosen.empty() && !planner::honouredInPlaceHints(problem).back())
       return UINT64_MAX; // Its input already has an in-place output.
     return planner::planMemory(problem, greedyOnly).arenaSize;
   };
-  std::vector<InPlaceConv> chosen;
-  for (const InPlaceConv &candidate : candidates)
+  std::vector<InPlaceOp> chosen;
+  for (const InPlaceOp &candidate : candidates)
     if (depthwiseInPlaceScratch(*candidate.node))
       chosen.push_back(candidate);
   uint64_t best = arenaWith(chosen);
-  for (const InPlaceConv &candidate : candidates) {
+  for (const InPlaceOp &candidate : candidates) {
     if (depthwiseInPlaceScratch(*candidate.node))
       continue;
     chosen.push_back(candidate);
@@ -260,19 +279,19 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
     }
   }
 
-  // --memory-opt >= 1: in-place depthwise and 1x1 convolutions, those that
-  // pay for themselves. Fused nodes (FusedOps.h) always need their
+  // --memory-opt >= 1: in-place depthwise and 1x1 convolutions and pools
+  // overlapping their input, those that pay for themselves. Fused nodes (FusedOps.h) always need their
   // workspace, whatever the level.
   std::map<const Node *, uint64_t> scratchBytes;
   for (const Node *node : plan.schedule)
     if (uint64_t bytes = nodeScratchBytes(*node))
       scratchBytes[node] = bytes;
-  std::vector<InPlaceConv> chosen;
+  std::vector<InPlaceOp> chosen;
   if (options.memoryOpt >= 1 && options.allowInPlace)
-    chosen = chooseInPlaceConvs(problem, inPlaceConvCandidates(plan, problem, bufferOf),
+    chosen = chooseInPlaceOps(problem, inPlaceCandidates(plan, problem, bufferOf),
                                 scratchBytes, plan.schedule);
   std::vector<std::pair<const Node *, int>> scratchOf;
-  problem = withInPlaceConvs(problem, chosen, scratchBytes, plan.schedule, &scratchOf);
+  problem = withInPlaceOps(problem, chosen, scratchBytes, plan.schedule, &scratchOf);
 
   planner::PlanOptions plannerOptions;
   plannerOptions.exact.timeBudgetSeconds = options.exactTimeBudgetSeconds;

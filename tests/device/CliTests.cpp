@@ -104,7 +104,7 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
   auto int8 = bundleOf("--variant int8");
   CHECK(int8["constant"] == 433088);
   CHECK(int8["mutable"] == 3200);
-  CHECK(int8["activations"] == 14400);
+  CHECK(int8["activations"] == 3904); // --memory-opt 2 (default); level 0: 14,400
   CHECK(bundleOf("--variant int8 --quantization-schema symmetric_with_power2_scale "
                  "--quantization-precision-bias Int8")["constant"] == 431296);
   CHECK(bundleOf("--variant int8 --keep-original-precision-for-nodes FullyConnected")["constant"] ==
@@ -138,4 +138,31 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
   CommandResult wrong = run("fit " + lenet() + " --device rt1062 --variant int8 --load-profile " +
                             std::string(DEVICE_TEST_DATA) + "/no-such-profile.yaml");
   CHECK(wrong.exitCode == 4);
+}
+
+TEST_CASE("fit and pick plan at the model's --memory-opt (default 2; 0 is Glow's layout)") {
+  auto fitActivations = [](const std::string &options) {
+    CommandResult r = run("fit " + lenet() + " --device rt1062 --json -q " + options);
+    REQUIRE_MESSAGE(r.exitCode == 0, r.output);
+    return nlohmann::json::parse(r.output)["bundle"]["activations"].get<uint64_t>();
+  };
+  CHECK(fitActivations("--memory-opt 0") == 57600);
+  CHECK(fitActivations("") == 14976);
+  CHECK(fitActivations("--variant int8 --memory-opt 0") == 14400);
+  CHECK(fitActivations("--variant int8 --memory-opt 1") == 3904);
+  // CMSIS-NN calls keep their layers (compile prepares them before the
+  // memory-opt passes, and so does the sizing): the layer bound, as compiled.
+  CHECK(fitActivations("--variant int8-cmsis") == 14400);
+  // pick's RAM for the float build in Flash: the same arena difference.
+  auto pickRam = [](const std::string &options) {
+    CommandResult r = run("pick " + lenet() + " --device rt1062 --json -q " + options);
+    REQUIRE_MESSAGE(r.exitCode == 0, r.output);
+    const nlohmann::json report = nlohmann::json::parse(r.output);
+    for (const auto &row : report["candidates"])
+      if (row["variant"] == "float" && row["weights"] == "flash")
+        return row["ram"].get<uint64_t>();
+    FAIL("no float/flash row");
+    return uint64_t(0);
+  };
+  CHECK(pickRam("--memory-opt 0") - pickRam("") == 57600 - 14976);
 }

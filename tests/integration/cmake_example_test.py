@@ -14,6 +14,7 @@
 
 Usage: cmake_example_test.py BUILD_DIR SOURCE_DIR MODELS_DIR WORK_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -37,11 +38,11 @@ def check(condition, message):
     print("ok:", message)
 
 
-def configure(source, build, prefix, model, npy, device):
+def configure(source, build, prefix, model, npy, device, extra=()):
     return run(["cmake", "-S", source, "-B", build, "-G", "Ninja",
                 "-DCMAKE_PREFIX_PATH=" + prefix,
                 "-DCMAKE_TOOLCHAIN_FILE=" + prefix + "/lib/cmake/bundlefit/toolchains/arm-none-eabi.cmake",
-                "-DLENET_MODEL=" + model, "-DLENET_INPUT=" + npy, "-DLENET_DEVICE=" + device])
+                "-DLENET_MODEL=" + model, "-DLENET_INPUT=" + npy, "-DLENET_DEVICE=" + device] + list(extra))
 
 
 def main():
@@ -72,6 +73,9 @@ def main():
     bundle = os.path.join(fw, "bundlefit", "lenet")
     for f in ["lenet.o", "lenet.h", "lenet.weights.bin", "lenet.weights.txt", "lenet.memory.json"]:
         check(os.path.exists(os.path.join(bundle, f)), "bundle file " + f)
+    sizes = json.load(open(os.path.join(bundle, "lenet.memory.json")))["sizes"]
+    check(sizes["activations"] == 14976 and "ACTIVATIONS 14,976" in first.stdout,
+          "bundle and fit at bundlefit's default --memory-opt 2 (14,976 B of activations)")
     again = run(["cmake", "--build", fw])
     check("no work to do" in again.stdout, "a second build does nothing")
     os.utime(model)
@@ -105,11 +109,12 @@ def main():
     check(worst <= 1e-4 * float(np.max(np.abs(reference))), "scores within 1e-4 of the host's")
 
     small = os.path.join(work, "fw-lpc55s69")
-    configure(example, small, prefix, model, npy, "lpc55s69")
+    configure(example, small, prefix, model, npy, "lpc55s69", ["-DLENET_MEMORY_OPT=0"])
     failed = run(["cmake", "--build", small], expect=None)
     check(failed.returncode != 0, "the build fails when the model does not fit lpc55s69")
     check("bundlefit fit lenet on lpc55s69" in failed.stdout and "DOES NOT FIT" in failed.stdout.upper(),
           "the build log holds fit's verdict")
+    check("ACTIVATIONS 57,600" in failed.stdout, "MEMORY_OPT 0 reached fit (Glow's 57,600 B)")
     check(not os.path.exists(os.path.join(small, "bundlefit", "lenet", "lenet.o")),
           "no bundle was compiled for the part it does not fit")
     print("PASSED")

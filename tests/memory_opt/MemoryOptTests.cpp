@@ -152,7 +152,7 @@ size_t countOps(const Graph &graph, const std::string &op) {
   return n;
 }
 
-/// Level 1 against level 0 on the host: same outputs, no more memory.
+/// Level 1 against level 0 on `target`: same outputs, no more memory.
 Compiled checkAgainstLevel0(const GraphMaker &make, const std::string &name,
                             const std::string &target = "host") {
   CAPTURE(name);
@@ -309,6 +309,42 @@ TEST_CASE("1x1 convs run in place at --memory-opt 1, pixel block by pixel block 
     // in place, the larger of the two plus the 1,280 B workspace.
     CHECK(base.plan.activationsSize == 12992);
     CHECK(opt.plan.activationsSize == 10368 + 1280);
+  }
+}
+
+TEST_CASE("a pool that cannot be fused starts its output just before its input (host, M7)") {
+  // conv -> Add(c, c) -> pool: the Add keeps the pool out of a ConvPool, and
+  // its output (8 planes of 16x16 floats, 8,192 B) dies at the pool.
+  struct Case {
+    std::string op;
+    std::vector<int64_t> kernel, strides, pads;
+    int64_t shift; // The first output row(s) may land before the input.
+  };
+  for (const Case &c : {Case{"MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0}, -64},
+                        Case{"AveragePool", {3, 3}, {2, 2}, {1, 1, 1, 1}, -64},
+                        Case{"MaxPool", {3, 3}, {1, 1}, {1, 1, 1, 1}, -128}}) {
+    const std::string name = c.op + "-k" + std::to_string(c.kernel[0]) + "s" +
+                             std::to_string(c.strides[0]);
+    CAPTURE(name);
+    GraphMaker make = [&c] {
+      Net n({1, 3, 16, 16});
+      Value *conv = n.conv(n.x, 3, 8, 3, 1, 1);
+      Value *p = pool(n, n.add("Add", {conv, conv}), c.op, c.kernel, c.strides, c.pads);
+      return n.finish(n.conv(p, 8, 4, 3, 1, 1));
+    };
+    // The stride-1 window reads a row back: on Cortex-M7 under QEMU too.
+    Compiled opt = checkAgainstLevel0(make, name, c.strides[0] == 1 ? "cortex-m7" : "host");
+    int pools = 0;
+    for (const Node *node : opt.graph->nodes())
+      if (node->opType == c.op) {
+        ++pools;
+        const int64_t x = int64_t(opt.plan.placementOf(node->input(0)).offset);
+        const int64_t y = int64_t(opt.plan.placementOf(node->output()).offset);
+        CHECK(y - x == c.shift);
+        // The input, plus the part of the output that lies before it.
+        CHECK(opt.plan.activationsSize == 8192 - c.shift);
+      }
+    CHECK(pools == 1);
   }
 }
 

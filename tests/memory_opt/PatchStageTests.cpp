@@ -11,6 +11,7 @@
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
+#include "bundlefit/ir/FusedOps.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
@@ -138,7 +139,8 @@ Node *stageOf(const Graph &g) {
 
 /// compileBundle + runBundle of a reference model at `level`.
 std::map<std::string, Tensor> runModel(const std::string &name, int level, const std::string &target,
-                                       const std::string &profile, MemoryPlan *plan = nullptr) {
+                                       const std::string &profile, MemoryPlan *plan = nullptr,
+                                       int *averageConvPools = nullptr) {
   const std::string dir = BUNDLEFIT_MODELS_DIR;
   fs::path work = fs::path(BUNDLEFIT_TEST_TMP) / ("patch-" + name + "-" + target + "-" +
                                                   std::to_string(level) + (profile.empty() ? "" : "-int8"));
@@ -153,6 +155,12 @@ std::map<std::string, Tensor> runModel(const std::string &name, int level, const
   CompiledBundle bundle = compileBundle(request);
   if (plan)
     *plan = bundle.plan;
+  if (averageConvPools) {
+    *averageConvPools = 0;
+    for (const Node *node : bundle.graph->nodes())
+      *averageConvPools += node->opType == kConvPoolOp &&
+                           node->attrs.getString("pool.op", "") == "AveragePool";
+  }
   BundleRunSpec spec = makeRunSpec(bundle.plan, request.outputDir, bundle.networkName, target);
   spec.timeoutSeconds = 600;
   return runBundle(spec, {{bundle.graph->inputs().at(0)->name, loadNpy(dir + "/" + name + ".input.npy")}},
@@ -282,6 +290,22 @@ TEST_CASE("LeNet int8 at --memory-opt 1: int8 ConvPool, bit-exact with level 0 o
                              << fused.activationsSize);
     CHECK(base.activationsSize == 14400);
     CHECK(fused.activationsSize <= 4000);
+    CHECK(maxRelativeDiff(actual, expected) == 0.0);
+  }
+}
+
+TEST_CASE("DS-CNN int8 at --memory-opt 1: conv and average pool fused, bit-exact on host and Cortex-M7") {
+  // Its last 1x1 conv feeds a 25x5 average pool (one output row).
+  const std::string profile = profileOf("ds_cnn");
+  for (std::string target : {"host", "cortex-m7"}) {
+    CAPTURE(target);
+    int baseAverages = 0, fusedAverages = 0;
+    std::map<std::string, Tensor> expected =
+        runModel("ds_cnn", 0, target, profile, nullptr, &baseAverages);
+    std::map<std::string, Tensor> actual =
+        runModel("ds_cnn", 1, target, profile, nullptr, &fusedAverages);
+    CHECK(baseAverages == 0);
+    CHECK(fusedAverages == 1);
     CHECK(maxRelativeDiff(actual, expected) == 0.0);
   }
 }

@@ -14,9 +14,10 @@
 //            channel_chunk       output channels per scratch row (divides nothing;
 //                                the last chunk may be short)
 //
-// The element type decides the kernel (bf_conv_pool2d_f32 today; an int8
-// variant would read the same attributes plus the quantization parameters of
-// the conv, and would use the same scratch formula with 1-byte elements).
+// The element type and pool decide the kernel: bf_conv_pool2d_f32 (max and
+// average), bf_conv_pool2d_s8 (max) and bf_conv_avgpool2d_s8 (average whose
+// windows do not overlap vertically; its scratch adds int32 sums of one
+// pooled row), the int8 ones reading the conv's quantization parameters.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -81,6 +81,12 @@ struct PatchStageOptions {
 /// Run after quantization and fuseConvPool. Returns 1 if a stage was formed.
 size_t formPatchStage(Graph &graph, const PatchStageOptions &options = {});
 
+/// The graph transforms of --memory-opt `level`: >= 1 fuseConvPool, >= 2
+/// also formPatchStage. Run after quantization and after CMSIS-NN
+/// preparation (both must see the plain layers); plan the result at the
+/// same level (PlanOptions::memoryOpt).
+void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget);
+
 struct PassOptions {
   bool foldBatchNorm = true;
   bool eliminateIdentities = true;

@@ -78,8 +78,11 @@ struct MemoryPlan {
 /// byte, so it needs no code and no storage of its own.
 bool isViewNode(const Node &node);
 
-/// The --memory-opt level used when none is given.
-inline constexpr int kDefaultMemoryOpt = 0;
+/// The --memory-opt level bundlefit's commands use when none is given: the
+/// lowest memory, proved equal to level 0 on the reference models (README).
+/// PlanOptions itself defaults to 0, Glow's layout, so library callers (the
+/// device calibration against Glow's published sizes) get what they ask for.
+inline constexpr int kDefaultMemoryOpt = 2;
 inline constexpr int kMaxMemoryOpt = 2;
 
 struct PlanOptions {
@@ -91,7 +94,10 @@ struct PlanOptions {
   /// by plane (one-plane scratch), 1x1 convs pixel block by pixel block
   /// (scratch for one block in and out), and ConvPool nodes (made by fuseConvPool,
   /// which the caller runs on the graph at level >= 1) get their scratch row.
-  int memoryOpt = kDefaultMemoryOpt;
+  int memoryOpt = 0;
+  /// For callers that also run the level's graph passes on a copy (the
+  /// device database sizing int8 builds): runMemoryOptPasses' budget.
+  double patchRecomputeBudget = 0.2;
 };
 
 /// Plans all three regions of a type-inferred, pass-optimised graph.

@@ -107,7 +107,11 @@ uint64_t nodeScratchBytes(const Node &node) {
   const Shape &conv = parts->convOut.type.shape; // [N, M, CH, CW]
   int64_t chunk = node.attrs.getInt("channel_chunk", conv[1]);
   chunk = std::max<int64_t>(1, std::min<int64_t>(chunk, conv[1]));
-  return uint64_t(chunk * conv[3]) * dtypeSize(parts->convOut.type.dtype);
+  const uint64_t row = uint64_t(chunk * conv[3]) * dtypeSize(parts->convOut.type.dtype);
+  // int8 average: int32 sums of one pooled row follow (bf_conv_avgpool2d_s8).
+  if (parts->convOut.type.dtype == DType::Int8 && parts->pool.opType == "AveragePool")
+    return (row + 3) / 4 * 4 + uint64_t(chunk * parts->y.type.shape[3]) * 4;
+  return row;
 }
 
 void registerFusedOps(OpRegistry &registry) {

@@ -111,6 +111,8 @@ ModelFootprint estimateFootprint(const Graph &graph, const Variant &variant, con
 /// (quant/QuantizeGraph.h: real int8/int32 types, kept-float nodes, Quantize
 /// and Dequantize), plus the variant's kernel scratch: the sizes `compile
 /// --load-profile` plans. sizesEstimated is false. `variant` must be int8.
+/// `int8Graph` has not been through the --memory-opt passes: they run here,
+/// at options.memoryOpt, after CMSIS-NN preparation (as compile runs them).
 ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &variant,
                                     const Device &device, const PlanOptions &options = {});
 

@@ -26,7 +26,9 @@ struct LayerRow {
   const Node *node = nullptr;
   uint64_t macs = 0;
   uint64_t weightBytes = 0; ///< Constant-region bytes this node reads (unaligned).
-  uint64_t liveBytes = 0;   ///< Activation bytes live while it runs (aligned).
+  /// Arena bytes in use while it runs: its live tensors and workspace, each
+  /// aligned, bytes shared in place counted once.
+  uint64_t liveBytes = 0;
 };
 
 std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan);

@@ -1,11 +1,21 @@
-//===- InPlaceConv.cpp - Which convolutions may run over their own input ----===//
-#include "bundlefit/ir/InPlaceConv.h"
+//===- InPlaceOps.cpp - Which operators may write over their own input ------===//
+#include "bundlefit/ir/InPlaceOps.h"
+
+#include "ShapeHelpers.h"
 
 #include <algorithm>
 
 namespace bundlefit {
 
-/// Float32 or int8 (not a CMSIS-NN call): the dtypes our in-place kernels run.
+namespace {
+bool isCmsisCall(const Node &node) {
+  for (const auto &[name, attribute] : node.attrs.all())
+    if (name.compare(0, 5, "cmsis") == 0)
+      return true; // A CMSIS-NN call: its own kernel, not ours.
+  return false;
+}
+} // namespace
+
 bool hasInPlaceConvKernel(const Node &node) {
   if (node.opType != "Conv" || !node.input(0) || !node.input(1) || !node.output())
     return false;
@@ -13,12 +23,7 @@ bool hasInPlaceConvKernel(const Node &node) {
   const bool isFloat = x.dtype == DType::Float32 && y.dtype == DType::Float32;
   const bool isInt8 = x.dtype == DType::Int8 && y.dtype == DType::Int8 && !x.quant.empty() &&
                       !y.quant.empty() && node.input(1)->type.dtype == DType::Int8;
-  if (x.rank() != 4 || y.rank() != 4 || !(isFloat || isInt8))
-    return false;
-  for (const auto &[name, attribute] : node.attrs.all())
-    if (name.compare(0, 5, "cmsis") == 0)
-      return false; // A CMSIS-NN call: its own kernel, not ours.
-  return true;
+  return x.rank() == 4 && y.rank() == 4 && (isFloat || isInt8) && !isCmsisCall(node);
 }
 
 /// A 2-D float or int8 depthwise Conv (group == C == M) whose output planes
@@ -57,6 +62,35 @@ uint64_t pointwiseInPlaceScratch(const Node &node) {
   const int64_t block = pointwiseInPlaceBlock(node);
   const TensorType &x = node.input(0)->type, &y = node.output()->type;
   return uint64_t(block * (x.shape[1] + y.shape[1])) * dtypeSize(x.dtype);
+}
+
+bool poolMayOverlapInput(const Node &node) {
+  const bool isMax = node.opType == "MaxPool";
+  if ((!isMax && node.opType != "AveragePool") || node.outputs.size() != 1 || !node.input(0) ||
+      !node.output() || isCmsisCall(node))
+    return false;
+  const TensorType &x = node.input(0)->type, &y = node.output()->type;
+  if (x.rank() != 4 || y.rank() != 4 || x.dtype != y.dtype)
+    return false;
+  return x.dtype == DType::Float32 || x.dtype == DType::Int8 ||
+         (isMax && x.dtype == DType::UInt8);
+}
+
+std::vector<PoolRowAccess> poolRowAccess(const Node &node) {
+  const Shape &x = node.input(0)->type.shape, &y = node.output()->type.shape;
+  const shape_helpers::Window window = shape_helpers::resolveWindow(
+      node, {x[2], x[3]}, node.attrs.getInts("kernel_shape"), node.attrs.getInt("ceil_mode", 0) != 0);
+  const uint64_t es = dtypeSize(node.input(0)->type.dtype), H = uint64_t(x[2]),
+                 W = uint64_t(x[3]), OH = uint64_t(y[2]), OW = uint64_t(y[3]);
+  std::vector<PoolRowAccess> rows;
+  for (uint64_t plane = 0; plane < uint64_t(x[0] * x[1]); ++plane)
+    for (uint64_t oh = 0; oh < OH; ++oh) {
+      // Later rows start no higher: strides are positive.
+      const int64_t top = int64_t(oh) * window.strides[0] - window.padsBegin[0];
+      const uint64_t firstRow = std::min<uint64_t>(H, uint64_t(std::max<int64_t>(0, top)));
+      rows.push_back({(plane * OH * OW + (oh + 1) * OW) * es, (plane * H * W + firstRow * W) * es});
+    }
+  return rows;
 }
 
 } // namespace bundlefit

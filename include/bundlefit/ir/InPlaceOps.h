@@ -1,0 +1,52 @@
+//===- InPlaceOps.h - Which operators may write over their own input -*- C++ -*-===//
+//
+// --memory-opt >= 1 lets some convolutions write their output over their
+// dying input (src/kernels/conv_inplace.c, int8_conv_inplace.c), and 2-D
+// pooling start its output just before its input (a partial overlap). These
+// tests say which, and how much workspace the kernel then needs; the memory
+// plan (which proves each overlap with the kernel's access pattern) and the
+// patch stage's peak estimate both ask them.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace bundlefit {
+
+/// A 4-D float32 or int8 Conv that is not a CMSIS-NN call: the kinds our
+/// in-place kernels run.
+bool hasInPlaceConvKernel(const Node &node);
+
+/// A depthwise Conv (group == C == M) whose output planes are no larger than
+/// its input planes (bf_depthwise_inplace_*): the one-plane workspace it
+/// needs, or 0 when it cannot run in place.
+uint64_t depthwiseInPlaceScratch(const Node &node);
+
+/// A 1x1 Conv (stride 1, no padding, one image) runs in place pixel block by
+/// pixel block (bf_pointwise_inplace_*): the pixels per block, or 0 when it
+/// cannot. Its workspace holds one block of input and one of output.
+inline constexpr int64_t kPointwiseInPlaceBlock = 8;
+int64_t pointwiseInPlaceBlock(const Node &node);
+uint64_t pointwiseInPlaceScratch(const Node &node);
+
+/// A 2-D MaxPool or AveragePool, float32 or int8 (uint8 for max), one
+/// output, not a CMSIS-NN call: its kernel walks planes, rows and columns in
+/// order, so its output may overlap the part of its input already read
+/// (pool.c, int8_pool.c). The plan computes the margin from the window.
+bool poolMayOverlapInput(const Node &node);
+
+/// The pool's kernel one output row at a time, in execution order: for each
+/// row, the output bytes written up to its end, and the first input byte
+/// that this row or a later one reads (rows are read from their window's
+/// first row; the rest of the input follows).
+struct PoolRowAccess {
+  uint64_t writeEnd = 0;
+  uint64_t readBegin = 0;
+};
+std::vector<PoolRowAccess> poolRowAccess(const Node &node);
+
+} // namespace bundlefit
