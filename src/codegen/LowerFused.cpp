@@ -91,13 +91,13 @@ KernelCall inPlaceDepthwiseCall(const Node &node, const MemoryPlan &plan) {
 }
 
 /// The plan's workspace for a 1x1 conv in place must be the one the kernel
-/// will use: pointwiseInPlaceBlock pixels of input and output.
-int64_t pointwiseBlock(const Node &node, const MemoryPlan &plan) {
+/// will use: pointwiseInPlaceRows rows of output, every channel.
+int64_t pointwiseRows(const Node &node, const MemoryPlan &plan) {
   requireScratch(node, plan);
-  const int64_t block = pointwiseInPlaceBlock(node);
-  if (!block || plan.scratchOf(&node)->size < pointwiseInPlaceScratch(node))
+  const int64_t rows = pointwiseInPlaceRows(node);
+  if (!rows || plan.scratchOf(&node)->size < pointwiseInPlaceScratch(node))
     fatalInternal(node.describe() + " is in place without the workspace of a 1x1 conv");
-  return block;
+  return rows;
 }
 
 KernelCall inPlacePointwiseCall(const Node &node, const MemoryPlan &plan) {
@@ -105,8 +105,8 @@ KernelCall inPlacePointwiseCall(const Node &node, const MemoryPlan &plan) {
   KernelCall call;
   call.kernel = "bf_pointwise_inplace_f32";
   call.args = {address(node.input(0)), address(node.input(1)), address(node.input(2)),
-               address(node.output()), scratch(), i32(xs[1]), i32(xs[2] * xs[3]),
-               i32(ys[1]), i32(pointwiseBlock(node, plan)), activation(node)};
+               address(node.output()), scratch(), i32(xs[1]), i32(xs[2]), i32(xs[3]),
+               i32(ys[1]), i32(pointwiseRows(node, plan)), activation(node)};
   return call;
 }
 
@@ -120,18 +120,12 @@ void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
     if (call.kernel == "bf_conv2d_s8") {
       // bf_conv2d_s8's arguments: in, w, bias, out (0..3), N, C, H, W, M (4..8),
       // geometry and groups (9..19), then the quantization (20..29).
-      const int64_t block = pointwiseBlock(node, plan);
       const std::vector<Int8KernelArg> a = call.args;
-      auto scalar = [](int64_t v) {
-        Int8KernelArg arg;
-        arg.kind = Int8KernelArg::I32, arg.i = v;
-        return arg;
-      };
-      Int8KernelArg scratchArg;
+      Int8KernelArg scratchArg, rows;
       scratchArg.kind = Int8KernelArg::Scratch;
+      rows.kind = Int8KernelArg::I32, rows.i = pointwiseRows(node, plan);
       call.kernel = "bf_pointwise_inplace_s8";
-      call.args = {a[0], a[1], a[2], a[3], scratchArg, a[5], scalar(a[6].i * a[7].i), a[8],
-                   scalar(block)};
+      call.args = {a[0], a[1], a[2], a[3], scratchArg, a[5], a[6], a[7], a[8], rows};
       call.args.insert(call.args.end(), a.begin() + 20, a.end());
       continue;
     }

@@ -110,10 +110,10 @@ void bf_depthwise_inplace_f32(const float *in, const float *w, const float *bias
                               int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
                               int32_t dilW, int32_t act, float actA, float actB);
 /* 1x1 conv (stride 1, no pad, N = 1) whose output may share the input's
- * address, `block` pixels at a time; scratch: (C + M) * block floats. */
+ * address, `rows` whole rows at a time; scratch: M * rows * W floats. */
 void bf_pointwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,
-                              float *scratch, int32_t C, int32_t HW, int32_t M, int32_t block,
-                              int32_t act, float actA, float actB);
+                              float *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
+                              int32_t rows, int32_t act, float actA, float actB);
 
 /* ---- pool.c ------------------------------------------------------------ */
 /* NC = N*C planes of HxW -> OHxOW. */

@@ -108,11 +108,11 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              const int32_t *outShift, int32_t perChannel, int32_t actMin,
                              int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
                              const int32_t *biasShift);
-/* 1x1 conv (stride 1, no pad, N = 1) with `out` == `in` allowed, `block`
- * pixels at a time; scratch: (C + M) * block bytes (int8_conv_inplace.c). */
+/* 1x1 conv (stride 1, no pad, N = 1) with `out` == `in` allowed, `rows`
+ * whole rows at a time; scratch: M * rows * W bytes (int8_conv_inplace.c). */
 void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
-                             int8_t *out, int8_t *scratch, int32_t C, int32_t HW, int32_t M,
-                             int32_t block, int32_t inputOffset, int32_t outputOffset,
+                             int8_t *out, int8_t *scratch, int32_t C, int32_t H, int32_t W,
+                             int32_t M, int32_t rows, int32_t inputOffset, int32_t outputOffset,
                              const int32_t *outMult, const int32_t *outShift,
                              int32_t perChannel, int32_t actMin, int32_t actMax,
                              const int8_t *bias8, const int32_t *biasMult,

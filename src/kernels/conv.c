@@ -301,9 +301,9 @@ typedef float bf_pw_vec __attribute__((vector_size(4 * BF_PW_VL)));
 
 /* One tile: `mb` (<= BF_PW_MB) channels x `nv` vectors starting at columns
  * col[j] (relative to x/out); lanes of vector 0 before column `storeFrom`
- * are not stored. */
+ * are not stored. Output channels are P floats apart, input channels xs. */
 BF_INLINE void bf_pw_tile(const float *restrict x, const float *restrict w,
-                          const float *restrict bias, float *restrict out, int32_t P,
+                          const float *restrict bias, float *restrict out, int32_t P, int64_t xs,
                           int32_t C, int32_t kc, int32_t mb, int32_t nv, const int32_t *col,
                           int32_t storeFrom, int32_t first, int32_t last, int32_t act,
                           float actA, float actB) {
@@ -329,7 +329,7 @@ BF_INLINE void bf_pw_tile(const float *restrict x, const float *restrict w,
       for (int32_t j = 0; j < nv; ++j)
         acc[mi][j] += wv * xv[j];
     }
-    xp += P;
+    xp += xs;
     wp += 1;
   }
   for (int32_t mi = 0; mi < mb; ++mi) {
@@ -352,49 +352,56 @@ BF_INLINE void bf_pw_tile(const float *restrict x, const float *restrict w,
 /* Every channel block of one column tile (`nv` vectors at col[]). */
 BF_INLINE void bf_pw_columns(const float *restrict x, const float *restrict w,
                              const float *restrict bias, float *restrict out, int32_t P,
-                             int32_t C, int32_t M, int32_t kc, int32_t nv, const int32_t *col,
+                             int64_t xs, int32_t C, int32_t M, int32_t kc, int32_t nv,
+                             const int32_t *col,
                              int32_t storeFrom, int32_t first, int32_t last, int32_t act,
                              float actA, float actB) {
   int32_t m = 0;
   for (; m + BF_PW_MB <= M; m += BF_PW_MB)
-    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, C, kc,
+    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, xs, C, kc,
                BF_PW_MB, nv, col, storeFrom, first, last, act, actA, actB);
   for (; m < M; ++m)
-    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, C, kc, 1,
-               nv, col, storeFrom, first, last, act, actA, actB);
+    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, xs, C, kc,
+               1, nv, col, storeFrom, first, last, act, actA, actB);
 }
 
 BF_SHARED void bf_pw_cols1(const float *restrict x, const float *restrict w,
                            const float *restrict bias, float *restrict out, int32_t P,
-                           int32_t C, int32_t M, int32_t kc, const int32_t *col,
+                           int64_t xs, int32_t C, int32_t M, int32_t kc, const int32_t *col,
                            int32_t storeFrom, int32_t first, int32_t last, int32_t act,
                            float actA, float actB) {
-  bf_pw_columns(x, w, bias, out, P, C, M, kc, 1, col, storeFrom, first, last, act, actA, actB);
+  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 1, col, storeFrom, first, last, act, actA,
+                actB);
 }
 #if BF_PW_NV == 3
 BF_SHARED void bf_pw_cols2(const float *restrict x, const float *restrict w,
                            const float *restrict bias, float *restrict out, int32_t P,
-                           int32_t C, int32_t M, int32_t kc, const int32_t *col,
+                           int64_t xs, int32_t C, int32_t M, int32_t kc, const int32_t *col,
                            int32_t storeFrom, int32_t first, int32_t last, int32_t act,
                            float actA, float actB) {
-  bf_pw_columns(x, w, bias, out, P, C, M, kc, 2, col, storeFrom, first, last, act, actA, actB);
+  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 2, col, storeFrom, first, last, act, actA,
+                actB);
 }
 BF_SHARED void bf_pw_cols3(const float *restrict x, const float *restrict w,
                            const float *restrict bias, float *restrict out, int32_t P,
-                           int32_t C, int32_t M, int32_t kc, const int32_t *col,
+                           int64_t xs, int32_t C, int32_t M, int32_t kc, const int32_t *col,
                            int32_t storeFrom, int32_t first, int32_t last, int32_t act,
                            float actA, float actB) {
-  bf_pw_columns(x, w, bias, out, P, C, M, kc, 3, col, storeFrom, first, last, act, actA, actB);
+  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 3, col, storeFrom, first, last, act, actA,
+                actB);
 }
 #define bf_pw_colsN bf_pw_cols3
 #else
 #define bf_pw_colsN bf_pw_cols1
 #endif
 
-/* Needs P >= BF_PW_VL. */
+/* out [M][P] = w [M][C] x [C][P] (+ bias, activation); input channels are
+ * xs floats apart (P for a whole plane, more for a band of its rows). Needs
+ * P >= BF_PW_VL. */
 BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
                             const float *restrict bias, float *restrict out, int32_t C,
-                            int32_t M, int32_t P, int32_t act, float actA, float actB) {
+                            int32_t M, int32_t P, int64_t xs, int32_t act, float actA,
+                            float actB) {
   const int32_t NB = BF_PW_NV * BF_PW_VL;
   const int32_t pFull = P - P % NB, rest = P - pFull;
   /* Tail vectors: ceil(rest / VL) of them, the last ending at column P. */
@@ -408,19 +415,22 @@ BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
   for (int32_t c0 = 0; c0 < C; c0 += BF_PW_KC) {
     const int32_t kc = C - c0 < BF_PW_KC ? C - c0 : BF_PW_KC;
     const int32_t first = c0 == 0, last = c0 + kc == C;
-    const float *xk = x + (int64_t)c0 * P, *wk = w + c0;
+    const float *xk = x + (int64_t)c0 * xs, *wk = w + c0;
     for (int32_t p0 = 0; p0 < pFull; p0 += NB)
-      bf_pw_colsN(xk + p0, wk, bias, out + p0, P, C, M, kc, fullCol, 0, first, last, act, actA,
-                  actB);
+      bf_pw_colsN(xk + p0, wk, bias, out + p0, P, xs, C, M, kc, fullCol, 0, first, last, act,
+                  actA, actB);
 #if BF_PW_NV == 3
     if (tailNv == 3)
-      bf_pw_cols3(xk, wk, bias, out, P, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
+      bf_pw_cols3(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA,
+                  actB);
     else if (tailNv == 2)
-      bf_pw_cols2(xk, wk, bias, out, P, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
+      bf_pw_cols2(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA,
+                  actB);
     else
 #endif
     if (tailNv >= 1)
-      bf_pw_cols1(xk, wk, bias, out, P, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
+      bf_pw_cols1(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA,
+                  actB);
   }
 }
 
@@ -433,6 +443,22 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
                    int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                    int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA,
                    float actB) {
+  /* A 1x1, stride-1 convolution over a band of whole rows (rows -padT ..
+   * -padT + OH - 1: all of them, or the few bf_pointwise_inplace_f32 computes
+   * at a time) is a matrix product over those rows, input channels a plane
+   * apart. */
+  if (!bf_size_first && KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padL == 0 &&
+      padT <= 0 && OW == W && OH - padT <= H && OH * OW >= BF_PW_VL) {
+    const int64_t inPlane = (int64_t)H * W, outPlane = (int64_t)OH * OW;
+    for (int32_t n = 0; n < N; ++n)
+      for (int32_t g = 0; g < groups; ++g)
+        bf_pointwise(in + ((int64_t)n * C + (int64_t)g * (C / groups)) * inPlane - padT * W,
+                     w + (int64_t)g * (M / groups) * (C / groups),
+                     bias ? bias + g * (M / groups) : 0,
+                     out + ((int64_t)n * M + (int64_t)g * (M / groups)) * outPlane, C / groups,
+                     M / groups, OH * OW, inPlane, act, actA, actB);
+    return;
+  }
   /* A 1x1, stride-1, unpadded convolution is a matrix product over the whole
    * plane: treat each plane as one long row. */
   if (KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padT == 0 && padL == 0 &&
@@ -457,8 +483,8 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
       for (int32_t g = 0; g < groups; ++g)
         bf_pointwise(in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane,
                      w + (int64_t)g * Mg * Cg, bias ? bias + g * Mg : 0,
-                     out + ((int64_t)n * M + (int64_t)g * Mg) * outPlane, Cg, Mg, W, act, actA,
-                     actB);
+                     out + ((int64_t)n * M + (int64_t)g * Mg) * outPlane, Cg, Mg, W, W, act,
+                     actA, actB);
     return;
   }
   for (int32_t n = 0; n < N; ++n) {

@@ -45,32 +45,29 @@ void bf_depthwise_inplace_f32(const float *in, const float *restrict w,
   }
 }
 
-/* 1x1 convolution over its own input (--memory-opt >= 1), one image of
- * C planes of HW pixels into M planes. Pixels are taken `block` at a time:
- * the block of every input plane is copied to scratch (C*block floats), the
- * convolution of that little C x 1 x block image goes to the rest of scratch
- * (M*block floats), and is copied to the block of every output plane.
+/* 1x1 convolution over its own input (--memory-opt >= 1), one image of C
+ * planes of H x W into M planes, `rows` whole rows at a time: the block's
+ * rows of every output channel are computed by bf_conv2d_f32 itself (OH =
+ * rows, top pad -r0, so it reads input rows r0.. only) into `scratch`
+ * (M x rows x W floats), then copied to those rows of every output plane.
  *
- * Why it is safe with the output at the input's address: output pixel p of
- * plane m lands on input pixel p of plane m (planes are HW floats in both),
- * and input pixels up to the end of the current block have been read for the
- * last time before any of them is written; planes m >= C lie past the input.
- * MemoryPlan.cpp hands this access pattern to the planner's checker, which
- * proves it for every plan rather than trusting this comment. */
+ * Why it is safe with the output at the input's address: output row r of
+ * plane m lands on input row r of plane m (planes are H*W floats in both),
+ * and every input row of the block has been read for the last time before
+ * any of them is written; planes m >= C lie past the input. MemoryPlan
+ * hands this access pattern to the planner's checker (InPlacePlanning.cpp),
+ * which proves it for every plan rather than trusting this comment. */
 void bf_pointwise_inplace_f32(const float *in, const float *restrict w,
                               const float *restrict bias, float *out,
-                              float *restrict scratch, int32_t C, int32_t HW, int32_t M,
-                              int32_t block, int32_t act, float actA, float actB) {
-  float *const gathered = scratch, *const result = scratch + (int64_t)C * block;
-  for (int32_t p0 = 0; p0 < HW; p0 += block) {
-    const int32_t n = HW - p0 < block ? HW - p0 : block;
-    for (int32_t c = 0; c < C; ++c)
-      for (int32_t j = 0; j < n; ++j)
-        gathered[(int64_t)c * n + j] = in[(int64_t)c * HW + p0 + j];
-    bf_conv2d_f32(gathered, w, bias, result, 1, C, 1, n, M, 1, n, 1, 1, 1, 1, 0, 0, 1, 1, 1,
-                  act, actA, actB);
+                              float *restrict scratch, int32_t C, int32_t H, int32_t W,
+                              int32_t M, int32_t rows, int32_t act, float actA, float actB) {
+  const int64_t plane = (int64_t)H * W;
+  for (int32_t r0 = 0; r0 < H; r0 += rows) {
+    const int32_t n = H - r0 < rows ? H - r0 : rows;
+    bf_conv2d_f32(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1, act,
+                  actA, actB);
     for (int32_t m = 0; m < M; ++m)
-      for (int32_t j = 0; j < n; ++j)
-        out[(int64_t)m * HW + p0 + j] = result[(int64_t)m * n + j];
+      for (int32_t i = 0; i < n * W; ++i)
+        out[m * plane + (int64_t)r0 * W + i] = scratch[(int64_t)m * n * W + i];
   }
 }

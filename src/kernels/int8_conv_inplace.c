@@ -36,27 +36,24 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
 }
 
 /* The int8 twin of bf_pointwise_inplace_f32 (conv_inplace.c: the same
- * blocks and the same proof, 1-byte elements). Each block is one
- * bf_conv2d_s8 call on a C x 1 x n image, so the numbers are the
- * whole-tensor call's: every output depends on its own pixel only. */
+ * blocks of rows and the same proof, 1-byte elements). Each block is one
+ * bf_conv2d_s8 call on the whole input with OH = rows and top pad -r0, so
+ * the numbers are the whole-tensor call's. */
 void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
-                             int8_t *out, int8_t *scratch, int32_t C, int32_t HW, int32_t M,
-                             int32_t block, int32_t inputOffset, int32_t outputOffset,
+                             int8_t *out, int8_t *scratch, int32_t C, int32_t H, int32_t W,
+                             int32_t M, int32_t rows, int32_t inputOffset, int32_t outputOffset,
                              const int32_t *outMult, const int32_t *outShift,
                              int32_t perChannel, int32_t actMin, int32_t actMax,
                              const int8_t *bias8, const int32_t *biasMult,
                              const int32_t *biasShift) {
-  int8_t *const gathered = scratch, *const result = scratch + (int64_t)C * block;
-  for (int32_t p0 = 0; p0 < HW; p0 += block) {
-    const int32_t n = HW - p0 < block ? HW - p0 : block;
-    for (int32_t c = 0; c < C; ++c)
-      for (int32_t j = 0; j < n; ++j)
-        gathered[(int64_t)c * n + j] = in[(int64_t)c * HW + p0 + j];
-    bf_conv2d_s8(gathered, w, bias, result, 1, C, 1, n, M, 1, n, 1, 1, 1, 1, 0, 0, 1, 1, 1,
+  const int64_t plane = (int64_t)H * W;
+  for (int32_t r0 = 0; r0 < H; r0 += rows) {
+    const int32_t n = H - r0 < rows ? H - r0 : rows;
+    bf_conv2d_s8(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1,
                  inputOffset, outputOffset, outMult, outShift, perChannel, actMin, actMax,
                  bias8, biasMult, biasShift);
     for (int32_t m = 0; m < M; ++m)
-      for (int32_t j = 0; j < n; ++j)
-        out[(int64_t)m * HW + p0 + j] = result[(int64_t)m * n + j];
+      for (int32_t i = 0; i < n * W; ++i)
+        out[m * plane + (int64_t)r0 * W + i] = scratch[(int64_t)m * n * W + i];
   }
 }

@@ -81,7 +81,7 @@ uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *a
       const uint64_t outBytes = aligned(out->type.bytes());
       if (inputDies && depthwiseInPlaceScratch(node))
         bytes += aligned(depthwiseInPlaceScratch(node));
-      else if (inputDies && pointwiseInPlaceBlock(node))
+      else if (inputDies && pointwiseInPlaceRows(node))
         bytes += aligned(pointwiseInPlaceScratch(node)) +
                  (outBytes > aligned(input->type.bytes()) ? outBytes - aligned(input->type.bytes()) : 0);
       else

@@ -280,19 +280,27 @@ TEST_CASE("depthwise convs run in place at --memory-opt 1 (stride 1 and 2, host)
   CHECK(inPlace == 2);
 }
 
-TEST_CASE("1x1 convs run in place at --memory-opt 1, pixel block by pixel block (host)") {
-  // 9x9 = 81 pixels: ten blocks of 8 and a short one of 1. One 1x1 conv
-  // shrinks 32 -> 8 channels (output planes inside the input), the other
-  // grows 8 -> 32 (output planes 8..31 past the input's end).
-  for (bool shrink : {true, false}) {
-    GraphMaker make = [shrink] {
-      Net n({1, 3, 9, 9});
-      const int64_t before = shrink ? 32 : 8, after = shrink ? 8 : 32;
-      Value *a = n.add("Relu", {n.conv(n.x, 3, before, 3, 1, 1)});
-      Value *p = n.add("Relu", {n.conv(a, before, after, 1, 1, 0)});
-      return n.finish(n.conv(p, after, 4, 3, 1, 1)); // Keeps p in the arena.
+TEST_CASE("1x1 convs run in place at --memory-opt 1, a few rows at a time (host)") {
+  // One 1x1 conv that shrinks 32 -> 8 channels (output planes inside the
+  // input) or grows 8 -> 32 (planes 8..31 past the input's end). Blocks are
+  // whole rows, at least 16 pixels: 9x9 planes go two rows at a time (the
+  // last block one row), 7x7 planes three. Workspace: one block of output
+  // rows, every channel.
+  struct Case {
+    int64_t size, before, after;
+    uint64_t scratch, level0, level1;
+  };
+  for (const Case &c : {Case{9, 32, 8, 8 * 18 * 4, 10368 + 2624, 10368 + 576},
+                        Case{9, 8, 32, 32 * 18 * 4, 2624 + 10368, 10368 + 2304},
+                        Case{7, 32, 8, 8 * 21 * 4, 6272 + 1600, 6272 + 704}}) {
+    GraphMaker make = [c] {
+      Net n({1, 3, c.size, c.size});
+      Value *a = n.add("Relu", {n.conv(n.x, 3, c.before, 3, 1, 1)});
+      Value *p = n.add("Relu", {n.conv(a, c.before, c.after, 1, 1, 0)});
+      return n.finish(n.conv(p, c.after, 4, 3, 1, 1)); // Keeps p in the arena.
     };
-    const std::string name = shrink ? "pointwise-shrink" : "pointwise-grow";
+    const std::string name = "pointwise-" + std::to_string(c.size) + "-" +
+                             std::to_string(c.before) + "-" + std::to_string(c.after);
     Compiled base = compileAndRun(make(), 0, "host", name);
     Compiled opt = checkAgainstLevel0(make, name);
     int inPlace = 0;
@@ -301,14 +309,14 @@ TEST_CASE("1x1 convs run in place at --memory-opt 1, pixel block by pixel block 
         CHECK(opt.plan.placementOf(node->input(0)).offset ==
               opt.plan.placementOf(node->output()).offset);
         REQUIRE(opt.plan.scratchOf(node));
-        CHECK(opt.plan.scratchOf(node)->size == (32 + 8) * 8 * 4);
+        CHECK(opt.plan.scratchOf(node)->size == c.scratch);
         ++inPlace;
       }
     CHECK(inPlace == 1);
-    // Level 0 holds the conv's input and output at once (10,368 + 2,624 B);
-    // in place, the larger of the two plus the 1,280 B workspace.
-    CHECK(base.plan.activationsSize == 12992);
-    CHECK(opt.plan.activationsSize == 10368 + 1280);
+    // Level 0 holds the conv's input and output at once; in place, the
+    // larger of the two plus the workspace (64-aligned).
+    CHECK(base.plan.activationsSize == c.level0);
+    CHECK(opt.plan.activationsSize == c.level1);
   }
 }
 

@@ -26,11 +26,13 @@ bool hasInPlaceConvKernel(const Node &node);
 /// needs, or 0 when it cannot run in place.
 uint64_t depthwiseInPlaceScratch(const Node &node);
 
-/// A 1x1 Conv (stride 1, no padding, one image) runs in place pixel block by
-/// pixel block (bf_pointwise_inplace_*): the pixels per block, or 0 when it
-/// cannot. Its workspace holds one block of input and one of output.
-inline constexpr int64_t kPointwiseInPlaceBlock = 8;
-int64_t pointwiseInPlaceBlock(const Node &node);
+/// A 1x1 Conv (stride 1, no padding, one image) runs in place a few whole
+/// rows at a time (bf_pointwise_inplace_*): the rows per block (enough for
+/// kPointwiseMinPixels pixels, the widest vector tile of the float kernels,
+/// so a block takes their matrix-product path), or 0 when it cannot. Its
+/// workspace holds one block of output, every channel: M x rows x W elements.
+inline constexpr int64_t kPointwiseMinPixels = 16;
+int64_t pointwiseInPlaceRows(const Node &node);
 uint64_t pointwiseInPlaceScratch(const Node &node);
 
 /// A 2-D MaxPool or AveragePool, float32 or int8 (uint8 for max), one

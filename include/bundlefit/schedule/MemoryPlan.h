@@ -78,6 +78,9 @@ struct MemoryPlan {
 /// byte, so it needs no code and no storage of its own.
 bool isViewNode(const Node &node);
 
+/// The value whose storage `value` uses: itself, or the source of its view(s).
+const Value *storageOwner(const Value *value);
+
 /// The --memory-opt level bundlefit's commands use when none is given: the
 /// lowest memory, proved equal to level 0 on the reference models (README).
 /// PlanOptions itself defaults to 0, Glow's layout, so library callers (the

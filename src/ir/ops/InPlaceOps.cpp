@@ -43,7 +43,7 @@ uint64_t depthwiseInPlaceScratch(const Node &node) {
   return uint64_t(y.shape[2] * y.shape[3]) * dtypeSize(y.dtype);
 }
 
-int64_t pointwiseInPlaceBlock(const Node &node) {
+int64_t pointwiseInPlaceRows(const Node &node) {
   if (!hasInPlaceConvKernel(node) || node.attrs.getInt("group", 1) != 1)
     return 0;
   const TensorType &x = node.input(0)->type, &y = node.output()->type,
@@ -55,13 +55,13 @@ int64_t pointwiseInPlaceBlock(const Node &node) {
     for (int64_t v : node.attrs.getInts(name))
       if (v != (std::string(name) == "pads" ? 0 : 1))
         return 0;
-  return std::min<int64_t>(kPointwiseInPlaceBlock, x.shape[2] * x.shape[3]);
+  const int64_t W = x.shape[3];
+  return std::min<int64_t>(x.shape[2], (kPointwiseMinPixels + W - 1) / W);
 }
 
 uint64_t pointwiseInPlaceScratch(const Node &node) {
-  const int64_t block = pointwiseInPlaceBlock(node);
-  const TensorType &x = node.input(0)->type, &y = node.output()->type;
-  return uint64_t(block * (x.shape[1] + y.shape[1])) * dtypeSize(x.dtype);
+  const TensorType &y = node.output()->type;
+  return uint64_t(pointwiseInPlaceRows(node) * y.shape[3] * y.shape[1]) * dtypeSize(y.dtype);
 }
 
 bool poolMayOverlapInput(const Node &node) {
