@@ -446,9 +446,10 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
   /* A 1x1, stride-1 convolution over a band of whole rows (rows -padT ..
    * -padT + OH - 1: all of them, or the few bf_pointwise_inplace_f32 computes
    * at a time) is a matrix product over those rows, input channels a plane
-   * apart. */
-  if (!bf_size_first && KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padL == 0 &&
-      padT <= 0 && OW == W && OH - padT <= H && OH * OW >= BF_PW_VL) {
+   * apart. The only pointwise path: smaller or size-first ones take the
+   * direct loops below. */
+  if (!bf_size_first && KH == 1 && KW == 1 && (strideH == 1 || OH == 1) && strideW == 1 &&
+      padL == 0 && padT <= 0 && OW == W && OH - padT <= H && OH * OW >= BF_PW_VL) {
     const int64_t inPlane = (int64_t)H * W, outPlane = (int64_t)OH * OW;
     for (int32_t n = 0; n < N; ++n)
       for (int32_t g = 0; g < groups; ++g)
@@ -459,8 +460,8 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
                      M / groups, OH * OW, inPlane, act, actA, actB);
     return;
   }
-  /* A 1x1, stride-1, unpadded convolution is a matrix product over the whole
-   * plane: treat each plane as one long row. */
+  /* Otherwise a 1x1, stride-1, unpadded convolution over the whole plane
+   * still runs best as one long row through the direct loops. */
   if (KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padT == 0 && padL == 0 &&
       OH == H && OW == W) {
     W = H * W;
@@ -474,17 +475,6 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
     for (int32_t n = 0; n < N; ++n)
       bf_depthwise3x3(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane,
                       C, H, W, OH, OW, strideH, strideW, padT, padL, act, actA, actB);
-    return;
-  }
-  if (!bf_size_first && taps == 1 && H == 1 && OH == 1 && OW == W && strideW == 1 &&
-      padL == 0 && padT == 0 && W >= BF_PW_VL) {
-    /* Pointwise (the plane was made one row above). */
-    for (int32_t n = 0; n < N; ++n)
-      for (int32_t g = 0; g < groups; ++g)
-        bf_pointwise(in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane,
-                     w + (int64_t)g * Mg * Cg, bias ? bias + g * Mg : 0,
-                     out + ((int64_t)n * M + (int64_t)g * Mg) * outPlane, Cg, Mg, W, W, act,
-                     actA, actB);
     return;
   }
   for (int32_t n = 0; n < N; ++n) {

@@ -5,6 +5,7 @@
 // pads, grouped convs, chunks that do not divide the channels) and depthwise
 // convs of stride 1 and 2; LeNet is the target the issue sets (<= 15,000 B).
 #include "BundleCompilation.h"
+#include "MemoryOptTestSupport.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/BundleWriter.h"
@@ -24,6 +25,8 @@
 #include <random>
 
 using namespace bundlefit;
+using bundlefit::test::maxRelativeDiff;
+using bundlefit::test::randomFloats;
 namespace fs = std::filesystem;
 
 namespace {
@@ -32,15 +35,6 @@ TensorType f32(Shape shape) {
   TensorType type;
   type.shape = std::move(shape);
   return type;
-}
-
-std::vector<float> randomFloats(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
 }
 
 Value *constant(Graph &g, const std::string &name, Shape shape, unsigned seed) {
@@ -129,22 +123,6 @@ Compiled compileAndRun(std::unique_ptr<Graph> graph, int level, const std::strin
   return result;
 }
 
-/// max |a - b| / max |b| over all outputs.
-double relativeDiff(const std::map<std::string, Tensor> &a,
-                    const std::map<std::string, Tensor> &b) {
-  double diff = 0, magnitude = 0;
-  for (const auto &[name, reference] : b) {
-    const Tensor &t = a.at(name);
-    REQUIRE(t.type.sameShapeAndType(reference.type));
-    for (int64_t i = 0; i < reference.numElements(); ++i) {
-      diff = std::max(diff, std::fabs(t.at(i) - reference.at(i)));
-      magnitude = std::max(magnitude, std::fabs(reference.at(i)));
-    }
-  }
-  REQUIRE(magnitude > 0);
-  return diff / magnitude;
-}
-
 size_t countOps(const Graph &graph, const std::string &op) {
   size_t n = 0;
   for (const Node *node : graph.nodes())
@@ -158,14 +136,14 @@ Compiled checkAgainstLevel0(const GraphMaker &make, const std::string &name,
   CAPTURE(name);
   Compiled base = compileAndRun(make(), 0, target, name);
   Compiled opt = compileAndRun(make(), 1, target, name);
-  double rel = relativeDiff(opt.outputs, base.outputs);
+  double rel = maxRelativeDiff(opt.outputs, base.outputs);
   MESSAGE(name << " on " << target << ": activations " << base.plan.activationsSize << " -> "
                 << opt.plan.activationsSize << " B, max relative diff " << rel);
   CHECK(rel <= 1e-5);
   CHECK(opt.plan.activationsSize <= base.plan.activationsSize);
   // The fused graph also agrees with the interpreter (conv then pool).
   std::map<std::string, Tensor> reference = Interpreter(*opt.graph).run(inputsFor(*opt.graph));
-  CHECK(relativeDiff(opt.outputs, reference) <= 1e-4);
+  CHECK(maxRelativeDiff(opt.outputs, reference) <= 1e-4);
   return opt;
 }
 
@@ -204,7 +182,7 @@ TEST_CASE("fuseConvPool: Conv+Relu+MaxPool becomes one ConvPool that keeps the o
   // One scratch row: 8 channels x 10 columns x 4 bytes.
   CHECK(nodeScratchBytes(*fused) == 8 * 10 * 4);
   std::map<std::string, Tensor> after = Interpreter(*g).run(inputsFor(*g));
-  CHECK(relativeDiff(after, before) == 0);
+  CHECK(maxRelativeDiff(after, before) == 0);
 }
 
 TEST_CASE("fuseConvPool leaves a conv whose output has another reader") {
@@ -378,7 +356,7 @@ TEST_CASE("LeNet at --memory-opt 1: <= 15,000 B of activations, same outputs on 
     CHECK(base.plan.activationsSize == 57600);
     CHECK(opt.plan.activationsSize <= 15000);
     CHECK(countOps(*opt.graph, kConvPoolOp) == 2);
-    double rel = relativeDiff(opt.outputs, base.outputs);
+    double rel = maxRelativeDiff(opt.outputs, base.outputs);
     MESSAGE("lenet on " << target << ": activations " << base.plan.activationsSize << " -> "
                         << opt.plan.activationsSize << " B, max relative diff " << rel);
     CHECK(rel <= 1e-5);

@@ -6,6 +6,7 @@
 // the host and on Cortex-M7. MobileNetV2 int8 224x224 is the target:
 // <= 350,000 B of activations (layer bound 1,505,280).
 #include "BundleCompilation.h"
+#include "MemoryOptTestSupport.h"
 #include "QuantOptions.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
@@ -27,18 +28,11 @@
 #include <random>
 
 using namespace bundlefit;
+using bundlefit::test::maxRelativeDiff;
+using bundlefit::test::randomFloats;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<float> randomFloats(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
 
 /// A MobileNetV2-like prefix on [1,3,H,W]: conv s2 (asymmetric pads), an
 /// inverted residual block with a residual Add, a stride-2 depthwise, then a
@@ -114,20 +108,6 @@ void quantize(Graph &g) {
     recorder.finishSample();
   }
   quantizeGraph(g, recorder.result(0, "patchnet"), {}, "patchnet.yaml");
-}
-
-double maxRelativeDiff(const std::map<std::string, Tensor> &a,
-                       const std::map<std::string, Tensor> &b) {
-  double diff = 0, magnitude = 0;
-  for (const auto &[name, reference] : b) {
-    const Tensor &t = a.at(name);
-    for (int64_t i = 0; i < reference.numElements(); ++i) {
-      diff = std::max(diff, std::fabs(t.at(i) - reference.at(i)));
-      magnitude = std::max(magnitude, std::fabs(reference.at(i)));
-    }
-  }
-  REQUIRE(magnitude > 0);
-  return diff / magnitude;
 }
 
 Node *stageOf(const Graph &g) {
