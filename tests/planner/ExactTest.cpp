@@ -104,6 +104,9 @@ TEST_CASE("exact search fits MiniMalloc's challenging instance E") {
   REQUIRE(csv);
   ExactOptions options;
   options.capacity = 1'048'576;
+  // A node limit, not the wall clock, so a loaded machine gives the same.
+  options.nodeLimit = 2'000'000;
+  options.timeBudgetSeconds = 3600;
   Plan plan = planExact(csv->problem, options);
   requireValid(csv->problem, plan);
   CHECK(plan.lowerBound == 1'048'576);
