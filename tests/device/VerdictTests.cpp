@@ -29,7 +29,7 @@ bool has(const std::string &text, const std::string &part) { return text.find(pa
 
 nlohmann::json jsonOf(const std::string &arguments, int expectedExit = 0) {
   CommandResult r = run(arguments);
-  REQUIRE_MESSAGE(r.exitCode == expectedExit, arguments + "\n" + r.output);
+  REQUIRE_MESSAGE(r.exitCode == expectedExit, std::string(arguments + "\n" + r.output));
   return nlohmann::json::parse(r.output);
 }
 
@@ -109,7 +109,7 @@ TEST_CASE("plan --device, fit, pick and compile report the same CONSTANT/MUTABLE
                              thousands(fit["bundle"]["mutable"]) + ", ACTIVATIONS " +
                              thousands(fit["bundle"]["activations"]) + ", code " +
                              thousands(fit["bundle"]["code"]);
-    CHECK_MESSAGE(has(plan.output, line), line + "\n" + plan.output);
+    CHECK_MESSAGE(has(plan.output, line), std::string(line + "\n" + plan.output));
   }
 }
 
