@@ -15,8 +15,7 @@
 //                     [--m7-skip A,B]     (not on Cortex-M7: too slow or too big)
 //
 //===----------------------------------------------------------------------===//
-#include "BundleCompilation.h"
-#include "QuantOptions.h"
+#include "bundlefit/driver/CompileBundle.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Npy.h"

@@ -9,6 +9,7 @@
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/CostModel.h"
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/reports/TextTable.h"
 
 #include <cmath>

@@ -14,6 +14,7 @@
 #include "bundlefit/codegen/Target.h"
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Footprint.h"
+#include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"

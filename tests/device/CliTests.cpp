@@ -99,11 +99,11 @@ TEST_CASE("int8-hifi4 on a part without HiFi4 and unknown devices are usage erro
   CHECK(has(unknown.output, "unknown device 'rt9999' (option --device); known: "));
 }
 
-TEST_CASE("bundlefit pick on rt685 compares the builds and says HiFi4 code is not generated") {
+TEST_CASE("bundlefit pick on rt685 compares the builds; HiFi4 rows are estimates, not the best") {
   CommandResult r = run("pick " + lenet() + " --device rt685");
   CHECK_MESSAGE(r.exitCode == 0, r.output);
   CHECK(has(r.output, "int8-hifi4"));
-  CHECK(has(r.output, "DSP code generation is not produced"));
+  CHECK(has(r.output, "no HiFi4 DSP code"));
   CommandResult json = run("pick " + lenet() + " --device rt685 --json");
   REQUIRE(json.exitCode == 0);
   auto report = nlohmann::json::parse(json.output);
@@ -111,7 +111,9 @@ TEST_CASE("bundlefit pick on rt685 compares the builds and says HiFi4 code is no
   REQUIRE(report["best"].is_number());
   int best = report["best"];
   CHECK(report["candidates"][best]["fits"] == true);
-  CHECK(report["candidates"][best]["variant"].get<std::string>().find("hifi4") != std::string::npos);
+  // bundlefit cannot build the HiFi4 rows: the best is a build it makes.
+  CHECK(report["candidates"][best]["buildable"] == true);
+  CHECK(report["candidates"][best]["variant"].get<std::string>().find("hifi4") == std::string::npos);
 }
 
 TEST_CASE("fit and pick size int8 builds from the quantized model, options included") {
@@ -145,7 +147,7 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
   auto report = nlohmann::json::parse(pick.output);
   bool quantizedNote = false;
   for (const auto &note : report["notes"])
-    quantizedNote = quantizedNote || has(note.get<std::string>(), "model quantized");
+    quantizedNote = quantizedNote || has(note.get<std::string>(), "int8 rows: the bundle compiled");
   CHECK(quantizedNote);
   // int8, weights in RAM: CONSTANT 431,296 + MUTABLE + ACTIVATIONS and the library RAM.
   CommandResult fit = run("fit " + lenet() + " --device rt1062 --variant int8 --weights ram --json -q "

@@ -1,5 +1,6 @@
 //===- CostModelTests.cpp - The cost model against AN13001's nine timings ==//
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/VariantFootprint.h"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
-#include "Progress.h"
+#include "bundlefit/driver/Progress.h"
 
-#include "Command.h"
+#include "bundlefit/driver/Pipeline.h"
 
 #include <cstdio>
 #include <cstdlib>
