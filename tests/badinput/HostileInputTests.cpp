@@ -77,7 +77,7 @@ TEST_CASE("element and byte counts that overflow: exit 4 naming the model and th
   wide.node("Relu", {"x"}, {"y"}, "relu");
   wide.output("y");
   std::string wideModel = wide.save("wide.onnx");
-  checkFailure(runTool("fit " + q(wideModel) + " --device rt1060"), 4, {wideModel, "'x'"});
+  checkFailure(runTool("fit " + q(wideModel) + " --device rt1062"), 4, {wideModel, "'x'"});
 
   // An initializer that claims 2^62 floats and holds none (wrapped to 0 bytes
   // before), and one that claims 2^40 floats with 4 bytes (bad_alloc before).
@@ -152,7 +152,7 @@ TEST_CASE("device files with numbers that do not fit: exit 4 naming the file and
   std::string model = reluModel("relu.onnx", {"y"});
   fs::path dir = scratch("device_numbers");
   nlohmann::json base =
-      nlohmann::json::parse(slurp(fs::path(BUNDLEFIT_SOURCE_DIR) / "device_db/parts/rt1060-evk.json"));
+      nlohmann::json::parse(slurp(fs::path(BUNDLEFIT_SOURCE_DIR) / "device_db/parts/rt1062.json"));
   base["id"] = "hostile";
   base.erase("aliases");
   REQUIRE(base.contains("flexram"));
