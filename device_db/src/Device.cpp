@@ -34,9 +34,59 @@ json readJsonFile(const std::string &path) {
     throw Error(ExitCode::BadInputFile, path + ": cannot read file");
   try {
     return json::parse(in);
-  } catch (const json::parse_error &e) {
+  } catch (const json::exception &e) { // parse_error, and out_of_range for 1e999
     throw Error(ExitCode::BadInputFile, path + ": not valid JSON: " + e.what());
   }
+}
+
+/// The largest byte count a device file may state (1 TiB): the schema only
+/// says "integer", so 2^64, 1.5e300 or 2^64-1 would otherwise wrap the sums
+/// fit computes and report FITS.
+constexpr uint64_t kMaxDeviceBytes = uint64_t(1) << 40;
+constexpr uint64_t kMaxFlexRamBanks = 64;
+
+/// Byte counts and addresses must be integers in [0, kMaxDeviceBytes]
+/// (addresses below 2^64); throws naming the file and the field.
+void checkByteFields(const json &doc, const std::string &file) {
+  auto check = [&](const json &object, const char *key, const std::string &where,
+                   uint64_t limit) {
+    if (!object.is_object() || !object.contains(key))
+      return;
+    const json &value = object[key];
+    if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<int64_t>() >= 0))
+      throw Error(ExitCode::BadInputFile, file + ": " + where + key + ": " + value.dump() +
+                                              " is not a non-negative integer byte count");
+    if (value.get<uint64_t>() > limit)
+      throw Error(ExitCode::BadInputFile,
+                  file + ": " + where + key + ": " + value.dump() + " is larger than " +
+                      std::to_string(limit) + " bytes");
+  };
+  const uint64_t anyAddress = ~uint64_t(0);
+  if (doc.contains("memory") && doc["memory"].is_array())
+    for (size_t i = 0; i < doc["memory"].size(); ++i) {
+      const std::string where = "memory[" + std::to_string(i) + "].";
+      check(doc["memory"][i], "size", where, kMaxDeviceBytes);
+      check(doc["memory"][i], "base", where, anyAddress);
+    }
+  if (doc.contains("cores") && doc["cores"].is_array())
+    for (size_t i = 0; i < doc["cores"].size(); ++i)
+      for (const char *key : {"icache_bytes", "dcache_bytes"})
+        check(doc["cores"][i], key, "cores[" + std::to_string(i) + "].", kMaxDeviceBytes);
+  if (doc.contains("sdk_baseline"))
+    for (const char *key : {"flash", "ram"})
+      check(doc["sdk_baseline"], key, "sdk_baseline.", kMaxDeviceBytes);
+  if (doc.contains("flexram")) {
+    check(doc["flexram"], "bank_bytes", "flexram.", kMaxDeviceBytes);
+    // fit tries every split of the banks (quadratic in their number); real
+    // parts have 16 or fewer.
+    for (const char *key : {"banks", "default_itcm_banks", "default_dtcm_banks",
+                            "default_ocram_banks"})
+      check(doc["flexram"], key, "flexram.", kMaxFlexRamBanks);
+  }
+  if (doc.contains("kernel_libraries") && doc["kernel_libraries"].is_object())
+    for (const auto &item : doc["kernel_libraries"].items())
+      for (const char *key : {"code_bytes", "flash_bytes", "ram_bytes"})
+        check(item.value(), key, "kernel_libraries." + item.key() + ".", kMaxDeviceBytes);
 }
 
 MemoryKind parseKind(const std::string &text) {
@@ -375,6 +425,7 @@ void DeviceDatabase::addFile(const std::string &path) {
     return;
   }
   validateDeviceDocument(schema_, document, path);
+  checkByteFields(document, path);
   add(parseDevice(document, path));
 }
 

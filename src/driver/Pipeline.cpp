@@ -7,6 +7,7 @@
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <cstdio>
 #include <fstream>
@@ -61,18 +62,7 @@ void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
 }
 
 void writeFileAtomically(const std::string &path, const std::string &text) {
-  std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out || !out.write(text.data(), std::streamsize(text.size())) || !out.flush()) {
-      std::remove(temporary.c_str());
-      throw Error(ExitCode::CannotWrite, path + ": cannot write file");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error(ExitCode::CannotWrite, path + ": cannot write file");
-  }
+  writeOutputFile(path, text);
 }
 
 namespace {
