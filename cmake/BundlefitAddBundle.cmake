@@ -30,9 +30,10 @@
 # PROFILE becomes --load-profile, USE_CMSIS --use-cmsis, CMSIS_NN_DIR
 # --cmsis-nn-dir and MEMORY_OPT --memory-opt (for fit too, so the verdict is
 # about the bundle built); OPTIONS are passed to `bundlefit compile` as they are.
-# USE_CMSIS also links CMSIS-NN into <target>: a `cmsis-nn` target when the
-# project defines one, else CMSIS_NN_DIR (or BUNDLEFIT_CMSIS_NN_DIR)'s
-# Include/ and libcmsis-nn.a.
+# USE_CMSIS also links CMSIS-NN into <target>: CMSIS_NN_DIR (or
+# BUNDLEFIT_CMSIS_NN_DIR) names a target, a CMSIS-NN source checkout (built
+# with add_subdirectory) or a directory holding libcmsis-nn.a; without it, the
+# project's `cmsis-nn` target.
 
 include_guard(GLOBAL)
 
@@ -123,28 +124,44 @@ function(bundlefit_add_bundle target)
     set(variant int8-cmsis)
   endif()
   # CMSIS_NN_DIR (or the cache variable BUNDLEFIT_CMSIS_NN_DIR): the user's
-  # CMSIS-NN; its Include/ goes on <target>'s include path and, when the
-  # caller has no `cmsis-nn` target of its own, the library found there
-  # (libcmsis-nn.a, built by CMSIS-NN's CMake) is linked into <target>.
+  # CMSIS-NN, one of
+  #  - a target name (the project's own CMSIS-NN library target): linked;
+  #  - a CMSIS-NN source checkout (Include/, Source/, CMakeLists.txt; CMSIS-NN
+  #    installs no library): added with add_subdirectory, so its `cmsis-nn`
+  #    target is built with the firmware's toolchain and flags, and linked;
+  #  - a build or install directory holding libcmsis-nn.a (top, lib/, build/,
+  #    build/lib/, build/Source/), its Include/ on <target>'s include path.
+  # Without it, a `cmsis-nn` target of the project is linked.
   if(NOT arg_CMSIS_NN_DIR AND BUNDLEFIT_CMSIS_NN_DIR)
     set(arg_CMSIS_NN_DIR "${BUNDLEFIT_CMSIS_NN_DIR}")
   endif()
-  if(arg_CMSIS_NN_DIR)
+  set(cmsis_target "")
+  set(cmsis_dir "")
+  if(arg_CMSIS_NN_DIR AND TARGET "${arg_CMSIS_NN_DIR}")
+    set(cmsis_target "${arg_CMSIS_NN_DIR}")
+  elseif(arg_CMSIS_NN_DIR)
     get_filename_component(cmsis_dir "${arg_CMSIS_NN_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND compile_args --cmsis-nn-dir "${cmsis_dir}")
   endif()
   if(arg_USE_CMSIS)
-    if(TARGET cmsis-nn)
+    if(cmsis_target)
+      target_link_libraries(${target} PRIVATE ${cmsis_target})
+    elseif(TARGET cmsis-nn)
       target_link_libraries(${target} PRIVATE cmsis-nn)
-    elseif(arg_CMSIS_NN_DIR)
+    elseif(cmsis_dir AND EXISTS "${cmsis_dir}/CMakeLists.txt" AND IS_DIRECTORY "${cmsis_dir}/Source"
+           AND EXISTS "${cmsis_dir}/Include/arm_nnfunctions.h")
+      add_subdirectory("${cmsis_dir}" "${CMAKE_BINARY_DIR}/bundlefit-cmsis-nn" EXCLUDE_FROM_ALL)
+      target_link_libraries(${target} PRIVATE cmsis-nn)
+    elseif(cmsis_dir)
       if(EXISTS "${cmsis_dir}/Include")
         target_include_directories(${target} PRIVATE "${cmsis_dir}/Include")
       endif()
       find_library(BUNDLEFIT_CMSIS_NN_LIBRARY_${net} NAMES cmsis-nn libcmsis-nn.a
-                   PATHS "${cmsis_dir}" PATH_SUFFIXES lib build build/lib NO_DEFAULT_PATH)
+                   PATHS "${cmsis_dir}" PATH_SUFFIXES lib build build/lib build/Source NO_DEFAULT_PATH)
       if(NOT BUNDLEFIT_CMSIS_NN_LIBRARY_${net})
-        message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS: no libcmsis-nn.a under "
-                            "${cmsis_dir} (build CMSIS-NN for the core, or define a cmsis-nn target)")
+        message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS: ${cmsis_dir} is neither a "
+                            "CMSIS-NN source checkout (Include/, Source/, CMakeLists.txt) nor holds "
+                            "libcmsis-nn.a (top, lib/, build/); or name a cmsis-nn target")
       endif()
       target_link_libraries(${target} PRIVATE "${BUNDLEFIT_CMSIS_NN_LIBRARY_${net}}")
     else()

@@ -143,6 +143,7 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
   text += "// NOTE: Placeholders are allocated within the \"mutableWeight\"\n";
   text += "// buffer and are identified using an offset relative to base.\n";
   text += "// ---------------------------------------------------------------\n";
+  text += renderCmsisNnCheck(plan);
   text += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
   if (api == BundleApi::Static) {

@@ -30,6 +30,11 @@ std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan);
 std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networkName,
                                BundleApi api);
 
+/// For a bundle that calls CMSIS-NN (nodes marked `cmsis`): a header block
+/// that includes arm_nnfunctions.h when available and checks at compile time
+/// the prototypes and struct layouts the object code assumes; "" otherwise.
+std::string renderCmsisNnCheck(const MemoryPlan &plan);
+
 /// The constant-weight region's bytes: every constant at its planned offset,
 /// padding zeroed. Exactly plan.constantSize bytes.
 std::vector<uint8_t> packWeights(const MemoryPlan &plan);
