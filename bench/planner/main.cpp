@@ -15,6 +15,8 @@
 #include "bundlefit/planner/formats/GlowTrace.h"
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
 
+#include "SourceCommit.h"
+
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -251,7 +253,8 @@ int main(int argc, char **argv) {
     tmp += ".tmp";
     {
       std::ofstream json(tmp);
-      json << "{\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
+      json << "{\n  \"commit\": " << quoted(bundlefit::bench::sourceCommit())
+           << ",\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
            << ",\n  \"scale\": " << scale << "\n}\n";
     }
     fs::rename(tmp, o.out); // Never leave half a results file.
