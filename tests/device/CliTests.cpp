@@ -31,6 +31,31 @@ TEST_CASE("bundlefit devices lists the parts, as a table and as JSON") {
   CommandResult bad = run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/bad_size_type.json");
   CHECK(bad.exitCode == 4);
   CHECK_MESSAGE(has(bad.output, "bad_size_type.json: memory[2].size: expected integer"), bad.output);
+  // Boards say which part they are built on; libraries say what their figures rest on.
+  const nlohmann::json *evk = nullptr;
+  for (const auto &device : report["devices"])
+    if (device["id"] == "rt1060-evk")
+      evk = &device;
+  REQUIRE(evk);
+  CHECK((*evk)["part"] == "rt1062");
+  CHECK((*evk)["kernel_libraries"]["cmsis_nn"]["provenance"] == "published");
+  CommandResult board = run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/my_evk.json");
+  CHECK(board.exitCode == 0);
+  CHECK(has(board.output, "my-evk"));
+}
+
+TEST_CASE("bundlefit devices --calibration lists every published timing with its error and role") {
+  CommandResult table = run("devices --calibration");
+  REQUIRE_MESSAGE(table.exitCode == 0, table.output);
+  CHECK(has(table.output, "held out"));
+  CHECK(has(table.output, "fitted"));
+  CHECK_MESSAGE(has(table.output, "over 9 figures (claimed in device_db/README.md: within 2.1%)"), table.output);
+  CommandResult json = run("devices --calibration --json");
+  REQUIRE(json.exitCode == 0);
+  auto report = nlohmann::json::parse(json.output);
+  CHECK(report["points"].size() == 9);
+  CHECK(report["claimed_error_percent"] == 2.1);
+  CHECK(report["worst_error_percent"].get<double>() <= 2.1);
 }
 
 TEST_CASE("float LeNet (1.7 MB weights) does not fit lpc55s69: exit 3 with changes") {
