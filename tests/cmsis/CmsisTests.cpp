@@ -27,6 +27,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -469,11 +470,10 @@ TEST_CASE("host bundle with the CMSIS-NN stub == portable bundle == interpreter;
   CHECK(hasPrefix(calls, "softmax rows=1 row_size=10 "));
 }
 
-TEST_CASE("Cortex-M7 bundle with the CMSIS-NN stub under QEMU == interpreter, bit for bit") {
-  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty()) {
-    MESSAGE("qemu-system-arm or arm-none-eabi-gcc missing: skipped");
-    return;
-  }
+TEST_CASE("Cortex-M7 bundle with the CMSIS-NN stub under QEMU == interpreter, bit for bit" *
+          doctest::test_suite("needs_qemu")) {
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   const auto inputs = inputsFor(*buildNet(), 12);
   const auto expected = Interpreter(*buildNet()).run(inputs);
   std::unique_ptr<Graph> graph = buildNet();
