@@ -110,3 +110,17 @@ TEST_CASE("checkProblem catches malformed input") {
   unusable.inPlace = {{2, 0}};
   CHECK_FALSE(checkProblem(unusable));
 }
+
+TEST_CASE("checkProblem rejects sizes whose sums would wrap") {
+  Problem p;
+  const uint64_t big = (uint64_t(1) << 63) - 1;
+  p.buffers = {{0, big, 1, 0, 1}, {1, big, 1, 0, 1}};
+  auto error = checkProblem(p);
+  REQUIRE(error);
+  CHECK(error->find("2^62") != std::string::npos);
+  // Each alone is too large as well; a quarter of the range is not.
+  p.buffers = {{0, uint64_t(1) << 60, 64, 0, 1}, {1, uint64_t(1) << 60, 64, 0, 1}};
+  CHECK_FALSE(checkProblem(p));
+  p.buffers.push_back({2, 1, uint64_t(1) << 63, 0, 0});
+  CHECK(checkProblem(p));
+}
