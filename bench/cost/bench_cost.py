@@ -58,6 +58,11 @@ def measure(bundlefit, models_dir):
             "calibration": calibration, "predictions": rows}
 
 
+def short(commit):
+    """First 12 hex digits, keeping the -dirty mark."""
+    return commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
+
+
 def calibration_table(result):
     lines = ["| published figure | role | published | predicted | error |", "|---|---|---|---|---|"]
     for p in result["calibration"]["points"]:
@@ -65,7 +70,7 @@ def calibration_table(result):
                      f"| {p['error_percent']:+.2f}% |")
     worst = result["calibration"]["worst_error_percent"]
     lines.append("")
-    lines.append(f"Worst error {worst:.2f}% (bench/results/cost.json, commit {result['commit'][:12]}).")
+    lines.append(f"Worst error {worst:.2f}% (bench/results/cost.json, commit {short(result['commit'])}).")
     return "\n".join(lines)
 
 
@@ -81,7 +86,7 @@ def prediction_table(result):
                      + " | ".join(cells) + " |")
     lines.append("")
     lines.append(f"Milliseconds per inference, int8-cmsis, weights placed by `fit` (bench/results/cost.json, "
-                 f"commit {result['commit'][:12]}).")
+                 f"commit {short(result['commit'])}).")
     return "\n".join(lines)
 
 
@@ -99,7 +104,7 @@ def cmsis_table(insns):
         cpi_text = f"{cpi['value']} ({cpi['part']})" if cpi else "none published"
         lines.append(f"| {core} ({data['machine']}) | " + " | ".join(cells) + f" | {cpi_text} |")
     lines.append("")
-    lines.append(f"Instructions per MAC (bench/results/cmsis_insns.json, commit {insns['commit'][:12]}).")
+    lines.append(f"Instructions per MAC (bench/results/cmsis_insns.json, commit {short(insns['commit'])}).")
     return "\n".join(lines)
 
 
@@ -109,10 +114,10 @@ def render(result, insns):
 
 
 def splice(text, name, table):
-    pattern = re.compile(rf"(<!-- bench_cost:{name} -->\n).*?(\n<!-- /bench_cost:{name} -->)", re.S)
+    pattern = re.compile(rf"(<!-- bench_cost:{name} -->\n)(?:.*?\n)?(<!-- /bench_cost:{name} -->)", re.S)
     if not pattern.search(text):
         raise RuntimeError(f"{README}: no <!-- bench_cost:{name} --> markers")
-    return pattern.sub(lambda m: m.group(1) + table + m.group(2), text)
+    return pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(2), text)
 
 
 def main():

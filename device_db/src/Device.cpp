@@ -392,8 +392,9 @@ DeviceDatabase DeviceDatabase::load(const std::string &partsDir, const std::stri
     db.boardSchema_ = readJsonFile(boardSchemaPath);
   for (const std::string &file : jsonFilesIn(partsDir))
     db.addFile(file);
-  // Boards after every part, so a board may name any part.
-  if (!boardsDir.empty())
+  // Boards after every part, so a board may name any part. A database
+  // without a boards/ folder (an older BUNDLEFIT_DEVICE_DB copy) has none.
+  if (!boardsDir.empty() && fs::exists(boardsDir))
     for (const std::string &file : jsonFilesIn(boardsDir))
       db.addFile(file);
   return db;
