@@ -19,13 +19,17 @@ set(layer_passes ir interp)              # constant folding runs the interpreter
 set(layer_quant ir interp int8)
 set(layer_schedule ir planner)
 set(layer_codegen ir schedule support int8)
-# Known exceptions, being removed (issue 14): device_db re-runs passes and
-# CMSIS preparation (passes, int8); the bundle runner links device for
-# `fit --verify-link`. Delete them from these lists once the edges are gone.
-set(layer_device schedule planner support passes int8)
+# device_db runs no passes (issue 14): it summarizes the plan the driver
+# made. int8: the CMSIS-NN *_get_buffer_size formulas (kernel scratch per
+# variant). Known exception, being removed: the bundle runner links device
+# for `fit --verify-link`.
+set(layer_device schedule planner support int8)
 set(layer_bundle schedule interp support device)
 set(layer_reports schedule device)
-set(layer_cli onnx passes schedule reports planner_formats codegen bundle device quant)
+# The one pipeline (src/driver): load, passes, quantize, memory-opt, plan,
+# codegen, bundle, and the sizing of builds for a part on top of it.
+set(layer_driver onnx passes schedule reports codegen bundle device quant int8)
+set(layer_cli driver onnx passes schedule reports planner_formats codegen bundle device quant)
 
 # Outside libraries, per library (regular expressions on the link item).
 set(external_planner "")
@@ -42,6 +46,7 @@ set(external_codegen "^LLVM")
 set(external_device "^nlohmann_json::")
 set(external_bundle "")
 set(external_reports "^nlohmann_json::")
+set(external_driver "^nlohmann_json::")   # no CLI11: the command line is src/cli's
 set(external_cli "^CLI11::" "^nlohmann_json::")
 
 # Never reached, directly or through another library: the promises the

@@ -33,6 +33,8 @@ def main():
     parser.add_argument("--models", required=True)
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "results", "pick.json"))
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cases", default=",".join(f"{m}@{p}" for m, p in CASES),
+                        help="MODEL@PART,... (default: %(default)s)")
     args = parser.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
@@ -40,7 +42,8 @@ def main():
     rows = []
     print(f"{'model':<14}{'part':<10}{'compile s':>10}{'pick cold s':>12}{'pick warm s':>12}"
           f"{'cold/compile':>13}{'warm/compile':>13}")
-    for model, part in CASES:
+    for case in args.cases.split(","):
+        model, part = case.split("@")
         onnx = os.path.join(args.models, model + ".onnx")
         with tempfile.TemporaryDirectory() as tmp:
             env = dict(os.environ, BUNDLEFIT_CACHE_DIR=os.path.join(tmp, "cache"))

@@ -419,7 +419,14 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
         continue;
       FitRequest changed = request;
       changed.weights = WeightsPolicy::Auto;
-      ModelFootprint fp = footprintOf(part, v);
+      ModelFootprint fp;
+      try {
+        fp = footprintOf(part, v);
+      } catch (const Error &e) {
+        if (e.code() != ExitCode::Unsupported)
+          throw;
+        continue; // No code generation for that part's core: nothing to suggest.
+      }
       FitResult fit = fitModel(part, fp, changed);
       if (fit.fits)
         parts.push_back({"use part " + part.id + " (" + part.name + ")" +
