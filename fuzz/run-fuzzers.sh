@@ -26,10 +26,15 @@ cmake --build "$build" -j "$jobs" --target fuzzers
 # backend-test node models (small models of every operator; the reference
 # models in tests/models are 90 KB to 14 MB of weights, too big to mutate).
 seeds=$build/fuzz/seeds
-rm -rf "$seeds" && mkdir -p "$seeds/onnx" "$seeds/device" "$seeds/profile"
+rm -rf "$seeds" && mkdir -p "$seeds/onnx" "$seeds/device" "$seeds/profile" "$seeds/npy" "$seeds/png" \
+  "$seeds/plan-buffers"
 cp "$root"/fuzz/corpus/onnx/* "$seeds/onnx/" 2>/dev/null || true
 cp "$root"/fuzz/corpus/device/* "$root"/device_db/parts/*.json "$seeds/device/" 2>/dev/null || true
 cp "$root"/fuzz/corpus/profile/* "$seeds/profile/" 2>/dev/null || true
+for kind in npy png plan-buffers; do
+  cp "$root"/fuzz/corpus/$kind/* "$seeds/$kind/" 2>/dev/null || true
+done
+cp "$root"/tests/models/*.npy "$seeds/npy/" 2>/dev/null || true
 if [ -d /usr/share/libonnx-testdata/data/node ]; then
   for model in /usr/share/libonnx-testdata/data/node/*/model.onnx; do
     [ "$(stat -c %s "$model")" -le 8192 ] || continue
@@ -59,4 +64,32 @@ run() { # fuzzer seed-kind extra-options...
 run fuzz_onnx_loader onnx -max_len=8192
 run fuzz_device_file device -max_len=16384
 run fuzz_profile profile -max_len=4096
+# The newer targets share the time budget: a third of it each keeps CI small.
+seconds=$(( (seconds + 2) / 3 ))
+run fuzz_npy npy -max_len=4096
+run fuzz_png png -max_len=4096
+run fuzz_plan_buffers plan-buffers -max_len=4096
+run fuzz_pipeline onnx -max_len=8192
+
+# The hostile-input corpus (tests/hostile/make-corpus.py), replayed once
+# through the sanitizer-built targets: every file must be refused cleanly.
+hostile=$build/fuzz/hostile
+rm -rf "$hostile" && python3 "$root/tests/hostile/make-corpus.py" "$hostile" >/dev/null
+replay() { # fuzzer kind
+  local fuzzer=$1 kind=$2
+  [ -x "$build/bin/$fuzzer" ] && [ -d "$hostile/$kind" ] || return 0
+  if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "$build/bin/$fuzzer" -rss_limit_mb=2048 -timeout=20 "$hostile/$kind"/* \
+      >"$hostile/$fuzzer.log" 2>&1; then
+    echo "run-fuzzers: hostile corpus $kind FAILED under $fuzzer; log in $hostile/$fuzzer.log"
+    grep -m 5 -E "ERROR|SUMMARY|fuzz:|runtime error" "$hostile/$fuzzer.log" || true
+    status=1
+  else
+    echo "run-fuzzers: hostile corpus $kind: $(ls "$hostile/$kind" | wc -l) files refused cleanly by $fuzzer"
+  fi
+}
+replay fuzz_pipeline onnx
+replay fuzz_npy npy
+replay fuzz_plan_buffers plan-buffers
+replay fuzz_device_file device
 exit $status

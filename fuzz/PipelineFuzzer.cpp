@@ -1,0 +1,41 @@
+//===- PipelineFuzzer.cpp - libFuzzer target: load -> passes -> plan -------===//
+//
+// The path `bundlefit plan` takes for a model file: import, the default graph
+// passes (shape inference and constant folding run the reference interpreter
+// on constants, which is where ConstantOfShape [2^31, 2^31] crashed), and the
+// memory plan. Anything but a bundlefit::Error with a documented code aborts.
+//
+//===----------------------------------------------------------------------===//
+#include "FuzzSupport.h"
+
+#include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/passes/Passes.h"
+#include "bundlefit/schedule/MemoryPlan.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const std::string path = "/tmp/bundlefit-fuzz-pipeline-" + std::to_string(getpid()) + ".onnx";
+  FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    std::abort();
+  if (size && std::fwrite(data, 1, size, file) != size)
+    std::abort();
+  std::fclose(file);
+  std::unique_ptr<bundlefit::Graph> graph;
+  bundlefit::fuzz::expectParsedOrError(path, [&] { graph = bundlefit::importOnnxModel(path); });
+  if (graph)
+    bundlefit::fuzz::expectParsedOrError("", [&] {
+      bundlefit::runDefaultPasses(*graph);
+      bundlefit::PlanOptions options;
+      options.exactTimeBudgetSeconds = 0.05;
+      bundlefit::planGraphMemory(*graph, options);
+    });
+  std::remove(path.c_str());
+  return 0;
+}
