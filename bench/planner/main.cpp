@@ -18,6 +18,8 @@
 #include "bundlefit/planner/formats/GlowTrace.h"
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
 
+#include "SourceCommit.h"
+
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -218,21 +220,6 @@ std::string benchScale(const Options &o, bool &ok) {
   return json.str();
 }
 
-// The commit measured, "-dirty" when the tree had changes.
-std::string gitCommit() {
-  std::string command = "git -C " BUNDLEFIT_SOURCE_DIR " describe --always --dirty 2>/dev/null";
-  std::string text;
-  if (FILE *pipe = popen(command.c_str(), "r")) {
-    char buffer[128];
-    while (std::fgets(buffer, sizeof buffer, pipe))
-      text += buffer;
-    pclose(pipe);
-  }
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-    text.pop_back();
-  return text.empty() ? "unknown" : text;
-}
-
 std::string benchSideBySide(const Options &o, bool &ok) {
   bench_planner::PeerOptions peers;
   peers.data = o.data;
@@ -289,8 +276,9 @@ int main(int argc, char **argv) {
     tmp += ".tmp";
     {
       std::ofstream json(tmp);
-      json << "{\n  \"git_commit\": " << quoted(gitCommit()) << ",\n  \"glow\": " << glow
-           << ",\n  \"minimalloc\": " << minimalloc << ",\n  \"scale\": " << scale
+      json << "{\n  \"commit\": " << quoted(bundlefit::bench::sourceCommit())
+           << ",\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
+           << ",\n  \"scale\": " << scale
            << ",\n  \"side_by_side\": " << (peers.empty() ? "null" : peers) << "\n}\n";
     }
     fs::rename(tmp, o.out); // Never leave half a results file.

@@ -138,7 +138,7 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
         const planner::Buffer &candidate = problem.buffers[it->second];
         if (candidate.last != step || candidate.size != problem.buffers[out].size)
           continue;
-        problem.inPlace.push_back({out, it->second});
+        problem.inPlace.push_back({out, it->second, /*shift=*/0, /*access=*/{}});
         break;
       }
     }

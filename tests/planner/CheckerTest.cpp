@@ -72,7 +72,7 @@ TEST_CASE("checkPlan catches a missing offset") {
 TEST_CASE("checkPlan allows an in-place pair on its shared step only") {
   Problem p;
   p.buffers = {{0, 64, 1, 0, 2}, {1, 64, 1, 2, 4}};
-  p.inPlace = {{1, 0}};
+  p.inPlace = {{1, 0, 0, {}}};
   CHECK_FALSE(checkPlan(p, planOf({0, 0}, 64)));
   // Without the hint the same plan is an overlap on step 2.
   Problem noHint = p;
@@ -101,13 +101,13 @@ TEST_CASE("checkProblem catches malformed input") {
   REQUIRE(error);
   CHECK(error->find("id 11") != std::string::npos);
   Problem badHint = p;
-  badHint.inPlace = {{1, 7}};
+  badHint.inPlace = {{1, 7, 0, {}}};
   CHECK(checkProblem(badHint));
-  badHint.inPlace = {{1, 1}};
+  badHint.inPlace = {{1, 1, 0, {}}};
   CHECK(checkProblem(badHint));
   // A hint that is well formed but not usable is fine: it is ignored.
   Problem unusable = p;
-  unusable.inPlace = {{2, 0}};
+  unusable.inPlace = {{2, 0, 0, {}}};
   CHECK_FALSE(checkProblem(unusable));
 }
 

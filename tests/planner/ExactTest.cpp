@@ -1,4 +1,5 @@
 //===- ExactTest.cpp - The search reaches optima and keeps its promises ---===//
+#include "SkipTest.h"
 #include "TestUtil.h"
 
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
@@ -73,12 +74,11 @@ TEST_CASE("exact search matches brute force on a tiling puzzle") {
   CHECK(exact.arenaSize <= greedy.arenaSize);
 }
 
-TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
+TEST_CASE("exact search fits MiniMalloc's example into capacity 12" *
+          doctest::test_suite("needs_planner_data")) {
   std::ifstream in(dataDir() / "minimalloc" / "input.12.csv");
-  if (!in) {
-    MESSAGE("skipped: no benchmark data at " << dataDir());
-    return;
-  }
+  if (!in)
+    BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
   auto csv = formats::parseMiniMallocCsv(in);
   REQUIRE(csv);
   ExactOptions options;
@@ -92,14 +92,13 @@ TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
   CHECK(minimised.arenaSize == 12);
 }
 
-TEST_CASE("exact search fits MiniMalloc's challenging instance E") {
+TEST_CASE("exact search fits MiniMalloc's challenging instance E" *
+          doctest::test_suite("needs_planner_data")) {
   // Its lower bound is the capacity, so every byte of the peak is used;
   // about 100k nodes, 1.5 s of CPU.
   std::ifstream in(dataDir() / "minimalloc" / "E.1048576.csv");
-  if (!in) {
-    MESSAGE("skipped: no benchmark data at " << dataDir());
-    return;
-  }
+  if (!in)
+    BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
   auto csv = formats::parseMiniMallocCsv(in);
   REQUIRE(csv);
   ExactOptions options;

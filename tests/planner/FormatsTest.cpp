@@ -1,4 +1,5 @@
 //===- FormatsTest.cpp - Glow traces and MiniMalloc CSV in and out --------===//
+#include "SkipTest.h"
 #include "TestUtil.h"
 
 #include "bundlefit/planner/formats/GlowTrace.h"
@@ -94,12 +95,11 @@ TEST_CASE("MiniMalloc CSV errors") {
   CHECK_FALSE(formats::parseMiniMallocCsv(empty, &error));
 }
 
-TEST_CASE("all 71 Glow traces plan at their lower bound") {
+TEST_CASE("all 71 Glow traces plan at their lower bound" *
+          doctest::test_suite("needs_planner_data")) {
   std::ifstream in(dataDir() / "glow_memory_traces.txt");
-  if (!in) {
-    MESSAGE("skipped: no benchmark data at " << dataDir());
-    return;
-  }
+  if (!in)
+    BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
   std::string error;
   auto models = formats::parseGlowTraces(in, &error);
   REQUIRE_MESSAGE(models, error);
@@ -116,16 +116,14 @@ TEST_CASE("all 71 Glow traces plan at their lower bound") {
   CHECK(glowAtBound == 70); // Glow misses the bound on resnet50_v2.onnx only.
 }
 
-TEST_CASE("MiniMalloc benchmark files parse") {
+TEST_CASE("MiniMalloc benchmark files parse" * doctest::test_suite("needs_planner_data")) {
   const std::pair<const char *, size_t> files[] = {
       {"A.1048576.csv", 154}, {"B.1048576.csv", 170}, {"C.1048576.csv", 203},
       {"D.1048576.csv", 213}, {"E.1048576.csv", 215}, {"F.1048576.csv", 296}};
   for (auto [name, rows] : files) {
     std::ifstream in(dataDir() / "minimalloc" / name);
-    if (!in) {
-      MESSAGE("skipped: no benchmark data at " << dataDir());
-      return;
-    }
+    if (!in)
+      BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
     auto csv = formats::parseMiniMallocCsv(in);
     REQUIRE(csv);
     CHECK(csv->problem.buffers.size() == rows);
