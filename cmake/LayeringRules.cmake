@@ -32,7 +32,7 @@ set(layer_driver onnx passes schedule reports codegen bundle device quant int8)
 set(layer_cli driver onnx passes schedule reports planner_formats codegen bundle device quant)
 
 # Outside libraries, per library (regular expressions on the link item).
-set(external_planner "")
+set(external_planner "^Threads::Threads$")   # deep exact-search sections run on a big-stack thread
 set(external_planner_formats "")
 set(external_support "")
 set(external_ir "")

@@ -176,7 +176,7 @@ def stale_results(root, names):
         changed = [c for c in changed if c]
         if changed:
             warnings.append(f"{name}: measured at {base[:12]}; {len(changed)} later commit(s) change "
-                            f"{' '.join(paths)} (newest: {changed[0]})")
+                            f"{' '.join(paths)} (newest: {changed[0][:72]})")
         elif commit.endswith("-dirty"):
             warnings.append(f"{name}: measured on a tree with uncommitted changes ({commit})")
     return warnings

@@ -141,7 +141,7 @@ void mergeStub(const std::string &target, const fs::path &bundleObject, const fs
     flags.insert(flags.end(), board->cflags.begin(), board->cflags.end());
   }
   std::vector<std::string> objects;
-  for (const std::string source : {std::string(CMSIS_STUB_DIR) + "/cmsis_nn_stub.c",
+  for (const std::string &source : {std::string(CMSIS_STUB_DIR) + "/cmsis_nn_stub.c",
                                    std::string(KERNELS_DIR) + "/int8_softmax.c"}) {
     const std::string object = (work / (fs::path(source).stem().string() + ".o")).string();
     std::vector<std::string> argv = {cc, "-c", source, "-o", object};
