@@ -43,6 +43,7 @@ BF_INLINE float bf_unary(float x, int32_t op, float a, float b) {
   case BF_UNARY_THRESHOLDED_RELU: return x > a ? x : 0.0f;
   case BF_UNARY_SHRINK: return x < -a ? x + b : x > a ? x - b : 0.0f;
   case BF_UNARY_SILU: return x * bf_sigmoidf(x);
+  case BF_UNARY_SCALE: return a * x;
   default: return x;
   }
 }
