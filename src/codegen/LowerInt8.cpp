@@ -198,6 +198,8 @@ Int8KernelCall lowerConvert(const Node &node) {
   return args.call(node.opType == "Quantize" ? "bf_quantize_f32_s8" : "bf_dequantize_s8_f32");
 }
 
+Int8KernelCall lowerPlainConv(const Node &node) { return lowerConv(node); }
+
 /// A describer that emits one call.
 template <Int8KernelCall (*Lower)(const Node &)> std::vector<Int8KernelCall> one(const Node &node) {
   return {Lower(node)};
@@ -213,7 +215,7 @@ std::vector<Int8KernelCall> describeInt8Calls(const Node &node) {
     return {describeLayoutCopy(node)};
   using Describe = std::vector<Int8KernelCall> (*)(const Node &);
   static const std::unordered_map<std::string, Describe> describers = {
-      {"Conv", one<lowerConv>},          {kConvPoolOp, one<lowerConvPool>},
+      {"Conv", one<lowerPlainConv>},          {kConvPoolOp, one<lowerConvPool>},
       {"Gemm", one<lowerGemm>},          {"MaxPool", one<lowerPool>},
       {"AveragePool", one<lowerPool>},   {"GlobalAveragePool", one<lowerPool>},
       {"Add", one<lowerBinary>},         {"Mul", one<lowerBinary>},

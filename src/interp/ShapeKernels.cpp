@@ -217,7 +217,10 @@ void eyeLikeKernel(const Node &node, const Inputs &, std::vector<Tensor> &output
   const int64_t rows = out.type.shape[0], cols = out.type.shape[1];
   const int64_t k = node.attrs.getInt("k", 0);
   std::fill(out.bytes.begin(), out.bytes.end(), uint8_t(0));
-  Tensor one(TensorType{out.type.dtype, {1}});
+  TensorType scalar;
+  scalar.dtype = out.type.dtype;
+  scalar.shape = {1};
+  Tensor one(scalar);
   switch (out.type.dtype) {
   case DType::Float32: one.data<float>()[0] = 1.0f; break;
   case DType::Int32: one.data<int32_t>()[0] = 1; break;
