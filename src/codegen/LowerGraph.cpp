@@ -14,7 +14,10 @@
 #include "../ir/ops/ShapeHelpers.h"
 #include "../kernels/bundlefit_kernels.h" // bf_binary_op, bf_pad_mode
 
+#include "bundlefit/ir/FusedActivations.h"
+#include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ir/UnaryMath.h"
 #include "bundlefit/quant/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
@@ -29,14 +32,11 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <unordered_map>
 
 namespace bundlefit {
-
-bool isViewOpType(const std::string &opType) {
-  return opType == "Reshape" || opType == "Flatten" || opType == "Squeeze" ||
-         opType == "Unsqueeze" || opType == "Identity" || opType == "Dropout";
-}
 
 namespace {
 
@@ -118,33 +118,10 @@ struct Activation {
 };
 
 Activation fusedActivation(const Node &node) {
+  const FusedActivationKind &kind = fusedActivationOf(node); // ir/FusedActivations.h
   Activation act;
-  const std::string name = node.attrs.getString("activation", "");
-  if (name.empty() || name == "None" || name == "none")
-    return act;
-  if (name == "Relu") {
-    act.kind = 1;
-  } else if (name == "Clip") {
-    act.kind = 2;
-    act.a = node.attrs.getFloat("activation_min", -FLT_MAX);
-    act.b = node.attrs.getFloat("activation_max", FLT_MAX);
-  } else if (name == "LeakyRelu") {
-    act.kind = 3;
-    act.a = node.attrs.getFloat("activation_alpha", 0.01f);
-  } else if (name == "Sigmoid") {
-    act.kind = 4;
-  } else if (name == "Tanh") {
-    act.kind = 5;
-  } else if (name == "HardSigmoid") {
-    act.kind = 6;
-    act.a = node.attrs.getFloat("activation_alpha", 0.2f);
-    act.b = node.attrs.getFloat("activation_beta", 0.5f);
-  } else if (name == "HardSwish") {
-    act.kind = 7;
-  } else {
-    throw Error(ExitCode::Unsupported,
-                node.describe() + ": fused activation '" + name + "' has no kernel");
-  }
+  act.kind = kind.code;
+  fusedActivationParams(kind, node, act.a, act.b);
   return act;
 }
 
@@ -310,13 +287,36 @@ private:
   void lowerBinary(const Node &node, const std::string &floatKernel, int32_t op);
   void lowerClip(const Node &node);
   void lowerUnary(const Node &node, const std::string &kernel, float a, float b);
+  void lowerUnaryMath(const Node &node, const UnaryMathOp &op);
   void lowerCast(const Node &node);
   void lowerTranspose(const Node &node);
   void lowerConcat(const Node &node);
   void lowerSplit(const Node &node);
   void lowerSlice(const Node &node);
   void lowerPad(const Node &node);
-  void lowerReduce(const Node &node, bool isMax);
+  void lowerReduce(const Node &node, int32_t op);
+  void lowerMean(const Node &node);
+  void lowerCompare(const Node &node, int32_t op);
+  void lowerLogical(const Node &node);
+  void lowerWhere(const Node &node);
+  void lowerArgMax(const Node &node);
+  void lowerHardmax(const Node &node);
+  void lowerExpand(const Node &node);
+  void lowerTile(const Node &node);
+  void lowerSpaceDepth(const Node &node);
+  void lowerTrilu(const Node &node);
+  void lowerLayerNorm(const Node &node);
+  void lowerGatherElements(const Node &node, bool scatter);
+  void lowerGatherND(const Node &node);
+  void lowerOneHot(const Node &node);
+  void lowerFloatTest(const Node &node);
+  /// Kernel-name suffix of an index operand (i32, i64, f32).
+  std::string indexSuffix(const Value *indices);
+  void lowerInstanceNorm(const Node &node);
+  /// Strides reading `v` broadcast to `out` (0 on broadcast dims).
+  Ints broadcastStrides(const Value *v, const Shape &out);
+  /// Kernel-name suffix for elements of `size` bytes (u8, u32, u64).
+  const char *sizeSuffix(const Value *v);
   void lowerResize(const Node &node);
   void lowerGather(const Node &node);
 
@@ -477,7 +477,7 @@ llvm::Function *Lowering::run(const std::string &name) {
 
 void Lowering::lowerNode(const Node &node) {
   const std::string &op = node.opType;
-  if (isViewOpType(op))
+  if (isViewOp(op))
     return lowerView(node);
   if (op == kPatchStageOp)
     return lowerPatchStage(node);
@@ -485,82 +485,108 @@ void Lowering::lowerNode(const Node &node) {
     return emitInt8Calls(node);
   if (std::optional<KernelCall> memoryOpt = describeMemoryOptCall(node, plan_))
     return emitKernelCall(*memoryOpt);
-  if (op == "Conv")
-    return lowerConv(node, false);
-  if (op == "ConvTranspose")
-    return lowerConv(node, true);
-  if (op == "MaxPool")
-    return lowerPool(node, true);
-  if (op == "AveragePool")
-    return lowerPool(node, false);
-  if (op == "GlobalMaxPool")
-    return lowerGlobalPool(node, true);
-  if (op == "GlobalAveragePool")
-    return lowerGlobalPool(node, false);
-  if (op == "Gemm")
-    return lowerGemm(node);
-  if (op == "MatMul")
-    return lowerMatMul(node);
-  if (op == "BatchNormalization")
-    return lowerBatchNorm(node);
-  if (op == "Softmax")
-    return lowerSoftmax(node, false);
-  if (op == "LogSoftmax")
-    return lowerSoftmax(node, true);
-  static const std::map<std::string, std::pair<std::string, int32_t>> binaries = {
-      {"Add", {"bf_add_f32", BF_OP_ADD}},    {"Sub", {"bf_sub_f32", BF_OP_SUB}},
-      {"Mul", {"bf_mul_f32", BF_OP_MUL}},    {"Div", {"bf_div_f32", BF_OP_DIV}},
-      {"Max", {"bf_max_f32", BF_OP_MAX}},    {"Min", {"bf_min_f32", BF_OP_MIN}},
-      {"Sum", {"bf_add_f32", BF_OP_ADD}},    {"PRelu", {"bf_prelu_f32", BF_OP_PRELU}}};
-  if (auto it = binaries.find(op); it != binaries.end())
-    return lowerBinary(node, it->second.first, it->second.second);
-  if (op == "Relu")
-    return lowerUnary(node, "bf_relu_f32", 0, 0);
-  if (op == "Clip")
-    return lowerClip(node);
-  if (op == "LeakyRelu")
-    return lowerUnary(node, "bf_leaky_relu_f32", node.attrs.getFloat("alpha", 0.01f), 0);
-  if (op == "Sigmoid")
-    return lowerUnary(node, "bf_sigmoid_f32", 0, 0);
-  if (op == "Tanh")
-    return lowerUnary(node, "bf_tanh_f32", 0, 0);
-  if (op == "HardSigmoid")
-    return lowerUnary(node, "bf_hard_sigmoid_f32", node.attrs.getFloat("alpha", 0.2f),
-                      node.attrs.getFloat("beta", 0.5f));
-  if (op == "HardSwish")
-    return lowerUnary(node, "bf_hard_swish_f32", 0, 0);
-  if (op == "Exp")
-    return lowerUnary(node, "bf_exp_f32", 0, 0);
-  if (op == "Sqrt")
-    return lowerUnary(node, "bf_sqrt_f32", 0, 0);
-  if (op == "Neg")
-    return lowerUnary(node, "bf_neg_f32", 0, 0);
-  if (op == "Abs")
-    return lowerUnary(node, "bf_abs_f32", 0, 0);
-  if (op == "Elu")
-    return lowerUnary(node, "bf_elu_f32", node.attrs.getFloat("alpha", 1.0f), 0);
-  if (op == "Reciprocal")
-    return lowerUnary(node, "bf_reciprocal_f32", 0, 0);
-  if (op == "Cast")
-    return lowerCast(node);
-  if (op == "Transpose")
-    return lowerTranspose(node);
-  if (op == "Concat")
-    return lowerConcat(node);
-  if (op == "Split")
-    return lowerSplit(node);
-  if (op == "Slice")
-    return lowerSlice(node);
-  if (op == "Pad")
-    return lowerPad(node);
-  if (op == "ReduceMean")
-    return lowerReduce(node, false);
-  if (op == "ReduceMax")
-    return lowerReduce(node, true);
-  if (op == "Resize")
-    return lowerResize(node);
-  if (op == "Gather")
-    return lowerGather(node);
+  // One entry per operator with a float (or integer) bundle kernel.
+  using Emitter = std::function<void(Lowering &, const Node &)>;
+  struct UnaryKernel {
+    const char *kernel;
+    const char *attrA = nullptr;
+    float a = 0;
+    const char *attrB = nullptr;
+    float b = 0;
+  };
+  static const std::unordered_map<std::string, Emitter> emitters = [] {
+    std::unordered_map<std::string, Emitter> t;
+    t["Conv"] = [](Lowering &l, const Node &n) { l.lowerConv(n, false); };
+    t["ConvTranspose"] = [](Lowering &l, const Node &n) { l.lowerConv(n, true); };
+    t["MaxPool"] = [](Lowering &l, const Node &n) { l.lowerPool(n, true); };
+    t["AveragePool"] = [](Lowering &l, const Node &n) { l.lowerPool(n, false); };
+    t["GlobalMaxPool"] = [](Lowering &l, const Node &n) { l.lowerGlobalPool(n, true); };
+    t["GlobalAveragePool"] = [](Lowering &l, const Node &n) { l.lowerGlobalPool(n, false); };
+    t["Gemm"] = [](Lowering &l, const Node &n) { l.lowerGemm(n); };
+    t["MatMul"] = [](Lowering &l, const Node &n) { l.lowerMatMul(n); };
+    t["BatchNormalization"] = [](Lowering &l, const Node &n) { l.lowerBatchNorm(n); };
+    t["Softmax"] = [](Lowering &l, const Node &n) { l.lowerSoftmax(n, false); };
+    t["LogSoftmax"] = [](Lowering &l, const Node &n) { l.lowerSoftmax(n, true); };
+    const std::pair<const char *, std::pair<const char *, int32_t>> binaries[] = {
+        {"Add", {"bf_add_f32", BF_OP_ADD}},    {"Sub", {"bf_sub_f32", BF_OP_SUB}},
+        {"Mul", {"bf_mul_f32", BF_OP_MUL}},    {"Div", {"bf_div_f32", BF_OP_DIV}},
+        {"Max", {"bf_max_f32", BF_OP_MAX}},    {"Min", {"bf_min_f32", BF_OP_MIN}},
+        {"Sum", {"bf_add_f32", BF_OP_ADD}},    {"PRelu", {"bf_prelu_f32", BF_OP_PRELU}}};
+    for (const auto &[op, kernel] : binaries)
+      t[op] = [kernel = kernel](Lowering &l, const Node &n) {
+        l.lowerBinary(n, kernel.first, kernel.second);
+      };
+    const std::pair<const char *, UnaryKernel> unaries[] = {
+        {"Relu", {"bf_relu_f32"}},
+        {"LeakyRelu", {"bf_leaky_relu_f32", "alpha", 0.01f}},
+        {"Sigmoid", {"bf_sigmoid_f32"}},
+        {"Tanh", {"bf_tanh_f32"}},
+        {"HardSigmoid", {"bf_hard_sigmoid_f32", "alpha", 0.2f, "beta", 0.5f}},
+        {"HardSwish", {"bf_hard_swish_f32"}},
+        {"Exp", {"bf_exp_f32"}},
+        {"Sqrt", {"bf_sqrt_f32"}},
+        {"Neg", {"bf_neg_f32"}},
+        {"Abs", {"bf_abs_f32"}},
+        {"Elu", {"bf_elu_f32", "alpha", 1.0f}},
+        {"Reciprocal", {"bf_reciprocal_f32"}}};
+    for (const auto &[op, u] : unaries)
+      t[op] = [u = u](Lowering &l, const Node &n) {
+        l.lowerUnary(n, u.kernel, u.attrA ? n.attrs.getFloat(u.attrA, u.a) : 0.0f,
+                     u.attrB ? n.attrs.getFloat(u.attrB, u.b) : 0.0f);
+      };
+    t["Clip"] = [](Lowering &l, const Node &n) { l.lowerClip(n); };
+    t["Cast"] = [](Lowering &l, const Node &n) { l.lowerCast(n); };
+    t["Transpose"] = [](Lowering &l, const Node &n) { l.lowerTranspose(n); };
+    t["Concat"] = [](Lowering &l, const Node &n) { l.lowerConcat(n); };
+    t["Split"] = [](Lowering &l, const Node &n) { l.lowerSplit(n); };
+    t["Slice"] = [](Lowering &l, const Node &n) { l.lowerSlice(n); };
+    t["Pad"] = [](Lowering &l, const Node &n) { l.lowerPad(n); };
+    const std::pair<const char *, int32_t> reductions[] = {
+        {"ReduceSum", BF_REDUCE_SUM},        {"ReduceMean", BF_REDUCE_SUM},
+        {"ReduceMax", BF_REDUCE_MAX},        {"ReduceMin", BF_REDUCE_MIN},
+        {"ReduceProd", BF_REDUCE_PROD},      {"ReduceL1", BF_REDUCE_L1},
+        {"ReduceL2", BF_REDUCE_L2},          {"ReduceSumSquare", BF_REDUCE_SUM_SQUARE},
+        {"ReduceLogSum", BF_REDUCE_LOG_SUM}, {"ReduceLogSumExp", BF_REDUCE_LOG_SUM_EXP}};
+    for (const auto &[op, code] : reductions)
+      t[op] = [code = code](Lowering &l, const Node &n) { l.lowerReduce(n, code); };
+    const std::pair<const char *, int32_t> comparisons[] = {
+        {"Equal", BF_CMP_EQ},   {"Less", BF_CMP_LT},          {"LessOrEqual", BF_CMP_LE},
+        {"Greater", BF_CMP_GT}, {"GreaterOrEqual", BF_CMP_GE}};
+    for (const auto &[op, code] : comparisons)
+      t[op] = [code = code](Lowering &l, const Node &n) { l.lowerCompare(n, code); };
+    for (const char *op : {"And", "Or", "Xor", "Not"})
+      t[op] = [](Lowering &l, const Node &n) { l.lowerLogical(n); };
+    t["Where"] = [](Lowering &l, const Node &n) { l.lowerWhere(n); };
+    t["Pow"] = [](Lowering &l, const Node &n) { l.lowerBinary(n, "bf_pow_f32", BF_OP_POW); };
+    t["Mod"] = [](Lowering &l, const Node &n) {
+      l.lowerBinary(n, "bf_fmod_f32",
+                    n.attrs.getInt("fmod", 0) != 0 ? BF_OP_FMOD : BF_OP_MOD);
+    };
+    t["Mean"] = [](Lowering &l, const Node &n) { l.lowerMean(n); };
+    t["ArgMax"] = [](Lowering &l, const Node &n) { l.lowerArgMax(n); };
+    t["ArgMin"] = [](Lowering &l, const Node &n) { l.lowerArgMax(n); };
+    t["Hardmax"] = [](Lowering &l, const Node &n) { l.lowerHardmax(n); };
+    t["Expand"] = [](Lowering &l, const Node &n) { l.lowerExpand(n); };
+    t["Tile"] = [](Lowering &l, const Node &n) { l.lowerTile(n); };
+    t["DepthToSpace"] = [](Lowering &l, const Node &n) { l.lowerSpaceDepth(n); };
+    t["SpaceToDepth"] = [](Lowering &l, const Node &n) { l.lowerSpaceDepth(n); };
+    t["Trilu"] = [](Lowering &l, const Node &n) { l.lowerTrilu(n); };
+    t["LayerNormalization"] = [](Lowering &l, const Node &n) { l.lowerLayerNorm(n); };
+    t["InstanceNormalization"] = [](Lowering &l, const Node &n) { l.lowerInstanceNorm(n); };
+    t["GatherElements"] = [](Lowering &l, const Node &n) { l.lowerGatherElements(n, false); };
+    t["ScatterElements"] = [](Lowering &l, const Node &n) { l.lowerGatherElements(n, true); };
+    t["GatherND"] = [](Lowering &l, const Node &n) { l.lowerGatherND(n); };
+    t["OneHot"] = [](Lowering &l, const Node &n) { l.lowerOneHot(n); };
+    t["IsNaN"] = [](Lowering &l, const Node &n) { l.lowerFloatTest(n); };
+    t["IsInf"] = [](Lowering &l, const Node &n) { l.lowerFloatTest(n); };
+    t["Resize"] = [](Lowering &l, const Node &n) { l.lowerResize(n); };
+    t["Gather"] = [](Lowering &l, const Node &n) { l.lowerGather(n); };
+    return t;
+  }();
+  if (auto it = emitters.find(op); it != emitters.end())
+    return it->second(*this, node);
+  if (const UnaryMathOp *math = findUnaryMathOp(op))
+    return lowerUnaryMath(node, *math);
   unsupported("no bundle kernel for this operator");
 }
 
@@ -973,22 +999,9 @@ void Lowering::lowerBinary(const Node &node, const std::string &floatKernel, int
   const std::string kernel =
       dtype == DType::Float32 ? floatKernel : std::string("bf_binary_") + suffix;
   const Shape &out = y->type.shape;
-  const size_t rank = out.size();
   auto stridesFor = [&](const Value *v) {
     requireDType(v, dtype);
-    Shape s = v->type.shape;
-    if (s.size() > rank)
-      unsupported(v->name + " has a higher rank than the output");
-    s.insert(s.begin(), rank - s.size(), 1);
-    Ints strides = denseStrides(s);
-    for (size_t d = 0; d < rank; ++d) {
-      if (s[d] == 1 && out[d] != 1)
-        strides[d] = 0;
-      else if (s[d] != out[d])
-        unsupported(v->name + " " + shapeToString(v->type.shape) + " does not broadcast to " +
-                    shapeToString(out));
-    }
-    return strides;
+    return broadcastStrides(v, out);
   };
   auto emit = [&](const Value *a, llvm::Value *aPtr, Ints aStrides, const Value *b) {
     LoopNest nest{out, {std::move(aStrides), stridesFor(b)}};
@@ -1044,6 +1057,15 @@ void Lowering::lowerUnary(const Node &node, const std::string &kernel, float a, 
   const Value *x = in(node, 0), *y = node.output(0);
   requireFloat(x), requireFloat(y);
   call(kernel, {address(x), address(y), i32(y->type.numElements()), f32(a), f32(b)});
+}
+
+void Lowering::lowerUnaryMath(const Node &node, const UnaryMathOp &op) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  float a, b;
+  unaryMathParams(op, node, a, b);
+  call("bf_unary_f32",
+       {address(x), address(y), i32(y->type.numElements()), i32(op.code), f32(a), f32(b)});
 }
 
 void Lowering::lowerCast(const Node &node) {
@@ -1232,7 +1254,7 @@ void Lowering::lowerPad(const Node &node) {
                 i32(modeId), fill});
 }
 
-void Lowering::lowerReduce(const Node &node, bool isMax) {
+void Lowering::lowerReduce(const Node &node, int32_t op) {
   const Value *x = in(node, 0), *y = node.output(0);
   requireFloat(x), requireFloat(y);
   const Shape &s = x->type.shape;
@@ -1258,12 +1280,292 @@ void Lowering::lowerReduce(const Node &node, bool isMax) {
   LoopNest nest{s, {denseStrides(s), outStrides}};
   nest.simplify();
   const int64_t outCount = y->type.numElements();
-  std::vector<llvm::Value *> args = {address(x), address(y),
-                                     intTable(padFront(nest.dims, 1, node)),
-                                     intTable(padFront(nest.strides[1], 0, node)), i32(outCount)};
-  if (!isMax)
-    args.push_back(f32(double(outCount) / double(std::max<int64_t>(1, x->type.numElements()))));
-  call(isMax ? "bf_reduce_max_f32" : "bf_reduce_mean_f32", args);
+  // ReduceMean is a sum scaled by the reduced count.
+  const double scale = current_->opType == "ReduceMean"
+                           ? double(outCount) / double(std::max<int64_t>(1, x->type.numElements()))
+                           : 1.0;
+  call("bf_reduce_f32", {address(x), address(y), intTable(padFront(nest.dims, 1, node)),
+                         intTable(padFront(nest.strides[1], 0, node)), i32(outCount), i32(op),
+                         f32(scale)});
+}
+
+Ints Lowering::broadcastStrides(const Value *v, const Shape &out) {
+  const size_t rank = out.size();
+  Shape s = v->type.shape;
+  if (s.size() > rank)
+    unsupported(v->name + " has a higher rank than the output");
+  s.insert(s.begin(), rank - s.size(), 1);
+  Ints strides = denseStrides(s);
+  for (size_t d = 0; d < rank; ++d) {
+    if (s[d] == 1 && out[d] != 1)
+      strides[d] = 0;
+    else if (s[d] != out[d])
+      unsupported(v->name + " " + shapeToString(v->type.shape) + " does not broadcast to " +
+                  shapeToString(out));
+  }
+  return strides;
+}
+
+const char *Lowering::sizeSuffix(const Value *v) {
+  switch (dtypeSize(v->type.dtype)) {
+  case 1: return "u8";
+  case 4: return "u32";
+  case 8: return "u64";
+  }
+  unsupported("no kernel for " + std::to_string(dtypeSize(v->type.dtype)) + "-byte elements");
+}
+
+void Lowering::lowerMean(const Node &node) {
+  const Value *y = node.output(0);
+  requireFloat(y);
+  lowerBinary(node, "bf_add_f32", BF_OP_ADD);
+  call("bf_unary_f32", {address(y), address(y), i32(y->type.numElements()),
+                        i32(BF_UNARY_SCALE), f32(1.0 / double(node.inputs.size())), f32(0)});
+}
+
+void Lowering::lowerCompare(const Node &node, int32_t op) {
+  const Value *a = in(node, 0), *b = in(node, 1), *y = node.output(0);
+  const DType dtype = a->type.dtype;
+  requireDType(b, dtype);
+  const char *suffix = dtype == DType::Float32 ? "f32"
+                       : dtype == DType::Bool  ? "u8"
+                                               : intKernelSuffix(dtype);
+  if (!suffix)
+    unsupported(std::string("no comparison kernel for ") + dtypeName(dtype));
+  const Shape &out = y->type.shape;
+  LoopNest nest{out, {broadcastStrides(a, out), broadcastStrides(b, out)}};
+  nest.simplify();
+  call(std::string("bf_compare_") + suffix,
+       {address(a), address(b), address(y), intTable(padFront(nest.dims, 1, node)),
+        intTable(padFront(nest.strides[0], 0, node)),
+        intTable(padFront(nest.strides[1], 0, node)), i32(op)});
+}
+
+void Lowering::lowerLogical(const Node &node) {
+  const Value *a = in(node, 0), *y = node.output(0);
+  if (node.opType == "Not") {
+    call("bf_not_u8", {address(a), address(y), i32(y->type.numElements())});
+    return;
+  }
+  const Value *b = in(node, 1);
+  const int32_t op = node.opType == "And" ? BF_LOGIC_AND
+                     : node.opType == "Or" ? BF_LOGIC_OR
+                                           : BF_LOGIC_XOR;
+  const Shape &out = y->type.shape;
+  LoopNest nest{out, {broadcastStrides(a, out), broadcastStrides(b, out)}};
+  nest.simplify();
+  call("bf_logical_u8", {address(a), address(b), address(y),
+                         intTable(padFront(nest.dims, 1, node)),
+                         intTable(padFront(nest.strides[0], 0, node)),
+                         intTable(padFront(nest.strides[1], 0, node)), i32(op)});
+}
+
+void Lowering::lowerWhere(const Node &node) {
+  const Value *c = in(node, 0), *a = in(node, 1), *b = in(node, 2), *y = node.output(0);
+  const Shape &out = y->type.shape;
+  LoopNest nest{out, {broadcastStrides(c, out), broadcastStrides(a, out),
+                      broadcastStrides(b, out)}};
+  nest.simplify();
+  call(std::string("bf_where_") + sizeSuffix(y),
+       {address(c), address(a), address(b), address(y), intTable(padFront(nest.dims, 1, node)),
+        intTable(padFront(nest.strides[0], 0, node)),
+        intTable(padFront(nest.strides[1], 0, node)),
+        intTable(padFront(nest.strides[2], 0, node))});
+}
+
+/// outer x n x inner around `axis` of `shape`.
+static void splitAround(const Shape &shape, int64_t axis, int64_t &outer, int64_t &n,
+                        int64_t &inner) {
+  const int64_t rank = int64_t(shape.size());
+  if (axis < 0)
+    axis += rank;
+  outer = product(shape, 0, size_t(axis));
+  n = shape[size_t(axis)];
+  inner = product(shape, size_t(axis) + 1, shape.size());
+}
+
+void Lowering::lowerArgMax(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x);
+  int64_t outer, n, inner;
+  splitAround(x->type.shape, node.attrs.getInt("axis", 0), outer, n, inner);
+  call("bf_argmax_f32", {address(x), address(y), i32(outer), i32(n), i32(inner),
+                         i32(node.opType == "ArgMin"),
+                         i32(node.attrs.getInt("select_last_index", 0) != 0)});
+}
+
+void Lowering::lowerHardmax(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x);
+  int64_t outer, n, inner;
+  splitAround(x->type.shape, node.attrs.getInt("axis", -1), outer, n, inner);
+  if (node.attrs.getInt("coerce_to_2d", 0) != 0) // opset < 13: over dims [axis, rank)
+    n *= inner, inner = 1;
+  call("bf_hardmax_f32", {address(x), address(y), i32(outer), i32(n), i32(inner)});
+}
+
+void Lowering::lowerExpand(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const Shape &out = y->type.shape;
+  stridedCopy(address(x), address(y), LoopNest{out, {broadcastStrides(x, out), denseStrides(out)}},
+              dtypeSize(y->type.dtype));
+}
+
+void Lowering::lowerTile(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const Shape &is = x->type.shape, &os = y->type.shape;
+  const Ints inStrides = denseStrides(is), outStrides = denseStrides(os);
+  // Output coordinate d = r * is[d] + i: a (repeat, index) pair of loops.
+  LoopNest nest;
+  nest.strides.resize(2);
+  for (size_t d = 0; d < is.size(); ++d) {
+    const int64_t repeats = is[d] == 0 ? 0 : os[d] / is[d];
+    nest.dims.insert(nest.dims.end(), {repeats, is[d]});
+    nest.strides[0].insert(nest.strides[0].end(), {0, inStrides[d]});
+    nest.strides[1].insert(nest.strides[1].end(), {is[d] * outStrides[d], outStrides[d]});
+  }
+  if (y->type.numElements() == 0)
+    return;
+  stridedCopy(address(x), address(y), nest, dtypeSize(y->type.dtype));
+}
+
+void Lowering::lowerSpaceDepth(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const Shape &is = x->type.shape, &os = y->type.shape;
+  const int64_t b = node.attrs.getInt("blocksize", 1);
+  LoopNest nest;
+  if (node.opType == "DepthToSpace") {
+    // Output loops (n, c, h, bh, w, bw) read channel (bh*b + bw)*C' + c (DCR)
+    // or c*b*b + bh*b + bw (CRD) at (h, w).
+    const int64_t C = os[1], H = is[2], W = is[3], plane = H * W;
+    const bool crd = node.attrs.getString("mode", "DCR") == "CRD";
+    nest.dims = {os[0], C, H, b, W, b};
+    nest.strides = {{is[1] * plane, crd ? b * b * plane : plane, W, crd ? b * plane : b * C * plane,
+                     1, crd ? plane : C * plane},
+                    {C * H * b * W * b, H * b * W * b, b * W * b, W * b, b, 1}};
+  } else {
+    // Output loops (n, bh, bw, c, h, w) read (c, h*b + bh, w*b + bw).
+    const int64_t C = is[1], H = is[2], W = is[3], OH = os[2], OW = os[3];
+    nest.dims = {os[0], b, b, C, OH, OW};
+    nest.strides = {{C * H * W, W, 1, H * W, b * W, b},
+                    {os[1] * OH * OW, b * C * OH * OW, C * OH * OW, OH * OW, OW, 1}};
+  }
+  stridedCopy(address(x), address(y), nest, dtypeSize(y->type.dtype));
+}
+
+void Lowering::lowerTrilu(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  const Shape &s = x->type.shape;
+  const Ints k = constantInts(node, 1, "k");
+  const int64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
+  // k beyond the matrix keeps everything or nothing: clamp into int32.
+  const int64_t diagonal = k.empty() ? 0 : std::max<int64_t>(-cols - rows, std::min(k[0], cols + rows));
+  call(std::string("bf_trilu_") + sizeSuffix(y),
+       {address(x), address(y), i32(product(s, 0, s.size() - 2)), i32(rows), i32(cols),
+        i32(diagonal), i32(node.attrs.getInt("upper", 1) != 0)});
+}
+
+void Lowering::lowerLayerNorm(const Node &node) {
+  const Value *x = in(node, 0), *scale = in(node, 1), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  const Shape &s = x->type.shape;
+  int64_t axis = node.attrs.getInt("axis", -1);
+  if (axis < 0)
+    axis += int64_t(s.size());
+  const int64_t inner = product(s, size_t(axis), s.size());
+  const int64_t outer = inner == 0 ? 0 : x->type.numElements() / inner;
+  auto optionalOutput = [&](size_t i) {
+    const Value *v = node.output(i);
+    return v && !v->name.empty() && plan_.placements.count(v) ? address(v) : nullPtr();
+  };
+  call("bf_layernorm_f32", {address(x), address(scale), address(node.input(2)), address(y),
+                            optionalOutput(1), optionalOutput(2), i32(outer), i32(inner),
+                            f32(node.attrs.getFloat("epsilon", 1e-5f))});
+}
+
+std::string Lowering::indexSuffix(const Value *indices) {
+  switch (indices->type.dtype) {
+  case DType::Int32: return "i32";
+  case DType::Int64: return "i64";
+  case DType::Float32: return "f32";
+  default: unsupported("indices '" + indices->name + "' are " + indices->type.str());
+  }
+}
+
+void Lowering::lowerGatherElements(const Node &node, bool scatter) {
+  const Value *data = in(node, 0), *indices = in(node, 1), *y = node.output(0);
+  const Shape &ds = data->type.shape, &is = indices->type.shape;
+  int64_t axis = node.attrs.getInt("axis", 0);
+  if (axis < 0)
+    axis += int64_t(ds.size());
+  const int64_t outer = product(ds, 0, size_t(axis)), inner = product(ds, size_t(axis) + 1, ds.size());
+  const int64_t elemSize = int64_t(dtypeSize(y->type.dtype));
+  const std::string suffix = indexSuffix(indices);
+  if (!scatter) {
+    call("bf_gather_elements_" + suffix,
+         {address(data), address(indices), address(y), i32(outer), i32(ds[size_t(axis)]),
+          i32(is[size_t(axis)]), i32(inner), i32(elemSize)});
+    return;
+  }
+  const std::string mode = node.attrs.getString("reduction", "none");
+  const int32_t reduction = mode == "add" ? BF_SCATTER_ADD : mode == "mul" ? BF_SCATTER_MUL
+                                                                          : BF_SCATTER_NONE;
+  if (reduction != BF_SCATTER_NONE)
+    requireFloat(y);
+  const Placement &from = placement(data), &to = placement(y);
+  if (from.region != to.region || from.offset != to.offset)
+    call("bf_copy_bytes", {address(data), address(y), i32(int64_t(y->type.bytes()))});
+  call("bf_scatter_elements_" + suffix,
+       {address(y), address(indices), address(in(node, 2)), i32(outer), i32(ds[size_t(axis)]),
+        i32(is[size_t(axis)]), i32(inner), i32(elemSize), i32(reduction)});
+}
+
+void Lowering::lowerGatherND(const Node &node) {
+  const Value *data = in(node, 0), *indices = in(node, 1), *y = node.output(0);
+  const Shape &ds = data->type.shape, &is = indices->type.shape;
+  const int64_t b = node.attrs.getInt("batch_dims", 0), k = is.back();
+  const Ints strides = denseStrides(ds);
+  const int64_t batches = product(is, 0, size_t(b));
+  const int64_t tuples = k == 0 || batches == 0 ? 0 : indices->type.numElements() / k / batches;
+  call("bf_gather_nd_" + indexSuffix(indices),
+       {address(data), address(indices), address(y), i32(batches), i32(tuples), i32(k),
+        intTable(Ints(ds.begin() + b, ds.begin() + b + k)),
+        intTable(Ints(strides.begin() + b, strides.begin() + b + k)),
+        i32(product(ds, size_t(b), ds.size())), i32(product(ds, size_t(b + k), ds.size())),
+        i32(int64_t(dtypeSize(y->type.dtype)))});
+}
+
+void Lowering::lowerOneHot(const Node &node) {
+  const Value *indices = in(node, 0), *y = node.output(0);
+  const Shape &os = y->type.shape;
+  int64_t axis = node.attrs.getInt("axis", -1);
+  if (axis < 0)
+    axis += int64_t(os.size());
+  call("bf_one_hot_" + indexSuffix(indices),
+       {address(indices), address(in(node, 2)), address(y), i32(product(os, 0, size_t(axis))),
+        i32(os[size_t(axis)]), i32(product(os, size_t(axis) + 1, os.size())),
+        i32(int64_t(dtypeSize(y->type.dtype)))});
+}
+
+void Lowering::lowerFloatTest(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x);
+  if (node.opType == "IsNaN") {
+    call("bf_isnan_f32", {address(x), address(y), i32(y->type.numElements())});
+    return;
+  }
+  call("bf_isinf_f32", {address(x), address(y), i32(y->type.numElements()),
+                        i32(node.attrs.getInt("detect_negative", 1) != 0),
+                        i32(node.attrs.getInt("detect_positive", 1) != 0)});
+}
+
+void Lowering::lowerInstanceNorm(const Node &node) {
+  const Value *x = in(node, 0), *y = node.output(0);
+  requireFloat(x), requireFloat(y);
+  const Shape &s = x->type.shape;
+  call("bf_instancenorm_f32", {address(x), address(in(node, 1)), address(in(node, 2)),
+                               address(y), i32(s[0]), i32(s[1]), i32(product(s, 2, s.size())),
+                               f32(node.attrs.getFloat("epsilon", 1e-5f))});
 }
 
 void Lowering::lowerResize(const Node &node) {

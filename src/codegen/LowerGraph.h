@@ -23,8 +23,4 @@ llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph,
 /// String attribute marking the per-node functions lowerGraphToEntry creates.
 inline constexpr const char *kNodeFunctionAttribute = "bundlefit-node";
 
-/// Whether `opType` is a view (Reshape, Flatten, Squeeze, Unsqueeze, Identity,
-/// Dropout): no kernel, storage shared with its first input when planned so.
-bool isViewOpType(const std::string &opType);
-
 } // namespace bundlefit

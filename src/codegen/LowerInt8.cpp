@@ -13,6 +13,8 @@
 
 #include <array>
 
+#include <unordered_map>
+
 namespace bundlefit {
 
 namespace {
@@ -182,11 +184,25 @@ std::vector<Int8KernelCall> lowerConcat(const Node &node) {
   return calls;
 }
 
+Int8KernelCall lowerSoftmax(const Node &node) {
+  const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
+  Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.outer).i32(a.axis).i32(a.inner);
+  return args.i32(a.mult).i32(a.shift).i32(a.diffMin).call("bf_softmax_s8");
+}
+
 Int8KernelCall lowerConvert(const Node &node) {
   const Int8ConvertArgs a = int8ConvertArgs(node);
   Args args;
   args.addr(node.input(0)).addr(node.output(0)).i32(a.n).f32(a.scale).i32(a.zeroPoint);
   return args.call(node.opType == "Quantize" ? "bf_quantize_f32_s8" : "bf_dequantize_s8_f32");
+}
+
+Int8KernelCall lowerPlainConv(const Node &node) { return lowerConv(node); }
+
+/// A describer that emits one call.
+template <Int8KernelCall (*Lower)(const Node &)> std::vector<Int8KernelCall> one(const Node &node) {
+  return {Lower(node)};
 }
 
 } // namespace
@@ -197,28 +213,18 @@ std::vector<Int8KernelCall> describeInt8Calls(const Node &node) {
     return {describeCmsisCall(node)};
   if (op == kCmsisLayoutOp)
     return {describeLayoutCopy(node)};
-  if (op == "Conv")
-    return {lowerConv(node)};
-  if (op == kConvPoolOp)
-    return {lowerConvPool(node)};
-  if (op == "Gemm")
-    return {lowerGemm(node)};
-  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool")
-    return {lowerPool(node)};
-  if (op == "Add" || op == "Mul")
-    return {lowerBinary(node)};
-  if (op == "Relu" || op == "Clip" || op == "Rescale")
-    return {lowerRescale(node)};
-  if (op == "Softmax") {
-    const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
-    Args args;
-    args.addr(node.input(0)).addr(node.output(0)).i32(a.outer).i32(a.axis).i32(a.inner);
-    return {args.i32(a.mult).i32(a.shift).i32(a.diffMin).call("bf_softmax_s8")};
-  }
-  if (op == "Concat")
-    return lowerConcat(node);
-  if (op == "Quantize" || op == "Dequantize")
-    return {lowerConvert(node)};
+  using Describe = std::vector<Int8KernelCall> (*)(const Node &);
+  static const std::unordered_map<std::string, Describe> describers = {
+      {"Conv", one<lowerPlainConv>},          {kConvPoolOp, one<lowerConvPool>},
+      {"Gemm", one<lowerGemm>},          {"MaxPool", one<lowerPool>},
+      {"AveragePool", one<lowerPool>},   {"GlobalAveragePool", one<lowerPool>},
+      {"Add", one<lowerBinary>},         {"Mul", one<lowerBinary>},
+      {"Relu", one<lowerRescale>},       {"Clip", one<lowerRescale>},
+      {"Rescale", one<lowerRescale>},    {"Softmax", one<lowerSoftmax>},
+      {"Concat", lowerConcat},           {"Quantize", one<lowerConvert>},
+      {"Dequantize", one<lowerConvert>}};
+  if (auto it = describers.find(op); it != describers.end())
+    return it->second(node);
   throw Error(ExitCode::Unsupported, node.describe() + ": no int8 bundle kernel for this operator");
 }
 

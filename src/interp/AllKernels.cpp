@@ -18,6 +18,9 @@ const KernelTable &KernelTable::get() {
     registerShapeKernels(t);
     registerReduceKernels(t);
     registerFusedKernels(t);
+    registerUnaryMathKernels(t);
+    registerMovementKernels(t);
+    registerIndexKernels(t);
     return t;
   }();
   return table;

@@ -84,6 +84,33 @@ template <typename T> T divide(T a, T b) {
   return T(a / b);
 }
 
+/// Remainder with the dividend's sign (C's fmod, ONNX Mod fmod=1).
+template <typename T> T truncMod(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0 || (std::is_signed_v<T> && b == T(-1)))
+      return 0;
+    return T(a % b);
+  } else {
+    return std::fmod(a, b);
+  }
+}
+
+/// Integer remainder with the divisor's sign (Python's %, ONNX Mod fmod=0);
+/// x % 0 gives 0 instead of trapping.
+template <typename T> T floorMod(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0)
+      return 0;
+    if (std::is_signed_v<T> && b == T(-1))
+      return 0;
+    T r = T(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+  } else {
+    T r = std::fmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+  }
+}
+
 void binaryKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                   std::vector<Tensor> &outputs) {
   const std::string &op = node.opType;
@@ -102,6 +129,16 @@ void binaryKernel(const Node &node, const std::vector<const Tensor *> &inputs,
       foldBroadcast<T>(inputs, out, maxOf<T>);
     else if (op == "Min")
       foldBroadcast<T>(inputs, out, minOf<T>);
+    else if (op == "Sum")
+      foldBroadcast<T>(inputs, out, [](T a, T b) { return T(a + b); });
+    else if (op == "Mean") {
+      foldBroadcast<T>(inputs, out, [](T a, T b) { return T(a + b); });
+      for (int64_t i = 0; i < out.numElements(); ++i)
+        out.data<T>()[i] = T(out.data<T>()[i] / T(inputs.size()));
+    } else if (op == "Mod" && node.attrs.getInt("fmod", 0) != 0)
+      foldBroadcast<T>(inputs, out, truncMod<T>);
+    else if (op == "Mod")
+      foldBroadcast<T>(inputs, out, floorMod<T>);
     else
       fatalInternal(node.describe() + ": not a binary op");
   });
@@ -187,6 +224,98 @@ void floatUnaryKernel(const Node &node, const std::vector<const Tensor *> &input
     o[i] = f(x[i]);
 }
 
+void powKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+               std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  std::vector<int64_t> mapX = broadcastIndexMap(inputs[0]->type.shape, out.type.shape);
+  std::vector<int64_t> mapY = broadcastIndexMap(inputs[1]->type.shape, out.type.shape);
+  dispatchNumeric(node, out.type.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T *o = out.data<T>();
+    for (size_t i = 0; i < mapX.size(); ++i) {
+      // Tensor::at reads any dtype: the exponent may differ from the base.
+      double v = std::pow(inputs[0]->at(mapX[i]), inputs[1]->at(mapY[i]));
+      o[i] = std::is_integral_v<T> ? T(int64_t(v)) : T(v);
+    }
+  });
+}
+
+/// Equal, Less, LessOrEqual, Greater, GreaterOrEqual -> bool (one byte 0/1).
+void compareKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                   std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  const std::string &op = node.opType;
+  std::vector<int64_t> mapA = broadcastIndexMap(inputs[0]->type.shape, out.type.shape);
+  std::vector<int64_t> mapB = broadcastIndexMap(inputs[1]->type.shape, out.type.shape);
+  DType dtype = inputs[0]->type.dtype == DType::Bool ? DType::UInt8 : inputs[0]->type.dtype;
+  dispatchNumeric(node, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *a = inputs[0]->data<T>(), *b = inputs[1]->data<T>();
+    uint8_t *o = out.data<uint8_t>();
+    for (size_t i = 0; i < mapA.size(); ++i) {
+      T x = a[mapA[i]], y = b[mapB[i]];
+      bool r = op == "Equal"         ? x == y
+               : op == "Less"        ? x < y
+               : op == "LessOrEqual" ? x <= y
+               : op == "Greater"     ? x > y
+                                     : x >= y;
+      o[i] = r ? 1 : 0;
+    }
+  });
+}
+
+/// And, Or, Xor, Not on bools stored as one byte 0/1.
+void logicalKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                   std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  const std::string &op = node.opType;
+  uint8_t *o = out.data<uint8_t>();
+  std::vector<int64_t> mapA = broadcastIndexMap(inputs[0]->type.shape, out.type.shape);
+  const uint8_t *a = inputs[0]->data<uint8_t>();
+  if (op == "Not") {
+    for (size_t i = 0; i < mapA.size(); ++i)
+      o[i] = a[mapA[i]] ? 0 : 1;
+    return;
+  }
+  std::vector<int64_t> mapB = broadcastIndexMap(inputs[1]->type.shape, out.type.shape);
+  const uint8_t *b = inputs[1]->data<uint8_t>();
+  for (size_t i = 0; i < mapA.size(); ++i) {
+    bool x = a[mapA[i]] != 0, y = b[mapB[i]] != 0;
+    o[i] = (op == "And" ? x && y : op == "Or" ? x || y : x != y) ? 1 : 0;
+  }
+}
+
+/// Where(condition, X, Y): any dtype, copied element by element as bytes.
+void whereKernel(const Node &, const std::vector<const Tensor *> &inputs,
+                 std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  const size_t size = dtypeSize(out.type.dtype);
+  std::vector<int64_t> mapC = broadcastIndexMap(inputs[0]->type.shape, out.type.shape);
+  std::vector<int64_t> mapX = broadcastIndexMap(inputs[1]->type.shape, out.type.shape);
+  std::vector<int64_t> mapY = broadcastIndexMap(inputs[2]->type.shape, out.type.shape);
+  const uint8_t *c = inputs[0]->data<uint8_t>();
+  const uint8_t *x = inputs[1]->data<uint8_t>(), *y = inputs[2]->data<uint8_t>();
+  uint8_t *o = out.data<uint8_t>();
+  for (size_t i = 0; i < mapC.size(); ++i) {
+    const uint8_t *src = c[mapC[i]] ? x + mapX[i] * size : y + mapY[i] * size;
+    std::copy(src, src + size, o + i * size);
+  }
+}
+
+/// IsNaN; IsInf with detect_negative / detect_positive (default 1).
+void floatTestKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                     std::vector<Tensor> &outputs) {
+  const float *x = inputs[0]->data<float>();
+  uint8_t *o = outputs[0].data<uint8_t>();
+  const bool isNaN = node.opType == "IsNaN";
+  const bool negative = node.attrs.getInt("detect_negative", 1) != 0;
+  const bool positive = node.attrs.getInt("detect_positive", 1) != 0;
+  for (int64_t i = 0; i < outputs[0].numElements(); ++i) {
+    const float v = x[i];
+    o[i] = isNaN ? std::isnan(v) : std::isinf(v) && (v < 0 ? negative : positive);
+  }
+}
+
 /// One element of Cast. Float -> integer truncates toward zero, then wraps
 /// into the target type (what numpy's astype does on x86); NaN becomes 0.
 template <typename Dst, typename Src> Dst convertElement(Src v) {
@@ -238,6 +367,16 @@ void registerElementwiseKernels(KernelTable &table) {
        {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
     table.add(op, floatUnaryKernel);
   table.add("Cast", castKernel);
+  for (const char *op : {"Sum", "Mean", "Mod"})
+    table.add(op, binaryKernel);
+  table.add("Pow", powKernel);
+  for (const char *op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"})
+    table.add(op, compareKernel);
+  for (const char *op : {"And", "Or", "Xor", "Not"})
+    table.add(op, logicalKernel);
+  table.add("Where", whereKernel);
+  table.add("IsNaN", floatTestKernel);
+  table.add("IsInf", floatTestKernel);
 }
 
 } // namespace bundlefit

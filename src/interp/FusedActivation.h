@@ -5,7 +5,8 @@
 //   activation = "Relu" | "Clip" (activation_min, activation_max)
 //              | "LeakyRelu" (activation_alpha, default 0.01) | "Sigmoid"
 //              | "Tanh" | "HardSigmoid" (activation_alpha 0.2, activation_beta
-//              0.5) | "HardSwish"
+//              0.5) | "HardSwish" | "Silu" | "Mish" | "XHardSigmoid"
+//              (x * HardSigmoid(x), activation_alpha/beta)
 // FusedActivation reads them once per node; apply() maps one value.
 //
 // Also: the small helpers the reference kernels use to read any input dtype
@@ -28,7 +29,9 @@ namespace bundlefit {
 
 class FusedActivation {
 public:
-  enum class Kind { None, Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish };
+  enum class Kind {
+    None, Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Silu, Mish, XHardSigmoid
+  };
 
   explicit FusedActivation(const Node &node) {
     std::string name = node.attrs.getString("activation", "");
@@ -40,12 +43,16 @@ public:
     else if (name == "Tanh") kind_ = Kind::Tanh;
     else if (name == "HardSigmoid") kind_ = Kind::HardSigmoid;
     else if (name == "HardSwish") kind_ = Kind::HardSwish;
+    else if (name == "Silu") kind_ = Kind::Silu;
+    else if (name == "Mish") kind_ = Kind::Mish;
+    else if (name == "XHardSigmoid") kind_ = Kind::XHardSigmoid;
     else
       throw Error(ExitCode::Unsupported, node.describe() + ": attribute 'activation'=\"" +
                                              name + "\" is not supported");
     min_ = node.attrs.getFloat("activation_min", -std::numeric_limits<float>::infinity());
     max_ = node.attrs.getFloat("activation_max", std::numeric_limits<float>::infinity());
-    float defaultAlpha = kind_ == Kind::HardSigmoid ? 0.2f : 0.01f;
+    float defaultAlpha =
+        kind_ == Kind::HardSigmoid || kind_ == Kind::XHardSigmoid ? 0.2f : 0.01f;
     alpha_ = node.attrs.getFloat("activation_alpha", defaultAlpha);
     beta_ = node.attrs.getFloat("activation_beta", 0.5f);
   }
@@ -62,6 +69,11 @@ public:
     case Kind::Tanh: return std::tanh(x);
     case Kind::HardSigmoid: return std::max(0.0, std::min(1.0, double(alpha_) * x + beta_));
     case Kind::HardSwish: return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5));
+    case Kind::Silu: return x / (1.0 + std::exp(-x));
+    case Kind::Mish: return x * std::tanh(x > 0 ? x + std::log1p(std::exp(-x))
+                                                : std::log1p(std::exp(x)));
+    case Kind::XHardSigmoid:
+      return x * std::max(0.0, std::min(1.0, double(alpha_) * x + beta_));
     }
     return x;
   }

@@ -13,6 +13,8 @@
 #include "bundlefit/quant/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
+#include <unordered_map>
+
 namespace bundlefit {
 
 namespace {
@@ -133,27 +135,18 @@ void runDequantize(const Node &node, const Inputs &in, std::vector<Tensor> &out)
 KernelFn findInt8Kernel(const Node &node) {
   if (!needsInt8Kernel(node))
     return nullptr;
-  const std::string &op = node.opType;
-  if (op == "Conv")
-    return runConv;
-  if (op == "Gemm")
-    return runGemm;
-  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool")
-    return runPool;
-  if (op == "Add" || op == "Mul")
-    return runBinary;
-  if (op == "Relu" || op == "Clip" || op == "Rescale")
-    return runRescale;
-  if (op == "Softmax")
-    return runSoftmax;
-  if (op == "Concat")
-    return runConcat;
-  if (op == "Quantize")
-    return runQuantize;
-  if (op == "Dequantize")
-    return runDequantize;
-  if (op == "ConvPool")
-    return nullptr; // FusedKernels.cpp runs its int8 parts.
+  // ConvPool maps to nullptr: FusedKernels.cpp runs its int8 parts.
+  static const std::unordered_map<std::string, KernelFn> kernels = {
+      {"Conv", runConv},         {"Gemm", runGemm},
+      {"MaxPool", runPool},      {"AveragePool", runPool},
+      {"GlobalAveragePool", runPool},
+      {"Add", runBinary},        {"Mul", runBinary},
+      {"Relu", runRescale},      {"Clip", runRescale},
+      {"Rescale", runRescale},   {"Softmax", runSoftmax},
+      {"Concat", runConcat},     {"Quantize", runQuantize},
+      {"Dequantize", runDequantize}, {"ConvPool", nullptr}};
+  if (auto it = kernels.find(node.opType); it != kernels.end())
+    return it->second;
   throw Error(ExitCode::Unsupported, node.describe() + ": no int8 kernel for this operator");
 }
 

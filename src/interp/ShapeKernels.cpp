@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/ir/OpRegistry.h"
 
 #include "../ir/ops/BroadcastShape.h"
 #include "Broadcast.h"
@@ -206,6 +207,32 @@ void shapeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &ou
     o[i] = dims[size_t(start + i)];
 }
 
+void sizeKernel(const Node &, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  outputs[0].data<int64_t>()[0] = inputs[0]->numElements();
+}
+
+/// EyeLike: ones on diagonal k (column = row + k), zeros elsewhere.
+void eyeLikeKernel(const Node &node, const Inputs &, std::vector<Tensor> &outputs) {
+  Tensor &out = outputs[0];
+  const int64_t rows = out.type.shape[0], cols = out.type.shape[1];
+  const int64_t k = node.attrs.getInt("k", 0);
+  std::fill(out.bytes.begin(), out.bytes.end(), uint8_t(0));
+  TensorType scalar;
+  scalar.dtype = out.type.dtype;
+  scalar.shape = {1};
+  Tensor one(scalar);
+  switch (out.type.dtype) {
+  case DType::Float32: one.data<float>()[0] = 1.0f; break;
+  case DType::Int32: one.data<int32_t>()[0] = 1; break;
+  case DType::Int64: one.data<int64_t>()[0] = 1; break;
+  default: one.bytes[0] = 1; break; // int8, uint8, bool
+  }
+  const size_t size = dtypeSize(out.type.dtype);
+  for (int64_t r = 0; r < rows; ++r)
+    if (r + k >= 0 && r + k < cols)
+      std::copy(one.bytes.begin(), one.bytes.end(), out.bytes.begin() + (r * cols + r + k) * size);
+}
+
 void gatherKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
   const Tensor &data = *inputs[0];
   Tensor &out = outputs[0];
@@ -279,8 +306,9 @@ void rangeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &ou
 } // namespace
 
 void registerShapeKernels(KernelTable &table) {
-  for (const char *op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"})
-    table.add(op, copyKernel);
+  for (const std::string &op : OpRegistry::get().supportedOps())
+    if (isViewOp(op))
+      table.add(op, copyKernel);
   table.add("Transpose", transposeKernel);
   table.add("Concat", concatKernel);
   table.add("Split", splitKernel);
@@ -288,6 +316,8 @@ void registerShapeKernels(KernelTable &table) {
   table.add("Pad", padKernel);
   table.add("Shape", shapeKernel);
   table.add("Gather", gatherKernel);
+  table.add("Size", sizeKernel);
+  table.add("EyeLike", eyeLikeKernel);
   table.add("ConstantOfShape", constantOfShapeKernel);
   table.add("Range", rangeKernel);
 }

@@ -44,7 +44,10 @@ enum bf_activation {
   BF_ACT_SIGMOID = 4,
   BF_ACT_TANH = 5,
   BF_ACT_HARD_SIGMOID = 6,
-  BF_ACT_HARD_SWISH = 7
+  BF_ACT_HARD_SWISH = 7,
+  BF_ACT_SILU = 8,           /* x * sigmoid(x) */
+  BF_ACT_MISH = 9,           /* x * tanh(softplus(x)) */
+  BF_ACT_X_HARD_SIGMOID = 10 /* x * hard_sigmoid(x; a, b) */
 };
 
 /* Binary operators of the integer kernels (bf_binary_<type>). */
@@ -55,7 +58,62 @@ enum bf_binary_op {
   BF_OP_DIV = 3,
   BF_OP_MAX = 4,
   BF_OP_MIN = 5,
-  BF_OP_PRELU = 6 /* float only */
+  BF_OP_PRELU = 6, /* float only */
+  BF_OP_POW = 7,
+  BF_OP_FMOD = 8, /* remainder with the dividend's sign (C fmod) */
+  BF_OP_MOD = 9   /* integers: remainder with the divisor's sign */
+};
+
+/* Functions of bf_unary_f32 (math.c); the rows of src/ir/ops/UnaryMathOps.cpp
+ * name the ONNX operator and the attributes passed as a and b. */
+enum bf_unary_op {
+  BF_UNARY_NEG = 0,
+  BF_UNARY_ABS = 1,
+  BF_UNARY_SIGN = 2,
+  BF_UNARY_RECIPROCAL = 3,
+  BF_UNARY_LOG = 4,
+  BF_UNARY_SIN = 5,
+  BF_UNARY_COS = 6,
+  BF_UNARY_TAN = 7,
+  BF_UNARY_ASIN = 8,
+  BF_UNARY_ACOS = 9,
+  BF_UNARY_ATAN = 10,
+  BF_UNARY_SINH = 11,
+  BF_UNARY_COSH = 12,
+  BF_UNARY_ASINH = 13,
+  BF_UNARY_ACOSH = 14,
+  BF_UNARY_ATANH = 15,
+  BF_UNARY_ERF = 16,
+  BF_UNARY_ROUND = 17, /* half to even */
+  BF_UNARY_CEIL = 18,
+  BF_UNARY_FLOOR = 19,
+  BF_UNARY_ELU = 20,              /* a: alpha */
+  BF_UNARY_SELU = 21,             /* a: alpha, b: gamma */
+  BF_UNARY_CELU = 22,             /* a: alpha */
+  BF_UNARY_SOFTPLUS = 23,
+  BF_UNARY_SOFTSIGN = 24,
+  BF_UNARY_MISH = 25,
+  BF_UNARY_THRESHOLDED_RELU = 26, /* a: alpha */
+  BF_UNARY_SHRINK = 27,           /* a: lambd, b: bias */
+  BF_UNARY_SILU = 28,             /* x * sigmoid(x) */
+  BF_UNARY_SCALE = 29             /* a * x (Mean's division) */
+};
+
+/* Comparisons (bf_compare_<type>) and logical ops (bf_logical_u8). */
+enum bf_compare_op { BF_CMP_EQ = 0, BF_CMP_LT = 1, BF_CMP_LE = 2, BF_CMP_GT = 3, BF_CMP_GE = 4 };
+enum bf_logic_op { BF_LOGIC_AND = 0, BF_LOGIC_OR = 1, BF_LOGIC_XOR = 2 };
+
+/* Reductions of bf_reduce_f32. */
+enum bf_reduce_op {
+  BF_REDUCE_SUM = 0, /* times scale: Sum (1), Mean (1/count) */
+  BF_REDUCE_MAX = 1,
+  BF_REDUCE_MIN = 2,
+  BF_REDUCE_PROD = 3,
+  BF_REDUCE_L1 = 4,
+  BF_REDUCE_L2 = 5,
+  BF_REDUCE_SUM_SQUARE = 6,
+  BF_REDUCE_LOG_SUM = 7,
+  BF_REDUCE_LOG_SUM_EXP = 8
 };
 
 /* Pad modes. */
@@ -166,10 +224,22 @@ void bf_logsoftmax_f32(const float *in, float *out, int32_t outer, int32_t axis,
                        int32_t inner);
 /* Reduces in[dims] into out; outStrides has 0 on reduced dimensions.
  * outCount = number of output elements. Mean multiplies by `scale`. */
-void bf_reduce_mean_f32(const float *in, float *out, const int32_t *dims,
-                        const int32_t *outStrides, int32_t outCount, float scale);
-void bf_reduce_max_f32(const float *in, float *out, const int32_t *dims,
-                       const int32_t *outStrides, int32_t outCount);
+/* Any bf_reduce_op; the result is multiplied by scale for BF_REDUCE_SUM. */
+void bf_reduce_f32(const float *in, float *out, const int32_t *dims, const int32_t *outStrides,
+                   int32_t outCount, int32_t op, float scale);
+/* ArgMax (isMin 0) / ArgMin over the middle dim of in[outer][n][inner]; ties
+ * keep the first index, or the last with selectLast. */
+void bf_argmax_f32(const float *in, int64_t *out, int32_t outer, int32_t n, int32_t inner,
+                   int32_t isMin, int32_t selectLast);
+/* Hardmax: 1 at the first maximum along the middle dim, 0 elsewhere. */
+void bf_hardmax_f32(const float *in, float *out, int32_t outer, int32_t n, int32_t inner);
+/* LayerNormalization of each of `outer` rows of `inner` elements; mean and
+ * invStd (outer each) may be NULL. bias may be NULL. */
+void bf_layernorm_f32(const float *in, const float *scale, const float *bias, float *out,
+                      float *mean, float *invStd, int32_t outer, int32_t inner, float eps);
+/* InstanceNormalization of in[N][C][plane]. */
+void bf_instancenorm_f32(const float *in, const float *scale, const float *bias, float *out,
+                         int32_t N, int32_t C, int32_t plane, float eps);
 
 /* ---- elementwise.c ----------------------------------------------------- */
 /* out[dims] = a op b, with a/b read through strides (0 = broadcast). */
@@ -183,6 +253,8 @@ BF_DECLARE_BINARY(div)
 BF_DECLARE_BINARY(max)
 BF_DECLARE_BINARY(min)
 BF_DECLARE_BINARY(prelu)
+BF_DECLARE_BINARY(pow)
+BF_DECLARE_BINARY(fmod)
 #undef BF_DECLARE_BINARY
 /* out[i] = f(in[i]) for n elements; a/b are the operator's parameters
  * (clip: min,max; leaky_relu/elu: alpha; hard_sigmoid: alpha,beta). */
@@ -202,6 +274,63 @@ BF_DECLARE_UNARY(abs)
 BF_DECLARE_UNARY(elu)
 BF_DECLARE_UNARY(reciprocal)
 #undef BF_DECLARE_UNARY
+/* ---- logic.c ----------------------------------------------------------- */
+/* out[dims] (bool bytes) = a op b (bf_compare_op), strides as the binary ops. */
+#define BF_DECLARE_COMPARE(name, T)                                                  \
+  void bf_compare_##name(const T *a, const T *b, uint8_t *out, const int32_t *dims,  \
+                         const int32_t *sa, const int32_t *sb, int32_t op);
+BF_DECLARE_COMPARE(f32, float)
+BF_DECLARE_COMPARE(i8, int8_t)
+BF_DECLARE_COMPARE(u8, uint8_t)
+BF_DECLARE_COMPARE(i32, int32_t)
+BF_DECLARE_COMPARE(i64, int64_t)
+#undef BF_DECLARE_COMPARE
+void bf_logical_u8(const uint8_t *a, const uint8_t *b, uint8_t *out, const int32_t *dims,
+                   const int32_t *sa, const int32_t *sb, int32_t op);
+void bf_not_u8(const uint8_t *in, uint8_t *out, int32_t n);
+/* out[dims] = cond ? a : b, elements of 1, 4 or 8 bytes. */
+#define BF_DECLARE_WHERE(name, T)                                                    \
+  void bf_where_##name(const uint8_t *cond, const T *a, const T *b, T *out,          \
+                       const int32_t *dims, const int32_t *sc, const int32_t *sa,    \
+                       const int32_t *sb);
+BF_DECLARE_WHERE(u8, uint8_t)
+BF_DECLARE_WHERE(u32, uint32_t)
+BF_DECLARE_WHERE(u64, uint64_t)
+#undef BF_DECLARE_WHERE
+
+/* ---- index.c ----------------------------------------------------------- */
+/* Elements of elemSize bytes; indices int32, int64 or (OneHot) float. The
+ * indexed axis has dataDim entries in data, indexDim in indices/updates;
+ * outer/inner are the dims before/after it. */
+enum bf_scatter_reduction { BF_SCATTER_NONE = 0, BF_SCATTER_ADD = 1, BF_SCATTER_MUL = 2 };
+#define BF_DECLARE_INDEX_KERNELS(name, I)                                             \
+  void bf_gather_elements_##name(const uint8_t *data, const I *indices, uint8_t *out, \
+                                 int32_t outer, int32_t dataDim, int32_t indexDim,   \
+                                 int32_t inner, int32_t elemSize);                   \
+  /* out already holds data; reduction add/mul on float32 only. */                  \
+  void bf_scatter_elements_##name(uint8_t *out, const I *indices,                    \
+                                  const uint8_t *updates, int32_t outer,             \
+                                  int32_t dataDim, int32_t indexDim, int32_t inner,  \
+                                  int32_t elemSize, int32_t reduction);              \
+  /* Tuples of k indices into data dims (dims, element strides) per batch. */        \
+  void bf_gather_nd_##name(const uint8_t *data, const I *indices, uint8_t *out,       \
+                           int32_t batches, int32_t tuples, int32_t k,                \
+                           const int32_t *dims, const int32_t *strides,               \
+                           int32_t batchStride, int32_t slice, int32_t elemSize);     \
+  /* values = [off, on]; the one-hot axis has depth entries. */                      \
+  void bf_one_hot_##name(const I *indices, const uint8_t *values, uint8_t *out,       \
+                         int32_t outer, int32_t depth, int32_t inner, int32_t elemSize);
+BF_DECLARE_INDEX_KERNELS(i32, int32_t)
+BF_DECLARE_INDEX_KERNELS(i64, int64_t)
+BF_DECLARE_INDEX_KERNELS(f32, float)
+#undef BF_DECLARE_INDEX_KERNELS
+void bf_isnan_f32(const float *in, uint8_t *out, int32_t n);
+void bf_isinf_f32(const float *in, uint8_t *out, int32_t n, int32_t negative, int32_t positive);
+
+/* ---- math.c ------------------------------------------------------------ */
+/* out[i] = f(in[i]; a, b) for n elements, f = op (bf_unary_op); safe in place. */
+void bf_unary_f32(const float *in, float *out, int32_t n, int32_t op, float a, float b);
+
 /* Integer out[dims] = a op b (op: bf_binary_op except PRelu), strides as above.
  * Add/Sub/Mul wrap; Div truncates toward zero, x / 0 = 0. */
 #define BF_DECLARE_INT_BINARY(name, T)                                              \
@@ -272,6 +401,14 @@ void bf_gather_i32(const uint8_t *data, const int32_t *indices, uint8_t *out, in
                    int32_t axisDim, int32_t innerBytes, int32_t numIndices);
 /* Plain byte copy (a view whose storage could not be shared). */
 void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n);
+/* Trilu on in[batch][rows][cols] (elements of 1, 4 or 8 bytes). */
+#define BF_DECLARE_TRILU(name, T)                                                    \
+  void bf_trilu_##name(const T *in, T *out, int32_t batch, int32_t rows, int32_t cols, \
+                       int32_t k, int32_t upper);
+BF_DECLARE_TRILU(u8, uint8_t)
+BF_DECLARE_TRILU(u32, uint32_t)
+BF_DECLARE_TRILU(u64, uint64_t)
+#undef BF_DECLARE_TRILU
 
 #ifdef __cplusplus
 }

@@ -172,3 +172,20 @@ void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n) {
   for (int32_t i = 0; i < n; ++i)
     dst[i] = src[i];
 }
+
+/* Trilu: in[batch][rows][cols] with the elements off the kept triangle
+ * (col - row >= k when upper, <= k otherwise) set to zero; safe in place. */
+#define BF_DEFINE_TRILU(name, T)                                                       \
+  void bf_trilu_##name(const T *in, T *out, int32_t batch, int32_t rows, int32_t cols,  \
+                       int32_t k, int32_t upper) {                                     \
+    for (int32_t b = 0; b < batch; ++b)                                                \
+      for (int32_t r = 0; r < rows; ++r)                                               \
+        for (int32_t c = 0; c < cols; ++c) {                                           \
+          const int64_t i = ((int64_t)b * rows + r) * cols + c;                        \
+          const int keep = upper ? c - r >= k : c - r <= k;                            \
+          out[i] = keep ? in[i] : (T)0;                                                \
+        }                                                                              \
+  }
+BF_DEFINE_TRILU(u8, uint8_t)
+BF_DEFINE_TRILU(u32, uint32_t)
+BF_DEFINE_TRILU(u64, uint64_t)

@@ -15,6 +15,10 @@ BF_INLINE float bf_binary_op(float x, float y, int op) {
     return bf_maxf(x, y);
   case BF_OP_MIN:
     return bf_minf(x, y);
+  case BF_OP_POW:
+    return __builtin_powf(x, y);
+  case BF_OP_FMOD:
+    return __builtin_fmodf(x, y);
   default: /* PRelu: y is the slope */
     return x < 0.0f ? x * y : x;
   }
@@ -69,6 +73,8 @@ BF_DEFINE_BINARY(div, BF_OP_DIV)
 BF_DEFINE_BINARY(max, BF_OP_MAX)
 BF_DEFINE_BINARY(min, BF_OP_MIN)
 BF_DEFINE_BINARY(prelu, BF_OP_PRELU)
+BF_DEFINE_BINARY(pow, BF_OP_POW)
+BF_DEFINE_BINARY(fmod, BF_OP_FMOD)
 
 #define BF_DEFINE_UNARY(name, expr)                                                   \
   void bf_##name##_f32(const float *in, float *out, int32_t n, float a, float b) {    \
@@ -113,6 +119,18 @@ BF_DEFINE_CAST(f32_i64, float, int64_t)
  *  - Div truncates toward zero (C division); x / 0 gives 0 and, for signed
  *    types, x / -1 is a wrapping negation so INT_MIN / -1 does not trap. */
 #define BF_DEFINE_INT_BINARY(name, T, U)                                              \
+  /* x^y by squaring, wrapping; a negative exponent truncates 1/x^|y|. */           \
+  BF_INLINE T bf_int_pow_##name(T x, T y) {                                           \
+    if (y < 0)                                                                         \
+      return x == 1 ? 1 : x == (T)-1 ? ((y & 1) ? x : 1) : 0;                          \
+    U result = 1, base = (U)x;                                                         \
+    for (T e = y; e > 0; e >>= 1) {                                                    \
+      if (e & 1)                                                                       \
+        result *= base;                                                                \
+      base *= base;                                                                    \
+    }                                                                                  \
+    return (T)result;                                                                  \
+  }                                                                                    \
   BF_INLINE T bf_int_op_##name(T x, T y, int32_t op) {                                \
     switch (op) {                                                                      \
     case BF_OP_ADD:                                                                    \
@@ -129,6 +147,15 @@ BF_DEFINE_CAST(f32_i64, float, int64_t)
       return (T)(x / y);                                                               \
     case BF_OP_MAX:                                                                    \
       return x < y ? y : x;                                                            \
+    case BF_OP_POW:                                                                    \
+      return bf_int_pow_##name(x, y);                                                  \
+    case BF_OP_FMOD:                                                                   \
+    case BF_OP_MOD: {                                                                  \
+      if (y == 0 || ((T)-1 < (T)0 && y == (T)-1))                                      \
+        return 0;                                                                      \
+      const T r = (T)(x % y);                                                          \
+      return op == BF_OP_MOD && r != 0 && ((r < 0) != (y < 0)) ? (T)(r + y) : r;       \
+    }                                                                                  \
     default: /* BF_OP_MIN */                                                           \
       return y < x ? y : x;                                                            \
     }                                                                                  \

@@ -57,6 +57,15 @@ BF_INLINE float bf_activate(float x, int32_t kind, float a, float b) {
     return bf_minf(bf_maxf(a * x + b, 0.0f), 1.0f);
   case BF_ACT_HARD_SWISH:
     return x * bf_minf(bf_maxf(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f);
+  case BF_ACT_SILU:
+    return x * bf_sigmoidf(x);
+  case BF_ACT_MISH: {
+    const float softplus =
+        x > 0.0f ? x + __builtin_log1pf(bf_expf(-x)) : __builtin_log1pf(bf_expf(x));
+    return x * __builtin_tanhf(softplus);
+  }
+  case BF_ACT_X_HARD_SIGMOID:
+    return x * bf_minf(bf_maxf(a * x + b, 0.0f), 1.0f);
   default:
     return x;
   }

@@ -87,18 +87,116 @@ void bf_logsoftmax_f32(const float *in, float *out, int32_t outer, int32_t axis,
             src += dims[5];                                                          \
           }
 
-void bf_reduce_mean_f32(const float *restrict in, float *restrict out, const int32_t *dims,
-                        const int32_t *outStrides, int32_t outCount, float scale) {
-  for (int32_t i = 0; i < outCount; ++i)
-    out[i] = 0.0f;
-  BF_REDUCE_LOOPS(y[(int64_t)i5 * s5] += x[i5])
-  for (int32_t i = 0; i < outCount; ++i)
-    out[i] *= scale;
+BF_INLINE float bf_reduce_step(float acc, float v, int32_t op) {
+  switch (op) {
+  case BF_REDUCE_MAX: return bf_maxf(acc, v);
+  case BF_REDUCE_MIN: return bf_minf(acc, v);
+  case BF_REDUCE_PROD: return acc * v;
+  case BF_REDUCE_L1: return acc + __builtin_fabsf(v);
+  case BF_REDUCE_L2:
+  case BF_REDUCE_SUM_SQUARE: return acc + v * v;
+  case BF_REDUCE_LOG_SUM_EXP: return acc + bf_expf(v);
+  default: return acc + v; /* SUM, LOG_SUM */
+  }
 }
 
-void bf_reduce_max_f32(const float *restrict in, float *restrict out, const int32_t *dims,
-                       const int32_t *outStrides, int32_t outCount) {
+void bf_reduce_f32(const float *restrict in, float *restrict out, const int32_t *dims,
+                   const int32_t *outStrides, int32_t outCount, int32_t op, float scale) {
+  const float init = op == BF_REDUCE_MAX    ? -__builtin_inff()
+                     : op == BF_REDUCE_MIN  ? __builtin_inff()
+                     : op == BF_REDUCE_PROD ? 1.0f
+                                            : 0.0f;
   for (int32_t i = 0; i < outCount; ++i)
-    out[i] = -BF_FLT_MAX;
-  BF_REDUCE_LOOPS(y[(int64_t)i5 * s5] = bf_maxf(y[(int64_t)i5 * s5], x[i5]))
+    out[i] = init;
+  BF_REDUCE_LOOPS(y[(int64_t)i5 * s5] = bf_reduce_step(y[(int64_t)i5 * s5], x[i5], op))
+  for (int32_t i = 0; i < outCount; ++i) {
+    if (op == BF_REDUCE_SUM)
+      out[i] *= scale;
+    else if (op == BF_REDUCE_L2)
+      out[i] = bf_sqrtf(out[i]);
+    else if (op == BF_REDUCE_LOG_SUM || op == BF_REDUCE_LOG_SUM_EXP)
+      out[i] = __builtin_logf(out[i]);
+  }
+}
+
+void bf_argmax_f32(const float *in, int64_t *out, int32_t outer, int32_t n, int32_t inner,
+                   int32_t isMin, int32_t selectLast) {
+  for (int32_t o = 0; o < outer; ++o)
+    for (int32_t i = 0; i < inner; ++i) {
+      const float *x = in + (int64_t)o * n * inner + i;
+      int32_t best = 0;
+      float bestValue = x[0];
+      for (int32_t k = 1; k < n; ++k) {
+        const float v = x[(int64_t)k * inner];
+        const int better = isMin ? (v < bestValue || (selectLast && v == bestValue))
+                                 : (v > bestValue || (selectLast && v == bestValue));
+        if (better) {
+          best = k;
+          bestValue = v;
+        }
+      }
+      out[(int64_t)o * inner + i] = best;
+    }
+}
+
+void bf_hardmax_f32(const float *in, float *out, int32_t outer, int32_t n, int32_t inner) {
+  for (int32_t o = 0; o < outer; ++o)
+    for (int32_t i = 0; i < inner; ++i) {
+      const float *x = in + (int64_t)o * n * inner + i;
+      float *y = out + (int64_t)o * n * inner + i;
+      int32_t best = 0;
+      for (int32_t k = 1; k < n; ++k)
+        if (x[(int64_t)k * inner] > x[(int64_t)best * inner])
+          best = k;
+      for (int32_t k = 0; k < n; ++k)
+        y[(int64_t)k * inner] = k == best ? 1.0f : 0.0f;
+    }
+}
+
+/* Mean and variance in two passes over the row (stable for the magnitudes
+ * activations have); out may equal in. */
+void bf_layernorm_f32(const float *in, const float *scale, const float *bias, float *out,
+                      float *mean, float *invStd, int32_t outer, int32_t inner, float eps) {
+  for (int32_t o = 0; o < outer; ++o) {
+    const float *x = in + (int64_t)o * inner;
+    float *y = out + (int64_t)o * inner;
+    float sum = 0.0f;
+    BF_VECTORIZE
+    for (int32_t i = 0; i < inner; ++i)
+      sum += x[i];
+    const float m = sum / (float)inner;
+    float var = 0.0f;
+    BF_VECTORIZE
+    for (int32_t i = 0; i < inner; ++i)
+      var += (x[i] - m) * (x[i] - m);
+    const float r = 1.0f / bf_sqrtf(var / (float)inner + eps);
+    for (int32_t i = 0; i < inner; ++i)
+      y[i] = (x[i] - m) * r * scale[i] + (bias ? bias[i] : 0.0f);
+    if (mean)
+      mean[o] = m;
+    if (invStd)
+      invStd[o] = r;
+  }
+}
+
+void bf_instancenorm_f32(const float *in, const float *scale, const float *bias, float *out,
+                         int32_t N, int32_t C, int32_t plane, float eps) {
+  for (int32_t n = 0; n < N; ++n)
+    for (int32_t c = 0; c < C; ++c) {
+      const int64_t base = ((int64_t)n * C + c) * plane;
+      const float *x = in + base;
+      float *y = out + base;
+      float sum = 0.0f;
+      BF_VECTORIZE
+      for (int32_t i = 0; i < plane; ++i)
+        sum += x[i];
+      const float m = sum / (float)plane;
+      float var = 0.0f;
+      BF_VECTORIZE
+      for (int32_t i = 0; i < plane; ++i)
+        var += (x[i] - m) * (x[i] - m);
+      const float k = scale[c] / bf_sqrtf(var / (float)plane + eps);
+      for (int32_t i = 0; i < plane; ++i)
+        y[i] = (x[i] - m) * k + bias[c];
+    }
 }

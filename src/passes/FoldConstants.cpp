@@ -46,7 +46,7 @@ bool isFoldable(const Node &node) {
   for (const Value *output : node.outputs)
     if (!output)
       return false;
-  if (node.opType == "Shape")
+  if (hasOpTrait(node.opType, kOpReadsShapeOnly)) // Shape, Size, EyeLike
     return node.input(0) != nullptr;
   // Already the form a folded graph output takes (keepGraphOutputComputed).
   if (node.opType == "Identity" && node.outputs[0]->isGraphOutput)
@@ -58,6 +58,8 @@ bool isFoldable(const Node &node) {
 std::vector<Tensor> evaluateConstantNode(const Node &node) {
   if (node.opType == "Shape")
     return {evaluateShape(node)};
+  // A shape-only op reads no values: zeros of the input's type stand in.
+  const bool shapeOnly = hasOpTrait(node.opType, kOpReadsShapeOnly);
   std::vector<Tensor> storage;
   storage.reserve(node.inputs.size());
   std::vector<const Tensor *> args;
@@ -66,7 +68,10 @@ std::vector<Tensor> evaluateConstantNode(const Node &node) {
       args.push_back(nullptr);
       continue;
     }
-    storage.emplace_back(input->type, input->data);
+    if (shapeOnly)
+      storage.emplace_back(input->type);
+    else
+      storage.emplace_back(input->type, input->data);
     args.push_back(&storage.back());
   }
   return evaluateNode(node, args);

@@ -34,12 +34,6 @@ constexpr int64_t kMaxGrid = 8;
 
 uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
-bool isViewOp(const std::string &op) {
-  static const std::set<std::string> views = {"Reshape", "Flatten", "Squeeze",
-                                              "Unsqueeze", "Identity", "Dropout"};
-  return views.count(op) != 0;
-}
-
 /// A value that occupies activation bytes (not a constant, input or output).
 bool isActivation(const Value *v) {
   return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput;

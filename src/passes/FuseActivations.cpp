@@ -45,7 +45,7 @@ bool readClipBound(const Value *bound, float fallback, float &out) {
 bool describeActivation(const Node &activation, Attributes &attrs) {
   const std::string &op = activation.opType;
   attrs.setString("activation", op);
-  if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish")
+  if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish" || op == "Mish")
     return activation.inputs.size() == 1;
   if (op == "LeakyRelu") {
     attrs.setFloat("activation_alpha", activation.attrs.getFloat("alpha", 0.01f));
@@ -86,11 +86,52 @@ bool tryFuse(Graph &graph, Node &activation) {
   return true;
 }
 
+/// x * f(x) on a producer's output x, f = Sigmoid (SiLU, EfficientNet) or
+/// HardSigmoid (HardSwish as MobileNetV3 exports it before opset 14):
+/// Mul(x, gate(x)) becomes the producer's activation "Silu" / "XHardSigmoid",
+/// so neither gate(x) nor x needs a buffer of its own. Returns the gate
+/// node to erase with the Mul, or nullptr.
+Node *tryFuseGatedChain(Graph &graph, Node &mul) {
+  if (mul.opType != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1)
+    return nullptr;
+  const std::map<const Value *, size_t> reads = pass_utils::countReads(graph);
+  for (size_t side = 0; side < 2; ++side) {
+    Value *x = mul.input(side), *g = mul.input(1 - side);
+    Node *gate = g ? g->producer : nullptr;
+    if (!x || !gate || gate->input(0) != x || gate->outputs.size() != 1 ||
+        !pass_utils::hasSingleReader(graph, g, &mul))
+      continue;
+    if (gate->opType != "Sigmoid" && gate->opType != "HardSigmoid")
+      continue;
+    Node *producer = x->producer;
+    if (!producer || !isFusableProducer(*producer) || producer->output(0) != x ||
+        x->isGraphOutput || reads.at(x) != 2 || x->type.dtype != DType::Float32 ||
+        !x->type.sameShapeAndType(mul.output()->type))
+      continue;
+    if (gate->opType == "Sigmoid") {
+      producer->attrs.setString("activation", "Silu");
+    } else {
+      producer->attrs.setString("activation", "XHardSigmoid");
+      producer->attrs.setFloat("activation_alpha", gate->attrs.getFloat("alpha", 0.2f));
+      producer->attrs.setFloat("activation_beta", gate->attrs.getFloat("beta", 0.5f));
+    }
+    pass_utils::takeOverOutput(producer, 0, mul.output());
+    return gate;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 size_t fuseActivations(Graph &graph) {
   size_t fused = 0;
   for (Node *node : graph.nodes()) {
+    if (Node *gate = tryFuseGatedChain(graph, *node)) {
+      graph.eraseNode(node);
+      graph.eraseNode(gate);
+      ++fused;
+      continue;
+    }
     if (!node->input(0) || !tryFuse(graph, *node))
       continue;
     graph.eraseNode(node);

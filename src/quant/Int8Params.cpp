@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/ir/OpRegistry.h"
 
 #include "../ir/ops/ShapeHelpers.h"
 
@@ -250,11 +251,8 @@ bool isInt8Node(const Node &node) {
 bool needsInt8Kernel(const Node &node) {
   if (node.opType == "PatchStage") // Runs its body's kernels (ir/PatchStage.h).
     return false;
-  static const char *const byteMovers[] = {"Reshape",   "Flatten", "Squeeze", "Unsqueeze",
-                                           "Identity",  "Dropout", "Transpose"};
-  for (const char *op : byteMovers)
-    if (node.opType == op)
-      return false;
+  if (hasOpTrait(node.opType, kOpMovesBytes)) // Any dtype: the float copy kernels.
+    return false;
   return isInt8Node(node);
 }
 

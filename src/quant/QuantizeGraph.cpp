@@ -23,17 +23,11 @@ namespace bundlefit {
 
 namespace {
 
-bool isViewOrTranspose(const std::string &op) {
-  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" ||
-         op == "Identity" || op == "Dropout" || op == "Transpose";
-}
+bool isViewOrTranspose(const std::string &op) { return hasOpTrait(op, kOpMovesBytes); }
 
 /// Ops whose int8 output carries exactly the input's parameters, so their
 /// kernels never rescale (docs/quantized-ir.md, "Parameter rules").
-bool reusesInputParams(const std::string &op) {
-  return isViewOrTranspose(op) || op == "MaxPool" || op == "Relu" || op == "Clip" ||
-         op == "AveragePool" || op == "GlobalAveragePool";
-}
+bool reusesInputParams(const std::string &op) { return int8RuleOf(op) == Int8Rule::SameParams; }
 
 /// Operands the int8 kernel reads as int8 activations.
 std::vector<size_t> dataInputs(const Node &node) {
@@ -365,13 +359,7 @@ private:
 
 } // namespace
 
-bool isInt8CapableOp(const std::string &opType) {
-  static const std::set<std::string> ops = {
-      "Conv", "Gemm", "MaxPool", "AveragePool", "GlobalAveragePool", "Add", "Mul", "Concat",
-      "Relu", "Clip", "Softmax", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
-      "Dropout", "Transpose"};
-  return ops.count(opType) != 0;
-}
+bool isInt8CapableOp(const std::string &opType) { return int8RuleOf(opType) != Int8Rule::None; }
 
 std::string opTypeForKindName(const std::string &name) {
   static const std::pair<const char *, const char *> glowKinds[] = {

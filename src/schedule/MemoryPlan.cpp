@@ -31,13 +31,7 @@ uint64_t alignUp(uint64_t value) {
 
 /// Ops whose output element i depends only on input element i (after
 /// broadcasting), so the output may overwrite a same-shaped input.
-bool isElementwise(const Node &node) {
-  static const std::set<std::string> ops = {
-      "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish",
-      "Exp", "Sqrt", "Add", "Sub", "Mul", "Div", "Max", "Min", "PRelu",
-      "BatchNormalization"};
-  return ops.count(node.opType) != 0;
-}
+bool isElementwise(const Node &node) { return hasOpTrait(node.opType, kOpElementwise); }
 
 /// Mutable region: graph inputs first, then outputs, each 64-aligned.
 void placePlaceholders(const Graph &graph, MemoryPlan &plan) {
@@ -233,9 +227,7 @@ const Value *storageOwner(const Value *value) {
 }
 
 bool isViewNode(const Node &node) {
-  static const std::set<std::string> views = {"Reshape", "Flatten", "Squeeze",
-                                              "Unsqueeze", "Identity", "Dropout"};
-  if (!views.count(node.opType) || node.outputs.empty() || node.inputs.empty())
+  if (!isViewOp(node.opType) || node.outputs.empty() || node.inputs.empty())
     return false;
   // A placeholder needs its own bytes: copying into it is not a view. Nor is
   // a view of a constant (its bytes live in another region).

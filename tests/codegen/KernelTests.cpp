@@ -274,7 +274,7 @@ TEST_CASE("kernel softmax / logsoftmax / batchnorm / reduce") {
       for (int c = 0; c < 4; ++c)
         for (int d = 0; d < 5; ++d)
           rmWant[a * 4 + c] += r[((a * 3 + b) * 4 + c) * 5 + d] / 15.0f;
-  bf_reduce_mean_f32(r.data(), rm.data(), dims, meanStrides, 8, 1.0f / 15.0f);
+  bf_reduce_f32(r.data(), rm.data(), dims, meanStrides, 8, BF_REDUCE_SUM, 1.0f / 15.0f);
   checkClose(rm, rmWant);
   const int32_t maxStrides[6] = {0, 0, 15, 5, 0, 1}; // out [2,3,1,5]
   Vec rx(30), rxWant(30, -FLT_MAX);
@@ -284,7 +284,7 @@ TEST_CASE("kernel softmax / logsoftmax / batchnorm / reduce") {
         for (int d = 0; d < 5; ++d)
           rxWant[(a * 3 + b) * 5 + d] =
               std::max(rxWant[(a * 3 + b) * 5 + d], r[((a * 3 + b) * 4 + c) * 5 + d]);
-  bf_reduce_max_f32(r.data(), rx.data(), dims, maxStrides, 30);
+  bf_reduce_f32(r.data(), rx.data(), dims, maxStrides, 30, BF_REDUCE_MAX, 1.0f);
   checkClose(rx, rxWant);
 }
 

@@ -2,6 +2,7 @@
 //
 // usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine interp|bundle]
 //                         [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]
+//                         [--expect-passed N]
 //
 // DATA_ROOT defaults to /usr/share/libonnx-testdata/data (Debian package
 // libonnx-testdata); its node, pytorch-converted, pytorch-operator and simple
@@ -36,6 +37,10 @@ struct Options {
   std::string engine = "interp";
   std::string jsonPath;
   bool verbose = false;
+  /// With --expect-passed: the exact number of passes CTest expects, so a
+  /// pass that turns into a skip fails the test (and a new pass asks for
+  /// the number to be raised).
+  long expectedPassed = -1;
   Tolerance tolerance;
   bundlefit::PassOptions passes;
 };
@@ -49,7 +54,8 @@ void printUsage() {
                "  --json      write one result per test to FILE\n"
                "  --no-fusion run the default passes without activation fusion\n"
                "  --rtol/--atol  tolerance |actual-expected| <= atol + rtol*|expected|\n"
-               "                 (default 1e-3 / 1e-5)\n";
+               "                 (default 1e-3 / 1e-5)\n"
+               "  --expect-passed N  fail unless exactly N tests pass\n";
 }
 
 bool parseOptions(int argc, char **argv, Options &options) {
@@ -77,6 +83,15 @@ bool parseOptions(int argc, char **argv, Options &options) {
       if (!value(options.engine)) return false;
     } else if (arg == "--json") {
       if (!value(options.jsonPath)) return false;
+    } else if (arg == "--expect-passed") {
+      if (!value(text)) return false;
+      char *end = nullptr;
+      long number = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end || number < 0) {
+        std::cerr << "onnx_conformance: --expect-passed expects a count, got '" << text << "'\n";
+        return false;
+      }
+      options.expectedPassed = number;
     } else if (arg == "--rtol" || arg == "--atol") {
       if (!value(text)) return false;
       char *end = nullptr;
@@ -246,5 +261,13 @@ int main(int argc, char **argv) {
   }
   std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped"
             << std::endl;
+  if (options.expectedPassed >= 0 && long(passed) != options.expectedPassed) {
+    std::cout << "expected exactly " << options.expectedPassed << " passed, got " << passed
+              << (long(passed) < options.expectedPassed
+                      ? " (a test that passed is now skipped or failing)"
+                      : " (new passes: raise --expect-passed in tests/conformance/CMakeLists.txt)")
+              << std::endl;
+    return 1;
+  }
   return failed ? 1 : 0;
 }

@@ -470,7 +470,8 @@ TEST_CASE("fuseActivations fuses every supported activation into Conv, Gemm and 
   };
   std::vector<Case> cases{{"Relu", {}},        {"Clip", clip},          {"LeakyRelu", leaky},
                           {"Sigmoid", {}},     {"Tanh", {}},            {"HardSigmoid", hardSigmoid},
-                          {"HardSwish", {}},   {"HardSigmoid", {}},     {"LeakyRelu", {}}};
+                          {"HardSwish", {}},   {"HardSigmoid", {}},     {"LeakyRelu", {}},
+                          {"Mish", {}}};
   for (const std::string producer : {"Conv", "Gemm", "MatMul"})
     for (const Case &c : cases) {
       INFO(producer << " + " << c.activation);
@@ -479,6 +480,42 @@ TEST_CASE("fuseActivations fuses every supported activation into Conv, Gemm and 
       const Node *p = g->nodes()[0];
       CHECK(p->attrs.getString("activation", "") == c.activation);
       CHECK(p->output()->name == "act");
+    }
+}
+
+TEST_CASE("fuseActivations fuses x*Sigmoid(x) and x*HardSigmoid(x) into the producer") {
+  struct Case {
+    const char *gate;
+    const char *fused;
+    bool gateFirst;
+  };
+  for (const Case c : {Case{"Sigmoid", "Silu", false}, Case{"HardSigmoid", "XHardSigmoid", true}})
+    for (const std::string producer : {"Conv", "Gemm"}) {
+      INFO(producer << " + x*" << c.gate << "(x)");
+      Builder build = [&](Graph &g) {
+        Node *p;
+        if (producer == "Conv") {
+          Value *x = g.addInput("x", floatType({1, 2, 5, 5}));
+          p = g.addNode("Conv", "p", {x, randomConst(g, "w", {3, 2, 3, 3}, 11)}, {"p_out"});
+        } else {
+          Value *x = g.addInput("x", floatType({3, 5}));
+          p = g.addNode("Gemm", "p", {x, randomConst(g, "w", {5, 4}, 13)}, {"p_out"});
+        }
+        Node *gate = g.addNode(c.gate, "gate", {p->output()}, {"gate"});
+        if (std::string(c.gate) == "HardSigmoid")
+          gate->attrs.setFloat("alpha", 1.0f / 6.0f);
+        std::vector<Value *> operands = {p->output(), gate->output()};
+        if (c.gateFirst)
+          std::swap(operands[0], operands[1]);
+        Node *mul = g.addNode("Mul", "mul", operands, {"act"});
+        g.markOutput(g.addNode("Add", "add", {mul->output(), floatConst(g, "half", {}, {0.5f})},
+                               {"out"})
+                         ->output());
+      };
+      auto g = checkPreservesOutputs(build, fuseOnly);
+      REQUIRE(opTypes(*g) == Ops{producer, "Add"});
+      CHECK(g->nodes()[0]->attrs.getString("activation", "") == c.fused);
+      CHECK(g->nodes()[0]->output()->name == "act");
     }
 }
 

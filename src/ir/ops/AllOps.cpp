@@ -8,30 +8,38 @@
 namespace bundlefit {
 
 const OpRegistry &OpRegistry::get() {
-  static const OpRegistry registry = [] {
-    OpRegistry r;
-    registerConvOps(r);
-    registerPoolOps(r);
-    registerMatMulOps(r);
-    registerNormOps(r);
-    registerResizeOps(r);
-    registerElementwiseOps(r);
-    registerShapeOps(r);
-    registerReduceOps(r);
-    registerQuantOps(r);
-    registerFusedOps(r);
+  // Built once and never copied: byName_ points into schemas_.
+  static const OpRegistry &registry = *[] {
+    auto *r = new OpRegistry;
+    registerConvOps(*r);
+    registerPoolOps(*r);
+    registerMatMulOps(*r);
+    registerNormOps(*r);
+    registerResizeOps(*r);
+    registerElementwiseOps(*r);
+    registerShapeOps(*r);
+    registerReduceOps(*r);
+    registerQuantOps(*r);
+    registerFusedOps(*r);
+    registerMovementOps(*r);
+    registerIndexOps(*r);
+    registerUnaryMathOps(*r);
     return r;
   }();
   return registry;
 }
 
-void OpRegistry::add(OpSchema schema) { schemas_.push_back(std::move(schema)); }
+OpSchema &OpRegistry::add(OpSchema schema) {
+  if (byName_.count(schema.opType))
+    fatalInternal("operator '" + schema.opType + "' is registered twice");
+  schemas_.push_back(std::move(schema));
+  byName_[schemas_.back().opType] = &schemas_.back();
+  return schemas_.back();
+}
 
 const OpSchema *OpRegistry::find(const std::string &opType) const {
-  for (const OpSchema &schema : schemas_)
-    if (schema.opType == opType)
-      return &schema;
-  return nullptr;
+  auto it = byName_.find(opType);
+  return it == byName_.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> OpRegistry::supportedOps() const {
@@ -76,14 +84,18 @@ uint64_t countNodeMacs(const Node &node) {
 }
 
 bool isParameterOperand(const Node &node, size_t index) {
-  const std::string &op = node.opType;
-  if (index == 0)
-    return op == "ConstantOfShape" || op == "Range";
-  if (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Split" ||
-      op == "Slice" || op == "Pad" || op == "Resize" || op == "Clip" ||
-      op == "Expand" || op == "Tile" || op == "Range")
-    return true;
-  return false;
+  const OpSchema *schema = OpRegistry::get().find(node.opType);
+  return schema && index < 32 && (schema->parameterOperands >> index & 1u) != 0;
+}
+
+bool hasOpTrait(const std::string &opType, uint32_t traits) {
+  const OpSchema *schema = OpRegistry::get().find(opType);
+  return schema && (schema->traits & traits) == traits;
+}
+
+Int8Rule int8RuleOf(const std::string &opType) {
+  const OpSchema *schema = OpRegistry::get().find(opType);
+  return schema ? schema->int8 : Int8Rule::None;
 }
 
 } // namespace bundlefit

@@ -108,7 +108,9 @@ uint64_t convTransposeMacs(const Node &node) {
 } // namespace
 
 void registerConvOps(OpRegistry &registry) {
-  registry.add({"Conv", inferConv, convMacs});
+  registry.add({"Conv", inferConv, convMacs})
+      .quantized(Int8Rule::OwnParams)
+      .cmsis("arm_convolve_wrapper_s8");
   registry.add({"ConvTranspose", inferConvTranspose, convTransposeMacs});
 }
 

@@ -1,7 +1,8 @@
 //===- ElementwiseOps.cpp - Arithmetic, activations and Cast ---------------===//
 //
-// Binary arithmetic (Add, Sub, Mul, Div) and the variadic Max/Min use numpy
-// multidirectional broadcasting; PRelu broadcasts its slope unidirectionally
+// Binary arithmetic (Add, Sub, Mul, Div, Pow, Mod), comparisons, logical ops,
+// Where and the variadic Max/Min/Sum/Mean use numpy multidirectional
+// broadcasting; PRelu broadcasts its slope unidirectionally
 // onto X. Unary activations keep their input's shape and dtype. Cast reads
 // ONNX's `to` attribute (a TensorProto::DataType number, as in the model).
 //
@@ -46,7 +47,8 @@ void inferBroadcastOp(Node &node) {
   if (node.inputs.empty())
     fail(node, "needs at least one input");
   const char *names[] = {"A", "B"};
-  bool variadic = node.opType == "Max" || node.opType == "Min";
+  bool variadic = node.opType == "Max" || node.opType == "Min" || node.opType == "Sum" ||
+                  node.opType == "Mean";
   if (!variadic && node.inputs.size() != 2)
     fail(node, "expects 2 inputs (A, B), got " + std::to_string(node.inputs.size()));
   const Value &first = requireInput(node, 0, variadic ? "data_0" : "A");
@@ -136,6 +138,88 @@ void inferCast(Node &node) {
   setOutput(node, castTargetDType(node), x.type.shape);
 }
 
+/// The broadcast shape of every input of `node` (numpy rules).
+Shape broadcastAll(const Node &node) {
+  Shape shape;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value &input = requireInput(node, i, ("input " + std::to_string(i)).c_str());
+    Shape next;
+    if (!broadcastShapes(shape, input.type.shape, next))
+      fail(node, "cannot broadcast input '" + input.name + "' " + input.type.str() + " with " +
+                     shapeToString(shape));
+    shape = next;
+  }
+  return shape;
+}
+
+void requireInputCount(const Node &node, size_t count) {
+  if (node.inputs.size() != count)
+    fail(node, "expects " + std::to_string(count) + " inputs, got " +
+                   std::to_string(node.inputs.size()));
+}
+
+/// Pow: X and Y broadcast; Y may have another numeric dtype; Y's dtype is X's.
+void inferPow(Node &node) {
+  requireInputCount(node, 2);
+  const Value &x = requireInput(node, 0, "X");
+  const Value &y = requireInput(node, 1, "Y");
+  if (!isNumeric(x.type.dtype) || !isNumeric(y.type.dtype))
+    fail(node, "inputs must be numeric");
+  setOutput(node, x.type.dtype, broadcastAll(node));
+}
+
+/// Mod: integer remainder with the divisor's sign (fmod=0) or C's fmod
+/// (fmod=1, required for float, as in ONNX).
+void inferMod(Node &node) {
+  inferBroadcastOp(node);
+  if (node.input(0)->type.dtype == DType::Float32 && node.attrs.getInt("fmod", 0) == 0)
+    fail(node, "float Mod needs fmod=1 (ONNX)");
+}
+
+/// Equal, Less, LessOrEqual, Greater, GreaterOrEqual: same dtype, bool output.
+void inferCompare(Node &node) {
+  requireInputCount(node, 2);
+  const Value &a = requireInput(node, 0, "A");
+  const Value &b = requireInput(node, 1, "B");
+  if (a.type.dtype != b.type.dtype)
+    fail(node, "input 'B' is " + b.type.str() + " but 'A' is " + a.type.str());
+  if (a.type.dtype == DType::Bool && node.opType != "Equal")
+    fail(node, "compares numbers, input 'A' is " + a.type.str());
+  setOutput(node, DType::Bool, broadcastAll(node));
+}
+
+/// And, Or, Xor (two inputs) and Not (one): bool in, bool out.
+void inferLogical(Node &node) {
+  requireInputCount(node, node.opType == "Not" ? 1 : 2);
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value &v = requireInput(node, i, i == 0 ? "A" : "B");
+    if (v.type.dtype != DType::Bool)
+      fail(node, "input '" + v.name + "' is " + v.type.str() + ", expected bool");
+  }
+  setOutput(node, DType::Bool, broadcastAll(node));
+}
+
+/// Where(condition, X, Y): condition bool, X and Y one dtype; all broadcast.
+void inferWhere(Node &node) {
+  requireInputCount(node, 3);
+  const Value &c = requireInput(node, 0, "condition");
+  const Value &x = requireInput(node, 1, "X");
+  const Value &y = requireInput(node, 2, "Y");
+  if (c.type.dtype != DType::Bool)
+    fail(node, "input 'condition' is " + c.type.str() + ", expected bool");
+  if (x.type.dtype != y.type.dtype)
+    fail(node, "input 'Y' is " + y.type.str() + " but 'X' is " + x.type.str());
+  setOutput(node, x.type.dtype, broadcastAll(node));
+}
+
+/// IsNaN, IsInf: float32 in, bool out.
+void inferFloatTest(Node &node) {
+  const Value &x = requireInput(node, 0, "X");
+  if (x.type.dtype != DType::Float32)
+    fail(node, "input 'X' is " + x.type.str() + "; only float32 is supported");
+  setOutput(node, DType::Bool, x.type.shape);
+}
+
 uint64_t outputElements(const Node &node) {
   const Value *out = node.output(0);
   return out ? uint64_t(out->type.numElements()) : 0;
@@ -145,13 +229,32 @@ uint64_t outputElements(const Node &node) {
 
 void registerElementwiseOps(OpRegistry &registry) {
   for (const char *op : {"Add", "Sub", "Mul", "Div", "Max", "Min"})
-    registry.add({op, inferBroadcastOp, outputElements});
-  registry.add({"PRelu", inferPRelu, outputElements});
-  for (const char *op :
-       {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
-    registry.add({op, inferUnary, outputElements});
-  registry.add({"Clip", inferClip, outputElements});
-  registry.add({"Cast", inferCast, outputElements});
+    registry.add({op, inferBroadcastOp, outputElements})
+        .with(kOpElementwise)
+        .quantized(std::string(op) == "Add" || std::string(op) == "Mul" ? Int8Rule::OwnParams
+                                                                         : Int8Rule::None);
+  registry.add({"PRelu", inferPRelu, outputElements}).with(kOpElementwise);
+  registry.add({"Relu", inferUnary, outputElements})
+      .with(kOpElementwise)
+      .quantized(Int8Rule::SameParams);
+  for (const char *op : {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
+    registry.add({op, inferUnary, outputElements}).with(kOpElementwise);
+  registry.add({"Clip", inferClip, outputElements})
+      .with(kOpElementwise)
+      .parameters(kParametersFrom1)
+      .quantized(Int8Rule::SameParams);
+  registry.add({"Cast", inferCast, outputElements}).with(kOpElementwise);
+  for (const char *op : {"Sum", "Mean"})
+    registry.add({op, inferBroadcastOp, outputElements}).with(kOpElementwise);
+  registry.add({"Pow", inferPow, outputElements}).with(kOpElementwise);
+  registry.add({"Mod", inferMod, outputElements}).with(kOpElementwise);
+  for (const char *op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"})
+    registry.add({op, inferCompare, outputElements}).with(kOpElementwise);
+  for (const char *op : {"And", "Or", "Xor", "Not"})
+    registry.add({op, inferLogical, outputElements}).with(kOpElementwise);
+  registry.add({"Where", inferWhere, outputElements}).with(kOpElementwise);
+  for (const char *op : {"IsNaN", "IsInf"})
+    registry.add({op, inferFloatTest, outputElements}).with(kOpElementwise);
 }
 
 } // namespace bundlefit

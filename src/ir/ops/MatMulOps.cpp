@@ -110,7 +110,9 @@ uint64_t matMulMacs(const Node &node) {
 } // namespace
 
 void registerMatMulOps(OpRegistry &registry) {
-  registry.add({"Gemm", inferGemm, gemmMacs});
+  registry.add({"Gemm", inferGemm, gemmMacs})
+      .quantized(Int8Rule::OwnParams)
+      .cmsis("arm_fully_connected_s8");
   registry.add({"MatMul", inferMatMul, matMulMacs});
 }
 

@@ -1,4 +1,4 @@
-//===- NormOps.cpp - BatchNormalization, Softmax, LogSoftmax ---------------===//
+//===- NormOps.cpp - Batch/Layer/InstanceNormalization, (Log)Softmax ------===//
 //
 // BatchNormalization (inference only): X[N,C,...], scale/B/mean/var [C]
 //   -> Y = scale * (X - mean) / sqrt(var + epsilon) + B. Only output 0;
@@ -54,14 +54,66 @@ void inferSoftmax(Node &node) {
   setDTypeAndShape(*node.output(0), x.type.dtype, x.type.shape);
 }
 
+/// LayerNormalization(X, Scale, B?): normalises over dims [axis, rank). Scale
+/// and B must have exactly those dims; outputs Y and, optionally, Mean and
+/// InvStdDev (float32, X's shape with the normalised dims set to 1).
+void inferLayerNorm(Node &node) {
+  const Value &x = requireInput(node, 0, "X");
+  if (x.type.dtype != DType::Float32)
+    unsupported(node, "input X " + x.type.str() + ": only float32 is supported");
+  const int64_t rank = int64_t(x.type.rank());
+  if (rank == 0)
+    unsupported(node, "input X must have rank >= 1");
+  const int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", -1), rank, "axis");
+  const Shape inner(x.type.shape.begin() + axis, x.type.shape.end());
+  const char *names[] = {"X", "Scale", "B"};
+  for (size_t i = 1; i < 3; ++i) {
+    const Value *p = i == 1 ? &requireInput(node, 1, "Scale") : node.input(i);
+    if (p && p->type.shape != inner)
+      unsupported(node, std::string("input ") + names[i] + " " + p->type.str() +
+                            " must have shape " + shapeToString(inner));
+    if (p && p->type.dtype != DType::Float32)
+      unsupported(node, std::string("input ") + names[i] + " must be float32");
+  }
+  if (node.outputs.empty() || !node.output(0))
+    unsupported(node, "has no output Y");
+  setDTypeAndShape(*node.output(0), x.type.dtype, x.type.shape);
+  Shape stats = x.type.shape;
+  for (int64_t d = axis; d < rank; ++d)
+    stats[size_t(d)] = 1;
+  for (size_t i = 1; i < node.outputs.size(); ++i)
+    if (node.output(i))
+      setDTypeAndShape(*node.output(i), DType::Float32, stats);
+}
+
+/// InstanceNormalization(X[N,C,...], scale[C], B[C]).
+void inferInstanceNorm(Node &node) {
+  const Value &x = requireInput(node, 0, "input");
+  requireSingleOutput(node, "output");
+  if (x.type.dtype != DType::Float32 || x.type.rank() < 3)
+    unsupported(node, "input " + x.type.str() + " must be float32 of rank >= 3 (N,C,...)");
+  const int64_t c = x.type.shape[1];
+  for (size_t i = 1; i <= 2; ++i) {
+    const Value &p = requireInput(node, i, i == 1 ? "scale" : "B");
+    if (p.type.shape != Shape{c})
+      unsupported(node, "input " + p.name + " " + p.type.str() + " must have shape [" +
+                            std::to_string(c) + "]");
+  }
+  setDTypeAndShape(*node.output(0), x.type.dtype, x.type.shape);
+}
+
 uint64_t noMacs(const Node &) { return 0; }
 
 } // namespace
 
 void registerNormOps(OpRegistry &registry) {
-  registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs});
-  registry.add({"Softmax", inferSoftmax, noMacs});
+  registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs}).with(kOpElementwise);
+  registry.add({"Softmax", inferSoftmax, noMacs})
+      .quantized(Int8Rule::OwnParams)
+      .cmsis("arm_softmax_s8");
   registry.add({"LogSoftmax", inferSoftmax, noMacs});
+  registry.add({"LayerNormalization", inferLayerNorm, batchNormMacs});
+  registry.add({"InstanceNormalization", inferInstanceNorm, batchNormMacs});
 }
 
 } // namespace bundlefit

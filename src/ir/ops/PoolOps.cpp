@@ -72,9 +72,15 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerPoolOps(OpRegistry &registry) {
-  registry.add({"MaxPool", inferPool, noMacs});
-  registry.add({"AveragePool", inferPool, noMacs});
-  registry.add({"GlobalAveragePool", inferGlobalPool, noMacs});
+  registry.add({"MaxPool", inferPool, noMacs})
+      .quantized(Int8Rule::SameParams)
+      .cmsis("arm_max_pool_s8");
+  registry.add({"AveragePool", inferPool, noMacs})
+      .quantized(Int8Rule::SameParams)
+      .cmsis("arm_avgpool_s8");
+  registry.add({"GlobalAveragePool", inferGlobalPool, noMacs})
+      .quantized(Int8Rule::SameParams)
+      .cmsis("arm_avgpool_s8");
   registry.add({"GlobalMaxPool", inferGlobalPool, noMacs});
 }
 

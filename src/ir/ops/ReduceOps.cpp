@@ -1,8 +1,10 @@
-//===- ReduceOps.cpp - ReduceMean, ReduceMax -------------------------------===//
+//===- ReduceOps.cpp - Reduce*, ArgMax, ArgMin, Hardmax --------------------===//
 //
-// Axes come from the `axes` attribute (opset < 18) or, if given, the opset-18
-// `axes` input (which must then be a constant). Empty axes reduce every dim
-// (noop_with_empty_axes is ignored). keepdims defaults to 1.
+// Axes come from the `axes` attribute (opset < 18) or, if given, the `axes`
+// input (opset 13 ReduceSum, opset 18 all; it must then be a constant). Empty
+// axes reduce every dim, or none with noop_with_empty_axes=1. keepdims
+// defaults to 1. ArgMax/ArgMin reduce one `axis` to its int64 index;
+// Hardmax (opset 13) keeps the shape, 1 at the first maximum along `axis`.
 //
 // MACs: one per *input* element (each is accumulated/compared once).
 //
@@ -39,6 +41,14 @@ void inferReduce(Node &node) {
     reduced.insert(axis < 0 ? axis + rank : axis);
   }
   bool keepDims = node.attrs.getInt("keepdims", 1) != 0;
+  if (axes.empty() && node.attrs.getInt("noop_with_empty_axes", 0) != 0) {
+    Value *out = node.output(0);
+    if (!out)
+      fail(node, "has no output");
+    out->type.dtype = data->type.dtype;
+    out->type.shape = data->type.shape;
+    return;
+  }
   Shape shape;
   for (int64_t i = 0; i < rank; ++i) {
     bool isReduced = axes.empty() || reduced.count(i);
@@ -54,6 +64,43 @@ void inferReduce(Node &node) {
   out->type.shape = shape;
 }
 
+/// The `axis` attribute of ArgMax/ArgMin/Hardmax, made non-negative.
+int64_t normalizedAxis(const Node &node, int64_t fallback) {
+  const Value *data = node.input(0);
+  const int64_t rank = int64_t(data->type.rank());
+  const int64_t axis = node.attrs.getInt("axis", fallback);
+  if (axis < -rank || axis >= rank || rank == 0)
+    fail(node, "'axis' " + std::to_string(axis) + " is out of range for " + data->type.str());
+  return axis < 0 ? axis + rank : axis;
+}
+
+void inferArgReduce(Node &node) {
+  const Value *data = node.input(0);
+  Value *out = node.output(0);
+  if (!data || !out)
+    fail(node, "needs input 'data' and output 'reduced'");
+  const int64_t axis = normalizedAxis(node, 0);
+  Shape shape = data->type.shape;
+  if (node.attrs.getInt("keepdims", 1) != 0)
+    shape[size_t(axis)] = 1;
+  else
+    shape.erase(shape.begin() + axis);
+  out->type.dtype = DType::Int64;
+  out->type.shape = shape;
+}
+
+void inferHardmax(Node &node) {
+  const Value *data = node.input(0);
+  Value *out = node.output(0);
+  if (!data || !out)
+    fail(node, "needs input 'input' and output 'output'");
+  normalizedAxis(node, -1);
+  if (data->type.dtype != DType::Float32)
+    fail(node, "input '" + data->name + "' is " + data->type.str() + "; only float32");
+  out->type.dtype = data->type.dtype;
+  out->type.shape = data->type.shape;
+}
+
 uint64_t inputElements(const Node &node) {
   const Value *data = node.input(0);
   return data ? uint64_t(data->type.numElements()) : 0;
@@ -62,8 +109,13 @@ uint64_t inputElements(const Node &node) {
 } // namespace
 
 void registerReduceOps(OpRegistry &registry) {
-  registry.add({"ReduceMean", inferReduce, inputElements});
-  registry.add({"ReduceMax", inferReduce, inputElements});
+  for (const char *op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum", "ReduceProd",
+                         "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+                         "ReduceLogSumExp"})
+    registry.add({op, inferReduce, inputElements}).parameters(kParametersFrom1);
+  registry.add({"ArgMax", inferArgReduce, inputElements});
+  registry.add({"ArgMin", inferArgReduce, inputElements});
+  registry.add({"Hardmax", inferHardmax, inputElements});
 }
 
 } // namespace bundlefit

@@ -115,7 +115,7 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerResizeOps(OpRegistry &registry) {
-  registry.add({"Resize", inferResize, noMacs});
+  registry.add({"Resize", inferResize, noMacs}).parameters(kParametersFrom1);
 }
 
 } // namespace bundlefit

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/ir/FusedActivations.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/support/Error.h"
 
@@ -221,13 +222,7 @@ inline TransposeWindow resolveTransposeWindow(const Node &node,
 inline void checkFusedActivation(const Node &node) {
   if (!node.attrs.has("activation"))
     return;
-  std::string act = node.attrs.getString("activation", "");
-  static const char *known[] = {"",        "Relu", "Clip",        "LeakyRelu",
-                                "Sigmoid", "Tanh", "HardSigmoid", "HardSwish"};
-  for (const char *name : known)
-    if (act == name)
-      return;
-  unsupported(node, "attribute 'activation'=\"" + act + "\" is not supported");
+  fusedActivationOf(node); // throws on an unknown name
 }
 
 } // namespace shape_helpers

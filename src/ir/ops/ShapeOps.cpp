@@ -418,6 +418,35 @@ void inferShape(Node &node) {
   setOutput(node, 0, DType::Int64, {std::max<int64_t>(0, end - start)});
 }
 
+/// Size: the element count of 'data' as an int64 scalar.
+void inferSize(Node &node) {
+  requireInput(node, 0, "data");
+  setOutput(node, 0, DType::Int64, {});
+}
+
+/// EyeLike: a 2-D tensor of input's shape with ones on diagonal k; dtype from
+/// the attribute (an ONNX TensorProto number) or the input's.
+void inferEyeLike(Node &node) {
+  const Value &input = requireInput(node, 0, "input");
+  if (input.type.rank() != 2)
+    fail(node, "input " + input.type.str() + " must be 2-D");
+  DType dtype = input.type.dtype;
+  if (node.attrs.has("dtype")) {
+    switch (node.attrs.getInt("dtype", 1)) {
+    case 1: dtype = DType::Float32; break;
+    case 2: dtype = DType::UInt8; break;
+    case 3: dtype = DType::Int8; break;
+    case 6: dtype = DType::Int32; break;
+    case 7: dtype = DType::Int64; break;
+    case 9: dtype = DType::Bool; break;
+    default:
+      fail(node, "attribute 'dtype'=" + std::to_string(node.attrs.getInt("dtype", 1)) +
+                     " is not supported");
+    }
+  }
+  setOutput(node, 0, dtype, input.type.shape);
+}
+
 void inferGather(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   const Value &indices = requireInput(node, 1, "indices");
@@ -486,21 +515,35 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerShapeOps(OpRegistry &registry) {
-  registry.add({"Reshape", inferReshape, noMacs});
-  registry.add({"Flatten", inferFlatten, noMacs});
-  registry.add({"Squeeze", inferSqueeze, noMacs});
-  registry.add({"Unsqueeze", inferUnsqueeze, noMacs});
-  registry.add({"Transpose", inferTranspose, noMacs});
-  registry.add({"Concat", inferConcat, noMacs});
-  registry.add({"Split", inferSplit, noMacs});
-  registry.add({"Slice", inferSlice, noMacs});
-  registry.add({"Pad", inferPad, noMacs});
-  registry.add({"Identity", inferIdentity, noMacs});
-  registry.add({"Dropout", inferDropout, noMacs});
-  registry.add({"Shape", inferShape, noMacs});
+  const uint32_t view = kOpView | kOpMovesBytes;
+  registry.add({"Reshape", inferReshape, noMacs})
+      .with(view)
+      .parameters(kParametersFrom1)
+      .quantized(Int8Rule::SameParams);
+  registry.add({"Flatten", inferFlatten, noMacs}).with(view).quantized(Int8Rule::SameParams);
+  registry.add({"Squeeze", inferSqueeze, noMacs})
+      .with(view)
+      .parameters(kParametersFrom1)
+      .quantized(Int8Rule::SameParams);
+  registry.add({"Unsqueeze", inferUnsqueeze, noMacs})
+      .with(view)
+      .parameters(kParametersFrom1)
+      .quantized(Int8Rule::SameParams);
+  registry.add({"Identity", inferIdentity, noMacs}).with(view).quantized(Int8Rule::SameParams);
+  registry.add({"Dropout", inferDropout, noMacs}).with(view).quantized(Int8Rule::SameParams);
+  registry.add({"Transpose", inferTranspose, noMacs})
+      .with(kOpMovesBytes)
+      .quantized(Int8Rule::SameParams);
+  registry.add({"Concat", inferConcat, noMacs}).quantized(Int8Rule::OwnParams);
+  registry.add({"Split", inferSplit, noMacs}).parameters(kParametersFrom1);
+  registry.add({"Slice", inferSlice, noMacs}).parameters(kParametersFrom1);
+  registry.add({"Pad", inferPad, noMacs}).parameters(kParametersFrom1);
+  registry.add({"Shape", inferShape, noMacs}).with(kOpReadsShapeOnly);
+  registry.add({"Size", inferSize, noMacs}).with(kOpReadsShapeOnly);
+  registry.add({"EyeLike", inferEyeLike, noMacs}).with(kOpReadsShapeOnly);
   registry.add({"Gather", inferGather, noMacs});
-  registry.add({"ConstantOfShape", inferConstantOfShape, noMacs});
-  registry.add({"Range", inferRange, noMacs});
+  registry.add({"ConstantOfShape", inferConstantOfShape, noMacs}).parameters(1u);
+  registry.add({"Range", inferRange, noMacs}).parameters(kAllParameters);
 }
 
 } // namespace bundlefit

@@ -1,0 +1,37 @@
+//===- FusedActivations.h - Activations a producer may apply itself --------===//
+//
+// Conv, ConvTranspose, Gemm and MatMul (and ConvPool) carry an activation
+// fused into them by passes/FuseActivations as the attribute `activation`
+// (OpRegistry.h). This table is the one list of them: its name, the kernels'
+// bf_activation code, and which attributes are the kernel's a and b.
+// "Silu" (x * Sigmoid(x)), "Mish" and "XHardSigmoid" (x * HardSigmoid(x;
+// alpha, beta)) are the x*f(x) chains of EfficientNet and MobileNetV3.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <cstdint>
+#include <string>
+
+namespace bundlefit {
+
+struct FusedActivationKind {
+  const char *name;
+  int32_t code; ///< enum bf_activation (src/kernels/bundlefit_kernels.h)
+  const char *attrA = nullptr;
+  float a = 0;
+  const char *attrB = nullptr;
+  float b = 0;
+};
+
+/// The row named `name` ("" and "None" are the no-op row), or nullptr.
+const FusedActivationKind *findFusedActivation(const std::string &name);
+/// The activation `node` carries (the no-op row when it has none); throws
+/// Error(Unsupported) naming the node when the name is unknown.
+const FusedActivationKind &fusedActivationOf(const Node &node);
+/// The kernel parameters a, b of `node`'s fused activation.
+void fusedActivationParams(const FusedActivationKind &kind, const Node &node, float &a, float &b);
+
+} // namespace bundlefit

@@ -1,0 +1,48 @@
+//===- FusedActivations.cpp - The table of fusable activations -------------===//
+#include "bundlefit/ir/FusedActivations.h"
+
+#include "bundlefit/support/Error.h"
+
+#include "../kernels/bundlefit_kernels.h" // enum bf_activation
+
+#include <cfloat>
+
+namespace bundlefit {
+
+const FusedActivationKind *findFusedActivation(const std::string &name) {
+  static const FusedActivationKind kinds[] = {
+      {"None", BF_ACT_NONE},
+      {"Relu", BF_ACT_RELU},
+      {"Clip", BF_ACT_CLIP, "activation_min", -FLT_MAX, "activation_max", FLT_MAX},
+      {"LeakyRelu", BF_ACT_LEAKY_RELU, "activation_alpha", 0.01f},
+      {"Sigmoid", BF_ACT_SIGMOID},
+      {"Tanh", BF_ACT_TANH},
+      {"HardSigmoid", BF_ACT_HARD_SIGMOID, "activation_alpha", 0.2f, "activation_beta", 0.5f},
+      {"HardSwish", BF_ACT_HARD_SWISH},
+      {"Silu", BF_ACT_SILU},
+      {"Mish", BF_ACT_MISH},
+      {"XHardSigmoid", BF_ACT_X_HARD_SIGMOID, "activation_alpha", 0.2f, "activation_beta",
+       0.5f},
+  };
+  const std::string key = name.empty() || name == "none" ? "None" : name;
+  for (const FusedActivationKind &kind : kinds)
+    if (key == kind.name)
+      return &kind;
+  return nullptr;
+}
+
+const FusedActivationKind &fusedActivationOf(const Node &node) {
+  const std::string name = node.attrs.getString("activation", "");
+  const FusedActivationKind *kind = findFusedActivation(name);
+  if (!kind)
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": attribute 'activation'=\"" + name + "\" is not supported");
+  return *kind;
+}
+
+void fusedActivationParams(const FusedActivationKind &kind, const Node &node, float &a, float &b) {
+  a = kind.attrA ? node.attrs.getFloat(kind.attrA, kind.a) : 0.0f;
+  b = kind.attrB ? node.attrs.getFloat(kind.attrB, kind.b) : 0.0f;
+}
+
+} // namespace bundlefit
