@@ -7,6 +7,8 @@
 #                        [NETWORK_NAME n] [TARGET cortex-m7] [DEVICE rt1060]
 #                        [PROFILE p.yaml] [USE_CMSIS] [CMSIS_NN_DIR dir]
 #                        [MEMORY_OPT 0|1|2] [OUTPUT_DIR dir] [NO_EMBED_WEIGHTS]
+#                        [RESERVE_RAM bytes|pct%] [RESERVE_FLASH bytes|pct%]
+#                        [APP_RAM bytes] [APP_FLASH bytes]
 #                        [OPTIONS ...])
 #
 # At build time it runs `bundlefit compile` (re-run when the model or profile
@@ -18,7 +20,10 @@
 #     as `const uint8_t <net>_constant_weight[]`, declared in
 #     <net>_weights.h,
 #   - with DEVICE: runs `bundlefit fit` first, and fails the build when the
-#     model does not fit the part (exit 3), printing the fit report,
+#     model does not fit the part (exit 3), printing the fit report; the
+#     headroom arguments become fit's --reserve-ram, --reserve-flash,
+#     --app-ram and --app-flash (room kept for the application, or its own
+#     footprint in place of the part's SDK baseline),
 #   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN and
 #     <NET>_WEIGHTS_TXT (<NET> = network name in upper case), and the same
 #     values as properties BUNDLEFIT_<NET>_... on <target>.
@@ -46,7 +51,8 @@ endfunction()
 
 function(bundlefit_add_bundle target)
   set(flags USE_CMSIS NO_EMBED_WEIGHTS)
-  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR MEMORY_OPT)
+  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR MEMORY_OPT
+          RESERVE_RAM RESERVE_FLASH APP_RAM APP_FLASH)
   set(multi OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${flags}" "${one}" "${multi}")
   if(arg_UNPARSED_ARGUMENTS)
@@ -100,6 +106,16 @@ function(bundlefit_add_bundle target)
     list(APPEND compile_args --memory-opt ${arg_MEMORY_OPT})
     list(APPEND fit_args --memory-opt ${arg_MEMORY_OPT})
   endif()
+  foreach(headroom RESERVE_RAM RESERVE_FLASH APP_RAM APP_FLASH)
+    if(DEFINED arg_${headroom})
+      if(NOT arg_DEVICE)
+        message(FATAL_ERROR "bundlefit_add_bundle(${target}): ${headroom} needs DEVICE (it is a fit option)")
+      endif()
+      string(TOLOWER "${headroom}" option)
+      string(REPLACE "_" "-" option "${option}")
+      list(APPEND fit_args --${option} "${arg_${headroom}}")
+    endif()
+  endforeach()
   if(arg_USE_CMSIS)
     if(NOT arg_PROFILE)
       message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS needs PROFILE (CMSIS-NN kernels are int8)")

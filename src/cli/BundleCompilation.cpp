@@ -1,13 +1,5 @@
+//===- BundleCompilation.cpp - The compile options of the command line -----===//
 #include "BundleCompilation.h"
-#include "Progress.h"
-
-#include "bundlefit/quant/CmsisLayout.h"
-#include "bundlefit/reports/GraphDot.h"
-#include "bundlefit/reports/MemoryReport.h"
-#include "bundlefit/support/Error.h"
-#include "bundlefit/support/Names.h"
-
-#include <filesystem>
 
 namespace bundlefit {
 
@@ -37,89 +29,6 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
   command.add_option("--time-limit", request.exactTimeBudgetSeconds,
                      "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
-}
-
-CompiledBundle compileBundle(const CompileRequest &request) {
-  CompiledBundle bundle;
-  // Resolve the target first: a bad option should fail before any work.
-  bundle.target = resolveTarget(request.target, request.triple, request.mcpu, request.floatAbi,
-                                request.relocationModel);
-  bundle.target.optLevel = parseOptLevel(request.optLevel);
-  bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
-                                                   : legalizeName(request.networkName);
-  if (request.useCmsis && !request.quant.enabled())
-    throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
-  if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
-    throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");
-  bundle.graph = loadModel(request.model);
-  quantizeLoadedModel(*bundle.graph, request.model.path, request.quant);
-  CmsisPreparation cmsis;
-  const CmsisExtension extension = cmsisExtensionForCpu(bundle.target.cpu);
-  if (request.useCmsis) {
-    // The interpreter needs the graph in ONNX layouts (run --compare).
-    bundle.referenceGraph = loadModel(request.model);
-    const Verbosity level = verbosity();
-    setVerbosity(Verbosity::Quiet); // the same status line once is enough
-    quantizeLoadedModel(*bundle.referenceGraph, request.model.path, request.quant);
-    setVerbosity(level);
-    cmsis = prepareCmsisGraph(*bundle.graph, extension);
-    status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) + " build): " +
-           std::to_string(cmsis.cmsisNodes) + " calls, " + std::to_string(cmsis.layoutNodes) +
-           " layout copies");
-    if (verbosity() == Verbosity::Verbose)
-      for (const std::string &line : cmsis.portable)
-        status("  portable: " + line);
-  }
-  applyMemoryOptPasses(*bundle.graph, request.model);
-
-  PlanOptions planOptions;
-  planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
-  planOptions.memoryOpt = request.model.memoryOpt;
-  {
-    Stage stage("plan memory");
-    bundle.plan = planGraphMemory(*bundle.graph, planOptions);
-  }
-  BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
-  {
-    Stage stage("generate code");
-    bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName,
-                                       bundle.target, api == BundleApi::Dynamic);
-  }
-  status("compiled " + bundle.networkName + " for " + describeTarget(bundle.target) + " in " +
-         std::to_string(bundle.code.compileSeconds).substr(0, 5) + " s");
-
-  const std::string &net = bundle.networkName;
-  std::vector<uint8_t> weights = packWeights(bundle.plan);
-  nlohmann::json report = memoryReportJson(*bundle.graph, bundle.plan, net);
-  report["code_size"] = {{"text", bundle.code.textBytes},
-                         {"rodata", bundle.code.rodataBytes},
-                         {"data", bundle.code.dataBytes}};
-  if (request.useCmsis) {
-    nlohmann::json calls = nlohmann::json::array();
-    for (const Node *node : bundle.graph->nodes())
-      if (node->attrs.has(kCmsisAttribute))
-        calls.push_back({{"node", node->name},
-                         {"function", node->attrs.getString(kCmsisAttribute, "")},
-                         {"scratch", node->attrs.getInt(kCmsisScratchAttribute, 0)}});
-    report["cmsis_nn"] = {{"extension", cmsisExtensionName(extension)},
-                          {"calls", calls},
-                          {"layout_copies", cmsis.layoutNodes},
-                          {"portable", cmsis.portable}};
-  }
-  report["target"] = {{"triple", bundle.target.triple},
-                      {"cpu", bundle.target.cpu},
-                      {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},
-                      {"opt", optLevelName(bundle.target.optLevel)}};
-  writeBundleDirectory(
-      request.outputDir,
-      {{net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},
-       {net + ".h", renderBundleHeader(bundle.plan, net, api)},
-       {net + ".weights.bin", std::string(weights.begin(), weights.end())},
-       {net + ".weights.txt", renderWeightsText(weights)},
-       {net + ".memory.json", report.dump(2) + "\n"}});
-  if (!request.dumpGraphDag.empty())
-    writeFileAtomically(request.dumpGraphDag, renderGraphDot(*bundle.graph, &bundle.plan));
-  return bundle;
 }
 
 } // namespace bundlefit

@@ -1,5 +1,6 @@
 //===- CompileCommand.cpp - bundlefit compile MODEL -o DIR -----------------===//
 #include "BundleCompilation.h"
+#include "Progress.h"
 #include "ReportSupport.h"
 
 #include "bundlefit/reports/TextTable.h"
@@ -42,6 +43,10 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
     std::cout << text.str();
     return 0;
   }
+  std::cout << "bundle " << net << " for " << describeTarget(bundle.target) << " written to "
+            << request.outputDir << "\n";
+  if (verbosity() == Verbosity::Quiet) // -q: the result line, no tables (20,000-row models)
+    return 0;
   TextTable table({"file / region", "bytes"}, {false, true});
   table.addRow({net + ".o  .text", withThousands(bundle.code.textBytes)});
   table.addRow({net + ".o  .rodata", withThousands(bundle.code.rodataBytes)});
@@ -50,9 +55,7 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
   table.addRow({"ACTIVATIONS_MEM_SIZE (lower bound " + withThousands(plan.activationsLowerBound) +
                     ")",
                 withThousands(plan.activationsSize)});
-  std::cout << "bundle " << net << " for " << describeTarget(bundle.target) << " written to "
-            << request.outputDir << "\n\n"
-            << table.render() << "\n"
+  std::cout << "\n" << table.render() << "\n"
             << renderLayerTable(plan, nullptr);
   return 0;
 }

@@ -10,17 +10,6 @@
 
 namespace bundlefit {
 
-namespace {
-
-std::string joined(const std::vector<std::string> &names) {
-  std::string text;
-  for (const std::string &name : names)
-    text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
-} // namespace
-
 void addQuantOptions(CLI::App &command, QuantCliOptions &options, bool requireProfile) {
   CLI::Option *profile = command.add_option(
       "--load-profile", options.profilePath,
@@ -37,82 +26,6 @@ void addQuantOptions(CLI::App &command, QuantCliOptions &options, bool requirePr
       ->delimiter(',');
   command.add_flag("--channelwise", options.channelwise,
                    "One weight scale per output channel (Conv, Gemm)");
-}
-
-QuantizationOptions resolveQuantOptions(const QuantCliOptions &options) {
-  QuantizationOptions resolved;
-  if (!parseQuantSchema(options.schema, resolved.schema))
-    throw Error(ExitCode::Usage, "--quantization-schema " + options.schema +
-                                     ": expected one of " + joined(quantSchemaNames()));
-  if (options.biasPrecision == "Int32" || options.biasPrecision == "int32")
-    resolved.biasPrecision = BiasPrecision::Int32;
-  else if (options.biasPrecision == "Int8" || options.biasPrecision == "int8")
-    resolved.biasPrecision = BiasPrecision::Int8;
-  else
-    throw Error(ExitCode::Usage, "--quantization-precision-bias " + options.biasPrecision +
-                                     ": expected Int32 or Int8");
-  for (const std::string &name : options.keepOriginal) {
-    if (name.empty())
-      continue;
-    std::string op = opTypeForKindName(name);
-    if (op.empty())
-      throw Error(ExitCode::Usage,
-                  "--keep-original-precision-for-nodes " + name +
-                      ": unknown node kind (e.g. Conv/Convolution, Gemm/FullyConnected, Add, Mul, "
-                      "Concat, MaxPool, AveragePool/AvgPool, Relu, Clip, Softmax)");
-    resolved.keepFloatOps.insert(op);
-  }
-  resolved.channelwise = options.channelwise;
-  return resolved;
-}
-
-bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
-                         const QuantCliOptions &options) {
-  if (!options.enabled())
-    return false;
-  QuantizationOptions resolved = resolveQuantOptions(options);
-  ProfileData profile = loadProfile(options.profilePath);
-  checkProfileMatchesModel(profile, options.profilePath, modelPath);
-  QuantizationSummary summary = quantizeGraph(graph, profile, resolved, options.profilePath);
-  status(describeQuantization(summary) + ", schema " + quantSchemaName(resolved.schema) +
-         ", bias " + (resolved.biasPrecision == BiasPrecision::Int32 ? "Int32" : "Int8") +
-         (resolved.channelwise ? ", channelwise" : ""));
-  if (verbosity() == Verbosity::Verbose)
-    for (const std::string &line : summary.keptFloat)
-      status("  float: " + line);
-  return true;
-}
-
-namespace {
-
-/// A range for every float tensor of `graph`: enough to size the int8 build.
-ProfileData syntheticProfile(const Graph &graph) {
-  ProfileData profile;
-  auto add = [&](const Value *value) {
-    if (value && value->type.dtype == DType::Float32 && !value->isConstant())
-      profile.tensors.push_back(
-          {value->name, -1.0f, 1.0f, std::vector<double>(kProfileHistogramBins, 0.0)});
-  };
-  for (const Value *input : graph.inputs())
-    add(input);
-  for (const Node *node : graph.nodes())
-    for (const Value *output : node->outputs)
-      add(output);
-  return profile;
-}
-
-} // namespace
-
-std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
-                                               const QuantCliOptions &options) {
-  std::unique_ptr<Graph> graph = loadModel(model);
-  if (options.enabled()) {
-    quantizeLoadedModel(*graph, model.path, options);
-  } else {
-    QuantizationOptions resolved = resolveQuantOptions(options);
-    quantizeGraph(*graph, syntheticProfile(*graph), resolved, "synthetic sizing profile");
-  }
-  return graph; // The device database runs the --memory-opt passes per build.
 }
 
 void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options) {

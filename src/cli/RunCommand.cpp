@@ -178,11 +178,18 @@ int runRun(const RunOptions &options) {
     }
   }
   nlohmann::json outputsJson = nlohmann::json::array();
+  std::vector<std::string> outputNames;
+  for (const Value *output : bundle.graph->outputs())
+    outputNames.push_back(output->name);
+  // "a.b" and "a-b" must not both become a_b.npy.
+  const std::vector<std::string> fileStems = uniqueLegalNames(outputNames);
+  size_t outputIndex = 0;
   for (const Value *output : bundle.graph->outputs()) {
     const Tensor &tensor = outputs.at(output->name);
     outputsJson.push_back({{"name", output->name}, {"dtype", dtypeName(tensor.type.dtype)},
                            {"shape", tensor.type.shape}});
-    std::string file = (fs::path(options.outputDir) / (legalizeName(output->name) + ".npy")).string();
+    std::string file =
+        (fs::path(options.outputDir) / (fileStems[outputIndex++] + ".npy")).string();
     writeFileAtomically(file, encodeNpy(tensor));
     std::string diffText = "-";
     if (options.compare) {
@@ -194,7 +201,6 @@ int runRun(const RunOptions &options) {
       std::snprintf(text, sizeof text, "%.3g (max |out| %.3g)", diff, magnitude);
       diffText = text;
     }
-    outputsJson.back()["file"] = file;
     table.addRow({output->name, tensor.type.str(), file, diffText});
   }
   if (options.json) {

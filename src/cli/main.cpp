@@ -7,6 +7,7 @@
 #include "Command.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <iostream>
 
@@ -48,7 +49,9 @@ int main(int argc, char **argv) {
   setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
 
   try {
-    return action ? action() : int(ExitCode::Usage);
+    int code = action ? action() : int(ExitCode::Usage);
+    flushStandardOutput(); // `bundlefit plan m.onnx > /dev/full` must not exit 0
+    return code;
   } catch (const Error &e) {
     std::cerr << "bundlefit: error: " << e.what() << "\n";
     return int(e.code());

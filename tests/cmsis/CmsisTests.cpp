@@ -14,6 +14,7 @@
 #include "bundlefit/codegen/Target.h"
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Footprint.h"
+#include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
@@ -26,6 +27,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -139,7 +141,7 @@ void mergeStub(const std::string &target, const fs::path &bundleObject, const fs
     flags.insert(flags.end(), board->cflags.begin(), board->cflags.end());
   }
   std::vector<std::string> objects;
-  for (const std::string source : {std::string(CMSIS_STUB_DIR) + "/cmsis_nn_stub.c",
+  for (const std::string &source : {std::string(CMSIS_STUB_DIR) + "/cmsis_nn_stub.c",
                                    std::string(KERNELS_DIR) + "/int8_softmax.c"}) {
     const std::string object = (work / (fs::path(source).stem().string() + ".o")).string();
     std::vector<std::string> argv = {cc, "-c", source, "-o", object};
@@ -468,11 +470,10 @@ TEST_CASE("host bundle with the CMSIS-NN stub == portable bundle == interpreter;
   CHECK(hasPrefix(calls, "softmax rows=1 row_size=10 "));
 }
 
-TEST_CASE("Cortex-M7 bundle with the CMSIS-NN stub under QEMU == interpreter, bit for bit") {
-  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty()) {
-    MESSAGE("qemu-system-arm or arm-none-eabi-gcc missing: skipped");
-    return;
-  }
+TEST_CASE("Cortex-M7 bundle with the CMSIS-NN stub under QEMU == interpreter, bit for bit" *
+          doctest::test_suite("needs_qemu")) {
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   const auto inputs = inputsFor(*buildNet(), 12);
   const auto expected = Interpreter(*buildNet()).run(inputs);
   std::unique_ptr<Graph> graph = buildNet();
