@@ -108,8 +108,10 @@ void buildLibrary(const fs::path &source, const std::string &core, const fs::pat
 std::vector<std::string> cmsisNnCoreFlags(const std::string &core) {
   if (core == "cortex-m0plus" || core == "cortex-m3")
     return {"-mcpu=" + core, "-mthumb", "-mfloat-abi=soft"};
+  // GCC 12 has no -mcpu=cortex-m85; CMSIS-NN only asks for Helium (MVE), which
+  // the Cortex-M55 build uses the same way.
   if (core == "cortex-m55" || core == "cortex-m85")
-    return {"-mcpu=" + core, "-mthumb", "-mfloat-abi=hard"};
+    return {"-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"};
   if (const CortexMBoard *board = findCortexMBoard(core))
     return board->cflags; // the firmware's own flags: M4, M7, M33
   return {};

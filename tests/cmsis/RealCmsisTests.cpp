@@ -196,7 +196,7 @@ TEST_CASE("every CMSIS-NN *_get_buffer_size the bundles rely on == memory.json, 
   std::vector<std::string> argv = {requireArmGcc()};
   for (const std::string &f : findCortexMBoard(gCore)->cflags)
     argv.push_back(f);
-  for (const std::string a : {std::string("-O1"), std::string("-c"), (dir / "getters.c").string(),
+  for (const std::string &a : {std::string("-O1"), std::string("-c"), (dir / "getters.c").string(),
                               std::string("-I"), library.includeDir, std::string("-o"),
                               (dir / "bundle" / "getters.o").string()})
     argv.push_back(a);

@@ -10,7 +10,9 @@ x [1,4,16,16]
  -> Conv 1x1 stride 2, 16->8                          (arm_convolve_1x1_s8, strided)
  -> Conv 3x3 dilation 2 pad 2, 8->8, Relu             (dilated) -> [1,8,4,4] = d
  branch a: depthwise 3x3 pad 1 -> AveragePool 2x2 stride 2   (fused at --memory-opt >= 1
-           on bundlefit's own kernels) -> Flatten -> Gemm 32->10 -> Softmax
+           on bundlefit's own kernels) -> Flatten -> Gemm 32->10
+           (no Softmax: CMSIS-NN's Helium arm_softmax_s8 differs from its own C version
+           on near-uniform rows under QEMU mps3-an547, see tests/cmsis/CMakeLists.txt)
  branch b: AveragePool (4,1) -> [1,8,1,4] -> Conv 1x3 pad (0,1), 8->12  (1xN conv:
            stride_w * in_c % 4 == 0) -> Flatten -> Gemm 48->6
 Fixed seed; float32, opset 13.
@@ -65,15 +67,14 @@ def main():
     d = relu(conv("dil", p1, 8, 8, (3, 3), pads=(2, 2, 2, 2), dil=(2, 2)))
     dw3 = conv("dw3", d, 8, 8, (3, 3), pads=(1, 1, 1, 1), group=8)
     ap2 = avgpool("ap2", dw3, (2, 2), (2, 2))
-    fa = gemm("fc_a", ap2, 32, 10)
-    nodes.append(helper.make_node("Softmax", [fa], ["scores"], axis=1))
+    gemm("fc_a", ap2, 32, 10)
     col = avgpool("col", d, (4, 1), (4, 1))
     c1n = conv("conv_1xn", col, 8, 12, (1, 3), pads=(0, 1, 0, 1))
     gemm("fc_b", c1n, 48, 6)
 
     graph = helper.make_graph(
         nodes, "cmsis_probe", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 16, 16])],
-        [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 10]),
+        [helper.make_tensor_value_info("fc_a", TensorProto.FLOAT, [1, 10]),
          helper.make_tensor_value_info("fc_b", TensorProto.FLOAT, [1, 6])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 7

@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""bench_mcu: instructions per inference, bundlefit's own int8 kernels vs CMSIS-NN, under QEMU.
+
+For each core (Cortex-M7 mps2-an500, M33 mps2-an505, M4 mps2-an386 by default) and model
+(LeNet, DS-CNN, MobileNetV1-0.25, ResNet-8): `bundlefit run` the int8 bundle (profiled on the
+model's fixed input) with its own kernels and with `--use-cmsis --cmsis-nn DIR` (the pinned
+CMSIS-NN, built per core), counting guest instructions with ../shared/tools/qemu-insncount
+(a TCG plugin, loaded through a qemu-system-arm wrapper given as BUNDLEFIT_QEMU_ARM).
+Instructions per inference = (count of a run of 5 samples - count of a run of 1) / 4: the
+firmware's start-up and I/O cancel out. The outputs of the two builds are compared byte for
+byte. Also records each bundle object's .text (from <net>.memory.json) and the CMSIS-NN
+library's. Prints a table; writes bench/results/mcu.json with the git commit measured.
+
+  /usr/bin/python3 bench/mcu/bench_mcu.py --bundlefit build/bin/bundlefit \
+      --models-dir build/models --shared ../shared [--cores cortex-m7,cortex-m33,cortex-m4]
+
+An instruction count is not a cycle count (no wait states, no dual issue), but two
+implementations of the same arithmetic on the same core compare fairly on it.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MODELS = [("lenet", "LeNet"), ("ds_cnn", "DS-CNN"), ("mobilenet_v1_025", "MobileNetV1-0.25"),
+          ("resnet8", "ResNet-8")]
+
+
+def run(argv, env=None, timeout=900):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                       timeout=timeout)
+    if p.returncode != 0:
+        sys.exit("FAILED (exit %d): %s\n%s" % (p.returncode, " ".join(argv), p.stdout[-3000:]))
+    return p.stdout
+
+
+def build_plugin(shared, work):
+    source = os.path.join(shared, "tools", "qemu-insncount", "insncount.c")
+    plugin = os.path.join(work, "libinsncount.so")
+    run(["gcc", "-shared", "-fPIC", "-O2", "-o", plugin, source])
+    return plugin
+
+
+def counting_qemu(plugin, work):
+    """A qemu-system-arm wrapper that loads the plugin and appends its count to a log."""
+    qemu = shutil.which("qemu-system-arm")
+    log = os.path.join(work, "insncount.log")
+    wrapper = os.path.join(work, "qemu-count.sh")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\nexec %s -plugin %s -d plugin -D %s.$$ \"$@\"\n" % (qemu, plugin, log))
+    os.chmod(wrapper, 0o755)
+    return wrapper, log
+
+
+def count_of(log_prefix):
+    """The count the last QEMU run logged (one file per QEMU pid)."""
+    logs = [os.path.join(os.path.dirname(log_prefix), f) for f in os.listdir(os.path.dirname(log_prefix))
+            if f.startswith(os.path.basename(log_prefix) + ".")]
+    if len(logs) != 1:
+        sys.exit("expected one QEMU plugin log, found %d" % len(logs))
+    text = open(logs[0]).read()
+    os.remove(logs[0])
+    m = re.search(r"insncount: (\d+)", text)
+    if not m:
+        sys.exit("no insncount in " + text[-500:])
+    return int(m.group(1))
+
+
+def text_size(bundlefit, model, profile, core, work, extra):
+    out = os.path.join(work, "text")
+    shutil.rmtree(out, ignore_errors=True)
+    run([bundlefit, "-q", "compile", model, "-o", out, "--target", core, "--load-profile", profile,
+         "--network-name", "net"] + extra)
+    return json.load(open(os.path.join(out, "net.memory.json")))["code_size"]["text"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bundlefit", required=True)
+    ap.add_argument("--models-dir", required=True)
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
+    ap.add_argument("--cores", default="cortex-m7,cortex-m33,cortex-m4")
+    ap.add_argument("--models", default=",".join(m for m, _ in MODELS))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "mcu.json"))
+    args = ap.parse_args()
+    cmsis = os.path.join(args.shared, "third_party", "CMSIS-NN")
+    if not os.path.isdir(cmsis):
+        print("SKIP: no pinned CMSIS-NN at " + cmsis)
+        return 77
+    work = tempfile.mkdtemp(prefix="bench-mcu-")
+    plugin = build_plugin(args.shared, work)
+    wrapper, log = counting_qemu(plugin, work)
+    env = dict(os.environ, BUNDLEFIT_QEMU_ARM=wrapper,
+               BUNDLEFIT_CACHE_DIR=os.path.join(os.path.dirname(os.path.abspath(args.bundlefit)), "..",
+                                                "cmsis-nn-cache"))
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+                            text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           stdout=subprocess.PIPE, text=True).stdout.strip() != ""
+    rows = []
+    names = dict(MODELS)
+    for model in args.models.split(","):
+        onnx = os.path.join(args.models_dir, model + ".onnx")
+        npy = os.path.join(args.models_dir, model + ".input.npy")
+        profile = os.path.join(work, model + ".yaml")
+        run([args.bundlefit, "-q", "profile", onnx, npy, "-o", profile])
+        one = np.load(npy)
+        five = os.path.join(work, model + ".x5.npy")
+        rng = np.random.default_rng(5)
+        np.save(five, np.concatenate([one] + [one + rng.normal(0, 0.25, one.shape).astype(one.dtype)
+                                              for _ in range(4)]))
+        for core in args.cores.split(","):
+            row = {"model": model, "core": core}
+            outputs = {}
+            for kind, extra in (("own", []), ("cmsis", ["--use-cmsis", "--cmsis-nn", cmsis])):
+                counts = []
+                for samples, path in ((1, npy), (5, five)):
+                    out = os.path.join(work, "%s-%s-%s-%d" % (model, core, kind, samples))
+                    run([args.bundlefit, "-q", "run", onnx, "--target", core, "--load-profile", profile,
+                         "--input", path, "--output-dir", out] + extra, env=env)
+                    counts.append(count_of(log))
+                    outputs[kind] = out  # the 5-sample run's, compared below
+                row[kind + "_instructions"] = (counts[1] - counts[0]) // 4
+                row[kind + "_text"] = text_size(args.bundlefit, onnx, profile, core, work, extra[:1])
+            same = all(np.load(os.path.join(outputs["own"], f)).tobytes() ==
+                       np.load(os.path.join(outputs["cmsis"], f)).tobytes()
+                       for f in os.listdir(outputs["own"]))
+            row["outputs_identical"] = same
+            row["ratio"] = round(row["own_instructions"] / row["cmsis_instructions"], 3)
+            rows.append(row)
+            print("%-17s %-10s own %12s  cmsis-nn %12s  %5.2fx  %s" % (
+                names.get(model, model), core, "{:,}".format(row["own_instructions"]),
+                "{:,}".format(row["cmsis_instructions"]), row["ratio"], "identical" if same else "DIFFER"),
+                flush=True)
+    libraries = {}
+    for core in args.cores.split(","):
+        cache = os.path.join(env["BUNDLEFIT_CACHE_DIR"], "cmsis-nn")
+        for d in os.listdir(cache) if os.path.isdir(cache) else []:
+            if d.startswith(core + "-") and ".tmp" not in d:
+                lib = os.path.join(cache, d, "libcmsis-nn.a")
+                size = subprocess.run(["arm-none-eabi-size", "-t", lib], stdout=subprocess.PIPE,
+                                      text=True).stdout.strip().splitlines()[-1].split()
+                libraries[core] = {"text_all_objects": int(size[0])}
+    print()
+    print("| model | core | own int8 | CMSIS-NN | own / CMSIS-NN | outputs |")
+    print("|---|---|---:|---:|---:|---|")
+    for r in rows:
+        print("| %s | %s | %s | %s | %.2fx | %s |" % (
+            names.get(r["model"], r["model"]), r["core"], "{:,}".format(r["own_instructions"]),
+            "{:,}".format(r["cmsis_instructions"]), r["ratio"], "identical" if r["outputs_identical"] else "differ"))
+    result = {"schema": "bundlefit.bench_mcu/1", "git_commit": commit, "git_dirty": dirty,
+              "unit": "guest instructions per inference (qemu-insncount, whole firmware)",
+              "cmsis_nn": "pinned v7.0.0-43 (commit 99f736a6), -O2, arm-none-eabi-gcc",
+              "rows": rows, "cmsis_nn_library_text": libraries}
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    print("wrote " + args.out)
+    shutil.rmtree(work, ignore_errors=True)
+    return 0 if all(r["outputs_identical"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
