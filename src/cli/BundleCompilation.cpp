@@ -1,5 +1,6 @@
 #include "BundleCompilation.h"
 #include "Progress.h"
+#include "ToolInfo.h"
 
 #include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/reports/GraphDot.h"
@@ -8,6 +9,7 @@
 #include "bundlefit/support/Names.h"
 
 #include <filesystem>
+#include <unistd.h>
 
 namespace bundlefit {
 
@@ -39,6 +41,26 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
       ->check(CLI::NonNegativeNumber);
 }
 
+namespace {
+
+/// The bundle directory can be created or written: checked before the model
+/// is compiled, so a typo in -o fails in a second, not after the compile.
+void checkOutputDirectory(const std::string &dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error(ExitCode::CannotWrite, dir + ": exists and is not a directory (bundle output)");
+  fs::path existing = fs::absolute(dir, ec);
+  while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw Error(ExitCode::CannotWrite,
+                dir + ": cannot create the bundle directory (" + existing.string() +
+                    " is not writable)");
+}
+
+} // namespace
+
 CompiledBundle compileBundle(const CompileRequest &request) {
   CompiledBundle bundle;
   // Resolve the target first: a bad option should fail before any work.
@@ -51,6 +73,7 @@ CompiledBundle compileBundle(const CompileRequest &request) {
     throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
   if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
     throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");
+  checkOutputDirectory(request.outputDir);
   bundle.graph = loadModel(request.model);
   quantizeLoadedModel(*bundle.graph, request.model.path, request.quant);
   CmsisPreparation cmsis;
@@ -66,6 +89,9 @@ CompiledBundle compileBundle(const CompileRequest &request) {
     status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) + " build): " +
            std::to_string(cmsis.cmsisNodes) + " calls, " + std::to_string(cmsis.layoutNodes) +
            " layout copies");
+    if (resolveQuantOptions(request.quant).biasPrecision == BiasPrecision::Int8)
+      status("note: --quantization-precision-bias Int8 with --use-cmsis: biases keep int8 "
+             "values, stored widened to int32 for CMSIS-NN's s8 kernels (4 bytes per channel)");
     if (verbosity() == Verbosity::Verbose)
       for (const std::string &line : cmsis.portable)
         status("  portable: " + line);
@@ -110,6 +136,7 @@ CompiledBundle compileBundle(const CompileRequest &request) {
                       {"cpu", bundle.target.cpu},
                       {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},
                       {"opt", optLevelName(bundle.target.optLevel)}};
+  stampReport(report, request.model.path);
   writeBundleDirectory(
       request.outputDir,
       {{net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},

@@ -36,6 +36,8 @@ void addModelOptions(CLI::App &command, ModelOptions &options);
 
 /// Imports the model and runs the default graph passes.
 std::unique_ptr<Graph> loadModel(const ModelOptions &options);
+/// "memory-opt 2 (...; defaults: bundlefit 2, model-compiler 0)".
+std::string describeMemoryOpt(int level);
 /// The graph transforms of --memory-opt (level >= 1: Conv+pool fusion;
 /// >= 2: a patch stage). Run after quantization, which must see every tensor
 /// the profile names; commands that plan or compile call it, profile does not.

@@ -1,5 +1,6 @@
 #include "Command.h"
 #include "Progress.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/onnx/OnnxImporter.h"
@@ -49,8 +50,19 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   ImportOptions importOptions;
   for (const std::string &text : options.defineSymbols)
     importOptions.symbols.insert(parseDefineSymbolOption(text));
-  for (const std::string &text : options.modelInputs)
-    importOptions.inputOverrides.push_back(parseModelInputOption(text));
+  for (const std::string &text : options.modelInputs) {
+    ModelInputOverride input = parseModelInputOption(text);
+    // Glow's int8q/uint8q describe an input of an already quantized graph.
+    // bundlefit quantizes float models itself and keeps their inputs float;
+    // an int8 input in front of float layers would not compile.
+    if (!input.quant.empty())
+      throw Error(ExitCode::Unsupported,
+                  "--model-input '" + text + "': quantized inputs (int8q/uint8q) are not "
+                  "supported: bundlefit quantizes the float model itself (--load-profile) and "
+                  "keeps its inputs float, as Glow's profile-guided flow does; give '" +
+                      input.name + "' as float");
+    importOptions.inputOverrides.push_back(std::move(input));
+  }
   std::unique_ptr<Graph> graph;
   {
     Stage stage("import " + options.path);
@@ -67,7 +79,21 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   return graph;
 }
 
+std::string describeMemoryOpt(int level) {
+  static const char *const meaning[] = {
+      "Glow's activation layout",
+      "Conv+pool fused, depthwise and 1x1 convs in place",
+      "level 1 plus a patch-based first stage"};
+  return "memory-opt " + std::to_string(level) + " (" +
+         (level >= 0 && level <= kMaxMemoryOpt ? meaning[level] : "?") +
+         "; defaults: bundlefit 2, model-compiler 0)";
+}
+
 void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
+  // The two tools default to different levels, so the same model gets
+  // different ACTIVATIONS from each: say which level this run used.
+  if (!jsonReplacesText())
+    status(describeMemoryOpt(options.memoryOpt));
   try {
     Stage stage("memory-opt passes");
     runMemoryOptPasses(graph, options.memoryOpt, options.patchRecomputeBudget);

@@ -35,7 +35,7 @@ struct FitOptions {
   std::string variant = "float";
   uint64_t staticBytes = 0;
   int64_t codeBytes = -1;
-  bool json = false;
+  JsonReportOption json;
   bool verifyLink = false;
   std::string linkDir;
   std::string htmlPath;
@@ -148,7 +148,7 @@ int runFit(const FitOptions &options) {
   // (the footprint plans its own copy and keeps no MemoryPlan).
   MemoryPlan plan;
   LayerTiming timing = layerTimingOf(device, fit);
-  if (!options.json || !options.htmlPath.empty()) {
+  if (!options.json.replacesText() || !options.htmlPath.empty()) {
     Stage stage("plan memory");
     plan = planGraphMemory(*graph, planOptions);
   }
@@ -176,7 +176,7 @@ int runFit(const FitOptions &options) {
     writeHtmlReport(options.htmlPath, html);
   }
 
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json report = fitResultJson(device, fp, fit);
     report["schema"] = "bundlefit.fit/1";
     report["model"] = options.model.path;
@@ -192,8 +192,9 @@ int runFit(const FitOptions &options) {
     report["notes"] = notes;
     if (linked)
       report["verify_link"] = verifyLinkJson(*linked);
-    std::cout << report.dump(2) << "\n";
-    return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
+    options.json.emit(report, options.model.path);
+    if (options.json.replacesText())
+      return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }
 
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), variant " +
@@ -264,7 +265,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
                       "Initialized application data to count in Flash and RAM (e.g. a test image)");
   command->add_option("--code-bytes", options->codeBytes,
                       "Bundle code size in bytes (default: the device file's estimate)");
-  command->add_flag("--json", options->json, "Print the JSON report (bundlefit.fit/1)");
+  options->json.addTo(*command, "bundlefit.fit/1");
   command->add_flag("--verify-link", options->verifyLink,
                     "Compile the bundle for the part's core, link a minimal firmware for its memory map "
                     "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");

@@ -30,7 +30,7 @@ struct PickOptions {
   std::string device;
   std::vector<std::string> deviceFiles;
   uint64_t staticBytes = 0;
-  bool json = false;
+  JsonReportOption json;
   std::string htmlPath;
   QuantCliOptions quant; ///< Sizes the int8 rows (QuantOptions.h).
 };
@@ -108,19 +108,20 @@ int runPick(const PickOptions &options) {
 
   if (!options.htmlPath.empty())
     writePickHtml(options.htmlPath, options, device, *graph, pick, notes);
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Candidate &c : pick.candidates)
       rows.push_back({{"variant", c.variant.name}, {"weights", weightsPolicyName(c.weights)},
                       {"flash", c.result.totals.flash}, {"ram", c.result.totals.ram},
                       {"fits", c.result.fits}, {"predicted_ms", c.result.time.ms},
                       {"best", c.best}, {"problems", c.result.problems}});
-    std::cout << nlohmann::json{{"schema", "bundlefit.pick/1"}, {"model", options.model.path},
-                                {"device", device.id}, {"candidates", rows},
-                                {"best", pick.best >= 0 ? nlohmann::json(pick.best) : nlohmann::json()},
-                                {"reason", pick.reason}, {"notes", notes}}.dump(2)
-              << "\n";
-    return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
+    options.json.emit({{"schema", "bundlefit.pick/1"}, {"model", options.model.path},
+                       {"device", device.id}, {"candidates", rows},
+                       {"best", pick.best >= 0 ? nlohmann::json(pick.best) : nlohmann::json()},
+                       {"reason", pick.reason}, {"notes", notes}},
+                      options.model.path);
+    if (options.json.replacesText())
+      return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
   }
   std::cout << options.model.path << " on " << device.id << " (" << device.name << ")\n\n";
   TextTable table({"", "variant", "weights", "Flash", "RAM", "fits", "predicted"},
@@ -150,7 +151,7 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
                       "Add a part from a JSON file (repeatable)");
   command->add_option("--static-bytes", options->staticBytes,
                       "Initialized application data to count in Flash and RAM");
-  command->add_flag("--json", options->json, "Print JSON (bundlefit.pick/1)");
+  options->json.addTo(*command, "bundlefit.pick/1");
   command->add_option("--html", options->htmlPath,
                       "Also write a self-contained HTML report (variant comparison, bars, timeline) to FILE");
   addQuantOptions(*command, options->quant);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/formats/GlowTrace.h"
@@ -31,7 +32,7 @@ struct PlanBuffersOptions {
   uint64_t capacity = 0;
   double timeLimit = 5.0;
   std::string outputPath;
-  bool json = false;
+  JsonReportOption json;
 };
 
 struct NamedProblem {
@@ -108,12 +109,13 @@ int runPlanBuffers(const PlanBuffersOptions &options) {
   }
   if (!options.outputPath.empty())
     writeFileAtomically(options.outputPath, csv);
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"}, {"problems", rows}};
     if (options.capacity)
       report["capacity"] = {{"bytes", options.capacity}, {"fits", allFit}};
-    std::cout << report.dump(2) << "\n";
-    return !options.capacity || allFit ? 0 : int(ExitCode::DoesNotFit);
+    options.json.emit(report, "");
+    if (options.json.replacesText())
+      return !options.capacity || allFit ? 0 : int(ExitCode::DoesNotFit);
   }
   std::cout << table.render();
   if (options.capacity) {
@@ -140,7 +142,7 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--time-limit", options->timeLimit,
                       "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
-  command->add_flag("--json", options->json, "Print JSON (bundlefit.plan-buffers/1) instead of the table");
+  options->json.addTo(*command, "bundlefit.plan-buffers/1");
   command->add_option("-o,--output", options->outputPath,
                       "Write id,lower,upper,size,offset rows to this CSV file");
   command->callback(

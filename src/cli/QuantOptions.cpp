@@ -6,6 +6,8 @@
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/support/Error.h"
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 
 namespace bundlefit {
@@ -17,6 +19,32 @@ std::string joined(const std::vector<std::string> &names) {
   for (const std::string &name : names)
     text += (text.empty() ? "" : ", ") + name;
   return text;
+}
+
+/// Glow node kinds (include/glow/Graph/Nodes.h names, any case) that bundlefit
+/// never quantizes: they stay float whatever the option says, so naming them
+/// in -keep-original-precision-for-nodes is accepted and changes nothing.
+/// Scripts written for Glow (its doc: Add,Sub,Mul,Div,Exp,SoftMax) keep working.
+bool isGlowKindKeptFloatAnyway(const std::string &name) {
+  static const char *const kinds[] = {
+      "sub", "div", "exp", "log", "max", "min", "pow", "sqrt", "rsqrt", "tanh", "sigmoid",
+      "batchnormalization", "localresponsenormalization", "batchedadd", "batchedreduceadd",
+      "batchedreducemean", "batchmatmul", "slice", "insertTensor", "tile", "gather", "splat",
+      "select", "cmplte", "cmpeq", "cmplt", "abs", "neg", "leakyrelu", "prelu", "swish",
+      "erf", "resizenearest", "resizebilinear", "pad", "channelshuffle", "spacetodepth",
+      "reciprocal", "sin", "cos", "topk", "argmax", "lstm", "sparselengthssum", "layernormalization",
+      "hardswish", "gelu", "square", "logsoftmax", "meanvariancenormalization",
+  };
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  for (const char *kind : kinds) {
+    std::string k = kind;
+    std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower == k)
+      return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -55,11 +83,16 @@ QuantizationOptions resolveQuantOptions(const QuantCliOptions &options) {
     if (name.empty())
       continue;
     std::string op = opTypeForKindName(name);
+    if (op.empty() && isGlowKindKeptFloatAnyway(name)) {
+      resolved.keepFloatOps.insert(name); // matches no quantized op: already float
+      continue;
+    }
     if (op.empty())
       throw Error(ExitCode::Usage,
                   "--keep-original-precision-for-nodes " + name +
                       ": unknown node kind (e.g. Conv/Convolution, Gemm/FullyConnected, Add, Mul, "
-                      "Concat, MaxPool, AveragePool/AvgPool, Relu, Clip, Softmax)");
+                      "Concat, MaxPool, AveragePool/AvgPool, Relu, Clip, SoftMax; Glow's Sub, "
+                      "Div, Exp, Tanh, ... are accepted and stay float)");
     resolved.keepFloatOps.insert(op);
   }
   resolved.channelwise = options.channelwise;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "ToolInfo.h"
 
 #include "bundlefit/support/Error.h"
 
@@ -15,7 +16,9 @@ using namespace bundlefit;
 int main(int argc, char **argv) {
   CLI::App app{"bundlefit: compile ONNX models into Glow-compatible bundles for "
                "microcontrollers, and plan their memory"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  // --version before or after the subcommand (fallthrough, below).
+  app.set_version_flag("--version", "bundlefit " + bundlefitVersion());
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "Print only results and errors");
   app.add_flag("-v,--verbose", verbose, "Print what each stage did");
@@ -41,6 +44,8 @@ int main(int argc, char **argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp &e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "bundlefit: error: " << e.what() << " (see bundlefit --help)\n";
     return int(ExitCode::Usage);
@@ -48,7 +53,11 @@ int main(int argc, char **argv) {
   setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
 
   try {
-    return action ? action() : int(ExitCode::Usage);
+    if (!action) {
+      std::cerr << "bundlefit: error: a command is required (see bundlefit --help)\n";
+      return int(ExitCode::Usage);
+    }
+    return action();
   } catch (const Error &e) {
     std::cerr << "bundlefit: error: " << e.what() << "\n";
     return int(e.code());
