@@ -174,3 +174,16 @@ TEST_CASE("run --compare: cosine similarity, relative L2 error and top-1 agreeme
   CHECK(softmax["top1_agreement"] == 1.0);
   CHECK(report["model_sha256"] == sha256sum(modelPath("lenet")));
 }
+
+TEST_CASE("profile accepts --quantization-schema as Glow's doc passes it, and checks it") {
+  fs::path profile = scratch("schema_profile.yml");
+  std::string input = std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.input.npy";
+  CommandResult ok = runBundlefit("-q profile " + modelPath("lenet") + " " + input + " -o " +
+                                  profile.string() + " --quantization-schema symmetric");
+  CHECK(ok.exitCode == 0);
+  CHECK(fs::exists(profile));
+  CommandResult bad = runBundlefit("profile " + modelPath("lenet") + " " + input + " -o " +
+                                   profile.string() + " --quantization-schema symetric");
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.output.find("--quantization-schema symetric") != std::string::npos);
+}
