@@ -7,6 +7,8 @@
 #                        [NETWORK_NAME n] [TARGET cortex-m7] [DEVICE rt1060]
 #                        [PROFILE p.yaml] [USE_CMSIS] [CMSIS_NN_DIR dir]
 #                        [MEMORY_OPT 0|1|2] [OUTPUT_DIR dir] [NO_EMBED_WEIGHTS]
+#                        [RESERVE_RAM bytes|pct%] [RESERVE_FLASH bytes|pct%]
+#                        [APP_RAM bytes] [APP_FLASH bytes]
 #                        [OPTIONS ...])
 #
 # At build time it runs `bundlefit compile` (re-run when the model or profile
@@ -18,9 +20,12 @@
 #     as `const uint8_t <net>_constant_weight[]`, declared in
 #     <net>_weights.h,
 #   - with DEVICE: runs `bundlefit fit` first, and fails the build when the
-#     model does not fit the part (exit 3), printing the fit report; warns at
-#     configure time when TARGET is not the core of DEVICE that runs bundles
-#     (TARGET cortex-m7 with DEVICE lpc55s69, a Cortex-M33 part),
+#     model does not fit the part (exit 3), printing the fit report; the
+#     headroom arguments become fit's --reserve-ram, --reserve-flash,
+#     --app-ram and --app-flash (room kept for the application, or its own
+#     footprint in place of the part's SDK baseline),
+#   - warns at configure time when TARGET is not the core of DEVICE that runs
+#     bundles (TARGET cortex-m7 with DEVICE lpc55s69, a Cortex-M33 part),
 #   - links the C math library (libm: the float kernels call expf, tanhf...),
 #   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN and
 #     <NET>_WEIGHTS_TXT (<NET> = network name in upper case), and the same
@@ -28,9 +33,10 @@
 # PROFILE becomes --load-profile, USE_CMSIS --use-cmsis, CMSIS_NN_DIR
 # --cmsis-nn-dir and MEMORY_OPT --memory-opt (for fit too, so the verdict is
 # about the bundle built); OPTIONS are passed to `bundlefit compile` as they are.
-# USE_CMSIS also links CMSIS-NN into <target>: a `cmsis-nn` target when the
-# project defines one, else CMSIS_NN_DIR (or BUNDLEFIT_CMSIS_NN_DIR)'s
-# Include/ and libcmsis-nn.a.
+# USE_CMSIS also links CMSIS-NN into <target>: CMSIS_NN_DIR (or
+# BUNDLEFIT_CMSIS_NN_DIR) names a target, a CMSIS-NN source checkout (built
+# with add_subdirectory) or a directory holding libcmsis-nn.a; without it, the
+# project's `cmsis-nn` target.
 
 include_guard(GLOBAL)
 
@@ -88,7 +94,8 @@ endfunction()
 
 function(bundlefit_add_bundle target)
   set(flags USE_CMSIS NO_EMBED_WEIGHTS)
-  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR MEMORY_OPT)
+  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR MEMORY_OPT
+          RESERVE_RAM RESERVE_FLASH APP_RAM APP_FLASH)
   set(multi OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${flags}" "${one}" "${multi}")
   if(arg_UNPARSED_ARGUMENTS)
@@ -142,6 +149,16 @@ function(bundlefit_add_bundle target)
     list(APPEND compile_args --memory-opt ${arg_MEMORY_OPT})
     list(APPEND fit_args --memory-opt ${arg_MEMORY_OPT})
   endif()
+  foreach(headroom RESERVE_RAM RESERVE_FLASH APP_RAM APP_FLASH)
+    if(DEFINED arg_${headroom})
+      if(NOT arg_DEVICE)
+        message(FATAL_ERROR "bundlefit_add_bundle(${target}): ${headroom} needs DEVICE (it is a fit option)")
+      endif()
+      string(TOLOWER "${headroom}" option)
+      string(REPLACE "_" "-" option "${option}")
+      list(APPEND fit_args --${option} "${arg_${headroom}}")
+    endif()
+  endforeach()
   if(arg_USE_CMSIS)
     if(NOT arg_PROFILE)
       message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS needs PROFILE (CMSIS-NN kernels are int8)")
@@ -150,28 +167,44 @@ function(bundlefit_add_bundle target)
     set(variant int8-cmsis)
   endif()
   # CMSIS_NN_DIR (or the cache variable BUNDLEFIT_CMSIS_NN_DIR): the user's
-  # CMSIS-NN; its Include/ goes on <target>'s include path and, when the
-  # caller has no `cmsis-nn` target of its own, the library found there
-  # (libcmsis-nn.a, built by CMSIS-NN's CMake) is linked into <target>.
+  # CMSIS-NN, one of
+  #  - a target name (the project's own CMSIS-NN library target): linked;
+  #  - a CMSIS-NN source checkout (Include/, Source/, CMakeLists.txt; CMSIS-NN
+  #    installs no library): added with add_subdirectory, so its `cmsis-nn`
+  #    target is built with the firmware's toolchain and flags, and linked;
+  #  - a build or install directory holding libcmsis-nn.a (top, lib/, build/,
+  #    build/lib/, build/Source/), its Include/ on <target>'s include path.
+  # Without it, a `cmsis-nn` target of the project is linked.
   if(NOT arg_CMSIS_NN_DIR AND BUNDLEFIT_CMSIS_NN_DIR)
     set(arg_CMSIS_NN_DIR "${BUNDLEFIT_CMSIS_NN_DIR}")
   endif()
-  if(arg_CMSIS_NN_DIR)
+  set(cmsis_target "")
+  set(cmsis_dir "")
+  if(arg_CMSIS_NN_DIR AND TARGET "${arg_CMSIS_NN_DIR}")
+    set(cmsis_target "${arg_CMSIS_NN_DIR}")
+  elseif(arg_CMSIS_NN_DIR)
     get_filename_component(cmsis_dir "${arg_CMSIS_NN_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND compile_args --cmsis-nn-dir "${cmsis_dir}")
   endif()
   if(arg_USE_CMSIS)
-    if(TARGET cmsis-nn)
+    if(cmsis_target)
+      target_link_libraries(${target} PRIVATE ${cmsis_target})
+    elseif(TARGET cmsis-nn)
       target_link_libraries(${target} PRIVATE cmsis-nn)
-    elseif(arg_CMSIS_NN_DIR)
+    elseif(cmsis_dir AND EXISTS "${cmsis_dir}/CMakeLists.txt" AND IS_DIRECTORY "${cmsis_dir}/Source"
+           AND EXISTS "${cmsis_dir}/Include/arm_nnfunctions.h")
+      add_subdirectory("${cmsis_dir}" "${CMAKE_BINARY_DIR}/bundlefit-cmsis-nn" EXCLUDE_FROM_ALL)
+      target_link_libraries(${target} PRIVATE cmsis-nn)
+    elseif(cmsis_dir)
       if(EXISTS "${cmsis_dir}/Include")
         target_include_directories(${target} PRIVATE "${cmsis_dir}/Include")
       endif()
       find_library(BUNDLEFIT_CMSIS_NN_LIBRARY_${net} NAMES cmsis-nn libcmsis-nn.a
-                   PATHS "${cmsis_dir}" PATH_SUFFIXES lib build build/lib NO_DEFAULT_PATH)
+                   PATHS "${cmsis_dir}" PATH_SUFFIXES lib build build/lib build/Source NO_DEFAULT_PATH)
       if(NOT BUNDLEFIT_CMSIS_NN_LIBRARY_${net})
-        message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS: no libcmsis-nn.a under "
-                            "${cmsis_dir} (build CMSIS-NN for the core, or define a cmsis-nn target)")
+        message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS: ${cmsis_dir} is neither a "
+                            "CMSIS-NN source checkout (Include/, Source/, CMakeLists.txt) nor holds "
+                            "libcmsis-nn.a (top, lib/, build/); or name a cmsis-nn target")
       endif()
       target_link_libraries(${target} PRIVATE "${BUNDLEFIT_CMSIS_NN_LIBRARY_${net}}")
     else()

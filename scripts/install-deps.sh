@@ -12,6 +12,8 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   # libraries
   nlohmann-json3-dev libcli11-dev libboost-graph-dev doctest-dev libyaml-cpp-dev libstb-dev
+  # bench/planner builds MiniMalloc (../shared/third_party) to compare planners side by side
+  libabsl-dev
   # libFuzzer and sanitizer runtimes for fuzz/ (clang-16)
   libclang-rt-16-dev
   # Cortex-M bundles under emulation

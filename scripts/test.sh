@@ -8,7 +8,22 @@ build=${BUNDLEFIT_BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 cd "$build"
-ctest --output-on-failure -j "$(nproc)" "$@"
+# A skip is not a pass: list the skipped tests last, where they are seen
+# (ctest's own summary scrolls them away above the failures).
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+ctest --output-on-failure -j "$(nproc)" "$@" 2>&1 | tee "$log" || status=$?
+skipped=$(sed -n 's/^.*Test *#[0-9]*: \([^ ]*\) .*\*\*\*Skipped.*$/\1/p' "$log" | sort)
+if [ -n "$skipped" ]; then
+  echo
+  echo "Skipped tests ($(echo "$skipped" | wc -l); why: $build/Testing/Temporary/LastTest.log):"
+  echo "$skipped" | sed 's/^/  /'
+else
+  echo
+  echo "Skipped tests: none"
+fi
+[ "$status" = 0 ] || exit "$status"
 # libFuzzer targets (clang-16, ASan + UBSan, own build dir) for the ONNX loader,
 # device files and profiles, 20 s each; BUNDLEFIT_FUZZ_SECONDS=0 skips them.
 if [ "${BUNDLEFIT_FUZZ_SECONDS:-20}" != 0 ]; then

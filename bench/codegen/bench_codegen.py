@@ -24,6 +24,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from source_commit import measured_commit, spread  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODELS = ["lenet", "resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder", "mobilenet_v2", "branchy"]
@@ -115,6 +118,7 @@ def main():
     except OSError:
         load_before = None
     results = {"schema": "bundlefit.bench.codegen/1", "bundlefit": bundlefit_src,
+               "commit": measured_commit(bundlefit_src),
                "bundlefit_mtime_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(bundlefit_src))),
                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "nproc": os.cpu_count(), "loadavg_at_start": load_before,
@@ -202,14 +206,17 @@ def main():
                 if "o" in got:
                     o_med.append(got["o"]["median_ms"]); o_min.append(got["o"]["min_ms"])
                     ratios.append(got["b"]["median_ms"] / got["o"]["median_ms"])
+            # Host timings are noisy: keep every round and the spread of the
+            # per-round medians beside the median the README quotes.
             row.update({"bundle_ms": median(b_med), "bundle_ms_rounds": [round(x, 4) for x in b_med],
-                        "bundle_min_ms": min(b_min)})
+                        "bundle_ms_spread": spread(b_med), "bundle_min_ms": min(b_min)})
             if ort_ok:
                 a = np.fromfile(b_raw, dtype="<f4")
                 b = np.fromfile(o_raw, dtype="<f4")
                 row.update({"ort_ms": median(o_med), "ort_ms_rounds": [round(x, 4) for x in o_med],
                             "ort_min_ms": min(o_min), "ratio": median(ratios),
                             "ratio_rounds": [round(x, 3) for x in ratios],
+                            "ort_ms_spread": spread(o_med), "ratio_spread": spread(ratios),
                             "ratio_of_mins": min(b_min) / min(o_min),
                             "max_abs_diff": float(np.max(np.abs(a - b))) if a.shape == b.shape else None,
                             "max_abs_output": float(np.max(np.abs(b)))})
@@ -266,13 +273,16 @@ def main():
     if results["host"]:
         print(f"\nHost inference (O2 bundle vs onnxruntime-node {ort_info if ort_ok else 'n/a'}, 1 thread; "
               f"median of {args.rounds} alternating rounds)")
-        print(f"{'model':17s} {'MMAC':>8s} {'bundle ms':>10s} {'ORT ms':>10s} {'ratio':>7s} {'max|diff|':>10s}")
+        print(f"{'model':17s} {'MMAC':>8s} {'bundle ms':>10s} {'ORT ms':>10s} {'ratio':>7s} "
+              f"{'ratio min-max':>14s} {'max|diff|':>10s}")
         for r in results["host"]:
             if "bundle_ms" not in r:
                 print(f"{r['model']:17s} ERROR {r.get('error', '')}")
                 continue
             print(f"{r['model']:17s} {r['macs'] / 1e6:8.1f} {r['bundle_ms']:10.3f} " +
-                  (f"{r['ort_ms']:10.3f} {r['ratio']:7.2f} {r['max_abs_diff']:10.2e}" if "ratio" in r else f"{'n/a':>10s}"))
+                  (f"{r['ort_ms']:10.3f} {r['ratio']:7.2f} "
+                   f"{r['ratio_spread'][0]:6.2f}-{r['ratio_spread'][1]:<7.2f} {r['max_abs_diff']:10.2e}"
+                   if "ratio" in r else f"{'n/a':>10s}"))
     print("\nGoals: " + json.dumps(goals))
     print(f"wrote {args.out}")
 

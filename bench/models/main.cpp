@@ -16,6 +16,8 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/schedule/Schedule.h"
 
+#include "SourceCommit.h"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -96,7 +98,9 @@ int main(int argc, char **argv) {
                        {"plan_ms", ms}});
   }
   std::cout << table.render();
-  std::ofstream(outPath) << nlohmann::json{{"benchmark", "model_memory"}, {"models", results}}.dump(2)
+  std::ofstream(outPath) << nlohmann::json{{"benchmark", "model_memory"},
+                                           {"commit", bundlefit::bench::sourceCommit()},
+                                           {"models", results}}.dump(2)
                          << "\n";
   std::cout << "wrote " << outPath << "\n";
   return 0;

@@ -4,16 +4,21 @@
 //   DATA_DIR  holds glow_memory_traces.txt and minimalloc/*.csv
 //             (default: the shared benchmark folder chosen at configure time)
 //   --out     JSON results (default: bench/results/planner.json)
-//   --smoke   a few cases only, no JSON (what ctest runs)
+//   --smoke   a few cases only, no peers, no JSON (what ctest runs)
 //
-// Three parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
-// MiniMalloc's hard instances (greedy vs exact against 1 MiB), and random
-// problems of 1k..100k buffers through the greedy path.
+// Four parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
+// MiniMalloc's hard instances (greedy vs exact against 1 MiB), random
+// problems of 1k..10^6 buffers through planMemory, and (Peers.cpp) bundlefit's
+// CLI, MiniMalloc and TFLM's planner side by side on MiniMalloc's instances.
 //
 //===----------------------------------------------------------------------===//
+#include "Peers.h"
+
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/formats/GlowTrace.h"
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
+
+#include "SourceCommit.h"
 
 #include <chrono>
 #include <cmath>
@@ -58,6 +63,7 @@ bool validOrSay(const bp::Problem &p, const bp::Plan &plan, const std::string &w
 
 struct Options {
   fs::path data = BUNDLEFIT_PLANNER_DATA;
+  fs::path thirdParty = BUNDLEFIT_THIRD_PARTY;
   fs::path out = fs::path(BUNDLEFIT_BENCH_RESULTS) / "planner.json";
   bool smoke = false;
 };
@@ -133,8 +139,10 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
     uint64_t capacity = std::stoull(names[k].substr(names[k].find('.') + 1));
     bp::Plan greedy, exact;
     double tg = timed([&] { greedy = bp::planBestGreedy(csv->problem); });
-    bp::ExactOptions options;
+    bp::ExactOptions options; // MiniMalloc's question: any plan within the capacity.
     options.capacity = capacity;
+    options.stopAtCapacity = true;
+    options.timeBudgetSeconds = 30;
     double te = timed([&] { exact = bp::planExact(csv->problem, options); });
     double cpu = lastCpu;
     ok &= validOrSay(csv->problem, greedy, names[k]) && validOrSay(csv->problem, exact, names[k]);
@@ -179,33 +187,49 @@ bp::Problem randomProblem(int n, uint32_t seed) {
   return p;
 }
 
+// Through planMemory as bundles use it (greedy, then sections searched
+// within the 5 s default time limit).
 std::string benchScale(const Options &o, bool &ok) {
-  std::vector<int> sizes = o.smoke ? std::vector<int>{1000} : std::vector<int>{1000, 10000, 100000};
-  std::printf("\n== Random problems through the greedy path ==\n");
-  std::printf("%9s %14s %14s %8s %9s %9s %9s %s\n", "buffers", "lower bound", "arena",
-              "ratio", "wall s", "cpu s", "check s", "algorithm");
+  std::vector<int> sizes = o.smoke ? std::vector<int>{1000}
+                                   : std::vector<int>{1000, 10000, 100000, 1000000};
+  std::printf("\n== Random problems through planMemory (time limit 5 s) ==\n");
+  std::printf("%9s %14s %14s %8s %9s %9s %9s %9s %s\n", "buffers", "lower bound", "arena",
+              "ratio", "wall s", "cpu s", "check s", "sections", "algorithm / proof");
   std::ostringstream json;
   json << "[";
   for (size_t k = 0; k < sizes.size(); ++k) {
     bp::Problem p = randomProblem(sizes[k], 42 + uint32_t(k));
     bp::Plan plan;
-    double t = timed([&] { plan = bp::planBestGreedy(p); });
+    double t = timed([&] { plan = bp::planMemory(p); });
     double cpu = lastCpu;
     bool valid = true;
     double tc = timed([&] { valid = validOrSay(p, plan, "random"); });
     ok &= valid;
     double ratio = double(plan.arenaSize) / double(plan.lowerBound);
-    std::printf("%9d %14llu %14llu %8.4f %9.4f %9.4f %9.4f %s\n", sizes[k],
+    std::printf("%9d %14llu %14llu %8.4f %9.3f %9.3f %9.3f %9zu %s / %s\n", sizes[k],
                 (unsigned long long)plan.lowerBound, (unsigned long long)plan.arenaSize, ratio, t,
-                cpu, tc, plan.algorithm.c_str());
+                cpu, tc, plan.sections, plan.algorithm.c_str(), bp::proofOf(plan, 0));
     json << (k ? "," : "") << "\n    {\"buffers\": " << sizes[k]
          << ", \"lower_bound\": " << plan.lowerBound << ", \"arena\": " << plan.arenaSize
-         << ", \"greedy_seconds\": " << t << ", \"greedy_cpu_seconds\": " << cpu
-         << ", \"check_seconds\": " << tc
+         << ", \"seconds\": " << t << ", \"cpu_seconds\": " << cpu
+         << ", \"check_seconds\": " << tc << ", \"sections\": " << plan.sections
+         << ", \"proof\": " << quoted(bp::proofOf(plan, 0))
          << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
   }
   json << "\n  ]";
   return json.str();
+}
+
+std::string benchSideBySide(const Options &o, bool &ok) {
+  bench_planner::PeerOptions peers;
+  peers.data = o.data;
+  peers.thirdParty = o.thirdParty;
+  peers.work = BUNDLEFIT_PEERS_WORK;
+  peers.bundlefit = BUNDLEFIT_EXE;
+  peers.instances = {"input.12.csv"};
+  for (const char *c : {"A", "B", "C", "D", "E", "F"})
+    peers.instances.push_back(std::string(c) + ".1048576.csv");
+  return bench_planner::benchPeers(peers, ok);
 }
 
 bool parseArgs(int argc, char **argv, Options &o) {
@@ -246,13 +270,16 @@ int main(int argc, char **argv) {
   std::string minimalloc = benchMiniMalloc(o, ok);
   std::string scale = benchScale(o, ok);
   if (!o.smoke) {
+    std::string peers = benchSideBySide(o, ok);
     fs::create_directories(o.out.parent_path());
     fs::path tmp = o.out;
     tmp += ".tmp";
     {
       std::ofstream json(tmp);
-      json << "{\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
-           << ",\n  \"scale\": " << scale << "\n}\n";
+      json << "{\n  \"commit\": " << quoted(bundlefit::bench::sourceCommit())
+           << ",\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
+           << ",\n  \"scale\": " << scale
+           << ",\n  \"side_by_side\": " << (peers.empty() ? "null" : peers) << "\n}\n";
     }
     fs::rename(tmp, o.out); // Never leave half a results file.
     std::printf("\nwrote %s\n", o.out.string().c_str());

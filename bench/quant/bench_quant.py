@@ -30,6 +30,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from source_commit import measured_commit  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FASHION_DIR = os.path.join(ROOT, "tests", "models", "fashion_mnist")
@@ -213,6 +216,7 @@ def main():
 
     m7 = tools_for_m7() and not args.no_m7_run
     results = {"schema": "bundlefit.bench.quant/1", "bundlefit": bundlefit_src, "memory_opt": args.memory_opt,
+               "commit": measured_commit(bundlefit_src),
                "bundlefit_mtime_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(bundlefit_src))),
                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "nproc": os.cpu_count(), "m7_runs": m7, "models": []}

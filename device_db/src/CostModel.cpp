@@ -3,6 +3,8 @@
 
 #include "bundlefit/support/Error.h"
 
+#include <algorithm>
+
 namespace bundlefit::device {
 
 namespace {
@@ -39,9 +41,13 @@ TimePrediction predictTime(const Device &device, const ModelFootprint &footprint
     if (!core)
       fatalInternal("library core '" + library.core + "' not found on " + device.id);
     prediction.calibrated = prediction.calibrated && library.calibrated;
+    // The enum runs strongest to weakest, so the larger value is the weaker.
+    prediction.provenance = std::max(prediction.provenance, library.provenance);
     LayerTime time;
     time.name = layer.name;
     time.library = library.key;
+    time.provenance = library.provenance;
+    time.provenanceFrom = library.provenanceFrom;
     time.computeCycles = double(layer.macs) * cyclesPerMac(library, layer.cls) +
                          double(layer.outputElements) * library.cyclesPerElement +
                          library.layerOverheadCycles;
@@ -56,13 +62,27 @@ TimePrediction predictTime(const Device &device, const ModelFootprint &footprint
   return prediction;
 }
 
+std::string describeProvenance(const KernelLibrary &library, const Device &device) {
+  const Core *core = device.findCore(library.core);
+  std::string coreType = core ? core->type : library.core;
+  switch (library.provenance) {
+  case CostProvenance::Published:
+    return "calibrated on a published figure for " + device.id + " (" + library.provenanceFrom + ")";
+  case CostProvenance::Measured:
+    return "derived from measurements on " + coreType + " (" + library.provenanceFrom + ")";
+  case CostProvenance::Carried:
+    return "carried from " + library.provenanceFrom;
+  }
+  return "";
+}
+
 const std::vector<CalibrationPoint> &an13001Timings() {
   static const std::vector<CalibrationPoint> points = {
       {"AN13001 2.2.2/Table 2: RT1060 LeNet int8 plain", "rt1062", "lenet", "int8", false, 26.0},
       {"AN13001 Table 2/5: RT1060 LeNet int8 CMSIS-NN, weights in RAM", "rt1062", "lenet", "int8-cmsis", false, 10.0},
       {"AN13001 Table 5: RT1060 LeNet int8 CMSIS-NN, weights in Flash", "rt1062", "lenet", "int8-cmsis", true, 17.0},
-      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in RAM", "rt1062", "cifar10", "int8-cmsis", false, 29.0},
-      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in Flash", "rt1062", "cifar10", "int8-cmsis", true, 30.0},
+      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in RAM", "rt1062", "cifar10", "int8-cmsis", false, 29.0, false},
+      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in Flash", "rt1062", "cifar10", "int8-cmsis", true, 30.0, false},
       {"AN13001 Table 3: RT685 LeNet int8 plain", "rt685", "lenet", "int8", false, 60.39},
       {"AN13001 Table 3: RT685 LeNet int8 CMSIS-NN", "rt685", "lenet", "int8-cmsis", false, 28.52},
       {"AN13001 Table 3: RT685 LeNet int8 HiFi4", "rt685", "lenet", "int8-hifi4", false, 2.51},

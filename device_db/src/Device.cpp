@@ -34,9 +34,59 @@ json readJsonFile(const std::string &path) {
     throw Error(ExitCode::BadInputFile, path + ": cannot read file");
   try {
     return json::parse(in);
-  } catch (const json::parse_error &e) {
+  } catch (const json::exception &e) { // parse_error, and out_of_range for 1e999
     throw Error(ExitCode::BadInputFile, path + ": not valid JSON: " + e.what());
   }
+}
+
+/// The largest byte count a device file may state (1 TiB): the schema only
+/// says "integer", so 2^64, 1.5e300 or 2^64-1 would otherwise wrap the sums
+/// fit computes and report FITS.
+constexpr uint64_t kMaxDeviceBytes = uint64_t(1) << 40;
+constexpr uint64_t kMaxFlexRamBanks = 64;
+
+/// Byte counts and addresses must be integers in [0, kMaxDeviceBytes]
+/// (addresses below 2^64); throws naming the file and the field.
+void checkByteFields(const json &doc, const std::string &file) {
+  auto check = [&](const json &object, const char *key, const std::string &where,
+                   uint64_t limit) {
+    if (!object.is_object() || !object.contains(key))
+      return;
+    const json &value = object[key];
+    if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<int64_t>() >= 0))
+      throw Error(ExitCode::BadInputFile, file + ": " + where + key + ": " + value.dump() +
+                                              " is not a non-negative integer byte count");
+    if (value.get<uint64_t>() > limit)
+      throw Error(ExitCode::BadInputFile,
+                  file + ": " + where + key + ": " + value.dump() + " is larger than " +
+                      std::to_string(limit) + " bytes");
+  };
+  const uint64_t anyAddress = ~uint64_t(0);
+  if (doc.contains("memory") && doc["memory"].is_array())
+    for (size_t i = 0; i < doc["memory"].size(); ++i) {
+      const std::string where = "memory[" + std::to_string(i) + "].";
+      check(doc["memory"][i], "size", where, kMaxDeviceBytes);
+      check(doc["memory"][i], "base", where, anyAddress);
+    }
+  if (doc.contains("cores") && doc["cores"].is_array())
+    for (size_t i = 0; i < doc["cores"].size(); ++i)
+      for (const char *key : {"icache_bytes", "dcache_bytes"})
+        check(doc["cores"][i], key, "cores[" + std::to_string(i) + "].", kMaxDeviceBytes);
+  if (doc.contains("sdk_baseline"))
+    for (const char *key : {"flash", "ram"})
+      check(doc["sdk_baseline"], key, "sdk_baseline.", kMaxDeviceBytes);
+  if (doc.contains("flexram")) {
+    check(doc["flexram"], "bank_bytes", "flexram.", kMaxDeviceBytes);
+    // fit tries every split of the banks (quadratic in their number); real
+    // parts have 16 or fewer.
+    for (const char *key : {"banks", "default_itcm_banks", "default_dtcm_banks",
+                            "default_ocram_banks"})
+      check(doc["flexram"], key, "flexram.", kMaxFlexRamBanks);
+  }
+  if (doc.contains("kernel_libraries") && doc["kernel_libraries"].is_object())
+    for (const auto &item : doc["kernel_libraries"].items())
+      for (const char *key : {"code_bytes", "flash_bytes", "ram_bytes"})
+        check(item.value(), key, "kernel_libraries." + item.key() + ".", kMaxDeviceBytes);
 }
 
 MemoryKind parseKind(const std::string &text) {
@@ -44,6 +94,68 @@ MemoryKind parseKind(const std::string &text) {
   if (text == "tcm") return MemoryKind::Tcm;
   if (text == "sdram") return MemoryKind::Sdram;
   return MemoryKind::Sram;
+}
+
+MemoryRegionInfo parseRegion(const json &m) {
+  MemoryRegionInfo region;
+  region.name = m.at("name").get<std::string>();
+  region.kind = parseKind(m.at("kind").get<std::string>());
+  region.base = m.at("base").get<uint64_t>();
+  region.size = m.at("size").get<uint64_t>();
+  region.cached = m.at("cached").get<bool>();
+  region.readCyclesPerByte = m.at("read_cycles_per_byte").get<double>();
+  region.holdsData = m.value("data", true);
+  region.external = m.value("external", false);
+  region.waitStates = m.value("wait_states", -1);
+  region.source = m.value("source", "");
+  region.notes = m.value("notes", "");
+  return region;
+}
+
+CostProvenance parseProvenance(const std::string &text) {
+  if (text == "published") return CostProvenance::Published;
+  if (text == "measured") return CostProvenance::Measured;
+  return CostProvenance::Carried;
+}
+
+[[noreturn]] void badField(const std::string &file, const std::string &field,
+                           const std::string &problem) {
+  throw Error(ExitCode::BadInputFile, file + ": " + field + ": " + problem);
+}
+
+/// Cross-references the schema cannot express, for parts and resolved boards.
+void checkReferences(const Device &device, const std::string &file) {
+  auto bad = [&](const std::string &field, const std::string &problem) {
+    badField(file, field, problem);
+  };
+  for (size_t i = 0; i < device.memory.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (device.memory[i].name == device.memory[j].name)
+        bad("memory[" + std::to_string(i) + "].name", "duplicate region '" + device.memory[i].name + "'");
+  const std::pair<const char *, const std::string *> homeFields[] = {
+      {"homes.code", &device.homes.code},        {"homes.weights_flash", &device.homes.weightsFlash},
+      {"homes.weights_ram", &device.homes.weightsRam}, {"homes.io", &device.homes.io},
+      {"homes.activations", &device.homes.activations}, {"homes.sdk_ram", &device.homes.sdkRam},
+      {"homes.library_ram", &device.homes.libraryRam}};
+  for (const auto &[field, name] : homeFields)
+    if (!device.findRegion(*name))
+      bad(field, "names no memory region ('" + *name + "')");
+  if (!device.findRegion(device.homes.code)->isFlash())
+    bad("homes.code", "must name a flash region");
+  if (!device.findRegion(device.homes.weightsFlash)->isFlash())
+    bad("homes.weights_flash", "must name a flash region");
+  for (const auto &[key, library] : device.libraries)
+    if (!device.findCore(library.core))
+      bad("kernel_libraries." + key + ".core", "names no core ('" + library.core + "')");
+  if (device.flexram)
+    for (const std::string *name : {&device.flexram->itcm, &device.flexram->dtcm, &device.flexram->ocram})
+      if (!device.findRegion(*name))
+        bad("flexram", "names no memory region ('" + *name + "')");
+  bool anyRunner = false;
+  for (const Core &core : device.cores)
+    anyRunner = anyRunner || core.runsBundle;
+  if (!anyRunner)
+    bad("cores", "no core has runs_bundle: true");
 }
 
 } // namespace
@@ -54,6 +166,15 @@ const char *memoryKindName(MemoryKind kind) {
   case MemoryKind::Sram: return "sram";
   case MemoryKind::Tcm: return "tcm";
   case MemoryKind::Sdram: return "sdram";
+  }
+  return "?";
+}
+
+const char *costProvenanceName(CostProvenance provenance) {
+  switch (provenance) {
+  case CostProvenance::Published: return "published";
+  case CostProvenance::Measured: return "measured";
+  case CostProvenance::Carried: return "carried";
   }
   return "?";
 }
@@ -136,21 +257,11 @@ Device parseDevice(const json &doc, const std::string &file) {
     core.runsBundle = c.at("runs_bundle").get<bool>();
     core.icacheBytes = c.value("icache_bytes", uint64_t(0));
     core.dcacheBytes = c.value("dcache_bytes", uint64_t(0));
+    core.source = c.value("source", "");
     device.cores.push_back(core);
   }
-  for (const json &m : doc.at("memory")) {
-    MemoryRegionInfo region;
-    region.name = m.at("name").get<std::string>();
-    region.kind = parseKind(m.at("kind").get<std::string>());
-    region.base = m.at("base").get<uint64_t>();
-    region.size = m.at("size").get<uint64_t>();
-    region.cached = m.at("cached").get<bool>();
-    region.readCyclesPerByte = m.at("read_cycles_per_byte").get<double>();
-    region.holdsData = m.value("data", true);
-    region.external = m.value("external", false);
-    region.notes = m.value("notes", "");
-    device.memory.push_back(region);
-  }
+  for (const json &m : doc.at("memory"))
+    device.memory.push_back(parseRegion(m));
   const json &homes = doc.at("homes");
   device.homes = {homes.at("code"), homes.at("weights_flash"), homes.at("weights_ram"),
                   homes.at("io"), homes.at("activations"), homes.at("sdk_ram"),
@@ -182,43 +293,65 @@ Device parseDevice(const json &doc, const std::string &file) {
       library.ops = l["ops"].get<std::vector<std::string>>();
     library.calibrated = l.at("calibrated");
     library.source = l.value("source", "");
+    // Without an explicit provenance a calibrated library rests on a
+    // published figure for this part and an uncalibrated one is carried.
+    if (l.contains("provenance")) {
+      library.provenance = parseProvenance(l["provenance"].at("kind"));
+      library.provenanceFrom = l["provenance"].at("from");
+    } else {
+      library.provenance = library.calibrated ? CostProvenance::Published : CostProvenance::Carried;
+      library.provenanceFrom = library.source;
+    }
     device.libraries[library.key] = library;
   }
   for (const json &s : doc.at("sources"))
     device.sources.push_back({s.at("fact"), s.at("from")});
 
-  // Cross-references the schema cannot express.
-  auto bad = [&](const std::string &field, const std::string &problem) {
-    throw Error(ExitCode::BadInputFile, file + ": " + field + ": " + problem);
-  };
-  for (size_t i = 0; i < device.memory.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (device.memory[i].name == device.memory[j].name)
-        bad("memory[" + std::to_string(i) + "].name", "duplicate region '" + device.memory[i].name + "'");
-  const std::pair<const char *, const std::string *> homeFields[] = {
-      {"homes.code", &device.homes.code},        {"homes.weights_flash", &device.homes.weightsFlash},
-      {"homes.weights_ram", &device.homes.weightsRam}, {"homes.io", &device.homes.io},
-      {"homes.activations", &device.homes.activations}, {"homes.sdk_ram", &device.homes.sdkRam},
-      {"homes.library_ram", &device.homes.libraryRam}};
-  for (const auto &[field, name] : homeFields)
-    if (!device.findRegion(*name))
-      bad(field, "names no memory region ('" + *name + "')");
-  if (!device.findRegion(device.homes.code)->isFlash())
-    bad("homes.code", "must name a flash region");
-  if (!device.findRegion(device.homes.weightsFlash)->isFlash())
-    bad("homes.weights_flash", "must name a flash region");
-  for (const auto &[key, library] : device.libraries)
-    if (!device.findCore(library.core))
-      bad("kernel_libraries." + key + ".core", "names no core ('" + library.core + "')");
-  if (device.flexram)
-    for (const std::string *name : {&device.flexram->itcm, &device.flexram->dtcm, &device.flexram->ocram})
-      if (!device.findRegion(*name))
-        bad("flexram", "names no memory region ('" + *name + "')");
-  bool anyRunner = false;
-  for (const Core &core : device.cores)
-    anyRunner = anyRunner || core.runsBundle;
-  if (!anyRunner)
-    bad("cores", "no core has runs_bundle: true");
+  checkReferences(device, file);
+  return device;
+}
+
+Device resolveBoard(const json &doc, const Device &part, const std::string &file) {
+  Device device = part;
+  device.file = file;
+  device.id = doc.at("id").get<std::string>();
+  device.aliases = doc.value("aliases", std::vector<std::string>{});
+  device.name = doc.at("name").get<std::string>();
+  device.vendor = doc.at("vendor").get<std::string>();
+  device.board = doc.at("board").get<std::string>();
+  device.part = part.id;
+  device.notes = doc.value("notes", part.notes);
+  if (doc.contains("memory")) {
+    const json &memory = doc["memory"];
+    for (size_t i = 0; i < memory.size(); ++i) {
+      MemoryRegionInfo region = parseRegion(memory[i]);
+      if (part.findRegion(region.name))
+        badField(file, "memory[" + std::to_string(i) + "].name",
+                 "region '" + region.name + "' is already in part " + part.id +
+                     " (a board adds regions; it does not redefine the part's)");
+      device.memory.push_back(region);
+    }
+  }
+  if (doc.contains("homes")) {
+    const json &homes = doc["homes"];
+    const std::pair<const char *, std::string *> fields[] = {
+        {"code", &device.homes.code},         {"weights_flash", &device.homes.weightsFlash},
+        {"weights_ram", &device.homes.weightsRam}, {"io", &device.homes.io},
+        {"activations", &device.homes.activations}, {"sdk_ram", &device.homes.sdkRam},
+        {"library_ram", &device.homes.libraryRam}};
+    for (const auto &[key, target] : fields)
+      if (homes.contains(key))
+        *target = homes[key].get<std::string>();
+  }
+  if (doc.contains("sdk_baseline")) {
+    const json &base = doc["sdk_baseline"];
+    device.sdkBaselineFlash = base.at("flash");
+    device.sdkBaselineRam = base.at("ram");
+    device.sdkBaselineSource = base.at("source");
+  }
+  for (const json &s : doc.at("sources"))
+    device.sources.push_back({s.at("fact"), s.at("from")});
+  checkReferences(device, file);
   return device;
 }
 
@@ -230,29 +363,74 @@ std::string DeviceDatabase::defaultDirectory() {
 
 DeviceDatabase DeviceDatabase::loadDefault() {
   std::string dir = defaultDirectory();
-  return load(dir + "/parts", dir + "/schema/device.schema.json");
+  return load(dir + "/parts", dir + "/schema/device.schema.json", dir + "/boards");
 }
 
-DeviceDatabase DeviceDatabase::load(const std::string &partsDir, const std::string &schemaPath) {
-  DeviceDatabase db;
-  db.schema_ = readJsonFile(schemaPath);
+namespace {
+
+std::vector<std::string> jsonFilesIn(const std::string &dir) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto &entry : fs::directory_iterator(partsDir, ec))
+  for (const auto &entry : fs::directory_iterator(dir, ec))
     if (entry.path().extension() == ".json")
       files.push_back(entry.path().string());
   if (ec)
-    throw Error(ExitCode::BadInputFile, partsDir + ": cannot read the device database directory");
+    throw Error(ExitCode::BadInputFile, dir + ": cannot read the device database directory");
   std::sort(files.begin(), files.end());
-  for (const std::string &file : files)
+  return files;
+}
+
+} // namespace
+
+DeviceDatabase DeviceDatabase::load(const std::string &partsDir, const std::string &schemaPath,
+                                    const std::string &boardsDir) {
+  DeviceDatabase db;
+  db.schema_ = readJsonFile(schemaPath);
+  // The board schema lives beside the part schema; without it only parts load.
+  std::string boardSchemaPath = (fs::path(schemaPath).parent_path() / "board.schema.json").string();
+  if (fs::exists(boardSchemaPath))
+    db.boardSchema_ = readJsonFile(boardSchemaPath);
+  for (const std::string &file : jsonFilesIn(partsDir))
     db.addFile(file);
+  // Boards after every part, so a board may name any part. A database
+  // without a boards/ folder (an older BUNDLEFIT_DEVICE_DB copy) has none.
+  if (!boardsDir.empty() && fs::exists(boardsDir))
+    for (const std::string &file : jsonFilesIn(boardsDir))
+      db.addFile(file);
   return db;
 }
 
 void DeviceDatabase::addFile(const std::string &path) {
   json document = readJsonFile(path);
+  if (document.is_object() && document.value("schema", json()) == "bundlefit.board/1") {
+    if (boardSchema_.is_null())
+      throw Error(ExitCode::BadInputFile,
+                  path + ": schema: a board file, but no board.schema.json beside the device schema");
+    std::vector<SchemaViolation> violations =
+        validateJson(boardSchema_, document, {{"device.schema.json", schema_}});
+    std::string message;
+    for (size_t i = 0; i < violations.size(); ++i)
+      message += (i ? "\n" : "") + path + ": " + violations[i].str();
+    if (!message.empty())
+      throw Error(ExitCode::BadInputFile, message);
+    std::string partName = document.at("part");
+    const Device *part = find(partName);
+    if (!part || !part->board.empty()) {
+      std::string parts;
+      for (const Device &device : devices_)
+        if (device.board.empty())
+          parts += (parts.empty() ? "" : ", ") + device.id;
+      badField(path, "part", "names no part ('" + partName + "'); known parts: " + parts);
+    }
+    add(resolveBoard(document, *part, path));
+    return;
+  }
   validateDeviceDocument(schema_, document, path);
-  Device device = parseDevice(document, path);
+  checkByteFields(document, path);
+  add(parseDevice(document, path));
+}
+
+void DeviceDatabase::add(Device device) {
   for (Device &existing : devices_)
     if (lower(existing.id) == lower(device.id)) {
       existing = device;

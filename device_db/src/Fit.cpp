@@ -5,7 +5,12 @@
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <numeric>
 
 namespace bundlefit::device {
@@ -79,6 +84,42 @@ ProjectTotals projectTotals(const ProjectTerms &t) {
   return totals;
 }
 
+std::string Headroom::str() const {
+  if (percent > 0) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g%%", percent);
+    return text;
+  }
+  return thousands(bytes) + " B";
+}
+
+Headroom parseHeadroom(const std::string &text, const std::string &option) {
+  Headroom h;
+  auto bad = [&]() {
+    return Error(ExitCode::Usage, option + " " + text + ": expected BYTES, BYTESK (KiB) or PERCENT% (0-100)");
+  };
+  if (text.empty())
+    throw bad();
+  char *end = nullptr;
+  if (text.back() == '%') {
+    h.percent = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() - 1 || !(h.percent >= 0 && h.percent <= 100))
+      throw bad();
+    return h;
+  }
+  if (text[0] == '-')
+    throw bad();
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  uint64_t scale = 1;
+  if (*end == 'k' || *end == 'K')
+    scale = 1024, ++end;
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE || value > UINT64_MAX / scale)
+    throw bad();
+  h.bytes = value * scale;
+  return h;
+}
+
 FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequest &request) {
   FitResult result;
   result.variant = fp.variant;
@@ -102,8 +143,17 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   };
 
   ProjectTerms &t = result.terms;
-  t.baseFlash = device.sdkBaselineFlash;
-  t.baseRam = device.sdkBaselineRam;
+  t.baseFlash = request.appFlash ? *request.appFlash : device.sdkBaselineFlash;
+  t.baseRam = request.appRam ? *request.appRam : device.sdkBaselineRam;
+  if (request.appFlash || request.appRam)
+    result.baselineSource = std::string("application footprint given (") +
+                            (request.appFlash ? "--app-flash " + thousands(*request.appFlash) : "") +
+                            (request.appFlash && request.appRam ? ", " : "") +
+                            (request.appRam ? "--app-ram " + thousands(*request.appRam) : "") + ")" +
+                            (request.appFlash && request.appRam ? "" : "; the rest: SDK baseline, " +
+                                                                          device.sdkBaselineSource);
+  else
+    result.baselineSource = "SDK baseline: " + device.sdkBaselineSource;
   t.code = request.codeBytes ? *request.codeBytes : fp.codeBytes;
   t.constant = fp.constantBytes;
   t.mutableBytes = fp.mutableBytes;
@@ -115,10 +165,28 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   const int flash = regionIndex(device, device.homes.code);
   const int weightsFlash = regionIndex(device, device.homes.weightsFlash);
   const KernelLibrary &library = mainLibrary(device, fp.variant);
-  add(flash, "SDK project (code, rodata, data image)", t.baseFlash);
-  add(flash, std::string("bundle code (") + (request.codeBytes ? "given" : "estimate") + ")", t.code);
+  // Headroom first, so that placement leaves it free.
+  for (size_t i = 0; i < device.memory.size(); ++i) {
+    const MemoryRegionInfo &region = device.memory[i];
+    const Headroom &h = region.isFlash() ? request.reserveFlash : request.reserveRam;
+    if (h.percent > 0 && (region.isFlash() || region.holdsData))
+      add(int(i), "headroom reserved (" + std::string(region.isFlash() ? "--reserve-flash " : "--reserve-ram ") +
+                      h.str() + ")",
+          uint64_t(double(region.size) * h.percent / 100.0));
+  }
+  if (request.reserveFlash.bytes)
+    add(flash, "headroom reserved (--reserve-flash " + request.reserveFlash.str() + ")", request.reserveFlash.bytes);
+  if (request.reserveRam.bytes)
+    add(regionIndex(device, device.homes.sdkRam),
+        "headroom reserved (--reserve-ram " + request.reserveRam.str() + ")", request.reserveRam.bytes);
+  add(flash, std::string(request.appFlash ? "application (--app-flash)" : "SDK project (code, rodata, data image)"),
+      t.baseFlash);
+  add(flash, std::string("bundle code (") +
+                 (request.codeBytes ? "given" : fp.codeEstimated ? "estimate" : "compiled") + ")",
+      t.code);
   add(flash, library.key + " image", t.libraryFlash);
-  add(regionIndex(device, device.homes.sdkRam), "SDK project (.data, .bss, stack, heap)", t.baseRam);
+  add(regionIndex(device, device.homes.sdkRam),
+      request.appRam ? "application (--app-ram)" : "SDK project (.data, .bss, stack, heap)", t.baseRam);
   if (t.libraryRam) {
     int libraryRam = regionIndex(device, device.homes.libraryRam);
     add(libraryRam, library.key + " image copied to RAM", t.libraryRam);
@@ -237,6 +305,12 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
                                 thousands(use.region->size) + " (over by " +
                                 thousands(use.used - use.region->size) + " B)");
   result.fits = result.problems.empty();
+  for (const RegionUse &use : result.regions)
+    if (result.fits && use.region->size && use.used * 2000 >= use.region->size * 1999)
+      result.warnings.push_back(use.region->name + " is " + (use.used == use.region->size ? "100%" : "99.9%+") +
+                                " full (" + thousands(use.used) + " of " + thousands(use.region->size) +
+                                " B): no room left for the application; keep some with --reserve-ram / "
+                                "--reserve-flash or --weights flash");
   result.time = predictTime(device, fp, result.weightRegion, result.activationRegion);
   return result;
 }
@@ -313,15 +387,14 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
 }
 
 std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
-                                       const Graph &graph, const Variant &variant,
-                                       const FitRequest &request, const PlanOptions &options,
-                                       const Graph *int8Graph) {
+                                       const Variant &variant, const FitRequest &request,
+                                       const FootprintSource &footprintOf) {
   std::vector<Suggestion> suggestions;
   auto tryBuild = [&](const Device &part, const Variant &v, WeightsPolicy weights,
                       const std::string &change) {
     FitRequest changed = request;
     changed.weights = weights;
-    ModelFootprint fp = footprintFor(graph, int8Graph, v, part, options);
+    ModelFootprint fp = footprintOf(part, v);
     FitResult fit = fitModel(part, fp, changed);
     suggestions.push_back({change, fit.fits, fit.totals.flash, fit.totals.ram, fit.time.ms});
     return fit.fits;
@@ -346,7 +419,7 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
         continue;
       FitRequest changed = request;
       changed.weights = WeightsPolicy::Auto;
-      ModelFootprint fp = footprintFor(graph, int8Graph, v, part, options);
+      ModelFootprint fp = footprintOf(part, v);
       FitResult fit = fitModel(part, fp, changed);
       if (fit.fits)
         parts.push_back({"use part " + part.id + " (" + part.name + ")" +
@@ -364,74 +437,141 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
   return suggestions;
 }
 
-PickResult pickBuild(const Device &device, const Graph &graph, const FitRequest &request,
-                     const PlanOptions &options, const Graph *int8Graph) {
+PickGoal parsePickGoal(const std::string &text) {
+  if (text == "latency")
+    return PickGoal::Latency;
+  if (text == "ram")
+    return PickGoal::Ram;
+  if (text == "flash")
+    return PickGoal::Flash;
+  throw Error(ExitCode::Usage, "--goal " + text + ": expected latency, ram or flash");
+}
+
+const char *pickGoalName(PickGoal goal) {
+  switch (goal) {
+  case PickGoal::Latency: return "latency";
+  case PickGoal::Ram: return "ram";
+  case PickGoal::Flash: return "flash";
+  }
+  return "latency";
+}
+
+std::string variantFamily(const Variant &variant) {
+  if (variant.precision == Precision::Float)
+    return "float";
+  switch (variant.kernels) {
+  case Kernels::Portable: return "int8";
+  case Kernels::CmsisNn: return "CMSIS-NN";
+  case Kernels::HiFi4:
+  case Kernels::HiFi4WithCmsis: return "HiFi4";
+  }
+  return "int8";
+}
+
+namespace {
+
+/// Whether `r` beats `b` for the goal. Latency: faster by more than 2%, or
+/// within 2% and smaller RAM, then Flash. RAM / Flash: smaller, then faster.
+bool better(const FitResult &r, const FitResult &b, PickGoal goal) {
+  switch (goal) {
+  case PickGoal::Latency: {
+    bool faster = r.time.ms < b.time.ms * 0.98;
+    bool tie = !faster && r.time.ms <= b.time.ms * 1.02;
+    return faster || (tie && (r.totals.ram < b.totals.ram ||
+                              (r.totals.ram == b.totals.ram && r.totals.flash < b.totals.flash)));
+  }
+  case PickGoal::Ram:
+    return r.totals.ram < b.totals.ram || (r.totals.ram == b.totals.ram && r.time.ms < b.time.ms);
+  case PickGoal::Flash:
+    return r.totals.flash < b.totals.flash ||
+           (r.totals.flash == b.totals.flash && r.time.ms < b.time.ms);
+  }
+  return false;
+}
+
+std::string describe(const Candidate &c) {
+  char text[256];
+  std::snprintf(text, sizeof text, "%s, weights %s: %.2f ms, RAM %s, Flash %s", c.variant.name.c_str(),
+                weightsPolicyName(c.weights), c.result.time.ms, thousands(c.result.totals.ram).c_str(),
+                thousands(c.result.totals.flash).c_str());
+  return text;
+}
+
+} // namespace
+
+PickResult pickBuild(const Device &device, const FitRequest &request,
+                     const FootprintSource &footprintOf, const PickRequest &options) {
   PickResult pick;
-  for (const Variant &variant : allVariants()) {
+  std::vector<Variant> variants = options.variants;
+  if (variants.empty())
+    for (const Variant &variant : allVariants())
+      if (variantAvailable(device, variant))
+        variants.push_back(variant);
+  for (const Variant &variant : variants) {
     if (!variantAvailable(device, variant))
-      continue;
-    ModelFootprint fp = footprintFor(graph, int8Graph, variant, device, options);
+      mainLibrary(device, variant); // Throws: the part lacks the library.
+    ModelFootprint fp = footprintOf(device, variant);
     for (WeightsPolicy weights : {WeightsPolicy::Flash, WeightsPolicy::Ram}) {
       FitRequest changed = request;
       changed.weights = weights;
-      pick.candidates.push_back({variant, weights, fitModel(device, fp, changed), false});
+      pick.candidates.push_back(
+          {variant, weights, fitModel(device, fp, changed), false, fp.buildable, fp.estimates});
     }
   }
+  // The best per family (eligible or not), and the overall best eligible one.
+  std::vector<std::string> families;
+  std::map<std::string, int> familyBest;
   for (size_t i = 0; i < pick.candidates.size(); ++i) {
-    const FitResult &r = pick.candidates[i].result;
-    if (!r.fits)
-      continue;
-    if (pick.best < 0) {
-      pick.best = int(i);
-      continue;
+    const Candidate &c = pick.candidates[i];
+    std::string family = variantFamily(c.variant);
+    if (!familyBest.count(family)) {
+      families.push_back(family);
+      familyBest[family] = -1;
     }
-    const FitResult &b = pick.candidates[pick.best].result;
-    // Faster wins; within 2% the smaller RAM, then the smaller Flash.
-    bool faster = r.time.ms < b.time.ms * 0.98;
-    bool tie = !faster && r.time.ms <= b.time.ms * 1.02;
-    if (faster || (tie && (r.totals.ram < b.totals.ram ||
-                           (r.totals.ram == b.totals.ram && r.totals.flash < b.totals.flash))))
+    int &fb = familyBest[family];
+    if (c.result.fits && (fb < 0 || better(c.result, pick.candidates[fb].result, options.goal)))
+      fb = int(i);
+    if (!c.eligible(options.allowEstimates))
+      continue;
+    if (pick.best < 0 || better(c.result, pick.candidates[pick.best].result, options.goal))
       pick.best = int(i);
   }
+  std::string goal = pickGoalName(options.goal);
   if (pick.best < 0) {
-    pick.reason = "no candidate fits " + device.id;
+    bool anyFits = false;
+    for (const Candidate &c : pick.candidates)
+      anyFits = anyFits || c.result.fits;
+    pick.reason = anyFits ? "no buildable candidate with measured sizes fits " + device.id +
+                                " (only estimates do; --allow-estimates to consider them)"
+                          : "no candidate fits " + device.id;
     return pick;
   }
   Candidate &best = pick.candidates[pick.best];
   best.best = true;
-  const Candidate *runnerUp = nullptr;
-  for (const Candidate &c : pick.candidates)
-    if (&c != &best && c.result.fits && c.result.time.ms > best.result.time.ms * 1.02 &&
-        (!runnerUp || c.result.time.ms < runnerUp->result.time.ms))
-      runnerUp = &c;
-  char text[512];
-  std::snprintf(text, sizeof text, "fastest build that fits: %s, weights %s, %.2f ms predicted",
-                best.variant.name.c_str(), weightsPolicyName(best.weights), best.result.time.ms);
-  pick.reason = text;
-  if (runnerUp) {
-    std::snprintf(text, sizeof text, "; next fastest: %s, weights %s, %.2f ms",
-                  runnerUp->variant.name.c_str(), weightsPolicyName(runnerUp->weights),
-                  runnerUp->result.time.ms);
-    pick.reason += text;
-    pick.reason += " (RAM " + thousands(runnerUp->result.totals.ram) + " vs " +
-                   thousands(best.result.totals.ram) + " B)";
+  pick.reason = "best for " + goal + " that fits" +
+                (options.allowEstimates ? "" : " and bundlefit builds") + ": " + describe(best);
+  for (const std::string &family : families) {
+    if (family == variantFamily(best.variant))
+      continue;
+    int fb = familyBest[family];
+    if (fb < 0) {
+      pick.reason += "; " + family + ": no build fits";
+      continue;
+    }
+    const Candidate &other = pick.candidates[fb];
+    pick.reason += "; best " + family + ": " + describe(other);
+    if (!other.eligible(options.allowEstimates))
+      pick.reason += std::string(" (") + (other.buildable ? "sizes estimated" : "not buildable: an estimate") +
+                     (better(other.result, best.result, options.goal) ? ", would win with --allow-estimates" : "") +
+                     ")";
   }
   return pick;
 }
 
-std::vector<CalibrationResult> checkCalibration(const DeviceDatabase &db) {
-  std::vector<CalibrationResult> results;
-  for (const CalibrationPoint &point : an13001Timings()) {
-    const Device &device = db.get(point.device);
-    std::unique_ptr<Graph> graph = buildReferenceModel(point.model);
-    ModelFootprint fp = estimateFootprint(*graph, parseVariant(point.variant), device);
-    FitRequest request;
-    request.weights = point.weightsInFlash ? WeightsPolicy::Flash : WeightsPolicy::Ram;
-    FitResult fit = fitModel(device, fp, request);
-    double error = (fit.time.ms - point.publishedMs) / point.publishedMs * 100.0;
-    results.push_back({point, fit.time.ms, error});
-  }
-  return results;
+nlohmann::json estimateJson(const std::vector<std::string> &estimates) {
+  if (estimates.empty())
+    return nullptr;
+  return estimates;
 }
 
 nlohmann::json fitResultJson(const Device &device, const ModelFootprint &fp, const FitResult &r) {
@@ -473,7 +613,11 @@ nlohmann::json fitResultJson(const Device &device, const ModelFootprint &fp, con
                       {"flash_capacity", r.flashCapacity}, {"ram_capacity", r.ramCapacity},
                       {"flash_alignment_padding", r.totals.flashAlignmentPadding},
                       {"weights_in_ram", r.weightsInRam}, {"weights_in_flash", r.weightsInFlash}}},
-          {"sdk_baseline", {{"flash", r.terms.baseFlash}, {"ram", r.terms.baseRam}}},
+          {"sdk_baseline", {{"flash", r.terms.baseFlash}, {"ram", r.terms.baseRam},
+                            {"source", r.baselineSource}}},
+          {"buildable", fp.buildable},
+          {"estimate", estimateJson(fp.estimates)},
+          {"warnings", r.warnings},
           {"regions", regions},
           {"homes", homes},
           {"problems", r.problems},

@@ -2,9 +2,7 @@
 #include "bundlefit/device/Footprint.h"
 
 #include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/passes/Passes.h"
 #include "bundlefit/quant/CmsisBufferSizes.h"
-#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -17,11 +15,6 @@ namespace {
 
 uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
-}
-
-bool isBiasOperand(const Node &node, size_t index) {
-  return index == 2 && (node.opType == "Conv" || node.opType == "Gemm" ||
-                        node.opType == "ConvTranspose");
 }
 
 /// Kernel window facts of a Conv/pool node (NCHW).
@@ -69,93 +62,6 @@ LayerClass classify(const Node &node) {
   if (node.opType == "Gemm" || node.opType == "MatMul")
     return LayerClass::FullyConnected;
   return LayerClass::Other;
-}
-
-/// A copy of `graph` re-typed as Glow's int8 build (see Footprint.h), with
-/// kernel scratch as extra, unread outputs of the nodes that need it.
-std::unique_ptr<Graph> quantizedCopy(const Graph &graph, const Variant &variant, const Core &core) {
-  auto copy = std::make_unique<Graph>();
-  copy->name = graph.name;
-  std::map<const Value *, Value *> mapped;
-
-  auto retype = [](TensorType type) {
-    if (type.dtype == DType::Float32)
-      type.dtype = DType::Int8;
-    type.quant = {};
-    return type;
-  };
-  for (Value *input : graph.inputs()) {
-    Value *placeholder = copy->addInput(input->name, input->type);
-    if (input->type.dtype != DType::Float32) {
-      mapped[input] = placeholder;
-      continue;
-    }
-    Node *quantize = copy->addNode("QuantizeLinear", input->name + "_quantize", {placeholder},
-                                   {input->name + "_q"});
-    quantize->output()->type = retype(input->type);
-    quantize->output()->typeKnown = true;
-    mapped[input] = quantize->output();
-  }
-  auto constantFor = [&](const Node &node, size_t index) -> Value * {
-    const Value *value = node.inputs[index];
-    auto it = mapped.find(value);
-    if (it != mapped.end())
-      return it->second;
-    TensorType type = value->type;
-    type.quant = {};
-    if (type.dtype == DType::Float32)
-      type.dtype = isBiasOperand(node, index) ? DType::Int32 : DType::Int8;
-    std::vector<uint8_t> bytes = type.dtype == value->type.dtype
-                                     ? value->data
-                                     : std::vector<uint8_t>(type.bytes(), 0);
-    Value *constant = copy->addConstant(value->name, type, std::move(bytes));
-    mapped[value] = constant;
-    return constant;
-  };
-
-  for (const Node *node : graph.nodes()) {
-    std::vector<Value *> inputs;
-    for (size_t i = 0; i < node->inputs.size(); ++i) {
-      const Value *input = node->inputs[i];
-      if (!input)
-        inputs.push_back(nullptr);
-      else if (input->isConstant())
-        inputs.push_back(constantFor(*node, i));
-      else
-        inputs.push_back(mapped.at(input));
-    }
-    std::vector<std::string> names;
-    for (const Value *output : node->outputs)
-      names.push_back(output->isGraphOutput ? output->name + "_q" : output->name);
-    uint64_t scratch = kernelScratchBytes(*node, variant, core);
-    if (scratch)
-      names.push_back(node->name + "_scratch");
-    Node *clone = copy->addNode(node->opType, node->name, inputs, names);
-    clone->attrs = node->attrs;
-    for (size_t i = 0; i < node->outputs.size(); ++i) {
-      clone->outputs[i]->type = retype(node->outputs[i]->type);
-      clone->outputs[i]->typeKnown = true;
-      mapped[node->outputs[i]] = clone->outputs[i];
-    }
-    if (scratch) {
-      Value *workspace = clone->outputs.back();
-      workspace->type = TensorType{DType::Int8, {int64_t(scratch)}, {}};
-      workspace->typeKnown = true;
-    }
-  }
-  for (const Value *output : graph.outputs()) {
-    Value *source = mapped.at(output);
-    if (output->type.dtype != DType::Float32) {
-      copy->markOutput(source);
-      continue;
-    }
-    Node *dequantize = copy->addNode("DequantizeLinear", output->name + "_dequantize", {source},
-                                     {output->name});
-    dequantize->output()->type = output->type;
-    dequantize->output()->typeKnown = true;
-    copy->markOutput(dequantize->output());
-  }
-  return copy;
 }
 
 ModelFootprint summarize(const MemoryPlan &plan, const Variant &variant, const Device &device) {
@@ -348,109 +254,6 @@ ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant, c
   ModelFootprint fp = summarize(plan, variant, device);
   fp.sizesEstimated = false;
   return fp;
-}
-
-ModelFootprint estimateFootprint(const Graph &graph, const Variant &variant, const Device &device,
-                                 const PlanOptions &options) {
-  if (!variantAvailable(device, variant))
-    mainLibrary(device, variant); // Throws the "has no library" error.
-  if (variant.precision == Precision::Float) {
-    MemoryPlan plan = planGraphMemory(graph, options);
-    ModelFootprint fp = summarize(plan, variant, device);
-    fp.sizesEstimated = false;
-    return fp;
-  }
-  std::unique_ptr<Graph> copy = quantizedCopy(graph, variant, device.bundleCore());
-  MemoryPlan plan = planGraphMemory(*copy, options);
-  ModelFootprint fp = summarize(plan, variant, device);
-  fp.sizesEstimated = true;
-  return fp;
-}
-
-namespace {
-
-/// A copy of an already quantized graph, types and bytes as they are, with
-/// the variant's kernel scratch as extra, unread outputs of the int8 nodes
-/// that need it (float nodes run float kernels, which take none).
-std::unique_ptr<Graph> copyWithKernelScratch(const Graph &graph, const Variant &variant,
-                                             const Core &core) {
-  auto copy = std::make_unique<Graph>();
-  copy->name = graph.name;
-  std::map<const Value *, Value *> mapped;
-  for (Value *input : graph.inputs())
-    mapped[input] = copy->addInput(input->name, input->type);
-  for (const Node *node : graph.nodes()) {
-    std::vector<Value *> inputs;
-    for (const Value *input : node->inputs) {
-      if (!input) {
-        inputs.push_back(nullptr);
-        continue;
-      }
-      auto it = mapped.find(input);
-      if (it == mapped.end() && input->isConstant())
-        it = mapped.emplace(input, copy->addConstant(input->name, input->type, input->data)).first;
-      inputs.push_back(it->second);
-    }
-    std::vector<std::string> names;
-    for (const Value *output : node->outputs)
-      names.push_back(output->name);
-    const Value *first = node->output(0);
-    uint64_t scratch = first && first->type.dtype == DType::Int8
-                           ? kernelScratchBytes(*node, variant, core)
-                           : 0;
-    if (scratch)
-      names.push_back(node->name + "_scratch");
-    Node *clone = copy->addNode(node->opType, node->name, inputs, names);
-    clone->attrs = node->attrs;
-    for (size_t i = 0; i < node->outputs.size(); ++i) {
-      clone->outputs[i]->type = node->outputs[i]->type;
-      clone->outputs[i]->typeKnown = true;
-      mapped[node->outputs[i]] = clone->outputs[i];
-    }
-    if (scratch) {
-      Value *workspace = clone->outputs.back();
-      workspace->type = TensorType{DType::Int8, {int64_t(scratch)}, {}};
-      workspace->typeKnown = true;
-    }
-  }
-  for (const Value *output : graph.outputs())
-    copy->markOutput(mapped.at(output));
-  return copy;
-}
-
-} // namespace
-
-ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &variant,
-                                    const Device &device, const PlanOptions &options) {
-  if (variant.precision != Precision::Int8)
-    fatalInternal("footprintOfQuantized: variant " + variant.name + " is not an int8 build");
-  if (!variantAvailable(device, variant))
-    mainLibrary(device, variant); // Throws the "has no library" error.
-  if (variant.kernels == Kernels::CmsisNn) {
-    // Exactly what `compile --use-cmsis` plans: CMSIS-NN nodes with their
-    // buffers for the core's build, and the NCHW <-> NHWC copies.
-    std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, parseVariant("int8"), device.bundleCore());
-    prepareCmsisGraph(*copy, cmsisExtensionOf(device.bundleCore()));
-    runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
-    return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
-  }
-  std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, variant, device.bundleCore());
-  if (variant.kernels == Kernels::HiFi4 || variant.kernels == Kernels::HiFi4WithCmsis) {
-    // NNLib calls, layer by layer: the --memory-opt forms are bundlefit's
-    // own kernels, which these builds would not run.
-    PlanOptions layerByLayer = options;
-    layerByLayer.memoryOpt = 0;
-    return footprintOfPlan(planGraphMemory(*copy, layerByLayer), variant, device);
-  }
-  runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
-  return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
-}
-
-ModelFootprint footprintFor(const Graph &graph, const Graph *int8Graph, const Variant &variant,
-                            const Device &device, const PlanOptions &options) {
-  if (int8Graph && variant.precision == Precision::Int8)
-    return footprintOfQuantized(*int8Graph, variant, device, options);
-  return estimateFootprint(graph, variant, device, options);
 }
 
 } // namespace bundlefit::device

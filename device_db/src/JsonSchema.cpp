@@ -4,6 +4,7 @@
 #include "bundlefit/support/Error.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace bundlefit::device {
@@ -43,7 +44,8 @@ std::string joinKey(const std::string &path, const std::string &key) {
 
 class Validator {
 public:
-  explicit Validator(const json &root) : root_(root) {}
+  Validator(const json &root, const std::map<std::string, json> &others)
+      : root_(&root), others_(others) {}
 
   void check(const json &schema, const json &value, const std::string &path) {
     if (schema.is_boolean()) {
@@ -62,7 +64,12 @@ public:
         fatalInternal("device schema uses unsupported keyword '" + item.key() + "'");
 
     if (schema.contains("$ref")) {
-      check(resolve(schema["$ref"].get<std::string>()), value, path);
+      // A reference into another schema file ("device.schema.json#/...")
+      // is checked against that file, and so are the references inside it.
+      const json *saved = root_;
+      const json &target = resolve(schema["$ref"].get<std::string>());
+      check(target, value, path);
+      root_ = saved;
       return;
     }
     if (schema.contains("type") && !checkType(schema["type"], value, path))
@@ -144,22 +151,35 @@ private:
     }
   }
 
+  /// "#/definitions/x" in the current schema, or "file.json#/definitions/x"
+  /// in one of the other schemas given by file name (switches root_ to it).
   const json &resolve(const std::string &ref) {
+    size_t hash = ref.find('#');
+    std::string file = hash == std::string::npos ? ref : ref.substr(0, hash);
+    std::string pointer = hash == std::string::npos ? "" : ref.substr(hash);
+    if (!file.empty()) {
+      auto it = others_.find(file);
+      if (it == others_.end())
+        fatalInternal("device schema: $ref '" + ref + "' names a schema that was not loaded");
+      root_ = &it->second;
+    }
     const std::string prefix = "#/definitions/";
-    if (ref.compare(0, prefix.size(), prefix) != 0 || !root_.contains("definitions") ||
-        !root_["definitions"].contains(ref.substr(prefix.size())))
+    if (pointer.compare(0, prefix.size(), prefix) != 0 || !root_->contains("definitions") ||
+        !(*root_)["definitions"].contains(pointer.substr(prefix.size())))
       fatalInternal("device schema: cannot resolve $ref '" + ref + "'");
-    return root_["definitions"][ref.substr(prefix.size())];
+    return (*root_)["definitions"][pointer.substr(prefix.size())];
   }
 
-  const json &root_;
+  const json *root_;
+  const std::map<std::string, json> &others_;
 };
 
 } // namespace
 
 std::vector<SchemaViolation> validateJson(const nlohmann::json &schema,
-                                          const nlohmann::json &document) {
-  Validator validator(schema);
+                                          const nlohmann::json &document,
+                                          const std::map<std::string, nlohmann::json> &others) {
+  Validator validator(schema, others);
   validator.check(schema, document, "");
   return validator.violations;
 }

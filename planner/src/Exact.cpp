@@ -1,101 +1,269 @@
-//===- Exact.cpp - Minimise (or meet) a capacity by search ----------------===//
+//===- Exact.cpp - Meet a capacity, then minimise, section by section -----===//
 //
-// The best greedy plan is the incumbent, so the answer is never worse. To
-// minimise, we first ask the search for the lower bound itself (usually the
-// answer on real networks), then bisect between what is proven impossible
-// and the smallest arena found so far.
+// The best greedy plan is the incumbent, so the answer is never worse. The
+// problem is split into sections (no item crosses from one to the next);
+// the arena is the largest section's, so each section only has to reach a
+// target, never its own minimum:
+//   1. With a capacity, every section above it is brought under it: first
+//      by the other greedy strategies on that section alone, then by search.
+//   2. Then, while time is left, the largest sections go lower: the target
+//      starts at the highest floor anyone has (a section's own bound, or an
+//      arena another section could not beat) and bisects upwards.
+// Each section searched gets an equal share of the time still left, so one
+// hard section cannot starve the others; one the search cannot finish keeps
+// its best greedy placement.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/planner/Exact.h"
 #include "bundlefit/planner/Greedy.h"
-#include "bundlefit/planner/LowerBound.h"
 
 #include "ExactSearch.h"
+#include "GreedyInternal.h"
+#include "LargeStack.h"
+#include "Sections.h"
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 namespace bundlefit::planner {
 
 namespace {
 using detail::Outcome;
+using Clock = std::chrono::steady_clock;
 
-class Minimiser {
+class SectionSolver {
 public:
-  Minimiser(const Problem &problem, const ExactOptions &options)
-      : problem(problem), items(detail::buildItems(problem)) {
-    budget.nodesLeft = options.nodeBudget ? options.nodeBudget : UINT64_MAX;
+  SectionSolver(const Problem &problem, const ExactOptions &options, const Plan &incumbent,
+                double greedySeconds)
+      : problem(problem), options(options), items(detail::buildItems(problem)) {
+    // At least two passes made the incumbent; a section's pass costs its share.
+    passPerItem = greedySeconds / 2 / double(std::max<size_t>(items.items.size(), 1));
     // Clamped so that "practically forever" cannot overflow the clock.
     auto seconds = std::chrono::duration<double>(
         std::min(std::max(options.timeBudgetSeconds, 0.0), 1e7));
-    budget.deadline = std::chrono::steady_clock::now() +
-                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(seconds);
+    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(seconds);
+    budget.nodesLeft = options.nodeLimit ? options.nodeLimit : UINT64_MAX;
+    itemOffsets.assign(items.items.size(), 0);
+    for (size_t b = 0; b < problem.buffers.size(); ++b)
+      itemOffsets[items.itemOfBuffer[b]] = incumbent.offsets[b] - items.offsetInItem[b];
+    sections = detail::splitIntoSections(items);
+    for (detail::Section &s : sections) {
+      std::vector<uint64_t> offsets;
+      for (int g : s.global)
+        offsets.push_back(itemOffsets[g]);
+      uint64_t arena = detail::arenaOf(s.items, offsets);
+      state.push_back({std::move(offsets), arena, s.lowerBound, false});
+    }
   }
 
-  /// Looks for a plan no larger than capacity; on Found, best is updated.
-  Outcome attempt(uint64_t capacity, Plan &best) {
+  /// Phase 1: every section under the capacity. False when one is not.
+  bool fitCapacity(Plan &plan) {
+    std::vector<size_t> over;
+    for (size_t c = 0; c < sections.size(); ++c)
+      if (state[c].arena > options.capacity)
+        over.push_back(c);
+    for (size_t k = 0; k < over.size(); ++k) {
+      Clock::time_point until = shareOfTimeLeft(over.size() - k);
+      Outcome result = improve(over[k], options.capacity, until);
+      if (result == Outcome::Infeasible)
+        plan.provedInfeasible = true;
+      if (result != Outcome::Found)
+        return false;
+    }
+    return true;
+  }
+
+  /// Phase 2: lower the largest sections while time is left.
+  void minimise() {
+    uint64_t floor = 0;
+    for (const SectionState &s : state)
+      floor = std::max(floor, s.provenLow);
+    std::vector<size_t> order(sections.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return state[a].arena > state[b].arena; });
+    for (size_t k = 0; k < order.size(); ++k) {
+      SectionState &s = state[order[k]];
+      if (s.arena <= floor)
+        break; // Sorted: every later section is at or under the floor too.
+      size_t left = 0;
+      for (size_t j = k; j < order.size(); ++j)
+        left += state[order[j]].arena > floor;
+      Clock::time_point until = shareOfTimeLeft(left);
+      uint64_t lo = std::max(s.provenLow, floor);
+      bool first = true;
+      while (lo < s.arena) {
+        // The floor first (usually the answer), then bisect upwards.
+        uint64_t target = first ? lo : lo + (s.arena - 1 - lo) / 2;
+        first = false;
+        Outcome result = improve(order[k], target, until);
+        if (result == Outcome::OutOfBudget)
+          break;
+        if (result == Outcome::Infeasible)
+          lo = target + 1;
+      }
+      floor = std::max(floor, s.arena);
+    }
+  }
+
+  Plan finish(Plan incumbent) {
+    incumbent.sections = sections.size();
+    incumbent.searchNodes = budget.nodesUsed;
+    incumbent.budgetExhausted = outOfBudget;
+    if (!improved) {
+      incumbent.provedOptimal = incumbent.arenaSize == incumbent.lowerBound || provedOptimal();
+      return incumbent;
+    }
+    for (size_t c = 0; c < sections.size(); ++c)
+      for (size_t i = 0; i < sections[c].global.size(); ++i)
+        itemOffsets[sections[c].global[i]] = state[c].offsets[i];
+    Plan plan = detail::makePlan(problem, items, itemOffsets,
+                                 searched ? "exact" : "greedy:per-section",
+                                 incumbent.lowerBound);
+    plan.provedOptimal = plan.arenaSize == plan.lowerBound || provedOptimal();
+    plan.provedInfeasible = incumbent.provedInfeasible;
+    plan.sections = incumbent.sections;
+    plan.searchNodes = incumbent.searchNodes;
+    plan.budgetExhausted = incumbent.budgetExhausted;
+    return plan;
+  }
+
+  bool timeLeft() const { return Clock::now() < deadline && budget.nodesLeft > 0; }
+
+private:
+  struct SectionState {
+    std::vector<uint64_t> offsets; ///< Per local item.
+    uint64_t arena;
+    uint64_t provenLow;  ///< Nothing below this fits the section (proved).
+    bool greedyTried;    ///< The other greedy strategies ran on it alone.
+  };
+
+  // Nothing below a section's proven floor fits, so the whole arena cannot
+  // go below the highest one.
+  bool provedOptimal() const {
+    uint64_t arena = 0, low = 0;
+    for (const SectionState &s : state) {
+      arena = std::max(arena, s.arena);
+      low = std::max(low, s.provenLow);
+    }
+    return low >= arena;
+  }
+
+  Clock::time_point shareOfTimeLeft(size_t sharers) const {
+    Clock::time_point now = Clock::now();
+    if (now >= deadline)
+      return deadline;
+    return now + (deadline - now) / Clock::rep(std::max<size_t>(sharers, 1));
+  }
+
+  // Brings section c to arena <= target: the greedy strategies first (once
+  // per section), then the search until `until`.
+  Outcome improve(size_t c, uint64_t target, Clock::time_point until) {
+    SectionState &s = state[c];
+    const detail::Items &local = sections[c].items;
+    if (!s.greedyTried) {
+      s.greedyTried = true;
+      // A pass is not interrupted, so none starts that would end past
+      // `until` at the pace of the last one.
+      Clock::duration pass = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(passPerItem * double(local.items.size())));
+      for (const detail::GreedyStrategy &g : detail::greedyStrategies()) {
+        Clock::time_point begin = Clock::now();
+        if (s.arena <= target || begin + pass >= until)
+          break;
+        std::vector<uint64_t> offsets =
+            detail::placeItems(local, detail::orderItems(local, g.order), g.fit);
+        pass = Clock::now() - begin;
+        uint64_t arena = detail::arenaOf(local, offsets);
+        if (arena < s.arena) {
+          s.offsets = std::move(offsets);
+          s.arena = arena;
+          improved = true;
+        }
+      }
+    }
+    if (s.arena <= target)
+      return Outcome::Found;
+    if (target < s.provenLow)
+      return Outcome::Infeasible;
+    if (Clock::now() >= until) {
+      outOfBudget = true;
+      return Outcome::OutOfBudget;
+    }
+    budget.deadline = until;
+    budget.timedOut = false;
     std::vector<uint64_t> offsets;
-    Outcome result = detail::searchCapacity(items, capacity, budget, offsets);
-    if (result != Outcome::Found)
+    Outcome result = detail::runOnLargeStack(local.items.size(), [&] {
+      return detail::searchCapacity(local, target, budget, offsets);
+    });
+    if (result == Outcome::OutOfBudget) {
+      outOfBudget = true;
       return result;
-    Plan plan = detail::makePlan(problem, items, offsets, "exact", best.lowerBound);
-    if (plan.arenaSize < best.arenaSize)
-      best = std::move(plan);
+    }
+    if (result == Outcome::Infeasible)
+      s.provenLow = std::max(s.provenLow, target + 1);
+    if (result == Outcome::Found) {
+      uint64_t arena = detail::arenaOf(local, offsets);
+      if (arena < s.arena) {
+        s.offsets = std::move(offsets);
+        s.arena = arena;
+        improved = searched = true;
+      }
+    }
     return result;
   }
 
-  const detail::SearchBudget &spent() const { return budget; }
-
-private:
   const Problem &problem;
+  const ExactOptions &options;
   detail::Items items;
+  std::vector<uint64_t> itemOffsets;
+  std::vector<detail::Section> sections;
+  std::vector<SectionState> state;
   detail::SearchBudget budget;
+  Clock::time_point deadline;
+  double passPerItem = 0; ///< Seconds per item of one greedy pass.
+  bool improved = false, searched = false, outOfBudget = false;
 };
-
-void finish(Plan &plan, const detail::SearchBudget &budget) {
-  plan.searchNodes = budget.nodesUsed;
-  plan.budgetExhausted = budget.timedOut || budget.nodesLeft == 0;
-}
 } // namespace
 
 Plan planExact(const Problem &problem, const ExactOptions &options) {
-  return detail::improveByExactSearch(problem, options, planBestGreedy(problem));
+  double greedySeconds = 0;
+  Plan best = detail::timedBestGreedy(problem, greedySeconds);
+  return detail::improveByExactSearch(problem, options, std::move(best), greedySeconds);
 }
 
-Plan detail::improveByExactSearch(const Problem &problem,
-                                  const ExactOptions &options, Plan best) {
-  if (problem.buffers.size() > options.maxBuffers)
-    return best;
-  if (options.capacity != 0) {
-    if (best.arenaSize <= options.capacity)
-      return best;
-    Minimiser m(problem, options);
-    m.attempt(options.capacity, best);
-    finish(best, m.spent());
-    best.provedOptimal = best.arenaSize == best.lowerBound;
-    return best;
-  }
-  if (best.arenaSize <= best.lowerBound)
-    return best;
+Plan detail::timedBestGreedy(const Problem &problem, double &seconds) {
+  Clock::time_point start = Clock::now();
+  Plan plan = planBestGreedy(problem);
+  seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return plan;
+}
 
-  Minimiser m(problem, options);
-  // lo: everything below is proven impossible (when `proven`).
-  uint64_t lo = best.lowerBound;
-  bool proven = true;
-  while (lo < best.arenaSize) {
-    // The bound first: on most instances it is the answer.
-    uint64_t target = lo == best.lowerBound ? lo : lo + (best.arenaSize - 1 - lo) / 2;
-    Outcome result = m.attempt(target, best);
-    if (result == Outcome::OutOfBudget) {
-      proven = false;
-      break;
-    }
-    if (result == Outcome::Infeasible)
-      lo = target + 1;
+Plan detail::improveByExactSearch(const Problem &problem, const ExactOptions &options,
+                                  Plan best, double greedySeconds) {
+  bool fits = options.capacity != 0 && best.arenaSize <= options.capacity;
+  if (best.arenaSize <= best.lowerBound || (fits && options.stopAtCapacity)) {
+    best.provedOptimal = best.arenaSize <= best.lowerBound;
+    return best;
   }
-  finish(best, m.spent());
-  best.provedOptimal = proven && lo >= best.arenaSize;
-  return best;
+  SectionSolver solver(problem, options, best, greedySeconds);
+  if (options.capacity != 0 && !fits) {
+    fits = solver.fitCapacity(best);
+    if (fits && options.stopAtCapacity)
+      return solver.finish(std::move(best));
+  }
+  if (solver.timeLeft())
+    solver.minimise();
+  return solver.finish(std::move(best));
+}
+
+const char *proofOf(const Plan &plan, uint64_t capacity) {
+  if (capacity != 0 && plan.arenaSize > capacity)
+    return plan.provedInfeasible || plan.provedOptimal ? "proven not to fit" : "best effort";
+  if (plan.provedOptimal)
+    return "proven optimal";
+  return capacity != 0 ? "proven to fit" : "best effort";
 }
 
 } // namespace bundlefit::planner

@@ -34,9 +34,13 @@ Outcome searchCapacity(const Items &items, uint64_t capacity,
                        SearchBudget &budget, std::vector<uint64_t> &itemOffsets);
 
 /// planExact's body with the incumbent given (so planMemory does not run the
-/// greedy family twice).
+/// greedy family twice). greedySeconds: how long the incumbent took, the
+/// pace at which a greedy pass over a section is expected to run.
 Plan improveByExactSearch(const Problem &problem, const ExactOptions &options,
-                          Plan incumbent);
+                          Plan incumbent, double greedySeconds);
+
+/// planBestGreedy, timed.
+Plan timedBestGreedy(const Problem &problem, double &seconds);
 
 } // namespace bundlefit::planner::detail
 

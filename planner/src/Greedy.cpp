@@ -47,14 +47,11 @@ Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit fit) {
 }
 
 namespace {
-struct Strategy {
-  GreedyOrder order;
-  GreedyFit fit;
-};
+using detail::GreedyStrategy;
 
 // Most frequent winners first: Glow's orders reach the bound on most real
 // networks, so the loop usually stops after one pass.
-const Strategy kStrategies[] = {
+const GreedyStrategy kStrategies[] = {
     {GreedyOrder::MaxLiveBySize, GreedyFit::FirstFit},
     {GreedyOrder::BySize, GreedyFit::FirstFit},
     {GreedyOrder::MaxLiveByTime, GreedyFit::FirstFit},
@@ -74,6 +71,11 @@ const Strategy kStrategies[] = {
 constexpr size_t kLargeProblem = 20'000;
 constexpr size_t kStrategiesWhenLarge = 2;
 } // namespace
+
+const std::vector<GreedyStrategy> &detail::greedyStrategies() {
+  static const std::vector<GreedyStrategy> all(std::begin(kStrategies), std::end(kStrategies));
+  return all;
+}
 
 Plan planBestGreedy(const Problem &problem) {
   detail::Items items = detail::buildItems(problem);

@@ -9,6 +9,14 @@
 
 namespace bundlefit::planner::detail {
 
+struct GreedyStrategy {
+  GreedyOrder order;
+  GreedyFit fit;
+};
+
+/// Every order x fit combination, most often best first.
+const std::vector<GreedyStrategy> &greedyStrategies();
+
 /// The order in which a greedy pass places the items (every item once).
 std::vector<int> orderItems(const Items &items, GreedyOrder order);
 

@@ -202,10 +202,20 @@ std::vector<int> dynamicOrder(const Items &items, GreedyOrder order) {
   }
   for (size_t placedCount = 0; placedCount < nonEmpty; ++placedCount) {
     int item = candidates.bestAt(live.argmax());
+    if (item < 0)
+      break; // Only for a problem checkProblem rejects; never index with -1.
     const Item &it = items.items[item];
     candidates.markPlaced(item);
     live.add(it.cfirst, it.clast, -int64_t(it.size));
     sequence.push_back(item);
+  }
+  if (sequence.size() < items.items.size()) { // Keep "every item once".
+    std::vector<char> listed(items.items.size(), 0);
+    for (int i : sequence)
+      listed[i] = 1;
+    for (size_t i = 0; i < items.items.size(); ++i)
+      if (!listed[i])
+        sequence.push_back(int(i));
   }
   return sequence;
 }

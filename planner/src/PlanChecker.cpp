@@ -8,6 +8,7 @@
 #include "bundlefit/planner/PlanChecker.h"
 
 #include "Items.h"
+#include "bundlefit/planner/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <functional>
@@ -176,23 +177,75 @@ std::optional<std::string> checkPlan(const Problem &problem, const Plan &plan) {
   return Checker(problem, plan).run();
 }
 
+namespace {
+std::string nameOf(const Problem &problem, size_t i) {
+  return "buffer #" + std::to_string(i) + " (id " + std::to_string(problem.buffers[i].id) + ")";
+}
+
+// An honoured chain becomes one item aligned to the lcm of its members'
+// alignments and as large as its members spread by their shifts: both must
+// stay representable.
+std::optional<std::string> checkChains(const Problem &problem) {
+  size_t n = problem.buffers.size();
+  std::vector<size_t> root(n);
+  std::vector<uint64_t> alignment(n);
+  for (size_t i = 0; i < n; ++i) {
+    root[i] = i;
+    alignment[i] = std::max<uint64_t>(problem.buffers[i].alignment, 1);
+  }
+  auto find = [&root](size_t x) {
+    while (root[x] != x)
+      x = root[x] = root[root[x]];
+    return x;
+  };
+  std::vector<bool> honoured = detail::selectHints(problem);
+  uint64_t shifts = 0;
+  for (size_t k = 0; k < honoured.size(); ++k) {
+    if (!honoured[k])
+      continue;
+    const InPlaceHint &h = problem.inPlace[k];
+    uint64_t magnitude = h.shift < 0 ? uint64_t(0) - uint64_t(h.shift) : uint64_t(h.shift);
+    if (!checkedAdd(shifts, magnitude, shifts) || shifts > kMaxPlannerBytes)
+      return "in-place hint #" + std::to_string(k) + ": shifts add up to more than 2^62 bytes";
+    size_t a = find(size_t(h.input)), b = find(size_t(h.output));
+    uint64_t lcm;
+    if (!checkedLcm(alignment[a], alignment[b], lcm) || lcm > kMaxPlannerBytes)
+      return "in-place hint #" + std::to_string(k) + ": " + nameOf(problem, size_t(h.output)) +
+             " and " + nameOf(problem, size_t(h.input)) + " have no common alignment below 2^62";
+    root[b] = a;
+    alignment[a] = lcm;
+  }
+  return std::nullopt;
+}
+} // namespace
+
 std::optional<std::string> checkProblem(const Problem &problem) {
-  int n = int(problem.buffers.size());
-  for (int i = 0; i < n; ++i) {
+  size_t n = problem.buffers.size();
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
     const Buffer &b = problem.buffers[i];
     if (b.first > b.last)
-      return "buffer #" + std::to_string(i) + " (id " + std::to_string(b.id) +
-             ") ends (step " + std::to_string(b.last) + ") before it starts (step " +
-             std::to_string(b.first) + ")";
+      return nameOf(problem, i) + " ends (step " + std::to_string(b.last) +
+             ") before it starts (step " + std::to_string(b.first) + ")";
+    if (b.alignment > kMaxPlannerBytes)
+      return nameOf(problem, i) + ": alignment " + std::to_string(b.alignment) +
+             " is above 2^62";
+    uint64_t bytes;
+    if (!checkedAlignUp(b.size, b.alignment, bytes) || !checkedAdd(total, bytes, total) ||
+        !checkedAdd(total, std::max<uint64_t>(b.alignment, 1), total) ||
+        total > kMaxPlannerBytes)
+      return nameOf(problem, i) + ": size " + std::to_string(b.size) +
+             " brings the buffers' total past 2^62 bytes";
   }
   for (size_t k = 0; k < problem.inPlace.size(); ++k) {
     const InPlaceHint &h = problem.inPlace[k];
-    if (h.output < 0 || h.output >= n || h.input < 0 || h.input >= n || h.input == h.output)
+    if (h.output < 0 || size_t(h.output) >= n || h.input < 0 || size_t(h.input) >= n ||
+        h.input == h.output)
       return "in-place hint #" + std::to_string(k) + " names buffers " +
              std::to_string(h.output) + " and " + std::to_string(h.input) +
              ", not two distinct buffers of " + std::to_string(n);
   }
-  return std::nullopt;
+  return checkChains(problem);
 }
 
 } // namespace bundlefit::planner

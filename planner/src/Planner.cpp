@@ -9,12 +9,10 @@ namespace bundlefit::planner {
 
 Plan planMemory(const Problem &problem, const PlanOptions &options) {
   assert(!checkProblem(problem) && "planMemory needs a well-formed problem");
-  Plan plan = planBestGreedy(problem);
-  if (options.useExact && plan.arenaSize > plan.lowerBound) {
-    ExactOptions exact = options.exact;
-    exact.capacity = 0; // planMemory always minimises.
-    plan = detail::improveByExactSearch(problem, exact, std::move(plan));
-  }
+  double greedySeconds = 0;
+  Plan plan = detail::timedBestGreedy(problem, greedySeconds);
+  if (options.useExact && plan.arenaSize > plan.lowerBound)
+    plan = detail::improveByExactSearch(problem, options.exact, std::move(plan), greedySeconds);
 #ifndef NDEBUG
   std::optional<std::string> error = checkPlan(problem, plan);
   assert(!error && "planMemory produced an invalid plan");

@@ -4,10 +4,14 @@
 #include "bundlefit/support/Names.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -88,6 +92,15 @@ struct BundleConfig {
 
 } // namespace
 
+std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan) {
+  std::vector<std::string> names;
+  for (const Value *value : plan.placeholders)
+    names.push_back(value->name);
+  // The size and alignment macros share the <NET>_ prefix with the offsets.
+  return uniqueLegalNames(
+      names, {"CONSTANT_MEM_SIZE", "MUTABLE_MEM_SIZE", "ACTIVATIONS_MEM_SIZE", "MEM_ALIGN"});
+}
+
 std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networkName,
                                BundleApi api) {
   const std::string prefix = toUpper(networkName);
@@ -115,9 +128,13 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
     text += std::string("// Activations allocation efficiency: ") + efficiency + "\n";
   }
   text += "// Placeholders:\n//\n";
-  for (const Value *value : plan.placeholders) {
+  const std::vector<std::string> ids = placeholderIdentifiers(plan);
+  for (size_t i = 0; i < plan.placeholders.size(); ++i) {
+    const Value *value = plan.placeholders[i];
     const Placement &p = plan.placementOf(value);
-    text += "//   Name: \"" + legalizeName(value->name) + "\"\n";
+    text += "//   Name: \"" + ids[i] + "\"\n";
+    if (ids[i] != legalizeName(value->name))
+      text += "//   Model name: \"" + value->name + "\" (renamed: its C name was taken)\n";
     text += "//   Type: " + glowTypeName(value->type) + "\n";
     text += "//   Size: " + std::to_string(value->type.numElements()) + " (elements)\n";
     text += "//   Size: " + std::to_string(p.size) + " (bytes)\n";
@@ -126,13 +143,14 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
   text += "// NOTE: Placeholders are allocated within the \"mutableWeight\"\n";
   text += "// buffer and are identified using an offset relative to base.\n";
   text += "// ---------------------------------------------------------------\n";
+  text += renderCmsisNnCheck(plan);
   text += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
   if (api == BundleApi::Static) {
     std::vector<std::pair<std::string, std::string>> offsets;
-    for (const Value *value : plan.placeholders)
-      offsets.push_back({prefix + "_" + legalizeName(value->name),
-                         std::to_string(plan.placementOf(value).offset)});
+    for (size_t i = 0; i < plan.placeholders.size(); ++i)
+      offsets.push_back({prefix + "_" + ids[i],
+                         std::to_string(plan.placementOf(plan.placeholders[i]).offset)});
     text += "// Placeholder address offsets within mutable buffer (bytes).\n";
     text += alignedDefines(offsets) + "\n";
     text += "// Memory sizes (bytes).\n";
@@ -181,42 +199,130 @@ std::string renderWeightsText(const std::vector<uint8_t> &weights) {
   return text;
 }
 
+namespace {
+
+/// Staging directories are ".bundlefit-staging-<name>-<pid>" beside the bundle.
+constexpr const char *kStagingPrefix = ".bundlefit-staging-";
+
+/// Holds an exclusive flock on the parent directory while a bundle is
+/// committed there: two compiles into one directory take turns instead of
+/// mixing their files, and a staging directory seen while holding the lock
+/// belongs to a run that died.
+class DirectoryLock {
+public:
+  explicit DirectoryLock(const fs::path &directory) {
+    fd_ = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~DirectoryLock() {
+    if (fd_ >= 0)
+      ::close(fd_);
+  }
+  DirectoryLock(const DirectoryLock &) = delete;
+  DirectoryLock &operator=(const DirectoryLock &) = delete;
+
+private:
+  int fd_ = -1;
+};
+
+/// Removes staging directories killed compiles left in `parent`. Called under
+/// the lock, which every compile holds while its staging directory exists, so
+/// any staging directory seen here belongs to a process that died.
+void removeLeftoverStaging(const fs::path &parent) {
+  std::error_code ec;
+  std::vector<fs::path> leftovers;
+  for (const auto &entry : fs::directory_iterator(parent, ec))
+    if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0)
+      leftovers.push_back(entry.path());
+  for (const fs::path &path : leftovers)
+    fs::remove_all(path, ec);
+}
+
+/// Swaps two directory entries in one step (Linux renameat2 RENAME_EXCHANGE).
+bool exchangeDirectories(const fs::path &a, const fs::path &b) {
+  return ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0;
+}
+
+} // namespace
+
 void writeBundleDirectory(const std::string &directory, const std::vector<BundleFile> &files) {
-  fs::path target(directory);
-  fs::path staging = target.parent_path() /
-                     (".bundlefit-staging-" + target.filename().string() + "-" +
-                      std::to_string(::getpid()));
+  fs::path target = fs::path(directory).lexically_normal();
+  if (target.filename().empty()) // "out/" -> "out"
+    target = target.parent_path();
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string name = target.filename().string();
+  const fs::path staging = parent / (kStagingPrefix + name + "-" + std::to_string(::getpid()));
   std::error_code ec;
   auto fail = [&](const std::string &why) -> Error {
     fs::remove_all(staging, ec);
     return Error(ExitCode::CannotWrite, directory + ": cannot write bundle: " + why);
   };
-  fs::create_directories(target.parent_path().empty() ? fs::path(".") : target.parent_path(), ec);
-  if (!fs::create_directories(staging, ec) && ec)
-    throw fail(ec.message());
-  for (const auto &[name, bytes] : files) {
-    std::ofstream out(staging / name, std::ios::binary);
+  fs::create_directories(parent, ec);
+  DirectoryLock lock(parent);
+  removeLeftoverStaging(parent);
+
+  struct stat info;
+  const bool targetExists = ::lstat(target.c_str(), &info) == 0;
+  if (targetExists && !S_ISDIR(info.st_mode))
+    throw fail(S_ISLNK(info.st_mode) ? "it is a symbolic link; bundlefit does not replace it"
+                                     : "it exists and is not a directory");
+  if (!fs::create_directory(staging, ec))
+    throw fail(ec ? ec.message() : "staging directory " + staging.string() + " exists");
+  for (const auto &[fileName, bytes] : files) {
+    std::ofstream out(staging / fileName, std::ios::binary);
     if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush())
-      throw fail("writing " + name + " failed");
+      throw fail("writing " + fileName + " failed");
   }
-  bool createdTarget = !fs::exists(target, ec);
-  fs::create_directories(target, ec);
+  if (!targetExists) {
+    if (::rename(staging.c_str(), target.c_str()) != 0)
+      throw fail(std::strerror(errno));
+    return;
+  }
+
+  // The new directory must keep whatever else the old one held (another
+  // network's bundle, firmware sources): regular files and links are
+  // hard-linked across; anything else, or a bundle file name taken by a
+  // non-file, is refused rather than lost.
+  ::chmod(staging.c_str(), info.st_mode & 07777);
+  for (const auto &entry : fs::directory_iterator(target, ec)) {
+    const std::string entryName = entry.path().filename().string();
+    struct stat entryInfo;
+    if (::lstat(entry.path().c_str(), &entryInfo) != 0)
+      continue;
+    const bool isBundleFile =
+        std::any_of(files.begin(), files.end(), [&](const BundleFile &f) { return f.first == entryName; });
+    const bool plain = S_ISREG(entryInfo.st_mode) || S_ISLNK(entryInfo.st_mode);
+    if (isBundleFile && !S_ISREG(entryInfo.st_mode))
+      throw fail(entryName + " exists and is not a regular file; bundlefit does not replace it");
+    if (isBundleFile)
+      continue;
+    if (!plain)
+      throw fail(entryName + " is not a file of this bundle and not a regular file; "
+                 "compile into an empty directory or one holding only bundles");
+    if (::linkat(AT_FDCWD, entry.path().c_str(), AT_FDCWD, (staging / entryName).c_str(), 0) != 0)
+      throw fail("keeping " + entryName + ": " + std::strerror(errno));
+  }
   if (ec)
     throw fail(ec.message());
-  // A rename can still fail half way (a file name taken by a directory):
-  // take back the files already moved so that no partial bundle is left.
-  std::vector<fs::path> moved;
-  for (const auto &file : files) {
-    fs::rename(staging / file.first, target / file.first, ec);
-    if (ec) {
-      Error error = fail("moving " + file.first + " into place: " + ec.message());
-      for (const fs::path &path : moved)
-        fs::remove(path, ec);
-      if (createdTarget)
-        fs::remove(target, ec);
-      throw error;
+  // One atomic step: at every moment `target` is the complete old or the
+  // complete new bundle; the old one ends up under the staging name.
+  if (!exchangeDirectories(staging, target)) {
+    if (errno != EINVAL && errno != ENOSYS)
+      throw fail(std::strerror(errno));
+    // A file system without RENAME_EXCHANGE: two renames, a moment with no
+    // directory at all but never a mixed one.
+    const fs::path old = staging.string() + "-old";
+    if (::rename(target.c_str(), old.c_str()) != 0)
+      throw fail(std::strerror(errno));
+    if (::rename(staging.c_str(), target.c_str()) != 0) {
+      int saved = errno;
+      ::rename(old.c_str(), target.c_str());
+      throw fail(std::strerror(saved));
     }
-    moved.push_back(target / file.first);
+    fs::remove_all(old, ec);
+    return;
   }
   fs::remove_all(staging, ec);
 }

@@ -233,8 +233,11 @@ std::map<std::string, Tensor> runHost(const BundleRunSpec &spec,
   writeText(dir / "driver.c", hostDriverSource(spec, slots));
   auto t0 = Clock::now();
   // -no-pie: codegen's default (static relocation model) host objects are not PIC.
-  build({cc, "-std=c11", "-O1", "-g", "-no-pie", "-o", "driver", "driver.c", "bundle.o", "-lm"},
-        dir, "build.log", kBuildTimeoutSeconds, "linking the host driver with '" + cc + "'");
+  std::vector<std::string> argv = {cc,         "-std=c11", "-O1",      "-g",      "-no-pie",
+                                   "-o",       "driver",   "driver.c", "bundle.o"};
+  argv.insert(argv.end(), spec.linkInputs.begin(), spec.linkInputs.end());
+  argv.push_back("-lm");
+  build(argv, dir, "build.log", kBuildTimeoutSeconds, "linking the host driver with '" + cc + "'");
   stats.buildSeconds = since(t0);
   ProcessResult r =
       runProcess({(dir / "driver").string()}, dir.string(), spec.timeoutSeconds,
@@ -290,8 +293,10 @@ std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
                         "-nostartfiles", "--specs=nosys.specs", "-T", "fw.ld",
                         "-Wl,--gc-sections", "-Wl,-Map=fw.map", "-Wl,--no-warn-rwx-segments",
                         "-Wl,-z,noexecstack",
-                        "-o", "fw.elf", "fw.c", "bundle.o", "-lm"})
+                        "-o", "fw.elf", "fw.c", "bundle.o"})
     argv.push_back(a);
+  argv.insert(argv.end(), spec.linkInputs.begin(), spec.linkInputs.end());
+  argv.push_back("-lm");
   auto t0 = Clock::now();
   build(argv, dir, "build.log", kBuildTimeoutSeconds,
         "building the " + spec.target + " firmware with '" + gcc + "'");

@@ -65,6 +65,11 @@ std::string resolveTool(const std::string &override, const char *envVar,
 //    16 MiB "mps.ram" @0x80000000. The core boots Secure with VTOR_S =
 //    0x10000000 and the MPCs' reset state makes every block Secure, so code
 //    and data use the Secure aliases.
+//  mps3-an547 (SSE-300, Cortex-M55): ITCM 512 KiB @0x00000000 (NS) /
+//    0x10000000 (S), DTCM 512 KiB @0x20000000 / 0x30000000, SRAM 4 MiB
+//    @0x21000000 / 0x31000000, DDR @0x60000000 / 0x70000000 (256 MiB
+//    windows). It boots Secure like the AN505; code runs from the Secure ITCM
+//    alias, data from the Secure SRAM alias.
 const std::vector<CortexMBoard> &boards() {
   static const std::vector<CortexMBoard> table = {
       {"cortex-m7", "mps2-an500", "cortex-m7",
@@ -82,6 +87,11 @@ const std::vector<CortexMBoard> &boards() {
        {"SSRAM1", 0x00000000, 0x400000},
        {"SSRAM2_3", 0x20000000, 0x400000},
        {"PSRAM", 0x21000000, 0x1000000}},
+      {"cortex-m55", "mps3-an547", "cortex-m55",
+       {"-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"},
+       {"ITCM_S", 0x10000000, 0x80000},
+       {"SRAM_S", 0x31000000, 0x400000},
+       {"DDR_S", 0x70000000, 0x1000000}},
   };
   return table;
 }

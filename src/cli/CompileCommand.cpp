@@ -1,5 +1,6 @@
 //===- CompileCommand.cpp - bundlefit compile MODEL -o DIR -----------------===//
 #include "BundleCompilation.h"
+#include "Progress.h"
 #include "ReportSupport.h"
 
 #include "bundlefit/reports/TextTable.h"
@@ -41,6 +42,10 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
     if (reports.json.replacesText())
       return 0;
   }
+  std::cout << "bundle " << net << " for " << describeTarget(bundle.target) << " written to "
+            << request.outputDir << "\n";
+  if (verbosity() == Verbosity::Quiet) // -q: the result line, no tables (20,000-row models)
+    return 0;
   TextTable table({"file / region", "bytes"}, {false, true});
   table.addRow({net + ".o  .text", withThousands(bundle.code.textBytes)});
   table.addRow({net + ".o  .rodata", withThousands(bundle.code.rodataBytes)});
@@ -49,9 +54,7 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
   table.addRow({"ACTIVATIONS_MEM_SIZE (lower bound " + withThousands(plan.activationsLowerBound) +
                     ")",
                 withThousands(plan.activationsSize)});
-  std::cout << "bundle " << net << " for " << describeTarget(bundle.target) << " written to "
-            << request.outputDir << "\n\n"
-            << table.render() << "\n"
+  std::cout << "\n" << table.render() << "\n"
             << renderLayerTable(plan, nullptr);
   return 0;
 }

@@ -7,12 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "FitReportSupport.h"
 #include "FitVerifyLink.h"
 #include "Progress.h"
 #include "QuantOptions.h"
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
@@ -32,14 +34,15 @@ struct FitOptions {
   std::string device;
   std::vector<std::string> deviceFiles;
   std::string weights = "auto";
-  std::string variant = "float";
+  std::string variant; ///< Empty: int8 with --load-profile, else float.
   uint64_t staticBytes = 0;
   int64_t codeBytes = -1;
   JsonReportOption json;
   bool verifyLink = false;
   std::string linkDir;
   std::string htmlPath;
-  QuantCliOptions quant; ///< --load-profile...: the int8 bundle --verify-link compiles.
+  QuantCliOptions quant; ///< --load-profile...: the int8 bundle sized (and linked).
+  HeadroomOptions headroom;
 };
 
 std::string ms(double value) {
@@ -62,19 +65,16 @@ std::string hex(uint64_t value) {
 
 std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp, const FitResult &fit) {
   std::vector<std::string> notes;
-  if (fp.sizesEstimated)
-    notes.push_back("int8 sizes are estimates: the float graph re-planned with int8 tensors and int32 "
-                    "biases until quantization (issue 5) reports real ones");
-  if (fp.codeEstimated)
-    notes.push_back("bundle code size is the device file's per-library estimate (AN13001) until code "
-                    "generation reports the real .text");
-  if (fp.variant.kernels == Kernels::HiFi4 || fp.variant.kernels == Kernels::HiFi4WithCmsis)
-    notes.push_back("HiFi4: DSP code generation is not produced; NNLib's footprint, scratch and "
-                    "throughput are accounted for planning and cost only");
+  for (const std::string &estimate : fp.estimates)
+    notes.push_back("estimate: " + estimate);
+  if (!fp.buildable)
+    notes.push_back(fp.variant.name + " is not buildable: bundlefit generates no HiFi4 DSP code; "
+                    "this verdict is planning and cost only");
   const KernelLibrary &library = mainLibrary(device, fp.variant);
   if (!library.calibrated)
     notes.push_back(library.key + " cost figures on " + device.id + " are not calibrated on a published "
                     "timing: " + library.source);
+  notes.push_back(fit.baselineSource);
   return notes;
 }
 
@@ -83,8 +83,10 @@ int runFit(const FitOptions &options) {
   for (const std::string &file : options.deviceFiles)
     db.addFile(file);
   const Device &device = db.get(options.device);
-  Variant variant = parseVariant(options.variant);
-  FitRequest request;
+  // A profile means an int8 build unless --variant says otherwise.
+  Variant variant = parseVariant(options.variant.empty() ? (options.quant.enabled() ? "int8" : "float")
+                                                         : options.variant);
+  FitRequest request = fitRequestOf(options.headroom);
   request.weights = parseWeightsPolicy(options.weights);
   request.extraStaticBytes = options.staticBytes;
   if (options.codeBytes >= 0)
@@ -92,43 +94,24 @@ int runFit(const FitOptions &options) {
   if (!variantAvailable(device, variant))
     mainLibrary(device, variant); // Throws: the part lacks the library.
 
-  // --verify-link: compile for the part's core first, so the fit uses the real code size.
+  if (options.verifyLink)
+    checkLinkable(device, variant, options.quant); // before any compile
+  driver::BuildOptions buildOptions{options.model, options.quant};
+  buildOptions.useCache = !options.verifyLink; // the link needs the object itself
+  driver::BuildSizer sizer(buildOptions);
+  const driver::VariantBuild &build = sizer.build(device, variant);
+  // --verify-link: the very bundle the prediction was sized from, linked.
   std::unique_ptr<PartBundle> part;
-  if (options.verifyLink) {
-    part = compileForPart(options.model, device, variant, options.linkDir, options.quant);
-    request.codeBytes = part->codeBytes();
-  }
-  std::unique_ptr<Graph> graph = loadModel(options.model);
-  applyMemoryOptPasses(*graph, options.model);
-  PlanOptions planOptions; // Every plan below runs at the model's --memory-opt.
-  planOptions.memoryOpt = options.model.memoryOpt;
-  planOptions.patchRecomputeBudget = options.model.patchRecomputeBudget;
-  // int8 builds are sized on the model quantized as `compile` would
-  // (QuantOptions.h): made when the variant or a suggestion needs it.
-  std::unique_ptr<Graph> int8Graph;
-  auto quantized = [&]() -> const Graph * {
-    if (!int8Graph) {
-      Stage stage("quantize for int8 sizes");
-      int8Graph = quantizedGraphForSizing(options.model, options.quant);
-    }
-    return int8Graph.get();
-  };
-  ModelFootprint fp;
-  {
-    Stage stage("plan the " + variant.name + " build");
-    // An int8 bundle compiled for --verify-link gives the real sizes.
-    fp = part && variant.precision == Precision::Int8
-             ? footprintOfPlan(part->bundle.plan, variant, device)
-             : footprintFor(*graph, variant.precision == Precision::Int8 ? quantized() : nullptr,
-                            variant, device, planOptions);
-  }
+  if (options.verifyLink)
+    part = writePartBundle(build, device, options.linkDir);
+  ModelFootprint fp = build.footprint;
   if (request.codeBytes)
     fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
   FitResult fit = fitModel(device, fp, request);
   std::vector<Suggestion> suggestions;
   if (!fit.fits) {
     Stage stage("look for changes that would fit");
-    suggestions = suggestChanges(db, device, *graph, variant, request, planOptions, quantized());
+    suggestions = suggestChanges(db, device, variant, request, sizer.footprints());
   }
   std::optional<FlexRamSplit> flexram = suggestFlexRam(device, fp, request);
   if (!fit.fits && flexram)
@@ -144,22 +127,22 @@ int runFit(const FitOptions &options) {
       std::cerr << "bundlefit: error: --verify-link: " << linked->disagreement() << "\n";
     return linked ? verifyLinkExitCode(*linked) : predicted;
   };
-  // The layer table and the HTML timeline read the float plan of the graph
-  // (the footprint plans its own copy and keeps no MemoryPlan).
-  MemoryPlan plan;
+  // The layer table and the HTML timeline show the plan of the build sized
+  // (int8 shapes and peaks for int8 builds); HiFi4 builds are not compiled,
+  // so they show the int8 build's plan, labelled as such.
+  const driver::VariantBuild *shown = &build;
+  if (!build.bundle)
+    shown = &sizer.build(device, parseVariant("int8"));
+  const MemoryPlan &plan = shown->bundle->plan;
   LayerTiming timing = layerTimingOf(device, fit);
-  if (!options.json.replacesText() || !options.htmlPath.empty()) {
-    Stage stage("plan memory");
-    plan = planGraphMemory(*graph, planOptions);
-  }
+  std::string code = withThousands(fit.terms.code) + " (" + codeOrigin(build, request) + ")";
   if (!options.htmlPath.empty()) {
     HtmlReport html;
     html.title = options.model.path + " on " + device.id + ", variant " + variant.name;
     html.summary = {device.name,
                     "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
                         withThousands(fp.mutableBytes) + ", ACTIVATIONS " +
-                        withThousands(fp.activationsBytes) + ", code " +
-                        withThousands(fit.terms.code) + (fp.codeEstimated ? " (estimate)" : ""),
+                        withThousands(fp.activationsBytes) + ", code " + code,
                     "Flash " + withThousands(fit.totals.flash) + " of " +
                         withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) +
                         " of " + withThousands(fit.ramCapacity) + ", predicted " +
@@ -170,6 +153,7 @@ int runFit(const FitOptions &options) {
     html.regions = regionBarsOf(fit);
     html.verdict = fit.fits ? "FITS" : "DOES NOT FIT";
     html.notes = fit.problems;
+    html.notes.insert(html.notes.end(), fit.warnings.begin(), fit.warnings.end());
     for (const Suggestion &s : suggestions)
       html.notes.push_back("change: " + s.change + (s.fits ? " (fits, " + ms(s.ms) + ")" : " (still does not fit)"));
     html.notes.insert(html.notes.end(), notes.begin(), notes.end());
@@ -180,6 +164,7 @@ int runFit(const FitOptions &options) {
     nlohmann::json report = fitResultJson(device, fp, fit);
     report["schema"] = "bundlefit.fit/1";
     report["model"] = options.model.path;
+    report["code"] = codeJson(build, request);
     nlohmann::json list = nlohmann::json::array();
     for (const Suggestion &s : suggestions)
       list.push_back({{"change", s.change}, {"fits", s.fits}, {"flash", s.flash}, {"ram", s.ram},
@@ -201,8 +186,9 @@ int runFit(const FitOptions &options) {
                      variant.name + ", weights " + weightsPolicyName(request.weights) + "\n";
   text += "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
           withThousands(fp.mutableBytes) + ", ACTIVATIONS " + withThousands(fp.activationsBytes) +
-          " (lower bound " + withThousands(fp.activationsLowerBound) + "), code " +
-          withThousands(fit.terms.code) + (fp.codeEstimated ? " (estimate)" : "") + "\n\n";
+          " (lower bound " + withThousands(fp.activationsLowerBound) + "), code " + code + "\n";
+  text += std::string("buildable: ") + (fp.buildable ? "yes" : "no") + ", estimate: " +
+          (fp.estimates.empty() ? "none" : std::to_string(fp.estimates.size()) + " (see notes)") + "\n\n";
   TextTable table({"region", "kind", "base", "used", "capacity", "use", "holds"},
                   {false, false, false, true, true, true, false});
   for (const RegionUse &use : fit.regions) {
@@ -215,8 +201,8 @@ int runFit(const FitOptions &options) {
   text += table.render() + "\n";
   for (const auto &[what, where] : fit.homes)
     text += "  " + what + ": " + where + "\n";
-  if (variant.precision != Precision::Float)
-    text += "\nlayers: sizes of the float plan, predicted time of " + variant.name + "\n";
+  text += "\nlayers of the " + (shown == &build ? variant.name : "int8 (the " + variant.name + " build is not compiled)") +
+          " build for " + build.target + ", predicted time of " + variant.name + "\n";
   text += "\n" + renderLayerTable(plan, &timing);
   text += "\ntotals (AN13001 formulas): Flash " + withThousands(fit.totals.flash) + " of " +
           withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) + " of " +
@@ -229,6 +215,8 @@ int runFit(const FitOptions &options) {
   if (linked)
     text += verifyLinkText(*linked, !options.linkDir.empty());
   if (fit.fits) {
+    for (const std::string &warning : fit.warnings)
+      text += "warning: " + warning + "\n";
     text += "\nverdict: FITS\n";
     std::cout << text;
     return exitCode(0);
@@ -236,12 +224,7 @@ int runFit(const FitOptions &options) {
   text += "\nverdict: DOES NOT FIT\n";
   for (const std::string &problem : fit.problems)
     text += "  " + problem + "\n";
-  text += "changes:\n";
-  for (const Suggestion &s : suggestions)
-    text += "  - " + s.change + ": Flash " + withThousands(s.flash) + ", RAM " + withThousands(s.ram) +
-            (s.fits ? ", fits, " + ms(s.ms) : ", still does not fit") + "\n";
-  if (suggestions.empty())
-    text += "  (no single change found; try a part with more memory)\n";
+  text += renderSuggestions(suggestions);
   std::cout << text;
   return exitCode(int(ExitCode::DoesNotFit));
 }
@@ -260,11 +243,13 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
                       "Where weights are read from: flash, ram or auto (RAM where it fits, hottest first)")
       ->check(CLI::IsMember({"flash", "ram", "auto"}));
   command->add_option("--variant", options->variant,
-                      "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis (default float)");
+                      "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis (default int8 with "
+                      "--load-profile, else float)");
   command->add_option("--static-bytes", options->staticBytes,
                       "Initialized application data to count in Flash and RAM (e.g. a test image)");
   command->add_option("--code-bytes", options->codeBytes,
-                      "Bundle code size in bytes (default: the device file's estimate)");
+                      "Bundle code size in bytes (default: the compiled object's, linked for the part)");
+  addHeadroomOptions(*command, options->headroom);
   options->json.addTo(*command, "bundlefit.fit/1");
   command->add_flag("--verify-link", options->verifyLink,
                     "Compile the bundle for the part's core, link a minimal firmware for its memory map "

@@ -29,9 +29,8 @@ PartBundle::~PartBundle() {
   }
 }
 
-std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const device::Device &device,
-                                           const device::Variant &variant, const std::string &linkDir,
-                                           const QuantCliOptions &quant) {
+void checkLinkable(const device::Device &device, const device::Variant &variant,
+                   const QuantCliOptions &quant) {
   using device::Kernels;
   if (variant.kernels == Kernels::HiFi4 || variant.kernels == Kernels::HiFi4WithCmsis)
     throw Error(ExitCode::Unsupported, "--verify-link: variant '" + variant.name +
@@ -44,10 +43,16 @@ std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const devi
   if (variant.precision == device::Precision::Int8 && !quant.enabled())
     throw Error(ExitCode::Usage, "--verify-link --variant " + variant.name +
                                      ": add --load-profile (the linked bundle is compiled to int8)");
+  (void)partToolchain(device); // Unsupported for cores without code generation.
+  requireArmGcc(); // Before minutes of compiling: exit 7 naming the package.
+}
+
+std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build, const device::Device &device,
+                                            const std::string &linkDir) {
+  if (!build.bundle || build.bundle->code.object.empty())
+    fatalInternal("--verify-link: the sized build has no object (sized from the cache?)");
   auto part = std::make_unique<PartBundle>();
   part->toolchain = partToolchain(device);
-  requireArmGcc(); // Before minutes of compiling: exit 7 naming the package.
-
   std::error_code ec;
   if (linkDir.empty()) {
     std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-link-XXXXXX").string();
@@ -62,24 +67,19 @@ std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const devi
     part->workDir = fs::absolute(linkDir).string();
   }
   part->bundleDir = (fs::path(part->workDir) / "bundle").string();
-
-  CompileRequest request;
-  request.model = model;
+  part->bundle = build.bundle;
+  CompileRequest request; // The writer reads the API, the output and CMSIS-NN use.
   request.outputDir = part->bundleDir;
-  request.target = part->toolchain.codegenTarget;
-  request.floatAbi = part->toolchain.floatAbi;
-  if (variant.precision == device::Precision::Int8)
-    request.quant = quant;
-  part->bundle = compileBundle(request);
-  part->linkedCode = linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle.networkName + ".o")).string(),
-                                     part->bundle.networkName, part->toolchain, part->workDir);
+  writeBundle(request, *part->bundle);
+  part->linkedCode = linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle->networkName + ".o")).string(),
+                                     part->bundle->networkName, part->toolchain, part->workDir);
   return part;
 }
 
 LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,
                                 const device::ModelFootprint &footprint, const device::FitResult &fit,
                                 uint64_t staticBytes) {
-  const MemoryPlan &plan = part.bundle.plan;
+  const MemoryPlan &plan = part.bundle->plan;
   if (footprint.weights.size() != plan.constants.size() ||
       fit.weightRegion.size() != plan.constants.size())
     fatalInternal("--verify-link: the fit planned " + std::to_string(footprint.weights.size()) +
@@ -87,7 +87,7 @@ LinkVerification verifyPartLink(const PartBundle &part, const device::Device &de
   FirmwareSpec spec;
   spec.device = &device;
   spec.fit = &fit;
-  spec.networkName = part.bundle.networkName;
+  spec.networkName = part.bundle->networkName;
   spec.objectPath = (fs::path(part.bundleDir) / (spec.networkName + ".o")).string();
   spec.weightsPath = (fs::path(part.bundleDir) / (spec.networkName + ".weights.bin")).string();
   for (size_t i = 0; i < plan.constants.size(); ++i) {

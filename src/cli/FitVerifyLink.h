@@ -1,13 +1,16 @@
 //===- FitVerifyLink.h - `bundlefit fit --verify-link` ---------------------===//
 //
-// The part of `fit` that compiles the bundle for the part's core (so the fit
-// uses the real code size) and then links a minimal firmware for the part's
-// memory map to check the prediction (bundlefit/bundle/LinkVerify.h).
+// The part of `fit` that writes the bundle the prediction was sized from
+// (the driver's build for the part's core, bundlefit/driver/VariantBuild.h)
+// and links a minimal firmware for the part's memory map to check the
+// prediction (bundlefit/bundle/LinkVerify.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "BundleCompilation.h"
+
+#include "bundlefit/driver/VariantBuild.h"
 
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/device/Fit.h"
@@ -21,7 +24,7 @@ namespace bundlefit {
 /// The bundle compiled for a part, and the directory the firmware is built in.
 struct PartBundle {
   PartToolchain toolchain;
-  CompiledBundle bundle;
+  std::shared_ptr<const CompiledBundle> bundle; ///< The build the fit sized.
   std::string workDir;     ///< Firmware sources, ELF, map and logs.
   std::string bundleDir;   ///< <workDir>/bundle: the five bundle files.
   bool removeWorkDir = false; ///< A temporary directory (no --link-dir).
@@ -32,15 +35,19 @@ struct PartBundle {
   ~PartBundle();
 };
 
-/// Compiles `model` for `device`'s bundle core into `linkDir` (or a fresh
-/// temporary directory, removed afterwards): float, or int8 with `quant`'s
-/// profile (Error(Usage) without one). Throws Error(Unsupported) for the
-/// HiFi4 variants (no DSP code is generated), for int8-cmsis (the firmware
-/// would need CMSIS-NN's library, which is the user's) and cores without code
-/// generation, Error(ToolMissing) when arm-none-eabi-gcc is missing.
-std::unique_ptr<PartBundle> compileForPart(const ModelOptions &model, const device::Device &device,
-                                           const device::Variant &variant, const std::string &linkDir,
-                                           const QuantCliOptions &quant = {});
+/// Checks before any compile that the variant can be linked here: throws
+/// Error(Unsupported) for the HiFi4 variants (no DSP code is generated), for
+/// int8-cmsis (the firmware would need CMSIS-NN's library, which is the
+/// user's) and cores without code generation, Error(Usage) for int8 without
+/// a profile, Error(ToolMissing) when arm-none-eabi-gcc is missing.
+void checkLinkable(const device::Device &device, const device::Variant &variant,
+                   const QuantCliOptions &quant);
+
+/// Writes `build`'s bundle (compiled, not from the cache) into `linkDir`/bundle
+/// (or a fresh temporary directory, removed afterwards) and measures the code
+/// the link keeps (linkedCodeBytes).
+std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build, const device::Device &device,
+                                            const std::string &linkDir);
 
 /// Links the firmware and compares it with `fit` (made with the bundle's code size).
 LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,

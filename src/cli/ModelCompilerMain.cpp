@@ -10,7 +10,7 @@
 #include "BundleCompilation.h"
 #include "GlowFrontEnd.h"
 #include "GlowTarget.h"
-#include "ToolInfo.h"
+#include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/support/Error.h"
 

@@ -17,7 +17,7 @@
 #include "Command.h"
 #include "GlowFrontEnd.h"
 #include "QuantOptions.h"
-#include "ToolInfo.h"
+#include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/interp/Tensor.h"
 #include "bundlefit/ir/Graph.h"

@@ -8,6 +8,7 @@
 #include "Command.h"
 #include "ReportSupport.h"
 
+#include "bundlefit/planner/CheckedArithmetic.h"
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/formats/GlowTrace.h"
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
@@ -29,7 +30,11 @@ struct PlanBuffersOptions {
   std::string path;
   std::string format;
   std::string model;
+  std::string capacityText;  ///< --capacity as typed; checked by parseByteOption.
+  std::string nodeLimitText; ///< --node-limit as typed.
   uint64_t capacity = 0;
+  uint64_t nodeLimit = 0;
+  bool stopWhenFits = false;
   double timeLimit = 5.0;
   std::string outputPath;
   JsonReportOption json;
@@ -71,13 +76,32 @@ std::vector<NamedProblem> readProblems(const PlanBuffersOptions &options) {
   return problems;
 }
 
-int runPlanBuffers(const PlanBuffersOptions &options) {
+/// A count from an option: digits only (CLI11 would wrap "-1" to 2^64 - 1),
+/// at most the planner's 2^62.
+uint64_t parseCountOption(const std::string &text, const char *option) {
+  uint64_t value = 0;
+  bool ok = !text.empty();
+  for (char c : text)
+    ok = ok && c >= '0' && c <= '9' && planner::checkedMul(value, 10, value) &&
+         planner::checkedAdd(value, uint64_t(c - '0'), value) &&
+         value <= planner::kMaxPlannerBytes;
+  if (!ok)
+    throw Error(ExitCode::Usage, std::string(option) + " '" + text +
+                                     "': expected a whole number from 0 to 2^62");
+  return value;
+}
+
+int runPlanBuffers(PlanBuffersOptions options) {
+  if (!options.capacityText.empty())
+    options.capacity = parseCountOption(options.capacityText, "--capacity");
+  if (!options.nodeLimitText.empty())
+    options.nodeLimit = parseCountOption(options.nodeLimitText, "--node-limit");
   std::vector<NamedProblem> problems = readProblems(options);
   if (!options.outputPath.empty() && problems.size() != 1)
     throw Error(ExitCode::Usage, "-o needs exactly one problem; choose one with --model");
 
-  TextTable table({"problem", "buffers", "lower bound", "arena", "algorithm", "seconds"},
-                  {false, true, true, true, false, true});
+  TextTable table({"problem", "buffers", "lower bound", "arena", "algorithm", "proof", "seconds"},
+                  {false, true, true, true, false, false, true});
   bool allFit = true;
   std::string csv;
   nlohmann::json rows = nlohmann::json::array();
@@ -85,6 +109,10 @@ int runPlanBuffers(const PlanBuffersOptions &options) {
     planner::PlanOptions planOptions;
     planOptions.exact.timeBudgetSeconds = options.timeLimit;
     planOptions.exact.capacity = options.capacity;
+    planOptions.exact.stopAtCapacity = options.stopWhenFits;
+    planOptions.exact.nodeLimit = options.nodeLimit;
+    if (auto malformed = planner::checkProblem(named.problem))
+      throw Error(ExitCode::BadInputFile, options.path + ": " + named.name + ": " + *malformed);
     auto start = std::chrono::steady_clock::now();
     planner::Plan plan = planner::planMemory(named.problem, planOptions);
     double seconds =
@@ -95,12 +123,15 @@ int runPlanBuffers(const PlanBuffersOptions &options) {
       allFit = false;
     char time[32];
     std::snprintf(time, sizeof time, "%.3f", seconds);
+    const char *proof = planner::proofOf(plan, options.capacity);
     rows.push_back({{"name", named.name}, {"buffers", named.problem.buffers.size()},
                     {"lower_bound", plan.lowerBound}, {"arena", plan.arenaSize},
-                    {"algorithm", plan.algorithm}, {"seconds", seconds}});
+                    {"algorithm", plan.algorithm}, {"proof", proof},
+                    {"sections", plan.sections}, {"search_nodes", plan.searchNodes},
+                    {"limit_reached", plan.budgetExhausted}, {"seconds", seconds}});
     table.addRow({named.name, std::to_string(named.problem.buffers.size()),
                   withThousands(plan.lowerBound), withThousands(plan.arenaSize), plan.algorithm,
-                  time});
+                  proof, time});
     if (!options.outputPath.empty()) {
       std::ostringstream out;
       planner::formats::writeMiniMallocCsv(out, named.problem, plan, named.ids);
@@ -110,7 +141,11 @@ int runPlanBuffers(const PlanBuffersOptions &options) {
   if (!options.outputPath.empty())
     writeFileAtomically(options.outputPath, csv);
   if (options.json.wanted()) {
-    nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"}, {"problems", rows}};
+    nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"},
+                             {"time_limit_seconds", options.timeLimit},
+                             {"node_limit", options.nodeLimit},
+                             {"stop_when_fits", options.stopWhenFits},
+                             {"problems", rows}};
     if (options.capacity)
       report["capacity"] = {{"bytes", options.capacity}, {"fits", allFit}};
     options.json.emit(report, "");
@@ -137,11 +172,18 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
       ->required()
       ->check(CLI::IsMember({"glow", "csv"}));
   command->add_option("--model", options->model, "Glow traces: only this model");
-  command->add_option("--capacity", options->capacity,
-                      "Arena bytes to fit in: exit 0 when it fits, 3 when it does not");
+  command->add_option("--capacity", options->capacityText,
+                      "Arena bytes to fit in: the search looks for a fit first, then goes lower "
+                      "with the time left; exit 0 when it fits, 3 when it does not");
+  command->add_flag("--stop-when-fits", options->stopWhenFits,
+                    "With --capacity: stop searching as soon as the plan fits");
   command->add_option("--time-limit", options->timeLimit,
-                      "Seconds the exact allocator may search (default 5)")
+                      "Seconds the exact allocator may search (default 5); the only limit "
+                      "unless --node-limit is given")
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--node-limit", options->nodeLimitText,
+                      "Stop the exact search after this many nodes (default 0: no limit); "
+                      "makes an unfinished search reproducible across machines");
   options->json.addTo(*command, "bundlefit.plan-buffers/1");
   command->add_option("-o,--output", options->outputPath,
                       "Write id,lower,upper,size,offset rows to this CSV file");

@@ -52,7 +52,7 @@ int runPlan(const PlanCommandOptions &options) {
   }
   std::unique_ptr<DeviceFitReport> onDevice;
   if (!options.device.empty())
-    onDevice = fitForReport(*graph, options.device, options.deviceFiles);
+    onDevice = fitForReport(options.model, options.quant, options.device, options.deviceFiles);
   const LayerTiming *timing = onDevice ? &onDevice->timing : nullptr;
   if (!options.htmlPath.empty()) {
     HtmlReport html;
@@ -74,10 +74,20 @@ int runPlan(const PlanCommandOptions &options) {
       return 0;
   }
   std::cout << memoryReportText(*graph, plan, network, timing);
-  if (onDevice)
-    std::cout << "\npredicted inference time on " << onDevice->device->id << " (float, weights "
-              << device::weightsPolicyName(onDevice->fit.weights)
-              << "): " << formatMs(onDevice->fit.time.ms) << "\n";
+  if (onDevice) {
+    const device::ModelFootprint &fp = onDevice->footprint;
+    const device::FitResult &fit = onDevice->fit;
+    std::cout << "\nbuild on " << onDevice->device->id << " (" << fit.variant.name
+              << "): CONSTANT " << withThousands(fp.constantBytes) << ", MUTABLE "
+              << withThousands(fp.mutableBytes) << ", ACTIVATIONS " << withThousands(fp.activationsBytes)
+              << ", code " << withThousands(fit.terms.code) << " (" << onDevice->code << ")\n"
+              << "Flash " << withThousands(fit.totals.flash) << " of " << withThousands(fit.flashCapacity)
+              << ", RAM " << withThousands(fit.totals.ram) << " of " << withThousands(fit.ramCapacity)
+              << " (" << fit.baselineSource << ")\n"
+              << "predicted inference time on " << onDevice->device->id << " (" << fit.variant.name
+              << ", weights " << device::weightsPolicyName(fit.weights)
+              << "): " << formatMs(fit.time.ms) << "\n";
+  }
   return 0;
 }
 

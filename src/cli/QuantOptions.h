@@ -10,6 +10,7 @@
 
 #include "Command.h"
 
+#include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/interp/Tensor.h"
 #include "bundlefit/quant/ImageInput.h"
 #include "bundlefit/quant/Profile.h"
@@ -21,36 +22,8 @@
 
 namespace bundlefit {
 
-struct QuantCliOptions {
-  std::string profilePath; ///< Empty: the model stays float.
-  std::string schema = "asymmetric";
-  std::string biasPrecision = "Int32";
-  std::vector<std::string> keepOriginal; ///< Op kinds, Glow's or ONNX names.
-  bool channelwise = false;
-
-  bool enabled() const { return !profilePath.empty(); }
-};
-
 /// Adds the option group. `requireProfile`: --load-profile is mandatory.
 void addQuantOptions(CLI::App &command, QuantCliOptions &options, bool requireProfile = false);
-
-/// Validates the option values (Error(Usage) naming the option at fault).
-QuantizationOptions resolveQuantOptions(const QuantCliOptions &options);
-
-/// When --load-profile is given: loads the profile, checks it was recorded
-/// for `modelPath`, and quantizes `graph` (a loadModel result) in place.
-/// Prints one status line. Returns false (graph untouched) without a profile.
-bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
-                         const QuantCliOptions &options);
-
-/// The model as `compile` would quantize it, for sizing int8 builds (`fit`,
-/// `pick`): loaded, quantized with --load-profile when given, else with a
-/// synthetic profile (every float tensor in [-1, 1]: the sizes depend on which
-/// nodes become int8, the schema and the bias precision, not on the ranges).
-/// Not yet through the --memory-opt transforms: footprintOfQuantized runs them
-/// after CMSIS-NN preparation, as compile does (PlanOptions::memoryOpt).
-std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
-                                               const QuantCliOptions &options);
 
 /// INPUTS and the image options of `profile` and `compare-quant`.
 struct CalibrationCliOptions {

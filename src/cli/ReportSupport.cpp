@@ -2,8 +2,11 @@
 
 #include "Command.h"
 #include "Progress.h"
-#include "ToolInfo.h"
+#include "bundlefit/driver/ToolInfo.h"
 
+#include "FitReportSupport.h"
+
+#include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
@@ -16,21 +19,21 @@ namespace bundlefit {
 
 using namespace bundlefit::device;
 
-std::unique_ptr<DeviceFitReport> fitForReport(const Graph &graph, const std::string &deviceId,
-                                              const std::vector<std::string> &deviceFiles,
-                                              std::optional<uint64_t> codeBytes) {
+std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model, const QuantCliOptions &quant,
+                                              const std::string &deviceId,
+                                              const std::vector<std::string> &deviceFiles) {
   auto report = std::make_unique<DeviceFitReport>();
   report->db = DeviceDatabase::loadDefault();
   for (const std::string &file : deviceFiles)
     report->db.addFile(file);
   report->device = &report->db.get(deviceId);
   Stage stage("fit on " + report->device->id);
-  Variant variant = parseVariant("float");
-  report->footprint = estimateFootprint(graph, variant, *report->device);
+  Variant variant = parseVariant(quant.enabled() ? "int8" : "float");
+  driver::BuildSizer sizer({model, quant});
+  const driver::VariantBuild &build = sizer.build(*report->device, variant);
+  report->footprint = build.footprint;
   FitRequest request;
-  request.codeBytes = codeBytes;
-  if (codeBytes)
-    report->footprint.codeEstimated = false;
+  report->code = codeOrigin(build, request);
   report->fit = fitModel(*report->device, report->footprint, request);
   report->timing = layerTimingOf(*report->device, report->fit);
   return report;
@@ -42,11 +45,17 @@ void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html) {
                       fit.variant.name + ", weights " + weightsPolicyName(fit.weights);
   html.regions = regionBarsOf(fit);
   html.verdict = fit.fits ? "FITS" : "DOES NOT FIT";
+  const ModelFootprint &fp = report.footprint;
+  html.summary.push_back("build on " + report.device->id + ": CONSTANT " + withThousands(fp.constantBytes) +
+                         ", MUTABLE " + withThousands(fp.mutableBytes) + ", ACTIVATIONS " +
+                         withThousands(fp.activationsBytes) + ", code " + withThousands(fit.terms.code) +
+                         " (" + report.code + ")");
   html.summary.push_back("on " + report.device->id + ": Flash " + withThousands(fit.totals.flash) +
                          " of " + withThousands(fit.flashCapacity) + ", RAM " +
                          withThousands(fit.totals.ram) + " of " + withThousands(fit.ramCapacity) +
                          ", predicted " + formatMs(fit.time.ms) +
                          (report.footprint.codeEstimated ? " (code size estimated)" : ""));
+  html.notes.push_back(fit.baselineSource);
   for (const std::string &problem : fit.problems)
     html.notes.push_back(problem);
 }

@@ -1,13 +1,14 @@
 //===- ReportSupport.h - What several commands' reports share --------------===//
 //
-// `plan --device` and `compile --device` add the cost model's per-layer time
-// and the part's Flash/RAM bars to their reports: the float build, weights
-// placed automatically, as `fit --device` would report it.
+// `plan --device` adds the cost model's per-layer time and the part's
+// Flash/RAM bars to its report: the build `fit` would size (float, or int8
+// with --load-profile), weights placed automatically, through the driver.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/reports/HtmlReport.h"
 #include "bundlefit/reports/LayerTable.h"
 
@@ -29,12 +30,14 @@ struct DeviceFitReport {
   device::ModelFootprint footprint;
   device::FitResult fit;
   LayerTiming timing;
+  std::string code; ///< Where the code figure comes from (codeOrigin).
 };
 
-/// The float build of `graph` on `deviceId` (after adding `deviceFiles`).
-std::unique_ptr<DeviceFitReport> fitForReport(const Graph &graph, const std::string &deviceId,
-                                              const std::vector<std::string> &deviceFiles,
-                                              std::optional<uint64_t> codeBytes = std::nullopt);
+/// The model's build on `deviceId` (after adding `deviceFiles`): int8 when
+/// `quant` has a profile, else float; sized as `fit` sizes it.
+std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model, const QuantCliOptions &quant,
+                                              const std::string &deviceId,
+                                              const std::vector<std::string> &deviceFiles);
 
 /// Adds the device's bars, verdict and summary line to an HTML report.
 void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html);

@@ -16,6 +16,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
+#include "bundlefit/bundle/CmsisNnLibrary.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/reports/TextTable.h"
@@ -43,7 +44,29 @@ struct RunOptions {
   bool compare = false;
   double timeout = 300;
   JsonReportOption json;
+  std::string cmsisNnDir; ///< --cmsis-nn (else $BUNDLEFIT_CMSIS_NN_DIR)
 };
+
+/// --use-cmsis: the CMSIS-NN library for the target, built once and cached.
+std::string cmsisNnLibraryFor(const RunOptions &options) {
+  std::string dir = options.cmsisNnDir;
+  if (dir.empty())
+    if (const char *env = std::getenv("BUNDLEFIT_CMSIS_NN_DIR"))
+      dir = env;
+  if (dir.empty())
+    throw Error(ExitCode::Usage, "run --use-cmsis: give --cmsis-nn DIR (a CMSIS-NN source "
+                                 "checkout or a directory holding libcmsis-nn.a) or set "
+                                 "BUNDLEFIT_CMSIS_NN_DIR");
+  if (options.compile.target == "host")
+    throw Error(ExitCode::Usage, "run --use-cmsis runs on a Cortex-M target under QEMU "
+                                 "(--target cortex-m4, cortex-m7, cortex-m33 or cortex-m55)");
+  CmsisNnLibrary library =
+      findOrBuildCmsisNn(dir, options.compile.target, defaultCmsisNnCacheDir());
+  if (library.built)
+    std::cerr << "built CMSIS-NN for " << options.compile.target << ": " << library.library
+              << "\n";
+  return library.library;
+}
 
 /// How many samples of `expected` the file's tensor holds: 1 for the exact
 /// type, N for the leading dimension N times the model's; 0 for neither.
@@ -127,6 +150,7 @@ int runRun(const RunOptions &options) {
 
   CompileRequest compile = options.compile;
   compile.outputDir = (work / "bundle").string();
+  const std::string cmsisNn = compile.useCmsis ? cmsisNnLibraryFor(options) : "";
   CompiledBundle bundle = compileBundle(compile);
   uint64_t batch = 1;
   std::map<std::string, Tensor> inputs = readInputs(*bundle.graph, options.inputs, &batch);
@@ -134,6 +158,8 @@ int runRun(const RunOptions &options) {
   BundleRunSpec spec = makeRunSpec(bundle.plan, compile.outputDir, bundle.networkName, compile.target);
   spec.timeoutSeconds = options.timeout;
   spec.batch = batch;
+  if (!cmsisNn.empty())
+    spec.linkInputs.push_back(cmsisNn);
   BundleRunStats stats;
   std::map<std::string, Tensor> outputs = runBundle(spec, inputs, (work / "run").string(), &stats);
 
@@ -157,11 +183,18 @@ int runRun(const RunOptions &options) {
     }
   }
   nlohmann::json outputsJson = nlohmann::json::array();
+  std::vector<std::string> outputNames;
+  for (const Value *output : bundle.graph->outputs())
+    outputNames.push_back(output->name);
+  // "a.b" and "a-b" must not both become a_b.npy.
+  const std::vector<std::string> fileStems = uniqueLegalNames(outputNames);
+  size_t outputIndex = 0;
   for (const Value *output : bundle.graph->outputs()) {
     const Tensor &tensor = outputs.at(output->name);
     outputsJson.push_back({{"name", output->name}, {"dtype", dtypeName(tensor.type.dtype)},
                            {"shape", tensor.type.shape}});
-    std::string file = (fs::path(options.outputDir) / (legalizeName(output->name) + ".npy")).string();
+    std::string file =
+        (fs::path(options.outputDir) / (fileStems[outputIndex++] + ".npy")).string();
     writeFileAtomically(file, encodeNpy(tensor));
     outputsJson.back()["file"] = file;
     std::vector<std::string> row = {output->name, tensor.type.str(), file};
@@ -214,12 +247,18 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--output-dir", options->outputDir, "Directory for the output .npy files")
       ->required();
   command->add_option("--target", options->compile.target,
-                      "host | cortex-m7 (mps2-an500) | cortex-m33 (mps2-an505) | cortex-m4 (mps2-an386)")
+                      "host | cortex-m7 (mps2-an500) | cortex-m33 (mps2-an505) | cortex-m4 (mps2-an386) | "
+                      "cortex-m55 (mps3-an547)")
       ->check(CLI::IsMember(supportedRunTargets()));
   command->add_option("--opt", options->compile.optLevel, "O2 | O3 | Os")
       ->check(CLI::IsMember({"O2", "O3", "Os"}));
   command->add_option("--network-name", options->compile.networkName, "Bundle name");
   addQuantOptions(*command, options->compile.quant);
+  command->add_flag("--use-cmsis", options->compile.useCmsis,
+                    "int8: call CMSIS-NN's s8 functions, linked from --cmsis-nn");
+  command->add_option("--cmsis-nn", options->cmsisNnDir,
+                      "CMSIS-NN source checkout (built per core, cached in ~/.cache/bundlefit) "
+                      "or a directory holding libcmsis-nn.a; default $BUNDLEFIT_CMSIS_NN_DIR");
   command->add_flag("--compare", options->compare,
                     "Also run the reference interpreter: max |diff|, cosine similarity, relative "
                     "L2 error, top-1 agreement over the batch");

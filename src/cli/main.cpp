@@ -5,9 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
-#include "ToolInfo.h"
+#include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <iostream>
 
@@ -57,7 +58,10 @@ int main(int argc, char **argv) {
       std::cerr << "bundlefit: error: a command is required (see bundlefit --help)\n";
       return int(ExitCode::Usage);
     }
-    return action();
+    setStatusNotesSuppressed(jsonReplacesText()); // JSON alone: nothing else on the terminal
+    int code = action();
+    flushStandardOutput(); // `bundlefit plan m.onnx > /dev/full` must not exit 0
+    return code;
   } catch (const Error &e) {
     std::cerr << "bundlefit: error: " << e.what() << "\n";
     return int(e.code());

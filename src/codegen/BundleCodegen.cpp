@@ -3,6 +3,7 @@
 
 #include "BundleConfig.h"
 #include "LowerGraph.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <llvm/ADT/StringMap.h>
@@ -25,10 +26,12 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 // Kernel bitcode per target family, embedded by cmake/Kernels.cmake.
 #define BUNDLEFIT_KERNEL_FAMILY(family)                                                  \
@@ -300,9 +303,31 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
 
 } // namespace
 
+/// A 32-bit core addresses 4 GiB: every region, and the three together,
+/// must stay below that, or the offsets in the object would wrap.
+static void checkAddressSpace(const Graph &graph, const MemoryPlan &plan, const TargetOptions &target) {
+  if (!llvm::Triple(target.triple).isArch32Bit())
+    return;
+  const std::pair<const char *, uint64_t> regions[] = {{"constant weights", plan.constantSize},
+                                                       {"mutable weights", plan.mutableSize},
+                                                       {"activations", plan.activationsSize}};
+  uint64_t total = 0;
+  for (const auto &[what, bytes] : regions) {
+    std::optional<uint64_t> sum = checkedAdd(total, bytes);
+    total = sum ? *sum : ~uint64_t(0);
+    if (bytes >= k32BitAddressSpace || total >= k32BitAddressSpace)
+      throw Error(ExitCode::DoesNotFit,
+                  "model '" + graph.name + "': " + what + " need " + std::to_string(bytes) +
+                      " bytes (bundle data " + std::to_string(total) +
+                      " bytes so far); the 32-bit target " + target.triple +
+                      " addresses less than 4 GiB");
+  }
+}
+
 CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
                                    const std::string &networkName,
                                    const TargetOptions &target, bool withBundleConfig) {
+  checkAddressSpace(graph, plan, target);
   const auto start = std::chrono::steady_clock::now();
   llvm::LLVMContext context;
   quietDiagnostics(context);

@@ -97,12 +97,22 @@ Int8KernelCall convCall(const Node &node, bool depthwise) {
                dims(a.N, a.OH, a.OW, a.M), address(node.output(0))});
 }
 
+/// Helium: the context buffer is the kernel sums constant (CmsisLayout.h).
+Int8KernelArg kernelSumsContext(const Node &node, const Int8ConvArgs &a) {
+  Int8KernelArg ctx;
+  ctx.kind = Int8KernelArg::Struct;
+  ctx.fields = {address(node.input(kCmsisKernelSumsInput)), i32(int64_t(a.outDepth) * 4)};
+  return ctx;
+}
+
 Int8KernelCall fullyConnectedCall(const Node &node) {
   const Int8ConvArgs a = int8GemmArgs(node);
   if (!a.transB || a.perChannel)
     fatalInternal(node.describe() + ": not prepared for arm_fully_connected_s8");
+  const bool kernelSums = node.inputs.size() > size_t(kCmsisKernelSumsInput) &&
+                          node.inputs[kCmsisKernelSumsInput] != nullptr;
   return call("arm_fully_connected_s8",
-              {context(node),
+              {kernelSums ? kernelSumsContext(node, a) : context(node),
                table({a.inputOffset, a.filterOffset, a.outputOffset, a.actMin, a.actMax}),
                table({a.outMult.at(0), a.outShift.at(0)}), dims(a.batches, 1, 1, a.accumDepth),
                address(node.input(0)), dims(a.accumDepth, 1, 1, a.outDepth),

@@ -1148,7 +1148,9 @@ void Lowering::lowerSlice(const Node &node) {
     int64_t b = starts[i] < 0 ? starts[i] + dim : starts[i];
     b = st > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, 0, dim - 1);
     begin[axis] = b;
-    step[axis] = st;
+    // A step longer than the dim takes one element: clamping it keeps that
+    // element and keeps inStrides * step below overflow (steps come from the file).
+    step[axis] = std::clamp<int64_t>(st, -dim, dim);
   }
   const Ints inStrides = denseStrides(s);
   LoopNest nest{y->type.shape, {Ints(rank), denseStrides(y->type.shape)}};

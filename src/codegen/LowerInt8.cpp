@@ -64,8 +64,11 @@ const Value *bias8(const Node &node, const Int8ConvArgs &a) {
   return a.int8Bias ? node.input(2) : nullptr;
 }
 
-Int8KernelCall lowerConv(const Node &node) {
-  const Int8ConvArgs a = int8ConvArgs(node);
+/// `grouped`: a depthwise conv as the grouped conv it is (bf_conv2d_s8 with
+/// groups = C: the same sums, bit for bit), for the fused ConvPool kernels.
+Int8KernelCall lowerConv(const Node &node, bool grouped = false) {
+  Int8ConvArgs a = int8ConvArgs(node);
+  a.depthwise = a.depthwise && !grouped;
   Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(bias32(node, a)).addr(node.output(0));
   args.i32(a.N).i32(a.C).i32(a.H).i32(a.W).i32(a.depthwise ? a.chMult : a.M);
@@ -124,9 +127,7 @@ Int8KernelCall lowerBinary(const Node &node) {
 Int8KernelCall lowerConvPool(const Node &node) {
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
   const bool isMax = parts->pool.opType == "MaxPool";
-  Int8KernelCall conv = lowerConv(parts->conv), pool = lowerPool(parts->pool);
-  if (conv.kernel != "bf_conv2d_s8")
-    throw Error(ExitCode::Unsupported, node.describe() + ": int8 ConvPool of a depthwise conv");
+  Int8KernelCall conv = lowerConv(parts->conv, true), pool = lowerPool(parts->pool);
   for (Int8KernelArg &a : conv.args)
     if (a.kind == Int8KernelArg::Address && a.value)
       a.value = a.value == &parts->x   ? node.input(0)

@@ -18,6 +18,11 @@ const std::vector<TargetInfo> &knownTargets() {
       {"cortex-m7", "thumbv7em-none-eabihf", "cortex-m7", true, "Cortex-M7 (FPv5-D16)"},
       {"cortex-m33", "thumbv8m.main-none-eabihf", "cortex-m33", true,
        "Cortex-M33 (FPv5-SP, DSP)"},
+      {"cortex-m55", "thumbv8.1m.main-none-eabihf", "cortex-m55", true,
+       "Cortex-M55 (Helium MVE, FPv5, DSP)"},
+      {"cortex-m85", "thumbv8.1m.main-none-eabihf", "cortex-m85", true,
+       "Cortex-M85 (Helium MVE, FPv5, DSP)"},
+      {"cortex-m3", "thumbv7m-none-eabi", "cortex-m3", false, "Cortex-M3 (no FPU, no DSP)"},
       {"cortex-m0plus", "thumbv6m-none-eabi", "cortex-m0plus", false,
        "Cortex-M0+ (no FPU, soft float)"},
   };
@@ -114,21 +119,23 @@ TargetOptions resolveTarget(const std::string &shorthand, const std::string &tri
         throw Error(ExitCode::Usage,
                     "--triple '" + triple +
                         "' needs --mcpu naming a supported Cortex-M CPU (cortex-m0plus, "
-                        "cortex-m4, cortex-m7, cortex-m33)");
+                        "cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55, cortex-m85)");
       t = byCpu->triple;
       hasFpu = byCpu->hasFpu;
       target.cpu = byCpu->cpu;
     } else if (!isSupportedArch(t)) {
       throw Error(ExitCode::Usage, "--triple '" + triple +
                                        "' is not supported (x86_64, aarch64, thumbv6m, "
-                                       "thumbv7em, thumbv8m.main)");
+                                       "thumbv7m, thumbv7em, thumbv8m.main, thumbv8.1m.main)");
     }
     target.triple = t;
     if (shorthand.empty() && target.cpu.empty())
       target.cpu = startsWith(t, "x86_64") ? "x86-64" : startsWith(t, "thumbv6m") ? "cortex-m0plus"
                    : startsWith(t, "thumbv8m") ? "cortex-m33"
+                   : startsWith(t, "thumbv8.1m") ? "cortex-m55"
+                   : startsWith(t, "thumbv7m") ? "cortex-m3"
                    : isArmTriple(t) ? "cortex-m4" : "generic";
-    if (startsWith(t, "thumbv6m"))
+    if (startsWith(t, "thumbv6m") || startsWith(t, "thumbv7m"))
       hasFpu = false;
   }
   if (!mcpu.empty()) {

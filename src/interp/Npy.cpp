@@ -1,9 +1,13 @@
 #include "bundlefit/interp/Npy.h"
 
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace bundlefit {
@@ -88,15 +92,30 @@ Tensor decodeNpy(const std::string &bytes, const std::string &origin) {
   Shape shape;
   std::stringstream dims(shapeText.substr(open + 1, close - open - 1));
   std::string dim;
-  while (std::getline(dims, dim, ','))
-    if (dim.find_first_not_of(' ') != std::string::npos)
-      shape.push_back(std::stoll(dim));
+  while (std::getline(dims, dim, ',')) {
+    size_t first = dim.find_first_not_of(' ');
+    if (first == std::string::npos)
+      continue;
+    size_t last = dim.find_last_not_of(' ');
+    std::string digits = dim.substr(first, last - first + 1);
+    char *end = nullptr;
+    errno = 0;
+    long long value = std::strtoll(digits.c_str(), &end, 10);
+    if (errno || *end != '\0' || value < 0)
+      throw fail("shape dimension '" + digits + "' is not a non-negative integer");
+    shape.push_back(value);
+  }
 
-  Tensor tensor(TensorType{dtype, shape, {}});
+  // The header's shape is checked against the data before allocating.
+  std::optional<uint64_t> needed = checkedTensorBytes(shape, dtypeSize(dtype));
+  if (!needed)
+    throw fail("shape " + shapeToString(shape) + " is larger than bundlefit's limit of " +
+               std::to_string(kMaxTensorBytes >> 30) + " GiB per tensor");
   size_t dataStart = headerStart + headerLength;
-  if (bytes.size() - dataStart < tensor.bytes.size())
+  if (bytes.size() - dataStart < *needed)
     throw fail("truncated data (" + std::to_string(bytes.size() - dataStart) + " of " +
-               std::to_string(tensor.bytes.size()) + " bytes)");
+               std::to_string(*needed) + " bytes)");
+  Tensor tensor(TensorType{dtype, shape, {}});
   if (!tensor.bytes.empty())
     std::memcpy(tensor.bytes.data(), bytes.data() + dataStart, tensor.bytes.size());
   return tensor;

@@ -41,7 +41,9 @@ BF_INLINE void BF_CONV_TILE(const float *restrict x, const float *restrict w,
                             int32_t iwBase, int32_t dilW, int32_t stride, int32_t mode,
                             int32_t count, int32_t storeFrom) {
   const int32_t checked = mode == BF_TILE_CHECKED;
-  BF_TILE_VEC acc[BF_CONV_MB];
+  /* Zeroed first: writing one lane reads the whole vector (gcc's
+   * -Wmaybe-uninitialized); the optimiser drops the dead stores. */
+  BF_TILE_VEC acc[BF_CONV_MB] = {{0}};
   for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
     const float b = bias ? bias[mi] : 0.0f;
     for (int32_t j = 0; j < BF_CONV_PB; ++j)

@@ -91,6 +91,7 @@
 #include "OpsetNormalization.h"
 
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -126,6 +127,13 @@ bool usesDefaultDomain(const onnx::GraphProto &graph) {
 //===----------------------------------------------------------------------===//
 // Reading files
 //===----------------------------------------------------------------------===//
+
+/// Whether a graph input's shape names a symbol (--define-symbol sets it).
+bool usesSymbol(const onnx::ValueInfoProto &input) {
+  const auto &dims = input.type().tensor_type().shape().dim();
+  return std::any_of(dims.begin(), dims.end(),
+                     [](const auto &dim) { return !dim.dim_param().empty(); });
+}
 
 Error badFile(const std::string &path, const std::string &problem) {
   return Error(ExitCode::BadInputFile, path + ": " + problem);
@@ -418,6 +426,15 @@ void ModelImporter::importInputs(const onnx::GraphProto &graph) {
       overridden.insert(match->name);
     } else {
       type = inputType(input);
+    }
+    if (!checkedTensorBytes(type.shape, dtypeSize(type.dtype))) {
+      const std::string problem = "input '" + input.name() + "' of type " + type.str() +
+                                  " is larger than bundlefit's limit of " +
+                                  std::to_string(kMaxTensorBytes >> 30) + " GiB per tensor";
+      if (match != options_.inputOverrides.end())
+        throw Error(ExitCode::Usage, "--model-input '" + match->name + "': " + path_ + ": " +
+                                         problem);
+      throw bad(problem + (usesSymbol(input) ? " (check --define-symbol)" : ""));
     }
     defineValue(input.name(), graph_->addInput(input.name(), type));
   }

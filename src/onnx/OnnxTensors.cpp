@@ -2,11 +2,13 @@
 
 #include "OnnxTensors.h"
 
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace bundlefit {
 namespace onnximport {
@@ -152,17 +154,22 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
     throw Error(ExitCode::Unsupported, what + " has element type " +
                                            onnxTypeName(onnxType) +
                                            ", which bundlefit does not support");
-  uint64_t count = 1;
   for (int64_t dim : tensor.dims()) {
-    if (dim < 0 || (dim > 0 && count > uint64_t(std::numeric_limits<int64_t>::max()) /
-                                            uint64_t(dim)))
+    if (dim < 0)
       throw Error(ExitCode::BadInputFile,
                   what + " has an invalid dimension " + std::to_string(dim));
-    count *= uint64_t(dim);
     result.type.shape.push_back(dim);
   }
-  result.bytes.assign(count * dtypeSize(result.type.dtype), 0);
   const DType dtype = result.type.dtype;
+  // Sizes come from the file: check them before anything is allocated.
+  std::optional<uint64_t> totalBytes =
+      checkedTensorBytes(result.type.shape, dtypeSize(dtype));
+  if (!totalBytes)
+    throw Error(ExitCode::BadInputFile,
+                what + " claims shape " + shapeToString(result.type.shape) +
+                    ", more than bundlefit's limit of " +
+                    std::to_string(kMaxTensorBytes >> 30) + " GiB per tensor");
+  const uint64_t count = *totalBytes / dtypeSize(dtype);
 
   auto mismatch = [&](const std::string &field, uint64_t have) {
     return Error(ExitCode::BadInputFile,
@@ -171,12 +178,29 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
                      std::to_string(count) + " elements, " + field + " holds " +
                      std::to_string(have));
   };
-
-  if (tensor.has_raw_data()) {
-    const std::string &raw = tensor.raw_data();
+  const bool hasRaw = tensor.has_raw_data();
+  uint64_t held = 0;
+  const char *field = "raw_data";
+  if (hasRaw) {
     const size_t elementSize = onnxElementSize(onnxType);
-    if (raw.size() != count * elementSize)
-      throw mismatch("raw_data", elementSize ? raw.size() / elementSize : 0);
+    const std::string &raw = tensor.raw_data();
+    held = elementSize ? raw.size() / elementSize : 0;
+    if (!elementSize || raw.size() % elementSize || held != count)
+      throw mismatch(field, held);
+  } else {
+    switch (onnxType) {
+    case TensorProto::FLOAT: field = "float_data"; held = tensor.float_data_size(); break;
+    case TensorProto::DOUBLE: field = "double_data"; held = tensor.double_data_size(); break;
+    case TensorProto::INT64: field = "int64_data"; held = tensor.int64_data_size(); break;
+    default: field = "int32_data"; held = tensor.int32_data_size(); break;
+    }
+    if (held != count)
+      throw mismatch(field, held);
+  }
+  result.bytes.assign(*totalBytes, 0);
+
+  if (hasRaw) {
+    const std::string &raw = tensor.raw_data();
     const auto *src = reinterpret_cast<const uint8_t *>(raw.data());
     switch (onnxType) {
     case TensorProto::FLOAT:
@@ -215,27 +239,19 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
   // Typed fields (ONNX spec: which repeated field holds which data type).
   switch (onnxType) {
   case TensorProto::FLOAT:
-    if (uint64_t(tensor.float_data_size()) != count)
-      throw mismatch("float_data", tensor.float_data_size());
     for (size_t i = 0; i < count; ++i)
       storeElement(result.bytes, i, tensor.float_data(int(i)));
     break;
   case TensorProto::DOUBLE:
-    if (uint64_t(tensor.double_data_size()) != count)
-      throw mismatch("double_data", tensor.double_data_size());
     for (size_t i = 0; i < count; ++i)
       storeElement(result.bytes, i, float(tensor.double_data(int(i))));
     break;
   case TensorProto::INT64:
-    if (uint64_t(tensor.int64_data_size()) != count)
-      throw mismatch("int64_data", tensor.int64_data_size());
     for (size_t i = 0; i < count; ++i)
       storeElement(result.bytes, i, tensor.int64_data(int(i)));
     break;
   case TensorProto::FLOAT16:
   case TensorProto::BFLOAT16:
-    if (uint64_t(tensor.int32_data_size()) != count)
-      throw mismatch("int32_data", tensor.int32_data_size());
     for (size_t i = 0; i < count; ++i) {
       auto bits = uint16_t(tensor.int32_data(int(i)));
       storeElement(result.bytes, i,
@@ -244,8 +260,6 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
     }
     break;
   default: // INT32, INT8, UINT8, BOOL live in int32_data.
-    if (uint64_t(tensor.int32_data_size()) != count)
-      throw mismatch("int32_data", tensor.int32_data_size());
     for (size_t i = 0; i < count; ++i)
       storeInt(result.bytes, dtype, i, tensor.int32_data(int(i)));
     break;

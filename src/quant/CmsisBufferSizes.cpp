@@ -56,9 +56,12 @@ CmsisExtension cmsisExtensionForCpu(const std::string &cpu) {
 }
 
 CmsisConvKind cmsisConvKind(const CmsisConvShape &s) {
+  // arm_nn_is_convolve_1x1 (filter c == input c: the wrapper is only called
+  // for ungrouped convolutions here).
   if (s.kH == 1 && s.kW == 1 && s.padH == 0 && s.padW == 0 && s.dilH == 1 && s.dilW == 1)
     return CmsisConvKind::Fast1x1; // arm_convolve_1x1_s8(_fast): no buffer with GCC/clang
-  if (s.inH == 1 && s.kH == 1 && s.dilW == 1 && s.outW % 4 == 0)
+  // arm_nn_is_convolve_1_x_n since v4.1 (v4.0 asked output_w % 4 == 0).
+  if (s.inH == 1 && s.kH == 1 && s.dilW == 1 && int64_t(s.strideW) * s.inC % 4 == 0)
     return CmsisConvKind::OneByN;
   return CmsisConvKind::General;
 }
@@ -73,7 +76,20 @@ int32_t cmsisConvBufferSize(const CmsisConvShape &s, CmsisExtension extension) {
   return 0;
 }
 
+bool cmsisDepthwiseRunsAsConv(const CmsisConvShape &s, CmsisExtension extension) {
+  // CONVERT_DW_CONV_WITH_ONE_INPUT_CH_AND_OUTPUT_CH_ABOVE_THRESHOLD is 1 for
+  // GCC/clang builds (8 with armclang).
+  return extension == CmsisExtension::Mve && s.inC == 1 && s.outC > 1;
+}
+
 int32_t cmsisDepthwiseBufferSize(const CmsisConvShape &s, CmsisExtension extension) {
+  if (cmsisDepthwiseRunsAsConv(s, extension)) {
+    // arm_depthwise_conv_to_conv_s8: the convolution's buffer, then the
+    // filter transposed to OHWI behind it.
+    CmsisConvShape conv = s;
+    conv.inC = 1;
+    return cmsisConvBufferSize(conv, extension) + s.outC * s.kH * s.kW;
+  }
   // Only the ch_mult == 1, single-batch, undilated kernels use a buffer.
   if (s.inC != s.outC || s.n != 1 || s.dilH != 1 || s.dilW != 1)
     return 0;
@@ -90,8 +106,12 @@ int32_t cmsisDepthwiseBufferSize(const CmsisConvShape &s, CmsisExtension extensi
 }
 
 int32_t cmsisFullyConnectedBufferSize(int32_t outDepth, CmsisExtension extension) {
-  // Helium keeps the per-row kernel sums (int32) in the buffer.
+  // Helium reads the per-row kernel sums (int32) from the buffer.
   return extension == CmsisExtension::Mve ? outDepth * 4 : 0;
+}
+
+bool cmsisFullyConnectedNeedsKernelSums(CmsisExtension extension) {
+  return extension == CmsisExtension::Mve;
 }
 
 int32_t cmsisAvgPoolBufferSize(int32_t outW, int32_t channels, CmsisExtension extension) {

@@ -121,7 +121,43 @@ void widenInt8Bias(Graph &graph, Node &node, const Int8ConvArgs &a, int64_t chan
   node.inputs[2] = graph.addConstant(graph.uniqueValueName(bias8->name + "_i32"), type, bytes);
 }
 
-void prepareConstants(Graph &graph, Node &node, const std::string &function) {
+/// Helium's arm_fully_connected_s8 starts each row's accumulator from
+/// kernel_sum[r] = bias[r] + input_offset * (sum_k w[r][k] + K * filter_offset)
+/// (arm_vector_sum_s8), read from its context buffer. Computed here once, in
+/// the int32 arithmetic the library uses (wrapping), and stored as a constant
+/// read by the node at kCmsisKernelSumsInput: weights.bin holds it, CONSTANT
+/// counts it, and no arena scratch is needed.
+void addKernelSums(Graph &graph, Node &node, const Int8ConvArgs &a) {
+  const Value *w = node.input(1);
+  const Value *bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  const int64_t rows = a.outDepth, cols = a.accumDepth;
+  if (int64_t(w->data.size()) != rows * cols)
+    fatalInternal(node.describe() + ": fully connected weights are not [out, in]");
+  std::vector<int32_t> sums(size_t(rows), 0);
+  const int8_t *wd = w->dataAs<int8_t>();
+  for (int64_t r = 0; r < rows; ++r) {
+    uint32_t rowSum = 0; // int32 arithmetic as CMSIS-NN's, without signed overflow
+    for (int64_t k = 0; k < cols; ++k)
+      rowSum += uint32_t(int32_t(wd[r * cols + k]));
+    rowSum += uint32_t(int32_t(cols)) * uint32_t(a.filterOffset);
+    uint32_t sum = rowSum * uint32_t(a.inputOffset);
+    if (bias)
+      sum += uint32_t(bias->dataAs<int32_t>()[r]);
+    sums[size_t(r)] = int32_t(sum);
+  }
+  TensorType type;
+  type.dtype = DType::Int32;
+  type.shape = {rows};
+  std::vector<uint8_t> bytes(sums.size() * 4);
+  std::memcpy(bytes.data(), sums.data(), bytes.size());
+  Value *value = graph.addConstant(graph.uniqueValueName(node.name + "_kernel_sums"), type, bytes);
+  while (node.inputs.size() < size_t(kCmsisKernelSumsInput))
+    node.inputs.push_back(nullptr);
+  node.inputs.push_back(value);
+}
+
+void prepareConstants(Graph &graph, Node &node, const std::string &function,
+                      CmsisExtension extension) {
   if (function == "arm_convolve_wrapper_s8" || function == "arm_depthwise_conv_wrapper_s8") {
     const Int8ConvArgs a = int8ConvArgs(node);
     widenInt8Bias(graph, node, a, a.M);
@@ -133,6 +169,9 @@ void prepareConstants(Graph &graph, Node &node, const std::string &function) {
     widenInt8Bias(graph, node, a, a.outDepth);
     if (!a.transB)
       transposeGemmWeights(node, *ownConstant(graph, node, 1));
+    // Column permutations (absorbIntoFullyConnected) keep every row's sum.
+    if (cmsisFullyConnectedNeedsKernelSums(extension))
+      addKernelSums(graph, node, a);
   }
 }
 
@@ -253,7 +292,9 @@ int64_t cmsisScratchFor(const Node &node, CmsisExtension extension) {
                                                  : cmsisDepthwiseBufferSize(s, extension);
   }
   if (function == "arm_fully_connected_s8")
-    return cmsisFullyConnectedBufferSize(int8GemmArgs(node).outDepth, extension);
+    return cmsisFullyConnectedNeedsKernelSums(extension)
+               ? 0 // a constant (addKernelSums), not scratch
+               : cmsisFullyConnectedBufferSize(int8GemmArgs(node).outDepth, extension);
   if (function == "arm_avgpool_s8")
     return cmsisAvgPoolBufferSize(int32_t(node.output(0)->type.shape[3]),
                                   int32_t(node.input(0)->type.shape[1]), extension);
@@ -279,7 +320,7 @@ CmsisPreparation prepareCmsisGraph(Graph &graph, CmsisExtension extension) {
       continue;
     }
     node->attrs.setInt(kCmsisScratchAttribute, cmsisScratchFor(*node, extension));
-    prepareConstants(graph, *node, function);
+    prepareConstants(graph, *node, function, extension);
     node->attrs.setString(kCmsisAttribute, function);
     chosen[node] = function;
     ++result.cmsisNodes;

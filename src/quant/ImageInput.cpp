@@ -99,15 +99,24 @@ Tensor sampleFromPng(const std::string &path, const Shape &inputShape,
   if (data.size() > size_t(INT32_MAX))
     bad(path, "file too large");
   int w = 0, h = 0, fileChannels = 0;
+  auto refuseSize = [&] {
+    bad(path, "image is " + std::to_string(w) + "x" + std::to_string(h) + ", the model input " +
+                  shapeToString(inputShape) + " needs " + std::to_string(width) + "x" +
+                  std::to_string(height) + " (resize it first)");
+  };
+  // The size check reads only the header: a 30000x30000 image must not be
+  // decoded (seconds and gigabytes) just to be refused.
+  if (stbi_info_from_memory(reinterpret_cast<const stbi_uc *>(data.data()), int(data.size()),
+                            &w, &h, &fileChannels) &&
+      (w != width || h != height))
+    refuseSize();
   stbi_uc *pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc *>(data.data()),
                                           int(data.size()), &w, &h, &fileChannels, int(channels));
   if (!pixels)
     bad(path, std::string("not a readable PNG image (") + stbi_failure_reason() + ")");
   std::unique_ptr<stbi_uc, void (*)(void *)> owner(pixels, stbi_image_free);
   if (w != width || h != height)
-    bad(path, "image is " + std::to_string(w) + "x" + std::to_string(h) + ", the model input " +
-                  shapeToString(inputShape) + " needs " + std::to_string(width) + "x" +
-                  std::to_string(height) + " (resize it first)");
+    refuseSize();
   Tensor sample(TensorType{DType::Float32, inputShape, {}});
   float *out = sample.data<float>();
   for (int64_t y = 0; y < height; ++y)

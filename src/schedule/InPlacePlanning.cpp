@@ -138,6 +138,8 @@ std::vector<InPlaceOp> chooseInPlaceOps(const planner::Problem &base,
     planner::Problem problem = withInPlaceOps(base, chosen, scratchBytes, schedule, nullptr);
     if (!chosen.empty() && !planner::honouredInPlaceHints(problem).back())
       return UINT64_MAX; // Its input already has an in-place output.
+    if (planner::checkProblem(problem))
+      return UINT64_MAX; // Sizes past the planner's range: the caller reports them.
     return planner::planMemory(problem, greedyOnly).arenaSize;
   };
   std::vector<InPlaceOp> chosen;

@@ -11,6 +11,7 @@
 
 #include "bundlefit/ir/FusedOps.h"
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/planner/CheckedArithmetic.h"
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/WeightLayout.h"
 #include "bundlefit/schedule/Schedule.h"
@@ -82,6 +83,26 @@ void placeConstants(MemoryPlan &plan) {
   plan.constantSize = layout.total;
 }
 
+/// The planner only takes problems whose sizes it can add up without
+/// wrapping (planner::checkProblem); a tensor that claims more is an input
+/// error, named here, not a crash in the planner.
+void rejectOversizedBuffers(const planner::Problem &problem,
+                            const std::map<const Value *, int> &bufferOf) {
+  std::optional<std::string> malformed = planner::checkProblem(problem);
+  if (!malformed)
+    return;
+  uint64_t total = 0, bytes = 0;
+  for (const auto &[value, index] : bufferOf) {
+    const planner::Buffer &b = problem.buffers[index];
+    if (!planner::checkedAlignUp(b.size, b.alignment, bytes) ||
+        !planner::checkedAdd(total, bytes, total) || total > planner::kMaxPlannerBytes)
+      throw Error(ExitCode::BadInputFile, "tensor '" + value->name + "' (" +
+                                              std::to_string(b.size) +
+                                              " bytes): activations need more than 2^62 bytes");
+  }
+  throw Error(ExitCode::BadInputFile, "activation buffers: " + *malformed);
+}
+
 void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   // Buffers: every owner that is an intermediate and not a placeholder.
   std::map<const Value *, int> bufferOf;
@@ -117,7 +138,7 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
         const planner::Buffer &candidate = problem.buffers[it->second];
         if (candidate.last != step || candidate.size != problem.buffers[out].size)
           continue;
-        problem.inPlace.push_back({out, it->second});
+        problem.inPlace.push_back({out, it->second, /*shift=*/0, /*access=*/{}});
         break;
       }
     }
@@ -126,6 +147,7 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   // --memory-opt >= 1: in-place depthwise and 1x1 convolutions and pools
   // overlapping their input, those that pay for themselves. Fused nodes (FusedOps.h) always need their
   // workspace, whatever the level.
+  rejectOversizedBuffers(problem, bufferOf);
   std::map<const Node *, uint64_t> scratchBytes;
   for (const Node *node : plan.schedule)
     if (uint64_t bytes = nodeScratchBytes(*node))
@@ -137,8 +159,10 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   std::vector<std::pair<const Node *, int>> scratchOf;
   problem = withInPlaceOps(problem, chosen, scratchBytes, plan.schedule, &scratchOf);
 
+  rejectOversizedBuffers(problem, bufferOf); // Now with the workspaces.
   planner::PlanOptions plannerOptions;
   plannerOptions.exact.timeBudgetSeconds = options.exactTimeBudgetSeconds;
+  plannerOptions.exact.capacity = options.activationCapacity;
   planner::Plan result = planner::planMemory(problem, plannerOptions);
   if (auto problemText = planner::checkPlan(problem, result))
     fatalInternal("activation plan failed its check: " + *problemText);
@@ -159,6 +183,7 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   plan.activationsSize = result.arenaSize;
   plan.activationsLowerBound = result.lowerBound;
   plan.allocator = result.algorithm;
+  plan.activationsProof = planner::proofOf(result, options.activationCapacity);
 }
 
 /// Views (and in-place results) inherit their owner's placement.

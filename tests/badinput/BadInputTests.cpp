@@ -7,6 +7,7 @@
 //                                  compile --target cortex-z99, -o /proc/bundle
 //   tests/device/CliTests.cpp      fit --device rt9999
 #include "TestModel.h"
+#include "ToolRun.h"
 
 #include <doctest/doctest.h>
 
@@ -25,54 +26,7 @@ using bundlefit::testing::TestModel;
 
 namespace {
 
-struct Outcome {
-  int exitCode = -1;
-  std::string out, err;
-  std::vector<std::string> errLines;
-};
-
-std::string slurp(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-fs::path scratch(const std::string &name) {
-  fs::path dir = fs::path(BUNDLEFIT_TEST_TMP) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-/// Runs `bundlefit <arguments>` with stdout and stderr kept apart.
-Outcome runTool(const std::string &arguments) {
-  fs::path dir = fs::path(BUNDLEFIT_TEST_TMP);
-  fs::create_directories(dir);
-  std::string command = std::string(BUNDLEFIT_EXE) + " " + arguments + " >" +
-                        (dir / "stdout.txt").string() + " 2>" + (dir / "stderr.txt").string();
-  int status = std::system(command.c_str());
-  Outcome o;
-  o.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.out = slurp(dir / "stdout.txt");
-  o.err = slurp(dir / "stderr.txt");
-  std::istringstream lines(o.err);
-  for (std::string line; std::getline(lines, line);)
-    o.errLines.push_back(line);
-  return o;
-}
-
-/// The README's promise for a failure: the exit code, one error line that
-/// names every string in `mentions`, nothing on stdout.
-void checkFailure(const Outcome &o, int exitCode, const std::vector<std::string> &mentions) {
-  INFO("stderr: " << o.err << "stdout: " << o.out);
-  CHECK(o.exitCode == exitCode);
-  REQUIRE(o.errLines.size() == 1);
-  CHECK(o.errLines[0].rfind("bundlefit: error: ", 0) == 0);
-  for (const std::string &m : mentions)
-    CHECK_MESSAGE(o.errLines[0].find(m) != std::string::npos, "does not name " << m);
-  CHECK(o.out.empty());
-}
+using namespace bundlefit::badinput;
 
 std::string lenet() { return std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.onnx"; }
 
@@ -84,8 +38,6 @@ std::string tinyModel() {
   m.output("y");
   return m.save("tiny.onnx");
 }
-
-std::string q(const fs::path &path) { return "'" + path.string() + "'"; }
 
 } // namespace
 
@@ -182,10 +134,6 @@ TEST_CASE("unknown options and bad option values: exit 2 naming the option, no b
 }
 
 TEST_CASE("a profile made for another model: exit 4 naming both files, no bundle") {
-  if (runTool("compile --help").out.find("--load-profile") == std::string::npos) {
-    MESSAGE("bundlefit compile has no --load-profile yet: skipped");
-    return;
-  }
   // LeNet's profile in the documented layout (quant/Profile.h): the hash is
   // FNV-1a 64 of lenet.onnx's bytes, which is what ties a profile to its model.
   uint64_t hash = 14695981039346656037ull;

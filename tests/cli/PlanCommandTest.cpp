@@ -20,9 +20,12 @@ TEST_CASE("Caffe LeNet float: Glow-compatible sizes and offsets, activations at 
   json report = planJson("lenet");
   CHECK(report["schema"] == "bundlefit.memory/1");
   CHECK(report["network"] == "lenet");
-  // The sum of its eight 64-aligned weights (Glow's 1,724,672 has a spare 64).
-  CHECK(report["sizes"]["constant"] == 1724608);
-  CHECK(report["sizes"]["mutable"] == 3200);
+  // The sum of its eight 64-aligned weights (Glow's 1,724,672 has a spare 64):
+  // conv1 20x1x5x5 and bias 20, conv2 50x20x5x5 and 50, fc1 500x800 and 500,
+  // fc2 10x500 and 10 floats. MUTABLE: the input 1x28x28 and output 10 floats.
+  CHECK(report["sizes"]["constant"] ==
+        2048 + 128 + 100032 + 256 + 1600000 + 2048 + 20032 + 64); // 1,724,608
+  CHECK(report["sizes"]["mutable"] == 3136 + 64);
   CHECK(report["sizes"]["alignment"] == 64);
   CHECK(report["sizes"]["activations"].get<uint64_t>() <= 57600);
   CHECK(report["sizes"]["activations"] == report["activations_lower_bound"]);

@@ -14,6 +14,7 @@
 #include "bundlefit/codegen/Target.h"
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Footprint.h"
+#include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
@@ -26,6 +27,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -247,6 +249,18 @@ TEST_CASE("CMSIS-NN buffer sizes per core extension, from the formulas by hand")
   CHECK(cmsisConvKind(oneByN) == CmsisConvKind::OneByN);
   CHECK(cmsisConvBufferSize(oneByN, dsp) == 2 * 12 * 2);
   CHECK(cmsisConvBufferSize(oneByN, mve) == 16); // max(12 + 4, 8 + 4)
+  // The v4.1+ rule is (stride_w * in_c) % 4 == 0 (v4.0: output width % 4):
+  // input [1,3,1,32], 1x3 kernel, pad 1 is a general conv on Helium, 64 bytes.
+  CmsisConvShape rgbRow = oneByN;
+  rgbRow.inC = 3, rgbRow.inW = rgbRow.outW = 32;
+  CHECK(cmsisConvKind(rgbRow) == CmsisConvKind::General);
+  CHECK(cmsisConvBufferSize(rgbRow, mve) == 4 * 16);
+  CmsisConvShape oddWidth = oneByN; // output width 6, in_c 4: 1xN since v4.1
+  oddWidth.inW = oddWidth.outW = 6;
+  CHECK(cmsisConvKind(oddWidth) == CmsisConvKind::OneByN);
+  CmsisConvShape strided = oneByN; // stride 2 * in_c 2 = 4
+  strided.inC = 2, strided.strideW = 2, strided.outW = 8;
+  CHECK(cmsisConvKind(strided) == CmsisConvKind::OneByN);
   // Depthwise, ch_mult 1: 3x3 with pad <= 1 is the buffer-free 3x3 kernel on DSP.
   CmsisConvShape dw3 = conv(32, 3, 1, 1, 16, 16);
   CHECK(cmsisDepthwiseBufferSize(dw3, dsp) == 0);
@@ -260,10 +274,20 @@ TEST_CASE("CMSIS-NN buffer sizes per core extension, from the formulas by hand")
   dwMult.outC = 32; // ch_mult 2: the generic kernel, no buffer
   CHECK(cmsisDepthwiseBufferSize(dwMult, dsp) == 0);
   CHECK(cmsisDepthwiseBufferSize(dwMult, mve) == 0);
+  // Helium runs a one-input-channel depthwise conv as a convolution: its
+  // buffer, then the OHWI filter (GCC threshold: more than 1 output channel).
+  CmsisConvShape dwOne = conv(1, 3, 1, 1, 16, 16);
+  dwOne.outC = 8;
+  CHECK(cmsisDepthwiseRunsAsConv(dwOne, mve));
+  CHECK(cmsisDepthwiseBufferSize(dwOne, mve) == 4 * 16 + 8 * 9);
+  CHECK(!cmsisDepthwiseRunsAsConv(dwOne, dsp));
+  CHECK(cmsisDepthwiseBufferSize(dwOne, dsp) == 0);
   // Fully connected: Helium keeps one int32 kernel sum per output.
   CHECK(cmsisFullyConnectedBufferSize(500, mve) == 2000);
   CHECK(cmsisFullyConnectedBufferSize(500, dsp) == 0);
   CHECK(cmsisFullyConnectedBufferSize(500, none) == 0);
+  CHECK(cmsisFullyConnectedNeedsKernelSums(mve));
+  CHECK(!cmsisFullyConnectedNeedsKernelSums(dsp));
   // Average pool: one int32 accumulator per channel on DSP.
   CHECK(cmsisAvgPoolBufferSize(3, 16, dsp) == 64);
   CHECK(cmsisAvgPoolBufferSize(3, 16, mve) == 0);
@@ -446,11 +470,10 @@ TEST_CASE("host bundle with the CMSIS-NN stub == portable bundle == interpreter;
   CHECK(hasPrefix(calls, "softmax rows=1 row_size=10 "));
 }
 
-TEST_CASE("Cortex-M7 bundle with the CMSIS-NN stub under QEMU == interpreter, bit for bit") {
-  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty()) {
-    MESSAGE("qemu-system-arm or arm-none-eabi-gcc missing: skipped");
-    return;
-  }
+TEST_CASE("Cortex-M7 bundle with the CMSIS-NN stub under QEMU == interpreter, bit for bit" *
+          doctest::test_suite("needs_qemu")) {
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   const auto inputs = inputsFor(*buildNet(), 12);
   const auto expected = Interpreter(*buildNet()).run(inputs);
   std::unique_ptr<Graph> graph = buildNet();
@@ -486,4 +509,41 @@ TEST_CASE("ResNet-8 int8: residual Adds stay NHWC; host bundle with the stub == 
   CHECK(prep.cmsisNodes >= 10);
   requireSameBytes(runAsBundle(*graph, "host", inputs, "resnet8", true), expected,
                    "ResNet-8 CMSIS-NN host bundle");
+}
+
+TEST_CASE("Helium: fully connected kernel sums computed at compile time, stored with the weights") {
+  std::unique_ptr<Graph> dsp = buildNet(), mve = buildNet();
+  prepareCmsisGraph(*dsp, CmsisExtension::Dsp);
+  prepareCmsisGraph(*mve, CmsisExtension::Mve);
+  int fcs = 0;
+  uint64_t sumBytes = 0;
+  for (const Node *node : mve->nodes()) {
+    if (node->attrs.getString(kCmsisAttribute, "") != "arm_fully_connected_s8")
+      continue;
+    ++fcs;
+    INFO(node->name);
+    CHECK(node->attrs.getInt(kCmsisScratchAttribute, -1) == 0); // no arena scratch
+    REQUIRE(node->inputs.size() == size_t(kCmsisKernelSumsInput) + 1);
+    const Value *sums = node->inputs[kCmsisKernelSumsInput];
+    REQUIRE(sums->isConstant());
+    const Int8ConvArgs a = int8GemmArgs(*node);
+    REQUIRE(sums->data.size() == size_t(a.outDepth) * 4);
+    // arm_vector_sum_s8(buf, cols, rows, w, lhs_offset = input offset,
+    // rhs_offset = filter offset, bias), by hand.
+    const int8_t *w = node->input(1)->dataAs<int8_t>();
+    const int32_t *bias = node->input(2)->dataAs<int32_t>();
+    for (int32_t r = 0; r < a.outDepth; ++r) {
+      int64_t rowSum = 0;
+      for (int32_t k = 0; k < a.accumDepth; ++k)
+        rowSum += w[int64_t(r) * a.accumDepth + k] + a.filterOffset;
+      CHECK(sums->dataAs<int32_t>()[r] == int32_t(bias[r] + a.inputOffset * rowSum));
+    }
+    sumBytes += sums->data.size();
+  }
+  CHECK(fcs == 2);
+  // CONSTANT counts them; the DSP build has none.
+  const MemoryPlan dspPlan = planGraphMemory(*dsp), mvePlan = planGraphMemory(*mve);
+  CHECK(mvePlan.constantSize >= dspPlan.constantSize + sumBytes);
+  for (const Node *node : dsp->nodes())
+    CHECK(node->inputs.size() <= size_t(kCmsisKernelSumsInput));
 }

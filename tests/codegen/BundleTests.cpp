@@ -4,6 +4,7 @@
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/support/Error.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -497,12 +498,11 @@ TEST_CASE("Os drops the speed-only convolution paths and still matches the refer
   CHECK(small.textBytes < fast.textBytes);
 }
 
-TEST_CASE("Cortex-M objects link with arm-none-eabi-gcc for their float ABI") {
+TEST_CASE("Cortex-M objects link with arm-none-eabi-gcc for their float ABI" *
+          doctest::test_suite("needs_arm_gcc")) {
   const std::string gcc = BUNDLEFIT_ARM_GCC;
-  if (gcc.empty() || gcc.find("NOTFOUND") != std::string::npos) {
-    MESSAGE("arm-none-eabi-gcc not found: skipped");
-    return;
-  }
+  if (gcc.empty() || gcc.find("NOTFOUND") != std::string::npos)
+    BUNDLEFIT_SKIP_TEST("arm-none-eabi-gcc not found");
   SmallNet net;
   MemoryPlan plan = simplePlan(net.graph);
   struct Case {

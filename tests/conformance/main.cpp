@@ -8,9 +8,11 @@
 // suites are run. Prints one line per failure, the skip tables, and last
 // "N passed, M failed, K skipped". Exit status: 0 no failure, 1 a failure,
 // 2 usage error, 77 no test data (CTest reports the test as skipped).
+// The README's conformance figures come from --json files under bench/results/.
 //
 //===----------------------------------------------------------------------===//
 #include "ConformanceRunner.h"
+#include "SourceCommit.h"
 
 #include <nlohmann/json.hpp>
 
@@ -225,6 +227,7 @@ int main(int argc, char **argv) {
   printGroups("Skipped: unsupported mode or dtype (tests per reason):", byReason);
   if (!options.jsonPath.empty()) {
     nlohmann::json document;
+    document["commit"] = bundlefit::bench::sourceCommit(); // README figures cite this file.
     document["engine"] = engine->name();
     document["root"] = options.root;
     document["rtol"] = options.tolerance.rtol;

@@ -1,6 +1,6 @@
 // The reference models give the same outputs from the interpreter, the host
 // bundle and Cortex-M bundles under QEMU: max |diff| <= 1e-4 x max |output|.
-#include "BundleCompilation.h"
+#include "bundlefit/driver/CompileBundle.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Interpreter.h"

@@ -4,7 +4,7 @@
 // pool geometries (overlap, padding, ceil_mode, average with and without
 // pads, grouped convs, chunks that do not divide the channels) and depthwise
 // convs of stride 1 and 2; LeNet is the target the issue sets (<= 15,000 B).
-#include "BundleCompilation.h"
+#include "bundlefit/driver/CompileBundle.h"
 #include "MemoryOptTestSupport.h"
 
 #include "bundlefit/bundle/BundleRunner.h"

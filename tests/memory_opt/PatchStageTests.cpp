@@ -5,9 +5,8 @@
 // pads), in the interpreter (which runs the tile program) and in bundles on
 // the host and on Cortex-M7. MobileNetV2 int8 224x224 is the target:
 // <= 350,000 B of activations (layer bound 1,505,280).
-#include "BundleCompilation.h"
+#include "bundlefit/driver/CompileBundle.h"
 #include "MemoryOptTestSupport.h"
-#include "QuantOptions.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Interpreter.h"

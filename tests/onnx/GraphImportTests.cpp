@@ -3,6 +3,7 @@
 
 #include "bundlefit/ir/OpRegistry.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -423,10 +424,11 @@ TEST_CASE("ConstantOfShape keeps its fill value as attributes value and value_dt
   CHECK(zerosNode->attrs.getInt("value_dtype", -1) == int(DType::Float32));
 }
 
-TEST_CASE("a real backend-test model imports with its initializer-free inputs") {
+TEST_CASE("a real backend-test model imports with its initializer-free inputs" *
+          doctest::test_suite("needs_onnx_testdata")) {
   std::string path = testData("node/test_conv_with_strides_padding/model.onnx");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   ImportOptions options;
   options.rejectUnsupportedOps = false;
   auto graph = importOnnxModel(path, options);

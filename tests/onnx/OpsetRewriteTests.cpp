@@ -1,6 +1,7 @@
 // Older opsets arrive in the opset-13 operand form the IR uses.
 #include "TestModel.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 using namespace bundlefit;
@@ -49,10 +50,11 @@ TEST_CASE("Clip < 11: min/max attributes become scalar operands") {
   CHECK(floatsOf(clip2->inputs[2]) == std::vector<float>{6.0f});
 }
 
-TEST_CASE("Clip 11+ from the backend test data keeps its operands") {
+TEST_CASE("Clip 11+ from the backend test data keeps its operands" *
+          doctest::test_suite("needs_onnx_testdata")) {
   std::string path = testData("node/test_clip_default_min/model.onnx");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   ImportOptions options;
   options.rejectUnsupportedOps = false;
   auto graph = importOnnxModel(path, options);
@@ -81,10 +83,11 @@ TEST_CASE("Squeeze/Unsqueeze < 13: axes attribute becomes an int64 operand") {
   CHECK(intsOf(onlyNode(*graph3, "Unsqueeze")->inputs[1]) == std::vector<int64_t>{0});
 }
 
-TEST_CASE("Squeeze 13 from the backend test data keeps its axes operand") {
+TEST_CASE("Squeeze 13 from the backend test data keeps its axes operand" *
+          doctest::test_suite("needs_onnx_testdata")) {
   std::string path = testData("node/test_squeeze/model.onnx");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   ImportOptions options;
   options.rejectUnsupportedOps = false;
   auto graph = importOnnxModel(path, options);
@@ -130,10 +133,11 @@ TEST_CASE("Pad < 11: pads and value become operands, mode stays") {
   CHECK(pad2->attrs.getString("mode", "") == "reflect");
 }
 
-TEST_CASE("Pad from an opset-6 PyTorch export is rewritten") {
+TEST_CASE("Pad from an opset-6 PyTorch export is rewritten" *
+          doctest::test_suite("needs_onnx_testdata")) {
   std::string path = testData("pytorch-operator/test_operator_pad/model.onnx");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   ImportOptions options;
   options.rejectUnsupportedOps = false;
   auto graph = importOnnxModel(path, options);
@@ -242,10 +246,10 @@ TEST_CASE("Softmax < 13 gets coerce_to_2d and an explicit axis; 13 an explicit a
   CHECK(softmax13->attrs.getInt("axis", 99) == -1);
 }
 
-TEST_CASE("Softmax from an opset-6 PyTorch export") {
+TEST_CASE("Softmax from an opset-6 PyTorch export" * doctest::test_suite("needs_onnx_testdata")) {
   std::string path = testData("pytorch-converted/test_Softmax/model.onnx");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   ImportOptions options;
   options.rejectUnsupportedOps = false;
   auto graph = importOnnxModel(path, options);
@@ -373,10 +377,11 @@ TEST_CASE("opset-6 broadcast attributes are resolved to numpy broadcasting") {
   CHECK(message.find("node 'mul' (Mul): opset-6 broadcast with axis=1") != std::string::npos);
 }
 
-TEST_CASE("an opset-6 PyTorch export with legacy broadcast imports") {
+TEST_CASE("an opset-6 PyTorch export with legacy broadcast imports" *
+          doctest::test_suite("needs_onnx_testdata")) {
   std::string path = testData("pytorch-operator/test_operator_add_broadcast/model.onnx");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   ImportOptions options;
   options.rejectUnsupportedOps = false;
   // Its inputs are float64: refused, naming the input, unless overridden.
@@ -425,10 +430,10 @@ TEST_CASE("opset < 6: consumed_inputs dropped, Reshape/Concat/Pad/Cast spellings
   CHECK(message.find("node 'tile' (Tile): Tile-1") != std::string::npos);
 }
 
-TEST_CASE("an opset-1 backend test model imports") {
+TEST_CASE("an opset-1 backend test model imports" * doctest::test_suite("needs_onnx_testdata")) {
   std::string path = testData("node/test_globalaveragepool/model.onnx");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   ImportOptions options;
   options.rejectUnsupportedOps = false;
   auto graph = importOnnxModel(path, options);

@@ -1,16 +1,18 @@
 // loadTensorProtoFile: the backend test data's input_N.pb / output_N.pb.
 #include "TestModel.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 using namespace bundlefit;
 using namespace bundlefit::testing;
 
-TEST_CASE("a backend test-data TensorProto loads with its name") {
+TEST_CASE("a backend test-data TensorProto loads with its name" *
+          doctest::test_suite("needs_onnx_testdata")) {
   std::string path =
       testData("node/test_conv_with_strides_padding/test_data_set_0/input_0.pb");
   if (path.empty())
-    return;
+    BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   std::string name;
   Tensor tensor = loadTensorProtoFile(path, &name);
   CHECK(name == "x");

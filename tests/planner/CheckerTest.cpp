@@ -72,7 +72,7 @@ TEST_CASE("checkPlan catches a missing offset") {
 TEST_CASE("checkPlan allows an in-place pair on its shared step only") {
   Problem p;
   p.buffers = {{0, 64, 1, 0, 2}, {1, 64, 1, 2, 4}};
-  p.inPlace = {{1, 0}};
+  p.inPlace = {{1, 0, 0, {}}};
   CHECK_FALSE(checkPlan(p, planOf({0, 0}, 64)));
   // Without the hint the same plan is an overlap on step 2.
   Problem noHint = p;
@@ -101,12 +101,26 @@ TEST_CASE("checkProblem catches malformed input") {
   REQUIRE(error);
   CHECK(error->find("id 11") != std::string::npos);
   Problem badHint = p;
-  badHint.inPlace = {{1, 7}};
+  badHint.inPlace = {{1, 7, 0, {}}};
   CHECK(checkProblem(badHint));
-  badHint.inPlace = {{1, 1}};
+  badHint.inPlace = {{1, 1, 0, {}}};
   CHECK(checkProblem(badHint));
   // A hint that is well formed but not usable is fine: it is ignored.
   Problem unusable = p;
-  unusable.inPlace = {{2, 0}};
+  unusable.inPlace = {{2, 0, 0, {}}};
   CHECK_FALSE(checkProblem(unusable));
+}
+
+TEST_CASE("checkProblem rejects sizes whose sums would wrap") {
+  Problem p;
+  const uint64_t big = (uint64_t(1) << 63) - 1;
+  p.buffers = {{0, big, 1, 0, 1}, {1, big, 1, 0, 1}};
+  auto error = checkProblem(p);
+  REQUIRE(error);
+  CHECK(error->find("2^62") != std::string::npos);
+  // Each alone is too large as well; a quarter of the range is not.
+  p.buffers = {{0, uint64_t(1) << 60, 64, 0, 1}, {1, uint64_t(1) << 60, 64, 0, 1}};
+  CHECK_FALSE(checkProblem(p));
+  p.buffers.push_back({2, 1, uint64_t(1) << 63, 0, 0});
+  CHECK(checkProblem(p));
 }

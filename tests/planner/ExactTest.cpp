@@ -1,4 +1,5 @@
 //===- ExactTest.cpp - The search reaches optima and keeps its promises ---===//
+#include "SkipTest.h"
 #include "TestUtil.h"
 
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
@@ -73,12 +74,11 @@ TEST_CASE("exact search matches brute force on a tiling puzzle") {
   CHECK(exact.arenaSize <= greedy.arenaSize);
 }
 
-TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
+TEST_CASE("exact search fits MiniMalloc's example into capacity 12" *
+          doctest::test_suite("needs_planner_data")) {
   std::ifstream in(dataDir() / "minimalloc" / "input.12.csv");
-  if (!in) {
-    MESSAGE("skipped: no benchmark data at " << dataDir());
-    return;
-  }
+  if (!in)
+    BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
   auto csv = formats::parseMiniMallocCsv(in);
   REQUIRE(csv);
   ExactOptions options;
@@ -92,18 +92,20 @@ TEST_CASE("exact search fits MiniMalloc's example into capacity 12") {
   CHECK(minimised.arenaSize == 12);
 }
 
-TEST_CASE("exact search fits MiniMalloc's challenging instance E") {
+TEST_CASE("exact search fits MiniMalloc's challenging instance E" *
+          doctest::test_suite("needs_planner_data")) {
   // Its lower bound is the capacity, so every byte of the peak is used;
   // about 100k nodes, 1.5 s of CPU.
   std::ifstream in(dataDir() / "minimalloc" / "E.1048576.csv");
-  if (!in) {
-    MESSAGE("skipped: no benchmark data at " << dataDir());
-    return;
-  }
+  if (!in)
+    BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
   auto csv = formats::parseMiniMallocCsv(in);
   REQUIRE(csv);
   ExactOptions options;
   options.capacity = 1'048'576;
+  // A node limit, not the wall clock, so a loaded machine gives the same.
+  options.nodeLimit = 2'000'000;
+  options.timeBudgetSeconds = 3600;
   Plan plan = planExact(csv->problem, options);
   requireValid(csv->problem, plan);
   CHECK(plan.lowerBound == 1'048'576);
@@ -126,7 +128,7 @@ TEST_CASE("planMemory is never worse than the best greedy plan") {
   for (uint32_t seed = 200; seed < 215; ++seed) {
     Problem p = randomProblem(30, 20, seed);
     PlanOptions options;
-    options.exact.nodeBudget = 2000;
+    options.exact.nodeLimit = 2000;
     Plan plan = planMemory(p, options);
     requireValid(p, plan);
     Plan greedy = planBestGreedy(p);
@@ -138,10 +140,84 @@ TEST_CASE("planMemory is never worse than the best greedy plan") {
 TEST_CASE("planMemory is deterministic under a node budget") {
   Problem p = randomProblem(60, 25, 77);
   PlanOptions options;
-  options.exact.nodeBudget = 5000;
+  options.exact.nodeLimit = 5000;
   options.exact.timeBudgetSeconds = 60;
   Plan a = planMemory(p, options), b = planMemory(p, options);
   requireValid(p, a);
   CHECK(a.offsets == b.offsets);
   CHECK(a.searchNodes == b.searchNodes);
+}
+
+namespace {
+// A small random problem on which the best greedy plan misses the optimum.
+Problem greedyMissesOptimum(uint64_t &optimum) {
+  for (uint32_t seed = 1;; ++seed) {
+    Problem p = randomProblem(7, 6, seed, false);
+    optimum = bruteForceOptimum(p);
+    if (planBestGreedy(p).arenaSize > optimum)
+      return p;
+  }
+}
+} // namespace
+
+TEST_CASE("a capacity drives the search: a fit first, a proof when there is none") {
+  uint64_t optimum = 0;
+  Problem p = greedyMissesOptimum(optimum);
+  ExactOptions options;
+  options.capacity = optimum;
+  options.stopAtCapacity = true;
+  Plan fits = planExact(p, options);
+  requireValid(p, fits);
+  CHECK(fits.arenaSize <= optimum);
+  CHECK(std::string(proofOf(fits, optimum)) != "best effort");
+
+  options.capacity = optimum - 1;
+  Plan tooSmall = planExact(p, options);
+  requireValid(p, tooSmall);
+  CHECK(tooSmall.provedInfeasible);
+  CHECK(tooSmall.arenaSize == optimum); // Then minimised with the time left.
+  CHECK(std::string(proofOf(tooSmall, optimum - 1)) == "proven not to fit");
+  CHECK(std::string(proofOf(tooSmall, 0)) == "proven optimal");
+}
+
+TEST_CASE("with a capacity the plan goes below it when time is left") {
+  uint64_t optimum = 0;
+  Problem p = greedyMissesOptimum(optimum);
+  PlanOptions options;
+  options.exact.capacity = planBestGreedy(p).arenaSize; // Greedy already fits.
+  Plan plan = planMemory(p, options);
+  requireValid(p, plan);
+  CHECK(plan.arenaSize == optimum);
+  CHECK(plan.provedOptimal);
+}
+
+TEST_CASE("no hidden node budget: only the options limit the search") {
+  CHECK(ExactOptions().nodeLimit == 0);
+  Problem p = randomProblem(60, 25, 77);
+  PlanOptions options;
+  options.exact.nodeLimit = 1;
+  Plan limited = planMemory(p, options);
+  requireValid(p, limited);
+  CHECK(limited.searchNodes <= 1);
+}
+
+TEST_CASE("sections: thousands of independent puzzles are each solved exactly") {
+  uint64_t optimum = 0;
+  Problem puzzle = greedyMissesOptimum(optimum);
+  // 1,000 copies one after the other in time: 7,000 buffers, far more than
+  // one search could take, but no buffer crosses from one copy to the next.
+  Problem p;
+  const int copies = 1000, span = 6;
+  for (int c = 0; c < copies; ++c)
+    for (const Buffer &b : puzzle.buffers)
+      p.buffers.push_back({int(p.buffers.size()), b.size, b.alignment, b.first + c * span,
+                           b.last + c * span});
+  PlanOptions options;
+  options.exact.timeBudgetSeconds = 600; // Never reached: each section is tiny.
+  Plan plan = planMemory(p, options);
+  requireValid(p, plan);
+  CHECK(plan.sections >= copies); // A copy may fall apart itself.
+  CHECK(plan.arenaSize == optimum);
+  CHECK(plan.provedOptimal);
+  CHECK(planBestGreedy(p).arenaSize > optimum);
 }

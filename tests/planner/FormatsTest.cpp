@@ -1,4 +1,5 @@
 //===- FormatsTest.cpp - Glow traces and MiniMalloc CSV in and out --------===//
+#include "SkipTest.h"
 #include "TestUtil.h"
 
 #include "bundlefit/planner/formats/GlowTrace.h"
@@ -94,12 +95,11 @@ TEST_CASE("MiniMalloc CSV errors") {
   CHECK_FALSE(formats::parseMiniMallocCsv(empty, &error));
 }
 
-TEST_CASE("all 71 Glow traces plan at their lower bound") {
+TEST_CASE("all 71 Glow traces plan at their lower bound" *
+          doctest::test_suite("needs_planner_data")) {
   std::ifstream in(dataDir() / "glow_memory_traces.txt");
-  if (!in) {
-    MESSAGE("skipped: no benchmark data at " << dataDir());
-    return;
-  }
+  if (!in)
+    BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
   std::string error;
   auto models = formats::parseGlowTraces(in, &error);
   REQUIRE_MESSAGE(models, error);
@@ -116,19 +116,60 @@ TEST_CASE("all 71 Glow traces plan at their lower bound") {
   CHECK(glowAtBound == 70); // Glow misses the bound on resnet50_v2.onnx only.
 }
 
-TEST_CASE("MiniMalloc benchmark files parse") {
+TEST_CASE("MiniMalloc benchmark files parse" * doctest::test_suite("needs_planner_data")) {
   const std::pair<const char *, size_t> files[] = {
       {"A.1048576.csv", 154}, {"B.1048576.csv", 170}, {"C.1048576.csv", 203},
       {"D.1048576.csv", 213}, {"E.1048576.csv", 215}, {"F.1048576.csv", 296}};
   for (auto [name, rows] : files) {
     std::ifstream in(dataDir() / "minimalloc" / name);
-    if (!in) {
-      MESSAGE("skipped: no benchmark data at " << dataDir());
-      return;
-    }
+    if (!in)
+      BUNDLEFIT_SKIP_TEST("no benchmark data at " << dataDir());
     auto csv = formats::parseMiniMallocCsv(in);
     REQUIRE(csv);
     CHECK(csv->problem.buffers.size() == rows);
     CHECK(computeLowerBound(csv->problem) <= 1048576);
   }
+}
+
+TEST_CASE("MiniMalloc CSV: out-of-range fields are errors naming the line and field") {
+  auto errorOf = [](const std::string &rows) {
+    std::istringstream in("id,lower,upper,size\nok,0,2,8\n" + rows);
+    std::string error;
+    CHECK_FALSE(formats::parseMiniMallocCsv(in, &error));
+    return error;
+  };
+  // Steps are ints: a lifetime past 2^31 used to be truncated into a crash.
+  std::string late = errorOf("b,0,2147483648,4\n");
+  CHECK(late.find("line 3") != std::string::npos);
+  CHECK(late.find("'upper'") != std::string::npos);
+  std::string negative = errorOf("b,0,1,-100\n");
+  CHECK(negative.find("'size'") != std::string::npos);
+  CHECK(errorOf("b,-5,1,1x\n").find("'size'") != std::string::npos);
+  CHECK(errorOf("b,0,99999999999999999999,4\n").find("'upper'") != std::string::npos);
+  // Two halves of 2^62 do not add up to something that wraps.
+  std::string huge = errorOf("h1,0,2,2305843009213693952\nh2,0,2,2305843009213693952\n");
+  CHECK(huge.find("line 4") != std::string::npos);
+  CHECK(huge.find("2^62") != std::string::npos);
+  CHECK(errorOf("b,3,3,4\n").find("'upper'") != std::string::npos);
+}
+
+TEST_CASE("Glow trace: signed or oversized byte counts are errors naming the line") {
+  auto errorOf = [](const std::string &text) {
+    std::istringstream in(text);
+    std::string error;
+    CHECK_FALSE(formats::parseGlowTraces(in, &error));
+    return error;
+  };
+  // ">> uint64_t" used to read -100 as 2^64 - 100.
+  std::string negative = errorOf("MODEL m\nALIGN 64\nALLOC 1 -100\nFREE 1\n");
+  CHECK(negative.find("line 3") != std::string::npos);
+  CHECK(negative.find("ALLOC size") != std::string::npos);
+  std::string huge = errorOf("MODEL m\nALLOC 1 9223372036854775807\nALLOC 2 9223372036854775807\n"
+                             "FREE 1\nFREE 2\n");
+  CHECK(huge.find("line 2") != std::string::npos);
+  std::string sum = errorOf("MODEL m\nALIGN 64\nALLOC 1 3458764513820540928\n"
+                            "ALLOC 2 3458764513820540928\nFREE 1\nFREE 2\n");
+  CHECK(sum.find("line 4") != std::string::npos);
+  CHECK(sum.find("2^62") != std::string::npos);
+  CHECK(errorOf("MODEL m\nALIGN -1\n").find("ALIGN") != std::string::npos);
 }

@@ -87,7 +87,7 @@ TEST_CASE("in-place hints are honoured by greedy, exact and planMemory") {
                {2, 1024, 64, 1, 3},  // side branch
                {3, 4096, 64, 2, 4},  // add, in place over 1
                {4, 512, 64, 3, 4}};
-  p.inPlace = {{1, 0}, {3, 1}};
+  p.inPlace = {{1, 0, 0, {}}, {3, 1, 0, {}}};
   std::vector<Plan> plans = {planGreedy(p, GreedyOrder::BySize),
                              planGreedy(p, GreedyOrder::MaxLiveByTime, GreedyFit::BestFit),
                              planBestGreedy(p), planExact(p), planMemory(p)};
@@ -103,7 +103,7 @@ TEST_CASE("conflicting in-place hints: the first one wins") {
   // Two outputs both want buffer 0's storage; they are live together.
   Problem p;
   p.buffers = {{0, 256, 1, 0, 1}, {1, 256, 1, 1, 2}, {2, 256, 1, 1, 2}};
-  p.inPlace = {{1, 0}, {2, 0}};
+  p.inPlace = {{1, 0, 0, {}}, {2, 0, 0, {}}};
   CHECK(honouredInPlaceHints(p) == std::vector<bool>{true, false});
   Plan plan = planMemory(p);
   requireValid(p, plan);

@@ -31,7 +31,7 @@ TEST_CASE("lower bound counts an in-place pair once on its shared step") {
   Problem p;
   p.buffers = {{0, 100, 1, 0, 1}, {1, 80, 1, 1, 2}, {2, 10, 1, 1, 1}};
   CHECK(computeLowerBound(p) == 190);
-  p.inPlace = {{1, 0}};
+  p.inPlace = {{1, 0, 0, {}}};
   CHECK(computeLowerBound(p) == 110); // max(100, 80) + 10
   // An invalid hint (input outlives the output's birth) is ignored.
   p.buffers[0].last = 2;
@@ -41,6 +41,6 @@ TEST_CASE("lower bound counts an in-place pair once on its shared step") {
 TEST_CASE("lower bound of an in-place chain through a one-step buffer") {
   Problem p;
   p.buffers = {{0, 100, 1, 0, 1}, {1, 300, 1, 1, 1}, {2, 50, 1, 1, 3}};
-  p.inPlace = {{1, 0}, {2, 1}};
+  p.inPlace = {{1, 0, 0, {}}, {2, 1, 0, {}}};
   CHECK(computeLowerBound(p) == 300);
 }

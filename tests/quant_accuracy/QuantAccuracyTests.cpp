@@ -20,6 +20,7 @@
 #include "bundlefit/passes/Passes.h"
 #include "../cli/CliTestSupport.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -190,11 +191,10 @@ TEST_CASE("int8 host bundles stay within 1.0 (asymmetric) / 2.0 (power-of-2) poi
 }
 
 TEST_CASE("Cortex-M7 (QEMU mps2-an500): float top-1 as the interpreter; int8 within the bounds, "
-          "logits identical to the host's") {
-  if (!haveCortexMTools()) {
-    MESSAGE("qemu-system-arm or arm-none-eabi-gcc missing: skipped");
-    return;
-  }
+          "logits identical to the host's" *
+          doctest::test_suite("needs_qemu")) {
+  if (!haveCortexMTools())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   int floatCorrect = floatBundleCorrect();
   int m7Float = correctCount(logitsOf("cortex-m7", ""));
   MESSAGE("cortex-m7 float: " << m7Float << "/1000 (" << percent(m7Float) << " %)");

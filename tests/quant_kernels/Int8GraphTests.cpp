@@ -12,6 +12,7 @@
 #include "bundlefit/support/Error.h"
 #include "QuantGraphBuilder.h"
 
+#include "SkipTest.h"
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -243,11 +244,10 @@ TEST_CASE("interpreter int8 == host bundle int8, bit for bit") {
   }
 }
 
-TEST_CASE("interpreter int8 == Cortex-M7 / M33 bundle int8 under QEMU, bit for bit") {
-  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty()) {
-    MESSAGE("qemu-system-arm or arm-none-eabi-gcc missing: skipped");
-    return;
-  }
+TEST_CASE("interpreter int8 == Cortex-M7 / M33 bundle int8 under QEMU, bit for bit" *
+          doctest::test_suite("needs_qemu")) {
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   checkBitExact(*buildConvNet(), "cortex-m7", 5);
   checkBitExact(*buildVariants(), "cortex-m7", 6);
   // Another kernel bitcode family (thumbv8m.main).

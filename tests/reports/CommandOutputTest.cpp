@@ -29,17 +29,17 @@ TEST_CASE("every command accepts --json and prints one JSON document") {
   CHECK(buffers["capacity"]["fits"] == true);
   runJson("plan-buffers " + csv + " --format csv --capacity 8 --json", 3);
 
-  // `run` needs a host C compiler, which the build itself needs.
+  // `run` needs a host C compiler, which the build itself needs, and the
+  // models' inputs, which the build generates (reference_models).
   std::string npy = std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.input.npy";
-  if (std::ifstream(npy)) {
-    json run = runJson("run " + modelPath("lenet") + " --input " + npy + " --output-dir " +
-                       tmpPath("run_out") + " --compare --json");
-    CHECK(run["schema"] == "bundlefit.run/1");
-    REQUIRE(run["outputs"].size() == 1);
-    CHECK(run["outputs"][0]["name"] == "softmax");
-    CHECK(run["outputs"][0]["shape"] == json::array({1, 10}));
-    CHECK(run["outputs"][0]["max_abs_diff"].get<double>() < 1e-4);
-  }
+  REQUIRE_MESSAGE(bool(std::ifstream(npy)), npy << " is missing: build reference_models");
+  json run = runJson("run " + modelPath("lenet") + " --input " + npy + " --output-dir " +
+                     tmpPath("run_out") + " --compare --json");
+  CHECK(run["schema"] == "bundlefit.run/1");
+  REQUIRE(run["outputs"].size() == 1);
+  CHECK(run["outputs"][0]["name"] == "softmax");
+  CHECK(run["outputs"][0]["shape"] == json::array({1, 10}));
+  CHECK(run["outputs"][0]["max_abs_diff"].get<double>() < 1e-4);
 }
 
 TEST_CASE("plan --json FILE writes the file and still prints the text report") {

@@ -10,12 +10,12 @@
 //  - host: a generated C driver (three 64-aligned regions, weights and inputs
 //    read from files, outputs written to files) linked by the system C
 //    compiler with <net>.o and -lm (`-no-pie`), run natively.
-//  - cortex-m7 / cortex-m33 / cortex-m4: generated bare-metal firmware (vector
-//    table, reset handler enabling the FPU, weights and inputs in the image via
-//    .incbin, outputs written back with semihosting file I/O, exit status via
-//    SYS_EXIT_EXTENDED) linked by arm-none-eabi-gcc with newlib's libm, run
-//    under qemu-system-arm on the MPS2 board for that core (mps2-an500,
-//    mps2-an505, mps2-an386).
+//  - cortex-m7 / cortex-m33 / cortex-m4 / cortex-m55: generated bare-metal
+//    firmware (vector table, reset handler enabling the FPU and MVE, weights
+//    and inputs in the image via .incbin, outputs written back with semihosting
+//    file I/O, exit status via SYS_EXIT_EXTENDED) linked by arm-none-eabi-gcc
+//    with newlib's libm, run under qemu-system-arm on the MPS2/MPS3 board for
+//    that core (mps2-an500, mps2-an505, mps2-an386, mps3-an547).
 //
 // The caller passes the sizes and placeholder offsets it already knows (the
 // header is not parsed). Every generated or temporary file lives under
@@ -65,7 +65,7 @@ struct BundleRunSpec {
   std::string bundleDir, networkName; ///< <bundleDir>/<net>.o, <net>.weights.bin
   uint64_t constantSize = 0, mutableSize = 0, activationsSize = 0;
   std::vector<PlaceholderSpec> placeholders;
-  std::string target = "host"; ///< "host" | "cortex-m7" | "cortex-m33" | "cortex-m4"
+  std::string target = "host"; ///< "host" | "cortex-m7" | "cortex-m33" | "cortex-m4" | "cortex-m55"
   double timeoutSeconds = 120;  ///< For running the program (builds: 600 s each).
   ToolOverrides tools;
   /// Samples per run: each input tensor holds `batch` samples back to back
@@ -74,6 +74,9 @@ struct BundleRunSpec {
   /// leading dimension multiplied by `batch`. One build and one QEMU boot for
   /// a whole test set.
   uint64_t batch = 1;
+  /// Objects or static libraries linked after <net>.o (absolute paths): the
+  /// CMSIS-NN library a --use-cmsis bundle calls.
+  std::vector<std::string> linkInputs;
 };
 
 /// What a run cost, for logs and benchmarks.
@@ -122,7 +125,7 @@ struct CortexMBoard {
 
 /// The board for `target`, or nullptr for host / unknown targets.
 const CortexMBoard *findCortexMBoard(const std::string &target);
-/// The targets runBundle accepts: "host", "cortex-m7", "cortex-m33", "cortex-m4".
+/// The targets runBundle accepts: "host", "cortex-m7", "cortex-m33", "cortex-m4", "cortex-m55".
 std::vector<std::string> supportedRunTargets();
 
 /// Resolved tool paths; each throws Error(ToolMissing, "... install the

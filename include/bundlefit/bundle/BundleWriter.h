@@ -20,11 +20,20 @@ namespace bundlefit {
 
 enum class BundleApi { Static, Dynamic };
 
+/// The C name of each placeholder (plan order) in the header: legalized and
+/// unique, with deterministic "_1", "_2" suffixes where names collide.
+std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan);
+
 /// The header: guards, common GLOW_* macros, a placeholder summary comment,
 /// placeholder offsets, memory sizes, alignment and the entry point; for the
 /// dynamic API, the BundleConfig/SymbolTableEntry types and `<net>_config`.
 std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networkName,
                                BundleApi api);
+
+/// For a bundle that calls CMSIS-NN (nodes marked `cmsis`): a header block
+/// that includes arm_nnfunctions.h when available and checks at compile time
+/// the prototypes and struct layouts the object code assumes; "" otherwise.
+std::string renderCmsisNnCheck(const MemoryPlan &plan);
 
 /// The constant-weight region's bytes: every constant at its planned offset,
 /// padding zeroed. Exactly plan.constantSize bytes.
@@ -37,10 +46,14 @@ std::string renderWeightsText(const std::vector<uint8_t> &weights);
 /// One file of a bundle: name inside the directory and its bytes.
 using BundleFile = std::pair<std::string, std::string>;
 
-/// Writes every file into `directory` (created if missing) all-or-nothing:
-/// the files are first written into a temporary sibling directory and only
-/// moved into place once all of them are complete. Throws
-/// Error(CannotWrite) naming the directory; leaves no partial output.
+/// Writes every file into `directory` so that at every moment, SIGKILL
+/// included, it holds the complete old bundle or the complete new one: the
+/// files go into a staging directory beside it, which then trades places with
+/// the old directory in one rename (other regular files in the old directory
+/// are carried over). Commits into one parent directory take turns (a lock),
+/// and staging directories of killed runs are removed. Throws
+/// Error(CannotWrite) naming the directory; on failure the old bundle is left
+/// untouched.
 void writeBundleDirectory(const std::string &directory, const std::vector<BundleFile> &files);
 
 } // namespace bundlefit

@@ -9,9 +9,12 @@
 //
 // Formulas re-derived from CMSIS-NN's arm_convolve_get_buffer_sizes_s8.c,
 // arm_depthwise_conv_get_buffer_sizes_s8.c, arm_fully_connected_get_buffer_sizes_s8.c
-// and arm_avgpool_get_buffer_sizes_s8.c (CMSIS-NN 6.x/7.x, GCC/clang builds:
-// the armclang-only 1x1 buffer is not counted). Shapes use CMSIS-NN's NHWC
-// names. Max pooling and softmax need no buffer.
+// and arm_avgpool_get_buffer_sizes_s8.c of the version bundlefit is checked
+// against: CMSIS-NN v7.0.0-43 (commit 99f736a6; arm_nnfunctions.h V.19.1.0).
+// They hold for v4.1 and later (the 1xN rule changed in v4.1, the Helium
+// fully connected kernel sums arrived in v5.0), for GCC/clang builds: the
+// armclang-only 1x1 buffer is not counted. Shapes use CMSIS-NN's NHWC names.
+// Max pooling and softmax need no buffer.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -43,6 +46,14 @@ int32_t cmsisDepthwiseBufferSize(const CmsisConvShape &s, CmsisExtension extensi
 /// arm_fully_connected_s8_get_buffer_size{,_dsp,_mve}(filter_dims): filter
 /// c = output depth.
 int32_t cmsisFullyConnectedBufferSize(int32_t outDepth, CmsisExtension extension);
+/// Whether arm_fully_connected_s8 reads per-row kernel sums from its context
+/// (Helium, since v5.0: what arm_vector_sum_s8 computes). bundlefit computes
+/// them at compile time and stores them with the weights, so the buffer is a
+/// constant, not arena scratch.
+bool cmsisFullyConnectedNeedsKernelSums(CmsisExtension extension);
+/// Helium runs a depthwise convolution with one input channel and several
+/// outputs as an ordinary convolution (arm_depthwise_conv_to_conv_s8).
+bool cmsisDepthwiseRunsAsConv(const CmsisConvShape &s, CmsisExtension extension);
 /// arm_avgpool_s8_get_buffer_size{,_dsp,_mve}(output width, channels).
 int32_t cmsisAvgPoolBufferSize(int32_t outW, int32_t channels, CmsisExtension extension);
 

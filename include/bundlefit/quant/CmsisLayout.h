@@ -27,7 +27,9 @@
 //
 // Marked nodes carry `cmsis` = the CMSIS-NN function name and `cmsis_scratch` = the bytes of their
 // CMSIS-NN context buffer for the core's extension (CmsisBufferSizes.h); the
-// memory planner places that workspace in the activation arena. After this
+// memory planner places that workspace in the activation arena. Helium's
+// fully connected layers read per-row kernel sums instead: computed here and
+// read as a fourth (constant) input, so they live in the weights. After this
 // pass the graph is for code generation only (its constants are no longer in
 // ONNX layout): the interpreter must run the graph from before.
 //
@@ -51,6 +53,9 @@ namespace bundlefit {
 inline constexpr const char *kCmsisAttribute = "cmsis"; ///< The CMSIS-NN function name.
 inline constexpr const char *kCmsisScratchAttribute = "cmsis_scratch";
 inline constexpr const char *kCmsisLayoutOp = "CmsisLayout";
+/// Where a Helium arm_fully_connected_s8 node reads its kernel sums (int32
+/// [out], a constant): the context buffer the library reads them from.
+inline constexpr int kCmsisKernelSumsInput = 3;
 
 /// The CMSIS-NN function that computes `node` (an int8 node of a graph not
 /// yet prepared), or "" with `whyNot` set when it stays portable.

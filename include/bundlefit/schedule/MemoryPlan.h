@@ -67,6 +67,9 @@ struct MemoryPlan {
   uint64_t activationsSize = 0;
   uint64_t activationsLowerBound = 0;
   std::string allocator; ///< Which planner algorithm produced the arena.
+  /// planner::proofOf the activation plan: "proven optimal", "proven to fit"
+  /// (PlanOptions::activationCapacity), "proven not to fit" or "best effort".
+  std::string activationsProof;
 
   const Placement &placementOf(const Value *value) const;
   bool hasPlacement(const Value *value) const { return placements.count(value) != 0; }
@@ -101,6 +104,10 @@ struct PlanOptions {
   /// For callers that also run the level's graph passes on a copy (the
   /// device database sizing int8 builds): runMemoryOptPasses' budget.
   double patchRecomputeBudget = 0.2;
+  /// Bytes the activation arena must fit in (a device's activation region);
+  /// 0 = none. The planner then looks for a fit first and minimises with the
+  /// time left; activationsSize > activationCapacity means no fit was found.
+  uint64_t activationCapacity = 0;
 };
 
 /// Plans all three regions of a type-inferred, pass-optimised graph.

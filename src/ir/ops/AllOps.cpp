@@ -1,5 +1,6 @@
 #include "bundlefit/ir/OpRegistry.h"
 
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -50,8 +51,16 @@ void inferNodeTypes(Node &node) {
       fatalInternal(node.describe() + " reads '" + input->name +
                     "' whose type is not known yet");
   schema->inferTypes(node);
-  for (Value *output : node.outputs)
+  for (Value *output : node.outputs) {
+    // Shapes come from the model: one that overflows would wrap every size
+    // computed from it (and crash constant folding), so refuse it here.
+    if (output && !checkedTensorBytes(output->type.shape, dtypeSize(output->type.dtype)))
+      throw Error(ExitCode::BadInputFile,
+                  node.describe() + ": output '" + output->name + "' of type " +
+                      output->type.str() + " is larger than bundlefit's limit of " +
+                      std::to_string(kMaxTensorBytes >> 30) + " GiB per tensor");
     output->typeKnown = true;
+  }
 }
 
 void inferGraphTypes(Graph &graph) {

@@ -5,7 +5,7 @@
 
 #include "GlowTarget.h"
 #include "OutputComparison.h"
-#include "Sha256.h"
+#include "bundlefit/driver/Sha256.h"
 
 #include "bundlefit/support/Error.h"
 

@@ -16,7 +16,9 @@
 // The figures live in the device files. The RT1062 and RT685 figures are
 // calibrated on AN13001's nine timings (an13001Timings(), bench in
 // tests/device); other parts carry them over by core type (marked
-// "calibrated": false).
+// "calibrated": false). Every predicted time says what it rests on
+// (CostProvenance): a published figure for that part, measurements on the
+// same core type, or figures carried from another part or core.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -36,13 +38,22 @@ struct LayerTime {
   double computeCycles = 0;
   double memoryCycles = 0;
   double ms = 0;
+  CostProvenance provenance = CostProvenance::Carried; ///< Of the library's figures.
+  std::string provenanceFrom;
 };
 
 struct TimePrediction {
   double ms = 0;
   bool calibrated = true; ///< false if any library's figures are carried over.
+  /// The weakest provenance over the layers (published > measured > carried).
+  CostProvenance provenance = CostProvenance::Published;
   std::vector<LayerTime> layers;
 };
+
+/// One line for a report: "calibrated on a published figure for rt1062
+/// (AN13001 ...)", "derived from measurements on cortex-m4 (...)" or
+/// "carried from rt1062 (...)".
+std::string describeProvenance(const KernelLibrary &library, const Device &device);
 
 /// `weightRegion[i]` holds weight tensor i of the footprint.
 TimePrediction predictTime(const Device &device, const ModelFootprint &footprint,
@@ -57,8 +68,14 @@ struct CalibrationPoint {
   std::string variant; ///< Variant name.
   bool weightsInFlash = false;
   double publishedMs = 0;
+  bool usedToFit = true; ///< false: held out, a true check of the model.
 };
 const std::vector<CalibrationPoint> &an13001Timings();
+
+/// The largest error, in percent, the README claims for any calibrated
+/// figure (device_db/README.md, "Cost model and calibration"; a test reads the
+/// README and checks both agree and that every figure is within it).
+constexpr double kCalibrationClaimPercent = 2.1;
 
 /// AN13001's reference workloads as graphs (float, types set):
 ///  lenet   - Caffe LeNet MNIST as in Glow/AN13001 (= tests/models lenet).

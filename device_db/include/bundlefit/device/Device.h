@@ -1,9 +1,11 @@
 //===- Device.h - Parts and boards from the device database ----------------===//
 //
-// One JSON file per part or board in device_db/parts/, validated against
-// device_db/schema/device.schema.json when it is loaded; errors name the file
-// and the field ("device_db/parts/rt1062.json: memory[2].size: expected
-// integer"). Users add their own parts with --device-file.
+// One JSON file per part in device_db/parts/ (device_db/schema/
+// device.schema.json) and one per board in device_db/boards/ (board.schema.json:
+// the board names its part and adds memory; nothing is copied). Every file is
+// validated when it is loaded; errors name the file and the field
+// ("device_db/parts/rt1062.json: memory[2].size: expected integer"). Users add
+// their own parts or boards with --device-file.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,6 +30,7 @@ struct Core {
   bool runsBundle = false;
   uint64_t icacheBytes = 0;
   uint64_t dcacheBytes = 0;
+  std::string source; ///< Where type, clock and caches come from.
 };
 
 enum class MemoryKind { Flash, Sram, Tcm, Sdram };
@@ -42,6 +45,8 @@ struct MemoryRegionInfo {
   double readCyclesPerByte = 0; ///< Extra core cycles per byte streamed from here.
   bool holdsData = true;
   bool external = false;
+  int waitStates = -1; ///< Flash wait states at the core clock; -1 when not given.
+  std::string source;  ///< Where base/size/wait states come from.
   std::string notes;
   bool isFlash() const { return kind == MemoryKind::Flash; }
 };
@@ -57,6 +62,14 @@ struct FlexRam {
   std::string itcm, dtcm, ocram;
 };
 
+/// What a library's throughput figures rest on, strongest first.
+enum class CostProvenance {
+  Published, ///< Calibrated on a published timing of this part.
+  Measured,  ///< Derived from instruction counts measured on the same core type.
+  Carried,   ///< Copied from another part or core type.
+};
+const char *costProvenanceName(CostProvenance provenance); ///< published | measured | carried
+
 /// A kernel library's footprint and throughput on this part.
 struct KernelLibrary {
   std::string key; ///< portable_float | portable_int8 | cmsis_nn | hifi4_nnlib
@@ -71,6 +84,8 @@ struct KernelLibrary {
   double layerOverheadCycles = 0;
   std::vector<std::string> ops; ///< Empty: every op.
   bool calibrated = false;
+  CostProvenance provenance = CostProvenance::Carried;
+  std::string provenanceFrom; ///< The publication, measurement file or part it rests on.
   std::string source;
   bool implements(const std::string &opType) const;
 };
@@ -82,7 +97,7 @@ struct Source {
 struct Device {
   std::string id;
   std::vector<std::string> aliases;
-  std::string name, vendor, board, part, notes;
+  std::string name, vendor, board, part, notes; ///< board/part: set for boards.
   std::vector<Core> cores;
   std::vector<MemoryRegionInfo> memory;
   Homes homes;
@@ -106,17 +121,28 @@ struct Device {
 /// names no region).
 Device parseDevice(const nlohmann::json &document, const std::string &file);
 
+/// A validated board document on top of its part: the part's cores, memory,
+/// homes and libraries, plus the board's regions, home overrides, SDK
+/// baseline and sources. Throws Error(BadInputFile) naming `file` and the
+/// field on a clash (a board region named like a part region, a home that
+/// names no region).
+Device resolveBoard(const nlohmann::json &document, const Device &part, const std::string &file);
+
 class DeviceDatabase {
 public:
   /// Loads every *.json in `partsDir` (sorted), validating each against the
-  /// schema at `schemaPath`. Throws Error(BadInputFile) naming file and field.
-  static DeviceDatabase load(const std::string &partsDir, const std::string &schemaPath);
+  /// schema at `schemaPath`, then every board in `boardsDir` (if given)
+  /// against board.schema.json beside it. Throws Error(BadInputFile) naming
+  /// file and field; a board whose part is unknown names the part.
+  static DeviceDatabase load(const std::string &partsDir, const std::string &schemaPath,
+                             const std::string &boardsDir = "");
   /// The shipped database (BUNDLEFIT_DEVICE_DB_DIR, overridable with the
   /// environment variable BUNDLEFIT_DEVICE_DB).
   static DeviceDatabase loadDefault();
   static std::string defaultDirectory();
 
-  /// Adds one user file (validated the same way); replaces a part of the same id.
+  /// Adds one user file, a part or a board (by its "schema" field; validated
+  /// the same way); replaces a device of the same id.
   void addFile(const std::string &path);
 
   /// By id or alias (case-insensitive). nullptr if unknown.
@@ -127,7 +153,8 @@ public:
   std::string knownNames() const;
 
 private:
-  nlohmann::json schema_;
+  void add(Device device);
+  nlohmann::json schema_, boardSchema_;
   std::vector<Device> devices_;
 };
 

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,10 +58,26 @@ struct ProjectTotals {
 
 ProjectTotals projectTotals(const ProjectTerms &terms);
 
+/// Room kept free for the application: bytes (in the SDK's home region) or a
+/// percentage of every region of the kind.
+struct Headroom {
+  uint64_t bytes = 0;
+  double percent = 0;
+  bool any() const { return bytes || percent > 0; }
+  std::string str() const; ///< "16,384 B" | "20%"
+};
+/// Parses --reserve-ram / --reserve-flash values: BYTES, BYTESk/K (KiB) or
+/// PCT% (0-100). Throws Error(Usage) naming `option`.
+Headroom parseHeadroom(const std::string &text, const std::string &option);
+
 struct FitRequest {
   WeightsPolicy weights = WeightsPolicy::Auto;
   uint64_t extraStaticBytes = 0;
-  std::optional<uint64_t> codeBytes; ///< Overrides the device file's estimate.
+  std::optional<uint64_t> codeBytes; ///< Overrides the footprint's code size.
+  /// --app-flash / --app-ram: the application's own footprint, replacing the
+  /// part's SDK baseline.
+  std::optional<uint64_t> appFlash, appRam;
+  Headroom reserveRam, reserveFlash; ///< --reserve-ram / --reserve-flash
 };
 
 struct RegionItem {
@@ -90,6 +107,9 @@ struct FitResult {
   std::vector<std::string> problems;
   TimePrediction time;
   uint64_t flashCapacity = 0, ramCapacity = 0;
+  std::string baselineSource; ///< Where the SDK/application figures come from.
+  /// Regions a FITS verdict leaves (nearly) full: "DTCM at 100.0%".
+  std::vector<std::string> warnings;
 };
 
 FitResult fitModel(const Device &device, const ModelFootprint &footprint, const FitRequest &request);
@@ -102,12 +122,14 @@ struct Suggestion {
   double ms = 0;
 };
 
-/// `int8Graph`, when given, is the model quantized by bundlefit: int8 builds
-/// are sized from it (footprintFor) instead of estimated.
+/// The footprint of a build variant on a part: what the driver library's
+/// pipeline produced for it (bundlefit/driver/VariantBuild.h). device_db
+/// runs no passes and plans no graph itself.
+using FootprintSource = std::function<ModelFootprint(const Device &, const Variant &)>;
+
 std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
-                                       const Graph &graph, const Variant &variant,
-                                       const FitRequest &request, const PlanOptions &options = {},
-                                       const Graph *int8Graph = nullptr);
+                                       const Variant &variant, const FitRequest &request,
+                                       const FootprintSource &footprintOf);
 
 /// RT10xx FlexRAM: how to split the 32 KB banks between ITCM, DTCM and OCRAM
 /// so that the activations, I/O and as many of the hottest weights as possible
@@ -123,31 +145,45 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
 /// The device with its FlexRAM regions resized to `split`.
 Device withFlexRam(const Device &device, int itcm, int dtcm, int ocram);
 
-/// `bundlefit pick`: every available variant x weights Flash/RAM.
+/// What `pick` optimizes: predicted time, then RAM, then Flash (latency), or
+/// RAM / Flash first.
+enum class PickGoal { Latency, Ram, Flash };
+PickGoal parsePickGoal(const std::string &text);
+const char *pickGoalName(PickGoal goal);
+
+struct PickRequest {
+  std::vector<Variant> variants; ///< Empty: every variant the part has.
+  PickGoal goal = PickGoal::Latency;
+  /// Let `best` be a candidate bundlefit cannot build or sizes by estimate.
+  bool allowEstimates = false;
+};
+
+/// `bundlefit pick`: every requested variant x weights Flash/RAM.
 struct Candidate {
   Variant variant;
   WeightsPolicy weights = WeightsPolicy::Flash;
   FitResult result;
   bool best = false;
+  bool buildable = true;              ///< bundlefit generates this build.
+  std::vector<std::string> estimates; ///< What is estimated, and why.
+  bool eligible(bool allowEstimates) const {
+    return result.fits && (allowEstimates || (buildable && estimates.empty()));
+  }
 };
 struct PickResult {
   std::vector<Candidate> candidates;
   int best = -1;
-  std::string reason;
+  std::string reason; ///< Why the winner, against the best of every other family.
 };
-/// `int8Graph`: as for suggestChanges.
-PickResult pickBuild(const Device &device, const Graph &graph, const FitRequest &request,
-                     const PlanOptions &options = {}, const Graph *int8Graph = nullptr);
+/// The family a variant belongs to for the "why" line: float, int8 (portable
+/// kernels), CMSIS-NN, HiFi4.
+std::string variantFamily(const Variant &variant);
+PickResult pickBuild(const Device &device, const FitRequest &request,
+                     const FootprintSource &footprintOf, const PickRequest &pick = {});
 
-/// The cost model against AN13001's nine board timings (an13001Timings()):
-/// each reference model is planned for the variant and fitted with weights in
-/// RAM or Flash as published, then timed.
-struct CalibrationResult {
-  CalibrationPoint point;
-  double predictedMs = 0;
-  double errorPercent = 0; ///< (predicted - published) / published x 100
-};
-std::vector<CalibrationResult> checkCalibration(const DeviceDatabase &db);
+/// A row's `estimate` field: null when every figure is the build's, else the
+/// list of what is estimated and why.
+nlohmann::json estimateJson(const std::vector<std::string> &estimates);
 
 nlohmann::json fitResultJson(const Device &device, const ModelFootprint &footprint,
                              const FitResult &result);

@@ -5,16 +5,10 @@
 // (CONSTANT, MUTABLE, ACTIVATIONS incl. kernel scratch), the bundle code size
 // and, per layer, the work the cost model charges.
 //
-// Until int8 quantization (issue 5) and code generation (issue 4) report the
-// real numbers, int8 sizes are ESTIMATED by planning a copy of the float graph
-// whose tensors are re-typed the way Glow quantizes: weights Int8, biases
-// (Conv/Gemm operand 2) Int32, activations Int8, graph inputs and outputs stay
-// float with a Quantize after each input and a Dequantize before each output.
-// The copy goes through the same planner (planGraphMemory) as the float build,
-// so the same allocator and alignment rules apply. CMSIS-NN and HiFi4 kernel
-// scratch is modelled as an extra output of the layer that needs it, live only
-// while that layer runs, so it lands in the activation arena as Glow does.
-// Code size comes from the device file's per-library figure (AN13001).
+// device_db does not make footprints: it summarizes a memory plan the driver
+// library produced (footprintOfPlan; bundlefit/driver/VariantBuild.h runs the
+// pipeline per variant) and fits it to a part (Fit.h). Kernel scratch of the
+// CMSIS-NN and HiFi4 builds is the variant's (kernelScratchBytes).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -84,7 +78,11 @@ struct ModelFootprint {
   uint64_t libraryFlashBytes = 0;
   uint64_t libraryRamBytes = 0;
   bool sizesEstimated = false;   ///< int8 re-typed from the float graph (estimateFootprint).
-  bool codeEstimated = true;     ///< Until codegen reports .text.
+  bool codeEstimated = true;     ///< Not from a compiled object (or given).
+  /// bundlefit generates this build's code (false: HiFi4, planning only).
+  bool buildable = true;
+  /// What is estimated and why ("code: ... because ..."); empty: all measured.
+  std::vector<std::string> estimates;
   std::vector<WeightTensor> weights;
   std::vector<LayerWork> layers;
   uint64_t totalMacs() const;
@@ -102,23 +100,5 @@ CmsisExtension cmsisExtensionOf(const Core &core);
 /// The footprint of a bundle already compiled (real int8 sizes, CMSIS-NN
 /// workspaces as planned): `fit --verify-link` of an int8 variant.
 ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant, const Device &device);
-
-/// Plans the model for the variant on the device (see the file comment).
-ModelFootprint estimateFootprint(const Graph &graph, const Variant &variant, const Device &device,
-                                 const PlanOptions &options = {});
-
-/// The int8 variant's footprint from a graph bundlefit already quantized
-/// (quant/QuantizeGraph.h: real int8/int32 types, kept-float nodes, Quantize
-/// and Dequantize), plus the variant's kernel scratch: the sizes `compile
-/// --load-profile` plans. sizesEstimated is false. `variant` must be int8.
-/// `int8Graph` has not been through the --memory-opt passes: they run here,
-/// at options.memoryOpt, after CMSIS-NN preparation (as compile runs them).
-ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &variant,
-                                    const Device &device, const PlanOptions &options = {});
-
-/// footprintOfQuantized(*int8Graph) for int8 variants when `int8Graph` is
-/// given, else estimateFootprint(graph).
-ModelFootprint footprintFor(const Graph &graph, const Graph *int8Graph, const Variant &variant,
-                            const Device &device, const PlanOptions &options = {});
 
 } // namespace bundlefit::device

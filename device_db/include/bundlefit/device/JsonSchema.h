@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,10 @@ struct SchemaViolation {
 
 /// Checks `document` against `schema`; returns every violation found (empty
 /// when the document is valid), in document order.
+/// `others` holds the schemas a "$ref": "file.json#/definitions/x" may name,
+/// by file name (board.schema.json refers to device.schema.json).
 std::vector<SchemaViolation> validateJson(const nlohmann::json &schema,
-                                          const nlohmann::json &document);
+                                          const nlohmann::json &document,
+                                          const std::map<std::string, nlohmann::json> &others = {});
 
 } // namespace bundlefit::device

@@ -20,23 +20,36 @@
 namespace bundlefit::planner {
 
 struct ExactOptions {
-  /// Wall-clock safety net. The result only depends on it when it runs out.
+  /// Wall-clock limit for the whole search. Wherever the search finishes
+  /// inside it (a fit, a proof, the optimum), the result does not depend on
+  /// it, so an idle and a loaded machine give the same plan.
   double timeBudgetSeconds = 5.0;
-  /// 0: minimise the arena. Otherwise: find any plan with arenaSize <= capacity.
+  /// 0: minimise the arena. Otherwise first find a plan with arenaSize <=
+  /// capacity (Plan::provedInfeasible when the search proves there is none),
+  /// then spend the time left going lower.
   uint64_t capacity = 0;
-  /// Search nodes over all attempts; the budget that keeps results
-  /// reproducible (0 = unlimited). Roughly 50k-200k nodes per second on
-  /// MiniMalloc's hard instances, so the default usually ends first.
-  uint64_t nodeBudget = 1'000'000;
-  /// Larger problems skip the search and return the best greedy plan.
-  size_t maxBuffers = 4'096;
+  /// With a capacity: stop as soon as the plan fits (MiniMalloc's question).
+  bool stopAtCapacity = false;
+  /// Search nodes over all attempts; 0 (the default) means no limit, so only
+  /// timeBudgetSeconds stops the search. A limit makes an unfinished search
+  /// reproducible too (about 10^5 nodes per second on hard instances).
+  uint64_t nodeLimit = 0;
 };
 
 /// Never worse than planBestGreedy(problem): the greedy plan is the incumbent.
-/// With a capacity, Plan::arenaSize <= capacity tells whether one was found.
-/// provedOptimal is set when the arena meets the lower bound or the search
-/// proved that nothing smaller exists.
+///
+/// The items are split into sections where no buffer crosses (independent
+/// problems; the arena is the largest section's), each solved on its own:
+/// sections already under the target keep their greedy placement, the
+/// others are searched, and a section the search cannot finish keeps its
+/// best greedy placement. Any number of buffers.
 Plan planExact(const Problem &problem, const ExactOptions &options = {});
+
+/// How much a plan is worth, for reports: "proven optimal", "proven to fit"
+/// (arena within the capacity), "proven not to fit" (the search showed that
+/// nothing fits the capacity), or "best effort" (the time or node limit
+/// ended the search first). capacity 0: no capacity was asked.
+const char *proofOf(const Plan &plan, uint64_t capacity);
 
 } // namespace bundlefit::planner
 

@@ -20,8 +20,11 @@ namespace bundlefit::planner {
 /// offending buffer(s). O(n log n).
 std::optional<std::string> checkPlan(const Problem &problem, const Plan &plan);
 
-/// Checks the input itself: every buffer has first <= last, and every hint
-/// names two existing, distinct buffers. (A well-formed hint whose input
+/// Checks the input itself: every buffer has first <= last, every hint
+/// names two existing, distinct buffers, and every size the planner derives
+/// stays representable: the buffers' footprints plus alignments, the shifts
+/// of honoured hints and a chain's common alignment each stay within
+/// kMaxPlannerBytes (2^62, CheckedArithmetic.h). (A well-formed hint whose input
 /// outlives the output's first step is not an error; it is just ignored.)
 /// The planner's results are only meaningful for problems that pass.
 std::optional<std::string> checkProblem(const Problem &problem);

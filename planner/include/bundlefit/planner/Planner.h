@@ -23,8 +23,9 @@ struct PlanOptions {
   ExactOptions exact;
 };
 
-/// Best greedy plan; if it misses the lower bound, the exact search under the
-/// budget. Never worse than the best greedy plan; deterministic unless the
+/// Best greedy plan; if it misses the lower bound, the exact search within
+/// the time limit: to fit options.exact.capacity first when one is given,
+/// then as low as it can go. Never worse than the best greedy plan; deterministic unless the
 /// wall-clock safety net fires. Debug builds assert checkPlan on the result.
 Plan planMemory(const Problem &problem, const PlanOptions &options = {});
 

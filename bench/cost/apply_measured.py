@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""apply_measured: turn bench/results/cmsis_insns.json into the CMSIS-NN figures of the device database.
+
+For every part in device_db/parts whose cmsis_nn figures are not calibrated on a published timing of
+that part, and whose bundle core was measured (Cortex-M4, M7, M33, M55):
+
+  cycles per MAC = instructions per MAC measured under QEMU for that core x cycles per instruction
+
+per kernel family: cycles_per_mac from the convolutions (mean of the 3x3 and 1x1 workloads),
+fc_cycles_per_mac from the fully connected one, depthwise_cycles_per_mac from the depthwise 3x3 one.
+Cycles per instruction comes from a published timing on the same core type (Cortex-M7: RT1060,
+Cortex-M33: RT685, both AN13001 LeNet CMSIS-NN); the Cortex-M4 and M55 have none, so they carry the
+Cortex-M33 factor and say so. The library's provenance becomes "measured" with the numbers it rests on.
+Boards inherit their part's figures. Parts calibrated on a published figure keep their figures,
+except depthwise_cycles_per_mac: the published timings have no depthwise layer, so it is the
+calibrated convolution figure times the depthwise/conv instruction ratio measured on that core.
+
+  /usr/bin/python3 bench/cost/apply_measured.py            # rewrites device_db/parts/*.json
+"""
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CPI_FALLBACK = {"cortex-m4": "cortex-m33", "cortex-m55": "cortex-m33"}
+CONV = ("conv 3x3, 16x16x16 -> 16", "conv 1x1, 16x16x32 -> 32")
+FC = "fully connected 256 -> 64"
+DW = "depthwise 3x3, 16x16x32"
+
+
+def write(path, doc, library):
+    """Writes `doc` back with the cmsis_nn fields in the files' usual order."""
+    order = ["code_bytes", "flash_bytes", "ram_bytes", "core", "cycles_per_mac", "fc_cycles_per_mac",
+             "depthwise_cycles_per_mac", "cycles_per_element", "layer_overhead_cycles", "calibrated",
+             "provenance", "source", "ops"]
+    rest = [k for k in library if k not in order]
+    doc["kernel_libraries"]["cmsis_nn"] = {k: library[k] for k in order + rest if k in library}
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--insns", default=os.path.join(ROOT, "bench", "results", "cmsis_insns.json"))
+    ap.add_argument("--parts", default=os.path.join(ROOT, "device_db", "parts"))
+    args = ap.parse_args()
+    measured = json.load(open(args.insns))
+    cores = measured["cores"]
+    commit = measured["commit"][:12]
+    changed = []
+    for name in sorted(os.listdir(args.parts)):
+        path = os.path.join(args.parts, name)
+        doc = json.load(open(path))
+        library = doc["kernel_libraries"].get("cmsis_nn")
+        if library is None:
+            continue
+        core = next(c for c in doc["cores"] if c["name"] == library["core"])
+        data = cores.get(core["type"])
+        if data is None:
+            continue
+        w = data["workloads"]
+        conv = sum(w[k]["instructions_per_mac"] for k in CONV) / len(CONV)
+        if library.get("provenance", {}).get("kind") == "published":
+            # The published timings have no depthwise layer, so the calibrated
+            # convolution figure is scaled by the measured depthwise/conv ratio
+            # of the same core (LeNet and CIFAR-10 predictions do not change).
+            ratio = w[DW]["instructions_per_mac"] / conv
+            library["depthwise_cycles_per_mac"] = round(library["cycles_per_mac"] * ratio, 2)
+            note = (f"; depthwise_cycles_per_mac = cycles_per_mac x {ratio:.2f}, the depthwise/conv instruction "
+                    f"ratio measured on {core['type']} (bench/results/cmsis_insns.json, commit {commit})")
+            base = library["provenance"]["from"].split("; depthwise_cycles_per_mac = ")[0]
+            library["provenance"]["from"] = base + note
+        if library.get("provenance", {}).get("kind") == "published":
+            write(path, doc, library)
+            changed.append(name)
+            continue
+        cpi_core = core["type"] if "cycles_per_instruction" in data else CPI_FALLBACK.get(core["type"])
+        if cpi_core is None or "cycles_per_instruction" not in cores.get(cpi_core, {}):
+            continue
+        cpi = cores[cpi_core]["cycles_per_instruction"]
+        library["cycles_per_mac"] = round(conv * cpi["value"], 2)
+        library["fc_cycles_per_mac"] = round(w[FC]["instructions_per_mac"] * cpi["value"], 2)
+        library["depthwise_cycles_per_mac"] = round(w[DW]["instructions_per_mac"] * cpi["value"], 2)
+        carried = "" if cpi_core == core["type"] else f", carried from {cpi_core} (no published {core['type']} timing)"
+        if core["type"] == "cortex-m55":
+            # Most Helium instructions take two beats on the M55, so an M33 factor is likely low.
+            carried += "; MVE instructions take two beats on the Cortex-M55, so this is likely optimistic"
+        library["provenance"] = {
+            "kind": "measured",
+            "from": (f"bench/results/cmsis_insns.json (commit {commit}): CMSIS-NN on {core['type']} under QEMU "
+                     f"{data['machine']}, {conv:.3f} insns/MAC conv, {w[FC]['instructions_per_mac']:.3f} fc, "
+                     f"{w[DW]['instructions_per_mac']:.3f} depthwise; x {cpi['value']} cycles/insn from "
+                     f"{cpi['part']} ({cpi['from']}){carried}")}
+        code = library.get("source", "").split("code: ", 1)
+        library["source"] = "cycles per MAC: measured, see provenance" + ("; code: " + code[1] if len(code) == 2 else "")
+        write(path, doc, library)
+        changed.append(name)
+    print("updated:", ", ".join(changed) if changed else "nothing")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+/* cmsis_kernels.c - one CMSIS-NN int8 workload, called REPS times, on a bare
+ * Cortex-M under QEMU (bench/cost/measure_cmsis.py builds and runs it).
+ *
+ * The script builds each workload twice, with REPS=0 and REPS=N, and counts
+ * the instructions QEMU executes for each (../shared/tools/qemu-insncount);
+ * the difference over N is the instructions of one call, the MACs below turn
+ * it into instructions per MAC. Data is constant (the kernels take the same
+ * path whatever the values are), so the count does not depend on it.
+ *
+ * Workloads (WORKLOAD=...): 1 conv 3x3, 2 conv 1x1, 3 depthwise 3x3, 4 fully
+ * connected, 5 LeNet's four layers (conv 5x5 1->20, conv 5x5 20->50 on the
+ * pooled maps, fc 800->500, fc 500->10: the layers AN13001 times).
+ */
+#include "arm_nnfunctions.h"
+
+#include <stdint.h>
+
+#ifndef REPS
+#define REPS 1
+#endif
+
+/* Large enough for every workload; static so QEMU's zeroed RAM holds them. */
+static int8_t input[16 * 1024];
+static int8_t output[16 * 1024];
+static int8_t filter[400 * 1024];
+static int32_t bias[512];
+static int32_t multiplier[512];
+static int32_t shift[512];
+static int32_t scratch[4 * 1024]; /* conv im2col / fc kernel sums */
+static int32_t fc_sums[512];
+
+volatile int32_t sink;
+
+static void conv(int h, int w, int cin, int cout, int k, int pad) {
+  cmsis_nn_context ctx = {scratch, sizeof scratch};
+  cmsis_nn_conv_params p = {0};
+  p.input_offset = 128;
+  p.output_offset = -128;
+  p.stride.w = p.stride.h = 1;
+  p.padding.w = p.padding.h = pad;
+  p.dilation.w = p.dilation.h = 1;
+  p.activation.min = -128;
+  p.activation.max = 127;
+  cmsis_nn_per_channel_quant_params q = {multiplier, shift};
+  cmsis_nn_dims in = {1, h, w, cin}, f = {cout, k, k, cin}, b = {1, 1, 1, cout};
+  cmsis_nn_dims out = {1, h + 2 * pad - k + 1, w + 2 * pad - k + 1, cout};
+  sink = arm_convolve_wrapper_s8(&ctx, &p, &q, &in, input, &f, filter, &b, bias, &out, output);
+}
+
+static void depthwise(int h, int w, int c, int k, int pad) {
+  cmsis_nn_context ctx = {scratch, sizeof scratch};
+  cmsis_nn_dw_conv_params p = {0};
+  p.input_offset = 128;
+  p.output_offset = -128;
+  p.ch_mult = 1;
+  p.stride.w = p.stride.h = 1;
+  p.padding.w = p.padding.h = pad;
+  p.dilation.w = p.dilation.h = 1;
+  p.activation.min = -128;
+  p.activation.max = 127;
+  cmsis_nn_per_channel_quant_params q = {multiplier, shift};
+  cmsis_nn_dims in = {1, h, w, c}, f = {1, k, k, c}, b = {1, 1, 1, c};
+  cmsis_nn_dims out = {1, h + 2 * pad - k + 1, w + 2 * pad - k + 1, c};
+  sink = arm_depthwise_conv_wrapper_s8(&ctx, &p, &q, &in, input, &f, filter, &b, bias, &out, output);
+}
+
+static void fully_connected(int depth, int units) {
+  cmsis_nn_dims in = {1, 1, 1, depth}, f = {depth, 1, 1, units}, b = {1, 1, 1, units}, out = {1, 1, 1, units};
+  cmsis_nn_context ctx = {0, 0};
+  /* On Helium the kernel reads per-row sums of the weights (computed once per
+   * model, outside the inference) from the context buffer. */
+  if (arm_fully_connected_s8_get_buffer_size(&f) > 0) {
+    ctx.buf = fc_sums;
+    ctx.size = sizeof fc_sums;
+  }
+  cmsis_nn_fc_params p = {128, 0, -128, {-128, 127}};
+  cmsis_nn_per_tensor_quant_params q = {1 << 30, -8};
+  sink = arm_fully_connected_s8(&ctx, &p, &q, &in, input, &f, filter, &b, bias, &out, output);
+}
+
+static void workload(void) {
+#if WORKLOAD == 1
+  conv(16, 16, 16, 16, 3, 1);
+#elif WORKLOAD == 2
+  conv(16, 16, 32, 32, 1, 0);
+#elif WORKLOAD == 3
+  depthwise(16, 16, 32, 3, 1);
+#elif WORKLOAD == 4
+  fully_connected(256, 64);
+#elif WORKLOAD == 5
+  conv(28, 28, 1, 20, 5, 0);
+  conv(12, 12, 20, 50, 5, 0);
+  fully_connected(800, 500);
+  fully_connected(500, 10);
+#else
+#error "WORKLOAD must be 1..5"
+#endif
+}
+
+int main(void) {
+  for (int i = 0; i < 512; ++i) {
+    multiplier[i] = 1 << 30;
+    shift[i] = -8;
+  }
+  for (int i = 0; i < REPS; ++i)
+    workload();
+  return 0;
+}

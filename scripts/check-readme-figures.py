@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""Checks that every figure the README quotes comes from a results file.
+
+The README marks where its measured figures come from with HTML comments:
+
+    <!-- figures: bench/results/memory.json; not figures: 0.25, 224 -->
+    ... prose and tables ...
+    <!-- /figures -->
+
+Inside such a block every number (1,505,280, 0.332, 91.3%, 3.4 s) must equal
+a number in one of the named results files, at the precision the README
+shows: the value itself, or the value x100 (a ratio quoted as a percentage),
+or x1000 (seconds quoted as ms); the length of a list counts too (71 traces).
+Numbers inside `code spans`, inside words (Cortex-M7, 96x96, V2) and those
+listed after "not figures:" (model names and settings, not measurements) are
+skipped. Every number in the README's "## Figures" section must sit in such a
+block: a figure there without a named source fails.
+
+Staleness: each results file records the git commit whose build produced it
+("commit"), and bench/results/sources.json lists, per results file, the source
+paths it measures. A results file is stale when one of those paths changed
+after its commit (or when it records no commit). Stale files are reported as
+warnings; with --strict they fail the check.
+
+Exit status: 0 every figure has a source (warnings allowed), 1 a figure
+without a source, a malformed block or (with --strict) a stale results file.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BLOCK_RE = re.compile(r"<!--\s*figures:(.*?)-->(.*?)<!--\s*/figures\s*-->", re.S)
+# A number not glued to a word: 1,505,280  0.332  91.3%  7
+NUMBER_RE = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w\-]|\.\d|,\d{3})")
+
+
+def numbers_in(text):
+    """(token, value, decimals) for every figure-like number in `text`."""
+    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", " ", text)           # code spans: commands and options
+    text = re.sub(r"\]\([^)]*\)", "]", text)          # link targets
+    for m in NUMBER_RE.finditer(text):
+        token = m.group(1)
+        plain = token.replace(",", "")
+        decimals = len(plain.split(".")[1]) if "." in plain else 0
+        yield token, float(plain), decimals
+
+
+def leaves(node, out):
+    """Every number in a JSON document, plus the length of every list."""
+    if isinstance(node, bool) or node is None:
+        return out
+    if isinstance(node, (int, float)):
+        out.append(float(node))
+    elif isinstance(node, dict):
+        for value in node.values():
+            leaves(value, out)
+    elif isinstance(node, list):
+        out.append(float(len(node)))
+        for value in node:
+            leaves(value, out)
+    return out
+
+
+def has_source(value, decimals, candidates):
+    for leaf in candidates:
+        for scaled in (leaf, leaf * 100, leaf * 1000):
+            if decimals == 0:
+                if scaled == value or (scaled != int(scaled) and round(scaled) == value):
+                    return True
+            elif round(scaled, decimals) == value:
+                return True
+    return False
+
+
+def parse_header(header):
+    """'bench/results/a.json b.json; not figures: 0.25, 224' -> files, skips."""
+    parts = header.split(";")
+    files = parts[0].split()
+    skips = set()
+    for part in parts[1:]:
+        key, _, rest = part.partition(":")
+        if key.strip() != "not figures":
+            raise ValueError(f"unknown clause '{part.strip()}'")
+        skips.update(s.strip() for s in rest.split(",") if s.strip())
+    return files, skips
+
+
+def check_figures(readme_text, root):
+    """Returns (problems, files used, figures checked)."""
+    problems, used, checked = [], set(), 0
+    cache = {}
+    for block in BLOCK_RE.finditer(readme_text):
+        line = readme_text.count("\n", 0, block.start()) + 1
+        try:
+            files, skips = parse_header(block.group(1))
+        except ValueError as e:
+            problems.append(f"README.md:{line}: {e}")
+            continue
+        if not files:
+            problems.append(f"README.md:{line}: a figures block names no results file")
+            continue
+        candidates = []
+        names = []
+        for pattern in files:  # shell patterns allowed: codegen_memory_opt?.json
+            found = sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
+            names += found or [pattern]
+        for name in names:
+            path = os.path.join(root, name)
+            if name not in cache:
+                try:
+                    with open(path) as f:
+                        cache[name] = leaves(json.load(f), [])
+                except (OSError, ValueError) as e:
+                    problems.append(f"README.md:{line}: {name}: {e}")
+                    cache[name] = []
+            candidates += cache[name]
+            used.add(name)
+        for token, value, decimals in numbers_in(block.group(2)):
+            if token in skips:
+                continue
+            checked += 1
+            if not has_source(value, decimals, candidates):
+                problems.append(f"README.md:{line}: {token} is in no number of {', '.join(names)}")
+    # The Figures section quotes measurements only: each needs a block.
+    section = re.search(r"^## Figures\n(.*?)(?=^## |\Z)", readme_text, re.S | re.M)
+    if section:
+        outside = BLOCK_RE.sub(" ", section.group(1))
+        start = readme_text.count("\n", 0, section.start()) + 1
+        for token, _, _ in numbers_in(outside):
+            problems.append(f"README.md (## Figures, from line {start}): {token} is outside any "
+                            "figures block, so it names no results file")
+    return problems, used, checked
+
+
+def git(root, *args):
+    return subprocess.run(["git", "-C", root] + list(args), capture_output=True, text=True)
+
+
+def stale_results(root, names):
+    """Warnings, one per results file whose measured code changed after its commit."""
+    manifest_path = os.path.join(root, "bench", "results", "sources.json")
+    try:
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as e:
+        return [f"bench/results/sources.json: {e}"]
+    if git(root, "rev-parse", "HEAD").returncode != 0:
+        return ["not a git checkout: staleness not checked"]
+    warnings = []
+    for name in sorted(set(names) | {"bench/results/" + k for k in manifest if not k.startswith("_")}):
+        key = os.path.basename(name)
+        paths = manifest.get(key)
+        if not paths:
+            warnings.append(f"{name}: no source paths in bench/results/sources.json")
+            continue
+        try:
+            with open(os.path.join(root, name)) as f:
+                commit = json.load(f).get("commit")
+        except (OSError, ValueError) as e:
+            warnings.append(f"{name}: {e}")
+            continue
+        if not commit or commit == "unknown":
+            warnings.append(f"{name}: records no commit (rerun its benchmark)")
+            continue
+        base = commit.removesuffix("-dirty")
+        if git(root, "cat-file", "-e", base + "^{commit}").returncode != 0:
+            warnings.append(f"{name}: commit {base} is not in this repository")
+            continue
+        changed = git(root, "log", "--format=%h %s", f"{base}..HEAD", "--", *paths).stdout.split("\n")
+        changed = [c for c in changed if c]
+        if changed:
+            warnings.append(f"{name}: measured at {base[:12]}; {len(changed)} later commit(s) change "
+                            f"{' '.join(paths)} (newest: {changed[0]})")
+        elif commit.endswith("-dirty"):
+            warnings.append(f"{name}: measured on a tree with uncommitted changes ({commit})")
+    return warnings
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=ROOT, help="repository root (default: this script's)")
+    ap.add_argument("--strict", action="store_true", help="a stale results file fails the check")
+    args = ap.parse_args()
+    with open(os.path.join(args.root, "README.md")) as f:
+        readme = f.read()
+    problems, used, checked = check_figures(readme, args.root)
+    stale = stale_results(args.root, used)
+    for p in problems:
+        print("error: " + p)
+    for w in stale:
+        print(("error: " if args.strict else "warning: ") + "stale: " + w)
+    print(f"{checked} README figures checked against {len(used)} results files: "
+          f"{len(problems)} without a source, {len(stale)} staleness "
+          f"{'error' if args.strict else 'warning'}(s)")
+    return 1 if problems or (args.strict and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

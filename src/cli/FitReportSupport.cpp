@@ -1,0 +1,84 @@
+//===- FitReportSupport.cpp - What `fit` and `pick` share ------------------===//
+#include "FitReportSupport.h"
+
+#include "bundlefit/reports/TextTable.h"
+
+#include <cstdio>
+
+namespace bundlefit {
+
+using namespace bundlefit::device;
+
+void addHeadroomOptions(CLI::App &command, HeadroomOptions &options) {
+  command.add_option("--reserve-ram", options.reserveRam,
+                     "RAM to keep free for the application: BYTES, BYTESK (KiB) in the SDK's RAM "
+                     "region, or PCT% of every RAM region");
+  command.add_option("--reserve-flash", options.reserveFlash,
+                     "Flash to keep free: BYTES, BYTESK (KiB) or PCT% of every Flash region");
+  command.add_option("--app-ram", options.appRam,
+                     "The application's RAM (.data, .bss, stack, heap) in bytes, replacing the part's "
+                     "SDK baseline")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--app-flash", options.appFlash,
+                     "The application's Flash (code, rodata, data image) in bytes, replacing the "
+                     "part's SDK baseline")
+      ->check(CLI::NonNegativeNumber);
+}
+
+FitRequest fitRequestOf(const HeadroomOptions &options) {
+  FitRequest request;
+  if (!options.reserveRam.empty())
+    request.reserveRam = parseHeadroom(options.reserveRam, "--reserve-ram");
+  if (!options.reserveFlash.empty())
+    request.reserveFlash = parseHeadroom(options.reserveFlash, "--reserve-flash");
+  if (options.appRam >= 0)
+    request.appRam = uint64_t(options.appRam);
+  if (options.appFlash >= 0)
+    request.appFlash = uint64_t(options.appFlash);
+  return request;
+}
+
+std::string codeOrigin(const driver::VariantBuild &build, const FitRequest &request) {
+  if (request.codeBytes)
+    return "given by --code-bytes";
+  if (!build.bundle)
+    return "estimate: the device file's library figure";
+  const driver::CodeBreakdown &c = build.code;
+  std::string text = "compiled for " + build.target + ": object " + withThousands(c.text + c.rodata);
+  if (c.runtimeMeasured)
+    text += " + runtime " + withThousands(c.runtime);
+  else
+    text += ", runtime routines not counted";
+  if (c.library)
+    text += " + CMSIS-NN " + withThousands(c.library);
+  if (c.fromCache)
+    text += ", cached";
+  return text;
+}
+
+nlohmann::json codeJson(const driver::VariantBuild &build, const FitRequest &request) {
+  const driver::CodeBreakdown &c = build.code;
+  return {{"source", request.codeBytes ? "given" : build.bundle ? "compiled" : "device file"},
+          {"target", build.target},
+          {"text", c.text},
+          {"rodata", c.rodata},
+          {"runtime", c.runtime},
+          {"runtime_measured", c.runtimeMeasured},
+          {"library", c.library},
+          {"cached", c.fromCache}};
+}
+
+std::string renderSuggestions(const std::vector<Suggestion> &suggestions) {
+  std::string text = "changes:\n";
+  for (const Suggestion &s : suggestions) {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.2f ms", s.ms);
+    text += "  - " + s.change + ": Flash " + withThousands(s.flash) + ", RAM " + withThousands(s.ram) +
+            (s.fits ? ", fits, " + std::string(time) : ", still does not fit") + "\n";
+  }
+  if (suggestions.empty())
+    text += "  (no single change found; try a part with more memory)\n";
+  return text;
+}
+
+} // namespace bundlefit

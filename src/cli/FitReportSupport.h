@@ -1,0 +1,39 @@
+//===- FitReportSupport.h - What `fit` and `pick` share --------------------===//
+//
+// The headroom options (--reserve-ram, --reserve-flash, --app-ram,
+// --app-flash), where a build's code figure comes from, and the list of
+// changes that would make a model fit.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Command.h"
+
+#include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/VariantBuild.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+struct HeadroomOptions {
+  std::string reserveRam, reserveFlash; ///< BYTES, BYTESK or PCT%.
+  int64_t appRam = -1, appFlash = -1;   ///< -1: the part's SDK baseline.
+};
+
+void addHeadroomOptions(CLI::App &command, HeadroomOptions &options);
+/// A FitRequest with the headroom applied (Error(Usage) naming the option).
+device::FitRequest fitRequestOf(const HeadroomOptions &options);
+
+/// "compiled for cortex-m7 (hard float): object 12,345 + runtime 1,024 +
+/// CMSIS-NN 4,096" or why it is an estimate.
+std::string codeOrigin(const driver::VariantBuild &build, const device::FitRequest &request);
+nlohmann::json codeJson(const driver::VariantBuild &build, const device::FitRequest &request);
+
+/// "changes:" and one line per suggestion (or that none was found).
+std::string renderSuggestions(const std::vector<device::Suggestion> &suggestions);
+
+} // namespace bundlefit

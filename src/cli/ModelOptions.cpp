@@ -1,0 +1,24 @@
+//===- ModelOptions.cpp - The options every model-reading command takes ----===//
+#include "Command.h"
+
+namespace bundlefit {
+
+void addModelOptions(CLI::App &command, ModelOptions &options) {
+  command.add_option("model", options.path, "ONNX model file")->required();
+  command.add_option("--define-symbol", options.defineSymbols,
+                     "Value of a symbolic dimension: name=value (repeatable)");
+  command.add_option("--model-input", options.modelInputs,
+                     "Override an input's type and shape: name,type,[d0,d1,...] (repeatable)");
+  command.add_option("--memory-opt", options.memoryOpt,
+                     "Go below the layer-by-layer memory bound: 0 off (Glow's layout), 1 fuse "
+                     "Conv+pool, run depthwise and 1x1 convs in place and overlap pools with "
+                     "their input, 2 also run the high-resolution prefix in spatial tiles "
+                     "(default " + std::to_string(kDefaultMemoryOpt) + ")")
+      ->check(CLI::Range(0, kMaxMemoryOpt));
+  command.add_option("--patch-recompute-budget", options.patchRecomputeBudget,
+                     "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
+                     "fraction of the model's MACs (default 0.2)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+} // namespace bundlefit

@@ -1,0 +1,148 @@
+//===- CompileBundle.cpp - Model file in, bundle directory out -------------===//
+#include "bundlefit/driver/CompileBundle.h"
+#include "bundlefit/driver/Progress.h"
+#include "bundlefit/driver/ToolInfo.h"
+
+#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/reports/GraphDot.h"
+#include "bundlefit/reports/MemoryReport.h"
+#include "bundlefit/support/Error.h"
+#include "bundlefit/support/Names.h"
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace bundlefit {
+
+namespace {
+
+void quantizeForBuild(Graph &graph, const CompileRequest &request) {
+  if (request.quant.enabled())
+    quantizeLoadedModel(graph, request.model.path, request.quant);
+  else if (request.syntheticProfile)
+    quantizeWithSyntheticProfile(graph, request.quant);
+}
+
+/// The bundle directory can be created or written: checked before the model
+/// is compiled, so a typo in -o fails in a second, not after the compile.
+void checkOutputDirectory(const std::string &dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error(ExitCode::CannotWrite, dir + ": exists and is not a directory (bundle output)");
+  fs::path existing = fs::absolute(dir, ec);
+  while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw Error(ExitCode::CannotWrite,
+                dir + ": cannot create the bundle directory (" + existing.string() +
+                    " is not writable)");
+}
+
+} // namespace
+
+CompiledBundle buildBundle(const CompileRequest &request) {
+  CompiledBundle bundle;
+  // Resolve the target first: a bad option should fail before any work.
+  bundle.target = resolveTarget(request.target, request.triple, request.mcpu, request.floatAbi,
+                                request.relocationModel);
+  bundle.target.optLevel = parseOptLevel(request.optLevel);
+  bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
+                                                   : legalizeName(request.networkName);
+  if (request.useCmsis && !request.quant.enabled() && !request.syntheticProfile)
+    throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
+  if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
+    throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");
+  bundle.graph = loadModel(request.model);
+  quantizeForBuild(*bundle.graph, request);
+  CmsisPreparation cmsis;
+  const CmsisExtension extension = cmsisExtensionForCpu(bundle.target.cpu);
+  if (request.useCmsis) {
+    // The interpreter needs the graph in ONNX layouts (run --compare).
+    bundle.referenceGraph = loadModel(request.model);
+    const Verbosity level = verbosity();
+    setVerbosity(Verbosity::Quiet); // the same status line once is enough
+    quantizeForBuild(*bundle.referenceGraph, request);
+    setVerbosity(level);
+    cmsis = prepareCmsisGraph(*bundle.graph, extension);
+    status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) + " build): " +
+           std::to_string(cmsis.cmsisNodes) + " calls, " + std::to_string(cmsis.layoutNodes) +
+           " layout copies");
+    if (request.quant.enabled() && resolveQuantOptions(request.quant).biasPrecision == BiasPrecision::Int8)
+      status("note: --quantization-precision-bias Int8 with --use-cmsis: biases keep int8 "
+             "values, stored widened to int32 for CMSIS-NN's s8 kernels (4 bytes per channel)");
+    if (verbosity() == Verbosity::Verbose)
+      for (const std::string &line : cmsis.portable)
+        status("  portable: " + line);
+  }
+  applyMemoryOptPasses(*bundle.graph, request.model);
+
+  PlanOptions planOptions;
+  planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
+  planOptions.memoryOpt = request.model.memoryOpt;
+  planOptions.patchRecomputeBudget = request.model.patchRecomputeBudget;
+  {
+    Stage stage("plan memory");
+    bundle.plan = planGraphMemory(*bundle.graph, planOptions);
+  }
+  bundle.useCmsis = request.useCmsis;
+  bundle.cmsisExtension = extension;
+  bundle.cmsisLayoutNodes = cmsis.layoutNodes;
+  bundle.cmsisPortable = cmsis.portable;
+  if (!request.generateCode)
+    return bundle;
+  BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
+  {
+    Stage stage("generate code");
+    bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName,
+                                       bundle.target, api == BundleApi::Dynamic);
+  }
+  status("compiled " + bundle.networkName + " for " + describeTarget(bundle.target) + " in " +
+         std::to_string(bundle.code.compileSeconds).substr(0, 5) + " s");
+  return bundle;
+}
+
+CompiledBundle compileBundle(const CompileRequest &request) {
+  checkOutputDirectory(request.outputDir);
+  CompiledBundle bundle = buildBundle(request);
+  writeBundle(request, bundle);
+  return bundle;
+}
+
+void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
+  const BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
+  const std::string &net = bundle.networkName;
+  std::vector<uint8_t> weights = packWeights(bundle.plan);
+  nlohmann::json report = memoryReportJson(*bundle.graph, bundle.plan, net);
+  report["code_size"] = {{"text", bundle.code.textBytes},
+                         {"rodata", bundle.code.rodataBytes},
+                         {"data", bundle.code.dataBytes}};
+  if (bundle.useCmsis) {
+    nlohmann::json calls = nlohmann::json::array();
+    for (const Node *node : bundle.graph->nodes())
+      if (node->attrs.has(kCmsisAttribute))
+        calls.push_back({{"node", node->name},
+                         {"function", node->attrs.getString(kCmsisAttribute, "")},
+                         {"scratch", node->attrs.getInt(kCmsisScratchAttribute, 0)}});
+    report["cmsis_nn"] = {{"extension", cmsisExtensionName(bundle.cmsisExtension)},
+                          {"calls", calls},
+                          {"layout_copies", bundle.cmsisLayoutNodes},
+                          {"portable", bundle.cmsisPortable}};
+  }
+  report["target"] = {{"triple", bundle.target.triple},
+                      {"cpu", bundle.target.cpu},
+                      {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},
+                      {"opt", optLevelName(bundle.target.optLevel)}};
+  stampReport(report, request.model.path);
+  writeBundleDirectory(
+      request.outputDir,
+      {{net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},
+       {net + ".h", renderBundleHeader(bundle.plan, net, api)},
+       {net + ".weights.bin", std::string(weights.begin(), weights.end())},
+       {net + ".weights.txt", renderWeightsText(weights)},
+       {net + ".memory.json", report.dump(2) + "\n"}});
+  if (!request.dumpGraphDag.empty())
+    writeFileAtomically(request.dumpGraphDag, renderGraphDot(*bundle.graph, &bundle.plan));
+}
+
+} // namespace bundlefit

@@ -1,0 +1,227 @@
+//===- Pipeline.cpp - Load, quantize and transform a model -----------------===//
+#include "bundlefit/driver/Pipeline.h"
+#include "bundlefit/driver/Progress.h"
+
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/passes/Passes.h"
+#include "bundlefit/quant/Profile.h"
+#include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace bundlefit {
+
+namespace {
+Verbosity currentVerbosity = Verbosity::Normal;
+/// Set when a JSON report is the whole output: no informational notes then.
+bool statusNotesSuppressed = false;
+}
+
+Verbosity verbosity() { return currentVerbosity; }
+void setVerbosity(Verbosity level) { currentVerbosity = level; }
+
+void setStatusNotesSuppressed(bool suppressed) { statusNotesSuppressed = suppressed; }
+
+void status(const std::string &line) {
+  if (currentVerbosity == Verbosity::Quiet)
+    return;
+  std::cout.flush(); // Results first, in a log that captures both streams.
+  std::cerr << line << "\n";
+}
+
+std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
+  ImportOptions importOptions;
+  for (const std::string &text : options.defineSymbols)
+    importOptions.symbols.insert(parseDefineSymbolOption(text));
+  for (const std::string &text : options.modelInputs) {
+    ModelInputOverride input = parseModelInputOption(text);
+    // Glow's int8q/uint8q describe an input of an already quantized graph.
+    // bundlefit quantizes float models itself and keeps their inputs float;
+    // an int8 input in front of float layers would not compile.
+    if (!input.quant.empty())
+      throw Error(ExitCode::Unsupported,
+                  "--model-input '" + text + "': quantized inputs (int8q/uint8q) are not "
+                  "supported: bundlefit quantizes the float model itself (--load-profile) and "
+                  "keeps its inputs float, as Glow's profile-guided flow does; give '" +
+                      input.name + "' as float");
+    importOptions.inputOverrides.push_back(std::move(input));
+  }
+  std::unique_ptr<Graph> graph;
+  {
+    Stage stage("import " + options.path);
+    graph = importOnnxModel(options.path, importOptions);
+  }
+  PassOptions passOptions;
+  passOptions.fuseActivations = options.fuseActivations;
+  try {
+    Stage stage("graph passes");
+    runDefaultPasses(*graph, passOptions);
+  } catch (const Error &e) {
+    throw Error(e.code(), options.path + ": " + e.what());
+  }
+  return graph;
+}
+
+std::string describeMemoryOpt(int level) {
+  static const char *const meaning[] = {
+      "Glow's activation layout",
+      "Conv+pool fused, depthwise and 1x1 convs in place",
+      "level 1 plus a patch-based first stage"};
+  return "memory-opt " + std::to_string(level) + " (" +
+         (level >= 0 && level <= kMaxMemoryOpt ? meaning[level] : "?") +
+         "; defaults: bundlefit 2, model-compiler 0)";
+}
+
+void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
+  // The two tools default to different levels, so the same model gets
+  // different ACTIVATIONS from each: say which level this run used.
+  if (!statusNotesSuppressed)
+    status(describeMemoryOpt(options.memoryOpt));
+  try {
+    Stage stage("memory-opt passes");
+    runMemoryOptPasses(graph, options.memoryOpt, options.patchRecomputeBudget);
+  } catch (const Error &e) {
+    throw Error(e.code(), options.path + ": " + e.what());
+  }
+}
+
+void writeFileAtomically(const std::string &path, const std::string &text) {
+  writeOutputFile(path, text);
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &name : names)
+    text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+} // namespace
+
+namespace {
+
+/// Glow node kinds (include/glow/Graph/Nodes.h names, any case) that bundlefit
+/// never quantizes: they stay float whatever the option says, so naming them
+/// in -keep-original-precision-for-nodes is accepted and changes nothing.
+/// Scripts written for Glow (its doc: Add,Sub,Mul,Div,Exp,SoftMax) keep working.
+bool isGlowKindKeptFloatAnyway(const std::string &name) {
+  static const char *const kinds[] = {
+      "sub", "div", "exp", "log", "max", "min", "pow", "sqrt", "rsqrt", "tanh", "sigmoid",
+      "batchnormalization", "localresponsenormalization", "batchedadd", "batchedreduceadd",
+      "batchedreducemean", "batchmatmul", "slice", "inserttensor", "tile", "gather", "splat",
+      "select", "cmplte", "cmpeq", "cmplt", "abs", "neg", "leakyrelu", "prelu", "swish",
+      "erf", "resizenearest", "resizebilinear", "pad", "channelshuffle", "spacetodepth",
+      "reciprocal", "sin", "cos", "topk", "argmax", "lstm", "sparselengthssum",
+      "layernormalization", "hardswish", "gelu", "square", "logsoftmax",
+      "meanvariancenormalization",
+  };
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  for (const char *kind : kinds)
+    if (lower == kind)
+      return true;
+  return false;
+}
+
+} // namespace
+
+QuantizationOptions resolveQuantOptions(const QuantCliOptions &options) {
+  QuantizationOptions resolved;
+  if (!parseQuantSchema(options.schema, resolved.schema))
+    throw Error(ExitCode::Usage, "--quantization-schema " + options.schema +
+                                     ": expected one of " + joined(quantSchemaNames()));
+  if (options.biasPrecision == "Int32" || options.biasPrecision == "int32")
+    resolved.biasPrecision = BiasPrecision::Int32;
+  else if (options.biasPrecision == "Int8" || options.biasPrecision == "int8")
+    resolved.biasPrecision = BiasPrecision::Int8;
+  else
+    throw Error(ExitCode::Usage, "--quantization-precision-bias " + options.biasPrecision +
+                                     ": expected Int32 or Int8");
+  for (const std::string &name : options.keepOriginal) {
+    if (name.empty())
+      continue;
+    std::string op = opTypeForKindName(name);
+    if (op.empty() && isGlowKindKeptFloatAnyway(name)) {
+      resolved.keepFloatOps.insert(name); // matches no quantized op: already float
+      continue;
+    }
+    if (op.empty())
+      throw Error(ExitCode::Usage,
+                  "--keep-original-precision-for-nodes " + name +
+                      ": unknown node kind (e.g. Conv/Convolution, Gemm/FullyConnected, Add, Mul, "
+                      "Concat, MaxPool, AveragePool/AvgPool, Relu, Clip, SoftMax; Glow's Sub, "
+                      "Div, Exp, Tanh, ... are accepted and stay float)");
+    resolved.keepFloatOps.insert(op);
+  }
+  resolved.channelwise = options.channelwise;
+  return resolved;
+}
+
+bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
+                         const QuantCliOptions &options) {
+  if (!options.enabled())
+    return false;
+  QuantizationOptions resolved = resolveQuantOptions(options);
+  ProfileData profile = loadProfile(options.profilePath);
+  checkProfileMatchesModel(profile, options.profilePath, modelPath);
+  QuantizationSummary summary = quantizeGraph(graph, profile, resolved, options.profilePath);
+  status(describeQuantization(summary) + ", schema " + quantSchemaName(resolved.schema) +
+         ", bias " + (resolved.biasPrecision == BiasPrecision::Int32 ? "Int32" : "Int8") +
+         (resolved.channelwise ? ", channelwise" : ""));
+  if (verbosity() == Verbosity::Verbose)
+    for (const std::string &line : summary.keptFloat)
+      status("  float: " + line);
+  return true;
+}
+
+namespace {
+
+/// A range for every float tensor of `graph`: enough to size the int8 build.
+ProfileData syntheticProfile(const Graph &graph) {
+  ProfileData profile;
+  auto add = [&](const Value *value) {
+    if (value && value->type.dtype == DType::Float32 && !value->isConstant())
+      profile.tensors.push_back(
+          {value->name, -1.0f, 1.0f, std::vector<double>(kProfileHistogramBins, 0.0)});
+  };
+  for (const Value *input : graph.inputs())
+    add(input);
+  for (const Node *node : graph.nodes())
+    for (const Value *output : node->outputs)
+      add(output);
+  return profile;
+}
+
+} // namespace
+
+std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
+                                               const QuantCliOptions &options) {
+  std::unique_ptr<Graph> graph = loadModel(model);
+  if (options.enabled())
+    quantizeLoadedModel(*graph, model.path, options);
+  else
+    quantizeWithSyntheticProfile(*graph, options);
+  return graph;
+}
+
+void checkProfileReadable(const QuantCliOptions &options) {
+  if (options.enabled())
+    (void)loadProfile(options.profilePath);
+}
+
+void quantizeWithSyntheticProfile(Graph &graph, const QuantCliOptions &options) {
+  QuantizationOptions resolved = resolveQuantOptions(options);
+  quantizeGraph(graph, syntheticProfile(graph), resolved, "synthetic sizing profile");
+}
+
+} // namespace bundlefit

@@ -1,0 +1,299 @@
+//===- VariantBuild.cpp - Size the bundle a variant would build on a part --===//
+#include "bundlefit/driver/VariantBuild.h"
+
+#include "bundlefit/bundle/LinkVerify.h"
+#include "bundlefit/device/LibraryCode.h"
+#include "bundlefit/driver/CompileBundle.h"
+#include "bundlefit/driver/Progress.h"
+#include "bundlefit/driver/VariantFootprint.h"
+#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace bundlefit::driver {
+
+namespace fs = std::filesystem;
+using namespace bundlefit::device;
+
+namespace {
+
+/// FNV-1a, 64 bits: stable across runs and builds (std::hash is not promised to be).
+uint64_t fnv1a(const std::string &bytes, uint64_t hash = 1469598103934665603ull) {
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", (unsigned long long)value);
+  return text;
+}
+
+/// The model file's bytes and the bundlefit executable's identity (size and
+/// modification time): a rebuilt compiler never reuses stale code sizes.
+std::string modelHash(const ModelOptions &model) {
+  std::ifstream in(model.path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  uint64_t hash = fnv1a(bytes.str());
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    hash = fnv1a(std::to_string(fs::file_size(exe, ec)), hash);
+    auto stamp = fs::last_write_time(exe, ec).time_since_epoch().count();
+    hash = fnv1a(std::to_string(stamp), hash);
+  }
+  return hex(hash);
+}
+
+std::string joinedOptions(const BuildOptions &o, const Variant &variant, const std::string &target) {
+  std::string text = variant.name + "|" + target + "|" + o.optLevel + "|" +
+                     std::to_string(o.model.memoryOpt) + "|" +
+                     std::to_string(o.model.patchRecomputeBudget) + "|" +
+                     (o.model.fuseActivations ? "fuse" : "nofuse");
+  for (const std::string &s : o.model.defineSymbols)
+    text += "|d:" + s;
+  for (const std::string &s : o.model.modelInputs)
+    text += "|i:" + s;
+  if (variant.precision == Precision::Int8) {
+    text += "|q:" + o.quant.schema + "," + o.quant.biasPrecision + "," +
+            (o.quant.channelwise ? "cw" : "") + ",";
+    for (const std::string &k : o.quant.keepOriginal)
+      text += k + ",";
+    if (o.quant.enabled()) {
+      std::ifstream in(o.quant.profilePath, std::ios::binary);
+      std::ostringstream bytes;
+      bytes << in.rdbuf();
+      text += "p:" + hex(fnv1a(bytes.str()));
+    }
+  }
+  return text;
+}
+
+std::string cacheDirectory() {
+  if (const char *dir = std::getenv("BUNDLEFIT_CACHE_DIR"); dir && *dir)
+    return std::string(dir) == "off" ? "" : std::string(dir);
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/bundlefit";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/bundlefit";
+  return "";
+}
+
+bool readCachedCode(const std::string &path, CodeBreakdown &code) {
+  std::ifstream in(path);
+  unsigned long long text, rodata, data, runtime;
+  int measured;
+  if (!(in >> text >> rodata >> data >> runtime >> measured))
+    return false;
+  code.text = text, code.rodata = rodata, code.data = data, code.runtime = runtime;
+  code.runtimeMeasured = measured != 0;
+  code.fromCache = true;
+  return true;
+}
+
+/// A cache that cannot be written is no error: the next run compiles again.
+void writeCachedCode(const std::string &path, const CodeBreakdown &code) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary);
+    out << code.text << " " << code.rodata << " " << code.data << " " << code.runtime << " "
+        << (code.runtimeMeasured ? 1 : 0) << "\n";
+    if (!out)
+      return;
+  }
+  fs::rename(temporary, path, ec);
+  if (ec)
+    fs::remove(temporary, ec);
+}
+
+/// The object linked alone for the part (--gc-sections, the entry as root):
+/// what stays in Flash (everything but .data), unresolved CMSIS-NN calls
+/// ignored (their code is the table's). Throws Error(ToolMissing) without
+/// arm-none-eabi-gcc.
+uint64_t linkedObjectBytes(const CodegenResult &code, const std::string &entry,
+                           const PartToolchain &toolchain) {
+  std::string gcc = requireArmGcc();
+  std::error_code ec;
+  std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-size-XXXXXX").string();
+  if (!::mkdtemp(pattern.data()))
+    throw Error(ExitCode::CannotWrite, pattern + ": cannot create a temporary directory to size the bundle code");
+  fs::path dir(pattern);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } cleanup{dir};
+  {
+    std::ofstream out(dir / "bundle.o", std::ios::binary);
+    out.write(code.object.data(), std::streamsize(code.object.size()));
+  }
+  std::vector<std::string> argv = {gcc};
+  argv.insert(argv.end(), toolchain.gccFlags.begin(), toolchain.gccFlags.end());
+  argv.insert(argv.end(), {"--specs=nano.specs", "--specs=nosys.specs", "-nostartfiles",
+                           "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments",
+                           "-Wl,--no-warn-execstack", "-Wl,--unresolved-symbols=ignore-all",
+                           "-Wl,-e," + entry, "-Wl,--undefined=" + entry, "bundle.o", "-lm", "-o",
+                           "code.elf"});
+  ProcessResult result = runProcess(argv, dir.string(), 600, (dir / "code.log").string());
+  if (!result.ok())
+    throw Error(ExitCode::ToolMissing, gcc + " could not link the bundle object alone to size its code");
+  uint64_t bytes = 0;
+  for (const LinkedSection &s : readElfSections((dir / "code.elf").string()))
+    if (s.hasContents && s.name.rfind(".data", 0) != 0)
+      bytes += s.size;
+  return bytes;
+}
+
+std::string describeCore(const PartToolchain &toolchain) {
+  return toolchain.codegenTarget + " (" + toolchain.floatAbi + " float)";
+}
+
+bool isHiFi(const Variant &variant) {
+  return variant.kernels == Kernels::HiFi4 || variant.kernels == Kernels::HiFi4WithCmsis;
+}
+
+} // namespace
+
+bool variantBuildable(const Variant &variant) { return !isHiFi(variant); }
+
+BuildSizer::BuildSizer(BuildOptions options)
+    : options_(std::move(options)), modelHash_(modelHash(options_.model)) {
+  // A profile that cannot be read is an error now, never a float verdict.
+  checkProfileReadable(options_.quant);
+}
+
+const VariantBuild &BuildSizer::build(const Device &device, const Variant &variant) {
+  PartToolchain toolchain = partToolchain(device);
+  // Parts with the same core and libraries share the build.
+  std::string key = variant.name + "|" + describeCore(toolchain) + "|" +
+                    (variant.kernels == Kernels::CmsisNn
+                         ? std::string(cmsisExtensionName(cmsisExtensionOf(device.bundleCore())))
+                         : std::string()) +
+                    "|" + (isHiFi(variant) ? device.id : std::string());
+  auto it = builds_.find(key);
+  if (it == builds_.end())
+    it = builds_.emplace(key, make(device, variant)).first;
+  return it->second;
+}
+
+FootprintSource BuildSizer::footprints() {
+  return [this](const Device &device, const Variant &variant) {
+    return build(device, variant).footprint;
+  };
+}
+
+VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
+  if (!variantAvailable(device, variant))
+    mainLibrary(device, variant); // Throws: the part lacks the library.
+  PartToolchain toolchain = partToolchain(device);
+  VariantBuild out;
+  out.buildable = variantBuildable(variant);
+  out.target = describeCore(toolchain);
+
+  CompileRequest request;
+  request.model = options_.model;
+  request.target = toolchain.codegenTarget;
+  request.floatAbi = toolchain.floatAbi;
+  request.optLevel = options_.optLevel;
+  request.exactTimeBudgetSeconds = options_.exactTimeBudgetSeconds;
+  if (variant.precision == Precision::Int8) {
+    request.quant = options_.quant;
+    request.syntheticProfile = !options_.quant.enabled();
+  }
+  request.useCmsis = variant.kernels == Kernels::CmsisNn;
+
+  if (isHiFi(variant)) {
+    // No DSP code: the int8 graph as quantized, NNLib scratch, layer by layer.
+    std::unique_ptr<Graph> int8 = quantizedGraphForSizing(options_.model, options_.quant);
+    PlanOptions plan;
+    plan.exactTimeBudgetSeconds = options_.exactTimeBudgetSeconds;
+    plan.memoryOpt = 0;
+    out.footprint = footprintOfQuantized(*int8, variant, device, plan);
+    out.estimates.push_back("code: the device file's " + mainLibrary(device, variant).key +
+                            " figure, because bundlefit generates no HiFi4 DSP code");
+    out.estimates.push_back("RAM: NNLib scratch approximated (not xa_nn_*_getsize)");
+    out.footprint.buildable = false;
+    out.footprint.estimates = out.estimates;
+    return out;
+  }
+
+  const std::string cacheDir = options_.useCache ? cacheDirectory() : std::string();
+  const std::string cachePath =
+      cacheDir.empty() ? ""
+                       : cacheDir + "/code-" + modelHash_ + "-" +
+                             hex(fnv1a(joinedOptions(options_, variant, out.target))) + ".txt";
+  bool cached = !cachePath.empty() && readCachedCode(cachePath, out.code);
+  request.generateCode = !cached;
+  auto compiled = std::make_shared<CompiledBundle>();
+  CompiledBundle &bundle = *compiled;
+  {
+    const Verbosity level = verbosity();
+    if (level == Verbosity::Normal)
+      setVerbosity(Verbosity::Quiet); // one status line per variant, not the compile's
+    Stage stage((cached ? "plan " : "compile ") + variant.name + " for " + out.target);
+    try {
+      bundle = buildBundle(request);
+    } catch (...) {
+      setVerbosity(level);
+      throw;
+    }
+    setVerbosity(level);
+  }
+  out.footprint = footprintOfPlan(bundle.plan, variant, device);
+  if (!cached) {
+    out.code.text = bundle.code.textBytes;
+    out.code.rodata = bundle.code.rodataBytes;
+    out.code.data = bundle.code.dataBytes;
+    try {
+      uint64_t linked = linkedObjectBytes(bundle.code, bundle.networkName, toolchain);
+      uint64_t object = out.code.text + out.code.rodata;
+      // What the link adds: runtime routines, alignment, .ARM.exidx.
+      out.code.runtime = linked > object ? linked - object : 0;
+      out.code.runtimeMeasured = true;
+    } catch (const Error &e) {
+      if (e.code() != ExitCode::ToolMissing)
+        throw;
+    }
+    if (!cachePath.empty())
+      writeCachedCode(cachePath, out.code);
+  }
+  out.code.data = 0; // Writable data is RAM, and codegen emits none; Flash code only.
+  if (!out.code.runtimeMeasured)
+    out.estimates.push_back("code: runtime routines (memcpy, expf, soft float) not counted, "
+                            "because arm-none-eabi-gcc is not installed to link them");
+  if (variant.kernels == Kernels::CmsisNn) {
+    std::set<std::string> functions;
+    for (const Node *node : bundle.graph->nodes())
+      if (node->attrs.has(kCmsisAttribute))
+        functions.insert(node->attrs.getString(kCmsisAttribute, ""));
+    LibraryCodeSize library = cmsisNnCodeBytes(toolchain.codegenTarget,
+                                               std::vector<std::string>(functions.begin(), functions.end()));
+    out.code.library = library.bytes;
+    if (!library.measured)
+      out.estimates.push_back("code: CMSIS-NN library " + library.why);
+  }
+  out.footprint.codeBytes = out.code.total();
+  out.footprint.codeEstimated = out.estimated();
+  out.footprint.sizesEstimated = false;
+  out.footprint.buildable = out.buildable;
+  out.footprint.estimates = out.estimates;
+  out.bundle = std::move(compiled);
+  return out;
+}
+
+} // namespace bundlefit::driver

@@ -1,0 +1,105 @@
+//===- Pipeline.h - The stages every model-reading command runs ------------===//
+//
+// The driver library is the one pipeline behind `compile`, `run`, `plan`,
+// `fit`, `pick`, model-compiler, the CMake functions, the benches and the
+// tests:
+//
+//   load (import + default passes) -> quantize (--load-profile) -> CMSIS-NN
+//   preparation (--use-cmsis) -> --memory-opt passes -> memory plan ->
+//   code generation -> bundle files
+//
+// Sizing a build for a part (VariantBuild.h) runs the same stages as
+// compiling it, so a verdict describes the bundle that will be built. The
+// command-line layer (src/cli) only parses options into these structs.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/quant/QuantizeGraph.h"
+#include "bundlefit/schedule/MemoryPlan.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+class Graph;
+
+/// Options every model-reading command shares.
+struct ModelOptions {
+  std::string path;
+  std::vector<std::string> defineSymbols; ///< name=value
+  std::vector<std::string> modelInputs;   ///< name,type,[d0,d1,...]
+  bool fuseActivations = true;
+  /// --memory-opt: 0..kMaxMemoryOpt (MemoryPlan.h). >= 1 also fuses Conv+pool
+  /// in loadModel; planners must get the same level (PlanOptions::memoryOpt).
+  int memoryOpt = kDefaultMemoryOpt;
+  /// --patch-recompute-budget: extra MACs a level-2 patch stage may cost, as a
+  /// fraction of the model's MACs.
+  double patchRecomputeBudget = 0.2;
+};
+
+/// The int8 options (Glow's names): --load-profile, --quantization-schema,
+/// --quantization-precision-bias, --keep-original-precision-for-nodes,
+/// --channelwise.
+struct QuantCliOptions {
+  std::string profilePath; ///< Empty: the model stays float.
+  std::string schema = "asymmetric";
+  std::string biasPrecision = "Int32";
+  std::vector<std::string> keepOriginal; ///< Op kinds, Glow's or ONNX names.
+  bool channelwise = false;
+
+  bool enabled() const { return !profilePath.empty(); }
+};
+
+/// Imports the model and runs the default graph passes.
+std::unique_ptr<Graph> loadModel(const ModelOptions &options);
+/// The graph transforms of --memory-opt (level >= 1: Conv+pool fusion;
+/// >= 2: a patch stage). Run after quantization, which must see every tensor
+/// the profile names; commands that plan or compile call it, profile does not.
+void applyMemoryOptPasses(Graph &graph, const ModelOptions &options);
+
+/// Validates the option values (Error(Usage) naming the option at fault).
+QuantizationOptions resolveQuantOptions(const QuantCliOptions &options);
+
+/// When --load-profile is given: loads the profile, checks it was recorded
+/// for `modelPath`, and quantizes `graph` (a loadModel result) in place.
+/// Prints one status line. Returns false (graph untouched) without a profile.
+/// A missing or unreadable profile is Error(BadInputFile) naming the file.
+bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
+                         const QuantCliOptions &options);
+
+/// Error(BadInputFile) naming the file when --load-profile is given and
+/// cannot be read or parsed; nothing without one.
+void checkProfileReadable(const QuantCliOptions &options);
+
+/// The model as `compile` would quantize it, for sizing int8 builds: loaded,
+/// quantized with --load-profile when given, else with a synthetic profile
+/// (every float tensor in [-1, 1]: the sizes depend on which nodes become
+/// int8, the schema and the bias precision, not on the ranges). Not yet
+/// through the --memory-opt transforms.
+std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
+                                               const QuantCliOptions &options);
+
+/// Quantizes `graph` with a range of [-1, 1] for every float tensor: enough
+/// to size an int8 build when no profile was recorded.
+void quantizeWithSyntheticProfile(Graph &graph, const QuantCliOptions &options);
+
+/// Global verbosity (--quiet / --verbose), read by progress output.
+enum class Verbosity { Quiet, Normal, Verbose };
+Verbosity verbosity();
+void setVerbosity(Verbosity level);
+/// Writes a progress/status line to stderr unless --quiet.
+void status(const std::string &line);
+/// Informational notes (the memory-opt level line) are left out when a JSON
+/// report is the whole output of the run.
+void setStatusNotesSuppressed(bool suppressed);
+/// "memory-opt 2 (...; defaults: bundlefit 2, model-compiler 0)".
+std::string describeMemoryOpt(int level);
+
+/// Writes `text` to `path` atomically (temporary name, then rename), so a
+/// failure leaves nothing half-written. Throws Error(CannotWrite).
+void writeFileAtomically(const std::string &path, const std::string &text);
+
+} // namespace bundlefit
