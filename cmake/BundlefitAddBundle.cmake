@@ -24,6 +24,9 @@
 #     headroom arguments become fit's --reserve-ram, --reserve-flash,
 #     --app-ram and --app-flash (room kept for the application, or its own
 #     footprint in place of the part's SDK baseline),
+#   - warns at configure time when TARGET is not the core of DEVICE that runs
+#     bundles (TARGET cortex-m7 with DEVICE lpc55s69, a Cortex-M33 part),
+#   - links the C math library (libm: the float kernels call expf, tanhf...),
 #   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN and
 #     <NET>_WEIGHTS_TXT (<NET> = network name in upper case), and the same
 #     values as properties BUNDLEFIT_<NET>_... on <target>.
@@ -36,6 +39,46 @@
 # project's `cmsis-nn` target.
 
 include_guard(GLOBAL)
+
+# Warns when TARGET differs from the core of DEVICE that runs the bundle: the
+# fit verdict and the predicted time are for that core, the code for TARGET.
+function(_bundlefit_check_device_core target device core_target)
+  set(env)
+  if(BUNDLEFIT_DEVICE_DB)
+    set(env "${CMAKE_COMMAND}" -E env "BUNDLEFIT_DEVICE_DB=${BUNDLEFIT_DEVICE_DB}")
+  endif()
+  execute_process(COMMAND ${env} "${BUNDLEFIT_EXECUTABLE}" -q devices --json
+                  OUTPUT_VARIABLE devices RESULT_VARIABLE status ERROR_QUIET)
+  if(NOT status EQUAL 0)
+    return()
+  endif()
+  string(JSON count ERROR_VARIABLE error LENGTH "${devices}" devices)
+  if(error OR count EQUAL 0)
+    return()
+  endif()
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON id GET "${devices}" devices ${i} id)
+    string(JSON aliases GET "${devices}" devices ${i} aliases)
+    string(FIND "${aliases}" "\"${device}\"" alias_at)
+    if(NOT id STREQUAL device AND alias_at EQUAL -1)
+      continue()
+    endif()
+    string(JSON cores LENGTH "${devices}" devices ${i} cores)
+    math(EXPR last_core "${cores} - 1")
+    foreach(c RANGE ${last_core})
+      string(JSON runs GET "${devices}" devices ${i} cores ${c} runs_bundle)
+      string(JSON type GET "${devices}" devices ${i} cores ${c} type)
+      if(runs AND NOT type STREQUAL core_target)
+        message(WARNING "bundlefit_add_bundle(${target}): TARGET ${core_target} but DEVICE "
+                        "${device} runs bundles on a ${type}: the code is built for "
+                        "${core_target}, the fit and the predicted time are for ${type} "
+                        "(set TARGET ${type})")
+      endif()
+    endforeach()
+    return()
+  endforeach()
+endfunction()
 
 # The default network name is what `bundlefit compile` picks: the model's file
 # name without its last extension, with every character outside [A-Za-z0-9_]
@@ -185,6 +228,7 @@ function(bundlefit_add_bundle target)
   # model does not fit, which fails this step and so the build; its report
   # (which region overflows, what would make it fit) is in the build log.
   if(arg_DEVICE)
+    _bundlefit_check_device_core(${target} "${arg_DEVICE}" "${arg_TARGET}")
     set(fit_stamp "${dir}.fit.stamp")
     add_custom_command(
       OUTPUT "${fit_stamp}"
@@ -209,6 +253,10 @@ function(bundlefit_add_bundle target)
   set_source_files_properties("${dir}/${net}.o" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   target_sources(${target} PRIVATE "${dir}/${net}.o" "${dir}/${net}.h")
   target_include_directories(${target} PRIVATE "${dir}")
+  # Float kernels call expf, tanhf, ...: the bundle needs the C math library.
+  if(NOT MSVC)
+    target_link_libraries(${target} PRIVATE m)
+  endif()
 
   if(NOT arg_NO_EMBED_WEIGHTS)
     # The weights go into the image through the assembler (.incbin), which is

@@ -1,7 +1,8 @@
 # Install rules: the tools, the device database (device_db/CMakeLists.txt
 # installs it) and the CMake package that firmware projects find with
 # find_package(bundlefit CONFIG):
-#   <prefix>/bin/bundlefit, model-compiler
+#   <prefix>/bin/bundlefit, model-compiler, model-profiler, image-classifier
+#   <prefix>/share/bundlefit/examples/  the example firmware (cortex-m7-lenet)
 #   <prefix>/lib/cmake/bundlefit/  bundlefitConfig.cmake, ...ConfigVersion.cmake,
 #                                  bundlefitTargets.cmake, BundlefitAddBundle.cmake,
 #                                  toolchains/arm-none-eabi.cmake
@@ -11,7 +12,7 @@ include(CMakePackageConfigHelpers)
 set(BUNDLEFIT_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/bundlefit)
 set(BUNDLEFIT_DEVICE_DB_INSTALL_REL ${CMAKE_INSTALL_DATADIR}/bundlefit/device_db)
 
-install(TARGETS bundlefit model-compiler EXPORT bundlefitTargets
+install(TARGETS bundlefit model-compiler model-profiler image-classifier EXPORT bundlefitTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT bundlefitTargets NAMESPACE bundlefit:: DESTINATION ${BUNDLEFIT_CMAKE_INSTALL_DIR})
 
@@ -32,3 +33,7 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/bundlefitConfig.cmake
         DESTINATION ${BUNDLEFIT_CMAKE_INSTALL_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/toolchains/arm-none-eabi.cmake
         DESTINATION ${BUNDLEFIT_CMAKE_INSTALL_DIR}/toolchains)
+# A firmware project to start from, built by the tests the same way
+# (README, "Using bundlefit from CMake").
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bundlefit/examples)

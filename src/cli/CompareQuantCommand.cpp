@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Command.h"
 #include "QuantOptions.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/Graph.h"
@@ -32,7 +33,7 @@ struct CompareQuantOptions {
   ModelOptions model;
   QuantCliOptions quant;
   CalibrationCliOptions calibration;
-  bool json = false;
+  JsonReportOption json;
 };
 
 struct TensorError {
@@ -81,6 +82,7 @@ std::string formatDb(double db) {
 }
 
 int runCompareQuant(const CompareQuantOptions &options) {
+  options.json.checkFileWritable();
   std::unique_ptr<Graph> floatGraph = loadModel(options.model);
   std::unique_ptr<Graph> int8Graph = loadModel(options.model);
   quantizeLoadedModel(*int8Graph, options.model.path, options.quant);
@@ -135,7 +137,7 @@ int runCompareQuant(const CompareQuantOptions &options) {
   std::stable_sort(rows.begin(), rows.end(),
                    [](const TensorError &a, const TensorError &b) { return a.snrDb() < b.snrDb(); });
 
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json report;
     report["schema"] = "bundlefit.compare-quant/1";
     report["model"] = options.model.path;
@@ -157,8 +159,9 @@ int runCompareQuant(const CompareQuantOptions &options) {
            {"top1_agreement", samples.empty() ? 0.0
                                                : double(outputAgreement[output->name]) /
                                                      double(samples.size())}});
-    std::cout << report.dump(2) << "\n";
-    return 0;
+    options.json.emit(report, options.model.path);
+    if (options.json.replacesText())
+      return 0;
   }
 
   TextTable table({"tensor", "op", "int8 type", "SNR dB"}, {false, false, false, true});
@@ -190,8 +193,7 @@ void addCompareQuantCommand(CLI::App &app, CommandAction &action) {
   addModelOptions(*command, options->model);
   addQuantOptions(*command, options->quant, /*requireProfile=*/true);
   addCalibrationOptions(*command, options->calibration);
-  command->add_flag("--json", options->json,
-                    "Print the comparison as JSON (bundlefit.compare-quant/1) instead of the table");
+  options->json.addTo(*command, "bundlefit.compare-quant/1");
   command->callback(
       [options, &action] { action = [options] { return runCompareQuant(*options); }; });
 }

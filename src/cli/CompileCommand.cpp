@@ -7,7 +7,6 @@
 
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace bundlefit {
 
@@ -15,13 +14,14 @@ namespace {
 
 /// Report options of `compile` only (CompileRequest is shared with `run`).
 struct CompileReportOptions {
-  bool json = false;
+  JsonReportOption json;
   std::string htmlPath;
 };
 
 int runCompile(const CompileRequest &request, const CompileReportOptions &reports) {
   if (!reports.htmlPath.empty())
     checkWritable(reports.htmlPath); // before the bundle is written: all or nothing
+  reports.json.checkFileWritable();
   CompiledBundle bundle = compileBundle(request);
   const MemoryPlan &plan = bundle.plan;
   const std::string &net = bundle.networkName;
@@ -35,13 +35,12 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
     html.plan = &plan;
     writeHtmlReport(reports.htmlPath, html);
   }
-  if (reports.json) {
+  if (reports.json.wanted()) {
     // Exactly what the bundle's <net>.memory.json holds (sizes, code size, target).
     std::ifstream in(request.outputDir + "/" + net + ".memory.json");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::cout << text.str();
-    return 0;
+    reports.json.emit(nlohmann::json::parse(in), request.model.path);
+    if (reports.json.replacesText())
+      return 0;
   }
   std::cout << "bundle " << net << " for " << describeTarget(bundle.target) << " written to "
             << request.outputDir << "\n";
@@ -72,8 +71,7 @@ void addCompileCommand(CLI::App &app, CommandAction &action) {
   addCompileOptions(*command, *request);
   addQuantOptions(*command, request->quant);
   auto reports = std::make_shared<CompileReportOptions>();
-  command->add_flag("--json", reports->json,
-                    "Print the bundle's memory report (<net>.memory.json) instead of the table");
+  reports->json.addTo(*command, "the bundle's <net>.memory.json, bundlefit.memory/1");
   command->add_option("--html", reports->htmlPath,
                       "Also write a self-contained HTML report (memory timeline, layers) to FILE");
   command->callback([request, reports, &action] {

@@ -2,9 +2,12 @@
 //
 // Lists the parts and boards in the device database (and any --device-file),
 // or checks the cost model against every published timing it is calibrated on.
+// The list fits 100 columns; --wide (or -v) adds the part names, every RAM
+// region and the kernel libraries.
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/CostModel.h"
@@ -24,8 +27,9 @@ using namespace bundlefit::device;
 
 struct DevicesOptions {
   std::vector<std::string> deviceFiles;
-  bool json = false;
+  JsonReportOption json;
   bool calibration = false;
+  bool wide = false;
 };
 
 std::string sizeText(uint64_t bytes) {
@@ -43,6 +47,24 @@ std::string coresText(const Device &device) {
     std::snprintf(mhz, sizeof mhz, "%g", core.clockMhz);
     text += (text.empty() ? "" : " + ") + core.type + " " + mhz + " MHz";
   }
+  return text;
+}
+
+/// "2x cortex-m33 150 MHz + neutron-npu 150 MHz": equal cores counted once.
+std::string compactCoresText(const Device &device) {
+  std::vector<std::pair<std::string, int>> groups;
+  for (const Core &core : device.cores) {
+    char mhz[32];
+    std::snprintf(mhz, sizeof mhz, "%g", core.clockMhz);
+    std::string text = core.type + " " + mhz + " MHz";
+    if (!groups.empty() && groups.back().first == text)
+      ++groups.back().second;
+    else
+      groups.push_back({text, 1});
+  }
+  std::string text;
+  for (const auto &[core, count] : groups)
+    text += (text.empty() ? "" : " + ") + (count > 1 ? std::to_string(count) + "x " : "") + core;
   return text;
 }
 
@@ -81,12 +103,12 @@ nlohmann::json deviceJson(const Device &device) {
           {"kernel_libraries", libraries}, {"sources", sources}};
 }
 
-int runCalibration(const DeviceDatabase &db, bool json) {
+int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
   std::vector<CalibrationResult> results = checkCalibration(db);
   double worst = 0;
   for (const CalibrationResult &r : results)
     worst = std::max(worst, std::fabs(r.errorPercent));
-  if (json) {
+  if (json.wanted()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const CalibrationResult &r : results)
       rows.push_back({{"figure", r.point.figure}, {"device", r.point.device}, {"model", r.point.model},
@@ -94,12 +116,12 @@ int runCalibration(const DeviceDatabase &db, bool json) {
                       {"published_ms", r.point.publishedMs}, {"predicted_ms", r.predictedMs},
                       {"error_percent", r.errorPercent},
                       {"role", r.point.usedToFit ? "fitted" : "held out"}});
-    std::cout << nlohmann::json{{"schema", "bundlefit.cost-calibration/1"}, {"points", rows},
-                                {"worst_error_percent", worst},
-                                {"claimed_error_percent", kCalibrationClaimPercent}}
-                     .dump(2)
-              << "\n";
-    return 0;
+    json.emit({{"schema", "bundlefit.cost-calibration/1"}, {"points", rows},
+               {"worst_error_percent", worst},
+               {"claimed_error_percent", kCalibrationClaimPercent}},
+              "");
+    if (json.replacesText())
+      return 0;
   }
   TextTable table({"published figure", "device", "model", "variant", "weights", "role",
                    "published", "predicted", "error"},
@@ -128,11 +150,22 @@ int runDevices(const DevicesOptions &options) {
     db.addFile(file);
   if (options.calibration)
     return runCalibration(db, options.json);
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json list = nlohmann::json::array();
     for (const Device &device : db.devices())
       list.push_back(deviceJson(device));
-    std::cout << nlohmann::json{{"schema", "bundlefit.devices/1"}, {"devices", list}}.dump(2) << "\n";
+    options.json.emit({{"schema", "bundlefit.devices/1"}, {"devices", list}}, "");
+    if (options.json.replacesText())
+      return 0;
+  }
+  if (!options.wide && verbosity() != Verbosity::Verbose) {
+    // 100 columns: totals only (the regions and libraries are --wide).
+    TextTable table({"device", "cores", "flash", "RAM", "RAM regions"},
+                    {false, false, true, true, true});
+    for (const Device &device : db.devices())
+      table.addRow({device.id, compactCoresText(device), sizeText(device.totalFlash()),
+                    sizeText(device.totalRam()), std::to_string(device.memory.size())});
+    std::cout << table.render() << "(names, RAM regions and kernel libraries: --wide)\n";
     return 0;
   }
   TextTable table({"device", "board of", "name", "cores", "flash", "RAM regions", "libraries"},
@@ -162,7 +195,9 @@ void addDevicesCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command = app.add_subcommand("devices", "List the parts in the device database");
   command->add_option("--device-file", options->deviceFiles,
                       "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
-  command->add_flag("--json", options->json, "Print JSON (bundlefit.devices/1) instead of a table");
+  options->json.addTo(*command, "bundlefit.devices/1");
+  command->add_flag("--wide", options->wide,
+                    "Every column: part names, each RAM region, kernel libraries (also with -v)");
   command->add_flag("--calibration", options->calibration,
                     "Check the cost model against every published timing it is calibrated on");
   command->callback([options, &action] { action = [options] { return runDevices(*options); }; });

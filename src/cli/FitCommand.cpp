@@ -37,7 +37,7 @@ struct FitOptions {
   std::string variant; ///< Empty: int8 with --load-profile, else float.
   uint64_t staticBytes = 0;
   int64_t codeBytes = -1;
-  bool json = false;
+  JsonReportOption json;
   bool verifyLink = false;
   std::string linkDir;
   std::string htmlPath;
@@ -160,7 +160,7 @@ int runFit(const FitOptions &options) {
     writeHtmlReport(options.htmlPath, html);
   }
 
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json report = fitResultJson(device, fp, fit);
     report["schema"] = "bundlefit.fit/1";
     report["model"] = options.model.path;
@@ -177,8 +177,9 @@ int runFit(const FitOptions &options) {
     report["notes"] = notes;
     if (linked)
       report["verify_link"] = verifyLinkJson(*linked);
-    std::cout << report.dump(2) << "\n";
-    return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
+    options.json.emit(report, options.model.path);
+    if (options.json.replacesText())
+      return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }
 
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), variant " +
@@ -249,7 +250,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--code-bytes", options->codeBytes,
                       "Bundle code size in bytes (default: the compiled object's, linked for the part)");
   addHeadroomOptions(*command, options->headroom);
-  command->add_flag("--json", options->json, "Print the JSON report (bundlefit.fit/1)");
+  options->json.addTo(*command, "bundlefit.fit/1");
   command->add_flag("--verify-link", options->verifyLink,
                     "Compile the bundle for the part's core, link a minimal firmware for its memory map "
                     "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");

@@ -1,5 +1,6 @@
-//===- InspectCommand.cpp - bundlefit inspect MODEL [--json] ---------------===//
+//===- InspectCommand.cpp - bundlefit inspect MODEL [--json [FILE]] --------===//
 #include "Command.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ir/OpRegistry.h"
@@ -16,7 +17,7 @@ namespace {
 
 struct InspectOptions {
   ModelOptions model;
-  bool json = false;
+  JsonReportOption json;
 };
 
 uint64_t weightBytes(const Node &node) {
@@ -31,6 +32,7 @@ uint64_t weightBytes(const Node &node) {
 }
 
 int runInspect(const InspectOptions &options) {
+  options.json.checkFileWritable();
   std::unique_ptr<Graph> graph = loadModel(options.model);
   applyMemoryOptPasses(*graph, options.model);
   uint64_t totalMacs = 0, totalWeights = 0;
@@ -63,15 +65,16 @@ int runInspect(const InspectOptions &options) {
     table.addRow({node->name, op, inputs, node->output()->type.str(),
                   withThousands(macs), withThousands(weights)});
   }
-  if (options.json) {
-    nlohmann::json report = {{"schema", "bundlefit.inspect/1"},
-                             {"model", options.model.path},
-                             {"nodes", nodes},
-                             {"totals", {{"nodes", graph->numNodes()},
-                                         {"macs", totalMacs},
-                                         {"weight_bytes", totalWeights}}}};
-    std::cout << report.dump(2) << "\n";
-    return 0;
+  if (options.json.wanted()) {
+    options.json.emit({{"schema", "bundlefit.inspect/1"},
+                       {"model", options.model.path},
+                       {"nodes", nodes},
+                       {"totals", {{"nodes", graph->numNodes()},
+                                   {"macs", totalMacs},
+                                   {"weight_bytes", totalWeights}}}},
+                      options.model.path);
+    if (options.json.replacesText())
+      return 0;
   }
   table.addSeparator();
   table.addRow({"total", std::to_string(graph->numNodes()) + " nodes", "", "",
@@ -87,7 +90,7 @@ void addInspectCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command = app.add_subcommand(
       "inspect", "List nodes with shapes, MACs and weight bytes after graph passes");
   addModelOptions(*command, options->model);
-  command->add_flag("--json", options->json, "Print JSON instead of a table");
+  options->json.addTo(*command, "bundlefit.inspect/1");
   command->callback([options, &action] { action = [options] { return runInspect(*options); }; });
 }
 

@@ -3,95 +3,144 @@
 // Existing NXP/Glow scripts call `model-compiler -model=m.onnx -emit-bundle=out
 // -backend=CPU -target=arm -mcpu=cortex-m7 -float-abi=hard ...`. This front end
 // accepts those single-dash spellings and runs bundlefit's compile pipeline.
+// tests/glow_compat/glow_command_lines.txt holds every command line of Glow's
+// AOT document and of NXP's AN13001; a test runs each of them unchanged.
 //
 //===----------------------------------------------------------------------===//
 #include "BundleCompilation.h"
+#include "GlowFrontEnd.h"
+#include "GlowTarget.h"
+#include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/support/Error.h"
 
+#include <filesystem>
 #include <iostream>
 
 using namespace bundlefit;
 
 namespace {
 
-/// Glow options are single-dash long options ("-model=x"); CLI11 wants
-/// "--model=x". Short options bundlefit adds itself are left alone.
-std::vector<std::string> toDoubleDash(int argc, char **argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    bool singleDashLong = arg.size() > 2 && arg[0] == '-' && arg[1] != '-';
-    args.push_back(singleDashLong && arg != "-h" ? "-" + arg : arg);
-  }
-  return args;
+/// Glow options that change nothing in bundlefit's output; accepted so
+/// scripts keep working, each with one note saying why it is ignored.
+struct IgnoredGlowOptions {
+  std::string llvmCompiler;
+  std::vector<std::string> llvmCompilerOpts;
+};
+
+void noteIgnored(const IgnoredGlowOptions &ignored) {
+  if (!ignored.llvmCompiler.empty())
+    status("note: -llvm-compiler=" + ignored.llvmCompiler +
+           " ignored: bundlefit compiles the bundle in-process with its own LLVM");
+  if (!ignored.llvmCompilerOpts.empty())
+    status("note: -llvm-compiler-opt ignored: bundlefit compiles the bundle in-process (use "
+           "-opt=O2|O3|Os for the optimisation level)");
 }
 
-/// Glow's -target is an LLVM architecture; with -mcpu it names bundlefit's
-/// target shorthand (cortex-m7, cortex-a53...).
-std::string targetShorthand(const std::string &glowTarget, const std::string &mcpu) {
-  if (!mcpu.empty())
-    return mcpu;
-  if (glowTarget.empty())
-    return "host";
-  return glowTarget;
+/// Glow reads Caffe2 models from a directory; bundlefit reads ONNX files.
+void checkModelPath(const std::string &path) {
+  if (std::filesystem::is_directory(path))
+    throw Error(ExitCode::BadInputFile,
+                "-model=" + path +
+                    ": a directory (a Caffe2 model?); bundlefit compiles ONNX files (.onnx, or "
+                    "any name holding an ONNX model)");
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app{"model-compiler (bundlefit): Glow-compatible bundle compiler"};
+  CLI::App app{"model-compiler (bundlefit " + bundlefitVersion() +
+               "): Glow-compatible bundle compiler"};
   app.allow_windows_style_options(false);
   CompileRequest request;
   // Glow's memory layout unless asked: a drop-in for existing scripts keeps
   // Glow's ACTIVATIONS and MACs (bundlefit compile defaults to the lowest).
   request.model.memoryOpt = 0;
-  std::string backend = "CPU", glowTarget, mcpu;
+  std::string backend = "CPU", glowTarget, mcpu, dumpProfile;
   std::vector<std::string> symbols;
+  IgnoredGlowOptions ignored;
+  bool quiet = false, verbose = false;
+  app.set_version_flag("--version", "model-compiler (bundlefit) " + bundlefitVersion());
   app.add_option("--model", request.model.path, "ONNX model file")->required();
   app.add_option("--emit-bundle", request.outputDir, "Bundle output directory")->required();
   app.add_option("--backend", backend, "Only CPU is supported");
   app.add_option("--target", glowTarget, "LLVM architecture: x86_64, aarch64, arm");
-  app.add_option("--mcpu", mcpu, "CPU: cortex-m0plus, cortex-m4, cortex-m7, cortex-m33, ...");
+  app.add_option("--mcpu", mcpu,
+                 "CPU: cortex-m0, cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55, "
+                 "cortex-a53, ...");
   app.add_option("--float-abi", request.floatAbi, "hard | soft");
   app.add_option("--relocation-model", request.relocationModel, "static | pic");
   app.add_option("--network-name", request.networkName, "Bundle name");
   app.add_option("--bundle-api", request.bundleApi, "static | dynamic");
-  app.add_option("--onnx-define-symbol", symbols, "Symbolic dimension: name,value");
+  // bundlefit's spelling too: the importer's error names --define-symbol.
+  app.add_option("--onnx-define-symbol,--define-symbol", symbols, "Symbolic dimension: name,value");
   app.add_option("--model-input", request.model.modelInputs, "name,type,[shape]");
   app.add_option("--dump-graph-DAG", request.dumpGraphDag, "Graphviz file of the final graph");
   app.add_option("--memory-opt", request.model.memoryOpt,
                  "bundlefit's --memory-opt (0 = Glow's layout, the default here; 1; 2)")
       ->check(CLI::Range(0, kMaxMemoryOpt));
+  app.add_option("--opt", request.optLevel, "bundlefit's code optimisation: O2 | O3 | Os");
+  app.add_option("--llvm-compiler", ignored.llvmCompiler,
+                 "Glow: external LLVM compiler for the bundle (ignored: compiled in-process)");
+  app.add_option("--llvm-compiler-opt", ignored.llvmCompilerOpts,
+                 "Glow: options for -llvm-compiler (ignored)");
+  app.add_option("--dump-profile", dumpProfile,
+                 "Glow: write a quantization profile (needs inputs: use model-profiler)");
   // Glow's int8 options, same meaning as bundlefit's (QuantOptions.h).
   app.add_option("--load-profile", request.quant.profilePath, "Quantization profile (int8)");
   app.add_option("--quantization-schema", request.quant.schema,
                  "asymmetric | symmetric | symmetric_with_uint8 | symmetric_with_power2_scale");
   app.add_option("--quantization-precision-bias", request.quant.biasPrecision, "Int32 | Int8");
   app.add_option("--keep-original-precision-for-nodes", request.quant.keepOriginal,
-                 "Node kinds kept float, e.g. Add,SoftMax")
+                 "Node kinds kept float (Glow's names), e.g. Add,Sub,Mul,Div,Exp,SoftMax")
       ->delimiter(',');
   app.add_flag("--enable-channelwise", request.quant.channelwise,
                "Per-channel weight scales for Convolution and FullyConnected");
-  app.add_flag("--use-cmsis", request.useCmsis, "Call CMSIS-NN kernels (int8; NXP's option)");
+  app.add_flag("--use-cmsis", request.useCmsis,
+               "Call CMSIS-NN kernels (int8; ignored with a note for float models, as in Glow)");
+  app.add_flag("-q,--quiet", quiet, "Print only errors");
+  app.add_flag("-v,--verbose", verbose, "Print what each stage did");
 
-  std::vector<std::string> args = toDoubleDash(argc, argv);
-  std::reverse(args.begin(), args.end()); // CLI11 parses a reversed vector
+  std::vector<std::string> args = glowArgumentsForCli11(argc, argv);
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "model-compiler: error: " << e.what() << "\n";
     return int(ExitCode::Usage);
   }
+  setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
 
   try {
     if (backend != "CPU")
       throw Error(ExitCode::Usage, "-backend=" + backend + ": only the CPU backend is supported");
+    if (!dumpProfile.empty())
+      throw Error(ExitCode::Usage,
+                  "-dump-profile=" + dumpProfile +
+                      ": profiling runs the model on inputs; use `model-profiler -model=" +
+                      request.model.path + " -dump-profile=" + dumpProfile +
+                      " -input-dataset=NAME,rawbin,dir,DIR` (or image-classifier IMAGES... "
+                      "-dump-profile=...), then -load-profile=" + dumpProfile);
+    checkModelPath(request.model.path);
     for (const std::string &symbol : symbols)
       request.model.defineSymbols.push_back(symbol);
-    request.target = targetShorthand(glowTarget, mcpu);
+    GlowTargetChoice choice = glowTargetChoice(glowTarget, mcpu);
+    request.target = choice.shorthand;
+    request.triple = choice.triple;
+    request.mcpu = choice.mcpu;
+    if (choice.noFpu && request.floatAbi.empty())
+      request.floatAbi = "soft";
+    if (request.useCmsis && !request.quant.enabled()) {
+      // Glow: "-use-cmsis will only have an effect if the model is also
+      // quantized" (AN13001 2.2.2).
+      status("note: -use-cmsis ignored: the model is float (CMSIS-NN kernels are int8; add "
+             "-load-profile=profile.yml to quantize)");
+      request.useCmsis = false;
+    }
+    noteIgnored(ignored);
     compileBundle(request);
     return 0;
   } catch (const Error &e) {

@@ -35,7 +35,7 @@ struct PickOptions {
   std::string device;
   std::vector<std::string> deviceFiles;
   uint64_t staticBytes = 0;
-  bool json = false;
+  JsonReportOption json;
   std::string htmlPath;
   std::vector<std::string> variants; ///< --variants: empty, every variant of the part.
   std::string goal = "latency";
@@ -151,7 +151,7 @@ int runPick(const PickOptions &options) {
 
   if (!options.htmlPath.empty())
     writePickHtml(options.htmlPath, options, device, sizer, pick, notes);
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Candidate &c : pick.candidates)
       rows.push_back(rowJson(c));
@@ -159,14 +159,15 @@ int runPick(const PickOptions &options) {
     for (const Suggestion &s : suggestions)
       list.push_back({{"change", s.change}, {"fits", s.fits}, {"flash", s.flash}, {"ram", s.ram},
                       {"predicted_ms", s.ms}});
-    std::cout << nlohmann::json{{"schema", "bundlefit.pick/1"}, {"model", options.model.path},
-                                {"device", device.id}, {"goal", pickGoalName(pickRequest.goal)},
-                                {"allow_estimates", pickRequest.allowEstimates},
-                                {"candidates", rows},
-                                {"best", pick.best >= 0 ? nlohmann::json(pick.best) : nlohmann::json()},
-                                {"reason", pick.reason}, {"suggestions", list}, {"notes", notes}}.dump(2)
-              << "\n";
-    return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
+    options.json.emit({{"schema", "bundlefit.pick/1"}, {"model", options.model.path},
+                       {"device", device.id}, {"goal", pickGoalName(pickRequest.goal)},
+                       {"allow_estimates", pickRequest.allowEstimates},
+                       {"candidates", rows},
+                       {"best", pick.best >= 0 ? nlohmann::json(pick.best) : nlohmann::json()},
+                       {"reason", pick.reason}, {"suggestions", list}, {"notes", notes}},
+                      options.model.path);
+    if (options.json.replacesText())
+      return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
   }
   std::cout << options.model.path << " on " << device.id << " (" << device.name << "), goal "
             << pickGoalName(pickRequest.goal) << "\n\n";
@@ -203,7 +204,7 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
                       "Add a part from a JSON file (repeatable)");
   command->add_option("--static-bytes", options->staticBytes,
                       "Initialized application data to count in Flash and RAM");
-  command->add_flag("--json", options->json, "Print JSON (bundlefit.pick/1)");
+  options->json.addTo(*command, "bundlefit.pick/1");
   command->add_option("--html", options->htmlPath,
                       "Also write a self-contained HTML report (variant comparison, bars, timeline) to FILE");
   command->add_option("--variants", options->variants,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/planner/CheckedArithmetic.h"
 #include "bundlefit/planner/Planner.h"
@@ -36,7 +37,7 @@ struct PlanBuffersOptions {
   bool stopWhenFits = false;
   double timeLimit = 5.0;
   std::string outputPath;
-  bool json = false;
+  JsonReportOption json;
 };
 
 struct NamedProblem {
@@ -139,7 +140,7 @@ int runPlanBuffers(PlanBuffersOptions options) {
   }
   if (!options.outputPath.empty())
     writeFileAtomically(options.outputPath, csv);
-  if (options.json) {
+  if (options.json.wanted()) {
     nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"},
                              {"time_limit_seconds", options.timeLimit},
                              {"node_limit", options.nodeLimit},
@@ -147,8 +148,9 @@ int runPlanBuffers(PlanBuffersOptions options) {
                              {"problems", rows}};
     if (options.capacity)
       report["capacity"] = {{"bytes", options.capacity}, {"fits", allFit}};
-    std::cout << report.dump(2) << "\n";
-    return !options.capacity || allFit ? 0 : int(ExitCode::DoesNotFit);
+    options.json.emit(report, "");
+    if (options.json.replacesText())
+      return !options.capacity || allFit ? 0 : int(ExitCode::DoesNotFit);
   }
   std::cout << table.render();
   if (options.capacity) {
@@ -182,7 +184,7 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--node-limit", options->nodeLimitText,
                       "Stop the exact search after this many nodes (default 0: no limit); "
                       "makes an unfinished search reproducible across machines");
-  command->add_flag("--json", options->json, "Print JSON (bundlefit.plan-buffers/1) instead of the table");
+  options->json.addTo(*command, "bundlefit.plan-buffers/1");
   command->add_option("-o,--output", options->outputPath,
                       "Write id,lower,upper,size,offset rows to this CSV file");
   command->callback(

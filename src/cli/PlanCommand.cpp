@@ -24,8 +24,7 @@ namespace {
 struct PlanCommandOptions {
   ModelOptions model;
   QuantCliOptions quant;
-  std::string jsonPath;
-  CLI::Option *jsonOption = nullptr;
+  JsonReportOption json;
   std::string htmlPath;
   std::string device;
   std::vector<std::string> deviceFiles;
@@ -69,14 +68,11 @@ int runPlan(const PlanCommandOptions &options) {
     writeHtmlReport(options.htmlPath, html);
   }
 
-  // `--json` alone, or `--json -`: the JSON report is the whole output.
-  if (options.jsonOption->count() && (options.jsonPath.empty() || options.jsonPath == "-")) {
-    std::cout << memoryReportJson(*graph, plan, network, timing).dump(2) << "\n";
-    return 0;
+  if (options.json.wanted()) {
+    options.json.emit(memoryReportJson(*graph, plan, network, timing), options.model.path);
+    if (options.json.replacesText())
+      return 0;
   }
-  if (!options.jsonPath.empty())
-    writeFileAtomically(options.jsonPath,
-                        memoryReportJson(*graph, plan, network, timing).dump(2) + "\n");
   std::cout << memoryReportText(*graph, plan, network, timing);
   if (onDevice) {
     const device::ModelFootprint &fp = onDevice->footprint;
@@ -103,12 +99,7 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
       "plan", "Plan constant, mutable and activation memory and print the report");
   addModelOptions(*command, options->model);
   addQuantOptions(*command, options->quant);
-  options->jsonOption =
-      command
-          ->add_option("--json", options->jsonPath,
-                       "JSON memory report (bundlefit.memory/1): alone or '-' prints it instead of "
-                       "the text; with FILE also writes it there")
-          ->expected(0, 1);
+  options->json.addTo(*command, "bundlefit.memory/1");
   command->add_option("--html", options->htmlPath,
                       "Also write a self-contained HTML report (memory timeline, layers) to FILE");
   command->add_option("--device", options->device,

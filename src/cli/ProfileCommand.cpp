@@ -3,11 +3,14 @@
 // Runs the float reference interpreter over calibration samples and writes
 // the per-tensor ranges as Glow's profile YAML (quant/Profile.h), the input
 // of `compile --load-profile`. With --json, prints what it recorded
-// (bundlefit.profile/1) instead of the one-line summary.
+// (bundlefit.profile/1) instead of the one-line summary. Glow's
+// model-profiler and image-classifier front ends (ModelProfilerMain.cpp)
+// record through profileSamples too.
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
 #include "QuantOptions.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/Graph.h"
@@ -26,7 +29,8 @@ struct ProfileCommandOptions {
   ModelOptions model;
   CalibrationCliOptions calibration;
   std::string outputPath;
-  bool json = false;
+  std::string schema; ///< Accepted as in Glow's doc; the profile holds ranges only.
+  JsonReportOption json;
 };
 
 std::string fileName(const std::string &path) {
@@ -34,13 +38,13 @@ std::string fileName(const std::string &path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-int runProfile(const ProfileCommandOptions &options) {
-  std::unique_ptr<Graph> graph = loadModel(options.model);
-  std::vector<Tensor> samples = loadCalibrationSamples(*graph, options.calibration);
-  const std::string &inputName = graph->inputs()[0]->name;
+} // namespace
 
+ProfileData recordProfileOf(const Graph &graph, const std::vector<Tensor> &samples,
+                            const std::string &modelPath, const std::string &outputPath) {
+  const std::string &inputName = graph.inputs()[0]->name;
   ProfileRecorder recorder;
-  Interpreter interpreter(*graph);
+  Interpreter interpreter(graph);
   interpreter.setObserver(
       [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
   {
@@ -51,10 +55,25 @@ int runProfile(const ProfileCommandOptions &options) {
       progress.advance();
     }
   }
-  ProfileData profile =
-      recorder.result(hashModelFile(options.model.path), fileName(options.model.path));
-  writeFileAtomically(options.outputPath, renderProfile(profile));
-  if (options.json) {
+  ProfileData profile = recorder.result(hashModelFile(modelPath), fileName(modelPath));
+  writeFileAtomically(outputPath, renderProfile(profile));
+  return profile;
+}
+
+namespace {
+
+int runProfile(const ProfileCommandOptions &options) {
+  if (!options.schema.empty()) {
+    QuantCliOptions schemaOnly;
+    schemaOnly.schema = options.schema;
+    resolveQuantOptions(schemaOnly); // a misspelt schema fails here, as at compile
+  }
+  checkWritable(options.outputPath);
+  options.json.checkFileWritable();
+  std::unique_ptr<Graph> graph = loadModel(options.model);
+  std::vector<Tensor> samples = loadCalibrationSamples(*graph, options.calibration);
+  ProfileData profile = recordProfileOf(*graph, samples, options.model.path, options.outputPath);
+  if (options.json.wanted()) {
     char hash[24];
     std::snprintf(hash, sizeof hash, "0x%016llx", (unsigned long long)profile.modelHash);
     nlohmann::json tensors = nlohmann::json::array();
@@ -63,15 +82,15 @@ int runProfile(const ProfileCommandOptions &options) {
                          {"min", tensor.min},
                          {"max", tensor.max},
                          {"histogram", tensor.histogram}});
-    std::cout << nlohmann::json{{"schema", "bundlefit.profile/1"},
-                                {"model", options.model.path},
-                                {"model_hash", hash},
-                                {"profile", options.outputPath},
-                                {"samples", profile.samples},
-                                {"tensors", tensors}}
-                     .dump(2)
-              << "\n";
-    return 0;
+    options.json.emit({{"schema", "bundlefit.profile/1"},
+                       {"model", options.model.path},
+                       {"model_hash", hash},
+                       {"profile", options.outputPath},
+                       {"samples", profile.samples},
+                       {"tensors", tensors}},
+                      options.model.path);
+    if (options.json.replacesText())
+      return 0;
   }
   std::cout << "profile of " << profile.tensors.size() << " tensors over " << samples.size()
             << " sample" << (samples.size() == 1 ? "" : "s") << " written to "
@@ -90,8 +109,10 @@ void addProfileCommand(CLI::App &app, CommandAction &action) {
   addCalibrationOptions(*command, options->calibration);
   command->add_option("-o,--output", options->outputPath, "Profile file to write (YAML)")
       ->required();
-  command->add_flag("--json", options->json,
-                    "Print the recorded ranges as JSON (bundlefit.profile/1) instead of the summary");
+  command->add_option("--quantization-schema", options->schema,
+                      "Accepted as Glow's doc passes it while profiling: the profile holds "
+                      "ranges only; give the schema to compile");
+  options->json.addTo(*command, "bundlefit.profile/1, the recorded ranges");
   command->callback([options, &action] { action = [options] { return runProfile(*options); }; });
 }
 

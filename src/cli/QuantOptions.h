@@ -13,6 +13,7 @@
 #include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/interp/Tensor.h"
 #include "bundlefit/quant/ImageInput.h"
+#include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"
 
 #include <memory>
@@ -38,6 +39,12 @@ void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options);
 /// model with several inputs or a non-float input; Error(BadInputFile) for
 /// unusable files.
 std::vector<Tensor> loadCalibrationSamples(const Graph &graph, const CalibrationCliOptions &options);
+
+/// Runs the float interpreter over `samples` (the graph's single input),
+/// writes the profile YAML to `outputPath` and returns it (ProfileCommand.cpp;
+/// also Glow's model-profiler and image-classifier front ends).
+ProfileData recordProfileOf(const Graph &graph, const std::vector<Tensor> &samples,
+                            const std::string &modelPath, const std::string &outputPath);
 
 /// "profiling [#####.....] 120/200" on one self-erasing stderr line, when
 /// progress output is enabled (a terminal, not --quiet; Progress.h).

@@ -2,6 +2,7 @@
 
 #include "Command.h"
 #include "Progress.h"
+#include "bundlefit/driver/ToolInfo.h"
 
 #include "FitReportSupport.h"
 
@@ -11,6 +12,7 @@
 #include "bundlefit/support/Error.h"
 
 #include <cstdio>
+#include <iostream>
 #include <unistd.h>
 
 namespace bundlefit {
@@ -65,6 +67,45 @@ void checkWritable(const std::string &path) {
     throw Error(ExitCode::CannotWrite, path + ": cannot write file");
   std::fclose(file);
   std::remove(probe.c_str());
+}
+
+namespace {
+/// Every command's --json option; only the command run has one given.
+std::vector<const JsonReportOption *> &jsonOptions() {
+  static std::vector<const JsonReportOption *> options;
+  return options;
+}
+} // namespace
+
+bool jsonReplacesText() {
+  for (const JsonReportOption *option : jsonOptions())
+    if (option->replacesText())
+      return true;
+  return false;
+}
+
+void JsonReportOption::addTo(CLI::App &command, const std::string &what) {
+  jsonOptions().push_back(this);
+  option_ = command
+                .add_option("--json", path_,
+                            "JSON report (" + what +
+                                "): alone or '-' prints it instead of the text; --json FILE "
+                                "writes it to FILE as well")
+                ->expected(0, 1);
+}
+
+void JsonReportOption::checkFileWritable() const {
+  if (!file().empty())
+    checkWritable(file());
+}
+
+void JsonReportOption::emit(nlohmann::json report, const std::string &modelPath) const {
+  stampReport(report, modelPath);
+  if (replacesText()) {
+    std::cout << report.dump(2) << "\n";
+    return;
+  }
+  writeFileAtomically(path_, report.dump(2) + "\n");
 }
 
 void writeHtmlReport(const std::string &path, const HtmlReport &report) {

@@ -12,6 +12,9 @@
 #include "bundlefit/reports/HtmlReport.h"
 #include "bundlefit/reports/LayerTable.h"
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +45,35 @@ void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html);
 /// Throws Error(CannotWrite) naming `path` unless a file can be created
 /// there; lets a command fail before it writes anything else.
 void checkWritable(const std::string &path);
+
+/// --json [FILE], the same on every command: `--json` alone (or `--json -`)
+/// prints the JSON report instead of the text; `--json FILE` writes it to FILE
+/// and the text still goes to stdout. Reports are stamped with the tool
+/// version and the model's SHA-256 (ToolInfo.h).
+class JsonReportOption {
+public:
+  /// Adds `--json [FILE]` to `command`; `what` names the report's schema.
+  void addTo(CLI::App &command, const std::string &what);
+  /// --json was given, in either form: build the report.
+  bool wanted() const { return option_ && option_->count() > 0; }
+  /// The JSON is the whole stdout (no text report).
+  bool replacesText() const { return wanted() && (path_.empty() || path_ == "-"); }
+  /// The FILE of `--json FILE`, or empty.
+  std::string file() const { return replacesText() ? "" : path_; }
+  /// Error(CannotWrite) now if FILE cannot be written: before any long work.
+  void checkFileWritable() const;
+  /// Stamps `report` and prints it or writes FILE atomically.
+  void emit(nlohmann::json report, const std::string &modelPath) const;
+
+private:
+  CLI::Option *option_ = nullptr;
+  std::string path_;
+};
+
+/// Whether the command run prints a JSON report as its whole stdout: status
+/// lines that a plain run prints (the memory-opt level) are then left out, so
+/// `2>&1 | jq` keeps working.
+bool jsonReplacesText();
 
 /// Renders and writes the page atomically (Error(CannotWrite) on failure).
 void writeHtmlReport(const std::string &path, const HtmlReport &report);

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BundleCompilation.h"
+#include "OutputComparison.h"
+#include "ReportSupport.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/CmsisNnLibrary.h"
@@ -41,7 +43,7 @@ struct RunOptions {
   std::string outputDir;
   bool compare = false;
   double timeout = 300;
-  bool json = false;
+  JsonReportOption json;
   std::string cmsisNnDir; ///< --cmsis-nn (else $BUNDLEFIT_CMSIS_NN_DIR)
 };
 
@@ -118,17 +120,23 @@ Tensor sampleOf(const Tensor &batched, uint64_t index, uint64_t count, const Ten
   return Tensor(type, std::vector<uint8_t>(first, first + std::ptrdiff_t(bytes)));
 }
 
-double maxAbsDiff(const Tensor &a, const Tensor &b, double *maxMagnitude) {
-  double diff = 0, magnitude = 0;
-  for (int64_t i = 0; i < a.numElements(); ++i) {
-    diff = std::max(diff, std::fabs(a.at(i) - b.at(i)));
-    magnitude = std::max(magnitude, std::fabs(b.at(i)));
-  }
-  *maxMagnitude = magnitude;
-  return diff;
+/// The input files are readable .npy and the output directory can take
+/// files: checked before the (long) compile, not after it.
+void checkRunFiles(const RunOptions &options) {
+  for (const std::string &path : options.inputs)
+    loadNpy(path);
+  std::error_code dirError;
+  fs::create_directories(options.outputDir, dirError);
+  if (dirError || !fs::is_directory(options.outputDir))
+    throw Error(ExitCode::CannotWrite,
+                options.outputDir + ": cannot create the output directory" +
+                    (dirError ? ": " + dirError.message() : ""));
+  checkWritable((fs::path(options.outputDir) / "output.npy").string());
+  options.json.checkFileWritable();
 }
 
 int runRun(const RunOptions &options) {
+  checkRunFiles(options);
   fs::path work = fs::temp_directory_path() / ("bundlefit-run-" + std::to_string(::getpid()));
   fs::create_directories(work);
   struct Cleanup {
@@ -155,13 +163,10 @@ int runRun(const RunOptions &options) {
   BundleRunStats stats;
   std::map<std::string, Tensor> outputs = runBundle(spec, inputs, (work / "run").string(), &stats);
 
-  std::error_code dirError;
-  fs::create_directories(options.outputDir, dirError);
-  if (dirError)
-    throw Error(ExitCode::CannotWrite, options.outputDir + ": cannot create the output directory: " +
-                                           dirError.message());
-  TextTable table({"output", "type", "file", "max |diff| vs interpreter"},
-                  {false, false, false, true});
+  std::vector<std::string> columns = {"output", "type", "file"};
+  if (options.compare) // vs the reference interpreter
+    columns.insert(columns.end(), {"max |diff|", "cosine", "rel. L2", "top-1"});
+  TextTable table(columns, {false, false, false, true, true, true, true});
   // The interpreter's outputs, sample by sample, stacked like the bundle's.
   std::map<std::string, Tensor> reference;
   if (options.compare) {
@@ -191,26 +196,34 @@ int runRun(const RunOptions &options) {
     std::string file =
         (fs::path(options.outputDir) / (fileStems[outputIndex++] + ".npy")).string();
     writeFileAtomically(file, encodeNpy(tensor));
-    std::string diffText = "-";
+    outputsJson.back()["file"] = file;
+    std::vector<std::string> row = {output->name, tensor.type.str(), file};
     if (options.compare) {
-      double magnitude = 0;
-      double diff = maxAbsDiff(tensor, reference.at(output->name), &magnitude);
-      outputsJson.back()["max_abs_diff"] = diff;
-      outputsJson.back()["max_abs_output"] = magnitude;
-      char text[64];
-      std::snprintf(text, sizeof text, "%.3g (max |out| %.3g)", diff, magnitude);
-      diffText = text;
+      OutputComparison c = compareOutputs(tensor, reference.at(output->name), batch);
+      nlohmann::json &entry = outputsJson.back();
+      entry["max_abs_diff"] = c.maxAbsDiff;
+      entry["max_abs_output"] = c.maxAbsReference;
+      entry["cosine_similarity"] = c.cosine;
+      entry["relative_l2_error"] = std::isfinite(c.relativeL2) ? nlohmann::json(c.relativeL2)
+                                                                : nlohmann::json();
+      if (c.hasTop1)
+        entry["top1_agreement"] = double(c.top1Agree) / double(c.samples);
+      char diff[32], cosine[32], l2[32];
+      std::snprintf(diff, sizeof diff, "%.3g", c.maxAbsDiff);
+      std::snprintf(cosine, sizeof cosine, "%.6f", c.cosine);
+      std::snprintf(l2, sizeof l2, "%.3g", c.relativeL2);
+      row.insert(row.end(), {diff, cosine, l2, formatTop1(c)});
     }
-    table.addRow({output->name, tensor.type.str(), file, diffText});
+    table.addRow(row);
   }
-  if (options.json) {
-    std::cout << nlohmann::json{{"schema", "bundlefit.run/1"}, {"network", bundle.networkName},
-                                {"target", compile.target}, {"samples", batch},
-                                {"build_seconds", stats.buildSeconds},
-                                {"run_seconds", stats.runSeconds}, {"outputs", outputsJson}}
-                     .dump(2)
-              << "\n";
-    return 0;
+  if (options.json.wanted()) {
+    options.json.emit({{"schema", "bundlefit.run/1"}, {"network", bundle.networkName},
+                       {"target", compile.target}, {"samples", batch},
+                       {"build_seconds", stats.buildSeconds},
+                       {"run_seconds", stats.runSeconds}, {"outputs", outputsJson}},
+                      compile.model.path);
+    if (options.json.replacesText())
+      return 0;
   }
   std::cout << "ran " << bundle.networkName << " on " << compile.target
             << (batch > 1 ? " over " + std::to_string(batch) + " samples" : "") << " (build "
@@ -247,9 +260,10 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
                       "CMSIS-NN source checkout (built per core, cached in ~/.cache/bundlefit) "
                       "or a directory holding libcmsis-nn.a; default $BUNDLEFIT_CMSIS_NN_DIR");
   command->add_flag("--compare", options->compare,
-                    "Also run the reference interpreter and print the largest difference");
+                    "Also run the reference interpreter: max |diff|, cosine similarity, relative "
+                    "L2 error, top-1 agreement over the batch");
   command->add_option("--timeout", options->timeout, "Seconds the program may run (default 300)");
-  command->add_flag("--json", options->json, "Print JSON (bundlefit.run/1) instead of the table");
+  options->json.addTo(*command, "bundlefit.run/1");
   command->callback([options, &action] { action = [options] { return runRun(*options); }; });
 }
 

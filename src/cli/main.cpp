@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "ReportSupport.h"
+#include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/OutputFile.h"
@@ -16,7 +18,9 @@ using namespace bundlefit;
 int main(int argc, char **argv) {
   CLI::App app{"bundlefit: compile ONNX models into Glow-compatible bundles for "
                "microcontrollers, and plan their memory"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  // --version before or after the subcommand (fallthrough, below).
+  app.set_version_flag("--version", "bundlefit " + bundlefitVersion());
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "Print only results and errors");
   app.add_flag("-v,--verbose", verbose, "Print what each stage did");
@@ -42,6 +46,8 @@ int main(int argc, char **argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp &e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "bundlefit: error: " << e.what() << " (see bundlefit --help)\n";
     return int(ExitCode::Usage);
@@ -49,7 +55,12 @@ int main(int argc, char **argv) {
   setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
 
   try {
-    int code = action ? action() : int(ExitCode::Usage);
+    if (!action) {
+      std::cerr << "bundlefit: error: a command is required (see bundlefit --help)\n";
+      return int(ExitCode::Usage);
+    }
+    setStatusNotesSuppressed(jsonReplacesText()); // JSON alone: nothing else on the terminal
+    int code = action();
     flushStandardOutput(); // `bundlefit plan m.onnx > /dev/full` must not exit 0
     return code;
   } catch (const Error &e) {

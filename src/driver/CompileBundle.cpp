@@ -1,6 +1,7 @@
 //===- CompileBundle.cpp - Model file in, bundle directory out -------------===//
 #include "bundlefit/driver/CompileBundle.h"
 #include "bundlefit/driver/Progress.h"
+#include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/reports/GraphDot.h"
@@ -9,6 +10,7 @@
 #include "bundlefit/support/Names.h"
 
 #include <filesystem>
+#include <unistd.h>
 
 namespace bundlefit {
 
@@ -19,6 +21,22 @@ void quantizeForBuild(Graph &graph, const CompileRequest &request) {
     quantizeLoadedModel(graph, request.model.path, request.quant);
   else if (request.syntheticProfile)
     quantizeWithSyntheticProfile(graph, request.quant);
+}
+
+/// The bundle directory can be created or written: checked before the model
+/// is compiled, so a typo in -o fails in a second, not after the compile.
+void checkOutputDirectory(const std::string &dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error(ExitCode::CannotWrite, dir + ": exists and is not a directory (bundle output)");
+  fs::path existing = fs::absolute(dir, ec);
+  while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw Error(ExitCode::CannotWrite,
+                dir + ": cannot create the bundle directory (" + existing.string() +
+                    " is not writable)");
 }
 
 } // namespace
@@ -50,6 +68,9 @@ CompiledBundle buildBundle(const CompileRequest &request) {
     status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) + " build): " +
            std::to_string(cmsis.cmsisNodes) + " calls, " + std::to_string(cmsis.layoutNodes) +
            " layout copies");
+    if (request.quant.enabled() && resolveQuantOptions(request.quant).biasPrecision == BiasPrecision::Int8)
+      status("note: --quantization-precision-bias Int8 with --use-cmsis: biases keep int8 "
+             "values, stored widened to int32 for CMSIS-NN's s8 kernels (4 bytes per channel)");
     if (verbosity() == Verbosity::Verbose)
       for (const std::string &line : cmsis.portable)
         status("  portable: " + line);
@@ -82,6 +103,7 @@ CompiledBundle buildBundle(const CompileRequest &request) {
 }
 
 CompiledBundle compileBundle(const CompileRequest &request) {
+  checkOutputDirectory(request.outputDir);
   CompiledBundle bundle = buildBundle(request);
   writeBundle(request, bundle);
   return bundle;
@@ -111,6 +133,7 @@ void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
                       {"cpu", bundle.target.cpu},
                       {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},
                       {"opt", optLevelName(bundle.target.optLevel)}};
+  stampReport(report, request.model.path);
   writeBundleDirectory(
       request.outputDir,
       {{net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},

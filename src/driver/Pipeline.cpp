@@ -9,6 +9,8 @@
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/OutputFile.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -18,10 +20,14 @@ namespace bundlefit {
 
 namespace {
 Verbosity currentVerbosity = Verbosity::Normal;
+/// Set when a JSON report is the whole output: no informational notes then.
+bool statusNotesSuppressed = false;
 }
 
 Verbosity verbosity() { return currentVerbosity; }
 void setVerbosity(Verbosity level) { currentVerbosity = level; }
+
+void setStatusNotesSuppressed(bool suppressed) { statusNotesSuppressed = suppressed; }
 
 void status(const std::string &line) {
   if (currentVerbosity == Verbosity::Quiet)
@@ -34,8 +40,19 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   ImportOptions importOptions;
   for (const std::string &text : options.defineSymbols)
     importOptions.symbols.insert(parseDefineSymbolOption(text));
-  for (const std::string &text : options.modelInputs)
-    importOptions.inputOverrides.push_back(parseModelInputOption(text));
+  for (const std::string &text : options.modelInputs) {
+    ModelInputOverride input = parseModelInputOption(text);
+    // Glow's int8q/uint8q describe an input of an already quantized graph.
+    // bundlefit quantizes float models itself and keeps their inputs float;
+    // an int8 input in front of float layers would not compile.
+    if (!input.quant.empty())
+      throw Error(ExitCode::Unsupported,
+                  "--model-input '" + text + "': quantized inputs (int8q/uint8q) are not "
+                  "supported: bundlefit quantizes the float model itself (--load-profile) and "
+                  "keeps its inputs float, as Glow's profile-guided flow does; give '" +
+                      input.name + "' as float");
+    importOptions.inputOverrides.push_back(std::move(input));
+  }
   std::unique_ptr<Graph> graph;
   {
     Stage stage("import " + options.path);
@@ -52,7 +69,21 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   return graph;
 }
 
+std::string describeMemoryOpt(int level) {
+  static const char *const meaning[] = {
+      "Glow's activation layout",
+      "Conv+pool fused, depthwise and 1x1 convs in place",
+      "level 1 plus a patch-based first stage"};
+  return "memory-opt " + std::to_string(level) + " (" +
+         (level >= 0 && level <= kMaxMemoryOpt ? meaning[level] : "?") +
+         "; defaults: bundlefit 2, model-compiler 0)";
+}
+
 void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
+  // The two tools default to different levels, so the same model gets
+  // different ACTIVATIONS from each: say which level this run used.
+  if (!statusNotesSuppressed)
+    status(describeMemoryOpt(options.memoryOpt));
   try {
     Stage stage("memory-opt passes");
     runMemoryOptPasses(graph, options.memoryOpt, options.patchRecomputeBudget);
@@ -76,6 +107,34 @@ std::string joined(const std::vector<std::string> &names) {
 
 } // namespace
 
+namespace {
+
+/// Glow node kinds (include/glow/Graph/Nodes.h names, any case) that bundlefit
+/// never quantizes: they stay float whatever the option says, so naming them
+/// in -keep-original-precision-for-nodes is accepted and changes nothing.
+/// Scripts written for Glow (its doc: Add,Sub,Mul,Div,Exp,SoftMax) keep working.
+bool isGlowKindKeptFloatAnyway(const std::string &name) {
+  static const char *const kinds[] = {
+      "sub", "div", "exp", "log", "max", "min", "pow", "sqrt", "rsqrt", "tanh", "sigmoid",
+      "batchnormalization", "localresponsenormalization", "batchedadd", "batchedreduceadd",
+      "batchedreducemean", "batchmatmul", "slice", "inserttensor", "tile", "gather", "splat",
+      "select", "cmplte", "cmpeq", "cmplt", "abs", "neg", "leakyrelu", "prelu", "swish",
+      "erf", "resizenearest", "resizebilinear", "pad", "channelshuffle", "spacetodepth",
+      "reciprocal", "sin", "cos", "topk", "argmax", "lstm", "sparselengthssum",
+      "layernormalization", "hardswish", "gelu", "square", "logsoftmax",
+      "meanvariancenormalization",
+  };
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  for (const char *kind : kinds)
+    if (lower == kind)
+      return true;
+  return false;
+}
+
+} // namespace
+
 QuantizationOptions resolveQuantOptions(const QuantCliOptions &options) {
   QuantizationOptions resolved;
   if (!parseQuantSchema(options.schema, resolved.schema))
@@ -92,11 +151,16 @@ QuantizationOptions resolveQuantOptions(const QuantCliOptions &options) {
     if (name.empty())
       continue;
     std::string op = opTypeForKindName(name);
+    if (op.empty() && isGlowKindKeptFloatAnyway(name)) {
+      resolved.keepFloatOps.insert(name); // matches no quantized op: already float
+      continue;
+    }
     if (op.empty())
       throw Error(ExitCode::Usage,
                   "--keep-original-precision-for-nodes " + name +
                       ": unknown node kind (e.g. Conv/Convolution, Gemm/FullyConnected, Add, Mul, "
-                      "Concat, MaxPool, AveragePool/AvgPool, Relu, Clip, Softmax)");
+                      "Concat, MaxPool, AveragePool/AvgPool, Relu, Clip, SoftMax; Glow's Sub, "
+                      "Div, Exp, Tanh, ... are accepted and stay float)");
     resolved.keepFloatOps.insert(op);
   }
   resolved.channelwise = options.channelwise;

@@ -57,7 +57,9 @@ def main():
     npy = os.path.join(models_dir, "lenet.input.npy")
 
     run(["cmake", "--install", build_dir, "--prefix", prefix])
-    for f in ["bin/bundlefit", "bin/model-compiler", "lib/cmake/bundlefit/bundlefitConfig.cmake",
+    for f in ["bin/bundlefit", "bin/model-compiler", "bin/model-profiler", "bin/image-classifier",
+              "share/bundlefit/examples/cortex-m7-lenet/CMakeLists.txt",
+              "lib/cmake/bundlefit/bundlefitConfig.cmake",
               "lib/cmake/bundlefit/bundlefitConfigVersion.cmake",
               "lib/cmake/bundlefit/BundlefitAddBundle.cmake",
               "share/bundlefit/device_db/parts/rt1062.json",
@@ -109,7 +111,10 @@ def main():
     check(worst <= 1e-4 * float(np.max(np.abs(reference))), "scores within 1e-4 of the host's")
 
     small = os.path.join(work, "fw-lpc55s69")
-    configure(example, small, prefix, model, npy, "lpc55s69", ["-DLENET_MEMORY_OPT=0"])
+    configured = configure(example, small, prefix, model, npy, "lpc55s69", ["-DLENET_MEMORY_OPT=0"])
+    check("TARGET cortex-m7 but DEVICE lpc55s69 runs bundles on a cortex-m33" in
+          re.sub(r"\s+", " ", configured.stdout),
+          "configure warns that TARGET is not lpc55s69's core")
     failed = run(["cmake", "--build", small], expect=None)
     check(failed.returncode != 0, "the build fails when the model does not fit lpc55s69")
     check("bundlefit fit lenet on lpc55s69" in failed.stdout and "DOES NOT FIT" in failed.stdout.upper(),

@@ -92,6 +92,11 @@ Verbosity verbosity();
 void setVerbosity(Verbosity level);
 /// Writes a progress/status line to stderr unless --quiet.
 void status(const std::string &line);
+/// Informational notes (the memory-opt level line) are left out when a JSON
+/// report is the whole output of the run.
+void setStatusNotesSuppressed(bool suppressed);
+/// "memory-opt 2 (...; defaults: bundlefit 2, model-compiler 0)".
+std::string describeMemoryOpt(int level);
 
 /// Writes `text` to `path` atomically (temporary name, then rename), so a
 /// failure leaves nothing half-written. Throws Error(CannotWrite).
