@@ -59,15 +59,16 @@ GlowTargetChoice glowTargetChoice(const std::string &glowTarget, const std::stri
                                        "aarch64, arm)");
     return choice;
   }
+  for (const auto &[cpu, arch] : kArmCores)
+    if (mcpu == cpu && !glowTarget.empty() && !isArmArch(glowTarget))
+      throw Error(ExitCode::Usage,
+                  "-mcpu=" + mcpu + " is an Arm core; -target=" + glowTarget + " is not Arm");
   if (isShorthand(mcpu)) {
     choice.shorthand = mcpu;
     return choice;
   }
   for (const auto &[cpu, arch] : kArmCores)
     if (mcpu == cpu) {
-      if (!glowTarget.empty() && !isArmArch(glowTarget))
-        throw Error(ExitCode::Usage,
-                    "-mcpu=" + mcpu + " is an Arm core; -target=" + glowTarget + " is not Arm");
       choice.triple = std::string(arch) + "-none-eabi";
       choice.mcpu = mcpu;
       choice.noFpu = mcpu == "cortex-m3" || mcpu == "cortex-m23" || mcpu == "cortex-m1";

@@ -142,6 +142,7 @@ int main(int argc, char **argv) {
     }
     noteIgnored(ignored);
     compileBundle(request);
+    printMemoryOptNote();
     return 0;
   } catch (const Error &e) {
     std::cerr << "model-compiler: error: " << e.what() << "\n";

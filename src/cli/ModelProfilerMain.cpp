@@ -2,10 +2,11 @@
 //
 // The profiling half of Glow's int8 flow, with Glow's spellings:
 //
-//   model-profiler -model=m.onnx -dump-profile=profile.yml \
+//   model-profiler -model=m.onnx -dump-profile=profile.yml
 //       -input-dataset=data,rawbin,dir,calib/        (AN13001's tool)
-//   image-classifier a.png b.png -image-mode=0to1 -model=m.onnx \
+//   image-classifier a.png b.png -image-mode=0to1 -model=m.onnx
 //       -model-input-name=data -dump-profile=profile.yml   (Glow's AOT doc)
+// (each on one command line)
 //
 // Both write the profile `model-compiler -load-profile=` reads, through the
 // same recorder as `bundlefit profile`. image-classifier keeps Glow's image

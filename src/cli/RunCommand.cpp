@@ -125,13 +125,16 @@ Tensor sampleOf(const Tensor &batched, uint64_t index, uint64_t count, const Ten
 void checkRunFiles(const RunOptions &options) {
   for (const std::string &path : options.inputs)
     loadNpy(path);
-  std::error_code dirError;
-  fs::create_directories(options.outputDir, dirError);
-  if (dirError || !fs::is_directory(options.outputDir))
-    throw Error(ExitCode::CannotWrite,
-                options.outputDir + ": cannot create the output directory" +
-                    (dirError ? ": " + dirError.message() : ""));
-  checkWritable((fs::path(options.outputDir) / "output.npy").string());
+  // Nothing is created yet: a run that fails leaves no empty directory.
+  std::error_code ec;
+  if (fs::exists(options.outputDir, ec) && !fs::is_directory(options.outputDir, ec))
+    throw Error(ExitCode::CannotWrite, options.outputDir + ": exists and is not a directory");
+  fs::path existing = fs::absolute(options.outputDir, ec);
+  while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw Error(ExitCode::CannotWrite, options.outputDir + ": cannot create the output directory (" +
+                                           existing.string() + " is not writable)");
   options.json.checkFileWritable();
 }
 
@@ -189,6 +192,11 @@ int runRun(const RunOptions &options) {
   // "a.b" and "a-b" must not both become a_b.npy.
   const std::vector<std::string> fileStems = uniqueLegalNames(outputNames);
   size_t outputIndex = 0;
+  std::error_code dirError;
+  fs::create_directories(options.outputDir, dirError);
+  if (dirError)
+    throw Error(ExitCode::CannotWrite,
+                options.outputDir + ": cannot create the output directory: " + dirError.message());
   for (const Value *output : bundle.graph->outputs()) {
     const Tensor &tensor = outputs.at(output->name);
     outputsJson.push_back({{"name", output->name}, {"dtype", dtypeName(tensor.type.dtype)},

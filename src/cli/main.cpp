@@ -62,6 +62,7 @@ int main(int argc, char **argv) {
     setStatusNotesSuppressed(jsonReplacesText()); // JSON alone: nothing else on the terminal
     int code = action();
     flushStandardOutput(); // `bundlefit plan m.onnx > /dev/full` must not exit 0
+    printMemoryOptNote();  // after the results, and never beside an error
     return code;
   } catch (const Error &e) {
     std::cerr << "bundlefit: error: " << e.what() << "\n";

@@ -22,12 +22,22 @@ namespace {
 Verbosity currentVerbosity = Verbosity::Normal;
 /// Set when a JSON report is the whole output: no informational notes then.
 bool statusNotesSuppressed = false;
+/// The --memory-opt level the run's last applyMemoryOptPasses used, or -1.
+int memoryOptUsed = -1;
 }
 
 Verbosity verbosity() { return currentVerbosity; }
 void setVerbosity(Verbosity level) { currentVerbosity = level; }
 
 void setStatusNotesSuppressed(bool suppressed) { statusNotesSuppressed = suppressed; }
+
+void printMemoryOptNote() {
+  // The two tools default to different levels, so the same model gets
+  // different ACTIVATIONS from each: say which level this run used. Printed
+  // after the work, so an error stays the only line of a failed run.
+  if (memoryOptUsed >= 0 && !statusNotesSuppressed)
+    status(describeMemoryOpt(memoryOptUsed));
+}
 
 void status(const std::string &line) {
   if (currentVerbosity == Verbosity::Quiet)
@@ -80,10 +90,7 @@ std::string describeMemoryOpt(int level) {
 }
 
 void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
-  // The two tools default to different levels, so the same model gets
-  // different ACTIVATIONS from each: say which level this run used.
-  if (!statusNotesSuppressed)
-    status(describeMemoryOpt(options.memoryOpt));
+  memoryOptUsed = options.memoryOpt;
   try {
     Stage stage("memory-opt passes");
     runMemoryOptPasses(graph, options.memoryOpt, options.patchRecomputeBudget);

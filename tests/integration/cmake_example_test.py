@@ -99,10 +99,11 @@ def main():
 
     host_out = os.path.join(work, "host")
     host = run([os.path.join(prefix, "bin", "bundlefit"), "run", model, "--input", npy,
-                "--output-dir", host_out, "--compare"])
-    diff = re.search(r"softmax\s+\S+\s+\S+\s+([0-9.e+-]+) \(max \|out\|", host.stdout)
-    check(diff is not None and float(diff.group(1)) < 1e-5,
-          "host bundle agrees with the reference interpreter (%s)" % (diff and diff.group(1)))
+                "--output-dir", host_out, "--compare", "--json", os.path.join(work, "run.json")])
+    with open(os.path.join(work, "run.json")) as report:
+        diffs = [o.get("max_abs_diff") for o in json.load(report)["outputs"]]
+    check(len(diffs) == 1 and diffs[0] is not None and diffs[0] < 1e-5,
+          "host bundle agrees with the reference interpreter (%s)" % diffs)
     reference = np.load(os.path.join(host_out, "softmax.npy")).reshape(-1)
     worst = float(np.max(np.abs(firmware - reference)))
     print("firmware vs host: max |diff| %.3g, top class %d vs %d" %

@@ -95,6 +95,9 @@ void status(const std::string &line);
 /// Informational notes (the memory-opt level line) are left out when a JSON
 /// report is the whole output of the run.
 void setStatusNotesSuppressed(bool suppressed);
+/// After a command's work: the memory-opt level it planned at, as a status
+/// line (nothing when no model was planned or notes are suppressed).
+void printMemoryOptNote();
 /// "memory-opt 2 (...; defaults: bundlefit 2, model-compiler 0)".
 std::string describeMemoryOpt(int level);
 
