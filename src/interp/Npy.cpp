@@ -29,6 +29,8 @@ const char *descrOf(DType type) {
 }
 
 bool dtypeOfDescr(const std::string &descr, DType &out) {
+  if (descr.size() < 2)
+    return false; // a byte-order mark and a type code at least ('' came from a fuzzer)
   for (DType type : {DType::Float32, DType::Int8, DType::UInt8, DType::Int32, DType::Int64,
                      DType::Bool})
     if (descr == descrOf(type) || descr.substr(1) == std::string(descrOf(type)).substr(1)) {
