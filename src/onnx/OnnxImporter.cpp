@@ -662,13 +662,25 @@ void ModelImporter::importOutputs(const onnx::GraphProto &graph) {
   }
 }
 
+namespace {
+/// Op types the graph passes create (fusions, patch stages, int8 lowering).
+/// They carry state no model file can give (a patch body, quantization
+/// parameters), so a node of that type in a model is an unsupported operator,
+/// not a shortcut into the passes' invariants.
+bool isInternalOp(const std::string &opType) {
+  static const std::set<std::string> internal = {"ConvPool",  "PatchStage", "Quantize",
+                                                 "Dequantize", "Rescale",   "CmsisLayout"};
+  return internal.count(opType) != 0;
+}
+} // namespace
+
 void ModelImporter::rejectUnsupportedOps() const {
   std::map<std::string, std::vector<std::string>> missing; // op -> node names
   size_t count = 0;
   for (const Node *node : graph_->nodes()) {
     bool foreign = std::any_of(foreignNodes_.begin(), foreignNodes_.end(),
                                [&](const auto &entry) { return entry.first == node; });
-    if (!foreign && OpRegistry::get().find(node->opType))
+    if (!foreign && !isInternalOp(node->opType) && OpRegistry::get().find(node->opType))
       continue;
     missing[node->opType].push_back(node->name);
     ++count;
