@@ -66,19 +66,22 @@ PartToolchain partToolchain(const Device &device) {
     fpuFlag = core.fpu == "dp" ? "fpv5-d16" : "fpv5-sp-d16";
   else if (core.type == "cortex-m4")
     fpuFlag = "fpv4-sp-d16";
-  else if (core.type == "cortex-m0plus")
+  else if (core.type == "cortex-m55")
+    fpuFlag = "auto"; // gcc takes the FPU (and MVE) from -mcpu
+  else if (core.type == "cortex-m0plus" || core.type == "cortex-m3")
     fpu = false;
   else
     throw Error(ExitCode::Unsupported,
                 "--verify-link: " + device.id + "'s bundle core '" + core.name + "' (" + core.type +
-                    ") has no code generation (cortex-m0plus, cortex-m4, cortex-m7, cortex-m33)");
+                    ") has no code generation (cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, "
+                    "cortex-m33, cortex-m55)");
   t.codegenTarget = core.type;
   t.floatAbi = fpu ? "hard" : "soft";
   std::string mcpu = core.type;
   // gcc spells a core without its optional FPU/DSP as cortex-m33+nodsp+nofp.
   if (core.type == "cortex-m33" && !core.dspExtension)
     mcpu += "+nodsp";
-  if (!fpu && core.type != "cortex-m0plus")
+  if (!fpu && core.type != "cortex-m0plus" && core.type != "cortex-m3")
     mcpu += "+nofp";
   t.gccFlags = {"-mcpu=" + mcpu, "-mthumb", "-mfloat-abi=" + t.floatAbi};
   if (fpu)
