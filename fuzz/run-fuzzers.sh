@@ -4,13 +4,20 @@
 #
 #   fuzz/run-fuzzers.sh [seconds per fuzzer, default 20]
 #
-# Environment: BUNDLEFIT_FUZZ_BUILD_DIR (default build-fuzz), BUNDLEFIT_JOBS.
+# Environment: BUNDLEFIT_FUZZ_BUILD_DIR (default build-fuzz), BUNDLEFIT_JOBS,
+# BUNDLEFIT_FUZZ_SEED (default a fixed seed; "random" for a fresh one).
 # Exit status: 0 when no fuzzer found anything; otherwise 1, with the crashing
 # input saved as <build>/fuzz/findings/<fuzzer>/crash-* (add it to
 # fuzz/corpus/<kind>/ as a regression seed once fixed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-${BUNDLEFIT_FUZZ_SECONDS:-20}}
+# A fixed seed makes a run repeatable: CI on a clean clone explores a prefix of
+# what the same seed explores locally for longer, so a finding there reproduces
+# here. BUNDLEFIT_FUZZ_SEED=random explores afresh (do that before a commit).
+seed=${BUNDLEFIT_FUZZ_SEED:-20261125}
+seed_option=()
+[ "$seed" = random ] || seed_option=(-seed="$seed")
 build=${BUNDLEFIT_FUZZ_BUILD_DIR:-$root/build-fuzz}
 jobs=${BUNDLEFIT_JOBS:-$(nproc)}
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
@@ -48,12 +55,14 @@ run() { # fuzzer seed-kind extra-options...
   shift 2
   [ -x "$build/bin/$fuzzer" ] || { echo "run-fuzzers: $fuzzer not built, skipped"; return; }
   local findings=$build/fuzz/findings/$fuzzer corpus=$build/fuzz/work/$fuzzer
+  # A fixed seed starts from the seeds alone, as a clean clone does.
+  [ "$seed" = random ] || rm -rf "$corpus"
   mkdir -p "$findings" "$corpus"
   echo "run-fuzzers: $fuzzer for ${seconds}s ($(ls "$seeds/$kind" | wc -l) seeds)"
   if ! (cd "$findings" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         "$build/bin/$fuzzer" "$corpus" "$seeds/$kind" -max_total_time="$seconds" \
-          -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$@" >"$findings/log.txt" 2>&1); then
+          -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${seed_option[@]}" "$@" >"$findings/log.txt" 2>&1); then
     echo "run-fuzzers: $fuzzer FOUND A PROBLEM; input and log in $findings"
     grep -m 5 -E "ERROR|SUMMARY|fuzz:|runtime error" "$findings/log.txt" || tail -20 "$findings/log.txt"
     status=1

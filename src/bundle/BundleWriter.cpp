@@ -1,5 +1,6 @@
 #include "bundlefit/bundle/BundleWriter.h"
 
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
 
@@ -179,7 +180,7 @@ std::vector<uint8_t> packWeights(const MemoryPlan &plan) {
     const Placement &p = plan.placementOf(constant);
     if (p.offset + constant->data.size() > weights.size())
       fatalInternal("constant '" + constant->name + "' lies outside the weight region");
-    std::memcpy(weights.data() + p.offset, constant->data.data(), constant->data.size());
+    copyBytes(weights.data() + p.offset, constant->data.data(), constant->data.size());
   }
   return weights;
 }

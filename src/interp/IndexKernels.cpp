@@ -8,6 +8,7 @@
 #include "bundlefit/interp/Interpreter.h"
 
 #include "Broadcast.h"
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
 #include <cstring>
@@ -31,7 +32,7 @@ int64_t checkedIndex(const Node &node, double raw, int64_t dim) {
 
 void copyElement(const Tensor &from, int64_t i, Tensor &to, int64_t o) {
   const size_t size = dtypeSize(to.type.dtype);
-  std::memcpy(to.bytes.data() + size_t(o) * size, from.bytes.data() + size_t(i) * size, size);
+  copyBytes(to.bytes.data() + size_t(o) * size, from.bytes.data() + size_t(i) * size, size);
 }
 
 int64_t axisAttr(const Node &node, size_t rank) {

@@ -7,6 +7,7 @@
 #include "bundlefit/interp/Interpreter.h"
 
 #include "Broadcast.h"
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -17,7 +18,7 @@ namespace {
 
 void copyElement(const Tensor &in, int64_t from, Tensor &out, int64_t to) {
   const size_t size = dtypeSize(out.type.dtype);
-  std::memcpy(out.bytes.data() + size_t(to) * size, in.bytes.data() + size_t(from) * size, size);
+  copyBytes(out.bytes.data() + size_t(to) * size, in.bytes.data() + size_t(from) * size, size);
 }
 
 void expandKernel(const Node &, const std::vector<const Tensor *> &inputs,

@@ -1,5 +1,6 @@
 #include "bundlefit/interp/Npy.h"
 
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
@@ -119,7 +120,7 @@ Tensor decodeNpy(const std::string &bytes, const std::string &origin) {
                std::to_string(*needed) + " bytes)");
   Tensor tensor(TensorType{dtype, shape, {}});
   if (!tensor.bytes.empty())
-    std::memcpy(tensor.bytes.data(), bytes.data() + dataStart, tensor.bytes.size());
+    copyBytes(tensor.bytes.data(), bytes.data() + dataStart, tensor.bytes.size());
   return tensor;
 }
 

@@ -1,5 +1,6 @@
 #include "bundlefit/interp/Tensor.h"
 
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
 #include <cstring>
@@ -22,7 +23,7 @@ Tensor Tensor::fromFloats(const Shape &shape, const std::vector<float> &values) 
   Tensor tensor(TensorType{DType::Float32, shape, {}});
   if (int64_t(values.size()) != tensor.numElements())
     fatalInternal("Tensor::fromFloats: element count does not match shape");
-  std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
+  copyBytes(tensor.bytes.data(), values.data(), tensor.bytes.size());
   return tensor;
 }
 
@@ -30,7 +31,7 @@ Tensor Tensor::fromInts(const Shape &shape, const std::vector<int64_t> &values) 
   Tensor tensor(TensorType{DType::Int64, shape, {}});
   if (int64_t(values.size()) != tensor.numElements())
     fatalInternal("Tensor::fromInts: element count does not match shape");
-  std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
+  copyBytes(tensor.bytes.data(), values.data(), tensor.bytes.size());
   return tensor;
 }
 

@@ -91,6 +91,7 @@
 #include "OpsetNormalization.h"
 
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
@@ -576,7 +577,7 @@ void ModelImporter::importConstantNode(const onnx::NodeProto &proto,
       decoded.type.shape = {int64_t(values.size())};
     decoded.bytes.resize(values.size() * sizeof(float));
     if (!values.empty())
-      std::memcpy(decoded.bytes.data(), values.data(), decoded.bytes.size());
+      copyBytes(decoded.bytes.data(), values.data(), decoded.bytes.size());
   } else if (attrName == "value_int" || attrName == "value_ints") {
     std::vector<int64_t> values = attrName == "value_int"
                                       ? std::vector<int64_t>{attr.i()}
@@ -587,7 +588,7 @@ void ModelImporter::importConstantNode(const onnx::NodeProto &proto,
       decoded.type.shape = {int64_t(values.size())};
     decoded.bytes.resize(values.size() * sizeof(int64_t));
     if (!values.empty())
-      std::memcpy(decoded.bytes.data(), values.data(), decoded.bytes.size());
+      copyBytes(decoded.bytes.data(), values.data(), decoded.bytes.size());
   } else {
     throw unsupported("node '" + name + "' (Constant): attribute '" + attrName +
                       "' (string or sparse constants) is not supported");

@@ -2,6 +2,7 @@
 
 #include "OnnxTensors.h"
 
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
@@ -120,7 +121,7 @@ size_t onnxElementSize(int32_t onnxType) {
 }
 
 template <typename T> void storeElement(std::vector<uint8_t> &bytes, size_t index, T value) {
-  std::memcpy(bytes.data() + index * sizeof(T), &value, sizeof(T));
+  copyBytes(bytes.data() + index * sizeof(T), &value, sizeof(T));
 }
 
 /// Writes element `index` of an integer/bool tensor from int32_data.
@@ -209,7 +210,7 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
     case TensorProto::INT32:
     case TensorProto::INT64:
       if (!raw.empty()) // memcpy must not see the null data() of an empty vector.
-        std::memcpy(result.bytes.data(), src, raw.size());
+        copyBytes(result.bytes.data(), src, raw.size());
       break;
     case TensorProto::BOOL:
       for (size_t i = 0; i < count; ++i)

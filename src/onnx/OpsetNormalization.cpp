@@ -8,6 +8,7 @@
 
 #include "OpsetNormalization.h"
 
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
 #include <cctype>
@@ -23,7 +24,7 @@ template <typename T>
 std::vector<uint8_t> toBytes(const std::vector<T> &values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(T));
   if (!values.empty())
-    std::memcpy(bytes.data(), values.data(), bytes.size());
+    copyBytes(bytes.data(), values.data(), bytes.size());
   return bytes;
 }
 

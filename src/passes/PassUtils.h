@@ -8,6 +8,7 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/support/Bytes.h"
 
 #include <algorithm>
 #include <cstring>
@@ -83,7 +84,7 @@ inline Value *addFloatConstant(Graph &graph, const std::string &base, const Shap
   type.shape = shape;
   std::vector<uint8_t> bytes(values.size() * sizeof(float));
   if (!values.empty())
-    std::memcpy(bytes.data(), values.data(), bytes.size());
+    copyBytes(bytes.data(), values.data(), bytes.size());
   return graph.addConstant(graph.uniqueValueName(base), type, std::move(bytes));
 }
 

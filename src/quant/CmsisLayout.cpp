@@ -8,6 +8,7 @@
 #include "bundlefit/quant/CmsisLayout.h"
 
 #include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
 #include <cmath>
@@ -117,7 +118,7 @@ void widenInt8Bias(Graph &graph, Node &node, const Int8ConvArgs &a, int64_t chan
   type.quant.zeroPoints.assign(type.quant.scales.size(), 0);
   type.quant.axis = type.quant.scales.size() > 1 ? 0 : -1;
   std::vector<uint8_t> bytes(values.size() * 4);
-  std::memcpy(bytes.data(), values.data(), bytes.size());
+  copyBytes(bytes.data(), values.data(), bytes.size());
   node.inputs[2] = graph.addConstant(graph.uniqueValueName(bias8->name + "_i32"), type, bytes);
 }
 
@@ -149,7 +150,7 @@ void addKernelSums(Graph &graph, Node &node, const Int8ConvArgs &a) {
   type.dtype = DType::Int32;
   type.shape = {rows};
   std::vector<uint8_t> bytes(sums.size() * 4);
-  std::memcpy(bytes.data(), sums.data(), bytes.size());
+  copyBytes(bytes.data(), sums.data(), bytes.size());
   Value *value = graph.addConstant(graph.uniqueValueName(node.name + "_kernel_sums"), type, bytes);
   while (node.inputs.size() < size_t(kCmsisKernelSumsInput))
     node.inputs.push_back(nullptr);

@@ -10,6 +10,7 @@
 #include "bundlefit/quant/QuantizeGraph.h"
 
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -52,7 +53,7 @@ QuantParams perTensor(ScaleZeroPoint params) {
 template <typename T> std::vector<uint8_t> toBytes(const std::vector<T> &values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(T));
   if (!values.empty())
-    std::memcpy(bytes.data(), values.data(), bytes.size());
+    copyBytes(bytes.data(), values.data(), bytes.size());
   return bytes;
 }
 
