@@ -31,47 +31,27 @@ namespace bundlefit {
 
 namespace {
 
-Int8KernelArg address(const Value *value) {
-  Int8KernelArg a;
-  a.kind = Int8KernelArg::Address, a.value = value;
-  return a;
-}
-Int8KernelArg i32(int64_t v) {
-  Int8KernelArg a;
-  a.kind = Int8KernelArg::I32, a.i = v;
-  return a;
-}
-Int8KernelArg table(std::vector<int32_t> values) {
-  Int8KernelArg a;
-  a.kind = Int8KernelArg::I32Table, a.table = std::move(values);
-  return a;
-}
-Int8KernelArg dims(int32_t n, int32_t h, int32_t w, int32_t c) { return table({n, h, w, c}); }
+KernelArg address(const Value *value) { return KernelArg::address(value); }
+KernelArg i32(int64_t v) { return KernelArg::i32(v); }
+KernelArg table(std::vector<int32_t> values) { return KernelArg::i32Table(std::move(values)); }
+KernelArg dims(int32_t n, int32_t h, int32_t w, int32_t c) { return table({n, h, w, c}); }
 
 /// cmsis_nn_context {buf, size}: the node's workspace in the arena.
-Int8KernelArg context(const Node &node) {
-  Int8KernelArg scratch;
-  scratch.kind = Int8KernelArg::Scratch;
-  Int8KernelArg ctx;
-  ctx.kind = Int8KernelArg::Struct;
-  ctx.fields = {scratch, i32(node.attrs.getInt(kCmsisScratchAttribute, 0))};
-  return ctx;
+KernelArg context(const Node &node) {
+  return KernelArg::structOf({KernelArg::scratch(), i32(node.attrs.getInt(kCmsisScratchAttribute, 0))});
 }
 
 /// cmsis_nn_per_channel_quant_params: one multiplier/shift per channel, even
 /// for per-tensor weights (CMSIS-NN's convolutions always read M entries).
-Int8KernelArg perChannelQuant(const Int8ConvArgs &a, int32_t channels) {
+KernelArg perChannelQuant(const Int8ConvArgs &a, int32_t channels) {
   std::vector<int32_t> mult = a.outMult, shift = a.outShift;
   if (!a.perChannel)
     mult.assign(size_t(channels), a.outMult.at(0)), shift.assign(size_t(channels), a.outShift.at(0));
-  Int8KernelArg q;
-  q.kind = Int8KernelArg::Struct;
-  q.fields = {table(mult), table(shift)};
-  return q;
+  return KernelArg::structOf({table(mult), table(shift)});
 }
 
-Int8KernelCall call(const std::string &function, std::vector<Int8KernelArg> args) {
-  Int8KernelCall c;
+KernelCall call(const std::string &function, std::vector<KernelArg> args) {
+  KernelCall c;
   c.kernel = function, c.args = std::move(args), c.external = true;
   return c;
 }
@@ -82,7 +62,7 @@ const Value *int32Bias(const Node &node, const Int8ConvArgs &a) {
   return node.input(2);
 }
 
-Int8KernelCall convCall(const Node &node, bool depthwise) {
+KernelCall convCall(const Node &node, bool depthwise) {
   const Int8ConvArgs a = int8ConvArgs(node);
   std::vector<int32_t> params = {a.inputOffset, a.outputOffset};
   if (depthwise)
@@ -98,14 +78,14 @@ Int8KernelCall convCall(const Node &node, bool depthwise) {
 }
 
 /// Helium: the context buffer is the kernel sums constant (CmsisLayout.h).
-Int8KernelArg kernelSumsContext(const Node &node, const Int8ConvArgs &a) {
-  Int8KernelArg ctx;
-  ctx.kind = Int8KernelArg::Struct;
+KernelArg kernelSumsContext(const Node &node, const Int8ConvArgs &a) {
+  KernelArg ctx;
+  ctx.kind = KernelArg::Struct;
   ctx.fields = {address(node.input(kCmsisKernelSumsInput)), i32(int64_t(a.outDepth) * 4)};
   return ctx;
 }
 
-Int8KernelCall fullyConnectedCall(const Node &node) {
+KernelCall fullyConnectedCall(const Node &node) {
   const Int8ConvArgs a = int8GemmArgs(node);
   if (!a.transB || a.perChannel)
     fatalInternal(node.describe() + ": not prepared for arm_fully_connected_s8");
@@ -120,7 +100,7 @@ Int8KernelCall fullyConnectedCall(const Node &node) {
                dims(a.batches, 1, 1, a.outDepth), address(node.output(0))});
 }
 
-Int8KernelCall poolCall(const Node &node, const std::string &function) {
+KernelCall poolCall(const Node &node, const std::string &function) {
   const Int8PoolArgs a = int8PoolArgs(node);
   const Shape &xs = node.input(0)->type.shape, &ys = node.output(0)->type.shape;
   const int32_t C = int32_t(xs[1]), H = int32_t(xs[2]), W = int32_t(xs[3]);
@@ -138,7 +118,7 @@ Int8KernelCall poolCall(const Node &node, const std::string &function) {
 
 } // namespace
 
-Int8KernelCall describeCmsisCall(const Node &node) {
+KernelCall describeCmsisCall(const Node &node) {
   const std::string function = node.attrs.getString(kCmsisAttribute, "");
   if (function == "arm_convolve_wrapper_s8")
     return convCall(node, false);
@@ -150,7 +130,7 @@ Int8KernelCall describeCmsisCall(const Node &node) {
     return poolCall(node, function);
   if (function == "arm_softmax_s8") {
     const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
-    Int8KernelCall c = call(function, {address(node.input(0)), i32(a.outer), i32(a.axis),
+    KernelCall c = call(function, {address(node.input(0)), i32(a.outer), i32(a.axis),
                                        i32(a.mult), i32(a.shift), i32(a.diffMin),
                                        address(node.output(0))});
     c.returnsVoid = true;
@@ -159,14 +139,14 @@ Int8KernelCall describeCmsisCall(const Node &node) {
   throw Error(ExitCode::Unsupported, node.describe() + ": no CMSIS-NN call for '" + function + "'");
 }
 
-Int8KernelCall describeLayoutCopy(const Node &node) {
+KernelCall describeLayoutCopy(const Node &node) {
   const Shape &s = node.input(0)->type.shape;
   const int32_t N = int32_t(s[0]), C = int32_t(s[1]), H = int32_t(s[2]), W = int32_t(s[3]);
   // Walk the logical [N, C, H, W] index space; strides of each layout.
   const std::vector<int32_t> nchw = {0, 0, C * H * W, H * W, W, 1};
   const std::vector<int32_t> nhwc = {0, 0, H * W * C, 1, W * C, C};
   const bool toNhwc = node.attrs.getString("to", "") == "NHWC";
-  Int8KernelCall c;
+  KernelCall c;
   c.kernel = "bf_copy_strided_u8";
   c.args = {address(node.input(0)), address(node.output(0)), table({1, 1, N, C, H, W}),
             table(toNhwc ? nchw : nhwc), table(toNhwc ? nhwc : nchw)};

@@ -11,10 +11,10 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-KernelArg address(const Value *value) { return {KernelArg::Address, value}; }
-KernelArg scratch() { return {KernelArg::Scratch}; }
-KernelArg i32(int64_t v) { return {KernelArg::I32, nullptr, nullptr, v}; }
-KernelArg activation(const Node &node) { return {KernelArg::Activation, nullptr, &node}; }
+KernelArg address(const Value *value) { return KernelArg::address(value); }
+KernelArg scratch() { return KernelArg::scratch(); }
+KernelArg i32(int64_t v) { return KernelArg::i32(v); }
+KernelArg activation(const Node &node) { return KernelArg::activation(node); }
 
 [[noreturn]] void unsupported(const Node &node, const std::string &what) {
   throw Error(ExitCode::Unsupported, node.describe() + ": " + what);
@@ -113,29 +113,25 @@ KernelCall inPlacePointwiseCall(const Node &node, const MemoryPlan &plan) {
 } // namespace
 
 void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
-                             std::vector<Int8KernelCall> &calls) {
+                             std::vector<KernelCall> &calls) {
   if (!isInPlaceConv(node, plan))
     return;
-  for (Int8KernelCall &call : calls) {
+  for (KernelCall &call : calls) {
     if (call.kernel == "bf_conv2d_s8") {
       // bf_conv2d_s8's arguments: in, w, bias, out (0..3), N, C, H, W, M (4..8),
       // geometry and groups (9..19), then the quantization (20..29).
-      const std::vector<Int8KernelArg> a = call.args;
-      Int8KernelArg scratchArg, rows;
-      scratchArg.kind = Int8KernelArg::Scratch;
-      rows.kind = Int8KernelArg::I32, rows.i = pointwiseRows(node, plan);
+      const std::vector<KernelArg> a = call.args;
       call.kernel = "bf_pointwise_inplace_s8";
-      call.args = {a[0], a[1], a[2], a[3], scratchArg, a[5], a[6], a[7], a[8], rows};
+      call.args = {a[0], a[1], a[2], a[3], scratch(), a[5], a[6], a[7], a[8],
+                   i32(pointwiseRows(node, plan))};
       call.args.insert(call.args.end(), a.begin() + 20, a.end());
       continue;
     }
     if (call.kernel != "bf_depthwise_conv2d_s8")
       continue;
     requireScratch(node, plan);
-    Int8KernelArg scratchArg;
-    scratchArg.kind = Int8KernelArg::Scratch;
     call.kernel = "bf_depthwise_inplace_s8";
-    call.args.insert(call.args.begin() + 4, scratchArg); // After in, w, bias, out.
+    call.args.insert(call.args.begin() + 4, scratch()); // After in, w, bias, out.
     // Its signature has no chMult (always 1): drop that argument.
     call.args.erase(call.args.begin() + 9); // N, C, H, W at 5..8, chMult at 9.
   }

@@ -14,26 +14,10 @@
 #include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
-#include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 namespace bundlefit {
-
-struct KernelArg {
-  enum Kind { Address, Scratch, I32, F32, Activation } kind = I32;
-  const Value *value = nullptr; ///< Address: its planned address (nullptr: null).
-  const Node *node = nullptr;   ///< Activation: three args (kind, a, b) from its attrs.
-  int64_t i = 0;
-  float f = 0.0f;
-};
-
-struct KernelCall {
-  std::string kernel;
-  std::vector<KernelArg> args;
-  std::shared_ptr<ConvPoolParts> parts; ///< Keeps Activation nodes alive.
-};
 
 /// The call for `node` when it runs in a --memory-opt form, else nullopt
 /// (the ordinary lowering applies). Throws Unsupported for a ConvPool the
@@ -43,6 +27,6 @@ std::optional<KernelCall> describeMemoryOptCall(const Node &node, const MemoryPl
 /// An int8 depthwise Conv the plan put in place calls bf_depthwise_inplace_s8
 /// (the same arguments plus its one-plane scratch); other calls are kept.
 void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
-                             std::vector<Int8KernelCall> &calls);
+                             std::vector<KernelCall> &calls);
 
 } // namespace bundlefit

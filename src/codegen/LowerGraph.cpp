@@ -272,9 +272,9 @@ private:
 
   // ---- operators -------------------------------------------------------
   void lowerNode(const Node &node);
-  void emitKernelCall(const KernelCall &kernelCall); // LowerFused.h
+  void emitKernelCall(const KernelCall &kernelCall); // KernelCall.h
+  void appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> &args);
   void emitInt8Calls(const Node &node); // LowerInt8.h
-  llvm::Value *int8Arg(const Int8KernelArg &arg);
   void lowerPatchStage(const Node &node); // ir/PatchStage.h
   void lowerView(const Node &node);
   void lowerConv(const Node &node, bool transposed);
@@ -590,84 +590,67 @@ void Lowering::lowerNode(const Node &node) {
   unsupported("no bundle kernel for this operator");
 }
 
-void Lowering::emitKernelCall(const KernelCall &kernelCall) {
-  std::vector<llvm::Value *> args;
-  for (const KernelArg &arg : kernelCall.args) {
-    switch (arg.kind) {
-    case KernelArg::Address: args.push_back(address(arg.value)); break;
-    case KernelArg::I32: args.push_back(i32(arg.i)); break;
-    case KernelArg::F32: args.push_back(f32(arg.f)); break;
-    case KernelArg::Scratch: {
-      const Placement *where = plan_.scratchOf(current_);
-      args.push_back(builder_.CreateInBoundsGEP(builder_.getInt8Ty(), bases_[int(where->region)],
-                                                builder_.getInt64(int64_t(where->offset))));
-      break;
-    }
-    case KernelArg::Activation: {
-      const Activation act = fusedActivation(*arg.node);
-      args.insert(args.end(), {i32(act.kind), f32(act.a), f32(act.b)});
-      break;
-    }
-    }
-  }
-  call(kernelCall.kernel, std::move(args));
-}
-
-llvm::Value *Lowering::int8Arg(const Int8KernelArg &arg) {
+void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> &args) {
   switch (arg.kind) {
-  case Int8KernelArg::Address: return address(arg.value, arg.i);
-  case Int8KernelArg::I32: return i32(arg.i);
-  case Int8KernelArg::F32: return f32(arg.f);
-  case Int8KernelArg::I32Table: return intTable(arg.table);
-  case Int8KernelArg::Scratch: {
+  case KernelArg::Address: args.push_back(address(arg.value, arg.i)); return;
+  case KernelArg::I32: args.push_back(i32(arg.i)); return;
+  case KernelArg::F32: args.push_back(f32(arg.f)); return;
+  case KernelArg::I32Table: args.push_back(intTable(arg.table)); return;
+  case KernelArg::Scratch: {
     const Placement *where = plan_.scratchOf(current_);
-    if (!where)
-      return nullPtr();
-    return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), bases_[int(where->region)],
-                                      builder_.getInt64(int64_t(where->offset)));
+    args.push_back(where ? builder_.CreateInBoundsGEP(builder_.getInt8Ty(), bases_[int(where->region)],
+                                                      builder_.getInt64(int64_t(where->offset)))
+                         : nullPtr());
+    return;
   }
-  case Int8KernelArg::Struct: {
+  case KernelArg::Activation: {
+    const Activation act = fusedActivation(*arg.node);
+    args.insert(args.end(), {i32(act.kind), f32(act.a), f32(act.b)});
+    return;
+  }
+  case KernelArg::Struct: {
     // A C struct of the fields' types on the stack (CMSIS-NN's context and
     // per-channel quant params), filled here; SROA/mem2reg keep it cheap.
     std::vector<llvm::Value *> fields;
+    for (const KernelArg &field : arg.fields)
+      appendKernelArg(field, fields);
     std::vector<llvm::Type *> types;
-    for (const Int8KernelArg &field : arg.fields) {
-      fields.push_back(int8Arg(field));
-      types.push_back(fields.back()->getType());
-    }
+    for (llvm::Value *field : fields)
+      types.push_back(field->getType());
     auto *type = llvm::StructType::get(ctx_, types);
     llvm::IRBuilder<> entry(&builder_.GetInsertBlock()->getParent()->getEntryBlock(),
                             builder_.GetInsertBlock()->getParent()->getEntryBlock().begin());
     llvm::AllocaInst *slot = entry.CreateAlloca(type);
     for (unsigned i = 0; i < fields.size(); ++i)
       builder_.CreateStore(fields[i], builder_.CreateStructGEP(type, slot, i));
-    return slot;
+    args.push_back(slot);
+    return;
   }
   }
-  return nullptr;
+}
+
+void Lowering::emitKernelCall(const KernelCall &kernelCall) {
+  std::vector<llvm::Value *> args;
+  for (const KernelArg &arg : kernelCall.args)
+    appendKernelArg(arg, args);
+  if (!kernelCall.external)
+    return call(kernelCall.kernel, std::move(args));
+  // A library function the user links (CMSIS-NN): declared here, its status
+  // ignored (arguments are valid by construction).
+  std::vector<llvm::Type *> types;
+  for (llvm::Value *arg : args)
+    types.push_back(arg->getType());
+  llvm::Type *result = kernelCall.returnsVoid ? builder_.getVoidTy() : builder_.getInt32Ty();
+  llvm::FunctionCallee fn =
+      module_.getOrInsertFunction(kernelCall.kernel, llvm::FunctionType::get(result, types, false));
+  builder_.CreateCall(fn, args);
 }
 
 void Lowering::emitInt8Calls(const Node &node) {
-  std::vector<Int8KernelCall> calls = describeInt8Calls(node);
+  std::vector<KernelCall> calls = describeInt8Calls(node);
   rewriteInt8InPlaceCalls(node, plan_, calls); // --memory-opt (LowerFused.h)
-  for (const Int8KernelCall &c : calls) {
-    std::vector<llvm::Value *> args;
-    for (const Int8KernelArg &arg : c.args)
-      args.push_back(int8Arg(arg));
-    if (!c.external) {
-      call(c.kernel, std::move(args));
-      continue;
-    }
-    // A library function the user links (CMSIS-NN): declared here, its
-    // status ignored (arguments are valid by construction).
-    std::vector<llvm::Type *> types;
-    for (llvm::Value *arg : args)
-      types.push_back(arg->getType());
-    llvm::Type *result = c.returnsVoid ? builder_.getVoidTy() : builder_.getInt32Ty();
-    llvm::FunctionCallee fn =
-        module_.getOrInsertFunction(c.kernel, llvm::FunctionType::get(result, types, false));
-    builder_.CreateCall(fn, args);
-  }
+  for (const KernelCall &c : calls)
+    emitKernelCall(c);
 }
 
 /// The stage's tile program. Tiles whose steps differ only in where they

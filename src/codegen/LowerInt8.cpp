@@ -23,39 +23,35 @@ namespace {
 class Args {
 public:
   Args &addr(const Value *value, int64_t byteOffset = 0) {
-    Int8KernelArg a;
-    a.kind = Int8KernelArg::Address, a.value = value, a.i = byteOffset;
-    args_.push_back(std::move(a));
+    args_.push_back(KernelArg::address(value, byteOffset));
     return *this;
   }
   Args &i32(int64_t v) {
-    Int8KernelArg a;
-    a.kind = Int8KernelArg::I32, a.i = v;
-    args_.push_back(std::move(a));
+    args_.push_back(KernelArg::i32(v));
     return *this;
   }
   Args &f32(float v) {
-    Int8KernelArg a;
-    a.kind = Int8KernelArg::F32, a.f = v;
-    args_.push_back(std::move(a));
+    args_.push_back(KernelArg::f32(v));
     return *this;
   }
   /// A table, or a null pointer when empty.
   Args &table(const std::vector<int32_t> &v) {
     if (v.empty())
       return addr(nullptr);
-    Int8KernelArg a;
-    a.kind = Int8KernelArg::I32Table, a.table = v;
-    args_.push_back(std::move(a));
+    args_.push_back(KernelArg::i32Table(v));
     return *this;
   }
   Args &table(const std::array<int32_t, 6> &v) {
     return table(std::vector<int32_t>(v.begin(), v.end()));
   }
-  Int8KernelCall call(const std::string &kernel) { return {kernel, std::move(args_)}; }
+  KernelCall call(const std::string &kernel) {
+    KernelCall c;
+    c.kernel = kernel, c.args = std::move(args_);
+    return c;
+  }
 
 private:
-  std::vector<Int8KernelArg> args_;
+  std::vector<KernelArg> args_;
 };
 
 /// Bias arguments: the int32 pointer, then (at the end) the int8 one.
@@ -68,7 +64,7 @@ const Value *bias8(const Node &node, const Int8ConvArgs &a) {
 
 /// `grouped`: a depthwise conv as the grouped conv it is (bf_conv2d_s8 with
 /// groups = C: the same sums, bit for bit), for the fused ConvPool kernels.
-Int8KernelCall lowerConv(const Node &node, bool grouped = false) {
+KernelCall lowerConv(const Node &node, bool grouped = false) {
   Int8ConvArgs a = int8ConvArgs(node);
   a.depthwise = a.depthwise && !grouped;
   Args args;
@@ -84,7 +80,7 @@ Int8KernelCall lowerConv(const Node &node, bool grouped = false) {
   return args.call(a.depthwise ? "bf_depthwise_conv2d_s8" : "bf_conv2d_s8");
 }
 
-Int8KernelCall lowerGemm(const Node &node) {
+KernelCall lowerGemm(const Node &node) {
   const Int8ConvArgs a = int8GemmArgs(node);
   Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(bias32(node, a)).addr(node.output(0));
@@ -95,7 +91,7 @@ Int8KernelCall lowerGemm(const Node &node) {
   return args.call("bf_fully_connected_s8");
 }
 
-Int8KernelCall lowerPool(const Node &node) {
+KernelCall lowerPool(const Node &node) {
   const Int8PoolArgs a = int8PoolArgs(node);
   Args args;
   args.addr(node.input(0)).addr(node.output(0)).i32(a.NC);
@@ -109,7 +105,7 @@ Int8KernelCall lowerPool(const Node &node) {
   return args.i32(a.actMin).i32(a.actMax).call("bf_avgpool2d_s8");
 }
 
-Int8KernelCall lowerBinary(const Node &node) {
+KernelCall lowerBinary(const Node &node) {
   const Int8BinaryArgs a = int8BinaryArgs(node);
   Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(node.output(0));
@@ -126,35 +122,28 @@ Int8KernelCall lowerBinary(const Node &node) {
 /// ConvPool (int8): bf_conv2d_s8's arguments of the conv part with the fused
 /// node's operands, its scratch, then the pool's (bf_maxpool2d_s8's or
 /// bf_avgpool2d_s8's geometry: bf_conv_pool2d_s8 / bf_conv_avgpool2d_s8).
-Int8KernelCall lowerConvPool(const Node &node) {
+KernelCall lowerConvPool(const Node &node) {
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
   const bool isMax = parts->pool.opType == "MaxPool";
-  Int8KernelCall conv = lowerConv(parts->conv, true), pool = lowerPool(parts->pool);
-  for (Int8KernelArg &a : conv.args)
-    if (a.kind == Int8KernelArg::Address && a.value)
+  KernelCall conv = lowerConv(parts->conv, true), pool = lowerPool(parts->pool);
+  for (KernelArg &a : conv.args)
+    if (a.kind == KernelArg::Address && a.value)
       a.value = a.value == &parts->x   ? node.input(0)
                 : a.value == &parts->w ? node.input(1)
                 : a.value == &parts->b ? node.input(2)
                                        : a.value;
-  Int8KernelCall call{isMax ? "bf_conv_pool2d_s8" : "bf_conv_avgpool2d_s8", {}};
+  KernelCall call;
+  call.kernel = isMax ? "bf_conv_pool2d_s8" : "bf_conv_avgpool2d_s8";
   call.args.assign(conv.args.begin(), conv.args.begin() + 3); // in, w, bias
-  Args tail;
-  tail.addr(node.output(0));
-  std::vector<Int8KernelArg> out = tail.call("").args;
-  call.args.insert(call.args.end(), out.begin(), out.end());
-  Int8KernelArg scratchArg;
-  scratchArg.kind = Int8KernelArg::Scratch;
-  call.args.push_back(scratchArg);
+  call.args.push_back(KernelArg::address(node.output(0)));
+  call.args.push_back(KernelArg::scratch());
   call.args.insert(call.args.end(), conv.args.begin() + 4, conv.args.end()); // N .. biasShift
-  Args chunk;
-  chunk.i32(node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1]));
-  std::vector<Int8KernelArg> c = chunk.call("").args;
-  call.args.insert(call.args.end(), c.begin(), c.end());
+  call.args.push_back(KernelArg::i32(node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1])));
   call.args.insert(call.args.end(), pool.args.begin() + 5, pool.args.end()); // PH .. max
   return call;
 }
 
-Int8KernelCall lowerRescale(const Node &node) {
+KernelCall lowerRescale(const Node &node) {
   const Int8RescaleArgs a = int8RescaleArgs(node);
   Args args;
   args.addr(node.input(0)).addr(node.output(0)).i32(a.n);
@@ -164,8 +153,8 @@ Int8KernelCall lowerRescale(const Node &node) {
   return args.i32(a.actMin).i32(a.actMax).call("bf_rescale_s8");
 }
 
-std::vector<Int8KernelCall> lowerConcat(const Node &node) {
-  std::vector<Int8KernelCall> calls;
+std::vector<KernelCall> lowerConcat(const Node &node) {
+  std::vector<KernelCall> calls;
   const std::vector<Int8ConcatPart> parts = int8ConcatArgs(node);
   size_t next = 0;
   for (const Value *input : node.inputs) {
@@ -184,36 +173,36 @@ std::vector<Int8KernelCall> lowerConcat(const Node &node) {
   return calls;
 }
 
-Int8KernelCall lowerSoftmax(const Node &node) {
+KernelCall lowerSoftmax(const Node &node) {
   const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
   Args args;
   args.addr(node.input(0)).addr(node.output(0)).i32(a.outer).i32(a.axis).i32(a.inner);
   return args.i32(a.mult).i32(a.shift).i32(a.diffMin).call("bf_softmax_s8");
 }
 
-Int8KernelCall lowerConvert(const Node &node) {
+KernelCall lowerConvert(const Node &node) {
   const Int8ConvertArgs a = int8ConvertArgs(node);
   Args args;
   args.addr(node.input(0)).addr(node.output(0)).i32(a.n).f32(a.scale).i32(a.zeroPoint);
   return args.call(node.opType == "Quantize" ? "bf_quantize_f32_s8" : "bf_dequantize_s8_f32");
 }
 
-Int8KernelCall lowerPlainConv(const Node &node) { return lowerConv(node); }
+KernelCall lowerPlainConv(const Node &node) { return lowerConv(node); }
 
 /// A describer that emits one call.
-template <Int8KernelCall (*Lower)(const Node &)> std::vector<Int8KernelCall> one(const Node &node) {
+template <KernelCall (*Lower)(const Node &)> std::vector<KernelCall> one(const Node &node) {
   return {Lower(node)};
 }
 
 } // namespace
 
-std::vector<Int8KernelCall> describeInt8Calls(const Node &node) {
+std::vector<KernelCall> describeInt8Calls(const Node &node) {
   const std::string &op = node.opType;
   if (node.attrs.has(kCmsisAttribute))
     return {describeCmsisCall(node)};
   if (op == kCmsisLayoutOp)
     return {describeLayoutCopy(node)};
-  using Describe = std::vector<Int8KernelCall> (*)(const Node &);
+  using Describe = std::vector<KernelCall> (*)(const Node &);
   static const std::unordered_map<std::string, Describe> describers = {
       {"Conv", one<lowerPlainConv>},          {kConvPoolOp, one<lowerConvPool>},
       {"Gemm", one<lowerGemm>},          {"MaxPool", one<lowerPool>},

@@ -95,8 +95,8 @@ std::unique_ptr<Graph> preparedGraph(const std::string &name) {
   return graph;
 }
 
-std::string tableC(const Int8KernelArg &arg) {
-  REQUIRE(arg.kind == Int8KernelArg::I32Table);
+std::string tableC(const KernelArg &arg) {
+  REQUIRE(arg.kind == KernelArg::I32Table);
   std::string text;
   for (int32_t v : arg.table)
     text += (text.empty() ? "" : ", ") + std::to_string(v);
@@ -105,7 +105,7 @@ std::string tableC(const Int8KernelArg &arg) {
 
 /// One getter call, in C, for the call the bundle makes; "" for functions
 /// without a buffer (max pooling, softmax).
-std::string getterCall(const Int8KernelCall &call, int index) {
+std::string getterCall(const KernelCall &call, int index) {
   const std::string i = std::to_string(index);
   auto dims = [&](const char *name, size_t arg) {
     return "  static const int32_t " + std::string(name) + i + "[4] = " + tableC(call.args.at(arg)) +
@@ -163,7 +163,7 @@ TEST_CASE("every CMSIS-NN *_get_buffer_size the bundles rely on == memory.json, 
     for (const Node *node : graph->nodes()) {
       if (!node->attrs.has(kCmsisAttribute))
         continue;
-      const Int8KernelCall call = describeCmsisCall(*node);
+      const KernelCall call = describeCmsisCall(*node);
       const std::string c = getterCall(call, int(cases.size()));
       if (c.empty())
         continue;
