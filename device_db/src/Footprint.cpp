@@ -2,7 +2,7 @@
 #include "bundlefit/device/Footprint.h"
 
 #include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/quant/CmsisBufferSizes.h"
+#include "bundlefit/int8/CmsisBufferSizes.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>

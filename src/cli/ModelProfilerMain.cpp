@@ -20,7 +20,7 @@
 #include "QuantOptions.h"
 #include "bundlefit/driver/ToolInfo.h"
 
-#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/support/Error.h"
 

@@ -11,7 +11,7 @@
 #include "Command.h"
 
 #include "bundlefit/driver/Pipeline.h"
-#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/quant/ImageInput.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"

@@ -18,7 +18,7 @@
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/ir/UnaryMath.h"
-#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
 #include <llvm/IR/Constants.h>

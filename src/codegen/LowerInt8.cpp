@@ -6,9 +6,9 @@
 //===----------------------------------------------------------------------===//
 #include "LowerInt8.h"
 
-#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
 #include <array>

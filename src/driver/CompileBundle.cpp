@@ -3,7 +3,7 @@
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
 
-#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/reports/GraphDot.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"

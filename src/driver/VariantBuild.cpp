@@ -6,7 +6,7 @@
 #include "bundlefit/driver/CompileBundle.h"
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/VariantFootprint.h"
-#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
 
 #include <cstdio>

@@ -8,7 +8,7 @@
 #include "bundlefit/driver/VariantFootprint.h"
 
 #include "bundlefit/passes/Passes.h"
-#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
 
 #include <map>

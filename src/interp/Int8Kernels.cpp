@@ -10,7 +10,7 @@
 
 #include "../kernels/bundlefit_kernels_int8.h"
 
-#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
 #include <unordered_map>

@@ -22,8 +22,8 @@
 #include "../quant_kernels/QuantGraphBuilder.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"
-#include "bundlefit/quant/CmsisLayout.h"
-#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 

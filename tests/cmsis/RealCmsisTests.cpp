@@ -19,7 +19,7 @@
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/passes/Passes.h"
-#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"
 

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Tensor.h"
 
 #include <doctest/doctest.h>
 

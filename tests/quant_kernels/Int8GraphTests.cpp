@@ -7,7 +7,7 @@
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/codegen/Target.h"
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 #include "QuantGraphBuilder.h"

@@ -15,7 +15,7 @@
 
 #include "bundlefit/device/Device.h"
 #include "bundlefit/ir/Graph.h"
-#include "bundlefit/quant/CmsisBufferSizes.h"
+#include "bundlefit/int8/CmsisBufferSizes.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>

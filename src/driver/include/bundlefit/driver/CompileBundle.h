@@ -14,7 +14,7 @@
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/codegen/Target.h"
 #include "bundlefit/ir/Graph.h"
-#include "bundlefit/quant/CmsisBufferSizes.h"
+#include "bundlefit/int8/CmsisBufferSizes.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <memory>

@@ -1,4 +1,4 @@
-//===- Tensor.h - A typed buffer for the interpreter and tests -------------===//
+//===- Tensor.h - A typed buffer: a type and its element bytes -------------===//
 #pragma once
 
 #include "bundlefit/ir/TensorType.h"

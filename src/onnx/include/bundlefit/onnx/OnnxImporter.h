@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ir/TensorType.h"
 

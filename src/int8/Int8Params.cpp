@@ -5,7 +5,7 @@
 // node's operand types. See Int8Params.h.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/ir/OpRegistry.h"
 
 #include "../ir/ops/ShapeHelpers.h"

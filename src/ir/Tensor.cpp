@@ -1,4 +1,4 @@
-#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Tensor.h"
 
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"

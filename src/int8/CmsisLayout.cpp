@@ -5,9 +5,9 @@
 // where an NHWC value meets a reader that wants the other layout.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/quant/CmsisLayout.h"
+#include "bundlefit/int8/CmsisLayout.h"
 
-#include "bundlefit/quant/Int8Params.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 

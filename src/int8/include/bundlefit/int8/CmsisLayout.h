@@ -42,7 +42,7 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
-#include "bundlefit/quant/CmsisBufferSizes.h"
+#include "bundlefit/int8/CmsisBufferSizes.h"
 
 #include <cstdint>
 #include <string>

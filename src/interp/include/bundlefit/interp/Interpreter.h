@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
 
 #include <functional>

@@ -1,5 +1,5 @@
 //===- CmsisBufferSizes.cpp - CMSIS-NN scratch sizes, per core extension ---===//
-#include "bundlefit/quant/CmsisBufferSizes.h"
+#include "bundlefit/int8/CmsisBufferSizes.h"
 
 #include <algorithm>
 

@@ -35,7 +35,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/interp/Tensor.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
