@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <numeric>
 #include <utility>
 
@@ -33,23 +34,38 @@ void addChainProfile(const Problem &problem, const std::vector<int> &members,
     return;
   }
   // Cut the chain's lifetime where any member starts or ends; on each piece
-  // the chain needs the largest footprint among its live members.
-  std::vector<int64_t> cuts;
+  // the chain needs the largest footprint among its live members. One sweep
+  // with a multiset of live footprints keeps a chain of m members at
+  // O(m log m) (an in-place chain of 20,000 Relus is one chain).
+  struct Change {
+    int64_t step;
+    bool starts;
+    int64_t bytes;
+  };
+  std::vector<Change> changes;
+  changes.reserve(members.size() * 2);
   for (int m : members) {
-    cuts.push_back(problem.buffers[m].first);
-    cuts.push_back(int64_t(problem.buffers[m].last) + 1);
+    const Buffer &b = problem.buffers[m];
+    const int64_t fp = int64_t(footprint(b));
+    changes.push_back({b.first, true, fp});
+    changes.push_back({int64_t(b.last) + 1, false, fp});
   }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
-    int64_t bytes = 0;
-    for (int m : members) {
-      const Buffer &b = problem.buffers[m];
-      if (b.first <= cuts[k] && cuts[k] <= b.last)
-        bytes = std::max(bytes, int64_t(footprint(b)));
+  std::sort(changes.begin(), changes.end(),
+            [](const Change &a, const Change &b) { return a.step < b.step; });
+  std::multiset<int64_t> live;
+  for (size_t k = 0; k < changes.size();) {
+    const int64_t step = changes[k].step;
+    for (; k < changes.size() && changes[k].step == step; ++k) {
+      if (changes[k].starts)
+        live.insert(changes[k].bytes);
+      else
+        live.erase(live.find(changes[k].bytes));
     }
-    events.push_back({cuts[k], bytes});
-    events.push_back({cuts[k + 1], -bytes});
+    if (live.empty() || k == changes.size())
+      continue;
+    const int64_t bytes = *live.rbegin();
+    events.push_back({step, bytes});
+    events.push_back({changes[k].step, -bytes});
   }
 }
 } // namespace

@@ -305,7 +305,7 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
 
 /// A 32-bit core addresses 4 GiB: every region, and the three together,
 /// must stay below that, or the offsets in the object would wrap.
-static void checkAddressSpace(const Graph &graph, const MemoryPlan &plan, const TargetOptions &target) {
+static void checkAddressSpace(const MemoryPlan &plan, const TargetOptions &target) {
   if (!llvm::Triple(target.triple).isArch32Bit())
     return;
   const std::pair<const char *, uint64_t> regions[] = {{"constant weights", plan.constantSize},
@@ -317,7 +317,7 @@ static void checkAddressSpace(const Graph &graph, const MemoryPlan &plan, const 
     total = sum ? *sum : ~uint64_t(0);
     if (bytes >= k32BitAddressSpace || total >= k32BitAddressSpace)
       throw Error(ExitCode::DoesNotFit,
-                  "model '" + graph.name + "': " + what + " need " + std::to_string(bytes) +
+                  std::string(what) + " need " + std::to_string(bytes) +
                       " bytes (bundle data " + std::to_string(total) +
                       " bytes so far); the 32-bit target " + target.triple +
                       " addresses less than 4 GiB");
@@ -327,7 +327,7 @@ static void checkAddressSpace(const Graph &graph, const MemoryPlan &plan, const 
 CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
                                    const std::string &networkName,
                                    const TargetOptions &target, bool withBundleConfig) {
-  checkAddressSpace(graph, plan, target);
+  checkAddressSpace(plan, target);
   const auto start = std::chrono::steady_clock::now();
   llvm::LLVMContext context;
   quietDiagnostics(context);

@@ -10,6 +10,7 @@
 #include "LowerGraph.h"
 #include "LowerFused.h"
 #include "LowerInt8.h"
+#include "NodeFunctions.h"
 
 #include "../ir/ops/ShapeHelpers.h"
 #include "../kernels/bundlefit_kernels.h" // bf_binary_op, bf_pad_mode
@@ -28,12 +29,14 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <array>
 #include <cfloat>
 #include <climits>
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace bundlefit {
@@ -234,6 +237,9 @@ private:
   llvm::Value *floatTable(const std::vector<float> &values);
   /// Address of `value` plus `byteOffset` (nullptr value -> null pointer).
   llvm::Value *address(const Value *value, int64_t byteOffset = 0);
+  /// `base of region + offset`; inside the node function being lowered, a
+  /// GEP the NodeFunctionPool turns into a parameter.
+  llvm::Value *regionAddress(MemoryRegion region, int64_t offset, const llvm::Twine &name = "");
   const Placement &placement(const Value *value);
 
   void call(const std::string &kernel, std::vector<llvm::Value *> args);
@@ -327,6 +333,9 @@ private:
   const MemoryPlan &plan_;
   llvm::Value *bases_[3] = {nullptr, nullptr, nullptr};
   const Node *current_ = nullptr;
+  /// The node function being lowered and its tensor addresses, in order.
+  llvm::Function *nodeFunction_ = nullptr;
+  std::vector<llvm::GetElementPtrInst *> nodeAddresses_;
   /// Tile buffers of the PatchStage being lowered (inside its scratch).
   std::map<const Value *, Placement> tilePlacements_;
   std::map<std::vector<int32_t>, llvm::GlobalVariable *> intTables_;
@@ -388,12 +397,20 @@ llvm::Value *Lowering::address(const Value *value, int64_t byteOffset) {
   if (!value)
     return nullPtr();
   const Placement &where = placement(value);
-  llvm::Value *base = bases_[int(where.region)];
-  const int64_t offset = int64_t(where.offset) + byteOffset;
-  if (offset == 0)
+  return regionAddress(where.region, int64_t(where.offset) + byteOffset, value->name);
+}
+
+llvm::Value *Lowering::regionAddress(MemoryRegion region, int64_t offset,
+                                     const llvm::Twine &name) {
+  llvm::Value *base = bases_[int(region)];
+  const bool inNodeFunction = builder_.GetInsertBlock()->getParent() == nodeFunction_;
+  if (offset == 0 && !inNodeFunction)
     return base;
-  return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), base, builder_.getInt64(offset),
-                                    value->name);
+  llvm::Value *at =
+      builder_.CreateInBoundsGEP(builder_.getInt8Ty(), base, builder_.getInt64(offset), name);
+  if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(at); gep && inNodeFunction)
+    nodeAddresses_.push_back(gep);
+  return at;
 }
 
 void Lowering::call(const std::string &kernel, std::vector<llvm::Value *> args) {
@@ -446,9 +463,11 @@ llvm::Function *Lowering::run(const std::string &name) {
   if (schedule.empty())
     for (const Node *node : graph_.nodes())
       schedule.push_back(node);
-  // One internal function per node, `void <net>.<index>.<Op>(bases...)`: the
-  // kernels are specialised inside it, and each node is optimised on its own
-  // (compile time stays linear in the number of nodes).
+  // One internal function per kind of node, `void <net>.<index>.<Op>(bases...,
+  // offsets...)`: the kernels are specialised inside it, each kind is
+  // optimised on its own, and nodes that differ only in their tensors'
+  // offsets share it (compile time grows with the kinds, not the nodes).
+  NodeFunctionPool pool;
   int index = 0;
   for (const Node *node : schedule) {
     current_ = node;
@@ -459,16 +478,26 @@ llvm::Function *Lowering::run(const std::string &name) {
     fn->addFnAttr(kNodeFunctionAttribute);
     for (unsigned i = 0; i < 3; ++i)
       bases_[i] = fn->getArg(i);
+    nodeFunction_ = fn;
+    nodeAddresses_.clear();
     builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
     lowerNode(*node);
     builder_.CreateRetVoid();
-    if (fn->getEntryBlock().size() == 1) { // A shared view: no code.
+    nodeFunction_ = nullptr;
+    if (std::all_of(fn->getEntryBlock().begin(), fn->getEntryBlock().end(),
+                    [](const llvm::Instruction &inst) {
+                      return llvm::isa<llvm::GetElementPtrInst, llvm::ReturnInst>(inst);
+                    })) { // A shared view: no code.
       fn->eraseFromParent();
       continue;
     }
+    NodeFunctionPool::Use use = pool.add(fn, nodeAddresses_);
+    std::vector<llvm::Value *> args = {entry->getArg(0), entry->getArg(1), entry->getArg(2)};
+    args.insert(args.end(), use.offsets.begin(), use.offsets.end());
     builder_.SetInsertPoint(entryBlock);
-    builder_.CreateCall(fn, {entry->getArg(0), entry->getArg(1), entry->getArg(2)});
+    builder_.CreateCall(use.fn, args);
   }
+  pool.specialiseSingleUses();
   current_ = nullptr;
   builder_.SetInsertPoint(entryBlock);
   builder_.CreateRet(builder_.getInt32(0));
@@ -598,9 +627,7 @@ void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> 
   case KernelArg::I32Table: args.push_back(intTable(arg.table)); return;
   case KernelArg::Scratch: {
     const Placement *where = plan_.scratchOf(current_);
-    args.push_back(where ? builder_.CreateInBoundsGEP(builder_.getInt8Ty(), bases_[int(where->region)],
-                                                      builder_.getInt64(int64_t(where->offset)))
-                         : nullPtr());
+    args.push_back(where ? regionAddress(where->region, int64_t(where->offset)) : nullPtr());
     return;
   }
   case KernelArg::Activation: {
@@ -1093,12 +1120,45 @@ void Lowering::lowerTranspose(const Node &node) {
   stridedCopy(address(x), address(y), nest, dtypeSize(y->type.dtype));
 }
 
+/// Beyond this many inputs a Concat copies by table (bf_concat_table): one
+/// specialised copy per input made a 5,000-input Concat one function of
+/// 5,000 loops, whose machine scheduling alone is quadratic (34 s).
+constexpr size_t kMaxSpecialisedConcatInputs = 16;
+
+/// bf_concat_table's pieces (region, byte offset, row bytes) for `node`, or
+/// nothing when an offset or row does not fit its int32 entry.
+std::optional<std::vector<int32_t>> concatPieces(const Node &node, int64_t axis,
+                                                 const MemoryPlan &plan) {
+  std::vector<int32_t> pieces;
+  for (const Value *x : node.inputs) {
+    if (!x || x->type.numElements() == 0)
+      continue;
+    auto where = plan.placements.find(x);
+    if (where == plan.placements.end())
+      return std::nullopt;
+    const int64_t rowBytes =
+        product(x->type.shape, size_t(axis), x->type.shape.size()) * int64_t(dtypeSize(x->type.dtype));
+    if (where->second.offset > uint64_t(INT32_MAX) || rowBytes > INT32_MAX)
+      return std::nullopt;
+    pieces.insert(pieces.end(), {int32_t(where->second.region), int32_t(where->second.offset),
+                                 int32_t(rowBytes)});
+  }
+  return pieces;
+}
+
 void Lowering::lowerConcat(const Node &node) {
   const Value *y = node.output(0);
   const Shape &out = y->type.shape;
   int64_t axis = node.attrs.getInt("axis", 0);
   if (axis < 0)
     axis += int64_t(out.size());
+  if (node.inputs.size() > kMaxSpecialisedConcatInputs && y->type.numElements() > 0)
+    if (auto pieces = concatPieces(node, axis, plan_)) {
+      call("bf_concat_table", {bases_[0], bases_[1], bases_[2], address(y),
+                               i32(product(out, 0, size_t(axis))), i32(int64_t(pieces->size() / 3)),
+                               intTable(*pieces)});
+      return;
+    }
   const Ints outStrides = denseStrides(out);
   const size_t elem = dtypeSize(y->type.dtype);
   int64_t offset = 0;

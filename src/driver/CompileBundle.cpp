@@ -92,10 +92,14 @@ CompiledBundle buildBundle(const CompileRequest &request) {
   if (!request.generateCode)
     return bundle;
   BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
-  {
+  try {
     Stage stage("generate code");
     bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName,
                                        bundle.target, api == BundleApi::Dynamic);
+  } catch (const Error &e) {
+    // What the model asks of the target (a bundle past a 32-bit address
+    // space, an operator without a kernel) is an error in that file.
+    throw Error(e.code(), request.model.path + ": " + e.what());
   }
   status("compiled " + bundle.networkName + " for " + describeTarget(bundle.target) + " in " +
          std::to_string(bundle.code.compileSeconds).substr(0, 5) + " s");

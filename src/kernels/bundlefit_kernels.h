@@ -367,6 +367,15 @@ void bf_copy_strided_u8(const uint8_t *src, uint8_t *dst, const int32_t *dims,
                         const int32_t *srcStrides, const int32_t *dstStrides);
 void bf_copy_strided_i64(const int64_t *src, int64_t *dst, const int32_t *dims,
                          const int32_t *srcStrides, const int32_t *dstStrides);
+/* Concat of `count` pieces by table, for Concats with many inputs (one
+ * specialised copy per input would grow the code and compile time with the
+ * input count): each of `rows` output rows is piece 0's row, then piece 1's,
+ * ...; piece i starts in region pieces[3i] (0 constantWeight, 1
+ * mutableWeight, 2 activations) at byte offset pieces[3i+1], and its rows
+ * are pieces[3i+2] bytes. */
+void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight,
+                     const uint8_t *activations, uint8_t *dst, int32_t rows, int32_t count,
+                     const int32_t *pieces);
 /* out[outDims] from in[inDims] padded by padBegin (6-D), mode bf_pad_mode.
  * Pad only moves elements: u8/u32/u64 serve every type of that size (value
  * is the constant's bit pattern). */

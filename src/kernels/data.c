@@ -27,6 +27,19 @@ BF_DEFINE_COPY_STRIDED(f32, float)
 BF_DEFINE_COPY_STRIDED(u8, uint8_t)
 BF_DEFINE_COPY_STRIDED(i64, int64_t)
 
+void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight,
+                     const uint8_t *activations, uint8_t *dst, int32_t rows, int32_t count,
+                     const int32_t *pieces) {
+  const uint8_t *const bases[3] = {constantWeight, mutableWeight, activations};
+  for (int32_t r = 0; r < rows; ++r)
+    for (int32_t i = 0; i < count; ++i) {
+      const int32_t *piece = pieces + 3 * (int64_t)i;
+      const int32_t bytes = piece[2];
+      __builtin_memcpy(dst, bases[piece[0]] + piece[1] + (int64_t)r * bytes, (uint32_t)bytes);
+      dst += bytes;
+    }
+}
+
 /* Source coordinate of output coordinate o (already shifted by the pad), or
  * -1 for "use the constant". */
 BF_INLINE int32_t bf_pad_source(int32_t i, int32_t n, int32_t mode) {

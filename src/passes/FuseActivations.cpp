@@ -68,10 +68,12 @@ bool describeActivation(const Node &activation, Attributes &attrs) {
   return false;
 }
 
-bool tryFuse(Graph &graph, Node &activation) {
+using ReadCounts = std::map<const Value *, size_t>;
+
+bool tryFuse(const ReadCounts &reads, Node &activation) {
   Value *x = activation.input(0);
   Value *y = activation.output(0);
-  if (!y || activation.outputs.size() != 1 || !pass_utils::hasSingleReader(graph, x, &activation))
+  if (!y || activation.outputs.size() != 1 || !pass_utils::hasSingleReader(reads, x, &activation))
     return false;
   Node *producer = x->producer;
   if (!isFusableProducer(*producer) || producer->output(0) != x ||
@@ -91,15 +93,14 @@ bool tryFuse(Graph &graph, Node &activation) {
 /// Mul(x, gate(x)) becomes the producer's activation "Silu" / "XHardSigmoid",
 /// so neither gate(x) nor x needs a buffer of its own. Returns the gate
 /// node to erase with the Mul, or nullptr.
-Node *tryFuseGatedChain(Graph &graph, Node &mul) {
+Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul) {
   if (mul.opType != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1)
     return nullptr;
-  const std::map<const Value *, size_t> reads = pass_utils::countReads(graph);
   for (size_t side = 0; side < 2; ++side) {
     Value *x = mul.input(side), *g = mul.input(1 - side);
     Node *gate = g ? g->producer : nullptr;
     if (!x || !gate || gate->input(0) != x || gate->outputs.size() != 1 ||
-        !pass_utils::hasSingleReader(graph, g, &mul))
+        !pass_utils::hasSingleReader(reads, g, &mul))
       continue;
     if (gate->opType != "Sigmoid" && gate->opType != "HardSigmoid")
       continue;
@@ -125,16 +126,19 @@ Node *tryFuseGatedChain(Graph &graph, Node &mul) {
 
 size_t fuseActivations(Graph &graph) {
   size_t fused = 0;
+  // Counted once and kept current as nodes go: per-node graph scans made
+  // this pass quadratic (4 s of a 20,000-node Relu chain).
+  ReadCounts reads = pass_utils::countReads(graph);
   for (Node *node : graph.nodes()) {
-    if (Node *gate = tryFuseGatedChain(graph, *node)) {
-      graph.eraseNode(node);
-      graph.eraseNode(gate);
+    if (Node *gate = tryFuseGatedChain(reads, *node)) {
+      pass_utils::eraseCounted(graph, node, reads);
+      pass_utils::eraseCounted(graph, gate, reads);
       ++fused;
       continue;
     }
-    if (!node->input(0) || !tryFuse(graph, *node))
+    if (!node->input(0) || !tryFuse(reads, *node))
       continue;
-    graph.eraseNode(node);
+    pass_utils::eraseCounted(graph, node, reads);
     ++fused;
   }
   graph.removeUnusedValues();

@@ -46,6 +46,26 @@ inline bool hasSingleReader(const Graph &graph, const Value *value, const Node *
   return reads == 1;
 }
 
+/// hasSingleReader with the counts of countReads, for passes that ask once
+/// per node: scanning the graph each time makes them quadratic.
+inline bool hasSingleReader(const std::map<const Value *, size_t> &reads, const Value *value,
+                            const Node *reader) {
+  if (!value || value->isGraphOutput || value->kind != ValueKind::Intermediate ||
+      !value->producer)
+    return false;
+  auto it = reads.find(value);
+  return it != reads.end() && it->second == 1 &&
+         std::count(reader->inputs.begin(), reader->inputs.end(), value) == 1;
+}
+
+/// Erases `node` and takes its operand reads out of `reads`.
+inline void eraseCounted(Graph &graph, Node *node, std::map<const Value *, size_t> &reads) {
+  for (const Value *input : node->inputs)
+    if (input)
+      --reads[input];
+  graph.eraseNode(node);
+}
+
 /// Makes node operands that read `from` read `to` instead. Unlike
 /// Graph::replaceAllUsesWith it leaves the graph output list alone.
 inline void replaceReads(Graph &graph, Value *from, Value *to) {

@@ -546,6 +546,69 @@ TEST_CASE("unsupported operators and bad names are reported with the node") {
   }
 }
 
+TEST_CASE("nodes that differ only in their offsets share one node function") {
+  // x -> Neg -> ... -> Neg (5 of them) -> y = -x, plus one Neg of another
+  // size; each intermediate in its own slot, so a shared function called
+  // with the wrong offsets would leave y unwritten or wrong.
+  Graph g;
+  g.name = "chain";
+  Value *x = g.addInput("x", f32({1, 16}));
+  Value *last = x;
+  for (int i = 0; i < 5; ++i)
+    last = node(g, "Neg", {last}, {1, 16})->output(0);
+  g.markOutput(last);
+  Node *other = node(g, "Neg", {constant(g, "c", {1, 8}, randomFloats(8, 3))}, {1, 8});
+  g.markOutput(other->output(0));
+  MemoryPlan plan = simplePlan(g);
+  const std::string ir = generateBundleIR(g, plan, "chain", resolveTarget("host"));
+  size_t definitions = 0;
+  for (size_t at = ir.find("define internal"); at != std::string::npos;
+       at = ir.find("define internal", at + 1))
+    definitions += ir.compare(ir.find('@', at), 7, "@chain.") == 0;
+  // Kinds: mutable->activations, activations->activations (the middle three
+  // share it), activations->mutable, and the [1,8] constant->mutable.
+  CHECK(definitions == 4);
+
+  std::vector<float> input = randomFloats(16, 21), want(16);
+  for (size_t i = 0; i < 16; ++i)
+    want[i] = -input[i];
+  for (CodegenOptLevel level : {CodegenOptLevel::O2, CodegenOptLevel::Os}) {
+    CAPTURE(optLevelName(level));
+    checkClose(runOnHost(g, plan, "chain", input, level), want);
+  }
+}
+
+TEST_CASE("host bundle: a Concat of many inputs from every region copies by table") {
+  // 40 pieces on axis 1 of [2, w]: the input, a Neg of it (activations) and
+  // constants of widths 1..3 -- past the inputs specialised one by one.
+  Graph g;
+  g.name = "wide";
+  Value *x = g.addInput("x", f32({2, 3}));
+  Node *neg = node(g, "Neg", {x}, {2, 3});
+  std::vector<Value *> pieces = {x, neg->output(0)};
+  std::vector<std::vector<float>> data = {{}, {}};
+  int64_t width = 6;
+  for (int i = 0; i < 38; ++i) {
+    const int64_t w = 1 + i % 3;
+    data.push_back(randomFloats(size_t(2 * w), unsigned(100 + i)));
+    pieces.push_back(constant(g, "c" + std::to_string(i), {2, w}, data.back()));
+    width += w;
+  }
+  Node *cat = node(g, "Concat", pieces, {2, width});
+  cat->attrs.setInt("axis", 1);
+  g.markOutput(cat->output(0));
+  MemoryPlan plan = simplePlan(g);
+  std::vector<float> input = randomFloats(6, 22), want;
+  data[0] = input;
+  for (float v : input)
+    data[1].push_back(-v);
+  for (int r = 0; r < 2; ++r)
+    for (const std::vector<float> &piece : data)
+      for (size_t j = 0; j < piece.size() / 2; ++j)
+        want.push_back(piece[r * (piece.size() / 2) + j]);
+  checkClose(runOnHost(g, plan, "wide", input, CodegenOptLevel::O2), want);
+}
+
 TEST_CASE("host bundle: operator zoo against reference loops") {
   Graph g;
   g.name = "zoo";

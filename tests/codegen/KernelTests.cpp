@@ -328,6 +328,25 @@ TEST_CASE("kernel strided copy implements transpose, concat and slice") {
   checkClose(sl, slWant);
 }
 
+TEST_CASE("kernel concat by table reads each piece from its region, row by row") {
+  // Three regions; pieces [2,1] (constant, offset 4), [2,3] (activations,
+  // offset 0) and [2,2] (mutable, offset 8) concatenated on axis 1 -> [2,6].
+  Vec c = randomVec(8, 51), m = randomVec(8, 52), a = randomVec(8, 53), got(12), want;
+  for (int r = 0; r < 2; ++r) {
+    want.push_back(c[1 + r]);
+    for (int j = 0; j < 3; ++j)
+      want.push_back(a[r * 3 + j]);
+    for (int j = 0; j < 2; ++j)
+      want.push_back(m[2 + r * 2 + j]);
+  }
+  const int32_t pieces[9] = {0, 4, 4, 2, 0, 12, 1, 8, 8};
+  bf_concat_table(reinterpret_cast<const uint8_t *>(c.data()),
+                  reinterpret_cast<const uint8_t *>(m.data()),
+                  reinterpret_cast<const uint8_t *>(a.data()),
+                  reinterpret_cast<uint8_t *>(got.data()), 2, 3, pieces);
+  CHECK(got == want);
+}
+
 TEST_CASE("kernel pad: constant, reflect, edge") {
   const int H = 3, W = 4, pT = 2, pL = 1, pB = 1, pR = 3;
   const int OH = H + pT + pB, OW = W + pL + pR;
