@@ -29,6 +29,8 @@ set(layer_reports schedule device)
 # The one pipeline (src/driver): load, passes, quantize, memory-opt, plan,
 # codegen, bundle, and the sizing of builds for a part on top of it.
 set(layer_driver onnx passes schedule reports codegen bundle device quant int8)
+# `import bundlefit` (python/): the driver only, like a command.
+set(layer_python driver)
 set(layer_cli driver onnx passes schedule reports planner_formats codegen bundle device quant)
 
 # Outside libraries, per library (regular expressions on the link item).
@@ -48,6 +50,7 @@ set(external_bundle "")
 set(external_reports "^nlohmann_json::")
 set(external_driver "^nlohmann_json::")   # no CLI11: the command line is src/cli's
 set(external_cli "^CLI11::" "^nlohmann_json::")
+set(external_python "^pybind11::" "^Python3::Module$")
 
 # Never reached, directly or through another library: the promises the
 # layering exists to keep.

@@ -20,6 +20,8 @@ packages=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
   # the model script (tests/models) uses Debian's python3-onnx and numpy
   python3 python3-onnx python3-numpy
+  # `import bundlefit` (python/; without it the build goes on and its test skips)
+  pybind11-dev python3-dev
   # the HTML report test renders the page in headless Chromium (tests/reports)
   chromium chromium-driver
 )

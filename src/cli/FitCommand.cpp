@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "FitBatch.h"
 #include "FitReportSupport.h"
 #include "FitVerifyLink.h"
 #include "Progress.h"
@@ -14,7 +15,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
-#include "bundlefit/driver/VariantBuild.h"
+#include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
@@ -43,6 +44,8 @@ struct FitOptions {
   std::string htmlPath;
   QuantCliOptions quant; ///< --load-profile...: the int8 bundle sized (and linked).
   HeadroomOptions headroom;
+  std::string batch; ///< --batch LIST: JSON lines, one per model (FitBatch.h).
+  unsigned jobs = 0;
 };
 
 std::string ms(double value) {
@@ -63,65 +66,61 @@ std::string hex(uint64_t value) {
   return text;
 }
 
-std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp, const FitResult &fit) {
-  std::vector<std::string> notes;
-  for (const std::string &estimate : fp.estimates)
-    notes.push_back("estimate: " + estimate);
-  if (!fp.buildable)
-    notes.push_back(fp.variant.name + " is not buildable: bundlefit generates no HiFi4 DSP code; "
-                    "this verdict is planning and cost only");
-  const KernelLibrary &library = mainLibrary(device, fp.variant);
-  if (!library.calibrated)
-    notes.push_back(library.key + " cost figures on " + device.id + " are not calibrated on a published "
-                    "timing: " + library.source);
-  notes.push_back(fit.baselineSource);
-  return notes;
+driver::FitCheckOptions checkOptionsOf(const FitOptions &options) {
+  driver::FitCheckOptions check;
+  check.build = {options.model, options.quant};
+  check.build.useCache = !options.verifyLink; // the link needs the object itself
+  check.device = options.device;
+  check.deviceFiles = options.deviceFiles;
+  check.variant = options.variant;
+  check.request = fitRequestOf(options.headroom);
+  check.request.weights = parseWeightsPolicy(options.weights);
+  check.request.extraStaticBytes = options.staticBytes;
+  if (options.codeBytes >= 0)
+    check.request.codeBytes = uint64_t(options.codeBytes);
+  return check;
+}
+
+/// --batch takes the place of MODEL and prints JSON lines only.
+int runBatchOrCheckUsage(const FitOptions &options) {
+  if (options.batch.empty()) {
+    if (options.model.path.empty())
+      throw Error(ExitCode::Usage, "fit: a MODEL or --batch LIST is required");
+    return -1;
+  }
+  if (!options.model.path.empty())
+    throw Error(ExitCode::Usage, "fit: give either MODEL or --batch LIST, not both");
+  if (options.verifyLink || !options.htmlPath.empty() || !options.json.file().empty())
+    throw Error(ExitCode::Usage,
+                "fit --batch: prints JSON lines on stdout; --verify-link, --html and --json FILE "
+                "are for one model");
+  return runFitBatch(options.batch, options.jobs, checkOptionsOf(options));
 }
 
 int runFit(const FitOptions &options) {
-  DeviceDatabase db = DeviceDatabase::loadDefault();
-  for (const std::string &file : options.deviceFiles)
-    db.addFile(file);
-  const Device &device = db.get(options.device);
-  // A profile means an int8 build unless --variant says otherwise.
-  Variant variant = parseVariant(options.variant.empty() ? (options.quant.enabled() ? "int8" : "float")
-                                                         : options.variant);
-  FitRequest request = fitRequestOf(options.headroom);
-  request.weights = parseWeightsPolicy(options.weights);
-  request.extraStaticBytes = options.staticBytes;
-  if (options.codeBytes >= 0)
-    request.codeBytes = uint64_t(options.codeBytes);
-  if (!variantAvailable(device, variant))
-    mainLibrary(device, variant); // Throws: the part lacks the library.
-
-  if (options.verifyLink)
-    checkLinkable(device, variant, options.quant); // before any compile
-  driver::BuildOptions buildOptions{options.model, options.quant};
-  buildOptions.useCache = !options.verifyLink; // the link needs the object itself
-  driver::BuildSizer sizer(buildOptions);
-  const driver::VariantBuild &build = sizer.build(device, variant);
-  // --verify-link: the very bundle the prediction was sized from, linked.
-  std::unique_ptr<PartBundle> part;
-  if (options.verifyLink)
-    part = writePartBundle(build, device, options.linkDir);
-  ModelFootprint fp = build.footprint;
-  if (request.codeBytes)
-    fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
-  FitResult fit = fitModel(device, fp, request);
-  std::vector<Suggestion> suggestions;
-  if (!fit.fits) {
-    Stage stage("look for changes that would fit");
-    suggestions = suggestChanges(db, device, variant, request, sizer.footprints());
+  if (int code = runBatchOrCheckUsage(options); code >= 0)
+    return code;
+  driver::FitCheckOptions checkOptions = checkOptionsOf(options);
+  if (options.verifyLink) { // before any compile
+    DeviceDatabase db = driver::loadDeviceDatabase(options.deviceFiles);
+    checkLinkable(db.get(options.device), driver::fitVariant(options.variant, options.quant), options.quant);
   }
-  std::optional<FlexRamSplit> flexram = suggestFlexRam(device, fp, request);
-  if (!fit.fits && flexram)
-    suggestions.insert(suggestions.begin(),
-                       {"FlexRAM banks " + flexram->reason, true, flexram->result->totals.flash,
-                        flexram->result->totals.ram, flexram->result->time.ms});
-  std::vector<std::string> notes = notesFor(device, fp, fit);
+  std::unique_ptr<driver::FitCheck> check = driver::checkFit(checkOptions);
+  const Device &device = *check->device;
+  const Variant &variant = check->variant;
+  const FitRequest &request = check->request;
+  const driver::VariantBuild &build = *check->build;
+  const ModelFootprint &fp = check->footprint;
+  const FitResult &fit = check->fit;
+  const std::vector<Suggestion> &suggestions = check->suggestions;
+  const std::optional<FlexRamSplit> &flexram = check->flexram;
+  const std::vector<std::string> &notes = check->notes;
+  // --verify-link: the very bundle the prediction was sized from, linked.
   std::optional<LinkVerification> linked;
-  if (part)
+  if (options.verifyLink) {
+    std::unique_ptr<PartBundle> part = writePartBundle(build, device, options.linkDir);
     linked = verifyPartLink(*part, device, fp, fit, options.staticBytes);
+  }
   auto exitCode = [&](int predicted) {
     if (linked && !linked->agrees())
       std::cerr << "bundlefit: error: --verify-link: " << linked->disagreement() << "\n";
@@ -132,7 +131,7 @@ int runFit(const FitOptions &options) {
   // so they show the int8 build's plan, labelled as such.
   const driver::VariantBuild *shown = &build;
   if (!build.bundle)
-    shown = &sizer.build(device, parseVariant("int8"));
+    shown = &check->sizer->build(device, parseVariant("int8"));
   const MemoryPlan &plan = shown->bundle->plan;
   LayerTiming timing = layerTimingOf(device, fit);
   std::string code = withThousands(fit.terms.code) + " (" + codeOrigin(build, request) + ")";
@@ -161,20 +160,7 @@ int runFit(const FitOptions &options) {
   }
 
   if (options.json.wanted()) {
-    nlohmann::json report = fitResultJson(device, fp, fit);
-    report["schema"] = "bundlefit.fit/1";
-    report["model"] = options.model.path;
-    report["code"] = codeJson(build, request);
-    nlohmann::json list = nlohmann::json::array();
-    for (const Suggestion &s : suggestions)
-      list.push_back({{"change", s.change}, {"fits", s.fits}, {"flash", s.flash}, {"ram", s.ram},
-                      {"predicted_ms", s.ms}});
-    report["suggestions"] = list;
-    if (flexram)
-      report["flexram"] = {{"itcm_banks", flexram->itcm}, {"dtcm_banks", flexram->dtcm},
-                           {"ocram_banks", flexram->ocram}, {"changed", flexram->changed},
-                           {"predicted_ms", flexram->result->time.ms}, {"summary", flexram->reason}};
-    report["notes"] = notes;
+    nlohmann::json report = driver::fitReportJson(*check, options.model.path);
     if (linked)
       report["verify_link"] = verifyLinkJson(*linked);
     options.json.emit(report, options.model.path);
@@ -249,6 +235,12 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
                       "Initialized application data to count in Flash and RAM (e.g. a test image)");
   command->add_option("--code-bytes", options->codeBytes,
                       "Bundle code size in bytes (default: the compiled object's, linked for the part)");
+  command->get_option("model")->required(false); // or --batch
+  command->add_option("--batch", options->batch,
+                      "Fit every model of LIST, a file of paths (one per line) or a glob such as "
+                      "'zoo/*.onnx': one JSON line per model, a failed model is a line with its "
+                      "error and exit category");
+  command->add_option("--jobs", options->jobs, "--batch: models fitted at once (default: one per core)");
   addHeadroomOptions(*command, options->headroom);
   options->json.addTo(*command, "bundlefit.fit/1");
   command->add_flag("--verify-link", options->verifyLink,

@@ -56,18 +56,6 @@ std::string codeOrigin(const driver::VariantBuild &build, const FitRequest &requ
   return text;
 }
 
-nlohmann::json codeJson(const driver::VariantBuild &build, const FitRequest &request) {
-  const driver::CodeBreakdown &c = build.code;
-  return {{"source", request.codeBytes ? "given" : build.bundle ? "compiled" : "device file"},
-          {"target", build.target},
-          {"text", c.text},
-          {"rodata", c.rodata},
-          {"runtime", c.runtime},
-          {"runtime_measured", c.runtimeMeasured},
-          {"library", c.library},
-          {"cached", c.fromCache}};
-}
-
 std::string renderSuggestions(const std::vector<Suggestion> &suggestions) {
   std::string text = "changes:\n";
   for (const Suggestion &s : suggestions) {

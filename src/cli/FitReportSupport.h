@@ -29,9 +29,8 @@ void addHeadroomOptions(CLI::App &command, HeadroomOptions &options);
 device::FitRequest fitRequestOf(const HeadroomOptions &options);
 
 /// "compiled for cortex-m7 (hard float): object 12,345 + runtime 1,024 +
-/// CMSIS-NN 4,096" or why it is an estimate.
+/// CMSIS-NN 4,096" or why it is an estimate (the JSON: driver/FitCheck.h).
 std::string codeOrigin(const driver::VariantBuild &build, const device::FitRequest &request);
-nlohmann::json codeJson(const driver::VariantBuild &build, const device::FitRequest &request);
 
 /// "changes:" and one line per suggestion (or that none was found).
 std::string renderSuggestions(const std::vector<device::Suggestion> &suggestions);

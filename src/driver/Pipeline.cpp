@@ -10,6 +10,7 @@
 #include "bundlefit/support/OutputFile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -19,15 +20,22 @@
 namespace bundlefit {
 
 namespace {
-Verbosity currentVerbosity = Verbosity::Normal;
+// Atomics and a per-thread override: `fit --batch` and the Python module
+// run the driver on several threads at once.
+std::atomic<Verbosity> currentVerbosity{Verbosity::Normal};
+/// Set by QuietScope: this thread prints no status lines.
+thread_local int quietScopes = 0;
 /// Set when a JSON report is the whole output: no informational notes then.
-bool statusNotesSuppressed = false;
+std::atomic<bool> statusNotesSuppressed{false};
 /// The --memory-opt level the run's last applyMemoryOptPasses used, or -1.
-int memoryOptUsed = -1;
+std::atomic<int> memoryOptUsed{-1};
 }
 
-Verbosity verbosity() { return currentVerbosity; }
+Verbosity verbosity() { return quietScopes > 0 ? Verbosity::Quiet : currentVerbosity.load(); }
 void setVerbosity(Verbosity level) { currentVerbosity = level; }
+
+QuietScope::QuietScope() { ++quietScopes; }
+QuietScope::~QuietScope() { --quietScopes; }
 
 void setStatusNotesSuppressed(bool suppressed) { statusNotesSuppressed = suppressed; }
 
@@ -40,7 +48,7 @@ void printMemoryOptNote() {
 }
 
 void status(const std::string &line) {
-  if (currentVerbosity == Verbosity::Quiet)
+  if (verbosity() == Verbosity::Quiet)
     return;
   std::cout.flush(); // Results first, in a log that captures both streams.
   std::cerr << line << "\n";

@@ -19,4 +19,26 @@ void stampReport(nlohmann::json &report, const std::string &modelPath) {
     report["model_sha256"] = sha256OfFile(modelPath);
 }
 
+const char *exitCategoryName(ExitCode code) {
+  switch (code) {
+  case ExitCode::Success:
+    return "success";
+  case ExitCode::Internal:
+    return "internal";
+  case ExitCode::Usage:
+    return "usage";
+  case ExitCode::DoesNotFit:
+    return "does_not_fit";
+  case ExitCode::BadInputFile:
+    return "bad_input_file";
+  case ExitCode::Unsupported:
+    return "unsupported";
+  case ExitCode::CannotWrite:
+    return "cannot_write";
+  case ExitCode::ToolMissing:
+    return "tool_missing";
+  }
+  return "internal";
+}
+
 } // namespace bundlefit

@@ -11,10 +11,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <optional>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace bundlefit::driver {
@@ -39,16 +42,28 @@ std::string hex(uint64_t value) {
   return text;
 }
 
-/// The model file's bytes and the bundlefit executable's identity (size and
-/// modification time): a rebuilt compiler never reuses stale code sizes.
+/// The file this code was loaded from: the bundlefit executable, or the
+/// Python module (whose process is python3, so not /proc/self/exe).
+fs::path driverBinary() {
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void *>(&variantBuildable), &info) && info.dli_fname &&
+      std::string(info.dli_fname).find(".so") != std::string::npos)
+    return info.dli_fname;
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec);
+}
+
+/// The model file's bytes and the identity (size and modification time) of
+/// the binary the driver runs in: a rebuilt compiler never reuses stale code
+/// sizes.
 std::string modelHash(const ModelOptions &model) {
   std::ifstream in(model.path, std::ios::binary);
   std::ostringstream bytes;
   bytes << in.rdbuf();
   uint64_t hash = fnv1a(bytes.str());
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
+  fs::path exe = driverBinary();
+  if (!exe.empty()) {
     hash = fnv1a(std::to_string(fs::file_size(exe, ec)), hash);
     auto stamp = fs::last_write_time(exe, ec).time_since_epoch().count();
     hash = fnv1a(std::to_string(stamp), hash);
@@ -122,7 +137,9 @@ bool readCachedCode(const std::string &path, CodeBreakdown &code) {
 void writeCachedCode(const std::string &path, const CodeBreakdown &code) {
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
-  std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  // Threads of one process (fit --batch, Python) may write the same entry.
+  std::string temporary = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
   {
     std::ofstream out(temporary);
     out << code.text << " " << code.rodata << " " << code.data << " " << code.runtime << " "
@@ -254,24 +271,26 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
                        : cacheDir + "/code-" + modelHash_ + "-" +
                              hex(fnv1a(joinedOptions(options_, variant, out.target))) + ".txt";
   bool cached = !cachePath.empty() && readCachedCode(cachePath, out.code);
-  request.generateCode = !cached;
+  const bool estimateCode = options_.estimateCode && !cached;
+  request.generateCode = !cached && !estimateCode;
   auto compiled = std::make_shared<CompiledBundle>();
   CompiledBundle &bundle = *compiled;
   {
-    const Verbosity level = verbosity();
-    if (level == Verbosity::Normal)
-      setVerbosity(Verbosity::Quiet); // one status line per variant, not the compile's
-    Stage stage((cached ? "plan " : "compile ") + variant.name + " for " + out.target);
-    try {
-      bundle = buildBundle(request);
-    } catch (...) {
-      setVerbosity(level);
-      throw;
-    }
-    setVerbosity(level);
+    Stage stage((request.generateCode ? "compile " : "plan ") + variant.name + " for " + out.target);
+    // One status line per variant, not the compile's; -v still shows them.
+    std::optional<QuietScope> quiet;
+    if (verbosity() == Verbosity::Normal)
+      quiet.emplace();
+    bundle = buildBundle(request);
   }
   out.footprint = footprintOfPlan(bundle.plan, variant, device);
-  if (!cached) {
+  if (estimateCode) {
+    const KernelLibrary &library = mainLibrary(device, variant);
+    out.code.estimated = library.codeBytes;
+    out.estimates.push_back("code: fast estimate, the device file's " + library.key + " figure (" +
+                            std::to_string(library.codeBytes) + " bytes); compile the bundle for "
+                            "the exact size (Python: exact_code=True)");
+  } else if (!cached) {
     out.code.text = bundle.code.textBytes;
     out.code.rodata = bundle.code.rodataBytes;
     out.code.data = bundle.code.dataBytes;
@@ -289,10 +308,10 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
       writeCachedCode(cachePath, out.code);
   }
   out.code.data = 0; // Writable data is RAM, and codegen emits none; Flash code only.
-  if (!out.code.runtimeMeasured)
+  if (!out.code.runtimeMeasured && !estimateCode)
     out.estimates.push_back("code: runtime routines (memcpy, expf, soft float) not counted, "
                             "because arm-none-eabi-gcc is not installed to link them");
-  if (variant.kernels == Kernels::CmsisNn) {
+  if (variant.kernels == Kernels::CmsisNn && !estimateCode) { // the estimate counts the library
     std::set<std::string> functions;
     for (const Node *node : bundle.graph->nodes())
       if (node->attrs.has(kCmsisAttribute))

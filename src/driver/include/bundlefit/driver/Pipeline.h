@@ -90,6 +90,16 @@ void quantizeWithSyntheticProfile(Graph &graph, const QuantCliOptions &options);
 enum class Verbosity { Quiet, Normal, Verbose };
 Verbosity verbosity();
 void setVerbosity(Verbosity level);
+/// While one lives, status lines from this thread are left out (a variant's
+/// compile inside `fit`: one line per variant, not the compile's). Other
+/// threads are unaffected.
+class QuietScope {
+public:
+  QuietScope();
+  ~QuietScope();
+  QuietScope(const QuietScope &) = delete;
+  QuietScope &operator=(const QuietScope &) = delete;
+};
 /// Writes a progress/status line to stderr unless --quiet.
 void status(const std::string &line);
 /// Informational notes (the memory-opt level line) are left out when a JSON

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/support/Error.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -19,5 +21,9 @@ std::string bundlefitVersion();
 /// Adds "tool": {"name": "bundlefit", "version": ...} and, when `modelPath`
 /// is not empty, "model_sha256" to a JSON report.
 void stampReport(nlohmann::json &report, const std::string &modelPath);
+
+/// An exit code's name in machine-readable reports (`fit --batch` lines, the
+/// Python module's exceptions): "does_not_fit", "bad_input_file", ...
+const char *exitCategoryName(ExitCode code);
 
 } // namespace bundlefit

@@ -44,6 +44,10 @@ struct BuildOptions {
   std::string optLevel = "O2";
   double exactTimeBudgetSeconds = 5.0;
   bool useCache = true; ///< false: always compile (the object is needed).
+  /// No code generation: unless the cache holds the build's code sizes, the
+  /// code figure is the device file's kernel-library figure, labelled as an
+  /// estimate (the Python module's default: a verdict in milliseconds).
+  bool estimateCode = false;
 };
 
 /// Where the code bytes of a build come from.
@@ -51,9 +55,10 @@ struct CodeBreakdown {
   uint64_t text = 0, rodata = 0, data = 0; ///< The bundle object's sections.
   uint64_t runtime = 0;       ///< What linking adds: libgcc/newlib routines, alignment.
   uint64_t library = 0;       ///< CMSIS-NN functions it calls (per-core table).
+  uint64_t estimated = 0;     ///< BuildOptions::estimateCode: the whole figure, not compiled.
   bool runtimeMeasured = false; ///< false: arm-none-eabi-gcc missing, runtime not counted.
   bool fromCache = false;
-  uint64_t total() const { return text + rodata + data + runtime + library; }
+  uint64_t total() const { return text + rodata + data + runtime + library + estimated; }
 };
 
 /// One variant sized for one part.

@@ -1,0 +1,211 @@
+//===- BundlefitModule.cpp - `import bundlefit`: fit checks from Python ----===//
+//
+// The driver library behind the command line, for model searches that ask
+// thousands of times whether a model fits: no process start per answer, and
+// no code generation unless asked (fit's code figure is then a labelled
+// estimate; exact_code=True compiles the bundle as `bundlefit fit` does).
+// Every result is the dict of the command's JSON report (the same fields,
+// parsed from the same JSON); failures raise bundlefit.Error, whose
+// exit_code and category are the command line's (README, "Exit codes").
+// The GIL is released while the driver works, so Python threads run fits
+// side by side.
+//
+//===----------------------------------------------------------------------===//
+#include "ModelSource.h"
+
+#include "bundlefit/driver/CompileBundle.h"
+#include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/ToolInfo.h"
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/reports/MemoryReport.h"
+#include "bundlefit/support/Error.h"
+#include "bundlefit/support/Names.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <fstream>
+#include <memory>
+#include <optional>
+
+namespace py = pybind11;
+using namespace bundlefit;
+using bundlefit::python::ModelSource;
+
+namespace {
+
+PyObject *errorType = nullptr;
+
+/// A report as the dict `json.loads` makes of the command's JSON.
+py::object toPython(const nlohmann::json &report) {
+  return py::module_::import("json").attr("loads")(report.dump());
+}
+
+/// A Model, a path (str or os.PathLike) or bytes.
+std::shared_ptr<ModelSource> modelOf(const py::object &model) {
+  if (py::isinstance<ModelSource>(model))
+    return model.cast<std::shared_ptr<ModelSource>>();
+  if (py::isinstance<py::bytes>(model))
+    return std::make_shared<ModelSource>(ModelSource::fromBytes(model.cast<std::string>(), "model.onnx"));
+  return std::make_shared<ModelSource>(
+      ModelSource::fromPath(py::str(py::module_::import("os").attr("fspath")(model))));
+}
+
+ModelOptions modelOptions(const ModelSource &source, int memoryOpt) {
+  ModelOptions options;
+  options.path = source.path();
+  options.memoryOpt = memoryOpt;
+  return options;
+}
+
+QuantCliOptions quantOptions(const std::optional<std::string> &profile, const std::string &schema) {
+  QuantCliOptions quant;
+  quant.profilePath = profile.value_or("");
+  quant.schema = schema;
+  return quant;
+}
+
+/// Reports carry the tool and the SHA-256 of the model's bytes, as the
+/// command line's do.
+py::object stamped(nlohmann::json report, const ModelSource &source) {
+  stampReport(report, source.path());
+  return toPython(report);
+}
+
+py::object fit(const py::object &model, const std::string &device, const std::optional<std::string> &variant,
+               const std::string &weights, bool exactCode, int memoryOpt,
+               const std::optional<std::string> &profile, const std::string &schema,
+               const std::optional<std::string> &reserveRam, const std::optional<std::string> &reserveFlash,
+               std::optional<uint64_t> appRam, std::optional<uint64_t> appFlash, uint64_t staticBytes,
+               const std::vector<std::string> &deviceFiles) {
+  std::shared_ptr<ModelSource> source = modelOf(model);
+  driver::FitCheckOptions options;
+  options.build = {modelOptions(*source, memoryOpt), quantOptions(profile, schema)};
+  options.build.estimateCode = !exactCode;
+  options.device = device;
+  options.deviceFiles = deviceFiles;
+  options.variant = variant.value_or("");
+  device::FitRequest &request = options.request;
+  request.weights = device::parseWeightsPolicy(weights);
+  if (reserveRam)
+    request.reserveRam = device::parseHeadroom(*reserveRam, "reserve_ram");
+  if (reserveFlash)
+    request.reserveFlash = device::parseHeadroom(*reserveFlash, "reserve_flash");
+  request.appRam = appRam;
+  request.appFlash = appFlash;
+  request.extraStaticBytes = staticBytes;
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    std::unique_ptr<driver::FitCheck> check = driver::checkFit(options);
+    report = driver::fitReportJson(*check, source->label());
+  }
+  return stamped(std::move(report), *source);
+}
+
+py::object plan(const py::object &model, int memoryOpt, const std::optional<std::string> &profile,
+                const std::string &schema, double timeLimit) {
+  std::shared_ptr<ModelSource> source = modelOf(model);
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    // The stages of `bundlefit plan` (src/cli/PlanCommand.cpp).
+    ModelOptions options = modelOptions(*source, memoryOpt);
+    std::unique_ptr<Graph> graph = loadModel(options);
+    quantizeLoadedModel(*graph, options.path, quantOptions(profile, schema));
+    applyMemoryOptPasses(*graph, options);
+    PlanOptions planOptions;
+    planOptions.exactTimeBudgetSeconds = timeLimit;
+    planOptions.memoryOpt = memoryOpt;
+    MemoryPlan memoryPlan = planGraphMemory(*graph, planOptions);
+    report = memoryReportJson(*graph, memoryPlan, networkNameFromPath(options.path));
+  }
+  return stamped(std::move(report), *source);
+}
+
+/// Writes the bundle directory and returns its <net>.memory.json (what
+/// `bundlefit compile --json` prints).
+py::object compile(const py::object &model, const std::string &outputDir, const std::string &target,
+                   int memoryOpt, const std::optional<std::string> &profile, const std::string &schema,
+                   bool useCmsis, const std::string &opt) {
+  std::shared_ptr<ModelSource> source = modelOf(model);
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    CompileRequest request;
+    request.model = modelOptions(*source, memoryOpt);
+    request.outputDir = outputDir;
+    request.target = target;
+    request.quant = quantOptions(profile, schema);
+    request.useCmsis = useCmsis;
+    request.optLevel = opt;
+    CompiledBundle bundle = compileBundle(request);
+    std::string path = outputDir + "/" + bundle.networkName + ".memory.json";
+    std::ifstream in(path);
+    report = nlohmann::json::parse(in, nullptr, false);
+    if (report.is_discarded())
+      throw Error(ExitCode::Internal, path + ": the bundle's memory report is not JSON");
+  }
+  return stamped(std::move(report), *source);
+}
+
+void translateErrors(std::exception_ptr pointer) {
+  try {
+    if (pointer)
+      std::rethrow_exception(pointer);
+  } catch (const Error &e) {
+    py::object error = py::handle(errorType)(e.what());
+    error.attr("exit_code") = int(e.code());
+    error.attr("category") = exitCategoryName(e.code());
+    PyErr_SetObject(errorType, error.ptr());
+  }
+}
+
+} // namespace
+
+PYBIND11_MODULE(bundlefit, m) {
+  m.doc() = "bundlefit: memory plans and fit verdicts for ONNX models on microcontrollers";
+  m.attr("__version__") = bundlefitVersion();
+  errorType = PyErr_NewExceptionWithDoc(
+      "bundlefit.Error",
+      "A bundlefit failure: str() is the one-line message naming the model, node or option; "
+      "exit_code and category are the command line's (e.g. 4, 'bad_input_file').",
+      PyExc_Exception, nullptr);
+  m.attr("Error") = py::handle(errorType);
+  py::register_exception_translator(translateErrors);
+
+  py::class_<ModelSource, std::shared_ptr<ModelSource>>(m, "Model",
+                                                        "An ONNX model from a file or from bytes")
+      .def_property_readonly("path", &ModelSource::path, "The file the driver reads")
+      .def_property_readonly("name", &ModelSource::label, "What reports call it")
+      .def("__repr__", [](const ModelSource &s) { return "<bundlefit.Model " + s.label() + ">"; });
+
+  m.def(
+      "load",
+      [](const py::object &source, const std::optional<std::string> &name) {
+        if (py::isinstance<py::bytes>(source))
+          return std::make_shared<ModelSource>(
+              ModelSource::fromBytes(source.cast<std::string>(), name.value_or("model.onnx")));
+        return modelOf(source);
+      },
+      py::arg("source"), py::arg("name") = py::none(),
+      "A model from a path or from bytes (onnx.ModelProto.SerializeToString()); `name` names bytes "
+      "in reports (default model.onnx)");
+  m.def("fit", &fit, py::arg("model"), py::kw_only(), py::arg("device"), py::arg("variant") = py::none(),
+        py::arg("weights") = "auto", py::arg("exact_code") = false, py::arg("memory_opt") = 2,
+        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
+        py::arg("reserve_ram") = py::none(), py::arg("reserve_flash") = py::none(),
+        py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
+        py::arg("device_files") = std::vector<std::string>{},
+        "Does the model fit the part: the bundlefit.fit/1 report as a dict. Without exact_code the "
+        "code figure is a labelled estimate and no code is generated (unless the code-size cache "
+        "holds this build's); exact_code=True compiles the bundle as `bundlefit fit` does.");
+  m.def("plan", &plan, py::arg("model"), py::kw_only(), py::arg("memory_opt") = 2,
+        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
+        py::arg("time_limit") = 5.0, "The memory plan: the bundlefit.memory/1 report of `bundlefit plan`");
+  m.def("compile", &compile, py::arg("model"), py::arg("output_dir"), py::kw_only(),
+        py::arg("target") = "host", py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
+        py::arg("quantization_schema") = "asymmetric", py::arg("use_cmsis") = false,
+        py::arg("opt") = "O2",
+        "Writes the bundle directory (all or nothing); returns its <net>.memory.json");
+}

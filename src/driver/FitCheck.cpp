@@ -1,0 +1,118 @@
+//===- FitCheck.cpp - Does a model fit a part: the verdict and its report --===//
+#include "bundlefit/driver/FitCheck.h"
+
+#include "bundlefit/driver/Progress.h"
+#include "bundlefit/support/Error.h"
+
+namespace bundlefit::driver {
+
+using namespace bundlefit::device;
+
+namespace {
+
+std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp, const FitResult &fit) {
+  std::vector<std::string> notes;
+  for (const std::string &estimate : fp.estimates)
+    notes.push_back("estimate: " + estimate);
+  if (!fp.buildable)
+    notes.push_back(fp.variant.name + " is not buildable: bundlefit generates no HiFi4 DSP code; "
+                    "this verdict is planning and cost only");
+  const KernelLibrary &library = mainLibrary(device, fp.variant);
+  if (!library.calibrated)
+    notes.push_back(library.key + " cost figures on " + device.id + " are not calibrated on a published "
+                    "timing: " + library.source);
+  notes.push_back(fit.baselineSource);
+  return notes;
+}
+
+} // namespace
+
+int FitCheck::exitCode() const { return fit.fits ? 0 : int(ExitCode::DoesNotFit); }
+
+DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &deviceFiles) {
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  for (const std::string &file : deviceFiles)
+    db.addFile(file);
+  return db;
+}
+
+Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
+  // A profile means an int8 build unless the variant is named.
+  return parseVariant(name.empty() ? (quant.enabled() ? "int8" : "float") : name);
+}
+
+std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
+  auto check = std::make_unique<FitCheck>();
+  check->db = loadDeviceDatabase(options.deviceFiles);
+  check->device = &check->db.get(options.device);
+  const Device &device = *check->device;
+  check->variant = fitVariant(options.variant, options.build.quant);
+  check->request = options.request;
+  const FitRequest &request = check->request;
+  if (!variantAvailable(device, check->variant))
+    mainLibrary(device, check->variant); // Throws: the part lacks the library.
+
+  check->sizer = std::make_unique<BuildSizer>(options.build);
+  check->build = &check->sizer->build(device, check->variant);
+  ModelFootprint &fp = check->footprint;
+  fp = check->build->footprint;
+  if (request.codeBytes)
+    fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
+  check->fit = fitModel(device, fp, request);
+  if (!check->fit.fits) {
+    Stage stage("look for changes that would fit");
+    check->suggestions = suggestChanges(check->db, device, check->variant, request, check->sizer->footprints());
+  }
+  check->flexram = suggestFlexRam(device, fp, request);
+  if (!check->fit.fits && check->flexram) {
+    const FitResult &split = *check->flexram->result;
+    check->suggestions.insert(check->suggestions.begin(),
+                              {"FlexRAM banks " + check->flexram->reason, true, split.totals.flash,
+                               split.totals.ram, split.time.ms});
+  }
+  check->notes = notesFor(device, fp, check->fit);
+  return check;
+}
+
+nlohmann::json codeJson(const VariantBuild &build, const FitRequest &request) {
+  const CodeBreakdown &c = build.code;
+  const char *source = request.codeBytes ? "given"
+                       : !build.bundle   ? "device file"
+                       : c.estimated     ? "estimate"
+                                         : "compiled";
+  nlohmann::json code = {{"source", source},
+          {"target", build.target},
+          {"text", c.text},
+          {"rodata", c.rodata},
+          {"runtime", c.runtime},
+          {"runtime_measured", c.runtimeMeasured},
+          {"library", c.library},
+          {"cached", c.fromCache}};
+  if (c.estimated)
+    code["estimated"] = c.estimated; // BuildOptions::estimateCode
+  return code;
+}
+
+nlohmann::json suggestionsJson(const std::vector<Suggestion> &suggestions) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Suggestion &s : suggestions)
+    list.push_back({{"change", s.change}, {"fits", s.fits}, {"flash", s.flash}, {"ram", s.ram},
+                    {"predicted_ms", s.ms}});
+  return list;
+}
+
+nlohmann::json fitReportJson(const FitCheck &check, const std::string &modelPath) {
+  nlohmann::json report = fitResultJson(*check.device, check.footprint, check.fit);
+  report["schema"] = "bundlefit.fit/1";
+  report["model"] = modelPath;
+  report["code"] = codeJson(*check.build, check.request);
+  report["suggestions"] = suggestionsJson(check.suggestions);
+  if (const std::optional<FlexRamSplit> &f = check.flexram)
+    report["flexram"] = {{"itcm_banks", f->itcm}, {"dtcm_banks", f->dtcm},
+                         {"ocram_banks", f->ocram}, {"changed", f->changed},
+                         {"predicted_ms", f->result->time.ms}, {"summary", f->reason}};
+  report["notes"] = check.notes;
+  return report;
+}
+
+} // namespace bundlefit::driver

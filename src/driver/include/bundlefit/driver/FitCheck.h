@@ -1,0 +1,76 @@
+//===- FitCheck.h - Does a model fit a part: the verdict and its report ----===//
+//
+// What `bundlefit fit` computes, without its command line: the build sized
+// for the part (VariantBuild.h), the AN13001 fit, the changes that would make
+// it fit, the FlexRAM split, the notes, and the bundlefit.fit/1 JSON report.
+// `fit`, `fit --batch` and the Python module call it, so the three give the
+// same report for the same model and options.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/VariantBuild.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bundlefit::driver {
+
+struct FitCheckOptions {
+  BuildOptions build;
+  std::string device;
+  std::vector<std::string> deviceFiles; ///< Extra parts (--device-file).
+  std::string variant; ///< Empty: int8 with a profile, else float.
+  /// Weights policy, headroom, static bytes, a given code size.
+  device::FitRequest request;
+};
+
+/// The verdict and everything its report shows. Holds the device database
+/// the results point into: neither copied nor moved.
+struct FitCheck {
+  device::DeviceDatabase db;
+  const device::Device *device = nullptr;
+  device::Variant variant;
+  device::FitRequest request;
+  std::unique_ptr<BuildSizer> sizer;
+  const VariantBuild *build = nullptr; ///< Owned by `sizer`.
+  device::ModelFootprint footprint;
+  device::FitResult fit;
+  std::vector<device::Suggestion> suggestions;
+  std::optional<device::FlexRamSplit> flexram;
+  std::vector<std::string> notes;
+
+  FitCheck() = default;
+  FitCheck(const FitCheck &) = delete;
+  FitCheck &operator=(const FitCheck &) = delete;
+
+  /// 0 fits, 3 (ExitCode::DoesNotFit) does not.
+  int exitCode() const;
+};
+
+/// The part's database with `deviceFiles` added.
+device::DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &deviceFiles);
+
+/// The variant `fit` sizes: `name`, or int8 with a profile, else float.
+device::Variant fitVariant(const std::string &name, const QuantCliOptions &quant);
+
+/// Sizes the build and fits it. Throws bundlefit::Error naming the model,
+/// part or option at fault.
+std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options);
+
+/// Where the code figure of a build comes from (the report's "code").
+nlohmann::json codeJson(const VariantBuild &build, const device::FitRequest &request);
+
+/// The changes that would make a model fit, as reports list them.
+nlohmann::json suggestionsJson(const std::vector<device::Suggestion> &suggestions);
+
+/// The bundlefit.fit/1 report of `check` for `modelPath`, not yet stamped
+/// with the tool and model hash (ToolInfo.h: stampReport).
+nlohmann::json fitReportJson(const FitCheck &check, const std::string &modelPath);
+
+} // namespace bundlefit::driver

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""`import bundlefit` against the command line, on a model built in memory.
+
+A small CNN made with onnx.helper goes to the module as bytes and to the CLI
+as a file; plan, fit (exact_code=True) and compile must give the CLI's JSON,
+field for field, the fast fit the same sizes with its code labelled as an
+estimate, and errors bundlefit.Error with the CLI's exit code and category.
+
+Usage: test_module.py BUILD_PYTHON_DIR BUNDLEFIT_EXE
+Exit 77 (a ctest skip) when the module was not built (no pybind11-dev).
+"""
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+SKIP = 77
+
+
+def tiny_cnn(channels=8, size=16):
+    """Conv-Relu-MaxPool-Gemm on a 1x1xSxS input, fixed weights."""
+    rng = np.random.default_rng(23)
+    flat = channels * (size // 2) * (size // 2)
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((channels, 1, 3, 3)).astype(np.float32), "w"),
+        numpy_helper.from_array(rng.standard_normal(channels).astype(np.float32), "b"),
+        numpy_helper.from_array(rng.standard_normal((10, flat)).astype(np.float32), "fc_w"),
+        numpy_helper.from_array(rng.standard_normal(10).astype(np.float32), "fc_b"),
+        numpy_helper.from_array(np.array([1, flat], dtype=np.int64), "shape"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2], name="pool"),
+        helper.make_node("Reshape", ["p", "shape"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc_w", "fc_b"], ["y"], transB=1, name="fc"),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, size, size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    return model
+
+
+def cli(exe, *args):
+    done = subprocess.run([exe, *args], capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def cli_json(exe, *args, expect=0):
+    code, out, err = cli(exe, *args, "--json")
+    assert code == expect, f"bundlefit {' '.join(args)}: exit {code}: {err}"
+    return json.loads(out)
+
+
+def without(report, *paths):
+    """The report minus fields that name the run rather than the model."""
+    report = json.loads(json.dumps(report))
+    for path in paths:
+        node = report
+        for key in path[:-1]:
+            node = node[key]
+        node.pop(path[-1], None)
+    return report
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    module_dir, exe = sys.argv[1], sys.argv[2]
+    if not any(name.startswith("bundlefit.") and name.endswith(".so")
+               for name in (os.listdir(module_dir) if os.path.isdir(module_dir) else [])):
+        print(f"SKIP: no Python module in {module_dir} (install pybind11-dev and rebuild)")
+        return SKIP
+    sys.path.insert(0, module_dir)
+    import bundlefit
+
+    work = tempfile.mkdtemp(prefix="bundlefit-pytest-")
+    os.environ["BUNDLEFIT_CACHE_DIR"] = os.path.join(work, "cache")  # a fresh code-size cache
+    data = tiny_cnn().SerializeToString()
+    path = os.path.join(work, "tiny.onnx")
+    with open(path, "wb") as f:
+        f.write(data)
+    model = bundlefit.load(data, name="tiny.onnx")
+    check(model.name == "tiny.onnx" and os.path.basename(model.path) == "tiny.onnx", repr(model))
+
+    # plan: the CLI's bundlefit.memory/1 report, hash included.
+    py_plan, cli_plan = bundlefit.plan(model), cli_json(exe, "plan", path)
+    check(py_plan["model_sha256"] == cli_plan["model_sha256"], "plan: model hash differs")
+    check(py_plan == cli_plan, "plan: reports differ")
+    print(f"plan: equal to the CLI's (activations lower bound {py_plan['activations_lower_bound']:,})")
+
+    # fit, fast: no code generated, the sizes of the exact build, the code an estimate.
+    fast = bundlefit.fit(model, device="rt1060")
+    check(fast["code"]["source"] == "estimate", f"fast fit code: {fast['code']}")
+    check(fast["bundle"]["code_estimated"] is True, "fast fit: code not labelled as estimated")
+    check(any("fast estimate" in e for e in fast["estimate"]), f"fast fit estimates: {fast['estimate']}")
+
+    # fit, exact: the CLI's report field for field (the cache flag names the run).
+    exact = bundlefit.fit(path, device="rt1060", exact_code=True)
+    cli_fit = cli_json(exe, "fit", path, "--device", "rt1060")
+    check(without(exact, ("code", "cached")) == without(cli_fit, ("code", "cached")),
+          "fit exact_code=True differs from `bundlefit fit --json`:\n"
+          f"{json.dumps(exact)[:2000]}\n{json.dumps(cli_fit)[:2000]}")
+    check(exact["code"]["source"] == "compiled" and exact["code"]["text"] > 0, f"{exact['code']}")
+    for key in ("constant", "mutable", "activations", "activations_lower_bound"):
+        check(fast["bundle"][key] == exact["bundle"][key], f"fast and exact {key} differ")
+    print(f"fit: exact equal to the CLI's (code {exact['bundle']['code']:,}, "
+          f"{'fits' if exact['fits'] else 'does not fit'}); fast: code estimate "
+          f"{fast['bundle']['code']:,}, same sizes")
+
+    # A model that does not fit is an answer, not an error.
+    small = bundlefit.fit(path, device="lpc55s69", exact_code=True)
+    cli_small = cli_json(exe, "fit", path, "--device", "lpc55s69")
+    check(small["fits"] == cli_small["fits"], "lpc55s69 verdicts differ")
+
+    # compile: the bundle's memory.json, as `bundlefit compile --json` prints it.
+    py_bundle = bundlefit.compile(model, os.path.join(work, "py_bundle"))
+    cli_bundle = cli_json(exe, "compile", path, "-o", os.path.join(work, "cli_bundle"))
+    check(os.path.exists(os.path.join(work, "py_bundle", "tiny.o")), "compile wrote no tiny.o")
+    check(py_bundle == cli_bundle, "compile reports differ")
+    print("compile: equal to the CLI's")
+
+    # Errors carry the CLI's exit code and category, and name what is at fault.
+    for call, code, category, named in [
+        (lambda: bundlefit.fit(bundlefit.load(b"not a model", name="junk.onnx"), device="rt1060"),
+         4, "bad_input_file", "junk.onnx"),
+        (lambda: bundlefit.load(os.path.join(work, "missing.onnx")), 4, "bad_input_file", "missing.onnx"),
+        (lambda: bundlefit.fit(model, device="rt9999"), 2, "usage", "rt9999"),
+    ]:
+        try:
+            call()
+        except bundlefit.Error as e:
+            check((e.exit_code, e.category) == (code, category), f"{e}: {e.exit_code} {e.category}")
+            check(named in str(e), f"error does not name {named}: {e}")
+            cli_code = cli(exe, "fit", os.path.join(work, named), "--device", "rt1060")[0] \
+                if code == 4 else cli(exe, "fit", path, "--device", "rt9999")[0]
+            check(cli_code == code, f"CLI exit {cli_code} for {named}, module {code}")
+        else:
+            raise AssertionError(f"no bundlefit.Error for {named}")
+    print("errors: bundlefit.Error with the CLI's exit codes")
+
+    # Threads: the GIL is released, the driver is thread-safe; same answers.
+    sizes = [(4, 16), (8, 16), (8, 24), (16, 24)]
+    models = [bundlefit.load(tiny_cnn(c, s).SerializeToString(), name=f"tiny_{c}_{s}.onnx") for c, s in sizes]
+    serial = [bundlefit.fit(m, device="rt1060") for m in models]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        threaded = list(pool.map(lambda m: bundlefit.fit(m, device="rt1060"), models))
+    check(serial == threaded, "fits on two threads differ from serial ones")
+    check(len({r["bundle"]["activations"] for r in serial}) > 1, "the candidates should differ")
+    print(f"threads: {len(models)} fits on 2 threads equal the serial ones")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
