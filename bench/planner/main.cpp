@@ -17,17 +17,16 @@
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/formats/GlowTrace.h"
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
+#include "bundlefit/planner/formats/NetworkLike.h"
 
 #include "SourceCommit.h"
 
 #include <chrono>
-#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -168,25 +167,6 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
          ", \"count\": " + std::to_string(names.size()) + "}";
 }
 
-// Network-like random problems: one buffer born per step; most die within
-// a few steps, 5% are skip connections living up to 256 steps and 1% live up
-// to 4096 steps; log-uniform sizes from 64 B to 1 MiB, 64-byte aligned.
-bp::Problem randomProblem(int n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> logSize(6.0, 20.0);
-  std::uniform_int_distribution<int> percent(0, 99);
-  auto life = [&](int longest) { return std::uniform_int_distribution<int>(0, longest)(rng); };
-  bp::Problem p;
-  p.buffers.reserve(n);
-  for (int i = 0; i < n; ++i) {
-    int kind = percent(rng);
-    int span = kind < 1 ? life(4096) : kind < 6 ? life(256) : life(8);
-    uint64_t size = uint64_t(std::exp2(logSize(rng)));
-    p.buffers.push_back({i, size, 64, i, std::min(i + span, n - 1)});
-  }
-  return p;
-}
-
 // Through planMemory as bundles use it (greedy, then sections searched
 // within the 5 s default time limit).
 std::string benchScale(const Options &o, bool &ok) {
@@ -198,7 +178,7 @@ std::string benchScale(const Options &o, bool &ok) {
   std::ostringstream json;
   json << "[";
   for (size_t k = 0; k < sizes.size(); ++k) {
-    bp::Problem p = randomProblem(sizes[k], 42 + uint32_t(k));
+    bp::Problem p = bp::formats::networkLikeProblem(sizes[k], 42 + uint32_t(k));
     bp::Plan plan;
     double t = timed([&] { plan = bp::planMemory(p); });
     double cpu = lastCpu;

@@ -29,6 +29,7 @@
 #include "bundlefit/driver/Pipeline.h"
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct BuildOptions {
   std::string optLevel = "O2";
   double exactTimeBudgetSeconds = 5.0;
   bool useCache = true; ///< false: always compile (the object is needed).
+  /// Set (by `fit`): each part's RAM regions, as this request leaves them,
+  /// are capacities the arena plan targets (device::arenaRooms), so builds
+  /// are per part. Unset: per core, the arena just minimised.
+  std::optional<device::FitRequest> arenaRoomsFor = std::nullopt;
 };
 
 /// Where the code bytes of a build come from.
