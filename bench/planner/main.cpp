@@ -167,12 +167,17 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
          ", \"count\": " + std::to_string(names.size()) + "}";
 }
 
-// Through planMemory as bundles use it (greedy, then sections searched
-// within the 5 s default time limit).
+// Through planMemory as bundles use it (greedy, then sections searched,
+// large ones window by window). The time limit is generous so that the
+// search finishes and the arena does not depend on the machine's load (the
+// shared bench machine runs 4x slower in wall time than on its own); the
+// CPU seconds are the figure to compare with the 5 s goal.
+constexpr double kScaleTimeLimit = 60;
+
 std::string benchScale(const Options &o, bool &ok) {
   std::vector<int> sizes = o.smoke ? std::vector<int>{1000}
                                    : std::vector<int>{1000, 10000, 100000, 1000000};
-  std::printf("\n== Random problems through planMemory (time limit 5 s) ==\n");
+  std::printf("\n== Random problems through planMemory (time limit %.0f s) ==\n", kScaleTimeLimit);
   std::printf("%9s %14s %14s %8s %9s %9s %9s %9s %s\n", "buffers", "lower bound", "arena",
               "ratio", "wall s", "cpu s", "check s", "sections", "algorithm / proof");
   std::ostringstream json;
@@ -180,7 +185,9 @@ std::string benchScale(const Options &o, bool &ok) {
   for (size_t k = 0; k < sizes.size(); ++k) {
     bp::Problem p = bp::formats::networkLikeProblem(sizes[k], 42 + uint32_t(k));
     bp::Plan plan;
-    double t = timed([&] { plan = bp::planMemory(p); });
+    bp::PlanOptions options;
+    options.exact.timeBudgetSeconds = kScaleTimeLimit;
+    double t = timed([&] { plan = bp::planMemory(p, options); });
     double cpu = lastCpu;
     bool valid = true;
     double tc = timed([&] { valid = validOrSay(p, plan, "random"); });
@@ -192,7 +199,7 @@ std::string benchScale(const Options &o, bool &ok) {
     json << (k ? "," : "") << "\n    {\"buffers\": " << sizes[k]
          << ", \"lower_bound\": " << plan.lowerBound << ", \"arena\": " << plan.arenaSize
          << ", \"seconds\": " << t << ", \"cpu_seconds\": " << cpu
-         << ", \"check_seconds\": " << tc << ", \"sections\": " << plan.sections
+         << ", \"time_limit_seconds\": " << kScaleTimeLimit << ", \"check_seconds\": " << tc << ", \"sections\": " << plan.sections
          << ", \"proof\": " << quoted(bp::proofOf(plan, 0))
          << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
   }
