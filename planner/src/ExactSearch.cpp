@@ -44,13 +44,7 @@ struct Instance {
   std::vector<uint64_t> sectionBytes; // Initial bytes per section.
   std::vector<uint64_t> fixedAt; // Offset an obstacle must keep, or kUnplaced.
   int numSections = 0;
-  // Raise section floors to the lowest min offset of their unplaced items.
-  // It prunes, but costs O(sections x items) per node: only for small ones.
-  bool unallocatedFloors = true;
 };
-
-// Past this many items a node skips the unallocated floors (see above).
-constexpr size_t kMostItemsForUnallocatedFloors = 4096;
 
 // Building costs O(items + pairs live together), seconds for 10^6 items:
 // false when the budget's deadline passes first.
@@ -383,8 +377,6 @@ private:
       minOffset[j] = lowest;
       if (lowest + in.size[j] > capacity || lowest > in.fixedAt[j])
         overflow = true; // j can no longer fit anywhere (or where it must be).
-      if (!in.unallocatedFloors)
-        continue;
       // Only a section whose floor is below j's new min offset can rise;
       // the sections i spans now have their floor at i's end already.
       for (int s = in.lo[j]; s < in.lo[i]; ++s)
@@ -541,7 +533,6 @@ Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budg
     budget.timedOut = true;
     return Outcome::OutOfBudget;
   }
-  in.unallocatedFloors = in.size.size() <= kMostItemsForUnallocatedFloors;
   // Orders after MiniMalloc's (T: fullest section, W: lifetime, A: area),
   // most re-derived for every independent part so that T counts only the
   // bytes still unplaced there. TWA both ways, then TAW: on MiniMalloc's
