@@ -17,17 +17,16 @@
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/formats/GlowTrace.h"
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
+#include "bundlefit/planner/formats/NetworkLike.h"
 
 #include "SourceCommit.h"
 
 #include <chrono>
-#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -168,39 +167,27 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
          ", \"count\": " + std::to_string(names.size()) + "}";
 }
 
-// Network-like random problems: one buffer born per step; most die within
-// a few steps, 5% are skip connections living up to 256 steps and 1% live up
-// to 4096 steps; log-uniform sizes from 64 B to 1 MiB, 64-byte aligned.
-bp::Problem randomProblem(int n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> logSize(6.0, 20.0);
-  std::uniform_int_distribution<int> percent(0, 99);
-  auto life = [&](int longest) { return std::uniform_int_distribution<int>(0, longest)(rng); };
-  bp::Problem p;
-  p.buffers.reserve(n);
-  for (int i = 0; i < n; ++i) {
-    int kind = percent(rng);
-    int span = kind < 1 ? life(4096) : kind < 6 ? life(256) : life(8);
-    uint64_t size = uint64_t(std::exp2(logSize(rng)));
-    p.buffers.push_back({i, size, 64, i, std::min(i + span, n - 1)});
-  }
-  return p;
-}
+// Through planMemory as bundles use it (greedy, then sections searched,
+// large ones window by window). The time limit is generous so that the
+// search finishes and the arena does not depend on the machine's load (the
+// shared bench machine runs 4x slower in wall time than on its own); the
+// CPU seconds are the figure to compare with the 5 s goal.
+constexpr double kScaleTimeLimit = 60;
 
-// Through planMemory as bundles use it (greedy, then sections searched
-// within the 5 s default time limit).
 std::string benchScale(const Options &o, bool &ok) {
   std::vector<int> sizes = o.smoke ? std::vector<int>{1000}
                                    : std::vector<int>{1000, 10000, 100000, 1000000};
-  std::printf("\n== Random problems through planMemory (time limit 5 s) ==\n");
+  std::printf("\n== Random problems through planMemory (time limit %.0f s) ==\n", kScaleTimeLimit);
   std::printf("%9s %14s %14s %8s %9s %9s %9s %9s %s\n", "buffers", "lower bound", "arena",
               "ratio", "wall s", "cpu s", "check s", "sections", "algorithm / proof");
   std::ostringstream json;
   json << "[";
   for (size_t k = 0; k < sizes.size(); ++k) {
-    bp::Problem p = randomProblem(sizes[k], 42 + uint32_t(k));
+    bp::Problem p = bp::formats::networkLikeProblem(sizes[k], 42 + uint32_t(k));
     bp::Plan plan;
-    double t = timed([&] { plan = bp::planMemory(p); });
+    bp::PlanOptions options;
+    options.exact.timeBudgetSeconds = kScaleTimeLimit;
+    double t = timed([&] { plan = bp::planMemory(p, options); });
     double cpu = lastCpu;
     bool valid = true;
     double tc = timed([&] { valid = validOrSay(p, plan, "random"); });
@@ -212,7 +199,7 @@ std::string benchScale(const Options &o, bool &ok) {
     json << (k ? "," : "") << "\n    {\"buffers\": " << sizes[k]
          << ", \"lower_bound\": " << plan.lowerBound << ", \"arena\": " << plan.arenaSize
          << ", \"seconds\": " << t << ", \"cpu_seconds\": " << cpu
-         << ", \"check_seconds\": " << tc << ", \"sections\": " << plan.sections
+         << ", \"time_limit_seconds\": " << kScaleTimeLimit << ", \"check_seconds\": " << tc << ", \"sections\": " << plan.sections
          << ", \"proof\": " << quoted(bp::proofOf(plan, 0))
          << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
   }

@@ -220,6 +220,8 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   std::string arenaLabel = "activations arena";
   if (fp.scratchBytes)
     arenaLabel += " (incl. kernel scratch, largest " + std::to_string(fp.scratchBytes) + " B)";
+  for (int index : ramOrder)
+    result.arenaRooms.push_back(remaining(index));
   int arena = placeFast(arenaLabel, t.activations, device.homes.activations);
   result.activationRegion = &device.memory[arena];
   int io = placeFast("inputs/outputs (mutableWeight)", t.mutableBytes, device.homes.io);
@@ -384,6 +386,14 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
                                       std::to_string(f.defaultDtcm) + "/" + std::to_string(f.defaultOcram)
                                 : " (the default is already best)";
   return best;
+}
+
+std::vector<uint64_t> arenaRooms(const Device &device, const Variant &variant,
+                                 const FitRequest &request) {
+  ModelFootprint empty;
+  empty.variant = variant;
+  empty.libraryRamBytes = mainLibrary(device, variant).ramBytes;
+  return fitModel(device, empty, request).arenaRooms;
 }
 
 std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,

@@ -21,6 +21,7 @@
 #include "GreedyInternal.h"
 #include "LargeStack.h"
 #include "Sections.h"
+#include "WindowRepair.h"
 
 #include <algorithm>
 #include <chrono>
@@ -53,7 +54,10 @@ public:
       for (int g : s.global)
         offsets.push_back(itemOffsets[g]);
       uint64_t arena = detail::arenaOf(s.items, offsets);
-      state.push_back({std::move(offsets), arena, s.lowerBound, false});
+      // A large section is repaired from its placement by windows
+      // (WindowRepair.h); whole greedy passes over it would only cost time.
+      bool large = s.items.items.size() > detail::kWholeSearchItems;
+      state.push_back({std::move(offsets), arena, s.lowerBound, large});
     }
   }
 
@@ -100,7 +104,9 @@ public:
         Outcome result = improve(order[k], target, until);
         if (result == Outcome::OutOfBudget)
           break;
-        if (result == Outcome::Infeasible)
+        // Unsolved proves nothing, but a window that gave up at this
+        // target would give up again: go higher.
+        if (result == Outcome::Infeasible || result == Outcome::Unsolved)
           lo = target + 1;
       }
       floor = std::max(floor, s.arena);
@@ -194,9 +200,22 @@ private:
     budget.deadline = until;
     budget.timedOut = false;
     std::vector<uint64_t> offsets;
+    bool windows = local.items.size() > detail::kWholeSearchItems;
+    if (windows)
+      offsets = s.offsets; // Repaired in place, window by window.
     Outcome result = detail::runOnLargeStack(local.items.size(), [&] {
-      return detail::searchCapacity(local, target, budget, offsets);
+      return windows ? detail::repairByWindows(local, offsets, target, budget)
+                     : detail::searchCapacity(local, target, budget, offsets);
     });
+    if (windows && result != Outcome::Found) {
+      // A partial repair is still a valid placement, and no higher.
+      uint64_t arena = detail::arenaOf(local, offsets);
+      if (arena < s.arena) {
+        s.offsets = std::move(offsets);
+        s.arena = arena;
+        improved = searched = true;
+      }
+    }
     if (result == Outcome::OutOfBudget) {
       outOfBudget = true;
       return result;

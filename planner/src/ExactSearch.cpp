@@ -42,12 +42,14 @@ struct Instance {
   std::vector<std::vector<int>> overlaps;
   std::vector<std::vector<int>> sectionItems; // Items live in each section.
   std::vector<uint64_t> sectionBytes; // Initial bytes per section.
+  std::vector<uint64_t> fixedAt; // Offset an obstacle must keep, or kUnplaced.
   int numSections = 0;
 };
 
 // Building costs O(items + pairs live together), seconds for 10^6 items:
 // false when the budget's deadline passes first.
-bool buildInstance(const Items &items, SearchBudget &budget, Instance &in) {
+bool buildInstance(const Items &items, const std::vector<uint64_t> *fixed,
+                   SearchBudget &budget, Instance &in) {
   // Sections are the compressed steps on which some item dies: the live set
   // of any other step is contained in the one of the next such step, so
   // these "maximal" sections carry every constraint (as MiniMalloc's sweep
@@ -74,6 +76,7 @@ bool buildInstance(const Items &items, SearchBudget &budget, Instance &in) {
     in.lo.push_back(lo);
     in.hi.push_back(hi);
     in.length.push_back(it.length());
+    in.fixedAt.push_back(fixed && (*fixed)[i] != kNotFixed ? (*fixed)[i] : kUnplaced);
     for (int s = lo; s <= hi; ++s) {
       in.sectionBytes[s] += it.size;
       in.sectionItems[s].push_back(int(in.size.size()) - 1);
@@ -169,8 +172,10 @@ public:
   }
 
   Outcome run() {
-    std::vector<int> all(in.size.size());
-    std::iota(all.begin(), all.end(), 0);
+    Part all;
+    all.items.resize(in.size.size());
+    std::iota(all.items.begin(), all.items.end(), 0);
+    all.live = all.items.size();
     // The problem may already fall apart where no item crosses a boundary.
     std::vector<int> cutAfter;
     for (int s = 0; s + 1 < in.numSections; ++s)
@@ -182,10 +187,19 @@ public:
   const std::vector<uint64_t> &offsets() const { return solution; }
 
 private:
+  // The items of one independent part. The first `live` are unplaced: a
+  // placement swaps its item behind them and its undo swaps it back, so a
+  // node only looks at the items still to place.
+  struct Part {
+    std::vector<int> items;
+    size_t live = 0;
+    std::vector<int> fixed; // Its obstacles, placed or not.
+  };
   struct Candidate {
     uint64_t offset;
     int rank;
     int item;
+    size_t pos; // In Part::items.
     bool operator<(const Candidate &o) const {
       return offset != o.offset ? offset < o.offset : rank < o.rank;
     }
@@ -211,13 +225,10 @@ private:
   // A fresh canonical search over the unplaced items of sections [sLo, sHi].
   // Like MiniMalloc, the part gets its own preorder, with T measured on the
   // bytes still unplaced; the outer ranks come back afterwards.
-  Outcome solvePart(const std::vector<int> &part, int sLo, int sHi) {
+  Outcome solvePart(Part &part, int sLo, int sHi) {
     if (!rerank)
       return searchFrom(part, sLo, sHi, 0, -1);
-    std::vector<int> order;
-    for (int i : part)
-      if (offset[i] == kUnplaced)
-        order.push_back(i);
+    std::vector<int> order(part.items.begin(), part.items.begin() + part.live);
     std::vector<int> saved;
     saved.reserve(order.size());
     for (int i : order)
@@ -263,8 +274,7 @@ private:
     return a < b;
   }
 
-  Outcome searchFrom(const std::vector<int> &part, int sLo, int sHi,
-                     uint64_t lastOffset, int lastRank) {
+  Outcome searchFrom(Part &part, int sLo, int sHi, uint64_t lastOffset, int lastRank) {
     if (!spendNode())
       return Outcome::OutOfBudget;
     // One candidate buffer per search depth, reused: no allocation per node.
@@ -272,28 +282,35 @@ private:
       candidatePool.emplace_back();
     std::vector<Candidate> &candidates = candidatePool[depth];
     candidates.clear();
-    uint64_t minHeight = kUnplaced;
-    bool any = false;
-    for (int i : part)
-      if (offset[i] == kUnplaced) {
-        any = true;
-        minHeight = std::min(minHeight, minOffset[i] + in.size[i]);
-      }
-    if (!any)
+    // The lowest unplaced obstacle comes next in (offset, rank) order at
+    // the latest: nothing may be placed after it.
+    if (part.live == 0)
       return Outcome::Found;
+    Candidate nextFixed{kUnplaced, 0, -1, 0};
+    for (int i : part.fixed)
+      if (offset[i] == kUnplaced && Candidate{in.fixedAt[i], rank[i], i, 0} < nextFixed)
+        nextFixed = {in.fixedAt[i], rank[i], i, 0};
+    // Dominance needs the gap under the candidate to be free: only free
+    // items that would end at or below every unplaced obstacle count.
+    uint64_t minHeight = kUnplaced;
+    for (size_t p = 0; p < part.live; ++p) {
+      int i = part.items[p];
+      if (in.fixedAt[i] == kUnplaced && minOffset[i] + in.size[i] <= nextFixed.offset)
+        minHeight = std::min(minHeight, minOffset[i] + in.size[i]);
+    }
     // Only candidates that pass every filter are sorted: under the lowest
     // min offset + size of any unplaced item (dominance: that item would
     // fit underneath), not before the last placement in (offset, rank)
-    // order (canonical: reached by another branch), and fitting.
-    for (int i : part) {
-      if (offset[i] != kUnplaced)
+    // order (canonical: reached by another branch), not after the next
+    // obstacle, and fitting.
+    for (size_t p = 0; p < part.live; ++p) {
+      int i = part.items[p];
+      Candidate c{in.fixedAt[i] != kUnplaced ? in.fixedAt[i] : minOffset[i], rank[i], i, p};
+      if (c.offset >= minHeight || c.offset < lastOffset ||
+          (c.offset == lastOffset && rank[i] < lastRank) || nextFixed < c ||
+          c.offset + in.size[i] > capacity || c.offset < minOffset[i])
         continue;
-      uint64_t at = minOffset[i];
-      if (at >= minHeight || at < lastOffset ||
-          (at == lastOffset && rank[i] < lastRank) ||
-          at + in.size[i] > capacity)
-        continue;
-      candidates.push_back({at, rank[i], i});
+      candidates.push_back(c);
     }
     std::sort(candidates.begin(), candidates.end());
     for (const Candidate &c : candidates) {
@@ -305,21 +322,25 @@ private:
       // Nothing unplaced meets c.item in time ("hatless"): it sits at its
       // final min offset whatever else happens, below every later
       // candidate, so no sibling branch can still place it canonically.
-      if (lastHatless)
+      // An obstacle's offset is final anyway.
+      if (lastHatless || c.item == nextFixed.item)
         break;
     }
     return Outcome::Infeasible;
   }
 
-  Outcome tryPlace(const std::vector<int> &part, int sLo, int sHi,
-                   const Candidate &c) {
+  Outcome tryPlace(Part &part, int sLo, int sHi, const Candidate &c) {
     size_t mark = log.size();
+    std::swap(part.items[c.pos], part.items[part.live - 1]);
+    --part.live;
     place(c.item, c.offset);
     bool hatless = placedHatless;
     Outcome result = Outcome::Infeasible;
     if (!overflow && sectionsFit(sLo, sHi, c.offset))
       result = continueAfter(part, sLo, sHi, c);
     unplace(c.item, mark);
+    ++part.live;
+    std::swap(part.items[c.pos], part.items[part.live - 1]);
     lastHatless = hatless;
     return result;
   }
@@ -354,8 +375,8 @@ private:
         continue;
       record(minOffset, j);
       minOffset[j] = lowest;
-      if (lowest + in.size[j] > capacity)
-        overflow = true; // j can no longer fit anywhere.
+      if (lowest + in.size[j] > capacity || lowest > in.fixedAt[j])
+        overflow = true; // j can no longer fit anywhere (or where it must be).
       // Only a section whose floor is below j's new min offset can rise;
       // the sections i spans now have their floor at i's end already.
       for (int s = in.lo[j]; s < in.lo[i]; ++s)
@@ -443,8 +464,7 @@ private:
 
   // After placing c.item: split into independent parts if the placement
   // removed the last unplaced item crossing some section boundary.
-  Outcome continueAfter(const std::vector<int> &part, int sLo, int sHi,
-                        const Candidate &c) {
+  Outcome continueAfter(Part &part, int sLo, int sHi, const Candidate &c) {
     int i = c.item;
     std::vector<int> cutAfter;
     for (int s = std::max(sLo, in.lo[i]); s < std::min(sHi, in.hi[i]); ++s)
@@ -457,16 +477,21 @@ private:
 
   // Solves the unplaced items of each stretch between cuts on its own; no
   // item crosses a cut, so the stretches cannot interfere.
-  Outcome solvePieces(const std::vector<int> &part, int sLo, int sHi,
-                      std::vector<int> cutAfter) {
+  Outcome solvePieces(const Part &part, int sLo, int sHi, std::vector<int> cutAfter) {
     cutAfter.push_back(sHi);
     int pieceLo = sLo;
     for (int pieceHi : cutAfter) {
-      std::vector<int> piece;
-      for (int j : part)
-        if (offset[j] == kUnplaced && in.lo[j] >= pieceLo && in.hi[j] <= pieceHi)
-          piece.push_back(j);
-      if (!piece.empty()) {
+      Part piece;
+      for (size_t p = 0; p < part.live; ++p) {
+        int j = part.items[p];
+        if (in.lo[j] >= pieceLo && in.hi[j] <= pieceHi) {
+          piece.items.push_back(j);
+          if (in.fixedAt[j] != kUnplaced)
+            piece.fixed.push_back(j);
+        }
+      }
+      piece.live = piece.items.size();
+      if (piece.live != 0) {
         Outcome result = solvePart(piece, pieceLo, pieceHi);
         if (result != Outcome::Found)
           return result;
@@ -501,10 +526,10 @@ private:
 };
 } // namespace
 
-Outcome searchCapacity(const Items &items, uint64_t capacity,
-                       SearchBudget &budget, std::vector<uint64_t> &itemOffsets) {
+Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budget,
+                       std::vector<uint64_t> &itemOffsets, const std::vector<uint64_t> *fixed) {
   Instance in;
-  if (!buildInstance(items, budget, in)) {
+  if (!buildInstance(items, fixed, budget, in)) {
     budget.timedOut = true;
     return Outcome::OutOfBudget;
   }

@@ -17,7 +17,9 @@
 
 namespace bundlefit::planner::detail {
 
-enum class Outcome { Found, Infeasible, OutOfBudget };
+/// Unsolved: a heuristic part (a window, WindowRepair.h) gave up at its own
+/// node limit; nothing is proved and the budget is not spent.
+enum class Outcome { Found, Infeasible, OutOfBudget, Unsolved };
 
 /// Shared by all attempts of one planExact call.
 struct SearchBudget {
@@ -27,11 +29,22 @@ struct SearchBudget {
   uint64_t nodesUsed = 0;
 };
 
+/// fixed[i] for an item that must stay where it is (an obstacle).
+inline constexpr uint64_t kNotFixed = ~uint64_t(0);
+
 /// Tries each static preorder in turn under a growing node limit (MiniMalloc's
 /// round robin), so one unlucky order cannot eat the whole budget. On Found,
 /// itemOffsets holds a placement with every item end <= capacity.
-Outcome searchCapacity(const Items &items, uint64_t capacity,
-                       SearchBudget &budget, std::vector<uint64_t> &itemOffsets);
+///
+/// With `fixed` (one entry per item, kNotFixed for the free ones) the other
+/// items are obstacles at the offsets given, which must not overlap each
+/// other: the search is exact for the free items around them. A settled
+/// placement (no free item can move down) lists, by offset, every item on
+/// the highest end of the earlier ones it meets, so obstacles just join the
+/// canonical order at their own offsets.
+Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budget,
+                       std::vector<uint64_t> &itemOffsets,
+                       const std::vector<uint64_t> *fixed = nullptr);
 
 /// planExact's body with the incumbent given (so planMemory does not run the
 /// greedy family twice). greedySeconds: how long the incumbent took, the

@@ -73,6 +73,10 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
                      {"alignment", MemoryPlan::kAlignment}};
   report["activations_lower_bound"] = plan.activationsLowerBound;
   report["allocator"] = plan.allocator;
+  // The capacity the arena search targeted (--arena-capacity, or a part's
+  // region room in `fit`), 0 for none, and what the plan is worth against it.
+  report["activations_capacity"] = plan.activationCapacity;
+  report["activations_proof"] = plan.activationsProof;
 
   json placeholders = json::array();
   for (const Value *value : plan.placeholders) {

@@ -29,6 +29,9 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
   command.add_option("--time-limit", request.exactTimeBudgetSeconds,
                      "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
+  command.add_option("--arena-capacity", request.activationCapacity,
+                     "Bytes the activation arena must fit in (e.g. a part's DTCM): the allocator "
+                     "looks for a plan within it first, then goes lower with the time left");
 }
 
 } // namespace bundlefit

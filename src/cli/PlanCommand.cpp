@@ -30,6 +30,7 @@ struct PlanCommandOptions {
   std::vector<std::string> deviceFiles;
   std::string networkName;
   double timeLimit = 5.0;
+  uint64_t arenaCapacity = 0;
   bool keepModelOrder = false;
   bool noInPlace = false;
 };
@@ -42,6 +43,7 @@ int runPlan(const PlanCommandOptions &options) {
                                                      : legalizeName(options.networkName);
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = options.timeLimit;
+  planOptions.activationCapacity = options.arenaCapacity;
   planOptions.reorderForMemory = !options.keepModelOrder;
   planOptions.allowInPlace = !options.noInPlace;
   planOptions.memoryOpt = options.model.memoryOpt;
@@ -109,6 +111,8 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--time-limit", options->timeLimit,
                       "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--arena-capacity", options->arenaCapacity,
+                      "Bytes the activation arena must fit in: a plan within it first, then lower");
   command->add_flag("--keep-model-order", options->keepModelOrder,
                     "Run nodes in the model's order instead of a memory-aware order");
   command->add_flag("--no-in-place", options->noInPlace,

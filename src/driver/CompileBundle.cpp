@@ -79,6 +79,8 @@ CompiledBundle buildBundle(const CompileRequest &request) {
 
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
+  planOptions.activationCapacity = request.activationCapacity;
+  planOptions.activationRooms = request.activationRooms;
   planOptions.memoryOpt = request.model.memoryOpt;
   planOptions.patchRecomputeBudget = request.model.patchRecomputeBudget;
   {

@@ -52,7 +52,9 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
   if (!variantAvailable(device, check->variant))
     mainLibrary(device, check->variant); // Throws: the part lacks the library.
 
-  check->sizer = std::make_unique<BuildSizer>(options.build);
+  BuildOptions build = options.build;
+  build.arenaRoomsFor = request; // the part's RAM regions are capacities the arena plan targets
+  check->sizer = std::make_unique<BuildSizer>(build);
   check->build = &check->sizer->build(device, check->variant);
   ModelFootprint &fp = check->footprint;
   fp = check->build->footprint;
@@ -112,6 +114,11 @@ nlohmann::json fitReportJson(const FitCheck &check, const std::string &modelPath
                          {"ocram_banks", f->ocram}, {"changed", f->changed},
                          {"predicted_ms", f->result->time.ms}, {"summary", f->reason}};
   report["notes"] = check.notes;
+  // The arena was planned for the room of the fastest region its lower bound
+  // allows (BuildOptions::arenaRoomsFor); HiFi4 builds are not planned so.
+  const CompiledBundle *bundle = check.build->bundle.get();
+  report["arena_plan"] = {{"capacity", bundle ? bundle->plan.activationCapacity : 0},
+                          {"proof", bundle ? bundle->plan.activationsProof : ""}};
   return report;
 }
 

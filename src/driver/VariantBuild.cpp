@@ -218,6 +218,9 @@ const VariantBuild &BuildSizer::build(const Device &device, const Variant &varia
                          ? std::string(cmsisExtensionName(cmsisExtensionOf(device.bundleCore())))
                          : std::string()) +
                     "|" + (isHiFi(variant) ? device.id : std::string());
+  if (options_.arenaRoomsFor)
+    for (uint64_t room : device::arenaRooms(device, variant, *options_.arenaRoomsFor))
+      key += "|" + std::to_string(room);
   auto it = builds_.find(key);
   if (it == builds_.end())
     it = builds_.emplace(key, make(device, variant)).first;
@@ -244,6 +247,8 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
   request.floatAbi = toolchain.floatAbi;
   request.optLevel = options_.optLevel;
   request.exactTimeBudgetSeconds = options_.exactTimeBudgetSeconds;
+  if (options_.arenaRoomsFor)
+    request.activationRooms = device::arenaRooms(device, variant, *options_.arenaRoomsFor);
   if (variant.precision == Precision::Int8) {
     request.quant = options_.quant;
     request.syntheticProfile = !options_.quant.enabled();

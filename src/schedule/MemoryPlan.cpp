@@ -157,6 +157,14 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   planner::PlanOptions plannerOptions;
   plannerOptions.exact.timeBudgetSeconds = options.exactTimeBudgetSeconds;
   plannerOptions.exact.capacity = options.activationCapacity;
+  if (plannerOptions.exact.capacity == 0 && !options.activationRooms.empty()) {
+    uint64_t bound = planner::computeLowerBound(problem);
+    for (uint64_t room : options.activationRooms)
+      if (room >= bound) {
+        plannerOptions.exact.capacity = room;
+        break;
+      }
+  }
   planner::Plan result = planner::planMemory(problem, plannerOptions);
   if (auto problemText = planner::checkPlan(problem, result))
     fatalInternal("activation plan failed its check: " + *problemText);
@@ -177,7 +185,8 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   plan.activationsSize = result.arenaSize;
   plan.activationsLowerBound = result.lowerBound;
   plan.allocator = result.algorithm;
-  plan.activationsProof = planner::proofOf(result, options.activationCapacity);
+  plan.activationCapacity = plannerOptions.exact.capacity;
+  plan.activationsProof = planner::proofOf(result, plan.activationCapacity);
 }
 
 /// Views (and in-place results) inherit their owner's placement.

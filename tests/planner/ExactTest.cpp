@@ -9,44 +9,10 @@
 #include <numeric>
 
 using namespace bundlefit::planner;
+using bundlefit::planner::test::bruteForceOptimum;
 using bundlefit::planner::test::dataDir;
 using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
-
-namespace {
-// The true optimum by brute force: placing buffers in order of their offsets
-// in an optimal plan, each at the lowest free aligned address, never ends
-// higher; so the best first-fit over all orders is optimal.
-uint64_t bruteForceOptimum(const Problem &p) {
-  std::vector<int> order(p.buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  uint64_t best = UINT64_MAX;
-  do {
-    std::vector<uint64_t> offset(p.buffers.size());
-    uint64_t top = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-      const Buffer &b = p.buffers[order[k]];
-      uint64_t at = 0;
-      for (bool moved = true; moved;) {
-        moved = false;
-        for (size_t j = 0; j < k; ++j) {
-          const Buffer &o = p.buffers[order[j]];
-          bool together = o.first <= b.last && b.first <= o.last;
-          uint64_t oEnd = offset[order[j]] + footprint(o);
-          if (together && offset[order[j]] < at + footprint(b) && at < oEnd) {
-            at = alignUp(oEnd, b.alignment);
-            moved = true;
-          }
-        }
-      }
-      offset[order[k]] = at;
-      top = std::max(top, at + footprint(b));
-    }
-    best = std::min(best, top);
-  } while (std::next_permutation(order.begin(), order.end()));
-  return best;
-}
-} // namespace
 
 TEST_CASE("exact search finds the true optimum on small random problems") {
   int provedCount = 0;

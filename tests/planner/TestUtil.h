@@ -6,9 +6,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace bundlefit::planner::test {
 
@@ -36,6 +39,50 @@ inline Problem randomProblem(int n, int steps, uint32_t seed,
     p.buffers.push_back({i, size(rng), a, first, last});
   }
   return p;
+}
+
+/// The true optimum by brute force: placing buffers in order of their
+/// offsets in an optimal plan, each at the lowest free aligned address,
+/// never ends higher; so the best first-fit over all orders is optimal.
+/// fixed[i], when given, pins buffer i at that offset (an obstacle placed
+/// before the others); the free buffers then go around it.
+inline uint64_t bruteForceOptimum(const Problem &p,
+                                  const std::vector<std::optional<uint64_t>> &fixed = {}) {
+  std::vector<int> order, pinned;
+  for (int i = 0; i < int(p.buffers.size()); ++i)
+    (i < int(fixed.size()) && fixed[i] ? pinned : order).push_back(i);
+  uint64_t best = UINT64_MAX;
+  do {
+    std::vector<uint64_t> offset(p.buffers.size());
+    std::vector<int> placed;
+    uint64_t top = 0;
+    for (int i : pinned) {
+      offset[i] = *fixed[i];
+      placed.push_back(i);
+      top = std::max(top, offset[i] + footprint(p.buffers[i]));
+    }
+    for (int i : order) {
+      const Buffer &b = p.buffers[i];
+      uint64_t at = 0;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (int j : placed) {
+          const Buffer &o = p.buffers[j];
+          bool together = o.first <= b.last && b.first <= o.last;
+          uint64_t oEnd = offset[j] + footprint(o);
+          if (together && offset[j] < at + footprint(b) && at < oEnd) {
+            at = alignUp(oEnd, b.alignment);
+            moved = true;
+          }
+        }
+      }
+      offset[i] = at;
+      placed.push_back(i);
+      top = std::max(top, at + footprint(b));
+    }
+    best = std::min(best, top);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
 }
 
 inline std::filesystem::path dataDir() { return BUNDLEFIT_PLANNER_DATA; }

@@ -104,6 +104,9 @@ struct FitResult {
   uint64_t weightsInRam = 0, weightsInFlash = 0;
   std::vector<const MemoryRegionInfo *> weightRegion; ///< Per weight tensor.
   const MemoryRegionInfo *activationRegion = nullptr;
+  /// Free bytes of each RAM region when the arena is placed, in the order
+  /// the arena tries them (fastest first).
+  std::vector<uint64_t> arenaRooms;
   std::vector<std::string> problems;
   TimePrediction time;
   uint64_t flashCapacity = 0, ramCapacity = 0;
@@ -113,6 +116,14 @@ struct FitResult {
 };
 
 FitResult fitModel(const Device &device, const ModelFootprint &footprint, const FitRequest &request);
+
+/// FitResult::arenaRooms before any plan: what headroom, the SDK (or
+/// application) RAM and the variant's library RAM leave. The memory planner
+/// targets the first room the arena's lower bound allows
+/// (PlanOptions::activationRooms), so a plan that fits a region is searched
+/// for, not left to the greedy allocator.
+std::vector<uint64_t> arenaRooms(const Device &device, const Variant &variant,
+                                 const FitRequest &request);
 
 /// A change that would make the model fit (or the best one can say).
 struct Suggestion {

@@ -33,6 +33,10 @@ struct CompileRequest {
   std::string triple, mcpu, floatAbi, relocationModel;
   std::string optLevel = "O2";
   double exactTimeBudgetSeconds = 5.0;
+  /// The arena's capacity, or the rooms of a part (PlanOptions): the search
+  /// looks for a plan within it first, then goes lower with the time left.
+  uint64_t activationCapacity = 0;
+  std::vector<uint64_t> activationRooms;
   std::string dumpGraphDag; ///< Graphviz file to write, if any.
   QuantCliOptions quant;    ///< --load-profile...: int8 (Pipeline.h).
   /// --use-cmsis: int8 conv/pool/FC/softmax call CMSIS-NN (quant/CmsisLayout.h).

@@ -29,6 +29,7 @@
 #include "bundlefit/driver/Pipeline.h"
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ struct BuildOptions {
   /// code figure is the device file's kernel-library figure, labelled as an
   /// estimate (the Python module's default: a verdict in milliseconds).
   bool estimateCode = false;
+  /// Set (by `fit`): each part's RAM regions, as this request leaves them,
+  /// are capacities the arena plan targets (device::arenaRooms), so builds
+  /// are per part. Unset: per core, the arena just minimised.
+  std::optional<device::FitRequest> arenaRoomsFor = std::nullopt;
 };
 
 /// Where the code bytes of a build come from.

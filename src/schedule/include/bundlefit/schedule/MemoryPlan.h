@@ -70,6 +70,8 @@ struct MemoryPlan {
   /// planner::proofOf the activation plan: "proven optimal", "proven to fit"
   /// (PlanOptions::activationCapacity), "proven not to fit" or "best effort".
   std::string activationsProof;
+  /// The capacity the search targeted (PlanOptions), 0 for none.
+  uint64_t activationCapacity = 0;
 
   const Placement &placementOf(const Value *value) const;
   bool hasPlacement(const Value *value) const { return placements.count(value) != 0; }
@@ -108,6 +110,10 @@ struct PlanOptions {
   /// 0 = none. The planner then looks for a fit first and minimises with the
   /// time left; activationsSize > activationCapacity means no fit was found.
   uint64_t activationCapacity = 0;
+  /// Rooms the arena could go in, in order of preference (a part's RAM
+  /// regions, fastest first, as `fit` places it): when activationCapacity is
+  /// 0, the capacity is the first room not below the arena's lower bound.
+  std::vector<uint64_t> activationRooms;
 };
 
 /// Plans all three regions of a type-inferred, pass-optimised graph.

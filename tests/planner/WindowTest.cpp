@@ -1,0 +1,72 @@
+//===- WindowTest.cpp - Search around obstacles; large sections by windows ===//
+#include "TestUtil.h"
+
+#include "ExactSearch.h"
+#include "Items.h"
+#include "bundlefit/planner/formats/NetworkLike.h"
+
+#include <chrono>
+#include <optional>
+
+using namespace bundlefit::planner;
+using bundlefit::planner::test::bruteForceOptimum;
+using bundlefit::planner::test::randomProblem;
+using bundlefit::planner::test::requireValid;
+
+namespace {
+detail::Outcome searchAround(const Problem &p, const std::vector<std::optional<uint64_t>> &pinned,
+                             uint64_t capacity, Plan &plan) {
+  detail::Items items = detail::buildItems(p);
+  std::vector<uint64_t> fixed(items.items.size(), detail::kNotFixed);
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    if (pinned[b])
+      fixed[items.itemOfBuffer[b]] = *pinned[b];
+  detail::SearchBudget budget;
+  budget.nodesLeft = UINT64_MAX;
+  budget.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  std::vector<uint64_t> offsets;
+  detail::Outcome result = detail::searchCapacity(items, capacity, budget, offsets, &fixed);
+  if (result == detail::Outcome::Found)
+    plan = detail::makePlan(p, items, offsets, "exact around obstacles", 0);
+  return result;
+}
+} // namespace
+
+TEST_CASE("the search around obstacles reaches the true optimum and proves it") {
+  int checked = 0;
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    Problem p = randomProblem(8, 6, seed, seed % 2 == 0);
+    // Every third buffer stays where the greedy plan put it.
+    Plan greedy = planBestGreedy(p);
+    std::vector<std::optional<uint64_t>> pinned(p.buffers.size());
+    for (size_t b = 0; b < p.buffers.size(); b += 3)
+      pinned[b] = greedy.offsets[b];
+    uint64_t optimum = bruteForceOptimum(p, pinned);
+    CAPTURE(seed);
+    Plan plan;
+    REQUIRE(searchAround(p, pinned, optimum, plan) == detail::Outcome::Found);
+    requireValid(p, plan);
+    CHECK(plan.arenaSize <= optimum);
+    for (size_t b = 0; b < p.buffers.size(); ++b)
+      if (pinned[b])
+        CHECK(plan.offsets[b] == *pinned[b]);
+    CHECK(searchAround(p, pinned, optimum - 1, plan) == detail::Outcome::Infeasible);
+    ++checked;
+  }
+  CHECK(checked == 30);
+}
+
+TEST_CASE("a section of 20,000 buffers is brought to its lower bound window by window") {
+  Problem p = formats::networkLikeProblem(20000, 1);
+  Plan greedy = planBestGreedy(p);
+  requireValid(p, greedy);
+  // The case is only worth running while the greedy plan misses the bound.
+  REQUIRE(double(greedy.arenaSize) > 1.005 * double(greedy.lowerBound));
+  PlanOptions options;
+  options.exact.timeBudgetSeconds = 600; // Finishes far sooner; the result does not depend on it.
+  Plan plan = planMemory(p, options);
+  requireValid(p, plan);
+  CHECK(plan.sections == 1);
+  CHECK(plan.arenaSize == plan.lowerBound);
+  CHECK(plan.provedOptimal);
+}
