@@ -11,7 +11,9 @@ namespace templates {
 
 namespace {
 
-bool isMarkerChar(char c) { return std::isupper((unsigned char)c) || std::isdigit((unsigned char)c) || c == '_'; }
+bool isMarkerChar(char c) {
+  return std::isupper((unsigned char)c) || std::isdigit((unsigned char)c) || c == '_';
+}
 
 /// True when text[from, to) is only spaces and tabs.
 bool blank(const std::string &text, size_t from, size_t to) {

@@ -135,10 +135,6 @@ int runFit(const FitOptions &options) {
   const MemoryPlan &plan = shown->bundle->plan;
   LayerTiming timing = layerTimingOf(device, fit);
   std::string code = withThousands(fit.terms.code) + " (" + codeOrigin(build, request) + ")";
-  // The arena was planned for the room of the fastest region its lower
-  // bound allows (BuildOptions::arenaRoomsFor); HiFi4 builds are not planned so.
-  uint64_t arenaCapacity = build.bundle ? build.bundle->plan.activationCapacity : 0;
-  std::string arenaProof = build.bundle ? build.bundle->plan.activationsProof : "";
   if (!options.htmlPath.empty()) {
     HtmlReport html;
     html.title = options.model.path + " on " + device.id + ", variant " + variant.name;
@@ -177,9 +173,9 @@ int runFit(const FitOptions &options) {
   text += "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
           withThousands(fp.mutableBytes) + ", ACTIVATIONS " + withThousands(fp.activationsBytes) +
           " (lower bound " + withThousands(fp.activationsLowerBound) + "), code " + code + "\n";
-  if (arenaCapacity)
-    text += "arena planned for a region's room of " + withThousands(arenaCapacity) + ": " +
-            arenaProof + "\n";
+  if (check->arenaCapacity)
+    text += "arena planned for a region's room of " + withThousands(check->arenaCapacity) + ": " +
+            check->arenaProof + "\n";
   text += std::string("buildable: ") + (fp.buildable ? "yes" : "no") + ", estimate: " +
           (fp.estimates.empty() ? "none" : std::to_string(fp.estimates.size()) + " (see notes)") + "\n\n";
   TextTable table({"region", "kind", "base", "used", "capacity", "use", "holds"},

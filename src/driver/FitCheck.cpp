@@ -61,6 +61,10 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
   if (request.codeBytes)
     fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
   check->fit = fitModel(device, fp, request);
+  if (const CompiledBundle *bundle = check->build->bundle.get()) {
+    check->arenaCapacity = bundle->plan.activationCapacity;
+    check->arenaProof = bundle->plan.activationsProof;
+  }
   if (!check->fit.fits) {
     Stage stage("look for changes that would fit");
     check->suggestions = suggestChanges(check->db, device, check->variant, request, check->sizer->footprints());
@@ -114,11 +118,7 @@ nlohmann::json fitReportJson(const FitCheck &check, const std::string &modelPath
                          {"ocram_banks", f->ocram}, {"changed", f->changed},
                          {"predicted_ms", f->result->time.ms}, {"summary", f->reason}};
   report["notes"] = check.notes;
-  // The arena was planned for the room of the fastest region its lower bound
-  // allows (BuildOptions::arenaRoomsFor); HiFi4 builds are not planned so.
-  const CompiledBundle *bundle = check.build->bundle.get();
-  report["arena_plan"] = {{"capacity", bundle ? bundle->plan.activationCapacity : 0},
-                          {"proof", bundle ? bundle->plan.activationsProof : ""}};
+  report["arena_plan"] = {{"capacity", check.arenaCapacity}, {"proof", check.arenaProof}};
   return report;
 }
 

@@ -209,8 +209,7 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
     case TensorProto::INT8:
     case TensorProto::INT32:
     case TensorProto::INT64:
-      if (!raw.empty()) // memcpy must not see the null data() of an empty vector.
-        copyBytes(result.bytes.data(), src, raw.size());
+      copyBytes(result.bytes.data(), src, raw.size()); // raw may be empty
       break;
     case TensorProto::BOOL:
       for (size_t i = 0; i < count; ++i)

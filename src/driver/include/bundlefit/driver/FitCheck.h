@@ -44,6 +44,11 @@ struct FitCheck {
   std::vector<device::Suggestion> suggestions;
   std::optional<device::FlexRamSplit> flexram;
   std::vector<std::string> notes;
+  /// The capacity the arena was planned for: the room of the fastest RAM
+  /// region its lower bound allows (BuildOptions::arenaRoomsFor), and what the
+  /// search proved. 0 and "" for builds that are not compiled (HiFi4).
+  uint64_t arenaCapacity = 0;
+  std::string arenaProof;
 
   FitCheck() = default;
   FitCheck(const FitCheck &) = delete;
