@@ -22,3 +22,22 @@ def measured_commit(bundlefit_binary):
 def spread(values):
     """(min, max) of repeated measurements, or None: the noise a median hides."""
     return [min(values), max(values)] if values else None
+
+
+# What benchmarks write themselves: results files, and the tables bench_cost regenerates. Changes
+# there do not make a measurement "dirty"; a change to any other tracked file does.
+BENCH_OUTPUTS = [":!bench/results", ":!device_db/README.md"]
+
+
+def repo_commit(root):
+    """HEAD of the repository at root, "-dirty" when tracked code differs from it, or "unknown"."""
+    import subprocess
+    try:
+        head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no",
+                                 "--", "."] + BENCH_OUTPUTS, capture_output=True, text=True,
+                                check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if status else "")

@@ -1,8 +1,11 @@
 """Helpers shared by the bench/cost scripts: running a tool, and the git commit a result measured."""
 import os
 import subprocess
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from source_commit import repo_commit  # noqa: E402
 
 
 def run(cmd, ok=(0,), merge=False, **kw):
@@ -17,10 +20,5 @@ def run(cmd, ok=(0,), merge=False, **kw):
 
 
 def git_commit():
-    """HEAD of the repository, with "-dirty" when tracked files differ from it."""
-    try:
-        commit = run(["git", "-C", ROOT, "rev-parse", "HEAD"]).strip()
-        dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).strip() != ""
-        return commit + ("-dirty" if dirty else "")
-    except (RuntimeError, OSError):
-        return "unknown"
+    """HEAD of the repository, with "-dirty" when tracked code differs from it."""
+    return repo_commit(ROOT)

@@ -28,6 +28,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from source_commit import repo_commit  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODELS = [("lenet", "LeNet"), ("ds_cnn", "DS-CNN"), ("mobilenet_v1_025", "MobileNetV1-0.25"),
@@ -101,10 +104,8 @@ def main():
     env = dict(os.environ, BUNDLEFIT_QEMU_ARM=wrapper,
                BUNDLEFIT_CACHE_DIR=os.path.join(os.path.dirname(os.path.abspath(args.bundlefit)), "..",
                                                 "cmsis-nn-cache"))
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
-                            text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                           stdout=subprocess.PIPE, text=True).stdout.strip() != ""
+    measured = repo_commit(ROOT)
+    commit, dirty = measured.removesuffix("-dirty"), measured.endswith("-dirty")
     rows = []
     names = dict(MODELS)
     for model in args.models.split(","):

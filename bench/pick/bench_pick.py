@@ -13,6 +13,9 @@ Usage: bench_pick.py --bundlefit EXE --models DIR [--out FILE] [--repeat N]
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from source_commit import repo_commit  # noqa: E402
+
 CORE = {"rt1062": ["--target", "cortex-m7", "--float-abi", "hard"],
         "lpc55s69": ["--target", "cortex-m33", "--float-abi", "hard"]}
 CASES = [("lenet", "rt1062"), ("ds_cnn", "lpc55s69"), ("mobilenet_v2", "rt1062")]
@@ -37,8 +40,7 @@ def main():
                         help="MODEL@PART,... (default: %(default)s)")
     args = parser.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = repo_commit(repo)
     rows = []
     print(f"{'model':<14}{'part':<10}{'compile s':>10}{'pick cold s':>12}{'pick warm s':>12}"
           f"{'cold/compile':>13}{'warm/compile':>13}")
