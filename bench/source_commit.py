@@ -33,6 +33,8 @@ def repo_commit(root):
     """HEAD of the repository at root, "-dirty" when tracked code differs from it, or "unknown"."""
     import subprocess
     try:
+        root = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True,
+                              text=True, check=True).stdout.strip()
         head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
         status = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no",
