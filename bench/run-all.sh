@@ -46,7 +46,9 @@ benches=(
 )
 
 log=bench/results/run-all.log
-echo "# bench/run-all.sh at $(git rev-parse HEAD) on $(nproc) cores, started $(date -u +%FT%TZ)" >"$log"
+# A full run starts the log afresh; a rerun of some benchmarks adds to it.
+header="# bench/run-all.sh ${*:-(all)} at $(git rev-parse HEAD) on $(nproc) cores, started $(date -u +%FT%TZ)"
+if [ $# -eq 0 ]; then echo "$header" >"$log"; else echo "$header" >>"$log"; fi
 failed=()
 for entry in "${benches[@]}"; do
   name=${entry%%|*}
