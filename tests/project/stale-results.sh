@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# readme_figures_detects_stale: a results file measured at commit A, then a later commit changes
+# the code it measures (sources.json): check-readme-figures.py --strict must fail and name both.
+set -euo pipefail
+script=$(cd "$(dirname "${1:?usage: stale-results.sh CHECK_SCRIPT}")" && pwd)/$(basename "$1")
+repo=$(mktemp -d)
+trap 'rm -rf "$repo"' EXIT
+cd "$repo"
+git init -q && git config user.email t@t && git config user.name t
+mkdir -p bench/results src
+printf '<!-- figures: bench/results/speed.json -->\nIt takes 1.5 s.\n<!-- /figures -->\n' >README.md
+printf '{"speed.json": ["src"]}\n' >bench/results/sources.json
+echo 'int speed() { return 1; }' >src/speed.c
+git add -A && git commit -qm "code"
+printf '{"commit": "%s", "seconds": 1.5}\n' "$(git rev-parse HEAD)" >bench/results/speed.json
+git add -A && git commit -qm "measured"
+/usr/bin/python3 "$script" --root "$repo" --strict   # fresh: must pass
+echo 'int speed() { return 2; }' >src/speed.c
+git commit -qam "faster code"
+if /usr/bin/python3 "$script" --root "$repo" --strict; then
+  echo "FAIL: a results file older than its code passed --strict" >&2
+  exit 1
+fi
