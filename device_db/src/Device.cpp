@@ -1,5 +1,6 @@
 //===- Device.cpp - Loading and validating the device database -------------===//
 #include "bundlefit/device/Device.h"
+#include "bundlefit/device/Fit.h"
 
 #include "bundlefit/device/JsonSchema.h"
 #include "bundlefit/support/Error.h"
@@ -239,6 +240,28 @@ void validateDeviceDocument(const json &schema, const json &document, const std:
   throw Error(ExitCode::BadInputFile, message);
 }
 
+/// "reserve": {"ram": "16K", "flash": "10%"}: the headroom a project on this
+/// part or board keeps free unless --reserve-ram / --reserve-flash say otherwise.
+void readReserve(const json &doc, const std::string &file, Device &device) {
+  if (!doc.contains("reserve"))
+    return;
+  const json &reserve = doc["reserve"];
+  const std::string shortName = std::filesystem::path(file).filename().string();
+  const std::pair<const char *, Headroom *> fields[] = {{"ram", &device.reserveRam},
+                                                        {"flash", &device.reserveFlash}};
+  for (const auto &[key, target] : fields) {
+    if (!reserve.contains(key))
+      continue;
+    const std::string field = std::string("reserve.") + key;
+    try {
+      *target = parseHeadroom(reserve[key].get<std::string>(), field);
+    } catch (const Error &e) {
+      throw Error(ExitCode::BadInputFile, file + ": " + e.what());
+    }
+    target->origin = field + " of " + shortName;
+  }
+}
+
 Device parseDevice(const json &doc, const std::string &file) {
   Device device;
   device.file = file;
@@ -280,6 +303,7 @@ Device parseDevice(const json &doc, const std::string &file) {
   device.sdkBaselineFlash = base.at("flash");
   device.sdkBaselineRam = base.at("ram");
   device.sdkBaselineSource = base.at("source");
+  readReserve(doc, file, device);
   for (const auto &item : doc.at("kernel_libraries").items()) {
     const json &l = item.value();
     KernelLibrary library;
@@ -353,6 +377,7 @@ Device resolveBoard(const json &doc, const Device &part, const std::string &file
     device.sdkBaselineRam = base.at("ram");
     device.sdkBaselineSource = base.at("source");
   }
+  readReserve(doc, file, device);
   for (const json &s : doc.at("sources"))
     device.sources.push_back({s.at("fact"), s.at("from")});
   checkReferences(device, file);

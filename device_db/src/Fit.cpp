@@ -95,6 +95,7 @@ std::string Headroom::str() const {
 
 Headroom parseHeadroom(const std::string &text, const std::string &option) {
   Headroom h;
+  h.origin = option;
   auto bad = [&]() {
     return Error(ExitCode::Usage, option + " " + text + ": expected BYTES, BYTESK (KiB) or PERCENT% (0-100)");
   };
@@ -165,20 +166,23 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   const int flash = regionIndex(device, device.homes.code);
   const int weightsFlash = regionIndex(device, device.homes.weightsFlash);
   const KernelLibrary &library = mainLibrary(device, fp.variant);
-  // Headroom first, so that placement leaves it free.
+  // Headroom first, so that placement leaves it free. A value given on the
+  // command line (it has an origin, even "0") replaces the device file's, kind by kind.
+  const Headroom &reserveFlash = request.reserveFlash.origin.empty() ? device.reserveFlash : request.reserveFlash;
+  const Headroom &reserveRam = request.reserveRam.origin.empty() ? device.reserveRam : request.reserveRam;
+  auto headroomLabel = [](const Headroom &h) {
+    return "headroom reserved (" + h.origin + " " + h.str() + ")";
+  };
   for (size_t i = 0; i < device.memory.size(); ++i) {
     const MemoryRegionInfo &region = device.memory[i];
-    const Headroom &h = region.isFlash() ? request.reserveFlash : request.reserveRam;
+    const Headroom &h = region.isFlash() ? reserveFlash : reserveRam;
     if (h.percent > 0 && (region.isFlash() || region.holdsData))
-      add(int(i), "headroom reserved (" + std::string(region.isFlash() ? "--reserve-flash " : "--reserve-ram ") +
-                      h.str() + ")",
-          uint64_t(double(region.size) * h.percent / 100.0));
+      add(int(i), headroomLabel(h), uint64_t(double(region.size) * h.percent / 100.0));
   }
-  if (request.reserveFlash.bytes)
-    add(flash, "headroom reserved (--reserve-flash " + request.reserveFlash.str() + ")", request.reserveFlash.bytes);
-  if (request.reserveRam.bytes)
-    add(regionIndex(device, device.homes.sdkRam),
-        "headroom reserved (--reserve-ram " + request.reserveRam.str() + ")", request.reserveRam.bytes);
+  if (reserveFlash.bytes)
+    add(flash, headroomLabel(reserveFlash), reserveFlash.bytes);
+  if (reserveRam.bytes)
+    add(regionIndex(device, device.homes.sdkRam), headroomLabel(reserveRam), reserveRam.bytes);
   add(flash, std::string(request.appFlash ? "application (--app-flash)" : "SDK project (code, rodata, data image)"),
       t.baseFlash);
   add(flash, std::string("bundle code (") +

@@ -160,6 +160,9 @@ TEST_CASE("board errors name the file and the field") {
   CHECK_MESSAGE(message.find("bad_board_field.json: memory[0].size: expected integer, got string") !=
                     std::string::npos,
                 message);
+  message = addError(data("bad_board_reserve.json"));
+  CHECK_MESSAGE(message.find("bad_board_reserve.json: reserve.ram lots: expected BYTES") != std::string::npos,
+                message);
   // A board cannot be built on another board.
   message = addError(data("bad_board_on_board.json"));
   CHECK_MESSAGE(message.find("bad_board_on_board.json: part: names no part ('rt1060-evk')") !=

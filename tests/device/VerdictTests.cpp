@@ -199,6 +199,33 @@ TEST_CASE("headroom: --reserve-ram/--reserve-flash, --app-ram/--app-flash, and a
   CHECK_MESSAGE(!has(roomy.output, "full ("), roomy.output);
 }
 
+TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, the options override them") {
+  const std::string board = std::string(" --device-file ") + DEVICE_TEST_DATA + "/my_reserved_evk.json";
+  auto regionUsed = [](const nlohmann::json &fit, const std::string &name) {
+    for (const nlohmann::json &r : fit["regions"])
+      if (r["name"] == name)
+        return r["used"].get<uint64_t>();
+    return uint64_t(0);
+  };
+  const std::string common = " --variant int8 --weights flash --json";
+  nlohmann::json part = jsonOf("fit " + lenet() + " --device rt1062" + common);
+  nlohmann::json byFile = jsonOf("fit " + lenet() + board + " --device my-reserved-evk" + common);
+  nlohmann::json byOptions = jsonOf("fit " + lenet() + " --device rt1062 --reserve-ram 16K --reserve-flash 10%" +
+                                    common);
+  CHECK(regionUsed(byFile, "DTCM") == regionUsed(part, "DTCM") + 16384);
+  CHECK(regionUsed(byFile, "DTCM") == regionUsed(byOptions, "DTCM"));
+  CHECK(regionUsed(byFile, "FLASH") == regionUsed(byOptions, "FLASH"));
+  CHECK(regionUsed(byFile, "FLASH") > regionUsed(part, "FLASH"));
+  // The report names where the headroom came from.
+  CommandResult text = run("fit " + lenet() + board + " --device my-reserved-evk --variant int8");
+  CHECK_MESSAGE(has(text.output, "reserve.ram of my_reserved_evk.json 16,384 B"), text.output);
+  // An option replaces the file's value for its kind only.
+  nlohmann::json overridden = jsonOf("fit " + lenet() + board + " --device my-reserved-evk --reserve-ram 0" +
+                                     common);
+  CHECK(regionUsed(overridden, "DTCM") == regionUsed(byFile, "DTCM") - 16384 + 0);
+  CHECK(regionUsed(overridden, "FLASH") == regionUsed(byFile, "FLASH"));
+}
+
 TEST_CASE("a profile that cannot be read is exit 4 for fit, pick and plan --device") {
   const std::string missing = " --load-profile " + std::string(DEVICE_TEST_DATA) + "/no-such-profile.yaml";
   CommandResult fit = run("fit " + lenet() + " --device rt1062" + missing);

@@ -94,6 +94,17 @@ struct Source {
   std::string fact, from;
 };
 
+/// Room kept free for the application: bytes (in the SDK's home region) or a
+/// percentage of every region of the kind.
+struct Headroom {
+  uint64_t bytes = 0;
+  double percent = 0;
+  /// Who asked for it, for reports: "--reserve-ram", "reserve.ram of boards/x.json".
+  std::string origin;
+  bool any() const { return bytes || percent > 0; }
+  std::string str() const; ///< "16,384 B" | "20%"
+};
+
 struct Device {
   std::string id;
   std::vector<std::string> aliases;
@@ -104,6 +115,9 @@ struct Device {
   std::optional<FlexRam> flexram;
   uint64_t sdkBaselineFlash = 0, sdkBaselineRam = 0;
   std::string sdkBaselineSource;
+  /// The file's "reserve": room a project on this part keeps free by default
+  /// (--reserve-ram / --reserve-flash override it).
+  Headroom reserveRam, reserveFlash;
   std::map<std::string, KernelLibrary> libraries;
   std::vector<Source> sources;
   std::string file; ///< Where it was loaded from.

@@ -58,16 +58,9 @@ struct ProjectTotals {
 
 ProjectTotals projectTotals(const ProjectTerms &terms);
 
-/// Room kept free for the application: bytes (in the SDK's home region) or a
-/// percentage of every region of the kind.
-struct Headroom {
-  uint64_t bytes = 0;
-  double percent = 0;
-  bool any() const { return bytes || percent > 0; }
-  std::string str() const; ///< "16,384 B" | "20%"
-};
 /// Parses --reserve-ram / --reserve-flash values: BYTES, BYTESk/K (KiB) or
-/// PCT% (0-100). Throws Error(Usage) naming `option`.
+/// PCT% (0-100). Throws Error(Usage) naming `option`, which becomes the
+/// headroom's origin in reports.
 Headroom parseHeadroom(const std::string &text, const std::string &option);
 
 struct FitRequest {
@@ -77,7 +70,9 @@ struct FitRequest {
   /// --app-flash / --app-ram: the application's own footprint, replacing the
   /// part's SDK baseline.
   std::optional<uint64_t> appFlash, appRam;
-  Headroom reserveRam, reserveFlash; ///< --reserve-ram / --reserve-flash
+  /// --reserve-ram / --reserve-flash; when not given, the device file's
+  /// "reserve" (Device::reserveRam/reserveFlash) applies.
+  Headroom reserveRam, reserveFlash;
 };
 
 struct RegionItem {
