@@ -15,6 +15,11 @@ Boards inherit their part's figures. Parts calibrated on a published figure keep
 except depthwise_cycles_per_mac: the published timings have no depthwise layer, so it is the
 calibrated convolution figure times the depthwise/conv instruction ratio measured on that core.
 
+The same for bundlefit's own kernels (bench/results/own_insns.json, bench/cost/measure_own.py):
+portable_float and portable_int8 get cycles per MAC per family from their measured instructions per
+MAC x the same cycles per instruction, wherever no published timing calibrates them (everywhere for
+float; all but the RT1062 and RT685 for int8).
+
   /usr/bin/python3 bench/cost/apply_measured.py            # rewrites device_db/parts/*.json
 """
 import argparse
@@ -30,30 +35,75 @@ FC = "fully connected 256 -> 64"
 DW = "depthwise 3x3, 16x16x32"
 
 
-def write(path, doc, library):
-    """Writes `doc` back with the cmsis_nn fields in the files' usual order."""
+def write(path, doc, library, key="cmsis_nn"):
+    """Writes `doc` back with the library's fields in the files' usual order."""
     order = ["code_bytes", "flash_bytes", "ram_bytes", "core", "cycles_per_mac", "fc_cycles_per_mac",
              "depthwise_cycles_per_mac", "cycles_per_element", "layer_overhead_cycles", "calibrated",
              "provenance", "source", "ops"]
     rest = [k for k in library if k not in order]
-    doc["kernel_libraries"]["cmsis_nn"] = {k: library[k] for k in order + rest if k in library}
+    doc["kernel_libraries"][key] = {k: library[k] for k in order + rest if k in library}
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
 
 
+def cycles_per_instruction(cores, core_type):
+    """(factor, the core it was measured on) for `core_type`, or None: the M4 and M55 carry the M33's."""
+    cpi_core = core_type if "cycles_per_instruction" in cores.get(core_type, {}) else CPI_FALLBACK.get(core_type)
+    if cpi_core is None or "cycles_per_instruction" not in cores.get(cpi_core, {}):
+        return None
+    return cores[cpi_core]["cycles_per_instruction"], cpi_core
+
+
+def apply_own(path, doc, own, cmsis_cores, commit):
+    """portable_float / portable_int8 from bench/results/own_insns.json, where no published timing
+    calibrates them. Returns the libraries it changed."""
+    changed = []
+    for key, kind in (("portable_float", "float"), ("portable_int8", "int8")):
+        library = doc["kernel_libraries"].get(key)
+        if library is None or library.get("provenance", {}).get("kind") == "published":
+            continue
+        core = next(c for c in doc["cores"] if c["name"] == library["core"])
+        data = own["cores"].get(core["type"])
+        cpi = cycles_per_instruction(cmsis_cores, core["type"])
+        if data is None or cpi is None:
+            continue
+        (factor, cpi_core), w = cpi, data["workloads"]
+        per_mac = {name: w[name][kind + "_instructions_per_mac"] for name in w}
+        conv = sum(per_mac[k] for k in CONV) / len(CONV)
+        library["cycles_per_mac"] = round(conv * factor["value"], 2)
+        library["fc_cycles_per_mac"] = round(per_mac[FC] * factor["value"], 2)
+        library["depthwise_cycles_per_mac"] = round(per_mac[DW] * factor["value"], 2)
+        carried = "" if cpi_core == core["type"] else f", carried from {cpi_core} (no published {core['type']} timing)"
+        library["provenance"] = {
+            "kind": "measured",
+            "from": (f"bench/results/own_insns.json (commit {own['commit'][:12]}): bundlefit's own {kind} kernels "
+                     f"on {core['type']} under QEMU, {conv:.3f} insns/MAC conv, {per_mac[FC]:.3f} fc, "
+                     f"{per_mac[DW]:.3f} depthwise; x {factor['value']} cycles/insn from {factor['part']} "
+                     f"(bench/results/cmsis_insns.json, commit {commit}){carried}")}
+        code = library.get("source", "").split("code: ", 1)
+        library["source"] = "cycles per MAC: measured, see provenance" + ("; code: " + code[1] if len(code) == 2 else "")
+        write(path, doc, library, key)
+        changed.append(key)
+    return changed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--insns", default=os.path.join(ROOT, "bench", "results", "cmsis_insns.json"))
+    ap.add_argument("--own", default=os.path.join(ROOT, "bench", "results", "own_insns.json"))
     ap.add_argument("--parts", default=os.path.join(ROOT, "device_db", "parts"))
     args = ap.parse_args()
     measured = json.load(open(args.insns))
+    own = json.load(open(args.own)) if os.path.exists(args.own) else None
     cores = measured["cores"]
     commit = measured["commit"][:12]
     changed = []
     for name in sorted(os.listdir(args.parts)):
         path = os.path.join(args.parts, name)
         doc = json.load(open(path))
+        if own is not None:
+            changed += [f"{name} {key}" for key in apply_own(path, doc, own, cores, commit)]
         library = doc["kernel_libraries"].get("cmsis_nn")
         if library is None:
             continue
@@ -77,10 +127,10 @@ def main():
             write(path, doc, library)
             changed.append(name)
             continue
-        cpi_core = core["type"] if "cycles_per_instruction" in data else CPI_FALLBACK.get(core["type"])
-        if cpi_core is None or "cycles_per_instruction" not in cores.get(cpi_core, {}):
+        found = cycles_per_instruction(cores, core["type"])
+        if found is None:
             continue
-        cpi = cores[cpi_core]["cycles_per_instruction"]
+        cpi, cpi_core = found
         library["cycles_per_mac"] = round(conv * cpi["value"], 2)
         library["fc_cycles_per_mac"] = round(w[FC]["instructions_per_mac"] * cpi["value"], 2)
         library["depthwise_cycles_per_mac"] = round(w[DW]["instructions_per_mac"] * cpi["value"], 2)

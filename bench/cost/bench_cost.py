@@ -108,9 +108,22 @@ def cmsis_table(insns):
     return "\n".join(lines)
 
 
-def render(result, insns):
+def own_table(own):
+    """Instructions per MAC of bundlefit's own kernels, float / int8, per core (measure_own.py's results)."""
+    names = list(next(iter(own["cores"].values()))["workloads"])
+    lines = ["| core | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for core, data in own["cores"].items():
+        cells = [f"{data['workloads'][n]['float_instructions_per_mac']:.3f} / "
+                 f"{data['workloads'][n]['int8_instructions_per_mac']:.3f}" for n in names]
+        lines.append(f"| {core} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Instructions per MAC, float / int8 (bench/results/own_insns.json, commit {short(own['commit'])}).")
+    return "\n".join(lines)
+
+
+def render(result, insns, own):
     return {"calibration": calibration_table(result), "predictions": prediction_table(result),
-            "cmsis": cmsis_table(insns)}
+            "cmsis": cmsis_table(insns), "own": own_table(own)}
 
 
 def splice(text, name, table):
@@ -127,6 +140,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "cost.json"))
     ap.add_argument("--insns", default=os.path.join(ROOT, "bench", "results", "cmsis_insns.json"),
                     help="measure_cmsis.py's results (rendered, not re-measured)")
+    ap.add_argument("--own", default=os.path.join(ROOT, "bench", "results", "own_insns.json"),
+                    help="measure_own.py's results (rendered, not re-measured)")
     ap.add_argument("--update-readme", action="store_true")
     ap.add_argument("--check-readme", action="store_true",
                     help="compare device_db/README.md's tables with --out; exit 1 if they differ")
@@ -136,7 +151,7 @@ def main():
         result = json.load(open(args.out))
         text = open(README).read()
         expected = text
-        for name, table in render(result, json.load(open(args.insns))).items():
+        for name, table in render(result, json.load(open(args.insns)), json.load(open(args.own))).items():
             expected = splice(expected, name, table)
         if expected != text:
             print(f"{README}: generated tables differ from {args.out}; run bench_cost.py --update-readme")
@@ -151,7 +166,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2)
         f.write("\n")
-    tables = render(result, json.load(open(args.insns)))
+    tables = render(result, json.load(open(args.insns)), json.load(open(args.own)))
     print(tables["calibration"] + "\n\n" + tables["predictions"])
     if args.update_readme:
         text = open(README).read()

@@ -139,7 +139,8 @@ TEST_CASE("every region, core and library figure says where it comes from") {
   CHECK(db.get("rt1062").findLibrary("cmsis_nn")->provenance == CostProvenance::Published);
   CHECK(db.get("rt685").findLibrary("hifi4_nnlib")->provenance == CostProvenance::Published);
   CHECK(db.get("rt1064").findLibrary("cmsis_nn")->provenance == CostProvenance::Measured);
-  CHECK(db.get("rt1064").findLibrary("portable_int8")->provenance == CostProvenance::Carried);
+  CHECK(db.get("rt1064").findLibrary("portable_int8")->provenance == CostProvenance::Measured);
+  CHECK(db.get("rp2040").findLibrary("portable_float")->provenance == CostProvenance::Carried);
   const KernelLibrary &h7 = *db.get("stm32h743").findLibrary("cmsis_nn");
   CHECK(h7.provenance == CostProvenance::Measured);
   // Depthwise costs several times a regular convolution per MAC (measured).

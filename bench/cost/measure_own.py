@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""measure_own: instructions per MAC of bundlefit's own kernels, float and int8, on each Cortex-M core (issue 21).
+
+measure_cmsis.py counts the real CMSIS-NN; this counts what bundlefit itself generates, on the same
+workloads (the shapes of bench/cost/cmsis_kernels.c): one-layer ONNX models compiled with
+`bundlefit run --target CORE --memory-opt 0` (the plain kernels: no fusion, no tiling), float and int8
+(int8 profiled on the workload's own random input). Each bundle runs under QEMU with
+../shared/tools/qemu-insncount on 1 and on 5 samples; (count(5) - count(1)) / 4 is one inference,
+the firmware's start-up and I/O cancel out. Divided by the layer's MACs: instructions per MAC.
+
+bench/cost/apply_measured.py turns these into the portable_float and portable_int8 figures of every
+part without a published timing (x the core's cycles per instruction, as for CMSIS-NN).
+
+Writes bench/results/own_insns.json (with the git commit) and prints a table. Needs arm-none-eabi-gcc,
+qemu-system-arm and python3-onnx.
+
+  /usr/bin/python3 bench/cost/measure_own.py --bundlefit build/bin/bundlefit [--cores cortex-m7,...]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from common import git_commit, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
+CORES = ["cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55"]
+SAMPLES = 5
+
+
+def conv_model(name, cin, hw, cout, k, group=1):
+    """Conv k x k (same padding) on a 1 x cin x hw x hw input; group=cin makes it depthwise."""
+    rng = np.random.default_rng(1)
+    w = rng.normal(0, 0.2, (cout, cin // group, k, k)).astype(np.float32)
+    b = rng.normal(0, 0.1, cout).astype(np.float32)
+    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k], pads=[k // 2] * 4,
+                            group=group)
+    graph = helper.make_graph([node], name,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, hw, hw])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    macs = cout * hw * hw * (cin // group) * k * k
+    return graph, [1, cin, hw, hw], macs
+
+
+def fc_model(name, n_in, n_out):
+    rng = np.random.default_rng(2)
+    w = rng.normal(0, 0.1, (n_out, n_in)).astype(np.float32)
+    b = rng.normal(0, 0.1, n_out).astype(np.float32)
+    node = helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)
+    graph = helper.make_graph([node], name,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n_in])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n_out])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    return graph, [1, n_in], n_in * n_out
+
+
+# The names are measure_cmsis.py's, so apply_measured.py reads both tables alike.
+WORKLOADS = {
+    "conv 3x3, 16x16x16 -> 16": lambda: conv_model("conv3x3", 16, 16, 16, 3),
+    "conv 1x1, 16x16x32 -> 32": lambda: conv_model("conv1x1", 32, 16, 32, 1),
+    "depthwise 3x3, 16x16x32": lambda: conv_model("dw3x3", 32, 16, 32, 3, group=32),
+    "fully connected 256 -> 64": lambda: fc_model("fc", 256, 64),
+}
+
+
+def counting_qemu(plugin, work):
+    """A qemu-system-arm wrapper that loads the plugin and writes its count to a log per run."""
+    qemu = shutil.which("qemu-system-arm")
+    log = os.path.join(work, "insncount.log")
+    wrapper = os.path.join(work, "qemu-count.sh")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nexec {qemu} -plugin {plugin} -d plugin -D {log} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    return wrapper, log
+
+
+def count_of(log):
+    with open(log) as f:
+        text = f.read()
+    os.remove(log)
+    for line in text.splitlines():
+        if line.startswith("insncount:"):
+            return int(line.split()[1])
+    raise RuntimeError("no insncount in " + text[-300:])
+
+
+def measure(bundlefit, env, log, work, model, shape, macs, core, int8):
+    """Instructions per MAC of one workload on one core."""
+    rng = np.random.default_rng(3)
+    one = rng.uniform(-1, 1, shape).astype(np.float32)
+    inputs = {1: os.path.join(work, "x1.npy"), SAMPLES: os.path.join(work, "x5.npy")}
+    np.save(inputs[1], one)
+    np.save(inputs[SAMPLES], np.concatenate([one] + [rng.uniform(-1, 1, shape).astype(np.float32)
+                                                     for _ in range(SAMPLES - 1)]))
+    extra = ["--memory-opt", "0"]
+    if int8:
+        profile = os.path.join(work, "profile.yaml")
+        run([bundlefit, "-q", "profile", model, inputs[SAMPLES], "-o", profile])
+        extra += ["--load-profile", profile]
+    counts = {}
+    for samples, path in inputs.items():
+        run([bundlefit, "-q", "run", model, "--target", core, "--input", path,
+             "--output-dir", os.path.join(work, "out")] + extra, env=env)
+        counts[samples] = count_of(log)
+    per_inference = (counts[SAMPLES] - counts[1]) / (SAMPLES - 1)
+    return per_inference / macs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bundlefit", default=os.path.join(ROOT, "build", "bin", "bundlefit"))
+    ap.add_argument("--cores", default=",".join(CORES))
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "own_insns.json"))
+    args = ap.parse_args()
+    plugin_source = os.path.join(SHARED, "tools", "qemu-insncount", "insncount.c")
+    if not os.path.exists(plugin_source) or not shutil.which("qemu-system-arm"):
+        print("SKIP: needs ../shared/tools/qemu-insncount and qemu-system-arm")
+        return 77
+    work = tempfile.mkdtemp(prefix="bundlefit-own-insns-")
+    plugin = os.path.join(work, "libinsncount.so")
+    run(["gcc", "-shared", "-fPIC", "-O2", "-o", plugin, plugin_source])
+    wrapper, log = counting_qemu(plugin, work)
+    env = dict(os.environ, BUNDLEFIT_QEMU_ARM=wrapper)
+    models = {}
+    for name, make in WORKLOADS.items():
+        graph, shape, macs = make()
+        path = os.path.join(work, graph.name + ".onnx")
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+        models[name] = (path, shape, macs)
+    result = {"schema": "bundlefit.own-insns/1", "commit": git_commit(), "samples": SAMPLES,
+              "unit": "guest instructions per MAC, bundlefit's own kernels at --memory-opt 0", "cores": {}}
+    print(f"{'core':<12}{'workload':<28}{'MACs':>9}{'float':>9}{'int8':>9}  insns/MAC")
+    for core in args.cores.split(","):
+        workloads = {}
+        for name, (path, shape, macs) in models.items():
+            row = {"macs": macs}
+            for kind, int8 in (("float", False), ("int8", True)):
+                row[kind + "_instructions_per_mac"] = round(
+                    measure(args.bundlefit, env, log, work, path, shape, macs, core, int8), 3)
+            workloads[name] = row
+            print(f"{core:<12}{name:<28}{macs:>9,}{row['float_instructions_per_mac']:>9.3f}"
+                  f"{row['int8_instructions_per_mac']:>9.3f}", flush=True)
+        result["cores"][core] = {"workloads": workloads}
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    print("wrote " + args.out)
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
