@@ -47,6 +47,13 @@ def write(path, doc, library, key="cmsis_nn"):
         f.write("\n")
 
 
+def mark_measured(library, provenance_from):
+    """Provenance "measured", and a source that points at it (keeping the code-size citation)."""
+    library["provenance"] = {"kind": "measured", "from": provenance_from}
+    code = library.get("source", "").split("code: ", 1)
+    library["source"] = "cycles per MAC: measured, see provenance" + ("; code: " + code[1] if len(code) == 2 else "")
+
+
 def cycles_per_instruction(cores, core_type):
     """(factor, the core it was measured on) for `core_type`, or None: the M4 and M55 carry the M33's."""
     cpi_core = core_type if "cycles_per_instruction" in cores.get(core_type, {}) else CPI_FALLBACK.get(core_type)
@@ -75,14 +82,10 @@ def apply_own(path, doc, own, cmsis_cores, commit):
         library["fc_cycles_per_mac"] = round(per_mac[FC] * factor["value"], 2)
         library["depthwise_cycles_per_mac"] = round(per_mac[DW] * factor["value"], 2)
         carried = "" if cpi_core == core["type"] else f", carried from {cpi_core} (no published {core['type']} timing)"
-        library["provenance"] = {
-            "kind": "measured",
-            "from": (f"bench/results/own_insns.json (commit {own['commit'][:12]}): bundlefit's own {kind} kernels "
-                     f"on {core['type']} under QEMU, {conv:.3f} insns/MAC conv, {per_mac[FC]:.3f} fc, "
-                     f"{per_mac[DW]:.3f} depthwise; x {factor['value']} cycles/insn from {factor['part']} "
-                     f"(bench/results/cmsis_insns.json, commit {commit}){carried}")}
-        code = library.get("source", "").split("code: ", 1)
-        library["source"] = "cycles per MAC: measured, see provenance" + ("; code: " + code[1] if len(code) == 2 else "")
+        mark_measured(library, f"bench/results/own_insns.json (commit {own['commit'][:12]}): bundlefit's own "
+                      f"{kind} kernels on {core['type']} under QEMU, {conv:.3f} insns/MAC conv, {per_mac[FC]:.3f} "
+                      f"fc, {per_mac[DW]:.3f} depthwise; x {factor['value']} cycles/insn from {factor['part']} "
+                      f"(bench/results/cmsis_insns.json, commit {commit}){carried}")
         write(path, doc, library, key)
         changed.append(key)
     return changed
@@ -138,14 +141,10 @@ def main():
         if core["type"] == "cortex-m55":
             # Most Helium instructions take two beats on the M55, so an M33 factor is likely low.
             carried += "; MVE instructions take two beats on the Cortex-M55, so this is likely optimistic"
-        library["provenance"] = {
-            "kind": "measured",
-            "from": (f"bench/results/cmsis_insns.json (commit {commit}): CMSIS-NN on {core['type']} under QEMU "
-                     f"{data['machine']}, {conv:.3f} insns/MAC conv, {w[FC]['instructions_per_mac']:.3f} fc, "
-                     f"{w[DW]['instructions_per_mac']:.3f} depthwise; x {cpi['value']} cycles/insn from "
-                     f"{cpi['part']} ({cpi['from']}){carried}")}
-        code = library.get("source", "").split("code: ", 1)
-        library["source"] = "cycles per MAC: measured, see provenance" + ("; code: " + code[1] if len(code) == 2 else "")
+        mark_measured(library, f"bench/results/cmsis_insns.json (commit {commit}): CMSIS-NN on {core['type']} "
+                      f"under QEMU {data['machine']}, {conv:.3f} insns/MAC conv, "
+                      f"{w[FC]['instructions_per_mac']:.3f} fc, {w[DW]['instructions_per_mac']:.3f} depthwise; "
+                      f"x {cpi['value']} cycles/insn from {cpi['part']} ({cpi['from']}){carried}")
         write(path, doc, library)
         changed.append(name)
     print("updated:", ", ".join(changed) if changed else "nothing")
