@@ -7,6 +7,7 @@
 #include "Command.h"
 #include "ReportSupport.h"
 #include "bundlefit/driver/ToolInfo.h"
+#include "bundlefit/reports/TextTable.h"
 
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/OutputFile.h"
@@ -21,9 +22,11 @@ int main(int argc, char **argv) {
   app.require_subcommand(0, 1);
   // --version before or after the subcommand (fallthrough, below).
   app.set_version_flag("--version", "bundlefit " + bundlefitVersion());
-  bool quiet = false, verbose = false;
+  bool quiet = false, verbose = false, wide = false;
   app.add_flag("-q,--quiet", quiet, "Print only results and errors");
-  app.add_flag("-v,--verbose", verbose, "Print what each stage did");
+  app.add_flag("-v,--verbose", verbose, "Print what each stage did, and every column (as --wide)");
+  app.add_flag("--wide", wide,
+               "Every column and whole lines; by default text reports fit 100 columns");
   // -q/-v also after the subcommand (`bundlefit fit m.onnx --device x -q`):
   // subcommands inherit this and hand options they do not know to the app.
   app.fallthrough();
@@ -53,6 +56,8 @@ int main(int argc, char **argv) {
     return int(ExitCode::Usage);
   }
   setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+  if (wide || verbose)
+    setTextWidth(0);
 
   try {
     if (!action) {

@@ -11,7 +11,8 @@
 //     used bytes against capacity, split into what the region holds;
 //   - the per-layer table (LayerTable.h), with predicted time when a device
 //     was chosen;
-//   - the variant comparison from `pick`.
+//   - the variant comparison from `pick`;
+//   - any other table a command prints (inspect, devices, run...), whole.
 // Geometry is exposed as data-* attributes on the SVG so a test can check
 // what is drawn without re-deriving the layout constants.
 //
@@ -19,6 +20,7 @@
 #pragma once
 
 #include "bundlefit/reports/LayerTable.h"
+#include "bundlefit/reports/TextTable.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
@@ -56,6 +58,7 @@ struct HtmlReport {
   std::string pickReason;
   std::string verdict;                ///< "FITS", "DOES NOT FIT" or empty.
   std::vector<std::string> notes;
+  std::vector<std::pair<std::string, TextTable>> tables; ///< Titled, after the layers.
 };
 
 /// Plot geometry of the timeline (pixels); the test reads them back from the
