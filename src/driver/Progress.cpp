@@ -52,8 +52,11 @@ void Stage::layer(size_t layer, size_t layers, const std::string &node) {
   if (elapsed < progressDelayMs(1000))
     return;
   std::lock_guard<std::mutex> lock(mutex_);
-  detail_ = "layer " + std::to_string(layer) + "/" + std::to_string(layers) + " " + node;
-  std::fprintf(stderr, "\r\033[K%s: %s", name_.c_str(), detail_.c_str());
+  std::fprintf(stderr, "\r\033[K%s: layer %zu/%zu %s", name_.c_str(), layer, layers, node.c_str());
+  // What the ticker shows from now on: after the last layer the stage is
+  // still busy (code generation then optimises the whole module).
+  detail_ = layer < layers ? "layer " + std::to_string(layer) + "/" + std::to_string(layers)
+                           : "all " + std::to_string(layers) + " layers, finishing";
   std::fflush(stderr);
   drawn_ = true;
 }
