@@ -97,6 +97,8 @@ int runPlanBuffers(PlanBuffersOptions options) {
     options.capacity = parseCountOption(options.capacityText, "--capacity");
   if (!options.nodeLimitText.empty())
     options.nodeLimit = parseCountOption(options.nodeLimitText, "--node-limit");
+  if (!options.outputPath.empty()) // the exact search may take its whole --time-limit
+    checkWritable(options.outputPath, "-o");
   options.json.checkFileWritable();
   options.html.checkFileWritable();
   std::vector<NamedProblem> problems = readProblems(options);

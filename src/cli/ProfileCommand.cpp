@@ -69,7 +69,7 @@ int runProfile(const ProfileCommandOptions &options) {
     schemaOnly.schema = options.schema;
     resolveQuantOptions(schemaOnly); // a misspelt schema fails here, as at compile
   }
-  checkWritable(options.outputPath);
+  checkWritable(options.outputPath, "-o");
   options.json.checkFileWritable();
   options.html.checkFileWritable();
   std::unique_ptr<Graph> graph = loadModel(options.model);
