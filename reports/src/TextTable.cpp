@@ -106,8 +106,9 @@ std::string elide(const std::string &text, size_t width) {
   return text.substr(0, head) + "..." + text.substr(text.size() - tail);
 }
 
-std::string wrapLongLines(const std::string &text) {
-  const size_t budget = textWidth();
+std::string wrapLongLines(const std::string &text) { return wrapLongLines(text, textWidth(), 4); }
+
+std::string wrapLongLines(const std::string &text, size_t budget, size_t extraIndent) {
   if (!budget)
     return text;
   std::string result;
@@ -118,7 +119,8 @@ std::string wrapLongLines(const std::string &text) {
     std::string line = text.substr(start, (newline ? end : text.size()) - start);
     start = newline ? end + 1 : text.size();
     size_t indent = line.find_first_not_of(' ');
-    std::string continuation(std::min(indent == std::string::npos ? 0 : indent + 4, budget / 2), ' ');
+    std::string continuation(std::min(indent == std::string::npos ? 0 : indent + extraIndent, budget / 2),
+                             ' ');
     while (line.size() > budget) {
       size_t cut = line.rfind(' ', budget);
       bool atSpace = cut != std::string::npos && cut > continuation.size();

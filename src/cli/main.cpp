@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "HelpFormatter.h"
 #include "ReportSupport.h"
 #include "bundlefit/driver/ToolInfo.h"
 #include "bundlefit/reports/TextTable.h"
@@ -19,6 +20,7 @@ using namespace bundlefit;
 int main(int argc, char **argv) {
   CLI::App app{"bundlefit: compile ONNX models into Glow-compatible bundles for "
                "microcontrollers, and plan their memory"};
+  app.formatter(std::make_shared<HelpFormatter>()); // before the subcommands, which copy it
   app.require_subcommand(0, 1);
   // --version before or after the subcommand (fallthrough, below).
   app.set_version_flag("--version", "bundlefit " + bundlefitVersion());

@@ -76,6 +76,7 @@ TEST_CASE("every command's text report fits 100 columns") {
       "run " + lenet + " --input " + lenetInput + " --output-dir " + tmp("width_run") + " --compare",
       "profile " + lenet + " " + lenetInput + " -o " + tmp("width_profile2.yml"),
       "compare-quant " + lenet + " --load-profile " + profile + " " + lenetInput,
+      "--help", "fit --help", "plan --help", "pick --help", "run --help", "plan-buffers --help",
   };
   for (const std::string &command : commands) {
     CAPTURE(command);

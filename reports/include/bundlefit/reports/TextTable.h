@@ -47,6 +47,9 @@ private:
 /// Wraps every line of `text` longer than textWidth() at a space (or, with
 /// none, anywhere), continuing on lines indented 4 more than the original.
 std::string wrapLongLines(const std::string &text);
+/// The same within `width` columns (0: no limit), continuation lines indented
+/// `extraIndent` more than the line they continue.
+std::string wrapLongLines(const std::string &text, size_t width, size_t extraIndent);
 
 /// "a_very_long_node_name" -> "a_very...e_name": at most `width` characters,
 /// keeping both ends (where names differ).
