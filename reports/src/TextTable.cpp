@@ -92,7 +92,8 @@ std::string TextTable::render() const {
     std::string names;
     for (const std::string &name : dropped)
       names += (names.empty() ? "" : ", ") + name;
-    text += "(" + names + ": --wide)\n";
+    text += "(left out to fit " + std::to_string(budget) + " columns: " + names +
+            "; --wide shows them)\n";
   }
   return text;
 }
