@@ -52,8 +52,7 @@ struct TimelineBox {
 /// The tensor's name and size written inside its box, or the name alone,
 /// when the box is big enough to hold it (about 6.5 px a character at 11 px);
 /// small boxes keep only their tooltip.
-std::string boxLabel(const TimelineBox &box, double left, double top, double width,
-                     double height) {
+std::string boxLabel(const TimelineBox &box, double left, double top, double width, double height) {
   const double charWidth = 6.5, lineHeight = 13;
   if (height < lineHeight)
     return "";
@@ -171,8 +170,8 @@ std::string renderRegionBars(const std::vector<HtmlRegionBar> &regions) {
       if (width <= 0)
         continue;
       svg += "<rect class=\"item\" x=\"" + num(x) + "\" y=\"" + num(top) + "\" width=\"" +
-             num(width) + "\" height=\"24\" fill=\"" + fill(colourOf.at(region.items[i].first) + 3) +
-             "\"><title>" +
+             num(width) + "\" height=\"24\" fill=\"" +
+             fill(colourOf.at(region.items[i].first) + 3) + "\"><title>" +
              escape(region.items[i].first) + ": " + withThousands(region.items[i].second) +
              " bytes</title></rect>\n";
       x += width;

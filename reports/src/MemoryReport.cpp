@@ -153,9 +153,9 @@ std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
                   std::to_string(plan.constants.size()) + " weight tensors, 64-aligned"});
   regions.addRow({"mutableWeight", withThousands(plan.mutableSize),
                   std::to_string(plan.placeholders.size()) + " inputs/outputs"});
-  regions.addRow({"activations", withThousands(plan.activationsSize),
-                  arenaContentsLabel(plan) + ", lower bound " +
-                      withThousands(plan.activationsLowerBound)});
+  regions.addRow(
+      {"activations", withThousands(plan.activationsSize),
+       arenaContentsLabel(plan) + ", lower bound " + withThousands(plan.activationsLowerBound)});
   // The allocator on a line of its own: in the row it pushed the table past 100 columns.
   text += regions.render() + "activations placed by " + plan.allocator + "\n\n";
 

@@ -120,8 +120,8 @@ std::string wrapLongLines(const std::string &text, size_t budget, size_t extraIn
     std::string line = text.substr(start, (newline ? end : text.size()) - start);
     start = newline ? end + 1 : text.size();
     size_t indent = line.find_first_not_of(' ');
-    std::string continuation(std::min(indent == std::string::npos ? 0 : indent + extraIndent, budget / 2),
-                             ' ');
+    std::string continuation(
+        std::min(indent == std::string::npos ? 0 : indent + extraIndent, budget / 2), ' ');
     while (line.size() > budget) {
       size_t cut = line.rfind(' ', budget);
       bool atSpace = cut != std::string::npos && cut > continuation.size();

@@ -326,9 +326,8 @@ static void checkAddressSpace(const MemoryPlan &plan, const TargetOptions &targe
 }
 
 CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
-                                   const std::string &networkName,
-                                   const TargetOptions &target, bool withBundleConfig,
-                                   const LayerCallback &onLayer) {
+                                   const std::string &networkName, const TargetOptions &target,
+                                   bool withBundleConfig, const LayerCallback &onLayer) {
   checkAddressSpace(plan, target);
   const auto start = std::chrono::steady_clock::now();
   llvm::LLVMContext context;

@@ -1774,9 +1774,8 @@ void Lowering::lowerGather(const Node &node) {
 
 } // namespace
 
-llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph,
-                                  const MemoryPlan &plan, const std::string &name,
-                                  const LayerCallback &onLayer) {
+llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph, const MemoryPlan &plan,
+                                  const std::string &name, const LayerCallback &onLayer) {
   return Lowering(module, graph, plan).run(name, onLayer);
 }
 

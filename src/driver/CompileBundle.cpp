@@ -96,9 +96,11 @@ CompiledBundle buildBundle(const CompileRequest &request) {
   BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
   try {
     Stage stage("generate code");
-    bundle.code = generateBundleObject(
-        *bundle.graph, bundle.plan, bundle.networkName, bundle.target, api == BundleApi::Dynamic,
-        [&](size_t layer, size_t layers, const std::string &node) { stage.layer(layer, layers, node); });
+    bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName,
+                                       bundle.target, api == BundleApi::Dynamic,
+                                       [&](size_t layer, size_t layers, const std::string &node) {
+                                         stage.layer(layer, layers, node);
+                                       });
   } catch (const Error &e) {
     // What the model asks of the target (a bundle past a 32-bit address
     // space, an operator without a kernel) is an error in that file.

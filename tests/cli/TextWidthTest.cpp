@@ -73,10 +73,16 @@ TEST_CASE("every command's text report fits 100 columns") {
       "pick " + lenet + " --device lpc55s69",
       "pick " + lenet + " --device rt685",
       "compile " + lenet + " -o " + tmp("width_bundle"),
-      "run " + lenet + " --input " + lenetInput + " --output-dir " + tmp("width_run") + " --compare",
+      "run " + lenet + " --input " + lenetInput + " --output-dir " + tmp("width_run") +
+          " --compare",
       "profile " + lenet + " " + lenetInput + " -o " + tmp("width_profile2.yml"),
       "compare-quant " + lenet + " --load-profile " + profile + " " + lenetInput,
-      "--help", "fit --help", "plan --help", "pick --help", "run --help", "plan-buffers --help",
+      "--help",
+      "fit --help",
+      "plan --help",
+      "pick --help",
+      "run --help",
+      "plan-buffers --help",
   };
   for (const std::string &command : commands) {
     CAPTURE(command);
@@ -90,7 +96,8 @@ TEST_CASE("every command's text report fits 100 columns") {
 TEST_CASE("--wide and -v give back the columns and lines left out at 100") {
   CommandResult narrow = runStdout("fit " + lenet + " --device rt1060");
   REQUIRE(narrow.exitCode == 0);
-  CHECK(narrow.output.find("(left out to fit 100 columns: base; --wide shows them)") != std::string::npos);
+  CHECK(narrow.output.find("(left out to fit 100 columns: base; --wide shows them)") !=
+        std::string::npos);
   CHECK(narrow.output.find("0x20000000") == std::string::npos); // DTCM's base
   CommandResult wide = runStdout("fit " + lenet + " --device rt1060 --wide");
   REQUIRE(wide.exitCode == 0);

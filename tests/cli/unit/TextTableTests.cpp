@@ -5,7 +5,6 @@
 #include "../CliTestSupport.h"
 #include "bundlefit/reports/TextTable.h"
 
-
 using namespace bundlefit;
 using bundlefit::test::longestLine;
 
@@ -68,7 +67,8 @@ TEST_CASE("width 0 (--wide, -v): nothing is dropped, shortened or wrapped") {
 
 TEST_CASE("long prose lines wrap at a space, continued 4 columns further in") {
   Width width(30);
-  std::string wrapped = wrapLongLines("note: the quick brown fox jumps over the lazy dog twice\nok\n");
+  std::string wrapped =
+      wrapLongLines("note: the quick brown fox jumps over the lazy dog twice\nok\n");
   CHECK(wrapped == "note: the quick brown fox\n    jumps over the lazy dog\n    twice\nok\n");
   // No space to break at: cut at the width, nothing lost.
   std::string word(45, 'w');
