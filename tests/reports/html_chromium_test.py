@@ -338,9 +338,11 @@ def main():
                                             "--html", out("nofit.html"), "--json"], expect=3))
     pick = json.loads(run(args.bundlefit, ["pick", model("ds_cnn"), "--device", "rt685", "--html",
                                            out("pick.html"), "--json"]))
+    inspect = json.loads(run(args.bundlefit, ["inspect", model("lenet"), "--html", out("inspect.html"),
+                                              "--json"]))
     plan = json.load(open(out("plan.json")))
     branchy = json.load(open(out("branchy.json")))
-    for page in ("plan.html", "branchy.html", "fit.html", "nofit.html", "pick.html"):
+    for page in ("plan.html", "branchy.html", "fit.html", "nofit.html", "pick.html", "inspect.html"):
         check_self_contained(out(page))
 
     if not driver:
@@ -384,6 +386,12 @@ def main():
                   f"pick: row {row['cells']} vs {candidate}")
         check(browser.js("return document.querySelectorAll('svg.regions g.region-bar').length;") > 0,
               "pick: no Flash/RAM bars for the chosen build")
+        # A command's own table (inspect): every node, then the total row.
+        browser.open(out("inspect.html"))
+        names = browser.js("return [...document.querySelectorAll('table.report tbody tr')]"
+                           ".map(tr => tr.cells[0].textContent);")
+        check(names == [n["name"] for n in inspect["nodes"]] + ["total"],
+              f"inspect: table rows {names}")
     finally:
         browser.close()
     return report_result()
