@@ -1,9 +1,11 @@
 #include "bundlefit/reports/HtmlReport.h"
 
+#include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/reports/TextTable.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace bundlefit {
 
@@ -46,6 +48,23 @@ struct TimelineBox {
   int first = 0, last = 0;
   bool scratch = false;
 };
+
+/// The tensor's name and size written inside its box, or the name alone,
+/// when the box is big enough to hold it (about 6.5 px a character at 11 px);
+/// small boxes keep only their tooltip.
+std::string boxLabel(const TimelineBox &box, double left, double top, double width, double height) {
+  const double charWidth = 6.5, lineHeight = 13;
+  if (height < lineHeight)
+    return "";
+  std::string label = box.tensor + " " + withThousands(box.size) + " B";
+  if (double(label.size()) * charWidth + 6 > width)
+    label = box.tensor;
+  if (double(label.size()) * charWidth + 6 > width)
+    return "";
+  return "<text class=\"buffer-label\" x=\"" + num(left + 3) + "\" y=\"" +
+         num(top + std::min(height, lineHeight + 4) / 2 + 4) + "\" data-tensor=\"" +
+         escape(box.tensor) + "\">" + escape(label) + "</text>\n";
+}
 
 std::string renderTimeline(const MemoryPlan &plan) {
   using G = TimelineGeometry;
@@ -104,6 +123,7 @@ std::string renderTimeline(const MemoryPlan &plan) {
            std::to_string(box.offset) + "\" data-size=\"" + std::to_string(box.size) + "\"><title>" +
            escape(bufferTooltip(box.tensor, box.producer, box.size, box.offset, box.first, box.last)) +
            "</title></rect>\n";
+    svg += boxLabel(box, x(box.first), top, x(box.last + 1) - x(box.first), height);
   }
   double bound = y(double(plan.activationsLowerBound));
   svg += "<line class=\"lower-bound\" x1=\"" + num(G::kLeft) + "\" x2=\"" +
@@ -118,6 +138,14 @@ std::string renderTimeline(const MemoryPlan &plan) {
 
 std::string renderRegionBars(const std::vector<HtmlRegionBar> &regions) {
   const double labelWidth = 260, barWidth = 600, rowHeight = 34;
+  // One colour per kind of content across every bar, so the legend reads
+  // for all of them ("weights in RAM" is the same colour in ITCM and DTCM).
+  std::map<std::string, size_t> colourOf;
+  std::vector<std::string> legend;
+  for (const HtmlRegionBar &region : regions)
+    for (const auto &item : region.items)
+      if (colourOf.emplace(item.first, legend.size()).second)
+        legend.push_back(item.first);
   double height = rowHeight * double(regions.size()) + 8;
   std::string svg = "<svg class=\"regions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                     num(labelWidth + barWidth + 90) + "\" height=\"" + num(height) +
@@ -142,7 +170,8 @@ std::string renderRegionBars(const std::vector<HtmlRegionBar> &regions) {
       if (width <= 0)
         continue;
       svg += "<rect class=\"item\" x=\"" + num(x) + "\" y=\"" + num(top) + "\" width=\"" +
-             num(width) + "\" height=\"24\" fill=\"" + fill(i + 3) + "\"><title>" +
+             num(width) + "\" height=\"24\" fill=\"" +
+             fill(colourOf.at(region.items[i].first) + 3) + "\"><title>" +
              escape(region.items[i].first) + ": " + withThousands(region.items[i].second) +
              " bytes</title></rect>\n";
       x += width;
@@ -153,7 +182,13 @@ std::string renderRegionBars(const std::vector<HtmlRegionBar> &regions) {
     svg += "<text x=\"" + num(labelWidth + barWidth + 6) + "\" y=\"" + num(top + 17) + "\">" +
            percent(region.used, region.capacity) + (over ? " OVER" : "") + "</text>\n</g>\n";
   }
-  return svg + "</svg>\n";
+  svg += "</svg>\n<div class=\"legend\">";
+  for (size_t i = 0; i < legend.size(); ++i)
+    svg += "<span class=\"legend-item\"><span class=\"swatch\" style=\"background:" + fill(i + 3) +
+           "\"></span>" + escape(legend[i]) + "</span>";
+  return svg + "<span class=\"legend-item\"><span class=\"swatch free\"></span>free</span>"
+               "<span class=\"legend-item\"><span class=\"swatch used\"></span>used (outline; "
+               "red: over capacity)</span></div>\n";
 }
 
 std::string renderLayerRows(const MemoryPlan &plan, const LayerTiming *timing) {
@@ -208,13 +243,38 @@ std::string renderVariants(const std::vector<HtmlVariantRow> &variants) {
   return html + "</tbody>\n</table>\n";
 }
 
+/// A text report's table, every column and cell whole (a page has room).
+std::string renderTable(const TextTable &table) {
+  auto cell = [&](size_t column, const std::string &text, const char *tag) {
+    return std::string("<") + tag + (table.numeric()[column] ? " class=\"n\">" : ">") +
+           escape(text) + "</" + tag + ">";
+  };
+  std::string html = "<table class=\"report\">\n<thead><tr>";
+  for (size_t i = 0; i < table.header().size(); ++i)
+    html += cell(i, table.header()[i], "th");
+  html += "</tr></thead>\n<tbody>\n";
+  bool afterRule = false;
+  for (const std::vector<std::string> &row : table.rows()) {
+    if (row.empty()) {
+      afterRule = true;
+      continue;
+    }
+    html += afterRule ? "<tr class=\"rule\">" : "<tr>";
+    for (size_t i = 0; i < row.size(); ++i)
+      html += cell(i, row[i], "td");
+    html += "</tr>\n";
+    afterRule = false;
+  }
+  return html + "</tbody>\n</table>\n";
+}
+
 const char *kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
 p.summary{margin:2px 0;color:#444}
 table{border-collapse:collapse;font-size:13px}
 th,td{padding:2px 10px;border-bottom:1px solid #e4e4e4;text-align:left;white-space:nowrap}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
-tfoot td{font-weight:600;border-top:1px solid #999}
+tfoot td{font-weight:600;border-top:1px solid #999}tr.rule td{border-top:1px solid #999}
 tr.best{background:#e8f6e8}tr.nofit{color:#999}
 svg text{font:11px system-ui,sans-serif;fill:#333}
 rect.plot{fill:#fafafa;stroke:#bbb}line.grid{stroke:#e4e4e4}
@@ -224,6 +284,11 @@ text.bound-label{fill:#d00000}
 rect.capacity{fill:#f2f2f2;stroke:#999}rect.used{fill:none;stroke:#222;stroke-width:1.5}
 g.over rect.used{stroke:#d00000;stroke-width:3}
 rect.time{fill:#6a9fd8}
+text.buffer-label{font-size:11px;fill:#111;pointer-events:none}
+div.legend{margin:6px 0 0 260px;max-width:640px;font-size:12px}
+span.legend-item{display:inline-block;margin:0 14px 4px 0;white-space:nowrap}
+span.swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px;
+border:1px solid #999}span.swatch.free{background:#f2f2f2}span.swatch.used{border:1.5px solid #222}
 .verdict{font-weight:700}.verdict.FITS{color:#137a13}.verdict.NOFIT{color:#d00000}
 )";
 
@@ -248,8 +313,7 @@ std::string renderHtmlReport(const HtmlReport &report) {
     html += "<h2>Activation memory over the schedule</h2>\n<p class=\"summary\">arena " +
             withThousands(report.plan->activationsSize) + " bytes, lower bound " +
             withThousands(report.plan->activationsLowerBound) + ", " +
-            std::to_string(report.plan->buffers.size() + report.plan->scratch.size()) +
-            " buffers (" + escape(report.plan->allocator) +
+            arenaContentsLabel(*report.plan) + " (" + escape(report.plan->allocator) +
             "); hover a rectangle for its tensor</p>\n" + renderTimeline(*report.plan);
   }
   if (!report.regions.empty())
@@ -267,6 +331,8 @@ std::string renderHtmlReport(const HtmlReport &report) {
               " build (cost model)</p>\n";
     html += renderLayerRows(*report.plan, report.timing);
   }
+  for (const auto &[title, table] : report.tables)
+    html += "<h2>" + escape(title) + "</h2>\n" + renderTable(table);
   for (const std::string &note : report.notes)
     html += "<p class=\"summary\">note: " + escape(note) + "</p>\n";
   return html + "</body>\n</html>\n";

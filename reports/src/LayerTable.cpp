@@ -28,6 +28,7 @@ std::string renderLayerTable(const MemoryPlan &plan, const LayerTiming *timing) 
     numeric.push_back(true);
   }
   TextTable table(header, numeric);
+  table.setDropOrder({3}); // at 100 columns, node names matter more than output shapes
   uint64_t totalMacs = 0, totalWeights = 0, peakLive = 0;
   for (const LayerRow &row : computeLayerRows(plan)) {
     totalMacs += row.macs;

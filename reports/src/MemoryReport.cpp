@@ -137,6 +137,14 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
   return report;
 }
 
+std::string arenaContentsLabel(const MemoryPlan &plan) {
+  std::string label = std::to_string(plan.buffers.size()) + " activation buffer" +
+                      (plan.buffers.size() == 1 ? "" : "s");
+  if (!plan.scratch.empty())
+    label += " + " + std::to_string(plan.scratch.size()) + " kernel scratch";
+  return label;
+}
+
 std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
                              const std::string &networkName, const LayerTiming *timing) {
   std::string text = "network " + networkName + "\n\n";
@@ -145,10 +153,11 @@ std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
                   std::to_string(plan.constants.size()) + " weight tensors, 64-aligned"});
   regions.addRow({"mutableWeight", withThousands(plan.mutableSize),
                   std::to_string(plan.placeholders.size()) + " inputs/outputs"});
-  regions.addRow({"activations", withThousands(plan.activationsSize),
-                  std::to_string(plan.buffers.size()) + " buffers, lower bound " +
-                      withThousands(plan.activationsLowerBound) + " (" + plan.allocator + ")"});
-  text += regions.render() + "\n";
+  regions.addRow(
+      {"activations", withThousands(plan.activationsSize),
+       arenaContentsLabel(plan) + ", lower bound " + withThousands(plan.activationsLowerBound)});
+  // The allocator on a line of its own: in the row it pushed the table past 100 columns.
+  text += regions.render() + "activations placed by " + plan.allocator + "\n\n";
 
   TextTable placeholders({"placeholder", "kind", "offset", "bytes", "type"},
                          {false, false, true, true, false});

@@ -34,6 +34,7 @@ struct CompareQuantOptions {
   QuantCliOptions quant;
   CalibrationCliOptions calibration;
   JsonReportOption json;
+  HtmlReportOption html;
 };
 
 struct TensorError {
@@ -83,6 +84,7 @@ std::string formatDb(double db) {
 
 int runCompareQuant(const CompareQuantOptions &options) {
   options.json.checkFileWritable();
+  options.html.checkFileWritable();
   std::unique_ptr<Graph> floatGraph = loadModel(options.model);
   std::unique_ptr<Graph> int8Graph = loadModel(options.model);
   quantizeLoadedModel(*int8Graph, options.model.path, options.quant);
@@ -137,6 +139,14 @@ int runCompareQuant(const CompareQuantOptions &options) {
   std::stable_sort(rows.begin(), rows.end(),
                    [](const TensorError &a, const TensorError &b) { return a.snrDb() < b.snrDb(); });
 
+  TextTable table({"tensor", "op", "int8 type", "SNR dB"}, {false, false, false, true});
+  for (const TensorError &row : rows)
+    table.addRow({row.name, row.op, row.type, formatDb(row.snrDb())});
+  std::string heading = "int8 (" + options.quant.schema + ") vs float on " +
+                        std::to_string(samples.size()) + " sample" +
+                        (samples.size() == 1 ? "" : "s") + ", worst first";
+  options.html.writeTable(options.model.path + ": int8 against float", {heading},
+                          "Signal-to-noise ratio per tensor", table);
   if (options.json.wanted()) {
     nlohmann::json report;
     report["schema"] = "bundlefit.compare-quant/1";
@@ -164,12 +174,7 @@ int runCompareQuant(const CompareQuantOptions &options) {
       return 0;
   }
 
-  TextTable table({"tensor", "op", "int8 type", "SNR dB"}, {false, false, false, true});
-  for (const TensorError &row : rows)
-    table.addRow({row.name, row.op, row.type, formatDb(row.snrDb())});
-  std::cout << "int8 (" << options.quant.schema << ") vs float on " << samples.size() << " sample"
-            << (samples.size() == 1 ? "" : "s") << ", worst first\n\n"
-            << table.render();
+  printText(heading + "\n\n" + table.render());
   for (const Value *output : int8Graph->outputs()) {
     char line[64];
     std::snprintf(line, sizeof line, "%.1f%%",
@@ -194,6 +199,7 @@ void addCompareQuantCommand(CLI::App &app, CommandAction &action) {
   addQuantOptions(*command, options->quant, /*requireProfile=*/true);
   addCalibrationOptions(*command, options->calibration);
   options->json.addTo(*command, "bundlefit.compare-quant/1");
+  options->html.addTo(*command, "each tensor's SNR, worst first");
   command->callback(
       [options, &action] { action = [options] { return runCompareQuant(*options); }; });
 }

@@ -15,17 +15,16 @@ namespace {
 /// Report options of `compile` only (CompileRequest is shared with `run`).
 struct CompileReportOptions {
   JsonReportOption json;
-  std::string htmlPath;
+  HtmlReportOption html;
 };
 
 int runCompile(const CompileRequest &request, const CompileReportOptions &reports) {
-  if (!reports.htmlPath.empty())
-    checkWritable(reports.htmlPath); // before the bundle is written: all or nothing
+  reports.html.checkFileWritable(); // before the bundle is written: all or nothing
   reports.json.checkFileWritable();
   CompiledBundle bundle = compileBundle(request);
   const MemoryPlan &plan = bundle.plan;
   const std::string &net = bundle.networkName;
-  if (!reports.htmlPath.empty()) {
+  if (reports.html.wanted()) {
     HtmlReport html;
     html.title = net + ": bundle for " + describeTarget(bundle.target);
     html.summary = {request.model.path + " -> " + request.outputDir + ": .text " +
@@ -33,7 +32,7 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
                     withThousands(plan.constantSize) + ", MUTABLE " + withThousands(plan.mutableSize) +
                     ", ACTIVATIONS " + withThousands(plan.activationsSize)};
     html.plan = &plan;
-    writeHtmlReport(reports.htmlPath, html);
+    reports.html.write(html);
   }
   if (reports.json.wanted()) {
     // Exactly what the bundle's <net>.memory.json holds (sizes, code size, target).
@@ -42,8 +41,8 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
     if (reports.json.replacesText())
       return 0;
   }
-  std::cout << "bundle " << net << " for " << describeTarget(bundle.target) << " written to "
-            << request.outputDir << "\n";
+  printText("bundle " + net + " for " + describeTarget(bundle.target) + " written to " +
+            request.outputDir + "\n");
   if (verbosity() == Verbosity::Quiet) // -q: the result line, no tables (20,000-row models)
     return 0;
   TextTable table({"file / region", "bytes"}, {false, true});
@@ -72,8 +71,7 @@ void addCompileCommand(CLI::App &app, CommandAction &action) {
   addQuantOptions(*command, request->quant);
   auto reports = std::make_shared<CompileReportOptions>();
   reports->json.addTo(*command, "the bundle's <net>.memory.json, bundlefit.memory/1");
-  command->add_option("--html", reports->htmlPath,
-                      "Also write a self-contained HTML report (memory timeline, layers) to FILE");
+  reports->html.addTo(*command, "memory timeline, layers");
   command->callback([request, reports, &action] {
     action = [request, reports] { return runCompile(*request, *reports); };
   });

@@ -28,8 +28,8 @@ using namespace bundlefit::device;
 struct DevicesOptions {
   std::vector<std::string> deviceFiles;
   JsonReportOption json;
+  HtmlReportOption html;
   bool calibration = false;
-  bool wide = false;
 };
 
 std::string sizeText(uint64_t bytes) {
@@ -126,6 +126,7 @@ int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
   TextTable table({"published figure", "device", "model", "variant", "weights", "role",
                    "published", "predicted", "error"},
                   {false, false, false, false, false, false, true, true, true});
+  table.setDropOrder({2, 1, 3}); // the figure names the model, part and build
   for (const CalibrationResult &r : results) {
     char published[32], predicted[32], error[32];
     std::snprintf(published, sizeof published, "%.2f ms", r.point.publishedMs);
@@ -144,30 +145,8 @@ int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
   return 0;
 }
 
-int runDevices(const DevicesOptions &options) {
-  DeviceDatabase db = DeviceDatabase::loadDefault();
-  for (const std::string &file : options.deviceFiles)
-    db.addFile(file);
-  if (options.calibration)
-    return runCalibration(db, options.json);
-  if (options.json.wanted()) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const Device &device : db.devices())
-      list.push_back(deviceJson(device));
-    options.json.emit({{"schema", "bundlefit.devices/1"}, {"devices", list}}, "");
-    if (options.json.replacesText())
-      return 0;
-  }
-  if (!options.wide && verbosity() != Verbosity::Verbose) {
-    // 100 columns: totals only (the regions and libraries are --wide).
-    TextTable table({"device", "cores", "flash", "RAM", "RAM regions"},
-                    {false, false, true, true, true});
-    for (const Device &device : db.devices())
-      table.addRow({device.id, compactCoresText(device), sizeText(device.totalFlash()),
-                    sizeText(device.totalRam()), std::to_string(device.memory.size())});
-    std::cout << table.render() << "(names, RAM regions and kernel libraries: --wide)\n";
-    return 0;
-  }
+/// Every column: part names, each RAM region, kernel libraries.
+TextTable wideDeviceTable(const DeviceDatabase &db) {
   TextTable table({"device", "board of", "name", "cores", "flash", "RAM regions", "libraries"},
                   {false, false, false, false, true, false, false});
   for (const Device &device : db.devices()) {
@@ -184,7 +163,38 @@ int runDevices(const DevicesOptions &options) {
         libraries += (libraries.empty() ? "" : ", ") + key;
     table.addRow({device.id, device.part, device.name, coresText(device), flash, ram, libraries});
   }
-  std::cout << table.render();
+  return table;
+}
+
+int runDevices(const DevicesOptions &options) {
+  options.json.checkFileWritable();
+  options.html.checkFileWritable();
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  for (const std::string &file : options.deviceFiles)
+    db.addFile(file);
+  if (options.calibration)
+    return runCalibration(db, options.json);
+  TextTable wide = wideDeviceTable(db);
+  options.html.writeTable("bundlefit devices", {}, "Parts and boards", wide);
+  if (options.json.wanted()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Device &device : db.devices())
+      list.push_back(deviceJson(device));
+    options.json.emit({{"schema", "bundlefit.devices/1"}, {"devices", list}}, "");
+    if (options.json.replacesText())
+      return 0;
+  }
+  if (textWidth() != 0) { // not --wide or -v
+    // 100 columns: totals only (the regions and libraries are --wide).
+    TextTable table({"device", "cores", "flash", "RAM", "RAM regions"},
+                    {false, false, true, true, true});
+    for (const Device &device : db.devices())
+      table.addRow({device.id, compactCoresText(device), sizeText(device.totalFlash()),
+                    sizeText(device.totalRam()), std::to_string(device.memory.size())});
+    std::cout << table.render() << "(names, RAM regions and kernel libraries: --wide)\n";
+    return 0;
+  }
+  std::cout << wide.render();
   return 0;
 }
 
@@ -196,8 +206,7 @@ void addDevicesCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--device-file", options->deviceFiles,
                       "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
   options->json.addTo(*command, "bundlefit.devices/1");
-  command->add_flag("--wide", options->wide,
-                    "Every column: part names, each RAM region, kernel libraries (also with -v)");
+  options->html.addTo(*command, "every part with its regions and libraries");
   command->add_flag("--calibration", options->calibration,
                     "Check the cost model against every published timing it is calibrated on");
   command->callback([options, &action] { action = [options] { return runDevices(*options); }; });

@@ -41,7 +41,7 @@ struct FitOptions {
   JsonReportOption json;
   bool verifyLink = false;
   std::string linkDir;
-  std::string htmlPath;
+  HtmlReportOption html;
   QuantCliOptions quant; ///< --load-profile...: the int8 bundle sized (and linked).
   HeadroomOptions headroom;
   std::string batch; ///< --batch LIST: JSON lines, one per model (FitBatch.h).
@@ -90,7 +90,7 @@ int runBatchOrCheckUsage(const FitOptions &options) {
   }
   if (!options.model.path.empty())
     throw Error(ExitCode::Usage, "fit: give either MODEL or --batch LIST, not both");
-  if (options.verifyLink || !options.htmlPath.empty() || !options.json.file().empty())
+  if (options.verifyLink || options.html.wanted() || !options.json.file().empty())
     throw Error(ExitCode::Usage,
                 "fit --batch: prints JSON lines on stdout; --verify-link, --html and --json FILE "
                 "are for one model");
@@ -100,6 +100,8 @@ int runBatchOrCheckUsage(const FitOptions &options) {
 int runFit(const FitOptions &options) {
   if (int code = runBatchOrCheckUsage(options); code >= 0)
     return code;
+  options.json.checkFileWritable();
+  options.html.checkFileWritable();
   driver::FitCheckOptions checkOptions = checkOptionsOf(options);
   if (options.verifyLink) { // before any compile
     DeviceDatabase db = driver::loadDeviceDatabase(options.deviceFiles);
@@ -135,7 +137,7 @@ int runFit(const FitOptions &options) {
   const MemoryPlan &plan = shown->bundle->plan;
   LayerTiming timing = layerTimingOf(device, fit);
   std::string code = withThousands(fit.terms.code) + " (" + codeOrigin(build, request) + ")";
-  if (!options.htmlPath.empty()) {
+  if (options.html.wanted()) {
     HtmlReport html;
     html.title = options.model.path + " on " + device.id + ", variant " + variant.name;
     html.summary = {device.name,
@@ -156,7 +158,7 @@ int runFit(const FitOptions &options) {
     for (const Suggestion &s : suggestions)
       html.notes.push_back("change: " + s.change + (s.fits ? " (fits, " + ms(s.ms) + ")" : " (still does not fit)"));
     html.notes.insert(html.notes.end(), notes.begin(), notes.end());
-    writeHtmlReport(options.htmlPath, html);
+    options.html.write(html);
   }
 
   if (options.json.wanted()) {
@@ -180,6 +182,7 @@ int runFit(const FitOptions &options) {
           (fp.estimates.empty() ? "none" : std::to_string(fp.estimates.size()) + " (see notes)") + "\n\n";
   TextTable table({"region", "kind", "base", "used", "capacity", "use", "holds"},
                   {false, false, false, true, true, true, false});
+  table.setDropOrder({2, 1}); // what a region holds says more than its address or kind
   for (const RegionUse &use : fit.regions) {
     table.addRow({use.region->name, memoryKindName(use.region->kind), hex(use.region->base),
                   withThousands(use.used), withThousands(use.region->size),
@@ -207,14 +210,14 @@ int runFit(const FitOptions &options) {
     for (const std::string &warning : fit.warnings)
       text += "warning: " + warning + "\n";
     text += "\nverdict: FITS\n";
-    std::cout << text;
+    printText(text);
     return exitCode(0);
   }
   text += "\nverdict: DOES NOT FIT\n";
   for (const std::string &problem : fit.problems)
     text += "  " + problem + "\n";
   text += renderSuggestions(suggestions);
-  std::cout << text;
+  printText(text);
   return exitCode(int(ExitCode::DoesNotFit));
 }
 
@@ -251,8 +254,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
                     "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");
   command->add_option("--link-dir", options->linkDir,
                       "Keep the --verify-link firmware (linker script, sources, ELF, map) in DIR");
-  command->add_option("--html", options->htmlPath,
-                      "Also write a self-contained HTML report (Flash/RAM bars, memory timeline, layers) to FILE");
+  options->html.addTo(*command, "Flash/RAM bars, memory timeline, layers");
   addQuantOptions(*command, options->quant);
   command->callback([options, &action] { action = [options] { return runFit(*options); }; });
 }

@@ -18,6 +18,7 @@ namespace {
 struct InspectOptions {
   ModelOptions model;
   JsonReportOption json;
+  HtmlReportOption html;
 };
 
 uint64_t weightBytes(const Node &node) {
@@ -33,12 +34,14 @@ uint64_t weightBytes(const Node &node) {
 
 int runInspect(const InspectOptions &options) {
   options.json.checkFileWritable();
+  options.html.checkFileWritable();
   std::unique_ptr<Graph> graph = loadModel(options.model);
   applyMemoryOptPasses(*graph, options.model);
   uint64_t totalMacs = 0, totalWeights = 0;
   nlohmann::json nodes = nlohmann::json::array();
   TextTable table({"node", "op", "inputs", "output", "MACs", "weight bytes"},
                   {false, false, false, false, true, true});
+  table.setDropOrder({2}); // the output's shape says most; inputs on --wide
   for (const Node *node : graph->nodes()) {
     uint64_t macs = countNodeMacs(*node), weights = weightBytes(*node);
     totalMacs += macs;
@@ -65,6 +68,10 @@ int runInspect(const InspectOptions &options) {
     table.addRow({node->name, op, inputs, node->output()->type.str(),
                   withThousands(macs), withThousands(weights)});
   }
+  table.addSeparator();
+  table.addRow({"total", std::to_string(graph->numNodes()) + " nodes", "", "",
+                withThousands(totalMacs), withThousands(totalWeights)});
+  options.html.writeTable(options.model.path + ": nodes", {}, "Nodes after graph passes", table);
   if (options.json.wanted()) {
     options.json.emit({{"schema", "bundlefit.inspect/1"},
                        {"model", options.model.path},
@@ -76,9 +83,6 @@ int runInspect(const InspectOptions &options) {
     if (options.json.replacesText())
       return 0;
   }
-  table.addSeparator();
-  table.addRow({"total", std::to_string(graph->numNodes()) + " nodes", "", "",
-                withThousands(totalMacs), withThousands(totalWeights)});
   std::cout << table.render();
   return 0;
 }
@@ -91,6 +95,7 @@ void addInspectCommand(CLI::App &app, CommandAction &action) {
       "inspect", "List nodes with shapes, MACs and weight bytes after graph passes");
   addModelOptions(*command, options->model);
   options->json.addTo(*command, "bundlefit.inspect/1");
+  options->html.addTo(*command, "the node table");
   command->callback([options, &action] { action = [options] { return runInspect(*options); }; });
 }
 

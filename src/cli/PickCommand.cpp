@@ -36,7 +36,7 @@ struct PickOptions {
   std::vector<std::string> deviceFiles;
   uint64_t staticBytes = 0;
   JsonReportOption json;
-  std::string htmlPath;
+  HtmlReportOption html;
   std::vector<std::string> variants; ///< --variants: empty, every variant of the part.
   std::string goal = "latency";
   bool allowEstimates = false;
@@ -47,9 +47,8 @@ struct PickOptions {
 /// The page shows the comparison, then the chosen build (or the first
 /// candidate when none fits): its Flash/RAM bars and per-layer times over
 /// that build's own memory plan.
-void writePickHtml(const std::string &path, const PickOptions &options, const Device &device,
-                   driver::BuildSizer &sizer, const PickResult &pick,
-                   const std::vector<std::string> &notes) {
+void writePickHtml(const PickOptions &options, const Device &device, driver::BuildSizer &sizer,
+                   const PickResult &pick, const std::vector<std::string> &notes) {
   HtmlReport html;
   html.title = options.model.path + " on " + device.id + ": build variants";
   html.summary = {device.name};
@@ -73,7 +72,7 @@ void writePickHtml(const std::string &path, const PickOptions &options, const De
     html.verdict = shown.result.fits ? "FITS" : "DOES NOT FIT";
   }
   html.notes = notes;
-  writeHtmlReport(path, html);
+  options.html.write(html);
 }
 
 nlohmann::json rowJson(const Candidate &c) {
@@ -93,6 +92,8 @@ nlohmann::json rowJson(const Candidate &c) {
 }
 
 int runPick(const PickOptions &options) {
+  options.json.checkFileWritable();
+  options.html.checkFileWritable();
   DeviceDatabase db = DeviceDatabase::loadDefault();
   for (const std::string &file : options.deviceFiles)
     db.addFile(file);
@@ -149,8 +150,8 @@ int runPick(const PickOptions &options) {
   if (!pick.candidates.empty())
     notes.push_back(pick.candidates.front().result.baselineSource);
 
-  if (!options.htmlPath.empty())
-    writePickHtml(options.htmlPath, options, device, sizer, pick, notes);
+  if (options.html.wanted())
+    writePickHtml(options, device, sizer, pick, notes);
   if (options.json.wanted()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Candidate &c : pick.candidates)
@@ -169,8 +170,8 @@ int runPick(const PickOptions &options) {
     if (options.json.replacesText())
       return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
   }
-  std::cout << options.model.path << " on " << device.id << " (" << device.name << "), goal "
-            << pickGoalName(pickRequest.goal) << "\n\n";
+  std::string text = options.model.path + " on " + device.id + " (" + device.name + "), goal " +
+                     pickGoalName(pickRequest.goal) + "\n\n";
   TextTable table({"", "variant", "weights", "Flash", "RAM", "code", "fits", "predicted", "buildable", "estimate"},
                   {false, false, false, true, true, true, false, true, false, false});
   for (const Candidate &c : pick.candidates) {
@@ -181,14 +182,15 @@ int runPick(const PickOptions &options) {
                   withThousands(c.result.terms.code), c.result.fits ? "yes" : "no", time,
                   c.buildable ? "yes" : "no", c.estimates.empty() ? "-" : "yes (note)"});
   }
-  std::cout << table.render() << "\n" << (pick.best >= 0 ? "* " : "") << pick.reason << "\n";
+  text += table.render() + "\n" + (pick.best >= 0 ? "* " : "") + pick.reason + "\n";
   if (pick.best >= 0)
     for (const std::string &warning : pick.candidates[pick.best].result.warnings)
-      std::cout << "warning: " << warning << "\n";
+      text += "warning: " + warning + "\n";
   if (pick.best < 0)
-    std::cout << renderSuggestions(suggestions);
+    text += renderSuggestions(suggestions);
   for (const std::string &note : notes)
-    std::cout << "note: " << note << "\n";
+    text += "note: " + note + "\n";
+  printText(text);
   return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
 }
 
@@ -205,8 +207,7 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--static-bytes", options->staticBytes,
                       "Initialized application data to count in Flash and RAM");
   options->json.addTo(*command, "bundlefit.pick/1");
-  command->add_option("--html", options->htmlPath,
-                      "Also write a self-contained HTML report (variant comparison, bars, timeline) to FILE");
+  options->html.addTo(*command, "variant comparison, bars, timeline");
   command->add_option("--variants", options->variants,
                       "Compare only these builds, e.g. float,int8-cmsis (default: every variant the part has)")
       ->delimiter(',');

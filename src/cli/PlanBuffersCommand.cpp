@@ -38,6 +38,7 @@ struct PlanBuffersOptions {
   double timeLimit = 5.0;
   std::string outputPath;
   JsonReportOption json;
+  HtmlReportOption html;
 };
 
 struct NamedProblem {
@@ -96,6 +97,10 @@ int runPlanBuffers(PlanBuffersOptions options) {
     options.capacity = parseCountOption(options.capacityText, "--capacity");
   if (!options.nodeLimitText.empty())
     options.nodeLimit = parseCountOption(options.nodeLimitText, "--node-limit");
+  if (!options.outputPath.empty()) // the exact search may take its whole --time-limit
+    checkWritable(options.outputPath, "-o");
+  options.json.checkFileWritable();
+  options.html.checkFileWritable();
   std::vector<NamedProblem> problems = readProblems(options);
   if (!options.outputPath.empty() && problems.size() != 1)
     throw Error(ExitCode::Usage, "-o needs exactly one problem; choose one with --model");
@@ -140,6 +145,7 @@ int runPlanBuffers(PlanBuffersOptions options) {
   }
   if (!options.outputPath.empty())
     writeFileAtomically(options.outputPath, csv);
+  options.html.writeTable(options.path + ": buffer plans", {}, "Problems", table);
   if (options.json.wanted()) {
     nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"},
                              {"time_limit_seconds", options.timeLimit},
@@ -185,6 +191,7 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
                       "Stop the exact search after this many nodes (default 0: no limit); "
                       "makes an unfinished search reproducible across machines");
   options->json.addTo(*command, "bundlefit.plan-buffers/1");
+  options->html.addTo(*command, "each problem's arena, bound and proof");
   command->add_option("-o,--output", options->outputPath,
                       "Write id,lower,upper,size,offset rows to this CSV file");
   command->callback(

@@ -25,7 +25,7 @@ struct PlanCommandOptions {
   ModelOptions model;
   QuantCliOptions quant;
   JsonReportOption json;
-  std::string htmlPath;
+  HtmlReportOption html;
   std::string device;
   std::vector<std::string> deviceFiles;
   std::string networkName;
@@ -36,6 +36,8 @@ struct PlanCommandOptions {
 };
 
 int runPlan(const PlanCommandOptions &options) {
+  options.json.checkFileWritable();
+  options.html.checkFileWritable();
   std::unique_ptr<Graph> graph = loadModel(options.model);
   quantizeLoadedModel(*graph, options.model.path, options.quant);
   applyMemoryOptPasses(*graph, options.model);
@@ -56,7 +58,7 @@ int runPlan(const PlanCommandOptions &options) {
   if (!options.device.empty())
     onDevice = fitForReport(options.model, options.quant, options.device, options.deviceFiles);
   const LayerTiming *timing = onDevice ? &onDevice->timing : nullptr;
-  if (!options.htmlPath.empty()) {
+  if (options.html.wanted()) {
     HtmlReport html;
     html.title = network + ": memory plan";
     html.summary = {options.model.path + ": CONSTANT " + withThousands(plan.constantSize) +
@@ -67,7 +69,7 @@ int runPlan(const PlanCommandOptions &options) {
       html.timing = timing;
       addDeviceToHtml(*onDevice, html);
     }
-    writeHtmlReport(options.htmlPath, html);
+    options.html.write(html);
   }
 
   if (options.json.wanted()) {
@@ -75,21 +77,21 @@ int runPlan(const PlanCommandOptions &options) {
     if (options.json.replacesText())
       return 0;
   }
-  std::cout << memoryReportText(*graph, plan, network, timing);
+  std::string text = memoryReportText(*graph, plan, network, timing);
   if (onDevice) {
     const device::ModelFootprint &fp = onDevice->footprint;
     const device::FitResult &fit = onDevice->fit;
-    std::cout << "\nbuild on " << onDevice->device->id << " (" << fit.variant.name
-              << "): CONSTANT " << withThousands(fp.constantBytes) << ", MUTABLE "
-              << withThousands(fp.mutableBytes) << ", ACTIVATIONS " << withThousands(fp.activationsBytes)
-              << ", code " << withThousands(fit.terms.code) << " (" << onDevice->code << ")\n"
-              << "Flash " << withThousands(fit.totals.flash) << " of " << withThousands(fit.flashCapacity)
-              << ", RAM " << withThousands(fit.totals.ram) << " of " << withThousands(fit.ramCapacity)
-              << " (" << fit.baselineSource << ")\n"
-              << "predicted inference time on " << onDevice->device->id << " (" << fit.variant.name
-              << ", weights " << device::weightsPolicyName(fit.weights)
-              << "): " << formatMs(fit.time.ms) << "\n";
+    text += "\nbuild on " + onDevice->device->id + " (" + fit.variant.name + "): CONSTANT " +
+            withThousands(fp.constantBytes) + ", MUTABLE " + withThousands(fp.mutableBytes) +
+            ", ACTIVATIONS " + withThousands(fp.activationsBytes) + ", code " +
+            withThousands(fit.terms.code) + " (" + onDevice->code + ")\n" + "Flash " +
+            withThousands(fit.totals.flash) + " of " + withThousands(fit.flashCapacity) + ", RAM " +
+            withThousands(fit.totals.ram) + " of " + withThousands(fit.ramCapacity) + " (" +
+            fit.baselineSource + ")\n" + "predicted inference time on " + onDevice->device->id +
+            " (" + fit.variant.name + ", weights " + device::weightsPolicyName(fit.weights) +
+            "): " + formatMs(fit.time.ms) + "\n";
   }
+  printText(text);
   return 0;
 }
 
@@ -102,8 +104,7 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
   addModelOptions(*command, options->model);
   addQuantOptions(*command, options->quant);
   options->json.addTo(*command, "bundlefit.memory/1");
-  command->add_option("--html", options->htmlPath,
-                      "Also write a self-contained HTML report (memory timeline, layers) to FILE");
+  options->html.addTo(*command, "memory timeline, layers");
   command->add_option("--device", options->device,
                       "Add the predicted time per layer and Flash/RAM use on this part (bundlefit devices)");
   command->add_option("--device-file", options->deviceFiles, "Add a part from a JSON file (repeatable)");

@@ -31,6 +31,7 @@ struct ProfileCommandOptions {
   std::string outputPath;
   std::string schema; ///< Accepted as in Glow's doc; the profile holds ranges only.
   JsonReportOption json;
+  HtmlReportOption html;
 };
 
 std::string fileName(const std::string &path) {
@@ -68,11 +69,21 @@ int runProfile(const ProfileCommandOptions &options) {
     schemaOnly.schema = options.schema;
     resolveQuantOptions(schemaOnly); // a misspelt schema fails here, as at compile
   }
-  checkWritable(options.outputPath);
+  checkWritable(options.outputPath, "-o");
   options.json.checkFileWritable();
+  options.html.checkFileWritable();
   std::unique_ptr<Graph> graph = loadModel(options.model);
   std::vector<Tensor> samples = loadCalibrationSamples(*graph, options.calibration);
   ProfileData profile = recordProfileOf(*graph, samples, options.model.path, options.outputPath);
+  std::string written = "profile of " + std::to_string(profile.tensors.size()) + " tensors over " +
+                        std::to_string(samples.size()) + " sample" +
+                        (samples.size() == 1 ? "" : "s") + " written to " + options.outputPath;
+  if (options.html.wanted()) {
+    TextTable ranges({"tensor", "min", "max"}, {false, true, true});
+    for (const TensorProfile &tensor : profile.tensors)
+      ranges.addRow({tensor.name, std::to_string(tensor.min), std::to_string(tensor.max)});
+    options.html.writeTable(options.model.path + ": profile", {written}, "Value ranges", ranges);
+  }
   if (options.json.wanted()) {
     char hash[24];
     std::snprintf(hash, sizeof hash, "0x%016llx", (unsigned long long)profile.modelHash);
@@ -92,9 +103,7 @@ int runProfile(const ProfileCommandOptions &options) {
     if (options.json.replacesText())
       return 0;
   }
-  std::cout << "profile of " << profile.tensors.size() << " tensors over " << samples.size()
-            << " sample" << (samples.size() == 1 ? "" : "s") << " written to "
-            << options.outputPath << "\n";
+  printText(written + "\n");
   return 0;
 }
 
@@ -113,6 +122,7 @@ void addProfileCommand(CLI::App &app, CommandAction &action) {
                       "Accepted as Glow's doc passes it while profiling: the profile holds "
                       "ranges only; give the schema to compile");
   options->json.addTo(*command, "bundlefit.profile/1, the recorded ranges");
+  options->html.addTo(*command, "each tensor's recorded range");
   command->callback([options, &action] { action = [options] { return runProfile(*options); }; });
 }
 

@@ -60,11 +60,12 @@ void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html) {
     html.notes.push_back(problem);
 }
 
-void checkWritable(const std::string &path) {
+void checkWritable(const std::string &path, const std::string &option) {
   std::string probe = path + ".probe." + std::to_string(::getpid());
   FILE *file = std::fopen(probe.c_str(), "wb");
   if (!file)
-    throw Error(ExitCode::CannotWrite, path + ": cannot write file");
+    throw Error(ExitCode::CannotWrite,
+                (option.empty() ? "" : option + " ") + path + ": cannot write file");
   std::fclose(file);
   std::remove(probe.c_str());
 }
@@ -96,7 +97,7 @@ void JsonReportOption::addTo(CLI::App &command, const std::string &what) {
 
 void JsonReportOption::checkFileWritable() const {
   if (!file().empty())
-    checkWritable(file());
+    checkWritable(file(), "--json");
 }
 
 void JsonReportOption::emit(nlohmann::json report, const std::string &modelPath) const {
@@ -108,8 +109,34 @@ void JsonReportOption::emit(nlohmann::json report, const std::string &modelPath)
   writeFileAtomically(path_, report.dump(2) + "\n");
 }
 
+void printText(const std::string &text) { std::cout << wrapLongLines(text); }
+
 void writeHtmlReport(const std::string &path, const HtmlReport &report) {
   writeFileAtomically(path, renderHtmlReport(report));
+}
+
+void HtmlReportOption::addTo(CLI::App &command, const std::string &what) {
+  command.add_option("--html", path_,
+                     "Also write a self-contained HTML report (" + what + ") to FILE");
+}
+
+void HtmlReportOption::checkFileWritable() const {
+  if (wanted())
+    checkWritable(path_, "--html");
+}
+
+void HtmlReportOption::write(const HtmlReport &report) const {
+  if (wanted())
+    writeHtmlReport(path_, report);
+}
+
+void HtmlReportOption::writeTable(const std::string &title, std::vector<std::string> summary,
+                                  const std::string &tableTitle, const TextTable &table) const {
+  HtmlReport html;
+  html.title = title;
+  html.summary = std::move(summary);
+  html.tables.push_back({tableTitle, table});
+  write(html);
 }
 
 } // namespace bundlefit

@@ -42,9 +42,9 @@ std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model, const Q
 /// Adds the device's bars, verdict and summary line to an HTML report.
 void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html);
 
-/// Throws Error(CannotWrite) naming `path` unless a file can be created
-/// there; lets a command fail before it writes anything else.
-void checkWritable(const std::string &path);
+/// Throws Error(CannotWrite) naming `path` (and `option`, when given) unless a
+/// file can be created there; lets a command fail before it writes anything.
+void checkWritable(const std::string &path, const std::string &option = "");
 
 /// --json [FILE], the same on every command: `--json` alone (or `--json -`)
 /// prints the JSON report instead of the text; `--json FILE` writes it to FILE
@@ -75,7 +75,30 @@ private:
 /// `2>&1 | jq` keeps working.
 bool jsonReplacesText();
 
+/// Prints a text report on stdout, its long lines wrapped to textWidth().
+void printText(const std::string &text);
+
 /// Renders and writes the page atomically (Error(CannotWrite) on failure).
 void writeHtmlReport(const std::string &path, const HtmlReport &report);
+
+/// --html FILE, the same on every command with a report: the path is checked
+/// before any long work (a typo must not cost a five-minute compile) and the
+/// page is written atomically at the end.
+class HtmlReportOption {
+public:
+  /// Adds `--html FILE` to `command`; `what` lists the page's sections.
+  void addTo(CLI::App &command, const std::string &what);
+  bool wanted() const { return !path_.empty(); }
+  const std::string &file() const { return path_; }
+  /// Error(CannotWrite) naming --html and FILE now, when FILE cannot be written.
+  void checkFileWritable() const;
+  void write(const HtmlReport &report) const;
+  /// A page of one table: what inspect, devices, run... print as text.
+  void writeTable(const std::string &title, std::vector<std::string> summary,
+                  const std::string &tableTitle, const TextTable &table) const;
+
+private:
+  std::string path_;
+};
 
 } // namespace bundlefit

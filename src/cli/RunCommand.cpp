@@ -44,6 +44,7 @@ struct RunOptions {
   bool compare = false;
   double timeout = 300;
   JsonReportOption json;
+  HtmlReportOption html;
   std::string cmsisNnDir; ///< --cmsis-nn (else $BUNDLEFIT_CMSIS_NN_DIR)
 };
 
@@ -136,6 +137,7 @@ void checkRunFiles(const RunOptions &options) {
     throw Error(ExitCode::CannotWrite, options.outputDir + ": cannot create the output directory (" +
                                            existing.string() + " is not writable)");
   options.json.checkFileWritable();
+  options.html.checkFileWritable();
 }
 
 int runRun(const RunOptions &options) {
@@ -170,6 +172,7 @@ int runRun(const RunOptions &options) {
   if (options.compare) // vs the reference interpreter
     columns.insert(columns.end(), {"max |diff|", "cosine", "rel. L2", "top-1"});
   TextTable table(columns, {false, false, false, true, true, true, true});
+  table.setDropOrder({2}); // the files are in --output-dir, named after the outputs
   // The interpreter's outputs, sample by sample, stacked like the bundle's.
   std::map<std::string, Tensor> reference;
   if (options.compare) {
@@ -224,6 +227,11 @@ int runRun(const RunOptions &options) {
     }
     table.addRow(row);
   }
+  std::string ran = "ran " + bundle.networkName + " on " + compile.target +
+                    (batch > 1 ? " over " + std::to_string(batch) + " samples" : "") + " (build " +
+                    std::to_string(stats.buildSeconds).substr(0, 4) + " s, run " +
+                    std::to_string(stats.runSeconds).substr(0, 5) + " s)";
+  options.html.writeTable(compile.model.path + ": run", {ran}, "Outputs", table);
   if (options.json.wanted()) {
     options.json.emit({{"schema", "bundlefit.run/1"}, {"network", bundle.networkName},
                        {"target", compile.target}, {"samples", batch},
@@ -233,11 +241,7 @@ int runRun(const RunOptions &options) {
     if (options.json.replacesText())
       return 0;
   }
-  std::cout << "ran " << bundle.networkName << " on " << compile.target
-            << (batch > 1 ? " over " + std::to_string(batch) + " samples" : "") << " (build "
-            << std::to_string(stats.buildSeconds).substr(0, 4) << " s, run "
-            << std::to_string(stats.runSeconds).substr(0, 5) << " s)\n\n"
-            << table.render();
+  printText(ran + "\n\n" + table.render());
   return 0;
 }
 
@@ -272,6 +276,7 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
                     "L2 error, top-1 agreement over the batch");
   command->add_option("--timeout", options->timeout, "Seconds the program may run (default 300)");
   options->json.addTo(*command, "bundlefit.run/1");
+  options->html.addTo(*command, "the outputs, and how they compare with --compare");
   command->callback([options, &action] { action = [options] { return runRun(*options); }; });
 }
 

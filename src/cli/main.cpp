@@ -5,8 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "HelpFormatter.h"
 #include "ReportSupport.h"
 #include "bundlefit/driver/ToolInfo.h"
+#include "bundlefit/reports/TextTable.h"
 
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/OutputFile.h"
@@ -18,12 +20,15 @@ using namespace bundlefit;
 int main(int argc, char **argv) {
   CLI::App app{"bundlefit: compile ONNX models into Glow-compatible bundles for "
                "microcontrollers, and plan their memory"};
+  app.formatter(std::make_shared<HelpFormatter>()); // before the subcommands, which copy it
   app.require_subcommand(0, 1);
   // --version before or after the subcommand (fallthrough, below).
   app.set_version_flag("--version", "bundlefit " + bundlefitVersion());
-  bool quiet = false, verbose = false;
+  bool quiet = false, verbose = false, wide = false;
   app.add_flag("-q,--quiet", quiet, "Print only results and errors");
-  app.add_flag("-v,--verbose", verbose, "Print what each stage did");
+  app.add_flag("-v,--verbose", verbose, "Print what each stage did, and every column (as --wide)");
+  app.add_flag("--wide", wide,
+               "Every column and whole lines; by default text reports fit 100 columns");
   // -q/-v also after the subcommand (`bundlefit fit m.onnx --device x -q`):
   // subcommands inherit this and hand options they do not know to the app.
   app.fallthrough();
@@ -53,6 +58,8 @@ int main(int argc, char **argv) {
     return int(ExitCode::Usage);
   }
   setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+  if (wide || verbose)
+    setTextWidth(0);
 
   try {
     if (!action) {

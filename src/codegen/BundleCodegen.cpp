@@ -281,14 +281,15 @@ void quietDiagnostics(llvm::LLVMContext &context) {
 std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Graph &graph,
                                           const MemoryPlan &plan, const std::string &name,
                                           const TargetOptions &target, bool withBundleConfig,
-                                          std::unique_ptr<llvm::TargetMachine> &machine) {
+                                          std::unique_ptr<llvm::TargetMachine> &machine,
+                                          const LayerCallback &onLayer = {}) {
   if (name.empty())
     throw Error(ExitCode::Usage, "--network-name must not be empty");
   const ResolvedCpu cpu = resolveCpu(target);
   machine = createTargetMachine(target, cpu);
   auto module = loadKernels(context, target, cpu, *machine);
   module->setModuleIdentifier(name);
-  llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name);
+  llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name, onLayer);
   if (withBundleConfig)
     emitBundleConfig(*module, plan, name);
   setFunctionAttributes(*module, target, cpu, entry);
@@ -325,15 +326,15 @@ static void checkAddressSpace(const MemoryPlan &plan, const TargetOptions &targe
 }
 
 CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
-                                   const std::string &networkName,
-                                   const TargetOptions &target, bool withBundleConfig) {
+                                   const std::string &networkName, const TargetOptions &target,
+                                   bool withBundleConfig, const LayerCallback &onLayer) {
   checkAddressSpace(plan, target);
   const auto start = std::chrono::steady_clock::now();
   llvm::LLVMContext context;
   quietDiagnostics(context);
   std::unique_ptr<llvm::TargetMachine> machine;
   auto module =
-      buildModule(context, graph, plan, networkName, target, withBundleConfig, machine);
+      buildModule(context, graph, plan, networkName, target, withBundleConfig, machine, onLayer);
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);

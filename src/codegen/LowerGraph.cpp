@@ -210,7 +210,7 @@ public:
   Lowering(llvm::Module &module, const Graph &graph, const MemoryPlan &plan)
       : module_(module), ctx_(module.getContext()), builder_(ctx_), graph_(graph), plan_(plan) {}
 
-  llvm::Function *run(const std::string &name);
+  llvm::Function *run(const std::string &name, const LayerCallback &onLayer);
 
 private:
   // ---- values ----------------------------------------------------------
@@ -440,7 +440,7 @@ void Lowering::stridedCopy(llvm::Value *src, llvm::Value *dst, LoopNest nest, si
                 intTable(padFront(nest.strides[1], 0, *current_))});
 }
 
-llvm::Function *Lowering::run(const std::string &name) {
+llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLayer) {
   if (module_.getFunction(name))
     throw Error(ExitCode::Usage, "--network-name '" + name +
                                      "' clashes with a kernel symbol; choose another name");
@@ -470,6 +470,8 @@ llvm::Function *Lowering::run(const std::string &name) {
   NodeFunctionPool pool;
   int index = 0;
   for (const Node *node : schedule) {
+    if (onLayer)
+      onLayer(size_t(index) + 1, schedule.size(), node->name);
     current_ = node;
     auto *fn = llvm::Function::Create(nodeType, llvm::GlobalValue::InternalLinkage,
                                       name + "." + std::to_string(index++) + "." + node->opType,
@@ -1772,9 +1774,9 @@ void Lowering::lowerGather(const Node &node) {
 
 } // namespace
 
-llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph,
-                                  const MemoryPlan &plan, const std::string &name) {
-  return Lowering(module, graph, plan).run(name);
+llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph, const MemoryPlan &plan,
+                                  const std::string &name, const LayerCallback &onLayer) {
+  return Lowering(module, graph, plan).run(name, onLayer);
 }
 
 } // namespace bundlefit

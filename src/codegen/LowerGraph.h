@@ -1,6 +1,7 @@
 //===- LowerGraph.h - Graph -> calls into the kernel bitcode (internal) ----===//
 #pragma once
 
+#include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
@@ -17,8 +18,8 @@ namespace bundlefit {
 /// uint8_t *activations)` to `module` (which already holds the kernels),
 /// calling one internal function per scheduled non-view node, which calls the
 /// node's kernel(s) with constant shapes.
-llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph,
-                                  const MemoryPlan &plan, const std::string &name);
+llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph, const MemoryPlan &plan,
+                                  const std::string &name, const LayerCallback &onLayer = {});
 
 /// String attribute marking the per-node functions lowerGraphToEntry creates.
 inline constexpr const char *kNodeFunctionAttribute = "bundlefit-node";

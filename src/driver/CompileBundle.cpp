@@ -97,7 +97,10 @@ CompiledBundle buildBundle(const CompileRequest &request) {
   try {
     Stage stage("generate code");
     bundle.code = generateBundleObject(*bundle.graph, bundle.plan, bundle.networkName,
-                                       bundle.target, api == BundleApi::Dynamic);
+                                       bundle.target, api == BundleApi::Dynamic,
+                                       [&](size_t layer, size_t layers, const std::string &node) {
+                                         stage.layer(layer, layers, node);
+                                       });
   } catch (const Error &e) {
     // What the model asks of the target (a bundle past a 32-bit address
     // space, an operator without a kernel) is an error in that file.

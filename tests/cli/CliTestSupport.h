@@ -1,14 +1,25 @@
 //===- CliTestSupport.h - Run the bundlefit tool from a test ---------------===//
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 
 namespace bundlefit::test {
+
+/// The widest line of a command's output, in bytes.
+inline size_t longestLine(const std::string &text) {
+  size_t longest = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    longest = std::max(longest, line.size());
+  return longest;
+}
 
 struct CommandResult {
   int exitCode = -1;

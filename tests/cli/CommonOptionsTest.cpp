@@ -41,14 +41,6 @@ CommandResult runStdout(const std::string &arguments) {
                     (fs::path(BUNDLEFIT_TEST_TMP) / "stderr.log").string());
 }
 
-size_t longestLine(const std::string &text) {
-  size_t longest = 0;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);)
-    longest = std::max(longest, line.size());
-  return longest;
-}
-
 } // namespace
 
 TEST_CASE("--version on both tools, before or after the command") {

@@ -166,6 +166,31 @@ return [...svg.querySelectorAll('g.region-bar')].map(g => ({
   items: g.querySelectorAll('rect.item').length}));
 """
 
+LABELS_JS = """
+const svg = document.querySelector('svg.timeline');
+const rects = {};
+svg.querySelectorAll('rect.buffer').forEach(r => rects[r.dataset.tensor] = r.getBoundingClientRect());
+return [...svg.querySelectorAll('text.buffer-label')].map(t => {
+  const b = t.getBoundingClientRect(), r = rects[t.dataset.tensor];
+  return {tensor: t.dataset.tensor, text: t.textContent, width: b.width, height: b.height,
+          inside: !!r && b.left >= r.left - 0.5 && b.right <= r.right + 0.5 &&
+                  b.top >= r.top - 0.5 && b.bottom <= r.bottom + 0.5};
+});
+"""
+
+LEGEND_JS = """
+const legend = document.querySelector('div.legend');
+if (!legend) return null;
+const fills = new Set([...document.querySelectorAll('svg.regions rect.item')]
+                      .map(r => getComputedStyle(r).fill));
+return [...legend.querySelectorAll('span.legend-item')].map(item => {
+  const swatch = item.querySelector('span.swatch');
+  const b = swatch.getBoundingClientRect();
+  return {text: item.textContent, colour: getComputedStyle(swatch).backgroundColor,
+          drawn: b.width > 0 && b.height > 0, usedInBars: fills.has(getComputedStyle(swatch).backgroundColor)};
+});
+"""
+
 VARIANTS_JS = """
 return [...document.querySelectorAll('table.variants tbody tr')].map(tr => ({
   best: tr.classList.contains('best'), cells: [...tr.cells].map(td => td.textContent)}));
@@ -228,7 +253,43 @@ def check_timeline(browser, page, memory, label):
                   f"{label}: {buffer['name']} {what} {got:.1f}, expected {want:.1f}")
         hits += rect["hit"]
     check(hits > 0, f"{label}: no buffer rectangle is on top where it is drawn")
+    check_labels(browser, memory, label)
     return t
+
+
+def check_labels(browser, memory, label):
+    """Boxes big enough carry their tensor's name (and size) inside them."""
+    labels = browser.js(LABELS_JS)
+    sizes = {b["name"]: b["size"] for b in memory["buffers"]}
+    check(len(labels) > 0, f"{label}: no buffer box is labelled")
+    for text in labels:
+        check(text["tensor"] in sizes, f"{label}: label for unknown tensor {text['tensor']}")
+        check(text["text"] in (text["tensor"], f"{text['tensor']} {thousands(sizes.get(text['tensor'], 0))} B"),
+              f"{label}: label '{text['text']}' for {text['tensor']}")
+        check(text["width"] > 0 and text["inside"], f"{label}: label '{text['text']}' drawn outside its box")
+    summary = browser.js("return document.querySelector('h2 + p.summary').textContent;")
+    scratch = sum(1 for b in memory["buffers"] if b.get("scratch"))
+    words = f"{len(memory['buffers']) - scratch} activation buffers" + (
+        f" + {scratch} kernel scratch" if scratch else "")
+    check(words in summary, f"{label}: timeline summary '{summary}' does not say '{words}'")
+
+
+def check_legend(browser, report, label):
+    """The Flash/RAM bars' legend names what each colour holds."""
+    legend = browser.js(LEGEND_JS)
+    whats = []
+    for region in report["regions"]:
+        for item in region["items"]:
+            if item["what"] not in whats:
+                whats.append(item["what"])
+    check(legend is not None, f"{label}: no legend under the Flash/RAM bars")
+    texts = [entry["text"] for entry in legend or []]
+    check(texts[:len(whats)] == whats and texts[len(whats):] ==
+          ["free", "used (outline; red: over capacity)"], f"{label}: legend {texts}, expected {whats}")
+    for entry in (legend or [])[:len(whats)]:
+        check(entry["drawn"], f"{label}: legend swatch for '{entry['text']}' not drawn")
+    check(any(entry["usedInBars"] for entry in legend or []),
+          f"{label}: no legend colour is used in the bars")
 
 
 def check_lower_bound_pixels(browser, t, label):
@@ -277,9 +338,11 @@ def main():
                                             "--html", out("nofit.html"), "--json"], expect=3))
     pick = json.loads(run(args.bundlefit, ["pick", model("ds_cnn"), "--device", "rt685", "--html",
                                            out("pick.html"), "--json"]))
+    inspect = json.loads(run(args.bundlefit, ["inspect", model("lenet"), "--html", out("inspect.html"),
+                                              "--json"]))
     plan = json.load(open(out("plan.json")))
     branchy = json.load(open(out("branchy.json")))
-    for page in ("plan.html", "branchy.html", "fit.html", "nofit.html", "pick.html"):
+    for page in ("plan.html", "branchy.html", "fit.html", "nofit.html", "pick.html", "inspect.html"):
         check_self_contained(out(page))
 
     if not driver:
@@ -308,6 +371,7 @@ def main():
             over = browser.js("return document.querySelectorAll('g.region-bar.over').length;")
             check((over > 0) == any(r["used"] > r["capacity"] for r in report["regions"]),
                   f"{label}: over-capacity marking")
+            check_legend(browser, report, label)
             verdict = browser.js("return document.querySelector('.verdict').textContent;")
             check(verdict == ("verdict: FITS" if report["fits"] else "verdict: DOES NOT FIT"),
                   f"{label}: verdict '{verdict}'")
@@ -322,6 +386,12 @@ def main():
                   f"pick: row {row['cells']} vs {candidate}")
         check(browser.js("return document.querySelectorAll('svg.regions g.region-bar').length;") > 0,
               "pick: no Flash/RAM bars for the chosen build")
+        # A command's own table (inspect): every node, then the total row.
+        browser.open(out("inspect.html"))
+        names = browser.js("return [...document.querySelectorAll('table.report tbody tr')]"
+                           ".map(tr => tr.cells[0].textContent);")
+        check(names == [n["name"] for n in inspect["nodes"]] + ["total"],
+              f"inspect: table rows {names}")
     finally:
         browser.close()
     return report_result()

@@ -1,17 +1,20 @@
 //===- HtmlReport.h - One self-contained HTML page per report -------------===//
 //
-// `--html FILE` on plan, compile, fit and pick. The page has no scripts and
+// `--html FILE` on every command with a report. The page has no scripts and
 // loads nothing (inline SVG and CSS only), so it can be attached to a CI run
 // or mailed and still open offline. Sections, each present when its data is:
 //   - the memory timeline: x = schedule step, y = arena offset, one <rect
 //     class="buffer"> per activation buffer or kernel scratch with a <title>
-//     tooltip "tensor, producer P, N bytes at offset O, steps A-B", and the
-//     live-peak lower bound as <line class="lower-bound">;
+//     tooltip "tensor, producer P, N bytes at offset O, steps A-B", a
+//     <text class="buffer-label"> "tensor N B" inside boxes big enough, and
+//     the live-peak lower bound as <line class="lower-bound">;
 //   - Flash/RAM bars, one <g class="region-bar"> per region of the chosen part,
-//     used bytes against capacity, split into what the region holds;
+//     used bytes against capacity, split into what the region holds, one
+//     colour per kind of content, named in a <div class="legend">;
 //   - the per-layer table (LayerTable.h), with predicted time when a device
 //     was chosen;
-//   - the variant comparison from `pick`.
+//   - the variant comparison from `pick`;
+//   - any other table a command prints (inspect, devices, run...), whole.
 // Geometry is exposed as data-* attributes on the SVG so a test can check
 // what is drawn without re-deriving the layout constants.
 //
@@ -19,6 +22,7 @@
 #pragma once
 
 #include "bundlefit/reports/LayerTable.h"
+#include "bundlefit/reports/TextTable.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
@@ -56,6 +60,7 @@ struct HtmlReport {
   std::string pickReason;
   std::string verdict;                ///< "FITS", "DOES NOT FIT" or empty.
   std::vector<std::string> notes;
+  std::vector<std::pair<std::string, TextTable>> tables; ///< Titled, after the layers.
 };
 
 /// Plot geometry of the timeline (pixels); the test reads them back from the

@@ -39,6 +39,10 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
                                 const std::string &networkName,
                                 const LayerTiming *timing = nullptr);
 
+/// "4 activation buffers + 2 kernel scratch": what the arena holds, in the
+/// same words in the text report and on the HTML timeline.
+std::string arenaContentsLabel(const MemoryPlan &plan);
+
 /// With `timing` (a device was chosen), the layer table gains a predicted
 /// time column.
 std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,

@@ -24,6 +24,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct CodegenResult {
   double compileSeconds = 0.0;
 };
 
+/// Called as each scheduled node is lowered (1-based `layer` of `layers`), so
+/// the tool can show how far a long compile has got.
+using LayerCallback = std::function<void(size_t layer, size_t layers, const std::string &node)>;
+
 /// Compiles `graph` laid out by `plan` into an object whose entry symbol is
 /// `networkName` (must already be a legal C identifier). Throws
 /// Error(Unsupported, "node 'x' (Op): ...") for operators or attributes the
@@ -45,7 +50,8 @@ struct CodegenResult {
 /// bundle API, see BundleWriter.h).
 CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
                                    const std::string &networkName, const TargetOptions &target,
-                                   bool withBundleConfig = false);
+                                   bool withBundleConfig = false,
+                                   const LayerCallback &onLayer = {});
 
 /// The optimised module as LLVM IR text (for `--emit-llvm` and debugging).
 std::string generateBundleIR(const Graph &graph, const MemoryPlan &plan,

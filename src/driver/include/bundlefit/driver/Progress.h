@@ -7,6 +7,10 @@
 // an exact allocation or a big model does not look hung; pipes and CI logs
 // get nothing. --quiet silences both.
 //
+// A stage that goes layer by layer (code generation) also says which layer
+// it is on, "generate code: layer 37/120 conv_12", once it has taken longer
+// than a second (BUNDLEFIT_PROGRESS_AFTER_MS changes that; a test sets 0).
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -25,6 +29,9 @@ public:
   Stage(const Stage &) = delete;
   Stage &operator=(const Stage &) = delete;
 
+  /// The stage has reached `layer` (1-based) of `layers`, node `node`.
+  void layer(size_t layer, size_t layers, const std::string &node);
+
 private:
   void tick();
 
@@ -35,10 +42,15 @@ private:
   std::condition_variable done_;
   bool finished_ = false;
   bool drawn_ = false;
+  std::string detail_; ///< "layer 37/120 conv_12", drawn after the name.
 };
 
 /// Whether progress lines may be drawn (stderr is a terminal, not --quiet,
 /// not --verbose); BUNDLEFIT_PROGRESS=1 forces them on for tests.
 bool progressEnabled();
+
+/// Milliseconds a stage runs before its layer progress shows:
+/// BUNDLEFIT_PROGRESS_AFTER_MS, else `fallback`.
+long progressDelayMs(long fallback);
 
 } // namespace bundlefit
