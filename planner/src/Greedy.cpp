@@ -4,6 +4,7 @@
 
 #include "GreedyInternal.h"
 
+#include <chrono>
 #include <iterator>
 
 namespace bundlefit::planner {
@@ -31,19 +32,28 @@ std::string toString(GreedyFit fit) {
 }
 
 namespace {
-Plan runGreedy(const Problem &problem, const detail::Items &items,
-               uint64_t lowerBound, GreedyOrder order, GreedyFit fit) {
-  std::vector<int> sequence = detail::orderItems(items, order);
-  std::vector<uint64_t> offsets = detail::placeItems(items, sequence, fit);
-  return detail::makePlan(problem, items, offsets,
-                          "greedy:" + toString(order) + "/" + toString(fit),
-                          lowerBound);
+using Clock = std::chrono::steady_clock;
+
+// One pass; false (plan untouched) when `deadline` passed first.
+bool runGreedy(const Problem &problem, const detail::Items &items, uint64_t lowerBound,
+               GreedyOrder order, GreedyFit fit, const Clock::time_point *deadline, Plan &plan) {
+  if (deadline && Clock::now() > *deadline)
+    return false;
+  std::vector<uint64_t> offsets;
+  if (!detail::placeItems(items, detail::orderItems(items, order), fit, offsets,
+                          detail::PlaceLimits{deadline}))
+    return false;
+  plan = detail::makePlan(problem, items, offsets,
+                          "greedy:" + toString(order) + "/" + toString(fit), lowerBound);
+  return true;
 }
 } // namespace
 
 Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit fit) {
   detail::Items items = detail::buildItems(problem);
-  return runGreedy(problem, items, computeLowerBound(problem), order, fit);
+  Plan plan;
+  runGreedy(problem, items, computeLowerBound(problem), order, fit, nullptr, plan);
+  return plan;
 }
 
 namespace {
@@ -77,22 +87,31 @@ const std::vector<GreedyStrategy> &detail::greedyStrategies() {
   return all;
 }
 
-Plan planBestGreedy(const Problem &problem) {
-  detail::Items items = detail::buildItems(problem);
+Plan detail::bestGreedy(const Problem &problem, const Items &items,
+                        const std::chrono::steady_clock::time_point *deadline) {
   uint64_t lowerBound = computeLowerBound(problem);
   size_t count = std::size(kStrategies);
   if (items.items.size() > kLargeProblem)
     count = kStrategiesWhenLarge;
   Plan best;
   for (size_t k = 0; k < count; ++k) {
-    Plan plan = runGreedy(problem, items, lowerBound, kStrategies[k].order,
-                          kStrategies[k].fit);
+    // The first pass runs whatever the clock says: it is the plan to return.
+    Plan plan;
+    if (!runGreedy(problem, items, lowerBound, kStrategies[k].order, kStrategies[k].fit,
+                   k == 0 ? nullptr : deadline, plan)) {
+      best.budgetExhausted = true;
+      break;
+    }
     if (k == 0 || plan.arenaSize < best.arenaSize)
       best = std::move(plan);
     if (best.arenaSize <= lowerBound)
       break;
   }
   return best;
+}
+
+Plan planBestGreedy(const Problem &problem) {
+  return detail::bestGreedy(problem, detail::buildItems(problem), nullptr);
 }
 
 } // namespace bundlefit::planner
