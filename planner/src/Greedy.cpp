@@ -94,14 +94,20 @@ Plan detail::bestGreedy(const Problem &problem, const Items &items,
   if (items.items.size() > kLargeProblem)
     count = kStrategiesWhenLarge;
   Plan best;
+  Clock::duration lastPass{};
   for (size_t k = 0; k < count; ++k) {
     // The first pass runs whatever the clock says: it is the plan to return.
+    // A later one that would end past the deadline at the last one's pace is
+    // not started: its setup (order, index) alone would overrun the limit.
+    Clock::time_point begin = Clock::now();
     Plan plan;
-    if (!runGreedy(problem, items, lowerBound, kStrategies[k].order, kStrategies[k].fit,
+    if ((k > 0 && deadline && begin + lastPass > *deadline) ||
+        !runGreedy(problem, items, lowerBound, kStrategies[k].order, kStrategies[k].fit,
                    k == 0 ? nullptr : deadline, plan)) {
       best.budgetExhausted = true;
       break;
     }
+    lastPass = Clock::now() - begin;
     if (k == 0 || plan.arenaSize < best.arenaSize)
       best = std::move(plan);
     if (best.arenaSize <= lowerBound)
