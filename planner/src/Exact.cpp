@@ -273,8 +273,11 @@ Plan detail::improveByExactSearch(const Problem &problem, const ExactOptions &op
     best.provedOptimal = best.arenaSize <= best.lowerBound;
     return best;
   }
-  if (best.budgetExhausted)
-    return best; // The greedy family already used up the time.
+  // A greedy pass the clock skipped or cut leaves budgetExhausted set; the
+  // search still gets whatever time is left (window repair often finds
+  // something in a second).
+  if (Clock::now() >= deadline)
+    return best;
   SectionSolver solver(problem, options, best, greedySeconds, deadline);
   if (options.capacity != 0 && !fits) {
     fits = solver.fitCapacity(best);

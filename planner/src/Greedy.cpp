@@ -76,10 +76,17 @@ const GreedyStrategy kStrategies[] = {
     {GreedyOrder::ByArea, GreedyFit::BestFit},
 };
 
-// Past this many items only the first few strategies run, so the greedy
-// path stays well under a second at 100k buffers.
+// Past this many items only two strategies run, so the greedy path stays
+// well under a second at 100k buffers, and the static order goes first: on
+// 10^6 network-like buffers it costs 0.17 s of CPU against the dynamic
+// order's 1.34 s (placing costs 1.3 s either way) and gives a lower arena
+// (10,894,400 against 11,353,984; at 10^5, 9,456,576 against 9,499,904),
+// which is what a time limit that leaves room for one pass returns.
 constexpr size_t kLargeProblem = 20'000;
-constexpr size_t kStrategiesWhenLarge = 2;
+const GreedyStrategy kStrategiesWhenLarge[] = {
+    {GreedyOrder::BySize, GreedyFit::FirstFit},
+    {GreedyOrder::MaxLiveBySize, GreedyFit::FirstFit},
+};
 } // namespace
 
 const std::vector<GreedyStrategy> &detail::greedyStrategies() {
@@ -90,9 +97,9 @@ const std::vector<GreedyStrategy> &detail::greedyStrategies() {
 Plan detail::bestGreedy(const Problem &problem, const Items &items,
                         const std::chrono::steady_clock::time_point *deadline) {
   uint64_t lowerBound = computeLowerBound(problem);
-  size_t count = std::size(kStrategies);
-  if (items.items.size() > kLargeProblem)
-    count = kStrategiesWhenLarge;
+  const bool large = items.items.size() > kLargeProblem;
+  const GreedyStrategy *strategies = large ? kStrategiesWhenLarge : kStrategies;
+  const size_t count = large ? std::size(kStrategiesWhenLarge) : std::size(kStrategies);
   Plan best;
   Clock::duration lastPass{};
   for (size_t k = 0; k < count; ++k) {
@@ -102,7 +109,7 @@ Plan detail::bestGreedy(const Problem &problem, const Items &items,
     Clock::time_point begin = Clock::now();
     Plan plan;
     if ((k > 0 && deadline && begin + lastPass > *deadline) ||
-        !runGreedy(problem, items, lowerBound, kStrategies[k].order, kStrategies[k].fit,
+        !runGreedy(problem, items, lowerBound, strategies[k].order, strategies[k].fit,
                    k == 0 ? nullptr : deadline, plan)) {
       best.budgetExhausted = true;
       break;

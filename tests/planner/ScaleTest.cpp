@@ -54,7 +54,7 @@ TEST_CASE("planMemory's time limit covers the greedy passes, and says so") {
   options.exact.timeBudgetSeconds = 0;
   Plan plan = planMemory(p, options);
   requireValid(p, plan);
-  CHECK(plan.algorithm == "greedy:max-live-by-size/first-fit");
+  CHECK(plan.algorithm == "greedy:by-size/first-fit");
   CHECK(plan.arenaSize > plan.lowerBound); // Otherwise there was nothing to cut.
   CHECK(plan.budgetExhausted);
   CHECK(std::string(proofOf(plan, 0)) == "best effort");

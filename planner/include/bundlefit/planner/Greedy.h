@@ -41,8 +41,8 @@ Plan planGreedy(const Problem &problem, GreedyOrder order,
 
 /// Runs the order x fit combinations, most successful first, stopping once a
 /// plan meets the lower bound, and keeps the smallest arena (ties go to the
-/// earlier strategy). Above 20,000 buffers only the first two run, so 100k
-/// buffers plan in well under a second.
+/// earlier strategy). Above 20,000 buffers only two run (by size, then Glow's
+/// max-live by size), so 100k buffers plan in well under a second.
 Plan planBestGreedy(const Problem &problem);
 
 } // namespace bundlefit::planner
