@@ -36,14 +36,10 @@ using Clock = std::chrono::steady_clock;
 class SectionSolver {
 public:
   SectionSolver(const Problem &problem, const ExactOptions &options, const Plan &incumbent,
-                double greedySeconds)
-      : problem(problem), options(options), items(detail::buildItems(problem)) {
+                double greedySeconds, Clock::time_point deadline)
+      : problem(problem), options(options), items(detail::buildItems(problem)), deadline(deadline) {
     // At least two passes made the incumbent; a section's pass costs its share.
     passPerItem = greedySeconds / 2 / double(std::max<size_t>(items.items.size(), 1));
-    // Clamped so that "practically forever" cannot overflow the clock.
-    auto seconds = std::chrono::duration<double>(
-        std::min(std::max(options.timeBudgetSeconds, 0.0), 1e7));
-    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(seconds);
     budget.nodesLeft = options.nodeLimit ? options.nodeLimit : UINT64_MAX;
     itemOffsets.assign(items.items.size(), 0);
     for (size_t b = 0; b < problem.buffers.size(); ++b)
@@ -116,7 +112,7 @@ public:
   Plan finish(Plan incumbent) {
     incumbent.sections = sections.size();
     incumbent.searchNodes = budget.nodesUsed;
-    incumbent.budgetExhausted = outOfBudget;
+    incumbent.budgetExhausted |= outOfBudget;
     if (!improved) {
       incumbent.provedOptimal = incumbent.arenaSize == incumbent.lowerBound || provedOptimal();
       return incumbent;
@@ -132,6 +128,8 @@ public:
     plan.sections = incumbent.sections;
     plan.searchNodes = incumbent.searchNodes;
     plan.budgetExhausted = incumbent.budgetExhausted;
+    if (Clock::now() >= deadline && !plan.provedOptimal)
+      plan.budgetExhausted = true; // Found what it did, but the limit ended it.
     return plan;
   }
 
@@ -178,8 +176,10 @@ private:
         Clock::time_point begin = Clock::now();
         if (s.arena <= target || begin + pass >= until)
           break;
-        std::vector<uint64_t> offsets =
-            detail::placeItems(local, detail::orderItems(local, g.order), g.fit);
+        std::vector<uint64_t> offsets;
+        if (!detail::placeItems(local, detail::orderItems(local, g.order), g.fit, offsets,
+                                detail::PlaceLimits{&until}))
+          break; // Cut by the clock: nothing placed counts.
         pass = Clock::now() - begin;
         uint64_t arena = detail::arenaOf(local, offsets);
         if (arena < s.arena) {
@@ -236,37 +236,49 @@ private:
   const Problem &problem;
   const ExactOptions &options;
   detail::Items items;
+  Clock::time_point deadline;
   std::vector<uint64_t> itemOffsets;
   std::vector<detail::Section> sections;
   std::vector<SectionState> state;
   detail::SearchBudget budget;
-  Clock::time_point deadline;
   double passPerItem = 0; ///< Seconds per item of one greedy pass.
   bool improved = false, searched = false, outOfBudget = false;
 };
 } // namespace
 
 Plan planExact(const Problem &problem, const ExactOptions &options) {
+  Clock::time_point deadline = detail::deadlineAfter(options.timeBudgetSeconds);
   double greedySeconds = 0;
-  Plan best = detail::timedBestGreedy(problem, greedySeconds);
-  return detail::improveByExactSearch(problem, options, std::move(best), greedySeconds);
+  Plan best = detail::timedBestGreedy(problem, deadline, greedySeconds);
+  return detail::improveByExactSearch(problem, options, std::move(best), greedySeconds, deadline);
 }
 
-Plan detail::timedBestGreedy(const Problem &problem, double &seconds) {
+Clock::time_point detail::deadlineAfter(double seconds) {
+  // Clamped so that "practically forever" cannot overflow the clock.
+  auto limit = std::chrono::duration<double>(std::min(std::max(seconds, 0.0), 1e7));
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(limit);
+}
+
+Plan detail::timedBestGreedy(const Problem &problem, Clock::time_point deadline, double &seconds) {
   Clock::time_point start = Clock::now();
-  Plan plan = planBestGreedy(problem);
+  Plan plan = bestGreedy(problem, buildItems(problem), &deadline);
   seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return plan;
 }
 
-Plan detail::improveByExactSearch(const Problem &problem, const ExactOptions &options,
-                                  Plan best, double greedySeconds) {
+Plan detail::improveByExactSearch(const Problem &problem, const ExactOptions &options, Plan best,
+                                  double greedySeconds, Clock::time_point deadline) {
   bool fits = options.capacity != 0 && best.arenaSize <= options.capacity;
   if (best.arenaSize <= best.lowerBound || (fits && options.stopAtCapacity)) {
     best.provedOptimal = best.arenaSize <= best.lowerBound;
     return best;
   }
-  SectionSolver solver(problem, options, best, greedySeconds);
+  // A greedy pass the clock skipped or cut leaves budgetExhausted set; the
+  // search still gets whatever time is left (window repair often finds
+  // something in a second).
+  if (Clock::now() >= deadline)
+    return best;
+  SectionSolver solver(problem, options, best, greedySeconds, deadline);
   if (options.capacity != 0 && !fits) {
     fits = solver.fitCapacity(best);
     if (fits && options.stopAtCapacity)

@@ -46,14 +46,20 @@ Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budg
                        std::vector<uint64_t> &itemOffsets,
                        const std::vector<uint64_t> *fixed = nullptr);
 
+/// The time limit as a point on the clock, from now. Taken once, when the
+/// caller starts, so that the greedy family and the search share it.
+std::chrono::steady_clock::time_point deadlineAfter(double seconds);
+
 /// planExact's body with the incumbent given (so planMemory does not run the
 /// greedy family twice). greedySeconds: how long the incumbent took, the
-/// pace at which a greedy pass over a section is expected to run.
-Plan improveByExactSearch(const Problem &problem, const ExactOptions &options,
-                          Plan incumbent, double greedySeconds);
+/// pace at which a greedy pass over a section is expected to run. The
+/// search ends by `deadline` (options.timeBudgetSeconds is already in it).
+Plan improveByExactSearch(const Problem &problem, const ExactOptions &options, Plan incumbent,
+                          double greedySeconds, std::chrono::steady_clock::time_point deadline);
 
-/// planBestGreedy, timed.
-Plan timedBestGreedy(const Problem &problem, double &seconds);
+/// planBestGreedy, timed, with no pass after the first ending past deadline.
+Plan timedBestGreedy(const Problem &problem, std::chrono::steady_clock::time_point deadline,
+                     double &seconds);
 
 } // namespace bundlefit::planner::detail
 

@@ -5,6 +5,8 @@
 #include "Items.h"
 #include "bundlefit/planner/Greedy.h"
 
+#include <chrono>
+#include <cstdint>
 #include <vector>
 
 namespace bundlefit::planner::detail {
@@ -20,9 +22,32 @@ const std::vector<GreedyStrategy> &greedyStrategies();
 /// The order in which a greedy pass places the items (every item once).
 std::vector<int> orderItems(const Items &items, GreedyOrder order);
 
+/// What a placement pass did, for the tests that bound its work.
+struct PlaceStats {
+  uint64_t placed = 0;   ///< Items given an offset.
+  uint64_t gathered = 0; ///< Placed items seen overlapping a new one in time.
+  uint64_t ordered = 0;  ///< Comparisons spent ordering them by offset.
+};
+
+struct PlaceLimits {
+  /// Give up (return false) once this passes; checked every few items.
+  const std::chrono::steady_clock::time_point *deadline = nullptr;
+  PlaceStats *stats = nullptr; ///< Added to when given.
+};
+
 /// Places the items in the given order; returns one offset per item.
 std::vector<uint64_t> placeItems(const Items &items,
                                  const std::vector<int> &sequence, GreedyFit fit);
+
+/// Same, within limits: false (offsets incomplete) when the deadline passed.
+bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,
+                std::vector<uint64_t> &offsets, const PlaceLimits &limits);
+
+/// planBestGreedy on items already built. With a deadline, the first pass
+/// always completes (a plan is needed) and no later pass ends past it; a pass
+/// the deadline cut sets Plan::budgetExhausted.
+Plan bestGreedy(const Problem &problem, const Items &items,
+                const std::chrono::steady_clock::time_point *deadline);
 
 } // namespace bundlefit::planner::detail
 

@@ -1,4 +1,12 @@
 //===- GreedyPlace.cpp - Put each item into a free address range ----------===//
+//
+// Each item's offset is chosen among the k placed items that overlap it in
+// time (PlacedIndex gathers them in O(log T + k)), sorted by offset. A heap
+// that stops at the first hole was tried for first fit: on network-like
+// problems most items land near the top, so it pops nearly all k and cost
+// 15% more than the sort.
+//
+//===----------------------------------------------------------------------===//
 #include "GreedyInternal.h"
 #include "PlacedIndex.h"
 
@@ -9,12 +17,20 @@
 namespace bundlefit::planner::detail {
 
 namespace {
-// Scans the occupied ranges (sorted by offset) bottom-up. FirstFit takes the
+// Counts comparisons into stats->ordered (for the complexity tests).
+struct ByOffset {
+  PlaceStats *stats;
+  bool operator()(const Range &a, const Range &b) const {
+    ++stats->ordered;
+    return a.first < b.first;
+  }
+};
+
+// Scans the occupied ranges bottom-up, in offset order. FirstFit takes the
 // first hole that is large enough; BestFit the tightest one, else the top.
-uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size,
-                      uint64_t alignment, GreedyFit fit) {
-  std::sort(occupied.begin(), occupied.end(),
-            [](const Range &a, const Range &b) { return a.first < b.first; });
+uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size, uint64_t alignment,
+                      GreedyFit fit, PlaceStats &stats) {
+  std::sort(occupied.begin(), occupied.end(), ByOffset{&stats});
   uint64_t candidate = 0;
   uint64_t bestOffset = 0, bestHole = std::numeric_limits<uint64_t>::max();
   bool found = false;
@@ -33,23 +49,42 @@ uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size,
   }
   return found ? bestOffset : candidate;
 }
+
+// How many items are placed between two looks at the clock: a look costs
+// about as much as placing a short-lived item.
+constexpr size_t kItemsPerClockCheck = 1024;
 } // namespace
 
-std::vector<uint64_t> placeItems(const Items &items,
-                                 const std::vector<int> &sequence, GreedyFit fit) {
-  std::vector<uint64_t> offsets(items.items.size(), 0);
+bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,
+                std::vector<uint64_t> &offsets, const PlaceLimits &limits) {
+  offsets.assign(items.items.size(), 0);
+  PlaceStats unused;
+  PlaceStats &stats = limits.stats ? *limits.stats : unused;
   PlacedIndex placed(items);
   std::vector<Range> occupied;
+  size_t count = 0;
   for (int i : sequence) {
+    if (limits.deadline && ++count % kItemsPerClockCheck == 0 &&
+        std::chrono::steady_clock::now() > *limits.deadline)
+      return false;
     const Item &item = items.items[i];
     if (item.size == 0)
       continue; // Empty items take no bytes and stay at offset 0.
     occupied.clear();
     placed.forEachOverlapping(item.cfirst, item.clast,
                               [&](const Range &r) { occupied.push_back(r); });
-    offsets[i] = chooseOffset(occupied, item.size, item.alignment, fit);
+    stats.gathered += occupied.size();
+    offsets[i] = chooseOffset(occupied, item.size, item.alignment, fit, stats);
     placed.insert({offsets[i], offsets[i] + item.size}, item.cfirst, item.clast);
+    ++stats.placed;
   }
+  return true;
+}
+
+std::vector<uint64_t> placeItems(const Items &items, const std::vector<int> &sequence,
+                                 GreedyFit fit) {
+  std::vector<uint64_t> offsets;
+  placeItems(items, sequence, fit, offsets, PlaceLimits{});
   return offsets;
 }
 

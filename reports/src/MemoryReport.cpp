@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 namespace bundlefit {
 
@@ -24,8 +25,23 @@ std::string producerName(const Value *value) {
 } // namespace
 
 std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan) {
+  // Each step looks only at the buffers live on it and the scratch of its
+  // node: scanning every buffer per step was quadratic in the graph's size.
+  const int steps = int(plan.schedule.size());
+  std::vector<std::vector<size_t>> bornAt(size_t(std::max(steps, 0)));
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    const PlannedBuffer &buffer = plan.buffers[b];
+    if (buffer.placement.size && buffer.first <= buffer.last && buffer.last >= 0 &&
+        buffer.first < steps)
+      bornAt[size_t(std::max(buffer.first, 0))].push_back(b);
+  }
+  std::unordered_map<const Node *, std::vector<const ScratchBuffer *>> scratchOf;
+  for (const ScratchBuffer &scratch : plan.scratch)
+    if (scratch.placement.size)
+      scratchOf[scratch.node].push_back(&scratch);
+  std::vector<size_t> live; // Buffers live on the current step.
   std::vector<LayerRow> rows;
-  for (int step = 0; step < int(plan.schedule.size()); ++step) {
+  for (int step = 0; step < steps; ++step) {
     const Node *node = plan.schedule[step];
     LayerRow row;
     row.step = step;
@@ -39,17 +55,22 @@ std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan) {
         continue;
       row.weightBytes += input->type.bytes();
     }
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](size_t b) { return plan.buffers[b].last < step; }),
+               live.end());
+    live.insert(live.end(), bornAt[step].begin(), bornAt[step].end());
     // The bytes occupied, not the sum of tensor sizes: an in-place output
     // shares its input's bytes, and the node's workspace counts too.
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    for (const PlannedBuffer &buffer : plan.buffers)
-      if (buffer.first <= step && step <= buffer.last && buffer.placement.size)
-        ranges.push_back({buffer.placement.offset,
-                          buffer.placement.offset + alignUp(buffer.placement.size)});
-    for (const ScratchBuffer &scratch : plan.scratch)
-      if (scratch.node == node && scratch.placement.size)
-        ranges.push_back({scratch.placement.offset,
-                          scratch.placement.offset + alignUp(scratch.placement.size)});
+    for (size_t b : live) {
+      const PlannedBuffer &buffer = plan.buffers[b];
+      ranges.push_back(
+          {buffer.placement.offset, buffer.placement.offset + alignUp(buffer.placement.size)});
+    }
+    auto scratch = scratchOf.find(node);
+    if (scratch != scratchOf.end())
+      for (const ScratchBuffer *s : scratch->second)
+        ranges.push_back({s->placement.offset, s->placement.offset + alignUp(s->placement.size)});
     std::sort(ranges.begin(), ranges.end());
     uint64_t coveredTo = 0;
     for (const auto &[begin, end] : ranges) {

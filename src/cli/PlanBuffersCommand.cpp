@@ -108,6 +108,7 @@ int runPlanBuffers(PlanBuffersOptions options) {
   TextTable table({"problem", "buffers", "lower bound", "arena", "algorithm", "proof", "seconds"},
                   {false, true, true, true, false, false, true});
   bool allFit = true;
+  std::vector<std::string> cut; // Problems whose search a limit ended.
   std::string csv;
   nlohmann::json rows = nlohmann::json::array();
   for (const NamedProblem &named : problems) {
@@ -134,6 +135,8 @@ int runPlanBuffers(PlanBuffersOptions options) {
                     {"algorithm", plan.algorithm}, {"proof", proof},
                     {"sections", plan.sections}, {"search_nodes", plan.searchNodes},
                     {"limit_reached", plan.budgetExhausted}, {"seconds", seconds}});
+    if (plan.budgetExhausted)
+      cut.push_back(named.name);
     table.addRow({named.name, std::to_string(named.problem.buffers.size()),
                   withThousands(plan.lowerBound), withThousands(plan.arenaSize), plan.algorithm,
                   proof, time});
@@ -159,6 +162,12 @@ int runPlanBuffers(PlanBuffersOptions options) {
       return !options.capacity || allFit ? 0 : int(ExitCode::DoesNotFit);
   }
   std::cout << table.render();
+  // "best effort" alone does not say why: a limit cut the search short and
+  // this is the best valid plan it had found by then.
+  const char *limit = options.nodeLimit ? "the time or node limit" : "the time limit";
+  for (const std::string &name : cut)
+    std::cout << name << ": " << limit << " ended the search (--time-limit " << options.timeLimit
+              << " s); the best plan found so far is shown\n";
   if (options.capacity) {
     std::cout << (allFit ? "fits" : "does not fit") << " in capacity "
               << withThousands(options.capacity) << " bytes\n";
@@ -183,9 +192,10 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
                       "with the time left; exit 0 when it fits, 3 when it does not");
   command->add_flag("--stop-when-fits", options->stopWhenFits,
                     "With --capacity: stop searching as soon as the plan fits");
-  command->add_option("--time-limit", options->timeLimit,
-                      "Seconds the exact allocator may search (default 5); the only limit "
-                      "unless --node-limit is given")
+  command
+      ->add_option("--time-limit", options->timeLimit,
+                   "Seconds the planner may spend, greedy passes after the first included "
+                   "(default 5); the only limit unless --node-limit is given")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--node-limit", options->nodeLimitText,
                       "Stop the exact search after this many nodes (default 0: no limit); "

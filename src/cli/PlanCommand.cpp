@@ -109,8 +109,10 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
                       "Add the predicted time per layer and Flash/RAM use on this part (bundlefit devices)");
   command->add_option("--device-file", options->deviceFiles, "Add a part from a JSON file (repeatable)");
   command->add_option("--network-name", options->networkName, "Network name (default: model file name)");
-  command->add_option("--time-limit", options->timeLimit,
-                      "Seconds the exact allocator may search (default 5)")
+  command
+      ->add_option("--time-limit", options->timeLimit,
+                   "Seconds the memory planner may spend, greedy passes after the first "
+                   "included (default 5)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--arena-capacity", options->arenaCapacity,
                       "Bytes the activation arena must fit in: a plan within it first, then lower");

@@ -1122,28 +1122,60 @@ void Lowering::lowerTranspose(const Node &node) {
   stridedCopy(address(x), address(y), nest, dtypeSize(y->type.dtype));
 }
 
-/// Beyond this many inputs a Concat copies by table (bf_concat_table): one
-/// specialised copy per input made a 5,000-input Concat one function of
-/// 5,000 loops, whose machine scheduling alone is quadratic (34 s).
-constexpr size_t kMaxSpecialisedConcatInputs = 16;
+/// Beyond this many inputs a Concat copies by table (bf_concat_table), and
+/// beyond this many outputs a Split (bf_split_table): one specialised copy
+/// per piece made a 5,000-input Concat one function of 5,000 loops, whose
+/// machine scheduling alone is quadratic (34 s).
+constexpr size_t kMaxSpecialisedPieces = 16;
 
-/// bf_concat_table's pieces (region, byte offset, row bytes) for `node`, or
-/// nothing when an offset or row does not fit its int32 entry.
+/// Appends a copy table's piece for `x` (region, byte offset, bytes per row
+/// from `axis` on); false when the offset or row does not fit its int32
+/// entry or `x` has no placement. An empty tensor adds nothing.
+bool appendPiece(const Value *x, int64_t axis, const MemoryPlan &plan,
+                 std::vector<int32_t> &pieces) {
+  if (x->type.numElements() == 0)
+    return true;
+  auto where = plan.placements.find(x);
+  if (where == plan.placements.end())
+    return false;
+  const int64_t rowBytes = product(x->type.shape, size_t(axis), x->type.shape.size()) *
+                           int64_t(dtypeSize(x->type.dtype));
+  if (where->second.offset > uint64_t(INT32_MAX) || rowBytes > INT32_MAX)
+    return false;
+  pieces.insert(pieces.end(),
+                {int32_t(where->second.region), int32_t(where->second.offset), int32_t(rowBytes)});
+  return true;
+}
+
+/// bf_concat_table's pieces for `node`, or nothing when one does not fit.
 std::optional<std::vector<int32_t>> concatPieces(const Node &node, int64_t axis,
                                                  const MemoryPlan &plan) {
   std::vector<int32_t> pieces;
-  for (const Value *x : node.inputs) {
-    if (!x || x->type.numElements() == 0)
+  for (const Value *x : node.inputs)
+    if (x && !appendPiece(x, axis, plan, pieces))
+      return std::nullopt;
+  return pieces;
+}
+
+/// bf_split_table's pieces for `node`: an output nobody reads has no
+/// placement and becomes a skip (region -1) of its row bytes. Nothing when
+/// a piece does not fit, or an output would be written to the constants.
+std::optional<std::vector<int32_t>> splitPieces(const Node &node, int64_t axis,
+                                                const MemoryPlan &plan) {
+  std::vector<int32_t> pieces;
+  for (const Value *y : node.outputs) {
+    if (!y || y->type.numElements() == 0)
       continue;
-    auto where = plan.placements.find(x);
-    if (where == plan.placements.end())
+    if (!plan.placements.count(y)) {
+      const int64_t rowBytes = product(y->type.shape, size_t(axis), y->type.shape.size()) *
+                               int64_t(dtypeSize(y->type.dtype));
+      if (rowBytes > INT32_MAX)
+        return std::nullopt;
+      pieces.insert(pieces.end(), {-1, 0, int32_t(rowBytes)});
+      continue;
+    }
+    if (!appendPiece(y, axis, plan, pieces) || pieces[pieces.size() - 3] == 0)
       return std::nullopt;
-    const int64_t rowBytes =
-        product(x->type.shape, size_t(axis), x->type.shape.size()) * int64_t(dtypeSize(x->type.dtype));
-    if (where->second.offset > uint64_t(INT32_MAX) || rowBytes > INT32_MAX)
-      return std::nullopt;
-    pieces.insert(pieces.end(), {int32_t(where->second.region), int32_t(where->second.offset),
-                                 int32_t(rowBytes)});
   }
   return pieces;
 }
@@ -1154,7 +1186,7 @@ void Lowering::lowerConcat(const Node &node) {
   int64_t axis = node.attrs.getInt("axis", 0);
   if (axis < 0)
     axis += int64_t(out.size());
-  if (node.inputs.size() > kMaxSpecialisedConcatInputs && y->type.numElements() > 0)
+  if (node.inputs.size() > kMaxSpecialisedPieces && y->type.numElements() > 0)
     if (auto pieces = concatPieces(node, axis, plan_)) {
       call("bf_concat_table", {bases_[0], bases_[1], bases_[2], address(y),
                                i32(product(out, 0, size_t(axis))), i32(int64_t(pieces->size() / 3)),
@@ -1181,6 +1213,13 @@ void Lowering::lowerSplit(const Node &node) {
   int64_t axis = node.attrs.getInt("axis", 0);
   if (axis < 0)
     axis += int64_t(s.size());
+  // Many outputs: one table-driven copy, as for a wide Concat.
+  if (node.outputs.size() > kMaxSpecialisedPieces && x->type.numElements() > 0)
+    if (auto pieces = splitPieces(node, axis, plan_)) {
+      call("bf_split_table", {address(x), bases_[1], bases_[2], i32(product(s, 0, size_t(axis))),
+                              i32(int64_t(pieces->size() / 3)), intTable(*pieces)});
+      return;
+    }
   const Ints inStrides = denseStrides(s);
   const size_t elem = dtypeSize(x->type.dtype);
   int64_t offset = 0;

@@ -94,12 +94,47 @@ Node *Graph::insertNodeBefore(Node *before, const std::string &opType,
   }
   Node *raw = node.get();
   nodeByName_[raw->name] = raw;
-  auto position = nodes_.end();
   if (before)
-    position = std::find_if(nodes_.begin(), nodes_.end(),
-                            [&](const auto &n) { return n.get() == before; });
-  nodes_.insert(position, std::move(node));
+    insertBefore_[before].push_back(std::move(node)); // Placed by compact().
+  else
+    nodes_.push_back(std::move(node)); // After every node, pending ones too.
   return raw;
+}
+
+// A const reader may write nodes_ here, so a graph with edits pending must
+// not be read by two threads at once; every pass ends with
+// removeUnusedValues, which applies them, so a graph passed on is settled.
+void Graph::compact() const {
+  if (erased_.empty() && insertBefore_.empty())
+    return;
+  ++compactions_;
+  nodesVisited_ += nodes_.size();
+  std::vector<std::unique_ptr<Node>> order;
+  order.reserve(nodes_.size());
+  // A node inserted before a pending node goes before it in turn.
+  auto place = [&](std::unique_ptr<Node> &node, auto &self) -> void {
+    auto pending = insertBefore_.find(node.get());
+    if (pending != insertBefore_.end()) {
+      std::vector<std::unique_ptr<Node>> list = std::move(pending->second);
+      insertBefore_.erase(pending);
+      for (std::unique_ptr<Node> &earlier : list)
+        self(earlier, self);
+    }
+    if (!erased_.count(node.get()))
+      order.push_back(std::move(node));
+  };
+  for (std::unique_ptr<Node> &node : nodes_)
+    place(node, place);
+  // Inserted before a node that had already left the order: at the end, as
+  // a search for it used to do.
+  while (!insertBefore_.empty()) {
+    std::vector<std::unique_ptr<Node>> list = std::move(insertBefore_.begin()->second);
+    insertBefore_.erase(insertBefore_.begin());
+    for (std::unique_ptr<Node> &node : list)
+      place(node, place);
+  }
+  nodes_ = std::move(order); // Frees the erased nodes.
+  erased_.clear();
 }
 
 void Graph::markOutput(Value *value) {
@@ -110,6 +145,8 @@ void Graph::markOutput(Value *value) {
 }
 
 std::vector<Node *> Graph::nodes() const {
+  compact();
+  nodesVisited_ += nodes_.size();
   std::vector<Node *> result;
   result.reserve(nodes_.size());
   for (const auto &node : nodes_)
@@ -136,6 +173,8 @@ Node *Graph::findNode(const std::string &name) const {
 }
 
 std::vector<Node *> Graph::users(const Value *value) const {
+  compact();
+  nodesVisited_ += nodes_.size();
   std::vector<Node *> result;
   for (const auto &node : nodes_)
     if (std::find(node->inputs.begin(), node->inputs.end(), value) != node->inputs.end())
@@ -144,6 +183,8 @@ std::vector<Node *> Graph::users(const Value *value) const {
 }
 
 void Graph::replaceAllUsesWith(Value *from, Value *to) {
+  compact();
+  nodesVisited_ += nodes_.size();
   for (const auto &node : nodes_)
     std::replace(node->inputs.begin(), node->inputs.end(), from, to);
   for (Value *&output : outputs_) {
@@ -180,12 +221,12 @@ void Graph::eraseNode(Node *node) {
     if (output && output->producer == node)
       output->producer = nullptr;
   nodeByName_.erase(node->name);
-  nodes_.erase(std::remove_if(nodes_.begin(), nodes_.end(),
-                              [&](const auto &n) { return n.get() == node; }),
-               nodes_.end());
+  erased_.insert(node);
 }
 
 void Graph::removeUnusedValues() {
+  compact();
+  nodesVisited_ += nodes_.size();
   std::set<const Value *> referenced(inputs_.begin(), inputs_.end());
   referenced.insert(outputs_.begin(), outputs_.end());
   for (const auto &node : nodes_) {
@@ -211,6 +252,7 @@ std::string Graph::renameValue(Value *value, const std::string &newName) {
 }
 
 void Graph::topologicalSort() {
+  compact();
   std::set<const Value *> ready;
   for (const auto &value : values_)
     if (value->kind != ValueKind::Intermediate)
@@ -240,6 +282,7 @@ void Graph::topologicalSort() {
 }
 
 void Graph::verify() const {
+  compact();
   std::set<const Value *> defined;
   for (const auto &value : values_)
     if (value->kind != ValueKind::Intermediate)

@@ -376,6 +376,12 @@ void bf_copy_strided_i64(const int64_t *src, int64_t *dst, const int32_t *dims,
 void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight,
                      const uint8_t *activations, uint8_t *dst, int32_t rows, int32_t count,
                      const int32_t *pieces);
+/* Split of src into `count` pieces by table, Concat's inverse: each of `rows`
+ * source rows is piece 0's row, then piece 1's, ...; piece i goes to region
+ * pieces[3i] (1 mutableWeight, 2 activations; -1: nobody reads it, skip its
+ * bytes) at byte offset pieces[3i+1], and its rows are pieces[3i+2] bytes. */
+void bf_split_table(const uint8_t *src, uint8_t *mutableWeight, uint8_t *activations,
+                    int32_t rows, int32_t count, const int32_t *pieces);
 /* out[outDims] from in[inDims] padded by padBegin (6-D), mode bf_pad_mode.
  * Pad only moves elements: u8/u32/u64 serve every type of that size (value
  * is the constant's bit pattern). */

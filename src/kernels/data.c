@@ -40,6 +40,19 @@ void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight
     }
 }
 
+void bf_split_table(const uint8_t *src, uint8_t *mutableWeight, uint8_t *activations,
+                    int32_t rows, int32_t count, const int32_t *pieces) {
+  uint8_t *const bases[3] = {0, mutableWeight, activations};
+  for (int32_t r = 0; r < rows; ++r)
+    for (int32_t i = 0; i < count; ++i) {
+      const int32_t *piece = pieces + 3 * (int64_t)i;
+      const int32_t bytes = piece[2];
+      if (piece[0] > 0)
+        __builtin_memcpy(bases[piece[0]] + piece[1] + (int64_t)r * bytes, src, (uint32_t)bytes);
+      src += bytes;
+    }
+}
+
 /* Source coordinate of output coordinate o (already shifted by the pad), or
  * -1 for "use the constant". */
 BF_INLINE int32_t bf_pad_source(int32_t i, int32_t n, int32_t mode) {

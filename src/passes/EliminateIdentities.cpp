@@ -16,27 +16,28 @@
 namespace bundlefit {
 namespace {
 
-bool isIdentityLike(const Graph &graph, const Node &node) {
+bool isIdentityLike(const pass_utils::Readers &readers, const Node &node) {
   if (node.opType == "Identity")
     return node.inputs.size() == 1 && node.input(0) && node.outputs.size() == 1;
   if (node.opType != "Dropout" || !node.input(0) || !node.output(0))
     return false;
   // Dropout's optional mask output has no identity equivalent.
   for (size_t i = 1; i < node.outputs.size(); ++i)
-    if (node.outputs[i] && (node.outputs[i]->isGraphOutput || !graph.users(node.outputs[i]).empty()))
+    if (node.outputs[i] &&
+        (node.outputs[i]->isGraphOutput || pass_utils::isRead(readers.counts(), node.outputs[i])))
       return false;
   return true;
 }
 
 /// Removes one identity-like node if possible; returns whether it did.
-bool eliminate(Graph &graph, Node &node) {
+bool eliminate(pass_utils::Readers &readers, Node &node) {
   Value *input = node.input(0);
   Value *output = node.output(0);
   if (!output->isGraphOutput) {
-    pass_utils::replaceReads(graph, output, input);
+    readers.replaceReads(output, input);
     return true;
   }
-  if (!pass_utils::hasSingleReader(graph, input, &node))
+  if (!pass_utils::hasSingleReader(readers.counts(), input, &node))
     return false;
   Node *producer = input->producer;
   pass_utils::takeOverOutput(producer, pass_utils::outputIndex(*producer, input), output);
@@ -47,9 +48,12 @@ bool eliminate(Graph &graph, Node &node) {
 
 size_t eliminateIdentities(Graph &graph) {
   size_t removed = 0;
+  // Readers indexed once: asking the graph per node made the pass quadratic.
+  pass_utils::Readers readers(graph);
   for (Node *node : graph.nodes()) {
-    if (!isIdentityLike(graph, *node) || !eliminate(graph, *node))
+    if (!isIdentityLike(readers, *node) || !eliminate(readers, *node))
       continue;
+    readers.erase(*node);
     graph.eraseNode(node);
     ++removed;
   }

@@ -22,6 +22,7 @@ namespace {
 
 using pass_utils::addFloatConstant;
 using pass_utils::isFloatConstant;
+using ReadCounts = std::map<const Value *, size_t>;
 
 /// Per-channel y = s * x + t of one BatchNormalization node.
 struct ChannelAffine {
@@ -29,14 +30,14 @@ struct ChannelAffine {
 };
 
 /// The affine form of `bn`, or false when its parameters are not constants.
-bool readBatchNorm(const Graph &graph, const Node &bn, ChannelAffine &affine) {
+bool readBatchNorm(const ReadCounts &reads, const Node &bn, ChannelAffine &affine) {
   for (size_t i = 1; i <= 4; ++i)
     if (!isFloatConstant(bn.input(i)))
       return false;
   if (bn.attrs.getInt("training_mode", 0) != 0)
     return false;
   for (size_t i = 1; i < bn.outputs.size(); ++i)
-    if (bn.outputs[i] && (bn.outputs[i]->isGraphOutput || !graph.users(bn.outputs[i]).empty()))
+    if (bn.outputs[i] && (bn.outputs[i]->isGraphOutput || pass_utils::isRead(reads, bn.outputs[i])))
       return false; // training outputs (running mean/var) are not supported
   std::vector<float> scale = bn.input(1)->toFloats(), bias = bn.input(2)->toFloats(),
                      mean = bn.input(3)->toFloats(), var = bn.input(4)->toFloats();
@@ -133,9 +134,10 @@ bool foldIntoGemm(Graph &graph, Node &gemm, const ChannelAffine &bn) {
   return true;
 }
 
-bool foldIntoProducer(Graph &graph, Node &bn, const ChannelAffine &affine) {
+bool foldIntoProducer(Graph &graph, const ReadCounts &reads, Node &bn,
+                      const ChannelAffine &affine) {
   Value *x = bn.input(0);
-  if (!pass_utils::hasSingleReader(graph, x, &bn) || x->type.dtype != DType::Float32)
+  if (!pass_utils::hasSingleReader(reads, x, &bn) || x->type.dtype != DType::Float32)
     return false;
   Node *producer = x->producer;
   if (producer->attrs.has("activation") || producer->output(0) != x)
@@ -152,7 +154,7 @@ bool foldIntoProducer(Graph &graph, Node &bn, const ChannelAffine &affine) {
 }
 
 /// y = x * s + t with s, t of shape [C,1,...,1] broadcasting over [N,C,...].
-bool lowerToMulAdd(Graph &graph, Node &bn, const ChannelAffine &affine) {
+bool lowerToMulAdd(Graph &graph, ReadCounts &reads, Node &bn, const ChannelAffine &affine) {
   Value *x = bn.input(0);
   if (!x->typeKnown || x->type.dtype != DType::Float32 || x->type.rank() < 2 ||
       x->type.shape[1] != int64_t(affine.s.size()))
@@ -165,10 +167,12 @@ bool lowerToMulAdd(Graph &graph, Node &bn, const ChannelAffine &affine) {
   Node *mul = graph.insertNodeBefore(&bn, "Mul", bn.name + "_mul", {x, scale},
                                      {bn.output(0)->name + "_scaled"});
   inferNodeTypes(*mul);
+  pass_utils::addReads(*mul, reads);
   Node *add = graph.insertNodeBefore(&bn, "Add", bn.name + "_add", {mul->output(0), shift},
                                      {bn.output(0)->name + "_tmp"});
   pass_utils::takeOverOutput(add, 0, bn.output(0));
   inferNodeTypes(*add);
+  pass_utils::addReads(*add, reads);
   return true;
 }
 
@@ -176,15 +180,19 @@ bool lowerToMulAdd(Graph &graph, Node &bn, const ChannelAffine &affine) {
 
 size_t foldBatchNorm(Graph &graph) {
   size_t rewritten = 0;
+  // Counted once and kept current: asking the graph per node (users,
+  // hasSingleReader) made the pass quadratic on long chains.
+  ReadCounts reads = pass_utils::countReads(graph);
   for (Node *node : graph.nodes()) {
     if (node->opType != "BatchNormalization" || !node->input(0) || !node->output(0))
       continue;
     ChannelAffine affine;
-    if (!readBatchNorm(graph, *node, affine))
+    if (!readBatchNorm(reads, *node, affine))
       continue;
-    if (!foldIntoProducer(graph, *node, affine) && !lowerToMulAdd(graph, *node, affine))
+    if (!foldIntoProducer(graph, reads, *node, affine) &&
+        !lowerToMulAdd(graph, reads, *node, affine))
       continue;
-    graph.eraseNode(node);
+    pass_utils::eraseCounted(graph, node, reads);
     ++rewritten;
   }
   graph.removeUnusedValues();

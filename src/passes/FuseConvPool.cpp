@@ -26,10 +26,12 @@ namespace {
 /// enough that the row is a fraction of the pooled output.
 constexpr int64_t kChannelChunk = 8;
 
-bool isFusablePool(const Graph &graph, const Node &pool) {
+using ReadCounts = std::map<const Value *, size_t>;
+
+bool isFusablePool(const ReadCounts &reads, const Node &pool) {
   if (pool.opType != "MaxPool" && pool.opType != "AveragePool")
     return false;
-  if (pool.outputs.size() > 1 && pool.output(1) && !graph.users(pool.output(1)).empty())
+  if (pool.outputs.size() > 1 && pool.output(1) && pass_utils::isRead(reads, pool.output(1)))
     return false; // Indices.
   if (pool.attrs.getInt("storage_order", 0) != 0)
     return false;
@@ -51,13 +53,13 @@ bool rowsDoNotOverlap(const Node &pool) {
   return !kernel.empty() && kernel[0] <= (strides.empty() ? 1 : strides[0]);
 }
 
-bool tryFuse(Graph &graph, Node &pool) {
-  if (!isFusablePool(graph, pool))
+bool tryFuse(Graph &graph, ReadCounts &reads, Node &pool) {
+  if (!isFusablePool(reads, pool))
     return false;
   Value *convOut = pool.input(0);
   Node *conv = convOut ? convOut->producer : nullptr;
   if (!conv || conv->opType != "Conv" || conv->output(0) != convOut || convOut->isGraphOutput ||
-      !pass_utils::hasSingleReader(graph, convOut, &pool))
+      !pass_utils::hasSingleReader(reads, convOut, &pool))
     return false;
   const Value *x = conv->input(0);
   if (!x || x->type.rank() != 4)
@@ -98,11 +100,12 @@ bool tryFuse(Graph &graph, Node &pool) {
                                        inputs, {y->name + "_fused"});
   fused->attrs = attrs;
   pass_utils::takeOverOutput(fused, 0, y);
+  pass_utils::addReads(*fused, reads);
   pool.outputs.clear();
-  graph.eraseNode(&pool);
+  pass_utils::eraseCounted(graph, &pool, reads);
   conv->outputs.clear();
   convOut->producer = nullptr;
-  graph.eraseNode(conv);
+  pass_utils::eraseCounted(graph, conv, reads);
   inferNodeTypes(*fused);
   return true;
 }
@@ -111,8 +114,11 @@ bool tryFuse(Graph &graph, Node &pool) {
 
 size_t fuseConvPool(Graph &graph) {
   size_t fused = 0;
+  // Counted once and kept current (users/hasSingleReader per node scanned
+  // the whole graph: quadratic).
+  ReadCounts reads = pass_utils::countReads(graph);
   for (Node *node : graph.nodes())
-    if (tryFuse(graph, *node))
+    if (tryFuse(graph, reads, *node))
       ++fused;
   graph.removeUnusedValues();
   return fused;

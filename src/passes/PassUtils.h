@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,68 @@ inline void eraseCounted(Graph &graph, Node *node, std::map<const Value *, size_
       --reads[input];
   graph.eraseNode(node);
 }
+
+/// Adds `node`'s operand reads to `reads` (a node the pass just inserted).
+inline void addReads(const Node &node, std::map<const Value *, size_t> &reads) {
+  for (const Value *input : node.inputs)
+    if (input)
+      ++reads[input];
+}
+
+/// Whether a live node reads `value` (Graph::users without the scan).
+inline bool isRead(const std::map<const Value *, size_t> &reads, const Value *value) {
+  auto it = reads.find(value);
+  return it != reads.end() && it->second > 0;
+}
+
+/// Which nodes read each value, built once per pass and kept current, for a
+/// pass that rewires readers as it goes: Graph-wide replaceReads per node is
+/// a scan of every node each time (quadratic on long chains).
+class Readers {
+public:
+  explicit Readers(const Graph &graph) {
+    for (Node *node : graph.nodes())
+      add(*node);
+  }
+  const std::map<const Value *, size_t> &counts() const { return reads_; }
+  /// Records a node the pass inserted.
+  void add(Node &node) {
+    for (Value *input : node.inputs)
+      if (input) {
+        ++reads_[input];
+        readers_[input].push_back(&node);
+      }
+  }
+  /// Forgets an erased node's reads.
+  void erase(Node &node) {
+    erased_.insert(&node);
+    for (const Value *input : node.inputs)
+      if (input)
+        --reads_[input];
+  }
+  /// replaceReads in O(readers of `from`).
+  void replaceReads(Value *from, Value *to) {
+    auto it = readers_.find(from);
+    if (it == readers_.end())
+      return;
+    std::vector<Node *> list = std::move(it->second);
+    readers_.erase(it);
+    std::vector<Node *> &target = readers_[to];
+    for (Node *node : list) {
+      if (erased_.count(node))
+        continue; // Erased after it was listed.
+      std::replace(node->inputs.begin(), node->inputs.end(), from, to);
+      target.push_back(node);
+    }
+    reads_[to] += reads_[from];
+    reads_[from] = 0;
+  }
+
+private:
+  std::map<const Value *, size_t> reads_;
+  std::map<const Value *, std::vector<Node *>> readers_; // A node twice if it reads twice.
+  std::set<const Node *> erased_;
+};
 
 /// Makes node operands that read `from` read `to` instead. Unlike
 /// Graph::replaceAllUsesWith it leaves the graph output list alone.

@@ -609,6 +609,58 @@ TEST_CASE("host bundle: a Concat of many inputs from every region copies by tabl
   checkClose(runOnHost(g, plan, "wide", input, CodegenOptLevel::O2), want);
 }
 
+TEST_CASE("host bundle: a Split of many outputs to every region copies by table") {
+  // x [2, w] split on axis 1 into 40 pieces of widths 1..3: even pieces are
+  // graph outputs (mutable), odd ones feed a Neg (activations), and piece 3
+  // is read by nobody (no placement: the table skips its bytes).
+  Graph g;
+  g.name = "split";
+  std::vector<int64_t> widths;
+  int64_t width = 0;
+  for (int i = 0; i < 40; ++i) {
+    widths.push_back(1 + i % 3);
+    width += widths.back();
+  }
+  Value *x = g.addInput("x", f32({2, width}));
+  std::vector<std::string> names;
+  for (int i = 0; i < 40; ++i)
+    names.push_back("s" + std::to_string(i));
+  Node *split = g.addNode("Split", "split", {x, constantInts(g, "splits", widths)}, names);
+  split->attrs.setInt("axis", 1);
+  for (int i = 0; i < 40; ++i) {
+    split->output(size_t(i))->type = f32({2, widths[size_t(i)]});
+    split->output(size_t(i))->typeKnown = true;
+  }
+  std::vector<int> outputPiece; // Piece of each graph output, in order.
+  for (int i = 0; i < 40; ++i) {
+    if (i == 3)
+      continue;
+    Value *piece = split->output(size_t(i));
+    g.markOutput(i % 2 ? node(g, "Neg", {piece}, {2, widths[size_t(i)]})->output(0) : piece);
+    outputPiece.push_back(i);
+  }
+  MemoryPlan plan = simplePlan(g);
+  plan.placements.erase(split->output(3));
+  CHECK(generateBundleIR(g, plan, "split", resolveTarget("host")).find("bf_split_table") !=
+        std::string::npos);
+
+  std::vector<float> input = randomFloats(size_t(2 * width), 23);
+  std::vector<std::vector<float>> got = runAllOnHost(g, plan, "split", input, CodegenOptLevel::O2);
+  REQUIRE(got.size() == outputPiece.size());
+  for (size_t o = 0; o < outputPiece.size(); ++o) {
+    const int i = outputPiece[o];
+    int64_t start = 0;
+    for (int k = 0; k < i; ++k)
+      start += widths[size_t(k)];
+    std::vector<float> want;
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t j = 0; j < widths[size_t(i)]; ++j)
+        want.push_back((i % 2 ? -1.0f : 1.0f) * input[size_t(r * width + start + j)]);
+    CAPTURE(i);
+    checkClose(got[o], want);
+  }
+}
+
 TEST_CASE("host bundle: operator zoo against reference loops") {
   Graph g;
   g.name = "zoo";

@@ -347,6 +347,23 @@ TEST_CASE("kernel concat by table reads each piece from its region, row by row")
   CHECK(got == want);
 }
 
+TEST_CASE("kernel split by table writes each piece to its region, row by row") {
+  // src [2,6] split on axis 1 into [2,1] (mutable, offset 4), [2,3] (skipped:
+  // nobody reads it) and [2,2] (activations, offset 8).
+  Vec src = randomVec(12, 54), m(4, 0.0f), a(6, 0.0f), mWant = m, aWant = a;
+  for (int r = 0; r < 2; ++r) {
+    mWant[1 + r] = src[r * 6];
+    for (int j = 0; j < 2; ++j)
+      aWant[2 + r * 2 + j] = src[r * 6 + 4 + j];
+  }
+  const int32_t pieces[9] = {1, 4, 4, -1, 0, 12, 2, 8, 8};
+  bf_split_table(reinterpret_cast<const uint8_t *>(src.data()),
+                 reinterpret_cast<uint8_t *>(m.data()), reinterpret_cast<uint8_t *>(a.data()), 2, 3,
+                 pieces);
+  CHECK(m == mWant);
+  CHECK(a == aWant);
+}
+
 TEST_CASE("kernel pad: constant, reflect, edge") {
   const int H = 3, W = 4, pT = 2, pL = 1, pB = 1, pR = 3;
   const int OH = H + pT + pB, OW = W + pL + pR;

@@ -599,3 +599,55 @@ TEST_CASE("runDefaultPasses: Conv->BN->Relu becomes one Conv; fusion can be turn
   CHECK(s.identitiesRemoved == 1);
   CHECK(describePassStats(s).find("4 -> 1 nodes") != std::string::npos);
 }
+
+// --- Work on long chains: counted (Graph::nodesVisited), never timed -----
+
+TEST_CASE("Graph: erasures and insertions are applied together at the next read of the order") {
+  Graph g;
+  Value *last = g.addInput("x", floatType({1, 4}));
+  std::vector<Node *> relus;
+  for (int i = 0; i < 6; ++i) {
+    relus.push_back(g.addNode("Relu", "r" + std::to_string(i), {last}, {"t" + std::to_string(i)}));
+    last = relus.back()->output();
+  }
+  g.markOutput(last);
+  const size_t compactions = g.compactions();
+  g.eraseNode(relus[1]);
+  g.eraseNode(relus[3]);
+  Node *a = g.insertNodeBefore(relus[2], "Neg", "a", {relus[0]->output()}, {"a"});
+  g.insertNodeBefore(a, "Neg", "b", {relus[0]->output()}, {"b"});        // Before a pending node.
+  g.insertNodeBefore(relus[3], "Neg", "c", {relus[0]->output()}, {"c"}); // Before an erased one.
+  g.addNode("Neg", "d", {relus[0]->output()}, {"d"});
+  CHECK(g.findNode("r1") == nullptr);
+  CHECK(opTypes(g) == Ops{"Relu", "Neg", "Neg", "Relu", "Neg", "Relu", "Relu", "Neg"});
+  std::vector<std::string> names;
+  for (const Node *n : g.nodes())
+    names.push_back(n->name);
+  CHECK(names == std::vector<std::string>{"r0", "b", "a", "r2", "c", "r4", "r5", "d"});
+  CHECK(g.compactions() == compactions + 1); // One rebuild for all five edits.
+}
+
+TEST_CASE(
+    "eliminateIdentities and foldBatchNorm visit a long chain's nodes a bounded number of times") {
+  // Asking the graph once per node (users, hasSingleReader, a graph-wide
+  // replaceReads, a vector erase per removed node) visits every node each
+  // time: about n^2 / 3 visits on this chain instead of a few n.
+  constexpr int kTriples = 1000;
+  Graph g;
+  Value *last = g.addInput("x", floatType({1, 4}));
+  for (int i = 0; i < kTriples; ++i) {
+    const std::string k = std::to_string(i);
+    last = g.addNode("Relu", "relu" + k, {last}, {"r" + k})->output();
+    last = g.addNode("Identity", "id" + k, {last}, {"i" + k})->output();
+    last = addBatchNorm(g, last, 4, "b" + k, unsigned(i))->output();
+  }
+  g.markOutput(last);
+  inferGraphTypes(g);
+  const size_t n = g.numNodes();
+  const size_t before = g.nodesVisited();
+  CHECK(eliminateIdentities(g) == size_t(kTriples));
+  CHECK(foldBatchNorm(g) == size_t(kTriples)); // Each into a Mul and an Add.
+  CHECK(g.numNodes() == n);
+  CHECK(g.nodesVisited() - before <= 16 * n);
+  g.verify();
+}

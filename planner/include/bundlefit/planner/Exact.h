@@ -20,7 +20,9 @@
 namespace bundlefit::planner {
 
 struct ExactOptions {
-  /// Wall-clock limit for the whole search. Wherever the search finishes
+  /// Wall-clock limit for the whole call, greedy passes included (only the
+  /// first pass, which gives the plan to return, runs whatever the clock
+  /// says; a pass in progress stops within about a thousand items). Wherever the search finishes
   /// inside it (a fit, a proof, the optimum), the result does not depend on
   /// it, so an idle and a loaded machine give the same plan.
   double timeBudgetSeconds = 5.0;

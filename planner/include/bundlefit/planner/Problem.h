@@ -96,7 +96,9 @@ struct Plan {
   std::string algorithm;   ///< Which strategy produced it, for reports.
   bool provedOptimal = false; ///< arenaSize is the minimum (bound met or search exhausted).
   uint64_t searchNodes = 0;   ///< Exact search nodes spent (0 for greedy).
-  bool budgetExhausted = false; ///< The time or node limit ended the exact search.
+  /// The time or node limit ended the work (a greedy pass after the first,
+  /// or the exact search): the plan is the best found by then.
+  bool budgetExhausted = false;
   bool provedInfeasible = false; ///< The search proved no plan fits the capacity asked.
   size_t sections = 0;          ///< Independent sections the exact search saw.
 };

@@ -18,6 +18,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace bundlefit {
@@ -98,7 +100,10 @@ public:
   const std::vector<Value *> &outputs() const { return outputs_; }
   /// Nodes in execution order.
   std::vector<Node *> nodes() const;
-  size_t numNodes() const { return nodes_.size(); }
+  size_t numNodes() const {
+    compact();
+    return nodes_.size();
+  }
   std::vector<Value *> constants() const;
 
   Value *findValue(const std::string &name) const;
@@ -112,6 +117,9 @@ public:
   /// producing node keeps running until it is dead-code eliminated.
   void makeConstant(Value *value, const TensorType &type, std::vector<uint8_t> bytes);
   /// Removes a node; its outputs must be unused (or no longer referenced).
+  /// O(1): the node leaves the execution order (and is freed) at the next
+  /// read of that order, together with every other node erased or inserted
+  /// before then, so a pass that erases k nodes costs O(n + k), not O(n k).
   void eraseNode(Node *node);
   /// Removes values that nothing references any more.
   void removeUnusedValues();
@@ -126,11 +134,27 @@ public:
   std::string uniqueValueName(const std::string &base) const;
   std::string uniqueNodeName(const std::string &base) const;
 
+  /// Times the execution order was rebuilt to apply erasures and
+  /// insertions, and nodes visited by whole-order walks (nodes(), users(),
+  /// replaceAllUsesWith, the rebuilds...): what the complexity tests count.
+  size_t compactions() const { return compactions_; }
+  size_t nodesVisited() const { return nodesVisited_; }
+
 private:
   Value *newValue(const std::string &name);
+  /// Applies pending erasures and insertions to nodes_ in one O(n) sweep.
+  /// Every reader of nodes_ calls it first; const because they are const.
+  void compact() const;
 
   std::vector<std::unique_ptr<Value>> values_;
-  std::vector<std::unique_ptr<Node>> nodes_;
+  // The execution order, and the edits not applied to it yet (compact()).
+  // mutable: a const reader applies them first.
+  mutable std::vector<std::unique_ptr<Node>> nodes_;
+  mutable std::unordered_set<const Node *> erased_;
+  /// Nodes to insert just before a node of nodes_ (or of another list), in order.
+  mutable std::unordered_map<const Node *, std::vector<std::unique_ptr<Node>>> insertBefore_;
+  mutable size_t compactions_ = 0;
+  mutable size_t nodesVisited_ = 0;
   std::vector<Value *> inputs_;
   std::vector<Value *> outputs_;
   std::map<std::string, Value *> valueByName_;
