@@ -15,6 +15,7 @@
 
 #include "bundlefit/driver/CompileBundle.h"
 #include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/PickCheck.h"
 #include "bundlefit/driver/ToolInfo.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/MemoryReport.h"
@@ -72,6 +73,22 @@ py::object stamped(nlohmann::json report, const ModelSource &source) {
   return toPython(report);
 }
 
+/// The weights policy and headroom keywords of fit() and pick().
+device::FitRequest fitRequest(const std::string &weights, const std::optional<std::string> &reserveRam,
+                              const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
+                              std::optional<uint64_t> appFlash, uint64_t staticBytes) {
+  device::FitRequest request;
+  request.weights = device::parseWeightsPolicy(weights);
+  if (reserveRam)
+    request.reserveRam = device::parseHeadroom(*reserveRam, "reserve_ram");
+  if (reserveFlash)
+    request.reserveFlash = device::parseHeadroom(*reserveFlash, "reserve_flash");
+  request.appRam = appRam;
+  request.appFlash = appFlash;
+  request.extraStaticBytes = staticBytes;
+  return request;
+}
+
 py::object fit(const py::object &model, const std::string &device, const std::optional<std::string> &variant,
                const std::string &weights, bool exactCode, int memoryOpt,
                const std::optional<std::string> &profile, const std::string &schema,
@@ -85,20 +102,35 @@ py::object fit(const py::object &model, const std::string &device, const std::op
   options.device = device;
   options.deviceFiles = deviceFiles;
   options.variant = variant.value_or("");
-  device::FitRequest &request = options.request;
-  request.weights = device::parseWeightsPolicy(weights);
-  if (reserveRam)
-    request.reserveRam = device::parseHeadroom(*reserveRam, "reserve_ram");
-  if (reserveFlash)
-    request.reserveFlash = device::parseHeadroom(*reserveFlash, "reserve_flash");
-  request.appRam = appRam;
-  request.appFlash = appFlash;
-  request.extraStaticBytes = staticBytes;
+  options.request = fitRequest(weights, reserveRam, reserveFlash, appRam, appFlash, staticBytes);
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
     std::unique_ptr<driver::FitCheck> check = driver::checkFit(options);
     report = driver::fitReportJson(*check, source->label());
+  }
+  return stamped(std::move(report), *source);
+}
+
+py::object pick(const py::object &model, const std::string &device, const std::vector<std::string> &variants,
+                const std::string &goal, bool allowEstimates, int memoryOpt, const std::optional<std::string> &profile,
+                const std::string &schema, const std::optional<std::string> &reserveRam,
+                const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
+                std::optional<uint64_t> appFlash, uint64_t staticBytes, const std::vector<std::string> &deviceFiles) {
+  std::shared_ptr<ModelSource> source = modelOf(model);
+  driver::PickCheckOptions options;
+  options.build = {modelOptions(*source, memoryOpt), quantOptions(profile, schema)};
+  options.device = device;
+  options.deviceFiles = deviceFiles;
+  options.variants = variants;
+  options.goal = goal;
+  options.allowEstimates = allowEstimates;
+  options.request = fitRequest("auto", reserveRam, reserveFlash, appRam, appFlash, staticBytes);
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    std::unique_ptr<driver::PickCheck> check = driver::checkPick(options);
+    report = driver::pickReportJson(*check, source->label());
   }
   return stamped(std::move(report), *source);
 }
@@ -200,6 +232,15 @@ PYBIND11_MODULE(bundlefit, m) {
         "Does the model fit the part: the bundlefit.fit/1 report as a dict. Without exact_code the "
         "code figure is a labelled estimate and no code is generated (unless the code-size cache "
         "holds this build's); exact_code=True compiles the bundle as `bundlefit fit` does.");
+  m.def("pick", &pick, py::arg("model"), py::kw_only(), py::arg("device"),
+        py::arg("variants") = std::vector<std::string>{}, py::arg("goal") = "latency",
+        py::arg("allow_estimates") = false, py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
+        py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
+        py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(),
+        py::arg("static_bytes") = 0, py::arg("device_files") = std::vector<std::string>{},
+        "Which build suits the part: the bundlefit.pick/1 report of `bundlefit pick` as a dict "
+        "(every variant compiled for the part's core, as the command does; 'best' indexes "
+        "'candidates', None when nothing fits)");
   m.def("plan", &plan, py::arg("model"), py::kw_only(), py::arg("memory_opt") = 2,
         py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
         py::arg("time_limit") = 5.0, "The memory plan: the bundlefit.memory/1 report of `bundlefit plan`");

@@ -14,6 +14,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/PickCheck.h"
 #include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/DeviceReports.h"
@@ -22,7 +23,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <set>
 
 namespace bundlefit {
 
@@ -75,103 +75,31 @@ void writePickHtml(const PickOptions &options, const Device &device, driver::Bui
   options.html.write(html);
 }
 
-nlohmann::json rowJson(const Candidate &c) {
-  return {{"variant", c.variant.name},
-          {"family", variantFamily(c.variant)},
-          {"weights", weightsPolicyName(c.weights)},
-          {"flash", c.result.totals.flash},
-          {"ram", c.result.totals.ram},
-          {"code", c.result.terms.code},
-          {"fits", c.result.fits},
-          {"predicted_ms", c.result.time.ms},
-          {"buildable", c.buildable},
-          {"estimate", estimateJson(c.estimates)},
-          {"best", c.best},
-          {"problems", c.result.problems},
-          {"warnings", c.result.warnings}};
-}
-
 int runPick(const PickOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  DeviceDatabase db = DeviceDatabase::loadDefault();
-  for (const std::string &file : options.deviceFiles)
-    db.addFile(file);
-  const Device &device = db.get(options.device);
-  PickRequest pickRequest;
-  pickRequest.goal = parsePickGoal(options.goal);
-  pickRequest.allowEstimates = options.allowEstimates;
-  for (const std::string &name : options.variants)
-    if (!name.empty())
-      pickRequest.variants.push_back(parseVariant(name));
-  FitRequest request = fitRequestOf(options.headroom);
-  request.extraStaticBytes = options.staticBytes;
-  driver::BuildSizer sizer({options.model, options.quant});
-  PickResult pick;
-  {
-    Stage stage("compare builds on " + device.id);
-    pick = pickBuild(device, request, sizer.footprints(), pickRequest);
-  }
-  // No fit: the changes `fit` would suggest for the first variant compared.
-  std::vector<Suggestion> suggestions;
-  if (pick.best < 0 && !pick.candidates.empty()) {
-    Stage stage("look for changes that would fit");
-    FitRequest auto_ = request;
-    auto_.weights = WeightsPolicy::Auto;
-    suggestions = suggestChanges(db, device, pick.candidates.front().variant, auto_, sizer.footprints());
-  }
-  std::vector<std::string> notes;
-  std::set<std::string> seen;
-  for (const Candidate &c : pick.candidates)
-    for (const std::string &estimate : c.estimates)
-      if (seen.insert(c.variant.name + estimate).second)
-        notes.push_back(c.variant.name + ": estimate: " + estimate);
-  bool anyInt8 = false;
-  for (const Candidate &c : pick.candidates)
-    anyInt8 = anyInt8 || c.variant.precision == Precision::Int8;
-  if (anyInt8)
-    notes.push_back(std::string("int8 rows: the bundle compiled ") +
-                    (options.quant.enabled() ? "with " + options.quant.profilePath
-                                             : std::string("with a synthetic profile (no --load-profile; "
-                                                           "sizes do not depend on the ranges)")));
-  // int8-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can equal int8-hifi4.
-  const Candidate *hifi = nullptr, *hifiCmsis = nullptr;
-  for (const Candidate &c : pick.candidates) {
-    if (c.variant.kernels == Kernels::HiFi4 && !hifi)
-      hifi = &c;
-    if (c.variant.kernels == Kernels::HiFi4WithCmsis && !hifiCmsis)
-      hifiCmsis = &c;
-  }
-  if (hifi && hifiCmsis && hifi->result.totals.flash == hifiCmsis->result.totals.flash &&
-      hifi->result.totals.ram == hifiCmsis->result.totals.ram &&
-      hifi->result.time.ms == hifiCmsis->result.time.ms)
-    notes.push_back("int8-hifi4-cmsis equals int8-hifi4: NNLib runs every op of this model, so no "
-                    "CMSIS-NN kernel would be linked");
-  if (!pick.candidates.empty())
-    notes.push_back(pick.candidates.front().result.baselineSource);
+  driver::PickCheckOptions check;
+  check.build = {options.model, options.quant};
+  check.device = options.device;
+  check.deviceFiles = options.deviceFiles;
+  check.variants = options.variants;
+  check.goal = options.goal;
+  check.allowEstimates = options.allowEstimates;
+  check.request = fitRequestOf(options.headroom);
+  check.request.extraStaticBytes = options.staticBytes;
+  std::unique_ptr<driver::PickCheck> result = driver::checkPick(check);
+  const Device &device = *result->device;
+  const PickResult &pick = result->pick;
 
   if (options.html.wanted())
-    writePickHtml(options, device, sizer, pick, notes);
+    writePickHtml(options, device, *result->sizer, pick, result->notes);
   if (options.json.wanted()) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const Candidate &c : pick.candidates)
-      rows.push_back(rowJson(c));
-    nlohmann::json list = nlohmann::json::array();
-    for (const Suggestion &s : suggestions)
-      list.push_back({{"change", s.change}, {"fits", s.fits}, {"flash", s.flash}, {"ram", s.ram},
-                      {"predicted_ms", s.ms}});
-    options.json.emit({{"schema", "bundlefit.pick/1"}, {"model", options.model.path},
-                       {"device", device.id}, {"goal", pickGoalName(pickRequest.goal)},
-                       {"allow_estimates", pickRequest.allowEstimates},
-                       {"candidates", rows},
-                       {"best", pick.best >= 0 ? nlohmann::json(pick.best) : nlohmann::json()},
-                       {"reason", pick.reason}, {"suggestions", list}, {"notes", notes}},
-                      options.model.path);
+    options.json.emit(driver::pickReportJson(*result, options.model.path), options.model.path);
     if (options.json.replacesText())
-      return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
+      return result->exitCode();
   }
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), goal " +
-                     pickGoalName(pickRequest.goal) + "\n\n";
+                     pickGoalName(result->pickRequest.goal) + "\n\n";
   TextTable table({"", "variant", "weights", "Flash", "RAM", "code", "fits", "predicted", "buildable", "estimate"},
                   {false, false, false, true, true, true, false, true, false, false});
   for (const Candidate &c : pick.candidates) {
@@ -187,11 +115,11 @@ int runPick(const PickOptions &options) {
     for (const std::string &warning : pick.candidates[pick.best].result.warnings)
       text += "warning: " + warning + "\n";
   if (pick.best < 0)
-    text += renderSuggestions(suggestions);
-  for (const std::string &note : notes)
+    text += renderSuggestions(result->suggestions);
+  for (const std::string &note : result->notes)
     text += "note: " + note + "\n";
   printText(text);
-  return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit);
+  return result->exitCode();
 }
 
 } // namespace

@@ -217,7 +217,7 @@ TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, th
   CHECK(regionUsed(byFile, "FLASH") == regionUsed(byOptions, "FLASH"));
   CHECK(regionUsed(byFile, "FLASH") > regionUsed(part, "FLASH"));
   // The report names where the headroom came from.
-  CommandResult text = run("fit " + lenet() + board + " --device my-reserved-evk --variant int8");
+  CommandResult text = run("fit " + lenet() + board + " --device my-reserved-evk --variant int8 --wide");
   CHECK_MESSAGE(has(text.output, "reserve.ram of my_reserved_evk.json 16,384 B"), text.output);
   // An option replaces the file's value for its kind only.
   nlohmann::json overridden = jsonOf("fit " + lenet() + board + " --device my-reserved-evk --reserve-ram 0" +

@@ -2,7 +2,7 @@
 """`import bundlefit` against the command line, on a model built in memory.
 
 A small CNN made with onnx.helper goes to the module as bytes and to the CLI
-as a file; plan, fit (exact_code=True) and compile must give the CLI's JSON,
+as a file; plan, fit (exact_code=True), pick and compile must give the CLI's JSON,
 field for field, the fast fit the same sizes with its code labelled as an
 estimate, and errors bundlefit.Error with the CLI's exit code and category.
 
@@ -125,6 +125,17 @@ def main():
     small = bundlefit.fit(path, device="lpc55s69", exact_code=True)
     cli_small = cli_json(exe, "fit", path, "--device", "lpc55s69")
     check(small["fits"] == cli_small["fits"], "lpc55s69 verdicts differ")
+
+    # pick: the CLI's comparison, candidate for candidate (the same builds, compiled for the core).
+    py_pick = bundlefit.pick(path, device="lpc55s69", variants=["float", "int8", "int8-cmsis"])
+    cli_pick = cli_json(exe, "pick", path, "--device", "lpc55s69", "--variants", "float,int8,int8-cmsis",
+                        expect=0 if py_pick["best"] is not None else 3)
+    check(py_pick == cli_pick, "pick differs from `bundlefit pick --json`:\n"
+          f"{json.dumps(py_pick)[:2000]}\n{json.dumps(cli_pick)[:2000]}")
+    check(len(py_pick["candidates"]) == 6, f"pick: {len(py_pick['candidates'])} candidates, expected 3 x 2")
+    best = py_pick["candidates"][py_pick["best"]] if py_pick["best"] is not None else None
+    print(f"pick: equal to the CLI's ({len(py_pick['candidates'])} candidates, best "
+          f"{best['variant'] + ' weights ' + best['weights'] if best else 'none'})")
 
     # compile: the bundle's memory.json, as `bundlefit compile --json` prints it.
     py_bundle = bundlefit.compile(model, os.path.join(work, "py_bundle"))

@@ -1,0 +1,115 @@
+//===- PickCheck.cpp - Which build of a model suits a part ----------------===//
+#include "bundlefit/driver/PickCheck.h"
+
+#include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/Progress.h"
+#include "bundlefit/support/Error.h"
+
+#include <set>
+
+namespace bundlefit::driver {
+
+using namespace bundlefit::device;
+
+namespace {
+
+std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions &quant) {
+  const std::vector<Candidate> &candidates = check.pick.candidates;
+  std::vector<std::string> notes;
+  std::set<std::string> seen;
+  for (const Candidate &c : candidates)
+    for (const std::string &estimate : c.estimates)
+      if (seen.insert(c.variant.name + estimate).second)
+        notes.push_back(c.variant.name + ": estimate: " + estimate);
+  bool anyInt8 = false;
+  for (const Candidate &c : candidates)
+    anyInt8 = anyInt8 || c.variant.precision == Precision::Int8;
+  if (anyInt8)
+    notes.push_back(std::string("int8 rows: the bundle compiled ") +
+                    (quant.enabled() ? "with " + quant.profilePath
+                                     : std::string("with a synthetic profile (no --load-profile; "
+                                                   "sizes do not depend on the ranges)")));
+  // int8-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can equal int8-hifi4.
+  const Candidate *hifi = nullptr, *hifiCmsis = nullptr;
+  for (const Candidate &c : candidates) {
+    if (c.variant.kernels == Kernels::HiFi4 && !hifi)
+      hifi = &c;
+    if (c.variant.kernels == Kernels::HiFi4WithCmsis && !hifiCmsis)
+      hifiCmsis = &c;
+  }
+  if (hifi && hifiCmsis && hifi->result.totals.flash == hifiCmsis->result.totals.flash &&
+      hifi->result.totals.ram == hifiCmsis->result.totals.ram &&
+      hifi->result.time.ms == hifiCmsis->result.time.ms)
+    notes.push_back("int8-hifi4-cmsis equals int8-hifi4: NNLib runs every op of this model, so no "
+                    "CMSIS-NN kernel would be linked");
+  if (!candidates.empty())
+    notes.push_back(candidates.front().result.baselineSource);
+  return notes;
+}
+
+nlohmann::json candidateJson(const Candidate &c) {
+  return {{"variant", c.variant.name},
+          {"family", variantFamily(c.variant)},
+          {"weights", weightsPolicyName(c.weights)},
+          {"flash", c.result.totals.flash},
+          {"ram", c.result.totals.ram},
+          {"code", c.result.terms.code},
+          {"fits", c.result.fits},
+          {"predicted_ms", c.result.time.ms},
+          {"buildable", c.buildable},
+          {"estimate", estimateJson(c.estimates)},
+          {"best", c.best},
+          {"problems", c.result.problems},
+          {"warnings", c.result.warnings}};
+}
+
+} // namespace
+
+int PickCheck::exitCode() const { return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit); }
+
+std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
+  auto check = std::make_unique<PickCheck>();
+  check->db = loadDeviceDatabase(options.deviceFiles);
+  check->device = &check->db.get(options.device);
+  const Device &device = *check->device;
+  check->pickRequest.goal = parsePickGoal(options.goal);
+  check->pickRequest.allowEstimates = options.allowEstimates;
+  for (const std::string &name : options.variants)
+    if (!name.empty())
+      check->pickRequest.variants.push_back(parseVariant(name));
+  check->request = options.request;
+  check->sizer = std::make_unique<BuildSizer>(options.build);
+  {
+    Stage stage("compare builds on " + device.id);
+    check->pick = pickBuild(device, check->request, check->sizer->footprints(), check->pickRequest);
+  }
+  const PickResult &pick = check->pick;
+  // No fit: the changes `fit` would suggest for the first variant compared.
+  if (pick.best < 0 && !pick.candidates.empty()) {
+    Stage stage("look for changes that would fit");
+    FitRequest automatic = check->request;
+    automatic.weights = WeightsPolicy::Auto;
+    check->suggestions = suggestChanges(check->db, device, pick.candidates.front().variant, automatic,
+                                        check->sizer->footprints());
+  }
+  check->notes = notesFor(*check, options.build.quant);
+  return check;
+}
+
+nlohmann::json pickReportJson(const PickCheck &check, const std::string &modelPath) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Candidate &c : check.pick.candidates)
+    rows.push_back(candidateJson(c));
+  return {{"schema", "bundlefit.pick/1"},
+          {"model", modelPath},
+          {"device", check.device->id},
+          {"goal", pickGoalName(check.pickRequest.goal)},
+          {"allow_estimates", check.pickRequest.allowEstimates},
+          {"candidates", rows},
+          {"best", check.pick.best >= 0 ? nlohmann::json(check.pick.best) : nlohmann::json()},
+          {"reason", check.pick.reason},
+          {"suggestions", suggestionsJson(check.suggestions)},
+          {"notes", check.notes}};
+}
+
+} // namespace bundlefit::driver
