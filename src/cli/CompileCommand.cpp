@@ -75,7 +75,10 @@ void addCompileCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--html", reports->htmlPath,
                       "Also write a self-contained HTML report (memory timeline, layers) to FILE");
   command->callback([request, reports, &action] {
-    action = [request, reports] { return runCompile(*request, *reports); };
+    action = [request, reports] {
+      markPreQuantized(request->model.path, request->quant);
+      return runCompile(*request, *reports);
+    };
   });
 }
 

@@ -254,7 +254,10 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--html", options->htmlPath,
                       "Also write a self-contained HTML report (Flash/RAM bars, memory timeline, layers) to FILE");
   addQuantOptions(*command, options->quant);
-  command->callback([options, &action] { action = [options] { return runFit(*options); }; });
+  command->callback([options, &action] { action = [options] {
+      markPreQuantized(options->model.path, options->quant);
+      return runFit(*options);
+    }; });
 }
 
 } // namespace bundlefit

@@ -130,7 +130,8 @@ int runPick(const PickOptions &options) {
     anyInt8 = anyInt8 || c.variant.precision == Precision::Int8;
   if (anyInt8)
     notes.push_back(std::string("int8 rows: the bundle compiled ") +
-                    (options.quant.enabled() ? "with " + options.quant.profilePath
+                    (options.quant.preQuantized ? std::string("with the model's own Q/DQ parameters")
+                     : options.quant.enabled() ? "with " + options.quant.profilePath
                                              : std::string("with a synthetic profile (no --load-profile; "
                                                            "sizes do not depend on the ranges)")));
   // int8-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can equal int8-hifi4.
@@ -216,7 +217,10 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
                     "Let the best be a build bundlefit cannot generate or sizes by estimate (HiFi4)");
   addHeadroomOptions(*command, options->headroom);
   addQuantOptions(*command, options->quant);
-  command->callback([options, &action] { action = [options] { return runPick(*options); }; });
+  command->callback([options, &action] { action = [options] {
+      markPreQuantized(options->model.path, options->quant);
+      return runPick(*options);
+    }; });
 }
 
 } // namespace bundlefit

@@ -272,7 +272,10 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
                     "L2 error, top-1 agreement over the batch");
   command->add_option("--timeout", options->timeout, "Seconds the program may run (default 300)");
   options->json.addTo(*command, "bundlefit.run/1");
-  command->callback([options, &action] { action = [options] { return runRun(*options); }; });
+  command->callback([options, &action] { action = [options] {
+      markPreQuantized(options->compile.model.path, options->compile.quant);
+      return runRun(*options);
+    }; });
 }
 
 } // namespace bundlefit

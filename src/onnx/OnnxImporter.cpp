@@ -709,6 +709,20 @@ std::unique_ptr<Graph> importOnnxModel(const std::string &path, const ImportOpti
   return ModelImporter(path, options).run();
 }
 
+bool onnxModelHasOps(const std::string &path, const std::vector<std::string> &opTypes) {
+  onnx::ModelProto model;
+  try {
+    model = readModelProto(path);
+  } catch (const Error &) {
+    return false;
+  }
+  for (const onnx::NodeProto &node : model.graph().node())
+    if ((node.domain().empty() || node.domain() == "ai.onnx") &&
+        std::find(opTypes.begin(), opTypes.end(), node.op_type()) != opTypes.end())
+      return true;
+  return false;
+}
+
 Tensor loadTensorProtoFile(const std::string &path, std::string *name) {
   onnx::TensorProto proto;
   parseProtobufFile(path, proto, "a serialized ONNX TensorProto");

@@ -71,6 +71,10 @@ public:
         int8_.insert(node);
       else if (isInt8CapableOp(node->opType) && reason != kNotApplicable)
         summary_.keptFloat.push_back(node->describe() + ": " + reason);
+      if (!reason.empty() && touchesPreset(*node))
+        summary_.warnings.push_back(node->describe() + ": kept in float (" +
+                                    (reason == kNotApplicable ? "no int8 kernel" : reason) +
+                                    ") between Dequantize and Quantize");
     }
     for (Node *node : original) {
       if (int8_.count(node)) {
@@ -172,11 +176,50 @@ private:
           if (p != 0)
             return "count_include_pad=1 with padding has no int8 kernel";
     }
+    return options_.preset ? whyNotPreset(node) : "";
+  }
+
+  /// Whether a value has int8 parameters: from an int8 producer or the model.
+  bool hasPresetParams(const Value *value) const {
+    return (value->producer && int8_.count(value->producer)) ||
+           options_.preset->activations.count(value->name);
+  }
+
+  /// Whether the model quantizes any activation `node` reads or writes.
+  bool touchesPreset(const Node &node) const {
+    if (!options_.preset || isViewOrTranspose(node.opType))
+      return false;
+    for (const Value *value : node.outputs)
+      if (value && options_.preset->activations.count(value->name))
+        return true;
+    for (const Value *value : node.inputs)
+      if (value && !value->isConstant() && options_.preset->activations.count(value->name))
+        return true;
+    return false;
+  }
+
+  /// With a pre-quantized model: "" when the model gives every parameter
+  /// the int8 node needs, else what is missing.
+  std::string whyNotPreset(const Node &node) const {
+    for (size_t index : dataInputs(node))
+      if (!hasPresetParams(node.input(index)))
+        return "the model does not quantize operand '" + node.input(index)->name + "'";
+    const std::string &op = node.opType;
+    if (!reusesInputParams(op) && op != "Softmax" &&
+        !options_.preset->activations.count(node.output()->name))
+      return "the model does not quantize output '" + node.output()->name + "'";
     return "";
   }
 
   /// Parameters for activation `value` from the profile.
   ScaleZeroPoint profiledParams(const Value &value, const Node &node) const {
+    if (options_.preset) {
+      auto it = options_.preset->activations.find(value.name);
+      if (it == options_.preset->activations.end())
+        fatalInternal("pre-quantized model: no parameters for '" + value.name + "' (" +
+                      node.describe() + ")");
+      return it->second;
+    }
     const TensorProfile *entry = profile_.find(value.name);
     if (!entry)
       throw Error(ExitCode::BadInputFile,
@@ -261,24 +304,66 @@ private:
     const Shape &shape = weight.type.shape;
     int64_t channels = shape[size_t(axis)];
     int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
-    auto channelOf = [&](size_t i) { return options_.channelwise ? int64_t(i) / inner % channels : 0; };
-    std::vector<float> maxAbs(options_.channelwise ? size_t(channels) : 1, 0.0f);
-    for (size_t i = 0; i < values.size(); ++i)
-      if (std::isfinite(values[i]))
-        maxAbs[size_t(channelOf(i))] = std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
-    bool power2 = options_.schema == QuantSchema::SymmetricWithPower2Scale;
     QuantParams quant;
-    for (float m : maxAbs) {
-      quant.scales.push_back(chooseWeightParams(m, power2).scale);
-      quant.zeroPoints.push_back(0);
+    bool preset = presetWeightParams(node, weight, axis, quant);
+    bool perChannel = preset ? quant.axis >= 0 : options_.channelwise;
+    auto channelOf = [&](size_t i) { return perChannel ? int64_t(i) / inner % channels : 0; };
+    if (!preset) {
+      std::vector<float> maxAbs(perChannel ? size_t(channels) : 1, 0.0f);
+      for (size_t i = 0; i < values.size(); ++i)
+        if (std::isfinite(values[i]))
+          maxAbs[size_t(channelOf(i))] = std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
+      bool power2 = options_.schema == QuantSchema::SymmetricWithPower2Scale;
+      for (float m : maxAbs) {
+        quant.scales.push_back(chooseWeightParams(m, power2).scale);
+        quant.zeroPoints.push_back(0);
+      }
+      quant.axis = perChannel ? axis : -1;
     }
-    quant.axis = options_.channelwise ? axis : -1;
     std::vector<int8_t> q(values.size());
     for (size_t i = 0; i < values.size(); ++i)
       q[i] = int8_t(quantizeValue(values[i], {quant.scales[size_t(channelOf(i))], 0}, -127, 127));
     std::vector<float> scales = quant.scales;
     replaceConstant(node, index, TensorType{DType::Int8, shape, quant}, toBytes(q));
     return scales;
+  }
+
+  /// The model's symmetric scales for `weight` when they suit the kernel
+  /// (per tensor, or per `axis`); with a preset, a weight it lacks or gives
+  /// along another axis is requantized, with a warning.
+  bool presetWeightParams(const Node &node, const Value &weight, int axis, QuantParams &quant) {
+    if (!options_.preset)
+      return false;
+    auto it = options_.preset->weights.find(weight.name);
+    if (it == options_.preset->weights.end()) {
+      summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
+                                  "' is not symmetric int8 in the model; requantized symmetric" +
+                                  (options_.channelwise ? " per channel" : ""));
+      return false;
+    }
+    if (it->second.axis >= 0 && it->second.axis != axis) {
+      summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
+                                  "' is quantized along axis " + std::to_string(it->second.axis) +
+                                  ", the kernel's channels are axis " + std::to_string(axis) +
+                                  "; requantized symmetric");
+      return false;
+    }
+    // A pass may have changed the weight since (a folded BatchNormalization):
+    // the model's scales then no longer cover it.
+    std::vector<float> values = weight.toFloats();
+    const Shape &shape = weight.type.shape;
+    int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
+    for (size_t i = 0; i < values.size(); ++i) {
+      size_t c = it->second.axis >= 0 ? size_t(int64_t(i) / inner % shape[size_t(axis)]) : 0;
+      if (!(std::abs(values[i] / it->second.scales[c]) <= 127.5f)) {
+        summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
+                                    "' no longer fits the model's int8 scale (changed by a graph "
+                                    "pass); requantized symmetric");
+        return false;
+      }
+    }
+    quant = it->second;
+    return true;
   }
 
   /// Quantizes bias operand `index` (absent: nothing) to `channels` values.
@@ -297,6 +382,7 @@ private:
         quant.zeroPoints.push_back(0);
       }
       quant.axis = weightScales.size() > 1 ? 0 : -1;
+      checkPresetBiasScale(node, *bias, quant.scales);
       std::vector<int32_t> q(static_cast<size_t>(channels));
       for (int64_t c = 0; c < channels; ++c)
         q[size_t(c)] = int32_t(quantizeValue(valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
@@ -315,6 +401,26 @@ private:
     for (int64_t c = 0; c < channels; ++c)
       q[size_t(c)] = int8_t(quantizeValue(valueAt(c), params, -127, 127));
     replaceConstant(node, index, TensorType{DType::Int8, {channels}, perTensor(params)}, toBytes(q));
+  }
+
+  /// Warns when the model's int32 bias scale is not the accumulator's
+  /// (inputScale * weightScale): the bias is then requantized to it.
+  void checkPresetBiasScale(const Node &node, const Value &bias, const std::vector<float> &scales) {
+    if (!options_.preset)
+      return;
+    auto it = options_.preset->biasScales.find(bias.name);
+    if (it == options_.preset->biasScales.end())
+      return;
+    for (size_t c = 0; c < it->second.size(); ++c) {
+      float want = scales[scales.size() == 1 ? 0 : c];
+      if (std::abs(it->second[c] - want) > 1e-6f * want) {
+        summary_.warnings.push_back(node.describe() + ": bias '" + bias.name + "' scale " +
+                                    std::to_string(it->second[c]) +
+                                    " is not input scale x weight scale; requantized to " +
+                                    std::to_string(want));
+        return;
+      }
+    }
   }
 
   void rewriteInt8(Node &node) {
@@ -339,14 +445,50 @@ private:
     }
     Value &output = *node.output();
     QuantParams params;
-    if (reusesInputParams(op))
+    if (reusesInputParams(op)) {
       params = x.type.quant;
-    else if (op == "Softmax")
+    }
+    else if (op == "Softmax") {
       params = perTensor({1.0f / 256.0f, -128}); // TFLM's int8 softmax output
+    }
     else
       params = perTensor(profiledParams(output, node));
     output.type.dtype = DType::Int8;
     output.type.quant = params;
+    if (reusesInputParams(op) || op == "Softmax")
+      rescaleToPreset(node, output, params);
+  }
+
+  /// The int8 output of a MaxPool, Relu or pooling carries its input's
+  /// parameters (the kernels do not rescale), Softmax's are 1/256 and -128.
+  /// When the model asked for others, a Rescale after `node` brings the
+  /// value to them (it keeps the name; the kernel's output is
+  /// `<name>_unscaled`), with a warning.
+  void rescaleToPreset(Node &node, Value &output, const QuantParams &params) {
+    if (!options_.preset || isViewOrTranspose(node.opType))
+      return;
+    auto it = options_.preset->activations.find(output.name);
+    if (it == options_.preset->activations.end())
+      return;
+    const ScaleZeroPoint want = it->second;
+    if (want.scale == params.scales.at(0) && want.zeroPoint == params.zeroPoints.at(0))
+      return;
+    summary_.warnings.push_back(
+        node.describe() + ": the int8 kernel's output parameters are (" +
+        std::to_string(params.scales[0]) + ", " + std::to_string(params.zeroPoints[0]) +
+        "), the model's (" + std::to_string(want.scale) + ", " + std::to_string(want.zeroPoint) +
+        "): requantized by a Rescale");
+    std::vector<Node *> order = graph_.nodes();
+    auto at = std::find(order.begin(), order.end(), &node);
+    Node *next = (at == order.end() || at + 1 == order.end()) ? nullptr : *(at + 1);
+    std::string name = output.name;
+    graph_.renameValue(&output, name + "_unscaled");
+    Node *rescale = graph_.insertNodeBefore(next, "Rescale", name + "_rescale", {&output}, {name});
+    Value *rescaled = rescale->output();
+    rescaled->type = TensorType{DType::Int8, output.type.shape, perTensor(want)};
+    rescaled->typeKnown = true;
+    graph_.replaceAllUsesWith(&output, rescaled);
+    rescale->inputs[0] = &output;
   }
 
   Graph &graph_;

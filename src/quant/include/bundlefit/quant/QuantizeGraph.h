@@ -28,11 +28,21 @@
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizationSchema.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace bundlefit {
+
+/// Parameters a pre-quantized model fixes, by value name (FoldQdq.h).
+struct PresetQuantParams {
+  std::map<std::string, ScaleZeroPoint> activations; ///< int8, zero point in [-128, 127]
+  std::map<std::string, QuantParams> weights;        ///< int8 symmetric (zero points 0)
+  /// The model's bias scales (int32 DQ constants), to check against
+  /// inputScale * weightScale when quantizeGraph rebuilds the bias.
+  std::map<std::string, std::vector<float>> biasScales;
+};
 
 enum class BiasPrecision : uint8_t { Int8, Int32 };
 
@@ -43,6 +53,10 @@ struct QuantizationOptions {
   std::set<std::string> keepFloatOps;
   /// One weight scale per output channel instead of per tensor.
   bool channelwise = false;
+  /// A pre-quantized model's parameters: used instead of a profile (which
+  /// is then empty); a node runs in int8 only where they cover it, and every
+  /// change to the model's arithmetic is a QuantizationSummary warning.
+  const PresetQuantParams *preset = nullptr;
 };
 
 /// What quantizeGraph did, for --verbose output and tests.
@@ -53,6 +67,8 @@ struct QuantizationSummary {
   size_t dequantizeNodes = 0;
   /// "node 'x' (Op): reason" for every int8-capable node left float.
   std::vector<std::string> keptFloat;
+  /// With a preset: "node 'x' (Op): what was done", one per deviation.
+  std::vector<std::string> warnings;
 };
 
 /// One line: "quantized 9 of 10 nodes to int8 (2 Quantize, 1 Dequantize) ...".
