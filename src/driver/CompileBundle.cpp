@@ -51,7 +51,7 @@ CompiledBundle buildBundle(const CompileRequest &request) {
   bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
                                                    : legalizeName(request.networkName);
   if (request.useCmsis && !request.quant.enabled() && !request.syntheticProfile &&
-      !onnxModelHasOps(request.model.path, {"QuantizeLinear", "DequantizeLinear"}))
+      !onnxModelHasOps(request.model.path, preQuantizedOps()))
     throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
   if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
     throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");

@@ -56,6 +56,12 @@ void status(const std::string &line) {
   std::cerr << line << "\n";
 }
 
+const std::vector<std::string> &preQuantizedOps() {
+  static const std::vector<std::string> ops = {"QuantizeLinear", "DequantizeLinear",
+                                               "QLinearConv", "QLinearMatMul"};
+  return ops;
+}
+
 namespace {
 
 /// The int8 rewrite of a folded QDQ graph with the model's parameters.
@@ -103,7 +109,12 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   std::unique_ptr<Graph> graph;
   {
     Stage stage("import " + options.path);
+    // QLinearConv / QLinearMatMul are not operators of the IR: they become
+    // Q/DQ pairs first, then the importer's check runs.
+    importOptions.rejectUnsupportedOps = false;
     graph = importOnnxModel(options.path, importOptions);
+    expandQOperators(*graph, options.path);
+    rejectUnsupportedOps(*graph, options.path);
   }
   // Before the default passes: constant folding would fold the weights'
   // DequantizeLinear nodes and lose their scales.
@@ -124,7 +135,7 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
 }
 
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options) {
-  options.preQuantized = onnxModelHasOps(modelPath, {"QuantizeLinear", "DequantizeLinear"});
+  options.preQuantized = onnxModelHasOps(modelPath, preQuantizedOps());
 }
 
 std::string describeMemoryOpt(int level) {

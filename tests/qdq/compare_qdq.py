@@ -60,12 +60,13 @@ def main():
     ap.add_argument("--target", default="host")
     ap.add_argument("--max-lsb", type=float, default=None)
     args = ap.parse_args()
+    args.ort_module_dir = os.path.abspath(args.ort_module_dir)  # node resolves it from ort_run.js
     here = os.path.dirname(os.path.abspath(__file__))
     if not os.path.isdir(os.path.join(args.ort_module_dir, "node_modules", "onnxruntime-node")):
         print(f"SKIP: onnxruntime-node is not installed in {args.ort_module_dir} "
               "(cd bench/codegen && ONNXRUNTIME_NODE_INSTALL=skip npm ci)")
         return SKIP
-    models = sorted(glob.glob(os.path.join(args.models, "*_qdq_*.onnx")))
+    models = sorted(glob.glob(os.path.join(args.models, "*_q[do][qp]_*.onnx")))
     if not models:
         print(f"no *_qdq_*.onnx in {args.models}")
         return 1

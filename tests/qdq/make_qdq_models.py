@@ -10,7 +10,8 @@ QDQ models the way onnxruntime's static quantizer lays them out:
   input -> Q -> DQ -> Conv(DQ(int8 W), DQ(int32 bias)) -> Q -> DQ -> ... -> DQ -> output
 
 in four flavours per model: weights per tensor (pt) or per output channel
-(pc), activations int8 (s8) or uint8 (u8). Activation scales come from the
+(pc), activations int8 (s8) or uint8 (u8); for some models also in the
+QOperator form (NAME_qop_*: each Conv a QLinearConv, the rest QDQ). Activation scales come from the
 calibration min/max (0 always included); MaxPool, Relu and Flatten reuse their
 input's parameters and Softmax's output is 1/256 (zero point -128 / 0), as the
 int8 kernels require; weights are symmetric int8 (max |w| / 127), biases int32
@@ -20,6 +21,7 @@ Also writes NAME.input.npy (test inputs, not the calibration ones, stacked on
 the first axis) for each model. Only onnx and numpy.
 """
 import argparse
+import itertools
 import os
 import sys
 
@@ -73,6 +75,8 @@ SINGLE = {
     "op_softmax": single("op_softmax", [1, 10], lambda b: b.softmax("input", "softmax")),
 }
 MODELS = {"lenet": mm.lenet, "smallcnn": small_cnn, **SINGLE}
+# Also written in the QOperator form (their Convs as QLinearConv): NAME_qop_*.
+QOPERATOR = {"lenet", "smallcnn", "op_conv", "op_dwconv"}
 
 
 def build_calibrated(name):
@@ -99,11 +103,12 @@ def activation_params(values, unsigned):
 
 
 class QdqWriter:
-    def __init__(self, model, builder, per_channel, unsigned):
+    def __init__(self, model, builder, per_channel, unsigned, qoperator=False):
         self.g = model.graph
         self.b = builder
         self.per_channel = per_channel
         self.unsigned = unsigned
+        self.qoperator = qoperator  # Conv as QLinearConv (the QOperator form)
         self.params = {}   # float value -> (scale, zp)
         self.nodes, self.inits = [], list(self.g.initializer)
         self.drop = set()  # float weights replaced by quantized ones
@@ -116,12 +121,13 @@ class QdqWriter:
         """The name reading `x` through its Q -> DQ pair."""
         return x + "_dq"
 
-    def qdq(self, x, scale, zp):
+    def qdq(self, x, scale, zp, quantize=True):
         self.params[x] = (scale, zp)
         self.inits.append(numpy_helper.from_array(np.array(scale, np.float32), x + "_scale"))
         self.inits.append(self.zp_tensor(x + "_zp", zp))
-        self.nodes.append(helper.make_node("QuantizeLinear", [x, x + "_scale", x + "_zp"],
-                                           [x + "_q"], name=x + "_quantize"))
+        if quantize:
+            self.nodes.append(helper.make_node("QuantizeLinear", [x, x + "_scale", x + "_zp"],
+                                               [x + "_q"], name=x + "_quantize"))
         self.nodes.append(helper.make_node("DequantizeLinear", [x + "_q", x + "_scale", x + "_zp"],
                                            [x + "_dq"], name=x + "_dequantize"))
 
@@ -173,10 +179,21 @@ class QdqWriter:
                 if len(node.input) > 2:
                     self.bias(node.input[2], self.params[x][0] * wscale)
                     ins[2] = node.input[2] + "_dq"
+            y = node.output[0]
+            if self.qoperator and node.op_type == "Conv":
+                # QLinearConv reads the integers the DequantizeLinears above read.
+                del self.nodes[-2:]
+                q = helper.make_node("QLinearConv", [
+                    x + "_q", x + "_scale", x + "_zp",
+                    node.input[1] + "_q", node.input[1] + "_scale", node.input[1] + "_zp",
+                    y + "_scale", y + "_zp", node.input[2] + "_q"], [y + "_q"], name=node.name)
+                q.attribute.extend(node.attribute)
+                self.nodes.append(q)
+                self.qdq(y, *activation_params(self.b.v(y), self.unsigned), quantize=False)
+                continue
             copy = helper.make_node(node.op_type, ins, list(node.output), name=node.name)
             copy.attribute.extend(node.attribute)
             self.nodes.append(copy)
-            y = node.output[0]
             if node.op_type in SAME_PARAMS:
                 params = self.params[x]
             elif node.op_type == "Softmax":
@@ -211,14 +228,14 @@ def main(argv=None):
         kind_unit = name == "lenet"  # LeNet's inputs are images in [0, 1)
         x = rng.random(shape, dtype=np.float32) if kind_unit else \
             rng.standard_normal(shape, dtype=np.float32)
-        for per_channel in (False, True):
-            for unsigned in (False, True):
-                tag = f"{name}_qdq_{'pc' if per_channel else 'pt'}_{'u8' if unsigned else 's8'}"
-                qdq = QdqWriter(model, builder, per_channel, unsigned).run()
-                with open(os.path.join(args.out, tag + ".onnx"), "wb") as f:
-                    f.write(qdq.SerializeToString())
-                np.save(os.path.join(args.out, tag + ".input.npy"), x)
-                print(tag, len(qdq.graph.node), "nodes")
+        forms = ["qdq", "qop"] if name in QOPERATOR else ["qdq"]
+        for form, per_channel, unsigned in itertools.product(forms, (False, True), (False, True)):
+            tag = f"{name}_{form}_{'pc' if per_channel else 'pt'}_{'u8' if unsigned else 's8'}"
+            qdq = QdqWriter(model, builder, per_channel, unsigned, form == "qop").run()
+            with open(os.path.join(args.out, tag + ".onnx"), "wb") as f:
+                f.write(qdq.SerializeToString())
+            np.save(os.path.join(args.out, tag + ".input.npy"), x)
+            print(tag, len(qdq.graph.node), "nodes")
     return 0
 
 

@@ -59,6 +59,9 @@ struct QuantCliOptions {
 /// Whether `graph` computes in int8 anywhere (quantized or pre-quantized).
 bool isInt8Graph(const Graph &graph);
 
+/// The ONNX operators that make a model pre-quantized (QDQ and QOperator).
+const std::vector<std::string> &preQuantizedOps();
+
 /// Sets options.preQuantized when the model at `modelPath` has ONNX
 /// QuantizeLinear/DequantizeLinear nodes, so that commands treat it as int8.
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options);

@@ -41,6 +41,11 @@ struct QdqFoldResult {
   std::vector<std::string> warnings;
 };
 
+/// Rewrites QLinearConv and QLinearMatMul (the QOperator form) into the
+/// QDQ form (ExpandQOperators.cpp); runs on the imported graph before
+/// foldQdqPairs. Returns how many nodes it rewrote.
+size_t expandQOperators(Graph &graph, const std::string &modelPath);
+
 /// Whether `graph` has a QuantizeLinear or DequantizeLinear node.
 bool hasLinearQuantNodes(const Graph &graph);
 
