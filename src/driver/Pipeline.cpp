@@ -65,13 +65,15 @@ const std::vector<std::string> &preQuantizedOps() {
 namespace {
 
 /// The int8 rewrite of a folded QDQ graph with the model's parameters.
-void quantizePreQuantized(Graph &graph, const std::string &path, const QdqFoldResult &qdq) {
+void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &qdq) {
   QuantizationOptions options;
   options.channelwise = true; // for weights the model leaves float or asymmetric
   options.preset = &qdq.params;
   QuantizationSummary summary;
+  std::vector<std::string> poolWarnings;
   try {
     Stage stage("int8 from the model's Q/DQ parameters");
+    averagePoolsAsConvs(graph, qdq.params, poolWarnings);
     summary = quantizeGraph(graph, ProfileData{}, options, path);
   } catch (const Error &e) {
     throw Error(e.code(), path + ": " + e.what());
@@ -80,8 +82,9 @@ void quantizePreQuantized(Graph &graph, const std::string &path, const QdqFoldRe
   std::cout.flush();
   for (const std::string &line : qdq.warnings)
     std::cerr << "warning: " << line << "\n";
-  for (const std::string &line : summary.warnings)
-    std::cerr << "warning: " << path << ": " << line << "\n";
+  for (const std::vector<std::string> *lines : {&poolWarnings, &summary.warnings})
+    for (const std::string &line : *lines)
+      std::cerr << "warning: " << path << ": " << line << "\n";
   status("pre-quantized model: " + std::to_string(qdq.pairs) + " QuantizeLinear/DequantizeLinear "
          "pairs and " + std::to_string(qdq.constants) + " quantized constants folded; " +
          describeQuantization(summary));

@@ -110,6 +110,7 @@ TestModel quantizedInput(int64_t n, const std::vector<float> &scales) {
 struct Folded {
   std::unique_ptr<Graph> graph;
   QdqFoldResult fold;
+  std::vector<std::string> poolWarnings;
   QuantizationSummary summary;
 };
 
@@ -121,6 +122,7 @@ Folded compileQdq(const TestModel &m, const std::string &file) {
   REQUIRE(hasLinearQuantNodes(*f.graph));
   f.fold = foldQdqPairs(*f.graph, path);
   runDefaultPasses(*f.graph);
+  averagePoolsAsConvs(*f.graph, f.fold.params, f.poolWarnings);
   QuantizationOptions options;
   options.channelwise = true;
   options.preset = &f.fold.params;
@@ -198,6 +200,52 @@ TEST_CASE("QDQ: a float op between pairs is kept in float, with a warning") {
   Folded f = compileQdq(m, "qdq_sigmoid.onnx");
   REQUIRE(f.summary.warnings.size() == 1);
   CHECK(f.summary.warnings[0].find("'sigmoid' (Sigmoid): kept in float") != std::string::npos);
+}
+
+/// x[1,2,4,4] -> Q/DQ (0.1, 0) -> AveragePool 2x2 (`pads`) -> Q/DQ (0.02, -5) -> y
+TestModel qdqAveragePool(const std::vector<int64_t> &pads) {
+  TestModel m;
+  m.input("x", {1, 2, 4, 4});
+  m.floatInit("s", {}, {0.1f});
+  rawInit<int8_t>(m, "z", onnx::TensorProto::INT8, {}, {0});
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"xq"}, "qx");
+  m.node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, "dqx");
+  onnx::NodeProto &pool = m.node("AveragePool", {"xd"}, {"avg"}, "avg");
+  setInts(pool, "kernel_shape", {2, 2});
+  setInts(pool, "strides", {2, 2});
+  setInts(pool, "pads", pads);
+  m.floatInit("s2", {}, {0.02f});
+  rawInit<int8_t>(m, "z2", onnx::TensorProto::INT8, {}, {-5});
+  m.node("QuantizeLinear", {"avg", "s2", "z2"}, {"aq"}, "qa");
+  m.node("DequantizeLinear", {"aq", "s2", "z2"}, {"y"}, "dqa");
+  m.output("y");
+  return m;
+}
+
+TEST_CASE("QDQ average pooling with its own output scale: a depthwise Conv of weights 1/count") {
+  Folded f = compileQdq(qdqAveragePool({0, 0, 0, 0}), "qdq_avgpool.onnx");
+  REQUIRE(f.poolWarnings.size() == 1);
+  CHECK(f.poolWarnings[0].find("'avg' (AveragePool)") != std::string::npos);
+  const Node &conv = *onlyNode(*f.graph, "Conv");
+  CHECK(conv.attrs.getInt("group", 0) == 2);
+  const Value &w = *conv.input(1);
+  REQUIRE(w.type.dtype == DType::Int8);
+  CHECK(w.type.shape == Shape{2, 1, 2, 2});
+  CHECK(w.type.quant.scales == std::vector<float>{0.25f});
+  for (int64_t i = 0; i < 8; ++i)
+    CHECK(w.elementAsDouble(i) == 1.0);
+  CHECK(conv.output()->type.quant.scales == std::vector<float>{0.02f});
+  CHECK(conv.output()->type.quant.zeroPoints == std::vector<int32_t>{-5});
+}
+
+TEST_CASE("QDQ padded average pooling with its own output scale: pooling, then a Rescale") {
+  Folded f = compileQdq(qdqAveragePool({1, 1, 1, 1}), "qdq_avgpool_pads.onnx");
+  CHECK(f.poolWarnings.empty());
+  onlyNode(*f.graph, "AveragePool");
+  const Node &rescale = *onlyNode(*f.graph, "Rescale");
+  CHECK(rescale.output()->type.quant.scales == std::vector<float>{0.02f});
+  REQUIRE(f.summary.warnings.size() == 1);
+  CHECK(f.summary.warnings[0].find("requantized by a Rescale") != std::string::npos);
 }
 
 TEST_CASE("QDQ errors: one line naming the file, the node and the tensor") {

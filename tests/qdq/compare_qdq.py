@@ -29,10 +29,11 @@ SKIP = 77
 # the int8 kernels (CMSIS-NN's arithmetic) with a Q31 multiplier, so one layer
 # may differ by 1 LSB where the exact value is within a hair of .5: the bound
 # for a single layer. In a network a 1-LSB difference is an input difference
-# for the next layer and grows (measured: LeNet 2, the small CNN 5, its
-# average poolings requantized twice: pooled at the input's parameters, then
-# a Rescale to the model's). A regression in any layer shows up as more.
-BOUNDS = [("op_gap", 4), ("op_", 1), ("lenet", 2), ("smallcnn", 5)]
+# for the next layer and grows (measured: LeNet 2, the small CNN 3 with
+# per-tensor weights, 1 per channel). A regression in any layer shows up as
+# more (average pools as pooling + Rescale instead of one depthwise Conv,
+# quant/PoolsAsConvs.cpp: 4 LSB on op_gap, 5 on the small CNN).
+BOUNDS = [("op_", 1), ("lenet", 2), ("smallcnn", 3)]
 
 
 def bound_for(name, override):

@@ -46,6 +46,14 @@ struct QdqFoldResult {
 /// foldQdqPairs. Returns how many nodes it rewrote.
 size_t expandQOperators(Graph &graph, const std::string &modelPath);
 
+/// After the default passes: each AveragePool / GlobalAveragePool whose
+/// model output parameters differ from its input's becomes a depthwise Conv
+/// of weights 1/count (one rounding instead of pooling and a Rescale), when
+/// every window holds the same count (PoolsAsConvs.cpp). Adds the weights to
+/// `preset` and one line per node to `warnings`; returns how many.
+size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
+                           std::vector<std::string> &warnings);
+
 /// Whether `graph` has a QuantizeLinear or DequantizeLinear node.
 bool hasLinearQuantNodes(const Graph &graph);
 
