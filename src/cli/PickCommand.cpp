@@ -14,6 +14,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/DeviceReports.h"
@@ -102,7 +103,12 @@ int runPick(const PickOptions &options) {
   pickRequest.allowEstimates = options.allowEstimates;
   for (const std::string &name : options.variants)
     if (!name.empty())
-      pickRequest.variants.push_back(parseVariant(name));
+      pickRequest.variants.push_back(driver::fitVariant(name, options.quant));
+  // A pre-quantized model has int8 builds only.
+  if (options.quant.preQuantized && pickRequest.variants.empty())
+    for (const Variant &variant : allVariants())
+      if (variant.precision == Precision::Int8 && variantAvailable(device, variant))
+        pickRequest.variants.push_back(variant);
   FitRequest request = fitRequestOf(options.headroom);
   request.extraStaticBytes = options.staticBytes;
   driver::BuildSizer sizer({options.model, options.quant});
