@@ -65,8 +65,10 @@ const std::vector<std::string> &preQuantizedOps() {
 namespace {
 
 /// The int8 rewrite of a folded QDQ graph with the model's parameters.
-void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &qdq) {
+void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &qdq,
+                          bool keepInt8Io) {
   QuantizationOptions options;
+  options.keepInt8Io = keepInt8Io;
   options.channelwise = true; // for weights the model leaves float or asymmetric
   options.preset = &qdq.params;
   QuantizationSummary summary;
@@ -133,7 +135,10 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
     throw Error(e.code(), options.path + ": " + e.what());
   }
   if (qdq)
-    quantizePreQuantized(*graph, options.path, *qdq);
+    quantizePreQuantized(*graph, options.path, *qdq, options.keepInt8Io);
+  else if (options.keepInt8Io)
+    throw Error(ExitCode::Usage, "--keep-int8-io: " + options.path +
+                                     " is not pre-quantized (no QuantizeLinear/DequantizeLinear)");
   return graph;
 }
 

@@ -64,6 +64,8 @@ public:
       : graph_(graph), profile_(profile), options_(options), profileName_(profileName) {}
 
   QuantizationSummary run() {
+    if (options_.preset && options_.keepInt8Io)
+      makeInputsInt8();
     std::vector<Node *> original = graph_.nodes();
     for (Node *node : original) {
       std::string reason = whyFloat(*node);
@@ -87,7 +89,7 @@ public:
     }
     std::vector<Value *> outputs = graph_.outputs();
     for (Value *output : outputs)
-      if (isInt8Activation(output))
+      if (isInt8Activation(output) && !(options_.preset && options_.keepInt8Io))
         dequantizeGraphOutput(output);
     graph_.removeUnusedValues();
     graph_.verify();
@@ -101,6 +103,17 @@ private:
 
   float parameterOr(const Node &node, const char *name, float fallback) const {
     return node.attrs.getFloat(name, fallback);
+  }
+
+  /// --keep-int8-io: each graph input the model quantizes is int8 itself.
+  void makeInputsInt8() {
+    for (Value *input : graph_.inputs()) {
+      auto it = options_.preset->activations.find(input->name);
+      if (it != options_.preset->activations.end() && input->type.dtype == DType::Float32) {
+        input->type.dtype = DType::Int8;
+        input->type.quant = perTensor(it->second);
+      }
+    }
   }
 
   /// "" when `node` can run in int8; otherwise why not (kNotApplicable when
@@ -122,7 +135,7 @@ private:
       const Value *input = node.input(index);
       if (!input || input->isConstant())
         return "operand " + std::to_string(index) + " is a constant, not an activation";
-      if (input->type.dtype != DType::Float32)
+      if (input->type.dtype != DType::Float32 && !isInt8Activation(input)) // int8: --keep-int8-io
         return "operand '" + input->name + "' is " + dtypeName(input->type.dtype);
     }
     std::string activation = node.attrs.getString("activation", "");

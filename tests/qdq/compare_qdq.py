@@ -42,14 +42,23 @@ def bound_for(name, override):
     return next(b for prefix, b in BOUNDS if name.startswith(prefix))
 
 
-def output_scale(model_path):
+def boundary_params(model_path):
+    """(input scale, zero point), (output scale, zero point): the model's
+    first QuantizeLinear of the graph input and its output's DequantizeLinear;
+    uint8 zero points as int8 ones (minus 128), as bundlefit keeps them."""
     model = onnx.load(model_path)
-    out = model.graph.output[0].name
-    inits = {t.name: t for t in model.graph.initializer}
-    for node in model.graph.node:
-        if node.op_type == "DequantizeLinear" and node.output[0] == out:
-            return float(numpy_helper.to_array(inits[node.input[1]]))
-    raise SystemExit(f"{model_path}: the graph output is not a DequantizeLinear output")
+    inp, out = model.graph.input[0].name, model.graph.output[0].name
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+
+    def params(node):
+        zp = inits[node.input[2]]
+        return float(inits[node.input[1]]), int(zp) - (128 if zp.dtype == np.uint8 else 0)
+    q = next(n for n in model.graph.node if n.op_type == "QuantizeLinear" and n.input[0] == inp)
+    dq = next((n for n in model.graph.node if n.op_type == "DequantizeLinear" and n.output[0] == out),
+              None)
+    if dq is None:
+        raise SystemExit(f"{model_path}: the graph output is not a DequantizeLinear output")
+    return params(q), params(dq)
 
 
 def main():
@@ -60,6 +69,9 @@ def main():
     ap.add_argument("ort_module_dir")
     ap.add_argument("--target", default="host")
     ap.add_argument("--max-lsb", type=float, default=None)
+    ap.add_argument("--keep-int8-io", action="store_true",
+                    help="int8 bundle inputs/outputs: the input quantized as QuantizeLinear "
+                         "does (half to even), the output dequantized here")
     args = ap.parse_args()
     args.ort_module_dir = os.path.abspath(args.ort_module_dir)  # node resolves it from ort_run.js
     here = os.path.dirname(os.path.abspath(__file__))
@@ -76,8 +88,19 @@ def main():
     for path in models:
         name = os.path.basename(path)[:-len(".onnx")]
         npy = os.path.join(args.models, name + ".input.npy")
-        outdir = os.path.join(args.work, name + "." + args.target)
-        cmd = [args.bundlefit, "run", path, "--input", npy, "--output-dir", outdir, "-q"]
+        (in_scale, in_zp), (out_scale, out_zp) = boundary_params(path)
+        flavour = args.target + (".int8io" if args.keep_int8_io else "")
+        outdir = os.path.join(args.work, name + "." + flavour)
+        bundle_in = npy
+        if args.keep_int8_io:
+            x = np.load(npy)
+            bundle_in = os.path.join(args.work, name + ".int8.npy")
+            os.makedirs(args.work, exist_ok=True)
+            np.save(bundle_in, np.clip(np.round(x / np.float32(in_scale)) + in_zp, -128,
+                                       127).astype(np.int8))
+        cmd = [args.bundlefit, "run", path, "--input", bundle_in, "--output-dir", outdir, "-q"]
+        if args.keep_int8_io:
+            cmd.append("--keep-int8-io")
         if args.target != "host":
             cmd += ["--target", args.target]
         run = subprocess.run(cmd, capture_output=True, text=True)
@@ -90,7 +113,14 @@ def main():
             continue
         warnings = [l for l in run.stderr.splitlines() if l.startswith("warning:")]
         outs = glob.glob(os.path.join(outdir, "*.npy"))
-        ours = np.load(outs[0]).astype(np.float64)
+        ours = np.load(outs[0])
+        if args.keep_int8_io:
+            if ours.dtype != np.int8:
+                print(f"{name}: --keep-int8-io output is {ours.dtype}, not int8")
+                failed += 1
+                continue
+            ours = (ours.astype(np.float64) - out_zp) * out_scale
+        ours = ours.astype(np.float64)
         raw = os.path.join(args.work, name + ".ort.raw")
         ort = subprocess.run(["node", os.path.join(here, "ort_run.js"), args.ort_module_dir, path,
                               npy, raw], capture_output=True, text=True)
@@ -99,14 +129,14 @@ def main():
             failed += 1
             continue
         ref = np.fromfile(raw, dtype=np.float32).astype(np.float64).reshape(ours.shape)
-        lsb = np.abs(ours - ref) / output_scale(path)
+        lsb = np.abs(ours - ref) / out_scale
         worst = float(lsb.max())
         worst_overall = max(worst_overall, worst)
         # 1e-3: the two float dequantizations may round apart by an ulp.
         bound = bound_for(name, args.max_lsb)
         ok = worst <= bound + 1e-3
         failed += 0 if ok else 1
-        print(f"{name:22s} {args.target}: max |bundle - onnxruntime| = {worst:.3f} LSB over "
+        print(f"{name:22s} {flavour}: max |bundle - onnxruntime| = {worst:.3f} LSB over "
               f"{lsb.size} values, {int((lsb > 0.5).sum())} differ"
               f"{'' if ok else '  FAIL (> %g LSB)' % bound}"
               f"{'; ' + str(len(warnings)) + ' warnings' if warnings else ''}")

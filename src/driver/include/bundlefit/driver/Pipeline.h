@@ -38,6 +38,10 @@ struct ModelOptions {
   /// --patch-recompute-budget: extra MACs a level-2 patch stage may cost, as a
   /// fraction of the model's MACs.
   double patchRecomputeBudget = 0.2;
+  /// --keep-int8-io: a pre-quantized model's graph inputs and outputs stay
+  /// int8 (the model's parameters) instead of float with a Quantize /
+  /// Dequantize at the boundary.
+  bool keepInt8Io = false;
 };
 
 /// The int8 options (Glow's names): --load-profile, --quantization-schema,

@@ -57,6 +57,9 @@ struct QuantizationOptions {
   /// is then empty); a node runs in int8 only where they cover it, and every
   /// change to the model's arithmetic is a QuantizationSummary warning.
   const PresetQuantParams *preset = nullptr;
+  /// With a preset: graph inputs and outputs the model quantizes become
+  /// int8 with its parameters (no Quantize/Dequantize at the boundary).
+  bool keepInt8Io = false;
 };
 
 /// What quantizeGraph did, for --verbose output and tests.
