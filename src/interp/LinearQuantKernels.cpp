@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/LinearQuant.h"
+#include "bundlefit/support/Error.h"
+
+#include <algorithm>
 
 namespace bundlefit {
 
@@ -43,11 +46,91 @@ void dequantizeLinearKernel(const Node &node, const Inputs &inputs, std::vector<
   }
 }
 
+/// Element `index` of a zero point: a scalar, or one per row of A (`along`
+/// = the row) / column of B; absent: 0.
+int64_t zeroPointAt(const Tensor *zp, int64_t along) {
+  if (!zp || zp->numElements() == 0)
+    return 0;
+  return int64_t(zp->at(zp->numElements() == 1 ? 0 : along));
+}
+
+/// sum_k (a[.., i, k] - aZp) * (b[.., k, j] - bZp) for every element of
+/// `out` (numpy.matmul's shape and batch broadcasting), exact in int64.
+template <typename Store>
+void integerMatMul(const Tensor &a, const Tensor *aZp, const Tensor &b, const Tensor *bZp,
+                   const Shape &out, Store store) {
+  Shape as = a.type.shape, bs = b.type.shape;
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  const size_t batchRank = std::max(as.size(), bs.size()) - 2;
+  const int64_t count = numElements(out);
+  for (int64_t index = 0; index < count; ++index) {
+    const int64_t j = index % N, i = index / N % M;
+    // Offsets of this batch in A and B: size-1 (or missing) dims broadcast.
+    int64_t batch = index / (M * N), aOff = 0, bOff = 0, aStride = M * K, bStride = K * N;
+    // Batch dims from the innermost out; a missing dim has size 1.
+    for (size_t d = 0; d < batchRank; ++d) {
+      const size_t fromA = as.size() - 3, fromB = bs.size() - 3; // innermost batch dims
+      const int64_t sizeA = d <= fromA && as.size() >= 3 ? as[fromA - d] : 1;
+      const int64_t sizeB = d <= fromB && bs.size() >= 3 ? bs[fromB - d] : 1;
+      const int64_t position = batch % std::max(sizeA, sizeB);
+      batch /= std::max(sizeA, sizeB);
+      aOff += sizeA == 1 ? 0 : position * aStride;
+      bOff += sizeB == 1 ? 0 : position * bStride;
+      aStride *= sizeA;
+      bStride *= sizeB;
+    }
+    int64_t acc = 0;
+    for (int64_t k = 0; k < K; ++k)
+      acc += (int64_t(a.at(aOff + i * K + k)) - zeroPointAt(aZp, i)) *
+             (int64_t(b.at(bOff + k * N + j)) - zeroPointAt(bZp, j));
+    store(index, acc);
+  }
+}
+
+void matMulIntegerKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  Tensor &y = outputs[0];
+  integerMatMul(*inputs[0], optional(inputs, 2), *inputs[1], optional(inputs, 3), y.type.shape,
+                [&](int64_t i, int64_t acc) { y.data<int32_t>()[i] = int32_t(acc); });
+}
+
+/// ONNX QLinearMatMul: the int32 product requantized with the float factor
+/// aScale * bScale / yScale, rounded half to even, saturated.
+void qlinearMatMulKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  Tensor &y = outputs[0];
+  const Shape none;
+  LinearQuant a = readLinearQuant(node, none, inputs[0]->type.dtype, inputs[1], inputs[2]);
+  auto scalarOf = [&](size_t scale, size_t zp) {
+    Node view = node; // readLinearQuant names operands 1 and 2 of its node
+    view.inputs = {node.inputs[scale - 1], node.inputs[scale], node.inputs[zp]};
+    return readLinearQuant(view, none, inputs[zp]->type.dtype, inputs[scale], inputs[zp]);
+  };
+  LinearQuant b = scalarOf(4, 5), out = scalarOf(6, 7);
+  if (a.scales.size() != 1 || b.scales.size() != 1 || out.scales.size() != 1)
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": per-row / per-column scales are not supported");
+  const float factor = a.scales[0] * b.scales[0] / out.scales[0];
+  integerMatMul(*inputs[0], inputs[2], *inputs[3], inputs[5], y.type.shape,
+                [&](int64_t i, int64_t acc) {
+                  int64_t q = quantizeLinear(float(acc) * factor, 1.0f, out.zeroPoints[0],
+                                             y.type.dtype);
+                  if (y.type.dtype == DType::Int8)
+                    y.data<int8_t>()[i] = int8_t(q);
+                  else
+                    y.data<uint8_t>()[i] = uint8_t(q);
+                });
+}
+
 } // namespace
 
 void registerLinearQuantKernels(KernelTable &table) {
   table.add("QuantizeLinear", quantizeLinearKernel);
   table.add("DequantizeLinear", dequantizeLinearKernel);
+  table.add("MatMulInteger", matMulIntegerKernel);
+  table.add("QLinearMatMul", qlinearMatMulKernel);
 }
 
 } // namespace bundlefit
