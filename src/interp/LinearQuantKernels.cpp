@@ -124,6 +124,58 @@ void qlinearMatMulKernel(const Node &node, const Inputs &inputs, std::vector<Ten
                 });
 }
 
+/// `t - zeroPoint` as int32 (exact); a zero point of several elements is per
+/// index of axis 0 (a weight's output channel).
+Tensor shifted(const Tensor &t, const Tensor *zeroPoint) {
+  Tensor out(TensorType{DType::Int32, t.type.shape, {}});
+  const int64_t count = t.numElements();
+  const int64_t inner = t.type.shape.empty() || t.type.shape[0] == 0 ? 1 : count / t.type.shape[0];
+  for (int64_t i = 0; i < count; ++i)
+    out.data<int32_t>()[i] = int32_t(int64_t(t.at(i)) - zeroPointAt(zeroPoint, i / inner));
+  return out;
+}
+
+/// The convolution of integers: Conv's reference kernel, which accumulates
+/// in double (exact below 2^53) and stores int32 rounded.
+void integerConv(const Node &node, const Tensor &x, const Tensor &w, const Tensor *bias,
+                 Tensor &acc) {
+  std::vector<Tensor> out(1);
+  out[0] = Tensor(acc.type);
+  std::vector<const Tensor *> operands = {&x, &w};
+  if (bias)
+    operands.push_back(bias);
+  KernelTable::get().find("Conv")(node, operands, out);
+  acc = std::move(out[0]);
+}
+
+void convIntegerKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  integerConv(node, shifted(*inputs[0], optional(inputs, 2)),
+              shifted(*inputs[1], optional(inputs, 3)), nullptr, outputs[0]);
+}
+
+/// ONNX QLinearConv: the int32 convolution plus bias, requantized per output
+/// channel with xScale * wScale[m] / yScale, rounded half to even.
+void qlinearConvKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  Tensor &y = outputs[0];
+  const Tensor &x = *inputs[0], &w = *inputs[3]; // w_scale per output channel m
+  Tensor acc(TensorType{DType::Int32, y.type.shape, {}});
+  integerConv(node, shifted(x, inputs[2]), shifted(w, inputs[5]), optional(inputs, 8), acc);
+  const int64_t channels = y.type.shape[1];
+  const int64_t spatial = acc.numElements() / (y.type.shape[0] * channels);
+  const float xScale = inputs[1]->data<float>()[0], yScale = inputs[6]->data<float>()[0];
+  const int64_t yZp = zeroPointAt(inputs[7], 0);
+  for (int64_t i = 0; i < acc.numElements(); ++i) {
+    const int64_t m = i / spatial % channels;
+    const float wScale = inputs[4]->data<float>()[inputs[4]->numElements() == 1 ? 0 : m];
+    int64_t q = quantizeLinear(float(acc.data<int32_t>()[i]) * (xScale * wScale / yScale), 1.0f,
+                               yZp, y.type.dtype);
+    if (y.type.dtype == DType::Int8)
+      y.data<int8_t>()[i] = int8_t(q);
+    else
+      y.data<uint8_t>()[i] = uint8_t(q);
+  }
+}
+
 } // namespace
 
 void registerLinearQuantKernels(KernelTable &table) {
@@ -131,6 +183,8 @@ void registerLinearQuantKernels(KernelTable &table) {
   table.add("DequantizeLinear", dequantizeLinearKernel);
   table.add("MatMulInteger", matMulIntegerKernel);
   table.add("QLinearMatMul", qlinearMatMulKernel);
+  table.add("ConvInteger", convIntegerKernel);
+  table.add("QLinearConv", qlinearConvKernel);
 }
 
 } // namespace bundlefit
