@@ -335,7 +335,9 @@ private:
     }
     std::vector<int8_t> q(values.size());
     for (size_t i = 0; i < values.size(); ++i)
-      q[i] = int8_t(quantizeValue(values[i], {quant.scales[size_t(channelOf(i))], 0}, -127, 127));
+      // The model's integers as they are (-128 included); our own in [-127, 127].
+      q[i] = int8_t(quantizeValue(values[i], {quant.scales[size_t(channelOf(i))], 0},
+                                  preset ? -128 : -127, 127));
     std::vector<float> scales = quant.scales;
     replaceConstant(node, index, TensorType{DType::Int8, shape, quant}, toBytes(q));
     return scales;
@@ -368,7 +370,8 @@ private:
     int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
     for (size_t i = 0; i < values.size(); ++i) {
       size_t c = it->second.axis >= 0 ? size_t(int64_t(i) / inner % shape[size_t(axis)]) : 0;
-      if (!(std::abs(values[i] / it->second.scales[c]) <= 127.5f)) {
+      const float q = values[i] / it->second.scales[c];
+      if (!(q >= -128.5f && q <= 127.5f)) {
         summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
                                     "' no longer fits the model's int8 scale (changed by a graph "
                                     "pass); requantized symmetric");
