@@ -80,6 +80,9 @@ private:
     ++result_.constants;
     if (q.zeroPointType == DType::Int32) {
       result_.params.biasScales[out->name] = q.scales;
+      std::vector<int64_t> &integers = result_.params.biasIntegers[out->name];
+      for (int64_t i = 0; i < count; ++i)
+        integers.push_back(int64_t(x.elementAsDouble(i)) - q.zeroPoints[q.channelOf(i, x.type.shape)]);
       return;
     }
     const int64_t offset = offsetOf(q.zeroPointType);

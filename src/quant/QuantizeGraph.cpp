@@ -398,12 +398,15 @@ private:
         quant.zeroPoints.push_back(0);
       }
       quant.axis = weightScales.size() > 1 ? 0 : -1;
-      checkPresetBiasScale(node, *bias, quant.scales);
+      const std::vector<int64_t> *exact = presetBiasIntegers(node, *bias, values, quant.scales, channels);
       std::vector<int32_t> q(static_cast<size_t>(channels));
       for (int64_t c = 0; c < channels; ++c)
-        q[size_t(c)] = int32_t(quantizeValue(valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
-                                             std::numeric_limits<int32_t>::min(),
-                                             std::numeric_limits<int32_t>::max()));
+        q[size_t(c)] = exact ? int32_t(std::clamp<int64_t>((*exact)[exact->size() == 1 ? 0 : size_t(c)],
+                                                           std::numeric_limits<int32_t>::min(),
+                                                           std::numeric_limits<int32_t>::max()))
+                             : int32_t(quantizeValue(valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
+                                                     std::numeric_limits<int32_t>::min(),
+                                                     std::numeric_limits<int32_t>::max()));
       replaceConstant(node, index, TensorType{DType::Int32, {channels}, quant}, toBytes(q));
       return;
     }
@@ -419,24 +422,44 @@ private:
     replaceConstant(node, index, TensorType{DType::Int8, {channels}, perTensor(params)}, toBytes(q));
   }
 
-  /// Warns when the model's int32 bias scale is not the accumulator's
-  /// (inputScale * weightScale): the bias is then requantized to it.
-  void checkPresetBiasScale(const Node &node, const Value &bias, const std::vector<float> &scales) {
+  /// The model's int32 bias integers when its bias scale is the
+  /// accumulator's (inputScale * weightScale, per channel); otherwise
+  /// nullptr, with a warning when the model had an int32 bias: it is then
+  /// requantized to the accumulator's scale.
+  const std::vector<int64_t> *presetBiasIntegers(const Node &node, const Value &bias,
+                                                 const std::vector<float> &values,
+                                                 const std::vector<float> &scales,
+                                                 int64_t channels) {
     if (!options_.preset)
-      return;
+      return nullptr;
     auto it = options_.preset->biasScales.find(bias.name);
-    if (it == options_.preset->biasScales.end())
-      return;
-    for (size_t c = 0; c < it->second.size(); ++c) {
-      float want = scales[scales.size() == 1 ? 0 : c];
-      if (std::abs(it->second[c] - want) > 1e-6f * want) {
+    auto integers = options_.preset->biasIntegers.find(bias.name);
+    if (it == options_.preset->biasScales.end() || integers == options_.preset->biasIntegers.end())
+      return nullptr;
+    for (int64_t c = 0; c < channels; ++c) {
+      float have = it->second[it->second.size() == 1 ? 0 : size_t(c)];
+      float want = scales[scales.size() == 1 ? 0 : size_t(c)];
+      if (std::abs(have - want) > 1e-6f * want) {
         summary_.warnings.push_back(node.describe() + ": bias '" + bias.name + "' scale " +
-                                    std::to_string(it->second[c]) +
+                                    std::to_string(have) +
                                     " is not input scale x weight scale; requantized to " +
                                     std::to_string(want));
-        return;
+        return nullptr;
       }
     }
+    const std::vector<int64_t> &exact = integers->second;
+    if (exact.size() != 1 && exact.size() != size_t(channels))
+      return nullptr;
+    // A graph pass may have changed the bias since (a folded BatchNormalization):
+    // then the float values, not the model's integers, are the bias.
+    for (int64_t c = 0; c < channels; ++c) {
+      double scale = it->second[it->second.size() == 1 ? 0 : size_t(c)];
+      double value = values[values.size() == 1 ? 0 : size_t(c)];
+      if (std::abs(value - double(exact[exact.size() == 1 ? 0 : size_t(c)]) * scale) >
+          0.5 * scale + 1e-6 * std::abs(value))
+        return nullptr;
+    }
+    return &exact;
   }
 
   void rewriteInt8(Node &node) {

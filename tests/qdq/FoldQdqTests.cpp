@@ -43,6 +43,7 @@ struct ConvSpec {
   int64_t weightAxis = 0;
   float inputScale = 0.05f;
   bool zeroPointTypeMismatch = false; ///< weight zp uint8 for int8 weights
+  std::vector<int32_t> bias = {100, -250};
 };
 
 /// x[1,1,4,4] -> Q -> DQ -> Conv(2 filters 3x3, int32 bias) -> Q -> DQ -> y
@@ -80,7 +81,7 @@ TestModel qdqConv(const ConvSpec &spec) {
   std::vector<float> biasScales;
   for (float s : spec.weightScales)
     biasScales.push_back(spec.inputScale * s);
-  rawInit<int32_t>(m, "b_q", onnx::TensorProto::INT32, {2}, {100, -250});
+  rawInit<int32_t>(m, "b_q", onnx::TensorProto::INT32, {2}, spec.bias);
   m.floatInit("b_scale", scaleDims, biasScales);
   onnx::NodeProto &dqb = m.node("DequantizeLinear", {"b_q", "b_scale"}, {"b_dq"}, "dequant_b");
   if (spec.weightScales.size() > 1)
@@ -166,6 +167,16 @@ TEST_CASE("QDQ Conv, per-channel int8: the model's scales, zero points and integ
   CHECK(f.graph->inputs()[0]->name == "x");
   CHECK(f.graph->outputs()[0]->name == "y");
   CHECK(f.graph->outputs()[0]->type.dtype == DType::Float32);
+}
+
+TEST_CASE("QDQ Conv: an int32 bias beyond float's 2^24 keeps its exact integers") {
+  ConvSpec spec;
+  spec.bias = {100, 40000001}; // not a float32: the float round trip would give 40000000
+  Folded f = compileQdq(qdqConv(spec), "qdq_conv_bigbias.onnx");
+  const Value &b = *onlyNode(*f.graph, "Conv")->input(2);
+  REQUIRE(b.type.dtype == DType::Int32);
+  CHECK(int64_t(b.elementAsDouble(1)) == 40000001);
+  CHECK(f.summary.warnings.empty());
 }
 
 TEST_CASE("QDQ Conv, uint8 activations: zero points shifted by 128, same scales") {

@@ -42,6 +42,9 @@ struct PresetQuantParams {
   /// The model's bias scales (int32 DQ constants), to check against
   /// inputScale * weightScale when quantizeGraph rebuilds the bias.
   std::map<std::string, std::vector<float>> biasScales;
+  /// Their integers (minus the zero point), used as they are when the
+  /// scales match: the float round trip is exact only below 2^24.
+  std::map<std::string, std::vector<int64_t>> biasIntegers;
 };
 
 enum class BiasPrecision : uint8_t { Int8, Int32 };
