@@ -59,10 +59,14 @@ ModelOptions modelOptions(const ModelSource &source, int memoryOpt) {
   return options;
 }
 
-QuantCliOptions quantOptions(const std::optional<std::string> &profile, const std::string &schema) {
+/// A pre-quantized (QDQ / QOperator) model quantizes with its own parameters,
+/// as on the command line (markPreQuantized).
+QuantCliOptions quantOptions(const ModelSource &source, const std::optional<std::string> &profile,
+                             const std::string &schema) {
   QuantCliOptions quant;
   quant.profilePath = profile.value_or("");
   quant.schema = schema;
+  markPreQuantized(source.path(), quant);
   return quant;
 }
 
@@ -97,7 +101,7 @@ py::object fit(const py::object &model, const std::string &device, const std::op
                const std::vector<std::string> &deviceFiles) {
   std::shared_ptr<ModelSource> source = modelOf(model);
   driver::FitCheckOptions options;
-  options.build = {modelOptions(*source, memoryOpt), quantOptions(profile, schema)};
+  options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
   options.build.estimateCode = !exactCode;
   options.device = device;
   options.deviceFiles = deviceFiles;
@@ -119,7 +123,7 @@ py::object pick(const py::object &model, const std::string &device, const std::v
                 std::optional<uint64_t> appFlash, uint64_t staticBytes, const std::vector<std::string> &deviceFiles) {
   std::shared_ptr<ModelSource> source = modelOf(model);
   driver::PickCheckOptions options;
-  options.build = {modelOptions(*source, memoryOpt), quantOptions(profile, schema)};
+  options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
   options.device = device;
   options.deviceFiles = deviceFiles;
   options.variants = variants;
@@ -144,7 +148,7 @@ py::object plan(const py::object &model, int memoryOpt, const std::optional<std:
     // The stages of `bundlefit plan` (src/cli/PlanCommand.cpp).
     ModelOptions options = modelOptions(*source, memoryOpt);
     std::unique_ptr<Graph> graph = loadModel(options);
-    quantizeLoadedModel(*graph, options.path, quantOptions(profile, schema));
+    quantizeLoadedModel(*graph, options.path, quantOptions(*source, profile, schema));
     applyMemoryOptPasses(*graph, options);
     PlanOptions planOptions;
     planOptions.exactTimeBudgetSeconds = timeLimit;
@@ -168,7 +172,7 @@ py::object compile(const py::object &model, const std::string &outputDir, const 
     request.model = modelOptions(*source, memoryOpt);
     request.outputDir = outputDir;
     request.target = target;
-    request.quant = quantOptions(profile, schema);
+    request.quant = quantOptions(*source, profile, schema);
     request.useCmsis = useCmsis;
     request.optLevel = opt;
     CompiledBundle bundle = compileBundle(request);

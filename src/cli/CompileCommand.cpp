@@ -73,7 +73,10 @@ void addCompileCommand(CLI::App &app, CommandAction &action) {
   reports->json.addTo(*command, "the bundle's <net>.memory.json, bundlefit.memory/1");
   reports->html.addTo(*command, "memory timeline, layers");
   command->callback([request, reports, &action] {
-    action = [request, reports] { return runCompile(*request, *reports); };
+    action = [request, reports] {
+      markPreQuantized(request->model.path, request->quant);
+      return runCompile(*request, *reports);
+    };
   });
 }
 

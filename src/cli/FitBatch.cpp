@@ -64,6 +64,7 @@ std::string errorLine(const std::string &model, ExitCode code, const std::string
 
 Answer fitOne(const std::string &model, driver::FitCheckOptions options) {
   options.build.model.path = model;
+  markPreQuantized(model, options.build.quant); // each model of the batch on its own
   // Status and progress lines of threads running side by side would mix;
   // what each model did is in its line (-v still prints them).
   std::optional<QuietScope> quiet;

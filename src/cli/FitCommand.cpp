@@ -256,7 +256,10 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
                       "Keep the --verify-link firmware (linker script, sources, ELF, map) in DIR");
   options->html.addTo(*command, "Flash/RAM bars, memory timeline, layers");
   addQuantOptions(*command, options->quant);
-  command->callback([options, &action] { action = [options] { return runFit(*options); }; });
+  command->callback([options, &action] { action = [options] {
+      markPreQuantized(options->model.path, options->quant);
+      return runFit(*options);
+    }; });
 }
 
 } // namespace bundlefit

@@ -145,7 +145,10 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
                     "Let the best be a build bundlefit cannot generate or sizes by estimate (HiFi4)");
   addHeadroomOptions(*command, options->headroom);
   addQuantOptions(*command, options->quant);
-  command->callback([options, &action] { action = [options] { return runPick(*options); }; });
+  command->callback([options, &action] { action = [options] {
+      markPreQuantized(options->model.path, options->quant);
+      return runPick(*options);
+    }; });
 }
 
 } // namespace bundlefit

@@ -120,7 +120,10 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
                     "Run nodes in the model's order instead of a memory-aware order");
   command->add_flag("--no-in-place", options->noInPlace,
                     "Never let an elementwise result overwrite its input");
-  command->callback([options, &action] { action = [options] { return runPlan(*options); }; });
+  command->callback([options, &action] { action = [options] {
+      markPreQuantized(options->model.path, options->quant);
+      return runPlan(*options);
+    }; });
 }
 
 } // namespace bundlefit

@@ -277,7 +277,10 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--timeout", options->timeout, "Seconds the program may run (default 300)");
   options->json.addTo(*command, "bundlefit.run/1");
   options->html.addTo(*command, "the outputs, and how they compare with --compare");
-  command->callback([options, &action] { action = [options] { return runRun(*options); }; });
+  command->callback([options, &action] { action = [options] {
+      markPreQuantized(options->compile.model.path, options->compile.quant);
+      return runRun(*options);
+    }; });
 }
 
 } // namespace bundlefit

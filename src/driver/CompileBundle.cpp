@@ -1,5 +1,6 @@
 //===- CompileBundle.cpp - Model file in, bundle directory out -------------===//
 #include "bundlefit/driver/CompileBundle.h"
+#include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
 
@@ -49,7 +50,8 @@ CompiledBundle buildBundle(const CompileRequest &request) {
   bundle.target.optLevel = parseOptLevel(request.optLevel);
   bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
                                                    : legalizeName(request.networkName);
-  if (request.useCmsis && !request.quant.enabled() && !request.syntheticProfile)
+  if (request.useCmsis && !request.quant.enabled() && !request.syntheticProfile &&
+      !onnxModelHasOps(request.model.path, preQuantizedOps()))
     throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
   if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
     throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");

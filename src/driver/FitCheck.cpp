@@ -38,7 +38,11 @@ DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &deviceFiles) {
 
 Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
   // A profile means an int8 build unless the variant is named.
-  return parseVariant(name.empty() ? (quant.enabled() ? "int8" : "float") : name);
+  Variant variant = parseVariant(name.empty() ? (quant.enabled() ? "int8" : "float") : name);
+  if (quant.preQuantized && variant.precision != device::Precision::Int8)
+    throw Error(ExitCode::Usage, "--variant " + name + ": the model is pre-quantized "
+                                 "(QuantizeLinear/DequantizeLinear); it has int8 builds only");
+  return variant;
 }
 
 std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {

@@ -26,9 +26,10 @@ std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions 
     anyInt8 = anyInt8 || c.variant.precision == Precision::Int8;
   if (anyInt8)
     notes.push_back(std::string("int8 rows: the bundle compiled ") +
-                    (quant.enabled() ? "with " + quant.profilePath
-                                     : std::string("with a synthetic profile (no --load-profile; "
-                                                   "sizes do not depend on the ranges)")));
+                    (quant.preQuantized ? std::string("with the model's own Q/DQ parameters")
+                     : quant.enabled()  ? "with " + quant.profilePath
+                                        : std::string("with a synthetic profile (no --load-profile; "
+                                                      "sizes do not depend on the ranges)")));
   // int8-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can equal int8-hifi4.
   const Candidate *hifi = nullptr, *hifiCmsis = nullptr;
   for (const Candidate &c : candidates) {
@@ -76,7 +77,12 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
   check->pickRequest.allowEstimates = options.allowEstimates;
   for (const std::string &name : options.variants)
     if (!name.empty())
-      check->pickRequest.variants.push_back(parseVariant(name));
+      check->pickRequest.variants.push_back(fitVariant(name, options.build.quant));
+  // A pre-quantized model has int8 builds only.
+  if (options.build.quant.preQuantized && check->pickRequest.variants.empty())
+    for (const Variant &variant : allVariants())
+      if (variant.precision == Precision::Int8 && variantAvailable(device, variant))
+        check->pickRequest.variants.push_back(variant);
   check->request = options.request;
   check->sizer = std::make_unique<BuildSizer>(options.build);
   {

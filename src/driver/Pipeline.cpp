@@ -5,6 +5,7 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/passes/Passes.h"
+#include "bundlefit/quant/FoldQdq.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/OutputFile.h"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 namespace bundlefit {
@@ -54,6 +56,44 @@ void status(const std::string &line) {
   std::cerr << line << "\n";
 }
 
+const std::vector<std::string> &preQuantizedOps() {
+  static const std::vector<std::string> ops = {"QuantizeLinear", "DequantizeLinear",
+                                               "QLinearConv", "QLinearMatMul"};
+  return ops;
+}
+
+namespace {
+
+/// The int8 rewrite of a folded QDQ graph with the model's parameters.
+void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &qdq,
+                          bool keepInt8Io) {
+  QuantizationOptions options;
+  options.keepInt8Io = keepInt8Io;
+  options.channelwise = true; // for weights the model leaves float or asymmetric
+  options.preset = &qdq.params;
+  QuantizationSummary summary;
+  std::vector<std::string> poolWarnings;
+  try {
+    Stage stage("int8 from the model's Q/DQ parameters");
+    averagePoolsAsConvs(graph, qdq.params, poolWarnings);
+    summary = quantizeGraph(graph, ProfileData{}, options, path);
+  } catch (const Error &e) {
+    throw Error(e.code(), path + ": " + e.what());
+  }
+  // Warnings are never silent, even with -q: each one changes the numbers.
+  std::cout.flush();
+  for (const std::string &line : qdq.warnings)
+    std::cerr << "warning: " << line << "\n";
+  for (const std::vector<std::string> *lines : {&poolWarnings, &summary.warnings})
+    for (const std::string &line : *lines)
+      std::cerr << "warning: " << path << ": " << line << "\n";
+  status("pre-quantized model: " + std::to_string(qdq.pairs) + " QuantizeLinear/DequantizeLinear "
+         "pairs and " + std::to_string(qdq.constants) + " quantized constants folded; " +
+         describeQuantization(summary));
+}
+
+} // namespace
+
 std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   ImportOptions importOptions;
   for (const std::string &text : options.defineSymbols)
@@ -74,8 +114,18 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   std::unique_ptr<Graph> graph;
   {
     Stage stage("import " + options.path);
+    // QLinearConv / QLinearMatMul are not operators of the IR: they become
+    // Q/DQ pairs first, then the importer's check runs.
+    importOptions.rejectUnsupportedOps = false;
     graph = importOnnxModel(options.path, importOptions);
+    expandQOperators(*graph, options.path);
+    rejectUnsupportedOps(*graph, options.path);
   }
+  // Before the default passes: constant folding would fold the weights'
+  // DequantizeLinear nodes and lose their scales.
+  std::optional<QdqFoldResult> qdq;
+  if (hasLinearQuantNodes(*graph))
+    qdq = foldQdqPairs(*graph, options.path);
   PassOptions passOptions;
   passOptions.fuseActivations = options.fuseActivations;
   try {
@@ -84,7 +134,16 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   } catch (const Error &e) {
     throw Error(e.code(), options.path + ": " + e.what());
   }
+  if (qdq)
+    quantizePreQuantized(*graph, options.path, *qdq, options.keepInt8Io);
+  else if (options.keepInt8Io)
+    throw Error(ExitCode::Usage, "--keep-int8-io: " + options.path +
+                                     " is not pre-quantized (no QuantizeLinear/DequantizeLinear)");
   return graph;
+}
+
+void markPreQuantized(const std::string &modelPath, QuantCliOptions &options) {
+  options.preQuantized = onnxModelHasOps(modelPath, preQuantizedOps());
 }
 
 std::string describeMemoryOpt(int level) {
@@ -186,6 +245,17 @@ bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
                          const QuantCliOptions &options) {
   if (!options.enabled())
     return false;
+  if (isInt8Graph(graph)) {
+    // Pre-quantized: loadModel applied the model's own parameters.
+    if (!options.profilePath.empty())
+      throw Error(ExitCode::Usage, "--load-profile " + options.profilePath + ": " + modelPath +
+                                       " is pre-quantized (QuantizeLinear/DequantizeLinear); it "
+                                       "takes no profile");
+    return true;
+  }
+  if (options.profilePath.empty())
+    throw Error(ExitCode::Unsupported, modelPath + ": no QuantizeLinear/DequantizeLinear "
+                                                   "node made it int8; int8 needs --load-profile");
   QuantizationOptions resolved = resolveQuantOptions(options);
   ProfileData profile = loadProfile(options.profilePath);
   checkProfileMatchesModel(profile, options.profilePath, modelPath);
@@ -197,6 +267,14 @@ bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
     for (const std::string &line : summary.keptFloat)
       status("  float: " + line);
   return true;
+}
+
+bool isInt8Graph(const Graph &graph) {
+  for (const Node *node : graph.nodes())
+    for (const Value *output : node->outputs)
+      if (output && output->type.dtype == DType::Int8 && !output->type.quant.empty())
+        return true;
+  return false;
 }
 
 namespace {
@@ -230,11 +308,13 @@ std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
 }
 
 void checkProfileReadable(const QuantCliOptions &options) {
-  if (options.enabled())
+  if (!options.profilePath.empty())
     (void)loadProfile(options.profilePath);
 }
 
 void quantizeWithSyntheticProfile(Graph &graph, const QuantCliOptions &options) {
+  if (isInt8Graph(graph))
+    return; // pre-quantized: sized with the model's own parameters
   QuantizationOptions resolved = resolveQuantOptions(options);
   quantizeGraph(graph, syntheticProfile(graph), resolved, "synthetic sizing profile");
 }

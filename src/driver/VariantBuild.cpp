@@ -101,7 +101,7 @@ std::string joinedOptions(const BuildOptions &o, const Variant &variant, const s
             (o.quant.channelwise ? "cw" : "") + ",";
     for (const std::string &k : o.quant.keepOriginal)
       text += k + ",";
-    if (o.quant.enabled()) {
+    if (!o.quant.profilePath.empty()) {
       std::ifstream in(o.quant.profilePath, std::ios::binary);
       std::ostringstream bytes;
       bytes << in.rdbuf();

@@ -21,6 +21,7 @@ const KernelTable &KernelTable::get() {
     registerUnaryMathKernels(t);
     registerMovementKernels(t);
     registerIndexKernels(t);
+    registerLinearQuantKernels(t);
     return t;
   }();
   return table;

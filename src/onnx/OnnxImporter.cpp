@@ -675,13 +675,16 @@ bool isInternalOp(const std::string &opType) {
 }
 } // namespace
 
-void ModelImporter::rejectUnsupportedOps() const {
+void ModelImporter::rejectUnsupportedOps() const { bundlefit::rejectUnsupportedOps(*graph_, path_); }
+
+} // namespace
+
+void rejectUnsupportedOps(const Graph &graph, const std::string &path) {
   std::map<std::string, std::vector<std::string>> missing; // op -> node names
   size_t count = 0;
-  for (const Node *node : graph_->nodes()) {
-    bool foreign = std::any_of(foreignNodes_.begin(), foreignNodes_.end(),
-                               [&](const auto &entry) { return entry.first == node; });
-    if (!foreign && !isInternalOp(node->opType) && OpRegistry::get().find(node->opType))
+  for (const Node *node : graph.nodes()) {
+    // Other domains' op types are "<domain>.<OpType>": never registered.
+    if (!isInternalOp(node->opType) && OpRegistry::get().find(node->opType))
       continue;
     missing[node->opType].push_back(node->name);
     ++count;
@@ -699,14 +702,26 @@ void ModelImporter::rejectUnsupportedOps() const {
     list += (list.empty() ? "" : ", ") + op + (nodes.size() == 1 ? " (node " : " (nodes ") +
             names + ")";
   }
-  throw unsupported(std::to_string(count) + " unsupported operator" +
-                    (count == 1 ? "" : "s") + ": " + list);
+  throw Error(ExitCode::Unsupported, path + ": " + std::to_string(count) + " unsupported operator" +
+                                         (count == 1 ? "" : "s") + ": " + list);
 }
-
-} // namespace
 
 std::unique_ptr<Graph> importOnnxModel(const std::string &path, const ImportOptions &options) {
   return ModelImporter(path, options).run();
+}
+
+bool onnxModelHasOps(const std::string &path, const std::vector<std::string> &opTypes) {
+  onnx::ModelProto model;
+  try {
+    model = readModelProto(path);
+  } catch (const Error &) {
+    return false;
+  }
+  for (const onnx::NodeProto &node : model.graph().node())
+    if ((node.domain().empty() || node.domain() == "ai.onnx") &&
+        std::find(opTypes.begin(), opTypes.end(), node.op_type()) != opTypes.end())
+      return true;
+  return false;
 }
 
 Tensor loadTensorProtoFile(const std::string &path, std::string *name) {

@@ -64,6 +64,8 @@ public:
       : graph_(graph), profile_(profile), options_(options), profileName_(profileName) {}
 
   QuantizationSummary run() {
+    if (options_.preset && options_.keepInt8Io)
+      makeInputsInt8();
     std::vector<Node *> original = graph_.nodes();
     for (Node *node : original) {
       std::string reason = whyFloat(*node);
@@ -71,6 +73,10 @@ public:
         int8_.insert(node);
       else if (isInt8CapableOp(node->opType) && reason != kNotApplicable)
         summary_.keptFloat.push_back(node->describe() + ": " + reason);
+      if (!reason.empty() && touchesPreset(*node))
+        summary_.warnings.push_back(node->describe() + ": kept in float (" +
+                                    (reason == kNotApplicable ? "no int8 kernel" : reason) +
+                                    ") between Dequantize and Quantize");
     }
     for (Node *node : original) {
       if (int8_.count(node)) {
@@ -83,7 +89,7 @@ public:
     }
     std::vector<Value *> outputs = graph_.outputs();
     for (Value *output : outputs)
-      if (isInt8Activation(output))
+      if (isInt8Activation(output) && !(options_.preset && options_.keepInt8Io))
         dequantizeGraphOutput(output);
     graph_.removeUnusedValues();
     graph_.verify();
@@ -97,6 +103,17 @@ private:
 
   float parameterOr(const Node &node, const char *name, float fallback) const {
     return node.attrs.getFloat(name, fallback);
+  }
+
+  /// --keep-int8-io: each graph input the model quantizes is int8 itself.
+  void makeInputsInt8() {
+    for (Value *input : graph_.inputs()) {
+      auto it = options_.preset->activations.find(input->name);
+      if (it != options_.preset->activations.end() && input->type.dtype == DType::Float32) {
+        input->type.dtype = DType::Int8;
+        input->type.quant = perTensor(it->second);
+      }
+    }
   }
 
   /// "" when `node` can run in int8; otherwise why not (kNotApplicable when
@@ -118,7 +135,7 @@ private:
       const Value *input = node.input(index);
       if (!input || input->isConstant())
         return "operand " + std::to_string(index) + " is a constant, not an activation";
-      if (input->type.dtype != DType::Float32)
+      if (input->type.dtype != DType::Float32 && !isInt8Activation(input)) // int8: --keep-int8-io
         return "operand '" + input->name + "' is " + dtypeName(input->type.dtype);
     }
     std::string activation = node.attrs.getString("activation", "");
@@ -172,11 +189,50 @@ private:
           if (p != 0)
             return "count_include_pad=1 with padding has no int8 kernel";
     }
+    return options_.preset ? whyNotPreset(node) : "";
+  }
+
+  /// Whether a value has int8 parameters: from an int8 producer or the model.
+  bool hasPresetParams(const Value *value) const {
+    return (value->producer && int8_.count(value->producer)) ||
+           options_.preset->activations.count(value->name);
+  }
+
+  /// Whether the model quantizes any activation `node` reads or writes.
+  bool touchesPreset(const Node &node) const {
+    if (!options_.preset || isViewOrTranspose(node.opType))
+      return false;
+    for (const Value *value : node.outputs)
+      if (value && options_.preset->activations.count(value->name))
+        return true;
+    for (const Value *value : node.inputs)
+      if (value && !value->isConstant() && options_.preset->activations.count(value->name))
+        return true;
+    return false;
+  }
+
+  /// With a pre-quantized model: "" when the model gives every parameter
+  /// the int8 node needs, else what is missing.
+  std::string whyNotPreset(const Node &node) const {
+    for (size_t index : dataInputs(node))
+      if (!hasPresetParams(node.input(index)))
+        return "the model does not quantize operand '" + node.input(index)->name + "'";
+    const std::string &op = node.opType;
+    if (!reusesInputParams(op) && op != "Softmax" &&
+        !options_.preset->activations.count(node.output()->name))
+      return "the model does not quantize output '" + node.output()->name + "'";
     return "";
   }
 
   /// Parameters for activation `value` from the profile.
   ScaleZeroPoint profiledParams(const Value &value, const Node &node) const {
+    if (options_.preset) {
+      auto it = options_.preset->activations.find(value.name);
+      if (it == options_.preset->activations.end())
+        fatalInternal("pre-quantized model: no parameters for '" + value.name + "' (" +
+                      node.describe() + ")");
+      return it->second;
+    }
     const TensorProfile *entry = profile_.find(value.name);
     if (!entry)
       throw Error(ExitCode::BadInputFile,
@@ -261,24 +317,69 @@ private:
     const Shape &shape = weight.type.shape;
     int64_t channels = shape[size_t(axis)];
     int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
-    auto channelOf = [&](size_t i) { return options_.channelwise ? int64_t(i) / inner % channels : 0; };
-    std::vector<float> maxAbs(options_.channelwise ? size_t(channels) : 1, 0.0f);
-    for (size_t i = 0; i < values.size(); ++i)
-      if (std::isfinite(values[i]))
-        maxAbs[size_t(channelOf(i))] = std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
-    bool power2 = options_.schema == QuantSchema::SymmetricWithPower2Scale;
     QuantParams quant;
-    for (float m : maxAbs) {
-      quant.scales.push_back(chooseWeightParams(m, power2).scale);
-      quant.zeroPoints.push_back(0);
+    bool preset = presetWeightParams(node, weight, axis, quant);
+    bool perChannel = preset ? quant.axis >= 0 : options_.channelwise;
+    auto channelOf = [&](size_t i) { return perChannel ? int64_t(i) / inner % channels : 0; };
+    if (!preset) {
+      std::vector<float> maxAbs(perChannel ? size_t(channels) : 1, 0.0f);
+      for (size_t i = 0; i < values.size(); ++i)
+        if (std::isfinite(values[i]))
+          maxAbs[size_t(channelOf(i))] = std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
+      bool power2 = options_.schema == QuantSchema::SymmetricWithPower2Scale;
+      for (float m : maxAbs) {
+        quant.scales.push_back(chooseWeightParams(m, power2).scale);
+        quant.zeroPoints.push_back(0);
+      }
+      quant.axis = perChannel ? axis : -1;
     }
-    quant.axis = options_.channelwise ? axis : -1;
     std::vector<int8_t> q(values.size());
     for (size_t i = 0; i < values.size(); ++i)
-      q[i] = int8_t(quantizeValue(values[i], {quant.scales[size_t(channelOf(i))], 0}, -127, 127));
+      // The model's integers as they are (-128 included); our own in [-127, 127].
+      q[i] = int8_t(quantizeValue(values[i], {quant.scales[size_t(channelOf(i))], 0},
+                                  preset ? -128 : -127, 127));
     std::vector<float> scales = quant.scales;
     replaceConstant(node, index, TensorType{DType::Int8, shape, quant}, toBytes(q));
     return scales;
+  }
+
+  /// The model's symmetric scales for `weight` when they suit the kernel
+  /// (per tensor, or per `axis`); with a preset, a weight it lacks or gives
+  /// along another axis is requantized, with a warning.
+  bool presetWeightParams(const Node &node, const Value &weight, int axis, QuantParams &quant) {
+    if (!options_.preset)
+      return false;
+    auto it = options_.preset->weights.find(weight.name);
+    if (it == options_.preset->weights.end()) {
+      summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
+                                  "' is not symmetric int8 in the model; requantized symmetric" +
+                                  (options_.channelwise ? " per channel" : ""));
+      return false;
+    }
+    if (it->second.axis >= 0 && it->second.axis != axis) {
+      summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
+                                  "' is quantized along axis " + std::to_string(it->second.axis) +
+                                  ", the kernel's channels are axis " + std::to_string(axis) +
+                                  "; requantized symmetric");
+      return false;
+    }
+    // A pass may have changed the weight since (a folded BatchNormalization):
+    // the model's scales then no longer cover it.
+    std::vector<float> values = weight.toFloats();
+    const Shape &shape = weight.type.shape;
+    int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
+    for (size_t i = 0; i < values.size(); ++i) {
+      size_t c = it->second.axis >= 0 ? size_t(int64_t(i) / inner % shape[size_t(axis)]) : 0;
+      const float q = values[i] / it->second.scales[c];
+      if (!(q >= -128.5f && q <= 127.5f)) {
+        summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
+                                    "' no longer fits the model's int8 scale (changed by a graph "
+                                    "pass); requantized symmetric");
+        return false;
+      }
+    }
+    quant = it->second;
+    return true;
   }
 
   /// Quantizes bias operand `index` (absent: nothing) to `channels` values.
@@ -297,11 +398,15 @@ private:
         quant.zeroPoints.push_back(0);
       }
       quant.axis = weightScales.size() > 1 ? 0 : -1;
+      const std::vector<int64_t> *exact = presetBiasIntegers(node, *bias, values, quant.scales, channels);
       std::vector<int32_t> q(static_cast<size_t>(channels));
       for (int64_t c = 0; c < channels; ++c)
-        q[size_t(c)] = int32_t(quantizeValue(valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
-                                             std::numeric_limits<int32_t>::min(),
-                                             std::numeric_limits<int32_t>::max()));
+        q[size_t(c)] = exact ? int32_t(std::clamp<int64_t>((*exact)[exact->size() == 1 ? 0 : size_t(c)],
+                                                           std::numeric_limits<int32_t>::min(),
+                                                           std::numeric_limits<int32_t>::max()))
+                             : int32_t(quantizeValue(valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
+                                                     std::numeric_limits<int32_t>::min(),
+                                                     std::numeric_limits<int32_t>::max()));
       replaceConstant(node, index, TensorType{DType::Int32, {channels}, quant}, toBytes(q));
       return;
     }
@@ -315,6 +420,46 @@ private:
     for (int64_t c = 0; c < channels; ++c)
       q[size_t(c)] = int8_t(quantizeValue(valueAt(c), params, -127, 127));
     replaceConstant(node, index, TensorType{DType::Int8, {channels}, perTensor(params)}, toBytes(q));
+  }
+
+  /// The model's int32 bias integers when its bias scale is the
+  /// accumulator's (inputScale * weightScale, per channel); otherwise
+  /// nullptr, with a warning when the model had an int32 bias: it is then
+  /// requantized to the accumulator's scale.
+  const std::vector<int64_t> *presetBiasIntegers(const Node &node, const Value &bias,
+                                                 const std::vector<float> &values,
+                                                 const std::vector<float> &scales,
+                                                 int64_t channels) {
+    if (!options_.preset)
+      return nullptr;
+    auto it = options_.preset->biasScales.find(bias.name);
+    auto integers = options_.preset->biasIntegers.find(bias.name);
+    if (it == options_.preset->biasScales.end() || integers == options_.preset->biasIntegers.end())
+      return nullptr;
+    for (int64_t c = 0; c < channels; ++c) {
+      float have = it->second[it->second.size() == 1 ? 0 : size_t(c)];
+      float want = scales[scales.size() == 1 ? 0 : size_t(c)];
+      if (std::abs(have - want) > 1e-6f * want) {
+        summary_.warnings.push_back(node.describe() + ": bias '" + bias.name + "' scale " +
+                                    std::to_string(have) +
+                                    " is not input scale x weight scale; requantized to " +
+                                    std::to_string(want));
+        return nullptr;
+      }
+    }
+    const std::vector<int64_t> &exact = integers->second;
+    if (exact.size() != 1 && exact.size() != size_t(channels))
+      return nullptr;
+    // A graph pass may have changed the bias since (a folded BatchNormalization):
+    // then the float values, not the model's integers, are the bias.
+    for (int64_t c = 0; c < channels; ++c) {
+      double scale = it->second[it->second.size() == 1 ? 0 : size_t(c)];
+      double value = values[values.size() == 1 ? 0 : size_t(c)];
+      if (std::abs(value - double(exact[exact.size() == 1 ? 0 : size_t(c)]) * scale) >
+          0.5 * scale + 1e-6 * std::abs(value))
+        return nullptr;
+    }
+    return &exact;
   }
 
   void rewriteInt8(Node &node) {
@@ -339,14 +484,50 @@ private:
     }
     Value &output = *node.output();
     QuantParams params;
-    if (reusesInputParams(op))
+    if (reusesInputParams(op)) {
       params = x.type.quant;
-    else if (op == "Softmax")
+    }
+    else if (op == "Softmax") {
       params = perTensor({1.0f / 256.0f, -128}); // TFLM's int8 softmax output
+    }
     else
       params = perTensor(profiledParams(output, node));
     output.type.dtype = DType::Int8;
     output.type.quant = params;
+    if (reusesInputParams(op) || op == "Softmax")
+      rescaleToPreset(node, output, params);
+  }
+
+  /// The int8 output of a MaxPool, Relu or pooling carries its input's
+  /// parameters (the kernels do not rescale), Softmax's are 1/256 and -128.
+  /// When the model asked for others, a Rescale after `node` brings the
+  /// value to them (it keeps the name; the kernel's output is
+  /// `<name>_unscaled`), with a warning.
+  void rescaleToPreset(Node &node, Value &output, const QuantParams &params) {
+    if (!options_.preset || isViewOrTranspose(node.opType))
+      return;
+    auto it = options_.preset->activations.find(output.name);
+    if (it == options_.preset->activations.end())
+      return;
+    const ScaleZeroPoint want = it->second;
+    if (want.scale == params.scales.at(0) && want.zeroPoint == params.zeroPoints.at(0))
+      return;
+    summary_.warnings.push_back(
+        node.describe() + ": the int8 kernel's output parameters are (" +
+        std::to_string(params.scales[0]) + ", " + std::to_string(params.zeroPoints[0]) +
+        "), the model's (" + std::to_string(want.scale) + ", " + std::to_string(want.zeroPoint) +
+        "): requantized by a Rescale");
+    std::vector<Node *> order = graph_.nodes();
+    auto at = std::find(order.begin(), order.end(), &node);
+    Node *next = (at == order.end() || at + 1 == order.end()) ? nullptr : *(at + 1);
+    std::string name = output.name;
+    graph_.renameValue(&output, name + "_unscaled");
+    Node *rescale = graph_.insertNodeBefore(next, "Rescale", name + "_rescale", {&output}, {name});
+    Value *rescaled = rescale->output();
+    rescaled->type = TensorType{DType::Int8, output.type.shape, perTensor(want)};
+    rescaled->typeKnown = true;
+    graph_.replaceAllUsesWith(&output, rescaled);
+    rescale->inputs[0] = &output;
   }
 
   Graph &graph_;

@@ -20,6 +20,7 @@ const OpRegistry &OpRegistry::get() {
     registerShapeOps(*r);
     registerReduceOps(*r);
     registerQuantOps(*r);
+    registerLinearQuantOps(*r);
     registerFusedOps(*r);
     registerMovementOps(*r);
     registerIndexOps(*r);

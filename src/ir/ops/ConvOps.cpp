@@ -79,6 +79,26 @@ void inferConv(Node &node) {
   setDTypeAndShape(*node.output(0), ops.x->type.dtype, out);
 }
 
+/// A quantized convolution's output: Conv's shape over operands `x`, `w`
+/// (and `b`) of `node`, element type `dtype`.
+void inferAsConv(Node &node, const std::vector<Value *> &operands, DType dtype) {
+  Node conv = node; // same attributes and output Value
+  conv.inputs = operands;
+  inferConv(conv);
+  node.output(0)->type.dtype = dtype;
+}
+
+/// ConvInteger(x, w, [x_zero_point], [w_zero_point]) -> int32.
+void inferConvInteger(Node &node) {
+  inferAsConv(node, {node.input(0), node.input(1)}, DType::Int32);
+}
+
+/// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, [B]) -> y_zp's type.
+void inferQLinearConv(Node &node) {
+  const Value &yZp = requireInput(node, 7, "y_zero_point");
+  inferAsConv(node, {node.input(0), node.input(3), node.input(8)}, yZp.type.dtype);
+}
+
 uint64_t convMacs(const Node &node) {
   const Value *w = node.input(1), *y = node.output(0);
   if (!w || !y || w->type.rank() < 3)
@@ -108,6 +128,10 @@ uint64_t convTransposeMacs(const Node &node) {
 } // namespace
 
 void registerConvOps(OpRegistry &registry) {
+  // Reference interpreter only (conformance); the driver rewrites
+  // QLinearConv into Q/DQ pairs first (quant/FoldQdq.h).
+  registry.add({"ConvInteger", inferConvInteger, convMacs});
+  registry.add({"QLinearConv", inferQLinearConv, convMacs});
   registry.add({"Conv", inferConv, convMacs})
       .quantized(Int8Rule::OwnParams)
       .cmsis("arm_convolve_wrapper_s8");

@@ -67,9 +67,8 @@ uint64_t gemmMacs(const Node &node) {
   return uint64_t(y->type.numElements()) * uint64_t(k); // M * N * K
 }
 
-void inferMatMul(Node &node) {
-  const Value &a = requireInput(node, 0, "A");
-  const Value &b = requireInput(node, 1, "B");
+/// numpy.matmul's output shape for operands `a` and `b` of `node`.
+Shape matMulShape(const Node &node, const Value &a, const Value &b) {
   if (a.type.rank() < 1 || b.type.rank() < 1)
     unsupported(node, "operands " + a.type.str() + " and " + b.type.str() +
                           " must have rank >= 1");
@@ -96,8 +95,38 @@ void inferMatMul(Node &node) {
     out.push_back(as[as.size() - 2]);
   if (!bVec)
     out.push_back(bs.back());
+  return out;
+}
+
+void inferMatMul(Node &node) {
+  const Value &a = requireInput(node, 0, "A");
+  Shape out = matMulShape(node, a, requireInput(node, 1, "B"));
   checkFusedActivation(node);
   setDTypeAndShape(*node.output(0), a.type.dtype, out);
+}
+
+void requireInt8OrUInt8(const Node &node, const Value &value) {
+  if (value.type.dtype != DType::Int8 && value.type.dtype != DType::UInt8)
+    unsupported(node, "operand '" + value.name + "' is " + value.type.str() +
+                          "; expected int8 or uint8");
+}
+
+/// MatMulInteger(A, B, [a_zero_point], [b_zero_point]) -> int32.
+void inferMatMulInteger(Node &node) {
+  const Value &a = requireInput(node, 0, "A"), &b = requireInput(node, 1, "B");
+  requireInt8OrUInt8(node, a);
+  requireInt8OrUInt8(node, b);
+  setDTypeAndShape(*node.output(0), DType::Int32, matMulShape(node, a, b));
+}
+
+/// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) -> y_zp's type.
+void inferQLinearMatMul(Node &node) {
+  const Value &a = requireInput(node, 0, "a"), &b = requireInput(node, 3, "b");
+  const Value &yZp = requireInput(node, 7, "y_zero_point");
+  requireInt8OrUInt8(node, a);
+  requireInt8OrUInt8(node, b);
+  requireInt8OrUInt8(node, yZp);
+  setDTypeAndShape(*node.output(0), yZp.type.dtype, matMulShape(node, a, b));
 }
 
 uint64_t matMulMacs(const Node &node) {
@@ -114,6 +143,10 @@ void registerMatMulOps(OpRegistry &registry) {
       .quantized(Int8Rule::OwnParams)
       .cmsis("arm_fully_connected_s8");
   registry.add({"MatMul", inferMatMul, matMulMacs});
+  // Reference interpreter only (conformance); the driver rewrites
+  // QLinearMatMul into Q/DQ pairs first (quant/FoldQdq.h).
+  registry.add({"MatMulInteger", inferMatMulInteger, matMulMacs});
+  registry.add({"QLinearMatMul", inferQLinearMatMul, matMulMacs});
 }
 
 } // namespace bundlefit

@@ -11,9 +11,22 @@
 //               bytes of a 4-D tensor re-ordered for CMSIS-NN calls,
 //               quant/CmsisLayout.h)
 //
+// ONNX's QuantizeLinear / DequantizeLinear (registerLinearQuantOps):
+// the operators of a pre-quantized (QDQ) model. The driver folds them
+// into the int8 IR before anything else runs (quant/FoldQdq.h); they are
+// registered so that the importer takes them, the reference interpreter can
+// run them (conformance tests) and their operands are checked in one place
+// (LinearQuant.h). Scale and zero point must be constants for inference to
+// check them here; as graph inputs they are checked when the kernel runs.
+//
+//   QuantizeLinear    float32 X, scale, [zp int8|uint8] -> Y of zp's dtype
+//                     (uint8 without a zero point)
+//   DequantizeLinear  int8|uint8|int32 X, scale, [zp of X's dtype] -> float32
+//
 // MACs: one step per element (reported like elementwise ops).
 //
 //===----------------------------------------------------------------------===//
+#include "bundlefit/ir/LinearQuant.h"
 #include "bundlefit/ir/OpRegistry.h"
 
 #include "ShapeHelpers.h"
@@ -67,6 +80,45 @@ void inferCmsisLayout(Node &node) {
   node.output(0)->type = node.input(0)->type;
 }
 
+/// The operands as tensors when they are constants (nullptr otherwise).
+LinearQuant checkConstantOperands(const Node &node, DType quantized) {
+  const Value &x = requireInput(node, 0, "x");
+  const Value &scale = requireInput(node, 1, "scale");
+  const Value *zp = node.input(2);
+  if (!scale.isConstant() || (zp && !zp->isConstant())) {
+    LinearQuant unknown;
+    unknown.zeroPointType = zp ? zp->type.dtype : (quantized == DType::Float32 ? DType::UInt8 : quantized);
+    return unknown;
+  }
+  Tensor s(scale.type, scale.data);
+  if (!zp)
+    return readLinearQuant(node, x.type.shape, quantized, &s, nullptr);
+  Tensor z(zp->type, zp->data);
+  return readLinearQuant(node, x.type.shape, quantized, &s, &z);
+}
+
+void inferQuantizeLinear(Node &node) {
+  const Value &x = requireInput(node, 0, "x");
+  if (x.type.dtype != DType::Float32)
+    unsupported(node, "input '" + x.name + "' is " + x.type.str() + "; only float32 is quantized");
+  requireSingleOutput(node, "none");
+  LinearQuant q = checkConstantOperands(node, DType::Float32);
+  if (q.zeroPointType != DType::Int8 && q.zeroPointType != DType::UInt8)
+    unsupported(node, std::string("zero point is ") + dtypeName(q.zeroPointType) +
+                          "; QuantizeLinear produces int8 or uint8");
+  node.output(0)->type = TensorType{q.zeroPointType, x.type.shape, {}};
+}
+
+void inferDequantizeLinear(Node &node) {
+  const Value &x = requireInput(node, 0, "x");
+  if (x.type.dtype != DType::Int8 && x.type.dtype != DType::UInt8 && x.type.dtype != DType::Int32)
+    unsupported(node, "input '" + x.name + "' is " + x.type.str() +
+                          "; expected int8, uint8 or int32");
+  requireSingleOutput(node, "none");
+  checkConstantOperands(node, x.type.dtype);
+  node.output(0)->type = TensorType{DType::Float32, x.type.shape, {}};
+}
+
 uint64_t perElement(const Node &node) {
   const Value *y = node.output(0);
   return y ? uint64_t(y->type.numElements()) : 0;
@@ -79,6 +131,11 @@ void registerQuantOps(OpRegistry &registry) {
   registry.add({"Dequantize", inferDequantize, perElement});
   registry.add({"Rescale", inferRescale, perElement});
   registry.add({"CmsisLayout", inferCmsisLayout, perElement});
+}
+
+void registerLinearQuantOps(OpRegistry &registry) {
+  registry.add({"QuantizeLinear", inferQuantizeLinear, perElement});
+  registry.add({"DequantizeLinear", inferDequantizeLinear, perElement});
 }
 
 } // namespace bundlefit

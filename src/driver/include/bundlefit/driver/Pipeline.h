@@ -38,6 +38,10 @@ struct ModelOptions {
   /// --patch-recompute-budget: extra MACs a level-2 patch stage may cost, as a
   /// fraction of the model's MACs.
   double patchRecomputeBudget = 0.2;
+  /// --keep-int8-io: a pre-quantized model's graph inputs and outputs stay
+  /// int8 (the model's parameters) instead of float with a Quantize /
+  /// Dequantize at the boundary.
+  bool keepInt8Io = false;
 };
 
 /// The int8 options (Glow's names): --load-profile, --quantization-schema,
@@ -49,11 +53,27 @@ struct QuantCliOptions {
   std::string biasPrecision = "Int32";
   std::vector<std::string> keepOriginal; ///< Op kinds, Glow's or ONNX names.
   bool channelwise = false;
+  /// The model is pre-quantized (QDQ): int8 without a profile; loadModel
+  /// quantizes it with the model's own parameters (markPreQuantized).
+  bool preQuantized = false;
 
-  bool enabled() const { return !profilePath.empty(); }
+  bool enabled() const { return !profilePath.empty() || preQuantized; }
 };
 
-/// Imports the model and runs the default graph passes.
+/// Whether `graph` computes in int8 anywhere (quantized or pre-quantized).
+bool isInt8Graph(const Graph &graph);
+
+/// The ONNX operators that make a model pre-quantized (QDQ and QOperator).
+const std::vector<std::string> &preQuantizedOps();
+
+/// Sets options.preQuantized when the model at `modelPath` has ONNX
+/// QuantizeLinear/DequantizeLinear nodes, so that commands treat it as int8.
+void markPreQuantized(const std::string &modelPath, QuantCliOptions &options);
+
+/// Imports the model and runs the default graph passes. A pre-quantized
+/// (QDQ) model comes back int8 already: its Q/DQ nodes folded
+/// (quant/FoldQdq.h) and quantized with its own parameters, one warning line
+/// on stderr for each place where its arithmetic was changed.
 std::unique_ptr<Graph> loadModel(const ModelOptions &options);
 /// The graph transforms of --memory-opt (level >= 1: Conv+pool fusion;
 /// >= 2: a patch stage). Run after quantization, which must see every tensor

@@ -49,6 +49,7 @@ void registerFusedKernels(KernelTable &table); // ConvPool (ir/FusedOps.h)
 void registerUnaryMathKernels(KernelTable &table); // ir/UnaryMath.h
 void registerMovementKernels(KernelTable &table);
 void registerIndexKernels(KernelTable &table);     // GatherElements, GatherND, Scatter, OneHot  // Expand, Tile, DepthToSpace, Trilu
+void registerLinearQuantKernels(KernelTable &table); // QuantizeLinear, DequantizeLinear
 
 /// Evaluates one node whose output types are already inferred.
 std::vector<Tensor> evaluateNode(const Node &node, const std::vector<const Tensor *> &inputs);

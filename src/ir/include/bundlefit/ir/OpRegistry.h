@@ -141,6 +141,7 @@ void registerElementwiseOps(OpRegistry &registry); // Add..Min, PRelu, unary act
 void registerShapeOps(OpRegistry &registry);       // Reshape..Range, Identity, Dropout
 void registerReduceOps(OpRegistry &registry);      // ReduceMean, ReduceMax
 void registerQuantOps(OpRegistry &registry);       // Quantize, Dequantize, Rescale (internal)
+void registerLinearQuantOps(OpRegistry &registry); // ONNX QuantizeLinear, DequantizeLinear
 void registerFusedOps(OpRegistry &registry);       // ConvPool (FusedOps.h)
 void registerMovementOps(OpRegistry &registry);    // Expand, Tile, DepthToSpace, Trilu...
 void registerIndexOps(OpRegistry &registry);       // GatherElements, GatherND, ScatterElements, OneHot

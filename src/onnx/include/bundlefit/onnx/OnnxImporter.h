@@ -62,6 +62,16 @@ struct ImportOptions {
 std::unique_ptr<Graph> importOnnxModel(const std::string &path,
                                        const ImportOptions &options = {});
 
+/// The importer's check, for a graph imported with rejectUnsupportedOps
+/// false and then rewritten: Error(Unsupported) naming `path` and every
+/// operator OpRegistry does not know, with its nodes.
+void rejectUnsupportedOps(const Graph &graph, const std::string &path);
+
+/// Whether the main graph of the ONNX model at `path` has a node of one of
+/// `opTypes` (default domain). False for a file that is not a readable
+/// model: importOnnxModel reports that.
+bool onnxModelHasOps(const std::string &path, const std::vector<std::string> &opTypes);
+
 /// Parses the text of `--model-input` (Glow: `-model-input`):
 ///   "name,type,[d0,d1,...]"            type: float|float32|int8|uint8|
 ///                                        int32|int64|bool, or Glow's

@@ -28,11 +28,24 @@
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizationSchema.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace bundlefit {
+
+/// Parameters a pre-quantized model fixes, by value name (FoldQdq.h).
+struct PresetQuantParams {
+  std::map<std::string, ScaleZeroPoint> activations; ///< int8, zero point in [-128, 127]
+  std::map<std::string, QuantParams> weights;        ///< int8 symmetric (zero points 0)
+  /// The model's bias scales (int32 DQ constants), to check against
+  /// inputScale * weightScale when quantizeGraph rebuilds the bias.
+  std::map<std::string, std::vector<float>> biasScales;
+  /// Their integers (minus the zero point), used as they are when the
+  /// scales match: the float round trip is exact only below 2^24.
+  std::map<std::string, std::vector<int64_t>> biasIntegers;
+};
 
 enum class BiasPrecision : uint8_t { Int8, Int32 };
 
@@ -43,6 +56,13 @@ struct QuantizationOptions {
   std::set<std::string> keepFloatOps;
   /// One weight scale per output channel instead of per tensor.
   bool channelwise = false;
+  /// A pre-quantized model's parameters: used instead of a profile (which
+  /// is then empty); a node runs in int8 only where they cover it, and every
+  /// change to the model's arithmetic is a QuantizationSummary warning.
+  const PresetQuantParams *preset = nullptr;
+  /// With a preset: graph inputs and outputs the model quantizes become
+  /// int8 with its parameters (no Quantize/Dequantize at the boundary).
+  bool keepInt8Io = false;
 };
 
 /// What quantizeGraph did, for --verbose output and tests.
@@ -53,6 +73,8 @@ struct QuantizationSummary {
   size_t dequantizeNodes = 0;
   /// "node 'x' (Op): reason" for every int8-capable node left float.
   std::vector<std::string> keptFloat;
+  /// With a preset: "node 'x' (Op): what was done", one per deviation.
+  std::vector<std::string> warnings;
 };
 
 /// One line: "quantized 9 of 10 nodes to int8 (2 Quantize, 1 Dequantize) ...".

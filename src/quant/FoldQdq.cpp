@@ -1,0 +1,188 @@
+//===- FoldQdq.cpp - Remove Q/DQ nodes, keep their parameters --------------===//
+#include "bundlefit/quant/FoldQdq.h"
+
+#include "bundlefit/ir/LinearQuant.h"
+#include "bundlefit/support/Error.h"
+
+#include <cstring>
+
+namespace bundlefit {
+
+namespace {
+
+class QdqFolder {
+public:
+  QdqFolder(Graph &graph, const std::string &path) : graph_(graph), path_(path) {}
+
+  QdqFoldResult run() {
+    for (Node *node : graph_.nodes())
+      if (node->opType == "DequantizeLinear" && node->input(0) && node->input(0)->isConstant())
+        foldConstant(*node);
+    // One at a time: folding a pair erases later nodes (its DequantizeLinears).
+    while (Node *node = first("QuantizeLinear"))
+      foldPair(*node);
+    for (Node *node : graph_.nodes())
+      if (node->opType == "DequantizeLinear")
+        throw unsupported(*node, "reads '" + node->input(0)->name +
+                                     "', which is neither a constant nor a QuantizeLinear output "
+                                     "(int8 graph inputs are not supported; give the input as "
+                                     "float with a QuantizeLinear)");
+    graph_.removeUnusedValues();
+    return std::move(result_);
+  }
+
+private:
+  Node *first(const std::string &opType) const {
+    for (Node *node : graph_.nodes())
+      if (node->opType == opType)
+        return node;
+    return nullptr;
+  }
+
+  Error unsupported(const Node &node, const std::string &what) const {
+    return Error(ExitCode::Unsupported, path_ + ": " + node.describe() + ": " + what);
+  }
+
+  /// The node's scale / zero point, which must be constants.
+  LinearQuant operands(const Node &node, const Shape &xShape, DType quantized) const {
+    const Value *scale = node.input(1), *zp = node.input(2);
+    if (!scale || !scale->isConstant() || (zp && !zp->isConstant()))
+      throw unsupported(node, "scale and zero point must be constants (initializers)");
+    Tensor s(scale->type, scale->data);
+    Tensor z = zp ? Tensor(zp->type, zp->data) : Tensor();
+    try {
+      return readLinearQuant(node, xShape, quantized, &s, zp ? &z : nullptr);
+    } catch (const Error &e) {
+      throw Error(e.code(), path_ + ": " + e.what());
+    }
+  }
+
+  /// uint8 values and zero points are int8 ones plus 128.
+  static int64_t offsetOf(DType dtype) { return dtype == DType::UInt8 ? 128 : 0; }
+
+  void foldConstant(Node &node) {
+    Value &x = *node.input(0);
+    LinearQuant q = operands(node, x.type.shape, x.type.dtype);
+    const int64_t count = x.type.numElements();
+    std::vector<float> values(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      size_t c = q.channelOf(i, x.type.shape);
+      int64_t raw = int64_t(x.elementAsDouble(i));
+      values[size_t(i)] = float(raw - q.zeroPoints[c]) * q.scales[c];
+    }
+    Value *out = node.output(0);
+    const std::string where = path_ + ": " + node.describe(); // the node is erased below
+    std::vector<uint8_t> bytes(values.size() * sizeof(float));
+    if (!values.empty())
+      std::memcpy(bytes.data(), values.data(), bytes.size());
+    graph_.makeConstant(out, TensorType{DType::Float32, x.type.shape, {}}, std::move(bytes));
+    graph_.eraseNode(&node);
+    ++result_.constants;
+    if (q.zeroPointType == DType::Int32) {
+      result_.params.biasScales[out->name] = q.scales;
+      std::vector<int64_t> &integers = result_.params.biasIntegers[out->name];
+      for (int64_t i = 0; i < count; ++i)
+        integers.push_back(int64_t(x.elementAsDouble(i)) - q.zeroPoints[q.channelOf(i, x.type.shape)]);
+      return;
+    }
+    const int64_t offset = offsetOf(q.zeroPointType);
+    QuantParams params;
+    params.axis = int(q.axis);
+    for (size_t c = 0; c < q.scales.size(); ++c) {
+      int64_t zp = q.zeroPoints[c] - offset;
+      if (zp != 0) {
+        result_.warnings.push_back(where + ": weight '" + x.name +
+                                   "' has zero point " + std::to_string(q.zeroPoints[c]) +
+                                   " (asymmetric); the int8 kernels take symmetric weights only: "
+                                   "requantized symmetric");
+        return;
+      }
+      params.scales.push_back(q.scales[c]);
+      params.zeroPoints.push_back(0);
+    }
+    result_.params.weights[out->name] = params;
+  }
+
+  void foldPair(Node &node) {
+    Value *x = node.input(0);
+    Value *y = node.output(0);
+    const Value *scale = node.input(1);
+    if (x->isConstant())
+      throw unsupported(node, "quantizes constant '" + x->name +
+                                  "'; give it as an integer initializer with a DequantizeLinear");
+    if (scale && scale->isConstant() && scale->type.numElements() > 1)
+      throw unsupported(node, "per-axis scale '" + scale->name + "' on activation '" + x->name +
+                                  "': int8 activations have one scale");
+    LinearQuant q = operands(node, {}, DType::Float32);
+    if (q.zeroPointType != DType::Int8 && q.zeroPointType != DType::UInt8)
+      throw unsupported(node, "quantizes to " + std::string(dtypeName(q.zeroPointType)) +
+                                  "; expected int8 or uint8");
+    if (y->isGraphOutput)
+      throw unsupported(node, "its int8 output '" + y->name +
+                                  "' is a graph output; end the graph with a DequantizeLinear");
+    ScaleZeroPoint params{q.scales[0], int32_t(q.zeroPoints[0] - offsetOf(q.zeroPointType))};
+    std::vector<Node *> readers = graph_.users(y);
+    for (Node *reader : readers) {
+      if (reader->opType != "DequantizeLinear" || reader->input(0) != y)
+        throw unsupported(node, "its output '" + y->name + "' is read by " + reader->describe() +
+                                    "; only DequantizeLinear may read a quantized activation");
+      LinearQuant r = operands(*reader, {}, q.zeroPointType);
+      if (r.scales != q.scales || r.zeroPoints != q.zeroPoints)
+        throw unsupported(*reader, "dequantizes '" + y->name +
+                                       "' with other parameters than its QuantizeLinear '" +
+                                       node.name + "'");
+    }
+    const std::string where = path_ + ": " + node.describe(); // the node is erased below
+    for (Node *reader : readers)
+      bypass(*reader, x);
+    graph_.eraseNode(&node);
+    ++result_.pairs;
+    auto [it, inserted] = result_.params.activations.emplace(x->name, params);
+    if (!inserted && (it->second.scale != params.scale || it->second.zeroPoint != params.zeroPoint))
+      result_.warnings.push_back(where + ": '" + x->name +
+                                 "' is quantized twice with different parameters; the first "
+                                 "QuantizeLinear's are used");
+  }
+
+  /// Readers of DQ output `d` read `x` instead; a graph output keeps its name.
+  void bypass(Node &dq, Value *x) {
+    Value *d = dq.output(0);
+    bool output = d->isGraphOutput;
+    if (output && (x->isGraphOutput || x->kind == ValueKind::GraphInput))
+      throw unsupported(dq, "graph output '" + d->name + "' would be the graph input or output '" +
+                                x->name + "' itself");
+    graph_.replaceAllUsesWith(d, x);
+    graph_.eraseNode(&dq);
+    if (output) {
+      std::string name = d->name;
+      graph_.renameValue(d, name + "_dequantized");
+      std::string old = x->name;
+      graph_.renameValue(x, name);
+      auto it = result_.params.activations.find(old);
+      if (it != result_.params.activations.end()) {
+        ScaleZeroPoint p = it->second;
+        result_.params.activations.erase(it);
+        result_.params.activations[name] = p;
+      }
+    }
+  }
+
+  Graph &graph_;
+  std::string path_;
+  QdqFoldResult result_;
+};
+
+} // namespace
+
+bool hasLinearQuantNodes(const Graph &graph) {
+  for (const Node *node : graph.nodes())
+    if (node->opType == "QuantizeLinear" || node->opType == "DequantizeLinear")
+      return true;
+  return false;
+}
+
+QdqFoldResult foldQdqPairs(Graph &graph, const std::string &modelPath) {
+  return QdqFolder(graph, modelPath).run();
+}
+
+} // namespace bundlefit

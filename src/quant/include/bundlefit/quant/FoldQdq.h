@@ -1,0 +1,64 @@
+//===- FoldQdq.h - A pre-quantized (QDQ) ONNX graph to float + parameters ---===//
+//
+// A QDQ model says how to quantize, not how to compute: every int8 activation
+// is `QuantizeLinear(x) -> DequantizeLinear` around float ops, every weight a
+// `DequantizeLinear(int8 constant)`. foldQdqPairs removes those nodes and
+// keeps what they said as parameters, so that quantizeGraph (QuantizeGraph.h)
+// builds the same int8 IR as for a profiled float model, with the model's
+// scales and zero points instead of the profile's:
+//
+// - Q(x) -> DQ pairs: x is read directly; the pair's (scale, zero point)
+//   becomes x's int8 parameters. A uint8 zero point z becomes z - 128 (the
+//   values shift by 128 too, so real values are exactly the same).
+// - DQ(constant): becomes the float constant it computes (exact for int8
+//   weights: quantizeGraph recovers the same integers); symmetric int8
+//   weights keep their scales (per tensor or per axis), asymmetric ones are
+//   requantized symmetric by quantizeGraph, with a warning.
+// - Graph inputs and outputs stay float: input -> Q -> DQ and op -> Q -> DQ ->
+//   output are the quantize/dequantize at the boundary.
+//
+// Runs right after import, before the default passes (constant folding would
+// otherwise fold the weight DQs and lose their scales). Every malformed or
+// unsupported Q/DQ is one Error naming the model file, node and tensor.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+#include "bundlefit/quant/QuantizeGraph.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bundlefit {
+
+struct QdqFoldResult {
+  PresetQuantParams params;
+  size_t pairs = 0;     ///< Q -> DQ pairs folded.
+  size_t constants = 0; ///< DQ(constant) folded.
+  /// One line per place where the model's arithmetic is changed.
+  std::vector<std::string> warnings;
+};
+
+/// Rewrites QLinearConv and QLinearMatMul (the QOperator form) into the
+/// QDQ form (ExpandQOperators.cpp); runs on the imported graph before
+/// foldQdqPairs. Returns how many nodes it rewrote.
+size_t expandQOperators(Graph &graph, const std::string &modelPath);
+
+/// After the default passes: each AveragePool / GlobalAveragePool whose
+/// model output parameters differ from its input's becomes a depthwise Conv
+/// of weights 1/count (one rounding instead of pooling and a Rescale), when
+/// every window holds the same count (PoolsAsConvs.cpp). Adds the weights to
+/// `preset` and one line per node to `warnings`; returns how many.
+size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
+                           std::vector<std::string> &warnings);
+
+/// Whether `graph` has a QuantizeLinear or DequantizeLinear node.
+bool hasLinearQuantNodes(const Graph &graph);
+
+/// Rewrites a freshly imported `graph` (see above); `modelPath` names the file
+/// in errors and warnings.
+QdqFoldResult foldQdqPairs(Graph &graph, const std::string &modelPath);
+
+} // namespace bundlefit

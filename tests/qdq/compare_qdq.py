@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+"""Bundle outputs vs onnxruntime's on the QDQ models of make_qdq_models.py.
+
+usage: compare_qdq.py BUNDLEFIT MODELS_DIR WORK_DIR ORT_MODULE_DIR [--target T] [--max-lsb N]
+
+For every MODELS_DIR/*_qdq_*.onnx: `bundlefit run` (host, or --target under
+QEMU) on NAME.input.npy, onnxruntime-node (tests/qdq/ort_run.js) on the same
+samples, and the largest difference in units of the output's scale (the
+scale of the graph output's DequantizeLinear). Prints one line per model and
+fails (exit 1) when any element differs by more than the model's bound
+(BOUNDS; --max-lsb overrides them all).
+Exit 77 (CTest SKIP) when onnxruntime-node is not installed or, with
+--target, QEMU/toolchain is missing (bundlefit exit 7).
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+SKIP = 77
+
+# Largest |bundle - onnxruntime| allowed, in LSBs of the output scale, by
+# model-name prefix. onnxruntime requantizes in float with round-half-even,
+# the int8 kernels (CMSIS-NN's arithmetic) with a Q31 multiplier, so one layer
+# may differ by 1 LSB where the exact value is within a hair of .5: the bound
+# for a single layer. In a network a 1-LSB difference is an input difference
+# for the next layer and grows (measured: LeNet 2, the small CNN 3 with
+# per-tensor weights, 1 per channel). A regression in any layer shows up as
+# more (average pools as pooling + Rescale instead of one depthwise Conv,
+# quant/PoolsAsConvs.cpp: 4 LSB on op_gap, 5 on the small CNN).
+BOUNDS = [("op_", 1), ("lenet", 2), ("smallcnn", 3)]
+
+
+def bound_for(name, override):
+    if override is not None:
+        return override
+    return next(b for prefix, b in BOUNDS if name.startswith(prefix))
+
+
+def boundary_params(model_path):
+    """(input scale, zero point), (output scale, zero point): the model's
+    first QuantizeLinear of the graph input and its output's DequantizeLinear;
+    uint8 zero points as int8 ones (minus 128), as bundlefit keeps them."""
+    model = onnx.load(model_path)
+    inp, out = model.graph.input[0].name, model.graph.output[0].name
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+
+    def params(node):
+        zp = inits[node.input[2]]
+        return float(inits[node.input[1]]), int(zp) - (128 if zp.dtype == np.uint8 else 0)
+    q = next(n for n in model.graph.node if n.op_type == "QuantizeLinear" and n.input[0] == inp)
+    dq = next((n for n in model.graph.node if n.op_type == "DequantizeLinear" and n.output[0] == out),
+              None)
+    if dq is None:
+        raise SystemExit(f"{model_path}: the graph output is not a DequantizeLinear output")
+    return params(q), params(dq)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bundlefit")
+    ap.add_argument("models")
+    ap.add_argument("work")
+    ap.add_argument("ort_module_dir")
+    ap.add_argument("--target", default="host")
+    ap.add_argument("--max-lsb", type=float, default=None)
+    ap.add_argument("--keep-int8-io", action="store_true",
+                    help="int8 bundle inputs/outputs: the input quantized as QuantizeLinear "
+                         "does (half to even), the output dequantized here")
+    args = ap.parse_args()
+    args.ort_module_dir = os.path.abspath(args.ort_module_dir)  # node resolves it from ort_run.js
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.isdir(os.path.join(args.ort_module_dir, "node_modules", "onnxruntime-node")):
+        print(f"SKIP: onnxruntime-node is not installed in {args.ort_module_dir} "
+              "(cd bench/codegen && ONNXRUNTIME_NODE_INSTALL=skip npm ci)")
+        return SKIP
+    models = sorted(glob.glob(os.path.join(args.models, "*_q[do][qp]_*.onnx")))
+    if not models:
+        print(f"no *_qdq_*.onnx in {args.models}")
+        return 1
+    worst_overall = 0.0
+    failed = 0
+    for path in models:
+        name = os.path.basename(path)[:-len(".onnx")]
+        npy = os.path.join(args.models, name + ".input.npy")
+        (in_scale, in_zp), (out_scale, out_zp) = boundary_params(path)
+        flavour = args.target + (".int8io" if args.keep_int8_io else "")
+        outdir = os.path.join(args.work, name + "." + flavour)
+        bundle_in = npy
+        if args.keep_int8_io:
+            x = np.load(npy)
+            bundle_in = os.path.join(args.work, name + ".int8.npy")
+            os.makedirs(args.work, exist_ok=True)
+            np.save(bundle_in, np.clip(np.round(x / np.float32(in_scale)) + in_zp, -128,
+                                       127).astype(np.int8))
+        cmd = [args.bundlefit, "run", path, "--input", bundle_in, "--output-dir", outdir, "-q"]
+        if args.keep_int8_io:
+            cmd.append("--keep-int8-io")
+        if args.target != "host":
+            cmd += ["--target", args.target]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode == 7 and args.target != "host":
+            print(f"SKIP: {args.target} not runnable here: {run.stderr.strip()}")
+            return SKIP
+        if run.returncode != 0:
+            print(f"{name}: bundlefit run failed ({run.returncode}): {run.stderr.strip()}")
+            failed += 1
+            continue
+        warnings = [l for l in run.stderr.splitlines() if l.startswith("warning:")]
+        outs = glob.glob(os.path.join(outdir, "*.npy"))
+        ours = np.load(outs[0])
+        if args.keep_int8_io:
+            if ours.dtype != np.int8:
+                print(f"{name}: --keep-int8-io output is {ours.dtype}, not int8")
+                failed += 1
+                continue
+            ours = (ours.astype(np.float64) - out_zp) * out_scale
+        ours = ours.astype(np.float64)
+        raw = os.path.join(args.work, name + ".ort.raw")
+        ort = subprocess.run(["node", os.path.join(here, "ort_run.js"), args.ort_module_dir, path,
+                              npy, raw], capture_output=True, text=True)
+        if ort.returncode != 0:
+            print(f"{name}: onnxruntime failed: {ort.stderr.strip()}")
+            failed += 1
+            continue
+        ref = np.fromfile(raw, dtype=np.float32).astype(np.float64).reshape(ours.shape)
+        lsb = np.abs(ours - ref) / out_scale
+        worst = float(lsb.max())
+        worst_overall = max(worst_overall, worst)
+        # 1e-3: the two float dequantizations may round apart by an ulp.
+        bound = bound_for(name, args.max_lsb)
+        ok = worst <= bound + 1e-3
+        failed += 0 if ok else 1
+        print(f"{name:22s} {flavour}: max |bundle - onnxruntime| = {worst:.3f} LSB over "
+              f"{lsb.size} values, {int((lsb > 0.5).sum())} differ"
+              f"{'' if ok else '  FAIL (> %g LSB)' % bound}"
+              f"{'; ' + str(len(warnings)) + ' warnings' if warnings else ''}")
+    print(f"{len(models) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

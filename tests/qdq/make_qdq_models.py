@@ -1,0 +1,243 @@
+#!/usr/bin/python3
+"""Pre-quantized (QDQ) ONNX models from the repo's float models, for tests/qdq.
+
+Takes LeNet from tests/models/make_models.py and a small CNN built with its
+Builder (3x3 conv, depthwise conv, residual Add, average pooling, 1x1 conv,
+global average pooling, Gemm, Softmax), evaluates them eagerly on a few random
+calibration inputs (the Builder computes every tensor with numpy) and writes
+QDQ models the way onnxruntime's static quantizer lays them out:
+
+  input -> Q -> DQ -> Conv(DQ(int8 W), DQ(int32 bias)) -> Q -> DQ -> ... -> DQ -> output
+
+in four flavours per model: weights per tensor (pt) or per output channel
+(pc), activations int8 (s8) or uint8 (u8); for some models also in the
+QOperator form (NAME_qop_*: each Conv a QLinearConv, the rest QDQ). Activation scales come from the
+calibration min/max (0 always included); MaxPool, Relu and Flatten reuse their
+input's parameters and Softmax's output is 1/256 (zero point -128 / 0), as the
+int8 kernels require; weights are symmetric int8 (max |w| / 127), biases int32
+at input scale x weight scale.
+
+Also writes NAME.input.npy (test inputs, not the calibration ones, stacked on
+the first axis) for each model. Only onnx and numpy.
+"""
+import argparse
+import itertools
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+import make_models as mm  # noqa: E402
+
+CALIB = 8    # calibration inputs
+SAMPLES = 4  # test inputs written to NAME.input.npy
+SAME_PARAMS = {"MaxPool", "Relu", "Flatten", "Reshape"}
+
+
+def small_cnn():
+    b = mm.Builder("smallcnn", "input", [1, 3, 16, 16])
+    x = b.conv("input", "conv1", 8, 3)
+    x = b.relu(x, "relu1")
+    d = b.conv(x, "dw", 8, 3, group=8)
+    d = b.relu(d, "relu2")
+    x = b.add(x, d, "residual")
+    x = b.avgpool(x, "pool", (2, 2))
+    x = b.conv(x, "pw", 16, 1, pads=[0, 0, 0, 0])
+    x = b.gap(x, "gap")
+    x = b.flatten(x, "flatten")
+    x = b.gemm(x, "fc", 10, logit_std=2.0)
+    x = b.softmax(x, "softmax")
+    return b, b.finish([x], "small CNN for the QDQ tests")
+
+
+def single(name, shape, layer):
+    """One quantized layer: its output differs from onnxruntime's by rounding only."""
+    def make():
+        b = mm.Builder(name, "input", shape)
+        y = layer(b)
+        return b, b.finish([y], "one QDQ layer: " + name)
+    return make
+
+
+# Single layers: their outputs must be within 1 LSB of onnxruntime's.
+SINGLE = {
+    "op_conv": single("op_conv", [1, 4, 10, 10], lambda b: b.conv("input", "conv", 8, 3)),
+    "op_dwconv": single("op_dwconv", [1, 4, 9, 9],
+                        lambda b: b.conv("input", "dw", 8, 3, stride=2, group=4)),
+    "op_gemm": single("op_gemm", [1, 32], lambda b: b.gemm("input", "fc", 16)),
+    "op_add": single("op_add", [1, 4, 6, 6],
+                     lambda b: b.add("input", b.relu("input", "relu"), "add")),
+    "op_maxpool": single("op_maxpool", [1, 4, 8, 8], lambda b: b.maxpool("input", "pool", 2, 2)),
+    "op_gap": single("op_gap", [1, 8, 5, 5], lambda b: b.gap("input", "gap")),
+    "op_softmax": single("op_softmax", [1, 10], lambda b: b.softmax("input", "softmax")),
+}
+MODELS = {"lenet": mm.lenet, "smallcnn": small_cnn, **SINGLE}
+# Also written in the QOperator form (their Convs as QLinearConv): NAME_qop_*.
+QOPERATOR = {"lenet", "smallcnn", "op_conv", "op_dwconv"}
+
+
+def build_calibrated(name):
+    """The float model, its Builder evaluated on CALIB inputs."""
+    init = mm.Builder.__init__
+
+    def calibrating(self, *args, **kwargs):
+        kwargs["calib_batch"] = CALIB
+        init(self, *args, **kwargs)
+    mm.Builder.__init__ = calibrating
+    try:
+        return MODELS[name]()
+    finally:
+        mm.Builder.__init__ = init
+
+
+def activation_params(values, unsigned):
+    lo = min(0.0, float(values.min()))
+    hi = max(0.0, float(values.max()))
+    scale = max(hi - lo, 1e-8) / 255.0
+    qmin = 0 if unsigned else -128
+    zp = int(np.clip(np.round(qmin - lo / scale), qmin, qmin + 255))
+    return np.float32(scale), zp
+
+
+class QdqWriter:
+    def __init__(self, model, builder, per_channel, unsigned, qoperator=False):
+        self.g = model.graph
+        self.b = builder
+        self.per_channel = per_channel
+        self.unsigned = unsigned
+        self.qoperator = qoperator  # Conv as QLinearConv (the QOperator form)
+        self.params = {}   # float value -> (scale, zp)
+        self.nodes, self.inits = [], list(self.g.initializer)
+        self.drop = set()  # float weights replaced by quantized ones
+
+    def zp_tensor(self, name, zp):
+        dtype = np.uint8 if self.unsigned else np.int8
+        return numpy_helper.from_array(np.array(zp, dtype), name)
+
+    def quantized_input(self, x):
+        """The name reading `x` through its Q -> DQ pair."""
+        return x + "_dq"
+
+    def qdq(self, x, scale, zp, quantize=True):
+        self.params[x] = (scale, zp)
+        self.inits.append(numpy_helper.from_array(np.array(scale, np.float32), x + "_scale"))
+        self.inits.append(self.zp_tensor(x + "_zp", zp))
+        if quantize:
+            self.nodes.append(helper.make_node("QuantizeLinear", [x, x + "_scale", x + "_zp"],
+                                               [x + "_q"], name=x + "_quantize"))
+        self.nodes.append(helper.make_node("DequantizeLinear", [x + "_q", x + "_scale", x + "_zp"],
+                                           [x + "_dq"], name=x + "_dequantize"))
+
+    def weight(self, node, w_name, axis):
+        w = numpy_helper.to_array(next(t for t in self.g.initializer if t.name == w_name))
+        if self.per_channel:
+            red = tuple(i for i in range(w.ndim) if i != axis)
+            m = np.abs(w).max(axis=red)
+        else:
+            m = np.array(np.abs(w).max())
+        scale = (np.maximum(m, 1e-8) / 127.0).astype(np.float32)
+        shape = [1] * w.ndim
+        if self.per_channel:
+            shape[axis] = -1
+        q = np.clip(np.round(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+        self.drop.add(w_name)
+        self.inits += [numpy_helper.from_array(q, w_name + "_q"),
+                       numpy_helper.from_array(scale, w_name + "_scale"),
+                       numpy_helper.from_array(np.zeros(scale.shape, np.int8), w_name + "_zp")]
+        attrs = {"axis": axis} if self.per_channel else {}
+        self.nodes.append(helper.make_node(
+            "DequantizeLinear", [w_name + "_q", w_name + "_scale", w_name + "_zp"],
+            [w_name + "_dq"], name=w_name + "_dequantize", **attrs))
+        return scale
+
+    def bias(self, b_name, scale):
+        b = numpy_helper.to_array(next(t for t in self.g.initializer if t.name == b_name))
+        scale = np.asarray(scale, np.float32)
+        q = np.round(b / scale).astype(np.int32)
+        self.drop.add(b_name)
+        self.inits += [numpy_helper.from_array(q, b_name + "_q"),
+                       numpy_helper.from_array(scale, b_name + "_scale"),
+                       numpy_helper.from_array(np.zeros(scale.shape, np.int32), b_name + "_zp")]
+        attrs = {"axis": 0} if scale.ndim == 1 else {}
+        self.nodes.append(helper.make_node(
+            "DequantizeLinear", [b_name + "_q", b_name + "_scale", b_name + "_zp"],
+            [b_name + "_dq"], name=b_name + "_dequantize", **attrs))
+
+    def run(self):
+        inp = self.g.input[0].name
+        self.qdq(inp, *activation_params(self.b.v(inp), self.unsigned))
+        for node in self.g.node:
+            x = node.input[0]
+            ins = [self.quantized_input(i) if i in self.params else i for i in node.input]
+            if node.op_type in ("Conv", "Gemm"):
+                axis = 0  # Conv's output channels; Gemm here has transB=1
+                wscale = self.weight(node, node.input[1], axis)
+                ins[1] = node.input[1] + "_dq"
+                if len(node.input) > 2:
+                    self.bias(node.input[2], self.params[x][0] * wscale)
+                    ins[2] = node.input[2] + "_dq"
+            y = node.output[0]
+            if self.qoperator and node.op_type == "Conv":
+                # QLinearConv reads the integers the DequantizeLinears above read.
+                del self.nodes[-2:]
+                q = helper.make_node("QLinearConv", [
+                    x + "_q", x + "_scale", x + "_zp",
+                    node.input[1] + "_q", node.input[1] + "_scale", node.input[1] + "_zp",
+                    y + "_scale", y + "_zp", node.input[2] + "_q"], [y + "_q"], name=node.name)
+                q.attribute.extend(node.attribute)
+                self.nodes.append(q)
+                self.qdq(y, *activation_params(self.b.v(y), self.unsigned), quantize=False)
+                continue
+            copy = helper.make_node(node.op_type, ins, list(node.output), name=node.name)
+            copy.attribute.extend(node.attribute)
+            self.nodes.append(copy)
+            if node.op_type in SAME_PARAMS:
+                params = self.params[x]
+            elif node.op_type == "Softmax":
+                params = (np.float32(1.0 / 256.0), 0 if self.unsigned else -128)
+            else:
+                params = activation_params(self.b.v(y), self.unsigned)
+            self.qdq(y, *params)
+        out = self.g.output[0]
+        # The graph output is the last DequantizeLinear's result, under the output's name.
+        last = self.nodes[-1]
+        last.output[0] = out.name + "_dq_out"
+        graph = helper.make_graph(
+            self.nodes, self.g.name + "_qdq", list(self.g.input),
+            [helper.make_tensor_value_info(out.name + "_dq_out", TensorProto.FLOAT,
+                                           [d.dim_value for d in out.type.tensor_type.shape.dim])],
+            initializer=[t for t in self.inits if t.name not in self.drop])
+        model = helper.make_model(graph, producer_name="bundlefit-make_qdq_models",
+                                  opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = mm.IR_VERSION
+        return model
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, help="output directory")
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    for name in MODELS:
+        builder, model = build_calibrated(name)
+        rng = np.random.default_rng(1234)
+        shape = [SAMPLES] + list(builder.input_shape[1:])
+        kind_unit = name == "lenet"  # LeNet's inputs are images in [0, 1)
+        x = rng.random(shape, dtype=np.float32) if kind_unit else \
+            rng.standard_normal(shape, dtype=np.float32)
+        forms = ["qdq", "qop"] if name in QOPERATOR else ["qdq"]
+        for form, per_channel, unsigned in itertools.product(forms, (False, True), (False, True)):
+            tag = f"{name}_{form}_{'pc' if per_channel else 'pt'}_{'u8' if unsigned else 's8'}"
+            qdq = QdqWriter(model, builder, per_channel, unsigned, form == "qop").run()
+            with open(os.path.join(args.out, tag + ".onnx"), "wb") as f:
+                f.write(qdq.SerializeToString())
+            np.save(os.path.join(args.out, tag + ".input.npy"), x)
+            print(tag, len(qdq.graph.node), "nodes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
