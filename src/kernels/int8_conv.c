@@ -179,8 +179,10 @@ void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int
   const int32_t lastIw0 = W - 1 + padL - (KW - 1) * dilW; /* of the last such column */
   const int32_t owEnd = lastIw0 < 0 ? 0 : bf_i8_min(OW, lastIw0 / strideW + 1);
   /* Two output channels of a group at a time (when Mg is even) share the
-   * blocks' input loads. */
-  const int32_t nm = Mg % 2 == 0 ? 2 : 1;
+   * blocks' input loads. Not for rows of 5+ taps over channel pairs: their
+   * unrolled taps and eight accumulators spill registers on Thumb (LeNet's
+   * 5x5 conv got slower, ResNet's 3x3 and DS-CNN's 10x4 one-channel faster). */
+  const int32_t nm = Mg % 2 == 0 && (KW <= 4 || Cg == 1) ? 2 : 1;
   const int64_t plane = (int64_t)OH * OW;
   for (int32_t n = 0; n < N; ++n) {
     for (int32_t m = 0; m < M; m += nm) {
