@@ -17,6 +17,11 @@ set(BUNDLEFIT_KERNEL_DEFINES_x86_64_avx512 -DBF_WIDE_TILES)
 set(BUNDLEFIT_KERNEL_TRIPLE_aarch64 aarch64-unknown-linux-gnu)
 set(BUNDLEFIT_KERNEL_TRIPLE_thumbv7em thumbv7em-none-eabi)
 set(BUNDLEFIT_KERNEL_TRIPLE_thumbv8m_main thumbv8m.main-none-eabi)
+# The int8 kernels' DSP-extension paths (SMLAD, SXTAB16; __ARM_FEATURE_DSP):
+# thumbv7em has the extension by definition, v8-M Mainline only as an option,
+# which every Cortex-M33/M55/M85 bundlefit targets has. The code generator
+# gives Thumb CPUs without it the thumbv6m family (BundleCodegen.cpp).
+set(BUNDLEFIT_KERNEL_DEFINES_thumbv8m_main -march=armv8-m.main+dsp)
 set(BUNDLEFIT_KERNEL_TRIPLE_thumbv6m thumbv6m-none-eabi)
 
 find_program(BUNDLEFIT_CLANG NAMES clang-16 clang HINTS ${LLVM_TOOLS_BINARY_DIR} /usr/lib/llvm-16/bin REQUIRED)

@@ -81,7 +81,12 @@ llvm::StringRef kernelBitcodeFor(const std::string &triple, const llvm::TargetMa
                                                                     : FAMILY(x86_64);
   if (startsWith(triple, "aarch64") || startsWith(triple, "arm64"))
     return FAMILY(aarch64);
-  if (startsWith(triple, "thumbv6m") || startsWith(triple, "armv6m"))
+  // The thumbv7em and thumbv8m_main families use the DSP extension (int8
+  // SMLAD paths); a Thumb CPU without it (Cortex-M0+, M3, M23) gets the
+  // portable thumbv6m bitcode, which the CPU attributes then compile for it.
+  if (startsWith(triple, "thumbv6m") || startsWith(triple, "armv6m") ||
+      ((startsWith(triple, "thumb") || startsWith(triple, "arm")) &&
+       !machine.getMCSubtargetInfo()->checkFeatures("+dsp")))
     return FAMILY(thumbv6m);
   if (startsWith(triple, "thumbv8m") || startsWith(triple, "armv8m"))
     return FAMILY(thumbv8m_main);

@@ -11,6 +11,28 @@
 #include "bundlefit_kernels_int8.h"
 
 #define BF_I8_INLINE static inline __attribute__((always_inline))
+
+/* The Arm DSP extension (Cortex-M4/M7/M33/M55): SXTAB16 widens two int8 lanes
+ * to int16 and adds an offset, SMLAD does two 16x16 MACs in one instruction,
+ * as CMSIS-NN does. cmake/Kernels.cmake compiles the thumbv7em and
+ * thumbv8m_main families with the extension; the code generator gives Thumb
+ * CPUs without it (Cortex-M3, M23, M0+) the portable thumbv6m family. The
+ * portable paths compute the same int32 sums, so results are bit-identical. */
+#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+#define BF_I8_DSP 1
+#include <arm_acle.h>
+#endif
+
+/* Four int8 at p (any alignment) as one little-endian word. */
+BF_I8_INLINE uint32_t bf_i8_load4(const int8_t *p) {
+  uint32_t v;
+  __builtin_memcpy(&v, p, 4);
+  return v;
+}
+/* Two 16-bit lanes: lo in bits 0-15, hi in bits 16-31 (PKHBT). */
+BF_I8_INLINE uint32_t bf_i8_pack16(int32_t lo, int32_t hi) {
+  return ((uint32_t)lo & 0xFFFFu) | ((uint32_t)hi << 16);
+}
 #define BF_INT32_MAX 2147483647
 #define BF_INT32_MIN (-2147483647 - 1)
 
@@ -23,14 +45,15 @@ BF_I8_INLINE int8_t bf_i8_clamp(int32_t x, int32_t lo, int32_t hi) {
 BF_I8_INLINE int32_t bf_i8_shl(int32_t x, int32_t s) { return (int32_t)((uint32_t)x << s); }
 
 /* gemmlowp SaturatingRoundingDoublingHighMul: round(a * b / 2^31), the one
- * overflowing case (INT32_MIN * INT32_MIN) saturating. Division, not shift:
- * it truncates toward zero after the signed nudge, as the reference does. */
+ * overflowing case (INT32_MIN * INT32_MIN) saturating. The reference adds a
+ * sign-dependent nudge (2^30, or 1 - 2^30 when ab < 0) and divides truncating
+ * toward zero; for ab < 0 that is ceil((ab + 1 - 2^30) / 2^31), which equals
+ * floor((ab + 2^30) / 2^31): one add and an arithmetic shift, as CMSIS-NN's
+ * arm_nn_doubling_high_mult_no_sat does (a third of the instructions). */
 BF_I8_INLINE int32_t bf_i8_srdhm(int32_t a, int32_t b) {
   if (a == b && a == BF_INT32_MIN)
     return BF_INT32_MAX;
-  const int64_t ab = (int64_t)a * (int64_t)b;
-  const int64_t nudge = ab >= 0 ? (1ll << 30) : (1ll - (1ll << 30));
-  return (int32_t)((ab + nudge) / (1ll << 31));
+  return (int32_t)(((int64_t)a * (int64_t)b + (1ll << 30)) >> 31);
 }
 
 /* gemmlowp RoundingDivideByPOT: x / 2^exponent, ties away from zero;
