@@ -47,11 +47,12 @@ def write(path, doc, library, key="cmsis_nn"):
         f.write("\n")
 
 
-def mark_measured(library, provenance_from):
-    """Provenance "measured", and a source that points at it (keeping the code-size citation)."""
+def mark_measured(library, core_type, provenance_from):
+    """Provenance "measured", and a source that says how in a line (keeping the code-size citation)."""
     library["provenance"] = {"kind": "measured", "from": provenance_from}
     code = library.get("source", "").split("code: ", 1)
-    library["source"] = "cycles per MAC: measured, see provenance" + ("; code: " + code[1] if len(code) == 2 else "")
+    library["source"] = (f"cycles per MAC: instructions per MAC counted under QEMU on {core_type} x cycles per "
+                         "instruction (see provenance)" + ("; code: " + code[1] if len(code) == 2 else ""))
 
 
 def cycles_per_instruction(cores, core_type):
@@ -82,7 +83,7 @@ def apply_own(path, doc, own, cmsis_cores, commit):
         library["fc_cycles_per_mac"] = round(per_mac[FC] * factor["value"], 2)
         library["depthwise_cycles_per_mac"] = round(per_mac[DW] * factor["value"], 2)
         carried = "" if cpi_core == core["type"] else f", carried from {cpi_core} (no published {core['type']} timing)"
-        mark_measured(library, f"bench/results/own_insns.json (commit {own['commit'][:12]}): bundlefit's own "
+        mark_measured(library, core["type"], f"bench/results/own_insns.json (commit {own['commit'][:12]}): bundlefit's own "
                       f"{kind} kernels on {core['type']} under QEMU, {conv:.3f} insns/MAC conv, {per_mac[FC]:.3f} "
                       f"fc, {per_mac[DW]:.3f} depthwise; x {factor['value']} cycles/insn from {factor['part']} "
                       f"(bench/results/cmsis_insns.json, commit {commit}){carried}")
@@ -141,7 +142,7 @@ def main():
         if core["type"] == "cortex-m55":
             # Most Helium instructions take two beats on the M55, so an M33 factor is likely low.
             carried += "; MVE instructions take two beats on the Cortex-M55, so this is likely optimistic"
-        mark_measured(library, f"bench/results/cmsis_insns.json (commit {commit}): CMSIS-NN on {core['type']} "
+        mark_measured(library, core["type"], f"bench/results/cmsis_insns.json (commit {commit}): CMSIS-NN on {core['type']} "
                       f"under QEMU {data['machine']}, {conv:.3f} insns/MAC conv, "
                       f"{w[FC]['instructions_per_mac']:.3f} fc, {w[DW]['instructions_per_mac']:.3f} depthwise; "
                       f"x {cpi['value']} cycles/insn from {cpi['part']} ({cpi['from']}){carried}")
