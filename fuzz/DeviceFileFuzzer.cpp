@@ -12,8 +12,8 @@
 #include "bundlefit/device/CostModel.h"
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Fit.h"
-#include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/device/Footprint.h"
+#include "bundlefit/driver/VariantFootprint.h"
 
 #include <nlohmann/json.hpp>
 

@@ -14,6 +14,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string bytes(reinterpret_cast<const char *>(data), size);
-  bundlefit::fuzz::expectParsedOrError("fuzz.npy", [&] { bundlefit::decodeNpy(bytes, "fuzz.npy"); });
+  bundlefit::fuzz::expectParsedOrError("fuzz.npy",
+                                       [&] { bundlefit::decodeNpy(bytes, "fuzz.npy"); });
   return 0;
 }

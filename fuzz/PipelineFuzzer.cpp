@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const std::string path = "/tmp/bundlefit-fuzz-pipeline-" + std::to_string(getpid()) + ".onnx";
+  static const std::string path =
+      "/tmp/bundlefit-fuzz-pipeline-" + std::to_string(getpid()) + ".onnx";
   FILE *file = std::fopen(path.c_str(), "wb");
   if (!file)
     std::abort();

@@ -24,8 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::abort();
   std::fclose(file);
   bundlefit::ImageOptions options;
-  bundlefit::fuzz::expectParsedOrError(
-      path, [&] { bundlefit::loadSamples(path, {1, 3, 8, 8}, options); });
+  bundlefit::fuzz::expectParsedOrError(path, [&] {
+    bundlefit::loadSamples(path, {1, 3, 8, 8}, options);
+  });
   std::remove(path.c_str());
   return 0;
 }

@@ -21,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bundlefit::ProfileData profile = bundlefit::parseProfile(text, source);
     bundlefit::ProfileData again =
         bundlefit::parseProfile(bundlefit::renderProfile(profile), "rendered");
-    bool same = again.tensors.size() == profile.tensors.size() &&
-                again.modelHash == profile.modelHash;
+    bool same =
+        again.tensors.size() == profile.tensors.size() && again.modelHash == profile.modelHash;
     for (size_t i = 0; same && i < profile.tensors.size(); ++i)
       same = again.tensors[i].name == profile.tensors[i].name &&
              again.tensors[i].min == profile.tensors[i].min &&

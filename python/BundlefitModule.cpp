@@ -47,7 +47,8 @@ std::shared_ptr<ModelSource> modelOf(const py::object &model) {
   if (py::isinstance<ModelSource>(model))
     return model.cast<std::shared_ptr<ModelSource>>();
   if (py::isinstance<py::bytes>(model))
-    return std::make_shared<ModelSource>(ModelSource::fromBytes(model.cast<std::string>(), "model.onnx"));
+    return std::make_shared<ModelSource>(
+        ModelSource::fromBytes(model.cast<std::string>(), "model.onnx"));
   return std::make_shared<ModelSource>(
       ModelSource::fromPath(py::str(py::module_::import("os").attr("fspath")(model))));
 }
@@ -78,9 +79,11 @@ py::object stamped(nlohmann::json report, const ModelSource &source) {
 }
 
 /// The weights policy and headroom keywords of fit() and pick().
-device::FitRequest fitRequest(const std::string &weights, const std::optional<std::string> &reserveRam,
-                              const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
-                              std::optional<uint64_t> appFlash, uint64_t staticBytes) {
+device::FitRequest fitRequest(const std::string &weights,
+                              const std::optional<std::string> &reserveRam,
+                              const std::optional<std::string> &reserveFlash,
+                              std::optional<uint64_t> appRam, std::optional<uint64_t> appFlash,
+                              uint64_t staticBytes) {
   device::FitRequest request;
   request.weights = device::parseWeightsPolicy(weights);
   if (reserveRam)
@@ -93,11 +96,12 @@ device::FitRequest fitRequest(const std::string &weights, const std::optional<st
   return request;
 }
 
-py::object fit(const py::object &model, const std::string &device, const std::optional<std::string> &variant,
-               const std::string &weights, bool exactCode, int memoryOpt,
-               const std::optional<std::string> &profile, const std::string &schema,
-               const std::optional<std::string> &reserveRam, const std::optional<std::string> &reserveFlash,
-               std::optional<uint64_t> appRam, std::optional<uint64_t> appFlash, uint64_t staticBytes,
+py::object fit(const py::object &model, const std::string &device,
+               const std::optional<std::string> &variant, const std::string &weights,
+               bool exactCode, int memoryOpt, const std::optional<std::string> &profile,
+               const std::string &schema, const std::optional<std::string> &reserveRam,
+               const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
+               std::optional<uint64_t> appFlash, uint64_t staticBytes,
                const std::vector<std::string> &deviceFiles) {
   std::shared_ptr<ModelSource> source = modelOf(model);
   driver::FitCheckOptions options;
@@ -116,11 +120,13 @@ py::object fit(const py::object &model, const std::string &device, const std::op
   return stamped(std::move(report), *source);
 }
 
-py::object pick(const py::object &model, const std::string &device, const std::vector<std::string> &variants,
-                const std::string &goal, bool allowEstimates, int memoryOpt, const std::optional<std::string> &profile,
+py::object pick(const py::object &model, const std::string &device,
+                const std::vector<std::string> &variants, const std::string &goal,
+                bool allowEstimates, int memoryOpt, const std::optional<std::string> &profile,
                 const std::string &schema, const std::optional<std::string> &reserveRam,
                 const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
-                std::optional<uint64_t> appFlash, uint64_t staticBytes, const std::vector<std::string> &deviceFiles) {
+                std::optional<uint64_t> appFlash, uint64_t staticBytes,
+                const std::vector<std::string> &deviceFiles) {
   std::shared_ptr<ModelSource> source = modelOf(model);
   driver::PickCheckOptions options;
   options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
@@ -162,8 +168,8 @@ py::object plan(const py::object &model, int memoryOpt, const std::optional<std:
 /// Writes the bundle directory and returns its <net>.memory.json (what
 /// `bundlefit compile --json` prints).
 py::object compile(const py::object &model, const std::string &outputDir, const std::string &target,
-                   int memoryOpt, const std::optional<std::string> &profile, const std::string &schema,
-                   bool useCmsis, const std::string &opt) {
+                   int memoryOpt, const std::optional<std::string> &profile,
+                   const std::string &schema, bool useCmsis, const std::string &opt) {
   std::shared_ptr<ModelSource> source = modelOf(model);
   nlohmann::json report;
   {
@@ -227,27 +233,30 @@ PYBIND11_MODULE(bundlefit, m) {
       py::arg("source"), py::arg("name") = py::none(),
       "A model from a path or from bytes (onnx.ModelProto.SerializeToString()); `name` names bytes "
       "in reports (default model.onnx)");
-  m.def("fit", &fit, py::arg("model"), py::kw_only(), py::arg("device"), py::arg("variant") = py::none(),
-        py::arg("weights") = "auto", py::arg("exact_code") = false, py::arg("memory_opt") = 2,
-        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
-        py::arg("reserve_ram") = py::none(), py::arg("reserve_flash") = py::none(),
-        py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
+  m.def("fit", &fit, py::arg("model"), py::kw_only(), py::arg("device"),
+        py::arg("variant") = py::none(), py::arg("weights") = "auto", py::arg("exact_code") = false,
+        py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
+        py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
+        py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(),
+        py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
         py::arg("device_files") = std::vector<std::string>{},
         "Does the model fit the part: the bundlefit.fit/1 report as a dict. Without exact_code the "
         "code figure is a labelled estimate and no code is generated (unless the code-size cache "
         "holds this build's); exact_code=True compiles the bundle as `bundlefit fit` does.");
   m.def("pick", &pick, py::arg("model"), py::kw_only(), py::arg("device"),
         py::arg("variants") = std::vector<std::string>{}, py::arg("goal") = "latency",
-        py::arg("allow_estimates") = false, py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
-        py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
-        py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(),
+        py::arg("allow_estimates") = false, py::arg("memory_opt") = 2,
+        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
+        py::arg("reserve_ram") = py::none(), py::arg("reserve_flash") = py::none(),
+        py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(),
         py::arg("static_bytes") = 0, py::arg("device_files") = std::vector<std::string>{},
         "Which build suits the part: the bundlefit.pick/1 report of `bundlefit pick` as a dict "
         "(every variant compiled for the part's core, as the command does; 'best' indexes "
         "'candidates', None when nothing fits)");
   m.def("plan", &plan, py::arg("model"), py::kw_only(), py::arg("memory_opt") = 2,
         py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
-        py::arg("time_limit") = 5.0, "The memory plan: the bundlefit.memory/1 report of `bundlefit plan`");
+        py::arg("time_limit") = 5.0,
+        "The memory plan: the bundlefit.memory/1 report of `bundlefit plan`");
   m.def("compile", &compile, py::arg("model"), py::arg("output_dir"), py::kw_only(),
         py::arg("target") = "host", py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
         py::arg("quantization_schema") = "asymmetric", py::arg("use_cmsis") = false,

@@ -22,11 +22,13 @@ ModelSource ModelSource::fromPath(const std::string &path) {
 
 ModelSource ModelSource::fromBytes(const std::string &bytes, const std::string &name) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
-    throw Error(ExitCode::Usage, "name '" + name + "': a file name without directories, e.g. model.onnx");
+    throw Error(ExitCode::Usage,
+                "name '" + name + "': a file name without directories, e.g. model.onnx");
   std::error_code ec;
   std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-py-XXXXXX").string();
   if (!::mkdtemp(pattern.data()))
-    throw Error(ExitCode::CannotWrite, pattern + ": cannot create a temporary directory for the model bytes");
+    throw Error(ExitCode::CannotWrite,
+                pattern + ": cannot create a temporary directory for the model bytes");
   ModelSource source;
   source.temporaryDir_ = pattern;
   source.path_ = (fs::path(pattern) / name).string();

@@ -61,11 +61,13 @@ static void depthwise(int h, int w, int c, int k, int pad) {
   cmsis_nn_per_channel_quant_params q = {multiplier, shift};
   cmsis_nn_dims in = {1, h, w, c}, f = {1, k, k, c}, b = {1, 1, 1, c};
   cmsis_nn_dims out = {1, h + 2 * pad - k + 1, w + 2 * pad - k + 1, c};
-  sink = arm_depthwise_conv_wrapper_s8(&ctx, &p, &q, &in, input, &f, filter, &b, bias, &out, output);
+  sink =
+      arm_depthwise_conv_wrapper_s8(&ctx, &p, &q, &in, input, &f, filter, &b, bias, &out, output);
 }
 
 static void fully_connected(int depth, int units) {
-  cmsis_nn_dims in = {1, 1, 1, depth}, f = {depth, 1, 1, units}, b = {1, 1, 1, units}, out = {1, 1, 1, units};
+  cmsis_nn_dims in = {1, 1, 1, depth}, f = {depth, 1, 1, units}, b = {1, 1, 1, units},
+                out = {1, 1, 1, units};
   cmsis_nn_context ctx = {0, 0};
   /* On Helium the kernel reads per-row sums of the weights (computed once per
    * model, outside the inference) from the context buffer. */

@@ -18,8 +18,8 @@
 #include "bundlefit/driver/CompileBundle.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
-#include "bundlefit/interp/Npy.h"
 #include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/interp/Npy.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/reports/TextTable.h"
@@ -96,7 +96,8 @@ void profileModel(const std::string &model, const std::string &input, const std:
       [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
   interpreter.run({{graph->inputs()[0]->name, loadNpy(input)}});
   recorder.finishSample();
-  std::ofstream(path) << renderProfile(recorder.result(hashModelFile(model), fs::path(model).filename()));
+  std::ofstream(path) << renderProfile(
+      recorder.result(hashModelFile(model), fs::path(model).filename()));
 }
 
 struct Variant {
@@ -141,12 +142,15 @@ int main(int argc, char **argv) {
   const std::string dir = positional[0];
   const std::string outPath = positional.size() > 1 ? positional[1] : "bench/results/memory.json";
   setVerbosity(Verbosity::Quiet);
-  const std::vector<Variant> variants = {
-      {"lenet", false, true},  {"lenet", true},
-      {"resnet8", false, true}, {"resnet8", true},
-      {"ds_cnn", false, true}, {"ds_cnn", true},
-      {"mobilenet_v1_025", false, true}, {"mobilenet_v1_025", true},
-      {"mobilenet_v2", true, true}};
+  const std::vector<Variant> variants = {{"lenet", false, true},
+                                         {"lenet", true},
+                                         {"resnet8", false, true},
+                                         {"resnet8", true},
+                                         {"ds_cnn", false, true},
+                                         {"ds_cnn", true},
+                                         {"mobilenet_v1_025", false, true},
+                                         {"mobilenet_v1_025", true},
+                                         {"mobilenet_v2", true, true}};
   std::vector<std::string> targets = {"host"};
   if (m7)
     targets.push_back("cortex-m7");
@@ -252,18 +256,18 @@ int main(int argc, char **argv) {
           anyCompared = true;
         }
       }
-      levelJson.push_back({{"memory_opt", level},
-                           {"activations", r.activations},
-                           {"macs", r.macs},
-                           {"extra_macs", int64_t(r.macs) - int64_t(levels[0].macs)},
-                           // The README quotes this as "x% more MACs".
-                           {"extra_macs_fraction",
-                            levels[0].macs ? (double(r.macs) - double(levels[0].macs)) /
-                                                 double(levels[0].macs)
-                                           : 0.0},
-                           {"fused_nodes", r.fused},
-                           {"scratch_buffers", r.scratch},
-                           {"outputs_vs_level0", checks}});
+      levelJson.push_back(
+          {{"memory_opt", level},
+           {"activations", r.activations},
+           {"macs", r.macs},
+           {"extra_macs", int64_t(r.macs) - int64_t(levels[0].macs)},
+           // The README quotes this as "x% more MACs".
+           {"extra_macs_fraction",
+            levels[0].macs ? (double(r.macs) - double(levels[0].macs)) / double(levels[0].macs)
+                           : 0.0},
+           {"fused_nodes", r.fused},
+           {"scratch_buffers", r.scratch},
+           {"outputs_vs_level0", checks}});
     }
     verdict = !anyCompared ? "not run" : allMatch ? "match" : "DIFFER";
     std::vector<std::string> row = {name, dtype, withThousands(bound)};

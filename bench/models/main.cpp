@@ -60,9 +60,8 @@ int main(int argc, char **argv) {
   }
   std::string dir = argv[1];
   std::string outPath = argc > 2 ? argv[2] : "bench/results/model_memory.json";
-  const std::vector<std::string> models = {"lenet",       "resnet8",      "ds_cnn",
-                                           "mobilenet_v1_025", "autoencoder", "mobilenet_v2",
-                                           "branchy"};
+  const std::vector<std::string> models = {
+      "lenet", "resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder", "mobilenet_v2", "branchy"};
   TextTable table({"model", "nodes", "constant", "activations", "lower bound", "peak model order",
                    "peak chosen order", "layer bound", "allocator", "plan ms"},
                   {false, true, true, true, true, true, true, true, false, true});
@@ -76,8 +75,8 @@ int main(int argc, char **argv) {
     uint64_t chosenPeak = peakLiveBytes(*graph, chosenOrder);
     auto start = std::chrono::steady_clock::now();
     MemoryPlan plan = planGraphMemory(*graph);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     uint64_t bound = layerBound(*graph);
     char msText[32];
     std::snprintf(msText, sizeof msText, "%.1f", ms);
@@ -100,7 +99,8 @@ int main(int argc, char **argv) {
   std::cout << table.render();
   std::ofstream(outPath) << nlohmann::json{{"benchmark", "model_memory"},
                                            {"commit", bundlefit::bench::sourceCommit()},
-                                           {"models", results}}.dump(2)
+                                           {"models", results}}
+                                .dump(2)
                          << "\n";
   std::cout << "wrote " << outPath << "\n";
   return 0;

@@ -81,9 +81,9 @@ fs::path buildPeer(const PeerOptions &o, const std::string &script, const std::s
 
 std::string runJson(const Run &r) {
   std::ostringstream json;
-  json << "{\"ran\": " << (r.ran ? "true" : "false") << ", \"fits\": " << (r.fits ? "true" : "false")
-       << ", \"peak\": " << r.peak << ", \"seconds\": " << r.seconds
-       << ", \"note\": " << quoted(r.note) << "}";
+  json << "{\"ran\": " << (r.ran ? "true" : "false")
+       << ", \"fits\": " << (r.fits ? "true" : "false") << ", \"peak\": " << r.peak
+       << ", \"seconds\": " << r.seconds << ", \"note\": " << quoted(r.note) << "}";
   return json.str();
 }
 
@@ -105,10 +105,11 @@ std::string benchPeers(const PeerOptions &o, bool &ok) {
     std::printf("\nno peers in %s: side-by-side skipped\n", o.thirdParty.string().c_str());
     return "";
   }
-  std::printf("\n== Side by side: fits / peak / wall seconds per process (capacity in the name) ==\n");
+  std::printf(
+      "\n== Side by side: fits / peak / wall seconds per process (capacity in the name) ==\n");
   std::printf("%-16s %9s %9s | %-26s | %-26s | %-24s | %s\n", "instance", "capacity", "bound",
-              o.bundlefit.empty() ? "bundlefit (library)" : "bundlefit plan-buffers",
-              "MiniMalloc", "TFLM greedy", "MiniMalloc s / ours");
+              o.bundlefit.empty() ? "bundlefit (library)" : "bundlefit plan-buffers", "MiniMalloc",
+              "TFLM greedy", "MiniMalloc s / ours");
   std::ostringstream json;
   json << "{\"bundlefit\": " << quoted(o.bundlefit.empty() ? "library" : "cli")
        << ", \"instances\": [";
@@ -131,12 +132,12 @@ std::string benchPeers(const PeerOptions &o, bool &ok) {
     fs::remove(oursOut);
     ours.ran = true;
     if (!o.bundlefit.empty()) {
-      int status = runTimed(limit + o.bundlefit + " plan-buffers " + input.string() +
-                                " --format csv --stop-when-fits --capacity " +
-                                std::to_string(capacity) + " --time-limit " +
-                                std::to_string(int(o.timeLimit)) + " -o " + oursOut.string() +
-                                " > /dev/null 2>&1",
-                            ours.seconds);
+      int status =
+          runTimed(limit + o.bundlefit + " plan-buffers " + input.string() +
+                       " --format csv --stop-when-fits --capacity " + std::to_string(capacity) +
+                       " --time-limit " + std::to_string(int(o.timeLimit)) + " -o " +
+                       oursOut.string() + " > /dev/null 2>&1",
+                   ours.seconds);
       ours.note = "exit " + std::to_string(status);
     } else {
       bp::PlanOptions options;
@@ -145,7 +146,8 @@ std::string benchPeers(const PeerOptions &o, bool &ok) {
       options.exact.timeBudgetSeconds = o.timeLimit;
       auto start = std::chrono::steady_clock::now();
       bp::Plan plan = bp::planMemory(csv->problem, options);
-      ours.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ours.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::ofstream out(oursOut);
       bp::formats::writeMiniMallocCsv(out, csv->problem, plan, csv->names);
       ours.note = bp::proofOf(plan, capacity);
@@ -160,10 +162,10 @@ std::string benchPeers(const PeerOptions &o, bool &ok) {
       fs::path out = o.work / (name + ".minimalloc.csv");
       fs::remove(out);
       theirs.ran = true;
-      int status = runTimed(limit + minimalloc.string() + " --capacity=" + std::to_string(capacity) +
-                                " --input=" + input.string() + " --output=" + out.string() +
-                                " > /dev/null 2>&1",
-                            theirs.seconds);
+      int status = runTimed(
+          limit + minimalloc.string() + " --capacity=" + std::to_string(capacity) +
+              " --input=" + input.string() + " --output=" + out.string() + " > /dev/null 2>&1",
+          theirs.seconds);
       theirs.note = "exit " + std::to_string(status);
       bool theirsValid = readPlan(out, csv->problem, theirs.peak, why);
       theirs.fits = theirsValid && theirs.peak <= capacity;
@@ -174,7 +176,8 @@ std::string benchPeers(const PeerOptions &o, bool &ok) {
       fs::path out = o.work / (name + ".tflm.csv");
       fs::remove(out);
       greedy.ran = true;
-      runTimed(limit + tflm.string() + " " + input.string() + " " + out.string() + " > /dev/null 2>&1",
+      runTimed(limit + tflm.string() + " " + input.string() + " " + out.string() +
+                   " > /dev/null 2>&1",
                greedy.seconds);
       bool greedyValid = readPlan(out, csv->problem, greedy.peak, why);
       greedy.fits = greedyValid && greedy.peak <= capacity;
@@ -187,9 +190,11 @@ std::string benchPeers(const PeerOptions &o, bool &ok) {
     theirsFit += theirs.fits;
     double ratio = ours.seconds > 0 ? theirs.seconds / ours.seconds : 0;
     std::printf("%-16s %9llu %9llu | %-26s | %-26s | %-24s | %.1fx\n", name.c_str(),
-                (unsigned long long)capacity, (unsigned long long)bp::computeLowerBound(csv->problem),
-                cell(ours).c_str(), cell(theirs).c_str(), cell(greedy).c_str(), ratio);
-    json << (k ? "," : "") << "\n    {\"instance\": " << quoted(name) << ", \"capacity\": " << capacity
+                (unsigned long long)capacity,
+                (unsigned long long)bp::computeLowerBound(csv->problem), cell(ours).c_str(),
+                cell(theirs).c_str(), cell(greedy).c_str(), ratio);
+    json << (k ? "," : "") << "\n    {\"instance\": " << quoted(name)
+         << ", \"capacity\": " << capacity
          << ", \"lower_bound\": " << bp::computeLowerBound(csv->problem)
          << ", \"bundlefit\": " << runJson(ours) << ", \"minimalloc\": " << runJson(theirs)
          << ", \"tflm\": " << runJson(greedy) << ", \"minimalloc_over_bundlefit_time\": " << ratio

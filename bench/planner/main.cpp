@@ -22,8 +22,8 @@
 #include "SourceCommit.h"
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -97,14 +97,13 @@ std::string benchGlow(const Options &o, bool &ok) {
     glowAtBound += m.glowArena == plan.lowerBound;
     std::printf("%-34s %7zu %12llu %12llu %12llu %9.2f %9.2f %s\n", m.name.c_str(),
                 m.problem.buffers.size(), (unsigned long long)plan.lowerBound,
-                (unsigned long long)m.glowArena, (unsigned long long)plan.arenaSize,
-                t * 1e3, cpu * 1e3, plan.algorithm.c_str());
+                (unsigned long long)m.glowArena, (unsigned long long)plan.arenaSize, t * 1e3,
+                cpu * 1e3, plan.algorithm.c_str());
     json << (k ? "," : "") << "\n    {\"model\": " << quoted(m.name)
          << ", \"buffers\": " << m.problem.buffers.size()
          << ", \"lower_bound\": " << plan.lowerBound << ", \"glow_arena\": " << m.glowArena
          << ", \"arena\": " << plan.arenaSize << ", \"seconds\": " << t
-         << ", \"cpu_seconds\": " << cpu << ", \"algorithm\": " << quoted(plan.algorithm)
-         << "}";
+         << ", \"cpu_seconds\": " << cpu << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
   }
   std::printf("at lower bound: ours %d/%zu, Glow %d/%zu; slowest %.1f ms\n", atBound,
               models->size(), glowAtBound, models->size(), worst * 1e3);
@@ -121,8 +120,8 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
     for (const char *c : {"A", "B", "C", "D", "E", "F"})
       names.push_back(std::string(c) + ".1048576.csv");
   std::printf("\n== MiniMalloc instances ==\n");
-  std::printf("%-16s %7s %9s %11s %11s %11s %8s %8s %9s %s\n", "instance", "buffers",
-              "capacity", "lower bnd", "greedy", "exact", "wall s", "cpu s", "nodes", "fits");
+  std::printf("%-16s %7s %9s %11s %11s %11s %8s %8s %9s %s\n", "instance", "buffers", "capacity",
+              "lower bnd", "greedy", "exact", "wall s", "cpu s", "nodes", "fits");
   std::ostringstream json;
   json << "[";
   int fits = 0;
@@ -147,17 +146,16 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
     ok &= validOrSay(csv->problem, greedy, names[k]) && validOrSay(csv->problem, exact, names[k]);
     bool fit = exact.arenaSize <= capacity;
     fits += fit;
-    std::printf("%-16s %7zu %9llu %11llu %11llu %11llu %8.3f %8.3f %9llu %s\n",
-                names[k].c_str(), csv->problem.buffers.size(), (unsigned long long)capacity,
+    std::printf("%-16s %7zu %9llu %11llu %11llu %11llu %8.3f %8.3f %9llu %s\n", names[k].c_str(),
+                csv->problem.buffers.size(), (unsigned long long)capacity,
                 (unsigned long long)exact.lowerBound, (unsigned long long)greedy.arenaSize,
-                (unsigned long long)exact.arenaSize, te, cpu,
-                (unsigned long long)exact.searchNodes, fit ? "yes" : "NO");
+                (unsigned long long)exact.arenaSize, te, cpu, (unsigned long long)exact.searchNodes,
+                fit ? "yes" : "NO");
     json << (k ? "," : "") << "\n    {\"instance\": " << quoted(names[k])
          << ", \"buffers\": " << csv->problem.buffers.size() << ", \"capacity\": " << capacity
-         << ", \"lower_bound\": " << exact.lowerBound
-         << ", \"greedy_arena\": " << greedy.arenaSize << ", \"greedy_seconds\": " << tg
-         << ", \"exact_arena\": " << exact.arenaSize << ", \"exact_seconds\": " << te
-         << ", \"exact_cpu_seconds\": " << cpu
+         << ", \"lower_bound\": " << exact.lowerBound << ", \"greedy_arena\": " << greedy.arenaSize
+         << ", \"greedy_seconds\": " << tg << ", \"exact_arena\": " << exact.arenaSize
+         << ", \"exact_seconds\": " << te << ", \"exact_cpu_seconds\": " << cpu
          << ", \"exact_nodes\": " << exact.searchNodes << ", \"fits\": " << (fit ? "true" : "false")
          << "}";
   }
@@ -175,11 +173,11 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
 constexpr double kScaleTimeLimit = 60;
 
 std::string benchScale(const Options &o, bool &ok) {
-  std::vector<int> sizes = o.smoke ? std::vector<int>{1000}
-                                   : std::vector<int>{1000, 10000, 100000, 1000000};
+  std::vector<int> sizes =
+      o.smoke ? std::vector<int>{1000} : std::vector<int>{1000, 10000, 100000, 1000000};
   std::printf("\n== Random problems through planMemory (time limit %.0f s) ==\n", kScaleTimeLimit);
-  std::printf("%9s %14s %14s %8s %9s %9s %9s %9s %s\n", "buffers", "lower bound", "arena",
-              "ratio", "wall s", "cpu s", "check s", "sections", "algorithm / proof");
+  std::printf("%9s %14s %14s %8s %9s %9s %9s %9s %s\n", "buffers", "lower bound", "arena", "ratio",
+              "wall s", "cpu s", "check s", "sections", "algorithm / proof");
   std::ostringstream json;
   json << "[";
   for (size_t k = 0; k < sizes.size(); ++k) {
@@ -199,8 +197,8 @@ std::string benchScale(const Options &o, bool &ok) {
     json << (k ? "," : "") << "\n    {\"buffers\": " << sizes[k]
          << ", \"lower_bound\": " << plan.lowerBound << ", \"arena\": " << plan.arenaSize
          << ", \"seconds\": " << t << ", \"cpu_seconds\": " << cpu
-         << ", \"time_limit_seconds\": " << kScaleTimeLimit << ", \"check_seconds\": " << tc << ", \"sections\": " << plan.sections
-         << ", \"proof\": " << quoted(bp::proofOf(plan, 0))
+         << ", \"time_limit_seconds\": " << kScaleTimeLimit << ", \"check_seconds\": " << tc
+         << ", \"sections\": " << plan.sections << ", \"proof\": " << quoted(bp::proofOf(plan, 0))
          << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
   }
   json << "\n  ]";

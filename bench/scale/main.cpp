@@ -277,7 +277,8 @@ int main(int argc, char **argv) {
   fs::create_directories(dir);
 
   std::vector<Measurement> results;
-  std::vector<int> chains = quick ? std::vector<int>{2500, 5000} : std::vector<int>{2500, 5000, 20000};
+  std::vector<int> chains =
+      quick ? std::vector<int>{2500, 5000} : std::vector<int>{2500, 5000, 20000};
   std::vector<int> concats = quick ? std::vector<int>{1000} : std::vector<int>{1000, 5000};
   std::vector<int> passChains =
       quick ? std::vector<int>{2000, 20000} : std::vector<int>{2000, 20000, 100000};

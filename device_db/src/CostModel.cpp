@@ -67,7 +67,8 @@ std::string describeProvenance(const KernelLibrary &library, const Device &devic
   std::string coreType = core ? core->type : library.core;
   switch (library.provenance) {
   case CostProvenance::Published:
-    return "calibrated on a published figure for " + device.id + " (" + library.provenanceFrom + ")";
+    return "calibrated on a published figure for " + device.id + " (" + library.provenanceFrom +
+           ")";
   case CostProvenance::Measured:
     return "derived from measurements on " + coreType + " (" + library.provenanceFrom + ")";
   case CostProvenance::Carried:
@@ -79,14 +80,19 @@ std::string describeProvenance(const KernelLibrary &library, const Device &devic
 const std::vector<CalibrationPoint> &an13001Timings() {
   static const std::vector<CalibrationPoint> points = {
       {"AN13001 2.2.2/Table 2: RT1060 LeNet int8 plain", "rt1062", "lenet", "int8", false, 26.0},
-      {"AN13001 Table 2/5: RT1060 LeNet int8 CMSIS-NN, weights in RAM", "rt1062", "lenet", "int8-cmsis", false, 10.0},
-      {"AN13001 Table 5: RT1060 LeNet int8 CMSIS-NN, weights in Flash", "rt1062", "lenet", "int8-cmsis", true, 17.0},
-      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in RAM", "rt1062", "cifar10", "int8-cmsis", false, 29.0, false},
-      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in Flash", "rt1062", "cifar10", "int8-cmsis", true, 30.0, false},
+      {"AN13001 Table 2/5: RT1060 LeNet int8 CMSIS-NN, weights in RAM", "rt1062", "lenet",
+       "int8-cmsis", false, 10.0},
+      {"AN13001 Table 5: RT1060 LeNet int8 CMSIS-NN, weights in Flash", "rt1062", "lenet",
+       "int8-cmsis", true, 17.0},
+      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in RAM", "rt1062", "cifar10",
+       "int8-cmsis", false, 29.0, false},
+      {"AN13001 Table 5: RT1060 CIFAR-10 int8 CMSIS-NN, weights in Flash", "rt1062", "cifar10",
+       "int8-cmsis", true, 30.0, false},
       {"AN13001 Table 3: RT685 LeNet int8 plain", "rt685", "lenet", "int8", false, 60.39},
       {"AN13001 Table 3: RT685 LeNet int8 CMSIS-NN", "rt685", "lenet", "int8-cmsis", false, 28.52},
       {"AN13001 Table 3: RT685 LeNet int8 HiFi4", "rt685", "lenet", "int8-hifi4", false, 2.51},
-      {"AN13001 Table 3: RT685 LeNet int8 HiFi4 + CMSIS-NN", "rt685", "lenet", "int8-hifi4-cmsis", false, 2.49},
+      {"AN13001 Table 3: RT685 LeNet int8 HiFi4 + CMSIS-NN", "rt685", "lenet", "int8-hifi4-cmsis",
+       false, 2.49},
   };
   return points;
 }
@@ -108,10 +114,10 @@ struct Builder {
   Graph &graph;
   Value *conv(Value *x, const std::string &name, int64_t cout, int64_t k, int64_t pad) {
     int64_t cin = x->type.shape[1], h = x->type.shape[2], w = x->type.shape[3];
-    Node *node = graph.addNode("Conv", name,
-                               {x, constant(graph, name + "_w", {cout, cin, k, k}),
-                                constant(graph, name + "_b", {cout})},
-                               {name + "_out"});
+    Node *node = graph.addNode(
+        "Conv", name,
+        {x, constant(graph, name + "_w", {cout, cin, k, k}), constant(graph, name + "_b", {cout})},
+        {name + "_out"});
     node->attrs.setInts("kernel_shape", {k, k});
     node->attrs.setInts("pads", {pad, pad, pad, pad});
     node->attrs.setInts("strides", {1, 1});
@@ -138,9 +144,9 @@ struct Builder {
   }
   Value *gemm(Value *x, const std::string &name, int64_t n) {
     int64_t k = x->type.shape[1];
-    Node *node = graph.addNode("Gemm", name,
-                               {x, constant(graph, name + "_w", {n, k}), constant(graph, name + "_b", {n})},
-                               {name + "_out"});
+    Node *node = graph.addNode(
+        "Gemm", name, {x, constant(graph, name + "_w", {n, k}), constant(graph, name + "_b", {n})},
+        {name + "_out"});
     node->attrs.setInt("transB", 1);
     return typed(node->output(), {1, n});
   }

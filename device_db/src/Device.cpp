@@ -49,8 +49,7 @@ constexpr uint64_t kMaxFlexRamBanks = 64;
 /// Byte counts and addresses must be integers in [0, kMaxDeviceBytes]
 /// (addresses below 2^64); throws naming the file and the field.
 void checkByteFields(const json &doc, const std::string &file) {
-  auto check = [&](const json &object, const char *key, const std::string &where,
-                   uint64_t limit) {
+  auto check = [&](const json &object, const char *key, const std::string &where, uint64_t limit) {
     if (!object.is_object() || !object.contains(key))
       return;
     const json &value = object[key];
@@ -58,9 +57,9 @@ void checkByteFields(const json &doc, const std::string &file) {
       throw Error(ExitCode::BadInputFile, file + ": " + where + key + ": " + value.dump() +
                                               " is not a non-negative integer byte count");
     if (value.get<uint64_t>() > limit)
-      throw Error(ExitCode::BadInputFile,
-                  file + ": " + where + key + ": " + value.dump() + " is larger than " +
-                      std::to_string(limit) + " bytes");
+      throw Error(ExitCode::BadInputFile, file + ": " + where + key + ": " + value.dump() +
+                                              " is larger than " + std::to_string(limit) +
+                                              " bytes");
   };
   const uint64_t anyAddress = ~uint64_t(0);
   if (doc.contains("memory") && doc["memory"].is_array())
@@ -80,8 +79,8 @@ void checkByteFields(const json &doc, const std::string &file) {
     check(doc["flexram"], "bank_bytes", "flexram.", kMaxDeviceBytes);
     // fit tries every split of the banks (quadratic in their number); real
     // parts have 16 or fewer.
-    for (const char *key : {"banks", "default_itcm_banks", "default_dtcm_banks",
-                            "default_ocram_banks"})
+    for (const char *key :
+         {"banks", "default_itcm_banks", "default_dtcm_banks", "default_ocram_banks"})
       check(doc["flexram"], key, "flexram.", kMaxFlexRamBanks);
   }
   if (doc.contains("kernel_libraries") && doc["kernel_libraries"].is_object())
@@ -91,9 +90,12 @@ void checkByteFields(const json &doc, const std::string &file) {
 }
 
 MemoryKind parseKind(const std::string &text) {
-  if (text == "flash") return MemoryKind::Flash;
-  if (text == "tcm") return MemoryKind::Tcm;
-  if (text == "sdram") return MemoryKind::Sdram;
+  if (text == "flash")
+    return MemoryKind::Flash;
+  if (text == "tcm")
+    return MemoryKind::Tcm;
+  if (text == "sdram")
+    return MemoryKind::Sdram;
   return MemoryKind::Sram;
 }
 
@@ -114,8 +116,10 @@ MemoryRegionInfo parseRegion(const json &m) {
 }
 
 CostProvenance parseProvenance(const std::string &text) {
-  if (text == "published") return CostProvenance::Published;
-  if (text == "measured") return CostProvenance::Measured;
+  if (text == "published")
+    return CostProvenance::Published;
+  if (text == "measured")
+    return CostProvenance::Measured;
   return CostProvenance::Carried;
 }
 
@@ -132,11 +136,15 @@ void checkReferences(const Device &device, const std::string &file) {
   for (size_t i = 0; i < device.memory.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (device.memory[i].name == device.memory[j].name)
-        bad("memory[" + std::to_string(i) + "].name", "duplicate region '" + device.memory[i].name + "'");
+        bad("memory[" + std::to_string(i) + "].name",
+            "duplicate region '" + device.memory[i].name + "'");
   const std::pair<const char *, const std::string *> homeFields[] = {
-      {"homes.code", &device.homes.code},        {"homes.weights_flash", &device.homes.weightsFlash},
-      {"homes.weights_ram", &device.homes.weightsRam}, {"homes.io", &device.homes.io},
-      {"homes.activations", &device.homes.activations}, {"homes.sdk_ram", &device.homes.sdkRam},
+      {"homes.code", &device.homes.code},
+      {"homes.weights_flash", &device.homes.weightsFlash},
+      {"homes.weights_ram", &device.homes.weightsRam},
+      {"homes.io", &device.homes.io},
+      {"homes.activations", &device.homes.activations},
+      {"homes.sdk_ram", &device.homes.sdkRam},
       {"homes.library_ram", &device.homes.libraryRam}};
   for (const auto &[field, name] : homeFields)
     if (!device.findRegion(*name))
@@ -149,7 +157,8 @@ void checkReferences(const Device &device, const std::string &file) {
     if (!device.findCore(library.core))
       bad("kernel_libraries." + key + ".core", "names no core ('" + library.core + "')");
   if (device.flexram)
-    for (const std::string *name : {&device.flexram->itcm, &device.flexram->dtcm, &device.flexram->ocram})
+    for (const std::string *name :
+         {&device.flexram->itcm, &device.flexram->dtcm, &device.flexram->ocram})
       if (!device.findRegion(*name))
         bad("flexram", "names no memory region ('" + *name + "')");
   bool anyRunner = false;
@@ -163,19 +172,26 @@ void checkReferences(const Device &device, const std::string &file) {
 
 const char *memoryKindName(MemoryKind kind) {
   switch (kind) {
-  case MemoryKind::Flash: return "flash";
-  case MemoryKind::Sram: return "sram";
-  case MemoryKind::Tcm: return "tcm";
-  case MemoryKind::Sdram: return "sdram";
+  case MemoryKind::Flash:
+    return "flash";
+  case MemoryKind::Sram:
+    return "sram";
+  case MemoryKind::Tcm:
+    return "tcm";
+  case MemoryKind::Sdram:
+    return "sdram";
   }
   return "?";
 }
 
 const char *costProvenanceName(CostProvenance provenance) {
   switch (provenance) {
-  case CostProvenance::Published: return "published";
-  case CostProvenance::Measured: return "measured";
-  case CostProvenance::Carried: return "carried";
+  case CostProvenance::Published:
+    return "published";
+  case CostProvenance::Measured:
+    return "measured";
+  case CostProvenance::Carried:
+    return "carried";
   }
   return "?";
 }
@@ -290,14 +306,23 @@ Device parseDevice(const json &doc, const std::string &file) {
   for (const json &m : doc.at("memory"))
     device.memory.push_back(parseRegion(m));
   const json &homes = doc.at("homes");
-  device.homes = {homes.at("code"), homes.at("weights_flash"), homes.at("weights_ram"),
-                  homes.at("io"), homes.at("activations"), homes.at("sdk_ram"),
+  device.homes = {homes.at("code"),
+                  homes.at("weights_flash"),
+                  homes.at("weights_ram"),
+                  homes.at("io"),
+                  homes.at("activations"),
+                  homes.at("sdk_ram"),
                   homes.value("library_ram", homes.at("weights_ram").get<std::string>())};
   if (doc.contains("flexram")) {
     const json &f = doc["flexram"];
-    device.flexram = FlexRam{f.at("bank_bytes"), f.at("banks"), f.at("default_itcm_banks"),
-                             f.at("default_dtcm_banks"), f.at("default_ocram_banks"),
-                             f.at("itcm"), f.at("dtcm"), f.at("ocram")};
+    device.flexram = FlexRam{f.at("bank_bytes"),
+                             f.at("banks"),
+                             f.at("default_itcm_banks"),
+                             f.at("default_dtcm_banks"),
+                             f.at("default_ocram_banks"),
+                             f.at("itcm"),
+                             f.at("dtcm"),
+                             f.at("ocram")};
   }
   const json &base = doc.at("sdk_baseline");
   device.sdkBaselineFlash = base.at("flash");
@@ -363,9 +388,12 @@ Device resolveBoard(const json &doc, const Device &part, const std::string &file
   if (doc.contains("homes")) {
     const json &homes = doc["homes"];
     const std::pair<const char *, std::string *> fields[] = {
-        {"code", &device.homes.code},         {"weights_flash", &device.homes.weightsFlash},
-        {"weights_ram", &device.homes.weightsRam}, {"io", &device.homes.io},
-        {"activations", &device.homes.activations}, {"sdk_ram", &device.homes.sdkRam},
+        {"code", &device.homes.code},
+        {"weights_flash", &device.homes.weightsFlash},
+        {"weights_ram", &device.homes.weightsRam},
+        {"io", &device.homes.io},
+        {"activations", &device.homes.activations},
+        {"sdk_ram", &device.homes.sdkRam},
         {"library_ram", &device.homes.libraryRam}};
     for (const auto &[key, target] : fields)
       if (homes.contains(key))
@@ -434,7 +462,8 @@ void DeviceDatabase::addFile(const std::string &path) {
   if (document.is_object() && document.value("schema", json()) == "bundlefit.board/1") {
     if (boardSchema_.is_null())
       throw Error(ExitCode::BadInputFile,
-                  path + ": schema: a board file, but no board.schema.json beside the device schema");
+                  path +
+                      ": schema: a board file, but no board.schema.json beside the device schema");
     std::vector<SchemaViolation> violations =
         validateJson(boardSchema_, document, {{"device.schema.json", schema_}});
     std::string message;

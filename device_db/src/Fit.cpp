@@ -23,10 +23,14 @@ uint64_t alignUp(uint64_t value, uint64_t alignment) {
 
 int kindRank(MemoryKind kind) {
   switch (kind) {
-  case MemoryKind::Tcm: return 0;
-  case MemoryKind::Sram: return 1;
-  case MemoryKind::Sdram: return 2;
-  case MemoryKind::Flash: return 3;
+  case MemoryKind::Tcm:
+    return 0;
+  case MemoryKind::Sram:
+    return 1;
+  case MemoryKind::Sdram:
+    return 2;
+  case MemoryKind::Flash:
+    return 3;
   }
   return 3;
 }
@@ -57,18 +61,24 @@ std::string kb(uint64_t bytes) {
 } // namespace
 
 WeightsPolicy parseWeightsPolicy(const std::string &text) {
-  if (text == "flash") return WeightsPolicy::Flash;
-  if (text == "ram") return WeightsPolicy::Ram;
-  if (text == "auto") return WeightsPolicy::Auto;
+  if (text == "flash")
+    return WeightsPolicy::Flash;
+  if (text == "ram")
+    return WeightsPolicy::Ram;
+  if (text == "auto")
+    return WeightsPolicy::Auto;
   throw Error(ExitCode::Usage, "unknown weights placement '" + text +
                                    "' (option --weights); known: flash, ram, auto");
 }
 
 const char *weightsPolicyName(WeightsPolicy policy) {
   switch (policy) {
-  case WeightsPolicy::Flash: return "flash";
-  case WeightsPolicy::Ram: return "ram";
-  case WeightsPolicy::Auto: return "auto";
+  case WeightsPolicy::Flash:
+    return "flash";
+  case WeightsPolicy::Ram:
+    return "ram";
+  case WeightsPolicy::Auto:
+    return "auto";
   }
   return "?";
 }
@@ -79,8 +89,8 @@ ProjectTotals projectTotals(const ProjectTerms &t) {
   if (t.weightsInRam < t.constant)
     totals.flashAlignmentPadding = alignUp(beforeWeights, t.flashConstAlignment) - beforeWeights;
   totals.flash = beforeWeights + totals.flashAlignmentPadding + t.constant + t.extraStatic;
-  totals.ram = t.baseRam + t.mutableBytes + t.activations + t.extraStatic + t.libraryRam +
-               t.weightsInRam;
+  totals.ram =
+      t.baseRam + t.mutableBytes + t.activations + t.extraStatic + t.libraryRam + t.weightsInRam;
   return totals;
 }
 
@@ -97,7 +107,8 @@ Headroom parseHeadroom(const std::string &text, const std::string &option) {
   Headroom h;
   h.origin = option;
   auto bad = [&]() {
-    return Error(ExitCode::Usage, option + " " + text + ": expected BYTES, BYTESK (KiB) or PERCENT% (0-100)");
+    return Error(ExitCode::Usage,
+                 option + " " + text + ": expected BYTES, BYTESK (KiB) or PERCENT% (0-100)");
   };
   if (text.empty())
     throw bad();
@@ -147,12 +158,14 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   t.baseFlash = request.appFlash ? *request.appFlash : device.sdkBaselineFlash;
   t.baseRam = request.appRam ? *request.appRam : device.sdkBaselineRam;
   if (request.appFlash || request.appRam)
-    result.baselineSource = std::string("application footprint given (") +
-                            (request.appFlash ? "--app-flash " + thousands(*request.appFlash) : "") +
-                            (request.appFlash && request.appRam ? ", " : "") +
-                            (request.appRam ? "--app-ram " + thousands(*request.appRam) : "") + ")" +
-                            (request.appFlash && request.appRam ? "" : "; the rest: SDK baseline, " +
-                                                                          device.sdkBaselineSource);
+    result.baselineSource =
+        std::string("application footprint given (") +
+        (request.appFlash ? "--app-flash " + thousands(*request.appFlash) : "") +
+        (request.appFlash && request.appRam ? ", " : "") +
+        (request.appRam ? "--app-ram " + thousands(*request.appRam) : "") + ")" +
+        (request.appFlash && request.appRam
+             ? ""
+             : "; the rest: SDK baseline, " + device.sdkBaselineSource);
   else
     result.baselineSource = "SDK baseline: " + device.sdkBaselineSource;
   t.code = request.codeBytes ? *request.codeBytes : fp.codeBytes;
@@ -168,8 +181,10 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   const KernelLibrary &library = mainLibrary(device, fp.variant);
   // Headroom first, so that placement leaves it free. A value given on the
   // command line (it has an origin, even "0") replaces the device file's, kind by kind.
-  const Headroom &reserveFlash = request.reserveFlash.origin.empty() ? device.reserveFlash : request.reserveFlash;
-  const Headroom &reserveRam = request.reserveRam.origin.empty() ? device.reserveRam : request.reserveRam;
+  const Headroom &reserveFlash =
+      request.reserveFlash.origin.empty() ? device.reserveFlash : request.reserveFlash;
+  const Headroom &reserveRam =
+      request.reserveRam.origin.empty() ? device.reserveRam : request.reserveRam;
   auto headroomLabel = [](const Headroom &h) {
     return "headroom reserved (" + h.origin + " " + h.str() + ")";
   };
@@ -183,14 +198,21 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
     add(flash, headroomLabel(reserveFlash), reserveFlash.bytes);
   if (reserveRam.bytes)
     add(regionIndex(device, device.homes.sdkRam), headroomLabel(reserveRam), reserveRam.bytes);
-  add(flash, std::string(request.appFlash ? "application (--app-flash)" : "SDK project (code, rodata, data image)"),
+  add(flash,
+      std::string(request.appFlash ? "application (--app-flash)"
+                                   : "SDK project (code, rodata, data image)"),
       t.baseFlash);
-  add(flash, std::string("bundle code (") +
-                 (request.codeBytes ? "given" : fp.codeEstimated ? "estimate" : "compiled") + ")",
+  add(flash,
+      std::string("bundle code (") +
+          (request.codeBytes  ? "given"
+           : fp.codeEstimated ? "estimate"
+                              : "compiled") +
+          ")",
       t.code);
   add(flash, library.key + " image", t.libraryFlash);
   add(regionIndex(device, device.homes.sdkRam),
-      request.appRam ? "application (--app-ram)" : "SDK project (.data, .bss, stack, heap)", t.baseRam);
+      request.appRam ? "application (--app-ram)" : "SDK project (.data, .bss, stack, heap)",
+      t.baseRam);
   if (t.libraryRam) {
     int libraryRam = regionIndex(device, device.homes.libraryRam);
     add(libraryRam, library.key + " image copied to RAM", t.libraryRam);
@@ -277,9 +299,10 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
     for (size_t index = 0; index < device.memory.size(); ++index) {
       if (!bytesIn[index] || device.memory[index].isFlash())
         continue;
-      add(int(index), "weights in RAM: " + std::to_string(countIn[index]) +
-                          (countIn[index] == 1 ? " tensor" : " tensors") + " (hottest first)",
-                      bytesIn[index]);
+      add(int(index),
+          "weights in RAM: " + std::to_string(countIn[index]) +
+              (countIn[index] == 1 ? " tensor" : " tensors") + " (hottest first)",
+          bytesIn[index]);
       result.weightsInRam += bytesIn[index];
     }
   }
@@ -293,17 +316,20 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   add(flash, "static data image", t.extraStatic);
 
   // Homes.
-  result.homes.insert(result.homes.begin(),
-                      {{"code", device.homes.code},
-                       {"activations", device.memory[arena].name},
-                       {"kernel scratch", fp.scratchBytes ? device.memory[arena].name + " (in the arena)" : "none"},
-                       {"inputs/outputs", device.memory[io].name}});
+  result.homes.insert(
+      result.homes.begin(),
+      {{"code", device.homes.code},
+       {"activations", device.memory[arena].name},
+       {"kernel scratch", fp.scratchBytes ? device.memory[arena].name + " (in the arena)" : "none"},
+       {"inputs/outputs", device.memory[io].name}});
   std::string weightHome;
   for (const RegionUse &use : result.regions)
     for (const RegionItem &item : use.items)
-      if (item.what.rfind("weights in RAM", 0) == 0 || item.what.rfind("weights read in place", 0) == 0)
+      if (item.what.rfind("weights in RAM", 0) == 0 ||
+          item.what.rfind("weights read in place", 0) == 0)
         weightHome += (weightHome.empty() ? "" : " + ") + use.region->name + " " + kb(item.bytes);
-  result.homes.insert(result.homes.begin() + 2, {"weights", weightHome.empty() ? "none" : weightHome});
+  result.homes.insert(result.homes.begin() + 2,
+                      {"weights", weightHome.empty() ? "none" : weightHome});
 
   for (const RegionUse &use : result.regions)
     if (use.over())
@@ -313,10 +339,11 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   result.fits = result.problems.empty();
   for (const RegionUse &use : result.regions)
     if (result.fits && use.region->size && use.used * 2000 >= use.region->size * 1999)
-      result.warnings.push_back(use.region->name + " is " + (use.used == use.region->size ? "100%" : "99.9%+") +
-                                " full (" + thousands(use.used) + " of " + thousands(use.region->size) +
-                                " B): no room left for the application; keep some with --reserve-ram / "
-                                "--reserve-flash or --weights flash");
+      result.warnings.push_back(
+          use.region->name + " is " + (use.used == use.region->size ? "100%" : "99.9%+") +
+          " full (" + thousands(use.used) + " of " + thousands(use.region->size) +
+          " B): no room left for the application; keep some with --reserve-ram / "
+          "--reserve-flash or --weights flash");
   result.time = predictTime(device, fp, result.weightRegion, result.activationRegion);
   return result;
 }
@@ -383,12 +410,14 @@ std::optional<FlexRamSplit> suggestFlexRam(const Device &device, const ModelFoot
     best = byDefault;
   uint64_t bank = f.bankBytes / 1024;
   best->reason = std::to_string(f.banks) + " x " + std::to_string(bank) + " KB banks: ITCM " +
-                 std::to_string(best->itcm) + " / DTCM " + std::to_string(best->dtcm) + " / OCRAM " +
-                 std::to_string(best->ocram) + " (" + std::to_string(best->itcm * bank) + "/" +
-                 std::to_string(best->dtcm * bank) + "/" + std::to_string(best->ocram * bank) + " KB)";
-  best->reason += best->changed ? " instead of the default " + std::to_string(f.defaultItcm) + "/" +
-                                      std::to_string(f.defaultDtcm) + "/" + std::to_string(f.defaultOcram)
-                                : " (the default is already best)";
+                 std::to_string(best->itcm) + " / DTCM " + std::to_string(best->dtcm) +
+                 " / OCRAM " + std::to_string(best->ocram) + " (" +
+                 std::to_string(best->itcm * bank) + "/" + std::to_string(best->dtcm * bank) + "/" +
+                 std::to_string(best->ocram * bank) + " KB)";
+  best->reason += best->changed
+                      ? " instead of the default " + std::to_string(f.defaultItcm) + "/" +
+                            std::to_string(f.defaultDtcm) + "/" + std::to_string(f.defaultOcram)
+                      : " (the default is already best)";
   return best;
 }
 
@@ -414,7 +443,8 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
     return fit.fits;
   };
   if (request.weights != WeightsPolicy::Auto)
-    tryBuild(device, variant, WeightsPolicy::Auto, "weights placement auto (RAM where it fits, rest read from Flash)");
+    tryBuild(device, variant, WeightsPolicy::Auto,
+             "weights placement auto (RAM where it fits, rest read from Flash)");
   if (request.weights == WeightsPolicy::Ram)
     tryBuild(device, variant, WeightsPolicy::Flash, "weights read from Flash (--weights flash)");
   std::vector<Variant> smaller;
@@ -424,7 +454,8 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
       smaller.push_back(parseVariant("int8-cmsis"));
   }
   for (const Variant &v : smaller)
-    tryBuild(device, v, WeightsPolicy::Flash, "quantize to " + v.name + " (--variant " + v.name + ", weights in Flash)");
+    tryBuild(device, v, WeightsPolicy::Flash,
+             "quantize to " + v.name + " (--variant " + v.name + ", weights in Flash)");
   // Other parts with the same build (else int8): the three fastest that fit.
   for (const Variant &v : std::vector<Variant>{variant, parseVariant("int8")}) {
     std::vector<Suggestion> parts;
@@ -444,7 +475,8 @@ std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &d
       FitResult fit = fitModel(part, fp, changed);
       if (fit.fits)
         parts.push_back({"use part " + part.id + " (" + part.name + ")" +
-                             (v.name != variant.name ? ", quantized to " + v.name : "") + ", weights auto",
+                             (v.name != variant.name ? ", quantized to " + v.name : "") +
+                             ", weights auto",
                          true, fit.totals.flash, fit.totals.ram, fit.time.ms});
     }
     std::stable_sort(parts.begin(), parts.end(),
@@ -470,9 +502,12 @@ PickGoal parsePickGoal(const std::string &text) {
 
 const char *pickGoalName(PickGoal goal) {
   switch (goal) {
-  case PickGoal::Latency: return "latency";
-  case PickGoal::Ram: return "ram";
-  case PickGoal::Flash: return "flash";
+  case PickGoal::Latency:
+    return "latency";
+  case PickGoal::Ram:
+    return "ram";
+  case PickGoal::Flash:
+    return "flash";
   }
   return "latency";
 }
@@ -481,10 +516,13 @@ std::string variantFamily(const Variant &variant) {
   if (variant.precision == Precision::Float)
     return "float";
   switch (variant.kernels) {
-  case Kernels::Portable: return "int8";
-  case Kernels::CmsisNn: return "CMSIS-NN";
+  case Kernels::Portable:
+    return "int8";
+  case Kernels::CmsisNn:
+    return "CMSIS-NN";
   case Kernels::HiFi4:
-  case Kernels::HiFi4WithCmsis: return "HiFi4";
+  case Kernels::HiFi4WithCmsis:
+    return "HiFi4";
   }
   return "int8";
 }
@@ -512,9 +550,9 @@ bool better(const FitResult &r, const FitResult &b, PickGoal goal) {
 
 std::string describe(const Candidate &c) {
   char text[256];
-  std::snprintf(text, sizeof text, "%s, weights %s: %.2f ms, RAM %s, Flash %s", c.variant.name.c_str(),
-                weightsPolicyName(c.weights), c.result.time.ms, thousands(c.result.totals.ram).c_str(),
-                thousands(c.result.totals.flash).c_str());
+  std::snprintf(text, sizeof text, "%s, weights %s: %.2f ms, RAM %s, Flash %s",
+                c.variant.name.c_str(), weightsPolicyName(c.weights), c.result.time.ms,
+                thousands(c.result.totals.ram).c_str(), thousands(c.result.totals.flash).c_str());
   return text;
 }
 
@@ -582,9 +620,11 @@ PickResult pickBuild(const Device &device, const FitRequest &request,
     const Candidate &other = pick.candidates[fb];
     pick.reason += "; best " + family + ": " + describe(other);
     if (!other.eligible(options.allowEstimates))
-      pick.reason += std::string(" (") + (other.buildable ? "sizes estimated" : "not buildable: an estimate") +
-                     (better(other.result, best.result, options.goal) ? ", would win with --allow-estimates" : "") +
-                     ")";
+      pick.reason +=
+          std::string(" (") + (other.buildable ? "sizes estimated" : "not buildable: an estimate") +
+          (better(other.result, best.result, options.goal) ? ", would win with --allow-estimates"
+                                                           : "") +
+          ")";
   }
   return pick;
 }
@@ -602,40 +642,48 @@ nlohmann::json fitResultJson(const Device &device, const ModelFootprint &fp, con
     json items = json::array();
     for (const RegionItem &item : use.items)
       items.push_back({{"what", item.what}, {"bytes", item.bytes}});
-    regions.push_back({{"name", use.region->name},
-                       {"kind", memoryKindName(use.region->kind)},
-                       {"base", use.region->base},
-                       {"capacity", use.region->size},
-                       {"used", use.used},
-                       {"percent", use.region->size ? 100.0 * double(use.used) / double(use.region->size) : 0.0},
-                       {"items", items}});
+    regions.push_back(
+        {{"name", use.region->name},
+         {"kind", memoryKindName(use.region->kind)},
+         {"base", use.region->base},
+         {"capacity", use.region->size},
+         {"used", use.used},
+         {"percent", use.region->size ? 100.0 * double(use.used) / double(use.region->size) : 0.0},
+         {"items", items}});
   }
   json homes = json::object();
   for (const auto &[what, where] : r.homes)
     homes[what] = where;
   json layers = json::array();
   for (const LayerTime &layer : r.time.layers)
-    layers.push_back({{"name", layer.name}, {"library", layer.library},
-                      {"compute_cycles", layer.computeCycles}, {"memory_cycles", layer.memoryCycles},
+    layers.push_back({{"name", layer.name},
+                      {"library", layer.library},
+                      {"compute_cycles", layer.computeCycles},
+                      {"memory_cycles", layer.memoryCycles},
                       {"ms", layer.ms}});
   return {{"device", device.id},
           {"variant", r.variant.name},
           {"weights", weightsPolicyName(r.weights)},
           {"fits", r.fits},
-          {"bundle", {{"constant", fp.constantBytes},
-                      {"mutable", fp.mutableBytes},
-                      {"activations", fp.activationsBytes},
-                      {"activations_lower_bound", fp.activationsLowerBound},
-                      {"kernel_scratch", fp.scratchBytes},
-                      {"code", r.terms.code},
-                      {"sizes_estimated", fp.sizesEstimated},
-                      {"code_estimated", fp.codeEstimated}}},
-          {"totals", {{"flash", r.totals.flash}, {"ram", r.totals.ram},
-                      {"flash_capacity", r.flashCapacity}, {"ram_capacity", r.ramCapacity},
-                      {"flash_alignment_padding", r.totals.flashAlignmentPadding},
-                      {"weights_in_ram", r.weightsInRam}, {"weights_in_flash", r.weightsInFlash}}},
-          {"sdk_baseline", {{"flash", r.terms.baseFlash}, {"ram", r.terms.baseRam},
-                            {"source", r.baselineSource}}},
+          {"bundle",
+           {{"constant", fp.constantBytes},
+            {"mutable", fp.mutableBytes},
+            {"activations", fp.activationsBytes},
+            {"activations_lower_bound", fp.activationsLowerBound},
+            {"kernel_scratch", fp.scratchBytes},
+            {"code", r.terms.code},
+            {"sizes_estimated", fp.sizesEstimated},
+            {"code_estimated", fp.codeEstimated}}},
+          {"totals",
+           {{"flash", r.totals.flash},
+            {"ram", r.totals.ram},
+            {"flash_capacity", r.flashCapacity},
+            {"ram_capacity", r.ramCapacity},
+            {"flash_alignment_padding", r.totals.flashAlignmentPadding},
+            {"weights_in_ram", r.weightsInRam},
+            {"weights_in_flash", r.weightsInFlash}}},
+          {"sdk_baseline",
+           {{"flash", r.terms.baseFlash}, {"ram", r.terms.baseRam}, {"source", r.baselineSource}}},
           {"buildable", fp.buildable},
           {"estimate", estimateJson(fp.estimates)},
           {"warnings", r.warnings},

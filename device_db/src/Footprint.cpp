@@ -1,8 +1,8 @@
 //===- Footprint.cpp - Plan a model per build variant ----------------------===//
 #include "bundlefit/device/Footprint.h"
 
-#include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/int8/CmsisBufferSizes.h"
+#include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -79,7 +79,8 @@ ModelFootprint summarize(const MemoryPlan &plan, const Variant &variant, const D
   std::map<const Value *, int> weightIndex;
   for (const Value *constant : plan.constants) {
     weightIndex[constant] = int(fp.weights.size());
-    fp.weights.push_back({constant->name, alignUp(plan.placementOf(constant).size, MemoryPlan::kAlignment), -1, 1});
+    fp.weights.push_back(
+        {constant->name, alignUp(plan.placementOf(constant).size, MemoryPlan::kAlignment), -1, 1});
   }
   for (const Node *node : plan.schedule) {
     if (isViewNode(*node))
@@ -146,14 +147,18 @@ Variant parseVariant(const std::string &text) {
   std::string known;
   for (const Variant &variant : allVariants())
     known += (known.empty() ? "" : ", ") + variant.name;
-  throw Error(ExitCode::Usage, "unknown variant '" + text + "' (option --variant); known: " + known);
+  throw Error(ExitCode::Usage,
+              "unknown variant '" + text + "' (option --variant); known: " + known);
 }
 
 bool variantAvailable(const Device &device, const Variant &variant) {
   switch (variant.kernels) {
-  case Kernels::Portable: return true;
-  case Kernels::CmsisNn: return device.findLibrary("cmsis_nn") != nullptr;
-  case Kernels::HiFi4: return device.findLibrary("hifi4_nnlib") != nullptr;
+  case Kernels::Portable:
+    return true;
+  case Kernels::CmsisNn:
+    return device.findLibrary("cmsis_nn") != nullptr;
+  case Kernels::HiFi4:
+    return device.findLibrary("hifi4_nnlib") != nullptr;
   case Kernels::HiFi4WithCmsis:
     return device.findLibrary("hifi4_nnlib") && device.findLibrary("cmsis_nn");
   }
@@ -165,16 +170,20 @@ const KernelLibrary &mainLibrary(const Device &device, const Variant &variant) {
     const KernelLibrary *library = device.findLibrary(key);
     if (!library)
       throw Error(ExitCode::Usage, "device '" + device.id + "' has no " + key +
-                                       " library for variant '" + variant.name + "' (option --variant)");
+                                       " library for variant '" + variant.name +
+                                       "' (option --variant)");
     return *library;
   };
   if (variant.precision == Precision::Float)
     return need("portable_float");
   switch (variant.kernels) {
-  case Kernels::Portable: return need("portable_int8");
-  case Kernels::CmsisNn: return need("cmsis_nn");
+  case Kernels::Portable:
+    return need("portable_int8");
+  case Kernels::CmsisNn:
+    return need("cmsis_nn");
   case Kernels::HiFi4:
-  case Kernels::HiFi4WithCmsis: return need("hifi4_nnlib");
+  case Kernels::HiFi4WithCmsis:
+    return need("hifi4_nnlib");
   }
   return need("portable_int8");
 }
@@ -201,8 +210,9 @@ uint64_t ModelFootprint::totalMacs() const {
 }
 
 CmsisExtension cmsisExtensionOf(const Core &core) {
-  return core.helium ? CmsisExtension::Mve
-                     : core.dspExtension ? CmsisExtension::Dsp : CmsisExtension::None;
+  return core.helium         ? CmsisExtension::Mve
+         : core.dspExtension ? CmsisExtension::Dsp
+                             : CmsisExtension::None;
 }
 
 uint64_t kernelScratchBytes(const Node &node, const Variant &variant, const Core &core) {
@@ -244,13 +254,15 @@ uint64_t kernelScratchBytes(const Node &node, const Variant &variant, const Core
     return w.group > 1 ? 0 : uint64_t(cmsisConvBufferSize(s, extension));
   }
   if (node.opType == "Gemm" && node.output(0) && node.output(0)->type.rank() == 2)
-    return uint64_t(cmsisFullyConnectedBufferSize(int32_t(node.output(0)->type.shape[1]), extension));
+    return uint64_t(
+        cmsisFullyConnectedBufferSize(int32_t(node.output(0)->type.shape[1]), extension));
   if (node.opType == "AveragePool" || node.opType == "GlobalAveragePool")
     return uint64_t(cmsisAvgPoolBufferSize(int32_t(w.ow), int32_t(w.cin), extension));
   return 0;
 }
 
-ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant, const Device &device) {
+ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant,
+                               const Device &device) {
   ModelFootprint fp = summarize(plan, variant, device);
   fp.sizesEstimated = false;
   return fp;

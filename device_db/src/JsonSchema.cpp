@@ -15,15 +15,23 @@ using nlohmann::json;
 
 std::string typeOf(const json &value) {
   switch (value.type()) {
-  case json::value_t::null: return "null";
-  case json::value_t::boolean: return "boolean";
+  case json::value_t::null:
+    return "null";
+  case json::value_t::boolean:
+    return "boolean";
   case json::value_t::number_integer:
-  case json::value_t::number_unsigned: return "integer";
-  case json::value_t::number_float: return "number";
-  case json::value_t::string: return "string";
-  case json::value_t::array: return "array";
-  case json::value_t::object: return "object";
-  default: return "unknown";
+  case json::value_t::number_unsigned:
+    return "integer";
+  case json::value_t::number_float:
+    return "number";
+  case json::value_t::string:
+    return "string";
+  case json::value_t::array:
+    return "array";
+  case json::value_t::object:
+    return "object";
+  default:
+    return "unknown";
   }
 }
 
@@ -56,9 +64,11 @@ public:
     if (!schema.is_object())
       fatalInternal("device schema: a schema must be an object at " + path);
     static const std::set<std::string> known = {
-        "$schema", "$id", "title", "description", "type", "required", "properties",
-        "additionalProperties", "items", "enum", "minimum", "exclusiveMinimum", "maximum",
-        "minItems", "minLength", "$ref", "definitions", "default"};
+        "$schema",     "$id",      "title",      "description",
+        "type",        "required", "properties", "additionalProperties",
+        "items",       "enum",     "minimum",    "exclusiveMinimum",
+        "maximum",     "minItems", "minLength",  "$ref",
+        "definitions", "default"};
     for (const auto &item : schema.items())
       if (!known.count(item.key()))
         fatalInternal("device schema uses unsupported keyword '" + item.key() + "'");

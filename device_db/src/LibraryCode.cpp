@@ -11,7 +11,8 @@
 
 namespace bundlefit::device {
 
-LibraryCodeSize cmsisNnCodeBytes(const std::string &core, const std::vector<std::string> &functions) {
+LibraryCodeSize cmsisNnCodeBytes(const std::string &core,
+                                 const std::vector<std::string> &functions) {
   LibraryCodeSize size;
   const std::string path = DeviceDatabase::defaultDirectory() + "/libraries/cmsis-nn-code.json";
   std::ifstream in(path);
@@ -34,7 +35,8 @@ LibraryCodeSize cmsisNnCodeBytes(const std::string &core, const std::vector<std:
   const nlohmann::json &entry = (*cores)[core];
   if (!entry.contains("symbols") || !entry.contains("functions") || !entry["symbols"].is_object() ||
       !entry["functions"].is_object())
-    throw Error(ExitCode::BadInputFile, path + ": cores." + core + ": expected objects 'symbols' and 'functions'");
+    throw Error(ExitCode::BadInputFile,
+                path + ": cores." + core + ": expected objects 'symbols' and 'functions'");
   std::set<std::string> kept;
   std::vector<std::string> missing;
   for (const std::string &function : functions) {
@@ -49,14 +51,14 @@ LibraryCodeSize cmsisNnCodeBytes(const std::string &core, const std::vector<std:
   for (const std::string &symbol : kept) {
     const nlohmann::json &bytes = entry["symbols"].value(symbol, nlohmann::json());
     if (!bytes.is_number_unsigned())
-      throw Error(ExitCode::BadInputFile, path + ": cores." + core + ".symbols." + symbol +
-                                              ": expected a byte count");
+      throw Error(ExitCode::BadInputFile,
+                  path + ": cores." + core + ".symbols." + symbol + ": expected a byte count");
     size.bytes += bytes.get<uint64_t>();
   }
   size.measured = missing.empty();
   if (!missing.empty()) {
-    size.why = "code of " + std::to_string(missing.size()) + " function(s) not in " + path + " for " +
-               core + " (first: " + missing.front() + ")";
+    size.why = "code of " + std::to_string(missing.size()) + " function(s) not in " + path +
+               " for " + core + " (first: " + missing.front() + ")";
   }
   return size;
 }

@@ -36,8 +36,8 @@ static const uint8_t *npy_data(const uint8_t *file, size_t size) {
     header = (size_t)file[8] | (size_t)file[9] << 8;
     start = 10;
   } else {
-    header = (size_t)file[8] | (size_t)file[9] << 8 | (size_t)file[10] << 16 |
-             (size_t)file[11] << 24;
+    header =
+        (size_t)file[8] | (size_t)file[9] << 8 | (size_t)file[10] << 16 | (size_t)file[11] << 24;
     start = 12;
   }
   if (start + header > size || size - start - header != kInputBytes)
@@ -62,8 +62,7 @@ static void print_score(const char *label, int index, float value) {
 }
 
 int main(void) {
-  const uint8_t *input =
-      npy_data(lenet_input_npy, (size_t)(lenet_input_npy_end - lenet_input_npy));
+  const uint8_t *input = npy_data(lenet_input_npy, (size_t)(lenet_input_npy_end - lenet_input_npy));
   if (!input) {
     printf("lenet_fw: the embedded input is not a float32 [1,1,28,28] .npy\n");
     return 2;

@@ -47,8 +47,20 @@ void Fault_Handler(void) {
 }
 
 typedef void (*vector_t)(void);
-__attribute__((section(".isr_vector"), used)) const vector_t vectors[16] = {
-    (vector_t)&__stack_top__, Reset_Handler, Fault_Handler, Fault_Handler,
-    Fault_Handler,            Fault_Handler, Fault_Handler, 0,
-    0,                        0,             0,             Fault_Handler,
-    Fault_Handler,            0,             Fault_Handler, Fault_Handler};
+__attribute__((section(".isr_vector"), used))
+const vector_t vectors[16] = {(vector_t)&__stack_top__,
+                              Reset_Handler,
+                              Fault_Handler,
+                              Fault_Handler,
+                              Fault_Handler,
+                              Fault_Handler,
+                              Fault_Handler,
+                              0,
+                              0,
+                              0,
+                              0,
+                              Fault_Handler,
+                              Fault_Handler,
+                              0,
+                              Fault_Handler,
+                              Fault_Handler};

@@ -121,8 +121,7 @@ public:
       for (size_t i = 0; i < sections[c].global.size(); ++i)
         itemOffsets[sections[c].global[i]] = state[c].offsets[i];
     Plan plan = detail::makePlan(problem, items, itemOffsets,
-                                 searched ? "exact" : "greedy:per-section",
-                                 incumbent.lowerBound);
+                                 searched ? "exact" : "greedy:per-section", incumbent.lowerBound);
     plan.provedOptimal = plan.arenaSize == plan.lowerBound || provedOptimal();
     plan.provedInfeasible = incumbent.provedInfeasible;
     plan.sections = incumbent.sections;
@@ -139,8 +138,8 @@ private:
   struct SectionState {
     std::vector<uint64_t> offsets; ///< Per local item.
     uint64_t arena;
-    uint64_t provenLow;  ///< Nothing below this fits the section (proved).
-    bool greedyTried;    ///< The other greedy strategies ran on it alone.
+    uint64_t provenLow; ///< Nothing below this fits the section (proved).
+    bool greedyTried;   ///< The other greedy strategies ran on it alone.
   };
 
   // Nothing below a section's proven floor fits, so the whole arena cannot

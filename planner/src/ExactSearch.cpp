@@ -22,8 +22,8 @@
 #include "ExactSearch.h"
 
 #include <algorithm>
-#include <deque>
 #include <cstdlib>
+#include <deque>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -35,21 +35,21 @@ constexpr uint64_t kUnplaced = std::numeric_limits<uint64_t>::max();
 
 // Immutable facts about the items that take bytes.
 struct Instance {
-  std::vector<int> itemOf;          // Local index -> item index.
+  std::vector<int> itemOf; // Local index -> item index.
   std::vector<uint64_t> size, alignment;
-  std::vector<int> lo, hi;          // Sections spanned, inclusive.
-  std::vector<uint64_t> length;     // Lifetime in original steps.
+  std::vector<int> lo, hi;      // Sections spanned, inclusive.
+  std::vector<uint64_t> length; // Lifetime in original steps.
   std::vector<std::vector<int>> overlaps;
   std::vector<std::vector<int>> sectionItems; // Items live in each section.
-  std::vector<uint64_t> sectionBytes; // Initial bytes per section.
-  std::vector<uint64_t> fixedAt; // Offset an obstacle must keep, or kUnplaced.
+  std::vector<uint64_t> sectionBytes;         // Initial bytes per section.
+  std::vector<uint64_t> fixedAt;              // Offset an obstacle must keep, or kUnplaced.
   int numSections = 0;
 };
 
 // Building costs O(items + pairs live together), seconds for 10^6 items:
 // false when the budget's deadline passes first.
-bool buildInstance(const Items &items, const std::vector<uint64_t> *fixed,
-                   SearchBudget &budget, Instance &in) {
+bool buildInstance(const Items &items, const std::vector<uint64_t> *fixed, SearchBudget &budget,
+                   Instance &in) {
   // Sections are the compressed steps on which some item dies: the live set
   // of any other step is contained in the one of the next such step, so
   // these "maximal" sections carry every constraint (as MiniMalloc's sweep
@@ -86,9 +86,8 @@ bool buildInstance(const Items &items, const std::vector<uint64_t> *fixed,
   int n = int(in.size.size());
   std::vector<int> byLo(n);
   std::iota(byLo.begin(), byLo.end(), 0);
-  std::sort(byLo.begin(), byLo.end(), [&](int a, int b) {
-    return in.lo[a] != in.lo[b] ? in.lo[a] < in.lo[b] : a < b;
-  });
+  std::sort(byLo.begin(), byLo.end(),
+            [&](int a, int b) { return in.lo[a] != in.lo[b] ? in.lo[a] < in.lo[b] : a < b; });
   in.overlaps.assign(n, {});
   for (int x = 0; x < n; ++x) {
     if ((x & 1023) == 0 && std::chrono::steady_clock::now() > budget.deadline)
@@ -143,12 +142,10 @@ std::vector<int> preorderRanks(const Instance &in, const std::string &keys) {
 
 class Search {
 public:
-  Search(const Instance &in, uint64_t capacity, std::vector<int> rank,
-         std::string keys, bool rerank, SearchBudget &budget,
-         uint64_t nodeLimit)
-      : in(in), capacity(capacity), rank(std::move(rank)),
-        keys(std::move(keys)), rerank(rerank), budget(budget),
-        nodeLimit(nodeLimit) {
+  Search(const Instance &in, uint64_t capacity, std::vector<int> rank, std::string keys,
+         bool rerank, SearchBudget &budget, uint64_t nodeLimit)
+      : in(in), capacity(capacity), rank(std::move(rank)), keys(std::move(keys)), rerank(rerank),
+        budget(budget), nodeLimit(nodeLimit) {
     int n = int(in.size.size());
     totalScratch.assign(n, 0);
     offset.assign(n, kUnplaced);
@@ -241,9 +238,7 @@ private:
       total[i] = t;
     }
     std::vector<int> sorted = order;
-    std::sort(sorted.begin(), sorted.end(), [&](int a, int b) {
-      return keyLess(a, b, total);
-    });
+    std::sort(sorted.begin(), sorted.end(), [&](int a, int b) { return keyLess(a, b, total); });
     for (size_t r = 0; r < sorted.size(); ++r)
       rank[sorted[r]] = int(r);
     Outcome result = searchFrom(part, sLo, sHi, 0, -1);
@@ -509,7 +504,7 @@ private:
   std::vector<uint64_t> totalScratch; // T per item, for rerankings.
   SearchBudget &budget;
   uint64_t nodeLimit;
-  bool overflow = false; // The last placement pushed an item past capacity.
+  bool overflow = false;      // The last placement pushed an item past capacity.
   bool placedHatless = false; // The last placement met no unplaced item.
   bool lastHatless = false;   // Same, for the candidate tryPlace just undid.
   size_t depth = 0;
@@ -519,8 +514,8 @@ private:
   std::vector<int> cuts;
   std::vector<Change> log;
   std::vector<std::vector<int>> unplacedIn; // Per section, any order.
-  std::vector<std::vector<int>> slot; // Per item, its index in each section's list.
-  std::vector<uint64_t> touchedStamp; // Dedupes `touched` per placement.
+  std::vector<std::vector<int>> slot;       // Per item, its index in each section's list.
+  std::vector<uint64_t> touchedStamp;       // Dedupes `touched` per placement.
   uint64_t stamp = 0;
   std::vector<int> touched;
 };
@@ -542,8 +537,7 @@ Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budg
     const char *keys;
     bool rerank;
   };
-  static const Heuristic heuristics[] = {
-      {"TWA", true}, {"TWA", false}, {"TAW", true}};
+  static const Heuristic heuristics[] = {{"TWA", true}, {"TWA", false}, {"TAW", true}};
   std::vector<std::vector<int>> ranks;
   for (const Heuristic &h : heuristics)
     ranks.push_back(preorderRanks(in, h.keys));
@@ -552,8 +546,8 @@ Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budg
   while (true) {
     limit *= 2;
     for (size_t h = 0; h < ranks.size(); ++h) {
-      Search search(in, capacity, ranks[h], heuristics[h].keys,
-                    heuristics[h].rerank, budget, limit);
+      Search search(in, capacity, ranks[h], heuristics[h].keys, heuristics[h].rerank, budget,
+                    limit);
       Outcome result = search.run();
       if (result == Outcome::Found) {
         itemOffsets.assign(items.items.size(), 0);

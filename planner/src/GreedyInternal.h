@@ -36,8 +36,8 @@ struct PlaceLimits {
 };
 
 /// Places the items in the given order; returns one offset per item.
-std::vector<uint64_t> placeItems(const Items &items,
-                                 const std::vector<int> &sequence, GreedyFit fit);
+std::vector<uint64_t> placeItems(const Items &items, const std::vector<int> &sequence,
+                                 GreedyFit fit);
 
 /// Same, within limits: false (offsets incomplete) when the deadline passed.
 bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,

@@ -141,9 +141,8 @@ Items buildItems(const Problem &problem) {
   return result;
 }
 
-Plan makePlan(const Problem &problem, const Items &items,
-              const std::vector<uint64_t> &itemOffsets, std::string algorithm,
-              uint64_t lowerBound) {
+Plan makePlan(const Problem &problem, const Items &items, const std::vector<uint64_t> &itemOffsets,
+              std::string algorithm, uint64_t lowerBound) {
   Plan plan;
   plan.algorithm = std::move(algorithm);
   plan.lowerBound = lowerBound;

@@ -18,7 +18,7 @@
 namespace bundlefit::planner::detail {
 
 struct Item {
-  uint64_t size = 0;      ///< Footprint, a multiple of alignment.
+  uint64_t size = 0; ///< Footprint, a multiple of alignment.
   uint64_t alignment = 1;
   int first = 0, last = 0;   ///< Original steps, inclusive.
   int cfirst = 0, clast = 0; ///< Compressed steps, inclusive.
@@ -31,7 +31,7 @@ struct Items {
   /// Buffer index -> its offset from its item's start (non-zero only in a
   /// chain with shifted hints).
   std::vector<uint64_t> offsetInItem;
-  int numSteps = 0;              ///< Compressed steps are [0, numSteps).
+  int numSteps = 0; ///< Compressed steps are [0, numSteps).
 };
 
 /// True when hint h is well formed: distinct in-range buffers and input
@@ -45,9 +45,8 @@ std::vector<bool> selectHints(const Problem &problem);
 Items buildItems(const Problem &problem);
 
 /// Expands per-item offsets to a Plan over the original buffers.
-Plan makePlan(const Problem &problem, const Items &items,
-              const std::vector<uint64_t> &itemOffsets, std::string algorithm,
-              uint64_t lowerBound);
+Plan makePlan(const Problem &problem, const Items &items, const std::vector<uint64_t> &itemOffsets,
+              std::string algorithm, uint64_t lowerBound);
 
 } // namespace bundlefit::planner::detail
 

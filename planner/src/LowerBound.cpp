@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <numeric>
+#include <set>
 #include <utility>
 
 namespace bundlefit::planner {

@@ -20,9 +20,9 @@ namespace {
 // Facts about the graph that every query needs.
 struct GraphFacts {
   int numOps = 0;
-  std::vector<int> producer;                  // Per tensor, -1 for graph inputs.
-  std::vector<std::vector<int>> consumers;    // Per tensor, unique ops.
-  std::vector<bool> keep;                     // Per tensor.
+  std::vector<int> producer;                                   // Per tensor, -1 for graph inputs.
+  std::vector<std::vector<int>> consumers;                     // Per tensor, unique ops.
+  std::vector<bool> keep;                                      // Per tensor.
   std::vector<std::vector<int>> inputs, outputs, preds, succs; // Per op, unique.
 
   explicit GraphFacts(const OpGraph &g) : numOps(int(g.ops.size())) {
@@ -55,9 +55,7 @@ struct GraphFacts {
   }
 
   /// Whether the tensor ever takes bytes (an unused graph input does not).
-  bool counted(int t) const {
-    return producer[t] >= 0 || keep[t] || !consumers[t].empty();
-  }
+  bool counted(int t) const { return producer[t] >= 0 || keep[t] || !consumers[t].empty(); }
 
   static std::vector<int> unique(std::vector<int> v) {
     std::sort(v.begin(), v.end());
@@ -254,8 +252,7 @@ bool isTopologicalOrder(const OpGraph &graph, const std::vector<int> &order) {
   return true;
 }
 
-std::vector<uint64_t> computeLiveBytes(const OpGraph &graph,
-                                       const std::vector<int> &order) {
+std::vector<uint64_t> computeLiveBytes(const OpGraph &graph, const std::vector<int> &order) {
   GraphFacts facts(graph);
   int n = int(order.size());
   std::vector<int> position(graph.ops.size(), 0);

@@ -66,8 +66,7 @@ public:
   }
 
   /// Calls visit(range) once for each inserted item overlapping [first, last].
-  template <typename Visit>
-  void forEachOverlapping(int first, int last, Visit visit) const {
+  template <typename Visit> void forEachOverlapping(int first, int last, Visit visit) const {
     forEachAncestor(first, [&](int node) {
       for (uint32_t k = nodes[node].coverBegin; k < nodes[node].coverEnd; ++k)
         visit(cover[k]);

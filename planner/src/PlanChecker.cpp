@@ -21,13 +21,12 @@ namespace bundlefit::planner {
 namespace {
 class Checker {
 public:
-  Checker(const Problem &problem, const Plan &plan)
-      : problem(problem), plan(plan) {}
+  Checker(const Problem &problem, const Plan &plan) : problem(problem), plan(plan) {}
 
   std::optional<std::string> run() {
     if (plan.offsets.size() != problem.buffers.size()) {
-      out << "plan has " << plan.offsets.size() << " offsets for "
-          << problem.buffers.size() << " buffers";
+      out << "plan has " << plan.offsets.size() << " offsets for " << problem.buffers.size()
+          << " buffers";
       return message();
     }
     for (size_t i = 0; i < problem.buffers.size(); ++i)
@@ -45,9 +44,8 @@ private:
   std::string describe(int i) const {
     const Buffer &b = problem.buffers[i];
     std::ostringstream s;
-    s << "buffer #" << i << " (id " << b.id << ", steps [" << b.first << ","
-      << b.last << "], bytes [" << plan.offsets[i] << ","
-      << plan.offsets[i] + b.size << "))";
+    s << "buffer #" << i << " (id " << b.id << ", steps [" << b.first << "," << b.last
+      << "], bytes [" << plan.offsets[i] << "," << plan.offsets[i] + b.size << "))";
     return s.str();
   }
 
@@ -59,8 +57,7 @@ private:
       return message();
     }
     if (b.size > 0 && offset + b.size > plan.arenaSize) {
-      out << describe(i) << " ends past the arena of " << plan.arenaSize
-          << " bytes";
+      out << describe(i) << " ends past the arena of " << plan.arenaSize << " bytes";
       return message();
     }
     return std::nullopt;
@@ -88,13 +85,13 @@ private:
       if ((h.shift == 0 && h.access.empty()) || !mayShare(h.input, h.output))
         continue;
       if (h.access.empty()) {
-        out << describe(h.output) << " starts " << h.shift << " bytes from "
-            << describe(h.input) << " with no access pattern given";
+        out << describe(h.output) << " starts " << h.shift << " bytes from " << describe(h.input)
+            << " with no access pattern given";
         return message();
       }
       if (!overlapIsSafe(h.access, h.shift)) {
-        out << describe(h.output) << " starts " << h.shift << " bytes from "
-            << describe(h.input) << ": its kernel would overwrite input bytes it still "
+        out << describe(h.output) << " starts " << h.shift << " bytes from " << describe(h.input)
+            << ": its kernel would overwrite input bytes it still "
             << "reads (always-safe shift " << maxSafeShift(h.access) << ")";
         return message();
       }
@@ -102,9 +99,7 @@ private:
     return std::nullopt;
   }
 
-  bool mayShare(int a, int b) const {
-    return sharing.count({std::min(a, b), std::max(a, b)}) != 0;
-  }
+  bool mayShare(int a, int b) const { return sharing.count({std::min(a, b), std::max(a, b)}) != 0; }
 
   uint64_t end(int i) const { return plan.offsets[i] + problem.buffers[i].size; }
 
@@ -168,7 +163,7 @@ private:
   const Plan &plan;
   std::ostringstream out;
   std::set<std::pair<int, int>> sharing;
-  std::set<int> paired; // Buffers in some entry of `sharing`.
+  std::set<int> paired;                    // Buffers in some entry of `sharing`.
   std::set<std::pair<uint64_t, int>> live; // (offset, buffer)
 };
 } // namespace
@@ -228,12 +223,10 @@ std::optional<std::string> checkProblem(const Problem &problem) {
       return nameOf(problem, i) + " ends (step " + std::to_string(b.last) +
              ") before it starts (step " + std::to_string(b.first) + ")";
     if (b.alignment > kMaxPlannerBytes)
-      return nameOf(problem, i) + ": alignment " + std::to_string(b.alignment) +
-             " is above 2^62";
+      return nameOf(problem, i) + ": alignment " + std::to_string(b.alignment) + " is above 2^62";
     uint64_t bytes;
     if (!checkedAlignUp(b.size, b.alignment, bytes) || !checkedAdd(total, bytes, total) ||
-        !checkedAdd(total, std::max<uint64_t>(b.alignment, 1), total) ||
-        total > kMaxPlannerBytes)
+        !checkedAdd(total, std::max<uint64_t>(b.alignment, 1), total) || total > kMaxPlannerBytes)
       return nameOf(problem, i) + ": size " + std::to_string(b.size) +
              " brings the buffers' total past 2^62 bytes";
   }
@@ -241,9 +234,9 @@ std::optional<std::string> checkProblem(const Problem &problem) {
     const InPlaceHint &h = problem.inPlace[k];
     if (h.output < 0 || size_t(h.output) >= n || h.input < 0 || size_t(h.input) >= n ||
         h.input == h.output)
-      return "in-place hint #" + std::to_string(k) + " names buffers " +
-             std::to_string(h.output) + " and " + std::to_string(h.input) +
-             ", not two distinct buffers of " + std::to_string(n);
+      return "in-place hint #" + std::to_string(k) + " names buffers " + std::to_string(h.output) +
+             " and " + std::to_string(h.input) + ", not two distinct buffers of " +
+             std::to_string(n);
   }
   return checkChains(problem);
 }

@@ -16,7 +16,9 @@ struct Window {
   int lo = 0, hi = 0; // Compressed steps, inclusive.
 };
 
-bool meets(const Item &it, Window w) { return it.size != 0 && it.cfirst <= w.hi && it.clast >= w.lo; }
+bool meets(const Item &it, Window w) {
+  return it.size != 0 && it.cfirst <= w.hi && it.clast >= w.lo;
+}
 
 // The hull of the lifetimes of every item live in w: the smallest window
 // in which nothing live in w is an obstacle.
@@ -61,8 +63,8 @@ bool windowProblem(const Items &items, const std::vector<uint64_t> &offsets, Win
 
 // Solves the window in place. Found, Unsolved (its node limit) or
 // OutOfBudget.
-Outcome solveWindow(const Items &items, std::vector<uint64_t> &offsets, Window w,
-                    uint64_t target, SearchBudget &budget, size_t &freeItems) {
+Outcome solveWindow(const Items &items, std::vector<uint64_t> &offsets, Window w, uint64_t target,
+                    SearchBudget &budget, size_t &freeItems) {
   Items local;
   std::vector<int> global;
   std::vector<uint64_t> fixed, placed;
@@ -71,7 +73,8 @@ Outcome solveWindow(const Items &items, std::vector<uint64_t> &offsets, Window w
   // A node limit of its own, so that one window's verdict does not depend
   // on the machine's load; the shared budget pays for what it spends.
   SearchBudget own = budget;
-  own.nodesLeft = std::min<uint64_t>(budget.nodesLeft, kNodesPerItem * std::max<size_t>(freeItems, 64));
+  own.nodesLeft =
+      std::min<uint64_t>(budget.nodesLeft, kNodesPerItem * std::max<size_t>(freeItems, 64));
   own.nodesUsed = 0;
   Outcome result = searchCapacity(local, target, own, placed, &fixed);
   budget.nodesLeft -= own.nodesUsed;

@@ -17,8 +17,8 @@ LayerTiming layerTimingOf(const Device &device, const FitResult &fit) {
 std::vector<HtmlRegionBar> regionBarsOf(const FitResult &fit) {
   std::vector<HtmlRegionBar> bars;
   for (const RegionUse &use : fit.regions) {
-    HtmlRegionBar bar{use.region->name, memoryKindName(use.region->kind), use.used,
-                      use.region->size, {}};
+    HtmlRegionBar bar{
+        use.region->name, memoryKindName(use.region->kind), use.used, use.region->size, {}};
     for (const RegionItem &item : use.items)
       bar.items.emplace_back(item.what, item.bytes);
     bars.push_back(std::move(bar));

@@ -13,7 +13,7 @@ std::string quoted(const std::string &text) {
   for (char c : text)
     result += c == '\n'                 ? std::string("\\n")
               : (c == '"' || c == '\\') ? std::string("\\") + c
-                                         : std::string(1, c);
+                                        : std::string(1, c);
   return result + "\"";
 }
 
@@ -46,8 +46,8 @@ std::string renderGraphDot(const Graph &graph, const MemoryPlan *plan) {
                           : value->isGraphInput() || value->isGraphOutput
                               ? "shape=ellipse, style=filled, fillcolor=\"#cfe8ff\""
                               : "shape=ellipse";
-      dot += "  " + it->second + " [label=" + quoted(valueLabel(*value, plan)) + ", " + style +
-             "];\n";
+      dot +=
+          "  " + it->second + " [label=" + quoted(valueLabel(*value, plan)) + ", " + style + "];\n";
     }
     return it->second;
   };

@@ -15,11 +15,20 @@ std::string escape(const std::string &text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -33,14 +42,13 @@ std::string num(double value) {
 
 std::string percent(uint64_t used, uint64_t capacity) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", capacity ? 100.0 * double(used) / double(capacity) : 0.0);
+  std::snprintf(text, sizeof text, "%.1f%%",
+                capacity ? 100.0 * double(used) / double(capacity) : 0.0);
   return text;
 }
 
 // Distinct, light fills so that black text and neighbouring rectangles read.
-std::string fill(size_t index) {
-  return "hsl(" + std::to_string((index * 47) % 360) + ",65%,72%)";
-}
+std::string fill(size_t index) { return "hsl(" + std::to_string((index * 47) % 360) + ",65%,72%)"; }
 
 struct TimelineBox {
   std::string tensor, producer;
@@ -86,14 +94,14 @@ std::string renderTimeline(const MemoryPlan &plan) {
   auto y = [&](double offset) { return G::kTop + G::kHeight * (1.0 - offset / yMax); };
   double svgWidth = G::kLeft + G::kWidth + 24, svgHeight = G::kTop + G::kHeight + 44;
 
-  std::string svg = "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    num(svgWidth) + "\" height=\"" + num(svgHeight) + "\" viewBox=\"0 0 " +
-                    num(svgWidth) + " " + num(svgHeight) + "\" data-plot-left=\"" + num(G::kLeft) +
-                    "\" data-plot-top=\"" + num(G::kTop) + "\" data-plot-width=\"" + num(G::kWidth) +
-                    "\" data-plot-height=\"" + num(G::kHeight) + "\" data-steps=\"" +
-                    std::to_string(steps) + "\" data-y-max=\"" + std::to_string(uint64_t(yMax)) +
-                    "\" data-arena=\"" + std::to_string(plan.activationsSize) +
-                    "\" data-lower-bound=\"" + std::to_string(plan.activationsLowerBound) + "\">\n";
+  std::string svg =
+      "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(svgWidth) +
+      "\" height=\"" + num(svgHeight) + "\" viewBox=\"0 0 " + num(svgWidth) + " " + num(svgHeight) +
+      "\" data-plot-left=\"" + num(G::kLeft) + "\" data-plot-top=\"" + num(G::kTop) +
+      "\" data-plot-width=\"" + num(G::kWidth) + "\" data-plot-height=\"" + num(G::kHeight) +
+      "\" data-steps=\"" + std::to_string(steps) + "\" data-y-max=\"" +
+      std::to_string(uint64_t(yMax)) + "\" data-arena=\"" + std::to_string(plan.activationsSize) +
+      "\" data-lower-bound=\"" + std::to_string(plan.activationsLowerBound) + "\">\n";
   svg += "<rect class=\"plot\" x=\"" + num(G::kLeft) + "\" y=\"" + num(G::kTop) + "\" width=\"" +
          num(G::kWidth) + "\" height=\"" + num(G::kHeight) + "\"/>\n";
   // Axes: offsets in quarters of the arena, steps at most ~16 labels.
@@ -116,13 +124,14 @@ std::string renderTimeline(const MemoryPlan &plan) {
     const TimelineBox &box = boxes[i];
     double top = y(double(box.offset + box.size));
     double height = std::max(0.5, y(double(box.offset)) - top);
-    svg += "<rect class=\"buffer" + std::string(box.scratch ? " scratch" : "") + "\" x=\"" +
-           num(x(box.first)) + "\" y=\"" + num(top) + "\" width=\"" +
-           num(x(box.last + 1) - x(box.first)) + "\" height=\"" + num(height) + "\" fill=\"" +
-           fill(i) + "\" data-tensor=\"" + escape(box.tensor) + "\" data-offset=\"" +
-           std::to_string(box.offset) + "\" data-size=\"" + std::to_string(box.size) + "\"><title>" +
-           escape(bufferTooltip(box.tensor, box.producer, box.size, box.offset, box.first, box.last)) +
-           "</title></rect>\n";
+    svg +=
+        "<rect class=\"buffer" + std::string(box.scratch ? " scratch" : "") + "\" x=\"" +
+        num(x(box.first)) + "\" y=\"" + num(top) + "\" width=\"" +
+        num(x(box.last + 1) - x(box.first)) + "\" height=\"" + num(height) + "\" fill=\"" +
+        fill(i) + "\" data-tensor=\"" + escape(box.tensor) + "\" data-offset=\"" +
+        std::to_string(box.offset) + "\" data-size=\"" + std::to_string(box.size) + "\"><title>" +
+        escape(bufferTooltip(box.tensor, box.producer, box.size, box.offset, box.first, box.last)) +
+        "</title></rect>\n";
     svg += boxLabel(box, x(box.first), top, x(box.last + 1) - x(box.first), height);
   }
   double bound = y(double(plan.activationsLowerBound));
@@ -161,9 +170,9 @@ std::string renderRegionBars(const std::vector<HtmlRegionBar> &regions) {
     svg += "<text x=\"0\" y=\"" + num(top + 17) + "\">" + escape(region.name) + " (" +
            escape(region.kind) + ") " + withThousands(region.used) + " / " +
            withThousands(region.capacity) + "</text>\n";
-    svg += "<rect class=\"capacity\" x=\"" + num(labelWidth) + "\" y=\"" + num(top) + "\" width=\"" +
-           num(barWidth) + "\" height=\"24\"><title>" + escape(region.name) + " capacity " +
-           withThousands(region.capacity) + " bytes</title></rect>\n";
+    svg += "<rect class=\"capacity\" x=\"" + num(labelWidth) + "\" y=\"" + num(top) +
+           "\" width=\"" + num(barWidth) + "\" height=\"24\"><title>" + escape(region.name) +
+           " capacity " + withThousands(region.capacity) + " bytes</title></rect>\n";
     double x = labelWidth;
     for (size_t i = 0; i < region.items.size(); ++i) {
       double width = std::min(double(region.items[i].second) * scale, labelWidth + barWidth - x);
@@ -237,7 +246,8 @@ std::string renderVariants(const std::vector<HtmlVariantRow> &variants) {
             "</td><td class=\"n\">" + withThousands(row.ram) + "</td><td>" +
             (row.fits ? "yes" : "no") + "</td><td class=\"n\">" + formatMs(row.ms) +
             "</td><td><svg width=\"164\" height=\"12\"><rect class=\"time\" x=\"0\" y=\"1\" "
-            "width=\"" + num(width) + "\" height=\"10\"/></svg></td><td>" + escape(row.problems) +
+            "width=\"" +
+            num(width) + "\" height=\"10\"/></svg></td><td>" + escape(row.problems) +
             "</td></tr>\n";
   }
   return html + "</tbody>\n</table>\n";
@@ -302,7 +312,8 @@ std::string bufferTooltip(const std::string &tensor, const std::string &producer
 
 std::string renderHtmlReport(const HtmlReport &report) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                     "<title>" + escape(report.title) + "</title>\n<style>\n" + kStyle +
+                     "<title>" +
+                     escape(report.title) + "</title>\n<style>\n" + kStyle +
                      "</style>\n</head>\n<body>\n<h1>" + escape(report.title) + "</h1>\n";
   for (const std::string &line : report.summary)
     html += "<p class=\"summary\">" + escape(line) + "</p>\n";

@@ -21,7 +21,8 @@ std::string formatMs(double ms) {
 }
 
 std::string renderLayerTable(const MemoryPlan &plan, const LayerTiming *timing) {
-  std::vector<std::string> header = {"step", "node", "op", "output", "MACs", "weights", "live act."};
+  std::vector<std::string> header = {"step", "node",    "op",       "output",
+                                     "MACs", "weights", "live act."};
   std::vector<bool> numeric = {true, false, false, false, true, true, true};
   if (timing) {
     header.push_back("predicted");
@@ -34,9 +35,9 @@ std::string renderLayerTable(const MemoryPlan &plan, const LayerTiming *timing) 
     totalMacs += row.macs;
     totalWeights += row.weightBytes;
     peakLive = std::max(peakLive, row.liveBytes);
-    std::vector<std::string> cells = {std::to_string(row.step),     row.node->name,
-                                      layerOpLabel(*row.node),      row.node->output()->type.str(),
-                                      withThousands(row.macs),      withThousands(row.weightBytes),
+    std::vector<std::string> cells = {std::to_string(row.step),    row.node->name,
+                                      layerOpLabel(*row.node),     row.node->output()->type.str(),
+                                      withThousands(row.macs),     withThousands(row.weightBytes),
                                       withThousands(row.liveBytes)};
     if (timing) {
       auto it = timing->msByNode.find(row.node->name);
@@ -46,8 +47,13 @@ std::string renderLayerTable(const MemoryPlan &plan, const LayerTiming *timing) 
   }
   table.addSeparator();
   // The live column's total is the peak: that, not a sum, is what the arena must hold.
-  std::vector<std::string> total = {"",  "total", "", "", withThousands(totalMacs),
-                                    withThousands(totalWeights), "peak " + withThousands(peakLive)};
+  std::vector<std::string> total = {"",
+                                    "total",
+                                    "",
+                                    "",
+                                    withThousands(totalMacs),
+                                    withThousands(totalWeights),
+                                    "peak " + withThousands(peakLive)};
   if (timing)
     total.push_back(formatMs(timing->totalMs));
   table.addRow(total);

@@ -41,7 +41,8 @@ std::string alignedDefines(const std::vector<std::pair<std::string, std::string>
   return text;
 }
 
-const char *kCommonDefinitions = R"(// ---------------------------------------------------------------
+const char *kCommonDefinitions =
+    R"(// ---------------------------------------------------------------
 //                       Common definitions
 // ---------------------------------------------------------------
 #ifndef _GLOW_BUNDLE_COMMON_DEFS
@@ -150,18 +151,19 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
   if (api == BundleApi::Static) {
     std::vector<std::pair<std::string, std::string>> offsets;
     for (size_t i = 0; i < plan.placeholders.size(); ++i)
-      offsets.push_back({prefix + "_" + ids[i],
-                         std::to_string(plan.placementOf(plan.placeholders[i]).offset)});
+      offsets.push_back(
+          {prefix + "_" + ids[i], std::to_string(plan.placementOf(plan.placeholders[i]).offset)});
     text += "// Placeholder address offsets within mutable buffer (bytes).\n";
     text += alignedDefines(offsets) + "\n";
     text += "// Memory sizes (bytes).\n";
-    text += alignedDefines({{prefix + "_CONSTANT_MEM_SIZE", std::to_string(plan.constantSize)},
-                            {prefix + "_MUTABLE_MEM_SIZE", std::to_string(plan.mutableSize)},
-                            {prefix + "_ACTIVATIONS_MEM_SIZE",
-                             std::to_string(plan.activationsSize)}}) + "\n";
+    text +=
+        alignedDefines({{prefix + "_CONSTANT_MEM_SIZE", std::to_string(plan.constantSize)},
+                        {prefix + "_MUTABLE_MEM_SIZE", std::to_string(plan.mutableSize)},
+                        {prefix + "_ACTIVATIONS_MEM_SIZE", std::to_string(plan.activationsSize)}}) +
+        "\n";
     text += "// Memory alignment (bytes).\n";
-    text += alignedDefines({{prefix + "_MEM_ALIGN", std::to_string(MemoryPlan::kAlignment)}}) +
-            "\n";
+    text +=
+        alignedDefines({{prefix + "_MEM_ALIGN", std::to_string(MemoryPlan::kAlignment)}}) + "\n";
   } else {
     text += "// Bundle memory configuration (memory layout).\n";
     text += "extern const struct BundleConfig " + networkName + "_config;\n\n";
@@ -292,8 +294,8 @@ void writeBundleDirectory(const std::string &directory, const std::vector<Bundle
     struct stat entryInfo;
     if (::lstat(entry.path().c_str(), &entryInfo) != 0)
       continue;
-    const bool isBundleFile =
-        std::any_of(files.begin(), files.end(), [&](const BundleFile &f) { return f.first == entryName; });
+    const bool isBundleFile = std::any_of(
+        files.begin(), files.end(), [&](const BundleFile &f) { return f.first == entryName; });
     const bool plain = S_ISREG(entryInfo.st_mode) || S_ISLNK(entryInfo.st_mode);
     if (isBundleFile && !S_ISREG(entryInfo.st_mode))
       throw fail(entryName + " exists and is not a regular file; bundlefit does not replace it");
@@ -301,7 +303,7 @@ void writeBundleDirectory(const std::string &directory, const std::vector<Bundle
       continue;
     if (!plain)
       throw fail(entryName + " is not a file of this bundle and not a regular file; "
-                 "compile into an empty directory or one holding only bundles");
+                             "compile into an empty directory or one holding only bundles");
     if (::linkat(AT_FDCWD, entry.path().c_str(), AT_FDCWD, (staging / entryName).c_str(), 0) != 0)
       throw fail("keeping " + entryName + ": " + std::strerror(errno));
   }

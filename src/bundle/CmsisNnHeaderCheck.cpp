@@ -23,15 +23,18 @@ const char *prototypeOf(const std::string &function) {
   static const char *kCommonTail =
       "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const int8_t *, "
       "const cmsis_nn_dims *, const int32_t *, const cmsis_nn_dims *, int8_t *);";
-  static const std::string conv = std::string(
-      "arm_cmsis_nn_status arm_convolve_wrapper_s8(const cmsis_nn_context *, "
-      "const cmsis_nn_conv_params *, const cmsis_nn_per_channel_quant_params *, ") + kCommonTail;
-  static const std::string depthwise = std::string(
-      "arm_cmsis_nn_status arm_depthwise_conv_wrapper_s8(const cmsis_nn_context *, "
-      "const cmsis_nn_dw_conv_params *, const cmsis_nn_per_channel_quant_params *, ") + kCommonTail;
-  static const std::string fc = std::string(
-      "arm_cmsis_nn_status arm_fully_connected_s8(const cmsis_nn_context *, "
-      "const cmsis_nn_fc_params *, const cmsis_nn_per_tensor_quant_params *, ") + kCommonTail;
+  static const std::string conv =
+      std::string("arm_cmsis_nn_status arm_convolve_wrapper_s8(const cmsis_nn_context *, "
+                  "const cmsis_nn_conv_params *, const cmsis_nn_per_channel_quant_params *, ") +
+      kCommonTail;
+  static const std::string depthwise =
+      std::string("arm_cmsis_nn_status arm_depthwise_conv_wrapper_s8(const cmsis_nn_context *, "
+                  "const cmsis_nn_dw_conv_params *, const cmsis_nn_per_channel_quant_params *, ") +
+      kCommonTail;
+  static const std::string fc =
+      std::string("arm_cmsis_nn_status arm_fully_connected_s8(const cmsis_nn_context *, "
+                  "const cmsis_nn_fc_params *, const cmsis_nn_per_tensor_quant_params *, ") +
+      kCommonTail;
   if (function == "arm_convolve_wrapper_s8")
     return conv.c_str();
   if (function == "arm_depthwise_conv_wrapper_s8")
@@ -39,11 +42,15 @@ const char *prototypeOf(const std::string &function) {
   if (function == "arm_fully_connected_s8")
     return fc.c_str();
   if (function == "arm_max_pool_s8")
-    return "arm_cmsis_nn_status arm_max_pool_s8(const cmsis_nn_context *, const cmsis_nn_pool_params *, "
-           "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const cmsis_nn_dims *, int8_t *);";
+    return "arm_cmsis_nn_status arm_max_pool_s8(const cmsis_nn_context *, const "
+           "cmsis_nn_pool_params *, "
+           "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const cmsis_nn_dims *, "
+           "int8_t *);";
   if (function == "arm_avgpool_s8")
-    return "arm_cmsis_nn_status arm_avgpool_s8(const cmsis_nn_context *, const cmsis_nn_pool_params *, "
-           "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const cmsis_nn_dims *, int8_t *);";
+    return "arm_cmsis_nn_status arm_avgpool_s8(const cmsis_nn_context *, const "
+           "cmsis_nn_pool_params *, "
+           "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const cmsis_nn_dims *, "
+           "int8_t *);";
   if (function == "arm_softmax_s8")
     return "void arm_softmax_s8(const int8_t *, const int32_t, const int32_t, const int32_t, "
            "const int32_t, const int32_t, int8_t *);";
@@ -82,8 +89,7 @@ std::string renderCmsisNnCheck(const MemoryPlan &plan) {
   }
   if (functions.empty())
     return "";
-  std::string text =
-      "// CMSIS-NN: this bundle calls ";
+  std::string text = "// CMSIS-NN: this bundle calls ";
   for (const std::string &f : functions)
     text += f + (f == *functions.rbegin() ? "" : ", ");
   text += ".\n// Generated for CMSIS-NN v7.0.0-43 (arm_nnfunctions.h V.19.1.0); any version from\n"
@@ -100,7 +106,8 @@ std::string renderCmsisNnCheck(const MemoryPlan &plan) {
     if (const char *prototype = prototypeOf(f))
       text += std::string(prototype) + "\n";
   if (kernelSums)
-    text += "// Helium: the fully connected kernel sums weights.bin holds are arm_vector_sum_s8's (v5.0+).\n"
+    text += "// Helium: the fully connected kernel sums weights.bin holds are arm_vector_sum_s8's "
+            "(v5.0+).\n"
             "BF_CMSIS_NN_ASSERT(sizeof(&arm_vector_sum_s8) != 0, \"arm_vector_sum_s8 exists\");\n";
   text += "#undef BF_CMSIS_NN_LAYOUT\n#undef BF_CMSIS_NN_ASSERT\n"
           "#ifdef __cplusplus\n}\n#endif\n#endif\n\n";

@@ -60,11 +60,10 @@ void runStep(const std::vector<std::string> &argv, const fs::path &dir, double t
              const std::string &log, const std::string &what) {
   ProcessResult r = runProcess(argv, dir.string(), timeout, (dir / log).string());
   if (!r.ok())
-    throw Error(ExitCode::ToolMissing, what + " failed (" +
-                                           (r.timedOut ? std::string("timed out")
-                                                       : "exit " + std::to_string(r.exitCode)) +
-                                           "; log: " + (dir / log).string() + ")\n" +
-                                           lastLines(r.output, 12));
+    throw Error(ExitCode::ToolMissing,
+                what + " failed (" +
+                    (r.timedOut ? std::string("timed out") : "exit " + std::to_string(r.exitCode)) +
+                    "; log: " + (dir / log).string() + ")\n" + lastLines(r.output, 12));
 }
 
 /// Configures and builds CMSIS-NN's CMakeLists for `core` into `out`.
@@ -84,8 +83,13 @@ void buildLibrary(const fs::path &source, const std::string &core, const fs::pat
       << "set(CMAKE_C_COMPILER \"" << gcc << "\")\n"
       << "set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)\n"
       << "set(CMAKE_C_FLAGS_INIT \"" << flags << "-ffunction-sections -fdata-sections\")\n";
-  std::vector<std::string> configure = {cmake, "-S", source.string(), "-B", (out / "build").string(),
-                                        "-DCMAKE_TOOLCHAIN_FILE=" + (out / "toolchain.cmake").string(),
+  std::vector<std::string> configure = {cmake,
+                                        "-S",
+                                        source.string(),
+                                        "-B",
+                                        (out / "build").string(),
+                                        "-DCMAKE_TOOLCHAIN_FILE=" +
+                                            (out / "toolchain.cmake").string(),
                                         "-DCMSIS_OPTIMIZATION_LEVEL=-O2"};
   if (!findTool("ninja").empty())
     configure.insert(configure.begin() + 1, {"-G", "Ninja"});
@@ -136,17 +140,18 @@ CmsisNnLibrary findOrBuildCmsisNn(const std::string &dir, const std::string &cor
                                      "' (cortex-m0plus, m3, m4, m7, m33, m55, m85)");
   const fs::path root = fs::canonical(dir);
   CmsisNnLibrary result;
-  const bool sourceCheckout =
-      hasHeader(root / "Include") && fs::is_regular_file(root / "CMakeLists.txt", ec) &&
-      fs::is_directory(root / "Source", ec);
+  const bool sourceCheckout = hasHeader(root / "Include") &&
+                              fs::is_regular_file(root / "CMakeLists.txt", ec) &&
+                              fs::is_directory(root / "Source", ec);
   if (!sourceCheckout) {
     const fs::path library = findPrebuilt(root);
     const fs::path include = findIncludeDir(root);
     if (library.empty() || include.empty())
       throw Error(ExitCode::BadInputFile,
-                  "--cmsis-nn '" + dir + "': neither a CMSIS-NN source checkout (Include/, "
-                  "Source/, CMakeLists.txt) nor a directory holding libcmsis-nn.a and "
-                  "Include/arm_nnfunctions.h");
+                  "--cmsis-nn '" + dir +
+                      "': neither a CMSIS-NN source checkout (Include/, "
+                      "Source/, CMakeLists.txt) nor a directory holding libcmsis-nn.a and "
+                      "Include/arm_nnfunctions.h");
     result.library = library.string(), result.includeDir = include.string();
     return result;
   }
@@ -167,8 +172,8 @@ CmsisNnLibrary findOrBuildCmsisNn(const std::string &dir, const std::string &cor
   if (ec) { // another process finished first: use its library
     fs::remove_all(work, ec);
     if (!fs::is_regular_file(result.library, ec))
-      throw Error(ExitCode::CannotWrite, "cannot move the CMSIS-NN build into '" +
-                                             final.string() + "'");
+      throw Error(ExitCode::CannotWrite,
+                  "cannot move the CMSIS-NN build into '" + final.string() + "'");
   }
   result.built = true;
   return result;

@@ -52,12 +52,16 @@ std::vector<LinkedSection> readElfSections(const std::string &path) {
     throw Error(ExitCode::BadInputFile, path + ": cannot open the linked firmware");
   std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   Reader r{bytes, path};
-  if (bytes.size() < 52 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0 || bytes[4] != 1 ||
-      bytes[5] != 1)
+  if (bytes.size() < 52 ||
+      std::memcmp(bytes.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      bytes[4] != 1 || bytes[5] != 1)
     throw Error(ExitCode::BadInputFile, path + ": not a little-endian ELF32 file");
   if (r.u16(18) != kEmArm)
-    throw Error(ExitCode::BadInputFile, path + ": not an Arm ELF (e_machine " +
-                                            std::to_string(r.u16(18)) + ")");
+    throw Error(ExitCode::BadInputFile,
+                path + ": not an Arm ELF (e_machine " + std::to_string(r.u16(18)) + ")");
   uint32_t phoff = r.u32(28), shoff = r.u32(32);
   uint16_t phentsize = r.u16(42), phnum = r.u16(44), shentsize = r.u16(46), shnum = r.u16(48),
            shstrndx = r.u16(50);
@@ -113,7 +117,8 @@ std::vector<uint64_t> linkedRegionUsage(const device::Device &device,
   };
   auto containing = [&](uint64_t address) {
     for (size_t i = 0; i < device.memory.size(); ++i)
-      if (address >= device.memory[i].base && address < device.memory[i].base + device.memory[i].size)
+      if (address >= device.memory[i].base &&
+          address < device.memory[i].base + device.memory[i].size)
         return int(i);
     return -1;
   };

@@ -74,30 +74,29 @@ std::string hostDriverSource(const BundleRunSpec &spec, const std::vector<IoSlot
     stage << "  uint8_t *" << buffer << " = bf_region(" << u64(s.bytes * batch) << "); /* "
           << (s.isInput ? "input " : "output ") << cString(s.name) << " */\n";
     if (s.isInput) {
-      stage << "  if (bf_read(\"in" << s.index << ".bin\", " << buffer << ", " << u64(s.bytes * batch)
-            << "))\n    return " << StatusIoFailed << ";\n";
+      stage << "  if (bf_read(\"in" << s.index << ".bin\", " << buffer << ", "
+            << u64(s.bytes * batch) << "))\n    return " << StatusIoFailed << ";\n";
       copyIn << "    memcpy(mutableWeight + " << u64(s.offset) << ", " << buffer << " + n * "
              << u64(s.bytes) << ", " << u64(s.bytes) << ");\n";
     } else {
       copyOut << "    memcpy(" << buffer << " + n * " << u64(s.bytes) << ", mutableWeight + "
               << u64(s.offset) << ", " << u64(s.bytes) << ");\n";
-      write << "  if (bf_write(\"out" << s.index << ".bin\", " << buffer << ", " << u64(s.bytes * batch)
-            << "))\n    return " << StatusIoFailed << ";\n";
+      write << "  if (bf_write(\"out" << s.index << ".bin\", " << buffer << ", "
+            << u64(s.bytes * batch) << "))\n    return " << StatusIoFailed << ";\n";
     }
   }
-  return templates::fillTemplate(
-      templates::kHostDriverTemplate,
-      {{"NETWORK", spec.networkName},
-       {"BATCH", std::to_string(batch)},
-       {"CONSTANT_SIZE", std::to_string(spec.constantSize)},
-       {"MUTABLE_SIZE", std::to_string(spec.mutableSize)},
-       {"ACTIVATIONS_SIZE", std::to_string(spec.activationsSize)},
-       {"STATUS_IO_FAILED", std::to_string(StatusIoFailed)},
-       {"STATUS_ENTRY_FAILED", std::to_string(StatusEntryFailed)},
-       {"STAGE_IO", withoutFinalNewline(stage.str())},
-       {"COPY_INPUTS", withoutFinalNewline(copyIn.str())},
-       {"COPY_OUTPUTS", withoutFinalNewline(copyOut.str())},
-       {"WRITE_OUTPUTS", withoutFinalNewline(write.str())}});
+  return templates::fillTemplate(templates::kHostDriverTemplate,
+                                 {{"NETWORK", spec.networkName},
+                                  {"BATCH", std::to_string(batch)},
+                                  {"CONSTANT_SIZE", std::to_string(spec.constantSize)},
+                                  {"MUTABLE_SIZE", std::to_string(spec.mutableSize)},
+                                  {"ACTIVATIONS_SIZE", std::to_string(spec.activationsSize)},
+                                  {"STATUS_IO_FAILED", std::to_string(StatusIoFailed)},
+                                  {"STATUS_ENTRY_FAILED", std::to_string(StatusEntryFailed)},
+                                  {"STAGE_IO", withoutFinalNewline(stage.str())},
+                                  {"COPY_INPUTS", withoutFinalNewline(copyIn.str())},
+                                  {"COPY_OUTPUTS", withoutFinalNewline(copyOut.str())},
+                                  {"WRITE_OUTPUTS", withoutFinalNewline(write.str())}});
 }
 
 std::string firmwareSource(const BundleRunSpec &spec, const std::vector<IoSlot> &slots,
@@ -152,23 +151,22 @@ std::string firmwareSource(const BundleRunSpec &spec, const std::vector<IoSlot> 
 
 std::string linkerScript(const FirmwareLayout &layout) {
   const CortexMBoard &b = *layout.board;
-  return templates::fillTemplate(
-      templates::kQemuLinkerScriptTemplate,
-      {{"MACHINE", b.machine},
-       {"CPU", b.cpu},
-       {"CODE_BASE", hex(b.code.base)},
-       {"CODE_SIZE", hex(b.code.size)},
-       {"CODE_NAME", b.code.name},
-       {"RAM_BASE", hex(b.ram.base)},
-       {"RAM_SIZE", hex(b.ram.size)},
-       {"RAM_NAME", b.ram.name},
-       {"EXTRA_BASE", hex(b.extra.base)},
-       {"EXTRA_SIZE", hex(b.extra.size)},
-       {"EXTRA_NAME", b.extra.name},
-       {"WEIGHTS_REGION", layout.weightsInExtra ? "EXTRA" : "CODE"},
-       {"REGIONS_REGION", layout.regionsInExtra ? "EXTRA" : "RAM"},
-       {"HEAP_BYTES", hex(layout.heapBytes)},
-       {"STACK_BYTES", hex(layout.stackBytes)}});
+  return templates::fillTemplate(templates::kQemuLinkerScriptTemplate,
+                                 {{"MACHINE", b.machine},
+                                  {"CPU", b.cpu},
+                                  {"CODE_BASE", hex(b.code.base)},
+                                  {"CODE_SIZE", hex(b.code.size)},
+                                  {"CODE_NAME", b.code.name},
+                                  {"RAM_BASE", hex(b.ram.base)},
+                                  {"RAM_SIZE", hex(b.ram.size)},
+                                  {"RAM_NAME", b.ram.name},
+                                  {"EXTRA_BASE", hex(b.extra.base)},
+                                  {"EXTRA_SIZE", hex(b.extra.size)},
+                                  {"EXTRA_NAME", b.extra.name},
+                                  {"WEIGHTS_REGION", layout.weightsInExtra ? "EXTRA" : "CODE"},
+                                  {"REGIONS_REGION", layout.regionsInExtra ? "EXTRA" : "RAM"},
+                                  {"HEAP_BYTES", hex(layout.heapBytes)},
+                                  {"STACK_BYTES", hex(layout.stackBytes)}});
 }
 
 } // namespace harness

@@ -113,7 +113,8 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
   const std::string code = device.homes.code;
   const std::string weightsFlash = device.homes.weightsFlash;
   const std::string sdkRam = device.homes.sdkRam;
-  const std::string arena = fit.activationRegion ? fit.activationRegion->name : device.homes.activations;
+  const std::string arena =
+      fit.activationRegion ? fit.activationRegion->name : device.homes.activations;
   std::string io = homeOf(fit, "inputs/outputs");
   if (io.empty())
     io = device.homes.io;
@@ -183,17 +184,21 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
   // Flash, in AN13001's order: SDK project, bundle code, library image, weights.
   // The SDK project is a whole program (vectors, start-up, main): the stub's
   // own bytes count inside its device-file size, padded up to it.
-  section(".bf_sdk_flash", code, "", "SDK project incl. the stub's vectors and start-up (device file)",
-          "    __bf_sdk_flash_start = .;\n    KEEP(*(.isr_vector))\n    *(.bf_stub .bf_stub.*)\n    . = ALIGN(4);\n"
+  section(".bf_sdk_flash", code, "",
+          "SDK project incl. the stub's vectors and start-up (device file)",
+          "    __bf_sdk_flash_start = .;\n    KEEP(*(.isr_vector))\n    *(.bf_stub .bf_stub.*)\n   "
+          " . = ALIGN(4);\n"
           "    __bf_copy_table = .;\n@COPY_TABLE@    __bf_copy_table_end = .;\n"
-          "    . = MAX(., __bf_sdk_flash_start + " + std::to_string(fit.terms.baseFlash) + ");\n",
+          "    . = MAX(., __bf_sdk_flash_start + " +
+              std::to_string(fit.terms.baseFlash) + ");\n",
           false, 1);
   section(".text", code, "", "code: bundle, newlib/libgcc routines it calls",
           "    *(.text .text.* .gnu.linkonce.t.*)\n"
           "    *(.glue_7) *(.glue_7t) *(.vfp11_veneer) *(.v4_bx)\n"
           "    KEEP(*(.init)) KEEP(*(.fini))\n",
           false, 1);
-  section(".rodata", code, "", "read-only data", "    *(.rodata .rodata.* .gnu.linkonce.r.*)\n", false, 1);
+  section(".rodata", code, "", "read-only data", "    *(.rodata .rodata.* .gnu.linkonce.r.*)\n",
+          false, 1);
   section(".ARM.exidx", code, "", "unwind index",
           "    *(.ARM.exidx* .gnu.linkonce.armexidx.*)\n    *(.ARM.extab*)\n", false, 1);
   section(".init_array", code, "", "constructors",
@@ -224,11 +229,14 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
     std::string name = ".bf_weights_" + id;
     data << "  .section " << name << ",\"a" << (inFlash ? "" : "w") << "\",%progbits\n"
          << "  .balign 64\n  .global " << symbol << "\n  .type " << symbol << ", %object\n"
-         << symbol << ":\n  .incbin \"" << file << "\"\n  .size " << symbol << ", " << bytes << "\n";
-    std::string what = std::to_string(weightsIn[k].size()) + " weight tensor" +
-                       (weightsIn[k].size() == 1 ? "" : "s") +
-                       (inFlash ? " read in place" : " (initialized data, image in " + weightsFlash + ")");
-    section(name, region, inFlash ? "" : weightsFlash, what, "    KEEP(*(" + name + "))\n", false, 64);
+         << symbol << ":\n  .incbin \"" << file << "\"\n  .size " << symbol << ", " << bytes
+         << "\n";
+    std::string what =
+        std::to_string(weightsIn[k].size()) + " weight tensor" +
+        (weightsIn[k].size() == 1 ? "" : "s") +
+        (inFlash ? " read in place" : " (initialized data, image in " + weightsFlash + ")");
+    section(name, region, inFlash ? "" : weightsFlash, what, "    KEEP(*(" + name + "))\n", false,
+            64);
   };
   for (size_t k = 0; k < weightRegions.size(); ++k)
     if (device.findRegion(weightRegions[k])->isFlash())
@@ -238,20 +246,20 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
   // The SDK project's RAM (its .data, .bss, stack, heap) holds the stub's
   // and newlib's .data/.bss, padded up to the device file's size.
   section(".data", sdkRam, code, "SDK project: stub/newlib .data",
-          "    __bf_sdk_ram_start = .;\n    *(.data .data.* .gnu.linkonce.d.*)\n",
-          false, 8);
+          "    __bf_sdk_ram_start = .;\n    *(.data .data.* .gnu.linkonce.d.*)\n", false, 8);
   section(".bss", sdkRam, "", "SDK project: stub/newlib .bss",
           "    __bf_bss_start = .;\n    *(.bss .bss.* .gnu.linkonce.b.*)\n    *(COMMON)\n"
           "    . = ALIGN(4);\n    __bf_bss_end = .;\n",
           true, 4);
   section(".bf_sdk_ram", sdkRam, "", "SDK project incl. stack (device file)",
-          "    . = MAX(., __bf_sdk_ram_start + " + std::to_string(fit.terms.baseRam) + ");\n"
-          "    . = ALIGN(8);\n    __bf_stack_top = .;\n",
+          "    . = MAX(., __bf_sdk_ram_start + " + std::to_string(fit.terms.baseRam) +
+              ");\n"
+              "    . = ALIGN(8);\n    __bf_stack_top = .;\n",
           true, 1);
   if (spec.staticBytes) {
     reserve(".bf_static", "bf_static", spec.staticBytes, false, true, 8);
-    section(".bf_static", staticRegion, code, "static data (--static-bytes)", "    KEEP(*(.bf_static))\n",
-            false, 8);
+    section(".bf_static", staticRegion, code, "static data (--static-bytes)",
+            "    KEEP(*(.bf_static))\n", false, 8);
   }
   for (size_t k = 0; k < weightRegions.size(); ++k)
     if (!device.findRegion(weightRegions[k])->isFlash())
@@ -264,14 +272,17 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
             "    KEEP(*(.bf_library_ram))\n", true, 8);
   }
   reserve(".bf_activations", "bf_activations", spec.activationsBytes, true, true, 64);
-  section(".bf_activations", arena, "", "activations arena", "    KEEP(*(.bf_activations))\n", true, 64);
+  section(".bf_activations", arena, "", "activations arena", "    KEEP(*(.bf_activations))\n", true,
+          64);
   reserve(".bf_mutable", "bf_mutable", spec.mutableBytes, true, true, 64);
-  section(".bf_mutable", io, "", "inputs/outputs (mutableWeight)", "    KEEP(*(.bf_mutable))\n", true, 64);
+  section(".bf_mutable", io, "", "inputs/outputs (mutableWeight)", "    KEEP(*(.bf_mutable))\n",
+          true, 64);
   script << "}\n";
 
   std::string table;
   for (const std::string &name : copies)
-    table += "    LONG(LOADADDR(" + name + ")) LONG(ADDR(" + name + ")) LONG(SIZEOF(" + name + "))\n";
+    table +=
+        "    LONG(LOADADDR(" + name + ")) LONG(ADDR(" + name + ")) LONG(SIZEOF(" + name + "))\n";
   out.linkerScript = script.str();
   out.linkerScript.replace(out.linkerScript.find("@COPY_TABLE@"), 12, table);
   out.data = data.str();
@@ -281,7 +292,8 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
       {{"DEVICE", device.id},
        {"NETWORK", spec.networkName},
        {"HARD_FLOAT", spec.hardFloat ? "1" : "0"},
-       {"WEIGHTS_DECLARATION", weightsBaseSymbol.empty() ? "" : "extern uint8_t " + weightsBaseSymbol + "[];"},
+       {"WEIGHTS_DECLARATION",
+        weightsBaseSymbol.empty() ? "" : "extern uint8_t " + weightsBaseSymbol + "[];"},
        {"WEIGHTS_ARGUMENT", weightsBaseSymbol.empty() ? "0" : weightsBaseSymbol}});
   return out;
 }

@@ -21,7 +21,8 @@ void writeFile(const fs::path &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   if (!out.flush())
-    throw Error(ExitCode::CannotWrite, path.string() + ": cannot write (--verify-link work directory)");
+    throw Error(ExitCode::CannotWrite,
+                path.string() + ": cannot write (--verify-link work directory)");
 }
 
 std::string readAll(const fs::path &path) {
@@ -45,7 +46,8 @@ std::string withThousands(uint64_t value) {
 std::map<std::string, uint64_t> overflows(const std::string &log, std::vector<std::string> &lines) {
   std::map<std::string, uint64_t> found;
   static const std::regex pattern("region `([^']+)' overflowed by ([0-9]+) bytes");
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), pattern); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), pattern);
+       it != std::sregex_iterator(); ++it) {
     found[(*it)[1].str()] = std::stoull((*it)[2].str());
     lines.push_back(it->str());
   }
@@ -66,10 +68,12 @@ std::vector<RegionCheck> compareRegions(const device::Device &device,
     c.predicted = i < predicted.size() ? predicted[i] : 0;
     c.linked = i < linked.size() ? linked[i] : 0;
     double diff = double(c.linked) - double(c.predicted);
-    c.differencePercent = c.predicted ? 100.0 * diff / double(c.predicted) : (c.linked ? 100.0 : 0.0);
+    c.differencePercent =
+        c.predicted ? 100.0 * diff / double(c.predicted) : (c.linked ? 100.0 : 0.0);
     c.predictedOver = c.predicted > c.capacity;
     c.linkedOver = c.linked > c.capacity;
-    c.withinTolerance = c.predicted ? std::fabs(c.differencePercent) <= tolerancePercent : c.linked == 0;
+    c.withinTolerance =
+        c.predicted ? std::fabs(c.differencePercent) <= tolerancePercent : c.linked == 0;
     checks.push_back(c);
   }
   return checks;
@@ -85,8 +89,9 @@ std::string LinkVerification::disagreement() const {
     std::string regionsText;
     for (const RegionCheck &c : regions)
       if (c.predictedOver != c.linkedOver)
-        regionsText += (regionsText.empty() ? "" : ", ") + c.region + " " +
-                       (c.linkedOver ? "overflowed in the link only" : "over only in the prediction");
+        regionsText +=
+            (regionsText.empty() ? "" : ", ") + c.region + " " +
+            (c.linkedOver ? "overflowed in the link only" : "over only in the prediction");
     if (!regionsText.empty())
       text += " (" + regionsText + ")";
   }
@@ -109,13 +114,14 @@ uint64_t linkedCodeBytes(const std::string &objectPath, const std::string &entry
   std::vector<std::string> argv = {gcc};
   argv.insert(argv.end(), toolchain.gccFlags.begin(), toolchain.gccFlags.end());
   argv.insert(argv.end(), {"--specs=nano.specs", "--specs=nosys.specs", "-nostartfiles",
-                           "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments", "-Wl,--no-warn-execstack",
-                           "-Wl,-e," + entry, "-Wl,--undefined=" + entry,
+                           "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments",
+                           "-Wl,--no-warn-execstack", "-Wl,-e," + entry, "-Wl,--undefined=" + entry,
                            fs::absolute(objectPath).string(), "-lm", "-o", "code.elf"});
   ProcessResult result = runProcess(argv, workDir, 600, (dir / "code.log").string());
   if (!result.ok())
-    throw Error(ExitCode::ToolMissing, "--verify-link: " + gcc + " could not link " + objectPath +
-                                           " alone to measure its code: " + lastLines(result.output, 6));
+    throw Error(ExitCode::ToolMissing,
+                "--verify-link: " + gcc + " could not link " + objectPath +
+                    " alone to measure its code: " + lastLines(result.output, 6));
   uint64_t bytes = 0;
   for (const LinkedSection &s : readElfSections((dir / "code.elf").string()))
     if (s.hasContents && s.name.rfind(".data", 0) != 0)
@@ -141,9 +147,9 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
     std::string blob;
     for (const auto &[offset, bytes] : ranges) {
       if (offset + bytes > weights.size())
-        throw Error(ExitCode::BadInputFile, spec.weightsPath + ": " + std::to_string(weights.size()) +
-                                                " bytes, but a weight ends at " +
-                                                std::to_string(offset + bytes));
+        throw Error(ExitCode::BadInputFile,
+                    spec.weightsPath + ": " + std::to_string(weights.size()) +
+                        " bytes, but a weight ends at " + std::to_string(offset + bytes));
       blob.append(weights, offset, bytes);
     }
     writeFile(dir / file, blob);
@@ -165,8 +171,10 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
                              "-Wl,-Map=" + elf.substr(0, elf.size() - 4) + ".map"});
     if (keepOnOverflow)
       argv.push_back("-Wl,--noinhibit-exec");
-    argv.insert(argv.end(), {"fw.c", "fw_data.S", fs::absolute(spec.objectPath).string(), "-lm", "-o", elf});
-    return runProcess(argv, workDir, 600, (dir / (elf.substr(0, elf.size() - 4) + ".log")).string());
+    argv.insert(argv.end(),
+                {"fw.c", "fw_data.S", fs::absolute(spec.objectPath).string(), "-lm", "-o", elf});
+    return runProcess(argv, workDir, 600,
+                      (dir / (elf.substr(0, elf.size() - 4) + ".log")).string());
   };
 
   auto start = std::chrono::steady_clock::now();
@@ -177,9 +185,9 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
   std::string elf = "fw.elf";
   if (!result.ok()) {
     if (over.empty() || result.timedOut)
-      throw Error(ExitCode::ToolMissing,
-                  "--verify-link: " + gcc + " could not link the firmware for " + device.id + " in " +
-                      workDir + ": " + lastLines(result.output, 6));
+      throw Error(ExitCode::ToolMissing, "--verify-link: " + gcc +
+                                             " could not link the firmware for " + device.id +
+                                             " in " + workDir + ": " + lastLines(result.output, 6));
     // The verdict came from the real link; a second, forced link keeps the
     // ELF so every region (not only the overflowing ones) can be measured.
     elf = "fw-overflow.elf";

@@ -23,8 +23,7 @@ std::vector<uint8_t> readBytes(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(ExitCode::BadInputFile, "cannot read '" + path.string() + "'");
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in),
-                              std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 void writeBytes(const fs::path &path, const void *data, size_t size) {
@@ -52,11 +51,12 @@ ProcessResult build(const std::vector<std::string> &argv, const fs::path &dir,
                     const std::string &logName, double timeout, const std::string &what) {
   ProcessResult r = runProcess(argv, dir.string(), timeout, (dir / logName).string());
   if (!r.ok()) {
-    std::string why = r.timedOut ? "timed out" : r.startFailed ? "could not be started"
-                      : r.termSignal ? "was killed by signal " + std::to_string(r.termSignal)
-                                     : "failed (exit status " + std::to_string(r.exitCode) + ")";
-    throw Error(ExitCode::ToolMissing, what + " " + why + ": " + joinCommand(argv) + "\n" +
-                                           lastLines(r.output, 20));
+    std::string why = r.timedOut      ? "timed out"
+                      : r.startFailed ? "could not be started"
+                      : r.termSignal  ? "was killed by signal " + std::to_string(r.termSignal)
+                                      : "failed (exit status " + std::to_string(r.exitCode) + ")";
+    throw Error(ExitCode::ToolMissing,
+                what + " " + why + ": " + joinCommand(argv) + "\n" + lastLines(r.output, 20));
   }
   return r;
 }
@@ -67,8 +67,8 @@ void checkSpec(const BundleRunSpec &spec, const std::map<std::string, Tensor> &i
     throw Error(ExitCode::Usage, "runBundle: empty network name");
   for (char ch : spec.networkName)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'))
-      throw Error(ExitCode::Usage, "runBundle: network name '" + spec.networkName +
-                                       "' is not a C identifier");
+      throw Error(ExitCode::Usage,
+                  "runBundle: network name '" + spec.networkName + "' is not a C identifier");
   if (spec.target != "host" && !findCortexMBoard(spec.target)) {
     std::string known;
     for (const std::string &t : supportedRunTargets())
@@ -99,8 +99,8 @@ void checkSpec(const BundleRunSpec &spec, const std::map<std::string, Tensor> &i
       continue;
     auto it = inputs.find(p.name);
     if (it == inputs.end())
-      throw Error(ExitCode::Usage, "no value given for input '" + p.name + "' (" +
-                                       p.type.str() + ")");
+      throw Error(ExitCode::Usage,
+                  "no value given for input '" + p.name + "' (" + p.type.str() + ")");
     const Tensor &t = it->second;
     if (t.type.dtype != p.type.dtype || t.bytes.size() != bytes * spec.batch)
       throw Error(ExitCode::BadInputFile,
@@ -133,10 +133,10 @@ void stageFiles(const BundleRunSpec &spec, const std::map<std::string, Tensor> &
       throw Error(ExitCode::BadInputFile, "bundle weights '" + weights.string() + "' not found");
     uint64_t size = fs::file_size(weights, ec);
     if (ec || size != spec.constantSize)
-      throw Error(ExitCode::BadInputFile,
-                  "'" + weights.string() + "' holds " + std::to_string(size) +
-                      " bytes; the bundle's constantWeight region is " +
-                      std::to_string(spec.constantSize) + " bytes");
+      throw Error(ExitCode::BadInputFile, "'" + weights.string() + "' holds " +
+                                              std::to_string(size) +
+                                              " bytes; the bundle's constantWeight region is " +
+                                              std::to_string(spec.constantSize) + " bytes");
     fs::copy_file(weights, dir / "weights.bin", fs::copy_options::overwrite_existing, ec);
     if (ec)
       throw Error(ExitCode::CannotWrite, "cannot copy '" + weights.string() + "' to '" +
@@ -146,8 +146,8 @@ void stageFiles(const BundleRunSpec &spec, const std::map<std::string, Tensor> &
   }
   fs::copy_file(object, dir / "bundle.o", fs::copy_options::overwrite_existing, ec);
   if (ec)
-    throw Error(ExitCode::CannotWrite, "cannot copy '" + object.string() + "' to '" +
-                                           dir.string() + "': " + ec.message());
+    throw Error(ExitCode::CannotWrite,
+                "cannot copy '" + object.string() + "' to '" + dir.string() + "': " + ec.message());
   for (const IoSlot &s : slots) {
     if (s.isInput) {
       const Tensor &t = inputs.at(s.name);
@@ -207,15 +207,14 @@ void checkRun(const ProcessResult &r, const BundleRunSpec &spec, const std::stri
   if (r.startFailed)
     throw Error(ExitCode::ToolMissing, head + " could not be started:\n" + tail);
   if (r.termSignal)
-    throw Error(ExitCode::ToolMissing, head + " crashed (signal " +
-                                           std::to_string(r.termSignal) + "); last output:\n" +
-                                           tail);
+    throw Error(ExitCode::ToolMissing, head + " crashed (signal " + std::to_string(r.termSignal) +
+                                           "); last output:\n" + tail);
   if (r.exitCode == StatusEntryFailed)
     throw Error(ExitCode::Internal, head + ": the entry point returned non-zero:\n" + tail);
   if (r.exitCode == StatusFault)
     throw Error(ExitCode::ToolMissing, head + " crashed (fault); last output:\n" + tail);
-  throw Error(ExitCode::ToolMissing, head + " failed (exit status " +
-                                         std::to_string(r.exitCode) + "); last output:\n" + tail);
+  throw Error(ExitCode::ToolMissing, head + " failed (exit status " + std::to_string(r.exitCode) +
+                                         "); last output:\n" + tail);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -226,22 +225,20 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::map<std::string, Tensor> runHost(const BundleRunSpec &spec,
-                                      const std::vector<IoSlot> &slots, const fs::path &dir,
-                                      BundleRunStats &stats) {
+std::map<std::string, Tensor> runHost(const BundleRunSpec &spec, const std::vector<IoSlot> &slots,
+                                      const fs::path &dir, BundleRunStats &stats) {
   std::string cc = requireHostCC(spec.tools);
   writeText(dir / "driver.c", hostDriverSource(spec, slots));
   auto t0 = Clock::now();
   // -no-pie: codegen's default (static relocation model) host objects are not PIC.
-  std::vector<std::string> argv = {cc,         "-std=c11", "-O1",      "-g",      "-no-pie",
-                                   "-o",       "driver",   "driver.c", "bundle.o"};
+  std::vector<std::string> argv = {cc,   "-std=c11", "-O1",      "-g",      "-no-pie",
+                                   "-o", "driver",   "driver.c", "bundle.o"};
   argv.insert(argv.end(), spec.linkInputs.begin(), spec.linkInputs.end());
   argv.push_back("-lm");
   build(argv, dir, "build.log", kBuildTimeoutSeconds, "linking the host driver with '" + cc + "'");
   stats.buildSeconds = since(t0);
-  ProcessResult r =
-      runProcess({(dir / "driver").string()}, dir.string(), spec.timeoutSeconds,
-                 (dir / "run.log").string());
+  ProcessResult r = runProcess({(dir / "driver").string()}, dir.string(), spec.timeoutSeconds,
+                               (dir / "run.log").string());
   stats.runSeconds = r.seconds;
   stats.output = r.output;
   checkRun(r, spec, "the host");
@@ -272,28 +269,26 @@ std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
   uint64_t ramReserve = layout.stackBytes + layout.heapBytes + 64 * 1024;
   layout.weightsInExtra = codeReserve + dataBytes > board.code.size;
   layout.regionsInExtra = regionBytes + ramReserve > board.ram.size;
-  uint64_t extraBytes = (layout.weightsInExtra ? dataBytes : 0) +
-                        (layout.regionsInExtra ? regionBytes : 0);
+  uint64_t extraBytes =
+      (layout.weightsInExtra ? dataBytes : 0) + (layout.regionsInExtra ? regionBytes : 0);
   if (extraBytes > board.extra.size)
     throw Error(ExitCode::DoesNotFit,
                 "bundle '" + spec.networkName + "' does not fit QEMU " + board.machine +
                     ": constantWeight " + std::to_string(spec.constantSize) + " B, mutable " +
                     std::to_string(spec.mutableSize) + " B, activations " +
                     std::to_string(spec.activationsSize) + " B (code memory " +
-                    std::to_string(board.code.size) + " B, RAM " +
-                    std::to_string(board.ram.size) + " B, PSRAM " +
-                    std::to_string(board.extra.size) + " B)");
+                    std::to_string(board.code.size) + " B, RAM " + std::to_string(board.ram.size) +
+                    " B, PSRAM " + std::to_string(board.extra.size) + " B)");
   stats.layout = layout.describe(spec);
 
   writeText(dir / "fw.c", firmwareSource(spec, slots, layout));
   writeText(dir / "fw.ld", linkerScript(layout));
   std::vector<std::string> argv = {gcc};
   argv.insert(argv.end(), board.cflags.begin(), board.cflags.end());
-  for (const char *a : {"-std=gnu11", "-O1", "-g", "-ffunction-sections", "-fdata-sections",
-                        "-nostartfiles", "--specs=nosys.specs", "-T", "fw.ld",
-                        "-Wl,--gc-sections", "-Wl,-Map=fw.map", "-Wl,--no-warn-rwx-segments",
-                        "-Wl,-z,noexecstack",
-                        "-o", "fw.elf", "fw.c", "bundle.o"})
+  for (const char *a :
+       {"-std=gnu11", "-O1", "-g", "-ffunction-sections", "-fdata-sections", "-nostartfiles",
+        "--specs=nosys.specs", "-T", "fw.ld", "-Wl,--gc-sections", "-Wl,-Map=fw.map",
+        "-Wl,--no-warn-rwx-segments", "-Wl,-z,noexecstack", "-o", "fw.elf", "fw.c", "bundle.o"})
     argv.push_back(a);
   argv.insert(argv.end(), spec.linkInputs.begin(), spec.linkInputs.end());
   argv.push_back("-lm");
@@ -316,8 +311,9 @@ std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
                                   "enable=on,target=native",
                                   "-kernel",
                                   "fw.elf"};
-  writeText(dir / "run.sh", "#!/bin/sh\n# How bundlefit ran this firmware (from this directory).\n" +
-                                joinCommand(run) + "\n");
+  writeText(dir / "run.sh",
+            "#!/bin/sh\n# How bundlefit ran this firmware (from this directory).\n" +
+                joinCommand(run) + "\n");
   ProcessResult r = runProcess(run, dir.string(), spec.timeoutSeconds, (dir / "run.log").string());
   stats.runSeconds = r.seconds;
   stats.output = r.output;
@@ -332,8 +328,7 @@ std::map<std::string, Tensor> runBundle(const BundleRunSpec &spec,
                                         const std::string &workDir, BundleRunStats *statsOut) {
   std::vector<IoSlot> slots;
   checkSpec(spec, inputs, slots);
-  fs::path dir = fs::path(workDir.empty() ? "." : workDir) /
-                 (spec.networkName + "." + spec.target);
+  fs::path dir = fs::path(workDir.empty() ? "." : workDir) / (spec.networkName + "." + spec.target);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
@@ -343,8 +338,9 @@ std::map<std::string, Tensor> runBundle(const BundleRunSpec &spec,
   stageFiles(spec, inputs, slots, dir);
   BundleRunStats stats;
   stats.runDir = dir.string();
-  std::map<std::string, Tensor> outputs =
-      spec.target == "host" ? runHost(spec, slots, dir, stats) : runCortexM(spec, slots, dir, stats);
+  std::map<std::string, Tensor> outputs = spec.target == "host"
+                                              ? runHost(spec, slots, dir, stats)
+                                              : runCortexM(spec, slots, dir, stats);
   if (statsOut)
     *statsOut = stats;
   return outputs;

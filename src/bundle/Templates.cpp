@@ -25,7 +25,8 @@ bool blank(const std::string &text, size_t from, size_t to) {
 
 } // namespace
 
-std::string fillTemplate(const std::string &text, const std::map<std::string, std::string> &values) {
+std::string fillTemplate(const std::string &text,
+                         const std::map<std::string, std::string> &values) {
   std::string out;
   out.reserve(text.size());
   std::set<std::string> used;

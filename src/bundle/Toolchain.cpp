@@ -8,8 +8,8 @@
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/support/Error.h"
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -72,22 +72,30 @@ std::string resolveTool(const std::string &override, const char *envVar,
 //    alias, data from the Secure SRAM alias.
 const std::vector<CortexMBoard> &boards() {
   static const std::vector<CortexMBoard> table = {
-      {"cortex-m7", "mps2-an500", "cortex-m7",
+      {"cortex-m7",
+       "mps2-an500",
+       "cortex-m7",
        {"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"},
        {"SSRAM1", 0x00000000, 0x400000},
        {"SSRAM2_3", 0x20000000, 0x400000},
        {"PSRAM", 0x60000000, 0x1000000}},
-      {"cortex-m33", "mps2-an505", "cortex-m33",
+      {"cortex-m33",
+       "mps2-an505",
+       "cortex-m33",
        {"-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"},
        {"SSRAM0_S", 0x10000000, 0x400000},
        {"SSRAM1_2_S", 0x38000000, 0x400000},
        {"MPS_RAM", 0x80000000, 0x1000000}},
-      {"cortex-m4", "mps2-an386", "cortex-m4",
+      {"cortex-m4",
+       "mps2-an386",
+       "cortex-m4",
        {"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"},
        {"SSRAM1", 0x00000000, 0x400000},
        {"SSRAM2_3", 0x20000000, 0x400000},
        {"PSRAM", 0x21000000, 0x1000000}},
-      {"cortex-m55", "mps3-an547", "cortex-m55",
+      {"cortex-m55",
+       "mps3-an547",
+       "cortex-m55",
        {"-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"},
        {"ITCM_S", 0x10000000, 0x80000},
        {"SRAM_S", 0x31000000, 0x400000},
@@ -139,16 +147,14 @@ std::string requireHostCC(const ToolOverrides &tools) {
   std::string tried;
   std::string path = resolveTool(tools.cc, "BUNDLEFIT_CC", {"cc", "gcc"}, tried);
   if (path.empty())
-    throw Error(ExitCode::ToolMissing,
-                "host C compiler not found (looked for " + tried +
-                    " on PATH): install the Debian package gcc");
+    throw Error(ExitCode::ToolMissing, "host C compiler not found (looked for " + tried +
+                                           " on PATH): install the Debian package gcc");
   return path;
 }
 
 std::string requireArmGcc(const ToolOverrides &tools) {
   std::string tried;
-  std::string path =
-      resolveTool(tools.armGcc, "BUNDLEFIT_ARM_GCC", {"arm-none-eabi-gcc"}, tried);
+  std::string path = resolveTool(tools.armGcc, "BUNDLEFIT_ARM_GCC", {"arm-none-eabi-gcc"}, tried);
   if (path.empty())
     throw Error(ExitCode::ToolMissing,
                 "Arm cross compiler not found (looked for " + tried +
@@ -158,12 +164,10 @@ std::string requireArmGcc(const ToolOverrides &tools) {
 
 std::string requireQemuArm(const ToolOverrides &tools) {
   std::string tried;
-  std::string path =
-      resolveTool(tools.qemu, "BUNDLEFIT_QEMU_ARM", {"qemu-system-arm"}, tried);
+  std::string path = resolveTool(tools.qemu, "BUNDLEFIT_QEMU_ARM", {"qemu-system-arm"}, tried);
   if (path.empty())
-    throw Error(ExitCode::ToolMissing,
-                "QEMU not found (looked for " + tried +
-                    " on PATH): install the Debian package qemu-system-arm");
+    throw Error(ExitCode::ToolMissing, "QEMU not found (looked for " + tried +
+                                           " on PATH): install the Debian package qemu-system-arm");
   return path;
 }
 
@@ -189,9 +193,8 @@ void requireNewlib(const std::string &armGcc, const CortexMBoard &board,
     std::string flags;
     for (const std::string &f : board.cflags)
       flags += " " + f;
-    throw Error(ExitCode::ToolMissing,
-                "newlib (" + missing + ") not found for" + flags +
-                    ": install the Debian package libnewlib-arm-none-eabi");
+    throw Error(ExitCode::ToolMissing, "newlib (" + missing + ") not found for" + flags +
+                                           ": install the Debian package libnewlib-arm-none-eabi");
   }
 }
 
@@ -278,8 +281,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const std::string
     if (sleepFor < std::chrono::milliseconds(10))
       sleepFor *= 2;
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!result.timedOut) {
     if (WIFEXITED(status))
       result.exitCode = WEXITSTATUS(status);

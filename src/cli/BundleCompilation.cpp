@@ -4,8 +4,9 @@
 namespace bundlefit {
 
 void addCompileOptions(CLI::App &command, CompileRequest &request) {
-  command.add_option("--network-name", request.networkName,
-                     "Bundle name: file prefix, entry point, macro prefix (default: model file name)");
+  command.add_option(
+      "--network-name", request.networkName,
+      "Bundle name: file prefix, entry point, macro prefix (default: model file name)");
   command.add_option("--bundle-api", request.bundleApi, "static | dynamic (default static)")
       ->check(CLI::IsMember({"static", "dynamic"}));
   command.add_option("--target", request.target,
@@ -17,7 +18,9 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
       ->check(CLI::IsMember({"hard", "soft"}));
   command.add_option("--relocation-model", request.relocationModel, "static | pic")
       ->check(CLI::IsMember({"static", "pic"}));
-  command.add_option("--opt", request.optLevel, "O2 (speed) | O3 (specialise every kernel call) | Os (size first)")
+  command
+      .add_option("--opt", request.optLevel,
+                  "O2 (speed) | O3 (specialise every kernel call) | Os (size first)")
       ->check(CLI::IsMember({"O2", "O3", "Os"}));
   command.add_option("--dump-graph-DAG", request.dumpGraphDag,
                      "Write the compiled graph (shapes, buffer offsets) as Graphviz to FILE");
@@ -26,8 +29,9 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
                    "(NHWC, scratch sized for the core; link CMSIS-NN from your SDK)");
   command.add_option("--cmsis-nn-dir", request.cmsisNnDir,
                      "CMSIS-NN source or install directory (checked; used by the CMake package)");
-  command.add_option("--time-limit", request.exactTimeBudgetSeconds,
-                     "Seconds the exact allocator may search (default 5)")
+  command
+      .add_option("--time-limit", request.exactTimeBudgetSeconds,
+                  "Seconds the exact allocator may search (default 5)")
       ->check(CLI::NonNegativeNumber);
   command.add_option("--arena-capacity", request.activationCapacity,
                      "Bytes the activation arena must fit in (e.g. a part's DTCM): the allocator "

@@ -136,8 +136,9 @@ int runCompareQuant(const CompareQuantOptions &options) {
   std::vector<TensorError> rows;
   for (const std::string &name : order)
     rows.push_back(errors[name]);
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const TensorError &a, const TensorError &b) { return a.snrDb() < b.snrDb(); });
+  std::stable_sort(rows.begin(), rows.end(), [](const TensorError &a, const TensorError &b) {
+    return a.snrDb() < b.snrDb();
+  });
 
   TextTable table({"tensor", "op", "int8 type", "SNR dB"}, {false, false, false, true});
   for (const TensorError &row : rows)
@@ -157,18 +158,19 @@ int runCompareQuant(const CompareQuantOptions &options) {
     report["tensors"] = nlohmann::json::array();
     for (const TensorError &row : rows) {
       double db = row.snrDb();
-      report["tensors"].push_back({{"name", row.name},
-                                   {"op", row.op},
-                                   {"type", row.type},
-                                   {"snr_db", std::isfinite(db) ? nlohmann::json(db) : nlohmann::json()}});
+      report["tensors"].push_back(
+          {{"name", row.name},
+           {"op", row.op},
+           {"type", row.type},
+           {"snr_db", std::isfinite(db) ? nlohmann::json(db) : nlohmann::json()}});
     }
     report["outputs"] = nlohmann::json::array();
     for (const Value *output : int8Graph->outputs())
       report["outputs"].push_back(
           {{"name", output->name},
-           {"top1_agreement", samples.empty() ? 0.0
-                                               : double(outputAgreement[output->name]) /
-                                                     double(samples.size())}});
+           {"top1_agreement",
+            samples.empty() ? 0.0
+                            : double(outputAgreement[output->name]) / double(samples.size())}});
     options.json.emit(report, options.model.path);
     if (options.json.replacesText())
       return 0;
@@ -178,9 +180,9 @@ int runCompareQuant(const CompareQuantOptions &options) {
   for (const Value *output : int8Graph->outputs()) {
     char line[64];
     std::snprintf(line, sizeof line, "%.1f%%",
-                  samples.empty() ? 0.0
-                                  : 100.0 * double(outputAgreement[output->name]) /
-                                        double(samples.size()));
+                  samples.empty()
+                      ? 0.0
+                      : 100.0 * double(outputAgreement[output->name]) / double(samples.size()));
     std::cout << "\noutput " << output->name << ": top-1 agrees with float on " << line
               << " of samples";
   }

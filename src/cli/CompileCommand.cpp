@@ -29,8 +29,9 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
     html.title = net + ": bundle for " + describeTarget(bundle.target);
     html.summary = {request.model.path + " -> " + request.outputDir + ": .text " +
                     withThousands(bundle.code.textBytes) + ", CONSTANT " +
-                    withThousands(plan.constantSize) + ", MUTABLE " + withThousands(plan.mutableSize) +
-                    ", ACTIVATIONS " + withThousands(plan.activationsSize)};
+                    withThousands(plan.constantSize) + ", MUTABLE " +
+                    withThousands(plan.mutableSize) + ", ACTIVATIONS " +
+                    withThousands(plan.activationsSize)};
     html.plan = &plan;
     reports.html.write(html);
   }
@@ -50,11 +51,10 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
   table.addRow({net + ".o  .rodata", withThousands(bundle.code.rodataBytes)});
   table.addRow({"CONSTANT_MEM_SIZE (" + net + ".weights.bin)", withThousands(plan.constantSize)});
   table.addRow({"MUTABLE_MEM_SIZE", withThousands(plan.mutableSize)});
-  table.addRow({"ACTIVATIONS_MEM_SIZE (lower bound " + withThousands(plan.activationsLowerBound) +
-                    ")",
-                withThousands(plan.activationsSize)});
-  std::cout << "\n" << table.render() << "\n"
-            << renderLayerTable(plan, nullptr);
+  table.addRow(
+      {"ACTIVATIONS_MEM_SIZE (lower bound " + withThousands(plan.activationsLowerBound) + ")",
+       withThousands(plan.activationsSize)});
+  std::cout << "\n" << table.render() << "\n" << renderLayerTable(plan, nullptr);
   return 0;
 }
 

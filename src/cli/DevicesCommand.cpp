@@ -9,8 +9,8 @@
 #include "Command.h"
 #include "ReportSupport.h"
 
-#include "bundlefit/device/Device.h"
 #include "bundlefit/device/CostModel.h"
+#include "bundlefit/device/Device.h"
 #include "bundlefit/device/Fit.h"
 #include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/reports/TextTable.h"
@@ -71,36 +71,51 @@ std::string compactCoresText(const Device &device) {
 nlohmann::json deviceJson(const Device &device) {
   nlohmann::json cores = nlohmann::json::array(), memory = nlohmann::json::array();
   for (const Core &core : device.cores)
-    cores.push_back({{"name", core.name}, {"type", core.type}, {"clock_mhz", core.clockMhz},
-                     {"fpu", core.fpu}, {"dsp_extension", core.dspExtension},
-                     {"helium", core.helium}, {"runs_bundle", core.runsBundle},
+    cores.push_back({{"name", core.name},
+                     {"type", core.type},
+                     {"clock_mhz", core.clockMhz},
+                     {"fpu", core.fpu},
+                     {"dsp_extension", core.dspExtension},
+                     {"helium", core.helium},
+                     {"runs_bundle", core.runsBundle},
                      {"source", core.source}});
   for (const MemoryRegionInfo &region : device.memory) {
-    nlohmann::json entry = {{"name", region.name}, {"kind", memoryKindName(region.kind)},
-                            {"base", region.base}, {"size", region.size}, {"cached", region.cached},
-                            {"read_cycles_per_byte", region.readCyclesPerByte},
-                            {"source", region.source}};
+    nlohmann::json entry = {
+        {"name", region.name},     {"kind", memoryKindName(region.kind)},
+        {"base", region.base},     {"size", region.size},
+        {"cached", region.cached}, {"read_cycles_per_byte", region.readCyclesPerByte},
+        {"source", region.source}};
     if (region.waitStates >= 0)
       entry["wait_states"] = region.waitStates;
     memory.push_back(entry);
   }
   nlohmann::json libraries = nlohmann::json::object();
   for (const auto &[key, library] : device.libraries)
-    libraries[key] = {{"code_bytes", library.codeBytes}, {"flash_bytes", library.flashBytes},
-                      {"ram_bytes", library.ramBytes}, {"core", library.core},
-                      {"cycles_per_mac", library.cyclesPerMac}, {"calibrated", library.calibrated},
+    libraries[key] = {{"code_bytes", library.codeBytes},
+                      {"flash_bytes", library.flashBytes},
+                      {"ram_bytes", library.ramBytes},
+                      {"core", library.core},
+                      {"cycles_per_mac", library.cyclesPerMac},
+                      {"calibrated", library.calibrated},
                       {"provenance", costProvenanceName(library.provenance)},
                       {"provenance_from", library.provenanceFrom}};
   nlohmann::json sources = nlohmann::json::array();
   for (const Source &source : device.sources)
     sources.push_back({{"fact", source.fact}, {"from", source.from}});
-  return {{"id", device.id}, {"aliases", device.aliases}, {"name", device.name},
-          {"vendor", device.vendor}, {"board", device.board}, {"part", device.part},
+  return {{"id", device.id},
+          {"aliases", device.aliases},
+          {"name", device.name},
+          {"vendor", device.vendor},
+          {"board", device.board},
+          {"part", device.part},
           {"file", device.file},
-          {"cores", cores}, {"memory", memory}, {"flash_bytes", device.totalFlash()},
+          {"cores", cores},
+          {"memory", memory},
+          {"flash_bytes", device.totalFlash()},
           {"ram_bytes", device.totalRam()},
           {"sdk_baseline", {{"flash", device.sdkBaselineFlash}, {"ram", device.sdkBaselineRam}}},
-          {"kernel_libraries", libraries}, {"sources", sources}};
+          {"kernel_libraries", libraries},
+          {"sources", sources}};
 }
 
 int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
@@ -111,20 +126,25 @@ int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
   if (json.wanted()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const CalibrationResult &r : results)
-      rows.push_back({{"figure", r.point.figure}, {"device", r.point.device}, {"model", r.point.model},
-                      {"variant", r.point.variant}, {"weights", r.point.weightsInFlash ? "flash" : "ram"},
-                      {"published_ms", r.point.publishedMs}, {"predicted_ms", r.predictedMs},
+      rows.push_back({{"figure", r.point.figure},
+                      {"device", r.point.device},
+                      {"model", r.point.model},
+                      {"variant", r.point.variant},
+                      {"weights", r.point.weightsInFlash ? "flash" : "ram"},
+                      {"published_ms", r.point.publishedMs},
+                      {"predicted_ms", r.predictedMs},
                       {"error_percent", r.errorPercent},
                       {"role", r.point.usedToFit ? "fitted" : "held out"}});
-    json.emit({{"schema", "bundlefit.cost-calibration/1"}, {"points", rows},
+    json.emit({{"schema", "bundlefit.cost-calibration/1"},
+               {"points", rows},
                {"worst_error_percent", worst},
                {"claimed_error_percent", kCalibrationClaimPercent}},
               "");
     if (json.replacesText())
       return 0;
   }
-  TextTable table({"published figure", "device", "model", "variant", "weights", "role",
-                   "published", "predicted", "error"},
+  TextTable table({"published figure", "device", "model", "variant", "weights", "role", "published",
+                   "predicted", "error"},
                   {false, false, false, false, false, false, true, true, true});
   table.setDropOrder({2, 1, 3}); // the figure names the model, part and build
   for (const CalibrationResult &r : results) {
@@ -133,14 +153,15 @@ int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
     std::snprintf(predicted, sizeof predicted, "%.2f ms", r.predictedMs);
     std::snprintf(error, sizeof error, "%+.1f%%", r.errorPercent);
     table.addRow({r.point.figure, r.point.device, r.point.model, r.point.variant,
-                  r.point.weightsInFlash ? "flash" : "ram", r.point.usedToFit ? "fitted" : "held out",
-                  published, predicted, error});
+                  r.point.weightsInFlash ? "flash" : "ram",
+                  r.point.usedToFit ? "fitted" : "held out", published, predicted, error});
   }
   std::cout << table.render();
   char summary[160];
-  std::snprintf(summary, sizeof summary,
-                "worst error %.2f%% over %zu figures (claimed in device_db/README.md: within %.1f%%)\n",
-                worst, results.size(), kCalibrationClaimPercent);
+  std::snprintf(
+      summary, sizeof summary,
+      "worst error %.2f%% over %zu figures (claimed in device_db/README.md: within %.1f%%)\n",
+      worst, results.size(), kCalibrationClaimPercent);
   std::cout << summary;
   return 0;
 }
@@ -203,8 +224,9 @@ int runDevices(const DevicesOptions &options) {
 void addDevicesCommand(CLI::App &app, CommandAction &action) {
   auto options = std::make_shared<DevicesOptions>();
   CLI::App *command = app.add_subcommand("devices", "List the parts in the device database");
-  command->add_option("--device-file", options->deviceFiles,
-                      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
+  command->add_option(
+      "--device-file", options->deviceFiles,
+      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
   options->json.addTo(*command, "bundlefit.devices/1");
   options->html.addTo(*command, "every part with its regions and libraries");
   command->add_flag("--calibration", options->calibration,

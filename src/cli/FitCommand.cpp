@@ -56,7 +56,8 @@ std::string ms(double value) {
 
 std::string percent(uint64_t used, uint64_t capacity) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", capacity ? 100.0 * double(used) / double(capacity) : 0.0);
+  std::snprintf(text, sizeof text, "%.1f%%",
+                capacity ? 100.0 * double(used) / double(capacity) : 0.0);
   return text;
 }
 
@@ -105,7 +106,8 @@ int runFit(const FitOptions &options) {
   driver::FitCheckOptions checkOptions = checkOptionsOf(options);
   if (options.verifyLink) { // before any compile
     DeviceDatabase db = driver::loadDeviceDatabase(options.deviceFiles);
-    checkLinkable(db.get(options.device), driver::fitVariant(options.variant, options.quant), options.quant);
+    checkLinkable(db.get(options.device), driver::fitVariant(options.variant, options.quant),
+                  options.quant);
   }
   std::unique_ptr<driver::FitCheck> check = driver::checkFit(checkOptions);
   const Device &device = *check->device;
@@ -145,18 +147,20 @@ int runFit(const FitOptions &options) {
                         withThousands(fp.mutableBytes) + ", ACTIVATIONS " +
                         withThousands(fp.activationsBytes) + ", code " + code,
                     "Flash " + withThousands(fit.totals.flash) + " of " +
-                        withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) +
-                        " of " + withThousands(fit.ramCapacity) + ", predicted " +
-                        formatMs(fit.time.ms)};
+                        withThousands(fit.flashCapacity) + ", RAM " +
+                        withThousands(fit.totals.ram) + " of " + withThousands(fit.ramCapacity) +
+                        ", predicted " + formatMs(fit.time.ms)};
     html.plan = &plan;
     html.timing = &timing;
-    html.regionsTitle = device.id + ": Flash and RAM, weights " + weightsPolicyName(request.weights);
+    html.regionsTitle =
+        device.id + ": Flash and RAM, weights " + weightsPolicyName(request.weights);
     html.regions = regionBarsOf(fit);
     html.verdict = fit.fits ? "FITS" : "DOES NOT FIT";
     html.notes = fit.problems;
     html.notes.insert(html.notes.end(), fit.warnings.begin(), fit.warnings.end());
     for (const Suggestion &s : suggestions)
-      html.notes.push_back("change: " + s.change + (s.fits ? " (fits, " + ms(s.ms) + ")" : " (still does not fit)"));
+      html.notes.push_back("change: " + s.change +
+                           (s.fits ? " (fits, " + ms(s.ms) + ")" : " (still does not fit)"));
     html.notes.insert(html.notes.end(), notes.begin(), notes.end());
     options.html.write(html);
   }
@@ -179,7 +183,8 @@ int runFit(const FitOptions &options) {
     text += "arena planned for a region's room of " + withThousands(check->arenaCapacity) + ": " +
             check->arenaProof + "\n";
   text += std::string("buildable: ") + (fp.buildable ? "yes" : "no") + ", estimate: " +
-          (fp.estimates.empty() ? "none" : std::to_string(fp.estimates.size()) + " (see notes)") + "\n\n";
+          (fp.estimates.empty() ? "none" : std::to_string(fp.estimates.size()) + " (see notes)") +
+          "\n\n";
   TextTable table({"region", "kind", "base", "used", "capacity", "use", "holds"},
                   {false, false, false, true, true, true, false});
   table.setDropOrder({2, 1}); // what a region holds says more than its address or kind
@@ -193,8 +198,10 @@ int runFit(const FitOptions &options) {
   text += table.render() + "\n";
   for (const auto &[what, where] : fit.homes)
     text += "  " + what + ": " + where + "\n";
-  text += "\nlayers of the " + (shown == &build ? variant.name : "int8 (the " + variant.name + " build is not compiled)") +
-          " build for " + build.target + ", predicted time of " + variant.name + "\n";
+  text +=
+      "\nlayers of the " +
+      (shown == &build ? variant.name : "int8 (the " + variant.name + " build is not compiled)") +
+      " build for " + build.target + ", predicted time of " + variant.name + "\n";
   text += "\n" + renderLayerTable(plan, &timing);
   text += "\ntotals (AN13001 formulas): Flash " + withThousands(fit.totals.flash) + " of " +
           withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) + " of " +
@@ -225,41 +232,52 @@ int runFit(const FitOptions &options) {
 
 void addFitCommand(CLI::App &app, CommandAction &action) {
   auto options = std::make_shared<FitOptions>();
-  CLI::App *command = app.add_subcommand(
-      "fit", "Check whether a model fits a part: per-region usage, placement, time, verdict (exit 3: does not fit)");
+  CLI::App *command =
+      app.add_subcommand("fit", "Check whether a model fits a part: per-region usage, placement, "
+                                "time, verdict (exit 3: does not fit)");
   addModelOptions(*command, options->model);
-  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")->required();
-  command->add_option("--device-file", options->deviceFiles,
-                      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
-  command->add_option("--weights", options->weights,
-                      "Where weights are read from: flash, ram or auto (RAM where it fits, hottest first)")
+  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")
+      ->required();
+  command->add_option(
+      "--device-file", options->deviceFiles,
+      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
+  command
+      ->add_option(
+          "--weights", options->weights,
+          "Where weights are read from: flash, ram or auto (RAM where it fits, hottest first)")
       ->check(CLI::IsMember({"flash", "ram", "auto"}));
-  command->add_option("--variant", options->variant,
-                      "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis (default int8 with "
-                      "--load-profile, else float)");
+  command->add_option(
+      "--variant", options->variant,
+      "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis (default int8 with "
+      "--load-profile, else float)");
   command->add_option("--static-bytes", options->staticBytes,
                       "Initialized application data to count in Flash and RAM (e.g. a test image)");
-  command->add_option("--code-bytes", options->codeBytes,
-                      "Bundle code size in bytes (default: the compiled object's, linked for the part)");
+  command->add_option(
+      "--code-bytes", options->codeBytes,
+      "Bundle code size in bytes (default: the compiled object's, linked for the part)");
   command->get_option("model")->required(false); // or --batch
   command->add_option("--batch", options->batch,
                       "Fit every model of LIST, a file of paths (one per line) or a glob such as "
                       "'zoo/*.onnx': one JSON line per model, a failed model is a line with its "
                       "error and exit category");
-  command->add_option("--jobs", options->jobs, "--batch: models fitted at once (default: one per core)");
+  command->add_option("--jobs", options->jobs,
+                      "--batch: models fitted at once (default: one per core)");
   addHeadroomOptions(*command, options->headroom);
   options->json.addTo(*command, "bundlefit.fit/1");
-  command->add_flag("--verify-link", options->verifyLink,
-                    "Compile the bundle for the part's core, link a minimal firmware for its memory map "
-                    "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");
+  command->add_flag(
+      "--verify-link", options->verifyLink,
+      "Compile the bundle for the part's core, link a minimal firmware for its memory map "
+      "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");
   command->add_option("--link-dir", options->linkDir,
                       "Keep the --verify-link firmware (linker script, sources, ELF, map) in DIR");
   options->html.addTo(*command, "Flash/RAM bars, memory timeline, layers");
   addQuantOptions(*command, options->quant);
-  command->callback([options, &action] { action = [options] {
+  command->callback([options, &action] {
+    action = [options] {
       markPreQuantized(options->model.path, options->quant);
       return runFit(*options);
-    }; });
+    };
+  });
 }
 
 } // namespace bundlefit

@@ -15,13 +15,15 @@ void addHeadroomOptions(CLI::App &command, HeadroomOptions &options) {
                      "region, or PCT% of every RAM region");
   command.add_option("--reserve-flash", options.reserveFlash,
                      "Flash to keep free: BYTES, BYTESK (KiB) or PCT% of every Flash region");
-  command.add_option("--app-ram", options.appRam,
-                     "The application's RAM (.data, .bss, stack, heap) in bytes, replacing the part's "
-                     "SDK baseline")
+  command
+      .add_option("--app-ram", options.appRam,
+                  "The application's RAM (.data, .bss, stack, heap) in bytes, replacing the part's "
+                  "SDK baseline")
       ->check(CLI::NonNegativeNumber);
-  command.add_option("--app-flash", options.appFlash,
-                     "The application's Flash (code, rodata, data image) in bytes, replacing the "
-                     "part's SDK baseline")
+  command
+      .add_option("--app-flash", options.appFlash,
+                  "The application's Flash (code, rodata, data image) in bytes, replacing the "
+                  "part's SDK baseline")
       ->check(CLI::NonNegativeNumber);
 }
 
@@ -44,7 +46,8 @@ std::string codeOrigin(const driver::VariantBuild &build, const FitRequest &requ
   if (!build.bundle)
     return "estimate: the device file's library figure";
   const driver::CodeBreakdown &c = build.code;
-  std::string text = "compiled for " + build.target + ": object " + withThousands(c.text + c.rodata);
+  std::string text =
+      "compiled for " + build.target + ": object " + withThousands(c.text + c.rodata);
   if (c.runtimeMeasured)
     text += " + runtime " + withThousands(c.runtime);
   else
@@ -61,7 +64,8 @@ std::string renderSuggestions(const std::vector<Suggestion> &suggestions) {
   for (const Suggestion &s : suggestions) {
     char time[32];
     std::snprintf(time, sizeof time, "%.2f ms", s.ms);
-    text += "  - " + s.change + ": Flash " + withThousands(s.flash) + ", RAM " + withThousands(s.ram) +
+    text += "  - " + s.change + ": Flash " + withThousands(s.flash) + ", RAM " +
+            withThousands(s.ram) +
             (s.fits ? ", fits, " + std::string(time) : ", still does not fit") + "\n";
   }
   if (suggestions.empty())

@@ -36,18 +36,21 @@ void checkLinkable(const device::Device &device, const device::Variant &variant,
     throw Error(ExitCode::Unsupported, "--verify-link: variant '" + variant.name +
                                            "' cannot be linked: no HiFi4 code is generated");
   if (variant.kernels == Kernels::CmsisNn)
-    throw Error(ExitCode::Unsupported,
-                "--verify-link: variant 'int8-cmsis' cannot be linked here: the firmware needs "
-                "CMSIS-NN's arm_* functions from your SDK (link-check --variant int8, or build with "
-                "bundlefit_add_bundle(... USE_CMSIS CMSIS_NN_DIR dir))");
+    throw Error(
+        ExitCode::Unsupported,
+        "--verify-link: variant 'int8-cmsis' cannot be linked here: the firmware needs "
+        "CMSIS-NN's arm_* functions from your SDK (link-check --variant int8, or build with "
+        "bundlefit_add_bundle(... USE_CMSIS CMSIS_NN_DIR dir))");
   if (variant.precision == device::Precision::Int8 && !quant.enabled())
-    throw Error(ExitCode::Usage, "--verify-link --variant " + variant.name +
-                                     ": add --load-profile (the linked bundle is compiled to int8)");
+    throw Error(ExitCode::Usage,
+                "--verify-link --variant " + variant.name +
+                    ": add --load-profile (the linked bundle is compiled to int8)");
   (void)partToolchain(device); // Unsupported for cores without code generation.
-  requireArmGcc(); // Before minutes of compiling: exit 7 naming the package.
+  requireArmGcc();             // Before minutes of compiling: exit 7 naming the package.
 }
 
-std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build, const device::Device &device,
+std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build,
+                                            const device::Device &device,
                                             const std::string &linkDir) {
   if (!build.bundle || build.bundle->code.object.empty())
     fatalInternal("--verify-link: the sized build has no object (sized from the cache?)");
@@ -57,7 +60,8 @@ std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build, c
   if (linkDir.empty()) {
     std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-link-XXXXXX").string();
     if (!::mkdtemp(pattern.data()))
-      throw Error(ExitCode::CannotWrite, pattern + ": cannot create a temporary directory for --verify-link");
+      throw Error(ExitCode::CannotWrite,
+                  pattern + ": cannot create a temporary directory for --verify-link");
     part->workDir = pattern;
     part->removeWorkDir = true;
   } else {
@@ -71,14 +75,15 @@ std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build, c
   CompileRequest request; // The writer reads the API, the output and CMSIS-NN use.
   request.outputDir = part->bundleDir;
   writeBundle(request, *part->bundle);
-  part->linkedCode = linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle->networkName + ".o")).string(),
-                                     part->bundle->networkName, part->toolchain, part->workDir);
+  part->linkedCode =
+      linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle->networkName + ".o")).string(),
+                      part->bundle->networkName, part->toolchain, part->workDir);
   return part;
 }
 
 LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,
-                                const device::ModelFootprint &footprint, const device::FitResult &fit,
-                                uint64_t staticBytes) {
+                                const device::ModelFootprint &footprint,
+                                const device::FitResult &fit, uint64_t staticBytes) {
   const MemoryPlan &plan = part.bundle->plan;
   if (footprint.weights.size() != plan.constants.size() ||
       fit.weightRegion.size() != plan.constants.size())
@@ -108,26 +113,31 @@ LinkVerification verifyPartLink(const PartBundle &part, const device::Device &de
 }
 
 std::string verifyLinkText(const LinkVerification &v, bool keptFiles) {
-  std::string text = "\nlinked firmware (" + std::string(v.linkedFits ? "" : "link failed, measured from ") +
+  std::string text = "\nlinked firmware (" +
+                     std::string(v.linkedFits ? "" : "link failed, measured from ") +
                      (keptFiles ? v.elfPath : fs::path(v.elfPath).filename().string()) + "):\n";
   TextTable table({"region", "capacity", "predicted", "linked", "difference", "check"},
                   {false, true, true, true, true, false});
   for (const RegionCheck &c : v.regions) {
-    std::string check = c.withinTolerance ? "ok" : "OFF BY MORE THAN " + std::to_string(int(v.tolerancePercent)) + "%";
+    std::string check = c.withinTolerance
+                            ? "ok"
+                            : "OFF BY MORE THAN " + std::to_string(int(v.tolerancePercent)) + "%";
     if (c.linkedOver)
       check += c.predictedOver ? ", overflows as predicted" : ", OVERFLOWS (not predicted)";
     else if (c.predictedOver)
       check += ", FITS (predicted over)";
-    table.addRow({c.region, withThousands(c.capacity), withThousands(c.predicted), withThousands(c.linked),
+    table.addRow({c.region, withThousands(c.capacity), withThousands(c.predicted),
+                  withThousands(c.linked),
                   c.predicted || c.linked ? percentText(c.differencePercent) : "", check});
   }
   text += table.render();
   for (const std::string &line : v.overflowMessages)
     text += "  ld: " + line + "\n";
   if (v.agrees())
-    text += std::string("link check: ") + (v.linkedFits ? "linked" : "link failed (region overflow)") +
-            ", same verdict as predicted, every region within " + std::to_string(int(v.tolerancePercent)) +
-            "% of the prediction\n";
+    text += std::string("link check: ") +
+            (v.linkedFits ? "linked" : "link failed (region overflow)") +
+            ", same verdict as predicted, every region within " +
+            std::to_string(int(v.tolerancePercent)) + "% of the prediction\n";
   else
     text += "link check FAILED: " + v.disagreement() + "\n";
   return text;

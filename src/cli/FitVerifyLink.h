@@ -25,9 +25,9 @@ namespace bundlefit {
 struct PartBundle {
   PartToolchain toolchain;
   std::shared_ptr<const CompiledBundle> bundle; ///< The build the fit sized.
-  std::string workDir;     ///< Firmware sources, ELF, map and logs.
-  std::string bundleDir;   ///< <workDir>/bundle: the five bundle files.
-  bool removeWorkDir = false; ///< A temporary directory (no --link-dir).
+  std::string workDir;                          ///< Firmware sources, ELF, map and logs.
+  std::string bundleDir;                        ///< <workDir>/bundle: the five bundle files.
+  bool removeWorkDir = false;                   ///< A temporary directory (no --link-dir).
   /// The fit's code term: object code + rodata + the runtime routines it
   /// calls (linkedCodeBytes), not the object's .text alone.
   uint64_t linkedCode = 0;
@@ -46,13 +46,14 @@ void checkLinkable(const device::Device &device, const device::Variant &variant,
 /// Writes `build`'s bundle (compiled, not from the cache) into `linkDir`/bundle
 /// (or a fresh temporary directory, removed afterwards) and measures the code
 /// the link keeps (linkedCodeBytes).
-std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build, const device::Device &device,
+std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build,
+                                            const device::Device &device,
                                             const std::string &linkDir);
 
 /// Links the firmware and compares it with `fit` (made with the bundle's code size).
 LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,
-                                const device::ModelFootprint &footprint, const device::FitResult &fit,
-                                uint64_t staticBytes);
+                                const device::ModelFootprint &footprint,
+                                const device::FitResult &fit, uint64_t staticBytes);
 
 /// The table printed under the fit report, and the verdict line.
 std::string verifyLinkText(const LinkVerification &v, bool keptFiles);

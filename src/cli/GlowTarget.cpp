@@ -14,8 +14,8 @@ namespace {
 /// The Arm kernel bitcode is plain Thumb-2 / Thumb-1 C, so every M-profile
 /// architecture LLVM knows can take it; the FPU follows the CPU name.
 const std::pair<const char *, const char *> kArmCores[] = {
-    {"cortex-m3", "thumbv7m"},        {"cortex-m23", "thumbv8m.base"},
-    {"cortex-m35p", "thumbv8m.main"}, {"cortex-m55", "thumbv8.1m.main"},
+    {"cortex-m3", "thumbv7m"},         {"cortex-m23", "thumbv8m.base"},
+    {"cortex-m35p", "thumbv8m.main"},  {"cortex-m55", "thumbv8.1m.main"},
     {"cortex-m85", "thumbv8.1m.main"}, {"cortex-m1", "thumbv6m"},
 };
 

@@ -52,34 +52,40 @@ int runInspect(const InspectOptions &options) {
       if (!input || input->isConstant())
         continue;
       inputs += (inputs.empty() ? "" : " ") + input->type.str();
-      inputTypes.push_back({{"name", input->name}, {"dtype", dtypeName(input->type.dtype)},
+      inputTypes.push_back({{"name", input->name},
+                            {"dtype", dtypeName(input->type.dtype)},
                             {"shape", input->type.shape}});
     }
     nlohmann::json outputs = nlohmann::json::array();
     for (const Value *output : node->outputs)
-      outputs.push_back({{"name", output->name}, {"dtype", dtypeName(output->type.dtype)},
+      outputs.push_back({{"name", output->name},
+                         {"dtype", dtypeName(output->type.dtype)},
                          {"shape", output->type.shape}});
-    nodes.push_back({{"name", node->name}, {"op", node->opType}, {"inputs", inputTypes},
+    nodes.push_back({{"name", node->name},
+                     {"op", node->opType},
+                     {"inputs", inputTypes},
                      {"activation", node->attrs.getString("activation", "")},
-                     {"outputs", outputs}, {"macs", macs}, {"weight_bytes", weights}});
+                     {"outputs", outputs},
+                     {"macs", macs},
+                     {"weight_bytes", weights}});
     std::string op = node->opType;
     if (node->attrs.has("activation"))
       op += "+" + node->attrs.getString("activation", "");
-    table.addRow({node->name, op, inputs, node->output()->type.str(),
-                  withThousands(macs), withThousands(weights)});
+    table.addRow({node->name, op, inputs, node->output()->type.str(), withThousands(macs),
+                  withThousands(weights)});
   }
   table.addSeparator();
   table.addRow({"total", std::to_string(graph->numNodes()) + " nodes", "", "",
                 withThousands(totalMacs), withThousands(totalWeights)});
   options.html.writeTable(options.model.path + ": nodes", {}, "Nodes after graph passes", table);
   if (options.json.wanted()) {
-    options.json.emit({{"schema", "bundlefit.inspect/1"},
-                       {"model", options.model.path},
-                       {"nodes", nodes},
-                       {"totals", {{"nodes", graph->numNodes()},
-                                   {"macs", totalMacs},
-                                   {"weight_bytes", totalWeights}}}},
-                      options.model.path);
+    options.json.emit(
+        {{"schema", "bundlefit.inspect/1"},
+         {"model", options.model.path},
+         {"nodes", nodes},
+         {"totals",
+          {{"nodes", graph->numNodes()}, {"macs", totalMacs}, {"weight_bytes", totalWeights}}}},
+        options.model.path);
     if (options.json.replacesText())
       return 0;
   }

@@ -123,7 +123,8 @@ int main(int argc, char **argv) {
                       ": profiling runs the model on inputs; use `model-profiler -model=" +
                       request.model.path + " -dump-profile=" + dumpProfile +
                       " -input-dataset=NAME,rawbin,dir,DIR` (or image-classifier IMAGES... "
-                      "-dump-profile=...), then -load-profile=" + dumpProfile);
+                      "-dump-profile=...), then -load-profile=" +
+                      dumpProfile);
     checkModelPath(request.model.path);
     for (const std::string &symbol : symbols)
       request.model.defineSymbols.push_back(symbol);

@@ -9,15 +9,18 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
                      "Value of a symbolic dimension: name=value (repeatable)");
   command.add_option("--model-input", options.modelInputs,
                      "Override an input's type and shape: name,type,[d0,d1,...] (repeatable)");
-  command.add_option("--memory-opt", options.memoryOpt,
-                     "Go below the layer-by-layer memory bound: 0 off (Glow's layout), 1 fuse "
-                     "Conv+pool, run depthwise and 1x1 convs in place and overlap pools with "
-                     "their input, 2 also run the high-resolution prefix in spatial tiles "
-                     "(default " + std::to_string(kDefaultMemoryOpt) + ")")
+  command
+      .add_option("--memory-opt", options.memoryOpt,
+                  "Go below the layer-by-layer memory bound: 0 off (Glow's layout), 1 fuse "
+                  "Conv+pool, run depthwise and 1x1 convs in place and overlap pools with "
+                  "their input, 2 also run the high-resolution prefix in spatial tiles "
+                  "(default " +
+                      std::to_string(kDefaultMemoryOpt) + ")")
       ->check(CLI::Range(0, kMaxMemoryOpt));
-  command.add_option("--patch-recompute-budget", options.patchRecomputeBudget,
-                     "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
-                     "fraction of the model's MACs (default 0.2)")
+  command
+      .add_option("--patch-recompute-budget", options.patchRecomputeBudget,
+                  "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
+                  "fraction of the model's MACs (default 0.2)")
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--keep-int8-io", options.keepInt8Io,
                    "Pre-quantized (QDQ) models: int8 inputs and outputs with the model's scales "

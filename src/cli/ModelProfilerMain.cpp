@@ -20,8 +20,8 @@
 #include "QuantOptions.h"
 #include "bundlefit/driver/ToolInfo.h"
 
-#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -57,13 +57,14 @@ std::vector<std::string> splitCommas(const std::string &text) {
 /// One raw little-endian float32 tensor of the input's size per file.
 Tensor loadRawSample(const std::string &path, const TensorType &type) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   if (!in.eof() && !in)
     throw Error(ExitCode::BadInputFile, path + ": cannot read file");
   if (bytes.size() != type.bytes())
-    throw Error(ExitCode::BadInputFile,
-                path + ": " + std::to_string(bytes.size()) + " bytes; a raw " + type.str() +
-                    " sample is " + std::to_string(type.bytes()) + " bytes");
+    throw Error(ExitCode::BadInputFile, path + ": " + std::to_string(bytes.size()) +
+                                            " bytes; a raw " + type.str() + " sample is " +
+                                            std::to_string(type.bytes()) + " bytes");
   return Tensor(type, std::move(bytes));
 }
 
@@ -142,7 +143,8 @@ int main(int argc, char **argv) {
     app.add_option("--image-mode", calibration.imageMode,
                    "neg1to1 | 0to1 | 0to255 (default, as Glow) | neg128to127")
         ->check(CLI::IsMember({"0to1", "neg1to1", "0to255", "neg128to127"}));
-    app.add_option("--image-channel-order", calibration.channelOrder, "RGB | BGR (default, as Glow)")
+    app.add_option("--image-channel-order", calibration.channelOrder,
+                   "RGB | BGR (default, as Glow)")
         ->check(CLI::IsMember({"RGB", "BGR"}));
     app.add_option("--image-layout", calibration.imageLayout, "NCHW (default) | NHWC")
         ->check(CLI::IsMember({"NCHW", "NHWC"}));

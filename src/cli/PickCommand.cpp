@@ -100,7 +100,8 @@ int runPick(const PickOptions &options) {
   }
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), goal " +
                      pickGoalName(result->pickRequest.goal) + "\n\n";
-  TextTable table({"", "variant", "weights", "Flash", "RAM", "code", "fits", "predicted", "buildable", "estimate"},
+  TextTable table({"", "variant", "weights", "Flash", "RAM", "code", "fits", "predicted",
+                   "buildable", "estimate"},
                   {false, false, false, true, true, true, false, true, false, false});
   for (const Candidate &c : pick.candidates) {
     char time[32];
@@ -126,29 +127,38 @@ int runPick(const PickOptions &options) {
 
 void addPickCommand(CLI::App &app, CommandAction &action) {
   auto options = std::make_shared<PickOptions>();
-  CLI::App *command = app.add_subcommand(
-      "pick", "Compare float/int8 x plain/CMSIS-NN/HiFi4 x weights Flash/RAM on a part and pick the best that fits");
+  CLI::App *command =
+      app.add_subcommand("pick", "Compare float/int8 x plain/CMSIS-NN/HiFi4 x weights Flash/RAM on "
+                                 "a part and pick the best that fits");
   addModelOptions(*command, options->model);
-  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")->required();
+  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")
+      ->required();
   command->add_option("--device-file", options->deviceFiles,
                       "Add a part from a JSON file (repeatable)");
   command->add_option("--static-bytes", options->staticBytes,
                       "Initialized application data to count in Flash and RAM");
   options->json.addTo(*command, "bundlefit.pick/1");
   options->html.addTo(*command, "variant comparison, bars, timeline");
-  command->add_option("--variants", options->variants,
-                      "Compare only these builds, e.g. float,int8-cmsis (default: every variant the part has)")
+  command
+      ->add_option(
+          "--variants", options->variants,
+          "Compare only these builds, e.g. float,int8-cmsis (default: every variant the part has)")
       ->delimiter(',');
-  command->add_option("--goal", options->goal, "What the best build minimizes: latency (default), ram or flash")
+  command
+      ->add_option("--goal", options->goal,
+                   "What the best build minimizes: latency (default), ram or flash")
       ->check(CLI::IsMember({"latency", "ram", "flash"}));
-  command->add_flag("--allow-estimates", options->allowEstimates,
-                    "Let the best be a build bundlefit cannot generate or sizes by estimate (HiFi4)");
+  command->add_flag(
+      "--allow-estimates", options->allowEstimates,
+      "Let the best be a build bundlefit cannot generate or sizes by estimate (HiFi4)");
   addHeadroomOptions(*command, options->headroom);
   addQuantOptions(*command, options->quant);
-  command->callback([options, &action] { action = [options] {
+  command->callback([options, &action] {
+    action = [options] {
       markPreQuantized(options->model.path, options->quant);
       return runPick(*options);
-    }; });
+    };
+  });
 }
 
 } // namespace bundlefit

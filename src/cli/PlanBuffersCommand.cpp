@@ -72,8 +72,8 @@ std::vector<NamedProblem> readProblems(const PlanBuffersOptions &options) {
     problems.push_back({trace.name, trace.problem, ids});
   }
   if (problems.empty())
-    throw Error(ExitCode::Usage, options.path + ": no model named '" + options.model +
-                                     "' (option --model)");
+    throw Error(ExitCode::Usage,
+                options.path + ": no model named '" + options.model + "' (option --model)");
   return problems;
 }
 
@@ -84,11 +84,10 @@ uint64_t parseCountOption(const std::string &text, const char *option) {
   bool ok = !text.empty();
   for (char c : text)
     ok = ok && c >= '0' && c <= '9' && planner::checkedMul(value, 10, value) &&
-         planner::checkedAdd(value, uint64_t(c - '0'), value) &&
-         value <= planner::kMaxPlannerBytes;
+         planner::checkedAdd(value, uint64_t(c - '0'), value) && value <= planner::kMaxPlannerBytes;
   if (!ok)
-    throw Error(ExitCode::Usage, std::string(option) + " '" + text +
-                                     "': expected a whole number from 0 to 2^62");
+    throw Error(ExitCode::Usage,
+                std::string(option) + " '" + text + "': expected a whole number from 0 to 2^62");
   return value;
 }
 
@@ -130,11 +129,16 @@ int runPlanBuffers(PlanBuffersOptions options) {
     char time[32];
     std::snprintf(time, sizeof time, "%.3f", seconds);
     const char *proof = planner::proofOf(plan, options.capacity);
-    rows.push_back({{"name", named.name}, {"buffers", named.problem.buffers.size()},
-                    {"lower_bound", plan.lowerBound}, {"arena", plan.arenaSize},
-                    {"algorithm", plan.algorithm}, {"proof", proof},
-                    {"sections", plan.sections}, {"search_nodes", plan.searchNodes},
-                    {"limit_reached", plan.budgetExhausted}, {"seconds", seconds}});
+    rows.push_back({{"name", named.name},
+                    {"buffers", named.problem.buffers.size()},
+                    {"lower_bound", plan.lowerBound},
+                    {"arena", plan.arenaSize},
+                    {"algorithm", plan.algorithm},
+                    {"proof", proof},
+                    {"sections", plan.sections},
+                    {"search_nodes", plan.searchNodes},
+                    {"limit_reached", plan.budgetExhausted},
+                    {"seconds", seconds}});
     if (plan.budgetExhausted)
       cut.push_back(named.name);
     table.addRow({named.name, std::to_string(named.problem.buffers.size()),

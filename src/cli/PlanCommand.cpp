@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
-#include "QuantOptions.h"
 #include "Progress.h"
+#include "QuantOptions.h"
 #include "ReportSupport.h"
 
 #include "bundlefit/ir/Graph.h"
@@ -42,7 +42,7 @@ int runPlan(const PlanCommandOptions &options) {
   quantizeLoadedModel(*graph, options.model.path, options.quant);
   applyMemoryOptPasses(*graph, options.model);
   std::string network = options.networkName.empty() ? networkNameFromPath(options.model.path)
-                                                     : legalizeName(options.networkName);
+                                                    : legalizeName(options.networkName);
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = options.timeLimit;
   planOptions.activationCapacity = options.arenaCapacity;
@@ -105,10 +105,13 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
   addQuantOptions(*command, options->quant);
   options->json.addTo(*command, "bundlefit.memory/1");
   options->html.addTo(*command, "memory timeline, layers");
-  command->add_option("--device", options->device,
-                      "Add the predicted time per layer and Flash/RAM use on this part (bundlefit devices)");
-  command->add_option("--device-file", options->deviceFiles, "Add a part from a JSON file (repeatable)");
-  command->add_option("--network-name", options->networkName, "Network name (default: model file name)");
+  command->add_option(
+      "--device", options->device,
+      "Add the predicted time per layer and Flash/RAM use on this part (bundlefit devices)");
+  command->add_option("--device-file", options->deviceFiles,
+                      "Add a part from a JSON file (repeatable)");
+  command->add_option("--network-name", options->networkName,
+                      "Network name (default: model file name)");
   command
       ->add_option("--time-limit", options->timeLimit,
                    "Seconds the memory planner may spend, greedy passes after the first "
@@ -120,10 +123,12 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
                     "Run nodes in the model's order instead of a memory-aware order");
   command->add_flag("--no-in-place", options->noInPlace,
                     "Never let an elementwise result overwrite its input");
-  command->callback([options, &action] { action = [options] {
+  command->callback([options, &action] {
+    action = [options] {
       markPreQuantized(options->model.path, options->quant);
       return runPlan(*options);
-    }; });
+    };
+  });
 }
 
 } // namespace bundlefit

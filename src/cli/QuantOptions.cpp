@@ -11,9 +11,9 @@
 namespace bundlefit {
 
 void addQuantOptions(CLI::App &command, QuantCliOptions &options, bool requireProfile) {
-  CLI::Option *profile = command.add_option(
-      "--load-profile", options.profilePath,
-      "Quantize to int8 with this profile (bundlefit profile; Glow's YAML)");
+  CLI::Option *profile =
+      command.add_option("--load-profile", options.profilePath,
+                         "Quantize to int8 with this profile (bundlefit profile; Glow's YAML)");
   if (requireProfile)
     profile->required();
   command.add_option("--quantization-schema", options.schema,
@@ -21,25 +21,32 @@ void addQuantOptions(CLI::App &command, QuantCliOptions &options, bool requirePr
                      "symmetric_with_power2_scale");
   command.add_option("--quantization-precision-bias", options.biasPrecision,
                      "Int32 (default: bias at accumulator scale) | Int8");
-  command.add_option("--keep-original-precision-for-nodes", options.keepOriginal,
-                     "Op kinds that stay float, e.g. Add,Softmax (ONNX or Glow names)")
+  command
+      .add_option("--keep-original-precision-for-nodes", options.keepOriginal,
+                  "Op kinds that stay float, e.g. Add,Softmax (ONNX or Glow names)")
       ->delimiter(',');
   command.add_flag("--channelwise", options.channelwise,
                    "One weight scale per output channel (Conv, Gemm)");
 }
 
 void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options) {
-  command.add_option("inputs", options.inputs,
-                     "Calibration inputs: .npy files (a stack of samples along the first "
-                     "dimension is split), PNG images, or directories of them")
+  command
+      .add_option("inputs", options.inputs,
+                  "Calibration inputs: .npy files (a stack of samples along the first "
+                  "dimension is split), PNG images, or directories of them")
       ->required();
-  command.add_option("--image-mode", options.imageMode,
-                     "Pixel p of uint8 .npy / PNG inputs becomes: 0to1 p/255 (default), neg1to1, "
-                     "0to255, neg128to127")
+  command
+      .add_option("--image-mode", options.imageMode,
+                  "Pixel p of uint8 .npy / PNG inputs becomes: 0to1 p/255 (default), neg1to1, "
+                  "0to255, neg128to127")
       ->check(CLI::IsMember({"0to1", "neg1to1", "0to255", "neg128to127"}));
-  command.add_option("--image-layout", options.imageLayout, "Model input layout for PNG: NCHW (default) | NHWC")
+  command
+      .add_option("--image-layout", options.imageLayout,
+                  "Model input layout for PNG: NCHW (default) | NHWC")
       ->check(CLI::IsMember({"NCHW", "NHWC"}));
-  command.add_option("--image-channel-order", options.channelOrder, "PNG channel order: RGB (default) | BGR")
+  command
+      .add_option("--image-channel-order", options.channelOrder,
+                  "PNG channel order: RGB (default) | BGR")
       ->check(CLI::IsMember({"RGB", "BGR"}));
 }
 
@@ -77,8 +84,8 @@ void SampleProgress::advance() {
     return;
   constexpr size_t width = 30;
   size_t filled = done_ * width / total_;
-  std::cerr << "\r" << label_ << " [" << std::string(filled, '#') << std::string(width - filled, '.')
-            << "] " << done_ << "/" << total_ << std::flush;
+  std::cerr << "\r" << label_ << " [" << std::string(filled, '#')
+            << std::string(width - filled, '.') << "] " << done_ << "/" << total_ << std::flush;
 }
 
 } // namespace bundlefit

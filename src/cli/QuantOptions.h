@@ -38,7 +38,8 @@ void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options);
 /// The samples for the graph's single float input. Error(Unsupported) for a
 /// model with several inputs or a non-float input; Error(BadInputFile) for
 /// unusable files.
-std::vector<Tensor> loadCalibrationSamples(const Graph &graph, const CalibrationCliOptions &options);
+std::vector<Tensor> loadCalibrationSamples(const Graph &graph,
+                                           const CalibrationCliOptions &options);
 
 /// Runs the float interpreter over `samples` (the graph's single input),
 /// writes the profile YAML to `outputPath` and returns it (ProfileCommand.cpp;

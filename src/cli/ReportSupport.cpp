@@ -19,7 +19,8 @@ namespace bundlefit {
 
 using namespace bundlefit::device;
 
-std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model, const QuantCliOptions &quant,
+std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model,
+                                              const QuantCliOptions &quant,
                                               const std::string &deviceId,
                                               const std::vector<std::string> &deviceFiles) {
   auto report = std::make_unique<DeviceFitReport>();
@@ -41,15 +42,17 @@ std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model, const Q
 
 void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html) {
   const FitResult &fit = report.fit;
-  html.regionsTitle = report.device->id + " (" + report.device->name + "): Flash and RAM, variant " +
-                      fit.variant.name + ", weights " + weightsPolicyName(fit.weights);
+  html.regionsTitle = report.device->id + " (" + report.device->name +
+                      "): Flash and RAM, variant " + fit.variant.name + ", weights " +
+                      weightsPolicyName(fit.weights);
   html.regions = regionBarsOf(fit);
   html.verdict = fit.fits ? "FITS" : "DOES NOT FIT";
   const ModelFootprint &fp = report.footprint;
-  html.summary.push_back("build on " + report.device->id + ": CONSTANT " + withThousands(fp.constantBytes) +
-                         ", MUTABLE " + withThousands(fp.mutableBytes) + ", ACTIVATIONS " +
-                         withThousands(fp.activationsBytes) + ", code " + withThousands(fit.terms.code) +
-                         " (" + report.code + ")");
+  html.summary.push_back("build on " + report.device->id + ": CONSTANT " +
+                         withThousands(fp.constantBytes) + ", MUTABLE " +
+                         withThousands(fp.mutableBytes) + ", ACTIVATIONS " +
+                         withThousands(fp.activationsBytes) + ", code " +
+                         withThousands(fit.terms.code) + " (" + report.code + ")");
   html.summary.push_back("on " + report.device->id + ": Flash " + withThousands(fit.totals.flash) +
                          " of " + withThousands(fit.flashCapacity) + ", RAM " +
                          withThousands(fit.totals.ram) + " of " + withThousands(fit.ramCapacity) +

@@ -35,7 +35,8 @@ struct DeviceFitReport {
 
 /// The model's build on `deviceId` (after adding `deviceFiles`): int8 when
 /// `quant` has a profile, else float; sized as `fit` sizes it.
-std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model, const QuantCliOptions &quant,
+std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model,
+                                              const QuantCliOptions &quant,
                                               const std::string &deviceId,
                                               const std::vector<std::string> &deviceFiles);
 

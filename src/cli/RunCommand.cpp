@@ -28,8 +28,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <unistd.h>
 #include <iostream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -64,8 +64,7 @@ std::string cmsisNnLibraryFor(const RunOptions &options) {
   CmsisNnLibrary library =
       findOrBuildCmsisNn(dir, options.compile.target, defaultCmsisNnCacheDir());
   if (library.built)
-    std::cerr << "built CMSIS-NN for " << options.compile.target << ": " << library.library
-              << "\n";
+    std::cerr << "built CMSIS-NN for " << options.compile.target << ": " << library.library << "\n";
   return library.library;
 }
 
@@ -134,7 +133,8 @@ void checkRunFiles(const RunOptions &options) {
   while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
     existing = existing.parent_path();
   if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
-    throw Error(ExitCode::CannotWrite, options.outputDir + ": cannot create the output directory (" +
+    throw Error(ExitCode::CannotWrite, options.outputDir +
+                                           ": cannot create the output directory (" +
                                            existing.string() + " is not writable)");
   options.json.checkFileWritable();
   options.html.checkFileWritable();
@@ -160,7 +160,8 @@ int runRun(const RunOptions &options) {
   uint64_t batch = 1;
   std::map<std::string, Tensor> inputs = readInputs(*bundle.graph, options.inputs, &batch);
 
-  BundleRunSpec spec = makeRunSpec(bundle.plan, compile.outputDir, bundle.networkName, compile.target);
+  BundleRunSpec spec =
+      makeRunSpec(bundle.plan, compile.outputDir, bundle.networkName, compile.target);
   spec.timeoutSeconds = options.timeout;
   spec.batch = batch;
   if (!cmsisNn.empty())
@@ -202,10 +203,10 @@ int runRun(const RunOptions &options) {
                 options.outputDir + ": cannot create the output directory: " + dirError.message());
   for (const Value *output : bundle.graph->outputs()) {
     const Tensor &tensor = outputs.at(output->name);
-    outputsJson.push_back({{"name", output->name}, {"dtype", dtypeName(tensor.type.dtype)},
+    outputsJson.push_back({{"name", output->name},
+                           {"dtype", dtypeName(tensor.type.dtype)},
                            {"shape", tensor.type.shape}});
-    std::string file =
-        (fs::path(options.outputDir) / (fileStems[outputIndex++] + ".npy")).string();
+    std::string file = (fs::path(options.outputDir) / (fileStems[outputIndex++] + ".npy")).string();
     writeFileAtomically(file, encodeNpy(tensor));
     outputsJson.back()["file"] = file;
     std::vector<std::string> row = {output->name, tensor.type.str(), file};
@@ -215,8 +216,8 @@ int runRun(const RunOptions &options) {
       entry["max_abs_diff"] = c.maxAbsDiff;
       entry["max_abs_output"] = c.maxAbsReference;
       entry["cosine_similarity"] = c.cosine;
-      entry["relative_l2_error"] = std::isfinite(c.relativeL2) ? nlohmann::json(c.relativeL2)
-                                                                : nlohmann::json();
+      entry["relative_l2_error"] =
+          std::isfinite(c.relativeL2) ? nlohmann::json(c.relativeL2) : nlohmann::json();
       if (c.hasTop1)
         entry["top1_agreement"] = double(c.top1Agree) / double(c.samples);
       char diff[32], cosine[32], l2[32];
@@ -233,10 +234,13 @@ int runRun(const RunOptions &options) {
                     std::to_string(stats.runSeconds).substr(0, 5) + " s)";
   options.html.writeTable(compile.model.path + ": run", {ran}, "Outputs", table);
   if (options.json.wanted()) {
-    options.json.emit({{"schema", "bundlefit.run/1"}, {"network", bundle.networkName},
-                       {"target", compile.target}, {"samples", batch},
+    options.json.emit({{"schema", "bundlefit.run/1"},
+                       {"network", bundle.networkName},
+                       {"target", compile.target},
+                       {"samples", batch},
                        {"build_seconds", stats.buildSeconds},
-                       {"run_seconds", stats.runSeconds}, {"outputs", outputsJson}},
+                       {"run_seconds", stats.runSeconds},
+                       {"outputs", outputsJson}},
                       compile.model.path);
     if (options.json.replacesText())
       return 0;
@@ -250,17 +254,21 @@ int runRun(const RunOptions &options) {
 void addRunCommand(CLI::App &app, CommandAction &action) {
   auto options = std::make_shared<RunOptions>();
   CLI::App *command = app.add_subcommand(
-      "run", "Compile, link and run a bundle on the host or a Cortex-M under QEMU; write .npy outputs");
+      "run",
+      "Compile, link and run a bundle on the host or a Cortex-M under QEMU; write .npy outputs");
   addModelOptions(*command, options->compile.model);
-  command->add_option("--input", options->inputs,
-                      "Input .npy, one per model input in order; N samples stacked along the "
-                      "first dimension run as a batch (one build, one QEMU boot)")
+  command
+      ->add_option("--input", options->inputs,
+                   "Input .npy, one per model input in order; N samples stacked along the "
+                   "first dimension run as a batch (one build, one QEMU boot)")
       ->required();
   command->add_option("--output-dir", options->outputDir, "Directory for the output .npy files")
       ->required();
-  command->add_option("--target", options->compile.target,
-                      "host | cortex-m7 (mps2-an500) | cortex-m33 (mps2-an505) | cortex-m4 (mps2-an386) | "
-                      "cortex-m55 (mps3-an547)")
+  command
+      ->add_option(
+          "--target", options->compile.target,
+          "host | cortex-m7 (mps2-an500) | cortex-m33 (mps2-an505) | cortex-m4 (mps2-an386) | "
+          "cortex-m55 (mps3-an547)")
       ->check(CLI::IsMember(supportedRunTargets()));
   command->add_option("--opt", options->compile.optLevel, "O2 | O3 | Os")
       ->check(CLI::IsMember({"O2", "O3", "Os"}));
@@ -277,10 +285,12 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--timeout", options->timeout, "Seconds the program may run (default 300)");
   options->json.addTo(*command, "bundlefit.run/1");
   options->html.addTo(*command, "the outputs, and how they compare with --compare");
-  command->callback([options, &action] { action = [options] {
+  command->callback([options, &action] {
+    action = [options] {
       markPreQuantized(options->compile.model.path, options->compile.quant);
       return runRun(*options);
-    }; });
+    };
+  });
 }
 
 } // namespace bundlefit

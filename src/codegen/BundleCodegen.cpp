@@ -34,8 +34,8 @@
 #include <optional>
 
 // Kernel bitcode per target family, embedded by cmake/Kernels.cmake.
-#define BUNDLEFIT_KERNEL_FAMILY(family)                                                  \
-  extern "C" const char bundlefit_kernels_##family##_begin[];                           \
+#define BUNDLEFIT_KERNEL_FAMILY(family)                                                            \
+  extern "C" const char bundlefit_kernels_##family##_begin[];                                      \
   extern "C" const char bundlefit_kernels_##family##_end[];
 BUNDLEFIT_KERNEL_FAMILY(x86_64)
 BUNDLEFIT_KERNEL_FAMILY(x86_64_avx512)
@@ -66,19 +66,17 @@ void initializeTargets() {
   });
 }
 
-bool startsWith(const std::string &text, const char *prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
+bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
 
 /// The embedded bitcode whose target family covers `triple` (and, on x86-64,
 /// the CPU: AVX-512 gets the 16-float register tiles).
 llvm::StringRef kernelBitcodeFor(const std::string &triple, const llvm::TargetMachine &machine) {
-#define FAMILY(family)                                                                   \
-  llvm::StringRef(bundlefit_kernels_##family##_begin,                                    \
+#define FAMILY(family)                                                                             \
+  llvm::StringRef(bundlefit_kernels_##family##_begin,                                              \
                   size_t(bundlefit_kernels_##family##_end - bundlefit_kernels_##family##_begin))
   if (startsWith(triple, "x86_64"))
     return machine.getMCSubtargetInfo()->checkFeatures("+avx512f") ? FAMILY(x86_64_avx512)
-                                                                    : FAMILY(x86_64);
+                                                                   : FAMILY(x86_64);
   if (startsWith(triple, "aarch64") || startsWith(triple, "arm64"))
     return FAMILY(aarch64);
   // The thumbv7em and thumbv8m_main families use the DSP extension (int8
@@ -135,11 +133,10 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &ta
   const auto reloc =
       target.relocationModel == RelocationModel::Pic ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      triple, cpu.cpu, cpu.features, options, reloc, std::nullopt,
-      llvm::CodeGenOpt::Default));
+      triple, cpu.cpu, cpu.features, options, reloc, std::nullopt, llvm::CodeGenOpt::Default));
   if (!machine)
-    throw Error(ExitCode::Usage, "--mcpu '" + target.cpu + "': LLVM cannot target it for " +
-                                     target.triple);
+    throw Error(ExitCode::Usage,
+                "--mcpu '" + target.cpu + "': LLVM cannot target it for " + target.triple);
   // An unknown CPU only warns inside LLVM; reject it here instead.
   if (!machine->getMCSubtargetInfo()->isCPUStringValid(cpu.cpu))
     throw Error(ExitCode::Usage,
@@ -148,9 +145,8 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &ta
 }
 
 /// Parses the kernels and makes every function carry the requested CPU.
-std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context,
-                                          const TargetOptions &target, const ResolvedCpu &cpu,
-                                          llvm::TargetMachine &machine) {
+std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context, const TargetOptions &target,
+                                          const ResolvedCpu &cpu, llvm::TargetMachine &machine) {
   llvm::MemoryBufferRef buffer(kernelBitcodeFor(target.triple, machine), "bundlefit-kernels");
   auto module = llvm::parseBitcodeFile(buffer, context);
   if (!module)
@@ -163,9 +159,8 @@ std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context,
   if (llvm::NamedMDNode *flags = (*module)->getModuleFlagsMetadata()) {
     std::vector<llvm::MDNode *> keep;
     for (llvm::MDNode *flag : flags->operands()) {
-      auto *key = flag->getNumOperands() > 1
-                      ? llvm::dyn_cast<llvm::MDString>(flag->getOperand(1))
-                      : nullptr;
+      auto *key = flag->getNumOperands() > 1 ? llvm::dyn_cast<llvm::MDString>(flag->getOperand(1))
+                                             : nullptr;
       if (!key || key->getString() != "min_enum_size")
         keep.push_back(flag);
     }
@@ -198,8 +193,8 @@ void setSizeFirstFlag(llvm::Module &module, CodegenOptLevel level) {
   llvm::GlobalVariable *flag = module.getGlobalVariable("bf_size_first");
   if (!flag)
     return;
-  flag->setInitializer(llvm::ConstantInt::get(flag->getValueType(),
-                                              level == CodegenOptLevel::Os ? 1 : 0));
+  flag->setInitializer(
+      llvm::ConstantInt::get(flag->getValueType(), level == CodegenOptLevel::Os ? 1 : 0));
   flag->setConstant(true);
   flag->setLinkage(llvm::GlobalValue::InternalLinkage);
 }
@@ -322,11 +317,10 @@ static void checkAddressSpace(const MemoryPlan &plan, const TargetOptions &targe
     std::optional<uint64_t> sum = checkedAdd(total, bytes);
     total = sum ? *sum : ~uint64_t(0);
     if (bytes >= k32BitAddressSpace || total >= k32BitAddressSpace)
-      throw Error(ExitCode::DoesNotFit,
-                  std::string(what) + " need " + std::to_string(bytes) +
-                      " bytes (bundle data " + std::to_string(total) +
-                      " bytes so far); the 32-bit target " + target.triple +
-                      " addresses less than 4 GiB");
+      throw Error(ExitCode::DoesNotFit, std::string(what) + " need " + std::to_string(bytes) +
+                                            " bytes (bundle data " + std::to_string(total) +
+                                            " bytes so far); the 32-bit target " + target.triple +
+                                            " addresses less than 4 GiB");
   }
 }
 

@@ -26,26 +26,25 @@ void emitBundleConfig(llvm::Module &module, const MemoryPlan &plan,
   std::vector<llvm::Constant *> entries;
   for (const Value *value : plan.placeholders) {
     llvm::Constant *name = llvm::ConstantDataArray::getString(context, legalizeName(value->name));
-    auto *nameGlobal = new llvm::GlobalVariable(module, name->getType(), true,
-                                                llvm::GlobalValue::PrivateLinkage, name,
-                                                networkName + "_symbol_name");
+    auto *nameGlobal =
+        new llvm::GlobalVariable(module, name->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                 name, networkName + "_symbol_name");
     entries.push_back(llvm::ConstantStruct::get(
         entryType, {nameGlobal, llvm::ConstantInt::get(i64, plan.placementOf(value).offset),
                     llvm::ConstantInt::get(i64, uint64_t(value->type.numElements())),
                     llvm::ConstantInt::get(i8, 1)}));
   }
   llvm::ArrayType *tableType = llvm::ArrayType::get(entryType, entries.size());
-  auto *table = new llvm::GlobalVariable(module, tableType, true,
-                                         llvm::GlobalValue::PrivateLinkage,
+  auto *table = new llvm::GlobalVariable(module, tableType, true, llvm::GlobalValue::PrivateLinkage,
                                          llvm::ConstantArray::get(tableType, entries),
                                          networkName + "_symbol_table");
 
-  llvm::Constant *config = llvm::ConstantStruct::get(
-      configType, {llvm::ConstantInt::get(i64, plan.constantSize),
-                   llvm::ConstantInt::get(i64, plan.mutableSize),
-                   llvm::ConstantInt::get(i64, plan.activationsSize),
-                   llvm::ConstantInt::get(i64, MemoryPlan::kAlignment),
-                   llvm::ConstantInt::get(i64, entries.size()), table});
+  llvm::Constant *config =
+      llvm::ConstantStruct::get(configType, {llvm::ConstantInt::get(i64, plan.constantSize),
+                                             llvm::ConstantInt::get(i64, plan.mutableSize),
+                                             llvm::ConstantInt::get(i64, plan.activationsSize),
+                                             llvm::ConstantInt::get(i64, MemoryPlan::kAlignment),
+                                             llvm::ConstantInt::get(i64, entries.size()), table});
   new llvm::GlobalVariable(module, configType, true, llvm::GlobalValue::ExternalLinkage, config,
                            networkName + "_config");
 }

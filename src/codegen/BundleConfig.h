@@ -16,7 +16,6 @@ namespace bundlefit {
 /// the module's target: {constantWeightVarsMemSize, mutableWeightVarsMemSize,
 /// activationsMemSize, alignment, numSymbols, symbolTable} and entries
 /// {name, offset, size (elements), kind (1 = mutable)}.
-void emitBundleConfig(llvm::Module &module, const MemoryPlan &plan,
-                      const std::string &networkName);
+void emitBundleConfig(llvm::Module &module, const MemoryPlan &plan, const std::string &networkName);
 
 } // namespace bundlefit

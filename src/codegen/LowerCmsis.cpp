@@ -10,11 +10,10 @@
 //   cmsis_nn_activation       {int32_t min, max;}
 //   cmsis_nn_dims             {int32_t n, h, w, c;}
 //   cmsis_nn_conv_params      {input_offset, output_offset, stride, padding, dilation, activation}
-//   cmsis_nn_dw_conv_params   {input_offset, output_offset, ch_mult, stride, padding, dilation, activation}
-//   cmsis_nn_pool_params      {stride, padding, activation}
-//   cmsis_nn_fc_params        {input_offset, filter_offset, output_offset, activation}
-//   cmsis_nn_per_channel_quant_params {int32_t *multiplier, *shift;}
-//   cmsis_nn_per_tensor_quant_params  {int32_t multiplier, shift;}
+//   cmsis_nn_dw_conv_params   {input_offset, output_offset, ch_mult, stride, padding, dilation,
+//   activation} cmsis_nn_pool_params      {stride, padding, activation} cmsis_nn_fc_params
+//   {input_offset, filter_offset, output_offset, activation} cmsis_nn_per_channel_quant_params
+//   {int32_t *multiplier, *shift;} cmsis_nn_per_tensor_quant_params  {int32_t multiplier, shift;}
 //
 // Structs made of int32 fields only are read-only tables (private constants);
 // the context (a pointer into the activation arena) and the per-channel
@@ -38,7 +37,8 @@ KernelArg dims(int32_t n, int32_t h, int32_t w, int32_t c) { return table({n, h,
 
 /// cmsis_nn_context {buf, size}: the node's workspace in the arena.
 KernelArg context(const Node &node) {
-  return KernelArg::structOf({KernelArg::scratch(), i32(node.attrs.getInt(kCmsisScratchAttribute, 0))});
+  return KernelArg::structOf(
+      {KernelArg::scratch(), i32(node.attrs.getInt(kCmsisScratchAttribute, 0))});
 }
 
 /// cmsis_nn_per_channel_quant_params: one multiplier/shift per channel, even
@@ -46,7 +46,8 @@ KernelArg context(const Node &node) {
 KernelArg perChannelQuant(const Int8ConvArgs &a, int32_t channels) {
   std::vector<int32_t> mult = a.outMult, shift = a.outShift;
   if (!a.perChannel)
-    mult.assign(size_t(channels), a.outMult.at(0)), shift.assign(size_t(channels), a.outShift.at(0));
+    mult.assign(size_t(channels), a.outMult.at(0)),
+        shift.assign(size_t(channels), a.outShift.at(0));
   return KernelArg::structOf({table(mult), table(shift)});
 }
 
@@ -67,8 +68,8 @@ KernelCall convCall(const Node &node, bool depthwise) {
   std::vector<int32_t> params = {a.inputOffset, a.outputOffset};
   if (depthwise)
     params.push_back(a.chMult);
-  params.insert(params.end(), {a.strideW, a.strideH, a.padL, a.padT, a.dilW, a.dilH, a.actMin,
-                               a.actMax});
+  params.insert(params.end(),
+                {a.strideW, a.strideH, a.padL, a.padT, a.dilW, a.dilH, a.actMin, a.actMax});
   return call(depthwise ? "arm_depthwise_conv_wrapper_s8" : "arm_convolve_wrapper_s8",
               {context(node), table(params), perChannelQuant(a, a.M), dims(a.N, a.H, a.W, a.C),
                address(node.input(0)),
@@ -95,8 +96,8 @@ KernelCall fullyConnectedCall(const Node &node) {
               {kernelSums ? kernelSumsContext(node, a) : context(node),
                table({a.inputOffset, a.filterOffset, a.outputOffset, a.actMin, a.actMax}),
                table({a.outMult.at(0), a.outShift.at(0)}), dims(a.batches, 1, 1, a.accumDepth),
-               address(node.input(0)), dims(a.accumDepth, 1, 1, a.outDepth),
-               address(node.input(1)), dims(1, 1, 1, a.outDepth), address(int32Bias(node, a)),
+               address(node.input(0)), dims(a.accumDepth, 1, 1, a.outDepth), address(node.input(1)),
+               dims(1, 1, 1, a.outDepth), address(int32Bias(node, a)),
                dims(a.batches, 1, 1, a.outDepth), address(node.output(0))});
 }
 
@@ -110,8 +111,7 @@ KernelCall poolCall(const Node &node, const std::string &function) {
   const int32_t KH = global ? H : a.KH, KW = global ? W : a.KW;
   const int32_t strideH = global ? H : a.strideH, strideW = global ? W : a.strideW;
   const int32_t padT = global ? 0 : a.padT, padL = global ? 0 : a.padL;
-  return call(function, {context(node),
-                         table({strideW, strideH, padL, padT, a.actMin, a.actMax}),
+  return call(function, {context(node), table({strideW, strideH, padL, padT, a.actMin, a.actMax}),
                          dims(1, H, W, C), address(node.input(0)), dims(1, KH, KW, 1),
                          dims(1, OH, OW, C), address(node.output(0))});
 }
@@ -130,9 +130,8 @@ KernelCall describeCmsisCall(const Node &node) {
     return poolCall(node, function);
   if (function == "arm_softmax_s8") {
     const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
-    KernelCall c = call(function, {address(node.input(0)), i32(a.outer), i32(a.axis),
-                                       i32(a.mult), i32(a.shift), i32(a.diffMin),
-                                       address(node.output(0))});
+    KernelCall c = call(function, {address(node.input(0)), i32(a.outer), i32(a.axis), i32(a.mult),
+                                   i32(a.shift), i32(a.diffMin), address(node.output(0))});
     c.returnsVoid = true;
     return c;
   }

@@ -36,8 +36,8 @@ KernelCall convPoolCall(const Node &node, const MemoryPlan &plan) {
   const ConvPoolParts &p = *call.parts;
   for (const Value *v : {&p.x, &p.w, &p.convOut, &p.y})
     if (v->type.dtype != DType::Float32)
-      unsupported(node, "only float32 ConvPool has a kernel (" + v->name + " is " +
-                            v->type.str() + ")");
+      unsupported(node,
+                  "only float32 ConvPool has a kernel (" + v->name + " is " + v->type.str() + ")");
   requireScratch(node, plan);
   const Shape &xs = p.x.type.shape, &cs = p.convOut.type.shape, &ys = p.y.type.shape;
   const Ints kernel(p.w.type.shape.begin() + 2, p.w.type.shape.end());
@@ -47,17 +47,43 @@ KernelCall convPoolCall(const Node &node, const MemoryPlan &plan) {
   if (!isMax && (pw.dilations[0] != 1 || pw.dilations[1] != 1))
     unsupported(node, "AveragePool with dilations");
   call.kernel = "bf_conv_pool2d_f32";
-  call.args = {address(node.input(0)), address(node.input(1)), address(node.input(2)),
-               address(node.output()), scratch(), i32(xs[0]), i32(xs[1]), i32(xs[2]),
-               i32(xs[3]), i32(cs[1]), i32(cs[2]), i32(cs[3]), i32(kernel[0]), i32(kernel[1]),
-               i32(cw.strides[0]), i32(cw.strides[1]), i32(cw.padsBegin[0]),
-               i32(cw.padsBegin[1]), i32(cw.dilations[0]), i32(cw.dilations[1]),
-               i32(p.conv.attrs.getInt("group", 1)), activation(p.conv),
-               i32(node.attrs.getInt("channel_chunk", cs[1])), i32(isMax), i32(ys[2]),
-               i32(ys[3]), i32(pw.kernel[0]), i32(pw.kernel[1]), i32(pw.strides[0]),
-               i32(pw.strides[1]), i32(pw.padsBegin[0]), i32(pw.padsBegin[1]),
-               i32(pw.padsEnd[0]), i32(pw.padsEnd[1]), i32(pw.dilations[0]),
-               i32(pw.dilations[1]), i32(p.pool.attrs.getInt("count_include_pad", 0))};
+  call.args = {address(node.input(0)),
+               address(node.input(1)),
+               address(node.input(2)),
+               address(node.output()),
+               scratch(),
+               i32(xs[0]),
+               i32(xs[1]),
+               i32(xs[2]),
+               i32(xs[3]),
+               i32(cs[1]),
+               i32(cs[2]),
+               i32(cs[3]),
+               i32(kernel[0]),
+               i32(kernel[1]),
+               i32(cw.strides[0]),
+               i32(cw.strides[1]),
+               i32(cw.padsBegin[0]),
+               i32(cw.padsBegin[1]),
+               i32(cw.dilations[0]),
+               i32(cw.dilations[1]),
+               i32(p.conv.attrs.getInt("group", 1)),
+               activation(p.conv),
+               i32(node.attrs.getInt("channel_chunk", cs[1])),
+               i32(isMax),
+               i32(ys[2]),
+               i32(ys[3]),
+               i32(pw.kernel[0]),
+               i32(pw.kernel[1]),
+               i32(pw.strides[0]),
+               i32(pw.strides[1]),
+               i32(pw.padsBegin[0]),
+               i32(pw.padsBegin[1]),
+               i32(pw.padsEnd[0]),
+               i32(pw.padsEnd[1]),
+               i32(pw.dilations[0]),
+               i32(pw.dilations[1]),
+               i32(p.pool.attrs.getInt("count_include_pad", 0))};
   return call;
 }
 
@@ -82,11 +108,26 @@ KernelCall inPlaceDepthwiseCall(const Node &node, const MemoryPlan &plan) {
   const shape_helpers::Window cw = windowOf(node, xs, kernel);
   KernelCall call;
   call.kernel = "bf_depthwise_inplace_f32";
-  call.args = {address(x), address(w), address(node.input(2)), address(y), scratch(),
-               i32(xs[0]), i32(xs[1]), i32(xs[2]), i32(xs[3]), i32(ys[2]), i32(ys[3]),
-               i32(kernel[0]), i32(kernel[1]), i32(cw.strides[0]), i32(cw.strides[1]),
-               i32(cw.padsBegin[0]), i32(cw.padsBegin[1]), i32(cw.dilations[0]),
-               i32(cw.dilations[1]), activation(node)};
+  call.args = {address(x),
+               address(w),
+               address(node.input(2)),
+               address(y),
+               scratch(),
+               i32(xs[0]),
+               i32(xs[1]),
+               i32(xs[2]),
+               i32(xs[3]),
+               i32(ys[2]),
+               i32(ys[3]),
+               i32(kernel[0]),
+               i32(kernel[1]),
+               i32(cw.strides[0]),
+               i32(cw.strides[1]),
+               i32(cw.padsBegin[0]),
+               i32(cw.padsBegin[1]),
+               i32(cw.dilations[0]),
+               i32(cw.dilations[1]),
+               activation(node)};
   return call;
 }
 
@@ -104,9 +145,17 @@ KernelCall inPlacePointwiseCall(const Node &node, const MemoryPlan &plan) {
   const Shape &xs = node.input(0)->type.shape, &ys = node.output()->type.shape;
   KernelCall call;
   call.kernel = "bf_pointwise_inplace_f32";
-  call.args = {address(node.input(0)), address(node.input(1)), address(node.input(2)),
-               address(node.output()), scratch(), i32(xs[1]), i32(xs[2]), i32(xs[3]),
-               i32(ys[1]), i32(pointwiseRows(node, plan)), activation(node)};
+  call.args = {address(node.input(0)),
+               address(node.input(1)),
+               address(node.input(2)),
+               address(node.output()),
+               scratch(),
+               i32(xs[1]),
+               i32(xs[2]),
+               i32(xs[3]),
+               i32(ys[1]),
+               i32(pointwiseRows(node, plan)),
+               activation(node)};
   return call;
 }
 
@@ -122,8 +171,8 @@ void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
       // geometry and groups (9..19), then the quantization (20..29).
       const std::vector<KernelArg> a = call.args;
       call.kernel = "bf_pointwise_inplace_s8";
-      call.args = {a[0], a[1], a[2], a[3], scratch(), a[5], a[6], a[7], a[8],
-                   i32(pointwiseRows(node, plan))};
+      call.args = {a[0], a[1], a[2], a[3], scratch(),
+                   a[5], a[6], a[7], a[8], i32(pointwiseRows(node, plan))};
       call.args.insert(call.args.end(), a.begin() + 20, a.end());
       continue;
     }
@@ -142,7 +191,7 @@ std::optional<KernelCall> describeMemoryOptCall(const Node &node, const MemoryPl
     return convPoolCall(node, plan);
   if (isInPlaceConv(node, plan))
     return node.attrs.getInt("group", 1) == 1 ? inPlacePointwiseCall(node, plan)
-                                               : inPlaceDepthwiseCall(node, plan);
+                                              : inPlaceDepthwiseCall(node, plan);
   return std::nullopt;
 }
 

@@ -15,11 +15,11 @@
 #include "../ir/ops/ShapeHelpers.h"
 #include "../kernels/bundlefit_kernels.h" // bf_binary_op, bf_pad_mode
 
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/ir/FusedActivations.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/ir/UnaryMath.h"
-#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
 #include <llvm/IR/Constants.h>
@@ -50,11 +50,16 @@ using Ints = std::vector<int64_t>;
 /// Suffix of the integer kernel variants (bf_binary_i8, ...) or nullptr.
 const char *intKernelSuffix(DType dtype) {
   switch (dtype) {
-  case DType::Int8: return "i8";
-  case DType::UInt8: return "u8";
-  case DType::Int32: return "i32";
-  case DType::Int64: return "i64";
-  default: return nullptr;
+  case DType::Int8:
+    return "i8";
+  case DType::UInt8:
+    return "u8";
+  case DType::Int32:
+    return "i32";
+  case DType::Int64:
+    return "i64";
+  default:
+    return nullptr;
   }
 }
 
@@ -148,13 +153,11 @@ SpatialWindow resolveSpatial(const Node &node, const Shape &in, const Shape &out
                              const Ints &kernel, bool transposed, bool ceilMode) {
   const size_t rank = in.size();
   if (rank < 3 || rank > 5)
-    throw Error(ExitCode::Unsupported, node.describe() +
-                                           ": only 1-D, 2-D and 3-D windows (input " +
+    throw Error(ExitCode::Unsupported, node.describe() + ": only 1-D, 2-D and 3-D windows (input " +
                                            shapeToString(in) + ") are supported");
   const size_t spatial = rank - 2;
   if (kernel.size() != spatial || out.size() != rank)
-    throw Error(ExitCode::Unsupported,
-                node.describe() + ": kernel/output do not match the rank");
+    throw Error(ExitCode::Unsupported, node.describe() + ": kernel/output do not match the rank");
   const Ints inSpatial(in.begin() + 2, in.end());
   Ints strides, dilations, padsBegin, padsEnd, outSpatial;
   if (transposed) {
@@ -171,9 +174,8 @@ SpatialWindow resolveSpatial(const Node &node, const Shape &in, const Shape &out
   // geometry above produces, or the pads would be applied to another shape.
   for (size_t i = 0; i < spatial; ++i)
     if (outSpatial[i] != out[2 + i])
-      throw Error(ExitCode::Unsupported,
-                  node.describe() + ": output " + shapeToString(out) +
-                      " differs from the window geometry");
+      throw Error(ExitCode::Unsupported, node.describe() + ": output " + shapeToString(out) +
+                                             " differs from the window geometry");
   return {strides, dilations, padsBegin, padsEnd};
 }
 
@@ -216,8 +218,8 @@ private:
   // ---- values ----------------------------------------------------------
   llvm::Value *i32(int64_t v) {
     if (v > INT32_MAX || v < INT32_MIN)
-      throw Error(ExitCode::Unsupported, current_->describe() + ": value " + std::to_string(v) +
-                                             " exceeds int32");
+      throw Error(ExitCode::Unsupported,
+                  current_->describe() + ": value " + std::to_string(v) + " exceeds int32");
     return builder_.getInt32(uint32_t(int32_t(v)));
   }
   llvm::Value *f32(double v) { return llvm::ConstantFP::get(builder_.getFloatTy(), v); }
@@ -280,7 +282,7 @@ private:
   void lowerNode(const Node &node);
   void emitKernelCall(const KernelCall &kernelCall); // KernelCall.h
   void appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> &args);
-  void emitInt8Calls(const Node &node); // LowerInt8.h
+  void emitInt8Calls(const Node &node);   // LowerInt8.h
   void lowerPatchStage(const Node &node); // ir/PatchStage.h
   void lowerView(const Node &node);
   void lowerConv(const Node &node, bool transposed);
@@ -400,8 +402,7 @@ llvm::Value *Lowering::address(const Value *value, int64_t byteOffset) {
   return regionAddress(where.region, int64_t(where.offset) + byteOffset, value->name);
 }
 
-llvm::Value *Lowering::regionAddress(MemoryRegion region, int64_t offset,
-                                     const llvm::Twine &name) {
+llvm::Value *Lowering::regionAddress(MemoryRegion region, int64_t offset, const llvm::Twine &name) {
   llvm::Value *base = bases_[int(region)];
   const bool inNodeFunction = builder_.GetInsertBlock()->getParent() == nodeFunction_;
   if (offset == 0 && !inNodeFunction)
@@ -442,8 +443,8 @@ void Lowering::stridedCopy(llvm::Value *src, llvm::Value *dst, LoopNest nest, si
 
 llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLayer) {
   if (module_.getFunction(name))
-    throw Error(ExitCode::Usage, "--network-name '" + name +
-                                     "' clashes with a kernel symbol; choose another name");
+    throw Error(ExitCode::Usage,
+                "--network-name '" + name + "' clashes with a kernel symbol; choose another name");
   llvm::Type *ptr = builder_.getPtrTy();
   auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr, ptr}, false);
   auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
@@ -473,9 +474,9 @@ llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLa
     if (onLayer)
       onLayer(size_t(index) + 1, schedule.size(), node->name);
     current_ = node;
-    auto *fn = llvm::Function::Create(nodeType, llvm::GlobalValue::InternalLinkage,
-                                      name + "." + std::to_string(index++) + "." + node->opType,
-                                      module_);
+    auto *fn =
+        llvm::Function::Create(nodeType, llvm::GlobalValue::InternalLinkage,
+                               name + "." + std::to_string(index++) + "." + node->opType, module_);
     setUp(fn);
     fn->addFnAttr(kNodeFunctionAttribute);
     for (unsigned i = 0; i < 3; ++i)
@@ -539,10 +540,10 @@ void Lowering::lowerNode(const Node &node) {
     t["Softmax"] = [](Lowering &l, const Node &n) { l.lowerSoftmax(n, false); };
     t["LogSoftmax"] = [](Lowering &l, const Node &n) { l.lowerSoftmax(n, true); };
     const std::pair<const char *, std::pair<const char *, int32_t>> binaries[] = {
-        {"Add", {"bf_add_f32", BF_OP_ADD}},    {"Sub", {"bf_sub_f32", BF_OP_SUB}},
-        {"Mul", {"bf_mul_f32", BF_OP_MUL}},    {"Div", {"bf_div_f32", BF_OP_DIV}},
-        {"Max", {"bf_max_f32", BF_OP_MAX}},    {"Min", {"bf_min_f32", BF_OP_MIN}},
-        {"Sum", {"bf_add_f32", BF_OP_ADD}},    {"PRelu", {"bf_prelu_f32", BF_OP_PRELU}}};
+        {"Add", {"bf_add_f32", BF_OP_ADD}}, {"Sub", {"bf_sub_f32", BF_OP_SUB}},
+        {"Mul", {"bf_mul_f32", BF_OP_MUL}}, {"Div", {"bf_div_f32", BF_OP_DIV}},
+        {"Max", {"bf_max_f32", BF_OP_MAX}}, {"Min", {"bf_min_f32", BF_OP_MIN}},
+        {"Sum", {"bf_add_f32", BF_OP_ADD}}, {"PRelu", {"bf_prelu_f32", BF_OP_PRELU}}};
     for (const auto &[op, kernel] : binaries)
       t[op] = [kernel = kernel](Lowering &l, const Node &n) {
         l.lowerBinary(n, kernel.first, kernel.second);
@@ -580,9 +581,11 @@ void Lowering::lowerNode(const Node &node) {
         {"ReduceLogSum", BF_REDUCE_LOG_SUM}, {"ReduceLogSumExp", BF_REDUCE_LOG_SUM_EXP}};
     for (const auto &[op, code] : reductions)
       t[op] = [code = code](Lowering &l, const Node &n) { l.lowerReduce(n, code); };
-    const std::pair<const char *, int32_t> comparisons[] = {
-        {"Equal", BF_CMP_EQ},   {"Less", BF_CMP_LT},          {"LessOrEqual", BF_CMP_LE},
-        {"Greater", BF_CMP_GT}, {"GreaterOrEqual", BF_CMP_GE}};
+    const std::pair<const char *, int32_t> comparisons[] = {{"Equal", BF_CMP_EQ},
+                                                            {"Less", BF_CMP_LT},
+                                                            {"LessOrEqual", BF_CMP_LE},
+                                                            {"Greater", BF_CMP_GT},
+                                                            {"GreaterOrEqual", BF_CMP_GE}};
     for (const auto &[op, code] : comparisons)
       t[op] = [code = code](Lowering &l, const Node &n) { l.lowerCompare(n, code); };
     for (const char *op : {"And", "Or", "Xor", "Not"})
@@ -590,8 +593,7 @@ void Lowering::lowerNode(const Node &node) {
     t["Where"] = [](Lowering &l, const Node &n) { l.lowerWhere(n); };
     t["Pow"] = [](Lowering &l, const Node &n) { l.lowerBinary(n, "bf_pow_f32", BF_OP_POW); };
     t["Mod"] = [](Lowering &l, const Node &n) {
-      l.lowerBinary(n, "bf_fmod_f32",
-                    n.attrs.getInt("fmod", 0) != 0 ? BF_OP_FMOD : BF_OP_MOD);
+      l.lowerBinary(n, "bf_fmod_f32", n.attrs.getInt("fmod", 0) != 0 ? BF_OP_FMOD : BF_OP_MOD);
     };
     t["Mean"] = [](Lowering &l, const Node &n) { l.lowerMean(n); };
     t["ArgMax"] = [](Lowering &l, const Node &n) { l.lowerArgMax(n); };
@@ -623,10 +625,18 @@ void Lowering::lowerNode(const Node &node) {
 
 void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> &args) {
   switch (arg.kind) {
-  case KernelArg::Address: args.push_back(address(arg.value, arg.i)); return;
-  case KernelArg::I32: args.push_back(i32(arg.i)); return;
-  case KernelArg::F32: args.push_back(f32(arg.f)); return;
-  case KernelArg::I32Table: args.push_back(intTable(arg.table)); return;
+  case KernelArg::Address:
+    args.push_back(address(arg.value, arg.i));
+    return;
+  case KernelArg::I32:
+    args.push_back(i32(arg.i));
+    return;
+  case KernelArg::F32:
+    args.push_back(f32(arg.f));
+    return;
+  case KernelArg::I32Table:
+    args.push_back(intTable(arg.table));
+    return;
   case KernelArg::Scratch: {
     const Placement *where = plan_.scratchOf(current_);
     args.push_back(where ? regionAddress(where->region, int64_t(where->offset)) : nullPtr());
@@ -814,8 +824,8 @@ void Lowering::lowerConv(const Node &node, bool transposed) {
     call(transposed ? "bf_conv_transpose3d_f32" : "bf_conv3d_f32",
          {address(x), address(w), address(b), address(y), i32(xs[0]), i32(xs[1]), i32(ys[1]),
           intTable(Ints(xs.begin() + 2, xs.end())), intTable(Ints(ys.begin() + 2, ys.end())),
-          intTable(kernel), intTable(sw.strides), intTable(sw.padsBegin),
-          intTable(sw.dilations), i32(groups), i32(act.kind), f32(act.a), f32(act.b)});
+          intTable(kernel), intTable(sw.strides), intTable(sw.padsBegin), intTable(sw.dilations),
+          i32(groups), i32(act.kind), f32(act.a), f32(act.b)});
     return;
   }
   const Window win = windowOf(node, x->type.shape, y->type.shape, kernel, transposed, false);
@@ -825,10 +835,11 @@ void Lowering::lowerConv(const Node &node, bool transposed) {
     unsupported("group " + std::to_string(groups) + " does not divide the channels");
   const Activation act = fusedActivation(node);
   call(transposed ? "bf_conv_transpose2d_f32" : "bf_conv2d_f32",
-       {address(x), address(w), address(b), address(y), i32(win.N), i32(win.C), i32(win.H),
-        i32(win.W), i32(M), i32(win.OH), i32(win.OW), i32(win.KH), i32(win.KW),
-        i32(win.strideH), i32(win.strideW), i32(win.padT), i32(win.padL), i32(win.dilH),
-        i32(win.dilW), i32(groups), i32(act.kind), f32(act.a), f32(act.b)});
+       {address(x),    address(w),    address(b),    address(y),       i32(win.N),
+        i32(win.C),    i32(win.H),    i32(win.W),    i32(M),           i32(win.OH),
+        i32(win.OW),   i32(win.KH),   i32(win.KW),   i32(win.strideH), i32(win.strideW),
+        i32(win.padT), i32(win.padL), i32(win.dilH), i32(win.dilW),    i32(groups),
+        i32(act.kind), f32(act.a),    f32(act.b)});
 }
 
 void Lowering::lowerPool(const Node &node, bool isMax) {
@@ -854,25 +865,24 @@ void Lowering::lowerPool(const Node &node, bool isMax) {
     call("bf_pool3d_f32",
          {address(x), address(y), i32(xs[0] * xs[1]), intTable(Ints(xs.begin() + 2, xs.end())),
           intTable(Ints(ys.begin() + 2, ys.end())), intTable(kernel), intTable(sw.strides),
-          intTable(sw.padsBegin), intTable(sw.padsEnd), intTable(sw.dilations),
-          i32(isMax ? 1 : 0), i32(node.attrs.getInt("count_include_pad", 0) != 0)});
+          intTable(sw.padsBegin), intTable(sw.padsEnd), intTable(sw.dilations), i32(isMax ? 1 : 0),
+          i32(node.attrs.getInt("count_include_pad", 0) != 0)});
     return;
   }
   const Window win = windowOf(node, x->type.shape, y->type.shape, kernel, false, ceilMode);
   if (isMax) {
     call(std::string("bf_maxpool2d_") + (intMax ? intKernelSuffix(dtype) : "f32"),
          {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W), i32(win.OH),
-          i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH), i32(win.strideW),
-          i32(win.padT), i32(win.padL), i32(win.dilH), i32(win.dilW)});
+          i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH), i32(win.strideW), i32(win.padT),
+          i32(win.padL), i32(win.dilH), i32(win.dilW)});
     return;
   }
   if (win.dilH != 1 || win.dilW != 1)
     unsupported("AveragePool with dilations");
-  call("bf_avgpool2d_f32",
-       {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W), i32(win.OH),
-        i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH), i32(win.strideW),
-        i32(win.padT), i32(win.padL), i32(win.padB), i32(win.padR),
-        i32(node.attrs.getInt("count_include_pad", 0))});
+  call("bf_avgpool2d_f32", {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W),
+                            i32(win.OH), i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH),
+                            i32(win.strideW), i32(win.padT), i32(win.padL), i32(win.padB),
+                            i32(win.padR), i32(node.attrs.getInt("count_include_pad", 0))});
 }
 
 void Lowering::lowerGlobalPool(const Node &node, bool isMax) {
@@ -952,15 +962,15 @@ void Lowering::lowerMatMul(const Node &node) {
     linear = aOff[i] == i * (count > 1 ? aOff[1] : 0) && bOff[i] == i * (count > 1 ? bOff[1] : 0);
   const Activation act = fusedActivation(node);
   if (linear) {
-    call("bf_matmul_f32", {address(a), address(b), address(y), i32(count), i32(M), i32(K),
-                           i32(N), i32(count > 1 ? aOff[1] : 0), i32(count > 1 ? bOff[1] : 0),
+    call("bf_matmul_f32", {address(a), address(b), address(y), i32(count), i32(M), i32(K), i32(N),
+                           i32(count > 1 ? aOff[1] : 0), i32(count > 1 ? bOff[1] : 0),
                            i32(act.kind), f32(act.a), f32(act.b)});
     return;
   }
   for (int64_t i = 0; i < count; ++i)
-    call("bf_matmul_f32", {address(a, aOff[i] * 4), address(b, bOff[i] * 4),
-                           address(y, i * M * N * 4), i32(1), i32(M), i32(K), i32(N), i32(0),
-                           i32(0), i32(act.kind), f32(act.a), f32(act.b)});
+    call("bf_matmul_f32",
+         {address(a, aOff[i] * 4), address(b, bOff[i] * 4), address(y, i * M * N * 4), i32(1),
+          i32(M), i32(K), i32(N), i32(0), i32(0), i32(act.kind), f32(act.a), f32(act.b)});
 }
 
 void Lowering::lowerBatchNorm(const Node &node) {
@@ -973,8 +983,8 @@ void Lowering::lowerBatchNorm(const Node &node) {
     unsupported("input rank below 2");
   call("bf_batchnorm_f32",
        {address(x), address(y), i32(s[0]), i32(s[1]), i32(product(s, 2, s.size())),
-        address(in(node, 1)), address(in(node, 2)), address(in(node, 3)),
-        address(in(node, 4)), f32(node.attrs.getFloat("epsilon", 1e-5f))});
+        address(in(node, 1)), address(in(node, 2)), address(in(node, 3)), address(in(node, 4)),
+        f32(node.attrs.getFloat("epsilon", 1e-5f))});
 }
 
 void Lowering::lowerSoftmax(const Node &node, bool logarithm) {
@@ -1018,7 +1028,9 @@ void Lowering::lowerBinary(const Node &node, const std::string &floatKernel, int
   auto emit = [&](const Value *a, llvm::Value *aPtr, Ints aStrides, const Value *b) {
     LoopNest nest{out, {std::move(aStrides), stridesFor(b)}};
     nest.simplify();
-    std::vector<llvm::Value *> args = {aPtr, address(b), address(y),
+    std::vector<llvm::Value *> args = {aPtr,
+                                       address(b),
+                                       address(y),
                                        intTable(padFront(nest.dims, 1, node)),
                                        intTable(padFront(nest.strides[0], 0, node)),
                                        intTable(padFront(nest.strides[1], 0, node))};
@@ -1090,13 +1102,19 @@ void Lowering::lowerCast(const Node &node) {
   }
   std::string kernel;
   if (to == DType::Float32) {
-    if (from == DType::Int64) kernel = "bf_cast_i64_f32";
-    if (from == DType::Int32) kernel = "bf_cast_i32_f32";
-    if (from == DType::Int8) kernel = "bf_cast_i8_f32";
-    if (from == DType::UInt8 || from == DType::Bool) kernel = "bf_cast_u8_f32";
+    if (from == DType::Int64)
+      kernel = "bf_cast_i64_f32";
+    if (from == DType::Int32)
+      kernel = "bf_cast_i32_f32";
+    if (from == DType::Int8)
+      kernel = "bf_cast_i8_f32";
+    if (from == DType::UInt8 || from == DType::Bool)
+      kernel = "bf_cast_u8_f32";
   } else if (from == DType::Float32) {
-    if (to == DType::Int32) kernel = "bf_cast_f32_i32";
-    if (to == DType::Int64) kernel = "bf_cast_f32_i64";
+    if (to == DType::Int32)
+      kernel = "bf_cast_f32_i32";
+    if (to == DType::Int64)
+      kernel = "bf_cast_f32_i64";
   }
   if (kernel.empty())
     unsupported(std::string("Cast from ") + dtypeName(from) + " to " + dtypeName(to));
@@ -1188,9 +1206,9 @@ void Lowering::lowerConcat(const Node &node) {
     axis += int64_t(out.size());
   if (node.inputs.size() > kMaxSpecialisedPieces && y->type.numElements() > 0)
     if (auto pieces = concatPieces(node, axis, plan_)) {
-      call("bf_concat_table", {bases_[0], bases_[1], bases_[2], address(y),
-                               i32(product(out, 0, size_t(axis))), i32(int64_t(pieces->size() / 3)),
-                               intTable(*pieces)});
+      call("bf_concat_table",
+           {bases_[0], bases_[1], bases_[2], address(y), i32(product(out, 0, size_t(axis))),
+            i32(int64_t(pieces->size() / 3)), intTable(*pieces)});
       return;
     }
   const Ints outStrides = denseStrides(out);
@@ -1368,9 +1386,9 @@ void Lowering::lowerReduce(const Node &node, int32_t op) {
   const double scale = current_->opType == "ReduceMean"
                            ? double(outCount) / double(std::max<int64_t>(1, x->type.numElements()))
                            : 1.0;
-  call("bf_reduce_f32", {address(x), address(y), intTable(padFront(nest.dims, 1, node)),
-                         intTable(padFront(nest.strides[1], 0, node)), i32(outCount), i32(op),
-                         f32(scale)});
+  call("bf_reduce_f32",
+       {address(x), address(y), intTable(padFront(nest.dims, 1, node)),
+        intTable(padFront(nest.strides[1], 0, node)), i32(outCount), i32(op), f32(scale)});
 }
 
 Ints Lowering::broadcastStrides(const Value *v, const Shape &out) {
@@ -1392,9 +1410,12 @@ Ints Lowering::broadcastStrides(const Value *v, const Shape &out) {
 
 const char *Lowering::sizeSuffix(const Value *v) {
   switch (dtypeSize(v->type.dtype)) {
-  case 1: return "u8";
-  case 4: return "u32";
-  case 8: return "u64";
+  case 1:
+    return "u8";
+  case 4:
+    return "u32";
+  case 8:
+    return "u64";
   }
   unsupported("no kernel for " + std::to_string(dtypeSize(v->type.dtype)) + "-byte elements");
 }
@@ -1403,8 +1424,8 @@ void Lowering::lowerMean(const Node &node) {
   const Value *y = node.output(0);
   requireFloat(y);
   lowerBinary(node, "bf_add_f32", BF_OP_ADD);
-  call("bf_unary_f32", {address(y), address(y), i32(y->type.numElements()),
-                        i32(BF_UNARY_SCALE), f32(1.0 / double(node.inputs.size())), f32(0)});
+  call("bf_unary_f32", {address(y), address(y), i32(y->type.numElements()), i32(BF_UNARY_SCALE),
+                        f32(1.0 / double(node.inputs.size())), f32(0)});
 }
 
 void Lowering::lowerCompare(const Node &node, int32_t op) {
@@ -1421,8 +1442,8 @@ void Lowering::lowerCompare(const Node &node, int32_t op) {
   nest.simplify();
   call(std::string("bf_compare_") + suffix,
        {address(a), address(b), address(y), intTable(padFront(nest.dims, 1, node)),
-        intTable(padFront(nest.strides[0], 0, node)),
-        intTable(padFront(nest.strides[1], 0, node)), i32(op)});
+        intTable(padFront(nest.strides[0], 0, node)), intTable(padFront(nest.strides[1], 0, node)),
+        i32(op)});
 }
 
 void Lowering::lowerLogical(const Node &node) {
@@ -1432,14 +1453,13 @@ void Lowering::lowerLogical(const Node &node) {
     return;
   }
   const Value *b = in(node, 1);
-  const int32_t op = node.opType == "And" ? BF_LOGIC_AND
+  const int32_t op = node.opType == "And"  ? BF_LOGIC_AND
                      : node.opType == "Or" ? BF_LOGIC_OR
                                            : BF_LOGIC_XOR;
   const Shape &out = y->type.shape;
   LoopNest nest{out, {broadcastStrides(a, out), broadcastStrides(b, out)}};
   nest.simplify();
-  call("bf_logical_u8", {address(a), address(b), address(y),
-                         intTable(padFront(nest.dims, 1, node)),
+  call("bf_logical_u8", {address(a), address(b), address(y), intTable(padFront(nest.dims, 1, node)),
                          intTable(padFront(nest.strides[0], 0, node)),
                          intTable(padFront(nest.strides[1], 0, node)), i32(op)});
 }
@@ -1447,13 +1467,12 @@ void Lowering::lowerLogical(const Node &node) {
 void Lowering::lowerWhere(const Node &node) {
   const Value *c = in(node, 0), *a = in(node, 1), *b = in(node, 2), *y = node.output(0);
   const Shape &out = y->type.shape;
-  LoopNest nest{out, {broadcastStrides(c, out), broadcastStrides(a, out),
-                      broadcastStrides(b, out)}};
+  LoopNest nest{out,
+                {broadcastStrides(c, out), broadcastStrides(a, out), broadcastStrides(b, out)}};
   nest.simplify();
   call(std::string("bf_where_") + sizeSuffix(y),
        {address(c), address(a), address(b), address(y), intTable(padFront(nest.dims, 1, node)),
-        intTable(padFront(nest.strides[0], 0, node)),
-        intTable(padFront(nest.strides[1], 0, node)),
+        intTable(padFront(nest.strides[0], 0, node)), intTable(padFront(nest.strides[1], 0, node)),
         intTable(padFront(nest.strides[2], 0, node))});
 }
 
@@ -1473,9 +1492,9 @@ void Lowering::lowerArgMax(const Node &node) {
   requireFloat(x);
   int64_t outer, n, inner;
   splitAround(x->type.shape, node.attrs.getInt("axis", 0), outer, n, inner);
-  call("bf_argmax_f32", {address(x), address(y), i32(outer), i32(n), i32(inner),
-                         i32(node.opType == "ArgMin"),
-                         i32(node.attrs.getInt("select_last_index", 0) != 0)});
+  call("bf_argmax_f32",
+       {address(x), address(y), i32(outer), i32(n), i32(inner), i32(node.opType == "ArgMin"),
+        i32(node.attrs.getInt("select_last_index", 0) != 0)});
 }
 
 void Lowering::lowerHardmax(const Node &node) {
@@ -1543,7 +1562,8 @@ void Lowering::lowerTrilu(const Node &node) {
   const Ints k = constantInts(node, 1, "k");
   const int64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
   // k beyond the matrix keeps everything or nothing: clamp into int32.
-  const int64_t diagonal = k.empty() ? 0 : std::max<int64_t>(-cols - rows, std::min(k[0], cols + rows));
+  const int64_t diagonal =
+      k.empty() ? 0 : std::max<int64_t>(-cols - rows, std::min(k[0], cols + rows));
   call(std::string("bf_trilu_") + sizeSuffix(y),
        {address(x), address(y), i32(product(s, 0, s.size() - 2)), i32(rows), i32(cols),
         i32(diagonal), i32(node.attrs.getInt("upper", 1) != 0)});
@@ -1562,17 +1582,21 @@ void Lowering::lowerLayerNorm(const Node &node) {
     const Value *v = node.output(i);
     return v && !v->name.empty() && plan_.placements.count(v) ? address(v) : nullPtr();
   };
-  call("bf_layernorm_f32", {address(x), address(scale), address(node.input(2)), address(y),
-                            optionalOutput(1), optionalOutput(2), i32(outer), i32(inner),
-                            f32(node.attrs.getFloat("epsilon", 1e-5f))});
+  call("bf_layernorm_f32",
+       {address(x), address(scale), address(node.input(2)), address(y), optionalOutput(1),
+        optionalOutput(2), i32(outer), i32(inner), f32(node.attrs.getFloat("epsilon", 1e-5f))});
 }
 
 std::string Lowering::indexSuffix(const Value *indices) {
   switch (indices->type.dtype) {
-  case DType::Int32: return "i32";
-  case DType::Int64: return "i64";
-  case DType::Float32: return "f32";
-  default: unsupported("indices '" + indices->name + "' are " + indices->type.str());
+  case DType::Int32:
+    return "i32";
+  case DType::Int64:
+    return "i64";
+  case DType::Float32:
+    return "f32";
+  default:
+    unsupported("indices '" + indices->name + "' are " + indices->type.str());
   }
 }
 
@@ -1582,7 +1606,8 @@ void Lowering::lowerGatherElements(const Node &node, bool scatter) {
   int64_t axis = node.attrs.getInt("axis", 0);
   if (axis < 0)
     axis += int64_t(ds.size());
-  const int64_t outer = product(ds, 0, size_t(axis)), inner = product(ds, size_t(axis) + 1, ds.size());
+  const int64_t outer = product(ds, 0, size_t(axis)),
+                inner = product(ds, size_t(axis) + 1, ds.size());
   const int64_t elemSize = int64_t(dtypeSize(y->type.dtype));
   const std::string suffix = indexSuffix(indices);
   if (!scatter) {
@@ -1592,8 +1617,9 @@ void Lowering::lowerGatherElements(const Node &node, bool scatter) {
     return;
   }
   const std::string mode = node.attrs.getString("reduction", "none");
-  const int32_t reduction = mode == "add" ? BF_SCATTER_ADD : mode == "mul" ? BF_SCATTER_MUL
-                                                                          : BF_SCATTER_NONE;
+  const int32_t reduction = mode == "add"   ? BF_SCATTER_ADD
+                            : mode == "mul" ? BF_SCATTER_MUL
+                                            : BF_SCATTER_NONE;
   if (reduction != BF_SCATTER_NONE)
     requireFloat(y);
   const Placement &from = placement(data), &to = placement(y);
@@ -1647,9 +1673,9 @@ void Lowering::lowerInstanceNorm(const Node &node) {
   const Value *x = in(node, 0), *y = node.output(0);
   requireFloat(x), requireFloat(y);
   const Shape &s = x->type.shape;
-  call("bf_instancenorm_f32", {address(x), address(in(node, 1)), address(in(node, 2)),
-                               address(y), i32(s[0]), i32(s[1]), i32(product(s, 2, s.size())),
-                               f32(node.attrs.getFloat("epsilon", 1e-5f))});
+  call("bf_instancenorm_f32",
+       {address(x), address(in(node, 1)), address(in(node, 2)), address(y), i32(s[0]), i32(s[1]),
+        i32(product(s, 2, s.size())), f32(node.attrs.getFloat("epsilon", 1e-5f))});
 }
 
 void Lowering::lowerResize(const Node &node) {
@@ -1665,8 +1691,7 @@ void Lowering::lowerResize(const Node &node) {
     scales = sc->toFloats();
   }
   const std::string mode = node.attrs.getString("mode", "nearest");
-  const std::string coord =
-      node.attrs.getString("coordinate_transformation_mode", "half_pixel");
+  const std::string coord = node.attrs.getString("coordinate_transformation_mode", "half_pixel");
   const std::string nearestMode = node.attrs.getString("nearest_mode", "round_prefer_floor");
   if (mode != "nearest" && mode != "linear")
     unsupported("resize mode '" + mode + "'");
@@ -1707,9 +1732,9 @@ void Lowering::lowerResize(const Node &node) {
       return (o + 0.5) / scale;
     if (crop) {
       const double start = roi[axis], end = roi[axis + 4];
-      const double v = resizedLen == 1 ? (end - start) * double(inLen - 1) / 2.0
-                                       : double(o) * (end - start) * double(inLen - 1) /
-                                             (resizedLen - 1);
+      const double v = resizedLen == 1
+                           ? (end - start) * double(inLen - 1) / 2.0
+                           : double(o) * (end - start) * double(inLen - 1) / (resizedLen - 1);
       return v + start * double(inLen - 1);
     }
     unsupported("coordinate_transformation_mode '" + coord + "'");
@@ -1807,8 +1832,8 @@ void Lowering::lowerGather(const Node &node) {
   if (!kernel)
     unsupported("indices must be int32 or int64");
   const int64_t inner = product(s, axis + 1, s.size()) * int64_t(dtypeSize(data->type.dtype));
-  call(kernel, {address(data), address(indices), address(y), i32(product(s, 0, axis)),
-                i32(s[axis]), i32(inner), i32(indices->type.numElements())});
+  call(kernel, {address(data), address(indices), address(y), i32(product(s, 0, axis)), i32(s[axis]),
+                i32(inner), i32(indices->type.numElements())});
 }
 
 } // namespace

@@ -7,8 +7,8 @@
 #include "LowerInt8.h"
 
 #include "bundlefit/int8/CmsisLayout.h"
-#include "bundlefit/ir/FusedOps.h"
 #include "bundlefit/int8/Int8Params.h"
+#include "bundlefit/ir/FusedOps.h"
 #include "bundlefit/support/Error.h"
 
 #include <array>
@@ -138,7 +138,8 @@ KernelCall lowerConvPool(const Node &node) {
   call.args.push_back(KernelArg::address(node.output(0)));
   call.args.push_back(KernelArg::scratch());
   call.args.insert(call.args.end(), conv.args.begin() + 4, conv.args.end()); // N .. biasShift
-  call.args.push_back(KernelArg::i32(node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1])));
+  call.args.push_back(
+      KernelArg::i32(node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1])));
   call.args.insert(call.args.end(), pool.args.begin() + 5, pool.args.end()); // PH .. max
   return call;
 }
@@ -165,8 +166,11 @@ std::vector<KernelCall> lowerConcat(const Node &node) {
     args.addr(input).addr(node.output(0), p.dstOffset);
     args.table(p.dims).table(p.srcStrides).table(p.dstStrides);
     if (p.rescale)
-      calls.push_back(args.i32(p.inOffset).i32(p.scale.mult).i32(p.scale.shift)
-                          .i32(p.outOffset).call("bf_rescale_strided_s8"));
+      calls.push_back(args.i32(p.inOffset)
+                          .i32(p.scale.mult)
+                          .i32(p.scale.shift)
+                          .i32(p.outOffset)
+                          .call("bf_rescale_strided_s8"));
     else
       calls.push_back(args.call("bf_copy_strided_u8"));
   }
@@ -204,13 +208,13 @@ std::vector<KernelCall> describeInt8Calls(const Node &node) {
     return {describeLayoutCopy(node)};
   using Describe = std::vector<KernelCall> (*)(const Node &);
   static const std::unordered_map<std::string, Describe> describers = {
-      {"Conv", one<lowerPlainConv>},          {kConvPoolOp, one<lowerConvPool>},
-      {"Gemm", one<lowerGemm>},          {"MaxPool", one<lowerPool>},
-      {"AveragePool", one<lowerPool>},   {"GlobalAveragePool", one<lowerPool>},
-      {"Add", one<lowerBinary>},         {"Mul", one<lowerBinary>},
-      {"Relu", one<lowerRescale>},       {"Clip", one<lowerRescale>},
-      {"Rescale", one<lowerRescale>},    {"Softmax", one<lowerSoftmax>},
-      {"Concat", lowerConcat},           {"Quantize", one<lowerConvert>},
+      {"Conv", one<lowerPlainConv>},    {kConvPoolOp, one<lowerConvPool>},
+      {"Gemm", one<lowerGemm>},         {"MaxPool", one<lowerPool>},
+      {"AveragePool", one<lowerPool>},  {"GlobalAveragePool", one<lowerPool>},
+      {"Add", one<lowerBinary>},        {"Mul", one<lowerBinary>},
+      {"Relu", one<lowerRescale>},      {"Clip", one<lowerRescale>},
+      {"Rescale", one<lowerRescale>},   {"Softmax", one<lowerSoftmax>},
+      {"Concat", lowerConcat},          {"Quantize", one<lowerConvert>},
       {"Dequantize", one<lowerConvert>}};
   if (auto it = describers.find(op); it != describers.end())
     return it->second(node);

@@ -38,9 +38,9 @@ NodeFunctionPool::Use NodeFunctionPool::add(llvm::Function *lowered,
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
   std::vector<llvm::Type *> params = {ptr, ptr, ptr};
   params.insert(params.end(), addresses.size(), i64);
-  auto *fn = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), params, false),
-      lowered->getLinkage(), "", lowered->getParent());
+  auto *fn =
+      llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context), params, false),
+                             lowered->getLinkage(), "", lowered->getParent());
   fn->copyAttributesFrom(lowered);
   fn->splice(fn->end(), lowered);
   for (unsigned i = 0; i < 3; ++i) {

@@ -16,8 +16,7 @@ const std::vector<TargetInfo> &knownTargets() {
       {"cortex-a72", "aarch64-unknown-linux-gnu", "cortex-a72", true, "Arm Cortex-A72, AArch64"},
       {"cortex-m4", "thumbv7em-none-eabihf", "cortex-m4", true, "Cortex-M4F (FPv4-SP)"},
       {"cortex-m7", "thumbv7em-none-eabihf", "cortex-m7", true, "Cortex-M7 (FPv5-D16)"},
-      {"cortex-m33", "thumbv8m.main-none-eabihf", "cortex-m33", true,
-       "Cortex-M33 (FPv5-SP, DSP)"},
+      {"cortex-m33", "thumbv8m.main-none-eabihf", "cortex-m33", true, "Cortex-M33 (FPv5-SP, DSP)"},
       {"cortex-m55", "thumbv8.1m.main-none-eabihf", "cortex-m55", true,
        "Cortex-M55 (Helium MVE, FPv5, DSP)"},
       {"cortex-m85", "thumbv8.1m.main-none-eabihf", "cortex-m85", true,
@@ -130,11 +129,13 @@ TargetOptions resolveTarget(const std::string &shorthand, const std::string &tri
     }
     target.triple = t;
     if (shorthand.empty() && target.cpu.empty())
-      target.cpu = startsWith(t, "x86_64") ? "x86-64" : startsWith(t, "thumbv6m") ? "cortex-m0plus"
-                   : startsWith(t, "thumbv8m") ? "cortex-m33"
+      target.cpu = startsWith(t, "x86_64")       ? "x86-64"
+                   : startsWith(t, "thumbv6m")   ? "cortex-m0plus"
+                   : startsWith(t, "thumbv8m")   ? "cortex-m33"
                    : startsWith(t, "thumbv8.1m") ? "cortex-m55"
-                   : startsWith(t, "thumbv7m") ? "cortex-m3"
-                   : isArmTriple(t) ? "cortex-m4" : "generic";
+                   : startsWith(t, "thumbv7m")   ? "cortex-m3"
+                   : isArmTriple(t)              ? "cortex-m4"
+                                                 : "generic";
     if (startsWith(t, "thumbv6m") || startsWith(t, "thumbv7m"))
       hasFpu = false;
   }
@@ -160,8 +161,8 @@ TargetOptions resolveTarget(const std::string &shorthand, const std::string &tri
   else
     throw Error(ExitCode::Usage, "--float-abi '" + floatAbi + "' must be hard or soft");
   if (target.floatAbi == FloatAbi::Hard && !hasFpu && isArmTriple(target.triple))
-    throw Error(ExitCode::Usage, "--float-abi hard: " + target.cpu +
-                                     " has no FPU (use --float-abi soft)");
+    throw Error(ExitCode::Usage,
+                "--float-abi hard: " + target.cpu + " has no FPU (use --float-abi soft)");
   if (isArmTriple(target.triple))
     target.triple = withArmEnvironment(target.triple, target.floatAbi);
 

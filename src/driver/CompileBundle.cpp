@@ -1,8 +1,8 @@
 //===- CompileBundle.cpp - Model file in, bundle directory out -------------===//
 #include "bundlefit/driver/CompileBundle.h"
-#include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
+#include "bundlefit/onnx/OnnxImporter.h"
 
 #include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/reports/GraphDot.h"
@@ -35,9 +35,8 @@ void checkOutputDirectory(const std::string &dir) {
   while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
     existing = existing.parent_path();
   if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
-    throw Error(ExitCode::CannotWrite,
-                dir + ": cannot create the bundle directory (" + existing.string() +
-                    " is not writable)");
+    throw Error(ExitCode::CannotWrite, dir + ": cannot create the bundle directory (" +
+                                           existing.string() + " is not writable)");
 }
 
 } // namespace
@@ -67,10 +66,11 @@ CompiledBundle buildBundle(const CompileRequest &request) {
     quantizeForBuild(*bundle.referenceGraph, request);
     setVerbosity(level);
     cmsis = prepareCmsisGraph(*bundle.graph, extension);
-    status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) + " build): " +
-           std::to_string(cmsis.cmsisNodes) + " calls, " + std::to_string(cmsis.layoutNodes) +
-           " layout copies");
-    if (request.quant.enabled() && resolveQuantOptions(request.quant).biasPrecision == BiasPrecision::Int8)
+    status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) +
+           " build): " + std::to_string(cmsis.cmsisNodes) + " calls, " +
+           std::to_string(cmsis.layoutNodes) + " layout copies");
+    if (request.quant.enabled() &&
+        resolveQuantOptions(request.quant).biasPrecision == BiasPrecision::Int8)
       status("note: --quantization-precision-bias Int8 with --use-cmsis: biases keep int8 "
              "values, stored widened to int32 for CMSIS-NN's s8 kernels (4 bytes per channel)");
     if (verbosity() == Verbosity::Verbose)

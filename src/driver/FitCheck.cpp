@@ -10,17 +10,20 @@ using namespace bundlefit::device;
 
 namespace {
 
-std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp, const FitResult &fit) {
+std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp,
+                                  const FitResult &fit) {
   std::vector<std::string> notes;
   for (const std::string &estimate : fp.estimates)
     notes.push_back("estimate: " + estimate);
   if (!fp.buildable)
     notes.push_back(fp.variant.name + " is not buildable: bundlefit generates no HiFi4 DSP code; "
-                    "this verdict is planning and cost only");
+                                      "this verdict is planning and cost only");
   const KernelLibrary &library = mainLibrary(device, fp.variant);
   if (!library.calibrated)
-    notes.push_back(library.key + " cost figures on " + device.id + " are not calibrated on a published "
-                    "timing: " + library.source);
+    notes.push_back(library.key + " cost figures on " + device.id +
+                    " are not calibrated on a published "
+                    "timing: " +
+                    library.source);
   notes.push_back(fit.baselineSource);
   return notes;
 }
@@ -40,8 +43,9 @@ Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
   // A profile means an int8 build unless the variant is named.
   Variant variant = parseVariant(name.empty() ? (quant.enabled() ? "int8" : "float") : name);
   if (quant.preQuantized && variant.precision != device::Precision::Int8)
-    throw Error(ExitCode::Usage, "--variant " + name + ": the model is pre-quantized "
-                                 "(QuantizeLinear/DequantizeLinear); it has int8 builds only");
+    throw Error(ExitCode::Usage, "--variant " + name +
+                                     ": the model is pre-quantized "
+                                     "(QuantizeLinear/DequantizeLinear); it has int8 builds only");
   return variant;
 }
 
@@ -71,7 +75,8 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
   }
   if (!check->fit.fits) {
     Stage stage("look for changes that would fit");
-    check->suggestions = suggestChanges(check->db, device, check->variant, request, check->sizer->footprints());
+    check->suggestions =
+        suggestChanges(check->db, device, check->variant, request, check->sizer->footprints());
   }
   check->flexram = suggestFlexRam(device, fp, request);
   if (!check->fit.fits && check->flexram) {
@@ -90,14 +95,10 @@ nlohmann::json codeJson(const VariantBuild &build, const FitRequest &request) {
                        : !build.bundle   ? "device file"
                        : c.estimated     ? "estimate"
                                          : "compiled";
-  nlohmann::json code = {{"source", source},
-          {"target", build.target},
-          {"text", c.text},
-          {"rodata", c.rodata},
-          {"runtime", c.runtime},
-          {"runtime_measured", c.runtimeMeasured},
-          {"library", c.library},
-          {"cached", c.fromCache}};
+  nlohmann::json code = {{"source", source},     {"target", build.target},
+                         {"text", c.text},       {"rodata", c.rodata},
+                         {"runtime", c.runtime}, {"runtime_measured", c.runtimeMeasured},
+                         {"library", c.library}, {"cached", c.fromCache}};
   if (c.estimated)
     code["estimated"] = c.estimated; // BuildOptions::estimateCode
   return code;
@@ -106,7 +107,10 @@ nlohmann::json codeJson(const VariantBuild &build, const FitRequest &request) {
 nlohmann::json suggestionsJson(const std::vector<Suggestion> &suggestions) {
   nlohmann::json list = nlohmann::json::array();
   for (const Suggestion &s : suggestions)
-    list.push_back({{"change", s.change}, {"fits", s.fits}, {"flash", s.flash}, {"ram", s.ram},
+    list.push_back({{"change", s.change},
+                    {"fits", s.fits},
+                    {"flash", s.flash},
+                    {"ram", s.ram},
                     {"predicted_ms", s.ms}});
   return list;
 }
@@ -118,9 +122,12 @@ nlohmann::json fitReportJson(const FitCheck &check, const std::string &modelPath
   report["code"] = codeJson(*check.build, check.request);
   report["suggestions"] = suggestionsJson(check.suggestions);
   if (const std::optional<FlexRamSplit> &f = check.flexram)
-    report["flexram"] = {{"itcm_banks", f->itcm}, {"dtcm_banks", f->dtcm},
-                         {"ocram_banks", f->ocram}, {"changed", f->changed},
-                         {"predicted_ms", f->result->time.ms}, {"summary", f->reason}};
+    report["flexram"] = {{"itcm_banks", f->itcm},
+                         {"dtcm_banks", f->dtcm},
+                         {"ocram_banks", f->ocram},
+                         {"changed", f->changed},
+                         {"predicted_ms", f->result->time.ms},
+                         {"summary", f->reason}};
   report["notes"] = check.notes;
   report["arena_plan"] = {{"capacity", check.arenaCapacity}, {"proof", check.arenaProof}};
   return report;

@@ -28,8 +28,8 @@ std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions 
     notes.push_back(std::string("int8 rows: the bundle compiled ") +
                     (quant.preQuantized ? std::string("with the model's own Q/DQ parameters")
                      : quant.enabled()  ? "with " + quant.profilePath
-                                        : std::string("with a synthetic profile (no --load-profile; "
-                                                      "sizes do not depend on the ranges)")));
+                                       : std::string("with a synthetic profile (no --load-profile; "
+                                                     "sizes do not depend on the ranges)")));
   // int8-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can equal int8-hifi4.
   const Candidate *hifi = nullptr, *hifiCmsis = nullptr;
   for (const Candidate &c : candidates) {
@@ -95,8 +95,8 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
     Stage stage("look for changes that would fit");
     FitRequest automatic = check->request;
     automatic.weights = WeightsPolicy::Auto;
-    check->suggestions = suggestChanges(check->db, device, pick.candidates.front().variant, automatic,
-                                        check->sizer->footprints());
+    check->suggestions = suggestChanges(check->db, device, pick.candidates.front().variant,
+                                        automatic, check->sizer->footprints());
   }
   check->notes = notesFor(*check, options.build.quant);
   return check;

@@ -31,7 +31,7 @@ thread_local int quietScopes = 0;
 std::atomic<bool> statusNotesSuppressed{false};
 /// The --memory-opt level the run's last applyMemoryOptPasses used, or -1.
 std::atomic<int> memoryOptUsed{-1};
-}
+} // namespace
 
 Verbosity verbosity() { return quietScopes > 0 ? Verbosity::Quiet : currentVerbosity.load(); }
 void setVerbosity(Verbosity level) { currentVerbosity = level; }
@@ -57,8 +57,8 @@ void status(const std::string &line) {
 }
 
 const std::vector<std::string> &preQuantizedOps() {
-  static const std::vector<std::string> ops = {"QuantizeLinear", "DequantizeLinear",
-                                               "QLinearConv", "QLinearMatMul"};
+  static const std::vector<std::string> ops = {"QuantizeLinear", "DequantizeLinear", "QLinearConv",
+                                               "QLinearMatMul"};
   return ops;
 }
 
@@ -87,8 +87,10 @@ void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &
   for (const std::vector<std::string> *lines : {&poolWarnings, &summary.warnings})
     for (const std::string &line : *lines)
       std::cerr << "warning: " << path << ": " << line << "\n";
-  status("pre-quantized model: " + std::to_string(qdq.pairs) + " QuantizeLinear/DequantizeLinear "
-         "pairs and " + std::to_string(qdq.constants) + " quantized constants folded; " +
+  status("pre-quantized model: " + std::to_string(qdq.pairs) +
+         " QuantizeLinear/DequantizeLinear "
+         "pairs and " +
+         std::to_string(qdq.constants) + " quantized constants folded; " +
          describeQuantization(summary));
 }
 
@@ -105,9 +107,10 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
     // an int8 input in front of float layers would not compile.
     if (!input.quant.empty())
       throw Error(ExitCode::Unsupported,
-                  "--model-input '" + text + "': quantized inputs (int8q/uint8q) are not "
-                  "supported: bundlefit quantizes the float model itself (--load-profile) and "
-                  "keeps its inputs float, as Glow's profile-guided flow does; give '" +
+                  "--model-input '" + text +
+                      "': quantized inputs (int8q/uint8q) are not "
+                      "supported: bundlefit quantizes the float model itself (--load-profile) and "
+                      "keeps its inputs float, as Glow's profile-guided flow does; give '" +
                       input.name + "' as float");
     importOptions.inputOverrides.push_back(std::move(input));
   }
@@ -147,10 +150,9 @@ void markPreQuantized(const std::string &modelPath, QuantCliOptions &options) {
 }
 
 std::string describeMemoryOpt(int level) {
-  static const char *const meaning[] = {
-      "Glow's activation layout",
-      "Conv+pool fused, depthwise and 1x1 convs in place",
-      "level 1 plus a patch-based first stage"};
+  static const char *const meaning[] = {"Glow's activation layout",
+                                        "Conv+pool fused, depthwise and 1x1 convs in place",
+                                        "level 1 plus a patch-based first stage"};
   return "memory-opt " + std::to_string(level) + " (" +
          (level >= 0 && level <= kMaxMemoryOpt ? meaning[level] : "?") +
          "; defaults: bundlefit 2, model-compiler 0)";
@@ -189,13 +191,55 @@ namespace {
 /// Scripts written for Glow (its doc: Add,Sub,Mul,Div,Exp,SoftMax) keep working.
 bool isGlowKindKeptFloatAnyway(const std::string &name) {
   static const char *const kinds[] = {
-      "sub", "div", "exp", "log", "max", "min", "pow", "sqrt", "rsqrt", "tanh", "sigmoid",
-      "batchnormalization", "localresponsenormalization", "batchedadd", "batchedreduceadd",
-      "batchedreducemean", "batchmatmul", "slice", "inserttensor", "tile", "gather", "splat",
-      "select", "cmplte", "cmpeq", "cmplt", "abs", "neg", "leakyrelu", "prelu", "swish",
-      "erf", "resizenearest", "resizebilinear", "pad", "channelshuffle", "spacetodepth",
-      "reciprocal", "sin", "cos", "topk", "argmax", "lstm", "sparselengthssum",
-      "layernormalization", "hardswish", "gelu", "square", "logsoftmax",
+      "sub",
+      "div",
+      "exp",
+      "log",
+      "max",
+      "min",
+      "pow",
+      "sqrt",
+      "rsqrt",
+      "tanh",
+      "sigmoid",
+      "batchnormalization",
+      "localresponsenormalization",
+      "batchedadd",
+      "batchedreduceadd",
+      "batchedreducemean",
+      "batchmatmul",
+      "slice",
+      "inserttensor",
+      "tile",
+      "gather",
+      "splat",
+      "select",
+      "cmplte",
+      "cmpeq",
+      "cmplt",
+      "abs",
+      "neg",
+      "leakyrelu",
+      "prelu",
+      "swish",
+      "erf",
+      "resizenearest",
+      "resizebilinear",
+      "pad",
+      "channelshuffle",
+      "spacetodepth",
+      "reciprocal",
+      "sin",
+      "cos",
+      "topk",
+      "argmax",
+      "lstm",
+      "sparselengthssum",
+      "layernormalization",
+      "hardswish",
+      "gelu",
+      "square",
+      "logsoftmax",
       "meanvariancenormalization",
   };
   std::string lower = name;
@@ -212,8 +256,8 @@ bool isGlowKindKeptFloatAnyway(const std::string &name) {
 QuantizationOptions resolveQuantOptions(const QuantCliOptions &options) {
   QuantizationOptions resolved;
   if (!parseQuantSchema(options.schema, resolved.schema))
-    throw Error(ExitCode::Usage, "--quantization-schema " + options.schema +
-                                     ": expected one of " + joined(quantSchemaNames()));
+    throw Error(ExitCode::Usage, "--quantization-schema " + options.schema + ": expected one of " +
+                                     joined(quantSchemaNames()));
   if (options.biasPrecision == "Int32" || options.biasPrecision == "int32")
     resolved.biasPrecision = BiasPrecision::Int32;
   else if (options.biasPrecision == "Int8" || options.biasPrecision == "int8")

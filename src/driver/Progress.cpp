@@ -62,8 +62,7 @@ void Stage::layer(size_t layer, size_t layers, const std::string &node) {
 }
 
 Stage::~Stage() {
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (ticker_.joinable()) {
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -14,8 +14,8 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -86,7 +86,8 @@ std::string compilerIdentity() {
   return std::to_string(size) + "@" + std::to_string(mtime.time_since_epoch().count());
 }
 
-std::string joinedOptions(const BuildOptions &o, const Variant &variant, const std::string &target) {
+std::string joinedOptions(const BuildOptions &o, const Variant &variant,
+                          const std::string &target) {
   static const std::string compiler = compilerIdentity();
   std::string text = compiler + "|" + variant.name + "|" + target + "|" + o.optLevel + "|" +
                      std::to_string(o.model.memoryOpt) + "|" +
@@ -162,7 +163,8 @@ uint64_t linkedObjectBytes(const CodegenResult &code, const std::string &entry,
   std::error_code ec;
   std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-size-XXXXXX").string();
   if (!::mkdtemp(pattern.data()))
-    throw Error(ExitCode::CannotWrite, pattern + ": cannot create a temporary directory to size the bundle code");
+    throw Error(ExitCode::CannotWrite,
+                pattern + ": cannot create a temporary directory to size the bundle code");
   fs::path dir(pattern);
   struct Cleanup {
     fs::path dir;
@@ -177,14 +179,15 @@ uint64_t linkedObjectBytes(const CodegenResult &code, const std::string &entry,
   }
   std::vector<std::string> argv = {gcc};
   argv.insert(argv.end(), toolchain.gccFlags.begin(), toolchain.gccFlags.end());
-  argv.insert(argv.end(), {"--specs=nano.specs", "--specs=nosys.specs", "-nostartfiles",
-                           "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments",
-                           "-Wl,--no-warn-execstack", "-Wl,--unresolved-symbols=ignore-all",
-                           "-Wl,-e," + entry, "-Wl,--undefined=" + entry, "bundle.o", "-lm", "-o",
-                           "code.elf"});
+  argv.insert(argv.end(),
+              {"--specs=nano.specs", "--specs=nosys.specs", "-nostartfiles", "-Wl,--gc-sections",
+               "-Wl,--no-warn-rwx-segments", "-Wl,--no-warn-execstack",
+               "-Wl,--unresolved-symbols=ignore-all", "-Wl,-e," + entry, "-Wl,--undefined=" + entry,
+               "bundle.o", "-lm", "-o", "code.elf"});
   ProcessResult result = runProcess(argv, dir.string(), 600, (dir / "code.log").string());
   if (!result.ok())
-    throw Error(ExitCode::ToolMissing, gcc + " could not link the bundle object alone to size its code");
+    throw Error(ExitCode::ToolMissing,
+                gcc + " could not link the bundle object alone to size its code");
   uint64_t bytes = 0;
   for (const LinkedSection &s : readElfSections((dir / "code.elf").string()))
     if (s.hasContents && s.name.rfind(".data", 0) != 0)
@@ -281,7 +284,8 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
   auto compiled = std::make_shared<CompiledBundle>();
   CompiledBundle &bundle = *compiled;
   {
-    Stage stage((request.generateCode ? "compile " : "plan ") + variant.name + " for " + out.target);
+    Stage stage((request.generateCode ? "compile " : "plan ") + variant.name + " for " +
+                out.target);
     // One status line per variant, not the compile's; -v still shows them.
     std::optional<QuietScope> quiet;
     if (verbosity() == Verbosity::Normal)
@@ -293,7 +297,8 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
     const KernelLibrary &library = mainLibrary(device, variant);
     out.code.estimated = library.codeBytes;
     out.estimates.push_back("code: fast estimate, the device file's " + library.key + " figure (" +
-                            std::to_string(library.codeBytes) + " bytes); compile the bundle for "
+                            std::to_string(library.codeBytes) +
+                            " bytes); compile the bundle for "
                             "the exact size (Python: exact_code=True)");
   } else if (!cached) {
     out.code.text = bundle.code.textBytes;
@@ -321,8 +326,8 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
     for (const Node *node : bundle.graph->nodes())
       if (node->attrs.has(kCmsisAttribute))
         functions.insert(node->attrs.getString(kCmsisAttribute, ""));
-    LibraryCodeSize library = cmsisNnCodeBytes(toolchain.codegenTarget,
-                                               std::vector<std::string>(functions.begin(), functions.end()));
+    LibraryCodeSize library = cmsisNnCodeBytes(
+        toolchain.codegenTarget, std::vector<std::string>(functions.begin(), functions.end()));
     out.code.library = library.bytes;
     if (!library.measured)
       out.estimates.push_back("code: CMSIS-NN library " + library.why);

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/driver/VariantFootprint.h"
 
-#include "bundlefit/passes/Passes.h"
 #include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/passes/Passes.h"
 #include "bundlefit/support/Error.h"
 
 #include <map>
@@ -18,8 +18,8 @@ namespace bundlefit::device {
 namespace {
 
 bool isBiasOperand(const Node &node, size_t index) {
-  return index == 2 && (node.opType == "Conv" || node.opType == "Gemm" ||
-                        node.opType == "ConvTranspose");
+  return index == 2 &&
+         (node.opType == "Conv" || node.opType == "Gemm" || node.opType == "ConvTranspose");
 }
 
 /// A copy of `graph` re-typed as Glow's int8 build (see Footprint.h), with
@@ -56,9 +56,8 @@ std::unique_ptr<Graph> quantizedCopy(const Graph &graph, const Variant &variant,
     type.quant = {};
     if (type.dtype == DType::Float32)
       type.dtype = isBiasOperand(node, index) ? DType::Int32 : DType::Int8;
-    std::vector<uint8_t> bytes = type.dtype == value->type.dtype
-                                     ? value->data
-                                     : std::vector<uint8_t>(type.bytes(), 0);
+    std::vector<uint8_t> bytes =
+        type.dtype == value->type.dtype ? value->data : std::vector<uint8_t>(type.bytes(), 0);
     Value *constant = copy->addConstant(value->name, type, std::move(bytes));
     mapped[value] = constant;
     return constant;
@@ -100,8 +99,8 @@ std::unique_ptr<Graph> quantizedCopy(const Graph &graph, const Variant &variant,
       copy->markOutput(source);
       continue;
     }
-    Node *dequantize = copy->addNode("DequantizeLinear", output->name + "_dequantize", {source},
-                                     {output->name});
+    Node *dequantize =
+        copy->addNode("DequantizeLinear", output->name + "_dequantize", {source}, {output->name});
     dequantize->output()->type = output->type;
     dequantize->output()->typeKnown = true;
     copy->markOutput(dequantize->output());
@@ -153,9 +152,8 @@ std::unique_ptr<Graph> copyWithKernelScratch(const Graph &graph, const Variant &
     for (const Value *output : node->outputs)
       names.push_back(output->name);
     const Value *first = node->output(0);
-    uint64_t scratch = first && first->type.dtype == DType::Int8
-                           ? kernelScratchBytes(*node, variant, core)
-                           : 0;
+    uint64_t scratch =
+        first && first->type.dtype == DType::Int8 ? kernelScratchBytes(*node, variant, core) : 0;
     if (scratch)
       names.push_back(node->name + "_scratch");
     Node *clone = copy->addNode(node->opType, node->name, inputs, names);
@@ -187,7 +185,8 @@ ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &varia
   if (variant.kernels == Kernels::CmsisNn) {
     // Exactly what `compile --use-cmsis` plans: CMSIS-NN nodes with their
     // buffers for the core's build, and the NCHW <-> NHWC copies.
-    std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, parseVariant("int8"), device.bundleCore());
+    std::unique_ptr<Graph> copy =
+        copyWithKernelScratch(int8Graph, parseVariant("int8"), device.bundleCore());
     prepareCmsisGraph(*copy, cmsisExtensionOf(device.bundleCore()));
     runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
     return footprintOfPlan(planGraphMemory(*copy, options), variant, device);

@@ -39,9 +39,12 @@ int32_t oneByNSizeMve(const CmsisConvShape &s) {
 
 const char *cmsisExtensionName(CmsisExtension extension) {
   switch (extension) {
-  case CmsisExtension::None: return "none";
-  case CmsisExtension::Dsp: return "dsp";
-  case CmsisExtension::Mve: return "mve";
+  case CmsisExtension::None:
+    return "none";
+  case CmsisExtension::Dsp:
+    return "dsp";
+  case CmsisExtension::Mve:
+    return "mve";
   }
   return "?";
 }
@@ -68,10 +71,12 @@ CmsisConvKind cmsisConvKind(const CmsisConvShape &s) {
 
 int32_t cmsisConvBufferSize(const CmsisConvShape &s, CmsisExtension extension) {
   switch (cmsisConvKind(s)) {
-  case CmsisConvKind::Fast1x1: return 0;
+  case CmsisConvKind::Fast1x1:
+    return 0;
   case CmsisConvKind::OneByN:
     return extension == CmsisExtension::Mve ? oneByNSizeMve(s) : generalConvSize(s, extension);
-  case CmsisConvKind::General: return generalConvSize(s, extension);
+  case CmsisConvKind::General:
+    return generalConvSize(s, extension);
   }
   return 0;
 }
@@ -94,7 +99,8 @@ int32_t cmsisDepthwiseBufferSize(const CmsisConvShape &s, CmsisExtension extensi
   if (s.inC != s.outC || s.n != 1 || s.dilH != 1 || s.dilW != 1)
     return 0;
   switch (extension) {
-  case CmsisExtension::None: return 0;
+  case CmsisExtension::None:
+    return 0;
   case CmsisExtension::Dsp:
     if (s.kW == 3 && s.kH == 3 && s.padH <= 1 && s.padW <= 1)
       return 0; // arm_depthwise_conv_3x3_s8

@@ -37,8 +37,8 @@ Value *ownConstant(Graph &graph, Node &node, size_t index) {
   Value *value = node.inputs[index];
   for (const Node *user : graph.users(value))
     if (user != &node) {
-      Value *copy =
-          graph.addConstant(graph.uniqueValueName(value->name + "_cmsis"), value->type, value->data);
+      Value *copy = graph.addConstant(graph.uniqueValueName(value->name + "_cmsis"), value->type,
+                                      value->data);
       node.inputs[index] = copy;
       return copy;
     }
@@ -54,7 +54,8 @@ void repackConvWeights(Value &w) {
     for (int64_t c = 0; c < C; ++c)
       for (int64_t y = 0; y < KH; ++y)
         for (int64_t x = 0; x < KW; ++x)
-          out[size_t(((m * KH + y) * KW + x) * C + c)] = w.data[size_t(((m * C + c) * KH + y) * KW + x)];
+          out[size_t(((m * KH + y) * KW + x) * C + c)] =
+              w.data[size_t(((m * C + c) * KH + y) * KW + x)];
   w.data = std::move(out);
 }
 
@@ -164,7 +165,8 @@ void prepareConstants(Graph &graph, Node &node, const std::string &function,
     widenInt8Bias(graph, node, a, a.M);
     Value *w = ownConstant(graph, node, 1);
     function == "arm_convolve_wrapper_s8" ? repackConvWeights(*w) : repackDepthwiseWeights(*w);
-    node.attrs.setString("cmsis_weight_layout", function == "arm_convolve_wrapper_s8" ? "OHWI" : "1HWC");
+    node.attrs.setString("cmsis_weight_layout",
+                         function == "arm_convolve_wrapper_s8" ? "OHWI" : "1HWC");
   } else if (function == "arm_fully_connected_s8") {
     const Int8ConvArgs a = int8GemmArgs(node);
     widenInt8Bias(graph, node, a, a.outDepth);
@@ -207,7 +209,8 @@ void permuteColumnsToHwc(Value &w, int64_t C, int64_t H, int64_t W) {
     for (int64_t c = 0; c < C; ++c)
       for (int64_t y = 0; y < H; ++y)
         for (int64_t x = 0; x < W; ++x)
-          out[size_t(o * depth + (y * W + x) * C + c)] = w.data[size_t(o * depth + (c * H + y) * W + x)];
+          out[size_t(o * depth + (y * W + x) * C + c)] =
+              w.data[size_t(o * depth + (c * H + y) * W + x)];
   w.data = std::move(out);
 }
 
@@ -303,8 +306,8 @@ int64_t cmsisScratchFor(const Node &node, CmsisExtension extension) {
 }
 
 CmsisPreparation prepareCmsisGraph(Graph &graph, CmsisExtension extension) {
-  static const std::set<std::string> families = {"Conv", "Gemm", "MaxPool", "AveragePool",
-                                                 "GlobalAveragePool", "Softmax"};
+  static const std::set<std::string> families = {
+      "Conv", "Gemm", "MaxPool", "AveragePool", "GlobalAveragePool", "Softmax"};
   CmsisPreparation result;
   std::map<const Node *, std::string> chosen;
   for (Node *node : graph.nodes()) {

@@ -95,8 +95,7 @@ void clampRange(const Affine &out, double lo, double hi, int32_t &actMin, int32_
 }
 
 /// The `activation` attribute of Conv/Gemm (passes/FuseActivations).
-void fusedActivationRange(const Node &node, const Affine &out, int32_t &actMin,
-                          int32_t &actMax) {
+void fusedActivationRange(const Node &node, const Affine &out, int32_t &actMin, int32_t &actMax) {
   actMin = -128, actMax = 127;
   const std::string name = node.attrs.getString("activation", "");
   if (name.empty() || name == "None" || name == "none")
@@ -119,8 +118,8 @@ Window2D window2D(const Node &node, const Shape &in, const Shape &out, const Int
                   bool ceilMode) {
   const size_t rank = in.size();
   if ((rank != 3 && rank != 4) || out.size() != rank || kernel.size() != rank - 2)
-    unsupported(node, "int8 kernels take 1-D and 2-D windows only (input " +
-                          shapeToString(in) + ")");
+    unsupported(node,
+                "int8 kernels take 1-D and 2-D windows only (input " + shapeToString(in) + ")");
   const Ints inSpatial(in.begin() + 2, in.end());
   const shape_helpers::Window w = shape_helpers::resolveWindow(node, inSpatial, kernel, ceilMode);
   for (size_t i = 0; i < rank - 2; ++i)
@@ -493,8 +492,8 @@ std::vector<Int8ConcatPart> int8ConcatArgs(const Node &node) {
   const Value &y = operand(node, node.output(0), "output");
   const Affine out = activationParams(node, &y, "output");
   const Shape &ys = y.type.shape;
-  const int64_t axis = shape_helpers::normalizeAxis(node, node.attrs.getInt("axis", 0),
-                                                    int64_t(ys.size()), "axis");
+  const int64_t axis =
+      shape_helpers::normalizeAxis(node, node.attrs.getInt("axis", 0), int64_t(ys.size()), "axis");
   std::array<int32_t, 6> outDims, outStrides;
   dims6(node, ys, outDims, outStrides);
   const size_t axis6 = 6 - ys.size() + size_t(axis);

@@ -32,12 +32,23 @@ template <typename T> struct Tag { using type = T; };
 /// Calls fn(Tag<T>{}) with the C++ type of a numeric dtype (Bool is rejected).
 template <typename Fn> void dispatchNumeric(const Node &node, DType dtype, Fn &&fn) {
   switch (dtype) {
-  case DType::Float32: fn(Tag<float>{}); return;
-  case DType::Int8: fn(Tag<int8_t>{}); return;
-  case DType::UInt8: fn(Tag<uint8_t>{}); return;
-  case DType::Int32: fn(Tag<int32_t>{}); return;
-  case DType::Int64: fn(Tag<int64_t>{}); return;
-  case DType::Bool: break;
+  case DType::Float32:
+    fn(Tag<float>{});
+    return;
+  case DType::Int8:
+    fn(Tag<int8_t>{});
+    return;
+  case DType::UInt8:
+    fn(Tag<uint8_t>{});
+    return;
+  case DType::Int32:
+    fn(Tag<int32_t>{});
+    return;
+  case DType::Int64:
+    fn(Tag<int64_t>{});
+    return;
+  case DType::Bool:
+    break;
   }
   unsupportedDType(node, dtype);
 }
@@ -363,8 +374,7 @@ void registerElementwiseKernels(KernelTable &table) {
   table.add("PRelu", preluKernel);
   table.add("Relu", reluKernel);
   table.add("Clip", clipKernel);
-  for (const char *op :
-       {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
+  for (const char *op : {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
     table.add(op, floatUnaryKernel);
   table.add("Cast", castKernel);
   for (const char *op : {"Sum", "Mean", "Mod"})

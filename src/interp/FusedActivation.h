@@ -15,8 +15,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -30,29 +30,49 @@ namespace bundlefit {
 class FusedActivation {
 public:
   enum class Kind {
-    None, Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Silu, Mish, XHardSigmoid
+    None,
+    Relu,
+    Clip,
+    LeakyRelu,
+    Sigmoid,
+    Tanh,
+    HardSigmoid,
+    HardSwish,
+    Silu,
+    Mish,
+    XHardSigmoid
   };
 
   explicit FusedActivation(const Node &node) {
     std::string name = node.attrs.getString("activation", "");
-    if (name.empty()) kind_ = Kind::None;
-    else if (name == "Relu") kind_ = Kind::Relu;
-    else if (name == "Clip") kind_ = Kind::Clip;
-    else if (name == "LeakyRelu") kind_ = Kind::LeakyRelu;
-    else if (name == "Sigmoid") kind_ = Kind::Sigmoid;
-    else if (name == "Tanh") kind_ = Kind::Tanh;
-    else if (name == "HardSigmoid") kind_ = Kind::HardSigmoid;
-    else if (name == "HardSwish") kind_ = Kind::HardSwish;
-    else if (name == "Silu") kind_ = Kind::Silu;
-    else if (name == "Mish") kind_ = Kind::Mish;
-    else if (name == "XHardSigmoid") kind_ = Kind::XHardSigmoid;
+    if (name.empty())
+      kind_ = Kind::None;
+    else if (name == "Relu")
+      kind_ = Kind::Relu;
+    else if (name == "Clip")
+      kind_ = Kind::Clip;
+    else if (name == "LeakyRelu")
+      kind_ = Kind::LeakyRelu;
+    else if (name == "Sigmoid")
+      kind_ = Kind::Sigmoid;
+    else if (name == "Tanh")
+      kind_ = Kind::Tanh;
+    else if (name == "HardSigmoid")
+      kind_ = Kind::HardSigmoid;
+    else if (name == "HardSwish")
+      kind_ = Kind::HardSwish;
+    else if (name == "Silu")
+      kind_ = Kind::Silu;
+    else if (name == "Mish")
+      kind_ = Kind::Mish;
+    else if (name == "XHardSigmoid")
+      kind_ = Kind::XHardSigmoid;
     else
-      throw Error(ExitCode::Unsupported, node.describe() + ": attribute 'activation'=\"" +
-                                             name + "\" is not supported");
+      throw Error(ExitCode::Unsupported,
+                  node.describe() + ": attribute 'activation'=\"" + name + "\" is not supported");
     min_ = node.attrs.getFloat("activation_min", -std::numeric_limits<float>::infinity());
     max_ = node.attrs.getFloat("activation_max", std::numeric_limits<float>::infinity());
-    float defaultAlpha =
-        kind_ == Kind::HardSigmoid || kind_ == Kind::XHardSigmoid ? 0.2f : 0.01f;
+    float defaultAlpha = kind_ == Kind::HardSigmoid || kind_ == Kind::XHardSigmoid ? 0.2f : 0.01f;
     alpha_ = node.attrs.getFloat("activation_alpha", defaultAlpha);
     beta_ = node.attrs.getFloat("activation_beta", 0.5f);
   }
@@ -61,17 +81,26 @@ public:
 
   double apply(double x) const {
     switch (kind_) {
-    case Kind::None: return x;
-    case Kind::Relu: return x > 0 ? x : 0.0;
-    case Kind::Clip: return std::min<double>(std::max<double>(x, min_), max_);
-    case Kind::LeakyRelu: return x >= 0 ? x : x * double(alpha_);
-    case Kind::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case Kind::Tanh: return std::tanh(x);
-    case Kind::HardSigmoid: return std::max(0.0, std::min(1.0, double(alpha_) * x + beta_));
-    case Kind::HardSwish: return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5));
-    case Kind::Silu: return x / (1.0 + std::exp(-x));
-    case Kind::Mish: return x * std::tanh(x > 0 ? x + std::log1p(std::exp(-x))
-                                                : std::log1p(std::exp(x)));
+    case Kind::None:
+      return x;
+    case Kind::Relu:
+      return x > 0 ? x : 0.0;
+    case Kind::Clip:
+      return std::min<double>(std::max<double>(x, min_), max_);
+    case Kind::LeakyRelu:
+      return x >= 0 ? x : x * double(alpha_);
+    case Kind::Sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case Kind::Tanh:
+      return std::tanh(x);
+    case Kind::HardSigmoid:
+      return std::max(0.0, std::min(1.0, double(alpha_) * x + beta_));
+    case Kind::HardSwish:
+      return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5));
+    case Kind::Silu:
+      return x / (1.0 + std::exp(-x));
+    case Kind::Mish:
+      return x * std::tanh(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)));
     case Kind::XHardSigmoid:
       return x * std::max(0.0, std::min(1.0, double(alpha_) * x + beta_));
     }
@@ -107,12 +136,24 @@ inline void store(Tensor &tensor, int64_t i, double value) {
     return r < lo ? lo : r > hi ? hi : r;
   };
   switch (tensor.type.dtype) {
-  case DType::Float32: tensor.data<float>()[i] = float(value); return;
-  case DType::Int8: tensor.data<int8_t>()[i] = int8_t(sat(-128, 127)); return;
-  case DType::UInt8: tensor.data<uint8_t>()[i] = uint8_t(sat(0, 255)); return;
-  case DType::Int32: tensor.data<int32_t>()[i] = int32_t(sat(-2147483648.0, 2147483647.0)); return;
-  case DType::Int64: tensor.data<int64_t>()[i] = int64_t(std::nearbyint(value)); return;
-  case DType::Bool: tensor.data<uint8_t>()[i] = value != 0; return;
+  case DType::Float32:
+    tensor.data<float>()[i] = float(value);
+    return;
+  case DType::Int8:
+    tensor.data<int8_t>()[i] = int8_t(sat(-128, 127));
+    return;
+  case DType::UInt8:
+    tensor.data<uint8_t>()[i] = uint8_t(sat(0, 255));
+    return;
+  case DType::Int32:
+    tensor.data<int32_t>()[i] = int32_t(sat(-2147483648.0, 2147483647.0));
+    return;
+  case DType::Int64:
+    tensor.data<int64_t>()[i] = int64_t(std::nearbyint(value));
+    return;
+  case DType::Bool:
+    tensor.data<uint8_t>()[i] = value != 0;
+    return;
   }
 }
 

@@ -63,7 +63,8 @@ void patchStageKernel(const Node &node, const std::vector<const Tensor *> &input
       }
       std::vector<const Tensor *> args;
       for (const Value *v : step.node->inputs)
-        args.push_back(v ? (v->isConstant() && !tensors.count(v) ? nullptr : tensorOf(v)) : nullptr);
+        args.push_back(v ? (v->isConstant() && !tensors.count(v) ? nullptr : tensorOf(v))
+                         : nullptr);
       for (size_t i = 0; i < args.size(); ++i)
         if (!args[i] && step.node->inputs[i]) { // A parameter constant: its own bytes.
           Tensor &t = tileTensors[step.node->inputs[i]];

@@ -23,8 +23,7 @@ int64_t checkedIndex(const Node &node, double raw, int64_t dim) {
   if (index < 0)
     index += dim;
   if (index < 0 || index >= dim)
-    throw Error(ExitCode::Unsupported, node.describe() + ": index " +
-                                           std::to_string(int64_t(raw)) +
+    throw Error(ExitCode::Unsupported, node.describe() + ": index " + std::to_string(int64_t(raw)) +
                                            " is out of range for a dimension of " +
                                            std::to_string(dim));
   return index;
@@ -83,7 +82,8 @@ void scatterElementsKernel(const Node &node, const Inputs &in, std::vector<Tenso
       dst = reduction == "add" ? dst + updates.data<float>()[i] : dst * updates.data<float>()[i];
     } else if (y.type.dtype == DType::Int64) {
       int64_t &dst = y.data<int64_t>()[to];
-      dst = reduction == "add" ? dst + updates.data<int64_t>()[i] : dst * updates.data<int64_t>()[i];
+      dst =
+          reduction == "add" ? dst + updates.data<int64_t>()[i] : dst * updates.data<int64_t>()[i];
     } else {
       throw Error(ExitCode::Unsupported, node.describe() + ": reduction on " +
                                              dtypeName(y.type.dtype) + " is not supported");

@@ -42,17 +42,17 @@ void runConv(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
   const Int8ConvArgs a = int8ConvArgs(node);
   const Bias b = biasOf(in, 2, a);
   if (a.depthwise) {
-    bf_depthwise_conv2d_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.N, a.C, a.H, a.W,
-                           a.chMult, a.OH, a.OW, a.KH, a.KW, a.strideH, a.strideW, a.padT,
-                           a.padL, a.dilH, a.dilW, a.inputOffset, a.outputOffset,
-                           table(a.outMult), table(a.outShift), a.perChannel, a.actMin,
-                           a.actMax, b.b8, table(a.biasMult), table(a.biasShift));
+    bf_depthwise_conv2d_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.N, a.C, a.H, a.W, a.chMult,
+                           a.OH, a.OW, a.KH, a.KW, a.strideH, a.strideW, a.padT, a.padL, a.dilH,
+                           a.dilW, a.inputOffset, a.outputOffset, table(a.outMult),
+                           table(a.outShift), a.perChannel, a.actMin, a.actMax, b.b8,
+                           table(a.biasMult), table(a.biasShift));
     return;
   }
-  bf_conv2d_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.N, a.C, a.H, a.W, a.M, a.OH, a.OW,
-               a.KH, a.KW, a.strideH, a.strideW, a.padT, a.padL, a.dilH, a.dilW, a.groups,
-               a.inputOffset, a.outputOffset, table(a.outMult), table(a.outShift),
-               a.perChannel, a.actMin, a.actMax, b.b8, table(a.biasMult), table(a.biasShift));
+  bf_conv2d_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.N, a.C, a.H, a.W, a.M, a.OH, a.OW, a.KH,
+               a.KW, a.strideH, a.strideW, a.padT, a.padL, a.dilH, a.dilW, a.groups, a.inputOffset,
+               a.outputOffset, table(a.outMult), table(a.outShift), a.perChannel, a.actMin,
+               a.actMax, b.b8, table(a.biasMult), table(a.biasShift));
 }
 
 void runGemm(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
@@ -60,8 +60,8 @@ void runGemm(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
   const Bias b = biasOf(in, 2, a);
   bf_fully_connected_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.batches, a.accumDepth,
                         a.outDepth, a.transB, a.inputOffset, a.filterOffset, a.outputOffset,
-                        table(a.outMult), table(a.outShift), a.perChannel, a.actMin, a.actMax,
-                        b.b8, table(a.biasMult), table(a.biasShift));
+                        table(a.outMult), table(a.outShift), a.perChannel, a.actMin, a.actMax, b.b8,
+                        table(a.biasMult), table(a.biasShift));
 }
 
 void runPool(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
@@ -80,13 +80,12 @@ void runPool(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
 void runBinary(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
   const Int8BinaryArgs a = int8BinaryArgs(node);
   if (node.opType == "Add")
-    bf_add_s8(i8(in[0]), i8(in[1]), i8(out[0]), a.dims.data(), a.aStrides.data(),
-              a.bStrides.data(), a.aOffset, a.a.mult, a.a.shift, a.bOffset, a.b.mult, a.b.shift,
-              a.leftShift, a.outOffset, a.out.mult, a.out.shift, a.actMin, a.actMax);
+    bf_add_s8(i8(in[0]), i8(in[1]), i8(out[0]), a.dims.data(), a.aStrides.data(), a.bStrides.data(),
+              a.aOffset, a.a.mult, a.a.shift, a.bOffset, a.b.mult, a.b.shift, a.leftShift,
+              a.outOffset, a.out.mult, a.out.shift, a.actMin, a.actMax);
   else
-    bf_mul_s8(i8(in[0]), i8(in[1]), i8(out[0]), a.dims.data(), a.aStrides.data(),
-              a.bStrides.data(), a.aOffset, a.bOffset, a.outOffset, a.out.mult, a.out.shift,
-              a.actMin, a.actMax);
+    bf_mul_s8(i8(in[0]), i8(in[1]), i8(out[0]), a.dims.data(), a.aStrides.data(), a.bStrides.data(),
+              a.aOffset, a.bOffset, a.outOffset, a.out.mult, a.out.shift, a.actMin, a.actMax);
 }
 
 void runRescale(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
@@ -94,8 +93,8 @@ void runRescale(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
   if (a.clampOnly)
     bf_clamp_s8(i8(in[0]), i8(out[0]), a.n, a.actMin, a.actMax);
   else
-    bf_rescale_s8(i8(in[0]), i8(out[0]), a.n, a.inOffset, a.scale.mult, a.scale.shift,
-                  a.outOffset, a.actMin, a.actMax);
+    bf_rescale_s8(i8(in[0]), i8(out[0]), a.n, a.inOffset, a.scale.mult, a.scale.shift, a.outOffset,
+                  a.actMin, a.actMax);
 }
 
 void runSoftmax(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
@@ -115,8 +114,8 @@ void runConcat(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
       bf_rescale_strided_s8(i8(t), dst, p.dims.data(), p.srcStrides.data(), p.dstStrides.data(),
                             p.inOffset, p.scale.mult, p.scale.shift, p.outOffset);
     else // The bundle copies bytes with bf_copy_strided_u8: the same result.
-      bf_rescale_strided_s8(i8(t), dst, p.dims.data(), p.srcStrides.data(), p.dstStrides.data(),
-                            0, 1 << 30, 1, 0);
+      bf_rescale_strided_s8(i8(t), dst, p.dims.data(), p.srcStrides.data(), p.dstStrides.data(), 0,
+                            1 << 30, 1, 0);
   }
 }
 
@@ -136,15 +135,21 @@ KernelFn findInt8Kernel(const Node &node) {
   if (!needsInt8Kernel(node))
     return nullptr;
   // ConvPool maps to nullptr: FusedKernels.cpp runs its int8 parts.
-  static const std::unordered_map<std::string, KernelFn> kernels = {
-      {"Conv", runConv},         {"Gemm", runGemm},
-      {"MaxPool", runPool},      {"AveragePool", runPool},
-      {"GlobalAveragePool", runPool},
-      {"Add", runBinary},        {"Mul", runBinary},
-      {"Relu", runRescale},      {"Clip", runRescale},
-      {"Rescale", runRescale},   {"Softmax", runSoftmax},
-      {"Concat", runConcat},     {"Quantize", runQuantize},
-      {"Dequantize", runDequantize}, {"ConvPool", nullptr}};
+  static const std::unordered_map<std::string, KernelFn> kernels = {{"Conv", runConv},
+                                                                    {"Gemm", runGemm},
+                                                                    {"MaxPool", runPool},
+                                                                    {"AveragePool", runPool},
+                                                                    {"GlobalAveragePool", runPool},
+                                                                    {"Add", runBinary},
+                                                                    {"Mul", runBinary},
+                                                                    {"Relu", runRescale},
+                                                                    {"Clip", runRescale},
+                                                                    {"Rescale", runRescale},
+                                                                    {"Softmax", runSoftmax},
+                                                                    {"Concat", runConcat},
+                                                                    {"Quantize", runQuantize},
+                                                                    {"Dequantize", runDequantize},
+                                                                    {"ConvPool", nullptr}};
   if (auto it = kernels.find(node.opType); it != kernels.end())
     return it->second;
   throw Error(ExitCode::Unsupported, node.describe() + ": no int8 kernel for this operator");

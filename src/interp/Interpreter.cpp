@@ -4,18 +4,16 @@
 
 namespace bundlefit {
 
-std::map<std::string, Tensor>
-Interpreter::run(const std::map<std::string, Tensor> &inputs) const {
+std::map<std::string, Tensor> Interpreter::run(const std::map<std::string, Tensor> &inputs) const {
   std::map<const Value *, Tensor> live;
   for (const Value *input : graph_.inputs()) {
     auto it = inputs.find(input->name);
     if (it == inputs.end())
-      throw Error(ExitCode::BadInputFile, "no data given for graph input '" +
-                                              input->name + "' " + input->type.str());
+      throw Error(ExitCode::BadInputFile,
+                  "no data given for graph input '" + input->name + "' " + input->type.str());
     if (!it->second.type.sameShapeAndType(input->type))
       throw Error(ExitCode::BadInputFile, "graph input '" + input->name + "' expects " +
-                                              input->type.str() + ", got " +
-                                              it->second.type.str());
+                                              input->type.str() + ", got " + it->second.type.str());
     live[input] = it->second;
     if (observer_)
       observer_(*input, it->second);

@@ -24,7 +24,8 @@ const Tensor *optional(const Inputs &inputs, size_t index) {
 void quantizeLinearKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
   const Tensor &x = *inputs[0];
   Tensor &y = outputs[0];
-  LinearQuant q = readLinearQuant(node, x.type.shape, DType::Float32, inputs[1], optional(inputs, 2));
+  LinearQuant q =
+      readLinearQuant(node, x.type.shape, DType::Float32, inputs[1], optional(inputs, 2));
   for (int64_t i = 0; i < x.numElements(); ++i) {
     size_t c = q.channelOf(i, x.type.shape);
     int64_t v = quantizeLinear(x.data<float>()[i], q.scales[c], q.zeroPoints[c], y.type.dtype);
@@ -113,15 +114,14 @@ void qlinearMatMulKernel(const Node &node, const Inputs &inputs, std::vector<Ten
     throw Error(ExitCode::Unsupported,
                 node.describe() + ": per-row / per-column scales are not supported");
   const float factor = a.scales[0] * b.scales[0] / out.scales[0];
-  integerMatMul(*inputs[0], inputs[2], *inputs[3], inputs[5], y.type.shape,
-                [&](int64_t i, int64_t acc) {
-                  int64_t q = quantizeLinear(float(acc) * factor, 1.0f, out.zeroPoints[0],
-                                             y.type.dtype);
-                  if (y.type.dtype == DType::Int8)
-                    y.data<int8_t>()[i] = int8_t(q);
-                  else
-                    y.data<uint8_t>()[i] = uint8_t(q);
-                });
+  integerMatMul(
+      *inputs[0], inputs[2], *inputs[3], inputs[5], y.type.shape, [&](int64_t i, int64_t acc) {
+        int64_t q = quantizeLinear(float(acc) * factor, 1.0f, out.zeroPoints[0], y.type.dtype);
+        if (y.type.dtype == DType::Int8)
+          y.data<int8_t>()[i] = int8_t(q);
+        else
+          y.data<uint8_t>()[i] = uint8_t(q);
+      });
 }
 
 /// `t - zeroPoint` as int32 (exact); a zero point of several elements is per

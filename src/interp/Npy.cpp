@@ -19,12 +19,18 @@ const char kMagic[] = "\x93NUMPY";
 
 const char *descrOf(DType type) {
   switch (type) {
-  case DType::Float32: return "<f4";
-  case DType::Int8: return "|i1";
-  case DType::UInt8: return "|u1";
-  case DType::Int32: return "<i4";
-  case DType::Int64: return "<i8";
-  case DType::Bool: return "|b1";
+  case DType::Float32:
+    return "<f4";
+  case DType::Int8:
+    return "|i1";
+  case DType::UInt8:
+    return "|u1";
+  case DType::Int32:
+    return "<i4";
+  case DType::Int64:
+    return "<i8";
+  case DType::Bool:
+    return "|b1";
   }
   return "?";
 }
@@ -32,8 +38,8 @@ const char *descrOf(DType type) {
 bool dtypeOfDescr(const std::string &descr, DType &out) {
   if (descr.size() < 2)
     return false; // a byte-order mark and a type code at least ('' came from a fuzzer)
-  for (DType type : {DType::Float32, DType::Int8, DType::UInt8, DType::Int32, DType::Int64,
-                     DType::Bool})
+  for (DType type :
+       {DType::Float32, DType::Int8, DType::UInt8, DType::Int32, DType::Int64, DType::Bool})
     if (descr == descrOf(type) || descr.substr(1) == std::string(descrOf(type)).substr(1)) {
       if (descr[0] == '>')
         return false; // big-endian data is not converted
@@ -85,7 +91,8 @@ Tensor decodeNpy(const std::string &bytes, const std::string &origin) {
   if (q1 == std::string::npos || q2 == std::string::npos ||
       !dtypeOfDescr(descrText.substr(q1 + 1, q2 - q1 - 1), dtype))
     throw fail("unsupported dtype " + descrText.substr(0, descrText.find(',')));
-  if (headerField(header, "fortran_order").find("True") < headerField(header, "fortran_order").find(','))
+  if (headerField(header, "fortran_order").find("True") <
+      headerField(header, "fortran_order").find(','))
     throw fail("Fortran order");
 
   std::string shapeText = headerField(header, "shape");

@@ -33,8 +33,8 @@ void poolKernel(const Node &node, const std::vector<const Tensor *> &inputs,
   size_t sr = xs.size() - 2;
   std::vector<int64_t> inSp(xs.begin() + 2, xs.end()), outSp(ys.begin() + 2, ys.end());
   std::vector<int64_t> kernel = node.attrs.getInts("kernel_shape");
-  shape_helpers::Window w = shape_helpers::resolveWindow(node, inSp, kernel,
-                                                         node.attrs.getInt("ceil_mode", 0) != 0);
+  shape_helpers::Window w =
+      shape_helpers::resolveWindow(node, inSp, kernel, node.attrs.getInt("ceil_mode", 0) != 0);
   bool isMax = node.opType == "MaxPool";
   bool countPad = node.attrs.getInt("count_include_pad", 0) != 0;
   int64_t planes = xs[0] * xs[1];

@@ -139,14 +139,24 @@ void reduceMaxKernel(const Node &node, const std::vector<const Tensor *> &inputs
   std::vector<int64_t> strides = reducedStrides(node, inputs, count);
   const bool isMin = node.opType == "ReduceMin";
   switch (out.type.dtype) {
-  case DType::Float32: reduceMaxTyped<float>(in, strides, out, isMin); break;
-  case DType::Int8: reduceMaxTyped<int8_t>(in, strides, out, isMin); break;
-  case DType::UInt8: reduceMaxTyped<uint8_t>(in, strides, out, isMin); break;
-  case DType::Int32: reduceMaxTyped<int32_t>(in, strides, out, isMin); break;
-  case DType::Int64: reduceMaxTyped<int64_t>(in, strides, out, isMin); break;
+  case DType::Float32:
+    reduceMaxTyped<float>(in, strides, out, isMin);
+    break;
+  case DType::Int8:
+    reduceMaxTyped<int8_t>(in, strides, out, isMin);
+    break;
+  case DType::UInt8:
+    reduceMaxTyped<uint8_t>(in, strides, out, isMin);
+    break;
+  case DType::Int32:
+    reduceMaxTyped<int32_t>(in, strides, out, isMin);
+    break;
+  case DType::Int64:
+    reduceMaxTyped<int64_t>(in, strides, out, isMin);
+    break;
   default:
-    throw Error(ExitCode::Unsupported, node.describe() + ": unsupported dtype " +
-                                           dtypeName(out.type.dtype));
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": unsupported dtype " + dtypeName(out.type.dtype));
   }
 }
 

@@ -87,7 +87,9 @@ void resizeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
       } else { // round_prefer_floor
         w1 = ratio > 0.5 ? 1 : 0;
       }
-      auto clampIdx = [&](int64_t i) { return std::min<int64_t>(std::max<int64_t>(i, 0), inLen - 1); };
+      auto clampIdx = [&](int64_t i) {
+        return std::min<int64_t>(std::max<int64_t>(i, 0), inLen - 1);
+      };
       m.i0[o] = clampIdx(base);
       m.i1[o] = clampIdx(base + 1);
       m.w1[o] = w1;

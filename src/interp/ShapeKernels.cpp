@@ -41,9 +41,7 @@ std::vector<int64_t> operandInts(const Node &node, const Inputs &inputs, size_t 
   return node.attrs.getInts(name);
 }
 
-int64_t normalizedAxis(int64_t axis, size_t rank) {
-  return axis < 0 ? axis + int64_t(rank) : axis;
-}
+int64_t normalizedAxis(int64_t axis, size_t rank) { return axis < 0 ? axis + int64_t(rank) : axis; }
 
 /// Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: same bytes.
 void copyKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
@@ -74,8 +72,7 @@ void transposeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor>
 }
 
 /// Bytes of one "row" of dims [axis, rank) and the number of rows before it.
-void splitAtAxis(const Shape &shape, int64_t axis, size_t elem, int64_t &outer,
-                 int64_t &rowBytes) {
+void splitAtAxis(const Shape &shape, int64_t axis, size_t elem, int64_t &outer, int64_t &rowBytes) {
   outer = 1;
   rowBytes = int64_t(elem);
   for (size_t i = 0; i < shape.size(); ++i)
@@ -165,9 +162,8 @@ void padKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outp
   Tensor &out = outputs[0];
   size_t rank = in.type.rank();
   std::string mode = node.attrs.getString("mode", "constant");
-  std::vector<int64_t> pads =
-      shapeops::padAmounts(node, rank, operandInts(node, inputs, 1, "pads"),
-                           intsOf(arg(inputs, 3)));
+  std::vector<int64_t> pads = shapeops::padAmounts(node, rank, operandInts(node, inputs, 1, "pads"),
+                                                   intsOf(arg(inputs, 3)));
   size_t elem = dtypeSize(in.type.dtype);
   // The fill element, as bytes of the data's dtype (0 when omitted).
   std::vector<uint8_t> fill(elem, 0);
@@ -222,10 +218,18 @@ void eyeLikeKernel(const Node &node, const Inputs &, std::vector<Tensor> &output
   scalar.shape = {1};
   Tensor one(scalar);
   switch (out.type.dtype) {
-  case DType::Float32: one.data<float>()[0] = 1.0f; break;
-  case DType::Int32: one.data<int32_t>()[0] = 1; break;
-  case DType::Int64: one.data<int64_t>()[0] = 1; break;
-  default: one.bytes[0] = 1; break; // int8, uint8, bool
+  case DType::Float32:
+    one.data<float>()[0] = 1.0f;
+    break;
+  case DType::Int32:
+    one.data<int32_t>()[0] = 1;
+    break;
+  case DType::Int64:
+    one.data<int64_t>()[0] = 1;
+    break;
+  default:
+    one.bytes[0] = 1;
+    break; // int8, uint8, bool
   }
   const size_t size = dtypeSize(out.type.dtype);
   for (int64_t r = 0; r < rows; ++r)
@@ -248,8 +252,8 @@ void gatherKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &o
     for (int64_t index : indices) {
       if (index < -dim || index >= dim)
         throw Error(ExitCode::BadInputFile, node.describe() + ": index " + std::to_string(index) +
-                                                " is out of range for dim " +
-                                                std::to_string(dim) + " of 'data'");
+                                                " is out of range for dim " + std::to_string(dim) +
+                                                " of 'data'");
       if (index < 0)
         index += dim;
       std::memcpy(o, &data.bytes[size_t(r * row + index * inner)], size_t(inner));
@@ -258,18 +262,29 @@ void gatherKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &o
 }
 
 /// Fills with attribute `value` (a float) converted to the output dtype.
-void constantOfShapeKernel(const Node &node, const Inputs &inputs,
-                           std::vector<Tensor> &outputs) {
+void constantOfShapeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
   Tensor &out = outputs[0];
   double value = node.attrs.getFloat("value", 0.0f);
   for (int64_t i = 0; i < out.numElements(); ++i) {
     switch (out.type.dtype) {
-    case DType::Float32: out.data<float>()[i] = float(value); break;
-    case DType::Int8: out.data<int8_t>()[i] = int8_t(value); break;
-    case DType::UInt8: out.data<uint8_t>()[i] = uint8_t(value); break;
-    case DType::Int32: out.data<int32_t>()[i] = int32_t(value); break;
-    case DType::Int64: out.data<int64_t>()[i] = int64_t(value); break;
-    case DType::Bool: out.data<uint8_t>()[i] = value != 0 ? 1 : 0; break;
+    case DType::Float32:
+      out.data<float>()[i] = float(value);
+      break;
+    case DType::Int8:
+      out.data<int8_t>()[i] = int8_t(value);
+      break;
+    case DType::UInt8:
+      out.data<uint8_t>()[i] = uint8_t(value);
+      break;
+    case DType::Int32:
+      out.data<int32_t>()[i] = int32_t(value);
+      break;
+    case DType::Int64:
+      out.data<int64_t>()[i] = int64_t(value);
+      break;
+    case DType::Bool:
+      out.data<uint8_t>()[i] = value != 0 ? 1 : 0;
+      break;
     }
   }
 }
@@ -298,8 +313,8 @@ void rangeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &ou
     break;
   }
   default:
-    throw Error(ExitCode::Unsupported, node.describe() + ": unsupported dtype " +
-                                           dtypeName(out.type.dtype));
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": unsupported dtype " + dtypeName(out.type.dtype));
   }
 }
 

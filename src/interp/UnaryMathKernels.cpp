@@ -22,35 +22,64 @@ double softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::l
 
 double evaluate(double x, int32_t code, double a, double b) {
   switch (code) {
-  case BF_UNARY_NEG: return -x;
-  case BF_UNARY_ABS: return std::fabs(x);
-  case BF_UNARY_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
-  case BF_UNARY_RECIPROCAL: return 1.0 / x;
-  case BF_UNARY_LOG: return std::log(x);
-  case BF_UNARY_SIN: return std::sin(x);
-  case BF_UNARY_COS: return std::cos(x);
-  case BF_UNARY_TAN: return std::tan(x);
-  case BF_UNARY_ASIN: return std::asin(x);
-  case BF_UNARY_ACOS: return std::acos(x);
-  case BF_UNARY_ATAN: return std::atan(x);
-  case BF_UNARY_SINH: return std::sinh(x);
-  case BF_UNARY_COSH: return std::cosh(x);
-  case BF_UNARY_ASINH: return std::asinh(x);
-  case BF_UNARY_ACOSH: return std::acosh(x);
-  case BF_UNARY_ATANH: return std::atanh(x);
-  case BF_UNARY_ERF: return std::erf(x);
-  case BF_UNARY_ROUND: return std::nearbyint(x); // half to even (default rounding mode)
-  case BF_UNARY_CEIL: return std::ceil(x);
-  case BF_UNARY_FLOOR: return std::floor(x);
-  case BF_UNARY_ELU: return x >= 0 ? x : a * (std::exp(x) - 1);
-  case BF_UNARY_SELU: return x > 0 ? b * x : b * (a * std::exp(x) - a);
-  case BF_UNARY_CELU: return std::max(0.0, x) + std::min(0.0, a * (std::exp(x / a) - 1));
-  case BF_UNARY_SOFTPLUS: return softplus(x);
-  case BF_UNARY_SOFTSIGN: return x / (1 + std::fabs(x));
-  case BF_UNARY_MISH: return x * std::tanh(softplus(x));
-  case BF_UNARY_THRESHOLDED_RELU: return x > a ? x : 0.0;
-  case BF_UNARY_SHRINK: return x < -a ? x + b : x > a ? x - b : 0.0;
-  case BF_UNARY_SILU: return x / (1 + std::exp(-x));
+  case BF_UNARY_NEG:
+    return -x;
+  case BF_UNARY_ABS:
+    return std::fabs(x);
+  case BF_UNARY_SIGN:
+    return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+  case BF_UNARY_RECIPROCAL:
+    return 1.0 / x;
+  case BF_UNARY_LOG:
+    return std::log(x);
+  case BF_UNARY_SIN:
+    return std::sin(x);
+  case BF_UNARY_COS:
+    return std::cos(x);
+  case BF_UNARY_TAN:
+    return std::tan(x);
+  case BF_UNARY_ASIN:
+    return std::asin(x);
+  case BF_UNARY_ACOS:
+    return std::acos(x);
+  case BF_UNARY_ATAN:
+    return std::atan(x);
+  case BF_UNARY_SINH:
+    return std::sinh(x);
+  case BF_UNARY_COSH:
+    return std::cosh(x);
+  case BF_UNARY_ASINH:
+    return std::asinh(x);
+  case BF_UNARY_ACOSH:
+    return std::acosh(x);
+  case BF_UNARY_ATANH:
+    return std::atanh(x);
+  case BF_UNARY_ERF:
+    return std::erf(x);
+  case BF_UNARY_ROUND:
+    return std::nearbyint(x); // half to even (default rounding mode)
+  case BF_UNARY_CEIL:
+    return std::ceil(x);
+  case BF_UNARY_FLOOR:
+    return std::floor(x);
+  case BF_UNARY_ELU:
+    return x >= 0 ? x : a * (std::exp(x) - 1);
+  case BF_UNARY_SELU:
+    return x > 0 ? b * x : b * (a * std::exp(x) - a);
+  case BF_UNARY_CELU:
+    return std::max(0.0, x) + std::min(0.0, a * (std::exp(x / a) - 1));
+  case BF_UNARY_SOFTPLUS:
+    return softplus(x);
+  case BF_UNARY_SOFTSIGN:
+    return x / (1 + std::fabs(x));
+  case BF_UNARY_MISH:
+    return x * std::tanh(softplus(x));
+  case BF_UNARY_THRESHOLDED_RELU:
+    return x > a ? x : 0.0;
+  case BF_UNARY_SHRINK:
+    return x < -a ? x + b : x > a ? x - b : 0.0;
+  case BF_UNARY_SILU:
+    return x / (1 + std::exp(-x));
   }
   fatalInternal("unary math code " + std::to_string(code) + " has no reference");
 }

@@ -21,8 +21,7 @@ float Attributes::getFloat(const std::string &name, float fallback) const {
   return attr->kind == Attribute::Kind::Int ? float(attr->i) : attr->f;
 }
 
-std::string Attributes::getString(const std::string &name,
-                                  const std::string &fallback) const {
+std::string Attributes::getString(const std::string &name, const std::string &fallback) const {
   const Attribute *attr = find(name);
   return attr ? attr->s : fallback;
 }

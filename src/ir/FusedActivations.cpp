@@ -21,8 +21,7 @@ const FusedActivationKind *findFusedActivation(const std::string &name) {
       {"HardSwish", BF_ACT_HARD_SWISH},
       {"Silu", BF_ACT_SILU},
       {"Mish", BF_ACT_MISH},
-      {"XHardSigmoid", BF_ACT_X_HARD_SIGMOID, "activation_alpha", 0.2f, "activation_beta",
-       0.5f},
+      {"XHardSigmoid", BF_ACT_X_HARD_SIGMOID, "activation_alpha", 0.2f, "activation_beta", 0.5f},
   };
   const std::string key = name.empty() || name == "none" ? "None" : name;
   for (const FusedActivationKind &kind : kinds)

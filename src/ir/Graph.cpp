@@ -9,12 +9,18 @@ namespace bundlefit {
 
 double Value::elementAsDouble(int64_t index) const {
   switch (type.dtype) {
-  case DType::Float32: return dataAs<float>()[index];
-  case DType::Int8: return dataAs<int8_t>()[index];
-  case DType::UInt8: return dataAs<uint8_t>()[index];
-  case DType::Int32: return dataAs<int32_t>()[index];
-  case DType::Int64: return double(dataAs<int64_t>()[index]);
-  case DType::Bool: return dataAs<uint8_t>()[index] ? 1.0 : 0.0;
+  case DType::Float32:
+    return dataAs<float>()[index];
+  case DType::Int8:
+    return dataAs<int8_t>()[index];
+  case DType::UInt8:
+    return dataAs<uint8_t>()[index];
+  case DType::Int32:
+    return dataAs<int32_t>()[index];
+  case DType::Int64:
+    return double(dataAs<int64_t>()[index]);
+  case DType::Bool:
+    return dataAs<uint8_t>()[index] ? 1.0 : 0.0;
   }
   fatalInternal("unknown dtype in constant '" + name + "'");
 }
@@ -38,9 +44,7 @@ std::vector<float> Value::toFloats() const {
   return result;
 }
 
-std::string Node::describe() const {
-  return "node '" + name + "' (" + opType + ")";
-}
+std::string Node::describe() const { return "node '" + name + "' (" + opType + ")"; }
 
 Value *Graph::newValue(const std::string &name) {
   values_.push_back(std::make_unique<Value>());
@@ -63,8 +67,7 @@ Value *Graph::addConstant(const std::string &name, const TensorType &type,
                           std::vector<uint8_t> bytes) {
   if (bytes.size() != type.bytes())
     fatalInternal("constant '" + name + "' has " + std::to_string(bytes.size()) +
-                  " bytes, its type " + type.str() + " needs " +
-                  std::to_string(type.bytes()));
+                  " bytes, its type " + type.str() + " needs " + std::to_string(type.bytes()));
   Value *value = newValue(name);
   value->kind = ValueKind::Constant;
   value->type = type;
@@ -79,8 +82,7 @@ Node *Graph::addNode(const std::string &opType, const std::string &name,
   return insertNodeBefore(nullptr, opType, name, inputs, outputNames);
 }
 
-Node *Graph::insertNodeBefore(Node *before, const std::string &opType,
-                              const std::string &name,
+Node *Graph::insertNodeBefore(Node *before, const std::string &opType, const std::string &name,
                               const std::vector<Value *> &inputs,
                               const std::vector<std::string> &outputNames) {
   auto node = std::make_unique<Node>();
@@ -274,9 +276,8 @@ void Graph::topologicalSort() {
     }
     pending.erase(std::remove(pending.begin(), pending.end(), nullptr), pending.end());
     if (!progressed)
-      throw Error(ExitCode::BadInputFile,
-                  "graph has a cycle or reads an undefined value at " +
-                      pending.front()->describe());
+      throw Error(ExitCode::BadInputFile, "graph has a cycle or reads an undefined value at " +
+                                              pending.front()->describe());
   }
   nodes_ = std::move(sorted);
 }
@@ -290,12 +291,10 @@ void Graph::verify() const {
   for (const auto &node : nodes_) {
     for (const Value *input : node->inputs)
       if (input && !defined.count(input))
-        fatalInternal(node->describe() + " reads '" + input->name +
-                      "' before it is defined");
+        fatalInternal(node->describe() + " reads '" + input->name + "' before it is defined");
     for (const Value *output : node->outputs) {
       if (output->producer != node.get())
-        fatalInternal(node->describe() + " output '" + output->name +
-                      "' has a different producer");
+        fatalInternal(node->describe() + " output '" + output->name + "' has a different producer");
       defined.insert(output);
     }
   }

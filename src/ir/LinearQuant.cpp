@@ -25,19 +25,27 @@ std::string operandName(const Node &node, size_t index, const char *fallback) {
 
 int64_t dtypeMin(DType dtype) {
   switch (dtype) {
-  case DType::Int8: return -128;
-  case DType::UInt8: return 0;
-  case DType::Int32: return std::numeric_limits<int32_t>::min();
-  default: return 0;
+  case DType::Int8:
+    return -128;
+  case DType::UInt8:
+    return 0;
+  case DType::Int32:
+    return std::numeric_limits<int32_t>::min();
+  default:
+    return 0;
   }
 }
 
 int64_t dtypeMax(DType dtype) {
   switch (dtype) {
-  case DType::Int8: return 127;
-  case DType::UInt8: return 255;
-  case DType::Int32: return std::numeric_limits<int32_t>::max();
-  default: return 0;
+  case DType::Int8:
+    return 127;
+  case DType::UInt8:
+    return 255;
+  case DType::Int32:
+    return std::numeric_limits<int32_t>::max();
+  default:
+    return 0;
   }
 }
 
@@ -90,8 +98,8 @@ LinearQuant readLinearQuant(const Node &node, const Shape &xShape, DType quantiz
     q.zeroPointType = quantized == DType::Float32 ? DType::UInt8 : quantized;
     if (q.zeroPointType != DType::Int8 && q.zeroPointType != DType::UInt8 &&
         q.zeroPointType != DType::Int32)
-      throw Error(ExitCode::Unsupported, node.describe() + ": input is " +
-                                             dtypeName(quantized) + "; expected int8, uint8 or int32");
+      throw Error(ExitCode::Unsupported, node.describe() + ": input is " + dtypeName(quantized) +
+                                             "; expected int8, uint8 or int32");
     q.zeroPoints.assign(size_t(count), 0);
     return q;
   }

@@ -9,12 +9,18 @@ namespace bundlefit {
 
 double Tensor::at(int64_t i) const {
   switch (type.dtype) {
-  case DType::Float32: return data<float>()[i];
-  case DType::Int8: return data<int8_t>()[i];
-  case DType::UInt8: return data<uint8_t>()[i];
-  case DType::Int32: return data<int32_t>()[i];
-  case DType::Int64: return double(data<int64_t>()[i]);
-  case DType::Bool: return data<uint8_t>()[i] ? 1.0 : 0.0;
+  case DType::Float32:
+    return data<float>()[i];
+  case DType::Int8:
+    return data<int8_t>()[i];
+  case DType::UInt8:
+    return data<uint8_t>()[i];
+  case DType::Int32:
+    return data<int32_t>()[i];
+  case DType::Int64:
+    return double(data<int64_t>()[i]);
+  case DType::Bool:
+    return data<uint8_t>()[i] ? 1.0 : 0.0;
   }
   fatalInternal("unknown dtype");
 }

@@ -6,35 +6,65 @@ namespace bundlefit {
 
 size_t dtypeSize(DType type) {
   switch (type) {
-  case DType::Float32: return 4;
-  case DType::Int8: return 1;
-  case DType::UInt8: return 1;
-  case DType::Int32: return 4;
-  case DType::Int64: return 8;
-  case DType::Bool: return 1;
+  case DType::Float32:
+    return 4;
+  case DType::Int8:
+    return 1;
+  case DType::UInt8:
+    return 1;
+  case DType::Int32:
+    return 4;
+  case DType::Int64:
+    return 8;
+  case DType::Bool:
+    return 1;
   }
   fatalInternal("unknown dtype");
 }
 
 const char *dtypeName(DType type) {
   switch (type) {
-  case DType::Float32: return "float32";
-  case DType::Int8: return "int8";
-  case DType::UInt8: return "uint8";
-  case DType::Int32: return "int32";
-  case DType::Int64: return "int64";
-  case DType::Bool: return "bool";
+  case DType::Float32:
+    return "float32";
+  case DType::Int8:
+    return "int8";
+  case DType::UInt8:
+    return "uint8";
+  case DType::Int32:
+    return "int32";
+  case DType::Int64:
+    return "int64";
+  case DType::Bool:
+    return "bool";
   }
   fatalInternal("unknown dtype");
 }
 
 bool parseDType(const std::string &text, DType &out) {
-  if (text == "float" || text == "float32") { out = DType::Float32; return true; }
-  if (text == "int8" || text == "int8q") { out = DType::Int8; return true; }
-  if (text == "uint8") { out = DType::UInt8; return true; }
-  if (text == "int32") { out = DType::Int32; return true; }
-  if (text == "int64") { out = DType::Int64; return true; }
-  if (text == "bool") { out = DType::Bool; return true; }
+  if (text == "float" || text == "float32") {
+    out = DType::Float32;
+    return true;
+  }
+  if (text == "int8" || text == "int8q") {
+    out = DType::Int8;
+    return true;
+  }
+  if (text == "uint8") {
+    out = DType::UInt8;
+    return true;
+  }
+  if (text == "int32") {
+    out = DType::Int32;
+    return true;
+  }
+  if (text == "int64") {
+    out = DType::Int64;
+    return true;
+  }
+  if (text == "bool") {
+    out = DType::Bool;
+    return true;
+  }
   return false;
 }
 
@@ -55,8 +85,6 @@ std::string shapeToString(const Shape &shape) {
   return text + "]";
 }
 
-std::string TensorType::str() const {
-  return std::string(dtypeName(dtype)) + shapeToString(shape);
-}
+std::string TensorType::str() const { return std::string(dtypeName(dtype)) + shapeToString(shape); }
 
 } // namespace bundlefit

@@ -87,9 +87,9 @@ enum bf_unary_op {
   BF_UNARY_ROUND = 17, /* half to even */
   BF_UNARY_CEIL = 18,
   BF_UNARY_FLOOR = 19,
-  BF_UNARY_ELU = 20,              /* a: alpha */
-  BF_UNARY_SELU = 21,             /* a: alpha, b: gamma */
-  BF_UNARY_CELU = 22,             /* a: alpha */
+  BF_UNARY_ELU = 20,  /* a: alpha */
+  BF_UNARY_SELU = 21, /* a: alpha, b: gamma */
+  BF_UNARY_CELU = 22, /* a: alpha */
   BF_UNARY_SOFTPLUS = 23,
   BF_UNARY_SOFTSIGN = 24,
   BF_UNARY_MISH = 25,
@@ -121,33 +121,28 @@ enum bf_pad_mode { BF_PAD_CONSTANT = 0, BF_PAD_REFLECT = 1, BF_PAD_EDGE = 2 };
 
 /* ---- conv.c ------------------------------------------------------------ */
 /* in [N,C,H,W], w [M,C/groups,KH,KW], bias [M] or NULL, out [N,M,OH,OW]. */
-void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out,
-                   int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                   int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                   int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                   int32_t dilH, int32_t dilW, int32_t groups,
-                   int32_t act, float actA, float actB);
+void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
+                   int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+                   int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                   int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA, float actB);
 /* in [N,C,H,W], w [C,M/groups,KH,KW], bias [M] or NULL, out [N,M,OH,OW]
  * (OH/OW already include output_padding). */
-void bf_conv_transpose2d_f32(const float *in, const float *w, const float *bias,
-                             float *out, int32_t N, int32_t C, int32_t H, int32_t W,
-                             int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                             int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                             int32_t dilH, int32_t dilW, int32_t groups,
+void bf_conv_transpose2d_f32(const float *in, const float *w, const float *bias, float *out,
+                             int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
+                             int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                             int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
                              int32_t act, float actA, float actB);
 /* 3-D (NCDHW): inDims/outDims/kernel/strides/pads(begin)/dilations are
  * {D, H, W} vectors. Weights as above with a KD dimension. */
 void bf_conv3d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
                    int32_t C, int32_t M, const int32_t *inDims, const int32_t *outDims,
                    const int32_t *kernel, const int32_t *strides, const int32_t *pads,
-                   const int32_t *dilations, int32_t groups, int32_t act, float actA,
-                   float actB);
+                   const int32_t *dilations, int32_t groups, int32_t act, float actA, float actB);
 void bf_conv_transpose3d_f32(const float *in, const float *w, const float *bias, float *out,
                              int32_t N, int32_t C, int32_t M, const int32_t *inDims,
-                             const int32_t *outDims, const int32_t *kernel,
-                             const int32_t *strides, const int32_t *pads,
-                             const int32_t *dilations, int32_t groups, int32_t act,
-                             float actA, float actB);
+                             const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
+                             const int32_t *pads, const int32_t *dilations, int32_t groups,
+                             int32_t act, float actA, float actB);
 
 /* ---- conv_pool.c / conv_inplace.c (--memory-opt) ------------------------ */
 /* ConvPool (ir/FusedOps.h): conv [N,C,H,W] -> [N,M,CH,CW] pooled to
@@ -175,17 +170,16 @@ void bf_pointwise_inplace_f32(const float *in, const float *w, const float *bias
 
 /* ---- pool.c ------------------------------------------------------------ */
 /* NC = N*C planes of HxW -> OHxOW. */
-void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,
-                      int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                      int32_t dilH, int32_t dilW);
+void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                      int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
 /* The same for integer planes (padding never wins: it is the type's lowest). */
-void bf_maxpool2d_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t H, int32_t W,
-                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                     int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
-void bf_maxpool2d_i8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
-                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                     int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
+void bf_maxpool2d_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
+void bf_maxpool2d_i8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
 /* 3-D max (isMax) or average pooling of NC planes; {D, H, W} vectors. */
 void bf_pool3d_f32(const float *in, float *out, int32_t NC, const int32_t *inDims,
                    const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
@@ -193,10 +187,10 @@ void bf_pool3d_f32(const float *in, float *out, int32_t NC, const int32_t *inDim
                    int32_t isMax, int32_t countIncludePad);
 /* countIncludePad: divisor counts padded positions inside
  * [-padT, H+padB) x [-padL, W+padR) (ONNX count_include_pad=1). */
-void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,
-                      int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                      int32_t padB, int32_t padR, int32_t countIncludePad);
+void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                      int32_t padT, int32_t padL, int32_t padB, int32_t padR,
+                      int32_t countIncludePad);
 void bf_global_avgpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
 void bf_global_maxpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
 
@@ -205,23 +199,21 @@ void bf_global_maxpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
  * op(A) is [M,K] (A stored [K,M] when transA), op(B) is [K,N] (stored [N,K]
  * when transB). C may be NULL; C(i,j) = C[i*cStrideM + j*cStrideN] (strides
  * 0 broadcast). */
-void bf_gemm_f32(const float *A, const float *B, const float *C, float *Y,
-                 int32_t M, int32_t N, int32_t K, int32_t transA, int32_t transB,
-                 float alpha, float beta, int32_t cStrideM, int32_t cStrideN,
-                 int32_t act, float actA, float actB);
+void bf_gemm_f32(const float *A, const float *B, const float *C, float *Y, int32_t M, int32_t N,
+                 int32_t K, int32_t transA, int32_t transB, float alpha, float beta,
+                 int32_t cStrideM, int32_t cStrideN, int32_t act, float actA, float actB);
 /* Batched Y[b] = A[b] * B[b]; A[b] starts at A + b*aBatchStride (0 broadcasts). */
-void bf_matmul_f32(const float *A, const float *B, float *Y, int32_t batch,
-                   int32_t M, int32_t K, int32_t N, int32_t aBatchStride,
-                   int32_t bBatchStride, int32_t act, float actA, float actB);
+void bf_matmul_f32(const float *A, const float *B, float *Y, int32_t batch, int32_t M, int32_t K,
+                   int32_t N, int32_t aBatchStride, int32_t bBatchStride, int32_t act, float actA,
+                   float actB);
 
 /* ---- norm.c ------------------------------------------------------------ */
 void bf_batchnorm_f32(const float *in, float *out, int32_t N, int32_t C, int32_t HW,
-                      const float *scale, const float *bias, const float *mean,
-                      const float *var, float epsilon);
+                      const float *scale, const float *bias, const float *mean, const float *var,
+                      float epsilon);
 /* Normalises over `axis` elements spaced `inner` apart, for `outer` blocks. */
 void bf_softmax_f32(const float *in, float *out, int32_t outer, int32_t axis, int32_t inner);
-void bf_logsoftmax_f32(const float *in, float *out, int32_t outer, int32_t axis,
-                       int32_t inner);
+void bf_logsoftmax_f32(const float *in, float *out, int32_t outer, int32_t axis, int32_t inner);
 /* Reduces in[dims] into out; outStrides has 0 on reduced dimensions.
  * outCount = number of output elements. Mean multiplies by `scale`. */
 /* Any bf_reduce_op; the result is multiplied by scale for BF_REDUCE_SUM. */
@@ -243,8 +235,8 @@ void bf_instancenorm_f32(const float *in, const float *scale, const float *bias,
 
 /* ---- elementwise.c ----------------------------------------------------- */
 /* out[dims] = a op b, with a/b read through strides (0 = broadcast). */
-#define BF_DECLARE_BINARY(name)                                                      \
-  void bf_##name##_f32(const float *a, const float *b, float *out, const int32_t *dims, \
+#define BF_DECLARE_BINARY(name)                                                                    \
+  void bf_##name##_f32(const float *a, const float *b, float *out, const int32_t *dims,            \
                        const int32_t *aStrides, const int32_t *bStrides);
 BF_DECLARE_BINARY(add)
 BF_DECLARE_BINARY(sub)
@@ -258,7 +250,7 @@ BF_DECLARE_BINARY(fmod)
 #undef BF_DECLARE_BINARY
 /* out[i] = f(in[i]) for n elements; a/b are the operator's parameters
  * (clip: min,max; leaky_relu/elu: alpha; hard_sigmoid: alpha,beta). */
-#define BF_DECLARE_UNARY(name)                                                   \
+#define BF_DECLARE_UNARY(name)                                                                     \
   void bf_##name##_f32(const float *in, float *out, int32_t n, float a, float b);
 BF_DECLARE_UNARY(relu)
 BF_DECLARE_UNARY(clip)
@@ -276,8 +268,8 @@ BF_DECLARE_UNARY(reciprocal)
 #undef BF_DECLARE_UNARY
 /* ---- logic.c ----------------------------------------------------------- */
 /* out[dims] (bool bytes) = a op b (bf_compare_op), strides as the binary ops. */
-#define BF_DECLARE_COMPARE(name, T)                                                  \
-  void bf_compare_##name(const T *a, const T *b, uint8_t *out, const int32_t *dims,  \
+#define BF_DECLARE_COMPARE(name, T)                                                                \
+  void bf_compare_##name(const T *a, const T *b, uint8_t *out, const int32_t *dims,                \
                          const int32_t *sa, const int32_t *sb, int32_t op);
 BF_DECLARE_COMPARE(f32, float)
 BF_DECLARE_COMPARE(i8, int8_t)
@@ -289,10 +281,9 @@ void bf_logical_u8(const uint8_t *a, const uint8_t *b, uint8_t *out, const int32
                    const int32_t *sa, const int32_t *sb, int32_t op);
 void bf_not_u8(const uint8_t *in, uint8_t *out, int32_t n);
 /* out[dims] = cond ? a : b, elements of 1, 4 or 8 bytes. */
-#define BF_DECLARE_WHERE(name, T)                                                    \
-  void bf_where_##name(const uint8_t *cond, const T *a, const T *b, T *out,          \
-                       const int32_t *dims, const int32_t *sc, const int32_t *sa,    \
-                       const int32_t *sb);
+#define BF_DECLARE_WHERE(name, T)                                                                  \
+  void bf_where_##name(const uint8_t *cond, const T *a, const T *b, T *out, const int32_t *dims,   \
+                       const int32_t *sc, const int32_t *sa, const int32_t *sb);
 BF_DECLARE_WHERE(u8, uint8_t)
 BF_DECLARE_WHERE(u32, uint32_t)
 BF_DECLARE_WHERE(u64, uint64_t)
@@ -303,23 +294,21 @@ BF_DECLARE_WHERE(u64, uint64_t)
  * indexed axis has dataDim entries in data, indexDim in indices/updates;
  * outer/inner are the dims before/after it. */
 enum bf_scatter_reduction { BF_SCATTER_NONE = 0, BF_SCATTER_ADD = 1, BF_SCATTER_MUL = 2 };
-#define BF_DECLARE_INDEX_KERNELS(name, I)                                             \
-  void bf_gather_elements_##name(const uint8_t *data, const I *indices, uint8_t *out, \
-                                 int32_t outer, int32_t dataDim, int32_t indexDim,   \
-                                 int32_t inner, int32_t elemSize);                   \
-  /* out already holds data; reduction add/mul on float32 only. */                  \
-  void bf_scatter_elements_##name(uint8_t *out, const I *indices,                    \
-                                  const uint8_t *updates, int32_t outer,             \
-                                  int32_t dataDim, int32_t indexDim, int32_t inner,  \
-                                  int32_t elemSize, int32_t reduction);              \
-  /* Tuples of k indices into data dims (dims, element strides) per batch. */        \
-  void bf_gather_nd_##name(const uint8_t *data, const I *indices, uint8_t *out,       \
-                           int32_t batches, int32_t tuples, int32_t k,                \
-                           const int32_t *dims, const int32_t *strides,               \
-                           int32_t batchStride, int32_t slice, int32_t elemSize);     \
-  /* values = [off, on]; the one-hot axis has depth entries. */                      \
-  void bf_one_hot_##name(const I *indices, const uint8_t *values, uint8_t *out,       \
-                         int32_t outer, int32_t depth, int32_t inner, int32_t elemSize);
+#define BF_DECLARE_INDEX_KERNELS(name, I)                                                          \
+  void bf_gather_elements_##name(const uint8_t *data, const I *indices, uint8_t *out,              \
+                                 int32_t outer, int32_t dataDim, int32_t indexDim, int32_t inner,  \
+                                 int32_t elemSize);                                                \
+  /* out already holds data; reduction add/mul on float32 only. */                                 \
+  void bf_scatter_elements_##name(uint8_t *out, const I *indices, const uint8_t *updates,          \
+                                  int32_t outer, int32_t dataDim, int32_t indexDim, int32_t inner, \
+                                  int32_t elemSize, int32_t reduction);                            \
+  /* Tuples of k indices into data dims (dims, element strides) per batch. */                      \
+  void bf_gather_nd_##name(const uint8_t *data, const I *indices, uint8_t *out, int32_t batches,   \
+                           int32_t tuples, int32_t k, const int32_t *dims, const int32_t *strides, \
+                           int32_t batchStride, int32_t slice, int32_t elemSize);                  \
+  /* values = [off, on]; the one-hot axis has depth entries. */                                    \
+  void bf_one_hot_##name(const I *indices, const uint8_t *values, uint8_t *out, int32_t outer,     \
+                         int32_t depth, int32_t inner, int32_t elemSize);
 BF_DECLARE_INDEX_KERNELS(i32, int32_t)
 BF_DECLARE_INDEX_KERNELS(i64, int64_t)
 BF_DECLARE_INDEX_KERNELS(f32, float)
@@ -333,8 +322,8 @@ void bf_unary_f32(const float *in, float *out, int32_t n, int32_t op, float a, f
 
 /* Integer out[dims] = a op b (op: bf_binary_op except PRelu), strides as above.
  * Add/Sub/Mul wrap; Div truncates toward zero, x / 0 = 0. */
-#define BF_DECLARE_INT_BINARY(name, T)                                              \
-  void bf_binary_##name(const T *a, const T *b, T *out, const int32_t *dims,        \
+#define BF_DECLARE_INT_BINARY(name, T)                                                             \
+  void bf_binary_##name(const T *a, const T *b, T *out, const int32_t *dims,                       \
                         const int32_t *aStrides, const int32_t *bStrides, int32_t op);
 BF_DECLARE_INT_BINARY(i8, int8_t)
 BF_DECLARE_INT_BINARY(u8, uint8_t)
@@ -342,7 +331,7 @@ BF_DECLARE_INT_BINARY(i32, int32_t)
 BF_DECLARE_INT_BINARY(i64, int64_t)
 #undef BF_DECLARE_INT_BINARY
 /* out[i] = min(max(in[i], *lo), *hi); a NULL bound is absent. */
-#define BF_DECLARE_CLIP_BOUNDS(name, T)                                             \
+#define BF_DECLARE_CLIP_BOUNDS(name, T)                                                            \
   void bf_clip_bounds_##name(const T *in, T *out, int32_t n, const T *lo, const T *hi);
 BF_DECLARE_CLIP_BOUNDS(f32, float)
 BF_DECLARE_CLIP_BOUNDS(i8, int8_t)
@@ -380,8 +369,8 @@ void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight
  * source rows is piece 0's row, then piece 1's, ...; piece i goes to region
  * pieces[3i] (1 mutableWeight, 2 activations; -1: nobody reads it, skip its
  * bytes) at byte offset pieces[3i+1], and its rows are pieces[3i+2] bytes. */
-void bf_split_table(const uint8_t *src, uint8_t *mutableWeight, uint8_t *activations,
-                    int32_t rows, int32_t count, const int32_t *pieces);
+void bf_split_table(const uint8_t *src, uint8_t *mutableWeight, uint8_t *activations, int32_t rows,
+                    int32_t count, const int32_t *pieces);
 /* out[outDims] from in[inDims] padded by padBegin (6-D), mode bf_pad_mode.
  * Pad only moves elements: u8/u32/u64 serve every type of that size (value
  * is the constant's bit pattern). */
@@ -389,12 +378,10 @@ void bf_pad_f32(const float *in, float *out, const int32_t *inDims, const int32_
                 const int32_t *padBegin, int32_t mode, float value);
 void bf_pad_u8(const uint8_t *in, uint8_t *out, const int32_t *inDims, const int32_t *outDims,
                const int32_t *padBegin, int32_t mode, uint8_t value);
-void bf_pad_u32(const uint32_t *in, uint32_t *out, const int32_t *inDims,
-                const int32_t *outDims, const int32_t *padBegin, int32_t mode,
-                uint32_t value);
-void bf_pad_u64(const uint64_t *in, uint64_t *out, const int32_t *inDims,
-                const int32_t *outDims, const int32_t *padBegin, int32_t mode,
-                uint64_t value);
+void bf_pad_u32(const uint32_t *in, uint32_t *out, const int32_t *inDims, const int32_t *outDims,
+                const int32_t *padBegin, int32_t mode, uint32_t value);
+void bf_pad_u64(const uint64_t *in, uint64_t *out, const int32_t *inDims, const int32_t *outDims,
+                const int32_t *padBegin, int32_t mode, uint64_t value);
 /* 2-D resize of NC planes IHxIW -> OHxOW with precomputed source indices
  * (the code generator applies the coordinate transformation and rounding). */
 void bf_resize_nearest_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
@@ -402,8 +389,7 @@ void bf_resize_nearest_f32(const float *in, float *out, int32_t NC, int32_t IH, 
 /* Bilinear: row oh blends input rows h0[oh], h1[oh] with weight hw[oh] on h1. */
 void bf_resize_linear_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
                           int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
-                          const float *hw, const int32_t *w0, const int32_t *w1,
-                          const float *ww);
+                          const float *hw, const int32_t *w0, const int32_t *w1, const float *ww);
 /* Writes `value` to every pixel outside rows [hBegin, hEnd) x columns
  * [wBegin, wEnd) of NC planes OHxOW (Resize tf_crop_and_resize). */
 void bf_fill_outside_f32(float *out, int32_t NC, int32_t OH, int32_t OW, int32_t hBegin,
@@ -417,9 +403,9 @@ void bf_gather_i32(const uint8_t *data, const int32_t *indices, uint8_t *out, in
 /* Plain byte copy (a view whose storage could not be shared). */
 void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n);
 /* Trilu on in[batch][rows][cols] (elements of 1, 4 or 8 bytes). */
-#define BF_DECLARE_TRILU(name, T)                                                    \
-  void bf_trilu_##name(const T *in, T *out, int32_t batch, int32_t rows, int32_t cols, \
-                       int32_t k, int32_t upper);
+#define BF_DECLARE_TRILU(name, T)                                                                  \
+  void bf_trilu_##name(const T *in, T *out, int32_t batch, int32_t rows, int32_t cols, int32_t k,  \
+                       int32_t upper);
 BF_DECLARE_TRILU(u8, uint8_t)
 BF_DECLARE_TRILU(u32, uint32_t)
 BF_DECLARE_TRILU(u64, uint64_t)

@@ -45,24 +45,22 @@ extern "C" {
  * CMSIS-NN: arm_convolve_wrapper_s8 (cmsis_nn_conv_params: input_offset,
  * output_offset, stride, padding, dilation, activation;
  * cmsis_nn_per_channel_quant_params: multiplier, shift). */
-void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                  int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
-                  int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                  int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
-                  int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
-                  const int32_t *outShift, int32_t perChannel, int32_t actMin,
-                  int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                  const int32_t *biasShift);
+void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
+                  int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+                  int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                  int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
+                  int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
+                  int32_t perChannel, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                  const int32_t *biasMult, const int32_t *biasShift);
 /* Depthwise: groups == C, M = C * chMult, w [M,1,KH,KW]; output channel
  * c * chMult + k reads input channel c.
  * CMSIS-NN: arm_depthwise_conv_wrapper_s8 (cmsis_nn_dw_conv_params adds
  * ch_mult). */
-void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
-                            int8_t *out, int32_t N, int32_t C, int32_t H, int32_t W,
-                            int32_t chMult, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                            int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                            int32_t dilH, int32_t dilW, int32_t inputOffset,
-                            int32_t outputOffset, const int32_t *outMult,
+void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                            int32_t N, int32_t C, int32_t H, int32_t W, int32_t chMult, int32_t OH,
+                            int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                            int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                            int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
                             const int32_t *outShift, int32_t perChannel, int32_t actMin,
                             int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
                             const int32_t *biasShift);
@@ -76,82 +74,76 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
                        int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
                        int32_t groups, int32_t inputOffset, int32_t outputOffset,
                        const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
-                       int32_t actMin, int32_t actMax, const int8_t *bias8,
-                       const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
-                       int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
-                       int32_t psW, int32_t ppadT, int32_t ppadL, int32_t pdilH, int32_t pdilW,
-                       int32_t poolMin, int32_t poolMax);
+                       int32_t actMin, int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                       const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW, int32_t PKH,
+                       int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL,
+                       int32_t pdilH, int32_t pdilW, int32_t poolMin, int32_t poolMax);
 /* The same conv with an AveragePool whose windows do not overlap vertically
  * (psH >= PKH); the pool arguments are bf_avgpool2d_s8's. Scratch: chunk*CW
  * bytes rounded up to 4, then chunk*PW int32 sums. */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
-                          int32_t M, int32_t CH, int32_t CW, int32_t KH, int32_t KW,
-                          int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                          int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
-                          int32_t outputOffset, const int32_t *outMult,
-                          const int32_t *outShift, int32_t perChannel, int32_t actMin,
-                          int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                          const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW,
-                          int32_t PKH, int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT,
-                          int32_t ppadL, int32_t ppadB, int32_t ppadR, int32_t countIncludePad,
-                          int32_t padValue, int32_t poolMin, int32_t poolMax);
+                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                          int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
+                          int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                          int32_t groups, int32_t inputOffset, int32_t outputOffset,
+                          const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                          int32_t actMin, int32_t actMax, const int8_t *bias8,
+                          const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
+                          int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
+                          int32_t psW, int32_t ppadT, int32_t ppadL, int32_t ppadB, int32_t ppadR,
+                          int32_t countIncludePad, int32_t padValue, int32_t poolMin,
+                          int32_t poolMax);
 
 /* --memory-opt >= 1: depthwise (chMult 1) with `out` == `in` allowed; one
  * output plane of scratch (int8_conv_inplace.c). */
-void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
-                             int8_t *out, int8_t *scratch, int32_t N, int32_t C, int32_t H,
-                             int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                             int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                             int32_t dilH, int32_t dilW, int32_t inputOffset,
-                             int32_t outputOffset, const int32_t *outMult,
-                             const int32_t *outShift, int32_t perChannel, int32_t actMin,
-                             int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                             const int32_t *biasShift);
+void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                             int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
+                             int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
+                             int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
+                             int32_t dilW, int32_t inputOffset, int32_t outputOffset,
+                             const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                             int32_t actMin, int32_t actMax, const int8_t *bias8,
+                             const int32_t *biasMult, const int32_t *biasShift);
 /* 1x1 conv (stride 1, no pad, N = 1) with `out` == `in` allowed, `rows`
  * whole rows at a time; scratch: M * rows * W bytes (int8_conv_inplace.c). */
-void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
-                             int8_t *out, int8_t *scratch, int32_t C, int32_t H, int32_t W,
-                             int32_t M, int32_t rows, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift,
-                             int32_t perChannel, int32_t actMin, int32_t actMax,
-                             const int8_t *bias8, const int32_t *biasMult,
-                             const int32_t *biasShift);
+void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                             int8_t *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
+                             int32_t rows, int32_t inputOffset, int32_t outputOffset,
+                             const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                             int32_t actMin, int32_t actMax, const int8_t *bias8,
+                             const int32_t *biasMult, const int32_t *biasShift);
 /* Gemm: out[batches, outDepth] from in[batches, accumDepth]; w is
  * [outDepth, accumDepth] when transB (CMSIS-NN's layout), else
  * [accumDepth, outDepth]. CMSIS-NN: arm_fully_connected_s8 (per tensor) /
  * arm_fully_connected_per_channel_s8 (cmsis_nn_fc_params: input_offset,
  * filter_offset, output_offset, activation). */
-void bf_fully_connected_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
-                           int8_t *out, int32_t batches, int32_t accumDepth,
-                           int32_t outDepth, int32_t transB, int32_t inputOffset,
-                           int32_t filterOffset, int32_t outputOffset,
-                           const int32_t *outMult, const int32_t *outShift,
-                           int32_t perChannel, int32_t actMin, int32_t actMax,
-                           const int8_t *bias8, const int32_t *biasMult,
-                           const int32_t *biasShift);
+void bf_fully_connected_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                           int32_t batches, int32_t accumDepth, int32_t outDepth, int32_t transB,
+                           int32_t inputOffset, int32_t filterOffset, int32_t outputOffset,
+                           const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                           int32_t actMin, int32_t actMax, const int8_t *bias8,
+                           const int32_t *biasMult, const int32_t *biasShift);
 
 /* ---- int8_pool.c ------------------------------------------------------- */
 /* NC planes HxW -> OHxOW; output parameters equal the input's.
  * CMSIS-NN: arm_max_pool_s8 (cmsis_nn_pool_params: stride, padding,
  * activation). Padding never wins. */
-void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
-                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                     int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
-                     int32_t actMin, int32_t actMax);
+void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t actMin,
+                     int32_t actMax);
 /* Average of the window's int8 values rounded half away from zero (TFLM and
  * arm_avgpool_s8). countIncludePad 0 divides by the valid elements (CMSIS-NN);
  * 1 (ONNX count_include_pad) counts padded positions inside
  * [-padT, H+padB) x [-padL, W+padR) as `padValue` (the zero point).
  * CMSIS-NN: arm_avgpool_s8 (countIncludePad 0 only). */
-void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
-                     int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                     int32_t strideW, int32_t padT, int32_t padL, int32_t padB, int32_t padR,
-                     int32_t countIncludePad, int32_t padValue, int32_t actMin,
-                     int32_t actMax);
+void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                     int32_t padT, int32_t padL, int32_t padB, int32_t padR,
+                     int32_t countIncludePad, int32_t padValue, int32_t actMin, int32_t actMax);
 /* GlobalAveragePool: arm_avgpool_s8 with a HxW window. */
-void bf_global_avgpool_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t HW,
-                          int32_t actMin, int32_t actMax);
+void bf_global_avgpool_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t HW, int32_t actMin,
+                          int32_t actMax);
 
 /* ---- int8_elementwise.c ------------------------------------------------ */
 /* out[dims] (dense, 6-D) = a + b read through strides (0 broadcasts), TFLM's
@@ -159,16 +151,16 @@ void bf_global_avgpool_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t HW,
  * common scale, summed, requantized to the output. Safe in place.
  * CMSIS-NN: arm_elementwise_add_s8 (same argument order; no broadcasting). */
 void bf_add_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
-               int32_t aMult, int32_t aShift, int32_t bOffset, int32_t bMult, int32_t bShift,
-               int32_t leftShift, int32_t outOffset, int32_t outMult, int32_t outShift,
-               int32_t actMin, int32_t actMax);
+               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t aMult,
+               int32_t aShift, int32_t bOffset, int32_t bMult, int32_t bShift, int32_t leftShift,
+               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
+               int32_t actMax);
 /* out = requantize((a + aOffset) * (b + bOffset)) + outOffset, clamped.
  * CMSIS-NN: arm_elementwise_mul_s8. Safe in place. */
 void bf_mul_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
-               int32_t bOffset, int32_t outOffset, int32_t outMult, int32_t outShift,
-               int32_t actMin, int32_t actMax);
+               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t bOffset,
+               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
+               int32_t actMax);
 /* Relu/Clip with equal input/output parameters: out = clamp(in). Safe in place. */
 void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32_t actMax);
 /* Rescale (and Clip/Relu whose parameters change): out = clamp(requantize(
@@ -179,15 +171,13 @@ void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, i
  * copy of bf_copy_strided_u8 with bf_rescale_s8's arithmetic (no clamp
  * beyond int8). */
 void bf_rescale_strided_s8(const int8_t *src, int8_t *dst, const int32_t *dims,
-                           const int32_t *srcStrides, const int32_t *dstStrides,
-                           int32_t inOffset, int32_t mult, int32_t shift, int32_t outOffset);
+                           const int32_t *srcStrides, const int32_t *dstStrides, int32_t inOffset,
+                           int32_t mult, int32_t shift, int32_t outOffset);
 /* Quantize: q = clamp(round_half_away(x / scale) + zeroPoint, -128, 127)
  * (TFLM AffineQuantize; NaN gives zeroPoint). */
-void bf_quantize_f32_s8(const float *in, int8_t *out, int32_t n, float scale,
-                        int32_t zeroPoint);
+void bf_quantize_f32_s8(const float *in, int8_t *out, int32_t n, float scale, int32_t zeroPoint);
 /* Dequantize: x = scale * (q - zeroPoint). */
-void bf_dequantize_s8_f32(const int8_t *in, float *out, int32_t n, float scale,
-                          int32_t zeroPoint);
+void bf_dequantize_s8_f32(const int8_t *in, float *out, int32_t n, float scale, int32_t zeroPoint);
 
 /* ---- int8_softmax.c ---------------------------------------------------- */
 /* Softmax over `axis` elements spaced `inner` apart, for `outer` blocks;

@@ -81,10 +81,9 @@ enum {
  * BF_CONV_MB blocks (measured no slower than one-vector tiles for
  * depthwise). The inner loop runs over contiguous output columns. */
 BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk, float b0,
-                               float *restrict o, int32_t Cg, int32_t H, int32_t W,
-                               int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                               int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                               int32_t dilH, int32_t dilW) {
+                               float *restrict o, int32_t Cg, int32_t H, int32_t W, int32_t OH,
+                               int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                               int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   for (int32_t i = 0; i < outPlane; ++i)
     o[i] = b0;
@@ -98,8 +97,7 @@ BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk
         bf_valid_range(OW, W, strideW, padL, kw * dilW, &owBegin, &owEnd);
         const float k = wk[(int64_t)c * taps + kh * KW + kw];
         for (int32_t oh = ohBegin; oh < ohEnd; ++oh) {
-          const float *xr =
-              xc + (int64_t)(oh * strideH - padT + kh * dilH) * W - padL + kw * dilW;
+          const float *xr = xc + (int64_t)(oh * strideH - padT + kh * dilH) * W - padL + kw * dilW;
           float *orow = o + oh * OW;
           if (strideW == 1) {
             for (int32_t ow = owBegin; ow < owEnd; ++ow)
@@ -122,9 +120,9 @@ BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk
  * just drop their taps (`rows` < 3, row pointers and weights shifted); columns
  * cut by the left/right padding take the checked scalar path. */
 BF_INLINE void bf_dw3x3_span(const float *restrict r0, const float *restrict r1,
-                             const float *restrict r2, const float *restrict k,
-                             int32_t rows, float b, float *restrict o, int32_t begin,
-                             int32_t end, int32_t stride, int32_t iwOff) {
+                             const float *restrict r2, const float *restrict k, int32_t rows,
+                             float b, float *restrict o, int32_t begin, int32_t end, int32_t stride,
+                             int32_t iwOff) {
   const float k0 = k[0], k1 = k[1], k2 = k[2];
   if (rows == 3) {
     const float k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
@@ -159,23 +157,21 @@ BF_INLINE void bf_dw3x3_span(const float *restrict r0, const float *restrict r1,
 #define BF_SHARED static __attribute__((noinline))
 
 BF_SHARED void bf_dw3x3_s1(const float *restrict r0, const float *restrict r1,
-                           const float *restrict r2, const float *restrict k, int32_t rows,
-                           float b, float *restrict o, int32_t begin, int32_t end,
-                           int32_t iwOff) {
+                           const float *restrict r2, const float *restrict k, int32_t rows, float b,
+                           float *restrict o, int32_t begin, int32_t end, int32_t iwOff) {
   bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, 1, iwOff);
 }
 
 BF_SHARED void bf_dw3x3_s2(const float *restrict r0, const float *restrict r1,
-                           const float *restrict r2, const float *restrict k, int32_t rows,
-                           float b, float *restrict o, int32_t begin, int32_t end,
-                           int32_t iwOff) {
+                           const float *restrict r2, const float *restrict k, int32_t rows, float b,
+                           float *restrict o, int32_t begin, int32_t end, int32_t iwOff) {
   bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, 2, iwOff);
 }
 
 BF_SHARED void bf_dw3x3_sn(const float *restrict r0, const float *restrict r1,
-                           const float *restrict r2, const float *restrict k, int32_t rows,
-                           float b, float *restrict o, int32_t begin, int32_t end,
-                           int32_t stride, int32_t iwOff) {
+                           const float *restrict r2, const float *restrict k, int32_t rows, float b,
+                           float *restrict o, int32_t begin, int32_t end, int32_t stride,
+                           int32_t iwOff) {
   bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, stride, iwOff);
 }
 
@@ -201,8 +197,8 @@ BF_INLINE void bf_dw3x3_checked(const float *const *rp, const float *restrict k,
 BF_INLINE void bf_depthwise3x3(const float *restrict x, const float *restrict w,
                                const float *restrict bias, float *restrict out, int32_t C,
                                int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t strideH,
-                               int32_t strideW, int32_t padT, int32_t padL, int32_t act,
-                               float actA, float actB) {
+                               int32_t strideW, int32_t padT, int32_t padL, int32_t act, float actA,
+                               float actB) {
   int32_t owSafeBegin, owSafeEnd;
   bf_valid_range(OW, W - 2, strideW, padL, 0, &owSafeBegin, &owSafeEnd);
   if (owSafeEnd < owSafeBegin)
@@ -261,8 +257,7 @@ BF_INLINE void bf_depthwise3x3(const float *restrict x, const float *restrict w,
         else if (strideW == 2)
           bf_dw3x3_s2(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, -padL);
         else
-          bf_dw3x3_sn(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, strideW,
-                      -padL);
+          bf_dw3x3_sn(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, strideW, -padL);
         bf_dw3x3_checked(rp, k, rows, b, o, owSafeEnd, OW, strideW, -padL, W);
       }
       /* Activation while the row is in L1. */
@@ -305,8 +300,8 @@ typedef float bf_pw_vec __attribute__((vector_size(4 * BF_PW_VL)));
 BF_INLINE void bf_pw_tile(const float *restrict x, const float *restrict w,
                           const float *restrict bias, float *restrict out, int32_t P, int64_t xs,
                           int32_t C, int32_t kc, int32_t mb, int32_t nv, const int32_t *col,
-                          int32_t storeFrom, int32_t first, int32_t last, int32_t act,
-                          float actA, float actB) {
+                          int32_t storeFrom, int32_t first, int32_t last, int32_t act, float actA,
+                          float actB) {
   bf_pw_vec acc[BF_PW_MB][BF_PW_NV];
   for (int32_t mi = 0; mi < mb; ++mi)
     for (int32_t j = 0; j < nv; ++j) {
@@ -351,9 +346,8 @@ BF_INLINE void bf_pw_tile(const float *restrict x, const float *restrict w,
 
 /* Every channel block of one column tile (`nv` vectors at col[]). */
 BF_INLINE void bf_pw_columns(const float *restrict x, const float *restrict w,
-                             const float *restrict bias, float *restrict out, int32_t P,
-                             int64_t xs, int32_t C, int32_t M, int32_t kc, int32_t nv,
-                             const int32_t *col,
+                             const float *restrict bias, float *restrict out, int32_t P, int64_t xs,
+                             int32_t C, int32_t M, int32_t kc, int32_t nv, const int32_t *col,
                              int32_t storeFrom, int32_t first, int32_t last, int32_t act,
                              float actA, float actB) {
   int32_t m = 0;
@@ -361,34 +355,28 @@ BF_INLINE void bf_pw_columns(const float *restrict x, const float *restrict w,
     bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, xs, C, kc,
                BF_PW_MB, nv, col, storeFrom, first, last, act, actA, actB);
   for (; m < M; ++m)
-    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, xs, C, kc,
-               1, nv, col, storeFrom, first, last, act, actA, actB);
+    bf_pw_tile(x, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, P, xs, C, kc, 1,
+               nv, col, storeFrom, first, last, act, actA, actB);
 }
 
 BF_SHARED void bf_pw_cols1(const float *restrict x, const float *restrict w,
-                           const float *restrict bias, float *restrict out, int32_t P,
-                           int64_t xs, int32_t C, int32_t M, int32_t kc, const int32_t *col,
-                           int32_t storeFrom, int32_t first, int32_t last, int32_t act,
-                           float actA, float actB) {
-  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 1, col, storeFrom, first, last, act, actA,
-                actB);
+                           const float *restrict bias, float *restrict out, int32_t P, int64_t xs,
+                           int32_t C, int32_t M, int32_t kc, const int32_t *col, int32_t storeFrom,
+                           int32_t first, int32_t last, int32_t act, float actA, float actB) {
+  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 1, col, storeFrom, first, last, act, actA, actB);
 }
 #if BF_PW_NV == 3
 BF_SHARED void bf_pw_cols2(const float *restrict x, const float *restrict w,
-                           const float *restrict bias, float *restrict out, int32_t P,
-                           int64_t xs, int32_t C, int32_t M, int32_t kc, const int32_t *col,
-                           int32_t storeFrom, int32_t first, int32_t last, int32_t act,
-                           float actA, float actB) {
-  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 2, col, storeFrom, first, last, act, actA,
-                actB);
+                           const float *restrict bias, float *restrict out, int32_t P, int64_t xs,
+                           int32_t C, int32_t M, int32_t kc, const int32_t *col, int32_t storeFrom,
+                           int32_t first, int32_t last, int32_t act, float actA, float actB) {
+  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 2, col, storeFrom, first, last, act, actA, actB);
 }
 BF_SHARED void bf_pw_cols3(const float *restrict x, const float *restrict w,
-                           const float *restrict bias, float *restrict out, int32_t P,
-                           int64_t xs, int32_t C, int32_t M, int32_t kc, const int32_t *col,
-                           int32_t storeFrom, int32_t first, int32_t last, int32_t act,
-                           float actA, float actB) {
-  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 3, col, storeFrom, first, last, act, actA,
-                actB);
+                           const float *restrict bias, float *restrict out, int32_t P, int64_t xs,
+                           int32_t C, int32_t M, int32_t kc, const int32_t *col, int32_t storeFrom,
+                           int32_t first, int32_t last, int32_t act, float actA, float actB) {
+  bf_pw_columns(x, w, bias, out, P, xs, C, M, kc, 3, col, storeFrom, first, last, act, actA, actB);
 }
 #define bf_pw_colsN bf_pw_cols3
 #else
@@ -399,9 +387,8 @@ BF_SHARED void bf_pw_cols3(const float *restrict x, const float *restrict w,
  * xs floats apart (P for a whole plane, more for a band of its rows). Needs
  * P >= BF_PW_VL. */
 BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
-                            const float *restrict bias, float *restrict out, int32_t C,
-                            int32_t M, int32_t P, int64_t xs, int32_t act, float actA,
-                            float actB) {
+                            const float *restrict bias, float *restrict out, int32_t C, int32_t M,
+                            int32_t P, int64_t xs, int32_t act, float actA, float actB) {
   const int32_t NB = BF_PW_NV * BF_PW_VL;
   const int32_t pFull = P - P % NB, rest = P - pFull;
   /* Tail vectors: ceil(rest / VL) of them, the last ending at column P. */
@@ -417,32 +404,28 @@ BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
     const int32_t first = c0 == 0, last = c0 + kc == C;
     const float *xk = x + (int64_t)c0 * xs, *wk = w + c0;
     for (int32_t p0 = 0; p0 < pFull; p0 += NB)
-      bf_pw_colsN(xk + p0, wk, bias, out + p0, P, xs, C, M, kc, fullCol, 0, first, last, act,
-                  actA, actB);
+      bf_pw_colsN(xk + p0, wk, bias, out + p0, P, xs, C, M, kc, fullCol, 0, first, last, act, actA,
+                  actB);
 #if BF_PW_NV == 3
     if (tailNv == 3)
-      bf_pw_cols3(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA,
-                  actB);
+      bf_pw_cols3(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
     else if (tailNv == 2)
-      bf_pw_cols2(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA,
-                  actB);
+      bf_pw_cols2(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
     else
 #endif
-    if (tailNv >= 1)
-      bf_pw_cols1(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA,
-                  actB);
+        if (tailNv >= 1)
+      bf_pw_cols1(xk, wk, bias, out, P, xs, C, M, kc, tailCol, pFull, first, last, act, actA, actB);
   }
 }
 
 /* Direct convolution, no scratch memory. Output channels go BF_CONV_MB at
  * a time through register tiles (bf_conv_blocks); depthwise and leftover
  * channels use the per-tap scatter (bf_conv_channel). */
-void bf_conv2d_f32(const float *restrict in, const float *restrict w,
-                   const float *restrict bias, float *restrict out, int32_t N, int32_t C,
-                   int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-                   int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                   int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA,
-                   float actB) {
+void bf_conv2d_f32(const float *restrict in, const float *restrict w, const float *restrict bias,
+                   float *restrict out, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                   int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                   int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
+                   int32_t act, float actA, float actB) {
   /* A 1x1, stride-1 convolution over a band of whole rows (rows -padT ..
    * -padT + OH - 1: all of them, or the few bf_pointwise_inplace_f32 computes
    * at a time) is a matrix product over those rows, input channels a plane
@@ -462,8 +445,8 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
   }
   /* Otherwise a 1x1, stride-1, unpadded convolution over the whole plane
    * still runs best as one long row through the direct loops. */
-  if (KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padT == 0 && padL == 0 &&
-      OH == H && OW == W) {
+  if (KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padT == 0 && padL == 0 && OH == H &&
+      OW == W) {
     W = H * W;
     OW = W;
     H = 1;
@@ -473,8 +456,8 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   if (!bf_size_first && Cg == 1 && Mg == 1 && KH == 3 && KW == 3 && dilH == 1 && dilW == 1) {
     for (int32_t n = 0; n < N; ++n)
-      bf_depthwise3x3(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane,
-                      C, H, W, OH, OW, strideH, strideW, padT, padL, act, actA, actB);
+      bf_depthwise3x3(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane, C, H,
+                      W, OH, OW, strideH, strideW, padT, padL, act, actA, actB);
     return;
   }
   for (int32_t n = 0; n < N; ++n) {
@@ -485,20 +468,20 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
       if (blocks > 0 && !bf_size_first && strideW == 1 && dilW == 1 && W >= BF_WIDE_PB &&
           OW >= BF_WIDE_PB)
         bf_conv_blocks_wide(x, w + (int64_t)g * Mg * Cg * taps, bias ? bias + g * Mg : 0,
-                            out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH,
-                            OW, KH, KW, strideH, strideW, padT, padL, dilH, dilW);
+                            out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH, OW,
+                            KH, KW, strideH, strideW, padT, padL, dilH, dilW);
       else
 #endif
-      if (blocks > 0)
+          if (blocks > 0)
         bf_conv_blocks(x, w + (int64_t)g * Mg * Cg * taps, bias ? bias + g * Mg : 0,
-                       out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH, OW,
-                       KH, KW, strideH, strideW, padT, padL, dilH, dilW);
+                       out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH, OW, KH, KW,
+                       strideH, strideW, padT, padL, dilH, dilW);
       int32_t mb = blocks * BF_CONV_MB;
       for (; mb < Mg; ++mb) {
         const int32_t m = g * Mg + mb;
         bf_conv_channel(x, w + (int64_t)m * Cg * taps, bias ? bias[m] : 0.0f,
-                        out + ((int64_t)n * M + m) * outPlane, Cg, H, W, OH, OW, KH, KW,
-                        strideH, strideW, padT, padL, dilH, dilW);
+                        out + ((int64_t)n * M + m) * outPlane, Cg, H, W, OH, OW, KH, KW, strideH,
+                        strideW, padT, padL, dilH, dilW);
       }
     }
   }
@@ -508,12 +491,11 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w,
 /* Transposed convolution as a scatter: every input pixel adds weight *
  * value to the output taps it reaches. */
 void bf_conv_transpose2d_f32(const float *restrict in, const float *restrict w,
-                             const float *restrict bias, float *restrict out, int32_t N,
-                             int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
-                             int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                             int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
-                             int32_t dilW, int32_t groups, int32_t act, float actA,
-                             float actB) {
+                             const float *restrict bias, float *restrict out, int32_t N, int32_t C,
+                             int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+                             int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
+                             int32_t padL, int32_t dilH, int32_t dilW, int32_t groups, int32_t act,
+                             float actA, float actB) {
   const int32_t Cg = C / groups, Mg = M / groups;
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   for (int32_t n = 0; n < N; ++n) {
@@ -557,12 +539,11 @@ void bf_conv_transpose2d_f32(const float *restrict in, const float *restrict w,
  * Rare in MCU models, so plain direct loops without register tiles. The
  * spatial vectors are {D, H, W}: in/out extents, kernel, strides, padsBegin
  * (may be negative for ConvTranspose with output_shape), dilations. */
-void bf_conv3d_f32(const float *restrict in, const float *restrict w,
-                   const float *restrict bias, float *restrict out, int32_t N, int32_t C,
-                   int32_t M, const int32_t *inDims, const int32_t *outDims,
-                   const int32_t *kernel, const int32_t *strides, const int32_t *pads,
-                   const int32_t *dilations, int32_t groups, int32_t act, float actA,
-                   float actB) {
+void bf_conv3d_f32(const float *restrict in, const float *restrict w, const float *restrict bias,
+                   float *restrict out, int32_t N, int32_t C, int32_t M, const int32_t *inDims,
+                   const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
+                   const int32_t *pads, const int32_t *dilations, int32_t groups, int32_t act,
+                   float actA, float actB) {
   const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
   const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
   const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];
@@ -606,12 +587,11 @@ void bf_conv3d_f32(const float *restrict in, const float *restrict w,
 /* w [C, M/groups, KD, KH, KW]; scatters every input element (the definition
  * of the transposed convolution), then adds the bias and the activation. */
 void bf_conv_transpose3d_f32(const float *restrict in, const float *restrict w,
-                             const float *restrict bias, float *restrict out, int32_t N,
-                             int32_t C, int32_t M, const int32_t *inDims,
-                             const int32_t *outDims, const int32_t *kernel,
-                             const int32_t *strides, const int32_t *pads,
-                             const int32_t *dilations, int32_t groups, int32_t act,
-                             float actA, float actB) {
+                             const float *restrict bias, float *restrict out, int32_t N, int32_t C,
+                             int32_t M, const int32_t *inDims, const int32_t *outDims,
+                             const int32_t *kernel, const int32_t *strides, const int32_t *pads,
+                             const int32_t *dilations, int32_t groups, int32_t act, float actA,
+                             float actB) {
   const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
   const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
   const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];

@@ -16,10 +16,9 @@
 #include "kernel_util.h"
 
 void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
-                   int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW,
-                   int32_t KH, int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
-                   int32_t padL, int32_t dilH, int32_t dilW, int32_t groups, int32_t act,
-                   float actA, float actB);
+                   int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+                   int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                   int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA, float actB);
 
 /* Folds one computed conv row (mc channels starting at m0) into pool row ph. */
 BF_INLINE void bf_pool_fold_row(const float *restrict row, float *restrict out, int32_t mc,
@@ -43,14 +42,13 @@ BF_INLINE void bf_pool_fold_row(const float *restrict row, float *restrict out, 
 }
 
 void bf_conv_pool2d_f32(const float *restrict in, const float *restrict w,
-                        const float *restrict bias, float *restrict out,
-                        float *restrict scratch, int32_t N, int32_t C, int32_t H, int32_t W,
-                        int32_t M, int32_t CH, int32_t CW, int32_t KH, int32_t KW,
-                        int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                        int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA,
-                        float actB, int32_t chunk, int32_t isMax, int32_t PH, int32_t PW,
-                        int32_t PKH, int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT,
-                        int32_t ppadL, int32_t ppadB, int32_t ppadR, int32_t pdilH,
+                        const float *restrict bias, float *restrict out, float *restrict scratch,
+                        int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t CH,
+                        int32_t CW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                        int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
+                        int32_t act, float actA, float actB, int32_t chunk, int32_t isMax,
+                        int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH, int32_t psW,
+                        int32_t ppadT, int32_t ppadL, int32_t ppadB, int32_t ppadR, int32_t pdilH,
                         int32_t pdilW, int32_t countIncludePad) {
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
@@ -71,15 +69,14 @@ void bf_conv_pool2d_f32(const float *restrict in, const float *restrict w,
         continue;
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {
         const int32_t mc = M - m0 < chunk ? M - m0 : chunk;
-        bf_conv2d_f32(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H,
-                      W, mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
-                      dilW, groups, act, actA, actB);
+        bf_conv2d_f32(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H, W, mc,
+                      1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
+                      act, actA, actB);
         for (int32_t kh = 0; kh < PKH; ++kh) {
           const int32_t t = r + ppadT - kh * pdilH;
           if (t < 0 || t % psH != 0 || t / psH >= PH)
             continue;
-          bf_pool_fold_row(scratch, o, mc, m0, CW, PH, PW, t / psH, PKW, psW, ppadL, pdilW,
-                           isMax);
+          bf_pool_fold_row(scratch, o, mc, m0, CW, PH, PW, t / psH, PKW, psW, ppadL, pdilW, isMax);
         }
       }
     }

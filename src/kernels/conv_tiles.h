@@ -134,9 +134,9 @@ BF_INLINE void BF_CONV_TILE(const float *restrict x, const float *restrict w,
  * channel block consumes them. */
 BF_INLINE void BF_CONV_BLOCKS(const float *restrict x, const float *restrict w,
                               const float *restrict bias, float *restrict out, int32_t blocks,
-                              int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
-                              int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                              int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {
+                              int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t KH,
+                              int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
+                              int32_t padL, int32_t dilH, int32_t dilW) {
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   /* Output columns whose taps are all inside the row. */
   int32_t owSafeBegin, owSafeEnd;
@@ -166,30 +166,30 @@ BF_INLINE void BF_CONV_BLOCKS(const float *restrict x, const float *restrict w,
           if (inside && KW == 3)
             /* The most common kernel width, with its tap loop unrolled even in
              * a shared (unspecialised) copy of this kernel. */
-            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd,
-                         ihBase, dilH, iwBase, 1, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
+            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd, ihBase,
+                         dilH, iwBase, 1, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
           else if (inside)
-            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                         ihBase, dilH, iwBase, 1, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
+            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd, ihBase,
+                         dilH, iwBase, 1, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
           else if (ow0 == 0 && KW == 3)
             /* First tile: constant window offsets once specialised. */
-            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd,
-                         ihBase, dilH, -padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB, 0);
+            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd, ihBase,
+                         dilH, -padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB, 0);
           else if (ow0 == 0)
-            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                         ihBase, dilH, -padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB, 0);
+            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd, ihBase,
+                         dilH, -padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB, 0);
           else if (last && KW == 3)
-            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd,
-                         ihBase, dilH, lastStart - padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB,
+            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd, ihBase,
+                         dilH, lastStart - padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB,
                          ow0 - lastStart);
           else if (last)
-            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                         ihBase, dilH, lastStart - padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB,
+            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd, ihBase,
+                         dilH, lastStart - padL, 1, 1, BF_TILE_SHIFTED, BF_CONV_PB,
                          ow0 - lastStart);
           else
             /* Padding wider than a tile: lane by lane. */
-            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                         ihBase, dilH, iwBase, 1, 1, BF_TILE_CHECKED, BF_CONV_PB, 0);
+            BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd, ihBase,
+                         dilH, iwBase, 1, 1, BF_TILE_CHECKED, BF_CONV_PB, 0);
         }
         if (last)
           break;
@@ -207,19 +207,18 @@ BF_INLINE void BF_CONV_BLOCKS(const float *restrict x, const float *restrict w,
         const float *bm = bias ? bias + m : 0;
         float *o = out + (int64_t)m * outPlane + (int64_t)oh * OW + ow0;
         if (interior && strideW == 1 && KW == 3)
-          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
+          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, 3, taps, khBegin, khEnd, ihBase,
+                       dilH, iwBase, dilW, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
         else if (interior && strideW == 1)
-          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
+          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd, ihBase,
+                       dilH, iwBase, dilW, 1, BF_TILE_INSIDE, BF_CONV_PB, 0);
         else if (interior)
-          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, strideW, BF_TILE_INSIDE, BF_CONV_PB, 0);
+          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd, ihBase,
+                       dilH, iwBase, dilW, strideW, BF_TILE_INSIDE, BF_CONV_PB, 0);
         else
-          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd,
-                       ihBase, dilH, iwBase, dilW, strideW, BF_TILE_CHECKED, count, 0);
+          BF_CONV_TILE(x, wm, bm, o, outPlane, Cg, inPlane, W, KW, taps, khBegin, khEnd, ihBase,
+                       dilH, iwBase, dilW, strideW, BF_TILE_CHECKED, count, 0);
       }
     }
   }
 }
-

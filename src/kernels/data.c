@@ -1,27 +1,27 @@
 /*===- data.c - Data movement: strided copy, pad, resize, gather -----------===*/
 #include "kernel_util.h"
 
-#define BF_DEFINE_COPY_STRIDED(name, T)                                                 \
-  void bf_copy_strided_##name(const T *restrict src, T *restrict dst, const int32_t *dims, \
-                              const int32_t *ss, const int32_t *ds) {                    \
-    const int32_t n5 = dims[5], s5 = ss[5], d5 = ds[5];                                 \
-    for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                            \
-      for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                          \
-        for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                        \
-          for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                      \
-            for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                  \
-              const T *s = src + (int64_t)i0 * ss[0] + (int64_t)i1 * ss[1] +            \
-                           (int64_t)i2 * ss[2] + (int64_t)i3 * ss[3] + (int64_t)i4 * ss[4]; \
-              T *d = dst + (int64_t)i0 * ds[0] + (int64_t)i1 * ds[1] +                  \
-                     (int64_t)i2 * ds[2] + (int64_t)i3 * ds[3] + (int64_t)i4 * ds[4];   \
-              if (s5 == 1 && d5 == 1) {                                                 \
-                for (int32_t i = 0; i < n5; ++i)                                        \
-                  d[i] = s[i];                                                          \
-              } else {                                                                  \
-                for (int32_t i = 0; i < n5; ++i)                                        \
-                  d[(int64_t)i * d5] = s[(int64_t)i * s5];                              \
-              }                                                                         \
-            }                                                                           \
+#define BF_DEFINE_COPY_STRIDED(name, T)                                                            \
+  void bf_copy_strided_##name(const T *restrict src, T *restrict dst, const int32_t *dims,         \
+                              const int32_t *ss, const int32_t *ds) {                              \
+    const int32_t n5 = dims[5], s5 = ss[5], d5 = ds[5];                                            \
+    for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                                       \
+      for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                                     \
+        for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                                   \
+          for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                                 \
+            for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                             \
+              const T *s = src + (int64_t)i0 * ss[0] + (int64_t)i1 * ss[1] + (int64_t)i2 * ss[2] + \
+                           (int64_t)i3 * ss[3] + (int64_t)i4 * ss[4];                              \
+              T *d = dst + (int64_t)i0 * ds[0] + (int64_t)i1 * ds[1] + (int64_t)i2 * ds[2] +       \
+                     (int64_t)i3 * ds[3] + (int64_t)i4 * ds[4];                                    \
+              if (s5 == 1 && d5 == 1) {                                                            \
+                for (int32_t i = 0; i < n5; ++i)                                                   \
+                  d[i] = s[i];                                                                     \
+              } else {                                                                             \
+                for (int32_t i = 0; i < n5; ++i)                                                   \
+                  d[(int64_t)i * d5] = s[(int64_t)i * s5];                                         \
+              }                                                                                    \
+            }                                                                                      \
   }
 BF_DEFINE_COPY_STRIDED(f32, float)
 BF_DEFINE_COPY_STRIDED(u8, uint8_t)
@@ -40,8 +40,8 @@ void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight
     }
 }
 
-void bf_split_table(const uint8_t *src, uint8_t *mutableWeight, uint8_t *activations,
-                    int32_t rows, int32_t count, const int32_t *pieces) {
+void bf_split_table(const uint8_t *src, uint8_t *mutableWeight, uint8_t *activations, int32_t rows,
+                    int32_t count, const int32_t *pieces) {
   uint8_t *const bases[3] = {0, mutableWeight, activations};
   for (int32_t r = 0; r < rows; ++r)
     for (int32_t i = 0; i < count; ++i) {
@@ -73,52 +73,52 @@ BF_INLINE int32_t bf_pad_source(int32_t i, int32_t n, int32_t mode) {
 
 /* Pad only moves elements, so one instance per element size serves every
  * type (the code generator passes the constant's bit pattern as `value`). */
-#define BF_DEFINE_PAD(name, T)                                                               \
-  void bf_pad_##name(const T *restrict in, T *restrict out, const int32_t *inDims,           \
-                   const int32_t *outDims, const int32_t *padBegin, int32_t mode, T value) { \
-    int32_t inStride[BF_MAX_RANK];                                                           \
-    inStride[BF_MAX_RANK - 1] = 1;                                                           \
-    for (int d = BF_MAX_RANK - 2; d >= 0; --d)                                               \
-      inStride[d] = inStride[d + 1] * inDims[d + 1];                                         \
-    int64_t dst = 0;                                                                         \
-    for (int32_t i0 = 0; i0 < outDims[0]; ++i0) {                                            \
-      const int32_t s0 = bf_pad_source(i0 - padBegin[0], inDims[0], mode);                   \
-      for (int32_t i1 = 0; i1 < outDims[1]; ++i1) {                                          \
-        const int32_t s1 = bf_pad_source(i1 - padBegin[1], inDims[1], mode);                 \
-        for (int32_t i2 = 0; i2 < outDims[2]; ++i2) {                                        \
-          const int32_t s2 = bf_pad_source(i2 - padBegin[2], inDims[2], mode);               \
-          for (int32_t i3 = 0; i3 < outDims[3]; ++i3) {                                      \
-            const int32_t s3 = bf_pad_source(i3 - padBegin[3], inDims[3], mode);             \
-            for (int32_t i4 = 0; i4 < outDims[4]; ++i4) {                                    \
-              const int32_t s4 = bf_pad_source(i4 - padBegin[4], inDims[4], mode);           \
-              T *o = out + dst;                                                              \
-              dst += outDims[5];                                                             \
-              if (s0 < 0 || s1 < 0 || s2 < 0 || s3 < 0 || s4 < 0) {                          \
-                for (int32_t i5 = 0; i5 < outDims[5]; ++i5)                                  \
-                  o[i5] = value;                                                             \
-                continue;                                                                    \
-              }                                                                              \
-              const T *x = in + (int64_t)s0 * inStride[0] + (int64_t)s1 * inStride[1] +      \
-                               (int64_t)s2 * inStride[2] + (int64_t)s3 * inStride[3] +       \
-                               (int64_t)s4 * inStride[4];                                    \
-              for (int32_t i5 = 0; i5 < outDims[5]; ++i5) {                                  \
-                const int32_t s5 = bf_pad_source(i5 - padBegin[5], inDims[5], mode);         \
-                o[i5] = s5 < 0 ? value : x[s5];                                              \
-              }                                                                              \
-            }                                                                                \
-          }                                                                                  \
-        }                                                                                    \
-      }                                                                                      \
-    }                                                                                        \
+#define BF_DEFINE_PAD(name, T)                                                                     \
+  void bf_pad_##name(const T *restrict in, T *restrict out, const int32_t *inDims,                 \
+                     const int32_t *outDims, const int32_t *padBegin, int32_t mode, T value) {     \
+    int32_t inStride[BF_MAX_RANK];                                                                 \
+    inStride[BF_MAX_RANK - 1] = 1;                                                                 \
+    for (int d = BF_MAX_RANK - 2; d >= 0; --d)                                                     \
+      inStride[d] = inStride[d + 1] * inDims[d + 1];                                               \
+    int64_t dst = 0;                                                                               \
+    for (int32_t i0 = 0; i0 < outDims[0]; ++i0) {                                                  \
+      const int32_t s0 = bf_pad_source(i0 - padBegin[0], inDims[0], mode);                         \
+      for (int32_t i1 = 0; i1 < outDims[1]; ++i1) {                                                \
+        const int32_t s1 = bf_pad_source(i1 - padBegin[1], inDims[1], mode);                       \
+        for (int32_t i2 = 0; i2 < outDims[2]; ++i2) {                                              \
+          const int32_t s2 = bf_pad_source(i2 - padBegin[2], inDims[2], mode);                     \
+          for (int32_t i3 = 0; i3 < outDims[3]; ++i3) {                                            \
+            const int32_t s3 = bf_pad_source(i3 - padBegin[3], inDims[3], mode);                   \
+            for (int32_t i4 = 0; i4 < outDims[4]; ++i4) {                                          \
+              const int32_t s4 = bf_pad_source(i4 - padBegin[4], inDims[4], mode);                 \
+              T *o = out + dst;                                                                    \
+              dst += outDims[5];                                                                   \
+              if (s0 < 0 || s1 < 0 || s2 < 0 || s3 < 0 || s4 < 0) {                                \
+                for (int32_t i5 = 0; i5 < outDims[5]; ++i5)                                        \
+                  o[i5] = value;                                                                   \
+                continue;                                                                          \
+              }                                                                                    \
+              const T *x = in + (int64_t)s0 * inStride[0] + (int64_t)s1 * inStride[1] +            \
+                           (int64_t)s2 * inStride[2] + (int64_t)s3 * inStride[3] +                 \
+                           (int64_t)s4 * inStride[4];                                              \
+              for (int32_t i5 = 0; i5 < outDims[5]; ++i5) {                                        \
+                const int32_t s5 = bf_pad_source(i5 - padBegin[5], inDims[5], mode);               \
+                o[i5] = s5 < 0 ? value : x[s5];                                                    \
+              }                                                                                    \
+            }                                                                                      \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
   }
 BF_DEFINE_PAD(f32, float)
 BF_DEFINE_PAD(u8, uint8_t)
 BF_DEFINE_PAD(u32, uint32_t)
 BF_DEFINE_PAD(u64, uint64_t)
 
-void bf_resize_nearest_f32(const float *restrict in, float *restrict out, int32_t NC,
-                           int32_t IH, int32_t IW, int32_t OH, int32_t OW,
-                           const int32_t *srcH, const int32_t *srcW) {
+void bf_resize_nearest_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t IH,
+                           int32_t IW, int32_t OH, int32_t OW, const int32_t *srcH,
+                           const int32_t *srcW) {
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * IH * IW;
     float *o = out + (int64_t)p * OH * OW;
@@ -130,10 +130,9 @@ void bf_resize_nearest_f32(const float *restrict in, float *restrict out, int32_
   }
 }
 
-void bf_resize_linear_f32(const float *restrict in, float *restrict out, int32_t NC,
-                          int32_t IH, int32_t IW, int32_t OH, int32_t OW, const int32_t *h0,
-                          const int32_t *h1, const float *hw, const int32_t *w0,
-                          const int32_t *w1, const float *ww) {
+void bf_resize_linear_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t IH,
+                          int32_t IW, int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
+                          const float *hw, const int32_t *w0, const int32_t *w1, const float *ww) {
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * IH * IW;
     float *o = out + (int64_t)p * OH * OW;
@@ -153,9 +152,8 @@ void bf_resize_linear_f32(const float *restrict in, float *restrict out, int32_t
 /* Sets every pixel of the NC planes OHxOW outside rows [hBegin, hEnd) x
  * columns [wBegin, wEnd) to `value` (Resize tf_crop_and_resize's
  * extrapolation_value). */
-void bf_fill_outside_f32(float *restrict out, int32_t NC, int32_t OH, int32_t OW,
-                         int32_t hBegin, int32_t hEnd, int32_t wBegin, int32_t wEnd,
-                         float value) {
+void bf_fill_outside_f32(float *restrict out, int32_t NC, int32_t OH, int32_t OW, int32_t hBegin,
+                         int32_t hEnd, int32_t wBegin, int32_t wEnd, float value) {
   for (int32_t p = 0; p < NC; ++p) {
     float *o = out + (int64_t)p * OH * OW;
     for (int32_t oh = 0; oh < OH; ++oh) {
@@ -168,26 +166,25 @@ void bf_fill_outside_f32(float *restrict out, int32_t NC, int32_t OH, int32_t OW
   }
 }
 
-#define BF_DEFINE_GATHER(name, I)                                                      \
-  void bf_gather_##name(const uint8_t *restrict data, const I *indices,               \
-                        uint8_t *restrict out, int32_t outer, int32_t axisDim,        \
-                        int32_t innerBytes, int32_t numIndices) {                     \
-    for (int32_t o = 0; o < outer; ++o) {                                             \
-      const uint8_t *block = data + (int64_t)o * axisDim * innerBytes;                \
-      for (int32_t k = 0; k < numIndices; ++k) {                                      \
-        int64_t idx = (int64_t)indices[k];                                            \
-        if (idx < 0)                                                                  \
-          idx += axisDim;                                                             \
-        if (idx < 0)                                                                  \
-          idx = 0;                                                                    \
-        if (idx >= axisDim)                                                           \
-          idx = axisDim - 1;                                                          \
-        const uint8_t *s = block + idx * innerBytes;                                  \
-        for (int32_t i = 0; i < innerBytes; ++i)                                      \
-          out[i] = s[i];                                                              \
-        out += innerBytes;                                                            \
-      }                                                                               \
-    }                                                                                 \
+#define BF_DEFINE_GATHER(name, I)                                                                  \
+  void bf_gather_##name(const uint8_t *restrict data, const I *indices, uint8_t *restrict out,     \
+                        int32_t outer, int32_t axisDim, int32_t innerBytes, int32_t numIndices) {  \
+    for (int32_t o = 0; o < outer; ++o) {                                                          \
+      const uint8_t *block = data + (int64_t)o * axisDim * innerBytes;                             \
+      for (int32_t k = 0; k < numIndices; ++k) {                                                   \
+        int64_t idx = (int64_t)indices[k];                                                         \
+        if (idx < 0)                                                                               \
+          idx += axisDim;                                                                          \
+        if (idx < 0)                                                                               \
+          idx = 0;                                                                                 \
+        if (idx >= axisDim)                                                                        \
+          idx = axisDim - 1;                                                                       \
+        const uint8_t *s = block + idx * innerBytes;                                               \
+        for (int32_t i = 0; i < innerBytes; ++i)                                                   \
+          out[i] = s[i];                                                                           \
+        out += innerBytes;                                                                         \
+      }                                                                                            \
+    }                                                                                              \
   }
 BF_DEFINE_GATHER(i64, int64_t)
 BF_DEFINE_GATHER(i32, int32_t)
@@ -201,16 +198,16 @@ void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n) {
 
 /* Trilu: in[batch][rows][cols] with the elements off the kept triangle
  * (col - row >= k when upper, <= k otherwise) set to zero; safe in place. */
-#define BF_DEFINE_TRILU(name, T)                                                       \
-  void bf_trilu_##name(const T *in, T *out, int32_t batch, int32_t rows, int32_t cols,  \
-                       int32_t k, int32_t upper) {                                     \
-    for (int32_t b = 0; b < batch; ++b)                                                \
-      for (int32_t r = 0; r < rows; ++r)                                               \
-        for (int32_t c = 0; c < cols; ++c) {                                           \
-          const int64_t i = ((int64_t)b * rows + r) * cols + c;                        \
-          const int keep = upper ? c - r >= k : c - r <= k;                            \
-          out[i] = keep ? in[i] : (T)0;                                                \
-        }                                                                              \
+#define BF_DEFINE_TRILU(name, T)                                                                   \
+  void bf_trilu_##name(const T *in, T *out, int32_t batch, int32_t rows, int32_t cols, int32_t k,  \
+                       int32_t upper) {                                                            \
+    for (int32_t b = 0; b < batch; ++b)                                                            \
+      for (int32_t r = 0; r < rows; ++r)                                                           \
+        for (int32_t c = 0; c < cols; ++c) {                                                       \
+          const int64_t i = ((int64_t)b * rows + r) * cols + c;                                    \
+          const int keep = upper ? c - r >= k : c - r <= k;                                        \
+          out[i] = keep ? in[i] : (T)0;                                                            \
+        }                                                                                          \
   }
 BF_DEFINE_TRILU(u8, uint8_t)
 BF_DEFINE_TRILU(u32, uint32_t)

@@ -37,10 +37,10 @@ BF_INLINE void bf_binary_nd(const float *a, const float *b, float *out, const in
       for (int32_t i2 = 0; i2 < dims[2]; ++i2)
         for (int32_t i3 = 0; i3 < dims[3]; ++i3)
           for (int32_t i4 = 0; i4 < dims[4]; ++i4) {
-            const float *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] +
-                              (int64_t)i2 * sa[2] + (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
-            const float *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] +
-                              (int64_t)i2 * sb[2] + (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
+            const float *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] + (int64_t)i2 * sa[2] +
+                              (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
+            const float *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] + (int64_t)i2 * sb[2] +
+                              (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
             float *po = out + dst;
             if (sa5 == 1 && sb5 == 1) {
               for (int32_t i = 0; i < n5; ++i)
@@ -61,10 +61,10 @@ BF_INLINE void bf_binary_nd(const float *a, const float *b, float *out, const in
           }
 }
 
-#define BF_DEFINE_BINARY(name, op)                                                     \
-  void bf_##name##_f32(const float *a, const float *b, float *out, const int32_t *dims, \
-                       const int32_t *aStrides, const int32_t *bStrides) {            \
-    bf_binary_nd(a, b, out, dims, aStrides, bStrides, op);                             \
+#define BF_DEFINE_BINARY(name, op)                                                                 \
+  void bf_##name##_f32(const float *a, const float *b, float *out, const int32_t *dims,            \
+                       const int32_t *aStrides, const int32_t *bStrides) {                         \
+    bf_binary_nd(a, b, out, dims, aStrides, bStrides, op);                                         \
   }
 BF_DEFINE_BINARY(add, BF_OP_ADD)
 BF_DEFINE_BINARY(sub, BF_OP_SUB)
@@ -76,20 +76,20 @@ BF_DEFINE_BINARY(prelu, BF_OP_PRELU)
 BF_DEFINE_BINARY(pow, BF_OP_POW)
 BF_DEFINE_BINARY(fmod, BF_OP_FMOD)
 
-#define BF_DEFINE_UNARY(name, expr)                                                   \
-  void bf_##name##_f32(const float *in, float *out, int32_t n, float a, float b) {    \
-    for (int32_t i = 0; i < n; ++i) {                                                  \
-      const float x = in[i];                                                           \
-      out[i] = (expr);                                                                 \
-    }                                                                                  \
+#define BF_DEFINE_UNARY(name, expr)                                                                \
+  void bf_##name##_f32(const float *in, float *out, int32_t n, float a, float b) {                 \
+    for (int32_t i = 0; i < n; ++i) {                                                              \
+      const float x = in[i];                                                                       \
+      out[i] = (expr);                                                                             \
+    }                                                                                              \
   }
 BF_DEFINE_UNARY(relu, x > 0.0f ? x : 0.0f)
 BF_DEFINE_UNARY(clip, bf_minf(bf_maxf(x, a), b))
 BF_DEFINE_UNARY(leaky_relu, x >= 0.0f ? x : x * a)
 BF_DEFINE_UNARY(sigmoid, bf_sigmoidf(x))
 BF_DEFINE_UNARY(tanh, bf_tanhf(x))
-BF_DEFINE_UNARY(hard_sigmoid, bf_minf(bf_maxf(a * x + b, 0.0f), 1.0f))
-BF_DEFINE_UNARY(hard_swish, x * bf_minf(bf_maxf(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f))
+BF_DEFINE_UNARY(hard_sigmoid, bf_minf(bf_maxf(a *x + b, 0.0f), 1.0f))
+BF_DEFINE_UNARY(hard_swish, x *bf_minf(bf_maxf(x *(1.0f / 6.0f) + 0.5f, 0.0f), 1.0f))
 BF_DEFINE_UNARY(exp, bf_expf(x))
 BF_DEFINE_UNARY(sqrt, bf_sqrtf(x))
 BF_DEFINE_UNARY(neg, -x)
@@ -97,10 +97,10 @@ BF_DEFINE_UNARY(abs, x < 0.0f ? -x : x)
 BF_DEFINE_UNARY(elu, x >= 0.0f ? x : a * (bf_expf(x) - 1.0f))
 BF_DEFINE_UNARY(reciprocal, 1.0f / x)
 
-#define BF_DEFINE_CAST(name, From, To)                                                \
-  void bf_cast_##name(const From *in, To *out, int32_t n) {                           \
-    for (int32_t i = 0; i < n; ++i)                                                    \
-      out[i] = (To)in[i];                                                              \
+#define BF_DEFINE_CAST(name, From, To)                                                             \
+  void bf_cast_##name(const From *in, To *out, int32_t n) {                                        \
+    for (int32_t i = 0; i < n; ++i)                                                                \
+      out[i] = (To)in[i];                                                                          \
   }
 BF_DEFINE_CAST(i64_f32, int64_t, float)
 BF_DEFINE_CAST(i32_f32, int32_t, float)
@@ -121,68 +121,66 @@ BF_DEFINE_CAST(f32_i64, float, int64_t)
 /* One macro for signed and unsigned element types: its sign tests are
  * constant false for the unsigned instances, as intended. */
 #pragma GCC diagnostic ignored "-Wtype-limits"
-#define BF_DEFINE_INT_BINARY(name, T, U)                                              \
-  /* x^y by squaring, wrapping; a negative exponent truncates 1/x^|y|. */           \
-  BF_INLINE T bf_int_pow_##name(T x, T y) {                                           \
-    if (y < 0)                                                                         \
-      return x == 1 ? 1 : x == (T)-1 ? ((y & 1) ? x : 1) : 0;                          \
-    U result = 1, base = (U)x;                                                         \
-    for (T e = y; e > 0; e >>= 1) {                                                    \
-      if (e & 1)                                                                       \
-        result *= base;                                                                \
-      base *= base;                                                                    \
-    }                                                                                  \
-    return (T)result;                                                                  \
-  }                                                                                    \
-  BF_INLINE T bf_int_op_##name(T x, T y, int32_t op) {                                \
-    switch (op) {                                                                      \
-    case BF_OP_ADD:                                                                    \
-      return (T)((U)x + (U)y);                                                         \
-    case BF_OP_SUB:                                                                    \
-      return (T)((U)x - (U)y);                                                         \
-    case BF_OP_MUL:                                                                    \
-      return (T)((U)x * (U)y);                                                         \
-    case BF_OP_DIV:                                                                    \
-      if (y == 0)                                                                      \
-        return 0;                                                                      \
-      if ((T)-1 < (T)0 && y == (T)-1)                                                  \
-        return (T)(0 - (U)x);                                                          \
-      return (T)(x / y);                                                               \
-    case BF_OP_MAX:                                                                    \
-      return x < y ? y : x;                                                            \
-    case BF_OP_POW:                                                                    \
-      return bf_int_pow_##name(x, y);                                                  \
-    case BF_OP_FMOD:                                                                   \
-    case BF_OP_MOD: {                                                                  \
-      if (y == 0 || ((T)-1 < (T)0 && y == (T)-1))                                      \
-        return 0;                                                                      \
-      const T r = (T)(x % y);                                                          \
-      return op == BF_OP_MOD && r != 0 && ((r < 0) != (y < 0)) ? (T)(r + y) : r;       \
-    }                                                                                  \
-    default: /* BF_OP_MIN */                                                           \
-      return y < x ? y : x;                                                            \
-    }                                                                                  \
-  }                                                                                    \
-  /* Same loop nest and broadcasting strides as the float kernels. */               \
-  void bf_binary_##name(const T *a, const T *b, T *out, const int32_t *dims,          \
-                        const int32_t *sa, const int32_t *sb, int32_t op) {           \
-    int64_t dst = 0;                                                                   \
-    for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                           \
-      for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                         \
-        for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                       \
-          for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                     \
-            for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                 \
-              const T *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] +            \
-                            (int64_t)i2 * sa[2] + (int64_t)i3 * sa[3] +                \
-                            (int64_t)i4 * sa[4];                                       \
-              const T *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] +            \
-                            (int64_t)i2 * sb[2] + (int64_t)i3 * sb[3] +                \
-                            (int64_t)i4 * sb[4];                                       \
-              for (int32_t i = 0; i < dims[5]; ++i)                                    \
-                out[dst + i] = bf_int_op_##name(pa[(int64_t)i * sa[5]],                \
-                                                pb[(int64_t)i * sb[5]], op);           \
-              dst += dims[5];                                                          \
-            }                                                                          \
+#define BF_DEFINE_INT_BINARY(name, T, U)                                                           \
+  /* x^y by squaring, wrapping; a negative exponent truncates 1/x^|y|. */                          \
+  BF_INLINE T bf_int_pow_##name(T x, T y) {                                                        \
+    if (y < 0)                                                                                     \
+      return x == 1 ? 1 : x == (T)-1 ? ((y & 1) ? x : 1) : 0;                                      \
+    U result = 1, base = (U)x;                                                                     \
+    for (T e = y; e > 0; e >>= 1) {                                                                \
+      if (e & 1)                                                                                   \
+        result *= base;                                                                            \
+      base *= base;                                                                                \
+    }                                                                                              \
+    return (T)result;                                                                              \
+  }                                                                                                \
+  BF_INLINE T bf_int_op_##name(T x, T y, int32_t op) {                                             \
+    switch (op) {                                                                                  \
+    case BF_OP_ADD:                                                                                \
+      return (T)((U)x + (U)y);                                                                     \
+    case BF_OP_SUB:                                                                                \
+      return (T)((U)x - (U)y);                                                                     \
+    case BF_OP_MUL:                                                                                \
+      return (T)((U)x * (U)y);                                                                     \
+    case BF_OP_DIV:                                                                                \
+      if (y == 0)                                                                                  \
+        return 0;                                                                                  \
+      if ((T)-1 < (T)0 && y == (T)-1)                                                              \
+        return (T)(0 - (U)x);                                                                      \
+      return (T)(x / y);                                                                           \
+    case BF_OP_MAX:                                                                                \
+      return x < y ? y : x;                                                                        \
+    case BF_OP_POW:                                                                                \
+      return bf_int_pow_##name(x, y);                                                              \
+    case BF_OP_FMOD:                                                                               \
+    case BF_OP_MOD: {                                                                              \
+      if (y == 0 || ((T)-1 < (T)0 && y == (T)-1))                                                  \
+        return 0;                                                                                  \
+      const T r = (T)(x % y);                                                                      \
+      return op == BF_OP_MOD && r != 0 && ((r < 0) != (y < 0)) ? (T)(r + y) : r;                   \
+    }                                                                                              \
+    default: /* BF_OP_MIN */                                                                       \
+      return y < x ? y : x;                                                                        \
+    }                                                                                              \
+  }                                                                                                \
+  /* Same loop nest and broadcasting strides as the float kernels. */                              \
+  void bf_binary_##name(const T *a, const T *b, T *out, const int32_t *dims, const int32_t *sa,    \
+                        const int32_t *sb, int32_t op) {                                           \
+    int64_t dst = 0;                                                                               \
+    for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                                       \
+      for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                                     \
+        for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                                   \
+          for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                                 \
+            for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                             \
+              const T *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] + (int64_t)i2 * sa[2] +  \
+                            (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];                             \
+              const T *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] + (int64_t)i2 * sb[2] +  \
+                            (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];                             \
+              for (int32_t i = 0; i < dims[5]; ++i)                                                \
+                out[dst + i] =                                                                     \
+                    bf_int_op_##name(pa[(int64_t)i * sa[5]], pb[(int64_t)i * sb[5]], op);          \
+              dst += dims[5];                                                                      \
+            }                                                                                      \
   }
 BF_DEFINE_INT_BINARY(i8, int8_t, uint8_t)
 BF_DEFINE_INT_BINARY(u8, uint8_t, uint8_t)
@@ -192,16 +190,16 @@ BF_DEFINE_INT_BINARY(i64, int64_t, uint64_t)
 /* Clip with bounds read from memory (a runtime tensor, or a constant the code
  * generator emitted); NULL means no bound on that side. As the interpreter:
  * min(max(x, lo), hi). Float Clip with constant bounds uses bf_clip_f32. */
-#define BF_DEFINE_CLIP_BOUNDS(name, T)                                                \
-  void bf_clip_bounds_##name(const T *in, T *out, int32_t n, const T *lo, const T *hi) { \
-    for (int32_t i = 0; i < n; ++i) {                                                  \
-      T x = in[i];                                                                     \
-      if (lo && x < *lo)                                                               \
-        x = *lo;                                                                       \
-      if (hi && *hi < x)                                                               \
-        x = *hi;                                                                       \
-      out[i] = x;                                                                      \
-    }                                                                                  \
+#define BF_DEFINE_CLIP_BOUNDS(name, T)                                                             \
+  void bf_clip_bounds_##name(const T *in, T *out, int32_t n, const T *lo, const T *hi) {           \
+    for (int32_t i = 0; i < n; ++i) {                                                              \
+      T x = in[i];                                                                                 \
+      if (lo && x < *lo)                                                                           \
+        x = *lo;                                                                                   \
+      if (hi && *hi < x)                                                                           \
+        x = *hi;                                                                                   \
+      out[i] = x;                                                                                  \
+    }                                                                                              \
   }
 BF_DEFINE_CLIP_BOUNDS(f32, float)
 BF_DEFINE_CLIP_BOUNDS(i8, int8_t)

@@ -18,11 +18,10 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
                        int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
                        int32_t groups, int32_t inputOffset, int32_t outputOffset,
                        const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
-                       int32_t actMin, int32_t actMax, const int8_t *bias8,
-                       const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
-                       int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
-                       int32_t psW, int32_t ppadT, int32_t ppadL, int32_t pdilH, int32_t pdilW,
-                       int32_t poolMin, int32_t poolMax) {
+                       int32_t actMin, int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                       const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW, int32_t PKH,
+                       int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL,
+                       int32_t pdilH, int32_t pdilW, int32_t poolMin, int32_t poolMax) {
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
     chunk = M; /* a chunk never straddles groups */
@@ -41,10 +40,10 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
         continue;
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {
         const int32_t mc = M - m0 < chunk ? M - m0 : chunk, k0 = perChannel ? m0 : 0;
-        bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H, W,
-                     mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW,
-                     groups, inputOffset, outputOffset, outMult + k0, outShift + k0, perChannel,
-                     actMin, actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
+        bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H, W, mc,
+                     1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
+                     inputOffset, outputOffset, outMult + k0, outShift + k0, perChannel, actMin,
+                     actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
                      biasShift ? biasShift + k0 : 0);
         for (int32_t kh = 0; kh < PKH; ++kh) {
           const int32_t t = r + ppadT - kh * pdilH;
@@ -81,17 +80,17 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
  * depend on order, so the result equals conv-then-pool bit for bit. Scratch:
  * chunk*CW bytes rounded up to 4, plus chunk*PW int32. */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
-                          int32_t M, int32_t CH, int32_t CW, int32_t KH, int32_t KW,
-                          int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                          int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
-                          int32_t outputOffset, const int32_t *outMult,
-                          const int32_t *outShift, int32_t perChannel, int32_t actMin,
-                          int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                          const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW,
-                          int32_t PKH, int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT,
-                          int32_t ppadL, int32_t ppadB, int32_t ppadR, int32_t countIncludePad,
-                          int32_t padValue, int32_t poolMin, int32_t poolMax) {
+                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
+                          int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
+                          int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                          int32_t groups, int32_t inputOffset, int32_t outputOffset,
+                          const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                          int32_t actMin, int32_t actMax, const int8_t *bias8,
+                          const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
+                          int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
+                          int32_t psW, int32_t ppadT, int32_t ppadL, int32_t ppadB, int32_t ppadR,
+                          int32_t countIncludePad, int32_t padValue, int32_t poolMin,
+                          int32_t poolMax) {
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
     chunk = M; /* a chunk never straddles groups */
@@ -109,11 +108,11 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
         for (int32_t i = 0; i < mc * PW; ++i)
           acc[i] = 0;
         for (int32_t r = hb; r < he; ++r) {
-          bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W,
-                       mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
-                       dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
-                       perChannel, actMin, actMax, bias8 ? bias8 + m0 : 0,
-                       biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0);
+          bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W, mc, 1,
+                       CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
+                       inputOffset, outputOffset, outMult + k0, outShift + k0, perChannel, actMin,
+                       actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
+                       biasShift ? biasShift + k0 : 0);
           for (int32_t mi = 0; mi < mc; ++mi)
             for (int32_t pw = 0; pw < PW; ++pw) {
               const int32_t w0 = pw * psW - ppadL;

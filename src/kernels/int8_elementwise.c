@@ -13,10 +13,10 @@ BF_I8_INLINE int8_t bf_i8_binary(int32_t a, int32_t b, const struct bf_i8_binary
   int32_t raw;
   if (op == BF_I8_ADD) {
     /* TFLM: both inputs to a common scale with 20 bits of headroom. */
-    const int32_t sa = bf_i8_requantize(bf_i8_shl(a + p->aOffset, p->leftShift), p->aMult,
-                                        p->aShift);
-    const int32_t sb = bf_i8_requantize(bf_i8_shl(b + p->bOffset, p->leftShift), p->bMult,
-                                        p->bShift);
+    const int32_t sa =
+        bf_i8_requantize(bf_i8_shl(a + p->aOffset, p->leftShift), p->aMult, p->aShift);
+    const int32_t sb =
+        bf_i8_requantize(bf_i8_shl(b + p->bOffset, p->leftShift), p->bMult, p->bShift);
     raw = bf_i8_requantize(sa + sb, p->outMult, p->outShift);
   } else {
     raw = bf_i8_requantize((a + p->aOffset) * (b + p->bOffset), p->outMult, p->outShift);
@@ -36,10 +36,10 @@ BF_I8_INLINE void bf_i8_binary_nd(const int8_t *a, const int8_t *b, int8_t *out,
       for (int32_t i2 = 0; i2 < dims[2]; ++i2)
         for (int32_t i3 = 0; i3 < dims[3]; ++i3)
           for (int32_t i4 = 0; i4 < dims[4]; ++i4) {
-            const int8_t *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] +
-                               (int64_t)i2 * sa[2] + (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
-            const int8_t *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] +
-                               (int64_t)i2 * sb[2] + (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
+            const int8_t *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] + (int64_t)i2 * sa[2] +
+                               (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
+            const int8_t *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] + (int64_t)i2 * sb[2] +
+                               (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
             int8_t *po = out + dst;
             for (int32_t i = 0; i < n5; ++i)
               po[i] = bf_i8_binary(pa[(int64_t)i * sa5], pb[(int64_t)i * sb5], p, op);
@@ -48,22 +48,21 @@ BF_I8_INLINE void bf_i8_binary_nd(const int8_t *a, const int8_t *b, int8_t *out,
 }
 
 void bf_add_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
-               int32_t aMult, int32_t aShift, int32_t bOffset, int32_t bMult, int32_t bShift,
-               int32_t leftShift, int32_t outOffset, int32_t outMult, int32_t outShift,
-               int32_t actMin, int32_t actMax) {
-  const struct bf_i8_binary_params p = {aOffset, aMult,  aShift,    bOffset,
-                                        bMult,   bShift, leftShift, outOffset,
-                                        outMult, outShift, actMin,  actMax};
+               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t aMult,
+               int32_t aShift, int32_t bOffset, int32_t bMult, int32_t bShift, int32_t leftShift,
+               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
+               int32_t actMax) {
+  const struct bf_i8_binary_params p = {aOffset,   aMult,     aShift,  bOffset,  bMult,  bShift,
+                                        leftShift, outOffset, outMult, outShift, actMin, actMax};
   bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &p, BF_I8_ADD);
 }
 
 void bf_mul_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
-               int32_t bOffset, int32_t outOffset, int32_t outMult, int32_t outShift,
-               int32_t actMin, int32_t actMax) {
-  const struct bf_i8_binary_params p = {aOffset,   0,       0,        bOffset, 0,      0, 0,
-                                        outOffset, outMult, outShift, actMin,  actMax};
+               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t bOffset,
+               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
+               int32_t actMax) {
+  const struct bf_i8_binary_params p = {aOffset, 0,         0,       bOffset,  0,      0,
+                                        0,       outOffset, outMult, outShift, actMin, actMax};
   bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &p, BF_I8_MUL);
 }
 
@@ -75,13 +74,13 @@ void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32
 void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, int32_t mult,
                    int32_t shift, int32_t outOffset, int32_t actMin, int32_t actMax) {
   for (int32_t i = 0; i < n; ++i)
-    out[i] = bf_i8_clamp(bf_i8_requantize(in[i] + inOffset, mult, shift) + outOffset, actMin,
-                         actMax);
+    out[i] =
+        bf_i8_clamp(bf_i8_requantize(in[i] + inOffset, mult, shift) + outOffset, actMin, actMax);
 }
 
-void bf_rescale_strided_s8(const int8_t *restrict src, int8_t *restrict dst,
-                           const int32_t *dims, const int32_t *ss, const int32_t *ds,
-                           int32_t inOffset, int32_t mult, int32_t shift, int32_t outOffset) {
+void bf_rescale_strided_s8(const int8_t *restrict src, int8_t *restrict dst, const int32_t *dims,
+                           const int32_t *ss, const int32_t *ds, int32_t inOffset, int32_t mult,
+                           int32_t shift, int32_t outOffset) {
   for (int32_t i0 = 0; i0 < dims[0]; ++i0)
     for (int32_t i1 = 0; i1 < dims[1]; ++i1)
       for (int32_t i2 = 0; i2 < dims[2]; ++i2)
@@ -93,8 +92,8 @@ void bf_rescale_strided_s8(const int8_t *restrict src, int8_t *restrict dst,
                         (int64_t)i3 * ds[3] + (int64_t)i4 * ds[4];
             for (int32_t i = 0; i < dims[5]; ++i)
               d[(int64_t)i * ds[5]] = bf_i8_clamp(
-                  bf_i8_requantize(s[(int64_t)i * ss[5]] + inOffset, mult, shift) + outOffset,
-                  -128, 127);
+                  bf_i8_requantize(s[(int64_t)i * ss[5]] + inOffset, mult, shift) + outOffset, -128,
+                  127);
           }
 }
 
@@ -114,8 +113,8 @@ void bf_quantize_f32_s8(const float *restrict in, int8_t *restrict out, int32_t 
   }
 }
 
-void bf_dequantize_s8_f32(const int8_t *restrict in, float *restrict out, int32_t n,
-                          float scale, int32_t zeroPoint) {
+void bf_dequantize_s8_f32(const int8_t *restrict in, float *restrict out, int32_t n, float scale,
+                          int32_t zeroPoint) {
   for (int32_t i = 0; i < n; ++i)
     out[i] = scale * (float)((int32_t)in[i] - zeroPoint);
 }

@@ -7,10 +7,10 @@
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
-void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H,
-                     int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                     int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                     int32_t dilH, int32_t dilW, int32_t actMin, int32_t actMax) {
+void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t actMin,
+                     int32_t actMax) {
   for (int32_t p = 0; p < NC; ++p) {
     const int8_t *x = in + (int64_t)p * H * W;
     int8_t *o = out + (int64_t)p * OH * OW;
@@ -33,11 +33,10 @@ void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H,
   }
 }
 
-void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H,
-                     int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                     int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                     int32_t padB, int32_t padR, int32_t countIncludePad, int32_t padValue,
-                     int32_t actMin, int32_t actMax) {
+void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                     int32_t padT, int32_t padL, int32_t padB, int32_t padR,
+                     int32_t countIncludePad, int32_t padValue, int32_t actMin, int32_t actMax) {
   for (int32_t p = 0; p < NC; ++p) {
     const int8_t *x = in + (int64_t)p * H * W;
     int8_t *o = out + (int64_t)p * OH * OW;
@@ -62,8 +61,8 @@ void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H,
   }
 }
 
-void bf_global_avgpool_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC,
-                          int32_t HW, int32_t actMin, int32_t actMax) {
+void bf_global_avgpool_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t HW,
+                          int32_t actMin, int32_t actMax) {
   for (int32_t p = 0; p < NC; ++p) {
     const int8_t *x = in + (int64_t)p * HW;
     int32_t sum = 0;

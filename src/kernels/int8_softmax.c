@@ -90,9 +90,8 @@ void bf_softmax_s8(const int8_t *in, int8_t *out, int32_t outer, int32_t axis, i
       for (int32_t i = 0; i < axis; ++i) {
         const int32_t diff = x[(int64_t)i * inner] - maxValue;
         if (diff >= diffMin)
-          sum += bf_i8_rdbpot(
-              bf_i8_exp_on_negative(bf_i8_srdhm(bf_i8_shl(diff, shift), mult)),
-              BF_I8_ACCUM_BITS);
+          sum += bf_i8_rdbpot(bf_i8_exp_on_negative(bf_i8_srdhm(bf_i8_shl(diff, shift), mult)),
+                              BF_I8_ACCUM_BITS);
       }
       /* sum > 0: the maximum itself contributes exp(0). */
       const int32_t headroom = __builtin_clz((uint32_t)sum);

@@ -15,7 +15,7 @@
 #define BF_NO_VECTORIZE _Pragma("clang loop vectorize(disable) interleave(disable)")
 /* The same, and unrolled in full when the trip count is a constant (a
  * kernel's tap loop: constant tap offsets fold its border shuffles). */
-#define BF_NO_VECTORIZE_UNROLL                                                          \
+#define BF_NO_VECTORIZE_UNROLL                                                                     \
   _Pragma("clang loop vectorize(disable) interleave(disable) unroll(full)")
 #else
 #define BF_VECTORIZE

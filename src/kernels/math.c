@@ -14,37 +14,68 @@ BF_INLINE float bf_softplusf(float x) {
 
 BF_INLINE float bf_unary(float x, int32_t op, float a, float b) {
   switch (op) {
-  case BF_UNARY_NEG: return -x;
-  case BF_UNARY_ABS: return __builtin_fabsf(x);
-  case BF_UNARY_SIGN: return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; /* keeps 0 and NaN */
-  case BF_UNARY_RECIPROCAL: return 1.0f / x;
-  case BF_UNARY_LOG: return __builtin_logf(x);
-  case BF_UNARY_SIN: return __builtin_sinf(x);
-  case BF_UNARY_COS: return __builtin_cosf(x);
-  case BF_UNARY_TAN: return __builtin_tanf(x);
-  case BF_UNARY_ASIN: return __builtin_asinf(x);
-  case BF_UNARY_ACOS: return __builtin_acosf(x);
-  case BF_UNARY_ATAN: return __builtin_atanf(x);
-  case BF_UNARY_SINH: return __builtin_sinhf(x);
-  case BF_UNARY_COSH: return __builtin_coshf(x);
-  case BF_UNARY_ASINH: return __builtin_asinhf(x);
-  case BF_UNARY_ACOSH: return __builtin_acoshf(x);
-  case BF_UNARY_ATANH: return __builtin_atanhf(x);
-  case BF_UNARY_ERF: return __builtin_erff(x);
-  case BF_UNARY_ROUND: return __builtin_rintf(x); /* the default mode: half to even */
-  case BF_UNARY_CEIL: return __builtin_ceilf(x);
-  case BF_UNARY_FLOOR: return __builtin_floorf(x);
-  case BF_UNARY_ELU: return x >= 0.0f ? x : a * (bf_expf(x) - 1.0f);
-  case BF_UNARY_SELU: return x > 0.0f ? b * x : b * (a * bf_expf(x) - a);
-  case BF_UNARY_CELU: return bf_maxf(0.0f, x) + bf_minf(0.0f, a * (bf_expf(x / a) - 1.0f));
-  case BF_UNARY_SOFTPLUS: return bf_softplusf(x);
-  case BF_UNARY_SOFTSIGN: return x / (1.0f + __builtin_fabsf(x));
-  case BF_UNARY_MISH: return x * __builtin_tanhf(bf_softplusf(x));
-  case BF_UNARY_THRESHOLDED_RELU: return x > a ? x : 0.0f;
-  case BF_UNARY_SHRINK: return x < -a ? x + b : x > a ? x - b : 0.0f;
-  case BF_UNARY_SILU: return x * bf_sigmoidf(x);
-  case BF_UNARY_SCALE: return a * x;
-  default: return x;
+  case BF_UNARY_NEG:
+    return -x;
+  case BF_UNARY_ABS:
+    return __builtin_fabsf(x);
+  case BF_UNARY_SIGN:
+    return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; /* keeps 0 and NaN */
+  case BF_UNARY_RECIPROCAL:
+    return 1.0f / x;
+  case BF_UNARY_LOG:
+    return __builtin_logf(x);
+  case BF_UNARY_SIN:
+    return __builtin_sinf(x);
+  case BF_UNARY_COS:
+    return __builtin_cosf(x);
+  case BF_UNARY_TAN:
+    return __builtin_tanf(x);
+  case BF_UNARY_ASIN:
+    return __builtin_asinf(x);
+  case BF_UNARY_ACOS:
+    return __builtin_acosf(x);
+  case BF_UNARY_ATAN:
+    return __builtin_atanf(x);
+  case BF_UNARY_SINH:
+    return __builtin_sinhf(x);
+  case BF_UNARY_COSH:
+    return __builtin_coshf(x);
+  case BF_UNARY_ASINH:
+    return __builtin_asinhf(x);
+  case BF_UNARY_ACOSH:
+    return __builtin_acoshf(x);
+  case BF_UNARY_ATANH:
+    return __builtin_atanhf(x);
+  case BF_UNARY_ERF:
+    return __builtin_erff(x);
+  case BF_UNARY_ROUND:
+    return __builtin_rintf(x); /* the default mode: half to even */
+  case BF_UNARY_CEIL:
+    return __builtin_ceilf(x);
+  case BF_UNARY_FLOOR:
+    return __builtin_floorf(x);
+  case BF_UNARY_ELU:
+    return x >= 0.0f ? x : a * (bf_expf(x) - 1.0f);
+  case BF_UNARY_SELU:
+    return x > 0.0f ? b * x : b * (a * bf_expf(x) - a);
+  case BF_UNARY_CELU:
+    return bf_maxf(0.0f, x) + bf_minf(0.0f, a * (bf_expf(x / a) - 1.0f));
+  case BF_UNARY_SOFTPLUS:
+    return bf_softplusf(x);
+  case BF_UNARY_SOFTSIGN:
+    return x / (1.0f + __builtin_fabsf(x));
+  case BF_UNARY_MISH:
+    return x * __builtin_tanhf(bf_softplusf(x));
+  case BF_UNARY_THRESHOLDED_RELU:
+    return x > a ? x : 0.0f;
+  case BF_UNARY_SHRINK:
+    return x < -a ? x + b : x > a ? x - b : 0.0f;
+  case BF_UNARY_SILU:
+    return x * bf_sigmoidf(x);
+  case BF_UNARY_SCALE:
+    return a * x;
+  default:
+    return x;
   }
 }
 

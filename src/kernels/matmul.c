@@ -4,9 +4,8 @@
 /* Y[M,N] = op(A) * op(B) for row-major storage. Without transB the inner
  * loop streams a row of B into a row of Y (axpy); with transB each output is
  * a dot product of two contiguous rows (the usual fully-connected layout). */
-BF_INLINE void bf_gemm_core(const float *restrict A, const float *restrict B,
-                            float *restrict Y, int32_t M, int32_t N, int32_t K,
-                            int32_t transA, int32_t transB) {
+BF_INLINE void bf_gemm_core(const float *restrict A, const float *restrict B, float *restrict Y,
+                            int32_t M, int32_t N, int32_t K, int32_t transA, int32_t transB) {
   for (int32_t i = 0; i < M; ++i) {
     float *y = Y + (int64_t)i * N;
     if (!transB) {
@@ -41,9 +40,9 @@ BF_INLINE void bf_gemm_core(const float *restrict A, const float *restrict B,
 }
 
 void bf_gemm_f32(const float *restrict A, const float *restrict B, const float *restrict C,
-                 float *restrict Y, int32_t M, int32_t N, int32_t K, int32_t transA,
-                 int32_t transB, float alpha, float beta, int32_t cStrideM,
-                 int32_t cStrideN, int32_t act, float actA, float actB) {
+                 float *restrict Y, int32_t M, int32_t N, int32_t K, int32_t transA, int32_t transB,
+                 float alpha, float beta, int32_t cStrideM, int32_t cStrideN, int32_t act,
+                 float actA, float actB) {
   bf_gemm_core(A, B, Y, M, N, K, transA, transB);
   for (int32_t i = 0; i < M; ++i) {
     float *y = Y + (int64_t)i * N;

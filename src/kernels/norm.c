@@ -2,8 +2,8 @@
 #include "kernel_util.h"
 
 void bf_batchnorm_f32(const float *in, float *out, int32_t N, int32_t C, int32_t HW,
-                      const float *scale, const float *bias, const float *mean,
-                      const float *var, float epsilon) {
+                      const float *scale, const float *bias, const float *mean, const float *var,
+                      float epsilon) {
   for (int32_t n = 0; n < N; ++n) {
     for (int32_t c = 0; c < C; ++c) {
       const float k = scale[c] / bf_sqrtf(var[c] + epsilon);
@@ -37,7 +37,10 @@ BF_INLINE void bf_softmax_common(const float *in, float *out, int32_t outer, int
         float lg = 0.0f;
         {
           /* Newton on exp(l) = sum, starting from a bit-level estimate. */
-          union { float f; uint32_t u; } bits = {sum};
+          union {
+            float f;
+            uint32_t u;
+          } bits = {sum};
           lg = ((float)(int32_t)((bits.u >> 23) & 0xff) - 127.0f) * 0.69314718f;
           for (int it = 0; it < 4; ++it)
             lg = lg - 1.0f + sum * bf_expf(-lg);
@@ -62,41 +65,47 @@ void bf_softmax_f32(const float *in, float *out, int32_t outer, int32_t axis, in
   bf_softmax_common(in, out, outer, axis, inner, 0);
 }
 
-void bf_logsoftmax_f32(const float *in, float *out, int32_t outer, int32_t axis,
-                       int32_t inner) {
+void bf_logsoftmax_f32(const float *in, float *out, int32_t outer, int32_t axis, int32_t inner) {
   bf_softmax_common(in, out, outer, axis, inner, 1);
 }
 
 /* Visits in[dims] in order; the output element is addressed through
  * outStrides (0 on reduced dimensions). */
-#define BF_REDUCE_LOOPS(BODY)                                                        \
-  int64_t src = 0;                                                                   \
-  for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                           \
-    for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                         \
-      for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                       \
-        for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                     \
-          for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                 \
-            float *y = out + (int64_t)i0 * outStrides[0] + (int64_t)i1 * outStrides[1] + \
-                       (int64_t)i2 * outStrides[2] + (int64_t)i3 * outStrides[3] +   \
-                       (int64_t)i4 * outStrides[4];                                  \
-            const float *x = in + src;                                               \
-            const int32_t s5 = outStrides[5];                                        \
-            for (int32_t i5 = 0; i5 < dims[5]; ++i5) {                               \
-              BODY;                                                                  \
-            }                                                                        \
-            src += dims[5];                                                          \
+#define BF_REDUCE_LOOPS(BODY)                                                                      \
+  int64_t src = 0;                                                                                 \
+  for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                                         \
+    for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                                       \
+      for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                                     \
+        for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                                   \
+          for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                               \
+            float *y = out + (int64_t)i0 * outStrides[0] + (int64_t)i1 * outStrides[1] +           \
+                       (int64_t)i2 * outStrides[2] + (int64_t)i3 * outStrides[3] +                 \
+                       (int64_t)i4 * outStrides[4];                                                \
+            const float *x = in + src;                                                             \
+            const int32_t s5 = outStrides[5];                                                      \
+            for (int32_t i5 = 0; i5 < dims[5]; ++i5) {                                             \
+              BODY;                                                                                \
+            }                                                                                      \
+            src += dims[5];                                                                        \
           }
 
 BF_INLINE float bf_reduce_step(float acc, float v, int32_t op) {
   switch (op) {
-  case BF_REDUCE_MAX: return bf_maxf(acc, v);
-  case BF_REDUCE_MIN: return bf_minf(acc, v);
-  case BF_REDUCE_PROD: return acc * v;
-  case BF_REDUCE_L1: return acc + __builtin_fabsf(v);
+  case BF_REDUCE_MAX:
+    return bf_maxf(acc, v);
+  case BF_REDUCE_MIN:
+    return bf_minf(acc, v);
+  case BF_REDUCE_PROD:
+    return acc * v;
+  case BF_REDUCE_L1:
+    return acc + __builtin_fabsf(v);
   case BF_REDUCE_L2:
-  case BF_REDUCE_SUM_SQUARE: return acc + v * v;
-  case BF_REDUCE_LOG_SUM_EXP: return acc + bf_expf(v);
-  default: return acc + v; /* SUM, LOG_SUM */
+  case BF_REDUCE_SUM_SQUARE:
+    return acc + v * v;
+  case BF_REDUCE_LOG_SUM_EXP:
+    return acc + bf_expf(v);
+  default:
+    return acc + v; /* SUM, LOG_SUM */
   }
 }
 

@@ -9,10 +9,9 @@
  *===----------------------------------------------------------------------===*/
 #include "kernel_util.h"
 
-void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H,
-                      int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                      int32_t dilH, int32_t dilW) {
+void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                      int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * H * W;
     float *o = out + (int64_t)p * OH * OW;
@@ -38,39 +37,38 @@ void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H,
 /* Integer MaxPool: the same loop, starting from the type's lowest value so
  * a window lying entirely in the padding gives it (the interpreter saturates
  * -inf to it). Max of integers is exact, so the result equals the input's. */
-#define BF_DEFINE_MAXPOOL_INT(name, T, lowest)                                         \
-  void bf_maxpool2d_##name(const T *in, T *out, int32_t NC, int32_t H,                   \
-                           int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,    \
-                           int32_t strideH, int32_t strideW, int32_t padT, int32_t padL, \
-                           int32_t dilH, int32_t dilW) {                                 \
-    for (int32_t p = 0; p < NC; ++p) {                                                   \
-      const T *x = in + (int64_t)p * H * W;                                              \
-      T *o = out + (int64_t)p * OH * OW;                                                 \
-      for (int32_t oh = 0; oh < OH; ++oh) {                                              \
-        for (int32_t ow = 0; ow < OW; ++ow) {                                            \
-          T best = (lowest);                                                             \
-          for (int32_t kh = 0; kh < KH; ++kh) {                                          \
-            const int32_t ih = oh * strideH - padT + kh * dilH;                          \
-            if (ih < 0 || ih >= H)                                                       \
-              continue;                                                                  \
-            for (int32_t kw = 0; kw < KW; ++kw) {                                        \
-              const int32_t iw = ow * strideW - padL + kw * dilW;                        \
-              if (iw >= 0 && iw < W && x[ih * W + iw] > best)                            \
-                best = x[ih * W + iw];                                                   \
-            }                                                                            \
-          }                                                                              \
-          o[oh * OW + ow] = best;                                                        \
-        }                                                                                \
-      }                                                                                  \
-    }                                                                                    \
+#define BF_DEFINE_MAXPOOL_INT(name, T, lowest)                                                     \
+  void bf_maxpool2d_##name(const T *in, T *out, int32_t NC, int32_t H, int32_t W, int32_t OH,      \
+                           int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,   \
+                           int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {               \
+    for (int32_t p = 0; p < NC; ++p) {                                                             \
+      const T *x = in + (int64_t)p * H * W;                                                        \
+      T *o = out + (int64_t)p * OH * OW;                                                           \
+      for (int32_t oh = 0; oh < OH; ++oh) {                                                        \
+        for (int32_t ow = 0; ow < OW; ++ow) {                                                      \
+          T best = (lowest);                                                                       \
+          for (int32_t kh = 0; kh < KH; ++kh) {                                                    \
+            const int32_t ih = oh * strideH - padT + kh * dilH;                                    \
+            if (ih < 0 || ih >= H)                                                                 \
+              continue;                                                                            \
+            for (int32_t kw = 0; kw < KW; ++kw) {                                                  \
+              const int32_t iw = ow * strideW - padL + kw * dilW;                                  \
+              if (iw >= 0 && iw < W && x[ih * W + iw] > best)                                      \
+                best = x[ih * W + iw];                                                             \
+            }                                                                                      \
+          }                                                                                        \
+          o[oh * OW + ow] = best;                                                                  \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
   }
 BF_DEFINE_MAXPOOL_INT(u8, uint8_t, 0)
 BF_DEFINE_MAXPOOL_INT(i8, int8_t, -128)
 
-void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H,
-                      int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                      int32_t padB, int32_t padR, int32_t countIncludePad) {
+void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
+                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                      int32_t padT, int32_t padL, int32_t padB, int32_t padR,
+                      int32_t countIncludePad) {
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * H * W;
     float *o = out + (int64_t)p * OH * OW;
@@ -98,8 +96,7 @@ void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H,
   }
 }
 
-void bf_global_avgpool_f32(const float *restrict in, float *restrict out, int32_t NC,
-                           int32_t HW) {
+void bf_global_avgpool_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t HW) {
   const float scale = 1.0f / (float)HW;
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * HW;
@@ -111,8 +108,7 @@ void bf_global_avgpool_f32(const float *restrict in, float *restrict out, int32_
   }
 }
 
-void bf_global_maxpool_f32(const float *restrict in, float *restrict out, int32_t NC,
-                           int32_t HW) {
+void bf_global_maxpool_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t HW) {
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * HW;
     float best = -BF_FLT_MAX;
@@ -126,10 +122,10 @@ void bf_global_maxpool_f32(const float *restrict in, float *restrict out, int32_
  * spatial vectors are {D, H, W}. Average divides by the taps inside the input
  * or, with countIncludePad, inside [-padsBegin, in + padsEnd) per axis (so a
  * ceil_mode window hanging past the end padding does not count those taps). */
-void bf_pool3d_f32(const float *restrict in, float *restrict out, int32_t NC,
-                   const int32_t *inDims, const int32_t *outDims, const int32_t *kernel,
-                   const int32_t *strides, const int32_t *padsBegin, const int32_t *padsEnd,
-                   const int32_t *dilations, int32_t isMax, int32_t countIncludePad) {
+void bf_pool3d_f32(const float *restrict in, float *restrict out, int32_t NC, const int32_t *inDims,
+                   const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
+                   const int32_t *padsBegin, const int32_t *padsEnd, const int32_t *dilations,
+                   int32_t isMax, int32_t countIncludePad) {
   const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
   const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
   const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;
@@ -163,8 +159,7 @@ void bf_pool3d_f32(const float *restrict in, float *restrict out, int32_t NC,
               }
             }
           }
-          o[((int64_t)od * OH + oh) * OW + ow] =
-              isMax ? best : (count ? sum / (float)count : 0.0f);
+          o[((int64_t)od * OH + oh) * OW + ow] = isMax ? best : (count ? sum / (float)count : 0.0f);
         }
   }
 }

@@ -80,10 +80,9 @@ bool parseInputType(const std::string &text, DType &dtype, bool &quantized) {
 ModelInputOverride parseModelInputOption(const std::string &text) {
   const std::string option = "--model-input '" + text + "': ";
   auto usage = [&](const std::string &problem) {
-    return Error(ExitCode::Usage,
-                 option + problem +
-                     " (expected name,type,[d0,d1,...] or "
-                     "name,int8q,scale,offset,[d0,d1,...])");
+    return Error(ExitCode::Usage, option + problem +
+                                      " (expected name,type,[d0,d1,...] or "
+                                      "name,int8q,scale,offset,[d0,d1,...])");
   };
 
   size_t open = text.find('[');

@@ -190,8 +190,9 @@ void parseProtobufFile(const std::string &path, google::protobuf::Message &messa
   google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT_MAX);
   if (!message.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    throw badFile(path, "is not " + kind + " (protobuf parsing failed: the file is "
-                        "truncated or in another format)");
+    throw badFile(path, "is not " + kind +
+                            " (protobuf parsing failed: the file is "
+                            "truncated or in another format)");
 }
 
 onnx::ModelProto readModelProto(const std::string &path) {
@@ -217,8 +218,8 @@ std::string findExternalTensor(const onnx::GraphProto &graph) {
       for (const onnx::TensorProto &tensor : attr.tensors())
         external = external || hasExternalData(tensor);
       if (external)
-        return "attribute '" + attr.name() + "' of node '" + node.name() + "' (" +
-               node.op_type() + ")";
+        return "attribute '" + attr.name() + "' of node '" + node.name() + "' (" + node.op_type() +
+               ")";
       if (attr.has_g()) {
         std::string found = findExternalTensor(attr.g());
         if (!found.empty())
@@ -294,8 +295,7 @@ std::unique_ptr<Graph> ModelImporter::run() {
   readOpset(model);
 
   graph_ = std::make_unique<Graph>();
-  graph_->name = graph.name().empty() ? std::filesystem::path(path_).stem().string()
-                                      : graph.name();
+  graph_->name = graph.name().empty() ? std::filesystem::path(path_).stem().string() : graph.name();
   collectNames(graph);
   importInitializers(*model.mutable_graph());
   importInputs(graph);
@@ -324,8 +324,8 @@ void ModelImporter::readOpset(const onnx::ModelProto &model) {
   if (opset_ < kOldestOpset || opset_ > kNewestOpset)
     throw unsupported("the model uses ONNX opset " + std::to_string(opset_) +
                       "; bundlefit imports opsets " + std::to_string(kOldestOpset) + ".." +
-                      std::to_string(kNewestOpset) + " (re-export with opset_version=" +
-                      std::to_string(kNewestOpset) + ")");
+                      std::to_string(kNewestOpset) +
+                      " (re-export with opset_version=" + std::to_string(kNewestOpset) + ")");
 }
 
 void ModelImporter::collectNames(const onnx::GraphProto &graph) {
@@ -363,8 +363,7 @@ void ModelImporter::defineValue(const std::string &onnxName, Value *value) {
 
 void ModelImporter::importInitializers(onnx::GraphProto &graph) {
   for (onnx::TensorProto &tensor : *graph.mutable_initializer()) {
-    DecodedTensor decoded =
-        decodeTensor(tensor, path_ + ": initializer '" + tensor.name() + "'");
+    DecodedTensor decoded = decodeTensor(tensor, path_ + ": initializer '" + tensor.name() + "'");
     defineValue(tensor.name(),
                 graph_->addConstant(tensor.name(), decoded.type, std::move(decoded.bytes)));
     // The weights now live in the graph: free the protobuf copy so a large
@@ -433,8 +432,8 @@ void ModelImporter::importInputs(const onnx::GraphProto &graph) {
                                   " is larger than bundlefit's limit of " +
                                   std::to_string(kMaxTensorBytes >> 30) + " GiB per tensor";
       if (match != options_.inputOverrides.end())
-        throw Error(ExitCode::Usage, "--model-input '" + match->name + "': " + path_ + ": " +
-                                         problem);
+        throw Error(ExitCode::Usage,
+                    "--model-input '" + match->name + "': " + path_ + ": " + problem);
       throw bad(problem + (usesSymbol(input) ? " (check --define-symbol)" : ""));
     }
     defineValue(input.name(), graph_->addInput(input.name(), type));
@@ -491,8 +490,8 @@ std::vector<int> ModelImporter::topologicalOrder(const onnx::GraphProto &graph) 
   return order;
 }
 
-Attributes ModelImporter::convertAttributes(const onnx::NodeProto &proto,
-                                            const std::string &name, bool foreign) const {
+Attributes ModelImporter::convertAttributes(const onnx::NodeProto &proto, const std::string &name,
+                                            bool foreign) const {
   using onnx::AttributeProto;
   Attributes attrs;
   const std::string &op = proto.op_type();
@@ -500,18 +499,31 @@ Attributes ModelImporter::convertAttributes(const onnx::NodeProto &proto,
   for (const AttributeProto &attr : proto.attribute()) {
     AttributeProto::AttributeType kind = attr.type();
     if (kind == AttributeProto::UNDEFINED) { // IR 1 files carry no type.
-      if (attr.has_f()) kind = AttributeProto::FLOAT;
-      else if (attr.has_i()) kind = AttributeProto::INT;
-      else if (attr.has_s()) kind = AttributeProto::STRING;
-      else if (attr.has_t()) kind = AttributeProto::TENSOR;
-      else if (attr.floats_size()) kind = AttributeProto::FLOATS;
-      else if (attr.ints_size()) kind = AttributeProto::INTS;
-      else if (attr.strings_size()) kind = AttributeProto::STRINGS;
+      if (attr.has_f())
+        kind = AttributeProto::FLOAT;
+      else if (attr.has_i())
+        kind = AttributeProto::INT;
+      else if (attr.has_s())
+        kind = AttributeProto::STRING;
+      else if (attr.has_t())
+        kind = AttributeProto::TENSOR;
+      else if (attr.floats_size())
+        kind = AttributeProto::FLOATS;
+      else if (attr.ints_size())
+        kind = AttributeProto::INTS;
+      else if (attr.strings_size())
+        kind = AttributeProto::STRINGS;
     }
     switch (kind) {
-    case AttributeProto::FLOAT: attrs.setFloat(attr.name(), attr.f()); break;
-    case AttributeProto::INT: attrs.setInt(attr.name(), attr.i()); break;
-    case AttributeProto::STRING: attrs.setString(attr.name(), attr.s()); break;
+    case AttributeProto::FLOAT:
+      attrs.setFloat(attr.name(), attr.f());
+      break;
+    case AttributeProto::INT:
+      attrs.setInt(attr.name(), attr.i());
+      break;
+    case AttributeProto::STRING:
+      attrs.setString(attr.name(), attr.s());
+      break;
     case AttributeProto::FLOATS:
       attrs.setFloats(attr.name(), {attr.floats().begin(), attr.floats().end()});
       break;
@@ -558,8 +570,7 @@ Attributes ModelImporter::convertAttributes(const onnx::NodeProto &proto,
   return attrs;
 }
 
-void ModelImporter::importConstantNode(const onnx::NodeProto &proto,
-                                       const std::string &name) {
+void ModelImporter::importConstantNode(const onnx::NodeProto &proto, const std::string &name) {
   if (proto.output_size() != 1 || proto.attribute_size() != 1)
     throw bad("node '" + name + "' (Constant) needs one output and one attribute");
   const onnx::AttributeProto &attr = proto.attribute(0);
@@ -568,10 +579,9 @@ void ModelImporter::importConstantNode(const onnx::NodeProto &proto,
   if (attrName == "value") {
     decoded = decodeTensor(attr.t(), path_ + ": node '" + name + "' (Constant)");
   } else if (attrName == "value_float" || attrName == "value_floats") {
-    std::vector<float> values = attrName == "value_float"
-                                    ? std::vector<float>{attr.f()}
-                                    : std::vector<float>(attr.floats().begin(),
-                                                         attr.floats().end());
+    std::vector<float> values =
+        attrName == "value_float" ? std::vector<float>{attr.f()}
+                                  : std::vector<float>(attr.floats().begin(), attr.floats().end());
     decoded.type = {DType::Float32, {}, {}};
     if (attrName == "value_floats")
       decoded.type.shape = {int64_t(values.size())};
@@ -579,10 +589,9 @@ void ModelImporter::importConstantNode(const onnx::NodeProto &proto,
     if (!values.empty())
       copyBytes(decoded.bytes.data(), values.data(), decoded.bytes.size());
   } else if (attrName == "value_int" || attrName == "value_ints") {
-    std::vector<int64_t> values = attrName == "value_int"
-                                      ? std::vector<int64_t>{attr.i()}
-                                      : std::vector<int64_t>(attr.ints().begin(),
-                                                             attr.ints().end());
+    std::vector<int64_t> values =
+        attrName == "value_int" ? std::vector<int64_t>{attr.i()}
+                                : std::vector<int64_t>(attr.ints().begin(), attr.ints().end());
     decoded.type = {DType::Int64, {}, {}};
     if (attrName == "value_ints")
       decoded.type.shape = {int64_t(values.size())};
@@ -669,13 +678,15 @@ namespace {
 /// parameters), so a node of that type in a model is an unsupported operator,
 /// not a shortcut into the passes' invariants.
 bool isInternalOp(const std::string &opType) {
-  static const std::set<std::string> internal = {"ConvPool",  "PatchStage", "Quantize",
-                                                 "Dequantize", "Rescale",   "CmsisLayout"};
+  static const std::set<std::string> internal = {"ConvPool",   "PatchStage", "Quantize",
+                                                 "Dequantize", "Rescale",    "CmsisLayout"};
   return internal.count(opType) != 0;
 }
 } // namespace
 
-void ModelImporter::rejectUnsupportedOps() const { bundlefit::rejectUnsupportedOps(*graph_, path_); }
+void ModelImporter::rejectUnsupportedOps() const {
+  bundlefit::rejectUnsupportedOps(*graph_, path_);
+}
 
 } // namespace
 
@@ -699,8 +710,8 @@ void rejectUnsupportedOps(const Graph &graph, const std::string &path) {
       names += (i ? ", '" : "'") + nodes[i] + "'";
     if (nodes.size() > kNamesShown)
       names += " and " + std::to_string(nodes.size() - kNamesShown) + " more";
-    list += (list.empty() ? "" : ", ") + op + (nodes.size() == 1 ? " (node " : " (nodes ") +
-            names + ")";
+    list += (list.empty() ? "" : ", ") + op + (nodes.size() == 1 ? " (node " : " (nodes ") + names +
+            ")";
   }
   throw Error(ExitCode::Unsupported, path + ": " + std::to_string(count) + " unsupported operator" +
                                          (count == 1 ? "" : "s") + ": " + list);

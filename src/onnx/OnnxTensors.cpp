@@ -18,42 +18,72 @@ using onnx::TensorProto;
 
 const char *onnxTypeName(int32_t onnxType) {
   switch (onnxType) {
-  case TensorProto::FLOAT: return "float";
-  case TensorProto::UINT8: return "uint8";
-  case TensorProto::INT8: return "int8";
-  case TensorProto::UINT16: return "uint16";
-  case TensorProto::INT16: return "int16";
-  case TensorProto::INT32: return "int32";
-  case TensorProto::INT64: return "int64";
-  case TensorProto::STRING: return "string";
-  case TensorProto::BOOL: return "bool";
-  case TensorProto::FLOAT16: return "float16";
-  case TensorProto::DOUBLE: return "double";
-  case TensorProto::UINT32: return "uint32";
-  case TensorProto::UINT64: return "uint64";
-  case TensorProto::COMPLEX64: return "complex64";
-  case TensorProto::COMPLEX128: return "complex128";
-  case TensorProto::BFLOAT16: return "bfloat16";
-  default: return "undefined";
+  case TensorProto::FLOAT:
+    return "float";
+  case TensorProto::UINT8:
+    return "uint8";
+  case TensorProto::INT8:
+    return "int8";
+  case TensorProto::UINT16:
+    return "uint16";
+  case TensorProto::INT16:
+    return "int16";
+  case TensorProto::INT32:
+    return "int32";
+  case TensorProto::INT64:
+    return "int64";
+  case TensorProto::STRING:
+    return "string";
+  case TensorProto::BOOL:
+    return "bool";
+  case TensorProto::FLOAT16:
+    return "float16";
+  case TensorProto::DOUBLE:
+    return "double";
+  case TensorProto::UINT32:
+    return "uint32";
+  case TensorProto::UINT64:
+    return "uint64";
+  case TensorProto::COMPLEX64:
+    return "complex64";
+  case TensorProto::COMPLEX128:
+    return "complex128";
+  case TensorProto::BFLOAT16:
+    return "bfloat16";
+  default:
+    return "undefined";
   }
 }
 
 bool dtypeFromOnnx(int32_t onnxType, DType &out, bool *converted) {
   bool widened = false;
   switch (onnxType) {
-  case TensorProto::FLOAT: out = DType::Float32; break;
-  case TensorProto::UINT8: out = DType::UInt8; break;
-  case TensorProto::INT8: out = DType::Int8; break;
-  case TensorProto::INT32: out = DType::Int32; break;
-  case TensorProto::INT64: out = DType::Int64; break;
-  case TensorProto::BOOL: out = DType::Bool; break;
+  case TensorProto::FLOAT:
+    out = DType::Float32;
+    break;
+  case TensorProto::UINT8:
+    out = DType::UInt8;
+    break;
+  case TensorProto::INT8:
+    out = DType::Int8;
+    break;
+  case TensorProto::INT32:
+    out = DType::Int32;
+    break;
+  case TensorProto::INT64:
+    out = DType::Int64;
+    break;
+  case TensorProto::BOOL:
+    out = DType::Bool;
+    break;
   case TensorProto::FLOAT16:
   case TensorProto::BFLOAT16:
   case TensorProto::DOUBLE:
     out = DType::Float32;
     widened = true;
     break;
-  default: return false;
+  default:
+    return false;
   }
   if (converted)
     *converted = widened;
@@ -61,8 +91,7 @@ bool dtypeFromOnnx(int32_t onnxType, DType &out, bool *converted) {
 }
 
 bool hasExternalData(const TensorProto &tensor) {
-  return tensor.has_data_location() &&
-         tensor.data_location() == TensorProto::EXTERNAL;
+  return tensor.has_data_location() && tensor.data_location() == TensorProto::EXTERNAL;
 }
 
 namespace {
@@ -103,20 +132,26 @@ size_t onnxElementSize(int32_t onnxType) {
   switch (onnxType) {
   case TensorProto::UINT8:
   case TensorProto::INT8:
-  case TensorProto::BOOL: return 1;
+  case TensorProto::BOOL:
+    return 1;
   case TensorProto::UINT16:
   case TensorProto::INT16:
   case TensorProto::FLOAT16:
-  case TensorProto::BFLOAT16: return 2;
+  case TensorProto::BFLOAT16:
+    return 2;
   case TensorProto::FLOAT:
   case TensorProto::INT32:
-  case TensorProto::UINT32: return 4;
+  case TensorProto::UINT32:
+    return 4;
   case TensorProto::INT64:
   case TensorProto::UINT64:
   case TensorProto::DOUBLE:
-  case TensorProto::COMPLEX64: return 8;
-  case TensorProto::COMPLEX128: return 16;
-  default: return 0;
+  case TensorProto::COMPLEX64:
+    return 8;
+  case TensorProto::COMPLEX128:
+    return 16;
+  default:
+    return 0;
   }
 }
 
@@ -127,12 +162,24 @@ template <typename T> void storeElement(std::vector<uint8_t> &bytes, size_t inde
 /// Writes element `index` of an integer/bool tensor from int32_data.
 void storeInt(std::vector<uint8_t> &bytes, DType dtype, size_t index, int64_t intValue) {
   switch (dtype) {
-  case DType::Float32: storeElement(bytes, index, float(intValue)); break;
-  case DType::Int8: storeElement(bytes, index, int8_t(intValue)); break;
-  case DType::UInt8: storeElement(bytes, index, uint8_t(intValue)); break;
-  case DType::Int32: storeElement(bytes, index, int32_t(intValue)); break;
-  case DType::Int64: storeElement(bytes, index, intValue); break;
-  case DType::Bool: storeElement(bytes, index, uint8_t(intValue != 0)); break;
+  case DType::Float32:
+    storeElement(bytes, index, float(intValue));
+    break;
+  case DType::Int8:
+    storeElement(bytes, index, int8_t(intValue));
+    break;
+  case DType::UInt8:
+    storeElement(bytes, index, uint8_t(intValue));
+    break;
+  case DType::Int32:
+    storeElement(bytes, index, int32_t(intValue));
+    break;
+  case DType::Int64:
+    storeElement(bytes, index, intValue);
+    break;
+  case DType::Bool:
+    storeElement(bytes, index, uint8_t(intValue != 0));
+    break;
   }
 }
 
@@ -152,8 +199,7 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
   }
   DecodedTensor result;
   if (!dtypeFromOnnx(onnxType, result.type.dtype))
-    throw Error(ExitCode::Unsupported, what + " has element type " +
-                                           onnxTypeName(onnxType) +
+    throw Error(ExitCode::Unsupported, what + " has element type " + onnxTypeName(onnxType) +
                                            ", which bundlefit does not support");
   for (int64_t dim : tensor.dims()) {
     if (dim < 0)
@@ -163,21 +209,19 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
   }
   const DType dtype = result.type.dtype;
   // Sizes come from the file: check them before anything is allocated.
-  std::optional<uint64_t> totalBytes =
-      checkedTensorBytes(result.type.shape, dtypeSize(dtype));
+  std::optional<uint64_t> totalBytes = checkedTensorBytes(result.type.shape, dtypeSize(dtype));
   if (!totalBytes)
-    throw Error(ExitCode::BadInputFile,
-                what + " claims shape " + shapeToString(result.type.shape) +
-                    ", more than bundlefit's limit of " +
-                    std::to_string(kMaxTensorBytes >> 30) + " GiB per tensor");
+    throw Error(ExitCode::BadInputFile, what + " claims shape " + shapeToString(result.type.shape) +
+                                            ", more than bundlefit's limit of " +
+                                            std::to_string(kMaxTensorBytes >> 30) +
+                                            " GiB per tensor");
   const uint64_t count = *totalBytes / dtypeSize(dtype);
 
   auto mismatch = [&](const std::string &field, uint64_t have) {
-    return Error(ExitCode::BadInputFile,
-                 what + " of type " + onnxTypeName(onnxType) +
-                     shapeToString(result.type.shape) + " needs " +
-                     std::to_string(count) + " elements, " + field + " holds " +
-                     std::to_string(have));
+    return Error(ExitCode::BadInputFile, what + " of type " + onnxTypeName(onnxType) +
+                                             shapeToString(result.type.shape) + " needs " +
+                                             std::to_string(count) + " elements, " + field +
+                                             " holds " + std::to_string(have));
   };
   const bool hasRaw = tensor.has_raw_data();
   uint64_t held = 0;
@@ -190,10 +234,22 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
       throw mismatch(field, held);
   } else {
     switch (onnxType) {
-    case TensorProto::FLOAT: field = "float_data"; held = tensor.float_data_size(); break;
-    case TensorProto::DOUBLE: field = "double_data"; held = tensor.double_data_size(); break;
-    case TensorProto::INT64: field = "int64_data"; held = tensor.int64_data_size(); break;
-    default: field = "int32_data"; held = tensor.int32_data_size(); break;
+    case TensorProto::FLOAT:
+      field = "float_data";
+      held = tensor.float_data_size();
+      break;
+    case TensorProto::DOUBLE:
+      field = "double_data";
+      held = tensor.double_data_size();
+      break;
+    case TensorProto::INT64:
+      field = "int64_data";
+      held = tensor.int64_data_size();
+      break;
+    default:
+      field = "int32_data";
+      held = tensor.int32_data_size();
+      break;
     }
     if (held != count)
       throw mismatch(field, held);
@@ -221,8 +277,7 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
         uint16_t bits;
         std::memcpy(&bits, src + 2 * i, 2);
         storeElement(result.bytes, i,
-                     onnxType == TensorProto::FLOAT16 ? halfToFloat(bits)
-                                                      : bfloat16ToFloat(bits));
+                     onnxType == TensorProto::FLOAT16 ? halfToFloat(bits) : bfloat16ToFloat(bits));
       }
       break;
     case TensorProto::DOUBLE:
@@ -255,8 +310,7 @@ DecodedTensor decodeTensor(const TensorProto &tensor, const std::string &what) {
     for (size_t i = 0; i < count; ++i) {
       auto bits = uint16_t(tensor.int32_data(int(i)));
       storeElement(result.bytes, i,
-                   onnxType == TensorProto::FLOAT16 ? halfToFloat(bits)
-                                                    : bfloat16ToFloat(bits));
+                   onnxType == TensorProto::FLOAT16 ? halfToFloat(bits) : bfloat16ToFloat(bits));
     }
     break;
   default: // INT32, INT8, UINT8, BOOL live in int32_data.

@@ -20,8 +20,7 @@ namespace onnximport {
 
 namespace {
 
-template <typename T>
-std::vector<uint8_t> toBytes(const std::vector<T> &values) {
+template <typename T> std::vector<uint8_t> toBytes(const std::vector<T> &values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(T));
   if (!values.empty())
     copyBytes(bytes.data(), values.data(), bytes.size());
@@ -37,26 +36,25 @@ public:
 
 private:
   Error unsupported(const std::string &problem) const {
-    return Error(ExitCode::Unsupported,
-                 context_.path + ": " + node_.describe() + ": " + problem);
+    return Error(ExitCode::Unsupported, context_.path + ": " + node_.describe() + ": " + problem);
   }
 
   /// A rank-1 int64 constant named after the node and operand.
   Value *int64Constant(const std::string &operand, const std::vector<int64_t> &values) {
     TensorType type{DType::Int64, {int64_t(values.size())}, {}};
-    return context_.graph.addConstant(context_.freshValueName(node_.name + "_" + operand),
-                                      type, toBytes(values));
+    return context_.graph.addConstant(context_.freshValueName(node_.name + "_" + operand), type,
+                                      toBytes(values));
   }
   Value *floatConstant(const std::string &operand, const std::vector<float> &values) {
     TensorType type{DType::Float32, {int64_t(values.size())}, {}};
-    return context_.graph.addConstant(context_.freshValueName(node_.name + "_" + operand),
-                                      type, toBytes(values));
+    return context_.graph.addConstant(context_.freshValueName(node_.name + "_" + operand), type,
+                                      toBytes(values));
   }
   /// A rank-0 float32 constant (Clip bounds, Pad's constant_value).
   Value *floatScalar(const std::string &operand, float value) {
     TensorType type{DType::Float32, {}, {}};
-    return context_.graph.addConstant(context_.freshValueName(node_.name + "_" + operand),
-                                      type, toBytes(std::vector<float>{value}));
+    return context_.graph.addConstant(context_.freshValueName(node_.name + "_" + operand), type,
+                                      toBytes(std::vector<float>{value}));
   }
   void setInput(size_t index, Value *value) {
     if (node_.inputs.size() <= index)
@@ -178,12 +176,12 @@ void Normalizer::legacyBroadcast() {
     return; // Already numpy-aligned.
   if (!b->isConstant())
     throw unsupported("opset-" + std::to_string(context_.opset) +
-                      " broadcast of a non-constant operand along axis " +
-                      std::to_string(axis) + "; re-export with opset 7 or newer");
+                      " broadcast of a non-constant operand along axis " + std::to_string(axis) +
+                      "; re-export with opset 7 or newer");
   TensorType type = b->type;
   type.shape.resize(size_t(rankA - first), 1);
-  node_.inputs[1] = context_.graph.addConstant(
-      context_.freshValueName(b->name + "_broadcast"), type, b->data);
+  node_.inputs[1] =
+      context_.graph.addConstant(context_.freshValueName(b->name + "_broadcast"), type, b->data);
 }
 
 // Clip-6: attributes min/max (float) -> Clip-11+ operands 1 and 2.
@@ -347,8 +345,7 @@ void Normalizer::batchNormalization() {
 
 // MaxPool-8+: the optional Indices output goes when unused.
 void Normalizer::maxPool() {
-  if (node_.outputs.size() > 1 &&
-      (node_.outputs[1].empty() || !context_.isUsed(node_.outputs[1])))
+  if (node_.outputs.size() > 1 && (node_.outputs[1].empty() || !context_.isUsed(node_.outputs[1])))
     node_.outputs.resize(1);
 }
 
@@ -378,9 +375,9 @@ void Normalizer::legacyCast() {
   const Attribute *to = attrs_.find("to");
   if (!to || to->kind != Attribute::Kind::String)
     return;
-  static const char *const kTypeNames[] = {
-      "UNDEFINED", "FLOAT", "UINT8", "INT8",   "UINT16", "INT16",  "INT32",
-      "INT64",     "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64"};
+  static const char *const kTypeNames[] = {"UNDEFINED", "FLOAT",  "UINT8",  "INT8",   "UINT16",
+                                           "INT16",     "INT32",  "INT64",  "STRING", "BOOL",
+                                           "FLOAT16",   "DOUBLE", "UINT32", "UINT64"};
   std::string name = to->s;
   for (char &c : name)
     c = char(std::toupper(static_cast<unsigned char>(c)));

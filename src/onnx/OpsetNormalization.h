@@ -27,17 +27,15 @@ struct NodeDraft {
   Attributes attrs;
   std::vector<std::string> outputs;
 
-  Value *input(size_t index) const {
-    return index < inputs.size() ? inputs[index] : nullptr;
-  }
+  Value *input(size_t index) const { return index < inputs.size() ? inputs[index] : nullptr; }
   /// "node 'conv1' (Conv)", as Node::describe() will say it.
   std::string describe() const { return "node '" + name + "' (" + opType + ")"; }
 };
 
 struct NormalizeContext {
   Graph &graph;
-  int64_t opset;       ///< The model's default-domain opset.
-  std::string path;    ///< Model file, the prefix of every error.
+  int64_t opset;    ///< The model's default-domain opset.
+  std::string path; ///< Model file, the prefix of every error.
   /// Whether an ONNX value name is read by a node or is a graph output.
   std::function<bool(const std::string &)> isUsed;
   /// A value name no ONNX value uses and the graph does not hold yet.

@@ -81,8 +81,8 @@ std::vector<Tensor> evaluateConstantNode(const Node &node) {
 /// `<name>_const` takes over the value's readers and an Identity, inserted
 /// where `node` was, computes the graph output from it.
 void keepGraphOutputComputed(Graph &graph, Node &node, Value *output, Tensor result) {
-  Value *constant = graph.addConstant(graph.uniqueValueName(output->name + "_const"),
-                                      result.type, std::move(result.bytes));
+  Value *constant = graph.addConstant(graph.uniqueValueName(output->name + "_const"), result.type,
+                                      std::move(result.bytes));
   pass_utils::replaceReads(graph, output, constant);
   Node *identity = graph.insertNodeBefore(&node, "Identity", node.name + "_folded_output",
                                           {constant}, {output->name + "_tmp"});

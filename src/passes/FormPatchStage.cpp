@@ -76,8 +76,9 @@ uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *a
       if (inputDies && depthwiseInPlaceScratch(node))
         bytes += aligned(depthwiseInPlaceScratch(node));
       else if (inputDies && pointwiseInPlaceRows(node))
-        bytes += aligned(pointwiseInPlaceScratch(node)) +
-                 (outBytes > aligned(input->type.bytes()) ? outBytes - aligned(input->type.bytes()) : 0);
+        bytes +=
+            aligned(pointwiseInPlaceScratch(node)) +
+            (outBytes > aligned(input->type.bytes()) ? outBytes - aligned(input->type.bytes()) : 0);
       else
         bytes += outBytes;
     }

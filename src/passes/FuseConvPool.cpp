@@ -91,13 +91,15 @@ bool tryFuse(Graph &graph, ReadCounts &reads, Node &pool) {
   Attributes attrs = makeConvPoolAttributes(*conv, pool, chunk);
   if (isInt8) {
     attrs.setFloats("conv_out_scales", convOut->type.quant.scales);
-    attrs.setInts("conv_out_zero_points", std::vector<int64_t>(convOut->type.quant.zeroPoints.begin(),
-                                                              convOut->type.quant.zeroPoints.end()));
+    attrs.setInts("conv_out_zero_points",
+                  std::vector<int64_t>(convOut->type.quant.zeroPoints.begin(),
+                                       convOut->type.quant.zeroPoints.end()));
   }
   std::vector<Value *> inputs = conv->inputs;
   Value *y = pool.output(0);
-  Node *fused = graph.insertNodeBefore(conv, kConvPoolOp, graph.uniqueNodeName(conv->name + "_" + pool.name),
-                                       inputs, {y->name + "_fused"});
+  Node *fused =
+      graph.insertNodeBefore(conv, kConvPoolOp, graph.uniqueNodeName(conv->name + "_" + pool.name),
+                             inputs, {y->name + "_fused"});
   fused->attrs = attrs;
   pass_utils::takeOverOutput(fused, 0, y);
   pass_utils::addReads(*fused, reads);

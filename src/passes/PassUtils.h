@@ -33,8 +33,7 @@ inline std::map<const Value *, size_t> countReads(const Graph &graph) {
 /// True when `value` is a node output read exactly once, by `reader`, and is
 /// not a graph output: the only case in which a pass may swallow it.
 inline bool hasSingleReader(const Graph &graph, const Value *value, const Node *reader) {
-  if (!value || value->isGraphOutput || value->kind != ValueKind::Intermediate ||
-      !value->producer)
+  if (!value || value->isGraphOutput || value->kind != ValueKind::Intermediate || !value->producer)
     return false;
   size_t reads = 0;
   for (const Node *node : graph.nodes())
@@ -51,8 +50,7 @@ inline bool hasSingleReader(const Graph &graph, const Value *value, const Node *
 /// per node: scanning the graph each time makes them quadratic.
 inline bool hasSingleReader(const std::map<const Value *, size_t> &reads, const Value *value,
                             const Node *reader) {
-  if (!value || value->isGraphOutput || value->kind != ValueKind::Intermediate ||
-      !value->producer)
+  if (!value || value->isGraphOutput || value->kind != ValueKind::Intermediate || !value->producer)
     return false;
   auto it = reads.find(value);
   return it != reads.end() && it->second == 1 &&
@@ -155,8 +153,7 @@ inline void takeOverOutput(Node *producer, size_t index, Value *value) {
 
 /// Index of `value` among `node`'s outputs (node.outputs.size() if absent).
 inline size_t outputIndex(const Node &node, const Value *value) {
-  return size_t(std::find(node.outputs.begin(), node.outputs.end(), value) -
-                node.outputs.begin());
+  return size_t(std::find(node.outputs.begin(), node.outputs.end(), value) - node.outputs.begin());
 }
 
 /// Adds a float32 constant named after `base` (made unique).

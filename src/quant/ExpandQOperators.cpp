@@ -71,7 +71,8 @@ private:
         xScale->type.dtype != DType::Float32 || wScale->type.dtype != DType::Float32)
       throw Error(ExitCode::Unsupported,
                   path_ + ": " + node.describe() + ": scales '" + xScale->name + "' and '" +
-                      wScale->name + "' must be float32 constants (x's a scalar) to scale the bias");
+                      wScale->name +
+                      "' must be float32 constants (x's a scalar) to scale the bias");
     std::vector<float> xs = xScale->toFloats(), ws = wScale->toFloats();
     std::vector<float> scales;
     for (float w : ws)
@@ -97,14 +98,14 @@ private:
     std::vector<Value *> inputs = {x, w};
     if (biasIndex < node.inputs.size() && node.input(biasIndex))
       inputs.push_back(dequantizeBias(node, node.input(biasIndex), node.input(1), node.input(4)));
-    Node *compute = graph_.insertNodeBefore(&node, op, node.name + "_float", inputs,
-                                            {node.name + "_float"});
+    Node *compute =
+        graph_.insertNodeBefore(&node, op, node.name + "_float", inputs, {node.name + "_float"});
     compute->attrs = node.attrs;
     Value *yScale = operand(node, 6, "y_scale"), *yZp = operand(node, 7, "y_zero_point");
     Value *y = node.output(0);
     const std::string name = y->name;
-    Node *q = graph_.insertNodeBefore(&node, "QuantizeLinear", node.name, {compute->output(), yScale, yZp},
-                                      {name + "_expanded"});
+    Node *q = graph_.insertNodeBefore(&node, "QuantizeLinear", node.name,
+                                      {compute->output(), yScale, yZp}, {name + "_expanded"});
     graph_.replaceAllUsesWith(y, q->output());
     graph_.eraseNode(&node);
     graph_.renameValue(y, name + "_replaced");

@@ -82,7 +82,8 @@ private:
       result_.params.biasScales[out->name] = q.scales;
       std::vector<int64_t> &integers = result_.params.biasIntegers[out->name];
       for (int64_t i = 0; i < count; ++i)
-        integers.push_back(int64_t(x.elementAsDouble(i)) - q.zeroPoints[q.channelOf(i, x.type.shape)]);
+        integers.push_back(int64_t(x.elementAsDouble(i)) -
+                           q.zeroPoints[q.channelOf(i, x.type.shape)]);
       return;
     }
     const int64_t offset = offsetOf(q.zeroPointType);
@@ -91,8 +92,8 @@ private:
     for (size_t c = 0; c < q.scales.size(); ++c) {
       int64_t zp = q.zeroPoints[c] - offset;
       if (zp != 0) {
-        result_.warnings.push_back(where + ": weight '" + x.name +
-                                   "' has zero point " + std::to_string(q.zeroPoints[c]) +
+        result_.warnings.push_back(where + ": weight '" + x.name + "' has zero point " +
+                                   std::to_string(q.zeroPoints[c]) +
                                    " (asymmetric); the int8 kernels take symmetric weights only: "
                                    "requantized symmetric");
         return;

@@ -106,8 +106,8 @@ Tensor sampleFromPng(const std::string &path, const Shape &inputShape,
   };
   // The size check reads only the header: a 30000x30000 image must not be
   // decoded (seconds and gigabytes) just to be refused.
-  if (stbi_info_from_memory(reinterpret_cast<const stbi_uc *>(data.data()), int(data.size()),
-                            &w, &h, &fileChannels) &&
+  if (stbi_info_from_memory(reinterpret_cast<const stbi_uc *>(data.data()), int(data.size()), &w,
+                            &h, &fileChannels) &&
       (w != width || h != height))
     refuseSize();
   stbi_uc *pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc *>(data.data()),
@@ -125,8 +125,8 @@ Tensor sampleFromPng(const std::string &path, const Shape &inputShape,
         // BGR swaps the first and third colour channels (alpha stays last).
         int64_t source = options.bgr && channels >= 3 && c < 3 ? 2 - c : c;
         uint8_t pixel = pixels[(y * width + x) * channels + source];
-        int64_t index = options.nhwc ? (y * width + x) * channels + c
-                                     : (c * height + y) * width + x;
+        int64_t index =
+            options.nhwc ? (y * width + x) * channels + c : (c * height + y) * width + x;
         out[index] = convertPixel(pixel, options.mode);
       }
   return sample;
@@ -150,10 +150,14 @@ bool parseImageMode(const std::string &text, ImageMode &out) {
 
 float convertPixel(uint8_t pixel, ImageMode mode) {
   switch (mode) {
-  case ImageMode::ZeroToOne: return float(pixel) / 255.0f;
-  case ImageMode::NegOneToOne: return float(pixel) / 127.5f - 1.0f;
-  case ImageMode::ZeroTo255: return float(pixel);
-  case ImageMode::Neg128To127: return float(pixel) - 128.0f;
+  case ImageMode::ZeroToOne:
+    return float(pixel) / 255.0f;
+  case ImageMode::NegOneToOne:
+    return float(pixel) / 127.5f - 1.0f;
+  case ImageMode::ZeroTo255:
+    return float(pixel);
+  case ImageMode::Neg128To127:
+    return float(pixel) - 128.0f;
   }
   return float(pixel);
 }
@@ -166,7 +170,8 @@ std::vector<std::string> expandInputPaths(const std::vector<std::string> &paths)
       std::vector<std::string> found;
       for (const fs::directory_entry &entry : fs::directory_iterator(path, error)) {
         std::string name = entry.path().string();
-        if (entry.is_regular_file(error) && (hasExtension(name, ".npy") || hasExtension(name, ".png")))
+        if (entry.is_regular_file(error) &&
+            (hasExtension(name, ".npy") || hasExtension(name, ".png")))
           found.push_back(name);
       }
       if (error)

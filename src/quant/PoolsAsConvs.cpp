@@ -31,7 +31,8 @@ bool paramsDiffer(const PresetQuantParams &preset, const Value &x, const Value &
 std::vector<int64_t> fullWindow(const Node &node, const Shape &x) {
   if (node.opType == "GlobalAveragePool")
     return {x[2], x[3]};
-  if (node.attrs.getInt("ceil_mode", 0) != 0 || node.attrs.getString("auto_pad", "NOTSET") != "NOTSET")
+  if (node.attrs.getInt("ceil_mode", 0) != 0 ||
+      node.attrs.getString("auto_pad", "NOTSET") != "NOTSET")
     return {};
   for (int64_t p : node.attrs.getInts("pads", {}))
     if (p != 0)
@@ -49,7 +50,8 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
     if (node->opType != "AveragePool" && node->opType != "GlobalAveragePool")
       continue;
     const Value &x = *node->input(0);
-    if (x.type.rank() != 4 || node->outputs.size() != 1 || !paramsDiffer(preset, x, *node->output()))
+    if (x.type.rank() != 4 || node->outputs.size() != 1 ||
+        !paramsDiffer(preset, x, *node->output()))
       continue;
     std::vector<int64_t> window = fullWindow(*node, x.type.shape);
     if (window.empty())
@@ -61,9 +63,9 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
     std::vector<float> values(static_cast<size_t>(channels * elements), weight);
     std::vector<uint8_t> bytes(values.size() * sizeof(float));
     std::memcpy(bytes.data(), values.data(), bytes.size());
-    Value *w = graph.addConstant(graph.uniqueValueName(node->name + "_average_weight"),
-                                 TensorType{DType::Float32, {channels, 1, window[0], window[1]}, {}},
-                                 std::move(bytes));
+    Value *w = graph.addConstant(
+        graph.uniqueValueName(node->name + "_average_weight"),
+        TensorType{DType::Float32, {channels, 1, window[0], window[1]}, {}}, std::move(bytes));
     QuantParams wq;
     wq.scales = {weight};
     wq.zeroPoints = {0};
@@ -71,8 +73,9 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
     std::vector<int64_t> strides = node->opType == "GlobalAveragePool"
                                        ? std::vector<int64_t>{1, 1}
                                        : node->attrs.getInts("strides", {1, 1});
-    warnings.push_back(node->describe() + ": output parameters differ from the input's; computed as "
-                                          "a depthwise Conv with weights 1/" +
+    warnings.push_back(node->describe() +
+                       ": output parameters differ from the input's; computed as "
+                       "a depthwise Conv with weights 1/" +
                        std::to_string(elements) + " (one rounding, not pooling and a Rescale)");
     node->opType = "Conv";
     node->attrs = Attributes();

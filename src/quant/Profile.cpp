@@ -67,15 +67,15 @@ void checkProfileMatchesModel(const ProfileData &profile, const std::string &pro
     return;
   std::string recordedFor =
       profile.modelName.empty() ? "another model" : "'" + profile.modelName + "'";
-  throw Error(ExitCode::BadInputFile,
-              profilePath + ": profile was recorded for " + recordedFor + " (hash " +
-                  hex64(profile.modelHash) + "), not for " + modelPath + " (hash " +
-                  hex64(modelHash) + "); run `bundlefit profile " + baseName(modelPath) +
-                  " ...` again");
+  throw Error(ExitCode::BadInputFile, profilePath + ": profile was recorded for " + recordedFor +
+                                          " (hash " + hex64(profile.modelHash) + "), not for " +
+                                          modelPath + " (hash " + hex64(modelHash) +
+                                          "); run `bundlefit profile " + baseName(modelPath) +
+                                          " ...` again");
 }
 
 std::vector<double> rebinHistogram(const std::vector<double> &counts, double oldMin, double oldMax,
-                                  double newMin, double newMax) {
+                                   double newMin, double newMax) {
   size_t bins = counts.size();
   std::vector<double> result(bins, 0.0);
   if (bins == 0)
@@ -131,8 +131,7 @@ void ProfileRecorder::observe(const std::string &name, const Tensor &tensor) {
   TensorProfile &profile = tensors_[it->second];
   if (lo < profile.min || hi > profile.max) {
     float newMin = std::min(lo, profile.min), newMax = std::max(hi, profile.max);
-    profile.histogram =
-        rebinHistogram(profile.histogram, profile.min, profile.max, newMin, newMax);
+    profile.histogram = rebinHistogram(profile.histogram, profile.min, profile.max, newMin, newMax);
     profile.min = newMin;
     profile.max = newMax;
   }

@@ -68,8 +68,8 @@ std::string quoted(const std::string &text) {
 /// profile bundlefit or Glow writes.
 void checkShape(const std::string &text, const std::string &source) {
   auto opensNode = [](char c) {
-    return c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '[' || c == '{' ||
-           c == ',' || c == ':' || c == '-' || c == '?';
+    return c == '\n' || c == ' ' || c == '\t' || c == '\r' || c == '[' || c == '{' || c == ',' ||
+           c == ':' || c == '-' || c == '?';
   };
   for (size_t i = 0; i < text.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(text[i]);
@@ -195,7 +195,8 @@ uint64_t hashOf(const YAML::Node &node, const std::string &source) {
                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                        : -1;
     if (digit < 0)
-      malformed(source, "GraphPreLowerHash '" + text.substr(0, 40) + "' is not a 64-bit hex number");
+      malformed(source,
+                "GraphPreLowerHash '" + text.substr(0, 40) + "' is not a 64-bit hex number");
     value = value << 4 | uint64_t(digit);
   }
   return value;

@@ -264,8 +264,8 @@ private:
     auto it = dequantized_.find(value);
     if (it != dequantized_.end())
       return it->second;
-    Node *node = graph_.insertNodeBefore(before, "Dequantize", value->name + "_dequantize",
-                                         {value}, {value->name + "_float"});
+    Node *node = graph_.insertNodeBefore(before, "Dequantize", value->name + "_dequantize", {value},
+                                         {value->name + "_float"});
     node->output()->type = TensorType{DType::Float32, value->type.shape, {}};
     node->output()->typeKnown = true;
     ++summary_.dequantizeNodes;
@@ -325,7 +325,8 @@ private:
       std::vector<float> maxAbs(perChannel ? size_t(channels) : 1, 0.0f);
       for (size_t i = 0; i < values.size(); ++i)
         if (std::isfinite(values[i]))
-          maxAbs[size_t(channelOf(i))] = std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
+          maxAbs[size_t(channelOf(i))] =
+              std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
       bool power2 = options_.schema == QuantSchema::SymmetricWithPower2Scale;
       for (float m : maxAbs) {
         quant.scales.push_back(chooseWeightParams(m, power2).scale);
@@ -398,15 +399,17 @@ private:
         quant.zeroPoints.push_back(0);
       }
       quant.axis = weightScales.size() > 1 ? 0 : -1;
-      const std::vector<int64_t> *exact = presetBiasIntegers(node, *bias, values, quant.scales, channels);
+      const std::vector<int64_t> *exact =
+          presetBiasIntegers(node, *bias, values, quant.scales, channels);
       std::vector<int32_t> q(static_cast<size_t>(channels));
       for (int64_t c = 0; c < channels; ++c)
-        q[size_t(c)] = exact ? int32_t(std::clamp<int64_t>((*exact)[exact->size() == 1 ? 0 : size_t(c)],
-                                                           std::numeric_limits<int32_t>::min(),
-                                                           std::numeric_limits<int32_t>::max()))
-                             : int32_t(quantizeValue(valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
-                                                     std::numeric_limits<int32_t>::min(),
-                                                     std::numeric_limits<int32_t>::max()));
+        q[size_t(c)] =
+            exact ? int32_t(std::clamp<int64_t>((*exact)[exact->size() == 1 ? 0 : size_t(c)],
+                                                std::numeric_limits<int32_t>::min(),
+                                                std::numeric_limits<int32_t>::max()))
+                  : int32_t(quantizeValue(
+                        valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
+                        std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
       replaceConstant(node, index, TensorType{DType::Int32, {channels}, quant}, toBytes(q));
       return;
     }
@@ -419,7 +422,8 @@ private:
     std::vector<int8_t> q(static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c)
       q[size_t(c)] = int8_t(quantizeValue(valueAt(c), params, -127, 127));
-    replaceConstant(node, index, TensorType{DType::Int8, {channels}, perTensor(params)}, toBytes(q));
+    replaceConstant(node, index, TensorType{DType::Int8, {channels}, perTensor(params)},
+                    toBytes(q));
   }
 
   /// The model's int32 bias integers when its bias scale is the
@@ -440,10 +444,9 @@ private:
       float have = it->second[it->second.size() == 1 ? 0 : size_t(c)];
       float want = scales[scales.size() == 1 ? 0 : size_t(c)];
       if (std::abs(have - want) > 1e-6f * want) {
-        summary_.warnings.push_back(node.describe() + ": bias '" + bias.name + "' scale " +
-                                    std::to_string(have) +
-                                    " is not input scale x weight scale; requantized to " +
-                                    std::to_string(want));
+        summary_.warnings.push_back(
+            node.describe() + ": bias '" + bias.name + "' scale " + std::to_string(have) +
+            " is not input scale x weight scale; requantized to " + std::to_string(want));
         return nullptr;
       }
     }
@@ -486,11 +489,9 @@ private:
     QuantParams params;
     if (reusesInputParams(op)) {
       params = x.type.quant;
-    }
-    else if (op == "Softmax") {
+    } else if (op == "Softmax") {
       params = perTensor({1.0f / 256.0f, -128}); // TFLM's int8 softmax output
-    }
-    else
+    } else
       params = perTensor(profiledParams(output, node));
     output.type.dtype = DType::Int8;
     output.type.quant = params;
@@ -512,11 +513,11 @@ private:
     const ScaleZeroPoint want = it->second;
     if (want.scale == params.scales.at(0) && want.zeroPoint == params.zeroPoints.at(0))
       return;
-    summary_.warnings.push_back(
-        node.describe() + ": the int8 kernel's output parameters are (" +
-        std::to_string(params.scales[0]) + ", " + std::to_string(params.zeroPoints[0]) +
-        "), the model's (" + std::to_string(want.scale) + ", " + std::to_string(want.zeroPoint) +
-        "): requantized by a Rescale");
+    summary_.warnings.push_back(node.describe() + ": the int8 kernel's output parameters are (" +
+                                std::to_string(params.scales[0]) + ", " +
+                                std::to_string(params.zeroPoints[0]) + "), the model's (" +
+                                std::to_string(want.scale) + ", " + std::to_string(want.zeroPoint) +
+                                "): requantized by a Rescale");
     std::vector<Node *> order = graph_.nodes();
     auto at = std::find(order.begin(), order.end(), &node);
     Node *next = (at == order.end() || at + 1 == order.end()) ? nullptr : *(at + 1);
@@ -545,14 +546,28 @@ bool isInt8CapableOp(const std::string &opType) { return int8RuleOf(opType) != I
 
 std::string opTypeForKindName(const std::string &name) {
   static const std::pair<const char *, const char *> glowKinds[] = {
-      {"convolution", "Conv"},     {"fullyconnected", "Gemm"}, {"softmax", "Softmax"},
-      {"avgpool", "AveragePool"},  {"maxpool", "MaxPool"},     {"add", "Add"},
-      {"mul", "Mul"},              {"concat", "Concat"},       {"relu", "Relu"},
-      {"clip", "Clip"},            {"reshape", "Reshape"},     {"transpose", "Transpose"},
-      {"flatten", "Flatten"},      {"squeeze", "Squeeze"},     {"unsqueeze", "Unsqueeze"},
-      {"identity", "Identity"},    {"dropout", "Dropout"},     {"conv", "Conv"},
-      {"gemm", "Gemm"},            {"averagepool", "AveragePool"},
-      {"globalaveragepool", "GlobalAveragePool"}, {"globalavgpool", "GlobalAveragePool"},
+      {"convolution", "Conv"},
+      {"fullyconnected", "Gemm"},
+      {"softmax", "Softmax"},
+      {"avgpool", "AveragePool"},
+      {"maxpool", "MaxPool"},
+      {"add", "Add"},
+      {"mul", "Mul"},
+      {"concat", "Concat"},
+      {"relu", "Relu"},
+      {"clip", "Clip"},
+      {"reshape", "Reshape"},
+      {"transpose", "Transpose"},
+      {"flatten", "Flatten"},
+      {"squeeze", "Squeeze"},
+      {"unsqueeze", "Unsqueeze"},
+      {"identity", "Identity"},
+      {"dropout", "Dropout"},
+      {"conv", "Conv"},
+      {"gemm", "Gemm"},
+      {"averagepool", "AveragePool"},
+      {"globalaveragepool", "GlobalAveragePool"},
+      {"globalavgpool", "GlobalAveragePool"},
       {"matmul", "MatMul"}};
   std::string lower = name;
   std::transform(lower.begin(), lower.end(), lower.begin(),

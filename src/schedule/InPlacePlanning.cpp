@@ -116,8 +116,8 @@ planner::Problem withInPlaceOps(const planner::Problem &base, const std::vector<
       continue;
     if (scratchOf)
       scratchOf->push_back({it->first, int(problem.buffers.size())});
-    problem.buffers.push_back({int(problem.buffers.size()), it->second,
-                               MemoryPlan::kAlignment, step, step});
+    problem.buffers.push_back(
+        {int(problem.buffers.size()), it->second, MemoryPlan::kAlignment, step, step});
   }
   return problem;
 }

@@ -25,8 +25,7 @@ namespace bundlefit {
 namespace {
 
 uint64_t alignUp(uint64_t value) {
-  return (value + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment *
-         MemoryPlan::kAlignment;
+  return (value + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment;
 }
 
 /// Ops whose output element i depends only on input element i (after
@@ -71,8 +70,8 @@ void placeConstants(MemoryPlan &plan) {
     constants.push_back({int(i), ordered[i]->type.bytes(), int(i)});
   planner::WeightLayout layout = planner::layoutWeights(constants, MemoryPlan::kAlignment);
   for (size_t i = 0; i < ordered.size(); ++i)
-    plan.placements[ordered[i]] = {MemoryRegion::ConstantWeight,
-                                   layout.placements[i].offset, constants[i].size};
+    plan.placements[ordered[i]] = {MemoryRegion::ConstantWeight, layout.placements[i].offset,
+                                   constants[i].size};
   plan.constants = ordered;
   plan.constantSize = layout.total;
 }
@@ -107,8 +106,8 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
       if (storageOwner(output) != output || plan.hasPlacement(output))
         continue;
       bufferOf[output] = int(problem.buffers.size());
-      problem.buffers.push_back({int(problem.buffers.size()), output->type.bytes(),
-                                 MemoryPlan::kAlignment, step, step});
+      problem.buffers.push_back(
+          {int(problem.buffers.size()), output->type.bytes(), MemoryPlan::kAlignment, step, step});
     }
     for (const Value *input : node->inputs) {
       if (!input)
@@ -139,8 +138,8 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
   }
 
   // --memory-opt >= 1: in-place depthwise and 1x1 convolutions and pools
-  // overlapping their input, those that pay for themselves. Fused nodes (FusedOps.h) always need their
-  // workspace, whatever the level.
+  // overlapping their input, those that pay for themselves. Fused nodes (FusedOps.h) always need
+  // their workspace, whatever the level.
   rejectOversizedBuffers(problem, bufferOf);
   std::map<const Node *, uint64_t> scratchBytes;
   for (const Node *node : plan.schedule)
@@ -148,8 +147,8 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options) {
       scratchBytes[node] = bytes;
   std::vector<InPlaceOp> chosen;
   if (options.memoryOpt >= 1 && options.allowInPlace)
-    chosen = chooseInPlaceOps(problem, inPlaceCandidates(plan, problem, bufferOf),
-                                scratchBytes, plan.schedule);
+    chosen = chooseInPlaceOps(problem, inPlaceCandidates(plan, problem, bufferOf), scratchBytes,
+                              plan.schedule);
   std::vector<std::pair<const Node *, int>> scratchOf;
   problem = withInPlaceOps(problem, chosen, scratchBytes, plan.schedule, &scratchOf);
 
@@ -208,9 +207,12 @@ void placeViews(MemoryPlan &plan) {
 
 const char *regionName(MemoryRegion region) {
   switch (region) {
-  case MemoryRegion::ConstantWeight: return "constantWeight";
-  case MemoryRegion::MutableWeight: return "mutableWeight";
-  case MemoryRegion::Activations: return "activations";
+  case MemoryRegion::ConstantWeight:
+    return "constantWeight";
+  case MemoryRegion::MutableWeight:
+    return "mutableWeight";
+  case MemoryRegion::Activations:
+    return "activations";
   }
   return "?";
 }

@@ -16,11 +16,16 @@ namespace {
 
 /// What a non-regular file is, for the error message.
 const char *fileKind(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode))
+    return "a symbolic link";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "a device";
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISSOCK(mode))
+    return "a socket";
   return "not a regular file";
 }
 

@@ -61,7 +61,8 @@ TEST_CASE("files that are not ONNX models: exit 4 naming the file and what it is
   fs::path json = dir / "device.json";
   std::ofstream(json) << "{\"id\": \"x\"}\n";
   fs::path tflite = dir / "model.tflite";
-  std::ofstream(tflite, std::ios::binary) << std::string("\x1c\0\0\0TFL3", 8) << std::string(64, '\0');
+  std::ofstream(tflite, std::ios::binary)
+      << std::string("\x1c\0\0\0TFL3", 8) << std::string(64, '\0');
   for (const fs::path &model : {npy, json, tflite}) {
     CAPTURE(model);
     fs::path out = dir / "bundle";
@@ -75,16 +76,20 @@ TEST_CASE("files that are not ONNX models: exit 4 naming the file and what it is
 TEST_CASE("--model-input that does not match the model") {
   fs::path out = scratch("model_input") / "bundle";
   // Another spatial size: Gemm fc1 then sees 600 features instead of 800.
-  checkFailure(runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'data,float,[1,1,27,28]'"),
-               5, {lenet(), "'fc1'", "Gemm"});
+  checkFailure(
+      runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'data,float,[1,1,27,28]'"),
+      5, {lenet(), "'fc1'", "Gemm"});
   // Another rank and another channel count: Conv conv1 refuses them.
-  checkFailure(runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'data,float,[1,28,28]'"),
-               5, {lenet(), "'conv1'"});
-  checkFailure(runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'data,float,[1,3,28,28]'"),
-               5, {lenet(), "'conv1'"});
+  checkFailure(
+      runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'data,float,[1,28,28]'"), 5,
+      {lenet(), "'conv1'"});
+  checkFailure(
+      runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'data,float,[1,3,28,28]'"),
+      5, {lenet(), "'conv1'"});
   // An input the model does not have, and text that is not a shape.
-  checkFailure(runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'image,float,[1,1,28,28]'"),
-               2, {"--model-input", "'image'", "'data'"});
+  checkFailure(
+      runTool("compile " + lenet() + " -o " + q(out) + " --model-input 'image,float,[1,1,28,28]'"),
+      2, {"--model-input", "'image'", "'data'"});
   checkFailure(runTool("plan " + lenet() + " --model-input 'data,float,[1,x,28]'"), 2,
                {"--model-input"});
   CHECK_FALSE(fs::exists(out));
@@ -93,8 +98,9 @@ TEST_CASE("--model-input that does not match the model") {
 TEST_CASE("an input .npy of the wrong shape for run: exit 4 naming the .npy") {
   fs::path dir = scratch("run_shape");
   fs::path npy = std::string(BUNDLEFIT_MODELS_DIR) + "/resnet8.input.npy";
-  checkFailure(runTool("-q run " + lenet() + " --input " + q(npy) + " --output-dir " + q(dir / "out")),
-               4, {npy.string(), "'data'", "float32[1,1,28,28]"});
+  checkFailure(
+      runTool("-q run " + lenet() + " --input " + q(npy) + " --output-dir " + q(dir / "out")), 4,
+      {npy.string(), "'data'", "float32[1,1,28,28]"});
   CHECK_FALSE(fs::exists(dir / "out"));
 }
 
@@ -104,7 +110,8 @@ TEST_CASE("unknown devices and bad device files") {
   checkFailure(runTool("fit " + lenet() + " --device rt1060 --device-file " + q(dir / "none.json")),
                4, {(dir / "none.json").string()});
   fs::path broken = dir / "broken.json";
-  std::ofstream(broken) << "{\"id\": \"mine\", \"memory\": [ {\"name\": \"FLASH\", \"size\": \"lots\"} ]";
+  std::ofstream(broken)
+      << "{\"id\": \"mine\", \"memory\": [ {\"name\": \"FLASH\", \"size\": \"lots\"} ]";
   checkFailure(runTool("fit " + lenet() + " --device mine --device-file " + q(broken)), 4,
                {broken.string()});
   // Valid JSON that breaks the schema: the message names the file and the
@@ -125,8 +132,9 @@ TEST_CASE("unknown options and bad option values: exit 2 naming the option, no b
   checkFailure(runTool("compile " + lenet() + " -o " + q(out) + " --no-such-option"), 2,
                {"--no-such-option"});
   checkFailure(runTool("compile " + lenet() + " -o " + q(out) + " --opt O9"), 2, {"--opt", "O9"});
-  checkFailure(runTool("compile " + lenet() + " -o " + q(out) + " --float-abi hard --target cortex-m0plus"),
-               2, {"--float-abi"});
+  checkFailure(
+      runTool("compile " + lenet() + " -o " + q(out) + " --float-abi hard --target cortex-m0plus"),
+      2, {"--float-abi"});
   checkFailure(runTool("fit " + lenet() + " --device rt1060 --variant int3"), 2, {"--variant"});
   checkFailure(runTool("no-such-command " + lenet()), 2, {"no-such-command"});
   CHECK_FALSE(fs::exists(out));
@@ -186,11 +194,12 @@ TEST_CASE("outputs that cannot be written: exit 6 naming the path, nothing parti
     header.resize(128 - 10 - 1, ' ');
     header += '\n';
     std::ofstream out(npy, std::ios::binary);
-    out << std::string("\x93NUMPY\x01\x00", 8) << char(header.size() & 255) << char(header.size() >> 8)
-        << header << std::string(16, '\0');
+    out << std::string("\x93NUMPY\x01\x00", 8) << char(header.size() & 255)
+        << char(header.size() >> 8) << header << std::string(16, '\0');
   }
-  checkFailure(runTool("-q run " + model + " --input " + q(npy) + " --output-dir /proc/bundlefit-out"),
-               6, {"/proc/bundlefit-out"});
+  checkFailure(
+      runTool("-q run " + model + " --input " + q(npy) + " --output-dir /proc/bundlefit-out"), 6,
+      {"/proc/bundlefit-out"});
 }
 
 TEST_CASE("unsupported operators: exit 5 listing every one with its node, no bundle") {

@@ -56,8 +56,8 @@ std::string chainModel(const std::string &file, int depth) {
 
 /// Starts `bundlefit -q compile model -o out --network-name net --target host`.
 pid_t startCompile(const std::string &model, const fs::path &out) {
-  std::vector<std::string> args = {BUNDLEFIT_EXE, "-q",           "compile", model,  "-o",
-                                   out.string(),  "--network-name", "net",   "--target", "host"};
+  std::vector<std::string> args = {BUNDLEFIT_EXE,    "-q",  "compile",  model, "-o", out.string(),
+                                   "--network-name", "net", "--target", "host"};
   std::vector<char *> argv;
   for (std::string &arg : args)
     argv.push_back(arg.data());
@@ -124,7 +124,8 @@ TEST_CASE("compiles killed at random points leave the complete old or the comple
       REQUIRE(waitExit(startCompile(b.oldModel, out)) == 0);
     // Kill anywhere between 60% and 120% of a compile's time: most kills
     // land near the end, where the files are written and moved.
-    const long micros = long(std::chrono::duration_cast<std::chrono::microseconds>(compileTime).count());
+    const long micros =
+        long(std::chrono::duration_cast<std::chrono::microseconds>(compileTime).count());
     std::uniform_int_distribution<long> delay(micros * 3 / 5, micros * 6 / 5);
     pid_t pid = startCompile(b.newModel, out);
     std::this_thread::sleep_for(std::chrono::microseconds(delay(random)));

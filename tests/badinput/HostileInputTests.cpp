@@ -109,9 +109,9 @@ TEST_CASE("huge --define-symbol and --model-input dims are refused") {
   std::string model = m.save("symbolic.onnx");
   checkFailure(runTool("plan " + q(model) + " --define-symbol N=" + std::to_string(k2To62)), 4,
                {model, "'x'", "--define-symbol"});
-  checkFailure(runTool("plan " + q(model) + " --model-input 'x,float,[" + std::to_string(k2To62) +
-                       ",4]'"),
-               2, {"--model-input", "'x'", model});
+  checkFailure(
+      runTool("plan " + q(model) + " --model-input 'x,float,[" + std::to_string(k2To62) + ",4]'"),
+      2, {"--model-input", "'x'", model});
   // Still fine at a size a part could hold.
   CHECK(runTool("-q plan " + q(model) + " --define-symbol N=16").exitCode == 0);
 }
@@ -142,9 +142,9 @@ TEST_CASE(".npy files with a negative, non-numeric or huge dimension: exit 4 nam
     CAPTURE(shape);
     fs::path npy = dir / "x.npy";
     writeNpy(npy, shape, {1, 2, 3, 4});
-    checkFailure(runTool("-q run " + q(model) + " --input " + q(npy) + " --output-dir " +
-                         q(dir / "out")),
-                 4, {npy.string()});
+    checkFailure(
+        runTool("-q run " + q(model) + " --input " + q(npy) + " --output-dir " + q(dir / "out")), 4,
+        {npy.string()});
   }
 }
 

@@ -31,8 +31,8 @@ Outcome runTool(const std::string &arguments, const std::string &stdoutPath) {
   fs::create_directories(dir);
   const fs::path out = stdoutPath.empty() ? dir / "stdout.txt" : fs::path(stdoutPath);
   fs::remove(dir / "stdout.txt");
-  std::string command = std::string(BUNDLEFIT_EXE) + " " + arguments + " >" + q(out) + " 2>" +
-                        q(dir / "stderr.txt");
+  std::string command =
+      std::string(BUNDLEFIT_EXE) + " " + arguments + " >" + q(out) + " 2>" + q(dir / "stderr.txt");
   int status = std::system(command.c_str());
   Outcome o;
   o.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -65,17 +65,15 @@ const std::vector<float> kB = {1.0f, 4.0f, 9.0f, 16.0f, 0.25f, 2.25f};
 
 fs::path testRoot() {
   static fs::path root = [] {
-    fs::path p = fs::temp_directory_path() /
-                 ("bundle_runner_tests." + std::to_string(::getpid()));
+    fs::path p = fs::temp_directory_path() / ("bundle_runner_tests." + std::to_string(::getpid()));
     fs::remove_all(p);
     fs::create_directories(p);
     // Set BUNDLEFIT_KEEP_TEST_FILES to keep the generated drivers and images.
     if (!std::getenv("BUNDLEFIT_KEEP_TEST_FILES"))
       std::atexit([] {
         std::error_code ec;
-        fs::remove_all(fs::temp_directory_path() /
-                           ("bundle_runner_tests." + std::to_string(::getpid())),
-                       ec);
+        fs::remove_all(
+            fs::temp_directory_path() / ("bundle_runner_tests." + std::to_string(::getpid())), ec);
       });
     return p;
   }();
@@ -93,8 +91,8 @@ void writeWeights(const fs::path &file, uint64_t size) {
   std::vector<uint8_t> bytes(size, 0);
   std::memcpy(bytes.data(), kW, sizeof kW);
   std::memcpy(bytes.data() + 64, &kBias, sizeof kBias);
-  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()),
-                                               std::streamsize(bytes.size()));
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
 }
 
 /// Compiles the test bundle for `target` into <root>/<target>/testnet.o and
@@ -102,9 +100,7 @@ void writeWeights(const fs::path &file, uint64_t size) {
 BundleRunSpec makeBundle(const std::string &target, uint64_t constantSize = 128) {
   fs::path dir = testRoot() / ("bundle-" + target + "-" + std::to_string(constantSize));
   fs::create_directories(dir);
-  {
-    std::ofstream(dir / "testnet.c") << kBundleSource;
-  }
+  { std::ofstream(dir / "testnet.c") << kBundleSource; }
   std::vector<std::string> argv;
   if (target == "host") {
     argv = {requireHostCC(), "-c", "-O2"};
@@ -204,8 +200,8 @@ TEST_CASE("runProcess captures output, exit status, start failures and timeouts"
   fs::path dir = testRoot() / "proc";
   fs::create_directories(dir);
   std::string log = (dir / "log").string();
-  ProcessResult ok = runProcess({"sh", "-c", "echo out; echo err >&2; pwd; exit 3"},
-                                dir.string(), 10, log);
+  ProcessResult ok =
+      runProcess({"sh", "-c", "echo out; echo err >&2; pwd; exit 3"}, dir.string(), 10, log);
   CHECK(!ok.startFailed);
   CHECK(ok.exitCode == 3);
   CHECK(contains(ok.output, "out\n"));
@@ -363,10 +359,10 @@ TEST_CASE("regions that overflow the SSRAMs go to the 16 MiB PSRAM") {
     auto out = runBundle(spec, inputsWith(kA), (testRoot() / "big").string(), &stats);
     INFO(stats.layout);
     checkOutputs(out);
-    CHECK(contains(stats.layout, target == "cortex-m7" ? "in PSRAM @0x60000000"
-                                                       : "in MPS_RAM @0x80000000"));
-    MESSAGE(target << " big (" << stats.layout << "): build " << stats.buildSeconds
-                   << " s, QEMU " << stats.runSeconds << " s");
+    CHECK(contains(stats.layout,
+                   target == "cortex-m7" ? "in PSRAM @0x60000000" : "in MPS_RAM @0x80000000"));
+    MESSAGE(target << " big (" << stats.layout << "): build " << stats.buildSeconds << " s, QEMU "
+                   << stats.runSeconds << " s");
   }
 
   BundleRunSpec tooBig = makeBundle("cortex-m4");
@@ -391,8 +387,7 @@ TEST_CASE("runBundle validates its inputs") {
 
   auto wrongShape = inputsWith(kA);
   wrongShape["a"] = Tensor::fromFloats({2}, {1.0f, 2.0f});
-  CHECK(expectError([&] { runBundle(spec, wrongShape, work); }).code() ==
-        ExitCode::BadInputFile);
+  CHECK(expectError([&] { runBundle(spec, wrongShape, work); }).code() == ExitCode::BadInputFile);
 
   BundleRunSpec badWeights = spec;
   badWeights.constantSize = 192;

@@ -123,8 +123,8 @@ TEST_CASE("both tools say which --memory-opt level they used") {
 
 TEST_CASE("run and compile check the input file and output directory before compiling") {
   const std::string lenet = modelPath("lenet");
-  CommandResult missing = runBundlefit("run " + lenet + " --input /nonexistent/x.npy --output-dir " +
-                                       scratch("run_out").string());
+  CommandResult missing = runBundlefit(
+      "run " + lenet + " --input /nonexistent/x.npy --output-dir " + scratch("run_out").string());
   CHECK(missing.exitCode == 4);
   CHECK(missing.output.find("/nonexistent/x.npy") != std::string::npos);
   CHECK(missing.output.find("compiled") == std::string::npos); // failed before the compile

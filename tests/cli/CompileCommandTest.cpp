@@ -35,8 +35,8 @@ static fs::path freshDir(const std::string &name) {
 
 TEST_CASE("compile writes the five bundle files with Glow's sizes and conventions") {
   fs::path dir = freshDir("lenet_bundle");
-  CommandResult result =
-      runBundlefit("compile " + modelPath("lenet") + " -o " + dir.string() + " --network-name lenet_mnist");
+  CommandResult result = runBundlefit("compile " + modelPath("lenet") + " -o " + dir.string() +
+                                      " --network-name lenet_mnist");
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
   for (const char *suffix : {".o", ".h", ".weights.bin", ".weights.txt", ".memory.json"})
     CHECK_MESSAGE(fs::exists(dir / (std::string("lenet_mnist") + suffix)), suffix);
@@ -65,36 +65,40 @@ TEST_CASE("compile writes the five bundle files with Glow's sizes and convention
 TEST_CASE("the header compiles as C11 and C++17 with -Wall -Werror") {
   fs::path dir = freshDir("header_check");
   REQUIRE(runBundlefit("compile " + modelPath("lenet") + " -o " + dir.string()).exitCode == 0);
-  std::string use = "#include \"lenet.h\"\n"
-                    "GLOW_MEM_ALIGN(LENET_MEM_ALIGN) uint8_t mutableWeight[LENET_MUTABLE_MEM_SIZE];\n"
-                    "float *output(void) { return (float *)GLOW_GET_ADDR(mutableWeight, LENET_softmax); }\n"
-                    "int run(uint8_t *c, uint8_t *a) { return lenet(c, mutableWeight, a); }\n";
+  std::string use =
+      "#include \"lenet.h\"\n"
+      "GLOW_MEM_ALIGN(LENET_MEM_ALIGN) uint8_t mutableWeight[LENET_MUTABLE_MEM_SIZE];\n"
+      "float *output(void) { return (float *)GLOW_GET_ADDR(mutableWeight, LENET_softmax); }\n"
+      "int run(uint8_t *c, uint8_t *a) { return lenet(c, mutableWeight, a); }\n";
   std::ofstream(dir / "use.c") << use;
   std::ofstream(dir / "use.cpp") << use;
   std::string dirText = dir.string();
-  CHECK(std::system(("cc -std=c11 -Wall -Wextra -Werror -pedantic -c -o /dev/null " + dirText +
-                     "/use.c").c_str()) == 0);
-  CHECK(std::system(("c++ -std=c++17 -Wall -Wextra -Werror -c -o /dev/null " + dirText +
-                     "/use.cpp").c_str()) == 0);
+  CHECK(std::system(
+            ("cc -std=c11 -Wall -Wextra -Werror -pedantic -c -o /dev/null " + dirText + "/use.c")
+                .c_str()) == 0);
+  CHECK(std::system(("c++ -std=c++17 -Wall -Wextra -Werror -c -o /dev/null " + dirText + "/use.cpp")
+                        .c_str()) == 0);
 }
 
 TEST_CASE("model-compiler accepts Glow's single-dash command line") {
   fs::path dir = freshDir("glow_cli");
-  std::string command = std::string(MODEL_COMPILER_EXE) + " -backend=CPU -model=" +
-                        modelPath("lenet") + " -emit-bundle=" + dir.string() +
-                        " -target=arm -mcpu=cortex-m7 -float-abi=hard -network-name=lenet_mnist 2>&1";
+  std::string command =
+      std::string(MODEL_COMPILER_EXE) + " -backend=CPU -model=" + modelPath("lenet") +
+      " -emit-bundle=" + dir.string() +
+      " -target=arm -mcpu=cortex-m7 -float-abi=hard -network-name=lenet_mnist 2>&1";
   REQUIRE(std::system(command.c_str()) == 0);
   CHECK(fs::file_size(dir / "lenet_mnist.weights.bin") == 1724608);
   std::string object = readFile(dir / "lenet_mnist.o");
   REQUIRE(object.size() > 20);
   CHECK(object.substr(1, 3) == "ELF");
-  CHECK(uint8_t(object[4]) == 1);  // ELFCLASS32: a Cortex-M object
+  CHECK(uint8_t(object[4]) == 1);   // ELFCLASS32: a Cortex-M object
   CHECK(uint8_t(object[18]) == 40); // EM_ARM
   // Glow's layout unless asked: a drop-in keeps Glow's ACTIVATIONS.
   auto activations = [&](const std::string &extra) {
     fs::path out = freshDir("glow_cli_memory_opt");
-    std::string run = std::string(MODEL_COMPILER_EXE) + " -backend=CPU -model=" +
-                      modelPath("lenet") + " -emit-bundle=" + out.string() + extra + " 2>&1";
+    std::string run = std::string(MODEL_COMPILER_EXE) +
+                      " -backend=CPU -model=" + modelPath("lenet") +
+                      " -emit-bundle=" + out.string() + extra + " 2>&1";
     REQUIRE(std::system(run.c_str()) == 0);
     return nlohmann::json::parse(readFile(out / "lenet.memory.json"))["sizes"]["activations"];
   };
@@ -102,7 +106,7 @@ TEST_CASE("model-compiler accepts Glow's single-dash command line") {
   // together at level 0 (46,080 + 11,520). At level 2 conv2+pool2 runs as one
   // ConvPool step: pool1's 11,520, its output 50x4x4 floats (3,200) and a
   // scratch row of 8 channels x 8 columns (256).
-  CHECK(activations("") == 46080 + 11520);        // 57,600
+  CHECK(activations("") == 46080 + 11520);                    // 57,600
   CHECK(activations(" -memory-opt=2") == 11520 + 3200 + 256); // 14,976
 }
 
@@ -146,8 +150,9 @@ int main(void) {
 }
 )";
   std::string d = dir.string();
-  REQUIRE(std::system(("cc -std=c11 -Wall -Werror -no-pie -o " + d + "/main " + d + "/main.c " +
-                       d + "/lenet.o -lm").c_str()) == 0);
+  REQUIRE(std::system(("cc -std=c11 -Wall -Werror -no-pie -o " + d + "/main " + d + "/main.c " + d +
+                       "/lenet.o -lm")
+                          .c_str()) == 0);
   CHECK(std::system((d + "/main > " + d + "/out.txt").c_str()) == 0);
   // --memory-opt 2 (default): 11,520 + 3,200 + 256, derived in the test above.
   CHECK(readFile(dir / "out.txt") == "14976\n");

@@ -79,8 +79,8 @@ TEST_CASE("plan-buffers solves a MiniMalloc CSV, writes offsets, and gates on ca
   // Five buffers whose lower bound is 12: only an exact placement fits 12.
   std::ofstream(dir + "/small.csv") << "id,lower,upper,size\n"
                                        "b0,0,3,4\nb1,3,9,4\nb2,0,9,4\nb3,9,21,4\nb4,0,21,4\n";
-  CommandResult fits = runBundlefit("plan-buffers " + dir + "/small.csv --format csv --capacity 12 -o " +
-                                    dir + "/small.out.csv");
+  CommandResult fits = runBundlefit(
+      "plan-buffers " + dir + "/small.csv --format csv --capacity 12 -o " + dir + "/small.out.csv");
   CHECK_MESSAGE(fits.exitCode == 0, fits.output);
   CHECK(fits.output.find("fits in capacity 12") != std::string::npos);
   std::ifstream out(dir + "/small.out.csv");
@@ -88,13 +88,15 @@ TEST_CASE("plan-buffers solves a MiniMalloc CSV, writes offsets, and gates on ca
   std::getline(out, header);
   CHECK(header == "id,lower,upper,size,offset");
 
-  CommandResult tooSmall = runBundlefit("plan-buffers " + dir + "/small.csv --format csv --capacity 11");
+  CommandResult tooSmall =
+      runBundlefit("plan-buffers " + dir + "/small.csv --format csv --capacity 11");
   CHECK(tooSmall.exitCode == 3);
   CHECK(tooSmall.output.find("does not fit") != std::string::npos);
 
   std::ofstream(dir + "/trace.txt") << "MODEL tiny\nALIGN 64\nALLOC 0 100\nALLOC 1 64\nFREE 0\n"
                                        "ALLOC 2 128\nFREE 1\nFREE 2\nMEM 256\nEFF 1.0\n";
-  CommandResult glow = runBundlefit("plan-buffers " + dir + "/trace.txt --format glow --model tiny");
+  CommandResult glow =
+      runBundlefit("plan-buffers " + dir + "/trace.txt --format glow --model tiny");
   CHECK_MESSAGE(glow.exitCode == 0, glow.output);
   CHECK(glow.output.find("tiny") != std::string::npos);
 }

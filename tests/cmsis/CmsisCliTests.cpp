@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
 
 std::set<std::string> armSymbols(const fs::path &object) {
   std::ifstream in(object, std::ios::binary);
@@ -42,11 +44,12 @@ TEST_CASE("compile --use-cmsis / model-compiler -use-cmsis on LeNet int8 for Cor
   const std::string lenet = modelPath("lenet");
   const std::string input = lenet.substr(0, lenet.size() - 5) + ".input.npy";
   const std::string profile = (work / "lenet.yaml").string();
-  CommandResult profiled = bundlefit::test::runBundlefit("-q profile " + lenet + " " + input + " -o " + profile);
+  CommandResult profiled =
+      bundlefit::test::runBundlefit("-q profile " + lenet + " " + input + " -o " + profile);
   REQUIRE_MESSAGE(profiled.exitCode == 0, profiled.output);
 
-  CommandResult noProfile = bundlefit::test::runBundlefit("compile " + lenet + " -o " + (work / "x").string() +
-                                                          " --use-cmsis");
+  CommandResult noProfile = bundlefit::test::runBundlefit("compile " + lenet + " -o " +
+                                                          (work / "x").string() + " --use-cmsis");
   CHECK_MESSAGE(noProfile.exitCode == 2, noProfile.output);
   CHECK(has(noProfile.output, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile"));
   CommandResult badDir = bundlefit::test::runBundlefit(
@@ -56,9 +59,9 @@ TEST_CASE("compile --use-cmsis / model-compiler -use-cmsis on LeNet int8 for Cor
   CHECK(has(badDir.output, "--cmsis-nn-dir /nonexistent/cmsis-nn: not a directory"));
 
   const fs::path bundle = work / "bundle";
-  CommandResult compiled = bundlefit::test::runBundlefit("-q compile " + lenet + " -o " + bundle.string() +
-                                                         " --target cortex-m7 --load-profile " + profile +
-                                                         " --use-cmsis");
+  CommandResult compiled = bundlefit::test::runBundlefit(
+      "-q compile " + lenet + " -o " + bundle.string() + " --target cortex-m7 --load-profile " +
+      profile + " --use-cmsis");
   REQUIRE_MESSAGE(compiled.exitCode == 0, compiled.output);
   nlohmann::json report;
   std::ifstream(bundle / "lenet.memory.json") >> report;
@@ -72,18 +75,18 @@ TEST_CASE("compile --use-cmsis / model-compiler -use-cmsis on LeNet int8 for Cor
                                               "arm_convolve_wrapper_s8", "arm_max_pool_s8",
                                               "arm_fully_connected_s8", "arm_fully_connected_s8",
                                               "arm_softmax_s8"});
-  CHECK(cmsis["calls"][0]["scratch"] == 112);  // conv1: 2 * align4(1*5*5) * 2
-  CHECK(cmsis["calls"][2]["scratch"] == 2000); // conv2: 2 * align4(20*5*5) * 2
+  CHECK(cmsis["calls"][0]["scratch"] == 112);     // conv1: 2 * align4(1*5*5) * 2
+  CHECK(cmsis["calls"][2]["scratch"] == 2000);    // conv2: 2 * align4(20*5*5) * 2
   CHECK(report["sizes"]["activations"] == 14400); // the buffers fit beside the live tensors
   CHECK(armSymbols(bundle / "lenet.o") ==
-        std::set<std::string>{"arm_convolve_wrapper_s8", "arm_fully_connected_s8", "arm_max_pool_s8",
-                              "arm_softmax_s8"});
+        std::set<std::string>{"arm_convolve_wrapper_s8", "arm_fully_connected_s8",
+                              "arm_max_pool_s8", "arm_softmax_s8"});
 
   // Glow's spelling (NXP's -use-cmsis).
   const fs::path glow = work / "glow";
-  std::string command = std::string(MODEL_COMPILER_EXE) + " -model=" + lenet + " -emit-bundle=" + glow.string() +
-                        " -backend=CPU -target=arm -mcpu=cortex-m7 -load-profile=" + profile +
-                        " -use-cmsis 2>&1";
+  std::string command =
+      std::string(MODEL_COMPILER_EXE) + " -model=" + lenet + " -emit-bundle=" + glow.string() +
+      " -backend=CPU -target=arm -mcpu=cortex-m7 -load-profile=" + profile + " -use-cmsis 2>&1";
   CHECK(std::system(command.c_str()) == 0);
   CHECK(armSymbols(glow / "lenet.o").count("arm_convolve_wrapper_s8") == 1);
 }

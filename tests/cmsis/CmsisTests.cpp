@@ -8,6 +8,7 @@
 //      outputs bit for bit, and each call received the dims, strides,
 //      padding, offsets, clamp range and buffer size CMSIS-NN expects; the
 //      same on Cortex-M7 under QEMU.
+#include "../quant_kernels/QuantGraphBuilder.h"
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/codegen/BundleCodegen.h"
@@ -15,15 +16,14 @@
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Footprint.h"
 #include "bundlefit/driver/VariantFootprint.h"
+#include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/passes/Passes.h"
-#include "../quant_kernels/QuantGraphBuilder.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"
-#include "bundlefit/int8/CmsisLayout.h"
-#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 
@@ -85,22 +85,25 @@ std::unique_ptr<Graph> buildNet() {
   Value *bias8 = b.weights("b2", {6}, {1.0f / 128});
   Value *c2 = b.op("Conv", "c2", {s1, b.weights("w2", {6, 8, 3, 3}, {1.0f / 256}), bias8},
                    int8Type({1, 6, 3, 3}, 1.0f / 16, 0), window(3, 2, 1));
-  Value *d2 = b.op("Conv", "d2",
-                   {c2, b.weights("wd2", {12, 1, 3, 3}, {0.02f}), b.int32Bias("bd2", 12, {0.02f / 16})},
-                   int8Type({1, 12, 3, 3}, 0.06f, -10), window(3, 1, 1, nullptr, 6));
+  Value *d2 =
+      b.op("Conv", "d2",
+           {c2, b.weights("wd2", {12, 1, 3, 3}, {0.02f}), b.int32Bias("bd2", 12, {0.02f / 16})},
+           int8Type({1, 12, 3, 3}, 0.06f, -10), window(3, 1, 1, nullptr, 6));
   Value *c4 = b.op("Conv", "c4", {d2, b.weights("w4", {12, 12, 1, 1}, {0.01f}), nullptr},
                    int8Type({1, 12, 3, 3}, 0.04f, 2), window(1, 1, 0));
   // LeNet's pattern: an NHWC feature map flattened into a Gemm (weights
   // permuted to H, W, C columns instead of a layout copy).
   Value *f2 = b.op("Flatten", "f2", {c4}, int8Type({1, 108}, 0.04f, 2));
-  Value *fc2 = b.op("Gemm", "fc2",
-                    {f2, b.weights("wfc2", {7, 108}, {0.003f}), b.int32Bias("bfc2", 7, {0.04f * 0.003f})},
-                    int8Type({1, 7}, 0.05f, -3), [](Attributes &a) { a.setInt("transB", 1); });
+  Value *fc2 =
+      b.op("Gemm", "fc2",
+           {f2, b.weights("wfc2", {7, 108}, {0.003f}), b.int32Bias("bfc2", 7, {0.04f * 0.003f})},
+           int8Type({1, 7}, 0.05f, -3), [](Attributes &a) { a.setInt("transB", 1); });
   Value *g1 = b.op("GlobalAveragePool", "g1", {c4}, int8Type({1, 12, 1, 1}, 0.04f, 2));
   Value *f1 = b.op("Flatten", "f1", {g1}, int8Type({1, 12}, 0.04f, 2));
-  Value *fc = b.op("Gemm", "fc",
-                   {f1, b.weights("wfc", {12, 10}, {0.004f}), b.int32Bias("bfc", 10, {0.04f * 0.004f})},
-                   int8Type({1, 10}, 0.03f, 5));
+  Value *fc =
+      b.op("Gemm", "fc",
+           {f1, b.weights("wfc", {12, 10}, {0.004f}), b.int32Bias("bfc", 10, {0.04f * 0.004f})},
+           int8Type({1, 10}, 0.03f, 5));
   Value *sm = b.op("Softmax", "sm", {fc}, int8Type({1, 10}, 1.0f / 256, -128),
                    [](Attributes &a) { a.setInt("axis", 1); });
   Value *out = b.op("Dequantize", "out", {sm}, floatType({1, 10}));
@@ -142,7 +145,7 @@ void mergeStub(const std::string &target, const fs::path &bundleObject, const fs
   }
   std::vector<std::string> objects;
   for (const std::string &source : {std::string(CMSIS_STUB_DIR) + "/cmsis_nn_stub.c",
-                                   std::string(KERNELS_DIR) + "/int8_softmax.c"}) {
+                                    std::string(KERNELS_DIR) + "/int8_softmax.c"}) {
     const std::string object = (work / (fs::path(source).stem().string() + ".o")).string();
     std::vector<std::string> argv = {cc, "-c", source, "-o", object};
     argv.insert(argv.end(), flags.begin(), flags.end());
@@ -153,8 +156,8 @@ void mergeStub(const std::string &target, const fs::path &bundleObject, const fs
   }
   const fs::path portable = work / "bundle-only.o";
   fs::rename(bundleObject, portable);
-  std::vector<std::string> argv = {cc, "-r", "-nostdlib", "-o", bundleObject.string(),
-                                   portable.string()};
+  std::vector<std::string> argv = {
+      cc, "-r", "-nostdlib", "-o", bundleObject.string(), portable.string()};
   argv.insert(argv.end(), objects.begin(), objects.end());
   ProcessResult r = runProcess(argv, work.string(), 120, (work / "ld.log").string());
   INFO(r.output);
@@ -227,9 +230,9 @@ TEST_CASE("CMSIS-NN buffer sizes per core extension, from the formulas by hand")
   // LeNet conv1 (1 channel, 5x5): 2 columns of align4(25) = 28 int16.
   CmsisConvShape lenet1 = conv(1, 5, 1, 0, 28, 24);
   lenet1.outC = 20;
-  CHECK(cmsisConvBufferSize(lenet1, dsp) == 2 * 28 * 2);   // 112
+  CHECK(cmsisConvBufferSize(lenet1, dsp) == 2 * 28 * 2); // 112
   CHECK(cmsisConvBufferSize(lenet1, none) == 112);
-  CHECK(cmsisConvBufferSize(lenet1, mve) == 4 * 2 * 16);   // ceil(25/16) lanes: 128
+  CHECK(cmsisConvBufferSize(lenet1, mve) == 4 * 2 * 16); // ceil(25/16) lanes: 128
   // LeNet conv2 (20 channels, 5x5): 500 columns.
   CmsisConvShape lenet2 = conv(20, 5, 1, 0, 12, 8);
   CHECK(cmsisConvBufferSize(lenet2, dsp) == 2000);
@@ -377,7 +380,8 @@ TEST_CASE("prepared graph: CMSIS-NN nodes, layout copies, weights repacked, scra
   CHECK(function.count("s1") == 0);
   // OHWI: element (m=1, kh=2, kw=0, c=2) comes from NCHW (1, 2, 2, 0).
   const Value *w1After = graph->findNode("c1")->input(1);
-  CHECK(w1After->data[size_t(((1 * 3 + 2) * 3 + 0) * 3 + 2)] == w1[size_t(((1 * 3 + 2) * 3 + 2) * 3 + 0)]);
+  CHECK(w1After->data[size_t(((1 * 3 + 2) * 3 + 0) * 3 + 2)] ==
+        w1[size_t(((1 * 3 + 2) * 3 + 2) * 3 + 0)]);
   // The int8 bias became int32; the Gemm weights [K, N] became [N, K].
   CHECK(graph->findNode("c2")->input(2)->type.dtype == DType::Int32);
   CHECK(graph->findNode("fc")->input(1)->type.shape == Shape{10, 12});
@@ -394,12 +398,14 @@ TEST_CASE("prepared graph: CMSIS-NN nodes, layout copies, weights repacked, scra
   CHECK(plan.scratchOf(graph->findNode("fc")) == nullptr);
 }
 
-TEST_CASE("the Cortex-M7 object calls exactly the CMSIS-NN functions, no portable kernel for them") {
+TEST_CASE(
+    "the Cortex-M7 object calls exactly the CMSIS-NN functions, no portable kernel for them") {
   std::unique_ptr<Graph> graph = buildNet();
   prepareCmsisGraph(*graph, CmsisExtension::Dsp);
   const MemoryPlan plan = planGraphMemory(*graph);
   TargetOptions target = resolveTarget("cortex-m7");
-  const ObjectSummary summary = inspectObject(generateBundleObject(*graph, plan, "cnet", target).object);
+  const ObjectSummary summary =
+      inspectObject(generateBundleObject(*graph, plan, "cnet", target).object);
   std::set<std::string> arm;
   for (const std::string &sym : summary.undefinedSymbols) {
     INFO("undefined " << sym);
@@ -417,16 +423,17 @@ TEST_CASE("the Cortex-M7 object calls exactly the CMSIS-NN functions, no portabl
   std::unique_ptr<Graph> portable = buildNet();
   const std::string portableIr =
       generateBundleIR(*portable, planGraphMemory(*portable), "cnet", target);
-  for (const char *kernel : {"@bf_conv2d_s8(", "@bf_depthwise_conv2d_s8(", "@bf_fully_connected_s8(",
-                             "@bf_maxpool2d_s8(", "@bf_avgpool2d_s8(", "@bf_global_avgpool_s8(",
-                             "@bf_softmax_s8("}) {
+  for (const char *kernel :
+       {"@bf_conv2d_s8(", "@bf_depthwise_conv2d_s8(", "@bf_fully_connected_s8(",
+        "@bf_maxpool2d_s8(", "@bf_avgpool2d_s8(", "@bf_global_avgpool_s8(", "@bf_softmax_s8("}) {
     INFO(kernel);
     CHECK(ir.find(kernel) == std::string::npos);
   }
   CHECK(portableIr.find("@bf_conv2d_s8(") != std::string::npos);
 }
 
-TEST_CASE("host bundle with the CMSIS-NN stub == portable bundle == interpreter; arguments as CMSIS-NN expects") {
+TEST_CASE("host bundle with the CMSIS-NN stub == portable bundle == interpreter; arguments as "
+          "CMSIS-NN expects") {
   const auto inputs = inputsFor(*buildNet(), 11);
   std::unique_ptr<Graph> reference = buildNet();
   const auto expected = Interpreter(*reference).run(inputs);
@@ -451,14 +458,16 @@ TEST_CASE("host bundle with the CMSIS-NN stub == portable bundle == interpreter;
                          "offsets=-3,-128 stride=1,1 pad=1,1 dil=1,1 act=-128,127 ctx=112 buf=1"));
   CHECK(hasPrefix(calls, "maxpool in=1,12,12,8 filter=1,2,2,1 out=1,6,6,8 stride=2,2 pad=0,0 "
                          "act=-128,127 ctx=0 buf=0"));
-  CHECK(hasPrefix(calls, "dwconv in=1,6,6,8 filter=1,3,3,8 bias=1,1,1,8 out=1,6,6,8 "
-                         "offsets=128,4 ch_mult=1 stride=1,1 pad=1,1 dil=1,1 act=-128,127 ctx=0 buf=0"));
+  CHECK(hasPrefix(calls,
+                  "dwconv in=1,6,6,8 filter=1,3,3,8 bias=1,1,1,8 out=1,6,6,8 "
+                  "offsets=128,4 ch_mult=1 stride=1,1 pad=1,1 dil=1,1 act=-128,127 ctx=0 buf=0"));
   CHECK(hasPrefix(calls, "avgpool in=1,6,6,8 filter=1,3,3,1 out=1,6,6,8 stride=1,1 pad=1,1 "
                          "act=-128,127 ctx=32 buf=1"));
   CHECK(hasPrefix(calls, "conv in=1,6,6,8 filter=6,3,3,8 bias=1,1,1,6 out=1,3,3,6 offsets=60,0 "
                          "stride=2,2 pad=1,1 dil=1,1 act=-128,127 ctx=288 buf=1"));
-  CHECK(hasPrefix(calls, "dwconv in=1,3,3,6 filter=1,3,3,12 bias=1,1,1,12 out=1,3,3,12 "
-                         "offsets=0,-10 ch_mult=2 stride=1,1 pad=1,1 dil=1,1 act=-128,127 ctx=0 buf=0"));
+  CHECK(hasPrefix(calls,
+                  "dwconv in=1,3,3,6 filter=1,3,3,12 bias=1,1,1,12 out=1,3,3,12 "
+                  "offsets=0,-10 ch_mult=2 stride=1,1 pad=1,1 dil=1,1 act=-128,127 ctx=0 buf=0"));
   CHECK(hasPrefix(calls, "conv in=1,3,3,12 filter=12,1,1,12 bias=1,1,1,12 out=1,3,3,12 "
                          "offsets=10,2 stride=1,1 pad=0,0 dil=1,1 act=-128,127 ctx=0 buf=0"));
   CHECK(hasPrefix(calls, "avgpool in=1,3,3,12 filter=1,3,3,1 out=1,1,1,12 stride=3,3 pad=0,0 "
@@ -486,8 +495,8 @@ TEST_CASE("ResNet-8 int8: residual Adds stay NHWC; host bundle with the stub == 
   const std::string model = std::string(BUNDLEFIT_MODELS_DIR) + "/resnet8.onnx";
   const std::string input = std::string(BUNDLEFIT_MODELS_DIR) + "/resnet8.input.npy";
   const fs::path profile = fs::path(BUNDLEFIT_TEST_TMP) / "resnet8.yaml";
-  const std::string command = std::string(BUNDLEFIT_EXE) + " -q profile " + model + " " + input +
-                              " -o " + profile.string();
+  const std::string command =
+      std::string(BUNDLEFIT_EXE) + " -q profile " + model + " " + input + " -o " + profile.string();
   REQUIRE(std::system(command.c_str()) == 0);
   auto quantized = [&] {
     std::unique_ptr<Graph> graph = importOnnxModel(model);
@@ -504,7 +513,7 @@ TEST_CASE("ResNet-8 int8: residual Adds stay NHWC; host bundle with the stub == 
   int adds = 0;
   for (const Node *node : graph->nodes())
     adds += node->opType == "Add";
-  CHECK(adds >= 3);           // the residual connections, computed in NHWC
+  CHECK(adds >= 3);             // the residual connections, computed in NHWC
   CHECK(prep.layoutNodes == 1); // only the 3-channel input goes to NHWC
   CHECK(prep.cmsisNodes >= 10);
   requireSameBytes(runAsBundle(*graph, "host", inputs, "resnet8", true), expected,

@@ -16,10 +16,10 @@
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/CmsisNnLibrary.h"
+#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/passes/Passes.h"
-#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"
 
@@ -40,8 +40,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string gCore;      // --core=
-std::string gCmsisDir;  // the pinned CMSIS-NN source checkout
+std::string gCore;     // --core=
+std::string gCmsisDir; // the pinned CMSIS-NN source checkout
 fs::path gWork;
 
 const std::vector<std::string> &modelNames() {
@@ -59,9 +59,9 @@ std::string modelFile(const std::string &name, const std::string &suffix) {
 std::string profileOf(const std::string &name) {
   const fs::path profile = gWork / (name + ".yaml");
   if (!fs::exists(profile)) {
-    test::CommandResult r = test::runBundlefit("-q profile " + modelFile(name, ".onnx") + " " +
-                                               modelFile(name, ".input.npy") + " -o " +
-                                               profile.string());
+    test::CommandResult r =
+        test::runBundlefit("-q profile " + modelFile(name, ".onnx") + " " +
+                           modelFile(name, ".input.npy") + " -o " + profile.string());
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
   }
@@ -108,8 +108,8 @@ std::string tableC(const KernelArg &arg) {
 std::string getterCall(const KernelCall &call, int index) {
   const std::string i = std::to_string(index);
   auto dims = [&](const char *name, size_t arg) {
-    return "  static const int32_t " + std::string(name) + i + "[4] = " + tableC(call.args.at(arg)) +
-           ";\n";
+    return "  static const int32_t " + std::string(name) + i +
+           "[4] = " + tableC(call.args.at(arg)) + ";\n";
   };
   auto as = [&](const char *type, const char *name) {
     return std::string("(const ") + type + " *)" + name + i;
@@ -196,9 +196,9 @@ TEST_CASE("every CMSIS-NN *_get_buffer_size the bundles rely on == memory.json, 
   std::vector<std::string> argv = {requireArmGcc()};
   for (const std::string &f : findCortexMBoard(gCore)->cflags)
     argv.push_back(f);
-  for (const std::string &a : {std::string("-O1"), std::string("-c"), (dir / "getters.c").string(),
-                              std::string("-I"), library.includeDir, std::string("-o"),
-                              (dir / "bundle" / "getters.o").string()})
+  for (const std::string &a :
+       {std::string("-O1"), std::string("-c"), (dir / "getters.c").string(), std::string("-I"),
+        library.includeDir, std::string("-o"), (dir / "bundle" / "getters.o").string()})
     argv.push_back(a);
   ProcessResult cc = runProcess(argv, dir.string(), 120, (dir / "cc.log").string());
   INFO(cc.output);

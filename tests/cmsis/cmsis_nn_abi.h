@@ -13,12 +13,25 @@
 
 typedef enum { ARM_CMSIS_NN_SUCCESS = 0, ARM_CMSIS_NN_ARG_ERROR = -1 } arm_cmsis_nn_status;
 
-typedef struct { int32_t w, h; } cmsis_nn_tile;
-typedef struct { void *buf; int32_t size; } cmsis_nn_context;
-typedef struct { int32_t n, h, w, c; } cmsis_nn_dims;
-typedef struct { int32_t *multiplier, *shift; } cmsis_nn_per_channel_quant_params;
-typedef struct { int32_t multiplier, shift; } cmsis_nn_per_tensor_quant_params;
-typedef struct { int32_t min, max; } cmsis_nn_activation;
+typedef struct {
+  int32_t w, h;
+} cmsis_nn_tile;
+typedef struct {
+  void *buf;
+  int32_t size;
+} cmsis_nn_context;
+typedef struct {
+  int32_t n, h, w, c;
+} cmsis_nn_dims;
+typedef struct {
+  int32_t *multiplier, *shift;
+} cmsis_nn_per_channel_quant_params;
+typedef struct {
+  int32_t multiplier, shift;
+} cmsis_nn_per_tensor_quant_params;
+typedef struct {
+  int32_t min, max;
+} cmsis_nn_activation;
 typedef struct {
   int32_t input_offset, output_offset;
   cmsis_nn_tile stride, padding, dilation;
@@ -40,24 +53,26 @@ typedef struct {
 
 /* Activations NHWC; conv weights OHWI, depthwise 1HWC (C = in_ch * ch_mult),
  * fully connected [out, in]; bias int32 [C_OUT] (may be NULL). */
-arm_cmsis_nn_status arm_convolve_wrapper_s8(
-    const cmsis_nn_context *ctx, const cmsis_nn_conv_params *conv_params,
-    const cmsis_nn_per_channel_quant_params *quant_params, const cmsis_nn_dims *input_dims,
-    const int8_t *input_data, const cmsis_nn_dims *filter_dims, const int8_t *filter_data,
-    const cmsis_nn_dims *bias_dims, const int32_t *bias_data, const cmsis_nn_dims *output_dims,
-    int8_t *output_data);
+arm_cmsis_nn_status
+arm_convolve_wrapper_s8(const cmsis_nn_context *ctx, const cmsis_nn_conv_params *conv_params,
+                        const cmsis_nn_per_channel_quant_params *quant_params,
+                        const cmsis_nn_dims *input_dims, const int8_t *input_data,
+                        const cmsis_nn_dims *filter_dims, const int8_t *filter_data,
+                        const cmsis_nn_dims *bias_dims, const int32_t *bias_data,
+                        const cmsis_nn_dims *output_dims, int8_t *output_data);
 arm_cmsis_nn_status arm_depthwise_conv_wrapper_s8(
     const cmsis_nn_context *ctx, const cmsis_nn_dw_conv_params *dw_conv_params,
     const cmsis_nn_per_channel_quant_params *quant_params, const cmsis_nn_dims *input_dims,
     const int8_t *input_data, const cmsis_nn_dims *filter_dims, const int8_t *filter_data,
     const cmsis_nn_dims *bias_dims, const int32_t *bias_data, const cmsis_nn_dims *output_dims,
     int8_t *output_data);
-arm_cmsis_nn_status arm_fully_connected_s8(
-    const cmsis_nn_context *ctx, const cmsis_nn_fc_params *fc_params,
-    const cmsis_nn_per_tensor_quant_params *quant_params, const cmsis_nn_dims *input_dims,
-    const int8_t *input_data, const cmsis_nn_dims *filter_dims, const int8_t *filter_data,
-    const cmsis_nn_dims *bias_dims, const int32_t *bias_data, const cmsis_nn_dims *output_dims,
-    int8_t *output_data);
+arm_cmsis_nn_status
+arm_fully_connected_s8(const cmsis_nn_context *ctx, const cmsis_nn_fc_params *fc_params,
+                       const cmsis_nn_per_tensor_quant_params *quant_params,
+                       const cmsis_nn_dims *input_dims, const int8_t *input_data,
+                       const cmsis_nn_dims *filter_dims, const int8_t *filter_data,
+                       const cmsis_nn_dims *bias_dims, const int32_t *bias_data,
+                       const cmsis_nn_dims *output_dims, int8_t *output_data);
 arm_cmsis_nn_status arm_max_pool_s8(const cmsis_nn_context *ctx,
                                     const cmsis_nn_pool_params *pool_params,
                                     const cmsis_nn_dims *input_dims, const int8_t *input_data,

@@ -10,22 +10,22 @@
  *    and parameter it received to the file named by $BF_CMSIS_STUB_LOG.
  * Softmax is bundlefit's own bf_softmax_s8 (arm_softmax_s8's algorithm).
  *===----------------------------------------------------------------------===*/
-#include "cmsis_nn_abi.h"
 #include "bundlefit_kernels_int8.h"
+#include "cmsis_nn_abi.h"
 #include "int8_util.h"
 
 #include <string.h>
 #ifdef BF_STUB_LOG
 #include <stdio.h>
 #include <stdlib.h>
-#define LOG(...)                                                                \
-  do {                                                                          \
-    const char *path = getenv("BF_CMSIS_STUB_LOG");                             \
-    FILE *f = path ? fopen(path, "a") : NULL;                                   \
-    if (f) {                                                                    \
-      fprintf(f, __VA_ARGS__);                                                  \
-      fclose(f);                                                                \
-    }                                                                           \
+#define LOG(...)                                                                                   \
+  do {                                                                                             \
+    const char *path = getenv("BF_CMSIS_STUB_LOG");                                                \
+    FILE *f = path ? fopen(path, "a") : NULL;                                                      \
+    if (f) {                                                                                       \
+      fprintf(f, __VA_ARGS__);                                                                     \
+      fclose(f);                                                                                   \
+    }                                                                                              \
   } while (0)
 #else
 #define LOG(...) ((void)0)
@@ -45,13 +45,16 @@ static int8_t finish(int32_t acc, int32_t mult, int32_t shift, int32_t outOffset
   return (int8_t)bf_i8_clamp(v, act.min, act.max);
 }
 
-arm_cmsis_nn_status arm_convolve_wrapper_s8(
-    const cmsis_nn_context *ctx, const cmsis_nn_conv_params *p,
-    const cmsis_nn_per_channel_quant_params *q, const cmsis_nn_dims *id, const int8_t *in,
-    const cmsis_nn_dims *fd, const int8_t *w, const cmsis_nn_dims *bd, const int32_t *bias,
-    const cmsis_nn_dims *od, int8_t *out) {
+arm_cmsis_nn_status arm_convolve_wrapper_s8(const cmsis_nn_context *ctx,
+                                            const cmsis_nn_conv_params *p,
+                                            const cmsis_nn_per_channel_quant_params *q,
+                                            const cmsis_nn_dims *id, const int8_t *in,
+                                            const cmsis_nn_dims *fd, const int8_t *w,
+                                            const cmsis_nn_dims *bd, const int32_t *bias,
+                                            const cmsis_nn_dims *od, int8_t *out) {
   LOG("conv in=" DIMS_FMT " filter=" DIMS_FMT " bias=" DIMS_FMT " out=" DIMS_FMT
-      " offsets=%d,%d stride=%d,%d pad=%d,%d dil=%d,%d act=%d,%d ctx=%d buf=%d mult0=%d shift0=%d\n",
+      " offsets=%d,%d stride=%d,%d pad=%d,%d dil=%d,%d act=%d,%d ctx=%d buf=%d mult0=%d "
+      "shift0=%d\n",
       DIMS(id), DIMS(fd), DIMS(bd), DIMS(od), p->input_offset, p->output_offset, p->stride.w,
       p->stride.h, p->padding.w, p->padding.h, p->dilation.w, p->dilation.h, p->activation.min,
       p->activation.max, ctx->size, ctx->buf != NULL, q->multiplier[0], q->shift[0]);
@@ -81,11 +84,13 @@ arm_cmsis_nn_status arm_convolve_wrapper_s8(
   return ARM_CMSIS_NN_SUCCESS;
 }
 
-arm_cmsis_nn_status arm_depthwise_conv_wrapper_s8(
-    const cmsis_nn_context *ctx, const cmsis_nn_dw_conv_params *p,
-    const cmsis_nn_per_channel_quant_params *q, const cmsis_nn_dims *id, const int8_t *in,
-    const cmsis_nn_dims *fd, const int8_t *w, const cmsis_nn_dims *bd, const int32_t *bias,
-    const cmsis_nn_dims *od, int8_t *out) {
+arm_cmsis_nn_status arm_depthwise_conv_wrapper_s8(const cmsis_nn_context *ctx,
+                                                  const cmsis_nn_dw_conv_params *p,
+                                                  const cmsis_nn_per_channel_quant_params *q,
+                                                  const cmsis_nn_dims *id, const int8_t *in,
+                                                  const cmsis_nn_dims *fd, const int8_t *w,
+                                                  const cmsis_nn_dims *bd, const int32_t *bias,
+                                                  const cmsis_nn_dims *od, int8_t *out) {
   LOG("dwconv in=" DIMS_FMT " filter=" DIMS_FMT " bias=" DIMS_FMT " out=" DIMS_FMT
       " offsets=%d,%d ch_mult=%d stride=%d,%d pad=%d,%d dil=%d,%d act=%d,%d ctx=%d buf=%d\n",
       DIMS(id), DIMS(fd), DIMS(bd), DIMS(od), p->input_offset, p->output_offset, p->ch_mult,
@@ -117,16 +122,16 @@ arm_cmsis_nn_status arm_depthwise_conv_wrapper_s8(
   return ARM_CMSIS_NN_SUCCESS;
 }
 
-arm_cmsis_nn_status arm_fully_connected_s8(
-    const cmsis_nn_context *ctx, const cmsis_nn_fc_params *p,
-    const cmsis_nn_per_tensor_quant_params *q, const cmsis_nn_dims *id, const int8_t *in,
-    const cmsis_nn_dims *fd, const int8_t *w, const cmsis_nn_dims *bd, const int32_t *bias,
-    const cmsis_nn_dims *od, int8_t *out) {
+arm_cmsis_nn_status arm_fully_connected_s8(const cmsis_nn_context *ctx, const cmsis_nn_fc_params *p,
+                                           const cmsis_nn_per_tensor_quant_params *q,
+                                           const cmsis_nn_dims *id, const int8_t *in,
+                                           const cmsis_nn_dims *fd, const int8_t *w,
+                                           const cmsis_nn_dims *bd, const int32_t *bias,
+                                           const cmsis_nn_dims *od, int8_t *out) {
   LOG("fc in=" DIMS_FMT " filter=" DIMS_FMT " bias=" DIMS_FMT " out=" DIMS_FMT
       " offsets=%d,%d,%d act=%d,%d mult=%d shift=%d ctx=%d buf=%d\n",
-      DIMS(id), DIMS(fd), DIMS(bd), DIMS(od), p->input_offset, p->filter_offset,
-      p->output_offset, p->activation.min, p->activation.max, q->multiplier, q->shift, ctx->size,
-      ctx->buf != NULL);
+      DIMS(id), DIMS(fd), DIMS(bd), DIMS(od), p->input_offset, p->filter_offset, p->output_offset,
+      p->activation.min, p->activation.max, q->multiplier, q->shift, ctx->size, ctx->buf != NULL);
   poison(ctx);
   const int32_t depth = fd->n, outs = od->c;
   for (int32_t b = 0; b < id->n; ++b)
@@ -141,8 +146,8 @@ arm_cmsis_nn_status arm_fully_connected_s8(
 
 static arm_cmsis_nn_status pool(const char *name, int average, const cmsis_nn_context *ctx,
                                 const cmsis_nn_pool_params *p, const cmsis_nn_dims *id,
-                                const int8_t *in, const cmsis_nn_dims *fd,
-                                const cmsis_nn_dims *od, int8_t *out) {
+                                const int8_t *in, const cmsis_nn_dims *fd, const cmsis_nn_dims *od,
+                                int8_t *out) {
   LOG("%s in=" DIMS_FMT " filter=" DIMS_FMT " out=" DIMS_FMT
       " stride=%d,%d pad=%d,%d act=%d,%d ctx=%d buf=%d\n",
       name, DIMS(id), DIMS(fd), DIMS(od), p->stride.w, p->stride.h, p->padding.w, p->padding.h,
@@ -169,15 +174,15 @@ static arm_cmsis_nn_status pool(const char *name, int average, const cmsis_nn_co
         int32_t v = best;
         if (average)
           v = count == 0 ? 0 : sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
-        out[(oy * od->w + ox) * od->c + c] = (int8_t)bf_i8_clamp(v, p->activation.min, p->activation.max);
+        out[(oy * od->w + ox) * od->c + c] =
+            (int8_t)bf_i8_clamp(v, p->activation.min, p->activation.max);
       }
   return ARM_CMSIS_NN_SUCCESS;
 }
 
 arm_cmsis_nn_status arm_max_pool_s8(const cmsis_nn_context *ctx, const cmsis_nn_pool_params *p,
                                     const cmsis_nn_dims *id, const int8_t *in,
-                                    const cmsis_nn_dims *fd, const cmsis_nn_dims *od,
-                                    int8_t *out) {
+                                    const cmsis_nn_dims *fd, const cmsis_nn_dims *od, int8_t *out) {
   return pool("maxpool", 0, ctx, p, id, in, fd, od, out);
 }
 
@@ -189,7 +194,7 @@ arm_cmsis_nn_status arm_avgpool_s8(const cmsis_nn_context *ctx, const cmsis_nn_p
 
 void arm_softmax_s8(const int8_t *input, int32_t num_rows, int32_t row_size, int32_t mult,
                     int32_t shift, int32_t diff_min, int8_t *output) {
-  LOG("softmax rows=%d row_size=%d mult=%d shift=%d diff_min=%d\n", num_rows, row_size, mult,
-      shift, diff_min);
+  LOG("softmax rows=%d row_size=%d mult=%d shift=%d diff_min=%d\n", num_rows, row_size, mult, shift,
+      diff_min);
   bf_softmax_s8(input, output, num_rows, row_size, 1, mult, shift, diff_min);
 }

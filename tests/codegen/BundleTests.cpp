@@ -108,8 +108,8 @@ struct SmallNet {
     fw = randomFloats(5 * 36, 3);
     fb = randomFloats(5, 4);
     Value *x = graph.addInput("data", f32({1, 2, 6, 6}));
-    Node *conv = node(graph, "Conv", {x, constant(graph, "w", {4, 2, 3, 3}, w),
-                                      constant(graph, "b", {4}, b)},
+    Node *conv = node(graph, "Conv",
+                      {x, constant(graph, "w", {4, 2, 3, 3}, w), constant(graph, "b", {4}, b)},
                       {1, 4, 6, 6});
     conv->attrs.setInts("pads", {1, 1, 1, 1});
     conv->attrs.setInts("kernel_shape", {3, 3});
@@ -118,9 +118,10 @@ struct SmallNet {
     pool->attrs.setInts("kernel_shape", {2, 2});
     pool->attrs.setInts("strides", {2, 2});
     Node *flat = node(graph, "Flatten", {pool->output(0)}, {1, 36});
-    Node *fc = node(graph, "Gemm", {flat->output(0), constant(graph, "fw", {5, 36}, fw),
-                                    constant(graph, "fb", {5}, fb)},
-                    {1, 5});
+    Node *fc =
+        node(graph, "Gemm",
+             {flat->output(0), constant(graph, "fw", {5, 36}, fw), constant(graph, "fb", {5}, fb)},
+             {1, 5});
     fc->attrs.setInt("transB", 1);
     Node *soft = node(graph, "Softmax", {fc->output(0)}, {1, 5});
     graph.markOutput(soft->output(0));
@@ -175,18 +176,20 @@ struct DataNet {
     c = {0.25f, -0.5f};
     Value *x = graph.addInput("in", f32({1, 2, 4, 4}));
     Node *add = node(graph, "Add", {x, constant(graph, "c", {2, 1, 1}, c)}, {1, 2, 4, 4});
-    Node *pad = node(graph, "Pad", {add->output(0), constantInts(graph, "pads", {0, 0, 1, 1, 0, 0, 1, 1})},
-                     {1, 2, 6, 6});
+    Node *pad =
+        node(graph, "Pad", {add->output(0), constantInts(graph, "pads", {0, 0, 1, 1, 0, 0, 1, 1})},
+             {1, 2, 6, 6});
     pad->attrs.setString("mode", "reflect");
     Node *tr = node(graph, "Transpose", {pad->output(0)}, {1, 2, 6, 6});
     tr->attrs.setInts("perm", {0, 1, 3, 2});
-    Node *sl = node(graph, "Slice",
-                    {tr->output(0), constantInts(graph, "starts", {1}),
-                     constantInts(graph, "ends", {5}), constantInts(graph, "axes", {2}),
-                     constantInts(graph, "steps", {2})},
-                    {1, 2, 2, 6});
-    Node *rs = node(graph, "Resize", {sl->output(0), nullptr, constant(graph, "scales", {4}, {1, 1, 2, 1})},
-                    {1, 2, 4, 6});
+    Node *sl =
+        node(graph, "Slice",
+             {tr->output(0), constantInts(graph, "starts", {1}), constantInts(graph, "ends", {5}),
+              constantInts(graph, "axes", {2}), constantInts(graph, "steps", {2})},
+             {1, 2, 2, 6});
+    Node *rs =
+        node(graph, "Resize",
+             {sl->output(0), nullptr, constant(graph, "scales", {4}, {1, 1, 2, 1})}, {1, 2, 4, 6});
     rs->attrs.setString("mode", "nearest");
     rs->attrs.setString("coordinate_transformation_mode", "asymmetric");
     rs->attrs.setString("nearest_mode", "floor");
@@ -285,8 +288,7 @@ int main(int argc, char **argv) {
 /// runs, and returns every graph output.
 std::vector<std::vector<float>> runAllOnHost(const Graph &graph, const MemoryPlan &plan,
                                              const std::string &name,
-                                             const std::vector<float> &input,
-                                             CodegenOptLevel level,
+                                             const std::vector<float> &input, CodegenOptLevel level,
                                              const std::string &relocation = "static") {
   TargetOptions target = resolveTarget("host", "", "", "", relocation);
   target.optLevel = level;
@@ -306,9 +308,9 @@ std::vector<std::vector<float>> runAllOnHost(const Graph &graph, const MemoryPla
   const std::string link = std::string(BUNDLEFIT_HOST_CC) + " -O1" + pie + " -DNET=" + name + " " +
                            dir + "/driver.c " + dir + "/" + name + ".o -lm -o " + dir + "/run";
   REQUIRE(std::system(link.c_str()) == 0);
-  const std::string run = dir + "/run " + dir + "/constant.bin " + std::to_string(constants.size()) +
-                          " " + dir + "/mutable.bin " + std::to_string(mut.size()) + " " +
-                          std::to_string(plan.activationsSize);
+  const std::string run = dir + "/run " + dir + "/constant.bin " +
+                          std::to_string(constants.size()) + " " + dir + "/mutable.bin " +
+                          std::to_string(mut.size()) + " " + std::to_string(plan.activationsSize);
   REQUIRE(std::system(run.c_str()) == 0);
   std::vector<char> after = readFile(dir + "/mutable.bin");
   REQUIRE(after.size() == mut.size());
@@ -371,9 +373,10 @@ TEST_CASE("host bundle with the pic relocation model links as a PIE") {
 TEST_CASE("hand-computed values: 1x1 conv with fused clip") {
   Graph g;
   Value *x = g.addInput("x", f32({1, 1, 2, 2}));
-  Node *conv = node(g, "Conv", {x, constant(g, "w", {2, 1, 1, 1}, {2.0f, -1.0f}),
-                                constant(g, "b", {2}, {1.0f, 0.5f})},
-                    {1, 2, 2, 2});
+  Node *conv =
+      node(g, "Conv",
+           {x, constant(g, "w", {2, 1, 1, 1}, {2.0f, -1.0f}), constant(g, "b", {2}, {1.0f, 0.5f})},
+           {1, 2, 2, 2});
   conv->attrs.setString("activation", "Clip");
   conv->attrs.setFloat("activation_min", 0.0f);
   conv->attrs.setFloat("activation_max", 6.0f);
@@ -392,9 +395,9 @@ TEST_CASE("objects for every target: valid ELF, right machine, entry defined") {
     const char *floatAbi;
     uint16_t machine;
   } targets[] = {
-      {"x86_64", "", 62},        {"cortex-a53", "", 183}, {"cortex-a72", "", 183},
-      {"cortex-m4", "", 40},     {"cortex-m7", "", 40},   {"cortex-m7", "soft", 40},
-      {"cortex-m33", "", 40},    {"cortex-m0plus", "", 40},
+      {"x86_64", "", 62},     {"cortex-a53", "", 183},   {"cortex-a72", "", 183},
+      {"cortex-m4", "", 40},  {"cortex-m7", "", 40},     {"cortex-m7", "soft", 40},
+      {"cortex-m33", "", 40}, {"cortex-m0plus", "", 40},
   };
   const std::set<std::string> allowedUndefined = {"memcpy", "memset", "memmove", "expf"};
   for (const Expect &e : targets) {
@@ -414,9 +417,9 @@ TEST_CASE("objects for every target: valid ELF, right machine, entry defined") {
         INFO("undefined symbol " << sym);
         CHECK((allowedUndefined.count(sym) || sym.rfind("__aeabi_", 0) == 0));
       }
-      MESSAGE(describeTarget(target) << ": .text " << result.textBytes << " B, rodata "
-                                     << result.rodataBytes << " B, " << result.compileSeconds
-                                     << " s");
+      MESSAGE(describeTarget(target)
+              << ": .text " << result.textBytes << " B, rodata " << result.rodataBytes << " B, "
+              << result.compileSeconds << " s");
     }
   }
 }
@@ -451,8 +454,8 @@ TEST_CASE("Os drops the speed-only convolution paths and still matches the refer
   dw->attrs.setInts("pads", {1, 1, 1, 1});
   dw->attrs.setInts("kernel_shape", {3, 3});
   dw->attrs.setInt("group", C);
-  Node *pw = node(g, "Conv", {dw->output(0), constant(g, "wp", {M, C, 1, 1}, wp),
-                              constant(g, "bp", {M}, bp)},
+  Node *pw = node(g, "Conv",
+                  {dw->output(0), constant(g, "wp", {M, C, 1, 1}, wp), constant(g, "bp", {M}, bp)},
                   {1, M, H, W});
   pw->attrs.setInts("kernel_shape", {1, 1});
   g.markOutput(pw->output(0));
@@ -669,10 +672,11 @@ TEST_CASE("host bundle: operator zoo against reference loops") {
   std::vector<float> scale = {1.5f, 0.5f, -1.0f, 2.0f}, shift = {0.1f, -0.2f, 0.3f, 0.0f},
                      mean = {0.05f, -0.1f, 0.2f, 0.0f}, var = {0.5f, 1.0f, 2.0f, 0.25f};
   std::vector<float> B = randomFloats(18, 11), k2 = {2.0f, -3.0f}, wt = randomFloats(72, 12),
-                     bt = {0.25f, -0.5f}, c6 = randomFloats(6, 13), slope = {0.1f, 0.2f, 0.3f, 0.4f};
+                     bt = {0.25f, -0.5f}, c6 = randomFloats(6, 13),
+                     slope = {0.1f, 0.2f, 0.3f, 0.4f};
 
   g.markOutput(node(g, "GlobalAveragePool", {x}, {1, 4, 1, 1})->output(0)); // 0
-  Node *ap = node(g, "AveragePool", {x}, {1, 4, 3, 3});                        // 1
+  Node *ap = node(g, "AveragePool", {x}, {1, 4, 3, 3});                     // 1
   ap->attrs.setInts("kernel_shape", {3, 3});
   ap->attrs.setInts("strides", {2, 2});
   ap->attrs.setInts("pads", {1, 1, 1, 1});
@@ -690,30 +694,36 @@ TEST_CASE("host bundle: operator zoo against reference loops") {
   split->attrs.setInt("axis", 3);
   split->output(0)->type = f32({1, 4, 5, 2});
   split->output(1)->type = f32({1, 4, 5, 4});
-  g.markOutput(node(g, "Mul", {split->output(0), constant(g, "k2", {2}, k2)}, {1, 4, 5, 2})->output(0)); // 4
-  g.markOutput(split->output(1));                                                                     // 5
+  g.markOutput(
+      node(g, "Mul", {split->output(0), constant(g, "k2", {2}, k2)}, {1, 4, 5, 2})->output(0)); // 4
+  g.markOutput(split->output(1));                                                               // 5
   Node *gather = node(g, "Gather", {x, constantInts(g, "idx", {3, -1})}, {1, 4, 2, 6});
   gather->attrs.setInt("axis", 2);
   g.markOutput(node(g, "Tanh", {gather->output(0)}, {1, 4, 2, 6})->output(0)); // 6
-  Node *rmax = node(g, "ReduceMax", {x}, {1, 5, 6});                            // 7
+  Node *rmax = node(g, "ReduceMax", {x}, {1, 5, 6});                           // 7
   rmax->attrs.setInts("axes", {1});
   rmax->attrs.setInt("keepdims", 0);
   g.markOutput(rmax->output(0));
-  Node *ct = node(g, "ConvTranspose", {x, constant(g, "wt", {4, 2, 3, 3}, wt), constant(g, "bt", {2}, bt)},
-                  {1, 2, 9, 11}); // 8
+  Node *ct =
+      node(g, "ConvTranspose", {x, constant(g, "wt", {4, 2, 3, 3}, wt), constant(g, "bt", {2}, bt)},
+           {1, 2, 9, 11}); // 8
   ct->attrs.setInts("strides", {2, 2});
   ct->attrs.setInts("pads", {1, 1, 1, 1});
   g.markOutput(ct->output(0));
-  Node *rs = node(g, "Resize", {x, nullptr, constant(g, "sc", {4}, {1, 1, 2, 2})}, {1, 4, 10, 12}); // 9
+  Node *rs =
+      node(g, "Resize", {x, nullptr, constant(g, "sc", {4}, {1, 1, 2, 2})}, {1, 4, 10, 12}); // 9
   rs->attrs.setString("mode", "linear");
   g.markOutput(rs->output(0));
-  Node *pad = node(g, "Pad", {x, constantInts(g, "pads", {0, 0, 1, 2, 0, 0, 0, 1})}, {1, 4, 6, 9}); // 10
+  Node *pad =
+      node(g, "Pad", {x, constantInts(g, "pads", {0, 0, 1, 2, 0, 0, 0, 1})}, {1, 4, 6, 9}); // 10
   pad->attrs.setString("mode", "edge");
   g.markOutput(pad->output(0));
-  g.markOutput(node(g, "Max", {x, constant(g, "c1", {1}, {0.1f}), constant(g, "c6", {6}, c6)},
-                    {1, 4, 5, 6})->output(0)); // 11
+  g.markOutput(
+      node(g, "Max", {x, constant(g, "c1", {1}, {0.1f}), constant(g, "c6", {6}, c6)}, {1, 4, 5, 6})
+          ->output(0)); // 11
   Node *pr = node(g, "PRelu", {x, constant(g, "slope", {4, 1, 1}, slope)}, {1, 4, 5, 6});
-  Node *clip = node(g, "Clip", {pr->output(0), constant(g, "lo", {}, {-0.05f}), constant(g, "hi", {}, {0.4f})},
+  Node *clip = node(g, "Clip",
+                    {pr->output(0), constant(g, "lo", {}, {-0.05f}), constant(g, "hi", {}, {0.4f})},
                     {1, 4, 5, 6});
   Node *hs = node(g, "HardSigmoid", {clip->output(0)}, {1, 4, 5, 6});
   hs->attrs.setFloat("alpha", 0.3f);
@@ -795,7 +805,8 @@ TEST_CASE("host bundle: operator zoo against reference loops") {
             for (int kw = 0; kw < 3; ++kw) {
               int oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
               if (oh >= 0 && oh < 9 && ow >= 0 && ow < 11)
-                want[8][(m * 9 + oh) * 11 + ow] += X(in, c, ih, iw) * wt[((c * 2 + m) * 3 + kh) * 3 + kw];
+                want[8][(m * 9 + oh) * 11 + ow] +=
+                    X(in, c, ih, iw) * wt[((c * 2 + m) * 3 + kh) * 3 + kw];
             }
   auto coord = [](int o, int inLen) {
     double v = (o + 0.5) / 2.0 - 0.5;

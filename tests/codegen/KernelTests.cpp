@@ -69,16 +69,16 @@ Vec referenceConv(const ConvCase &c, const Vec &x, const Vec &w, const Vec *bias
 
 TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, strides)") {
   const ConvCase cases[] = {
-      {1, 3, 7, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 4-channel blocks, same pads
-      {2, 4, 9, 9, 6, 3, 2, 2, 1, 1, 0, 2, 1, 2, 1, 2},  // groups, dilation, asym pads
-      {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6}, // depthwise stride 2
-      {1, 5, 6, 7, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // pointwise fast path
-      {1, 2, 5, 5, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},  // kernel as big as input
+      {1, 3, 7, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 4-channel blocks, same pads
+      {2, 4, 9, 9, 6, 3, 2, 2, 1, 1, 0, 2, 1, 2, 1, 2},    // groups, dilation, asym pads
+      {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},  // depthwise stride 2
+      {1, 5, 6, 7, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // pointwise fast path
+      {1, 2, 5, 5, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},    // kernel as big as input
       {1, 1, 28, 28, 20, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // LeNet conv1
       {1, 3, 11, 13, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, // stride 2 both ways
-      {1, 4, 9, 21, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},  // dilation 2 both ways
+      {1, 4, 9, 21, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // dilation 2 both ways
       {1, 16, 5, 19, 24, 1, 1, 1, 2, 0, 0, 0, 0, 1, 1, 1}, // 1x1, stride 2 in W
-      {1, 8, 6, 6, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2},   // groups with 4 channels each
+      {1, 8, 6, 6, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2},    // groups with 4 channels each
       {2, 5, 13, 17, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},  // depthwise stride 1
       {1, 3, 12, 23, 3, 5, 3, 1, 2, 2, 3, 2, 1, 2, 3, 3},  // depthwise, dilated, odd pads
       // Stride-1 rows as whole tiles: padded borders through shifted windows,
@@ -100,14 +100,13 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
     for (int withBias = 0; withBias < 2; ++withBias) {
       Vec want = referenceConv(c, x, w, withBias ? &b : nullptr, OH, OW);
       Vec got(want.size(), 123.0f);
-      bf_conv2d_f32(x.data(), w.data(), withBias ? b.data() : nullptr, got.data(), c.N, c.C,
-                    c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW,
-                    c.groups, BF_ACT_NONE, 0, 0);
+      bf_conv2d_f32(x.data(), w.data(), withBias ? b.data() : nullptr, got.data(), c.N, c.C, c.H,
+                    c.W, c.M, OH, OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups,
+                    BF_ACT_NONE, 0, 0);
       checkClose(got, want);
       // Fused Relu and Clip.
-      bf_conv2d_f32(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH, OW,
-                    c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, BF_ACT_CLIP,
-                    -0.25f, 0.5f);
+      bf_conv2d_f32(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH, OW, c.KH,
+                    c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, BF_ACT_CLIP, -0.25f, 0.5f);
       Vec clipped = referenceConv(c, x, w, &b, OH, OW);
       for (float &v : clipped)
         v = std::min(std::max(v, -0.25f), 0.5f);
@@ -118,7 +117,8 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
 
 TEST_CASE("kernel conv_transpose2d matches the scatter definition") {
   const int N = 1, C = 4, H = 3, W = 4, M = 6, KH = 3, KW = 3, s = 2, p = 1, groups = 2;
-  const int OH = (H - 1) * s - 2 * p + KH + 1, OW = (W - 1) * s - 2 * p + KW; // output_padding 1 on H
+  const int OH = (H - 1) * s - 2 * p + KH + 1,
+            OW = (W - 1) * s - 2 * p + KW; // output_padding 1 on H
   Vec x = randomVec(size_t(N) * C * H * W, 7), w = randomVec(size_t(C) * (M / groups) * KH * KW, 8),
       b = randomVec(M, 9);
   Vec want(size_t(N) * M * OH * OW);
@@ -138,8 +138,8 @@ TEST_CASE("kernel conv_transpose2d matches the scatter definition") {
                     x[(c * H + ih) * W + iw] * w[((c * Mg + mg) * KH + kh) * KW + kw];
             }
   Vec got(want.size());
-  bf_conv_transpose2d_f32(x.data(), w.data(), b.data(), got.data(), N, C, H, W, M, OH, OW, KH,
-                          KW, s, s, p, p, 1, 1, groups, BF_ACT_NONE, 0, 0);
+  bf_conv_transpose2d_f32(x.data(), w.data(), b.data(), got.data(), N, C, H, W, M, OH, OW, KH, KW,
+                          s, s, p, p, 1, 1, groups, BF_ACT_NONE, 0, 0);
   checkClose(got, want);
 }
 
@@ -205,8 +205,8 @@ TEST_CASE("kernel gemm and matmul match reference loops") {
           want[i * N + j] = std::max(0.0f, float(0.5 * acc + 2.0 * c[j]));
         }
       Vec got(want.size());
-      bf_gemm_f32(a.data(), b.data(), c.data(), got.data(), M, N, K, transA, transB, 0.5f, 2.0f,
-                  0, 1, BF_ACT_RELU, 0, 0);
+      bf_gemm_f32(a.data(), b.data(), c.data(), got.data(), M, N, K, transA, transB, 0.5f, 2.0f, 0,
+                  1, BF_ACT_RELU, 0, 0);
       checkClose(got, want);
     }
   // Batched matmul, B broadcast over the batch.
@@ -252,8 +252,8 @@ TEST_CASE("kernel softmax / logsoftmax / batchnorm / reduce") {
   checkClose(inPlace, want, 1e-6f);
 
   // BatchNorm over [2,3,4].
-  Vec bx = randomVec(24, 32), sc = randomVec(3, 33), bi = randomVec(3, 34),
-      mean = randomVec(3, 35), var = randomVec(3, 36, 0.1f, 2.0f), by(24), bw(24);
+  Vec bx = randomVec(24, 32), sc = randomVec(3, 33), bi = randomVec(3, 34), mean = randomVec(3, 35),
+      var = randomVec(3, 36, 0.1f, 2.0f), by(24), bw(24);
   for (int n = 0; n < 2; ++n)
     for (int c = 0; c < 3; ++c)
       for (int i = 0; i < 4; ++i) {
@@ -419,8 +419,8 @@ TEST_CASE("kernel resize nearest and linear (half_pixel tables)") {
       for (int ow = 0; ow < OW; ++ow) {
         const float *P = x.data() + p * IH * IW;
         wantN[(p * OH + oh) * OW + ow] = P[hIdx[oh] * IW + wIdx[ow]];
-        float a = P[h0[oh] * IW + w0[ow]], b = P[h0[oh] * IW + w1[ow]],
-              c = P[h1[oh] * IW + w0[ow]], d = P[h1[oh] * IW + w1[ow]];
+        float a = P[h0[oh] * IW + w0[ow]], b = P[h0[oh] * IW + w1[ow]], c = P[h1[oh] * IW + w0[ow]],
+              d = P[h1[oh] * IW + w1[ow]];
         wantL[(p * OH + oh) * OW + ow] = (a * (1 - ww[ow]) + b * ww[ow]) * (1 - hw[oh]) +
                                          (c * (1 - ww[ow]) + d * ww[ow]) * hw[oh];
       }
@@ -562,30 +562,33 @@ TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1")
   const int sH = 2, sW = 1, pT = 1, pL = 1, dH = 1, dW = 2;
   const int OH = (H + 2 * pT - ((KH - 1) * dH + 1)) / sH + 1;
   const int OW = (W + 2 * pL - ((KW - 1) * dW + 1)) / sW + 1;
-  Vec x = randomVec(size_t(N) * C * H * W, 91), w = randomVec(size_t(M) * (C / groups) * KH * KW, 92);
+  Vec x = randomVec(size_t(N) * C * H * W, 91),
+      w = randomVec(size_t(M) * (C / groups) * KH * KW, 92);
   Vec b = randomVec(M, 93);
   const int32_t inDims[3] = {1, H, W}, outDims[3] = {1, OH, OW}, kernel[3] = {1, KH, KW};
   const int32_t strides[3] = {1, sH, sW}, pads[3] = {0, pT, pL}, dil[3] = {1, dH, dW};
   Vec want(size_t(N) * M * OH * OW), got(want.size(), 5.0f);
-  bf_conv2d_f32(x.data(), w.data(), b.data(), want.data(), N, C, H, W, M, OH, OW, KH, KW, sH,
-                sW, pT, pL, dH, dW, groups, BF_ACT_RELU, 0, 0);
-  bf_conv3d_f32(x.data(), w.data(), b.data(), got.data(), N, C, M, inDims, outDims, kernel,
-                strides, pads, dil, groups, BF_ACT_RELU, 0, 0);
+  bf_conv2d_f32(x.data(), w.data(), b.data(), want.data(), N, C, H, W, M, OH, OW, KH, KW, sH, sW,
+                pT, pL, dH, dW, groups, BF_ACT_RELU, 0, 0);
+  bf_conv3d_f32(x.data(), w.data(), b.data(), got.data(), N, C, M, inDims, outDims, kernel, strides,
+                pads, dil, groups, BF_ACT_RELU, 0, 0);
   checkClose(got, want);
 
   // ConvTranspose: w [C, M/groups, 1, KH, KW], output = the full scatter.
-  const int TH = (H - 1) * sH - 2 * pT + (KH - 1) * dH + 1, TW = (W - 1) * sW - 2 * pL + (KW - 1) * dW + 1;
+  const int TH = (H - 1) * sH - 2 * pT + (KH - 1) * dH + 1,
+            TW = (W - 1) * sW - 2 * pL + (KW - 1) * dW + 1;
   const int32_t tOut[3] = {1, TH, TW};
   Vec wt = randomVec(size_t(C) * (M / groups) * KH * KW, 94);
   Vec tWant(size_t(N) * M * TH * TW), tGot(tWant.size(), 5.0f);
   bf_conv_transpose2d_f32(x.data(), wt.data(), b.data(), tWant.data(), N, C, H, W, M, TH, TW, KH,
                           KW, sH, sW, pT, pL, dH, dW, groups, BF_ACT_NONE, 0, 0);
-  bf_conv_transpose3d_f32(x.data(), wt.data(), b.data(), tGot.data(), N, C, M, inDims, tOut,
-                          kernel, strides, pads, dil, groups, BF_ACT_NONE, 0, 0);
+  bf_conv_transpose3d_f32(x.data(), wt.data(), b.data(), tGot.data(), N, C, M, inDims, tOut, kernel,
+                          strides, pads, dil, groups, BF_ACT_NONE, 0, 0);
   checkClose(tGot, tWant);
 
   // Pools (no dilation, symmetric pads): max and average with/without pads.
-  const int PK = 3, ps = 2, pp = 1, POH = (H + 2 * pp - PK) / ps + 1, POW = (W + 2 * pp - PK) / ps + 1;
+  const int PK = 3, ps = 2, pp = 1, POH = (H + 2 * pp - PK) / ps + 1,
+            POW = (W + 2 * pp - PK) / ps + 1;
   const int32_t pOut[3] = {1, POH, POW}, pKernel[3] = {1, PK, PK}, pStrides[3] = {1, ps, ps};
   const int32_t pBegin[3] = {0, pp, pp}, pEnd[3] = {0, pp, pp}, one[3] = {1, 1, 1};
   Vec pWant(size_t(C) * POH * POW), pGot(pWant.size());

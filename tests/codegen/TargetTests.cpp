@@ -7,8 +7,8 @@
 using namespace bundlefit;
 
 namespace {
-std::string usageError(const std::string &target, const std::string &triple,
-                       const std::string &cpu, const std::string &abi, const std::string &reloc) {
+std::string usageError(const std::string &target, const std::string &triple, const std::string &cpu,
+                       const std::string &abi, const std::string &reloc) {
   try {
     resolveTarget(target, triple, cpu, abi, reloc);
   } catch (const Error &error) {
@@ -53,7 +53,8 @@ TEST_CASE("Glow spellings: -target=arm -mcpu=cortex-m4, explicit triples") {
 }
 
 TEST_CASE("bad target options are usage errors naming the option") {
-  CHECK(usageError("cortex-m99", "", "", "", "").find("--target 'cortex-m99'") != std::string::npos);
+  CHECK(usageError("cortex-m99", "", "", "", "").find("--target 'cortex-m99'") !=
+        std::string::npos);
   CHECK(usageError("", "riscv32", "", "", "").find("--triple") != std::string::npos);
   CHECK(usageError("", "arm", "", "", "").find("--mcpu") != std::string::npos);
   CHECK(usageError("cortex-m7", "", "", "medium", "").find("--float-abi") != std::string::npos);

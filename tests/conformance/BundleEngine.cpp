@@ -27,8 +27,8 @@ namespace {
 class BundleEngine : public Engine {
 public:
   BundleEngine()
-      : root_(fs::temp_directory_path() /
-              ("bundlefit-conformance-" + std::to_string(::getpid()))) {}
+      : root_(fs::temp_directory_path() / ("bundlefit-conformance-" + std::to_string(::getpid()))) {
+  }
   ~BundleEngine() override {
     std::error_code ec;
     fs::remove_all(root_, ec);

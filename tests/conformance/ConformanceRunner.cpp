@@ -181,9 +181,8 @@ std::vector<std::string> bindParameterInputs(Graph &graph, const TensorMap &inpu
 TensorMap loadInputs(const Graph &graph, const fs::path &dataDir) {
   std::vector<fs::path> files = numberedFiles(dataDir, "input");
   if (files.size() != graph.inputs().size())
-    throw std::runtime_error(dataDir.filename().string() + " has " +
-                             std::to_string(files.size()) + " inputs, the graph " +
-                             std::to_string(graph.inputs().size()));
+    throw std::runtime_error(dataDir.filename().string() + " has " + std::to_string(files.size()) +
+                             " inputs, the graph " + std::to_string(graph.inputs().size()));
   TensorMap inputs;
   for (size_t i = 0; i < files.size(); ++i)
     inputs[graph.inputs()[i]->name] = loadTensorProtoFile(files[i].string());
@@ -244,9 +243,12 @@ std::unique_ptr<Graph> importOrSkip(const std::string &modelPath, TestResult &re
 
 const char *outcomeName(Outcome outcome) {
   switch (outcome) {
-  case Outcome::Passed: return "passed";
-  case Outcome::Failed: return "failed";
-  case Outcome::Skipped: return "skipped";
+  case Outcome::Passed:
+    return "passed";
+  case Outcome::Failed:
+    return "failed";
+  case Outcome::Skipped:
+    return "skipped";
   }
   return "?";
 }
@@ -262,8 +264,8 @@ std::vector<TestCase> discoverTests(const std::string &root) {
     }
   if (!anySuite && fs::is_directory(base)) {
     if (isTestDir(base))
-      tests.push_back({base.parent_path().filename().string(), base.filename().string(),
-                       base.string()});
+      tests.push_back(
+          {base.parent_path().filename().string(), base.filename().string(), base.string()});
     else
       collectTests(base, base.filename().string(), tests);
   }
@@ -319,8 +321,7 @@ TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolera
   } catch (...) {
     classifyException(result, stage);
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

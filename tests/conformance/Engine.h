@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 
 #include <map>
 #include <memory>

@@ -46,16 +46,19 @@ struct Options {
 };
 
 void printUsage() {
-  std::cout << "usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine NAME]\n"
-               "                        [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]\n"
-               "  DATA_ROOT   default " << kDefaultRoot << "\n"
-               "  --filter    run tests whose name (or 'suite/name' if TEXT has a '/') contains TEXT\n"
-               "  --engine    interp (reference interpreter) or bundle (host bundles)\n"
-               "  --json      write one result per test to FILE\n"
-               "  --no-fusion run the default passes without activation fusion\n"
-               "  --rtol/--atol  tolerance |actual-expected| <= atol + rtol*|expected|\n"
-               "                 (default 1e-3 / 1e-5)\n"
-               "  --expect-passed N  fail unless exactly N tests pass\n";
+  std::cout
+      << "usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine NAME]\n"
+         "                        [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]\n"
+         "  DATA_ROOT   default "
+      << kDefaultRoot
+      << "\n"
+         "  --filter    run tests whose name (or 'suite/name' if TEXT has a '/') contains TEXT\n"
+         "  --engine    interp (reference interpreter) or bundle (host bundles)\n"
+         "  --json      write one result per test to FILE\n"
+         "  --no-fusion run the default passes without activation fusion\n"
+         "  --rtol/--atol  tolerance |actual-expected| <= atol + rtol*|expected|\n"
+         "                 (default 1e-3 / 1e-5)\n"
+         "  --expect-passed N  fail unless exactly N tests pass\n";
 }
 
 bool parseOptions(int argc, char **argv, Options &options) {
@@ -78,13 +81,17 @@ bool parseOptions(int argc, char **argv, Options &options) {
     } else if (arg == "--no-fusion") {
       options.passes.fuseActivations = false;
     } else if (arg == "--filter") {
-      if (!value(options.filter)) return false;
+      if (!value(options.filter))
+        return false;
     } else if (arg == "--engine") {
-      if (!value(options.engine)) return false;
+      if (!value(options.engine))
+        return false;
     } else if (arg == "--json") {
-      if (!value(options.jsonPath)) return false;
+      if (!value(options.jsonPath))
+        return false;
     } else if (arg == "--expect-passed") {
-      if (!value(text)) return false;
+      if (!value(text))
+        return false;
       char *end = nullptr;
       long number = std::strtol(text.c_str(), &end, 10);
       if (text.empty() || *end || number < 0) {
@@ -93,7 +100,8 @@ bool parseOptions(int argc, char **argv, Options &options) {
       }
       options.expectedPassed = number;
     } else if (arg == "--rtol" || arg == "--atol") {
-      if (!value(text)) return false;
+      if (!value(text))
+        return false;
       char *end = nullptr;
       double number = std::strtod(text.c_str(), &end);
       if (*end || number < 0) {
@@ -140,8 +148,9 @@ void printResultLine(const TestResult &r, bool verbose) {
     if (verbose)
       std::cout << "PASS " << r.test.id() << " (" << r.dataSets << " data sets, " << r.seconds
                 << " s) " << r.passStats
-                << (r.boundInputs ? " [shape operands bound: " + joined(r.boundInputNames, ", ") + "]"
-                                  : std::string())
+                << (r.boundInputs
+                        ? " [shape operands bound: " + joined(r.boundInputNames, ", ") + "]"
+                        : std::string())
                 << "\n";
     return;
   }
@@ -154,12 +163,12 @@ void printGroups(const std::string &title,
     return;
   std::cout << title << "\n";
   std::vector<std::pair<std::string, std::vector<std::string>>> sorted(groups.begin(),
-                                                                        groups.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
-    return a.second.size() > b.second.size();
-  });
+                                                                       groups.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto &a, const auto &b) { return a.second.size() > b.second.size(); });
   for (const auto &[key, tests] : sorted) {
-    std::vector<std::string> examples(tests.begin(), tests.begin() + std::min<size_t>(3, tests.size()));
+    std::vector<std::string> examples(tests.begin(),
+                                      tests.begin() + std::min<size_t>(3, tests.size()));
     std::cout << "  " << tests.size() << "\t" << key << "   [" << joined(examples, ", ")
               << (tests.size() > examples.size() ? ", ..." : "") << "]\n";
   }
@@ -224,8 +233,12 @@ int main(int argc, char **argv) {
     printResultLine(result, options.verbose);
     std::cout.flush();
     switch (result.outcome) {
-    case Outcome::Passed: ++passed; break;
-    case Outcome::Failed: ++failed; break;
+    case Outcome::Passed:
+      ++passed;
+      break;
+    case Outcome::Failed:
+      ++failed;
+      break;
     case Outcome::Skipped:
       ++skipped;
       if (!result.unsupportedOps.empty())
@@ -259,8 +272,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped"
-            << std::endl;
+  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped" << std::endl;
   if (options.expectedPassed >= 0 && long(passed) != options.expectedPassed) {
     std::cout << "expected exactly " << options.expectedPassed << " passed, got " << passed
               << (long(passed) < options.expectedPassed

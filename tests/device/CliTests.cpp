@@ -12,7 +12,9 @@ using bundlefit::test::CommandResult;
 
 CommandResult run(const std::string &arguments) { return bundlefit::test::runBundlefit(arguments); }
 std::string lenet() { return std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.onnx"; }
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
 
 } // namespace
 
@@ -26,11 +28,14 @@ TEST_CASE("bundlefit devices lists the parts, as a table and as JSON") {
   auto report = nlohmann::json::parse(json.output);
   CHECK(report["schema"] == "bundlefit.devices/1");
   CHECK(report["devices"].size() >= 13);
-  CommandResult user = run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/my_board.json");
+  CommandResult user =
+      run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/my_board.json");
   CHECK(has(user.output, "my-board"));
-  CommandResult bad = run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/bad_size_type.json");
+  CommandResult bad =
+      run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/bad_size_type.json");
   CHECK(bad.exitCode == 4);
-  CHECK_MESSAGE(has(bad.output, "bad_size_type.json: memory[2].size: expected integer"), bad.output);
+  CHECK_MESSAGE(has(bad.output, "bad_size_type.json: memory[2].size: expected integer"),
+                bad.output);
   // Boards say which part they are built on; libraries say what their figures rest on.
   const nlohmann::json *evk = nullptr;
   for (const auto &device : report["devices"])
@@ -39,7 +44,8 @@ TEST_CASE("bundlefit devices lists the parts, as a table and as JSON") {
   REQUIRE(evk);
   CHECK((*evk)["part"] == "rt1062");
   CHECK((*evk)["kernel_libraries"]["cmsis_nn"]["provenance"] == "published");
-  CommandResult board = run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/my_evk.json");
+  CommandResult board =
+      run(std::string("devices --device-file ") + DEVICE_TEST_DATA + "/my_evk.json");
   CHECK(board.exitCode == 0);
   CHECK(has(board.output, "my-evk"));
 }
@@ -49,7 +55,8 @@ TEST_CASE("bundlefit devices --calibration lists every published timing with its
   REQUIRE_MESSAGE(table.exitCode == 0, table.output);
   CHECK(has(table.output, "held out"));
   CHECK(has(table.output, "fitted"));
-  CHECK_MESSAGE(has(table.output, "over 9 figures (claimed in device_db/README.md: within 2.1%)"), table.output);
+  CHECK_MESSAGE(has(table.output, "over 9 figures (claimed in device_db/README.md: within 2.1%)"),
+                table.output);
   CommandResult json = run("devices --calibration --json");
   REQUIRE(json.exitCode == 0);
   auto report = nlohmann::json::parse(json.output);
@@ -72,7 +79,8 @@ TEST_CASE("float LeNet (1.7 MB weights) does not fit lpc55s69: exit 3 with chang
   CHECK(report["fits"] == false);
   bool int8Fits = false;
   for (const auto &s : report["suggestions"])
-    int8Fits = int8Fits || (s["change"].get<std::string>().find("quantize to int8") == 0 && s["fits"] == true);
+    int8Fits = int8Fits ||
+               (s["change"].get<std::string>().find("quantize to int8") == 0 && s["fits"] == true);
   CHECK(int8Fits);
 }
 
@@ -113,7 +121,8 @@ TEST_CASE("bundlefit pick on rt685 compares the builds; HiFi4 rows are estimates
   CHECK(report["candidates"][best]["fits"] == true);
   // bundlefit cannot build the HiFi4 rows: the best is a build it makes.
   CHECK(report["candidates"][best]["buildable"] == true);
-  CHECK(report["candidates"][best]["variant"].get<std::string>().find("hifi4") == std::string::npos);
+  CHECK(report["candidates"][best]["variant"].get<std::string>().find("hifi4") ==
+        std::string::npos);
 }
 
 TEST_CASE("fit and pick size int8 builds from the quantized model, options included") {
@@ -149,7 +158,8 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
   CHECK(cmsis["constant"] == 433088);
   CHECK(cmsis["kernel_scratch"].get<int>() > 0); // conv2's im2col buffer
 
-  CommandResult pick = run("pick " + lenet() + " --device rt1062 --json -q "
+  CommandResult pick = run("pick " + lenet() +
+                           " --device rt1062 --json -q "
                            "--quantization-schema symmetric_with_power2_scale "
                            "--quantization-precision-bias Int8");
   REQUIRE_MESSAGE(pick.exitCode == 0, pick.output);
@@ -159,7 +169,8 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
     quantizedNote = quantizedNote || has(note.get<std::string>(), "int8 rows: the bundle compiled");
   CHECK(quantizedNote);
   // int8, weights in RAM: CONSTANT 431,296 + MUTABLE + ACTIVATIONS and the library RAM.
-  CommandResult fit = run("fit " + lenet() + " --device rt1062 --variant int8 --weights ram --json -q "
+  CommandResult fit = run("fit " + lenet() +
+                          " --device rt1062 --variant int8 --weights ram --json -q "
                           "--quantization-schema symmetric_with_power2_scale "
                           "--quantization-precision-bias Int8");
   REQUIRE(fit.exitCode == 0);
@@ -167,7 +178,8 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
   bool samePick = false;
   for (const auto &c : report["candidates"])
     samePick = samePick || (c["variant"] == "int8" && c["weights"] == "ram" &&
-                            c["ram"] == fitReport["totals"]["ram"] && c["flash"] == fitReport["totals"]["flash"]);
+                            c["ram"] == fitReport["totals"]["ram"] &&
+                            c["flash"] == fitReport["totals"]["flash"]);
   CHECK(samePick);
 
   // With --load-profile the profile is read and checked: a missing one is exit 4.
@@ -188,9 +200,9 @@ TEST_CASE("fit and pick plan at the model's --memory-opt (default 2; 0 is Glow's
   // holds pool1's 11,520, its output 50x4x4x4 = 3,200 and a scratch row of 8
   // channels x 8 columns x 4 = 256; int8 conv1+pool1 holds the quantized input
   // 784 -> 832, its output 2,880 and 8 x 24 = 192 of scratch.
-  CHECK(fitActivations("--memory-opt 0") == 46080 + 11520);             // 57,600
-  CHECK(fitActivations("") == 11520 + 3200 + 256);                      // 14,976
-  CHECK(fitActivations("--variant int8 --memory-opt 0") == 11520 + 2880); // 14,400
+  CHECK(fitActivations("--memory-opt 0") == 46080 + 11520);                   // 57,600
+  CHECK(fitActivations("") == 11520 + 3200 + 256);                            // 14,976
+  CHECK(fitActivations("--variant int8 --memory-opt 0") == 11520 + 2880);     // 14,400
   CHECK(fitActivations("--variant int8 --memory-opt 1") == 832 + 2880 + 192); // 3,904
   // CMSIS-NN calls keep their layers (compile prepares them before the
   // memory-opt passes, and so does the sizing): the layer bound, as compiled.

@@ -28,7 +28,7 @@ TEST_CASE("reference workloads: LeNet and the CIFAR-10 stand-in") {
   CHECK(f.activationsBytes == 57600); // = AN13001's float ACTIVATIONS
   ModelFootprint q = estimateFootprint(*lenet, parseVariant("int8"), rt);
   CHECK(q.mutableBytes == 3200);
-  CHECK(q.constantBytes == 433088); // AN13001 int8 int32-bias: 433,152
+  CHECK(q.constantBytes == 433088);   // AN13001 int8 int32-bias: 433,152
   CHECK(q.activationsBytes == 14400); // live-peak bound (Glow: 15,232)
   ModelFootprint c = estimateFootprint(*lenet, parseVariant("int8-cmsis"), rt);
   CHECK(c.scratchBytes == 2 * 500 * 2); // conv2: 2 * align4(5*5*20) * 2
@@ -54,8 +54,9 @@ double readmeClaimPercent() {
   text << in.rdbuf();
   std::smatch match;
   std::string body = text.str();
-  REQUIRE_MESSAGE(std::regex_search(body, match, std::regex(R"(within ([0-9.]+)% of every calibrated figure)")),
-                  "device_db/README.md states no calibration claim");
+  REQUIRE_MESSAGE(
+      std::regex_search(body, match, std::regex(R"(within ([0-9.]+)% of every calibrated figure)")),
+      "device_db/README.md states no calibration claim");
   return std::stod(match[1]);
 }
 
@@ -115,7 +116,8 @@ TEST_CASE("every predicted time says what its figures rest on") {
   CHECK(measuredLayers >= 4); // conv1, conv2, fc1, fc2 at least
   const Device &h7 = db.get("stm32h743");
   CHECK(describeProvenance(*h7.findLibrary("cmsis_nn"), h7)
-            .rfind("derived from measurements on cortex-m7 (bench/results/cmsis_insns.json", 0) == 0);
+            .rfind("derived from measurements on cortex-m7 (bench/results/cmsis_insns.json", 0) ==
+        0);
   CHECK(describeProvenance(*h7.findLibrary("portable_int8"), h7)
             .rfind("derived from measurements on cortex-m7 (bench/results/own_insns.json", 0) == 0);
   const Device &rt = db.get("rt1062");
@@ -148,7 +150,9 @@ TEST_CASE("RT685 project totals land within 3% of AN13001 Table 3") {
     request.weights = WeightsPolicy::Ram;
     FitResult fit = fitModel(rt685, fp, request);
     CHECK(fit.fits);
-    CHECK_MESSAGE(std::fabs(double(fit.totals.flash) - row.flash) / row.flash < 0.03, std::string(row.variant));
-    CHECK_MESSAGE(std::fabs(double(fit.totals.ram) - row.ram) / row.ram < 0.02, std::string(row.variant));
+    CHECK_MESSAGE(std::fabs(double(fit.totals.flash) - row.flash) / row.flash < 0.03,
+                  std::string(row.variant));
+    CHECK_MESSAGE(std::fabs(double(fit.totals.ram) - row.ram) / row.ram < 0.02,
+                  std::string(row.variant));
   }
 }

@@ -35,10 +35,12 @@ TEST_CASE("every shipped part validates and the mission's parts are there") {
   DeviceDatabase db = DeviceDatabase::loadDefault();
   // The parts and boards TinyML work benchmarks on (issue 21), by id or alias.
   for (const char *id :
-       {"rt1011", "rt1062", "rt1064", "rt1176", "rt685", "rt595", "lpc55s69", "mcxn947", "stm32h743",
-        "stm32f746", "nrf52840", "rp2040", "rt1060-evk", "stm32l4r5zi", "nucleo-l4r5zi", "stm32h7a3zi",
-        "stm32u575", "stm32u585", "disco-f746", "stm32n6", "nrf5340", "ra6m4", "rp2350", "alif-e7",
-        "arduino-nano-33-ble", "sparkfun-edge", "apollo3", "psoc62", "rt1170-evk", "nucleo-h743zi"})
+       {"rt1011",        "rt1062",    "rt1064",     "rt1176",      "rt685",
+        "rt595",         "lpc55s69",  "mcxn947",    "stm32h743",   "stm32f746",
+        "nrf52840",      "rp2040",    "rt1060-evk", "stm32l4r5zi", "nucleo-l4r5zi",
+        "stm32h7a3zi",   "stm32u575", "stm32u585",  "disco-f746",  "stm32n6",
+        "nrf5340",       "ra6m4",     "rp2350",     "alif-e7",     "arduino-nano-33-ble",
+        "sparkfun-edge", "apollo3",   "psoc62",     "rt1170-evk",  "nucleo-h743zi"})
     CHECK_MESSAGE(db.find(id) != nullptr, id);
   CHECK(db.devices().size() >= 30);
   // Aliases.
@@ -121,7 +123,8 @@ TEST_CASE("every region, core and library figure says where it comes from") {
     std::ifstream in(entry.path());
     nlohmann::json doc = nlohmann::json::parse(in);
     for (const auto &item : doc["kernel_libraries"].items())
-      CHECK_MESSAGE(item.value().contains("provenance"), (entry.path().string() + " " + item.key()));
+      CHECK_MESSAGE(item.value().contains("provenance"),
+                    (entry.path().string() + " " + item.key()));
   }
   // Facts checked against their sources (Zephyr devicetree, ST's LL driver).
   const Device &l4 = db.get("stm32l4r5");
@@ -145,24 +148,30 @@ TEST_CASE("every region, core and library figure says where it comes from") {
   CHECK(h7.provenance == CostProvenance::Measured);
   // Depthwise costs several times a regular convolution per MAC (measured).
   CHECK(h7.depthwiseCyclesPerMac > 2 * h7.cyclesPerMac);
-  CHECK(db.get("rp2040").findLibrary("cmsis_nn")->provenance == CostProvenance::Carried); // Cortex-M0+: not measured
+  CHECK(db.get("rp2040").findLibrary("cmsis_nn")->provenance ==
+        CostProvenance::Carried); // Cortex-M0+: not measured
 }
 
 TEST_CASE("board errors name the file and the field") {
   std::string message = addError(data("bad_board_part.json"));
-  CHECK_MESSAGE(message.find("bad_board_part.json: part: names no part ('rt9999')") != std::string::npos,
-                message);
-  message = addError(data("bad_board_region.json"));
-  CHECK_MESSAGE(message.find("bad_board_region.json: memory[0].name: region 'OCRAM' is already in part "
-                             "rt1062") != std::string::npos,
-                message);
-  message = addError(data("bad_board_field.json"));
-  CHECK_MESSAGE(message.find("bad_board_field.json: cores: unknown field") != std::string::npos, message);
-  CHECK_MESSAGE(message.find("bad_board_field.json: memory[0].size: expected integer, got string") !=
+  CHECK_MESSAGE(message.find("bad_board_part.json: part: names no part ('rt9999')") !=
                     std::string::npos,
                 message);
+  message = addError(data("bad_board_region.json"));
+  CHECK_MESSAGE(
+      message.find("bad_board_region.json: memory[0].name: region 'OCRAM' is already in part "
+                   "rt1062") != std::string::npos,
+      message);
+  message = addError(data("bad_board_field.json"));
+  CHECK_MESSAGE(message.find("bad_board_field.json: cores: unknown field") != std::string::npos,
+                message);
+  CHECK_MESSAGE(
+      message.find("bad_board_field.json: memory[0].size: expected integer, got string") !=
+          std::string::npos,
+      message);
   message = addError(data("bad_board_reserve.json"));
-  CHECK_MESSAGE(message.find("bad_board_reserve.json: reserve.ram lots: expected BYTES") != std::string::npos,
+  CHECK_MESSAGE(message.find("bad_board_reserve.json: reserve.ram lots: expected BYTES") !=
+                    std::string::npos,
                 message);
   // A board cannot be built on another board.
   message = addError(data("bad_board_on_board.json"));
@@ -192,19 +201,23 @@ TEST_CASE("schema errors name the file and the field") {
                 message);
 
   message = addError(data("missing_cores.json"));
-  CHECK_MESSAGE(message.find("missing_cores.json: cores: required field is missing") != std::string::npos,
+  CHECK_MESSAGE(message.find("missing_cores.json: cores: required field is missing") !=
+                    std::string::npos,
                 message);
 
   message = addError(data("bad_kind_and_field.json"));
-  CHECK_MESSAGE(message.find("bad_kind_and_field.json: memory[0].kind: expected one of") != std::string::npos,
+  CHECK_MESSAGE(message.find("bad_kind_and_field.json: memory[0].kind: expected one of") !=
+                    std::string::npos,
                 message);
-  CHECK_MESSAGE(message.find("bad_kind_and_field.json: memory[1].speed: unknown field") != std::string::npos,
+  CHECK_MESSAGE(message.find("bad_kind_and_field.json: memory[1].speed: unknown field") !=
+                    std::string::npos,
                 message);
 
   message = addError(data("bad_home.json"));
-  CHECK_MESSAGE(message.find("bad_home.json: homes.activations: names no memory region ('SRAM_DTC')") !=
-                    std::string::npos,
-                message);
+  CHECK_MESSAGE(
+      message.find("bad_home.json: homes.activations: names no memory region ('SRAM_DTC')") !=
+          std::string::npos,
+      message);
 
   message = addError(data("not_json.json"), &code);
   CHECK(code == ExitCode::BadInputFile);
@@ -245,5 +258,6 @@ TEST_CASE("validator: type lists, minimum, nested arrays") {
   CHECK(v[1].str() == "a[1]: expected integer or null, got string");
   CHECK(v[2].str() == "b: must be > 0");
   CHECK(v[3].str() == "c: unknown field");
-  CHECK(validateJson(schema, nlohmann::json::parse("[]"))[0].str() == "(document): expected object, got array");
+  CHECK(validateJson(schema, nlohmann::json::parse("[]"))[0].str() ==
+        "(document): expected object, got array");
 }

@@ -21,7 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using bundlefit::test::CommandResult;
 
-std::string model(const std::string &name) { return std::string(BUNDLEFIT_MODELS_DIR) + "/" + name + ".onnx"; }
+std::string model(const std::string &name) {
+  return std::string(BUNDLEFIT_MODELS_DIR) + "/" + name + ".onnx";
+}
 
 /// A fresh directory holding `bad.onnx` (not a model).
 fs::path batchDir(const std::string &name) {
@@ -59,8 +61,11 @@ TEST_CASE("fit --batch: a line per model in LIST's order, a bad model is a line 
   fs::path dir = batchDir("list");
   {
     std::ofstream list(dir / "models.txt");
-    list << "# models to check\n" << lenet << "\n\n" << (dir / "bad.onnx").string() << "\n"
-         << "/nonexistent/missing.onnx\n" << dsCnn << "\n";
+    list << "# models to check\n"
+         << lenet << "\n\n"
+         << (dir / "bad.onnx").string() << "\n"
+         << "/nonexistent/missing.onnx\n"
+         << dsCnn << "\n";
   }
   // No code-size cache: both threads really compile at the same time.
   CommandResult batch = bundlefit::test::runProgram(
@@ -79,7 +84,8 @@ TEST_CASE("fit --batch: a line per model in LIST's order, a bad model is a line 
   CHECK(answers[1]["model"] == (dir / "bad.onnx").string());
   CHECK(answers[1]["exit_code"] == 4);
   CHECK(answers[1]["exit_category"] == "bad_input_file");
-  CHECK_MESSAGE(answers[1]["error"].get<std::string>().find("bad.onnx") != std::string::npos, answers[1]);
+  CHECK_MESSAGE(answers[1]["error"].get<std::string>().find("bad.onnx") != std::string::npos,
+                answers[1]);
   CHECK(answers[1].contains("tool"));
 
   CHECK(answers[2]["model"] == "/nonexistent/missing.onnx");
@@ -91,7 +97,8 @@ TEST_CASE("fit --batch: a line per model in LIST's order, a bad model is a line 
 
   // Each report is the one `fit MODEL --json` prints, stamp included.
   for (size_t i : {size_t(0), size_t(3)}) {
-    CommandResult single = run("fit " + answers[i]["model"].get<std::string>() + " --device rt1060 --json", dir);
+    CommandResult single =
+        run("fit " + answers[i]["model"].get<std::string>() + " --device rt1060 --json", dir);
     REQUIRE_MESSAGE(single.exitCode == 0, single.output);
     CHECK(withoutCacheFlag(nlohmann::json::parse(single.output)) == withoutCacheFlag(answers[i]));
   }
@@ -103,7 +110,8 @@ TEST_CASE("fit --batch GLOB: the matching files, sorted; exit 3 when a model doe
   fs::copy_file(model("ds_cnn"), dir / "c_ds_cnn.onnx");
   fs::remove(dir / "bad.onnx");
   // Float LeNet's 1.7 MB of weights do not fit the LPC55S69's 640 KB of Flash.
-  CommandResult batch = run("fit --batch '" + (dir / "*.onnx").string() + "' --device lpc55s69", dir);
+  CommandResult batch =
+      run("fit --batch '" + (dir / "*.onnx").string() + "' --device lpc55s69", dir);
   CHECK_MESSAGE(batch.exitCode == 3, batch.output);
   std::vector<nlohmann::json> answers = lines(batch.output);
   REQUIRE_MESSAGE(answers.size() == 2, batch.output);
@@ -117,7 +125,8 @@ TEST_CASE("fit --batch GLOB: the matching files, sorted; exit 3 when a model doe
 TEST_CASE("fit --batch: usage errors name the option") {
   fs::path dir = batchDir("usage");
   std::ofstream(dir / "models.txt") << model("lenet") << "\n";
-  CommandResult none = run("fit --batch '" + (dir / "*.nothing").string() + "' --device rt1060", dir);
+  CommandResult none =
+      run("fit --batch '" + (dir / "*.nothing").string() + "' --device rt1060", dir);
   CHECK(none.exitCode == 4);
   CHECK_MESSAGE(none.output.find("no file matches the pattern") != std::string::npos, none.output);
   CommandResult both = run("fit " + model("lenet") + " --batch " + (dir / "models.txt").string() +
@@ -127,7 +136,8 @@ TEST_CASE("fit --batch: usage errors name the option") {
   CHECK_MESSAGE(both.output.find("either MODEL or --batch LIST") != std::string::npos, both.output);
   CommandResult neither = run("fit --device rt1060", dir);
   CHECK(neither.exitCode == 2);
-  CommandResult part = run("fit --batch " + (dir / "models.txt").string() + " --device rt9999", dir);
+  CommandResult part =
+      run("fit --batch " + (dir / "models.txt").string() + " --device rt9999", dir);
   CHECK(part.exitCode == 2);
   CHECK_MESSAGE(part.output.find("unknown device 'rt9999'") != std::string::npos, part.output);
 }

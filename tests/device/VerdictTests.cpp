@@ -23,9 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 using bundlefit::test::CommandResult;
 
-CommandResult run(const std::string &arguments) { return bundlefit::test::runBundlefit("-q " + arguments); }
+CommandResult run(const std::string &arguments) {
+  return bundlefit::test::runBundlefit("-q " + arguments);
+}
 std::string lenet() { return bundlefit::test::modelPath("lenet"); }
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
 
 nlohmann::json jsonOf(const std::string &arguments, int expectedExit = 0) {
   CommandResult r = run(arguments);
@@ -33,7 +37,8 @@ nlohmann::json jsonOf(const std::string &arguments, int expectedExit = 0) {
   return nlohmann::json::parse(r.output);
 }
 
-const nlohmann::json *row(const nlohmann::json &pick, const std::string &variant, const std::string &weights) {
+const nlohmann::json *row(const nlohmann::json &pick, const std::string &variant,
+                          const std::string &weights) {
   for (const nlohmann::json &c : pick["candidates"])
     if (c["variant"] == variant && c["weights"] == weights)
       return &c;
@@ -44,8 +49,8 @@ const nlohmann::json *row(const nlohmann::json &pick, const std::string &variant
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("bundlefit-verdict-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(std::rand()));
+    path = fs::temp_directory_path() /
+           ("bundlefit-verdict-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
     fs::create_directories(path);
   }
   ~TempDir() {
@@ -60,25 +65,31 @@ TEST_CASE("fit: the code term is the object compiled for the part's core, linked
   nlohmann::json m7 = jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --json");
   CHECK(m7["code"]["source"] == "compiled");
   CHECK(m7["code"]["target"] == "cortex-m7 (hard float)");
-  const uint64_t text = m7["code"]["text"], rodata = m7["code"]["rodata"], runtime = m7["code"]["runtime"];
+  const uint64_t text = m7["code"]["text"], rodata = m7["code"]["rodata"],
+                 runtime = m7["code"]["runtime"];
   CHECK(text > 1000);
   CHECK(m7["bundle"]["code"] == text + rodata + runtime + m7["code"]["library"].get<uint64_t>());
   CHECK(m7["buildable"] == true);
   // An M0+ has no FPU and no DSP: the same model is different code.
-  nlohmann::json m0 = jsonOf("fit " + lenet() + " --device rp2040 --variant int8 --weights flash --json");
+  nlohmann::json m0 =
+      jsonOf("fit " + lenet() + " --device rp2040 --variant int8 --weights flash --json");
   CHECK(m0["code"]["target"] == "cortex-m0plus (soft float)");
   CHECK(m0["bundle"]["code"] != m7["bundle"]["code"]);
   // --memory-opt changes the code (patch stages, in-place kernels), and the verdict sees it.
-  nlohmann::json level0 = jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --memory-opt 0 --json");
+  nlohmann::json level0 =
+      jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --memory-opt 0 --json");
   CHECK(level0["code"]["text"] != m7["code"]["text"]);
 }
 
-TEST_CASE("plan --device, fit, pick and compile report the same CONSTANT/MUTABLE/ACTIVATIONS/code") {
+TEST_CASE(
+    "plan --device, fit, pick and compile report the same CONSTANT/MUTABLE/ACTIVATIONS/code") {
   TempDir dir;
   for (const std::string memoryOpt : {"0", "2"}) {
     const std::string options = " --memory-opt " + memoryOpt;
-    nlohmann::json fit = jsonOf("fit " + lenet() + " --device rt1062 --weights flash --json" + options);
-    nlohmann::json pick = jsonOf("pick " + lenet() + " --device rt1062 --variants float --json" + options);
+    nlohmann::json fit =
+        jsonOf("fit " + lenet() + " --device rt1062 --weights flash --json" + options);
+    nlohmann::json pick =
+        jsonOf("pick " + lenet() + " --device rt1062 --variants float --json" + options);
     const nlohmann::json *flashRow = row(pick, "float", "flash");
     REQUIRE(flashRow);
     CHECK((*flashRow)["code"] == fit["bundle"]["code"]);
@@ -86,8 +97,9 @@ TEST_CASE("plan --device, fit, pick and compile report the same CONSTANT/MUTABLE
     CHECK((*flashRow)["flash"] == fit["totals"]["flash"]);
 
     const std::string out = (dir.path / ("b" + memoryOpt)).string();
-    CommandResult compiled = run("compile " + lenet() + " -o " + out +
-                                 " --target cortex-m7 --float-abi hard --network-name lenet" + options);
+    CommandResult compiled =
+        run("compile " + lenet() + " -o " + out +
+            " --target cortex-m7 --float-abi hard --network-name lenet" + options);
     REQUIRE_MESSAGE(compiled.exitCode == 0, compiled.output);
     nlohmann::json memory = nlohmann::json::parse(std::ifstream(out + "/lenet.memory.json"));
     CHECK(memory["code_size"]["text"] == fit["code"]["text"]);
@@ -104,11 +116,10 @@ TEST_CASE("plan --device, fit, pick and compile report the same CONSTANT/MUTABLE
         s.insert(size_t(i), ",");
       return s;
     };
-    const std::string line = "build on rt1062 (float): CONSTANT " +
-                             thousands(fit["bundle"]["constant"]) + ", MUTABLE " +
-                             thousands(fit["bundle"]["mutable"]) + ", ACTIVATIONS " +
-                             thousands(fit["bundle"]["activations"]) + ", code " +
-                             thousands(fit["bundle"]["code"]);
+    const std::string line =
+        "build on rt1062 (float): CONSTANT " + thousands(fit["bundle"]["constant"]) + ", MUTABLE " +
+        thousands(fit["bundle"]["mutable"]) + ", ACTIVATIONS " +
+        thousands(fit["bundle"]["activations"]) + ", code " + thousands(fit["bundle"]["code"]);
     CHECK_MESSAGE(has(plan.output, line), std::string(line + "\n" + plan.output));
   }
 }
@@ -138,7 +149,8 @@ TEST_CASE("pick: rows say buildable and estimate; best is buildable unless --all
   CHECK(allowed["candidates"][allowed["best"].get<int>()]["family"] == "HiFi4");
 
   // --variants and --goal choose what is compared and what wins.
-  nlohmann::json two = jsonOf("pick " + lenet() + " --device rt1062 --variants float,int8 --goal ram --json");
+  nlohmann::json two =
+      jsonOf("pick " + lenet() + " --device rt1062 --variants float,int8 --goal ram --json");
   CHECK(two["candidates"].size() == 4);
   uint64_t lowest = UINT64_MAX;
   for (const nlohmann::json &c : two["candidates"])
@@ -150,23 +162,28 @@ TEST_CASE("pick: rows say buildable and estimate; best is buildable unless --all
 
 TEST_CASE("pick with no fit lists the changes fit would suggest") {
   TempDir dir;
-  nlohmann::json part = nlohmann::json::parse(std::ifstream(std::string(DEVICE_PARTS_DIR) + "/rp2040.json"));
+  nlohmann::json part =
+      nlohmann::json::parse(std::ifstream(std::string(DEVICE_PARTS_DIR) + "/rp2040.json"));
   part["id"] = "rp2040-tiny";
   part["aliases"] = nlohmann::json::array();
   for (nlohmann::json &region : part["memory"])
     region["size"] = region["name"] == "FLASH" ? 262144 : region["size"].get<uint64_t>() / 8;
   const fs::path file = dir.path / "tiny.json";
   std::ofstream(file) << part.dump(2);
-  CommandResult r = run("pick " + lenet() + " --device-file " + file.string() + " --device rp2040-tiny");
+  CommandResult r =
+      run("pick " + lenet() + " --device-file " + file.string() + " --device rp2040-tiny");
   CHECK_MESSAGE(r.exitCode == 3, r.output);
   CHECK(has(r.output, "no candidate fits rp2040-tiny"));
   CHECK_MESSAGE(has(r.output, "changes:\n  - "), r.output);
   CHECK(has(r.output, "use part "));
 }
 
-TEST_CASE("headroom: --reserve-ram/--reserve-flash, --app-ram/--app-flash, and a full region warns") {
-  nlohmann::json plain = jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --weights flash --json");
-  nlohmann::json reserved = jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --weights flash "
+TEST_CASE(
+    "headroom: --reserve-ram/--reserve-flash, --app-ram/--app-flash, and a full region warns") {
+  nlohmann::json plain =
+      jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --weights flash --json");
+  nlohmann::json reserved = jsonOf("fit " + lenet() +
+                                   " --device rt1062 --variant int8 --weights flash "
                                    "--reserve-ram 16K --reserve-flash 10% --json");
   CHECK(reserved["totals"]["ram"] == plain["totals"]["ram"]); // headroom is not the model's
   uint64_t dtcmPlain = 0, dtcmReserved = 0;
@@ -178,7 +195,8 @@ TEST_CASE("headroom: --reserve-ram/--reserve-flash, --app-ram/--app-flash, and a
       dtcmReserved = r["used"];
   CHECK(dtcmReserved == dtcmPlain + 16384);
 
-  nlohmann::json app = jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --app-ram 40000 "
+  nlohmann::json app = jsonOf("fit " + lenet() +
+                              " --device rt1062 --variant int8 --app-ram 40000 "
                               "--app-flash 90000 --json");
   CHECK(app["sdk_baseline"]["ram"] == 40000);
   CHECK(app["sdk_baseline"]["flash"] == 90000);
@@ -193,14 +211,17 @@ TEST_CASE("headroom: --reserve-ram/--reserve-flash, --app-ram/--app-flash, and a
   // Float LeNet, weights auto: the hottest weights fill DTCM to the byte.
   CommandResult full = run("fit " + lenet() + " --device rt1062");
   REQUIRE_MESSAGE(full.exitCode == 0, full.output);
-  CHECK_MESSAGE(std::regex_search(full.output, std::regex("warning: [A-Z_]+ is (100%|99.9%\\+) full")),
-                full.output);
+  CHECK_MESSAGE(
+      std::regex_search(full.output, std::regex("warning: [A-Z_]+ is (100%|99.9%\\+) full")),
+      full.output);
   CommandResult roomy = run("fit " + lenet() + " --device rt1062 --reserve-ram 10%");
   CHECK_MESSAGE(!has(roomy.output, "full ("), roomy.output);
 }
 
-TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, the options override them") {
-  const std::string board = std::string(" --device-file ") + DEVICE_TEST_DATA + "/my_reserved_evk.json";
+TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, the options override "
+          "them") {
+  const std::string board =
+      std::string(" --device-file ") + DEVICE_TEST_DATA + "/my_reserved_evk.json";
   auto regionUsed = [](const nlohmann::json &fit, const std::string &name) {
     for (const nlohmann::json &r : fit["regions"])
       if (r["name"] == name)
@@ -210,24 +231,26 @@ TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, th
   const std::string common = " --variant int8 --weights flash --json";
   nlohmann::json part = jsonOf("fit " + lenet() + " --device rt1062" + common);
   nlohmann::json byFile = jsonOf("fit " + lenet() + board + " --device my-reserved-evk" + common);
-  nlohmann::json byOptions = jsonOf("fit " + lenet() + " --device rt1062 --reserve-ram 16K --reserve-flash 10%" +
-                                    common);
+  nlohmann::json byOptions =
+      jsonOf("fit " + lenet() + " --device rt1062 --reserve-ram 16K --reserve-flash 10%" + common);
   CHECK(regionUsed(byFile, "DTCM") == regionUsed(part, "DTCM") + 16384);
   CHECK(regionUsed(byFile, "DTCM") == regionUsed(byOptions, "DTCM"));
   CHECK(regionUsed(byFile, "FLASH") == regionUsed(byOptions, "FLASH"));
   CHECK(regionUsed(byFile, "FLASH") > regionUsed(part, "FLASH"));
   // The report names where the headroom came from.
-  CommandResult text = run("fit " + lenet() + board + " --device my-reserved-evk --variant int8 --wide");
+  CommandResult text =
+      run("fit " + lenet() + board + " --device my-reserved-evk --variant int8 --wide");
   CHECK_MESSAGE(has(text.output, "reserve.ram of my_reserved_evk.json 16,384 B"), text.output);
   // An option replaces the file's value for its kind only.
-  nlohmann::json overridden = jsonOf("fit " + lenet() + board + " --device my-reserved-evk --reserve-ram 0" +
-                                     common);
+  nlohmann::json overridden =
+      jsonOf("fit " + lenet() + board + " --device my-reserved-evk --reserve-ram 0" + common);
   CHECK(regionUsed(overridden, "DTCM") == regionUsed(byFile, "DTCM") - 16384 + 0);
   CHECK(regionUsed(overridden, "FLASH") == regionUsed(byFile, "FLASH"));
 }
 
 TEST_CASE("a profile that cannot be read is exit 4 for fit, pick and plan --device") {
-  const std::string missing = " --load-profile " + std::string(DEVICE_TEST_DATA) + "/no-such-profile.yaml";
+  const std::string missing =
+      " --load-profile " + std::string(DEVICE_TEST_DATA) + "/no-such-profile.yaml";
   CommandResult fit = run("fit " + lenet() + " --device rt1062" + missing);
   CHECK(fit.exitCode == 4);
   CHECK(has(fit.output, "no-such-profile.yaml"));
@@ -238,15 +261,16 @@ TEST_CASE("a profile that cannot be read is exit 4 for fit, pick and plan --devi
 TEST_CASE("a second pick reuses the cached code sizes and gives the same answer") {
   TempDir cache;
   const std::string env = "BUNDLEFIT_CACHE_DIR=" + cache.path.string() + " ";
-  CommandResult first = bundlefit::test::runProgram(env + BUNDLEFIT_EXE, "-q pick " + lenet() +
-                                                                         " --device lpc55s69 --json");
+  CommandResult first = bundlefit::test::runProgram(
+      env + BUNDLEFIT_EXE, "-q pick " + lenet() + " --device lpc55s69 --json");
   REQUIRE_MESSAGE(first.exitCode == 0, first.output);
   size_t entries = 0;
   for (const auto &entry : fs::directory_iterator(cache.path))
     entries += entry.path().filename().string().rfind("code-", 0) == 0;
   CHECK(entries == 3); // float, int8, int8-cmsis for the M33
-  CommandResult second = bundlefit::test::runProgram(env + BUNDLEFIT_EXE, "-q pick " + lenet() +
-                                                                          " --device lpc55s69 --json");
+  CommandResult second = bundlefit::test::runProgram(
+      env + BUNDLEFIT_EXE, "-q pick " + lenet() + " --device lpc55s69 --json");
   REQUIRE(second.exitCode == 0);
-  CHECK(nlohmann::json::parse(first.output)["candidates"] == nlohmann::json::parse(second.output)["candidates"]);
+  CHECK(nlohmann::json::parse(first.output)["candidates"] ==
+        nlohmann::json::parse(second.output)["candidates"]);
 }

@@ -4,8 +4,8 @@
 // pool geometries (overlap, padding, ceil_mode, average with and without
 // pads, grouped convs, chunks that do not divide the channels) and depthwise
 // convs of stride 1 and 2; LeNet is the target the issue sets (<= 15,000 B).
-#include "bundlefit/driver/CompileBundle.h"
 #include "MemoryOptTestSupport.h"
+#include "bundlefit/driver/CompileBundle.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/BundleWriter.h"
@@ -96,15 +96,15 @@ std::map<std::string, Tensor> inputsFor(const Graph &graph) {
 
 /// Plans, compiles and runs `graph` at `level` on `target`.
 Compiled compileAndRun(std::unique_ptr<Graph> graph, int level, const std::string &target,
-                       const std::string &name,
-                       std::map<std::string, Tensor> inputs = {}) {
+                       const std::string &name, std::map<std::string, Tensor> inputs = {}) {
   Compiled result;
   if (level >= 1)
     fuseConvPool(*graph);
   PlanOptions options;
   options.memoryOpt = level;
   result.plan = planGraphMemory(*graph, options);
-  fs::path work = fs::path(BUNDLEFIT_TEST_TMP) / (name + "-" + target + "-" + std::to_string(level));
+  fs::path work =
+      fs::path(BUNDLEFIT_TEST_TMP) / (name + "-" + target + "-" + std::to_string(level));
   fs::remove_all(work);
   const std::string net = "net";
   TargetOptions targetOptions = resolveTarget(target, "", "", "", "");
@@ -138,7 +138,7 @@ Compiled checkAgainstLevel0(const GraphMaker &make, const std::string &name,
   Compiled opt = compileAndRun(make(), 1, target, name);
   double rel = maxRelativeDiff(opt.outputs, base.outputs);
   MESSAGE(name << " on " << target << ": activations " << base.plan.activationsSize << " -> "
-                << opt.plan.activationsSize << " B, max relative diff " << rel);
+               << opt.plan.activationsSize << " B, max relative diff " << rel);
   CHECK(rel <= 1e-5);
   CHECK(opt.plan.activationsSize <= base.plan.activationsSize);
   // The fused graph also agrees with the interpreter (conv then pool).
@@ -165,8 +165,8 @@ Value *pool(Net &n, Value *in, const std::string &op, std::vector<int64_t> kerne
 
 TEST_CASE("fuseConvPool: Conv+Relu+MaxPool becomes one ConvPool that keeps the output") {
   Net n({1, 3, 10, 10});
-  Value *y = pool(n, n.add("Relu", {n.conv(n.x, 3, 8, 3, 1, 1)}), "MaxPool", {2, 2}, {2, 2},
-                  {0, 0, 0, 0});
+  Value *y =
+      pool(n, n.add("Relu", {n.conv(n.x, 3, 8, 3, 1, 1)}), "MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0});
   std::string outName = y->name;
   std::unique_ptr<Graph> g = n.finish(y);
   std::map<std::string, Tensor> before = Interpreter(*g).run(inputsFor(*g));
@@ -189,8 +189,14 @@ TEST_CASE("fuseConvPool leaves a conv whose output has another reader") {
   Net n({1, 2, 8, 8});
   Value *c = n.conv(n.x, 2, 4, 3, 1, 1);
   Value *p = pool(n, c, "MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0});
-  Value *r = n.add("ReduceMax", {c}, [](Attributes &a) { a.setInt("keepdims", 1); a.setInts("axes", {2, 3}); });
-  Value *s = n.add("ReduceMax", {p}, [](Attributes &a) { a.setInt("keepdims", 1); a.setInts("axes", {2, 3}); });
+  Value *r = n.add("ReduceMax", {c}, [](Attributes &a) {
+    a.setInt("keepdims", 1);
+    a.setInts("axes", {2, 3});
+  });
+  Value *s = n.add("ReduceMax", {p}, [](Attributes &a) {
+    a.setInt("keepdims", 1);
+    a.setInts("axes", {2, 3});
+  });
   std::unique_ptr<Graph> g = n.finish(n.add("Add", {r, s}));
   CHECK(fuseConvPool(*g) == 0);
 }
@@ -218,30 +224,35 @@ TEST_CASE("ConvPool bundles equal Conv then pool for every pool geometry (host)"
     GraphMaker make;
   };
   std::vector<Case> cases = {
-      {"max2x2", [] {
+      {"max2x2",
+       [] {
          Net n({1, 3, 12, 12});
          return n.finish(pool(n, n.add("Relu", {n.conv(n.x, 3, 16, 3, 1, 1)}), "MaxPool", {2, 2},
                               {2, 2}, {0, 0, 0, 0}));
        }},
-      {"max3x3s2pad1ceil", [] {
+      {"max3x3s2pad1ceil",
+       [] {
          Net n({1, 4, 15, 13});
-         return n.finish(pool(n, n.conv(n.x, 4, 10, 3, 2, 1), "MaxPool", {3, 3}, {2, 2},
-                              {1, 1, 1, 1}, 1));
+         return n.finish(
+             pool(n, n.conv(n.x, 4, 10, 3, 2, 1), "MaxPool", {3, 3}, {2, 2}, {1, 1, 1, 1}, 1));
        }},
-      {"avg3x3s1pad1incl", [] {
+      {"avg3x3s1pad1incl",
+       [] {
          Net n({1, 2, 9, 9});
          return n.finish(pool(n, n.conv(n.x, 2, 12, 5, 1, 2), "AveragePool", {3, 3}, {1, 1},
                               {1, 1, 1, 1}, 0, 1));
        }},
-      {"avg2x2grouped", [] {
+      {"avg2x2grouped",
+       [] {
          Net n({2, 4, 8, 8});
-         return n.finish(pool(n, n.conv(n.x, 4, 6, 3, 1, 0, 2), "AveragePool", {2, 2}, {2, 2},
-                              {0, 0, 0, 0}));
+         return n.finish(
+             pool(n, n.conv(n.x, 4, 6, 3, 1, 0, 2), "AveragePool", {2, 2}, {2, 2}, {0, 0, 0, 0}));
        }},
-      {"max3x1stride3skipsrows", [] {
+      {"max3x1stride3skipsrows",
+       [] {
          Net n({1, 1, 11, 7});
-         return n.finish(pool(n, n.conv(n.x, 1, 9, 1, 1, 0), "MaxPool", {1, 2}, {3, 2},
-                              {0, 0, 0, 0}));
+         return n.finish(
+             pool(n, n.conv(n.x, 1, 9, 1, 1, 0), "MaxPool", {1, 2}, {3, 2}, {0, 0, 0, 0}));
        }},
   };
   for (const Case &c : cases) {
@@ -269,8 +280,8 @@ TEST_CASE("depthwise convs run in place at --memory-opt 1 (stride 1 and 2, host)
       CHECK(x.offset == y.offset);
       inPlace += x.offset == y.offset;
       REQUIRE(opt.plan.scratchOf(node));
-      CHECK(opt.plan.scratchOf(node)->size == uint64_t(node->output()->type.shape[2] *
-                                                      node->output()->type.shape[3] * 4));
+      CHECK(opt.plan.scratchOf(node)->size ==
+            uint64_t(node->output()->type.shape[2] * node->output()->type.shape[3] * 4));
     }
   CHECK(inPlace == 2);
 }
@@ -326,8 +337,8 @@ TEST_CASE("a pool that cannot be fused starts its output just before its input (
   for (const Case &c : {Case{"MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0}, -64},
                         Case{"AveragePool", {3, 3}, {2, 2}, {1, 1, 1, 1}, -64},
                         Case{"MaxPool", {3, 3}, {1, 1}, {1, 1, 1, 1}, -128}}) {
-    const std::string name = c.op + "-k" + std::to_string(c.kernel[0]) + "s" +
-                             std::to_string(c.strides[0]);
+    const std::string name =
+        c.op + "-k" + std::to_string(c.kernel[0]) + "s" + std::to_string(c.strides[0]);
     CAPTURE(name);
     GraphMaker make = [&c] {
       Net n({1, 3, 16, 16});
@@ -364,7 +375,8 @@ TEST_CASE("LeNet at --memory-opt 1: <= 15,000 B of activations, same outputs on 
   std::map<std::string, Tensor> inputs;
   {
     std::unique_ptr<Graph> g = load(0);
-    inputs[g->inputs().at(0)->name] = loadNpy(std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.input.npy");
+    inputs[g->inputs().at(0)->name] =
+        loadNpy(std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.input.npy");
   }
   for (std::string target : {"host", "cortex-m7"}) {
     CAPTURE(target);

@@ -5,8 +5,8 @@
 // pads), in the interpreter (which runs the tile program) and in bundles on
 // the host and on Cortex-M7. MobileNetV2 int8 224x224 is the issue's target:
 // <= 350,000 B of activations (layer bound 1,505,280).
-#include "bundlefit/driver/CompileBundle.h"
 #include "MemoryOptTestSupport.h"
+#include "bundlefit/driver/CompileBundle.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Interpreter.h"
@@ -70,13 +70,13 @@ std::unique_ptr<Graph> makeNet(int64_t H, int64_t W) {
     }
     return out;
   };
-  Value *a = conv(x, 3, 8, 3, 2, {0, 0, 1, 1}, 1, true);   // TF-same stride 2
-  Value *e = conv(a, 8, 24, 1, 1, {0, 0, 0, 0}, 1, true);  // expand
+  Value *a = conv(x, 3, 8, 3, 2, {0, 0, 1, 1}, 1, true);    // TF-same stride 2
+  Value *e = conv(a, 8, 24, 1, 1, {0, 0, 0, 0}, 1, true);   // expand
   Value *d = conv(e, 24, 24, 3, 1, {1, 1, 1, 1}, 24, true); // depthwise
   Value *p = conv(d, 24, 8, 1, 1, {0, 0, 0, 0}, 1, false);
   std::string addName = "n" + std::to_string(nodes++);
   Value *r = g->addNode("Add", addName, {a, p}, {addName + "_out"})->output(); // residual
-  Value *d2 = conv(r, 8, 8, 3, 2, {1, 1, 1, 1}, 8, true);  // stride-2 depthwise
+  Value *d2 = conv(r, 8, 8, 3, 2, {1, 1, 1, 1}, 8, true);                      // stride-2 depthwise
   Value *p2 = conv(d2, 8, 16, 1, 1, {0, 0, 0, 0}, 1, true);
   Value *gap = g->addNode("GlobalAveragePool", "gap", {p2}, {"gap_out"})->output();
   Value *flat = g->addNode("Flatten", "flat", {gap}, {"flat_out"})->output();
@@ -95,15 +95,17 @@ std::map<std::string, Tensor> inputsOf(const Graph &g) {
 }
 
 void quantize(Graph &g) {
-  std::unique_ptr<Graph> reference = makeNet(g.inputs()[0]->type.shape[2], g.inputs()[0]->type.shape[3]);
+  std::unique_ptr<Graph> reference =
+      makeNet(g.inputs()[0]->type.shape[2], g.inputs()[0]->type.shape[3]);
   ProfileRecorder recorder;
   Interpreter interpreter(*reference);
   interpreter.setObserver(
       [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
   for (unsigned s = 0; s < 3; ++s) {
     const Value *input = reference->inputs()[0];
-    interpreter.run({{input->name, Tensor::fromFloats(input->type.shape,
-                                                      randomFloats(size_t(input->type.numElements()), 7 + s))}});
+    interpreter.run({{input->name,
+                      Tensor::fromFloats(input->type.shape,
+                                         randomFloats(size_t(input->type.numElements()), 7 + s))}});
     recorder.finishSample();
   }
   quantizeGraph(g, recorder.result(0, "patchnet"), {}, "patchnet.yaml");
@@ -117,12 +119,14 @@ Node *stageOf(const Graph &g) {
 }
 
 /// compileBundle + runBundle of a reference model at `level`.
-std::map<std::string, Tensor> runModel(const std::string &name, int level, const std::string &target,
-                                       const std::string &profile, MemoryPlan *plan = nullptr,
+std::map<std::string, Tensor> runModel(const std::string &name, int level,
+                                       const std::string &target, const std::string &profile,
+                                       MemoryPlan *plan = nullptr,
                                        int *averageConvPools = nullptr) {
   const std::string dir = BUNDLEFIT_MODELS_DIR;
-  fs::path work = fs::path(BUNDLEFIT_TEST_TMP) / ("patch-" + name + "-" + target + "-" +
-                                                  std::to_string(level) + (profile.empty() ? "" : "-int8"));
+  fs::path work =
+      fs::path(BUNDLEFIT_TEST_TMP) / ("patch-" + name + "-" + target + "-" + std::to_string(level) +
+                                      (profile.empty() ? "" : "-int8"));
   fs::remove_all(work);
   CompileRequest request;
   request.model.path = dir + "/" + name + ".onnx";
@@ -137,12 +141,13 @@ std::map<std::string, Tensor> runModel(const std::string &name, int level, const
   if (averageConvPools) {
     *averageConvPools = 0;
     for (const Node *node : bundle.graph->nodes())
-      *averageConvPools += node->opType == kConvPoolOp &&
-                           node->attrs.getString("pool.op", "") == "AveragePool";
+      *averageConvPools +=
+          node->opType == kConvPoolOp && node->attrs.getString("pool.op", "") == "AveragePool";
   }
   BundleRunSpec spec = makeRunSpec(bundle.plan, request.outputDir, bundle.networkName, target);
   spec.timeoutSeconds = 600;
-  return runBundle(spec, {{bundle.graph->inputs().at(0)->name, loadNpy(dir + "/" + name + ".input.npy")}},
+  return runBundle(spec,
+                   {{bundle.graph->inputs().at(0)->name, loadNpy(dir + "/" + name + ".input.npy")}},
                    (work / "run").string());
 }
 
@@ -159,13 +164,15 @@ std::string profileOf(const std::string &name) {
   interpreter.run({{g->inputs()[0]->name, loadNpy(dir + "/" + name + ".input.npy")}});
   recorder.finishSample();
   std::string path = (fs::path(BUNDLEFIT_TEST_TMP) / (name + ".yaml")).string();
-  std::ofstream(path) << renderProfile(recorder.result(hashModelFile(options.path), name + ".onnx"));
+  std::ofstream(path) << renderProfile(
+      recorder.result(hashModelFile(options.path), name + ".onnx"));
   return path;
 }
 
 } // namespace
 
-TEST_CASE("tile programs equal the layers they replace for every grid (interpreter, float and int8)") {
+TEST_CASE(
+    "tile programs equal the layers they replace for every grid (interpreter, float and int8)") {
   for (bool int8 : {false, true}) {
     for (auto [H, W] : {std::pair<int64_t, int64_t>{20, 20}, {17, 23}}) {
       CAPTURE(int8);
@@ -258,7 +265,8 @@ TEST_CASE("MobileNetV2 int8 at --memory-opt 2: <= 350,000 B, bit-exact with leve
   CHECK(maxRelativeDiff(actual, expected) == 0.0);
 }
 
-TEST_CASE("LeNet int8 at --memory-opt 1: int8 ConvPool, bit-exact with level 0 on host and Cortex-M7") {
+TEST_CASE(
+    "LeNet int8 at --memory-opt 1: int8 ConvPool, bit-exact with level 0 on host and Cortex-M7") {
   const std::string profile = profileOf("lenet");
   for (std::string target : {"host", "cortex-m7"}) {
     CAPTURE(target);
@@ -273,7 +281,8 @@ TEST_CASE("LeNet int8 at --memory-opt 1: int8 ConvPool, bit-exact with level 0 o
   }
 }
 
-TEST_CASE("DS-CNN int8 at --memory-opt 1: conv and average pool fused, bit-exact on host and Cortex-M7") {
+TEST_CASE(
+    "DS-CNN int8 at --memory-opt 1: conv and average pool fused, bit-exact on host and Cortex-M7") {
   // Its last 1x1 conv feeds a 25x5 average pool (one output row).
   const std::string profile = profileOf("ds_cnn");
   for (std::string target : {"host", "cortex-m7"}) {
@@ -289,7 +298,8 @@ TEST_CASE("DS-CNN int8 at --memory-opt 1: conv and average pool fused, bit-exact
   }
 }
 
-TEST_CASE("level 2 on Cortex-M7 equals level 0: ResNet-8 float, MobileNetV1 0.25 and MobileNetV2 int8") {
+TEST_CASE(
+    "level 2 on Cortex-M7 equals level 0: ResNet-8 float, MobileNetV1 0.25 and MobileNetV2 int8") {
   for (auto [name, int8] : {std::pair<std::string, bool>{"resnet8", false},
                             {"mobilenet_v1_025", true},
                             {"mobilenet_v2", true}}) {

@@ -105,7 +105,8 @@ TEST_CASE("external data is refused naming the tensor") {
   std::string path = m.save("external.onnx");
   auto [code, message] = errorOf([&] { importOnnxModel(path); });
   CHECK(code == ExitCode::BadInputFile);
-  CHECK(startsWith(message, path + ": initializer 'big_weight' keeps its data in an external file"));
+  CHECK(
+      startsWith(message, path + ": initializer 'big_weight' keeps its data in an external file"));
 }
 
 TEST_CASE("external data inside a Constant node is refused too") {

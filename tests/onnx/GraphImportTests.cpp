@@ -203,8 +203,9 @@ TEST_CASE("unknown dimensions, missing shapes and float16 inputs name the input"
   half.input("h", {2}, onnx::TensorProto::FLOAT16);
   half.node("Relu", {"h"}, {"y"});
   half.output("y");
-  CHECK(errorOf([&] { half.import("half_input.onnx"); }).second.find(
-            "input 'h' has element type float16") != std::string::npos);
+  CHECK(errorOf([&] {
+          half.import("half_input.onnx");
+        }).second.find("input 'h' has element type float16") != std::string::npos);
 }
 
 TEST_CASE("--model-input overrides replace an input's type and shape") {

@@ -12,8 +12,7 @@ namespace {
 /// A one-node model: input x of `dims`, node `op` reading x (plus `extra`
 /// operands), output y.
 TestModel oneNode(int64_t opset, const std::string &op, const std::vector<int64_t> &dims,
-                  const std::vector<std::string> &extra = {},
-                  onnx::NodeProto **nodeOut = nullptr) {
+                  const std::vector<std::string> &extra = {}, onnx::NodeProto **nodeOut = nullptr) {
   TestModel m(opset);
   m.input("x", dims);
   std::vector<std::string> inputs = {"x"};
@@ -307,8 +306,8 @@ TEST_CASE("BatchNormalization drops harmless legacy attributes and statistics ou
   perActivation.input("x", {1, 2});
   for (const char *name : {"scale", "bias", "mean", "var"})
     perActivation.floatInit(name, {2}, {1, 1});
-  onnx::NodeProto &node2 = perActivation.node(
-      "BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, "bn");
+  onnx::NodeProto &node2 =
+      perActivation.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, "bn");
   setInt(node2, "spatial", 0);
   perActivation.output("y");
   auto [code, message] = errorOf([&] { perActivation.import("bn7.onnx"); });

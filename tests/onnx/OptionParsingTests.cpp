@@ -59,7 +59,8 @@ TEST_CASE("malformed --model-input text is a usage error naming the option") {
 }
 
 TEST_CASE("--define-symbol name=value and Glow's name,value") {
-  CHECK(parseDefineSymbolOption("batch_size=4") == std::make_pair(std::string("batch_size"), int64_t(4)));
+  CHECK(parseDefineSymbolOption("batch_size=4") ==
+        std::make_pair(std::string("batch_size"), int64_t(4)));
   CHECK(parseDefineSymbolOption("N,1") == std::make_pair(std::string("N"), int64_t(1)));
   CHECK(parseDefineSymbolOption(" seq = 128 ") == std::make_pair(std::string("seq"), int64_t(128)));
   for (const char *text : {"N", "=3", "N=", "N=zero", "N=0", "N=-2", "N=1.5"}) {

@@ -9,8 +9,7 @@ using namespace bundlefit::testing;
 
 TEST_CASE("a backend test-data TensorProto loads with its name" *
           doctest::test_suite("needs_onnx_testdata")) {
-  std::string path =
-      testData("node/test_conv_with_strides_padding/test_data_set_0/input_0.pb");
+  std::string path = testData("node/test_conv_with_strides_padding/test_data_set_0/input_0.pb");
   if (path.empty())
     BUNDLEFIT_SKIP_TEST("libonnx-testdata is not installed");
   std::string name;

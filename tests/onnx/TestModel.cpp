@@ -68,8 +68,8 @@ TestModel::TestModel(int64_t opset, const std::string &domainOpset) {
   graph().set_name("test_graph");
 }
 
-void TestModel::input(const std::string &name, const std::vector<int64_t> &dims,
-                      int32_t elemType, const std::vector<std::string> &symbols) {
+void TestModel::input(const std::string &name, const std::vector<int64_t> &dims, int32_t elemType,
+                      const std::vector<std::string> &symbols) {
   onnx::ValueInfoProto *info = graph().add_input();
   info->set_name(name);
   onnx::TypeProto_Tensor *tensor = info->mutable_type()->mutable_tensor_type();
@@ -84,14 +84,10 @@ void TestModel::input(const std::string &name, const std::vector<int64_t> &dims,
   }
 }
 
-void TestModel::output(const std::string &name) {
-  graph().add_output()->set_name(name);
-}
+void TestModel::output(const std::string &name) { graph().add_output()->set_name(name); }
 
-onnx::NodeProto &TestModel::node(const std::string &opType,
-                                 const std::vector<std::string> &inputs,
-                                 const std::vector<std::string> &outputs,
-                                 const std::string &name) {
+onnx::NodeProto &TestModel::node(const std::string &opType, const std::vector<std::string> &inputs,
+                                 const std::vector<std::string> &outputs, const std::string &name) {
   onnx::NodeProto *node = graph().add_node();
   node->set_op_type(opType);
   node->set_name(name);
@@ -102,8 +98,7 @@ onnx::NodeProto &TestModel::node(const std::string &opType,
   return *node;
 }
 
-onnx::TensorProto &TestModel::floatInit(const std::string &name,
-                                        const std::vector<int64_t> &dims,
+onnx::TensorProto &TestModel::floatInit(const std::string &name, const std::vector<int64_t> &dims,
                                         const std::vector<float> &values) {
   onnx::TensorProto *tensor = graph().add_initializer();
   tensor->set_name(name);
@@ -114,8 +109,7 @@ onnx::TensorProto &TestModel::floatInit(const std::string &name,
   return *tensor;
 }
 
-onnx::TensorProto &TestModel::int64Init(const std::string &name,
-                                        const std::vector<int64_t> &dims,
+onnx::TensorProto &TestModel::int64Init(const std::string &name, const std::vector<int64_t> &dims,
                                         const std::vector<int64_t> &values) {
   onnx::TensorProto *tensor = graph().add_initializer();
   tensor->set_name(name);
@@ -133,8 +127,7 @@ std::string TestModel::save(const std::string &fileName) const {
   return writeFile(fileName, bytes);
 }
 
-std::unique_ptr<Graph> TestModel::import(const std::string &fileName,
-                                         ImportOptions options) const {
+std::unique_ptr<Graph> TestModel::import(const std::string &fileName, ImportOptions options) const {
   options.rejectUnsupportedOps = false;
   return importOnnxModel(save(fileName), options);
 }
@@ -143,8 +136,7 @@ void setInt(onnx::NodeProto &node, const std::string &name, int64_t value) {
   addAttr(node, name, onnx::AttributeProto::INT).set_i(value);
 }
 
-void setInts(onnx::NodeProto &node, const std::string &name,
-             const std::vector<int64_t> &values) {
+void setInts(onnx::NodeProto &node, const std::string &name, const std::vector<int64_t> &values) {
   onnx::AttributeProto &attr = addAttr(node, name, onnx::AttributeProto::INTS);
   for (int64_t value : values)
     attr.add_ints(value);
@@ -154,8 +146,7 @@ void setFloat(onnx::NodeProto &node, const std::string &name, float value) {
   addAttr(node, name, onnx::AttributeProto::FLOAT).set_f(value);
 }
 
-void setFloats(onnx::NodeProto &node, const std::string &name,
-               const std::vector<float> &values) {
+void setFloats(onnx::NodeProto &node, const std::string &name, const std::vector<float> &values) {
   onnx::AttributeProto &attr = addAttr(node, name, onnx::AttributeProto::FLOATS);
   for (float value : values)
     attr.add_floats(value);

@@ -27,8 +27,7 @@ public:
              const std::vector<std::string> &symbols = {});
   void output(const std::string &name);
   onnx::NodeProto &node(const std::string &opType, const std::vector<std::string> &inputs,
-                        const std::vector<std::string> &outputs,
-                        const std::string &name = "");
+                        const std::vector<std::string> &outputs, const std::string &name = "");
   onnx::TensorProto &floatInit(const std::string &name, const std::vector<int64_t> &dims,
                                const std::vector<float> &values);
   onnx::TensorProto &int64Init(const std::string &name, const std::vector<int64_t> &dims,
@@ -37,8 +36,7 @@ public:
   /// Serialises to `<tempdir>/<fileName>` and returns the path.
   std::string save(const std::string &fileName) const;
   /// save() + importOnnxModel without the unsupported-operator check.
-  std::unique_ptr<Graph> import(const std::string &fileName,
-                                ImportOptions options = {}) const;
+  std::unique_ptr<Graph> import(const std::string &fileName, ImportOptions options = {}) const;
 
   onnx::ModelProto model;
 };

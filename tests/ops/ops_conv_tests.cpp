@@ -92,8 +92,7 @@ struct OneNode {
   uint64_t macs() { return countNodeMacs(*node); }
 };
 
-void checkClose(const std::vector<float> &got, const std::vector<float> &want,
-                double tol = 1e-5) {
+void checkClose(const std::vector<float> &got, const std::vector<float> &want, double tol = 1e-5) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     INFO("element " << i);
@@ -212,7 +211,7 @@ TEST_CASE("Conv SAME_UPPER with stride 2 on 5x5 -> 3x3") {
   n.attrs.setInts("strides", {2, 2});
   CHECK(t.infer() == Shape{1, 1, 3, 3});
   std::vector<float> y = t.run();
-  CHECK(y[0] == 1 + 2 + 6 + 7);          // pad 1 at the top-left
+  CHECK(y[0] == 1 + 2 + 6 + 7); // pad 1 at the top-left
   CHECK(y[4] == 7 + 8 + 9 + 12 + 13 + 14 + 17 + 18 + 19);
 }
 
@@ -235,8 +234,9 @@ TEST_CASE("Conv fused activations") {
       {"Relu", {0, 0, 0.5f, 8}},
       {"Clip", {-1, -1, 0.5f, 6}},
       {"LeakyRelu", {-0.8f, -0.1f, 0.5f, 8}},
-      {"Sigmoid", {float(1 / (1 + std::exp(8.0))), float(1 / (1 + std::exp(1.0))),
-                   float(1 / (1 + std::exp(-0.5))), float(1 / (1 + std::exp(-8.0)))}},
+      {"Sigmoid",
+       {float(1 / (1 + std::exp(8.0))), float(1 / (1 + std::exp(1.0))),
+        float(1 / (1 + std::exp(-0.5))), float(1 / (1 + std::exp(-8.0)))}},
       {"Tanh", {std::tanh(-8.0f), std::tanh(-1.0f), std::tanh(0.5f), std::tanh(8.0f)}},
       {"HardSigmoid", {0, 0.3f, 0.6f, 1}},
       {"HardSwish", {0, -1 * (1 / 3.0f), 0.5f * (0.5f / 6 + 0.5f), 8}},
@@ -435,8 +435,8 @@ TEST_CASE("GlobalAveragePool and GlobalMaxPool") {
     t.input({1, 2, 2, 2}, {1, 2, 3, 4, -1, -2, -3, -8});
     t.make(op);
     CHECK(t.infer() == Shape{1, 2, 1, 1});
-    checkClose(t.run(), op == "GlobalMaxPool" ? std::vector<float>{4, -1}
-                                              : std::vector<float>{2.5f, -3.5f});
+    checkClose(t.run(),
+               op == "GlobalMaxPool" ? std::vector<float>{4, -1} : std::vector<float>{2.5f, -3.5f});
   }
 }
 
@@ -547,10 +547,10 @@ TEST_CASE("MatMul 1-D operands follow numpy") {
 TEST_CASE("BatchNormalization inference") {
   OneNode t;
   t.input({1, 2, 1, 2}, {1, 2, 3, 4});
-  t.constant({2}, {1, 2});   // scale
-  t.constant({2}, {0, 1});   // B
-  t.constant({2}, {1, 3});   // mean
-  t.constant({2}, {4, 1});   // var
+  t.constant({2}, {1, 2}); // scale
+  t.constant({2}, {0, 1}); // B
+  t.constant({2}, {1, 3}); // mean
+  t.constant({2}, {4, 1}); // var
   t.make("BatchNormalization").attrs.setFloat("epsilon", 0);
   CHECK(t.infer() == Shape{1, 2, 1, 2});
   checkClose(t.run(), {0, 0.5f, 1, 3});

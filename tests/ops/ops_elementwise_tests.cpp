@@ -279,8 +279,7 @@ TEST_CASE("unary activations") {
   checkFloats(run("Tanh", {}), {-0.96402758f, -0.46211716f, 0, 0.76159416f, 0.99932930f});
   // HardSigmoid defaults alpha=0.2, beta=0.5.
   checkFloats(run("HardSigmoid", {}), {0.1f, 0.4f, 0.5f, 0.7f, 1.0f});
-  checkFloats(run("HardSigmoid", {{"alpha", 0.5f}, {"beta", 0.25f}}),
-              {0, 0, 0.25f, 0.75f, 1});
+  checkFloats(run("HardSigmoid", {{"alpha", 0.5f}, {"beta", 0.25f}}), {0, 0, 0.25f, 0.75f, 1});
   // HardSwish: x * clamp(x/6 + 0.5, 0, 1).
   checkFloats(run("HardSwish", {}), {-2 * (1.0f / 6), -0.5f * (5.0f / 12), 0, 2.0f / 3, 4});
   checkFloats(run("Exp", {}), {0.13533528f, 0.60653066f, 1, 2.7182818f, 54.598150f}, 1e-5f);
@@ -597,7 +596,7 @@ TEST_CASE("Pad: constant, reflect, edge, wrap") {
   checkFloats(pad("wrap", {2, 1}, 0), {2, 3, 1, 2, 3, 1});
   checkFloats(pad("constant", {-1, 1}, 0), {2, 3, 0}); // negative pads crop
 
-  OneNode t; // 2-D reflect on both dims, default constant_value omitted
+  OneNode t;              // 2-D reflect on both dims, default constant_value omitted
   t.f32({2, 3}, iota(6)); // [[0,1,2],[3,4,5]]
   t.i64({4}, {1, 1, 0, 1});
   t.make("Pad").attrs.setString("mode", "reflect");

@@ -88,9 +88,8 @@ Inputs randomInputs(const Builder &build) {
   Inputs inputs;
   unsigned seed = 7;
   for (const Value *input : g.inputs())
-    inputs[input->name] =
-        Tensor::fromFloats(input->type.shape,
-                           randomFloats(size_t(input->type.numElements()), seed++, -2.0f, 2.0f));
+    inputs[input->name] = Tensor::fromFloats(
+        input->type.shape, randomFloats(size_t(input->type.numElements()), seed++, -2.0f, 2.0f));
   return inputs;
 }
 
@@ -261,8 +260,8 @@ TEST_CASE("foldConstantsAndInferTypes folds a Shape->Gather->Unsqueeze->Concat->
   Builder build = [](Graph &g) {
     Value *x = g.addInput("x", floatType({2, 3, 4}));
     Node *shape = g.addNode("Shape", "shape", {x}, {"shape"});
-    Node *gather = g.addNode("Gather", "gather", {shape->output(), intConst(g, "zero", {}, {0})},
-                             {"batch"});
+    Node *gather =
+        g.addNode("Gather", "gather", {shape->output(), intConst(g, "zero", {}, {0})}, {"batch"});
     Node *unsqueeze = g.addNode("Unsqueeze", "unsqueeze",
                                 {gather->output(), intConst(g, "axes", {1}, {0})}, {"batch1"});
     Node *concat = g.addNode("Concat", "concat",
@@ -276,8 +275,8 @@ TEST_CASE("foldConstantsAndInferTypes folds a Shape->Gather->Unsqueeze->Concat->
   CHECK(before.numNodes() == 5);
   Builder reference = [](Graph &g) {
     Value *x = g.addInput("x", floatType({2, 3, 4}));
-    g.markOutput(g.addNode("Reshape", "reshape", {x, intConst(g, "s", {2}, {2, -1})}, {"out"})
-                     ->output());
+    g.markOutput(
+        g.addNode("Reshape", "reshape", {x, intConst(g, "s", {2}, {2, -1})}, {"out"})->output());
   };
   auto g = checkPreservesOutputs(
       build, [](Graph &g) { CHECK(foldConstantsAndInferTypes(g) == 4); }, 1e-5, reference);
@@ -346,8 +345,8 @@ TEST_CASE("a folded graph output that another node reads still feeds it") {
   Builder reference = [](Graph &g) {
     Value *x = g.addInput("x", floatType({2, 3}));
     g.markOutput(g.addNode("Shape", "shape", {x}, {"dims"})->output());
-    g.markOutput(g.addNode("Reshape", "reshape", {x, intConst(g, "s", {2}, {2, 3})}, {"y"})
-                     ->output());
+    g.markOutput(
+        g.addNode("Reshape", "reshape", {x, intConst(g, "s", {2}, {2, 3})}, {"y"})->output());
   };
   auto g = checkPreservesOutputs(build, defaultPasses, 1e-5, reference);
   CHECK(opTypes(*g) == Ops{"Identity", "Reshape"});
@@ -362,7 +361,8 @@ TEST_CASE("eliminateIdentities removes Identity and Dropout between nodes") {
     Node *relu = g.addNode("Relu", "relu", {x}, {"r"});
     Node *id = g.addNode("Identity", "id", {relu->output()}, {"i"});
     Node *drop = g.addNode("Dropout", "drop", {id->output()}, {"d"});
-    Node *neg = g.addNode("Add", "neg", {drop->output(), floatConst(g, "half", {}, {0.5f})}, {"out"});
+    Node *neg =
+        g.addNode("Add", "neg", {drop->output(), floatConst(g, "half", {}, {0.5f})}, {"out"});
     g.markOutput(neg->output());
   };
   auto g = checkPreservesOutputs(build, [](Graph &g) {
@@ -427,8 +427,8 @@ Builder producerThen(const std::string &producer, const std::string &activation,
     Node *p = nullptr;
     if (producer == "Conv") {
       Value *x = g.addInput("x", floatType({1, 2, 5, 5}));
-      p = g.addNode("Conv", "p", {x, randomConst(g, "w", {3, 2, 3, 3}, 11),
-                                  randomConst(g, "b", {3}, 12)},
+      p = g.addNode("Conv", "p",
+                    {x, randomConst(g, "w", {3, 2, 3, 3}, 11), randomConst(g, "b", {3}, 12)},
                     {"p_out"});
     } else if (producer == "Gemm") {
       Value *x = g.addInput("x", floatType({3, 5}));
@@ -442,7 +442,8 @@ Builder producerThen(const std::string &producer, const std::string &activation,
     Node *act = g.addNode(activation, "act", {p->output()}, {"act"});
     if (configure)
       configure(g, *act);
-    Node *neg = g.addNode("Add", "neg", {act->output(), floatConst(g, "half", {}, {0.5f})}, {"out"});
+    Node *neg =
+        g.addNode("Add", "neg", {act->output(), floatConst(g, "half", {}, {0.5f})}, {"out"});
     g.markOutput(neg->output());
   };
 }
@@ -468,9 +469,9 @@ TEST_CASE("fuseActivations fuses every supported activation into Conv, Gemm and 
     std::string activation;
     std::function<void(Graph &, Node &)> configure;
   };
-  std::vector<Case> cases{{"Relu", {}},        {"Clip", clip},          {"LeakyRelu", leaky},
-                          {"Sigmoid", {}},     {"Tanh", {}},            {"HardSigmoid", hardSigmoid},
-                          {"HardSwish", {}},   {"HardSigmoid", {}},     {"LeakyRelu", {}},
+  std::vector<Case> cases{{"Relu", {}},      {"Clip", clip},      {"LeakyRelu", leaky},
+                          {"Sigmoid", {}},   {"Tanh", {}},        {"HardSigmoid", hardSigmoid},
+                          {"HardSwish", {}}, {"HardSigmoid", {}}, {"LeakyRelu", {}},
                           {"Mish", {}}};
   for (const std::string producer : {"Conv", "Gemm", "MatMul"})
     for (const Case &c : cases) {
@@ -508,9 +509,9 @@ TEST_CASE("fuseActivations fuses x*Sigmoid(x) and x*HardSigmoid(x) into the prod
         if (c.gateFirst)
           std::swap(operands[0], operands[1]);
         Node *mul = g.addNode("Mul", "mul", operands, {"act"});
-        g.markOutput(g.addNode("Add", "add", {mul->output(), floatConst(g, "half", {}, {0.5f})},
-                               {"out"})
-                         ->output());
+        g.markOutput(
+            g.addNode("Add", "add", {mul->output(), floatConst(g, "half", {}, {0.5f})}, {"out"})
+                ->output());
       };
       auto g = checkPreservesOutputs(build, fuseOnly);
       REQUIRE(opTypes(*g) == Ops{producer, "Add"});

@@ -176,8 +176,8 @@ TEST_CASE("sections: thousands of independent puzzles are each solved exactly") 
   const int copies = 1000, span = 6;
   for (int c = 0; c < copies; ++c)
     for (const Buffer &b : puzzle.buffers)
-      p.buffers.push_back({int(p.buffers.size()), b.size, b.alignment, b.first + c * span,
-                           b.last + c * span});
+      p.buffers.push_back(
+          {int(p.buffers.size()), b.size, b.alignment, b.first + c * span, b.last + c * span});
   PlanOptions options;
   options.exact.timeBudgetSeconds = 600; // Never reached: each section is tiny.
   Plan plan = planMemory(p, options);

@@ -117,9 +117,9 @@ TEST_CASE("all 71 Glow traces plan at their lower bound" *
 }
 
 TEST_CASE("MiniMalloc benchmark files parse" * doctest::test_suite("needs_planner_data")) {
-  const std::pair<const char *, size_t> files[] = {
-      {"A.1048576.csv", 154}, {"B.1048576.csv", 170}, {"C.1048576.csv", 203},
-      {"D.1048576.csv", 213}, {"E.1048576.csv", 215}, {"F.1048576.csv", 296}};
+  const std::pair<const char *, size_t> files[] = {{"A.1048576.csv", 154}, {"B.1048576.csv", 170},
+                                                   {"C.1048576.csv", 203}, {"D.1048576.csv", 213},
+                                                   {"E.1048576.csv", 215}, {"F.1048576.csv", 296}};
   for (auto [name, rows] : files) {
     std::ifstream in(dataDir() / "minimalloc" / name);
     if (!in)

@@ -82,10 +82,10 @@ TEST_CASE("zero-size buffers are placed at zero and cost nothing") {
 TEST_CASE("in-place hints are honoured by greedy, exact and planMemory") {
   // A relu written over its input, then an add written over the relu.
   Problem p;
-  p.buffers = {{0, 4096, 64, 0, 1},  // conv output
-               {1, 4096, 64, 1, 2},  // relu, in place over 0
-               {2, 1024, 64, 1, 3},  // side branch
-               {3, 4096, 64, 2, 4},  // add, in place over 1
+  p.buffers = {{0, 4096, 64, 0, 1}, // conv output
+               {1, 4096, 64, 1, 2}, // relu, in place over 0
+               {2, 1024, 64, 1, 3}, // side branch
+               {3, 4096, 64, 2, 4}, // add, in place over 1
                {4, 512, 64, 3, 4}};
   p.inPlace = {{1, 0, 0, {}}, {3, 1, 0, {}}};
   std::vector<Plan> plans = {planGreedy(p, GreedyOrder::BySize),

@@ -24,8 +24,7 @@ inline void requireValid(const Problem &problem, const Plan &plan) {
 }
 
 /// Random problem: n buffers over `steps` steps, mixed alignments.
-inline Problem randomProblem(int n, int steps, uint32_t seed,
-                             bool mixedAlignment = true) {
+inline Problem randomProblem(int n, int steps, uint32_t seed, bool mixedAlignment = true) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> start(0, steps - 1), life(0, std::max(1, steps / 4));
   std::uniform_int_distribution<uint64_t> size(1, 4096);

@@ -6,9 +6,7 @@
 using namespace bundlefit::planner;
 
 namespace {
-std::vector<Constant> sample() {
-  return {{0, 100, 3}, {1, 64, 0}, {2, 1, 1}, {3, 130, 1}};
-}
+std::vector<Constant> sample() { return {{0, 100, 3}, {1, 64, 0}, {2, 1, 1}, {3, 130, 1}}; }
 } // namespace
 
 TEST_CASE("weights are laid out in first-use order, each padded to 64") {
@@ -42,11 +40,8 @@ TEST_CASE("weights split across regions, first region with room first") {
 
 TEST_CASE("a custom policy decides the region") {
   std::vector<Region> regions = {{"ram", 0}, {"flash", 0}};
-  RegionPolicy bigToFlash = [](const Constant &, uint64_t padded,
-                               const std::vector<Region> &,
-                               const std::vector<RegionUsage> &) {
-    return padded >= 128 ? 1 : 0;
-  };
+  RegionPolicy bigToFlash = [](const Constant &, uint64_t padded, const std::vector<Region> &,
+                               const std::vector<RegionUsage> &) { return padded >= 128 ? 1 : 0; };
   WeightLayout layout = layoutWeights(sample(), regions, bigToFlash);
   REQUIRE(layout);
   CHECK(layout.regionSizes == std::vector<uint64_t>{128, 320});

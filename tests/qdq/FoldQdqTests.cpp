@@ -75,7 +75,8 @@ TestModel qdqConv(const ConvSpec &spec) {
                      std::vector<uint8_t>(spec.weightZeroPoints.size(), 0));
   else
     rawInit<int8_t>(m, "w_zp", onnx::TensorProto::INT8, scaleDims, spec.weightZeroPoints);
-  onnx::NodeProto &dqw = m.node("DequantizeLinear", {"w_q", "w_scale", "w_zp"}, {"w_dq"}, "dequant_w");
+  onnx::NodeProto &dqw =
+      m.node("DequantizeLinear", {"w_q", "w_scale", "w_zp"}, {"w_dq"}, "dequant_w");
   if (spec.weightScales.size() > 1)
     setInt(dqw, "axis", spec.weightAxis);
   std::vector<float> biasScales;

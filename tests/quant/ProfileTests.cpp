@@ -51,9 +51,9 @@ TEST_CASE("rebinning keeps every count and moves it to the overlapping bins") {
   counts[4] = 3;
   std::vector<double> wider = rebinHistogram(counts, 0.0, 10.0, 0.0, 20.0);
   CHECK(total(wider) == 15);
-  CHECK(wider[0] == 7);  // [0,1) -> [0,2)
-  CHECK(wider[2] == 3);  // [4,5) -> [4,6)
-  CHECK(wider[4] == 5);  // [9,10) -> [8,10)
+  CHECK(wider[0] == 7); // [0,1) -> [0,2)
+  CHECK(wider[2] == 3); // [4,5) -> [4,6)
+  CHECK(wider[4] == 5); // [9,10) -> [8,10)
   // A bin straddling two new bins splits its count by overlap.
   std::vector<double> shifted = rebinHistogram(counts, 0.0, 10.0, -1.0, 19.0);
   CHECK(total(shifted) == 15);
@@ -73,7 +73,7 @@ TEST_CASE("the recorder tracks min, max and a histogram that counts every value"
   recorder.observe("a", floats({-4.0f, 10.0f, 2.5f}));
   recorder.observe("b", floats({5.0f}));
   recorder.observe("ints", Tensor::fromInts({2}, {1, 2})); // not float: ignored
-  recorder.observe("nan", floats({std::nanf("")}));         // nothing finite: ignored
+  recorder.observe("nan", floats({std::nanf("")}));        // nothing finite: ignored
   recorder.finishSample();
   ProfileData profile = recorder.result(42, "m.onnx");
   REQUIRE(profile.tensors.size() == 2);
@@ -134,15 +134,20 @@ TEST_CASE("malformed profiles fail with one BadInputFile line naming the file") 
   const char *cases[] = {
       "",
       "hello",
-      "---\nGraphPreLowerHash: 0x12\n",                                   // no tensor list
-      "---\nGraphPreLowerHash: 12zz\n---\n[]\n",                          // bad hash
-      "---\nGraphPreLowerHash: 0x12345678901234567\n---\n[]\n",           // > 64 bits
-      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: 1\n  Max: 0\n  Histogram: []\n",
-      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: nan\n  Max: 0\n  Histogram: []\n",
-      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: 0\n  Max: 1e400\n  Histogram: []\n",
-      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: 0\n  Max: 1\n  Histogram: [-1]\n",
+      "---\nGraphPreLowerHash: 0x12\n",                         // no tensor list
+      "---\nGraphPreLowerHash: 12zz\n---\n[]\n",                // bad hash
+      "---\nGraphPreLowerHash: 0x12345678901234567\n---\n[]\n", // > 64 bits
+      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: 1\n  Max: 0\n  Histogram: "
+      "[]\n",
+      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: nan\n  Max: 0\n  Histogram: "
+      "[]\n",
+      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: 0\n  Max: 1e400\n  Histogram: "
+      "[]\n",
+      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: 0\n  Max: 1\n  Histogram: "
+      "[-1]\n",
       "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: a\n  Min: 0\n  Max: 1\n",
-      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: [a]\n  Min: 0\n  Max: 1\n  Histogram: []\n",
+      "---\nGraphPreLowerHash: 0x1\n---\n- NodeOutputName: [a]\n  Min: 0\n  Max: 1\n  Histogram: "
+      "[]\n",
       "---\nGraphPreLowerHash: 0x1\n---\n- {NodeOutputName: a, Min: 0, Max: 1, Histogram: []}\n"
       "- {NodeOutputName: a, Min: 0, Max: 1, Histogram: []}\n", // duplicate
       "---\nGraphPreLowerHash: 0x1\n---\n{a: 1}\n",
@@ -183,9 +188,15 @@ TEST_CASE("deeply nested or random input never escapes as anything but Error") {
     for (int e = 0; e < edits; ++e) {
       size_t at = rng() % text.size();
       switch (rng() % 3) {
-      case 0: text[at] = char(rng() % 256); break;
-      case 1: text.erase(at, 1 + rng() % 10); break;
-      default: text.insert(at, 1, "-:[]{}'\"#&*!|>%@`,?\n 0"[rng() % 23]); break;
+      case 0:
+        text[at] = char(rng() % 256);
+        break;
+      case 1:
+        text.erase(at, 1 + rng() % 10);
+        break;
+      default:
+        text.insert(at, 1, "-:[]{}'\"#&*!|>%@`,?\n 0"[rng() % 23]);
+        break;
       }
       if (text.empty())
         text = "x";

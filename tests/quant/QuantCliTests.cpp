@@ -6,9 +6,9 @@
 // ACTIVATIONS <= 14,400 (Glow: 15,232); and the profile's error paths.
 //
 //===----------------------------------------------------------------------===//
+#include "../cli/CliTestSupport.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/quant/Profile.h"
-#include "../cli/CliTestSupport.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -90,7 +90,8 @@ TEST_CASE("profile writes Glow's YAML with the model hash and every float tensor
   CHECK(profile.samples == 8);
   CHECK(profile.modelName == "lenet.onnx");
   CHECK(profile.modelHash == hashModelFile(model("lenet")));
-  for (const char *name : {"data", "conv1", "pool1", "conv2", "pool2", "flatten", "relu1", "fc2", "softmax"})
+  for (const char *name :
+       {"data", "conv1", "pool1", "conv2", "pool2", "flatten", "relu1", "fc2", "softmax"})
     CHECK_MESSAGE(profile.find(name) != nullptr, name);
   const TensorProfile &data = *profile.find("data");
   CHECK(data.min >= 0.0f);
@@ -115,9 +116,9 @@ TEST_CASE("LeNet int8 plan: CONSTANT 433,088 (Int32 bias, asymmetric), ACTIVATIO
 }
 
 TEST_CASE("LeNet int8 plan: CONSTANT 431,296 with symmetric_with_power2_scale and Int8 bias") {
-  nlohmann::json report =
-      planJson("--load-profile " + lenetProfile() +
-               " --quantization-schema symmetric_with_power2_scale --quantization-precision-bias Int8");
+  nlohmann::json report = planJson(
+      "--load-profile " + lenetProfile() +
+      " --quantization-schema symmetric_with_power2_scale --quantization-precision-bias Int8");
   // As above with Int8 biases (20, 50, 500 and 10 bytes, 64-aligned).
   CHECK(report["sizes"]["constant"] == 512 + 64 + 25024 + 64 + 400000 + 512 + 5056 + 64);
   CHECK(report["sizes"]["activations"].get<uint64_t>() <= 14400);
@@ -148,11 +149,11 @@ TEST_CASE("a malformed profile is a one-line error naming it (exit 4)") {
 
 TEST_CASE("bad quantization options are usage errors (exit 2)") {
   CommandResult result = runTool("plan " + model("lenet") + " --load-profile " + lenetProfile() +
-                                   " --quantization-schema fancy");
+                                 " --quantization-schema fancy");
   CHECK(result.exitCode == 2);
   CHECK(result.output.find("--quantization-schema fancy") != std::string::npos);
   result = runTool("plan " + model("lenet") + " --load-profile " + lenetProfile() +
-                     " --keep-original-precision-for-nodes Add,Frobnicate");
+                   " --keep-original-precision-for-nodes Add,Frobnicate");
   CHECK(result.exitCode == 2);
   CHECK(result.output.find("Frobnicate") != std::string::npos);
 }
@@ -171,7 +172,7 @@ TEST_CASE("uint8 .npy and PNG inputs go through --image-mode") {
   Tensor stack(TensorType{DType::UInt8, {2, 1, 28, 28}, {}}, pixels);
   writeFile(tmp("u8.npy"), encodeNpy(stack));
   CommandResult result = runTool("profile " + model("lenet") + " " + tmp("u8.npy") +
-                                   " --image-mode neg128to127 -o " + tmp("u8.yaml"));
+                                 " --image-mode neg128to127 -o " + tmp("u8.yaml"));
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
   ProfileData profile = loadProfile(tmp("u8.yaml"));
   CHECK(profile.samples == 2);

@@ -79,7 +79,8 @@ TEST_CASE("LeNet: every node int8, one Quantize at the input, one Dequantize at 
   CHECK(conv1.type.dtype == DType::Int8);
   REQUIRE(conv1.type.quant.scales.size() == 1);
   const TensorProfile &conv1Range = *profile.find("conv1");
-  ScaleZeroPoint expected = chooseQuantParams(conv1Range.min, conv1Range.max, QuantSchema::Asymmetric);
+  ScaleZeroPoint expected =
+      chooseQuantParams(conv1Range.min, conv1Range.max, QuantSchema::Asymmetric);
   CHECK(conv1.type.quant.scales[0] == expected.scale);
   CHECK(conv1.type.quant.zeroPoints[0] == expected.zeroPoint);
 

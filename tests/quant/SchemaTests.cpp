@@ -68,8 +68,9 @@ TEST_CASE("a constant-zero tensor gets Glow's fallback scale 0.1") {
 TEST_CASE("every schema represents 0 exactly and covers the profiled range") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-50.0f, 50.0f);
-  for (QuantSchema schema : {QuantSchema::Asymmetric, QuantSchema::Symmetric,
-                             QuantSchema::SymmetricWithUInt8, QuantSchema::SymmetricWithPower2Scale}) {
+  for (QuantSchema schema :
+       {QuantSchema::Asymmetric, QuantSchema::Symmetric, QuantSchema::SymmetricWithUInt8,
+        QuantSchema::SymmetricWithPower2Scale}) {
     for (int i = 0; i < 500; ++i) {
       float a = dist(rng), b = dist(rng);
       if (i % 3 == 0)
@@ -86,7 +87,8 @@ TEST_CASE("every schema represents 0 exactly and covers the profiled range") {
       // The ends of the range come back within half a step (plus float noise).
       for (float x : {lo, hi})
         CHECK(std::abs(dequantizeValue(quantizeValue(x, p), p) - x) <= p.scale * 0.5001f + 1e-6f);
-      if (schema != QuantSchema::Asymmetric && !(schema == QuantSchema::SymmetricWithUInt8 && lo >= 0))
+      if (schema != QuantSchema::Asymmetric &&
+          !(schema == QuantSchema::SymmetricWithUInt8 && lo >= 0))
         CHECK(p.zeroPoint == 0);
     }
   }

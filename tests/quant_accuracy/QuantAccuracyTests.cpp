@@ -13,12 +13,12 @@
 // one .npy: one build and one QEMU boot per bundle, not 1,000.
 //
 //===----------------------------------------------------------------------===//
+#include "../cli/CliTestSupport.h"
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/passes/Passes.h"
-#include "../cli/CliTestSupport.h"
 
 #include "SkipTest.h"
 #include <doctest/doctest.h>
@@ -49,7 +49,8 @@ using test::CommandResult;
 /// Runs bundlefit with stdout captured (it carries the JSON the tests parse);
 /// stderr goes to a log that is appended to the output on failure.
 CommandResult runTool(const std::string &arguments) {
-  return test::runProgram(BUNDLEFIT_EXE, arguments, std::string(BUNDLEFIT_TEST_TMP) + "/stderr.log");
+  return test::runProgram(BUNDLEFIT_EXE, arguments,
+                          std::string(BUNDLEFIT_TEST_TMP) + "/stderr.log");
 }
 
 void writeFile(const fs::path &path, const std::string &bytes) {
@@ -82,8 +83,8 @@ struct Fixture {
     REQUIRE(labelTensor.numElements() == kImages);
     labels = labelTensor.bytes;
 
-    CommandResult profiled = runTool("profile -q " + kModel + " " + kDataDir +
-                                     "/calib_images.npy -o " + profile);
+    CommandResult profiled =
+        runTool("profile -q " + kModel + " " + kDataDir + "/calib_images.npy -o " + profile);
     REQUIRE_MESSAGE(profiled.exitCode == 0, profiled.output);
   }
 };
@@ -128,7 +129,7 @@ const Tensor &logitsOf(const std::string &target, const std::string &schema) {
   CHECK(report["samples"] == kImages);
   REQUIRE(report["outputs"].size() == 1);
   MESSAGE(name << ": build " << report["build_seconds"].get<double>() << " s, run "
-                << report["run_seconds"].get<double>() << " s for " << kImages << " images");
+               << report["run_seconds"].get<double>() << " s for " << kImages << " images");
   return cache[name] = loadNpy(report["outputs"][0]["file"].get<std::string>());
 }
 

@@ -2,15 +2,15 @@
 // quantization pass): the interpreter (int8 kernels compiled natively) and
 // bundles (the same kernels as bitcode, specialised by LLVM) must agree bit
 // for bit, on the host and on a Cortex-M7 under QEMU.
+#include "QuantGraphBuilder.h"
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/codegen/Target.h"
-#include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/int8/Int8Params.h"
+#include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
-#include "QuantGraphBuilder.h"
 
 #include "SkipTest.h"
 #include <doctest/doctest.h>
@@ -65,19 +65,18 @@ std::unique_ptr<Graph> buildConvNet() {
     a.setInts("kernel_shape", {2, 2});
     a.setInts("strides", {2, 2});
   });
-  Value *d1 = b.op("Conv", "d1",
-                   {p1, b.weights("wd", {8, 1, 3, 3}, {0.01f}),
-                    b.int32Bias("bd", 8, {0.02f * 0.01f})},
-                   int8Type({1, 8, 6, 6}, 0.05f, 4), [](Attributes &a) {
-                     a.setInts("kernel_shape", {3, 3});
-                     a.setInts("pads", {1, 1, 1, 1});
-                     a.setInt("group", 8);
-                   });
-  Value *a1 = b.op("AveragePool", "a1", {d1}, int8Type({1, 8, 6, 6}, 0.05f, 4),
-                   [](Attributes &a) {
-                     a.setInts("kernel_shape", {3, 3});
-                     a.setInts("pads", {1, 1, 1, 1});
-                   });
+  Value *d1 =
+      b.op("Conv", "d1",
+           {p1, b.weights("wd", {8, 1, 3, 3}, {0.01f}), b.int32Bias("bd", 8, {0.02f * 0.01f})},
+           int8Type({1, 8, 6, 6}, 0.05f, 4), [](Attributes &a) {
+             a.setInts("kernel_shape", {3, 3});
+             a.setInts("pads", {1, 1, 1, 1});
+             a.setInt("group", 8);
+           });
+  Value *a1 = b.op("AveragePool", "a1", {d1}, int8Type({1, 8, 6, 6}, 0.05f, 4), [](Attributes &a) {
+    a.setInts("kernel_shape", {3, 3});
+    a.setInts("pads", {1, 1, 1, 1});
+  });
   Value *s1 = b.op("Add", "s1", {a1, p1}, int8Type({1, 8, 6, 6}, 0.04f, -60));
   Value *m1 = b.op("Mul", "m1", {s1, p1}, int8Type({1, 8, 6, 6}, 0.06f, -100));
   Value *cat = b.op("Concat", "cat", {m1, d1}, int8Type({1, 16, 6, 6}, 0.07f, -20),
@@ -114,35 +113,37 @@ std::unique_ptr<Graph> buildVariants() {
   Value *flat = b.op("Reshape", "flat", {q, b.int64s("shape", {1, 4, 81})},
                      int8Type({1, 4, 81}, 1.0f / 50, -2));
   // Power-of-two scales (symmetric_with_power2_scale) with an int8 bias.
-  Value *bias8 = b.weights("bc", {6}, {1.0f / 128, 1.0f / 64, 1.0f / 256, 1.0f / 128,
-                                       1.0f / 64, 1.0f / 256});
-  Value *conv = b.op("Conv", "conv1d",
-                     {flat, b.weights("wc", {6, 4, 3}, {1.0f / 256, 1.0f / 512, 1.0f / 256,
-                                                         1.0f / 128, 1.0f / 256, 1.0f / 512}),
-                      bias8},
-                     int8Type({1, 6, 41}, 1.0f / 16, 0), [](Attributes &a) {
-                       a.setInts("kernel_shape", {3});
-                       a.setInts("strides", {2});
-                       a.setInts("pads", {1, 1});
-                       a.setString("activation", "Clip");
-                       a.setFloat("activation_min", -1.0f);
-                       a.setFloat("activation_max", 2.0f);
-                     });
+  Value *bias8 =
+      b.weights("bc", {6}, {1.0f / 128, 1.0f / 64, 1.0f / 256, 1.0f / 128, 1.0f / 64, 1.0f / 256});
+  Value *conv =
+      b.op("Conv", "conv1d",
+           {flat,
+            b.weights("wc", {6, 4, 3},
+                      {1.0f / 256, 1.0f / 512, 1.0f / 256, 1.0f / 128, 1.0f / 256, 1.0f / 512}),
+            bias8},
+           int8Type({1, 6, 41}, 1.0f / 16, 0), [](Attributes &a) {
+             a.setInts("kernel_shape", {3});
+             a.setInts("strides", {2});
+             a.setInts("pads", {1, 1});
+             a.setString("activation", "Clip");
+             a.setFloat("activation_min", -1.0f);
+             a.setFloat("activation_max", 2.0f);
+           });
   Value *sm = b.op("Softmax", "sm1", {conv}, int8Type({1, 6, 41}, 1.0f / 256, -128),
                    [](Attributes &a) { a.setInt("axis", 1); });
-  Value *avg = b.op("AveragePool", "avg", {q}, int8Type({1, 4, 5, 5}, 1.0f / 50, -2),
-                    [](Attributes &a) {
-                      a.setInts("kernel_shape", {3, 3});
-                      a.setInts("strides", {2, 2});
-                      a.setInts("pads", {1, 1, 0, 0});
-                      a.setInt("count_include_pad", 1);
-                      a.setInt("ceil_mode", 1);
-                    });
+  Value *avg =
+      b.op("AveragePool", "avg", {q}, int8Type({1, 4, 5, 5}, 1.0f / 50, -2), [](Attributes &a) {
+        a.setInts("kernel_shape", {3, 3});
+        a.setInts("strides", {2, 2});
+        a.setInts("pads", {1, 1, 0, 0});
+        a.setInt("count_include_pad", 1);
+        a.setInt("ceil_mode", 1);
+      });
   Value *avgFlat = b.op("Flatten", "avgflat", {avg}, int8Type({1, 100}, 1.0f / 50, -2));
-  Value *gemm = b.op("Gemm", "gemm",
-                     {avgFlat, b.weights("wg", {100, 7}, {0.01f}),
-                      b.int32Bias("bg", 7, {0.01f / 50})},
-                     int8Type({1, 7}, 0.03f, 5));
+  Value *gemm =
+      b.op("Gemm", "gemm",
+           {avgFlat, b.weights("wg", {100, 7}, {0.01f}), b.int32Bias("bg", 7, {0.01f / 50})},
+           int8Type({1, 7}, 0.03f, 5));
   TensorType addend = int8Type({1, 4, 1, 1}, 0.01f, 7);
   Value *c = b.graph->addConstant("addend", addend, {10, 250, 100, 7});
   Value *sum = b.op("Add", "sum", {q, c}, int8Type({1, 4, 9, 9}, 0.025f, -1));
@@ -208,8 +209,8 @@ void checkInformative(const Graph &graph, unsigned seed) {
   });
   interp.run(inputsFor(graph, seed));
   for (const auto &[name, values] : distinct) {
-    INFO("tensor " << name << " has " << values.size() << " distinct values in ["
-                   << *values.begin() << ", " << *values.rbegin() << "]");
+    INFO("tensor " << name << " has " << values.size() << " distinct values in [" << *values.begin()
+                   << ", " << *values.rbegin() << "]");
     if (std::getenv("BUNDLEFIT_TEST_VERBOSE"))
       MESSAGE(name << ": " << values.size() << " values in [" << *values.begin() << ", "
                    << *values.rbegin() << "]");
@@ -261,8 +262,9 @@ TEST_CASE("unsupported int8 forms are reported with the node") {
   // Asymmetric weights: CMSIS-NN and TFLM need a zero point of 0.
   Value *w = b.weights("w", {2, 2, 1, 1}, {0.1f});
   w->type.quant.zeroPoints = {3};
-  Value *c = b.op("Conv", "conv", {q, w}, int8Type({1, 2, 4, 4}, 0.1f, 0),
-                  [](Attributes &a) { a.setInts("kernel_shape", {1, 1}); });
+  Value *c = b.op("Conv", "conv", {q, w}, int8Type({1, 2, 4, 4}, 0.1f, 0), [](Attributes &a) {
+    a.setInts("kernel_shape", {1, 1});
+  });
   b.graph->markOutput(c);
   const Node *node = b.graph->findNode("conv");
   REQUIRE(node != nullptr);
@@ -287,7 +289,7 @@ TEST_CASE("int8 bundles compile for every target; multipliers are read-only data
     const CodegenResult code = generateBundleObject(*graph, plan, "qnet", resolveTarget(target));
     const ObjectSummary summary = inspectObject(code.object);
     MESSAGE(std::string(target) << ": text " << code.textBytes << " B, rodata " << code.rodataBytes
-                           << " B");
+                                << " B");
     CHECK(code.textBytes > 0);
     // Shape tables, multipliers and shifts: read-only data, not weights.
     CHECK(code.rodataBytes > 0);

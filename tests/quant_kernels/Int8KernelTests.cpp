@@ -206,13 +206,12 @@ I8 runConv(const ConvCase &c, const ConvData &d, bool depthwise, int actMin, int
   if (depthwise)
     bf_depthwise_conv2d_s8(d.x.data(), d.w.data(), d.bias.data(), y.data(), c.N, c.C, c.H, c.W,
                            c.M / c.C, d.OH, d.OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW,
-                           -d.inZp, d.outZp, mult.data(), shift.data(), perChannel, actMin,
-                           actMax, nullptr, nullptr, nullptr);
+                           -d.inZp, d.outZp, mult.data(), shift.data(), perChannel, actMin, actMax,
+                           nullptr, nullptr, nullptr);
   else
-    bf_conv2d_s8(d.x.data(), d.w.data(), d.bias.data(), y.data(), c.N, c.C, c.H, c.W, c.M,
-                 d.OH, d.OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, -d.inZp,
-                 d.outZp, mult.data(), shift.data(), perChannel, actMin, actMax, nullptr,
-                 nullptr, nullptr);
+    bf_conv2d_s8(d.x.data(), d.w.data(), d.bias.data(), y.data(), c.N, c.C, c.H, c.W, c.M, d.OH,
+                 d.OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, -d.inZp, d.outZp,
+                 mult.data(), shift.data(), perChannel, actMin, actMax, nullptr, nullptr, nullptr);
   return y;
 }
 
@@ -227,8 +226,8 @@ std::vector<int> expectedConv(const ConvData &d, int actMin, int actMax) {
 
 TEST_CASE("bf_conv2d_s8 within one step of the double reference (groups, pads, strides)") {
   const ConvCase cases[] = {
-      {1, 3, 7, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // same pads
-      {2, 4, 9, 9, 6, 3, 2, 2, 1, 1, 0, 2, 1, 2, 1, 2},   // groups, dilation, asym pads
+      {1, 3, 7, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // same pads
+      {2, 4, 9, 9, 6, 3, 2, 2, 1, 1, 0, 2, 1, 2, 1, 2},    // groups, dilation, asym pads
       {1, 1, 28, 28, 20, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // LeNet conv1
       {1, 16, 5, 7, 24, 1, 1, 1, 2, 0, 0, 0, 0, 1, 1, 1},  // pointwise, stride 2 in W
       {1, 2, 5, 5, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},    // kernel as big as input
@@ -249,9 +248,9 @@ TEST_CASE("bf_conv2d_s8 within one step of the double reference (groups, pads, s
 
 TEST_CASE("depthwise kernel equals the grouped kernel and the reference (channel multiplier)") {
   const ConvCase cases[] = {
-      {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},   // stride 2
-      {1, 4, 8, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},     // chMult 2
-      {2, 3, 7, 7, 3, 5, 3, 1, 2, 2, 1, 2, 1, 1, 2, 3},     // dilation, batches
+      {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6}, // stride 2
+      {1, 4, 8, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},   // chMult 2
+      {2, 3, 7, 7, 3, 5, 3, 1, 2, 2, 1, 2, 1, 1, 2, 3},   // dilation, batches
   };
   unsigned seed = 40;
   for (const ConvCase &c : cases) {
@@ -321,9 +320,9 @@ TEST_CASE("bf_fully_connected_s8 (both weight layouts) within one step of the re
     want.push_back(quantizeRef(r, outScale, outZp));
   for (int transB : {0, 1}) {
     I8 y(size_t(B) * N);
-    bf_fully_connected_s8(x.data(), transB ? wT.data() : w.data(), bias.data(), y.data(), B, K,
-                          N, transB, -inZp, 0, outZp, mult.data(), shift.data(), 1, -128, 127,
-                          nullptr, nullptr, nullptr);
+    bf_fully_connected_s8(x.data(), transB ? wT.data() : w.data(), bias.data(), y.data(), B, K, N,
+                          transB, -inZp, 0, outZp, mult.data(), shift.data(), 1, -128, 127, nullptr,
+                          nullptr, nullptr);
     maxStepDiff(y, want);
   }
 }
@@ -335,11 +334,10 @@ TEST_CASE("int8 pooling: max exact, average = rounded integer mean (exact)") {
   const int OH = (H + 2 - 3) / 2 + 1, OW = (W + 2 - 3) / 2 + 1;
   I8 ymax(size_t(C) * OH * OW), yavg(ymax.size()), yavgInc(ymax.size());
   bf_maxpool2d_s8(x.data(), ymax.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, -128, 127);
-  bf_avgpool2d_s8(x.data(), yavg.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, -128,
-                  127);
+  bf_avgpool2d_s8(x.data(), yavg.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, -128, 127);
   const int zp = -20;
-  bf_avgpool2d_s8(x.data(), yavgInc.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, 1, zp,
-                  -128, 127);
+  bf_avgpool2d_s8(x.data(), yavgInc.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, 1, zp, -128,
+                  127);
   for (int c = 0; c < C; ++c)
     for (int oh = 0; oh < OH; ++oh)
       for (int ow = 0; ow < OW; ++ow) {
@@ -408,8 +406,8 @@ TEST_CASE("bf_add_s8 / bf_mul_s8 (TFLM schemes, broadcasting) within one step") 
 TEST_CASE("quantize / dequantize / rescale / concat copy") {
   const float scale = 0.1f;
   const int zp = -4;
-  const std::vector<float> x = {0.0f, 0.05f, -0.05f, 0.15f, -0.25f, 1.0f, 100.0f, -100.0f,
-                                0.34999f, std::nanf("")};
+  const std::vector<float> x = {0.0f, 0.05f,  -0.05f,  0.15f,    -0.25f,
+                                1.0f, 100.0f, -100.0f, 0.34999f, std::nanf("")};
   I8 q(x.size());
   bf_quantize_f32_s8(x.data(), q.data(), int32_t(x.size()), scale, zp);
   // 0.05/0.1 = 0.5 (in float, 0.05f/0.1f rounds to exactly 0.5) -> 1 away from zero.

@@ -17,8 +17,8 @@ TEST_CASE("every command accepts --json and prints one JSON document") {
         "bundlefit.fit/1");
   CHECK(runJson("pick " + modelPath("lenet") + " --device rt1060 --json")["schema"] ==
         "bundlefit.pick/1");
-  CHECK(runJson("compile " + modelPath("autoencoder") + " -o " + tmpPath("json_ae") + " --json")
-            ["schema"] == "bundlefit.memory/1");
+  CHECK(runJson("compile " + modelPath("autoencoder") + " -o " + tmpPath("json_ae") +
+                " --json")["schema"] == "bundlefit.memory/1");
 
   std::string csv = tmpPath("small.csv");
   std::ofstream(csv) << "id,lower,upper,size\nb0,0,3,4\nb1,3,9,4\nb2,0,9,4\nb3,9,21,4\nb4,0,21,4\n";
@@ -58,13 +58,18 @@ TEST_CASE("the text layer table: aligned, peak live bytes, time only with a devi
   REQUIRE(plain.exitCode == 0);
   CHECK(plain.out.find("predicted") == std::string::npos);
   CHECK(plain.out.find("peak 57,600") != std::string::npos);
-  CHECK(std::regex_search(plain.out, std::regex(R"(\n +0  conv1 +Conv +float32\[1,20,24,24\] +288,000 +2,080 +46,080\n)")));
+  CHECK(std::regex_search(
+      plain.out,
+      std::regex(R"(\n +0  conv1 +Conv +float32\[1,20,24,24\] +288,000 +2,080 +46,080\n)")));
   // The default (--memory-opt 2): conv1 and pool1 are one ConvPool; live
   // bytes count its workspace, and the peak is the arena.
   SplitResult fused = runSplit("plan " + modelPath("lenet"));
   REQUIRE(fused.exitCode == 0);
   CHECK(fused.out.find("peak 14,976") != std::string::npos);
-  CHECK(std::regex_search(fused.out, std::regex(R"(\n +0  conv1_pool1 +ConvPool +float32\[1,20,12,12\] +288,000 +2,080 +12,288\n)")));
+  CHECK(std::regex_search(
+      fused.out,
+      std::regex(
+          R"(\n +0  conv1_pool1 +ConvPool +float32\[1,20,12,12\] +288,000 +2,080 +12,288\n)")));
 
   SplitResult timed = runSplit("plan " + modelPath("lenet") + " --memory-opt 0 --device rt1060");
   REQUIRE(timed.exitCode == 0);
@@ -119,16 +124,17 @@ TEST_CASE("--dump-graph-DAG: every tensor with its shape, region and offset") {
 }
 
 TEST_CASE("--quiet: nothing on stderr on success; --verbose: each stage with its time") {
-  SplitResult quiet = runSplit("-q compile " + modelPath("lenet") + " -o " + tmpPath("quiet_lenet"));
+  SplitResult quiet =
+      runSplit("-q compile " + modelPath("lenet") + " -o " + tmpPath("quiet_lenet"));
   CHECK(quiet.exitCode == 0);
   CHECK_MESSAGE(quiet.err.empty(), quiet.err);
   CHECK(!quiet.out.empty());
-  SplitResult quietAfter =
-      runSplit("fit " + modelPath("lenet") + " --device rt1060 --quiet");
+  SplitResult quietAfter = runSplit("fit " + modelPath("lenet") + " --device rt1060 --quiet");
   CHECK(quietAfter.exitCode == 0);
   CHECK_MESSAGE(quietAfter.err.empty(), quietAfter.err);
   // Even with progress forced on (as on a terminal), --quiet wins.
-  SplitResult forced = runSplit("--quiet plan " + modelPath("mobilenet_v2"), "BUNDLEFIT_PROGRESS=1");
+  SplitResult forced =
+      runSplit("--quiet plan " + modelPath("mobilenet_v2"), "BUNDLEFIT_PROGRESS=1");
   CHECK(forced.exitCode == 0);
   CHECK_MESSAGE(forced.err.empty(), forced.err);
 
@@ -137,8 +143,8 @@ TEST_CASE("--quiet: nothing on stderr on success; --verbose: each stage with its
   CHECK(verbose.exitCode == 0);
   for (const char *stage : {"import ", "graph passes", "plan memory", "generate code"}) {
     CAPTURE(stage);
-    CHECK(std::regex_search(verbose.err,
-                            std::regex(std::string("bundlefit: ") + stage + ".*: [0-9]+\\.[0-9]{3} s\n")));
+    CHECK(std::regex_search(
+        verbose.err, std::regex(std::string("bundlefit: ") + stage + ".*: [0-9]+\\.[0-9]{3} s\n")));
   }
   // Errors still reach stderr under --quiet.
   SplitResult error = runSplit("-q plan /nonexistent/model.onnx");
@@ -153,9 +159,9 @@ TEST_CASE("progress: drawn on a terminal for a slow stage, never in a pipe") {
   CHECK(piped.err.find("...") == std::string::npos);
   // BUNDLEFIT_PROGRESS=1 stands in for a terminal: MobileNetV2 takes longer than
   // the half second before a stage shows, and the line is erased at the end.
-  SplitResult shown = runSplit("compile " + modelPath("mobilenet_v2") + " -o " +
-                                   tmpPath("progress_mnv2"),
-                               "BUNDLEFIT_PROGRESS=1");
+  SplitResult shown =
+      runSplit("compile " + modelPath("mobilenet_v2") + " -o " + tmpPath("progress_mnv2"),
+               "BUNDLEFIT_PROGRESS=1");
   REQUIRE(shown.exitCode == 0);
   CHECK(std::regex_search(shown.err, std::regex(R"(\r\x1b\[K[a-z ]+\.\.\. [0-9]+\.[0-9] s)")));
   CHECK(shown.err.find("\r\x1b[K") != std::string::npos);

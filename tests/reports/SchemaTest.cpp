@@ -34,8 +34,8 @@ bool anyViolationAt(const json &schema, const json &document, const std::string 
 } // namespace
 
 TEST_CASE("plan --json validates against memory.schema.json on every reference model") {
-  for (const char *model : {"lenet", "resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder",
-                            "branchy"}) {
+  for (const char *model :
+       {"lenet", "resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder", "branchy"}) {
     CAPTURE(model);
     json report = runJson("plan " + modelPath(model) + " --json");
     checkValid("memory.schema.json", report);

@@ -12,8 +12,7 @@ namespace bundlefit::planner::formats {
 namespace {
 class TraceParser {
 public:
-  std::optional<std::vector<GlowTraceModel>> parse(std::istream &in,
-                                                   std::string *error) {
+  std::optional<std::vector<GlowTraceModel>> parse(std::istream &in, std::string *error) {
     std::string line;
     while (std::getline(in, line)) {
       ++lineNumber;
@@ -71,8 +70,7 @@ private:
     for (char c : text)
       ok = ok && c >= '0' && c <= '9' && checkedMul(value, 10, value) &&
            checkedAdd(value, uint64_t(c - '0'), value) && value <= kMaxPlannerBytes;
-    return ok || bad(std::string(field) + ": '" + text +
-                     "' is not a byte count in [0, 2^62]");
+    return ok || bad(std::string(field) + ": '" + text + "' is not a byte count in [0, 2^62]");
   }
 
   // The next event's step; the planner's clock is an int.
@@ -142,8 +140,8 @@ private:
       if (!checkedAlignUp(b.size, b.alignment, bytes) || !checkedAdd(total, bytes, total) ||
           !checkedAdd(total, b.alignment, total) || total > kMaxPlannerBytes) {
         lineNumber = allocLines[k]; // Name the ALLOC that went past.
-        return bad("model " + models.back().name + ": ALLOC size of id " +
-                   std::to_string(b.id) + ": the buffers need more than 2^62 bytes in total");
+        return bad("model " + models.back().name + ": ALLOC size of id " + std::to_string(b.id) +
+                   ": the buffers need more than 2^62 bytes in total");
       }
     }
     return true;
@@ -151,15 +149,14 @@ private:
 
   std::vector<GlowTraceModel> models;
   std::unordered_map<long long, int> openBuffers; // Trace id -> buffer index.
-  std::vector<int> allocLines; // Per buffer of the current model.
+  std::vector<int> allocLines;                    // Per buffer of the current model.
   int event = 0;
   int lineNumber = 0;
   std::string message;
 };
 } // namespace
 
-std::optional<std::vector<GlowTraceModel>> parseGlowTraces(std::istream &in,
-                                                           std::string *error) {
+std::optional<std::vector<GlowTraceModel>> parseGlowTraces(std::istream &in, std::string *error) {
   return TraceParser().parse(in, error);
 }
 

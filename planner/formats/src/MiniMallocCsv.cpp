@@ -115,15 +115,16 @@ std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *erro
     int64_t lower = fields[0].value, upper = fields[1].value, size = fields[2].value;
     uint64_t alignment = hasAlignment ? uint64_t(fields[3].value) : 1;
     if (upper <= lower)
-      return fail(error, lineNumber, "field 'upper': " + std::to_string(upper) +
-                                         " is not after lower " + std::to_string(lower));
+      return fail(error, lineNumber,
+                  "field 'upper': " + std::to_string(upper) + " is not after lower " +
+                      std::to_string(lower));
     uint64_t bytes;
     if (!checkedAlignUp(uint64_t(size), alignment, bytes) || !checkedAdd(total, bytes, total) ||
         !checkedAdd(total, alignment, total) || total > kMaxPlannerBytes)
-      return fail(error, lineNumber, "field 'size': the buffers need more than 2^62 bytes in total");
+      return fail(error, lineNumber,
+                  "field 'size': the buffers need more than 2^62 bytes in total");
     int id = int(result.problem.buffers.size());
-    result.problem.buffers.push_back(
-        {id, uint64_t(size), alignment, int(lower), int(upper - 1)});
+    result.problem.buffers.push_back({id, uint64_t(size), alignment, int(lower), int(upper - 1)});
     result.names.push_back(f[idColumn]);
     if (hasOffset)
       result.offsets.push_back(uint64_t(fields.back().value));
@@ -140,8 +141,8 @@ void writeMiniMallocCsv(std::ostream &out, const Problem &problem, const Plan &p
       out << names[i];
     else
       out << b.id;
-    out << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size << ','
-        << plan.offsets[i] << '\n';
+    out << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size << ',' << plan.offsets[i]
+        << '\n';
   }
 }
 

@@ -57,8 +57,7 @@ void inferNodeTypes(Node &node) {
     throw Error(ExitCode::Unsupported, node.describe() + ": unsupported operator");
   for (const Value *input : node.inputs)
     if (input && !input->typeKnown)
-      fatalInternal(node.describe() + " reads '" + input->name +
-                    "' whose type is not known yet");
+      fatalInternal(node.describe() + " reads '" + input->name + "' whose type is not known yet");
   schema->inferTypes(node);
   for (Value *output : node.outputs) {
     // Shapes come from the model: one that overflows would wrap every size

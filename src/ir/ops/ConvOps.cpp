@@ -31,17 +31,17 @@ ConvOperands checkConvOperands(const Node &node, bool transpose) {
   if (xs.size() < 3)
     unsupported(node, "input X " + ops.x->type.str() + " must have rank >= 3 (N,C,spatial...)");
   if (ws.size() != xs.size())
-    unsupported(node, "weight W " + ops.w->type.str() + " must have the rank of X " +
-                          ops.x->type.str());
+    unsupported(node,
+                "weight W " + ops.w->type.str() + " must have the rank of X " + ops.x->type.str());
   ops.group = node.attrs.getInt("group", 1);
   if (ops.group < 1)
     unsupported(node, "attribute 'group'=" + std::to_string(ops.group) + " must be positive");
   ops.inSpatial.assign(xs.begin() + 2, xs.end());
   ops.kernel.assign(ws.begin() + 2, ws.end());
   if (node.attrs.has("kernel_shape") && node.attrs.getInts("kernel_shape") != ops.kernel)
-    unsupported(node, "attribute 'kernel_shape'=" +
-                          intsToString(node.attrs.getInts("kernel_shape")) +
-                          " does not match weight W " + ops.w->type.str());
+    unsupported(node,
+                "attribute 'kernel_shape'=" + intsToString(node.attrs.getInts("kernel_shape")) +
+                    " does not match weight W " + ops.w->type.str());
   int64_t c = xs[1];
   if (c % ops.group != 0)
     unsupported(node, "attribute 'group'=" + std::to_string(ops.group) +
@@ -65,8 +65,8 @@ ConvOperands checkConvOperands(const Node &node, bool transpose) {
     m = ws[1] * ops.group;
   }
   if (ops.b && ops.b->type.numElements() > 0 && ops.b->type.shape != Shape{m})
-    unsupported(node, "bias B " + ops.b->type.str() + " must have shape [" +
-                          std::to_string(m) + "]");
+    unsupported(node,
+                "bias B " + ops.b->type.str() + " must have shape [" + std::to_string(m) + "]");
   checkFusedActivation(node);
   return ops;
 }

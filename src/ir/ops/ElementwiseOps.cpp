@@ -47,15 +47,14 @@ void inferBroadcastOp(Node &node) {
   if (node.inputs.empty())
     fail(node, "needs at least one input");
   const char *names[] = {"A", "B"};
-  bool variadic = node.opType == "Max" || node.opType == "Min" || node.opType == "Sum" ||
-                  node.opType == "Mean";
+  bool variadic =
+      node.opType == "Max" || node.opType == "Min" || node.opType == "Sum" || node.opType == "Mean";
   if (!variadic && node.inputs.size() != 2)
     fail(node, "expects 2 inputs (A, B), got " + std::to_string(node.inputs.size()));
   const Value &first = requireInput(node, 0, variadic ? "data_0" : "A");
   DType dtype = first.type.dtype;
   if (!isNumeric(dtype))
-    fail(node, std::string("input '") + first.name + "' has unsupported dtype " +
-                   dtypeName(dtype));
+    fail(node, std::string("input '") + first.name + "' has unsupported dtype " + dtypeName(dtype));
   Shape shape = first.type.shape;
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     std::string inputName = variadic ? "data_" + std::to_string(i) : names[i];
@@ -66,8 +65,8 @@ void inferBroadcastOp(Node &node) {
                      " (dtypes must match)");
     Shape next;
     if (!broadcastShapes(shape, input.type.shape, next))
-      fail(node, "cannot broadcast input '" + inputName + "' " + input.type.str() +
-                     " with " + shapeToString(shape));
+      fail(node, "cannot broadcast input '" + inputName + "' " + input.type.str() + " with " +
+                     shapeToString(shape));
     shape = next;
   }
   setOutput(node, dtype, shape);
@@ -99,8 +98,8 @@ void inferClip(Node &node) {
     if (!bound)
       continue;
     if (bound->type.numElements() != 1)
-      fail(node, std::string("input '") + names[i] + "' must be a scalar, got " +
-                     bound->type.str());
+      fail(node,
+           std::string("input '") + names[i] + "' must be a scalar, got " + bound->type.str());
     if (bound->type.dtype != x.type.dtype)
       fail(node, std::string("input '") + names[i] + "' is " + bound->type.str() +
                      " but 'input' is " + x.type.str());
@@ -121,12 +120,18 @@ DType castTargetDType(const Node &node) {
     return dtype;
   }
   switch (to->i) {
-  case 1: return DType::Float32;
-  case 2: return DType::UInt8;
-  case 3: return DType::Int8;
-  case 6: return DType::Int32;
-  case 7: return DType::Int64;
-  case 9: return DType::Bool;
+  case 1:
+    return DType::Float32;
+  case 2:
+    return DType::UInt8;
+  case 3:
+    return DType::Int8;
+  case 6:
+    return DType::Int32;
+  case 7:
+    return DType::Int64;
+  case 9:
+    return DType::Bool;
   }
   fail(node, "attribute 'to' = " + std::to_string(to->i) +
                  " (ONNX data type) is not supported; bundlefit supports float32, "
@@ -154,8 +159,8 @@ Shape broadcastAll(const Node &node) {
 
 void requireInputCount(const Node &node, size_t count) {
   if (node.inputs.size() != count)
-    fail(node, "expects " + std::to_string(count) + " inputs, got " +
-                   std::to_string(node.inputs.size()));
+    fail(node,
+         "expects " + std::to_string(count) + " inputs, got " + std::to_string(node.inputs.size()));
 }
 
 /// Pow: X and Y broadcast; Y may have another numeric dtype; Y's dtype is X's.
@@ -232,7 +237,7 @@ void registerElementwiseOps(OpRegistry &registry) {
     registry.add({op, inferBroadcastOp, outputElements})
         .with(kOpElementwise)
         .quantized(std::string(op) == "Add" || std::string(op) == "Mul" ? Int8Rule::OwnParams
-                                                                         : Int8Rule::None);
+                                                                        : Int8Rule::None);
   registry.add({"PRelu", inferPRelu, outputElements}).with(kOpElementwise);
   registry.add({"Relu", inferUnary, outputElements})
       .with(kOpElementwise)

@@ -29,8 +29,8 @@ void inferConvPool(Node &node) {
   if (node.inputs.size() < 2 || !node.input(0) || !node.input(1))
     shape_helpers::unsupported(node, "ConvPool needs inputs X and W");
   if (node.input(0)->type.rank() != 4)
-    shape_helpers::unsupported(node, "ConvPool is 2-D only (input " +
-                                         node.input(0)->type.str() + ")");
+    shape_helpers::unsupported(node,
+                               "ConvPool is 2-D only (input " + node.input(0)->type.str() + ")");
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
   node.output(0)->type = parts->y.type;
 }

@@ -46,10 +46,9 @@ uint64_t depthwiseInPlaceScratch(const Node &node) {
 int64_t pointwiseInPlaceRows(const Node &node) {
   if (!hasInPlaceConvKernel(node) || node.attrs.getInt("group", 1) != 1)
     return 0;
-  const TensorType &x = node.input(0)->type, &y = node.output()->type,
-                   &w = node.input(1)->type;
-  if (x.shape[0] != 1 || y.shape[0] != 1 || w.rank() != 4 || w.shape[2] != 1 ||
-      w.shape[3] != 1 || x.shape[2] != y.shape[2] || x.shape[3] != y.shape[3])
+  const TensorType &x = node.input(0)->type, &y = node.output()->type, &w = node.input(1)->type;
+  if (x.shape[0] != 1 || y.shape[0] != 1 || w.rank() != 4 || w.shape[2] != 1 || w.shape[3] != 1 ||
+      x.shape[2] != y.shape[2] || x.shape[3] != y.shape[3])
     return 0;
   for (const char *name : {"strides", "pads", "dilations"})
     for (int64_t v : node.attrs.getInts(name))
@@ -72,16 +71,16 @@ bool poolMayOverlapInput(const Node &node) {
   const TensorType &x = node.input(0)->type, &y = node.output()->type;
   if (x.rank() != 4 || y.rank() != 4 || x.dtype != y.dtype)
     return false;
-  return x.dtype == DType::Float32 || x.dtype == DType::Int8 ||
-         (isMax && x.dtype == DType::UInt8);
+  return x.dtype == DType::Float32 || x.dtype == DType::Int8 || (isMax && x.dtype == DType::UInt8);
 }
 
 std::vector<PoolRowAccess> poolRowAccess(const Node &node) {
   const Shape &x = node.input(0)->type.shape, &y = node.output()->type.shape;
-  const shape_helpers::Window window = shape_helpers::resolveWindow(
-      node, {x[2], x[3]}, node.attrs.getInts("kernel_shape"), node.attrs.getInt("ceil_mode", 0) != 0);
-  const uint64_t es = dtypeSize(node.input(0)->type.dtype), H = uint64_t(x[2]),
-                 W = uint64_t(x[3]), OH = uint64_t(y[2]), OW = uint64_t(y[3]);
+  const shape_helpers::Window window =
+      shape_helpers::resolveWindow(node, {x[2], x[3]}, node.attrs.getInts("kernel_shape"),
+                                   node.attrs.getInt("ceil_mode", 0) != 0);
+  const uint64_t es = dtypeSize(node.input(0)->type.dtype), H = uint64_t(x[2]), W = uint64_t(x[3]),
+                 OH = uint64_t(y[2]), OW = uint64_t(y[3]);
   std::vector<PoolRowAccess> rows;
   for (uint64_t plane = 0; plane < uint64_t(x[0] * x[1]); ++plane)
     for (uint64_t oh = 0; oh < OH; ++oh) {

@@ -44,8 +44,8 @@ void requireMatchingShapes(const Node &node, const Value &data, const Value &ind
                           data.type.str());
   for (size_t d = 0; d < data.type.rank(); ++d)
     if (int64_t(d) != axis && indices.type.shape[d] != data.type.shape[d])
-      unsupported(node, "input 'indices' " + indices.type.str() +
-                            " differs from 'data' " + data.type.str() + " off the axis");
+      unsupported(node, "input 'indices' " + indices.type.str() + " differs from 'data' " +
+                            data.type.str() + " off the axis");
 }
 
 void inferGatherElements(Node &node) {

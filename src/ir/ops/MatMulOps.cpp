@@ -34,8 +34,8 @@ GemmDims gemmDims(const Node &node) {
   int64_t kb = tb ? b.type.shape[1] : b.type.shape[0];
   int64_t n = tb ? b.type.shape[0] : b.type.shape[1];
   if (ka != kb)
-    unsupported(node, "inner dimensions differ: A " + a.type.str() + " (attribute 'transA'=" +
-                          std::to_string(ta) + ") and B " + b.type.str() +
+    unsupported(node, "inner dimensions differ: A " + a.type.str() +
+                          " (attribute 'transA'=" + std::to_string(ta) + ") and B " + b.type.str() +
                           " (attribute 'transB'=" + std::to_string(tb) + ")");
   return {m, n, ka};
 }
@@ -70,8 +70,7 @@ uint64_t gemmMacs(const Node &node) {
 /// numpy.matmul's output shape for operands `a` and `b` of `node`.
 Shape matMulShape(const Node &node, const Value &a, const Value &b) {
   if (a.type.rank() < 1 || b.type.rank() < 1)
-    unsupported(node, "operands " + a.type.str() + " and " + b.type.str() +
-                          " must have rank >= 1");
+    unsupported(node, "operands " + a.type.str() + " and " + b.type.str() + " must have rank >= 1");
   Shape as = a.type.shape, bs = b.type.shape;
   bool aVec = as.size() == 1, bVec = bs.size() == 1;
   if (aVec)
@@ -107,8 +106,8 @@ void inferMatMul(Node &node) {
 
 void requireInt8OrUInt8(const Node &node, const Value &value) {
   if (value.type.dtype != DType::Int8 && value.type.dtype != DType::UInt8)
-    unsupported(node, "operand '" + value.name + "' is " + value.type.str() +
-                          "; expected int8 or uint8");
+    unsupported(node,
+                "operand '" + value.name + "' is " + value.type.str() + "; expected int8 or uint8");
 }
 
 /// MatMulInteger(A, B, [a_zero_point], [b_zero_point]) -> int32.

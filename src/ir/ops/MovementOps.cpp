@@ -31,8 +31,8 @@ std::vector<int64_t> constantOperand(const Node &node, size_t index, const char 
   if (!v)
     fail(node, std::string("missing input '") + name + "'");
   if (!v->isConstant())
-    fail(node, std::string("input '") + name +
-                   "' must be a constant (bundlefit compiles static shapes)");
+    fail(node,
+         std::string("input '") + name + "' must be a constant (bundlefit compiles static shapes)");
   return v->toInts();
 }
 
@@ -58,8 +58,8 @@ void inferTile(Node &node) {
   const Value &x = data(node);
   std::vector<int64_t> repeats = constantOperand(node, 1, "repeats");
   if (repeats.size() != x.type.rank())
-    fail(node, "input 'repeats' has " + std::to_string(repeats.size()) +
-                   " entries for a rank-" + std::to_string(x.type.rank()) + " input");
+    fail(node, "input 'repeats' has " + std::to_string(repeats.size()) + " entries for a rank-" +
+                   std::to_string(x.type.rank()) + " input");
   Shape shape = x.type.shape;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (repeats[d] < 0)

@@ -211,8 +211,8 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Val
   std::vector<TileNeeds> tiles;
   for (int64_t i = 0; i < gridH; ++i)
     for (int64_t j = 0; j < gridW; ++j)
-      tiles.push_back(needsOf(body, {i * H / gridH, (i + 1) * H / gridH, j * W / gridW,
-                                     (j + 1) * W / gridW}));
+      tiles.push_back(
+          needsOf(body, {i * H / gridH, (i + 1) * H / gridH, j * W / gridW, (j + 1) * W / gridW}));
 
   // Which readers take the holder's buffer as it is, in every tile.
   std::set<const Value *> internal;
@@ -312,15 +312,16 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Val
         clone->inputs[i] = crop;
       }
       const Region out = needs.holds.at(node.output());
-      Value *y = newValue(*node.output(), out, valueSlot.at(node.output()),
-                          node.output()->name + suffix);
+      Value *y =
+          newValue(*node.output(), out, valueSlot.at(node.output()), node.output()->name + suffix);
       clone->outputs = {y};
       if (node.opType == "Conv") {
         const shape_helpers::Window g = convWindow(node);
         const Region in = needs.reads.at({n, 0});
         int64_t pads[4];
         for (int axis = 0; axis < 2; ++axis) {
-          const int64_t o0 = axis == 0 ? out.r0 : out.c0, oLen = axis == 0 ? out.rows() : out.cols();
+          const int64_t o0 = axis == 0 ? out.r0 : out.c0,
+                        oLen = axis == 0 ? out.rows() : out.cols();
           const int64_t i0 = axis == 0 ? in.r0 : in.c0, iLen = axis == 0 ? in.rows() : in.cols();
           const int64_t s = g.strides[axis];
           const int64_t ek = (g.kernel[axis] - 1) * g.dilations[axis] + 1;

@@ -34,8 +34,7 @@ void inferPool(Node &node) {
   } else {
     int64_t cip = node.attrs.getInt("count_include_pad", 0);
     if (cip != 0 && cip != 1)
-      unsupported(node, "attribute 'count_include_pad'=" + std::to_string(cip) +
-                            " must be 0 or 1");
+      unsupported(node, "attribute 'count_include_pad'=" + std::to_string(cip) + " must be 0 or 1");
   }
   int64_t ceilMode = node.attrs.getInt("ceil_mode", 0);
   if (ceilMode != 0 && ceilMode != 1)
@@ -52,7 +51,8 @@ void inferPool(Node &node) {
     if (w.padsBegin[i] >= extent || w.padsEnd[i] >= extent)
       unsupported(node, "attribute 'pads'=" + intsToString(node.attrs.getInts("pads")) +
                             " must be smaller than the kernel extent (attribute "
-                            "'kernel_shape'=" + intsToString(kernel) + ")");
+                            "'kernel_shape'=" +
+                            intsToString(kernel) + ")");
   }
   Shape out{x.type.shape[0], x.type.shape[1]};
   out.insert(out.end(), w.outSpatial.begin(), w.outSpatial.end());

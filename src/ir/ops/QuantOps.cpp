@@ -87,7 +87,8 @@ LinearQuant checkConstantOperands(const Node &node, DType quantized) {
   const Value *zp = node.input(2);
   if (!scale.isConstant() || (zp && !zp->isConstant())) {
     LinearQuant unknown;
-    unknown.zeroPointType = zp ? zp->type.dtype : (quantized == DType::Float32 ? DType::UInt8 : quantized);
+    unknown.zeroPointType =
+        zp ? zp->type.dtype : (quantized == DType::Float32 ? DType::UInt8 : quantized);
     return unknown;
   }
   Tensor s(scale.type, scale.data);
@@ -112,8 +113,8 @@ void inferQuantizeLinear(Node &node) {
 void inferDequantizeLinear(Node &node) {
   const Value &x = requireInput(node, 0, "x");
   if (x.type.dtype != DType::Int8 && x.type.dtype != DType::UInt8 && x.type.dtype != DType::Int32)
-    unsupported(node, "input '" + x.name + "' is " + x.type.str() +
-                          "; expected int8, uint8 or int32");
+    unsupported(node,
+                "input '" + x.name + "' is " + x.type.str() + "; expected int8, uint8 or int32");
   requireSingleOutput(node, "none");
   checkConstantOperands(node, x.type.dtype);
   node.output(0)->type = TensorType{DType::Float32, x.type.shape, {}};

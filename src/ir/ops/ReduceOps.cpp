@@ -36,8 +36,8 @@ void inferReduce(Node &node) {
   std::set<int64_t> reduced;
   for (int64_t axis : axes) {
     if (axis < -rank || axis >= rank)
-      fail(node, "'axes' entry " + std::to_string(axis) + " is out of range for " +
-                     data->type.str());
+      fail(node,
+           "'axes' entry " + std::to_string(axis) + " is out of range for " + data->type.str());
     reduced.insert(axis < 0 ? axis + rank : axis);
   }
   bool keepDims = node.attrs.getInt("keepdims", 1) != 0;
@@ -109,9 +109,9 @@ uint64_t inputElements(const Node &node) {
 } // namespace
 
 void registerReduceOps(OpRegistry &registry) {
-  for (const char *op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum", "ReduceProd",
-                         "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
-                         "ReduceLogSumExp"})
+  for (const char *op :
+       {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"})
     registry.add({op, inferReduce, inputElements}).parameters(kParametersFrom1);
   registry.add({"ArgMax", inferArgReduce, inputElements});
   registry.add({"ArgMin", inferArgReduce, inputElements});

@@ -45,18 +45,16 @@ void inferResize(Node &node) {
     unsupported(node, "attribute 'nearest_mode'=\"" + nearestMode + "\" is not supported");
   std::string ctm = node.attrs.getString("coordinate_transformation_mode", "half_pixel");
   if (ctm != "half_pixel" && ctm != "asymmetric" && ctm != "align_corners" &&
-      ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn" &&
-      ctm != "tf_crop_and_resize")
-    unsupported(node, "attribute 'coordinate_transformation_mode'=\"" + ctm +
-                          "\" is not supported");
+      ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn" && ctm != "tf_crop_and_resize")
+    unsupported(node,
+                "attribute 'coordinate_transformation_mode'=\"" + ctm + "\" is not supported");
   if (node.attrs.getInt("antialias", 0) != 0)
     unsupported(node, "attribute 'antialias'=1 is not supported");
   if (node.attrs.has("axes"))
     unsupported(node, "attribute 'axes' is not supported");
   std::string policy = node.attrs.getString("keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch")
-    unsupported(node, "attribute 'keep_aspect_ratio_policy'=\"" + policy +
-                          "\" is not supported");
+    unsupported(node, "attribute 'keep_aspect_ratio_policy'=\"" + policy + "\" is not supported");
 
   if (ctm == "tf_crop_and_resize") {
     const Value *roi = nonEmpty(node, 1);
@@ -81,9 +79,8 @@ void inferResize(Node &node) {
       unsupported(node, "input 'sizes' ('" + sizes->name + "') must be a constant");
     std::vector<int64_t> values = sizes->toInts();
     if (values.size() != rank)
-      unsupported(node, "input 'sizes' has " + std::to_string(values.size()) +
-                            " elements, X " + x.type.str() + " has rank " +
-                            std::to_string(rank));
+      unsupported(node, "input 'sizes' has " + std::to_string(values.size()) + " elements, X " +
+                            x.type.str() + " has rank " + std::to_string(rank));
     for (size_t i = 0; i < rank; ++i) {
       if (values[i] < 1)
         unsupported(node, "input 'sizes'=" + intsToString(values) + " must be positive");
@@ -94,13 +91,12 @@ void inferResize(Node &node) {
       unsupported(node, "input 'scales' ('" + scales->name + "') must be a constant");
     std::vector<float> values = scales->toFloats();
     if (values.size() != rank)
-      unsupported(node, "input 'scales' has " + std::to_string(values.size()) +
-                            " elements, X " + x.type.str() + " has rank " +
-                            std::to_string(rank));
+      unsupported(node, "input 'scales' has " + std::to_string(values.size()) + " elements, X " +
+                            x.type.str() + " has rank " + std::to_string(rank));
     for (size_t i = 0; i < rank; ++i) {
       if (!(values[i] > 0))
-        unsupported(node, "input 'scales' must be positive, element " + std::to_string(i) +
-                              " is " + std::to_string(values[i]));
+        unsupported(node, "input 'scales' must be positive, element " + std::to_string(i) + " is " +
+                              std::to_string(values[i]));
       out[i] = int64_t(std::floor(double(values[i]) * double(x.type.shape[i])));
       if (out[i] < 1)
         unsupported(node, "input 'scales' element " + std::to_string(i) + " (" +

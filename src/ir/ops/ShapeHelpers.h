@@ -82,9 +82,8 @@ inline std::vector<int64_t> spatialInts(const Node &node, const char *name, size
                                         int64_t fallback, bool positive) {
   std::vector<int64_t> values = node.attrs.getInts(name, std::vector<int64_t>(count, fallback));
   if (values.size() != count)
-    unsupported(node, std::string("attribute '") + name + "' has " +
-                          std::to_string(values.size()) + " entries, expected " +
-                          std::to_string(count));
+    unsupported(node, std::string("attribute '") + name + "' has " + std::to_string(values.size()) +
+                          " entries, expected " + std::to_string(count));
   for (int64_t v : values)
     if (positive ? v < 1 : v < 0)
       unsupported(node, std::string("attribute '") + name + "'=" + intsToString(values) +
@@ -196,8 +195,8 @@ inline TransposeWindow resolveTransposeWindow(const Node &node,
       // output with bias-only elements, as in the ONNX reference.
       int64_t total = full - target;
       if (target < 1)
-        unsupported(node, "attribute 'output_shape'=" + intsToString(outputShape) +
-                              " must be positive");
+        unsupported(node,
+                    "attribute 'output_shape'=" + intsToString(outputShape) + " must be positive");
       // ONNX: SAME_UPPER puts the odd pad at the end, otherwise at the start
       // (floor division, like the reference, for negative totals).
       int64_t small = total >= 0 ? total / 2 : -((-total + 1) / 2), big = total - small;
@@ -211,8 +210,7 @@ inline TransposeWindow resolveTransposeWindow(const Node &node,
       }
       w.outSpatial[i] = full - w.padsBegin[i] - w.padsEnd[i];
       if (w.outSpatial[i] < 1)
-        unsupported(node, "attribute 'pads'=" + intsToString(pads) +
-                              " leaves an empty output");
+        unsupported(node, "attribute 'pads'=" + intsToString(pads) + " leaves an empty output");
     }
   }
   return w;

@@ -43,8 +43,8 @@ const Value &requireInput(const Node &node, size_t index, const char *name) {
 std::vector<int64_t> constantInts(const Node &node, size_t index, const char *name) {
   const Value &value = requireInput(node, index, name);
   if (!value.isConstant())
-    fail(node, std::string("input '") + name +
-                   "' must be a constant (bundlefit compiles static shapes)");
+    fail(node,
+         std::string("input '") + name + "' must be a constant (bundlefit compiles static shapes)");
   return value.toInts();
 }
 
@@ -66,8 +66,8 @@ std::vector<int64_t> optionalInts(const Node &node, size_t index, const char *na
 /// Maps an axis in [-rank, rank) to [0, rank); `what` names it in errors.
 int64_t normalizeAxis(const Node &node, int64_t axis, int64_t rank, const std::string &what) {
   if (axis < -rank || axis >= rank)
-    fail(node, what + " = " + std::to_string(axis) + " is out of range for rank " +
-                   std::to_string(rank));
+    fail(node,
+         what + " = " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -93,8 +93,8 @@ std::vector<int64_t> transposePerm(const Node &node, size_t rank) {
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i)
     if (sorted[i] != int64_t(i) || sorted.size() != rank)
-      fail(node, "attribute 'perm' " + shapeToString(perm) +
-                     " is not a permutation of the " + std::to_string(rank) + " dims");
+      fail(node, "attribute 'perm' " + shapeToString(perm) + " is not a permutation of the " +
+                     std::to_string(rank) + " dims");
   if (perm.size() != rank)
     fail(node, "attribute 'perm' " + shapeToString(perm) + " does not match rank " +
                    std::to_string(rank));
@@ -108,8 +108,8 @@ std::vector<int64_t> splitSizes(const Node &node, int64_t dim) {
   std::vector<int64_t> sizes = optionalInts(node, 1, "split", &given);
   size_t parts = node.outputs.size();
   if (node.attrs.has("num_outputs") && node.attrs.getInt("num_outputs", 0) != int64_t(parts))
-    fail(node, "attribute 'num_outputs' does not match the node's " + std::to_string(parts) +
-                   " outputs");
+    fail(node,
+         "attribute 'num_outputs' does not match the node's " + std::to_string(parts) + " outputs");
   if (given) {
     int64_t sum = 0;
     for (int64_t s : sizes) {
@@ -119,8 +119,7 @@ std::vector<int64_t> splitSizes(const Node &node, int64_t dim) {
     }
     if (sizes.size() != parts || sum != dim)
       fail(node, "input 'split' " + shapeToString(sizes) + " does not split " +
-                     std::to_string(dim) + " elements into " + std::to_string(parts) +
-                     " outputs");
+                     std::to_string(dim) + " elements into " + std::to_string(parts) + " outputs");
     return sizes;
   }
   if (parts == 0)
@@ -128,8 +127,8 @@ std::vector<int64_t> splitSizes(const Node &node, int64_t dim) {
   int64_t chunk = (dim + int64_t(parts) - 1) / int64_t(parts);
   int64_t last = dim - chunk * int64_t(parts - 1);
   if (last < 0)
-    fail(node, "cannot split " + std::to_string(dim) + " elements into " +
-                   std::to_string(parts) + " parts");
+    fail(node, "cannot split " + std::to_string(dim) + " elements into " + std::to_string(parts) +
+                   " parts");
   sizes.assign(parts, chunk);
   sizes.back() = last;
   return sizes;
@@ -242,8 +241,8 @@ void inferReshape(Node &node) {
     shape[size_t(inferred)] = total / known;
   }
   if (numElements(shape) != total)
-    fail(node, "input 'shape' " + shapeToString(requested) + " does not match 'data' " +
-                   data.type.str());
+    fail(node,
+         "input 'shape' " + shapeToString(requested) + " does not match 'data' " + data.type.str());
   setOutput(node, 0, data.type.dtype, shape);
 }
 
@@ -252,8 +251,8 @@ void inferFlatten(Node &node) {
   int64_t rank = int64_t(input.type.rank());
   int64_t axis = node.attrs.getInt("axis", 1);
   if (axis < -rank || axis > rank)
-    fail(node, "attribute 'axis' = " + std::to_string(axis) + " is out of range for " +
-                   input.type.str());
+    fail(node,
+         "attribute 'axis' = " + std::to_string(axis) + " is out of range for " + input.type.str());
   if (axis < 0)
     axis += rank;
   int64_t outer = 1, inner = 1;
@@ -271,8 +270,8 @@ void inferSqueeze(Node &node) {
   for (int64_t axis : axes) {
     int64_t a = normalizeAxis(node, axis, rank, "axes entry");
     if (data.type.shape[size_t(a)] != 1)
-      fail(node, "cannot squeeze axis " + std::to_string(axis) + " of 'data' " +
-                     data.type.str() + " (size is not 1)");
+      fail(node, "cannot squeeze axis " + std::to_string(axis) + " of 'data' " + data.type.str() +
+                     " (size is not 1)");
     squeezed.insert(a);
   }
   Shape shape;
@@ -352,7 +351,8 @@ void inferSlice(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   std::vector<int64_t> starts = constantInts(node, 1, "starts");
   std::vector<int64_t> ends = constantInts(node, 2, "ends");
-  std::vector<int64_t> axes = node.input(3) ? constantInts(node, 3, "axes") : std::vector<int64_t>{};
+  std::vector<int64_t> axes =
+      node.input(3) ? constantInts(node, 3, "axes") : std::vector<int64_t>{};
   std::vector<int64_t> steps =
       node.input(4) ? constantInts(node, 4, "steps") : std::vector<int64_t>{};
   std::vector<int64_t> start, step;
@@ -365,12 +365,14 @@ void inferPad(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   std::string mode = node.attrs.getString("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    fail(node, "attribute 'mode' = '" + mode + "' is not supported (constant, reflect, edge, wrap)");
+    fail(node,
+         "attribute 'mode' = '" + mode + "' is not supported (constant, reflect, edge, wrap)");
   bool given = false;
   std::vector<int64_t> pads = optionalInts(node, 1, "pads", &given);
   if (!given)
     fail(node, "missing input 'pads'");
-  std::vector<int64_t> axes = node.input(3) ? constantInts(node, 3, "axes") : std::vector<int64_t>{};
+  std::vector<int64_t> axes =
+      node.input(3) ? constantInts(node, 3, "axes") : std::vector<int64_t>{};
   if (const Value *value = node.input(2))
     if (value->type.numElements() != 1 || value->type.dtype != data.type.dtype)
       fail(node, "input 'constant_value' must be a " + std::string(dtypeName(data.type.dtype)) +
@@ -381,8 +383,8 @@ void inferPad(Node &node) {
   for (size_t i = 0; i < rank; ++i) {
     shape[i] += full[i] + full[rank + i];
     if (shape[i] < 0)
-      fail(node, "input 'pads' crops dim " + std::to_string(i) + " of " + data.type.str() +
-                     " below 0");
+      fail(node,
+           "input 'pads' crops dim " + std::to_string(i) + " of " + data.type.str() + " below 0");
     if (mode != "constant" && data.type.shape[i] == 0 && shape[i] > 0)
       fail(node, "mode '" + mode + "' cannot pad an empty dim");
   }
@@ -433,12 +435,24 @@ void inferEyeLike(Node &node) {
   DType dtype = input.type.dtype;
   if (node.attrs.has("dtype")) {
     switch (node.attrs.getInt("dtype", 1)) {
-    case 1: dtype = DType::Float32; break;
-    case 2: dtype = DType::UInt8; break;
-    case 3: dtype = DType::Int8; break;
-    case 6: dtype = DType::Int32; break;
-    case 7: dtype = DType::Int64; break;
-    case 9: dtype = DType::Bool; break;
+    case 1:
+      dtype = DType::Float32;
+      break;
+    case 2:
+      dtype = DType::UInt8;
+      break;
+    case 3:
+      dtype = DType::Int8;
+      break;
+    case 6:
+      dtype = DType::Int32;
+      break;
+    case 7:
+      dtype = DType::Int64;
+      break;
+    case 9:
+      dtype = DType::Bool;
+      break;
     default:
       fail(node, "attribute 'dtype'=" + std::to_string(node.attrs.getInt("dtype", 1)) +
                      " is not supported");
@@ -488,8 +502,10 @@ void inferRange(Node &node) {
       fail(node, std::string("input '") + names[i] +
                      "' must be a constant (bundlefit compiles static shapes)");
     if (input.type.numElements() != 1 || input.type.dtype != dtype)
-      fail(node, std::string("input '") + names[i] + "' must be a scalar of the same type as "
-                     "'start', got " + input.type.str());
+      fail(node, std::string("input '") + names[i] +
+                     "' must be a scalar of the same type as "
+                     "'start', got " +
+                     input.type.str());
     v[i] = input.elementAsDouble(0);
   }
   if (dtype != DType::Float32 && dtype != DType::Int32 && dtype != DType::Int64)

@@ -25,11 +25,15 @@ namespace fs = std::filesystem;
 using namespace bundlefit;
 using bundlefit::test::CommandResult;
 
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
 
 std::string model(const std::string &name) { return bundlefit::test::modelPath(name); }
 
-CommandResult run(const std::string &arguments) { return bundlefit::test::runBundlefit("--quiet " + arguments); }
+CommandResult run(const std::string &arguments) {
+  return bundlefit::test::runBundlefit("--quiet " + arguments);
+}
 
 /// The JSON document in a command's output (stderr may hold an error line).
 nlohmann::json jsonOf(const CommandResult &r) {
@@ -152,9 +156,11 @@ TEST_CASE("weights in Flash: one section read in place, no copy") {
   device::FitRequest request;
   request.weights = device::WeightsPolicy::Flash;
   device::FitResult fit = device::fitModel(rt1062, fp, request);
-  FirmwareSpec spec{&rt1062, &fit, "net", "", "", {}, fp.mutableBytes, fp.activationsBytes, 0, true};
+  FirmwareSpec spec{&rt1062, &fit, "net", "", "", {}, fp.mutableBytes, fp.activationsBytes,
+                    0,       true};
   for (size_t i = 0; i < fp.weights.size(); ++i)
-    spec.weights.push_back({fp.weights[i].name, i * 100000, fp.weights[i].bytes, fit.weightRegion[i]});
+    spec.weights.push_back(
+        {fp.weights[i].name, i * 100000, fp.weights[i].bytes, fit.weightRegion[i]});
   FirmwareSources fw = generateFirmware(spec);
   CHECK(has(fw.linkerScript, ".bf_weights_FLASH : ALIGN(64)"));
   CHECK_FALSE(has(fw.linkerScript, "LONG(LOADADDR(.bf_weights"));
@@ -163,7 +169,8 @@ TEST_CASE("weights in Flash: one section read in place, no copy") {
   CHECK(fw.blobs[0].second.size() == 3);
 }
 
-TEST_CASE("compareRegions: 1% of the prediction passes, more fails, an empty region must link empty") {
+TEST_CASE(
+    "compareRegions: 1% of the prediction passes, more fails, an empty region must link empty") {
   device::DeviceDatabase db = database();
   const device::Device &rt1062 = db.get("rt1062"); // FLASH, ITCM, DTCM, OCRAM
   auto checks = compareRegions(rt1062, {100000, 0, 50000, 1000}, {101000, 0, 50600, 1001}, 1.0);
@@ -197,13 +204,16 @@ TEST_CASE("partToolchain: codegen target and newlib multilib flags per core") {
   device::DeviceDatabase db = database();
   PartToolchain m7 = partToolchain(db.get("rt1062"));
   CHECK(m7.codegenTarget == "cortex-m7");
-  CHECK(m7.gccFlags == std::vector<std::string>{"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"});
-  CHECK(partToolchain(db.get("stm32f746")).gccFlags.back() == "-mfpu=fpv5-sp-d16"); // single precision
+  CHECK(m7.gccFlags == std::vector<std::string>{"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard",
+                                                "-mfpu=fpv5-d16"});
+  CHECK(partToolchain(db.get("stm32f746")).gccFlags.back() ==
+        "-mfpu=fpv5-sp-d16"); // single precision
   CHECK(partToolchain(db.get("lpc55s69")).codegenTarget == "cortex-m33");
   CHECK(partToolchain(db.get("nrf52840")).gccFlags.back() == "-mfpu=fpv4-sp-d16");
   PartToolchain m0 = partToolchain(db.get("rp2040"));
   CHECK(m0.floatAbi == "soft");
-  CHECK(m0.gccFlags == std::vector<std::string>{"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"});
+  CHECK(m0.gccFlags ==
+        std::vector<std::string>{"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"});
   device::Device dsp = db.get("rt685");
   for (device::Core &core : dsp.cores)
     core.runsBundle = core.type == "hifi4";
@@ -219,7 +229,8 @@ TEST_CASE("partToolchain: codegen target and newlib multilib flags per core") {
 // --- Real links, one fitting and one non-fitting case per core family. ---
 
 TEST_CASE("Cortex-M7: LeNet float on rt1062, weights in Flash and auto; stm32f746 overflows") {
-  CommandResult flash = run("fit " + model("lenet") + " --device rt1060 --weights flash --verify-link --json");
+  CommandResult flash =
+      run("fit " + model("lenet") + " --device rt1060 --weights flash --verify-link --json");
   REQUIRE_MESSAGE(flash.exitCode == 0, flash.output);
   nlohmann::json report = jsonOf(flash);
   checkAgreement(report);
@@ -235,7 +246,8 @@ TEST_CASE("Cortex-M7: LeNet float on rt1062, weights in Flash and auto; stm32f74
   CHECK(has(autoPlaced.output, "link check: linked, same verdict as predicted"));
   CHECK(has(autoPlaced.output, "verdict: FITS"));
 
-  CommandResult over = run("fit " + model("lenet") + " --device stm32f746 --weights flash --verify-link --json");
+  CommandResult over =
+      run("fit " + model("lenet") + " --device stm32f746 --weights flash --verify-link --json");
   CHECK_MESSAGE(over.exitCode == 3, over.output);
   nlohmann::json overReport = jsonOf(over);
   checkAgreement(overReport);
@@ -267,10 +279,12 @@ TEST_CASE("Cortex-M4: ResNet-8 float links on nrf52840, LeNet float overflows it
 }
 
 TEST_CASE("Cortex-M0+: LeNet float links on rp2040 from Flash; weights in RAM overflow SRAM") {
-  CommandResult fits = run("fit " + model("lenet") + " --device rp2040 --weights flash --verify-link --json");
+  CommandResult fits =
+      run("fit " + model("lenet") + " --device rp2040 --weights flash --verify-link --json");
   REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
   checkAgreement(jsonOf(fits));
-  CommandResult over = run("fit " + model("lenet") + " --device rp2040 --weights ram --verify-link --json");
+  CommandResult over =
+      run("fit " + model("lenet") + " --device rp2040 --weights ram --verify-link --json");
   CHECK_MESSAGE(over.exitCode == 3, over.output);
   nlohmann::json report = jsonOf(over);
   checkAgreement(report);
@@ -279,7 +293,8 @@ TEST_CASE("Cortex-M0+: LeNet float links on rp2040 from Flash; weights in RAM ov
 }
 
 TEST_CASE("a part whose Flash is exactly the prediction: only the link sees the stub, exit 1") {
-  CommandResult first = run("fit " + model("resnet8") + " --device rp2040 --weights flash --verify-link --json");
+  CommandResult first =
+      run("fit " + model("resnet8") + " --device rp2040 --weights flash --verify-link --json");
   REQUIRE_MESSAGE(first.exitCode == 0, first.output);
   nlohmann::json report = jsonOf(first);
   uint64_t predicted = regionOf(report, "FLASH")["predicted"].get<uint64_t>();
@@ -291,26 +306,33 @@ TEST_CASE("a part whose Flash is exactly the prediction: only the link sees the 
   part["id"] = "rp2040-tight";
   part["aliases"] = nlohmann::json::array();
   part["memory"][0]["size"] = predicted;
-  fs::path file = fs::temp_directory_path() / ("rp2040-tight-" + std::to_string(::getpid()) + ".json");
+  fs::path file =
+      fs::temp_directory_path() / ("rp2040-tight-" + std::to_string(::getpid()) + ".json");
   std::ofstream(file) << part.dump(2);
   CommandResult tight = run("fit " + model("resnet8") + " --device-file " + file.string() +
                             " --device rp2040-tight --weights flash --verify-link");
   fs::remove(file);
   CHECK_MESSAGE(tight.exitCode == 1, tight.output);
   CHECK(has(tight.output, "verdict: FITS")); // the prediction
-  CHECK(has(tight.output, "region `FLASH' overflowed by " + std::to_string(linked - predicted) + " bytes"));
-  CHECK(has(tight.output, "bundlefit: error: --verify-link: the prediction says FITS but the link failed "
-                          "(FLASH overflowed in the link only)"));
+  CHECK(has(tight.output,
+            "region `FLASH' overflowed by " + std::to_string(linked - predicted) + " bytes"));
+  CHECK(has(tight.output,
+            "bundlefit: error: --verify-link: the prediction says FITS but the link failed "
+            "(FLASH overflowed in the link only)"));
 }
 
 TEST_CASE("Cortex-M7: LeNet int8 links on rt1062 with the compiled bundle's real sizes") {
-  fs::path profile = fs::temp_directory_path() / ("lenet-int8-" + std::to_string(::getpid()) + ".yaml");
+  fs::path profile =
+      fs::temp_directory_path() / ("lenet-int8-" + std::to_string(::getpid()) + ".yaml");
   std::string input = model("lenet");
   input = input.substr(0, input.size() - 5) + ".input.npy";
-  CommandResult profiled = run("profile " + model("lenet") + " " + input + " -o " + profile.string());
+  CommandResult profiled =
+      run("profile " + model("lenet") + " " + input + " -o " + profile.string());
   REQUIRE_MESSAGE(profiled.exitCode == 0, profiled.output);
-  CommandResult linked = run("fit " + model("lenet") + " --device rt1060 --variant int8 --weights flash "
-                             "--load-profile " + profile.string() + " --verify-link --json");
+  CommandResult linked = run("fit " + model("lenet") +
+                             " --device rt1060 --variant int8 --weights flash "
+                             "--load-profile " +
+                             profile.string() + " --verify-link --json");
   fs::remove(profile);
   REQUIRE_MESSAGE(linked.exitCode == 0, linked.output);
   nlohmann::json report = jsonOf(linked);
@@ -327,8 +349,9 @@ TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 without a profile (
           "int8-cmsis (exit 5), files kept with --link-dir") {
   // The environment variable must come before the command, so not runBundlefit.
   CommandResult missing = [&] {
-    std::string command = "BUNDLEFIT_ARM_GCC=/nonexistent/arm-none-eabi-gcc " + std::string(BUNDLEFIT_EXE) +
-                          " --quiet fit " + model("lenet") + " --device rt1060 --verify-link 2>&1";
+    std::string command = "BUNDLEFIT_ARM_GCC=/nonexistent/arm-none-eabi-gcc " +
+                          std::string(BUNDLEFIT_EXE) + " --quiet fit " + model("lenet") +
+                          " --device rt1060 --verify-link 2>&1";
     CommandResult r;
     FILE *pipe = ::popen(command.c_str(), "r");
     REQUIRE(pipe);
@@ -344,15 +367,18 @@ TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 without a profile (
   CHECK(has(missing.output, "install the Debian package gcc-arm-none-eabi"));
 
   // int8 needs the profile to compile; int8-cmsis would need the user's CMSIS-NN.
-  CommandResult int8 = run("fit " + model("lenet") + " --device rt1060 --variant int8 --verify-link");
+  CommandResult int8 =
+      run("fit " + model("lenet") + " --device rt1060 --variant int8 --verify-link");
   CHECK_MESSAGE(int8.exitCode == 2, int8.output);
   CHECK(has(int8.output, "--verify-link --variant int8: add --load-profile"));
-  CommandResult cmsis = run("fit " + model("lenet") + " --device rt1060 --variant int8-cmsis --verify-link");
+  CommandResult cmsis =
+      run("fit " + model("lenet") + " --device rt1060 --variant int8-cmsis --verify-link");
   CHECK_MESSAGE(cmsis.exitCode == 5, cmsis.output);
   CHECK(has(cmsis.output, "--verify-link: variant 'int8-cmsis' cannot be linked here"));
 
   fs::path dir = fs::temp_directory_path() / ("bundlefit-linkdir-" + std::to_string(::getpid()));
-  CommandResult kept = run("fit " + model("ds_cnn") + " --device mcxn947 --verify-link --link-dir " + dir.string());
+  CommandResult kept =
+      run("fit " + model("ds_cnn") + " --device mcxn947 --verify-link --link-dir " + dir.string());
   CHECK_MESSAGE(kept.exitCode == 0, kept.output);
   for (const char *name : {"fw.ld", "fw.c", "fw_data.S", "fw.elf", "fw.map", "bundle/ds_cnn.o"})
     CHECK_MESSAGE(fs::exists(dir / name), name);

@@ -61,7 +61,8 @@ TEST_CASE("plan-buffers: hostile files are one-line errors naming file, line and
 TEST_CASE("plan-buffers: a negative or oversized capacity is a usage error") {
   std::string small = writeFile("ok.csv", "id,lower,upper,size\na,0,2,4\n");
   for (const char *capacity : {"-1", "18446744073709551615", "1e6", "12abc"}) {
-    CommandResult r = runBundlefit("plan-buffers " + small + " --format csv --capacity " + capacity);
+    CommandResult r =
+        runBundlefit("plan-buffers " + small + " --format csv --capacity " + capacity);
     CAPTURE(r.output);
     CHECK(r.exitCode == 2);
     CHECK(r.output.find("--capacity") != std::string::npos);
@@ -76,8 +77,9 @@ TEST_CASE("plan-buffers: the limits are options, and the JSON says how sure it i
   CHECK(help.output.find("--node-limit") != std::string::npos);
   CHECK(help.output.find("--stop-when-fits") != std::string::npos);
   // Five buffers whose bound is 12: only a search fits 12; 11 is impossible.
-  std::string small = writeFile("small.csv", "id,lower,upper,size\n"
-                                             "b0,0,3,4\nb1,3,9,4\nb2,0,9,4\nb3,9,21,4\nb4,0,21,4\n");
+  std::string small =
+      writeFile("small.csv", "id,lower,upper,size\n"
+                             "b0,0,3,4\nb1,3,9,4\nb2,0,9,4\nb3,9,21,4\nb4,0,21,4\n");
   CommandResult fits = runBundlefit("plan-buffers " + small + " --format csv --capacity 12 --json");
   REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
   nlohmann::json report = nlohmann::json::parse(fits.output);
@@ -85,7 +87,8 @@ TEST_CASE("plan-buffers: the limits are options, and the JSON says how sure it i
   CHECK(report["time_limit_seconds"] == 5.0);
   CHECK(report["problems"][0]["arena"] == 12);
   CHECK(report["problems"][0]["proof"] == "proven optimal");
-  CommandResult tooSmall = runBundlefit("plan-buffers " + small + " --format csv --capacity 11 --json");
+  CommandResult tooSmall =
+      runBundlefit("plan-buffers " + small + " --format csv --capacity 11 --json");
   CHECK(tooSmall.exitCode == 3);
   CHECK(nlohmann::json::parse(tooSmall.output)["problems"][0]["proof"] == "proven not to fit");
 }
@@ -93,8 +96,8 @@ TEST_CASE("plan-buffers: the limits are options, and the JSON says how sure it i
 // Run as its own ctest (planner_cli_minimalloc_D): exit 77 = skipped when
 // the benchmark data is not beside the repository.
 TEST_CASE("plan-buffers: MiniMalloc's D fits its capacity through the CLI" * doctest::skip()) {
-  std::filesystem::path d = std::filesystem::path(BUNDLEFIT_PLANNER_DATA) / "minimalloc" /
-                            "D.1048576.csv";
+  std::filesystem::path d =
+      std::filesystem::path(BUNDLEFIT_PLANNER_DATA) / "minimalloc" / "D.1048576.csv";
   if (!std::filesystem::exists(d)) {
     MESSAGE("no benchmark data at " << d);
     std::exit(77);

@@ -24,7 +24,7 @@ struct Core {
   std::string name;
   std::string type; ///< "cortex-m7", "hifi4", ...
   double clockMhz = 0;
-  std::string fpu;  ///< none | sp | dp
+  std::string fpu; ///< none | sp | dp
   bool dspExtension = false;
   bool helium = false;
   bool runsBundle = false;
@@ -122,7 +122,7 @@ struct Device {
   std::vector<Source> sources;
   std::string file; ///< Where it was loaded from.
 
-  const Core &bundleCore() const;            ///< The core that runs the bundle.
+  const Core &bundleCore() const; ///< The core that runs the bundle.
   const Core *findCore(const std::string &name) const;
   const MemoryRegionInfo *findRegion(const std::string &name) const;
   const KernelLibrary *findLibrary(const std::string &key) const;

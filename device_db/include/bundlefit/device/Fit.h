@@ -110,7 +110,8 @@ struct FitResult {
   std::vector<std::string> warnings;
 };
 
-FitResult fitModel(const Device &device, const ModelFootprint &footprint, const FitRequest &request);
+FitResult fitModel(const Device &device, const ModelFootprint &footprint,
+                   const FitRequest &request);
 
 /// FitResult::arenaRooms before any plan: what headroom, the SDK (or
 /// application) RAM and the variant's library RAM leave. The memory planner
@@ -122,7 +123,7 @@ std::vector<uint64_t> arenaRooms(const Device &device, const Variant &variant,
 
 /// A change that would make the model fit (or the best one can say).
 struct Suggestion {
-  std::string change;   ///< "quantize to int8", "weights in Flash", "use part stm32h743"
+  std::string change; ///< "quantize to int8", "weights in Flash", "use part stm32h743"
   bool fits = false;
   uint64_t flash = 0, ram = 0;
   double ms = 0;

@@ -14,8 +14,8 @@
 #pragma once
 
 #include "bundlefit/device/Device.h"
-#include "bundlefit/ir/Graph.h"
 #include "bundlefit/int8/CmsisBufferSizes.h"
+#include "bundlefit/ir/Graph.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
@@ -49,9 +49,9 @@ enum class LayerClass { Conv, Depthwise, FullyConnected, Other };
 /// One constant tensor of the bundle (64-aligned size as planned).
 struct WeightTensor {
   std::string name;
-  uint64_t bytes = 0;     ///< Padded to the bundle alignment.
-  int layer = -1;         ///< First layer that reads it.
-  uint64_t reuse = 1;     ///< Times the layer re-reads it per inference.
+  uint64_t bytes = 0; ///< Padded to the bundle alignment.
+  int layer = -1;     ///< First layer that reads it.
+  uint64_t reuse = 1; ///< Times the layer re-reads it per inference.
   uint64_t hotness() const { return bytes * reuse; }
 };
 
@@ -61,10 +61,10 @@ struct LayerWork {
   LayerClass cls = LayerClass::Other;
   uint64_t macs = 0;
   uint64_t outputElements = 0;
-  uint64_t activationBytes = 0;   ///< Input + output bytes it touches.
-  uint64_t scratchBytes = 0;      ///< Kernel workspace (CMSIS-NN / NNLib).
-  std::vector<int> weights;       ///< Indices into ModelFootprint::weights.
-  uint64_t reuse = 1;             ///< Output spatial positions (conv), else 1.
+  uint64_t activationBytes = 0; ///< Input + output bytes it touches.
+  uint64_t scratchBytes = 0;    ///< Kernel workspace (CMSIS-NN / NNLib).
+  std::vector<int> weights;     ///< Indices into ModelFootprint::weights.
+  uint64_t reuse = 1;           ///< Output spatial positions (conv), else 1.
 };
 
 struct ModelFootprint {
@@ -73,12 +73,12 @@ struct ModelFootprint {
   uint64_t mutableBytes = 0;
   uint64_t activationsBytes = 0; ///< Includes scratch.
   uint64_t activationsLowerBound = 0;
-  uint64_t scratchBytes = 0;     ///< Largest single kernel workspace.
+  uint64_t scratchBytes = 0; ///< Largest single kernel workspace.
   uint64_t codeBytes = 0;
   uint64_t libraryFlashBytes = 0;
   uint64_t libraryRamBytes = 0;
-  bool sizesEstimated = false;   ///< int8 re-typed from the float graph (estimateFootprint).
-  bool codeEstimated = true;     ///< Not from a compiled object (or given).
+  bool sizesEstimated = false; ///< int8 re-typed from the float graph (estimateFootprint).
+  bool codeEstimated = true;   ///< Not from a compiled object (or given).
   /// bundlefit generates this build's code (false: HiFi4, planning only).
   bool buildable = true;
   /// What is estimated and why ("code: ... because ..."); empty: all measured.
@@ -99,6 +99,7 @@ CmsisExtension cmsisExtensionOf(const Core &core);
 
 /// The footprint of a bundle already compiled (real int8 sizes, CMSIS-NN
 /// workspaces as planned): `fit --verify-link` of an int8 variant.
-ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant, const Device &device);
+ModelFootprint footprintOfPlan(const MemoryPlan &plan, const Variant &variant,
+                               const Device &device);
 
 } // namespace bundlefit::device

@@ -23,7 +23,9 @@ namespace bundlefit::device {
 struct SchemaViolation {
   std::string path;    ///< "memory[2].size"; "" for the document itself.
   std::string message; ///< "expected integer".
-  std::string str() const { return (path.empty() ? std::string("(document)") : path) + ": " + message; }
+  std::string str() const {
+    return (path.empty() ? std::string("(document)") : path) + ": " + message;
+  }
 };
 
 /// Checks `document` against `schema`; returns every violation found (empty

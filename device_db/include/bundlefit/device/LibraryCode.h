@@ -26,6 +26,7 @@ struct LibraryCodeSize {
 
 /// CMSIS-NN code for `functions` (arm_* names) on `core` ("cortex-m7", ...),
 /// from <device db directory>/libraries/cmsis-nn-code.json.
-LibraryCodeSize cmsisNnCodeBytes(const std::string &core, const std::vector<std::string> &functions);
+LibraryCodeSize cmsisNnCodeBytes(const std::string &core,
+                                 const std::vector<std::string> &functions);
 
 } // namespace bundlefit::device

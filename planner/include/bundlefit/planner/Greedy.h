@@ -19,12 +19,12 @@
 namespace bundlefit::planner {
 
 enum class GreedyOrder {
-  BySize,         ///< Largest footprint first (TFLM's greedy planner).
-  ByArea,         ///< Largest footprint x lifetime first.
-  ByLifetime,     ///< Longest lifetime first, then largest.
-  ByFirstUse,     ///< Program order (Glow's "SameOrder").
-  MaxLiveBySize,  ///< Glow: at the step with most unplaced bytes, largest buffer.
-  MaxLiveByTime,  ///< Glow: at the step with most unplaced bytes, longest buffer.
+  BySize,        ///< Largest footprint first (TFLM's greedy planner).
+  ByArea,        ///< Largest footprint x lifetime first.
+  ByLifetime,    ///< Longest lifetime first, then largest.
+  ByFirstUse,    ///< Program order (Glow's "SameOrder").
+  MaxLiveBySize, ///< Glow: at the step with most unplaced bytes, largest buffer.
+  MaxLiveByTime, ///< Glow: at the step with most unplaced bytes, longest buffer.
 };
 
 enum class GreedyFit {
@@ -36,8 +36,7 @@ std::string toString(GreedyOrder order);
 std::string toString(GreedyFit fit);
 
 /// One greedy pass. Honours every valid in-place hint. Deterministic.
-Plan planGreedy(const Problem &problem, GreedyOrder order,
-                GreedyFit fit = GreedyFit::FirstFit);
+Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit fit = GreedyFit::FirstFit);
 
 /// Runs the order x fit combinations, most successful first, stopping once a
 /// plan meets the lower bound, and keeps the smallest arena (ties go to the

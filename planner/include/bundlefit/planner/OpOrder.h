@@ -41,8 +41,7 @@ bool isTopologicalOrder(const OpGraph &graph, const std::vector<int> &order);
 uint64_t computePeak(const OpGraph &graph, const std::vector<int> &order);
 
 /// Live bytes on each step of order (what computePeak takes the max of).
-std::vector<uint64_t> computeLiveBytes(const OpGraph &graph,
-                                       const std::vector<int> &order);
+std::vector<uint64_t> computeLiveBytes(const OpGraph &graph, const std::vector<int> &order);
 
 struct OrderOptions {
   /// Exact dynamic programming over sets of executed ops while every layer

@@ -91,16 +91,16 @@ struct Problem {
 /// The answer: one offset per buffer (same order as Problem::buffers).
 struct Plan {
   std::vector<uint64_t> offsets;
-  uint64_t arenaSize = 0;  ///< max over buffers of offset + footprint.
-  uint64_t lowerBound = 0; ///< computeLowerBound(problem); no plan is smaller.
-  std::string algorithm;   ///< Which strategy produced it, for reports.
+  uint64_t arenaSize = 0;     ///< max over buffers of offset + footprint.
+  uint64_t lowerBound = 0;    ///< computeLowerBound(problem); no plan is smaller.
+  std::string algorithm;      ///< Which strategy produced it, for reports.
   bool provedOptimal = false; ///< arenaSize is the minimum (bound met or search exhausted).
   uint64_t searchNodes = 0;   ///< Exact search nodes spent (0 for greedy).
   /// The time or node limit ended the work (a greedy pass after the first,
   /// or the exact search): the plan is the best found by then.
   bool budgetExhausted = false;
   bool provedInfeasible = false; ///< The search proved no plan fits the capacity asked.
-  size_t sections = 0;          ///< Independent sections the exact search saw.
+  size_t sections = 0;           ///< Independent sections the exact search saw.
 };
 
 /// Which hints every strategy honours (same order as Problem::inPlace): the

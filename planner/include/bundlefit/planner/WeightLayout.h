@@ -35,14 +35,13 @@ struct RegionUsage {
 
 /// Picks a region index for the constant (padded size given), or -1 if none
 /// can take it. Called in first-use order.
-using RegionPolicy = std::function<int(const Constant &constant, uint64_t paddedSize,
-                                       const std::vector<Region> &regions,
-                                       const std::vector<RegionUsage> &usage)>;
+using RegionPolicy =
+    std::function<int(const Constant &constant, uint64_t paddedSize,
+                      const std::vector<Region> &regions, const std::vector<RegionUsage> &usage)>;
 
 /// The first region with room left (first fit, in the order given).
 int firstRegionWithRoom(const Constant &constant, uint64_t paddedSize,
-                        const std::vector<Region> &regions,
-                        const std::vector<RegionUsage> &usage);
+                        const std::vector<Region> &regions, const std::vector<RegionUsage> &usage);
 
 struct WeightPlacement {
   int region = 0;
@@ -53,13 +52,12 @@ struct WeightLayout {
   std::vector<WeightPlacement> placements; ///< Same order as the constants given.
   std::vector<uint64_t> regionSizes;       ///< Bytes used per region (padded).
   uint64_t total = 0;                      ///< Sum of regionSizes.
-  std::string error; ///< Empty on success; else which constant did not fit.
+  std::string error;                       ///< Empty on success; else which constant did not fit.
   explicit operator bool() const { return error.empty(); }
 };
 
 /// One unlimited region.
-WeightLayout layoutWeights(const std::vector<Constant> &constants,
-                           uint64_t alignment = 64);
+WeightLayout layoutWeights(const std::vector<Constant> &constants, uint64_t alignment = 64);
 
 WeightLayout layoutWeights(const std::vector<Constant> &constants,
                            const std::vector<Region> &regions,

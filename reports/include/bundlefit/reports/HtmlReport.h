@@ -50,15 +50,15 @@ struct HtmlVariantRow {
 };
 
 struct HtmlReport {
-  std::string title;                  ///< "lenet: memory plan"
-  std::vector<std::string> summary;   ///< Lines under the title.
-  const MemoryPlan *plan = nullptr;   ///< Timeline and layer table.
+  std::string title;                ///< "lenet: memory plan"
+  std::vector<std::string> summary; ///< Lines under the title.
+  const MemoryPlan *plan = nullptr; ///< Timeline and layer table.
   const LayerTiming *timing = nullptr;
-  std::string regionsTitle;           ///< "rt1062: Flash and RAM (float, weights auto)"
+  std::string regionsTitle; ///< "rt1062: Flash and RAM (float, weights auto)"
   std::vector<HtmlRegionBar> regions;
   std::vector<HtmlVariantRow> variants;
   std::string pickReason;
-  std::string verdict;                ///< "FITS", "DOES NOT FIT" or empty.
+  std::string verdict; ///< "FITS", "DOES NOT FIT" or empty.
   std::vector<std::string> notes;
   std::vector<std::pair<std::string, TextTable>> tables; ///< Titled, after the layers.
 };

@@ -47,9 +47,9 @@ namespace bundlefit {
 
 /// One placeholder (input or output) inside the mutableWeight region.
 struct PlaceholderSpec {
-  std::string name;   ///< Key of the input/output maps (the model's name).
+  std::string name;    ///< Key of the input/output maps (the model's name).
   uint64_t offset = 0; ///< Byte offset in mutableWeight (<NET>_<name>).
-  TensorType type;    ///< dtype and shape; bytes() bytes are read/written.
+  TensorType type;     ///< dtype and shape; bytes() bytes are read/written.
   bool isInput = false;
 };
 
@@ -66,7 +66,7 @@ struct BundleRunSpec {
   uint64_t constantSize = 0, mutableSize = 0, activationsSize = 0;
   std::vector<PlaceholderSpec> placeholders;
   std::string target = "host"; ///< "host" | "cortex-m7" | "cortex-m33" | "cortex-m4" | "cortex-m55"
-  double timeoutSeconds = 120;  ///< For running the program (builds: 600 s each).
+  double timeoutSeconds = 120; ///< For running the program (builds: 600 s each).
   ToolOverrides tools;
   /// Samples per run: each input tensor holds `batch` samples back to back
   /// (batch * the placeholder's bytes), the program calls the entry once per
@@ -110,9 +110,9 @@ std::string findTool(const std::string &name);
 
 /// A Cortex-M target as run under QEMU: board, core, gcc flags, memories.
 struct CortexMBoard {
-  std::string target;  ///< "cortex-m7"
-  std::string machine; ///< QEMU -machine: "mps2-an500"
-  std::string cpu;     ///< QEMU -cpu: "cortex-m7"
+  std::string target;              ///< "cortex-m7"
+  std::string machine;             ///< QEMU -machine: "mps2-an500"
+  std::string cpu;                 ///< QEMU -cpu: "cortex-m7"
   std::vector<std::string> cflags; ///< -mcpu/-mthumb/-mfloat-abi/-mfpu
   struct Memory {
     const char *name;
@@ -140,8 +140,8 @@ void requireNewlib(const std::string &armGcc, const CortexMBoard &board,
 
 /// Result of a child process run with a time limit.
 struct ProcessResult {
-  int exitCode = -1;   ///< Exit status when it exited normally.
-  int termSignal = 0;  ///< Signal that ended it (0 if it exited).
+  int exitCode = -1;  ///< Exit status when it exited normally.
+  int termSignal = 0; ///< Signal that ended it (0 if it exited).
   bool timedOut = false;
   bool startFailed = false; ///< chdir or exec failed (reported as exit code 127).
   double seconds = 0;

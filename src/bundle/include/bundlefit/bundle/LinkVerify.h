@@ -139,9 +139,9 @@ uint64_t linkedCodeBytes(const std::string &objectPath, const std::string &entry
 
 struct LinkVerification {
   bool predictedFits = false;
-  bool linkedFits = false;     ///< ld succeeded.
-  bool verdictsAgree = false;  ///< Same verdict, same overflowing regions.
-  bool sizesAgree = false;     ///< Every region within tolerance.
+  bool linkedFits = false;    ///< ld succeeded.
+  bool verdictsAgree = false; ///< Same verdict, same overflowing regions.
+  bool sizesAgree = false;    ///< Every region within tolerance.
   double tolerancePercent = 1.0;
   std::vector<std::string> overflowMessages; ///< ld's "region `X' overflowed by N bytes".
   std::vector<RegionCheck> regions;

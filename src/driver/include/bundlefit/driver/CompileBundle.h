@@ -13,8 +13,8 @@
 #include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/codegen/Target.h"
-#include "bundlefit/ir/Graph.h"
 #include "bundlefit/int8/CmsisBufferSizes.h"
+#include "bundlefit/ir/Graph.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <memory>
@@ -58,7 +58,7 @@ struct CompiledBundle {
   MemoryPlan plan;
   std::string networkName;
   TargetOptions target;
-  CodegenResult code; ///< Empty when CompileRequest::generateCode is false.
+  CodegenResult code;    ///< Empty when CompileRequest::generateCode is false.
   bool useCmsis = false; ///< Built with --use-cmsis.
   CmsisExtension cmsisExtension = CmsisExtension::None;
   int64_t cmsisLayoutNodes = 0;

@@ -25,7 +25,7 @@ struct FitCheckOptions {
   BuildOptions build;
   std::string device;
   std::vector<std::string> deviceFiles; ///< Extra parts (--device-file).
-  std::string variant; ///< Empty: int8 with a profile, else float.
+  std::string variant;                  ///< Empty: int8 with a profile, else float.
   /// Weights policy, headroom, static bytes, a given code size.
   device::FitRequest request;
 };

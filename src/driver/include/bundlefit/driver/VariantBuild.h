@@ -29,8 +29,8 @@
 #include "bundlefit/driver/Pipeline.h"
 
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,9 +58,9 @@ struct BuildOptions {
 /// Where the code bytes of a build come from.
 struct CodeBreakdown {
   uint64_t text = 0, rodata = 0, data = 0; ///< The bundle object's sections.
-  uint64_t runtime = 0;       ///< What linking adds: libgcc/newlib routines, alignment.
-  uint64_t library = 0;       ///< CMSIS-NN functions it calls (per-core table).
-  uint64_t estimated = 0;     ///< BuildOptions::estimateCode: the whole figure, not compiled.
+  uint64_t runtime = 0;         ///< What linking adds: libgcc/newlib routines, alignment.
+  uint64_t library = 0;         ///< CMSIS-NN functions it calls (per-core table).
+  uint64_t estimated = 0;       ///< BuildOptions::estimateCode: the whole figure, not compiled.
   bool runtimeMeasured = false; ///< false: arm-none-eabi-gcc missing, runtime not counted.
   bool fromCache = false;
   uint64_t total() const { return text + rodata + data + runtime + library + estimated; }

@@ -46,5 +46,4 @@ struct CalibrationResult {
 };
 std::vector<CalibrationResult> checkCalibration(const DeviceDatabase &db);
 
-
 } // namespace bundlefit::device

@@ -41,8 +41,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/ir/Graph.h"
 #include "bundlefit/int8/CmsisBufferSizes.h"
+#include "bundlefit/ir/Graph.h"
 
 #include <cstdint>
 #include <string>

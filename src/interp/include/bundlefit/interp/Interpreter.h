@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 
 #include <functional>
 #include <map>
@@ -45,10 +45,11 @@ void registerResizeKernels(KernelTable &table);
 void registerElementwiseKernels(KernelTable &table);
 void registerShapeKernels(KernelTable &table);
 void registerReduceKernels(KernelTable &table);
-void registerFusedKernels(KernelTable &table); // ConvPool (ir/FusedOps.h)
+void registerFusedKernels(KernelTable &table);     // ConvPool (ir/FusedOps.h)
 void registerUnaryMathKernels(KernelTable &table); // ir/UnaryMath.h
 void registerMovementKernels(KernelTable &table);
-void registerIndexKernels(KernelTable &table);     // GatherElements, GatherND, Scatter, OneHot  // Expand, Tile, DepthToSpace, Trilu
+void registerIndexKernels(KernelTable &table); // GatherElements, GatherND, Scatter, OneHot  //
+                                               // Expand, Tile, DepthToSpace, Trilu
 void registerLinearQuantKernels(KernelTable &table); // QuantizeLinear, DequantizeLinear
 
 /// Evaluates one node whose output types are already inferred.

@@ -51,12 +51,8 @@ public:
   std::vector<int64_t> toInts() const;
   std::vector<float> toFloats() const;
 
-  template <typename T> const T *dataAs() const {
-    return reinterpret_cast<const T *>(data.data());
-  }
-  template <typename T> T *mutableDataAs() {
-    return reinterpret_cast<T *>(data.data());
-  }
+  template <typename T> const T *dataAs() const { return reinterpret_cast<const T *>(data.data()); }
+  template <typename T> T *mutableDataAs() { return reinterpret_cast<T *>(data.data()); }
 };
 
 class Node {
@@ -68,9 +64,7 @@ public:
   std::vector<Value *> outputs;
   Attributes attrs;
 
-  Value *input(size_t index) const {
-    return index < inputs.size() ? inputs[index] : nullptr;
-  }
+  Value *input(size_t index) const { return index < inputs.size() ? inputs[index] : nullptr; }
   Value *output(size_t index = 0) const {
     return index < outputs.size() ? outputs[index] : nullptr;
   }
@@ -83,16 +77,14 @@ public:
   std::string name; ///< Network name (legalized later for the bundle).
 
   Value *addInput(const std::string &name, const TensorType &type);
-  Value *addConstant(const std::string &name, const TensorType &type,
-                     std::vector<uint8_t> bytes);
+  Value *addConstant(const std::string &name, const TensorType &type, std::vector<uint8_t> bytes);
   /// Adds a node at the end of the execution order. Outputs are created as
   /// intermediates with unknown types, named `outputNames` (made unique).
   Node *addNode(const std::string &opType, const std::string &name,
-                const std::vector<Value *> &inputs,
-                const std::vector<std::string> &outputNames);
+                const std::vector<Value *> &inputs, const std::vector<std::string> &outputNames);
   /// Same, but inserts the node just before `before` in execution order.
-  Node *insertNodeBefore(Node *before, const std::string &opType,
-                         const std::string &name, const std::vector<Value *> &inputs,
+  Node *insertNodeBefore(Node *before, const std::string &opType, const std::string &name,
+                         const std::vector<Value *> &inputs,
                          const std::vector<std::string> &outputNames);
   void markOutput(Value *value);
 

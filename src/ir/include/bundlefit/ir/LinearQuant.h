@@ -21,8 +21,8 @@ namespace bundlefit {
 /// The checked operands: `scales.size() == zeroPoints.size()`, one entry per
 /// tensor (axis == -1) or one per index of `axis` of X.
 struct LinearQuant {
-  std::vector<float> scales;       ///< Each finite and > 0.
-  std::vector<int64_t> zeroPoints; ///< In the zero point's own dtype's range.
+  std::vector<float> scales;          ///< Each finite and > 0.
+  std::vector<int64_t> zeroPoints;    ///< In the zero point's own dtype's range.
   DType zeroPointType = DType::UInt8; ///< ONNX's default without a zero point.
   int64_t axis = -1;                  ///< Normalised; -1 per tensor.
 

@@ -83,10 +83,22 @@ struct OpSchema {
   // Chainable setters for the registration lines:
   //   registry.add({"Reshape", inferReshape, noMacs}).with(kOpView | kOpMovesBytes)
   //       .parameters(kParametersFrom1).quantized(Int8Rule::SameParams);
-  OpSchema &with(uint32_t opTraits) { traits |= opTraits; return *this; }
-  OpSchema &parameters(uint32_t mask) { parameterOperands = mask; return *this; }
-  OpSchema &quantized(Int8Rule rule) { int8 = rule; return *this; }
-  OpSchema &cmsis(const char *function) { cmsisFunction = function; return *this; }
+  OpSchema &with(uint32_t opTraits) {
+    traits |= opTraits;
+    return *this;
+  }
+  OpSchema &parameters(uint32_t mask) {
+    parameterOperands = mask;
+    return *this;
+  }
+  OpSchema &quantized(Int8Rule rule) {
+    int8 = rule;
+    return *this;
+  }
+  OpSchema &cmsis(const char *function) {
+    cmsisFunction = function;
+    return *this;
+  }
 };
 
 /// parameterOperands masks.
@@ -144,7 +156,7 @@ void registerQuantOps(OpRegistry &registry);       // Quantize, Dequantize, Resc
 void registerLinearQuantOps(OpRegistry &registry); // ONNX QuantizeLinear, DequantizeLinear
 void registerFusedOps(OpRegistry &registry);       // ConvPool (FusedOps.h)
 void registerMovementOps(OpRegistry &registry);    // Expand, Tile, DepthToSpace, Trilu...
-void registerIndexOps(OpRegistry &registry);       // GatherElements, GatherND, ScatterElements, OneHot
-void registerUnaryMathOps(OpRegistry &registry);   // Neg, Log, Erf, Selu... (UnaryMath.h)
+void registerIndexOps(OpRegistry &registry); // GatherElements, GatherND, ScatterElements, OneHot
+void registerUnaryMathOps(OpRegistry &registry); // Neg, Log, Erf, Selu... (UnaryMath.h)
 
 } // namespace bundlefit

@@ -15,14 +15,11 @@ struct Tensor {
 
   Tensor() = default;
   explicit Tensor(const TensorType &t) : type(t), bytes(t.bytes()) {}
-  Tensor(const TensorType &t, std::vector<uint8_t> data)
-      : type(t), bytes(std::move(data)) {}
+  Tensor(const TensorType &t, std::vector<uint8_t> data) : type(t), bytes(std::move(data)) {}
 
   int64_t numElements() const { return type.numElements(); }
   template <typename T> T *data() { return reinterpret_cast<T *>(bytes.data()); }
-  template <typename T> const T *data() const {
-    return reinterpret_cast<const T *>(bytes.data());
-  }
+  template <typename T> const T *data() const { return reinterpret_cast<const T *>(bytes.data()); }
   /// Element `i` converted to double, whatever the dtype.
   double at(int64_t i) const;
 

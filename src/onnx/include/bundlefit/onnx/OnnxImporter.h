@@ -22,8 +22,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/TensorType.h"
 
 #include <cstdint>
@@ -59,8 +59,7 @@ struct ImportOptions {
 
 /// Reads the ONNX model at `path` (up to 2 GB) into a Graph named after the
 /// ONNX graph (or the file stem when the graph has no name).
-std::unique_ptr<Graph> importOnnxModel(const std::string &path,
-                                       const ImportOptions &options = {});
+std::unique_ptr<Graph> importOnnxModel(const std::string &path, const ImportOptions &options = {});
 
 /// The importer's check, for a graph imported with rejectUnsupportedOps
 /// false and then rewritten: Error(Unsupported) naming `path` and every

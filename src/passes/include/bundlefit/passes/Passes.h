@@ -97,8 +97,8 @@ struct PassOptions {
 struct PassStats {
   size_t nodesBefore = 0;
   size_t nodesAfter = 0;
-  size_t folded = 0;               ///< nodes evaluated at compile time
-  size_t batchNormsFolded = 0;     ///< BN nodes folded or lowered to Mul+Add
+  size_t folded = 0;           ///< nodes evaluated at compile time
+  size_t batchNormsFolded = 0; ///< BN nodes folded or lowered to Mul+Add
   size_t identitiesRemoved = 0;
   size_t activationsFused = 0;
   size_t deadNodesRemoved = 0;

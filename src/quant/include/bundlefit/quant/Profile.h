@@ -27,8 +27,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 
 #include <cstdint>
 #include <map>
@@ -50,9 +50,9 @@ struct TensorProfile {
 };
 
 struct ProfileData {
-  uint64_t modelHash = 0;  ///< FNV-1a 64 of the ONNX file bytes.
-  std::string modelName;   ///< File name the profile was recorded from ("" if unknown).
-  uint64_t samples = 0;    ///< Calibration samples run (0 if unknown).
+  uint64_t modelHash = 0;             ///< FNV-1a 64 of the ONNX file bytes.
+  std::string modelName;              ///< File name the profile was recorded from ("" if unknown).
+  uint64_t samples = 0;               ///< Calibration samples run (0 if unknown).
   std::vector<TensorProfile> tensors; ///< In graph order.
 
   /// The entry for `name`, or nullptr.
@@ -102,6 +102,6 @@ private:
 /// Merges `counts` recorded over [oldMin, oldMax] into bins over the wider
 /// [newMin, newMax] (same bin count); exposed for tests.
 std::vector<double> rebinHistogram(const std::vector<double> &counts, double oldMin, double oldMax,
-                                  double newMin, double newMax);
+                                   double newMin, double newMax);
 
 } // namespace bundlefit

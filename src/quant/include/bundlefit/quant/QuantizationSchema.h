@@ -47,8 +47,8 @@ struct ScaleZeroPoint {
 
 /// Glow's chooseQuantizationParams for a quantized range [qmin, qmax]
 /// (int8 by default). `min` <= `max` must hold; NaNs are treated as 0.
-ScaleZeroPoint chooseQuantParams(float min, float max, QuantSchema schema,
-                                 int64_t qmin = -128, int64_t qmax = 127);
+ScaleZeroPoint chooseQuantParams(float min, float max, QuantSchema schema, int64_t qmin = -128,
+                                 int64_t qmax = 127);
 
 /// Symmetric parameters for a weight (or int8 bias) whose largest magnitude is
 /// `maxAbs`: zero point 0, scale = maxAbs / 127 (values in [-127, 127]);

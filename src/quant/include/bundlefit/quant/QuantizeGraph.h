@@ -67,9 +67,9 @@ struct QuantizationOptions {
 
 /// What quantizeGraph did, for --verbose output and tests.
 struct QuantizationSummary {
-  size_t int8Nodes = 0;      ///< Nodes computing in int8 (views included).
-  size_t floatNodes = 0;     ///< Original nodes left in float.
-  size_t quantizeNodes = 0;  ///< Conversions inserted.
+  size_t int8Nodes = 0;     ///< Nodes computing in int8 (views included).
+  size_t floatNodes = 0;    ///< Original nodes left in float.
+  size_t quantizeNodes = 0; ///< Conversions inserted.
   size_t dequantizeNodes = 0;
   /// "node 'x' (Op): reason" for every int8-capable node left float.
   std::vector<std::string> keptFloat;

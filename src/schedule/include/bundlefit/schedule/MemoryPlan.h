@@ -57,9 +57,9 @@ struct MemoryPlan {
   /// (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) and an
   /// in-place result share the placement of the value they alias.
   std::map<const Value *, Placement> placements;
-  std::vector<PlannedBuffer> buffers;    ///< Activation buffers (owners only).
-  std::vector<ScratchBuffer> scratch;    ///< Kernel workspaces.
-  std::vector<const Value *> constants;  ///< In weight-layout order.
+  std::vector<PlannedBuffer> buffers;      ///< Activation buffers (owners only).
+  std::vector<ScratchBuffer> scratch;      ///< Kernel workspaces.
+  std::vector<const Value *> constants;    ///< In weight-layout order.
   std::vector<const Value *> placeholders; ///< Inputs, then outputs.
 
   uint64_t constantSize = 0;

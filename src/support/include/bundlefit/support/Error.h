@@ -16,19 +16,18 @@ namespace bundlefit {
 /// CI scripts gate on them.
 enum class ExitCode : int {
   Success = 0,
-  Internal = 1,        ///< A bug in bundlefit.
-  Usage = 2,           ///< Unknown or malformed command-line option.
-  DoesNotFit = 3,      ///< The model does not fit the device / capacity.
-  BadInputFile = 4,    ///< Unreadable, truncated or wrongly formatted input.
-  Unsupported = 5,     ///< Valid model that bundlefit cannot compile.
-  CannotWrite = 6,     ///< Output could not be written.
-  ToolMissing = 7,     ///< An external tool (toolchain, QEMU) is missing or failed.
+  Internal = 1,     ///< A bug in bundlefit.
+  Usage = 2,        ///< Unknown or malformed command-line option.
+  DoesNotFit = 3,   ///< The model does not fit the device / capacity.
+  BadInputFile = 4, ///< Unreadable, truncated or wrongly formatted input.
+  Unsupported = 5,  ///< Valid model that bundlefit cannot compile.
+  CannotWrite = 6,  ///< Output could not be written.
+  ToolMissing = 7,  ///< An external tool (toolchain, QEMU) is missing or failed.
 };
 
 class Error : public std::runtime_error {
 public:
-  Error(ExitCode code, const std::string &message)
-      : std::runtime_error(message), code_(code) {}
+  Error(ExitCode code, const std::string &message) : std::runtime_error(message), code_(code) {}
   ExitCode code() const { return code_; }
 
 private:

@@ -22,9 +22,9 @@ namespace bundlefit::planner::formats {
 
 struct GlowTraceModel {
   std::string name;
-  uint64_t alignment = 1;   ///< ALIGN; applied to every buffer.
-  Problem problem;          ///< Buffers in ALLOC order; Buffer::id is the trace id.
-  uint64_t glowArena = 0;   ///< MEM (0 when absent).
+  uint64_t alignment = 1;    ///< ALIGN; applied to every buffer.
+  Problem problem;           ///< Buffers in ALLOC order; Buffer::id is the trace id.
+  uint64_t glowArena = 0;    ///< MEM (0 when absent).
   double glowEfficiency = 0; ///< EFF (0 when absent).
 };
 

@@ -25,8 +25,7 @@ struct CsvProblem {
   std::vector<uint64_t> offsets;  ///< The offset column, if the file has one.
 };
 
-std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in,
-                                             std::string *error = nullptr);
+std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *error = nullptr);
 
 /// Writes `id,lower,upper,size,offset`, one row per buffer. names[i] is the id
 /// written for buffer i (Buffer::id when names is empty).
