@@ -7,7 +7,7 @@ packages=(
   # build
   cmake ninja-build g++ ccache pkg-config
   # compiler stack
-  llvm-16-dev clang-16 lld-16 libzstd-dev zlib1g-dev libedit-dev libffi-dev libxml2-dev libncurses-dev
+  llvm-16-dev clang-16 lld-16 clang-format libzstd-dev zlib1g-dev libedit-dev libffi-dev libxml2-dev libncurses-dev
   # model import
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   # libraries
