@@ -32,8 +32,9 @@ def main():
         print(("ok   " if ok else "FAIL ") + name)
 
     code, out, err = run("fit", lenet, "--device", "nrf52840")
-    check("fit: the int8 variant without --load-profile",
-          code == 0 and "variant int8" in out.splitlines()[0])
+    # The header line wraps at 100 columns when the model's path is long: compare its words.
+    header = " ".join(out.split("\nbundle:")[0].split())
+    check("fit: the int8 variant without --load-profile", code == 0 and "variant int8," in header)
     code, out, err = run("fit", lenet, "--device", "nrf52840", "--variant", "float")
     check("fit --variant float: usage error naming the reason",
           code == 2 and "pre-quantized" in err and len(err.strip().splitlines()) == 1)
