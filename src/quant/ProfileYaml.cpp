@@ -42,12 +42,30 @@ std::string countText(double value) {
   return buffer;
 }
 
-/// YAML single-quoted scalar: only the quote itself needs escaping.
+/// A YAML scalar that reads back as exactly `text`. Single quotes need only
+/// the quote escaped, but YAML folds line breaks inside them (one break reads
+/// as a space), so a name holding a control character - an ONNX name may, and
+/// a folded multi-line name read from a profile does - goes out double-quoted
+/// with every control character as a \xNN escape. Found by
+/// fuzz/ProfileFuzzer.cpp.
 std::string quoted(const std::string &text) {
-  std::string out = "'";
-  for (char c : text)
-    out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
+  bool hasControl = false;
+  for (unsigned char c : text)
+    hasControl |= c < 0x20 || c == 0x7f;
+  std::string out = hasControl ? "\"" : "'";
+  for (char c : text) {
+    unsigned char byte = static_cast<unsigned char>(c);
+    if (!hasControl) {
+      out += c == '\'' ? std::string("''") : std::string(1, c);
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\x%02x", byte);
+      out += escape;
+    } else {
+      out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    }
+  }
+  return out + (hasControl ? "\"" : "'");
 }
 
 [[noreturn]] void malformed(const std::string &source, const std::string &what) {

@@ -112,6 +112,23 @@ TEST_CASE("a profile survives the YAML round trip exactly") {
   CHECK(renderProfile(back) == text);
 }
 
+TEST_CASE("tensor names with line breaks and quotes survive the round trip") {
+  // YAML folds a line break inside single quotes into a space, so such names
+  // must go out double-quoted with escapes (found by fuzz/ProfileFuzzer.cpp).
+  ProfileData profile = sampleProfile();
+  profile.tensors[0].name = "two\nlines";
+  profile.tensors[1].name = "tab\there, 'quote' \"double\" back\\slash\r\x7f";
+  profile.modelName = "model\nname.onnx";
+  std::string text = renderProfile(profile);
+  CHECK(text.find("- NodeOutputName: \"two\\x0alines\"") != std::string::npos);
+  ProfileData back = parseProfile(text, "p.yaml");
+  REQUIRE(back.tensors.size() == profile.tensors.size());
+  CHECK(back.tensors[0].name == profile.tensors[0].name);
+  CHECK(back.tensors[1].name == profile.tensors[1].name);
+  CHECK(back.modelName == profile.modelName);
+  CHECK(renderProfile(back) == text);
+}
+
 TEST_CASE("a profile in Glow's own output style parses (two documents, no bundlefit extras)") {
   std::string glow = "---\n"
                      "GraphPreLowerHash: 0x00000000DEADBEEF\n"
