@@ -32,6 +32,7 @@ fi
 benches=(
   "model_memory|$build/bin/bench_model_memory $models bench/results/model_memory.json"
   "conformance|$build/bin/onnx_conformance --json bench/results/conformance_interp.json"
+  "conformance_bundle|$build/bin/onnx_conformance --engine bundle --json bench/results/conformance_bundle.json"
   "scale|$build/bin/bench_scale bench/results/scale.json"
   "cmsis_insns|$py bench/cost/measure_cmsis.py --work /tmp/bundlefit-cmsis-insns --out bench/results/cmsis_insns.json"
   "own_insns|$py bench/cost/measure_own.py --bundlefit $bf --out bench/results/own_insns.json"
