@@ -10,12 +10,14 @@
   outputs within the conformance suite's tolerance.
 - Cortex-M7 under QEMU, when the Arm toolchain and QEMU are there: the same
   outputs as the CLI's on that target.
+- Two threads: the outputs of serial runs.
 - Errors: bundlefit.Error with the CLI's exit code and category, naming the
   input at fault.
 
 Usage: test_run.py BUILD_PYTHON_DIR BUNDLEFIT_EXE
 Exit 77 (a ctest skip) when the module was not built (no pybind11-dev).
 """
+import concurrent.futures
 import os
 import shutil
 import sys
@@ -151,13 +153,27 @@ def main():
     print(f"int8 with a profile: equal to the CLI's (max |diff| from the interpreter "
           f"{q['outputs'][0]['max_abs_diff']:.3g}, cosine to the float bundle {to_float:.6f})")
 
-    # ONNX backend node tests.
+    # ONNX backend node tests; a two-input one also as a list against the CLI's --input order.
     if os.path.isdir(NODE_TESTS):
         for name in NODE_CASES:
             print(f"{name}: expected outputs within rtol {RTOL}, atol {ATOL} "
                   f"(max |diff| {node_case(bundlefit, name):.3g})")
+        add = os.path.join(NODE_TESTS, "test_add_bcast", "model.onnx")
+        pair = [rng.standard_normal((3, 4, 5)).astype(np.float32),
+                rng.standard_normal(5).astype(np.float32)]
+        added = against_cli(bundlefit, exe, add, add, pair, work, "add")
+        check(np.allclose(added["arrays"]["sum"], pair[0] + pair[1]), "test_add_bcast: wrong sum")
+        print("test_add_bcast, two inputs as a list: equal to the CLI's with two --input")
     else:
         print(f"note: {NODE_TESTS} missing (Debian package libonnx-testdata): node cases not run")
+
+    # Two threads (the GIL is released while a bundle builds and runs): the serial outputs.
+    inputs = [batch[i:i + 1] for i in range(4)]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        threaded = list(pool.map(lambda a: bundlefit.run(model, a)["arrays"]["y"], inputs))
+    check(all(np.array_equal(t, many["arrays"]["y"][i:i + 1]) for i, t in enumerate(threaded)),
+          "runs on two threads differ from the batch's samples")
+    print("4 runs on 2 threads: each equal to its sample of the batch run")
 
     # A Cortex-M7 under QEMU, as `bundlefit run --target cortex-m7`.
     if shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-gcc"):
