@@ -28,7 +28,9 @@ set(layer_bundle schedule interp support device)
 set(layer_reports schedule device)
 # The one pipeline (src/driver): load, passes, quantize, memory-opt, plan,
 # codegen, bundle, and the sizing of builds for a part on top of it.
-set(layer_driver onnx passes schedule reports codegen bundle device quant int8)
+# interp: `run` (ModelRun.h) reads and writes .npy and compares the bundle's
+# outputs with the reference interpreter's, for the CLI and Python alike.
+set(layer_driver onnx passes schedule reports codegen bundle device quant int8 interp)
 # `import bundlefit` (python/): the driver only, like a command.
 set(layer_python driver)
 set(layer_cli driver onnx passes schedule reports planner_formats codegen bundle device quant)

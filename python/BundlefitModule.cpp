@@ -4,6 +4,8 @@
 // thousands of times whether a model fits: no process start per answer, and
 // no code generation unless asked (fit's code figure is then a labelled
 // estimate; exact_code=True compiles the bundle as `bundlefit fit` does).
+// run() compiles and runs a bundle as `bundlefit run` does (driver/ModelRun.h)
+// and hands the outputs back as numpy arrays (RunArrays.h).
 // Every result is the dict of the command's JSON report (the same fields,
 // parsed from the same JSON); failures raise bundlefit.Error, whose
 // exit_code and category are the command line's (README, "Exit codes").
@@ -12,15 +14,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ModelSource.h"
+#include "RunArrays.h"
 
 #include "bundlefit/driver/CompileBundle.h"
 #include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/ModelRun.h"
 #include "bundlefit/driver/PickCheck.h"
 #include "bundlefit/driver/ToolInfo.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -191,6 +196,43 @@ py::object compile(const py::object &model, const std::string &outputDir, const 
   return stamped(std::move(report), *source);
 }
 
+/// `bundlefit run`: the bundlefit.run/1 report (with "file" fields when
+/// output_dir is given) plus "arrays", the outputs by name.
+py::object run(const py::object &model, const py::object &inputs, const std::string &target,
+               const std::optional<std::string> &outputDir, bool compare, int memoryOpt,
+               const std::optional<std::string> &profile, const std::string &schema, bool useCmsis,
+               const std::optional<std::string> &cmsisNn, const std::string &opt,
+               const std::optional<std::string> &networkName, double timeout) {
+  std::shared_ptr<ModelSource> source = modelOf(model);
+  driver::ModelRunOptions options;
+  options.compile.model = modelOptions(*source, memoryOpt);
+  options.compile.target = target;
+  options.compile.quant = quantOptions(*source, profile, schema);
+  options.compile.useCmsis = useCmsis;
+  options.compile.optLevel = opt;
+  options.compile.networkName = networkName.value_or("");
+  options.cmsisNnDir = cmsisNn.value_or("");
+  options.compare = compare;
+  options.timeoutSeconds = timeout;
+  options.inputOption = "inputs";
+  std::vector<driver::RunInput> given = bundlefit::python::runInputsOf(inputs);
+  if (outputDir)
+    checkDirectoryCreatable(*outputDir, "output directory");
+  driver::ModelRun result;
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    result = driver::runModel(options, given);
+    std::vector<std::string> files;
+    if (outputDir)
+      files = driver::writeRunOutputs(result, *outputDir);
+    report = driver::runReportJson(result, files);
+  }
+  py::object dict = stamped(std::move(report), *source);
+  dict["arrays"] = bundlefit::python::outputArrays(result);
+  return dict;
+}
+
 void translateErrors(std::exception_ptr pointer) {
   try {
     if (pointer)
@@ -262,4 +304,15 @@ PYBIND11_MODULE(bundlefit, m) {
         py::arg("quantization_schema") = "asymmetric", py::arg("use_cmsis") = false,
         py::arg("opt") = "O2",
         "Writes the bundle directory (all or nothing); returns its <net>.memory.json");
+  m.def("run", &run, py::arg("model"), py::arg("inputs"), py::kw_only(), py::arg("target") = "host",
+        py::arg("output_dir") = py::none(), py::arg("compare") = false, py::arg("memory_opt") = 2,
+        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
+        py::arg("use_cmsis") = false, py::arg("cmsis_nn") = py::none(), py::arg("opt") = "O2",
+        py::arg("network_name") = py::none(), py::arg("timeout") = 300.0,
+        "Compiles the bundle, runs it on the host or a Cortex-M under QEMU as `bundlefit run` "
+        "does, and returns its bundlefit.run/1 report as a dict plus 'arrays', the outputs as "
+        "numpy arrays by name. inputs: an array or .npy path, a list of them in the model's input "
+        "order, or a dict from input name to either; N samples stacked along the first dimension "
+        "run as a batch. compare=True adds the reference interpreter's comparison to each "
+        "output; output_dir also writes the outputs as .npy files, as the command line does.");
 }

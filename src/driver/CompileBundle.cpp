@@ -9,9 +9,9 @@
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <filesystem>
-#include <unistd.h>
 
 namespace bundlefit {
 
@@ -22,21 +22,6 @@ void quantizeForBuild(Graph &graph, const CompileRequest &request) {
     quantizeLoadedModel(graph, request.model.path, request.quant);
   else if (request.syntheticProfile)
     quantizeWithSyntheticProfile(graph, request.quant);
-}
-
-/// The bundle directory can be created or written: checked before the model
-/// is compiled, so a typo in -o fails in a second, not after the compile.
-void checkOutputDirectory(const std::string &dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw Error(ExitCode::CannotWrite, dir + ": exists and is not a directory (bundle output)");
-  fs::path existing = fs::absolute(dir, ec);
-  while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
-    existing = existing.parent_path();
-  if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
-    throw Error(ExitCode::CannotWrite, dir + ": cannot create the bundle directory (" +
-                                           existing.string() + " is not writable)");
 }
 
 } // namespace
@@ -114,7 +99,7 @@ CompiledBundle buildBundle(const CompileRequest &request) {
 }
 
 CompiledBundle compileBundle(const CompileRequest &request) {
-  checkOutputDirectory(request.outputDir);
+  checkDirectoryCreatable(request.outputDir, "bundle directory");
   CompiledBundle bundle = buildBundle(request);
   writeBundle(request, bundle);
   return bundle;

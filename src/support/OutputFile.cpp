@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <iostream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -93,6 +94,19 @@ void flushStandardOutput() {
     throw Error(ExitCode::CannotWrite,
                 std::string("standard output: cannot write") +
                     (errno ? std::string(": ") + std::strerror(errno) : std::string()));
+}
+
+void checkDirectoryCreatable(const std::string &dir, const std::string &what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw Error(ExitCode::CannotWrite, dir + ": exists and is not a directory (" + what + ")");
+  fs::path existing = fs::absolute(dir, ec);
+  while (!existing.empty() && !fs::exists(existing, ec) && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw Error(ExitCode::CannotWrite, dir + ": cannot create the " + what + " (" +
+                                           existing.string() + " is not writable)");
 }
 
 } // namespace bundlefit

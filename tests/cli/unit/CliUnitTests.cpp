@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "GlowTarget.h"
-#include "OutputComparison.h"
+#include "bundlefit/driver/OutputComparison.h"
 #include "bundlefit/driver/Sha256.h"
 
 #include "bundlefit/support/Error.h"

@@ -18,6 +18,13 @@ namespace bundlefit {
 /// fails (a full disk included); no temporary file is left behind.
 void writeOutputFile(const std::string &path, const std::string &bytes);
 
+/// Checks that `dir` can hold outputs: it is a directory, or it can be
+/// created (its nearest existing ancestor is writable). Throws
+/// Error(CannotWrite) naming `dir` and, in the message, `what` ("bundle
+/// directory"). Creates nothing, so a command that fails later leaves no
+/// empty directory; called before the long work, so a typo fails at once.
+void checkDirectoryCreatable(const std::string &dir, const std::string &what);
+
 /// Flushes stdout; throws Error(CannotWrite) if anything written to it was
 /// lost (`bundlefit plan m.onnx > /dev/full`).
 void flushStandardOutput();

@@ -1,5 +1,5 @@
 //===- OutputComparison.cpp - How close a bundle's output is to the reference ===//
-#include "OutputComparison.h"
+#include "bundlefit/driver/OutputComparison.h"
 
 #include <algorithm>
 #include <cmath>
