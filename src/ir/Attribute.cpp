@@ -1,5 +1,10 @@
 #include "bundlefit/ir/Attribute.h"
 
+#include "bundlefit/support/Error.h"
+
+#include <cstdio>
+#include <string>
+
 namespace bundlefit {
 
 const Attribute *Attributes::find(const std::string &name) const {
@@ -11,7 +16,18 @@ int64_t Attributes::getInt(const std::string &name, int64_t fallback) const {
   const Attribute *attr = find(name);
   if (!attr)
     return fallback;
-  return attr->kind == Attribute::Kind::Float ? int64_t(attr->f) : attr->i;
+  if (attr->kind != Attribute::Kind::Float)
+    return attr->i;
+  // A float where an integer belongs (some exporters write axis = 1.0):
+  // truncate it, but refuse what int64 cannot hold (converting that is
+  // undefined behaviour; found by fuzz/PipelineFuzzer.cpp).
+  if (!(attr->f > -9.2e18f && attr->f < 9.2e18f)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", double(attr->f));
+    throw Error(ExitCode::BadInputFile,
+                "attribute '" + name + "' holds " + text + ", not a 64-bit integer");
+  }
+  return int64_t(attr->f);
 }
 
 float Attributes::getFloat(const std::string &name, float fallback) const {

@@ -58,7 +58,16 @@ void inferNodeTypes(Node &node) {
   for (const Value *input : node.inputs)
     if (input && !input->typeKnown)
       fatalInternal(node.describe() + " reads '" + input->name + "' whose type is not known yet");
-  schema->inferTypes(node);
+  try {
+    schema->inferTypes(node);
+  } catch (const Error &e) {
+    // Checks below the node (an attribute's type, say) cannot name it; say
+    // which node so the one-line error points at the model's culprit.
+    const std::string where = node.describe();
+    if (std::string(e.what()).find(where) != std::string::npos)
+      throw;
+    throw Error(e.code(), where + ": " + e.what());
+  }
   for (Value *output : node.outputs) {
     // Shapes come from the model: one that overflows would wrap every size
     // computed from it (and crash constant folding), so refuse it here.

@@ -18,6 +18,7 @@
 #include "bundlefit/ir/OpRegistry.h"
 
 #include "BroadcastShape.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -229,7 +230,10 @@ void inferReshape(Node &node) {
     } else if (dim < 0) {
       fail(node, "input 'shape' has invalid dim " + std::to_string(dim));
     } else {
-      known *= dim;
+      std::optional<int64_t> product = checkedMul(known, dim);
+      if (!product)
+        fail(node, "input 'shape' " + shapeToString(requested) + " overflows int64 elements");
+      known = *product;
     }
     shape.push_back(dim);
   }
