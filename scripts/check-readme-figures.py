@@ -173,9 +173,14 @@ def stale_results(root, names):
             continue
         try:
             with open(os.path.join(root, name)) as f:
-                commit = json.load(f).get("commit")
+                result = json.load(f)
         except (OSError, ValueError) as e:
             warnings.append(f"{name}: {e}")
+            continue
+        commit = result.get("commit")
+        if not commit and "git_commit" in result:  # bench_mcu.py before bundlefit.bench_mcu/2
+            warnings.append(f"{name}: records \"git_commit\", not \"commit\": written by an older "
+                            "benchmark (rerun it)")
             continue
         if not commit or commit == "unknown":
             warnings.append(f"{name}: records no commit (rerun its benchmark)")
