@@ -51,7 +51,7 @@ TEST_CASE("exact search fits MiniMalloc's example into capacity 12" *
   options.capacity = 12;
   Plan plan = planExact(csv->problem, options);
   requireValid(csv->problem, plan);
-  CHECK(plan.lowerBound == 12);
+  CHECK(plan.lowerBound == 12); // the capacity MiniMalloc's example is named for
   CHECK(plan.arenaSize == 12);
   Plan minimised = planMemory(csv->problem);
   requireValid(csv->problem, minimised);

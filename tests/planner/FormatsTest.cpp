@@ -103,7 +103,7 @@ TEST_CASE("all 71 Glow traces plan at their lower bound" *
   std::string error;
   auto models = formats::parseGlowTraces(in, &error);
   REQUIRE_MESSAGE(models, error);
-  CHECK(models->size() == 71);
+  CHECK(models->size() == 71); // the MODEL lines of the shared trace file
   int glowAtBound = 0;
   for (const formats::GlowTraceModel &m : *models) {
     Plan plan = planMemory(m.problem);
