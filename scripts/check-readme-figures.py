@@ -7,11 +7,12 @@ The README marks where its measured figures come from with HTML comments:
     ... prose and tables ...
     <!-- /figures -->
 
-Inside such a block every number (1,505,280, 0.332, 91.3%, 3.4 s) must equal
-a number in one of the named results files, at the precision the README
-shows: the value itself, or the value x100 (a ratio quoted as a percentage),
-or x1000 (seconds quoted as ms); the length of a list counts too (71 traces).
-Numbers inside `code spans`, inside words (Cortex-M7, 96x96, V2) and those
+Inside such a block every number (1,505,280, 0.332, 91.3%, 3.4 s, 6.25M,
+1.12x) must equal a number in one of the named results files, at the precision
+the README shows: the value itself, or the value x100 (a ratio quoted as a
+percentage), or x1000 (seconds quoted as ms); "M" quotes millions (6.25M is
+6,249,449 at two decimals) and "x" a ratio; the length of a list counts too
+(71 traces). Numbers inside `code spans`, inside words (Cortex-M7, 96x96, V2) and those
 listed after "not figures:" (model names and settings, not measurements) are
 skipped. Every number in the README's "## Figures" section must sit in such a
 block: a figure there without a named source fails.
@@ -37,20 +38,24 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLOCK_RE = re.compile(r"<!--\s*figures:(.*?)-->(.*?)<!--\s*/figures\s*-->", re.S)
-# A number not glued to a word: 1,505,280  0.332  91.3%  7
-NUMBER_RE = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w\-]|\.\d|,\d{3})")
+# A number not glued to a word: 1,505,280  0.332  91.3%  7, or with the suffix M (millions) or x
+# (a ratio): 6.25M  1.12x
+NUMBER_RE = re.compile(
+    r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)([Mx])?(?![\w\-]|\.\d|,\d{3})")
+SUFFIX_SCALE = {"M": 1e6, "x": 1.0, None: 1.0}
 
 
 def numbers_in(text):
-    """(token, value, decimals) for every figure-like number in `text`."""
+    """(token, value, decimals, scale) for every figure-like number in `text`: the figure is
+    value x scale (6.25M: 6.25, scale 1e6)."""
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     text = re.sub(r"`[^`\n]*`", " ", text)           # code spans: commands and options
     text = re.sub(r"\]\([^)]*\)", "]", text)          # link targets
     for m in NUMBER_RE.finditer(text):
-        token = m.group(1)
-        plain = token.replace(",", "")
+        token = m.group(1) + (m.group(2) or "")
+        plain = m.group(1).replace(",", "")
         decimals = len(plain.split(".")[1]) if "." in plain else 0
-        yield token, float(plain), decimals
+        yield token, float(plain), decimals, SUFFIX_SCALE[m.group(2)]
 
 
 def leaves(node, out):
@@ -69,9 +74,9 @@ def leaves(node, out):
     return out
 
 
-def has_source(value, decimals, candidates):
+def has_source(value, decimals, candidates, scale=1.0):
     for leaf in candidates:
-        for scaled in (leaf, leaf * 100, leaf * 1000):
+        for scaled in (leaf / scale,) if scale != 1.0 else (leaf, leaf * 100, leaf * 1000):
             if decimals == 0:
                 if scaled == value or (scaled != int(scaled) and round(scaled) == value):
                     return True
@@ -123,18 +128,18 @@ def check_figures(readme_text, root):
                     cache[name] = []
             candidates += cache[name]
             used.add(name)
-        for token, value, decimals in numbers_in(block.group(2)):
-            if token in skips:
+        for token, value, decimals, scale in numbers_in(block.group(2)):
+            if token in skips or token.rstrip("Mx") in skips:
                 continue
             checked += 1
-            if not has_source(value, decimals, candidates):
+            if not has_source(value, decimals, candidates, scale):
                 problems.append(f"README.md:{line}: {token} is in no number of {', '.join(names)}")
     # The Figures section quotes measurements only: each needs a block.
     section = re.search(r"^## Figures\n(.*?)(?=^## |\Z)", readme_text, re.S | re.M)
     if section:
         outside = BLOCK_RE.sub(" ", section.group(1))
         start = readme_text.count("\n", 0, section.start()) + 1
-        for token, _, _ in numbers_in(outside):
+        for token, _, _, _ in numbers_in(outside):
             problems.append(f"README.md (## Figures, from line {start}): {token} is outside any "
                             "figures block, so it names no results file")
     return problems, used, checked
@@ -173,9 +178,14 @@ def stale_results(root, names):
             continue
         try:
             with open(os.path.join(root, name)) as f:
-                commit = json.load(f).get("commit")
+                result = json.load(f)
         except (OSError, ValueError) as e:
             warnings.append(f"{name}: {e}")
+            continue
+        commit = result.get("commit")
+        if not commit and "git_commit" in result:  # bench_mcu.py before bundlefit.bench_mcu/2
+            warnings.append(f"{name}: records \"git_commit\", not \"commit\": written by an older "
+                            "benchmark (rerun it)")
             continue
         if not commit or commit == "unknown":
             warnings.append(f"{name}: records no commit (rerun its benchmark)")

@@ -9,7 +9,7 @@ CMSIS-NN, built per core), counting guest instructions with ../shared/tools/qemu
 Instructions per inference = (count of a run of 5 samples - count of a run of 1) / 4: the
 firmware's start-up and I/O cancel out. The outputs of the two builds are compared byte for
 byte. Also records each bundle object's .text (from <net>.memory.json) and the CMSIS-NN
-library's. Prints a table; writes bench/results/mcu.json with the git commit measured.
+library's. Prints a table; writes bench/results/mcu.json with the git commit measured ("commit").
 
   /usr/bin/python3 bench/mcu/bench_mcu.py --bundlefit build/bin/bundlefit \
       --models-dir build/models --shared ../shared [--cores cortex-m7,cortex-m33,cortex-m4]
@@ -104,8 +104,9 @@ def main():
     env = dict(os.environ, BUNDLEFIT_QEMU_ARM=wrapper,
                BUNDLEFIT_CACHE_DIR=os.path.join(os.path.dirname(os.path.abspath(args.bundlefit)), "..",
                                                 "cmsis-nn-cache"))
-    measured = repo_commit(ROOT)
-    commit, dirty = measured.removesuffix("-dirty"), measured.endswith("-dirty")
+    # HEAD, "-dirty" when tracked code differs: the "commit" every results file records, so
+    # scripts/check-readme-figures.py can tell when mcu.json is older than the code it measures.
+    commit = repo_commit(ROOT)
     rows = []
     names = dict(MODELS)
     for model in args.models.split(","):
@@ -157,7 +158,7 @@ def main():
         print("| %s | %s | %s | %s | %.2fx | %s |" % (
             names.get(r["model"], r["model"]), r["core"], "{:,}".format(r["own_instructions"]),
             "{:,}".format(r["cmsis_instructions"]), r["ratio"], "identical" if r["outputs_identical"] else "differ"))
-    result = {"schema": "bundlefit.bench_mcu/1", "git_commit": commit, "git_dirty": dirty,
+    result = {"schema": "bundlefit.bench_mcu/2", "commit": commit,
               "unit": "guest instructions per inference (qemu-insncount, whole firmware)",
               "cmsis_nn": "pinned v7.0.0-43 (commit 99f736a6), -O2, arm-none-eabi-gcc",
               "rows": rows, "cmsis_nn_library_text": libraries}

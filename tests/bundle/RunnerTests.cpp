@@ -144,7 +144,7 @@ void checkOutputs(const std::map<std::string, Tensor> &out) {
   const Tensor &y = out.at("y");
   CHECK(y.type.dtype == DType::Float32);
   CHECK(y.type.shape == Shape{2, 3});
-  REQUIRE(y.bytes.size() == 24);
+  REQUIRE(y.bytes.size() == 24); // 2 x 3 floats
   for (int i = 0; i < 6; ++i) {
     float tmp = (kA[i] + kB[i]) * kW[i % 4];
     float expected = tmp + kBias + std::sqrt(kB[i]) + 1.0f;
@@ -152,7 +152,7 @@ void checkOutputs(const std::map<std::string, Tensor> &out) {
   }
   const Tensor &n = out.at("n");
   CHECK(n.type.dtype == DType::Int32);
-  REQUIRE(n.bytes.size() == 16);
+  REQUIRE(n.bytes.size() == 16); // 4 int32
   for (int i = 0; i < 4; ++i)
     CHECK(n.data<int32_t>()[i] == int32_t(kA[i] * 4.0f) - 3);
 }

@@ -41,6 +41,8 @@ TEST_CASE("compile writes the five bundle files with Glow's sizes and convention
   for (const char *suffix : {".o", ".h", ".weights.bin", ".weights.txt", ".memory.json"})
     CHECK_MESSAGE(fs::exists(dir / (std::string("lenet_mnist") + suffix)), suffix);
 
+  // CONSTANT 1,724,608 (the eight 64-aligned weights), MUTABLE 3,200 (data's 784 floats = 3,136 at
+  // 0, softmax's 10 floats at 3,136, padded to 64): LeNet by hand: tests/models/README.md.
   std::string header = readFile(dir / "lenet_mnist.h");
   CHECK(header.find("#define LENET_MNIST_CONSTANT_MEM_SIZE     1724608") != std::string::npos);
   CHECK(header.find("#define LENET_MNIST_MUTABLE_MEM_SIZE      3200") != std::string::npos);
@@ -87,7 +89,7 @@ TEST_CASE("model-compiler accepts Glow's single-dash command line") {
       " -emit-bundle=" + dir.string() +
       " -target=arm -mcpu=cortex-m7 -float-abi=hard -network-name=lenet_mnist 2>&1";
   REQUIRE(std::system(command.c_str()) == 0);
-  CHECK(fs::file_size(dir / "lenet_mnist.weights.bin") == 1724608);
+  CHECK(fs::file_size(dir / "lenet_mnist.weights.bin") == 1724608); // CONSTANT, as above
   std::string object = readFile(dir / "lenet_mnist.o");
   REQUIRE(object.size() > 20);
   CHECK(object.substr(1, 3) == "ELF");
@@ -137,6 +139,7 @@ TEST_CASE("the dynamic bundle API exports <net>_config with sizes and a symbol t
 #include <string.h>
 int main(void) {
   const struct BundleConfig *c = &lenet_config;
+  /* CONSTANT, MUTABLE and the offsets derived in the first test; data is 784 floats. */
   if (c->constantWeightVarsMemSize != 1724608 || c->mutableWeightVarsMemSize != 3200 ||
       c->alignment != 64 || c->numSymbols != 2)
     return 1;

@@ -235,11 +235,11 @@ TEST_CASE("CMSIS-NN buffer sizes per core extension, from the formulas by hand")
   CHECK(cmsisConvBufferSize(lenet1, mve) == 4 * 2 * 16); // ceil(25/16) lanes: 128
   // LeNet conv2 (20 channels, 5x5): 500 columns.
   CmsisConvShape lenet2 = conv(20, 5, 1, 0, 12, 8);
-  CHECK(cmsisConvBufferSize(lenet2, dsp) == 2000);
+  CHECK(cmsisConvBufferSize(lenet2, dsp) == 2000);        // 2 x 500 x 2
   CHECK(cmsisConvBufferSize(lenet2, mve) == 4 * 32 * 16); // 2048
   // 3x3 over 3 channels: 27 -> align 28.
-  CHECK(cmsisConvBufferSize(conv(3, 3, 1, 1, 12, 12), dsp) == 112);
-  CHECK(cmsisConvBufferSize(conv(8, 3, 2, 1, 6, 3), dsp) == 288);
+  CHECK(cmsisConvBufferSize(conv(3, 3, 1, 1, 12, 12), dsp) == 112); // 2 x 28 x 2
+  CHECK(cmsisConvBufferSize(conv(8, 3, 2, 1, 6, 3), dsp) == 288);   // 2 x 72 x 2
   // 1x1, no padding: arm_convolve_1x1_s8(_fast), no buffer (GCC/clang builds).
   for (CmsisExtension e : {none, dsp, mve}) {
     CHECK(cmsisConvBufferSize(conv(64, 1, 1, 0, 8, 8), e) == 0);
@@ -270,8 +270,8 @@ TEST_CASE("CMSIS-NN buffer sizes per core extension, from the formulas by hand")
   CHECK(cmsisDepthwiseBufferSize(dw3, none) == 0);
   CHECK(cmsisDepthwiseBufferSize(dw3, mve) == 4 * 124 * 9); // 4464
   CmsisConvShape dw5 = conv(16, 5, 1, 2, 16, 16);
-  CHECK(cmsisDepthwiseBufferSize(dw5, dsp) == 16 * 25 * 2); // 800
-  CHECK(cmsisDepthwiseBufferSize(dw5, mve) == 4 * 124 * 25);
+  CHECK(cmsisDepthwiseBufferSize(dw5, dsp) == 16 * 25 * 2);  // 800
+  CHECK(cmsisDepthwiseBufferSize(dw5, mve) == 4 * 124 * 25); // 12,400
   CHECK(cmsisDepthwiseBufferSize(dw5, none) == 0);
   CmsisConvShape dwMult = dw5;
   dwMult.outC = 32; // ch_mult 2: the generic kernel, no buffer
@@ -286,13 +286,13 @@ TEST_CASE("CMSIS-NN buffer sizes per core extension, from the formulas by hand")
   CHECK(!cmsisDepthwiseRunsAsConv(dwOne, dsp));
   CHECK(cmsisDepthwiseBufferSize(dwOne, dsp) == 0);
   // Fully connected: Helium keeps one int32 kernel sum per output.
-  CHECK(cmsisFullyConnectedBufferSize(500, mve) == 2000);
+  CHECK(cmsisFullyConnectedBufferSize(500, mve) == 2000); // 500 x 4
   CHECK(cmsisFullyConnectedBufferSize(500, dsp) == 0);
   CHECK(cmsisFullyConnectedBufferSize(500, none) == 0);
   CHECK(cmsisFullyConnectedNeedsKernelSums(mve));
   CHECK(!cmsisFullyConnectedNeedsKernelSums(dsp));
   // Average pool: one int32 accumulator per channel on DSP.
-  CHECK(cmsisAvgPoolBufferSize(3, 16, dsp) == 64);
+  CHECK(cmsisAvgPoolBufferSize(3, 16, dsp) == 64); // 16 channels x 4
   CHECK(cmsisAvgPoolBufferSize(3, 16, mve) == 0);
   CHECK(cmsisAvgPoolBufferSize(3, 16, none) == 0);
   // Which build a CPU gets.
@@ -325,6 +325,8 @@ TEST_CASE("fit/pick int8-cmsis scratch: the formulas for the part's core, as bun
   const device::Variant cmsis = device::parseVariant("int8-cmsis");
   device::Core m7, m55, m0;
   m7.dspExtension = true, m55.helium = true, m55.dspExtension = true;
+  // The formulas of the case above: conv2 2 x 500 x 2 (DSP, and the same
+  // without it), 4 x 32 x 16 on Helium; the 5x5 depthwise 16 x 25 x 2 (DSP).
   CHECK(device::kernelScratchBytes(*conv2, cmsis, m7) == 2000);
   CHECK(device::kernelScratchBytes(*conv2, cmsis, m55) == 2048);
   CHECK(device::kernelScratchBytes(*conv2, cmsis, m0) == 2000);
@@ -347,7 +349,7 @@ TEST_CASE("fit's int8-cmsis footprint plans what compile --use-cmsis plans") {
   const MemoryPlan plan = planGraphMemory(*prepared);
   CHECK(cmsis.activationsBytes == plan.activationsSize);
   CHECK(cmsis.constantBytes == plan.constantSize);
-  CHECK(cmsis.scratchBytes == 288); // c2's im2col columns, the largest buffer
+  CHECK(cmsis.scratchBytes == 288); // c2's im2col columns (2 x 8x3x3 x 2), the largest buffer
   CHECK(plain.scratchBytes == 0);
   CHECK(cmsis.activationsBytes > plain.activationsBytes); // buffers and layout copies
 }
@@ -390,11 +392,11 @@ TEST_CASE("prepared graph: CMSIS-NN nodes, layout copies, weights repacked, scra
   const MemoryPlan plan = planGraphMemory(*graph);
   const Placement *s1 = plan.scratchOf(graph->findNode("c1"));
   REQUIRE(s1 != nullptr);
-  CHECK(s1->size == 112);
+  CHECK(s1->size == 112); // c1: 2 x align4(3x3x3) x 2
   CHECK(s1->region == MemoryRegion::Activations);
-  CHECK(plan.scratchOf(graph->findNode("c2"))->size == 288);
-  CHECK(plan.scratchOf(graph->findNode("a1"))->size == 32);
-  CHECK(plan.scratchOf(graph->findNode("d1")) == nullptr); // DSP 3x3: none
+  CHECK(plan.scratchOf(graph->findNode("c2"))->size == 288); // 2 x 8x3x3 x 2
+  CHECK(plan.scratchOf(graph->findNode("a1"))->size == 32);  // 8 channels x int32
+  CHECK(plan.scratchOf(graph->findNode("d1")) == nullptr);   // DSP 3x3: none
   CHECK(plan.scratchOf(graph->findNode("fc")) == nullptr);
 }
 

@@ -92,7 +92,7 @@ TEST_CASE("float LeNet fits rt1060-evk: exit 0, per-region usage and homes") {
   CommandResult json = run("fit " + lenet() + " --device evkb-mimxrt1060 --weights ram --json");
   REQUIRE_MESSAGE(json.exitCode == 0, json.output);
   auto report = nlohmann::json::parse(json.output);
-  CHECK(report["bundle"]["constant"] == 1724608);
+  CHECK(report["bundle"]["constant"] == 1724608); // LeNet by hand: tests/models/README.md
   CHECK(report["totals"]["weights_in_ram"] == 1724608);
   CHECK(report["predicted_ms"].get<double>() > 0);
   CHECK(report["regions"].size() == 5);
@@ -115,7 +115,7 @@ TEST_CASE("bundlefit pick on rt685 compares the builds; HiFi4 rows are estimates
   CommandResult json = run("pick " + lenet() + " --device rt685 --json");
   REQUIRE(json.exitCode == 0);
   auto report = nlohmann::json::parse(json.output);
-  CHECK(report["candidates"].size() == 10); // 5 variants x Flash/RAM
+  CHECK(report["candidates"].size() == 10); // 5 variants x Flash/RAM (rt685's libraries)
   REQUIRE(report["best"].is_number());
   int best = report["best"];
   CHECK(report["candidates"][best]["fits"] == true);
@@ -155,7 +155,7 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
   CHECK(bundleOf("--variant int8 --keep-original-precision-for-nodes FullyConnected")["constant"] ==
         512 + 128 + 25024 + 256 + 1600000 + 2048 + 20032 + 64);
   auto cmsis = bundleOf("--variant int8-cmsis");
-  CHECK(cmsis["constant"] == 433088);
+  CHECK(cmsis["constant"] == 433088);            // the same weights and Int32 biases
   CHECK(cmsis["kernel_scratch"].get<int>() > 0); // conv2's im2col buffer
 
   CommandResult pick = run("pick " + lenet() +
@@ -218,5 +218,5 @@ TEST_CASE("fit and pick plan at the model's --memory-opt (default 2; 0 is Glow's
     FAIL("no float/flash row");
     return uint64_t(0);
   };
-  CHECK(pickRam("--memory-opt 0") - pickRam("") == 57600 - 14976);
+  CHECK(pickRam("--memory-opt 0") - pickRam("") == 57600 - 14976); // the two arenas above
 }

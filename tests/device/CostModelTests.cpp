@@ -40,6 +40,8 @@ TEST_CASE("reference workloads: LeNet and the CIFAR-10 stand-in") {
   for (const WeightTensor &w : k.weights)
     weights += w.bytes;
   CHECK(weights == k.constantBytes);
+  // AN13001's CIFAR-10 int8 CONSTANT is 33,472 B; the stand-in is CMSIS-NN's
+  // example network (33,210 parameters, device_db/README.md), so within 1%.
   CHECK(std::fabs(double(k.constantBytes) - 33472.0) / 33472.0 < 0.01);
 }
 
@@ -71,7 +73,7 @@ TEST_CASE("predicted times are within the README's claim of every published timi
   size_t heldOut = 0;
   for (const CalibrationResult &r : results)
     heldOut += r.point.usedToFit ? 0 : 1;
-  CHECK(heldOut == 2); // the two CIFAR-10 timings
+  CHECK(heldOut == 2); // the two CIFAR-10 timings (README: "Only the two CIFAR-10 timings")
   // Weights in Flash is slower (Table 5), much more so for LeNet than CIFAR-10.
   CHECK(results[2].predictedMs > results[1].predictedMs * 1.4);
   CHECK(results[4].predictedMs < results[3].predictedMs * 1.1);
@@ -126,21 +128,21 @@ TEST_CASE("every predicted time says what its figures rest on") {
   CHECK(std::string(costProvenanceName(CostProvenance::Measured)) == "measured");
 }
 
-TEST_CASE("RT685 project totals land within 3% of AN13001 Table 3") {
-  // 3%, not better: Table 3's "Compiled Library" grows by 14,836 B from plain
-  // to CMSIS-NN while its total Flash grows by 3,872 B only, so the column is
-  // not linked .text and the device file's CMSIS-NN code figure (taken from
-  // it) overcounts Flash by about 11 KB (2.6%).
-  // Table 3 (LeNet int8 power-of-2, weights in RAM, no test images):
-  // {variant, total project Flash, total project RAM}.
+TEST_CASE("RT685 project totals land within device_db/README.md's claim of AN13001 Table 3") {
+  // The claim: RAM within 1% for all four builds, Flash within 1.1% (plain
+  // +0.4%, HiFi4 +1.0%) but for CMSIS-NN's +2.65%. Not better there: Table 3's "Compiled Library"
+  // grows by 14,836 B from plain to CMSIS-NN while its total Flash grows by 3,872 B only, so the
+  // column is not linked .text and the device file's CMSIS-NN code figure (taken from it)
+  // overcounts Flash by about 11 KB (2.65%). Table 3 (LeNet int8 power-of-2, weights in RAM, no
+  // test images): {variant, total project Flash, total project RAM, Flash error allowed}.
   struct Row {
     const char *variant;
-    double flash, ram;
+    double flash, ram, flashError;
   };
-  const Row rows[] = {{"int8", 475244, 507932},
-                      {"int8-cmsis", 479116, 513692},
-                      {"int8-hifi4", 1156168, 1194428},
-                      {"int8-hifi4-cmsis", 1155988, 1194428}};
+  const Row rows[] = {{"int8", 475244, 507932, 0.011},
+                      {"int8-cmsis", 479116, 513692, 0.0265},
+                      {"int8-hifi4", 1156168, 1194428, 0.011},
+                      {"int8-hifi4-cmsis", 1155988, 1194428, 0.011}};
   DeviceDatabase db = DeviceDatabase::loadDefault();
   const Device &rt685 = db.get("rt685");
   auto lenet = buildReferenceModel("lenet");
@@ -150,9 +152,11 @@ TEST_CASE("RT685 project totals land within 3% of AN13001 Table 3") {
     request.weights = WeightsPolicy::Ram;
     FitResult fit = fitModel(rt685, fp, request);
     CHECK(fit.fits);
-    CHECK_MESSAGE(std::fabs(double(fit.totals.flash) - row.flash) / row.flash < 0.03,
-                  std::string(row.variant));
-    CHECK_MESSAGE(std::fabs(double(fit.totals.ram) - row.ram) / row.ram < 0.02,
-                  std::string(row.variant));
+    const double flashError = (double(fit.totals.flash) - row.flash) / row.flash;
+    const double ramError = (double(fit.totals.ram) - row.ram) / row.ram;
+    std::printf("rt685 %-16s Flash %+.2f%%  RAM %+.2f%%\n", row.variant, 100 * flashError,
+                100 * ramError);
+    CHECK_MESSAGE(std::fabs(flashError) <= row.flashError, std::string(row.variant));
+    CHECK_MESSAGE(std::fabs(ramError) <= 0.01, std::string(row.variant));
   }
 }

@@ -47,24 +47,25 @@ TEST_CASE("every shipped part validates and the mission's parts are there") {
   REQUIRE(db.find("rt1060"));
   CHECK(db.find("rt1060")->id == "rt1062");
   CHECK(db.find("EVKB-MIMXRT1060")->id == "rt1060-evk");
-  // Facts the fit depends on (mission §6, AN13001).
+  // Facts the fit depends on (mission §6, AN13001), each from the document named beside it (the
+  // "sources" of device_db/parts/rt1062.json, rt685.json and boards/rt1060-evk.json).
   const Device &rt = *db.find("rt1062");
-  CHECK(rt.bundleCore().clockMhz == 600);
-  CHECK(rt.findRegion("OCRAM")->base == 0x20200000);
-  CHECK(rt.findRegion("OCRAM")->size == 768 * 1024);
-  CHECK(rt.findRegion("DTCM")->size == 128 * 1024);
-  CHECK(rt.sdkBaselineFlash == 21424);
-  CHECK(rt.sdkBaselineRam == 8496);
+  CHECK(rt.bundleCore().clockMhz == 600);            // i.MX RT1060 datasheet (IMXRT1060CEC)
+  CHECK(rt.findRegion("OCRAM")->base == 0x20200000); // IMXRT1060RM memory map
+  CHECK(rt.findRegion("OCRAM")->size == 768 * 1024); // 512 KB OCRAM + FlexRAM's default 256 KB
+  CHECK(rt.findRegion("DTCM")->size == 128 * 1024);  // FlexRAM default 128/128/256 KB (RM)
+  CHECK(rt.sdkBaselineFlash == 21424);               // AN13001 Table 4, "Bare-Bones"
+  CHECK(rt.sdkBaselineRam == 8496);                  // AN13001 Table 4, "Bare-Bones"
   REQUIRE(rt.flexram);
-  CHECK(rt.flexram->banks * rt.flexram->bankBytes == 512 * 1024);
+  CHECK(rt.flexram->banks * rt.flexram->bankBytes == 512 * 1024); // RM: 16 x 32 KB banks
   const Device &evk = *db.find("rt1060-evk");
-  CHECK(evk.findRegion("SDRAM")->size == 32u * 1024 * 1024);
-  CHECK(evk.findRegion("FLASH")->size == 8u * 1024 * 1024);
+  CHECK(evk.findRegion("SDRAM")->size == 32u * 1024 * 1024); // MIMXRT1060-EVKB user guide
+  CHECK(evk.findRegion("FLASH")->size == 8u * 1024 * 1024);  // MIMXRT1060-EVKB user guide
   const Device &rt685 = *db.find("rt685");
   REQUIRE(rt685.findLibrary("hifi4_nnlib"));
-  CHECK(rt685.findLibrary("hifi4_nnlib")->flashBytes == 676 * 1024);
-  CHECK(rt685.findLibrary("hifi4_nnlib")->ramBytes == 676 * 1024);
-  CHECK(rt685.findRegion("SRAM")->size == 4608 * 1024);
+  CHECK(rt685.findLibrary("hifi4_nnlib")->flashBytes == 676 * 1024); // AN13001 section 2.2.3
+  CHECK(rt685.findLibrary("hifi4_nnlib")->ramBytes == 676 * 1024);   // AN13001 section 2.2.3
+  CHECK(rt685.findRegion("SRAM")->size == 4608 * 1024);              // RT600 datasheet: 4.5 MB
   for (const Device &device : db.devices())
     CHECK_MESSAGE(!device.sources.empty(), device.id);
 }
@@ -130,10 +131,10 @@ TEST_CASE("every region, core and library figure says where it comes from") {
   const Device &l4 = db.get("stm32l4r5");
   CHECK(l4.bundleCore().clockMhz == 120);
   CHECK(l4.findRegion("FLASH")->waitStates == 5);
-  CHECK(l4.totalRam() == 640u * 1024);
-  CHECK(db.get("stm32h7a3").findRegion("AXI_SRAM")->size == 1024u * 1024);
-  CHECK(db.get("rp2350").findRegion("SRAM")->size == 520u * 1024);
-  CHECK(db.get("nrf5340").findRegion("SRAM")->size == 512u * 1024);
+  CHECK(l4.totalRam() == 640u * 1024); // STM32L4R5 datasheet: 640 KB SRAM
+  CHECK(db.get("stm32h7a3").findRegion("AXI_SRAM")->size == 1024u * 1024); // RM0455: 1 MB AXI SRAM
+  CHECK(db.get("rp2350").findRegion("SRAM")->size == 520u * 1024);         // RP2350 datasheet
+  CHECK(db.get("nrf5340").findRegion("SRAM")->size == 512u * 1024); // nRF5340 app core: 512 KB
   CHECK(db.get("stm32n657").bundleCore().type == "cortex-m55");
   CHECK(db.get("stm32n657").bundleCore().helium);
   // Published only where AN13001 timed the part (not the RT1064, whose die it
@@ -186,10 +187,10 @@ TEST_CASE("a user's board file adds memory to a shipped part") {
   const Device *board = db.find("my-evk");
   REQUIRE(board);
   CHECK(board->part == "rt1062");
-  CHECK(board->findRegion("HYPERRAM")->size == 8u * 1024 * 1024);
+  CHECK(board->findRegion("HYPERRAM")->size == 8u * 1024 * 1024); // as my_evk.json says
   CHECK(board->homes.weightsRam == "HYPERRAM");
-  CHECK(board->homes.activations == "DTCM"); // from the part
-  CHECK(board->findRegion("OCRAM")->size == 768u * 1024);
+  CHECK(board->homes.activations == "DTCM");              // from the part
+  CHECK(board->findRegion("OCRAM")->size == 768u * 1024); // rt1062's, checked above
 }
 
 TEST_CASE("schema errors name the file and the field") {
@@ -230,7 +231,7 @@ TEST_CASE("a user's part file is added with --device-file semantics") {
   db.addFile(data("my_board.json"));
   CHECK(db.devices().size() == before + 1);
   REQUIRE(db.find("my-board"));
-  CHECK(db.find("my-board")->findRegion("SDRAM")->size == 64u * 1024 * 1024);
+  CHECK(db.find("my-board")->findRegion("SDRAM")->size == 64u * 1024 * 1024); // my_board.json's
 }
 
 TEST_CASE("unknown device is a usage error listing the known parts") {

@@ -79,7 +79,7 @@ TEST_CASE("fit --batch: a line per model in LIST's order, a bad model is a line 
   CHECK(answers[0]["model"] == lenet);
   CHECK(answers[0]["schema"] == "bundlefit.fit/1");
   CHECK(answers[0]["fits"] == true);
-  CHECK(answers[0]["bundle"]["constant"] == 1724608);
+  CHECK(answers[0]["bundle"]["constant"] == 1724608); // LeNet by hand: tests/models/README.md
 
   CHECK(answers[1]["model"] == (dir / "bad.onnx").string());
   CHECK(answers[1]["exit_code"] == 4);

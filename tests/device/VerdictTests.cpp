@@ -67,7 +67,7 @@ TEST_CASE("fit: the code term is the object compiled for the part's core, linked
   CHECK(m7["code"]["target"] == "cortex-m7 (hard float)");
   const uint64_t text = m7["code"]["text"], rodata = m7["code"]["rodata"],
                  runtime = m7["code"]["runtime"];
-  CHECK(text > 1000);
+  CHECK(text > 1000); // a floor, not a figure: four layers' kernels are more than 1 KB
   CHECK(m7["bundle"]["code"] == text + rodata + runtime + m7["code"]["library"].get<uint64_t>());
   CHECK(m7["buildable"] == true);
   // An M0+ has no FPU and no DSP: the same model is different code.
@@ -167,6 +167,8 @@ TEST_CASE("pick with no fit lists the changes fit would suggest") {
   part["id"] = "rp2040-tiny";
   part["aliases"] = nlohmann::json::array();
   for (nlohmann::json &region : part["memory"])
+    // A made-up part: 256 KB of Flash (float LeNet's weights alone are 1.7 MB), an eighth of the
+    // RAM.
     region["size"] = region["name"] == "FLASH" ? 262144 : region["size"].get<uint64_t>() / 8;
   const fs::path file = dir.path / "tiny.json";
   std::ofstream(file) << part.dump(2);
@@ -193,12 +195,12 @@ TEST_CASE(
   for (const nlohmann::json &r : reserved["regions"])
     if (r["name"] == "DTCM")
       dtcmReserved = r["used"];
-  CHECK(dtcmReserved == dtcmPlain + 16384);
+  CHECK(dtcmReserved == dtcmPlain + 16384); // --reserve-ram 16K = 16 x 1,024
 
   nlohmann::json app = jsonOf("fit " + lenet() +
                               " --device rt1062 --variant int8 --app-ram 40000 "
                               "--app-flash 90000 --json");
-  CHECK(app["sdk_baseline"]["ram"] == 40000);
+  CHECK(app["sdk_baseline"]["ram"] == 40000); // the options' values, echoed
   CHECK(app["sdk_baseline"]["flash"] == 90000);
   CHECK(has(app["sdk_baseline"]["source"].get<std::string>(), "--app-ram"));
   CHECK(has(plain["sdk_baseline"]["source"].get<std::string>(), "AN13001"));
@@ -233,7 +235,7 @@ TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, th
   nlohmann::json byFile = jsonOf("fit " + lenet() + board + " --device my-reserved-evk" + common);
   nlohmann::json byOptions =
       jsonOf("fit " + lenet() + " --device rt1062 --reserve-ram 16K --reserve-flash 10%" + common);
-  CHECK(regionUsed(byFile, "DTCM") == regionUsed(part, "DTCM") + 16384);
+  CHECK(regionUsed(byFile, "DTCM") == regionUsed(part, "DTCM") + 16384); // the file's reserve.ram
   CHECK(regionUsed(byFile, "DTCM") == regionUsed(byOptions, "DTCM"));
   CHECK(regionUsed(byFile, "FLASH") == regionUsed(byOptions, "FLASH"));
   CHECK(regionUsed(byFile, "FLASH") > regionUsed(part, "FLASH"));

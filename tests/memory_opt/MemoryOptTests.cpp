@@ -334,6 +334,8 @@ TEST_CASE("a pool that cannot be fused starts its output just before its input (
     std::vector<int64_t> kernel, strides, pads;
     int64_t shift; // The first output row(s) may land before the input.
   };
+  // shift: regression pin, the overlap bundlefit's planner finds at these shapes (in 64 B
+  // units), no independent source; what makes it right is the bit-exact run against level 0.
   for (const Case &c : {Case{"MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0}, -64},
                         Case{"AveragePool", {3, 3}, {2, 2}, {1, 1, 1, 1}, -64},
                         Case{"MaxPool", {3, 3}, {1, 1}, {1, 1, 1, 1}, -128}}) {
@@ -362,7 +364,7 @@ TEST_CASE("a pool that cannot be fused starts its output just before its input (
   }
 }
 
-TEST_CASE("LeNet at --memory-opt 1: <= 15,000 B of activations, same outputs on host and M7") {
+TEST_CASE("LeNet at --memory-opt 1: 14,976 B of activations, same outputs on host and M7") {
   const std::string model = std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.onnx";
   auto load = [&](int level) {
     ModelOptions options;
@@ -382,8 +384,10 @@ TEST_CASE("LeNet at --memory-opt 1: <= 15,000 B of activations, same outputs on 
     CAPTURE(target);
     Compiled base = compileAndRun(load(0), 0, target, "lenet", inputs);
     Compiled opt = compileAndRun(load(1), 1, target, "lenet", inputs);
-    CHECK(base.plan.activationsSize == 57600);
-    CHECK(opt.plan.activationsSize <= 15000);
+    // By hand (tests/models/README.md): conv1's 46,080 + pool1's 11,520 at level 0; conv2+pool2
+    // as one ConvPool step at level 1: pool1's 11,520 + pool2's 3,200 + 8 x 8 floats of workspace.
+    CHECK(base.plan.activationsSize == 46080 + 11520);     // 57,600
+    CHECK(opt.plan.activationsSize == 11520 + 3200 + 256); // 14,976
     CHECK(countOps(*opt.graph, kConvPoolOp) == 2);
     double rel = maxRelativeDiff(opt.outputs, base.outputs);
     MESSAGE("lenet on " << target << ": activations " << base.plan.activationsSize << " -> "

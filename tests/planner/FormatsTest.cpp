@@ -24,7 +24,7 @@ TEST_CASE("Glow trace: event indices become steps, ALIGN applies") {
   REQUIRE(models->size() == 2);
   const formats::GlowTraceModel &m = (*models)[0];
   CHECK(m.name == "m1");
-  CHECK(m.glowArena == 192);
+  CHECK(m.glowArena == 192); // the trace's MEM line
   CHECK(m.glowEfficiency == doctest::Approx(1.0));
   REQUIRE(m.problem.buffers.size() == 3);
   // ALLOC at event i, FREE at event j: live on [i, j).
@@ -36,7 +36,7 @@ TEST_CASE("Glow trace: event indices become steps, ALIGN applies") {
   CHECK(m.problem.buffers[2].last == 4);
   CHECK(m.problem.buffers[2].id == 3);
   CHECK(m.problem.buffers[0].alignment == 64);
-  CHECK(computeLowerBound(m.problem) == 192);
+  CHECK(computeLowerBound(m.problem) == 192); // event 1: 100 -> 128 + 10 -> 64
   CHECK((*models)[1].problem.buffers[0].alignment == 32);
   CHECK((*models)[1].problem.buffers[0].first == 0);
   CHECK((*models)[1].problem.buffers[0].last == 0);
@@ -103,7 +103,7 @@ TEST_CASE("all 71 Glow traces plan at their lower bound" *
   std::string error;
   auto models = formats::parseGlowTraces(in, &error);
   REQUIRE_MESSAGE(models, error);
-  CHECK(models->size() == 71);
+  CHECK(models->size() == 71); // the MODEL lines of the shared trace file
   int glowAtBound = 0;
   for (const formats::GlowTraceModel &m : *models) {
     Plan plan = planMemory(m.problem);
@@ -117,6 +117,8 @@ TEST_CASE("all 71 Glow traces plan at their lower bound" *
 }
 
 TEST_CASE("MiniMalloc benchmark files parse" * doctest::test_suite("needs_planner_data")) {
+  // Rows: the buffers in each of MiniMalloc's challenging instances (wc -l of the files, less
+  // the header).
   const std::pair<const char *, size_t> files[] = {{"A.1048576.csv", 154}, {"B.1048576.csv", 170},
                                                    {"C.1048576.csv", 203}, {"D.1048576.csv", 213},
                                                    {"E.1048576.csv", 215}, {"F.1048576.csv", 296}};
@@ -127,7 +129,7 @@ TEST_CASE("MiniMalloc benchmark files parse" * doctest::test_suite("needs_planne
     auto csv = formats::parseMiniMallocCsv(in);
     REQUIRE(csv);
     CHECK(csv->problem.buffers.size() == rows);
-    CHECK(computeLowerBound(csv->problem) <= 1048576);
+    CHECK(computeLowerBound(csv->problem) <= 1048576); // the capacity each file is named for
   }
 }
 

@@ -57,7 +57,7 @@ TEST_CASE("a chain of layers packs at the lower bound") {
   Plan plan = planBestGreedy(p);
   requireValid(p, plan);
   CHECK(plan.arenaSize == plan.lowerBound);
-  CHECK(plan.lowerBound == 8192 + 1024);
+  CHECK(plan.lowerBound == 8192 + 1024); // step 2: layers 1 and 2, the heaviest pair
   CHECK(plan.provedOptimal);
 }
 
@@ -74,7 +74,7 @@ TEST_CASE("zero-size buffers are placed at zero and cost nothing") {
   p.buffers = {{0, 0, 64, 0, 5}, {1, 128, 64, 0, 5}, {2, 0, 1, 2, 2}};
   Plan plan = planBestGreedy(p);
   requireValid(p, plan);
-  CHECK(plan.arenaSize == 128);
+  CHECK(plan.arenaSize == 128); // buffer 1 alone
   CHECK(plan.offsets[0] == 0);
   CHECK(plan.offsets[2] == 0);
 }

@@ -89,13 +89,14 @@ TEST_CASE("computePeak follows tensors from producer to last consumer") {
   std::vector<uint64_t> live = computeLiveBytes(g, {0, 2, 1, 3, 4});
   CHECK(live == std::vector<uint64_t>{101, 201, 201, 102, 3});
   CHECK(computePeak(g, {0, 2, 1, 3, 4}) == 201);
+  // One branch at a time: x + A1 (101), then A1 + A2 (101), then x + A2 + B1 (102).
   CHECK(computePeak(g, {0, 1, 2, 3, 4}) == 102);
 }
 
 TEST_CASE("computePeak counts scratch only while its op runs") {
   OpGraph g = twoBranches();
   g.ops[1].scratch = 500;
-  CHECK(computeLiveBytes(g, {0, 1, 2, 3, 4})[1] == 102 + 500);
+  CHECK(computeLiveBytes(g, {0, 1, 2, 3, 4})[1] == 102 + 500); // x, A1, A2 and a2's scratch
   CHECK(computePeak(g, {0, 1, 2, 3, 4}) == 602);
 }
 
@@ -104,7 +105,7 @@ TEST_CASE("optimiseOrder finishes one branch before starting the other") {
   std::vector<int> given = {0, 2, 1, 3, 4};
   OrderResult r = optimiseOrder(g, given);
   CHECK(isTopologicalOrder(g, r.order));
-  CHECK(r.peak == 102);
+  CHECK(r.peak == 102); // the one-branch-at-a-time peak above
   CHECK(computePeak(g, r.order) == r.peak);
   CHECK(r.provedOptimal);
   CHECK(r.method == "exact-dp");

@@ -48,11 +48,11 @@ std::vector<AccessPhase> pixelWalk(uint64_t planes, uint64_t outPlanes, uint64_t
 
 TEST_CASE("maxSafeShift: the tightest phase, reads counted from that phase on") {
   CHECK(maxSafeShift({}) == 0);
-  CHECK(maxSafeShift(streamingAccess(4)) == 128);
+  CHECK(maxSafeShift(streamingAccess(4)) == 128); // reads from 64k + 192, writes to 64k + 64
   // Reads are counted from each phase on, so a late phase reading low bytes
   // lowers the floor of every earlier phase.
-  CHECK(maxSafeShift(streaming({{100, 0}, {200, 0}, {250, 0}})) == -250);
-  CHECK(maxSafeShift(streaming({{100, 0}, {200, 150}})) == -100);
+  CHECK(maxSafeShift(streaming({{100, 0}, {200, 0}, {250, 0}})) == -250); // 0 - the last 250
+  CHECK(maxSafeShift(streaming({{100, 0}, {200, 150}})) == -100);         // 0 - phase 0's 100
   // For streaming phases the bound is exact.
   for (int64_t shift : {-250, -100, 0, 100, 128})
     CHECK(overlapIsSafe(streamingAccess(4), shift) == (shift <= 128));
@@ -69,7 +69,7 @@ TEST_CASE("a shifted hint overlaps output and input by the shift, and the plan c
   Plan plan = planMemory(p);
   CHECK_FALSE(checkPlan(p, plan));
   CHECK(int64_t(plan.offsets[1]) - int64_t(plan.offsets[0]) == -128);
-  CHECK(plan.arenaSize == 384); // not 512
+  CHECK(plan.arenaSize == 384); // 256 + 256 - 128, not 512
 }
 
 TEST_CASE("checkPlan rejects a shift beyond the access pattern's safe margin") {
@@ -97,7 +97,7 @@ TEST_CASE("checkPlan sees a buffer overlapping the far member of a shifted pair"
   REQUIRE(error);
   CHECK(error->find("id 0") != std::string::npos);
   CHECK(error->find("id 2") != std::string::npos);
-  CHECK_FALSE(checkPlan(p, planOf({0, 64, 256}, 288)));
+  CHECK_FALSE(checkPlan(p, planOf({0, 64, 256}, 288))); // C moved past A: 256 + 32
 }
 
 TEST_CASE("a shift that breaks alignment makes the hint invalid") {
@@ -106,7 +106,7 @@ TEST_CASE("a shift that breaks alignment makes the hint invalid") {
   p.inPlace = {{1, 0, 32, streaming({{0, 1000}})}};
   CHECK_FALSE(honouredInPlaceHints(p)[0]);
   Plan plan = planMemory(p);
-  CHECK(plan.arenaSize == 512);
+  CHECK(plan.arenaSize == 512); // no overlap: 256 + 256
 }
 
 TEST_CASE("overlapIsSafe: a pixel walk across channel planes may write over its input") {
@@ -137,7 +137,7 @@ TEST_CASE("checkPlan proves a shift-0 hint that carries an access pattern") {
   p.inPlace = {{1, 0, 0, pixelWalk(8, 4, 64)}};
   Plan plan = planMemory(p);
   CHECK_FALSE(checkPlan(p, plan));
-  CHECK(plan.arenaSize == 512);
+  CHECK(plan.arenaSize == 512); // the input's 512, the output inside it
   // The same claim for a kernel that reads a pixel back is refused.
   p.inPlace[0].access = pixelWalk(8, 4, 64, 1);
   std::optional<std::string> error = checkPlan(p, plan);

@@ -16,8 +16,8 @@ TEST_CASE("weights are laid out in first-use order, each padded to 64") {
   CHECK(layout.placements[1].offset == 0);
   CHECK(layout.placements[2].offset == 64);
   CHECK(layout.placements[3].offset == 128);
-  CHECK(layout.placements[0].offset == 320);
-  CHECK(layout.total == 448);
+  CHECK(layout.placements[0].offset == 320); // 64 + 64 + 130 -> 192
+  CHECK(layout.total == 448);                // 320 + 100 -> 128
   for (const WeightPlacement &w : layout.placements) {
     CHECK(w.offset % 64 == 0);
     CHECK(w.region == 0);
@@ -33,8 +33,8 @@ TEST_CASE("weights split across regions, first region with room first") {
   CHECK(layout.placements[3].region == 1);
   CHECK(layout.placements[3].offset == 0);
   CHECK(layout.placements[0].region == 1);
-  CHECK(layout.placements[0].offset == 192);
-  CHECK(layout.regionSizes == std::vector<uint64_t>{128, 320});
+  CHECK(layout.placements[0].offset == 192);                    // after 130 -> 192
+  CHECK(layout.regionSizes == std::vector<uint64_t>{128, 320}); // 64 + 64; 192 + 128
   CHECK(layout.total == 448);
 }
 
@@ -44,7 +44,7 @@ TEST_CASE("a custom policy decides the region") {
                                const std::vector<RegionUsage> &) { return padded >= 128 ? 1 : 0; };
   WeightLayout layout = layoutWeights(sample(), regions, bigToFlash);
   REQUIRE(layout);
-  CHECK(layout.regionSizes == std::vector<uint64_t>{128, 320});
+  CHECK(layout.regionSizes == std::vector<uint64_t>{128, 320}); // 64 + 64 in ram; 192 + 128
 }
 
 TEST_CASE("a constant that fits nowhere is an error naming it") {

@@ -143,6 +143,7 @@ std::pair<ExitCode, std::string> foldError(const TestModel &m, const std::string
 } // namespace
 
 TEST_CASE("QDQ Conv, per-channel int8: the model's scales, zero points and integers, exactly") {
+  // Every expected value is the test model's own (qdqConv's defaults, written above), read back.
   Folded f = compileQdq(qdqConv({}), "qdq_conv_s8.onnx");
   CHECK(f.fold.pairs == 2);
   CHECK(f.fold.constants == 2);

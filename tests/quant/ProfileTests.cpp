@@ -50,10 +50,10 @@ TEST_CASE("rebinning keeps every count and moves it to the overlapping bins") {
   counts[9] = 5;
   counts[4] = 3;
   std::vector<double> wider = rebinHistogram(counts, 0.0, 10.0, 0.0, 20.0);
-  CHECK(total(wider) == 15);
-  CHECK(wider[0] == 7); // [0,1) -> [0,2)
-  CHECK(wider[2] == 3); // [4,5) -> [4,6)
-  CHECK(wider[4] == 5); // [9,10) -> [8,10)
+  CHECK(total(wider) == 15); // 7 + 5 + 3
+  CHECK(wider[0] == 7);      // [0,1) -> [0,2)
+  CHECK(wider[2] == 3);      // [4,5) -> [4,6)
+  CHECK(wider[4] == 5);      // [9,10) -> [8,10)
   // A bin straddling two new bins splits its count by overlap.
   std::vector<double> shifted = rebinHistogram(counts, 0.0, 10.0, -1.0, 19.0);
   CHECK(total(shifted) == 15);

@@ -99,7 +99,7 @@ TEST_CASE("profile writes Glow's YAML with the model hash and every float tensor
   double count = 0;
   for (double c : data.histogram)
     count += c;
-  CHECK(count == 8 * 784);
+  CHECK(count == 8 * 784); // 8 calibration images x 28 x 28 pixels
   // Round trip: what we read renders to the same bytes.
   std::ifstream in(lenetProfile());
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -109,7 +109,8 @@ TEST_CASE("profile writes Glow's YAML with the model hash and every float tensor
 TEST_CASE("LeNet int8 plan: CONSTANT 433,088 (Int32 bias, asymmetric), ACTIVATIONS <= 14,400") {
   nlohmann::json report = planJson("--load-profile " + lenetProfile());
   // By hand, 64-aligned: int8 weights 500, 25,000, 400,000 and 5,000 bytes;
-  // Int32 biases of 20, 50, 500 and 10 channels.
+  // Int32 biases of 20, 50, 500 and 10 channels (LeNet by hand: tests/models/README.md). 14,400:
+  // the layer-by-layer int8 peak, conv1's 11,520 + pool1's 2,880.
   CHECK(report["sizes"]["constant"] == 512 + 128 + 25024 + 256 + 400000 + 2048 + 5056 + 64);
   CHECK(report["sizes"]["mutable"] == 3136 + 64); // float input and output stay
   CHECK(report["sizes"]["activations"].get<uint64_t>() <= 14400);
@@ -124,7 +125,7 @@ TEST_CASE("LeNet int8 plan: CONSTANT 431,296 with symmetric_with_power2_scale an
   CHECK(report["sizes"]["activations"].get<uint64_t>() <= 14400);
   // Channelwise scales do not change the weight bytes.
   nlohmann::json channelwise = planJson("--load-profile " + lenetProfile() + " --channelwise");
-  CHECK(channelwise["sizes"]["constant"] == 433088);
+  CHECK(channelwise["sizes"]["constant"] == 433088); // the asymmetric sum above
 }
 
 TEST_CASE("a profile of another model is refused, naming both files (exit 4)") {
@@ -237,6 +238,7 @@ TEST_CASE("model-compiler takes Glow's int8 spellings") {
                                   " -quantization-precision-bias=Int8 -enable-channelwise"
                                   " -keep-original-precision-for-nodes=SoftMax");
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  // 431,296: the power-of-2/Int8-bias CONSTANT derived above (SoftMax has no weights).
   CHECK(fs::file_size(out + "/lenet.weights.bin") == 431296);
   result = run(MODEL_COMPILER_EXE, "-model=" + model("lenet") + " -emit-bundle=" + out +
                                        " -load-profile=" + tmp("bad.yaml"));

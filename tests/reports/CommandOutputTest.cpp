@@ -48,12 +48,15 @@ TEST_CASE("plan --json FILE writes the file and still prints the text report") {
   SplitResult result = runSplit("plan " + modelPath("lenet") + " --json " + path);
   REQUIRE(result.exitCode == 0);
   CHECK(result.out.find("constantWeight") != std::string::npos);
-  CHECK(json::parse(readText(path))["sizes"]["constant"] == 1724608);
+  CHECK(json::parse(readText(path))["sizes"]["constant"] ==
+        1724608); // LeNet by hand: tests/models/README.md
 }
 
 TEST_CASE("the text layer table: aligned, peak live bytes, time only with a device") {
-  // Layer by layer (Glow's layout), conv1: 288,000 MACs, 2,080 weight bytes,
-  // 46,080 live, right-aligned.
+  // Layer by layer (Glow's layout), conv1: 288,000 MACs (20x24x24 x 25), 2,080
+  // weight bytes (500 + 20 floats), 46,080 live (20x24x24 floats), right-aligned;
+  // peaks 57,600 and 14,976 and step 0's 12,288 (11,520 + a 768 B workspace):
+  // LeNet by hand: tests/models/README.md.
   SplitResult plain = runSplit("plan " + modelPath("lenet") + " --memory-opt 0");
   REQUIRE(plain.exitCode == 0);
   CHECK(plain.out.find("predicted") == std::string::npos);
@@ -97,6 +100,8 @@ TEST_CASE("--dump-graph-DAG: every tensor with its shape, region and offset") {
   REQUIRE(graph.rfind("digraph", 0) == 0);
   json memory = json::parse(readText(dir + "/lenet.memory.json"));
   // Labels: "<tensor>\n<type>\n<region> @<offset>, <size> bytes" ("\n" is a DOT line break).
+  // data 784 floats = 3,136 B at 0, softmax 10 floats = 40 B at 3,136 (64-aligned), conv1.weight
+  // 20x1x5x5 floats = 2,000 B first in constantWeight.
   for (const json &buffer : memory["buffers"]) {
     if (buffer.value("scratch", false))
       continue; // A kernel workspace, not a tensor of the graph.

@@ -76,7 +76,8 @@ TEST_CASE("plan-buffers: the limits are options, and the JSON says how sure it i
   CommandResult help = runBundlefit("plan-buffers --help");
   CHECK(help.output.find("--node-limit") != std::string::npos);
   CHECK(help.output.find("--stop-when-fits") != std::string::npos);
-  // Five buffers whose bound is 12: only a search fits 12; 11 is impossible.
+  // Five buffers whose bound is 12 (b0 or b1 live beside b2 and b4, 4 B each): only a
+  // search fits 12; 11 is impossible.
   std::string small =
       writeFile("small.csv", "id,lower,upper,size\n"
                              "b0,0,3,4\nb1,3,9,4\nb2,0,9,4\nb3,9,21,4\nb4,0,21,4\n");
@@ -110,7 +111,7 @@ TEST_CASE("plan-buffers: MiniMalloc's D fits its capacity through the CLI" * doc
                                  "--stop-when-fits --json");
   REQUIRE_MESSAGE(r.exitCode == 0, r.output);
   nlohmann::json report = nlohmann::json::parse(r.output);
-  CHECK(report["problems"][0]["arena"] <= 1048576);
+  CHECK(report["problems"][0]["arena"] <= 1048576); // the --capacity asked for
   CHECK(report["capacity"]["fits"] == true);
 }
 
