@@ -18,6 +18,10 @@ PassStats runDefaultPasses(Graph &graph, const PassOptions &options) {
   PassStats stats;
   stats.nodesBefore = graph.numNodes();
   stats.folded = foldConstantsAndInferTypes(graph);
+  // Recurrent layers unroll once their shapes are known; the unrolled nodes
+  // then get types, and constant weights fold, in a second round.
+  if (expandRecurrentOps(graph) > 0)
+    stats.folded += foldConstantsAndInferTypes(graph);
   // An early sweep so that "single reader" tests below do not see dead readers.
   stats.deadNodesRemoved += eliminateDeadNodes(graph);
   if (options.foldBatchNorm)

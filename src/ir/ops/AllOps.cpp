@@ -25,6 +25,7 @@ const OpRegistry &OpRegistry::get() {
     registerMovementOps(*r);
     registerIndexOps(*r);
     registerUnaryMathOps(*r);
+    registerRecurrentOps(*r);
     return r;
   }();
   return registry;

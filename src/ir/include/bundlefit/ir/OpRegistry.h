@@ -158,5 +158,6 @@ void registerFusedOps(OpRegistry &registry);       // ConvPool (FusedOps.h)
 void registerMovementOps(OpRegistry &registry);    // Expand, Tile, DepthToSpace, Trilu...
 void registerIndexOps(OpRegistry &registry); // GatherElements, GatherND, ScatterElements, OneHot
 void registerUnaryMathOps(OpRegistry &registry); // Neg, Log, Erf, Selu... (UnaryMath.h)
+void registerRecurrentOps(OpRegistry &registry); // LSTM, GRU, RNN (unrolled by a pass)
 
 } // namespace bundlefit

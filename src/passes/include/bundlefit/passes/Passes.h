@@ -107,6 +107,11 @@ struct PassStats {
 /// One line: "passes: 53 -> 21 nodes (folded 28, batchnorm 2, ...)".
 std::string describePassStats(const PassStats &stats);
 
+/// Unrolls every LSTM, GRU and RNN over its static sequence into MatMul,
+/// Slice, Sigmoid, Tanh, Mul and Add nodes (types unknown until the next
+/// foldConstantsAndInferTypes). Returns how many were unrolled.
+size_t expandRecurrentOps(Graph &graph);
+
 /// fold+infer -> BN fold -> identities -> activation fusion -> dead code ->
 /// topological sort -> verify -> inferGraphTypes again as a consistency check.
 PassStats runDefaultPasses(Graph &graph, const PassOptions &options = PassOptions());
