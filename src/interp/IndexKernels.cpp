@@ -149,6 +149,25 @@ void oneHotKernel(const Node &node, const Inputs &in, std::vector<Tensor> &out) 
       }
 }
 
+/// The indices of X's nonzero elements, one row per axis, in row-major order.
+void nonZeroKernel(const Node &, const Inputs &in, std::vector<Tensor> &out) {
+  const Tensor &x = *in[0];
+  Tensor &y = out[0];
+  const Shape &shape = x.type.shape;
+  const int64_t count = y.type.shape[1];
+  int64_t *indices = y.data<int64_t>();
+  int64_t found = 0;
+  for (int64_t i = 0; i < x.numElements() && found < count; ++i) {
+    if (x.at(i) == 0)
+      continue;
+    for (int64_t d = int64_t(shape.size()) - 1, rest = i; d >= 0; --d) {
+      indices[d * count + found] = rest % shape[size_t(d)];
+      rest /= shape[size_t(d)];
+    }
+    ++found;
+  }
+}
+
 } // namespace
 
 void registerIndexKernels(KernelTable &table) {
@@ -156,6 +175,7 @@ void registerIndexKernels(KernelTable &table) {
   table.add("ScatterElements", scatterElementsKernel);
   table.add("GatherND", gatherNDKernel);
   table.add("OneHot", oneHotKernel);
+  table.add("NonZero", nonZeroKernel);
 }
 
 } // namespace bundlefit

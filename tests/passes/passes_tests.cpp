@@ -287,6 +287,33 @@ TEST_CASE("foldConstantsAndInferTypes folds a Shape->Gather->Unsqueeze->Concat->
   CHECK(g->outputs()[0]->type.shape == Shape{2, 12});
 }
 
+TEST_CASE("foldConstantsAndInferTypes folds NonZero of a constant into its indices") {
+  // ONNX's test_nonzero_example data by hand: [[1, 0], [1, 1]] has nonzeros
+  // at (0,0), (1,0), (1,1) -> rows [0, 1, 1] and columns [0, 0, 1].
+  Graph g;
+  Node *nonZero =
+      g.addNode("NonZero", "nz", {floatConst(g, "x", {2, 2}, {1, 0, 1, 1})}, {"indices"});
+  TensorType int64Type;
+  int64Type.dtype = DType::Int64;
+  int64Type.shape = {2, 3};
+  Value *x = g.addInput("y", int64Type);
+  Node *add = g.addNode("Add", "add", {nonZero->output(), x}, {"out"});
+  g.markOutput(add->output());
+  CHECK(foldConstantsAndInferTypes(g) == 1);
+  const Value *indices = g.nodes()[0]->input(0);
+  REQUIRE(indices->isConstant());
+  CHECK(indices->type.shape == Shape{2, 3});
+  CHECK(indices->toInts() == std::vector<int64_t>{0, 1, 1, 0, 0, 1});
+}
+
+TEST_CASE("NonZero of a graph input is refused: its output shape depends on the values") {
+  Graph g;
+  Node *nonZero = g.addNode("NonZero", "nz", {g.addInput("x", floatType({2, 2}))}, {"indices"});
+  g.markOutput(nonZero->output());
+  CHECK_THROWS_WITH(foldConstantsAndInferTypes(g),
+                    doctest::Contains("must be a constant: NonZero's output shape"));
+}
+
 TEST_CASE("foldConstantsAndInferTypes folds ConstantOfShape, Range and Cast") {
   Builder build = [](Graph &g) {
     Value *x = g.addInput("x", floatType({2, 4}));

@@ -1,4 +1,4 @@
-//===- IndexOps.cpp - GatherElements, GatherND, ScatterElements, OneHot ----===//
+//===- IndexOps.cpp - GatherElements, GatherND, Scatter, OneHot, NonZero ---===//
 //
 // Indexed reads and writes with static shapes. Indices are int32 or int64;
 // negative indices count from the end of their axis. The kernels check every
@@ -10,6 +10,8 @@
 //     data's trailing rank-k dims.
 //   ScatterElements(data, indices, updates; axis, reduction none|add|mul).
 //   OneHot(indices, depth, values[off, on]; axis): depth must be a constant.
+//   NonZero(X): X must be a constant (its output shape depends on X's
+//     values); constant folding computes it.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/OpRegistry.h"
@@ -118,6 +120,19 @@ void inferOneHot(Node &node) {
   setDTypeAndShape(onlyOutput(node), values.type.dtype, shape);
 }
 
+/// NonZero's output shape, [rank, count], depends on the values: static only
+/// when the input is a constant, which folding then evaluates.
+void inferNonZero(Node &node) {
+  const Value &x = requireInput(node, 0, "X");
+  if (!x.isConstant())
+    unsupported(node, "input 'X' must be a constant: NonZero's output shape depends on its "
+                      "values, and bundlefit compiles static shapes");
+  int64_t count = 0;
+  for (int64_t i = 0; i < x.type.numElements(); ++i)
+    count += x.elementAsDouble(i) != 0 ? 1 : 0;
+  setDTypeAndShape(onlyOutput(node), DType::Int64, {int64_t(x.type.rank()), count});
+}
+
 uint64_t noMacs(const Node &) { return 0; }
 
 } // namespace
@@ -127,6 +142,7 @@ void registerIndexOps(OpRegistry &registry) {
   registry.add({"GatherND", inferGatherND, noMacs});
   registry.add({"ScatterElements", inferScatterElements, noMacs});
   registry.add({"OneHot", inferOneHot, noMacs}).parameters(1u << 1);
+  registry.add({"NonZero", inferNonZero, noMacs});
 }
 
 } // namespace bundlefit
