@@ -3,6 +3,7 @@
 #include "bundlefit/device/Fit.h"
 
 #include "bundlefit/device/JsonSchema.h"
+#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -342,8 +343,13 @@ Device parseDevice(const json &doc, const std::string &file) {
     library.depthwiseCyclesPerMac = l.value("depthwise_cycles_per_mac", 0.0);
     library.cyclesPerElement = l.at("cycles_per_element");
     library.layerOverheadCycles = l.at("layer_overhead_cycles");
+    // CMSIS-NN's ops are the ones bundlefit maps to it (the op schema's
+    // cmsisFunction), not a list each device file repeats; a library
+    // bundlefit does not generate calls for (NNLib) lists what it covers.
     if (l.contains("ops"))
       library.ops = l["ops"].get<std::vector<std::string>>();
+    else if (library.key == "cmsis_nn")
+      library.ops = cmsisNnOps();
     library.calibrated = l.at("calibrated");
     library.source = l.value("source", "");
     // Without an explicit provenance a calibrated library rests on a

@@ -8,6 +8,7 @@
 #include "bundlefit/int8/CmsisLayout.h"
 
 #include "bundlefit/int8/Int8Params.h"
+#include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
@@ -241,6 +242,14 @@ bool absorbIntoFullyConnected(Graph &graph, Node &view, const Value *value,
 }
 
 } // namespace
+
+std::vector<std::string> cmsisNnOps() {
+  std::vector<std::string> ops;
+  for (const std::string &op : OpRegistry::get().supportedOps())
+    if (OpRegistry::get().find(op)->cmsisFunction)
+      ops.push_back(op);
+  return ops;
+}
 
 std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
   auto portable = [&](const std::string &reason) {

@@ -50,6 +50,10 @@
 
 namespace bundlefit {
 
+/// The op types bundlefit can lower to a CMSIS-NN call (those whose op schema
+/// names a cmsisFunction), sorted: what a device's `cmsis_nn` library covers.
+std::vector<std::string> cmsisNnOps();
+
 inline constexpr const char *kCmsisAttribute = "cmsis"; ///< The CMSIS-NN function name.
 inline constexpr const char *kCmsisScratchAttribute = "cmsis_scratch";
 inline constexpr const char *kCmsisLayoutOp = "CmsisLayout";
