@@ -19,6 +19,12 @@ at input scale x weight scale.
 
 Also writes NAME.input.npy (test inputs, not the calibration ones, stacked on
 the first axis) for each model. Only onnx and numpy.
+
+And the trained Fashion-MNIST CNN (tests/models/fashion_mnist) as
+fashion_qdq_{pt,pc}_{s8,u8}.onnx, calibrated on its 200 calibration images
+(pixel / 255) the same way; fashion_*.input.npy holds the first
+FASHION_SAMPLES test images (fashion_accuracy.py reads all 1,000). Skipped,
+with a line saying so, when the data files are not there.
 """
 import argparse
 import itertools
@@ -26,6 +32,7 @@ import os
 import sys
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -100,6 +107,69 @@ def activation_params(values, unsigned):
     qmin = 0 if unsigned else -128
     zp = int(np.clip(np.round(qmin - lo / scale), qmin, qmin + 255))
     return np.float32(scale), zp
+
+
+FASHION_DIR = os.path.join(HERE, "..", "models", "fashion_mnist")
+FASHION_SAMPLES = 16  # test images compared with onnxruntime (compare_qdq.py)
+
+
+class OnnxEvaluator:
+    """A float ONNX model of Conv, Relu, MaxPool, Flatten and Gemm evaluated
+    in numpy on a batch (make_models' eager kernels): what QdqWriter reads of
+    a Builder (v(name), input_shape), for a model that was not built here."""
+
+    def __init__(self, model, x):
+        self.input_shape = [1] + list(x.shape[1:])
+        self.values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        self.values[model.graph.input[0].name] = x
+        for node in model.graph.node:
+            a = {at.name: helper.get_attribute_value(at) for at in node.attribute}
+            ins = [self.values[i] for i in node.input]
+            if node.op_type == "Conv":
+                strides = a.get("strides", [1, 1])
+                assert strides[0] == strides[1], node.name
+                y = mm._conv(ins[0], ins[1], ins[2] if len(ins) > 2 else None, strides[0],
+                             a.get("pads", [0, 0, 0, 0]), a.get("group", 1))
+            elif node.op_type == "Relu":
+                y = np.maximum(ins[0], 0)
+            elif node.op_type == "MaxPool":
+                y = mm._maxpool(ins[0], a["kernel_shape"], a["strides"], a.get("pads", [0] * 4))
+            elif node.op_type == "Flatten":
+                y = ins[0].reshape(ins[0].shape[0], -1)
+            elif node.op_type == "Gemm":
+                w = ins[1].T if a.get("transB", 0) else ins[1]
+                y = (ins[0].astype(np.float64) @ w + ins[2]).astype(np.float32)
+            else:
+                raise SystemExit(f"OnnxEvaluator: no numpy kernel for {node.op_type}")
+            self.values[node.output[0]] = y
+
+    def v(self, name):
+        return self.values[name]
+
+
+def fashion_images(name):
+    """A Fashion-MNIST .npy as the model's input (pixel / 255 in float32)."""
+    return np.load(os.path.join(FASHION_DIR, name)).astype(np.float32) / np.float32(255)
+
+
+def write_fashion(out):
+    """fashion_qdq_*: the trained CNN in the four QDQ flavours."""
+    path = os.path.join(FASHION_DIR, "fashion_cnn.onnx")
+    needed = [path] + [os.path.join(FASHION_DIR, f) for f in ("calib_images.npy",
+                                                              "test_images.npy")]
+    if not all(os.path.exists(f) for f in needed):
+        print(f"fashion: skipped ({FASHION_DIR} lacks the model or its images)")
+        return
+    model = onnx.load(path)
+    calibration = OnnxEvaluator(model, fashion_images("calib_images.npy"))
+    x = fashion_images("test_images.npy")[:FASHION_SAMPLES]
+    for per_channel, unsigned in itertools.product((False, True), (False, True)):
+        tag = f"fashion_qdq_{'pc' if per_channel else 'pt'}_{'u8' if unsigned else 's8'}"
+        qdq = QdqWriter(model, calibration, per_channel, unsigned).run()
+        with open(os.path.join(out, tag + ".onnx"), "wb") as f:
+            f.write(qdq.SerializeToString())
+        np.save(os.path.join(out, tag + ".input.npy"), x)
+        print(tag, len(qdq.graph.node), "nodes")
 
 
 class QdqWriter:
@@ -236,6 +306,7 @@ def main(argv=None):
                 f.write(qdq.SerializeToString())
             np.save(os.path.join(args.out, tag + ".input.npy"), x)
             print(tag, len(qdq.graph.node), "nodes")
+    write_fashion(args.out)
     return 0
 
 
