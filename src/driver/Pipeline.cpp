@@ -76,6 +76,7 @@ void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &
   std::vector<std::string> poolWarnings;
   try {
     Stage stage("int8 from the model's Q/DQ parameters");
+    matMulsAsGemms(graph, qdq.params);
     averagePoolsAsConvs(graph, qdq.params, poolWarnings);
     summary = quantizeGraph(graph, ProfileData{}, options, path);
     // The model's arithmetic is ONNX's: QLinearConv and QDQ round the exact

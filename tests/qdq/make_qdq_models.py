@@ -11,7 +11,7 @@ QDQ models the way onnxruntime's static quantizer lays them out:
 
 in four flavours per model: weights per tensor (pt) or per output channel
 (pc), activations int8 (s8) or uint8 (u8); for some models also in the
-QOperator form (NAME_qop_*: each Conv a QLinearConv, the rest QDQ). Activation scales come from the
+QOperator form (NAME_qop_*: each Conv a QLinearConv, each MatMul a QLinearMatMul, the rest QDQ). Activation scales come from the
 calibration min/max (0 always included); MaxPool, Relu and Flatten reuse their
 input's parameters and Softmax's output is 1/256 (zero point -128 / 0), as the
 int8 kernels require; weights are symmetric int8 (max |w| / 127), biases int32
@@ -60,6 +60,14 @@ def small_cnn():
     return b, b.finish([x], "small CNN for the QDQ tests")
 
 
+def matmul(b, x, name, nout):
+    """MatMul by a constant [K, nout] (no bias): QLinearMatMul's float form."""
+    k = b.v(x).shape[1]
+    w = (b.rng.standard_normal((k, nout)) * np.sqrt(2.0 / k)).astype(np.float32)
+    y = (b.v(x).astype(np.float64) @ w).astype(np.float32)
+    return b.node("MatMul", name, [x, b.init(name + ".weight", w)], y)
+
+
 def single(name, shape, layer):
     """One quantized layer: its output differs from onnxruntime's by rounding only."""
     def make():
@@ -75,6 +83,7 @@ SINGLE = {
     "op_dwconv": single("op_dwconv", [1, 4, 9, 9],
                         lambda b: b.conv("input", "dw", 8, 3, stride=2, group=4)),
     "op_gemm": single("op_gemm", [1, 32], lambda b: b.gemm("input", "fc", 16)),
+    "op_matmul": single("op_matmul", [1, 32], lambda b: matmul(b, "input", "mm", 16)),
     "op_add": single("op_add", [1, 4, 6, 6],
                      lambda b: b.add("input", b.relu("input", "relu"), "add")),
     "op_maxpool": single("op_maxpool", [1, 4, 8, 8], lambda b: b.maxpool("input", "pool", 2, 2)),
@@ -82,8 +91,9 @@ SINGLE = {
     "op_softmax": single("op_softmax", [1, 10], lambda b: b.softmax("input", "softmax")),
 }
 MODELS = {"lenet": mm.lenet, "smallcnn": small_cnn, **SINGLE}
-# Also written in the QOperator form (their Convs as QLinearConv): NAME_qop_*.
-QOPERATOR = {"lenet", "smallcnn", "op_conv", "op_dwconv"}
+# Also written in the QOperator form (their Convs as QLinearConv, MatMuls as
+# QLinearMatMul): NAME_qop_*.
+QOPERATOR = {"lenet", "smallcnn", "op_conv", "op_dwconv", "op_matmul"}
 
 
 def build_calibrated(name):
@@ -178,7 +188,7 @@ class QdqWriter:
         self.b = builder
         self.per_channel = per_channel
         self.unsigned = unsigned
-        self.qoperator = qoperator  # Conv as QLinearConv (the QOperator form)
+        self.qoperator = qoperator  # Conv, MatMul as QLinearConv, QLinearMatMul (QOperator)
         self.params = {}   # float value -> (scale, zp)
         self.nodes, self.inits = [], list(self.g.initializer)
         self.drop = set()  # float weights replaced by quantized ones
@@ -242,21 +252,25 @@ class QdqWriter:
         for node in self.g.node:
             x = node.input[0]
             ins = [self.quantized_input(i) if i in self.params else i for i in node.input]
-            if node.op_type in ("Conv", "Gemm"):
-                axis = 0  # Conv's output channels; Gemm here has transB=1
+            if node.op_type in ("Conv", "Gemm", "MatMul"):
+                # Conv's output channels; Gemm here has transB=1; MatMul's columns.
+                axis = 1 if node.op_type == "MatMul" else 0
                 wscale = self.weight(node, node.input[1], axis)
                 ins[1] = node.input[1] + "_dq"
                 if len(node.input) > 2:
                     self.bias(node.input[2], self.params[x][0] * wscale)
                     ins[2] = node.input[2] + "_dq"
             y = node.output[0]
-            if self.qoperator and node.op_type == "Conv":
-                # QLinearConv reads the integers the DequantizeLinears above read.
-                del self.nodes[-2:]
-                q = helper.make_node("QLinearConv", [
+            if self.qoperator and node.op_type in ("Conv", "MatMul"):
+                # QLinearConv / QLinearMatMul read the integers the
+                # DequantizeLinears above read (weight, then bias if any).
+                del self.nodes[-(len(node.input) - 1):]
+                conv = node.op_type == "Conv"
+                q = helper.make_node("QLinearConv" if conv else "QLinearMatMul", [
                     x + "_q", x + "_scale", x + "_zp",
                     node.input[1] + "_q", node.input[1] + "_scale", node.input[1] + "_zp",
-                    y + "_scale", y + "_zp", node.input[2] + "_q"], [y + "_q"], name=node.name)
+                    y + "_scale", y + "_zp"] + ([node.input[2] + "_q"] if conv else []),
+                    [y + "_q"], name=node.name)
                 q.attribute.extend(node.attribute)
                 self.nodes.append(q)
                 self.qdq(y, *activation_params(self.b.v(y), self.unsigned), quantize=False)
