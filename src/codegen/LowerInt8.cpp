@@ -75,7 +75,7 @@ KernelCall lowerConv(const Node &node, bool grouped = false) {
   if (!a.depthwise)
     args.i32(a.groups);
   args.i32(a.inputOffset).i32(a.outputOffset).table(a.outMult).table(a.outShift);
-  args.i32(a.perChannel).i32(a.actMin).i32(a.actMax);
+  args.i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
   args.addr(bias8(node, a)).table(a.biasMult).table(a.biasShift);
   return args.call(a.depthwise ? "bf_depthwise_conv2d_s8" : "bf_conv2d_s8");
 }
@@ -86,7 +86,7 @@ KernelCall lowerGemm(const Node &node) {
   args.addr(node.input(0)).addr(node.input(1)).addr(bias32(node, a)).addr(node.output(0));
   args.i32(a.batches).i32(a.accumDepth).i32(a.outDepth).i32(a.transB);
   args.i32(a.inputOffset).i32(a.filterOffset).i32(a.outputOffset);
-  args.table(a.outMult).table(a.outShift).i32(a.perChannel).i32(a.actMin).i32(a.actMax);
+  args.table(a.outMult).table(a.outShift).i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
   args.addr(bias8(node, a)).table(a.biasMult).table(a.biasShift);
   return args.call("bf_fully_connected_s8");
 }

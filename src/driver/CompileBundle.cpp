@@ -5,6 +5,7 @@
 #include "bundlefit/onnx/OnnxImporter.h"
 
 #include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/reports/GraphDot.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
@@ -50,6 +51,10 @@ CompiledBundle buildBundle(const CompileRequest &request) {
     setVerbosity(Verbosity::Quiet); // the same status line once is enough
     quantizeForBuild(*bundle.referenceGraph, request);
     setVerbosity(level);
+    // CMSIS-NN as built by default rounds twice (no CMSIS_NN_USE_SINGLE_ROUNDING):
+    // the nodes left to bundlefit's kernels, and the interpreter, do the same.
+    for (Graph *graph : {bundle.graph.get(), bundle.referenceGraph.get()})
+      setInt8SingleRounding(*graph, false);
     cmsis = prepareCmsisGraph(*bundle.graph, extension);
     status("CMSIS-NN (" + std::string(cmsisExtensionName(extension)) +
            " build): " + std::to_string(cmsis.cmsisNodes) + " calls, " +

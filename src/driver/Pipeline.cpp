@@ -2,6 +2,7 @@
 #include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/driver/Progress.h"
 
+#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/passes/Passes.h"
@@ -75,8 +76,12 @@ void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &
   std::vector<std::string> poolWarnings;
   try {
     Stage stage("int8 from the model's Q/DQ parameters");
+    matMulsAsGemms(graph, qdq.params);
     averagePoolsAsConvs(graph, qdq.params, poolWarnings);
     summary = quantizeGraph(graph, ProfileData{}, options, path);
+    // The model's arithmetic is ONNX's: QLinearConv and QDQ round the exact
+    // requantized value once (CompileBundle undoes it for --use-cmsis).
+    setInt8SingleRounding(graph, true);
   } catch (const Error &e) {
     throw Error(e.code(), path + ": " + e.what());
   }

@@ -144,6 +144,7 @@ void fillRequantization(const Node &node, Int8ConvArgs &args, const Affine &in,
                         const std::vector<float> &wScales, const Affine &out, const Value *bias,
                         int64_t channels) {
   args.perChannel = wScales.size() > 1;
+  args.singleRounding = node.attrs.getString(kInt8RoundingAttr, "") == "single";
   for (float ws : wScales) {
     const Int8Scale s = scaleOf(double(in.scale) * double(ws) / double(out.scale));
     args.outMult.push_back(s.mult), args.outShift.push_back(s.shift);
@@ -306,6 +307,21 @@ Int8ConvArgs int8GemmArgs(const Node &node) {
   fusedActivationRange(node, out, args.actMin, args.actMax);
   fillRequantization(node, args, in, weightScales(node, &b, ys[1]), out, node.input(2), ys[1]);
   return args;
+}
+
+size_t setInt8SingleRounding(Graph &graph, bool single) {
+  size_t count = 0;
+  for (Node *node : graph.nodes()) {
+    if ((node->opType != "Conv" && node->opType != "Gemm") || !isInt8Node(*node))
+      continue;
+    if (!single) {
+      node->attrs.erase(kInt8RoundingAttr);
+      continue;
+    }
+    node->attrs.setString(kInt8RoundingAttr, "single");
+    ++count;
+  }
+  return count;
 }
 
 Int8PoolArgs int8PoolArgs(const Node &node) {

@@ -45,13 +45,13 @@ void runConv(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
     bf_depthwise_conv2d_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.N, a.C, a.H, a.W, a.chMult,
                            a.OH, a.OW, a.KH, a.KW, a.strideH, a.strideW, a.padT, a.padL, a.dilH,
                            a.dilW, a.inputOffset, a.outputOffset, table(a.outMult),
-                           table(a.outShift), a.perChannel, a.actMin, a.actMax, b.b8,
+                           table(a.outShift), a.quantFlags(), a.actMin, a.actMax, b.b8,
                            table(a.biasMult), table(a.biasShift));
     return;
   }
   bf_conv2d_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.N, a.C, a.H, a.W, a.M, a.OH, a.OW, a.KH,
                a.KW, a.strideH, a.strideW, a.padT, a.padL, a.dilH, a.dilW, a.groups, a.inputOffset,
-               a.outputOffset, table(a.outMult), table(a.outShift), a.perChannel, a.actMin,
+               a.outputOffset, table(a.outMult), table(a.outShift), a.quantFlags(), a.actMin,
                a.actMax, b.b8, table(a.biasMult), table(a.biasShift));
 }
 
@@ -60,8 +60,8 @@ void runGemm(const Node &node, const Inputs &in, std::vector<Tensor> &out) {
   const Bias b = biasOf(in, 2, a);
   bf_fully_connected_s8(i8(in[0]), i8(in[1]), b.b32, i8(out[0]), a.batches, a.accumDepth,
                         a.outDepth, a.transB, a.inputOffset, a.filterOffset, a.outputOffset,
-                        table(a.outMult), table(a.outShift), a.perChannel, a.actMin, a.actMax, b.b8,
-                        table(a.biasMult), table(a.biasShift));
+                        table(a.outMult), table(a.outShift), a.quantFlags(), a.actMin, a.actMax,
+                        b.b8, table(a.biasMult), table(a.biasShift));
 }
 
 void runPool(const Node &node, const Inputs &in, std::vector<Tensor> &out) {

@@ -17,13 +17,29 @@
  *    mult), max(-shift,0));
  *  - actMin/actMax clamp the int8 output (a fused Relu/Clip, else -128/127).
  *
- * Per-channel parameters: `outMult`/`outShift` hold one entry per output
- * channel when `perChannel` is 1, one entry for all channels when 0.
+ * `quantFlags` of the Conv and Gemm kernels (constant per call, so a bundle's
+ * specialised kernel keeps one branch):
+ *  - BF_I8_PER_CHANNEL: `outMult`/`outShift` (and biasMult/biasShift) hold
+ *    one entry per output channel; without it, one entry for all channels.
+ *  - BF_I8_SINGLE_ROUNDING: the output stage rounds once,
+ *    floor((acc * mult + 2^(30 - shift)) / 2^(31 - shift)) in 64 bits (CMSIS-NN
+ *    built with CMSIS_NN_USE_SINGLE_ROUNDING, TFLM's TFLITE_SINGLE_ROUNDING),
+ *    instead of the double rounding above. Double rounding first rounds
+ *    acc * mult / 2^31 to an integer, so an exact value within 2^(shift-1) of
+ *    a half becomes an exact tie, which the second rounding sends away from
+ *    zero: wrong for about one output in 2^(1-shift) (1 in 160-530 in the
+ *    QDQ test models). ONNX's QLinearConv / QDQ semantics (and onnxruntime)
+ *    round the exact value once; pre-quantized models set this flag unless
+ *    built with --use-cmsis (docs/quantized-ir.md).
+ */
+#define BF_I8_PER_CHANNEL 1
+#define BF_I8_SINGLE_ROUNDING 2
+/*
  *
  * Bias: `bias` is int32 at the accumulator scale (inputScale * weightScale[c])
  * or NULL. Instead, an int8 bias (`--quantization-precision-bias Int8`) comes
  * as `bias8` with its own multiplier/shift per channel (biasMult/biasShift,
- * same perChannel rule): the kernel brings it to the accumulator scale with
+ * same BF_I8_PER_CHANNEL rule): the kernel brings it to the accumulator scale with
  * round-half-away(bias8 * biasMult * 2^(biasShift - 31)) (exact for the
  * power-of-two scales of symmetric_with_power2_scale). At most one of bias
  * and bias8 is non-NULL.
@@ -50,7 +66,7 @@ void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t
                   int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
                   int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
                   int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
-                  int32_t perChannel, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                  int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
                   const int32_t *biasMult, const int32_t *biasShift);
 /* Depthwise: groups == C, M = C * chMult, w [M,1,KH,KW]; output channel
  * c * chMult + k reads input channel c.
@@ -61,7 +77,7 @@ void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bi
                             int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
                             int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
                             int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
-                            const int32_t *outShift, int32_t perChannel, int32_t actMin,
+                            const int32_t *outShift, int32_t quantFlags, int32_t actMin,
                             int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
                             const int32_t *biasShift);
 
@@ -73,7 +89,7 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
                        int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
                        int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
                        int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                       const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                       const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                        int32_t actMin, int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
                        const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW, int32_t PKH,
                        int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL,
@@ -86,7 +102,7 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
                           int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
                           int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
                           int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                          const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                          const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                           int32_t actMin, int32_t actMax, const int8_t *bias8,
                           const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
                           int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
@@ -101,7 +117,7 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
                              int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
                              int32_t dilW, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                              int32_t actMin, int32_t actMax, const int8_t *bias8,
                              const int32_t *biasMult, const int32_t *biasShift);
 /* 1x1 conv (stride 1, no pad, N = 1) with `out` == `in` allowed, `rows`
@@ -109,7 +125,7 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
 void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                              int8_t *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
                              int32_t rows, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                              int32_t actMin, int32_t actMax, const int8_t *bias8,
                              const int32_t *biasMult, const int32_t *biasShift);
 /* Gemm: out[batches, outDepth] from in[batches, accumDepth]; w is
@@ -120,7 +136,7 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
 void bf_fully_connected_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                            int32_t batches, int32_t accumDepth, int32_t outDepth, int32_t transB,
                            int32_t inputOffset, int32_t filterOffset, int32_t outputOffset,
-                           const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                           const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                            int32_t actMin, int32_t actMax, const int8_t *bias8,
                            const int32_t *biasMult, const int32_t *biasShift);
 

@@ -22,10 +22,13 @@ BF_I8_INLINE void bf_i8_valid_taps(int32_t origin, int32_t size, int32_t K, int3
 }
 
 BF_I8_INLINE int8_t bf_i8_output(int32_t acc, int32_t c, const int32_t *outMult,
-                                 const int32_t *outShift, int32_t perChannel, int32_t outputOffset,
+                                 const int32_t *outShift, int32_t quantFlags, int32_t outputOffset,
                                  int32_t actMin, int32_t actMax) {
-  const int32_t k = perChannel ? c : 0;
-  return bf_i8_clamp(bf_i8_requantize(acc, outMult[k], outShift[k]) + outputOffset, actMin, actMax);
+  const int32_t k = (quantFlags & BF_I8_PER_CHANNEL) ? c : 0;
+  const int32_t r = (quantFlags & BF_I8_SINGLE_ROUNDING)
+                        ? bf_i8_requantize_single(acc, outMult[k], outShift[k])
+                        : bf_i8_requantize(acc, outMult[k], outShift[k]);
+  return bf_i8_clamp(r + outputOffset, actMin, actMax);
 }
 
 /* acc[i][j] += (xa[j*sw] + inputOffset) * wa[i*wsM] + (xb[j*sw] + inputOffset)
@@ -142,14 +145,14 @@ BF_I8_INLINE void bf_i8_conv_block(int8_t *o, int32_t nm, int32_t np, int32_t m,
                                    int32_t iw0, int32_t khb, int32_t khe, int32_t kwb, int32_t kwe,
                                    int32_t dilH, int32_t dilW, int32_t inputOffset, int32_t sw,
                                    int64_t plane, const int32_t *outMult, const int32_t *outShift,
-                                   int32_t perChannel, int32_t outputOffset, int32_t actMin,
+                                   int32_t quantFlags, int32_t outputOffset, int32_t actMin,
                                    int32_t actMax) {
   int32_t acc[2][4] = {{b0, b0, b0, b0}, {b1, b1, b1, b1}};
   bf_i8_conv_px4(acc, nm, np, x0, wm, Cg, H, W, KH, KW, ih0, iw0, khb, khe, kwb, kwe, dilH, dilW,
                  inputOffset, sw);
   for (int32_t i = 0; i < nm; ++i)
     for (int32_t j = 0; j < np; ++j)
-      o[i * plane + j] = bf_i8_output(acc[i][j], m + i, outMult, outShift, perChannel, outputOffset,
+      o[i * plane + j] = bf_i8_output(acc[i][j], m + i, outMult, outShift, quantFlags, outputOffset,
                                       actMin, actMax);
 }
 
@@ -158,7 +161,7 @@ void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int
                   int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
                   int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
                   int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
-                  const int32_t *outShift, int32_t perChannel, int32_t actMin, int32_t actMax,
+                  const int32_t *outShift, int32_t quantFlags, int32_t actMin, int32_t actMax,
                   const int8_t *bias8, const int32_t *biasMult, const int32_t *biasShift) {
   if (KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padL == 0 && OW == W) {
     /* A 1x1 convolution maps output row oh to input row oh - padT, whole: as
@@ -190,9 +193,9 @@ void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int
       const int8_t *x0 = in + ((int64_t)n * C + (int64_t)g * Cg) * H * W;
       const int8_t *wm = w + (int64_t)m * Cg * KH * KW;
       int8_t *o = out + ((int64_t)n * M + m) * plane;
-      const int32_t b0 = bf_i8_bias(m, bias, bias8, biasMult, biasShift, perChannel);
+      const int32_t b0 = bf_i8_bias(m, bias, bias8, biasMult, biasShift, quantFlags);
       const int32_t b1 =
-          nm == 2 ? bf_i8_bias(m + 1, bias, bias8, biasMult, biasShift, perChannel) : 0;
+          nm == 2 ? bf_i8_bias(m + 1, bias, bias8, biasMult, biasShift, quantFlags) : 0;
       for (int32_t oh = 0; oh < OH; ++oh) {
         const int32_t ih0 = oh * strideH - padT;
         int32_t khb, khe;
@@ -210,7 +213,7 @@ void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int
           bf_i8_valid_taps(iw0, W, KW, dilW, &kwb, &kwe);
 #define BF_I8_CONV_BLOCK(NM, NP, KWB, KWE)                                                         \
   bf_i8_conv_block(ob, NM, NP, m, b0, b1, x0, wm, Cg, H, W, KH, KW, ih0, iw0, khb, khe, KWB, KWE,  \
-                   dilH, dilW, inputOffset, strideW, plane, outMult, outShift, perChannel,         \
+                   dilH, dilW, inputOffset, strideW, plane, outMult, outShift, quantFlags,         \
                    outputOffset, actMin, actMax)
           if (np == 4 && nm == 2)
             BF_I8_CONV_BLOCK(2, 4, 0, KW);
@@ -234,14 +237,14 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
                             int32_t KH, int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
                             int32_t padL, int32_t dilH, int32_t dilW, int32_t inputOffset,
                             int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
-                            int32_t perChannel, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                            int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
                             const int32_t *biasMult, const int32_t *biasShift) {
   /* A depthwise convolution is the grouped one with one input channel per
    * group (groups = C, chMult outputs each): same channel mapping, same
    * accumulation order, so the results are identical. */
   bf_conv2d_s8(in, w, bias, out, N, C, H, W, C * chMult, OH, OW, KH, KW, strideH, strideW, padT,
                padL, dilH, dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift,
-               perChannel, actMin, actMax, bias8, biasMult, biasShift);
+               quantFlags, actMin, actMax, bias8, biasMult, biasShift);
 }
 
 /* acc{0,1} += sum over k < K of (x[k] + inputOffset) * (w{0,1}[k] + filterOffset):
@@ -277,7 +280,7 @@ void bf_fully_connected_s8(const int8_t *restrict in, const int8_t *restrict w,
                            const int32_t *restrict bias, int8_t *restrict out, int32_t batches,
                            int32_t accumDepth, int32_t outDepth, int32_t transB,
                            int32_t inputOffset, int32_t filterOffset, int32_t outputOffset,
-                           const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                           const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                            int32_t actMin, int32_t actMax, const int8_t *bias8,
                            const int32_t *biasMult, const int32_t *biasShift) {
   /* Weight element (k, o): stride 1 along k when transB ([outDepth, K]). */
@@ -289,19 +292,19 @@ void bf_fully_connected_s8(const int8_t *restrict in, const int8_t *restrict w,
     /* Contiguous rows: two outputs at a time (the last, if odd, pairs with itself). */
     for (; transB && o < outDepth; o += 2) {
       const int32_t o1 = o + 1 < outDepth ? o + 1 : o;
-      int32_t acc0 = bf_i8_bias(o, bias, bias8, biasMult, biasShift, perChannel);
-      int32_t acc1 = bf_i8_bias(o1, bias, bias8, biasMult, biasShift, perChannel);
+      int32_t acc0 = bf_i8_bias(o, bias, bias8, biasMult, biasShift, quantFlags);
+      int32_t acc1 = bf_i8_bias(o1, bias, bias8, biasMult, biasShift, quantFlags);
       bf_i8_dot_rows2(x, w + (int64_t)o * accumDepth, w + (int64_t)o1 * accumDepth, accumDepth,
                       inputOffset, filterOffset, &acc0, &acc1);
-      y[o] = bf_i8_output(acc0, o, outMult, outShift, perChannel, outputOffset, actMin, actMax);
-      y[o1] = bf_i8_output(acc1, o1, outMult, outShift, perChannel, outputOffset, actMin, actMax);
+      y[o] = bf_i8_output(acc0, o, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
+      y[o1] = bf_i8_output(acc1, o1, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
     }
     for (; o < outDepth; ++o) {
       const int8_t *wo = w + (int64_t)o * oStride;
-      int32_t acc = bf_i8_bias(o, bias, bias8, biasMult, biasShift, perChannel);
+      int32_t acc = bf_i8_bias(o, bias, bias8, biasMult, biasShift, quantFlags);
       for (int32_t k = 0; k < accumDepth; ++k)
         acc += ((int32_t)x[k] + inputOffset) * ((int32_t)wo[(int64_t)k * kStride] + filterOffset);
-      y[o] = bf_i8_output(acc, o, outMult, outShift, perChannel, outputOffset, actMin, actMax);
+      y[o] = bf_i8_output(acc, o, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
     }
   }
 }

@@ -16,16 +16,16 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
                              int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
                              int32_t dilW, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                              int32_t actMin, int32_t actMax, const int8_t *bias8,
                              const int32_t *biasMult, const int32_t *biasShift) {
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   for (int32_t p = 0; p < N * C; ++p) {
-    const int32_t m = p % C, k = perChannel ? m : 0;
+    const int32_t m = p % C, k = (quantFlags & BF_I8_PER_CHANNEL) ? m : 0;
     bf_depthwise_conv2d_s8(in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0,
                            scratch, 1, 1, H, W, 1, OH, OW, KH, KW, strideH, strideW, padT, padL,
                            dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
-                           perChannel, actMin, actMax, bias8 ? bias8 + m : 0,
+                           quantFlags, actMin, actMax, bias8 ? bias8 + m : 0,
                            biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0);
     int8_t *o = out + (int64_t)p * outPlane;
     for (int32_t i = 0; i < outPlane; ++i)
@@ -40,14 +40,14 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
 void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                              int8_t *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
                              int32_t rows, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                              int32_t actMin, int32_t actMax, const int8_t *bias8,
                              const int32_t *biasMult, const int32_t *biasShift) {
   const int64_t plane = (int64_t)H * W;
   for (int32_t r0 = 0; r0 < H; r0 += rows) {
     const int32_t n = H - r0 < rows ? H - r0 : rows;
     bf_conv2d_s8(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1,
-                 inputOffset, outputOffset, outMult, outShift, perChannel, actMin, actMax, bias8,
+                 inputOffset, outputOffset, outMult, outShift, quantFlags, actMin, actMax, bias8,
                  biasMult, biasShift);
     for (int32_t m = 0; m < M; ++m)
       for (int32_t i = 0; i < n * W; ++i)

@@ -17,7 +17,7 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
                        int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
                        int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
                        int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                       const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                       const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                        int32_t actMin, int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
                        const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW, int32_t PKH,
                        int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL,
@@ -39,10 +39,11 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
       if (!used)
         continue;
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {
-        const int32_t mc = M - m0 < chunk ? M - m0 : chunk, k0 = perChannel ? m0 : 0;
+        const int32_t mc = M - m0 < chunk ? M - m0 : chunk,
+                      k0 = (quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
         bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H, W, mc,
                      1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
-                     inputOffset, outputOffset, outMult + k0, outShift + k0, perChannel, actMin,
+                     inputOffset, outputOffset, outMult + k0, outShift + k0, quantFlags, actMin,
                      actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
                      biasShift ? biasShift + k0 : 0);
         for (int32_t kh = 0; kh < PKH; ++kh) {
@@ -84,7 +85,7 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
                           int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
                           int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
                           int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                          const int32_t *outMult, const int32_t *outShift, int32_t perChannel,
+                          const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                           int32_t actMin, int32_t actMax, const int8_t *bias8,
                           const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
                           int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
@@ -104,13 +105,14 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
       const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + PKH, CH);
       const int32_t pb = bf_i8_max(h0, -ppadT), pe = bf_i8_min(h0 + PKH, CH + ppadB);
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {
-        const int32_t mc = M - m0 < chunk ? M - m0 : chunk, k0 = perChannel ? m0 : 0;
+        const int32_t mc = M - m0 < chunk ? M - m0 : chunk,
+                      k0 = (quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
         for (int32_t i = 0; i < mc * PW; ++i)
           acc[i] = 0;
         for (int32_t r = hb; r < he; ++r) {
           bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W, mc, 1,
                        CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
-                       inputOffset, outputOffset, outMult + k0, outShift + k0, perChannel, actMin,
+                       inputOffset, outputOffset, outMult + k0, outShift + k0, quantFlags, actMin,
                        actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
                        biasShift ? biasShift + k0 : 0);
           for (int32_t mi = 0; mi < mc; ++mi)

@@ -72,6 +72,17 @@ BF_I8_INLINE int32_t bf_i8_requantize(int32_t x, int32_t mult, int32_t shift) {
   return bf_i8_rdbpot(bf_i8_srdhm(bf_i8_shl(x, left), mult), right);
 }
 
+/* BF_I8_SINGLE_ROUNDING: round(x * mult * 2^(shift - 31)) with one rounding
+ * (half up), CMSIS-NN's arm_nn_requantize under CMSIS_NN_USE_SINGLE_ROUNDING.
+ * |x * mult| < 2^62 and 31 - shift is in [1, 62], so the sum fits int64; the
+ * result is held to +-2^30 (a multiplier above 1 can leave int32), which no
+ * int8 output or zero point offset can tell apart. */
+BF_I8_INLINE int32_t bf_i8_requantize_single(int32_t x, int32_t mult, int32_t shift) {
+  const int32_t right = 31 - shift;
+  const int64_t r = ((int64_t)x * (int64_t)mult + (1ll << (right - 1))) >> right;
+  return (int32_t)(r > (1ll << 30) ? (1ll << 30) : r < -(1ll << 30) ? -(1ll << 30) : r);
+}
+
 /* An int8 bias at the accumulator scale: round-half-away(b * mult *
  * 2^(shift-31)) in 64 bits (once per output channel), saturated to int32. */
 BF_I8_INLINE int32_t bf_i8_scale_bias(int32_t b, int32_t mult, int32_t shift) {
@@ -95,11 +106,11 @@ BF_I8_INLINE int32_t bf_i8_scale_bias(int32_t b, int32_t mult, int32_t shift) {
 /* Bias of output channel c at the accumulator scale (see the header). */
 BF_I8_INLINE int32_t bf_i8_bias(int32_t c, const int32_t *bias, const int8_t *bias8,
                                 const int32_t *biasMult, const int32_t *biasShift,
-                                int32_t perChannel) {
+                                int32_t quantFlags) {
   if (bias)
     return bias[c];
   if (bias8) {
-    const int32_t k = perChannel ? c : 0;
+    const int32_t k = (quantFlags & BF_I8_PER_CHANNEL) ? c : 0;
     return bf_i8_scale_bias(bias8[c], biasMult[k], biasShift[k]);
   }
   return 0;

@@ -125,6 +125,7 @@ Folded compileQdq(const TestModel &m, const std::string &file) {
   REQUIRE(hasLinearQuantNodes(*f.graph));
   f.fold = foldQdqPairs(*f.graph, path);
   runDefaultPasses(*f.graph);
+  matMulsAsGemms(*f.graph, f.fold.params);
   averagePoolsAsConvs(*f.graph, f.fold.params, f.poolWarnings);
   QuantizationOptions options;
   options.channelwise = true;
@@ -214,6 +215,48 @@ TEST_CASE("QDQ: a float op between pairs is kept in float, with a warning") {
   Folded f = compileQdq(m, "qdq_sigmoid.onnx");
   REQUIRE(f.summary.warnings.size() == 1);
   CHECK(f.summary.warnings[0].find("'sigmoid' (Sigmoid): kept in float") != std::string::npos);
+}
+
+/// x[xShape] -> Q/DQ (0.1, 0) -> MatMul by DQ(int8 [4,3], per column) -> Q/DQ (0.2, 1) -> y
+TestModel qdqMatMul(const std::vector<int64_t> &xShape) {
+  TestModel m;
+  m.input("x", xShape);
+  m.floatInit("s", {}, {0.1f});
+  rawInit<int8_t>(m, "z", onnx::TensorProto::INT8, {}, {0});
+  m.node("QuantizeLinear", {"x", "s", "z"}, {"xq"}, "qx");
+  m.node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, "dqx");
+  rawInit<int8_t>(m, "w_q", onnx::TensorProto::INT8, {4, 3},
+                  {1, -2, 3, -128, 5, 6, 7, 8, -9, 10, 11, 127});
+  m.floatInit("w_scale", {3}, {0.01f, 0.02f, 0.03f});
+  rawInit<int8_t>(m, "w_zp", onnx::TensorProto::INT8, {3}, {0, 0, 0});
+  setInt(m.node("DequantizeLinear", {"w_q", "w_scale", "w_zp"}, {"w"}, "dqw"), "axis", 1);
+  m.node("MatMul", {"xd", "w"}, {"mm"}, "mm");
+  m.floatInit("s2", {}, {0.2f});
+  rawInit<int8_t>(m, "z2", onnx::TensorProto::INT8, {}, {1});
+  m.node("QuantizeLinear", {"mm", "s2", "z2"}, {"mq"}, "qm");
+  m.node("DequantizeLinear", {"mq", "s2", "z2"}, {"y"}, "dqm");
+  m.output("y");
+  return m;
+}
+
+TEST_CASE("QDQ MatMul by a constant: the int8 Gemm with the model's integers; batched stays") {
+  Folded f = compileQdq(qdqMatMul({1, 4}), "qdq_matmul.onnx");
+  CHECK(f.summary.warnings.empty());
+  const Node &gemm = *onlyNode(*f.graph, "Gemm");
+  CHECK(gemm.attrs.getInt("transB", 0) == 0);
+  const Value &w = *gemm.input(1);
+  REQUIRE(w.type.dtype == DType::Int8);
+  CHECK(w.type.quant.axis == 1);
+  CHECK(w.type.quant.scales == std::vector<float>{0.01f, 0.02f, 0.03f});
+  CHECK(w.elementAsDouble(3) == -128.0);
+  CHECK(w.elementAsDouble(11) == 127.0);
+  CHECK(gemm.output()->type.dtype == DType::Int8);
+
+  // [1, 2, 4]: a batched MatMul is not a Gemm; it stays float, with a warning.
+  Folded batched = compileQdq(qdqMatMul({1, 2, 4}), "qdq_matmul_3d.onnx");
+  onlyNode(*batched.graph, "MatMul");
+  REQUIRE(batched.summary.warnings.size() == 1);
+  CHECK(batched.summary.warnings[0].find("'mm' (MatMul): kept in float") != std::string::npos);
 }
 
 /// x[1,2,4,4] -> Q/DQ (0.1, 0) -> AveragePool 2x2 (`pads`) -> Q/DQ (0.02, -5) -> y

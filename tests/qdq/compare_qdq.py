@@ -7,8 +7,8 @@ For every MODELS_DIR/*_qdq_*.onnx: `bundlefit run` (host, or --target under
 QEMU) on NAME.input.npy, onnxruntime-node (tests/qdq/ort_run.js) on the same
 samples, and the largest difference in units of the output's scale (the
 scale of the graph output's DequantizeLinear). Prints one line per model and
-fails (exit 1) when any element differs by more than the model's bound
-(BOUNDS; --max-lsb overrides them all).
+fails (exit 1) when any element differs by more than MAX_LSB (--max-lsb
+overrides it) or more than MAX_DIFFERING of a model's elements differ.
 Exit 77 (CTest SKIP) when onnxruntime-node is not installed or, with
 --target, QEMU/toolchain is missing (bundlefit exit 7).
 """
@@ -24,22 +24,20 @@ from onnx import numpy_helper
 
 SKIP = 77
 
-# Largest |bundle - onnxruntime| allowed, in LSBs of the output scale, by
-# model-name prefix. onnxruntime requantizes in float with round-half-even,
-# the int8 kernels (CMSIS-NN's arithmetic) with a Q31 multiplier, so one layer
-# may differ by 1 LSB where the exact value is within a hair of .5: the bound
-# for a single layer. In a network a 1-LSB difference is an input difference
-# for the next layer and grows (measured: LeNet 2, the small CNN 3 with
-# per-tensor weights, 1 per channel). A regression in any layer shows up as
-# more (average pools as pooling + Rescale instead of one depthwise Conv,
-# quant/PoolsAsConvs.cpp: 4 LSB on op_gap, 5 on the small CNN).
-BOUNDS = [("op_", 1), ("lenet", 2), ("smallcnn", 3)]
-
-
-def bound_for(name, override):
-    if override is not None:
-        return override
-    return next(b for prefix, b in BOUNDS if name.startswith(prefix))
+# Largest |bundle - onnxruntime| allowed, in LSBs of the output scale: the
+# issue's goal, 1 LSB on every element of every model. Pre-quantized Conv and
+# Gemm requantize with one rounding (BF_I8_SINGLE_ROUNDING), as ONNX's
+# QLinearConv and onnxruntime do, so the int8 values agree at every layer;
+# what may still differ is onnxruntime computing acc * scale in float32 (a
+# 2^-24 relative error, which moves a value only within ~2^-17 of a half):
+# measured 0 LSB on every element of every model here, host and Cortex-M7.
+MAX_LSB = 1.0
+# And at most this fraction of a model's elements may differ at all. Double
+# rounding (TFLM's and CMSIS-NN's default, bundlefit's before) differs from
+# the exact rounding on about one output in 2^(1-shift) per layer: 5-6 of
+# 3,200 on op_conv (0.17 %), 5 of 800 on op_dwconv, 12 of 40 on the small CNN,
+# where a 1-LSB difference grew to 3 LSB. Measured now: none.
+MAX_DIFFERING = 0.001
 
 
 def boundary_params(model_path):
@@ -133,12 +131,13 @@ def main():
         worst = float(lsb.max())
         worst_overall = max(worst_overall, worst)
         # 1e-3: the two float dequantizations may round apart by an ulp.
-        bound = bound_for(name, args.max_lsb)
-        ok = worst <= bound + 1e-3
+        bound = MAX_LSB if args.max_lsb is None else args.max_lsb
+        differing = int((lsb > 0.5).sum())
+        ok = worst <= bound + 1e-3 and differing <= MAX_DIFFERING * lsb.size
         failed += 0 if ok else 1
         print(f"{name:22s} {flavour}: max |bundle - onnxruntime| = {worst:.3f} LSB over "
-              f"{lsb.size} values, {int((lsb > 0.5).sum())} differ"
-              f"{'' if ok else '  FAIL (> %g LSB)' % bound}"
+              f"{lsb.size} values, {differing} differ"
+              f"{'' if ok else '  FAIL (> %g LSB or > %g %% differ)' % (bound, 100 * MAX_DIFFERING)}"
               f"{'; ' + str(len(warnings)) + ' warnings' if warnings else ''}")
     print(f"{len(models) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -11,7 +11,7 @@ QDQ models the way onnxruntime's static quantizer lays them out:
 
 in four flavours per model: weights per tensor (pt) or per output channel
 (pc), activations int8 (s8) or uint8 (u8); for some models also in the
-QOperator form (NAME_qop_*: each Conv a QLinearConv, the rest QDQ). Activation scales come from the
+QOperator form (NAME_qop_*: each Conv a QLinearConv, each MatMul a QLinearMatMul, the rest QDQ). Activation scales come from the
 calibration min/max (0 always included); MaxPool, Relu and Flatten reuse their
 input's parameters and Softmax's output is 1/256 (zero point -128 / 0), as the
 int8 kernels require; weights are symmetric int8 (max |w| / 127), biases int32
@@ -19,6 +19,12 @@ at input scale x weight scale.
 
 Also writes NAME.input.npy (test inputs, not the calibration ones, stacked on
 the first axis) for each model. Only onnx and numpy.
+
+And the trained Fashion-MNIST CNN (tests/models/fashion_mnist) as
+fashion_qdq_{pt,pc}_{s8,u8}.onnx, calibrated on its 200 calibration images
+(pixel / 255) the same way; fashion_*.input.npy holds the first
+FASHION_SAMPLES test images (fashion_accuracy.py reads all 1,000). Skipped,
+with a line saying so, when the data files are not there.
 """
 import argparse
 import itertools
@@ -26,6 +32,7 @@ import os
 import sys
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,6 +60,14 @@ def small_cnn():
     return b, b.finish([x], "small CNN for the QDQ tests")
 
 
+def matmul(b, x, name, nout):
+    """MatMul by a constant [K, nout] (no bias): QLinearMatMul's float form."""
+    k = b.v(x).shape[1]
+    w = (b.rng.standard_normal((k, nout)) * np.sqrt(2.0 / k)).astype(np.float32)
+    y = (b.v(x).astype(np.float64) @ w).astype(np.float32)
+    return b.node("MatMul", name, [x, b.init(name + ".weight", w)], y)
+
+
 def single(name, shape, layer):
     """One quantized layer: its output differs from onnxruntime's by rounding only."""
     def make():
@@ -68,6 +83,7 @@ SINGLE = {
     "op_dwconv": single("op_dwconv", [1, 4, 9, 9],
                         lambda b: b.conv("input", "dw", 8, 3, stride=2, group=4)),
     "op_gemm": single("op_gemm", [1, 32], lambda b: b.gemm("input", "fc", 16)),
+    "op_matmul": single("op_matmul", [1, 32], lambda b: matmul(b, "input", "mm", 16)),
     "op_add": single("op_add", [1, 4, 6, 6],
                      lambda b: b.add("input", b.relu("input", "relu"), "add")),
     "op_maxpool": single("op_maxpool", [1, 4, 8, 8], lambda b: b.maxpool("input", "pool", 2, 2)),
@@ -75,8 +91,9 @@ SINGLE = {
     "op_softmax": single("op_softmax", [1, 10], lambda b: b.softmax("input", "softmax")),
 }
 MODELS = {"lenet": mm.lenet, "smallcnn": small_cnn, **SINGLE}
-# Also written in the QOperator form (their Convs as QLinearConv): NAME_qop_*.
-QOPERATOR = {"lenet", "smallcnn", "op_conv", "op_dwconv"}
+# Also written in the QOperator form (their Convs as QLinearConv, MatMuls as
+# QLinearMatMul): NAME_qop_*.
+QOPERATOR = {"lenet", "smallcnn", "op_conv", "op_dwconv", "op_matmul"}
 
 
 def build_calibrated(name):
@@ -102,13 +119,76 @@ def activation_params(values, unsigned):
     return np.float32(scale), zp
 
 
+FASHION_DIR = os.path.join(HERE, "..", "models", "fashion_mnist")
+FASHION_SAMPLES = 16  # test images compared with onnxruntime (compare_qdq.py)
+
+
+class OnnxEvaluator:
+    """A float ONNX model of Conv, Relu, MaxPool, Flatten and Gemm evaluated
+    in numpy on a batch (make_models' eager kernels): what QdqWriter reads of
+    a Builder (v(name), input_shape), for a model that was not built here."""
+
+    def __init__(self, model, x):
+        self.input_shape = [1] + list(x.shape[1:])
+        self.values = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        self.values[model.graph.input[0].name] = x
+        for node in model.graph.node:
+            a = {at.name: helper.get_attribute_value(at) for at in node.attribute}
+            ins = [self.values[i] for i in node.input]
+            if node.op_type == "Conv":
+                strides = a.get("strides", [1, 1])
+                assert strides[0] == strides[1], node.name
+                y = mm._conv(ins[0], ins[1], ins[2] if len(ins) > 2 else None, strides[0],
+                             a.get("pads", [0, 0, 0, 0]), a.get("group", 1))
+            elif node.op_type == "Relu":
+                y = np.maximum(ins[0], 0)
+            elif node.op_type == "MaxPool":
+                y = mm._maxpool(ins[0], a["kernel_shape"], a["strides"], a.get("pads", [0] * 4))
+            elif node.op_type == "Flatten":
+                y = ins[0].reshape(ins[0].shape[0], -1)
+            elif node.op_type == "Gemm":
+                w = ins[1].T if a.get("transB", 0) else ins[1]
+                y = (ins[0].astype(np.float64) @ w + ins[2]).astype(np.float32)
+            else:
+                raise SystemExit(f"OnnxEvaluator: no numpy kernel for {node.op_type}")
+            self.values[node.output[0]] = y
+
+    def v(self, name):
+        return self.values[name]
+
+
+def fashion_images(name):
+    """A Fashion-MNIST .npy as the model's input (pixel / 255 in float32)."""
+    return np.load(os.path.join(FASHION_DIR, name)).astype(np.float32) / np.float32(255)
+
+
+def write_fashion(out):
+    """fashion_qdq_*: the trained CNN in the four QDQ flavours."""
+    path = os.path.join(FASHION_DIR, "fashion_cnn.onnx")
+    needed = [path] + [os.path.join(FASHION_DIR, f) for f in ("calib_images.npy",
+                                                              "test_images.npy")]
+    if not all(os.path.exists(f) for f in needed):
+        print(f"fashion: skipped ({FASHION_DIR} lacks the model or its images)")
+        return
+    model = onnx.load(path)
+    calibration = OnnxEvaluator(model, fashion_images("calib_images.npy"))
+    x = fashion_images("test_images.npy")[:FASHION_SAMPLES]
+    for per_channel, unsigned in itertools.product((False, True), (False, True)):
+        tag = f"fashion_qdq_{'pc' if per_channel else 'pt'}_{'u8' if unsigned else 's8'}"
+        qdq = QdqWriter(model, calibration, per_channel, unsigned).run()
+        with open(os.path.join(out, tag + ".onnx"), "wb") as f:
+            f.write(qdq.SerializeToString())
+        np.save(os.path.join(out, tag + ".input.npy"), x)
+        print(tag, len(qdq.graph.node), "nodes")
+
+
 class QdqWriter:
     def __init__(self, model, builder, per_channel, unsigned, qoperator=False):
         self.g = model.graph
         self.b = builder
         self.per_channel = per_channel
         self.unsigned = unsigned
-        self.qoperator = qoperator  # Conv as QLinearConv (the QOperator form)
+        self.qoperator = qoperator  # Conv, MatMul as QLinearConv, QLinearMatMul (QOperator)
         self.params = {}   # float value -> (scale, zp)
         self.nodes, self.inits = [], list(self.g.initializer)
         self.drop = set()  # float weights replaced by quantized ones
@@ -172,21 +252,25 @@ class QdqWriter:
         for node in self.g.node:
             x = node.input[0]
             ins = [self.quantized_input(i) if i in self.params else i for i in node.input]
-            if node.op_type in ("Conv", "Gemm"):
-                axis = 0  # Conv's output channels; Gemm here has transB=1
+            if node.op_type in ("Conv", "Gemm", "MatMul"):
+                # Conv's output channels; Gemm here has transB=1; MatMul's columns.
+                axis = 1 if node.op_type == "MatMul" else 0
                 wscale = self.weight(node, node.input[1], axis)
                 ins[1] = node.input[1] + "_dq"
                 if len(node.input) > 2:
                     self.bias(node.input[2], self.params[x][0] * wscale)
                     ins[2] = node.input[2] + "_dq"
             y = node.output[0]
-            if self.qoperator and node.op_type == "Conv":
-                # QLinearConv reads the integers the DequantizeLinears above read.
-                del self.nodes[-2:]
-                q = helper.make_node("QLinearConv", [
+            if self.qoperator and node.op_type in ("Conv", "MatMul"):
+                # QLinearConv / QLinearMatMul read the integers the
+                # DequantizeLinears above read (weight, then bias if any).
+                del self.nodes[-(len(node.input) - 1):]
+                conv = node.op_type == "Conv"
+                q = helper.make_node("QLinearConv" if conv else "QLinearMatMul", [
                     x + "_q", x + "_scale", x + "_zp",
                     node.input[1] + "_q", node.input[1] + "_scale", node.input[1] + "_zp",
-                    y + "_scale", y + "_zp", node.input[2] + "_q"], [y + "_q"], name=node.name)
+                    y + "_scale", y + "_zp"] + ([node.input[2] + "_q"] if conv else []),
+                    [y + "_q"], name=node.name)
                 q.attribute.extend(node.attribute)
                 self.nodes.append(q)
                 self.qdq(y, *activation_params(self.b.v(y), self.unsigned), quantize=False)
@@ -236,6 +320,7 @@ def main(argv=None):
                 f.write(qdq.SerializeToString())
             np.save(os.path.join(args.out, tag + ".input.npy"), x)
             print(tag, len(qdq.graph.node), "nodes")
+    write_fashion(args.out)
     return 0
 
 

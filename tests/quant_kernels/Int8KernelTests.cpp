@@ -327,6 +327,50 @@ TEST_CASE("bf_fully_connected_s8 (both weight layouts) within one step of the re
   }
 }
 
+/// bf_fully_connected_s8 on one value: round(acc * mult * 2^(shift - 31)).
+int fullyConnectedOne(int8_t x, int8_t w, int32_t bias, int32_t mult, int32_t shift,
+                      int32_t quantFlags) {
+  int8_t y = 0;
+  bf_fully_connected_s8(&x, &w, &bias, &y, 1, 1, 1, 1, 0, 0, 0, &mult, &shift, quantFlags, -128,
+                        127, nullptr, nullptr, nullptr);
+  return y;
+}
+
+TEST_CASE("BF_I8_SINGLE_ROUNDING: one rounding of the exact product; double rounding ties") {
+  // M = (2^31 - 1) * 2^-33, a hair under 1/4: 2 * M = 0.5 - 2^-32 is 0. Double
+  // rounding first makes 2 * M * 4 = 2 (a tie at 1/4 of it), then rounds away.
+  const int32_t mult = INT32_MAX;
+  CHECK(fullyConnectedOne(2, 1, 0, mult, -2, BF_I8_SINGLE_ROUNDING) == 0);
+  CHECK(fullyConnectedOne(2, 1, 0, mult, -2, 0) == 1);
+  // An exact half rounds up (CMSIS-NN's single rounding): -25.5 -> -25, 25.5 -> 26.
+  CHECK(fullyConnectedOne(-102, 1, 0, 1 << 30, -1, BF_I8_SINGLE_ROUNDING) == -25);
+  CHECK(fullyConnectedOne(102, 1, 0, 1 << 30, -1, BF_I8_SINGLE_ROUNDING) == 26);
+  // A multiplier above 1 (shift > 0) saturates instead of wrapping.
+  CHECK(fullyConnectedOne(127, 127, 1 << 24, 1 << 30, 20, BF_I8_SINGLE_ROUNDING) == 127);
+  CHECK(fullyConnectedOne(-127, 127, -(1 << 24), 1 << 30, 20, BF_I8_SINGLE_ROUNDING) == -128);
+
+  // Random accumulators and ratios: single rounding is exactly
+  // floor(acc * mult / 2^(31 - shift) + 1/2); double rounding is not always.
+  std::mt19937 rng(18);
+  std::uniform_real_distribution<double> ratio(1e-4, 0.02); // |acc * ratio| <= 120
+  std::uniform_int_distribution<int32_t> bias(-6000, 6000);
+  int doubleOff = 0;
+  const int trials = 20000;
+  for (int i = 0; i < trials; ++i) {
+    const Requant q = requant(ratio(rng));
+    const int32_t b = bias(rng);
+    const __int128 p = __int128(b) * q.mult;
+    const int right = 31 - q.shift;
+    const int64_t exact = int64_t((p + (__int128(1) << (right - 1))) >> right);
+    const int want = int(std::max<int64_t>(-128, std::min<int64_t>(127, exact)));
+    INFO("acc " << b << " mult " << q.mult << " shift " << q.shift);
+    CHECK(fullyConnectedOne(0, 0, b, q.mult, q.shift, BF_I8_SINGLE_ROUNDING) == want);
+    doubleOff += fullyConnectedOne(0, 0, b, q.mult, q.shift, 0) != want;
+  }
+  MESSAGE("double rounding differs from the exact rounding on " << doubleOff << " of " << trials);
+  CHECK(doubleOff > 0);
+}
+
 TEST_CASE("int8 pooling: max exact, average = rounded integer mean (exact)") {
   const int C = 3, H = 7, W = 6;
   const I8 x = randomI8(size_t(C) * H * W, 80);

@@ -64,12 +64,27 @@ struct Int8ConvArgs {
   // cmsis_nn_per_channel_quant_params (one entry when !perChannel).
   std::vector<int32_t> outMult, outShift;
   bool perChannel = false;
+  /// The output stage rounds once (BF_I8_SINGLE_ROUNDING): the node has
+  /// kInt8RoundingAttr = "single" (setInt8SingleRounding).
+  bool singleRounding = false;
+  /// The kernels' quantFlags argument (BF_I8_PER_CHANNEL | BF_I8_SINGLE_ROUNDING).
+  int32_t quantFlags() const { return (perChannel ? 1 : 0) | (singleRounding ? 2 : 0); }
   /// Int8 bias: multipliers to the accumulator scale (same perChannel rule).
   bool int8Bias = false;
   std::vector<int32_t> biasMult, biasShift;
 };
 Int8ConvArgs int8ConvArgs(const Node &node); ///< Conv
 Int8ConvArgs int8GemmArgs(const Node &node); ///< Gemm
+
+/// Node attribute choosing the Conv/Gemm output rounding: "single" (one
+/// rounding of the exact product, as ONNX's QLinearConv and onnxruntime) or
+/// absent (TFLM's and CMSIS-NN's default double rounding).
+inline constexpr const char *kInt8RoundingAttr = "int8_rounding";
+/// Sets (single) or removes (!single) kInt8RoundingAttr on every int8 Conv
+/// and Gemm of `graph`; returns how many nodes it set. Pre-quantized models
+/// round once; a --use-cmsis build takes it away again, since CMSIS-NN as
+/// built by default rounds twice and a bundle keeps one arithmetic.
+size_t setInt8SingleRounding(Graph &graph, bool single);
 
 /// MaxPool / AveragePool / GlobalAveragePool (bf_maxpool2d_s8,
 /// bf_avgpool2d_s8, bf_global_avgpool_s8).

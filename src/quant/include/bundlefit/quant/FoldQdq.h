@@ -54,6 +54,11 @@ size_t expandQOperators(Graph &graph, const std::string &modelPath);
 size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
                            std::vector<std::string> &warnings);
 
+/// After the default passes: each MatMul of a quantized 2-D activation by a
+/// constant 2-D weight the model quantizes becomes a Gemm (transB = 0, no
+/// bias), the int8 fully connected layer (MatMulsAsGemms.cpp). Returns how many.
+size_t matMulsAsGemms(Graph &graph, const PresetQuantParams &preset);
+
 /// Whether `graph` has a QuantizeLinear or DequantizeLinear node.
 bool hasLinearQuantNodes(const Graph &graph);
 
