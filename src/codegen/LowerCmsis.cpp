@@ -26,6 +26,9 @@
 #include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
+#include <map>
+#include <string>
+
 namespace bundlefit {
 
 namespace {
@@ -116,26 +119,37 @@ KernelCall poolCall(const Node &node, const std::string &function) {
                          dims(1, OH, OW, C), address(node.output(0))});
 }
 
+KernelCall softmaxCall(const Node &node, const std::string &function) {
+  const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
+  KernelCall c = call(function, {address(node.input(0)), i32(a.outer), i32(a.axis), i32(a.mult),
+                                 i32(a.shift), i32(a.diffMin), address(node.output(0))});
+  c.returnsVoid = true;
+  return c;
+}
+
 } // namespace
 
 KernelCall describeCmsisCall(const Node &node) {
+  // One emitter per CMSIS-NN function the op schema names (cmsisFunction),
+  // looked up by the function CmsisLayout chose for this node.
+  using Emitter = KernelCall (*)(const Node &, const std::string &);
+  static const std::map<std::string, Emitter> emitters = {
+      {"arm_convolve_wrapper_s8",
+       [](const Node &n, const std::string &) { return convCall(n, false); }},
+      {"arm_depthwise_conv_wrapper_s8",
+       [](const Node &n, const std::string &) { return convCall(n, true); }},
+      {"arm_fully_connected_s8",
+       [](const Node &n, const std::string &) { return fullyConnectedCall(n); }},
+      {"arm_max_pool_s8", poolCall},
+      {"arm_avgpool_s8", poolCall},
+      {"arm_softmax_s8", softmaxCall},
+  };
   const std::string function = node.attrs.getString(kCmsisAttribute, "");
-  if (function == "arm_convolve_wrapper_s8")
-    return convCall(node, false);
-  if (function == "arm_depthwise_conv_wrapper_s8")
-    return convCall(node, true);
-  if (function == "arm_fully_connected_s8")
-    return fullyConnectedCall(node);
-  if (function == "arm_max_pool_s8" || function == "arm_avgpool_s8")
-    return poolCall(node, function);
-  if (function == "arm_softmax_s8") {
-    const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
-    KernelCall c = call(function, {address(node.input(0)), i32(a.outer), i32(a.axis), i32(a.mult),
-                                   i32(a.shift), i32(a.diffMin), address(node.output(0))});
-    c.returnsVoid = true;
-    return c;
-  }
-  throw Error(ExitCode::Unsupported, node.describe() + ": no CMSIS-NN call for '" + function + "'");
+  auto it = emitters.find(function);
+  if (it == emitters.end())
+    throw Error(ExitCode::Unsupported,
+                node.describe() + ": no CMSIS-NN call for '" + function + "'");
+  return it->second(node, function);
 }
 
 KernelCall describeLayoutCopy(const Node &node) {
