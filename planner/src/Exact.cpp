@@ -33,6 +33,10 @@ namespace {
 using detail::Outcome;
 using Clock = std::chrono::steady_clock;
 
+// Search nodes per item the first bisection gives each target (a whole
+// search's first round robin spends 2 per item and preorder).
+constexpr uint64_t kFirstNodesPerItem = 8;
+
 class SectionSolver {
 public:
   SectionSolver(const Problem &problem, const ExactOptions &options, const Plan &incumbent,
@@ -52,8 +56,9 @@ public:
       uint64_t arena = detail::arenaOf(s.items, offsets);
       // A large section is repaired from its placement by windows
       // (WindowRepair.h); whole greedy passes over it would only cost time.
-      bool large = s.items.items.size() > detail::kWholeSearchItems;
-      state.push_back({std::move(offsets), arena, s.lowerBound, large});
+      // The only section is the problem the incumbent's passes ran on.
+      bool skipGreedy = s.items.items.size() > detail::kWholeSearchItems || sections.size() == 1;
+      state.push_back({std::move(offsets), arena, s.lowerBound, skipGreedy});
     }
   }
 
@@ -65,7 +70,8 @@ public:
         over.push_back(c);
     for (size_t k = 0; k < over.size(); ++k) {
       Clock::time_point until = shareOfTimeLeft(over.size() - k);
-      Outcome result = improve(over[k], options.capacity, until);
+      bool hitLimit = false;
+      Outcome result = improve(over[k], options.capacity, until, UINT64_MAX, hitLimit);
       if (result == Outcome::Infeasible)
         plan.provedInfeasible = true;
       if (result != Outcome::Found)
@@ -91,19 +97,37 @@ public:
       for (size_t j = k; j < order.size(); ++j)
         left += state[order[j]].arena > floor;
       Clock::time_point until = shareOfTimeLeft(left);
-      uint64_t lo = std::max(s.provenLow, floor);
-      bool first = true;
-      while (lo < s.arena) {
-        // The floor first (usually the answer), then bisect upwards.
-        uint64_t target = first ? lo : lo + (s.arena - 1 - lo) / 2;
-        first = false;
-        Outcome result = improve(order[k], target, until);
-        if (result == Outcome::OutOfBudget)
-          break;
-        // Unsolved proves nothing, but a window that gave up at this
-        // target would give up again: go higher.
-        if (result == Outcome::Infeasible || result == Outcome::Unsolved)
-          lo = target + 1;
+      // A whole search at an unreachable floor would spend all the time
+      // before any higher target is tried, and end with the greedy plan. So
+      // each target gets a node limit (kFirstNodesPerItem per item) and the
+      // bisection is repeated with four times the limit while one hit it:
+      // a plan below the greedy one comes early, and the floor is still
+      // reached (or proved out of reach) where it was before, a little later.
+      // Nodes, not seconds: the same result on any machine.
+      uint64_t perTarget =
+          kFirstNodesPerItem * std::max<size_t>(sections[order[k]].items.items.size(), 64);
+      bool limited = true;
+      while (limited) {
+        limited = false;
+        uint64_t lo = std::max(s.provenLow, floor);
+        bool first = true;
+        while (lo < s.arena) {
+          // The floor first (usually the answer), then bisect upwards.
+          uint64_t target = first ? lo : lo + (s.arena - 1 - lo) / 2;
+          first = false;
+          bool hitLimit = false;
+          Outcome result = improve(order[k], target, until, perTarget, hitLimit);
+          if (result == Outcome::OutOfBudget) {
+            limited = false; // Out of time: no next round either.
+            break;
+          }
+          // Unsolved proves nothing, but a window that gave up at this
+          // target would give up again: go higher.
+          if (result == Outcome::Infeasible || result == Outcome::Unsolved)
+            lo = target + 1;
+          limited |= hitLimit;
+        }
+        perTarget = perTarget > UINT64_MAX / 4 ? UINT64_MAX : perTarget * 4;
       }
       floor = std::max(floor, s.arena);
     }
@@ -161,8 +185,10 @@ private:
   }
 
   // Brings section c to arena <= target: the greedy strategies first (once
-  // per section), then the search until `until`.
-  Outcome improve(size_t c, uint64_t target, Clock::time_point until) {
+  // per section), then the search until `until`, a whole search within
+  // `nodes` (hitLimit: it stopped there; the result is then Unsolved).
+  Outcome improve(size_t c, uint64_t target, Clock::time_point until, uint64_t nodes,
+                  bool &hitLimit) {
     SectionState &s = state[c];
     const detail::Items &local = sections[c].items;
     if (!s.greedyTried) {
@@ -202,10 +228,23 @@ private:
     bool windows = local.items.size() > detail::kWholeSearchItems;
     if (windows)
       offsets = s.offsets; // Repaired in place, window by window.
+    // The whole search spends from a copy capped at `nodes`; the shared
+    // budget pays for what it used.
+    detail::SearchBudget own = budget;
+    if (!windows)
+      own.nodesLeft = std::min(budget.nodesLeft, nodes);
+    own.nodesUsed = 0;
     Outcome result = detail::runOnLargeStack(local.items.size(), [&] {
-      return windows ? detail::repairByWindows(local, offsets, target, budget)
-                     : detail::searchCapacity(local, target, budget, offsets);
+      return windows ? detail::repairByWindows(local, offsets, target, own)
+                     : detail::searchCapacity(local, target, own, offsets);
     });
+    budget.nodesLeft -= std::min(budget.nodesLeft, own.nodesUsed);
+    budget.nodesUsed += own.nodesUsed;
+    budget.timedOut = own.timedOut;
+    if (result == Outcome::OutOfBudget && !own.timedOut && budget.nodesLeft > 0) {
+      hitLimit = true;
+      result = Outcome::Unsolved; // Nothing proved; a larger limit may do.
+    }
     if (windows && result != Outcome::Found) {
       // A partial repair is still a valid placement, and no higher.
       uint64_t arena = detail::arenaOf(local, offsets);

@@ -1,5 +1,6 @@
 //===- WindowRepair.cpp - Re-solve time windows around items too high -----===//
 #include "WindowRepair.h"
+#include "ItemsByTime.h"
 
 #include <algorithm>
 
@@ -16,37 +17,42 @@ struct Window {
   int lo = 0, hi = 0; // Compressed steps, inclusive.
 };
 
-bool meets(const Item &it, Window w) {
-  return it.size != 0 && it.cfirst <= w.hi && it.clast >= w.lo;
-}
-
 // The hull of the lifetimes of every item live in w: the smallest window
 // in which nothing live in w is an obstacle.
-Window grow(const Items &items, Window w) {
+Window grow(const Items &items, const ItemsByTime &index, Window w) {
   Window out = w;
-  for (const Item &it : items.items)
-    if (meets(it, w)) {
-      out.lo = std::min(out.lo, it.cfirst);
-      out.hi = std::max(out.hi, it.clast);
-    }
+  index.forEachMeeting(w.lo, w.hi, [&](int i) {
+    out.lo = std::min(out.lo, items.items[i].cfirst);
+    out.hi = std::max(out.hi, items.items[i].clast);
+  });
   return out;
+}
+
+// Items living wholly inside w (the ones a window frees).
+size_t itemsInside(const Items &items, const ItemsByTime &index, Window w) {
+  size_t inside = 0;
+  index.forEachMeeting(w.lo, w.hi, [&](int i) {
+    inside += items.items[i].cfirst >= w.lo && items.items[i].clast <= w.hi;
+  });
+  return inside;
 }
 
 // The items of the window as a problem of their own: those inside are free,
 // those crossing an edge are obstacles at their current offsets (clipped to
 // the window). False when an obstacle ends above the target.
-bool windowProblem(const Items &items, const std::vector<uint64_t> &offsets, Window w,
-                   uint64_t target, Items &local, std::vector<int> &global,
-                   std::vector<uint64_t> &fixed, size_t &freeItems) {
+bool windowProblem(const Items &items, const ItemsByTime &index,
+                   const std::vector<uint64_t> &offsets, Window w, uint64_t target, Items &local,
+                   std::vector<int> &global, std::vector<uint64_t> &fixed, size_t &freeItems) {
   local = Items();
-  global.clear();
   fixed.clear();
   freeItems = 0;
   local.numSteps = w.hi - w.lo + 1;
-  for (size_t i = 0; i < items.items.size(); ++i) {
+  // In the section's item order, as a full scan gives: the search breaks
+  // ties by it.
+  std::vector<int> meeting = index.meeting(w.lo, w.hi);
+  global.clear();
+  for (int i : meeting) {
     const Item &it = items.items[i];
-    if (!meets(it, w))
-      continue;
     bool inside = it.cfirst >= w.lo && it.clast <= w.hi;
     if (!inside && offsets[i] + it.size > target)
       return false;
@@ -54,7 +60,7 @@ bool windowProblem(const Items &items, const std::vector<uint64_t> &offsets, Win
     clipped.cfirst = std::max(it.cfirst, w.lo) - w.lo;
     clipped.clast = std::min(it.clast, w.hi) - w.lo;
     local.items.push_back(clipped);
-    global.push_back(int(i));
+    global.push_back(i);
     fixed.push_back(inside ? kNotFixed : offsets[i]);
     freeItems += inside;
   }
@@ -63,12 +69,12 @@ bool windowProblem(const Items &items, const std::vector<uint64_t> &offsets, Win
 
 // Solves the window in place. Found, Unsolved (its node limit) or
 // OutOfBudget.
-Outcome solveWindow(const Items &items, std::vector<uint64_t> &offsets, Window w, uint64_t target,
-                    SearchBudget &budget, size_t &freeItems) {
+Outcome solveWindow(const Items &items, const ItemsByTime &index, std::vector<uint64_t> &offsets,
+                    Window w, uint64_t target, SearchBudget &budget, size_t &freeItems) {
   Items local;
   std::vector<int> global;
   std::vector<uint64_t> fixed, placed;
-  if (!windowProblem(items, offsets, w, target, local, global, fixed, freeItems))
+  if (!windowProblem(items, index, offsets, w, target, local, global, fixed, freeItems))
     return Outcome::Unsolved;
   // A node limit of its own, so that one window's verdict does not depend
   // on the machine's load; the shared budget pays for what it spends.
@@ -89,25 +95,34 @@ Outcome solveWindow(const Items &items, std::vector<uint64_t> &offsets, Window w
     return Outcome::OutOfBudget;
   return Outcome::Unsolved; // Infeasible here proves nothing: the obstacles stayed.
 }
+
+uint64_t endOf(const Items &items, const std::vector<uint64_t> &offsets, int i) {
+  return offsets[i] + items.items[i].size;
+}
 } // namespace
 
 Outcome repairByWindows(const Items &items, std::vector<uint64_t> &offsets, uint64_t target,
                         SearchBudget &budget) {
-  while (true) {
-    // The item that ends highest (the first such) anchors the next window.
-    int worst = -1;
-    for (size_t i = 0; i < items.items.size(); ++i) {
-      const Item &it = items.items[i];
-      if (it.size != 0 && offsets[i] + it.size > target &&
-          (worst < 0 || offsets[i] + it.size > offsets[worst] + items.items[worst].size))
-        worst = int(i);
-    }
-    if (worst < 0)
-      return Outcome::Found;
+  ItemsByTime index(items);
+  // The items too high, highest end first (the first such on a tie): each
+  // anchors a window unless an earlier window already brought it down. A
+  // solved window leaves its items at or below the target and moves no
+  // other, so the list, made once, stays in order (a scan of the whole
+  // section per window cost O(items) each).
+  std::vector<int> above;
+  for (size_t i = 0; i < items.items.size(); ++i)
+    if (items.items[i].size != 0 && endOf(items, offsets, int(i)) > target)
+      above.push_back(int(i));
+  std::stable_sort(above.begin(), above.end(), [&](int a, int b) {
+    return endOf(items, offsets, a) > endOf(items, offsets, b);
+  });
+  for (int worst : above) {
+    if (endOf(items, offsets, worst) <= target)
+      continue;
     Window w{items.items[worst].cfirst, items.items[worst].clast};
     while (true) {
       size_t freeItems = 0;
-      Outcome result = solveWindow(items, offsets, w, target, budget, freeItems);
+      Outcome result = solveWindow(items, index, offsets, w, target, budget, freeItems);
       if (result == Outcome::Found)
         break;
       if (result == Outcome::OutOfBudget)
@@ -117,19 +132,18 @@ Outcome repairByWindows(const Items &items, std::vector<uint64_t> &offsets, uint
       size_t wider = freeItems;
       Window next = w;
       while (wider < 2 * std::max<size_t>(freeItems, 32)) {
-        Window grown = grow(items, next);
+        Window grown = grow(items, index, next);
         if (grown.lo == next.lo && grown.hi == next.hi)
           break; // Nothing crosses its edges: the whole section.
         next = grown;
-        wider = 0;
-        for (const Item &it : items.items)
-          wider += it.size != 0 && it.cfirst >= next.lo && it.clast <= next.hi;
+        wider = itemsInside(items, index, next);
       }
       if ((next.lo == w.lo && next.hi == w.hi) || wider > kMostWindowItems)
         return Outcome::Unsolved;
       w = next;
     }
   }
+  return Outcome::Found;
 }
 
 } // namespace bundlefit::planner::detail

@@ -3,6 +3,7 @@
 #include "TestUtil.h"
 
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
+#include "bundlefit/planner/formats/NetworkLike.h"
 
 #include <algorithm>
 #include <fstream>
@@ -187,4 +188,24 @@ TEST_CASE("sections: thousands of independent puzzles are each solved exactly") 
   CHECK(plan.arenaSize == optimum);
   CHECK(plan.provedOptimal);
   CHECK(planBestGreedy(p).arenaSize > optimum);
+}
+
+TEST_CASE("a floor out of reach does not take the whole limit: a target above it is met first") {
+  // On this seed the greedy family ends at 4,854,080 and the bound
+  // (4,783,232) is out of the search's reach in 100,000 nodes. A search at
+  // the bound without a limit of its own spent them all and returned the
+  // greedy plan; with a node limit per target (then four times as many, and
+  // so on) the bisection reaches 4,813,376 within the same nodes.
+  Problem p = formats::networkLikeProblem(1000, 26);
+  Plan greedy = planBestGreedy(p);
+  REQUIRE(greedy.arenaSize == 4854080);
+  PlanOptions options;
+  options.exact.nodeLimit = 100000;
+  options.exact.timeBudgetSeconds = 600; // Only the node limit ends it.
+  Plan plan = planMemory(p, options);
+  requireValid(p, plan);
+  CHECK(plan.lowerBound == 4783232);
+  CHECK(plan.arenaSize == 4813376);
+  CHECK(plan.budgetExhausted);
+  CHECK_FALSE(plan.provedOptimal);
 }

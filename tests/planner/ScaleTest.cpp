@@ -8,6 +8,7 @@
 
 #include "GreedyInternal.h"
 #include "Items.h"
+#include "ItemsByTime.h"
 #include "bundlefit/planner/formats/NetworkLike.h"
 
 #include <chrono>
@@ -58,4 +59,43 @@ TEST_CASE("planMemory's time limit covers the greedy passes, and says so") {
   CHECK(plan.arenaSize > plan.lowerBound); // Otherwise there was nothing to cut.
   CHECK(plan.budgetExhausted);
   CHECK(std::string(proofOf(plan, 0)) == "best effort");
+}
+
+TEST_CASE("the time index lists exactly the items live in a window") {
+  // Window repair asks it once per window instead of scanning the section;
+  // an item it missed would be left out of a window's problem (and overlap).
+  Problem p = formats::networkLikeProblem(3000, 9);
+  p.buffers[17].size = 0; // Takes no bytes: in no window.
+  detail::Items items = detail::buildItems(p);
+  detail::ItemsByTime index(items);
+  const std::pair<int, int> windows[] = {{0, 0},
+                                         {5, 40},
+                                         {100, 100},
+                                         {1000, 1700},
+                                         {0, items.numSteps - 1},
+                                         {items.numSteps - 3, items.numSteps - 1}};
+  for (auto [lo, hi] : windows) {
+    CAPTURE(lo);
+    CAPTURE(hi);
+    std::vector<int> expected;
+    for (size_t i = 0; i < items.items.size(); ++i) {
+      const detail::Item &it = items.items[i];
+      if (it.size != 0 && it.cfirst <= hi && it.clast >= lo)
+        expected.push_back(int(i));
+    }
+    CHECK(index.meeting(lo, hi) == expected);
+  }
+}
+
+TEST_CASE("past 20,000 items the greedy family still tries Glow's max-live-by-time order") {
+  // On this seed it beats the size order by 1.9% of the bound (by size: 5.3%
+  // over it); the window repair starts from the better plan.
+  Problem p = formats::networkLikeProblem(25000, 3);
+  Plan bySize = planGreedy(p, GreedyOrder::BySize, GreedyFit::FirstFit);
+  Plan byTime = planGreedy(p, GreedyOrder::MaxLiveByTime, GreedyFit::FirstFit);
+  REQUIRE(byTime.arenaSize < bySize.arenaSize);
+  Plan best = planBestGreedy(p);
+  requireValid(p, best);
+  CHECK(best.arenaSize == byTime.arenaSize);
+  CHECK(best.algorithm == "greedy:max-live-by-time/first-fit");
 }
