@@ -1,20 +1,24 @@
-//===- FormPatchStage.cpp - Run the high-resolution prefix patch by patch ----===//
+//===- FormPatchStage.cpp - Run high-resolution segments patch by patch ----===//
 //
 // Why: layer by layer, the first layers of an image network hold the largest
 // tensors (MobileNetV2 int8 at 112x112: 1.2 MB for one expanded tensor) while
-// later layers need a fraction of that. Running the first k layers tile by
-// tile (MCUNetV2) keeps only tile-sized buffers alive for them; only the
-// stage output exists in full.
+// later layers need a fraction of that. Running k layers tile by tile
+// (MCUNetV2) keeps only tile-sized buffers alive for them; only the stage
+// output exists in full.
 //
-// The choice: every prefix of the graph (in graph order) that ends in a cut
-// (one value leaves it) and holds only patchable nodes (PatchStage.h), times
-// every grid up to kMaxGrid x kMaxGrid, whose recomputed halos stay within the
-// budget (a fraction of the model's MACs). The estimate of the peak is the
-// larger of the stage (its arena + its output + external activation inputs)
-// and the live bytes of the rest of the graph run layer by layer; the
-// smallest peak wins, fewer extra MACs break ties. No stage is formed unless
-// it lowers the estimate. Run after quantization (the body keeps int8 types)
-// and after fuseConvPool.
+// The choice: every run of consecutive nodes (in graph order) that holds only
+// patchable nodes (PatchStage.h) and ends in a cut (one value leaves it),
+// times every grid up to kMaxGrid x kMaxGrid, whose recomputed halos stay
+// within the budget (a fraction of the model's MACs). A run need not start
+// the graph: EfficientNet's and MobileNetV3's squeeze-and-excitation blocks
+// (a global pool, then a Mul by a [1,C,1,1] gate) need their whole input, so
+// no stage can cross one, and their largest tensors come after the first.
+// The estimate of the peak is the graph run layer by layer with the run
+// replaced by its stage (its arena + its output + whatever else is live);
+// the smallest peak wins, fewer extra MACs break ties. No stage is formed
+// unless it lowers the estimate; stages are formed one after the other while
+// each lowers it (at most kMaxStages). Run after quantization (the body keeps
+// int8 types) and after fuseConvPool.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/InPlaceOps.h"
@@ -31,6 +35,8 @@ namespace bundlefit {
 namespace {
 
 constexpr int64_t kMaxGrid = 8;
+/// Stages per graph: each search is over every run of patchable nodes.
+constexpr size_t kMaxStages = 4;
 
 uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
@@ -39,10 +45,18 @@ bool isActivation(const Value *v) {
   return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput;
 }
 
-/// Live activation bytes of steps first..end-1, run layer by layer in graph
-/// order; a depthwise conv whose input dies there counts once (in place at
-/// --memory-opt >= 1), a view shares its input's bytes.
-uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *alsoLive) {
+/// Steps first..last run as one patch stage needing `arena` bytes of tiles.
+struct Segment {
+  size_t first = 1, last = 0; ///< Empty when first > last.
+  uint64_t arena = 0;
+};
+
+/// Live activation bytes of the graph run layer by layer in graph order, with
+/// `segment` run as one stage; a depthwise conv whose input dies there counts
+/// once (in place at --memory-opt >= 1), a view shares its input's bytes, a
+/// stage already formed adds its arena (`arenas`).
+uint64_t livePeak(const std::vector<Node *> &nodes, const Segment &segment,
+                  const std::map<const Node *, uint64_t> &arenas) {
   std::map<const Value *, size_t> lastUse;
   std::map<const Value *, const Value *> owner;
   auto ownerOf = [&](const Value *v) {
@@ -58,19 +72,42 @@ uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *a
   }
   uint64_t peak = 0;
   std::set<const Value *> live;
-  if (alsoLive)
-    live.insert(alsoLive);
-  for (size_t j = first; j < nodes.size(); ++j) {
-    const Node &node = *nodes[j];
+  auto liveBytes = [&] {
     uint64_t bytes = 0;
     for (const Value *v : live)
       bytes += aligned(v->type.bytes());
+    return bytes;
+  };
+  auto retire = [&](size_t j) {
+    for (auto it = live.begin(); it != live.end();)
+      it = lastUse.count(*it) && lastUse[*it] <= j ? live.erase(it) : std::next(it);
+  };
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    if (j == segment.first && segment.first <= segment.last) {
+      const Value *cut = nodes[segment.last]->output();
+      peak = std::max(peak, liveBytes() + segment.arena + aligned(cut->type.bytes()));
+      live.insert(cut);
+      retire(j = segment.last);
+      continue;
+    }
+    const Node &node = *nodes[j];
+    uint64_t bytes = liveBytes();
+    if (auto it = arenas.find(&node); it != arenas.end())
+      bytes += aligned(it->second);
     // A convolution the plan may run in place (InPlaceOps.h) writes over
     // its dying input: only its workspace and any growth are new bytes.
     const Value *input = node.input(0) ? ownerOf(node.input(0)) : nullptr;
     const bool inputDies = input && lastUse[input] == j && live.count(input);
+    // An elementwise op takes a same-shaped input that dies here (the plan
+    // always does, MemoryPlan.cpp): SE's Mul by its gate adds no bytes.
+    bool elementwiseInPlace = false;
+    if (hasOpTrait(node.opType, kOpElementwise) && node.output())
+      for (const Value *in : node.inputs)
+        elementwiseInPlace =
+            elementwiseInPlace || (in && ownerOf(in) == in && lastUse[in] == j && live.count(in) &&
+                                   in->type.sameShapeAndType(node.output()->type));
     for (const Value *out : node.outputs) {
-      if (!isActivation(out) || isViewOp(node.opType))
+      if (!isActivation(out) || isViewOp(node.opType) || elementwiseInPlace)
         continue;
       const uint64_t outBytes = aligned(out->type.bytes());
       if (inputDies && depthwiseInPlaceScratch(node))
@@ -86,18 +123,17 @@ uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *a
     for (const Value *out : node.outputs)
       if (isActivation(out) && !isViewOp(node.opType))
         live.insert(out);
-    for (auto it = live.begin(); it != live.end();)
-      it = lastUse.count(*it) && lastUse[*it] <= j ? live.erase(it) : std::next(it);
+    retire(j);
   }
   return peak;
 }
 
-/// The body of prefix nodes[0..last]: copies of the nodes over body-owned
+/// The body of nodes[first..last]: copies of the nodes over body-owned
 /// internal values; external inputs and data constants stay the graph's.
-std::shared_ptr<PatchBody> makeBody(const std::vector<Node *> &nodes, size_t last) {
+std::shared_ptr<PatchBody> makeBody(const std::vector<Node *> &nodes, size_t first, size_t last) {
   auto body = std::make_shared<PatchBody>();
   std::map<const Value *, Value *> mapped;
-  for (size_t j = 0; j <= last; ++j) {
+  for (size_t j = first; j <= last; ++j) {
     const Node &node = *nodes[j];
     auto clone = std::make_unique<Node>();
     clone->name = node.name;
@@ -131,104 +167,100 @@ std::shared_ptr<PatchBody> makeBody(const std::vector<Node *> &nodes, size_t las
 }
 
 struct Choice {
-  size_t last = 0;
+  size_t first = 0, last = 0;
   int64_t gridH = 1, gridW = 1;
   uint64_t peak = 0, extraMacs = 0;
 };
 
-} // namespace
-
-size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
-  const std::vector<Node *> nodes = graph.nodes();
-  uint64_t totalMacs = 0;
-  for (const Node *node : nodes)
-    totalMacs += countNodeMacs(*node);
-  const double budget = options.recomputeBudget * double(totalMacs);
-
-  Choice best;
-  const bool forced = !options.stageOutput.empty();
-  best.peak = forced ? UINT64_MAX : livePeak(nodes, 0, nullptr);
-  bool found = false;
+/// Whether nodes[first..last] may become a stage ending at nodes[last]'s
+/// output: that value is the only one of the run read after it (or a graph
+/// output), so the other values of the run need never exist in full.
+bool endsInCut(const std::vector<Node *> &nodes, size_t first, size_t last) {
+  const Value *cut = nodes[last]->output();
+  if (cut->isGraphOutput)
+    return false;
   std::set<const Value *> produced;
-  uint64_t prefixMacs = 0, externalBytes = 0;
-  std::set<const Value *> externals;
-  for (size_t last = 0; last < nodes.size(); ++last) {
-    const Node &node = *nodes[last];
-    if (!isPatchableNode(node))
-      break;
-    bool prefixInputs = true; // Only a prefix of the graph can be a stage.
-    for (const Value *v : node.inputs) {
-      if (!v || v->isConstant() || produced.count(v))
-        continue;
-      prefixInputs = prefixInputs && v->isGraphInput();
-      if (externals.insert(v).second && isActivation(v))
-        externalBytes += aligned(v->type.bytes());
-    }
-    if (!prefixInputs)
-      break;
-    produced.insert(node.output());
-    prefixMacs += countNodeMacs(node);
-    // A cut: the last output is the only value read after the prefix.
-    const Value *cut = node.output();
-    if (cut->isGraphOutput)
-      break;
-    bool isCut = true;
-    for (size_t j = last + 1; j < nodes.size() && isCut; ++j)
-      for (const Value *in : nodes[j]->inputs)
-        isCut = isCut && (!in || in == cut || !produced.count(in));
-    if (!isCut || (forced && cut->name != options.stageOutput))
-      continue;
-    const uint64_t rest = livePeak(nodes, last + 1, cut);
-    if (rest >= best.peak)
-      continue;
-    std::shared_ptr<PatchBody> body = makeBody(nodes, last);
-    const int64_t H = cut->type.shape[2], W = cut->type.shape[3];
-    // Finer grids recompute more: once a grid is over budget, every grid at
-    // least as fine along both axes is skipped unbuilt.
-    std::vector<std::pair<int64_t, int64_t>> overBudget;
-    for (int64_t gh = 1; gh <= std::min(kMaxGrid, H); ++gh)
-      for (int64_t gw = 1; gw <= std::min(kMaxGrid, W); ++gw) {
-        if (std::any_of(overBudget.begin(), overBudget.end(),
-                        [&](const auto &g) { return g.first <= gh && g.second <= gw; }))
-          continue;
-        std::unique_ptr<PatchProgram> program = buildPatchProgram(*body, *cut, gh, gw);
-        const uint64_t extra = program->macs > prefixMacs ? program->macs - prefixMacs : 0;
-        if (double(extra) > budget) {
-          overBudget.push_back({gh, gw});
-          continue;
-        }
-        const uint64_t stage = program->arenaBytes + aligned(cut->type.bytes()) + externalBytes;
-        const uint64_t peak = std::max(stage, rest);
-        if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
-          best = {last, gh, gw, peak, extra};
-          found = true;
-        }
-      }
-  }
-  if (!found)
-    return 0;
+  for (size_t j = first; j <= last; ++j)
+    produced.insert(nodes[j]->output());
+  for (size_t j = last + 1; j < nodes.size(); ++j)
+    for (const Value *in : nodes[j]->inputs)
+      if (in && in != cut && produced.count(in))
+        return false;
+  for (size_t j = first; j < last; ++j)
+    if (nodes[j]->output()->isGraphOutput)
+      return false;
+  return true;
+}
 
-  // Replace the prefix by one PatchStage node.
-  std::shared_ptr<PatchBody> body = makeBody(nodes, best.last);
+/// The best stage of the graph as it is now, within `budget` extra MACs; a
+/// peak of `current` or more is no better. `prefixOnly` (a forced stage
+/// output) keeps the first search: runs that start the graph.
+bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, uint64_t> &arenas,
+               const PatchStageOptions &options, double budget, bool prefixOnly, Choice &best) {
+  const bool forced = !options.stageOutput.empty();
+  bool found = false;
+  for (size_t first = 0; first < nodes.size() && (!prefixOnly || first == 0); ++first) {
+    uint64_t runMacs = 0;
+    for (size_t last = first; last < nodes.size(); ++last) {
+      const Node &node = *nodes[last];
+      if (!isPatchableNode(node))
+        break;
+      runMacs += countNodeMacs(node);
+      if (!endsInCut(nodes, first, last) || (forced && node.output()->name != options.stageOutput))
+        continue;
+      // The rest of the graph alone (an empty arena) bounds the peak below.
+      if (livePeak(nodes, {first, last, 0}, arenas) >= best.peak)
+        continue;
+      const Value *cut = node.output();
+      std::shared_ptr<PatchBody> body = makeBody(nodes, first, last);
+      const int64_t H = cut->type.shape[2], W = cut->type.shape[3];
+      // Finer grids recompute more: once a grid is over budget, every grid at
+      // least as fine along both axes is skipped unbuilt.
+      std::vector<std::pair<int64_t, int64_t>> overBudget;
+      for (int64_t gh = 1; gh <= std::min(kMaxGrid, H); ++gh)
+        for (int64_t gw = 1; gw <= std::min(kMaxGrid, W); ++gw) {
+          if (std::any_of(overBudget.begin(), overBudget.end(),
+                          [&](const auto &g) { return g.first <= gh && g.second <= gw; }))
+            continue;
+          std::unique_ptr<PatchProgram> program = buildPatchProgram(*body, *cut, gh, gw);
+          const uint64_t extra = program->macs > runMacs ? program->macs - runMacs : 0;
+          if (double(extra) > budget) {
+            overBudget.push_back({gh, gw});
+            continue;
+          }
+          const uint64_t peak = livePeak(nodes, {first, last, program->arenaBytes}, arenas);
+          if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
+            best = {first, last, gh, gw, peak, extra};
+            found = true;
+          }
+        }
+    }
+  }
+  return found;
+}
+
+/// Replaces nodes[choice.first..choice.last] by one PatchStage node.
+Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &choice) {
+  std::shared_ptr<PatchBody> body = makeBody(nodes, choice.first, choice.last);
   std::vector<Value *> inputs;
   std::set<const Value *> seen;
   for (const auto &bodyNode : body->nodes)
     for (Value *v : bodyNode->inputs)
-      if (v && !v->producer && (v->isGraphInput() || v->isConstant()) && seen.insert(v).second &&
+      if (v && seen.insert(v).second &&
           std::none_of(body->values.begin(), body->values.end(),
                        [&](const std::unique_ptr<Value> &owned) { return owned.get() == v; }))
-        inputs.push_back(v);
+        inputs.push_back(v); // External activation, graph input or data constant.
   std::stable_partition(inputs.begin(), inputs.end(),
                         [](const Value *v) { return !v->isConstant(); });
-  Value *cut = nodes[best.last]->output();
-  Node *stage = graph.insertNodeBefore(nodes[0], kPatchStageOp,
+  Value *cut = nodes[choice.last]->output();
+  Node *stage = graph.insertNodeBefore(nodes[choice.first], kPatchStageOp,
                                        graph.uniqueNodeName("patch_stage_" + cut->name), inputs,
                                        {cut->name + "_patched"});
   stage->attrs.setInt("body", registerPatchBody(body));
-  stage->attrs.setInt("grid_h", best.gridH);
-  stage->attrs.setInt("grid_w", best.gridW);
+  stage->attrs.setInt("grid_h", choice.gridH);
+  stage->attrs.setInt("grid_w", choice.gridW);
   pass_utils::takeOverOutput(stage, 0, cut);
-  for (size_t j = best.last + 1; j-- > 0;) {
+  for (size_t j = choice.last + 1; j-- > choice.first;) {
     for (Value *out : nodes[j]->outputs)
       if (out && out->producer == nodes[j])
         out->producer = nullptr;
@@ -238,7 +270,31 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
   }
   graph.removeUnusedValues();
   inferNodeTypes(*stage);
-  return 1;
+  return stage;
+}
+
+} // namespace
+
+size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
+  uint64_t totalMacs = 0;
+  for (const Node *node : graph.nodes())
+    totalMacs += countNodeMacs(*node);
+  double budget = options.recomputeBudget * double(totalMacs);
+  const bool forced = !options.stageOutput.empty();
+  std::map<const Node *, uint64_t> arenas; // Of the stages formed so far.
+  size_t formed = 0;
+  while (formed < (forced ? 1 : kMaxStages)) {
+    const std::vector<Node *> nodes = graph.nodes();
+    Choice best;
+    best.peak = forced ? UINT64_MAX : livePeak(nodes, {}, arenas);
+    if (!findStage(nodes, arenas, options, budget, forced, best))
+      break;
+    Node *stage = formStage(graph, nodes, best);
+    arenas[stage] = buildPatchProgram(*stage)->arenaBytes;
+    budget -= double(best.extraMacs); // The budget is the whole model's.
+    ++formed;
+  }
+  return formed;
 }
 
 void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget) {
