@@ -45,53 +45,52 @@ bool isActivation(const Value *v) {
   return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput;
 }
 
-/// Steps first..last run as one patch stage needing `arena` bytes of tiles.
-struct Segment {
-  size_t first = 1, last = 0; ///< Empty when first > last.
-  uint64_t arena = 0;
+/// The graph run layer by layer in graph order: per step, the activation
+/// bytes live on entering it and in use while it runs. A depthwise conv whose
+/// input dies there counts once (in place at --memory-opt >= 1), a view
+/// shares its input's bytes, a stage already formed adds its arena
+/// (`arenas`). A run of steps replaced by a stage changes no step outside
+/// it (what the run leaves is its cut alone), so a candidate stage is judged
+/// from this one profile.
+struct LiveProfile {
+  std::vector<uint64_t> entering, during;
+  std::vector<uint64_t> maxBefore, maxAfter; ///< Of `during` over steps < j, > j.
+  std::vector<size_t> lastRead;              ///< Of each step's output (its own index if none).
+
+  /// The peak with steps first..last run as one stage of `arena` tile bytes.
+  uint64_t peakWith(size_t first, size_t last, uint64_t arena, uint64_t cutBytes) const {
+    return std::max({maxBefore[first], maxAfter[last], entering[first] + arena + cutBytes});
+  }
 };
 
-/// Live activation bytes of the graph run layer by layer in graph order, with
-/// `segment` run as one stage; a depthwise conv whose input dies there counts
-/// once (in place at --memory-opt >= 1), a view shares its input's bytes, a
-/// stage already formed adds its arena (`arenas`).
-uint64_t livePeak(const std::vector<Node *> &nodes, const Segment &segment,
-                  const std::map<const Node *, uint64_t> &arenas) {
+LiveProfile liveProfile(const std::vector<Node *> &nodes,
+                        const std::map<const Node *, uint64_t> &arenas) {
+  const size_t n = nodes.size();
   std::map<const Value *, size_t> lastUse;
   std::map<const Value *, const Value *> owner;
   auto ownerOf = [&](const Value *v) {
     auto it = owner.find(v);
     return it == owner.end() ? v : it->second;
   };
-  for (size_t j = 0; j < nodes.size(); ++j) {
+  for (size_t j = 0; j < n; ++j) {
     for (const Value *in : nodes[j]->inputs)
       if (in)
         lastUse[ownerOf(in)] = j;
     if (isViewOp(nodes[j]->opType) && nodes[j]->input(0) && nodes[j]->output())
       owner[nodes[j]->output()] = ownerOf(nodes[j]->input(0));
   }
-  uint64_t peak = 0;
+  LiveProfile profile;
+  profile.entering.resize(n);
+  profile.during.resize(n);
+  profile.lastRead.resize(n);
   std::set<const Value *> live;
-  auto liveBytes = [&] {
-    uint64_t bytes = 0;
-    for (const Value *v : live)
-      bytes += aligned(v->type.bytes());
-    return bytes;
-  };
-  auto retire = [&](size_t j) {
-    for (auto it = live.begin(); it != live.end();)
-      it = lastUse.count(*it) && lastUse[*it] <= j ? live.erase(it) : std::next(it);
-  };
-  for (size_t j = 0; j < nodes.size(); ++j) {
-    if (j == segment.first && segment.first <= segment.last) {
-      const Value *cut = nodes[segment.last]->output();
-      peak = std::max(peak, liveBytes() + segment.arena + aligned(cut->type.bytes()));
-      live.insert(cut);
-      retire(j = segment.last);
-      continue;
-    }
+  uint64_t liveBytes = 0;
+  for (size_t j = 0; j < n; ++j) {
     const Node &node = *nodes[j];
-    uint64_t bytes = liveBytes();
+    const Value *produced = node.output();
+    profile.lastRead[j] = produced && lastUse.count(produced) ? lastUse[produced] : j;
+    profile.entering[j] = liveBytes;
+    uint64_t bytes = liveBytes;
     if (auto it = arenas.find(&node); it != arenas.end())
       bytes += aligned(it->second);
     // A convolution the plan may run in place (InPlaceOps.h) writes over
@@ -119,13 +118,26 @@ uint64_t livePeak(const std::vector<Node *> &nodes, const Segment &segment,
       else
         bytes += outBytes;
     }
-    peak = std::max(peak, bytes);
+    profile.during[j] = bytes;
     for (const Value *out : node.outputs)
-      if (isActivation(out) && !isViewOp(node.opType))
-        live.insert(out);
-    retire(j);
+      if (isActivation(out) && !isViewOp(node.opType) && live.insert(out).second)
+        liveBytes += aligned(out->type.bytes());
+    for (auto it = live.begin(); it != live.end();) {
+      if (lastUse.count(*it) && lastUse[*it] <= j) {
+        liveBytes -= aligned((*it)->type.bytes());
+        it = live.erase(it);
+      } else {
+        ++it;
+      }
+    }
   }
-  return peak;
+  profile.maxBefore.assign(n + 1, 0);
+  profile.maxAfter.assign(n + 1, 0);
+  for (size_t j = 1; j <= n; ++j)
+    profile.maxBefore[j] = std::max(profile.maxBefore[j - 1], profile.during[j - 1]);
+  for (size_t j = n; j-- > 0;)
+    profile.maxAfter[j] = j + 1 < n ? std::max(profile.maxAfter[j + 1], profile.during[j + 1]) : 0;
+  return profile;
 }
 
 /// The body of nodes[first..last]: copies of the nodes over body-owned
@@ -172,46 +184,36 @@ struct Choice {
   uint64_t peak = 0, extraMacs = 0;
 };
 
-/// Whether nodes[first..last] may become a stage ending at nodes[last]'s
-/// output: that value is the only one of the run read after it (or a graph
-/// output), so the other values of the run need never exist in full.
-bool endsInCut(const std::vector<Node *> &nodes, size_t first, size_t last) {
-  const Value *cut = nodes[last]->output();
-  if (cut->isGraphOutput)
-    return false;
-  std::set<const Value *> produced;
-  for (size_t j = first; j <= last; ++j)
-    produced.insert(nodes[j]->output());
-  for (size_t j = last + 1; j < nodes.size(); ++j)
-    for (const Value *in : nodes[j]->inputs)
-      if (in && in != cut && produced.count(in))
-        return false;
-  for (size_t j = first; j < last; ++j)
-    if (nodes[j]->output()->isGraphOutput)
-      return false;
-  return true;
-}
-
 /// The best stage of the graph as it is now, within `budget` extra MACs; a
-/// peak of `current` or more is no better. `prefixOnly` (a forced stage
-/// output) keeps the first search: runs that start the graph.
+/// peak of `best.peak` or more is no better. `prefixOnly` (a forced stage
+/// output) keeps the first search: runs that start the graph. A run
+/// nodes[first..last] ends in a cut when no value of it but the last output
+/// is read after it, and that one is no graph output: the other values of
+/// the run then never exist in full.
 bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, uint64_t> &arenas,
                const PatchStageOptions &options, double budget, bool prefixOnly, Choice &best) {
   const bool forced = !options.stageOutput.empty();
+  const LiveProfile profile = liveProfile(nodes, arenas);
   bool found = false;
   for (size_t first = 0; first < nodes.size() && (!prefixOnly || first == 0); ++first) {
     uint64_t runMacs = 0;
+    size_t readUntil = 0; // Last read of the run's values before `last`.
+    bool inside = true;   // No earlier output of the run is a graph output.
     for (size_t last = first; last < nodes.size(); ++last) {
       const Node &node = *nodes[last];
       if (!isPatchableNode(node))
         break;
       runMacs += countNodeMacs(node);
-      if (!endsInCut(nodes, first, last) || (forced && node.output()->name != options.stageOutput))
+      const Value *cut = node.output();
+      const bool isCut = inside && readUntil <= last && !cut->isGraphOutput;
+      readUntil = std::max(readUntil, profile.lastRead[last]);
+      inside = inside && !cut->isGraphOutput;
+      if (!isCut || (forced && cut->name != options.stageOutput))
         continue;
       // The rest of the graph alone (an empty arena) bounds the peak below.
-      if (livePeak(nodes, {first, last, 0}, arenas) >= best.peak)
+      const uint64_t cutBytes = aligned(cut->type.bytes());
+      if (profile.peakWith(first, last, 0, cutBytes) >= best.peak)
         continue;
-      const Value *cut = node.output();
       std::shared_ptr<PatchBody> body = makeBody(nodes, first, last);
       const int64_t H = cut->type.shape[2], W = cut->type.shape[3];
       // Finer grids recompute more: once a grid is over budget, every grid at
@@ -228,7 +230,7 @@ bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, ui
             overBudget.push_back({gh, gw});
             continue;
           }
-          const uint64_t peak = livePeak(nodes, {first, last, program->arenaBytes}, arenas);
+          const uint64_t peak = profile.peakWith(first, last, program->arenaBytes, cutBytes);
           if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
             best = {first, last, gh, gw, peak, extra};
             found = true;
@@ -286,7 +288,7 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
   while (formed < (forced ? 1 : kMaxStages)) {
     const std::vector<Node *> nodes = graph.nodes();
     Choice best;
-    best.peak = forced ? UINT64_MAX : livePeak(nodes, {}, arenas);
+    best.peak = forced ? UINT64_MAX : liveProfile(nodes, arenas).maxBefore.back();
     if (!findStage(nodes, arenas, options, budget, forced, best))
       break;
     Node *stage = formStage(graph, nodes, best);
