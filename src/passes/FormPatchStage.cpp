@@ -17,8 +17,9 @@
 // replaced by its stage (its arena + its output + whatever else is live);
 // the smallest peak wins, fewer extra MACs break ties. No stage is formed
 // unless it lowers the estimate; stages are formed one after the other while
-// each lowers it (at most kMaxStages). Run after quantization (the body keeps
-// int8 types) and after fuseConvPool.
+// each lowers it (at most kMaxStages), then each stage's grid is chosen again
+// against the peak the others leave (regridStages). Run after quantization
+// (the body keeps int8 types) and after fuseConvPool.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/InPlaceOps.h"
@@ -37,6 +38,8 @@ namespace {
 constexpr int64_t kMaxGrid = 8;
 /// Stages per graph: each search is over every run of patchable nodes.
 constexpr size_t kMaxStages = 4;
+/// Passes choosing the stages' grids again (regridStages).
+constexpr int kMaxRegridPasses = 16;
 
 uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
@@ -184,6 +187,29 @@ struct Choice {
   uint64_t peak = 0, extraMacs = 0;
 };
 
+/// The grids a stage's tile program may take within `budget` extra MACs,
+/// coarsest first, each with its program (finer grids recompute more: once
+/// one is over budget, every grid at least as fine along both axes is
+/// skipped unbuilt).
+template <typename Visit>
+void forEachGrid(const PatchBody &body, const Value &cut, uint64_t runMacs, double budget,
+                 Visit visit) {
+  const int64_t H = cut.type.shape[2], W = cut.type.shape[3];
+  std::vector<std::pair<int64_t, int64_t>> overBudget;
+  for (int64_t gh = 1; gh <= std::min(kMaxGrid, H); ++gh)
+    for (int64_t gw = 1; gw <= std::min(kMaxGrid, W); ++gw) {
+      if (std::any_of(overBudget.begin(), overBudget.end(),
+                      [&](const auto &g) { return g.first <= gh && g.second <= gw; }))
+        continue;
+      std::unique_ptr<PatchProgram> program = buildPatchProgram(body, cut, gh, gw);
+      const uint64_t extra = program->macs > runMacs ? program->macs - runMacs : 0;
+      if (double(extra) > budget)
+        overBudget.push_back({gh, gw});
+      else
+        visit(gh, gw, *program, extra);
+    }
+}
+
 /// The best stage of the graph as it is now, within `budget` extra MACs; a
 /// peak of `best.peak` or more is no better. `prefixOnly` (a forced stage
 /// output) keeps the first search: runs that start the graph. A run
@@ -215,27 +241,15 @@ bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, ui
       if (profile.peakWith(first, last, 0, cutBytes) >= best.peak)
         continue;
       std::shared_ptr<PatchBody> body = makeBody(nodes, first, last);
-      const int64_t H = cut->type.shape[2], W = cut->type.shape[3];
-      // Finer grids recompute more: once a grid is over budget, every grid at
-      // least as fine along both axes is skipped unbuilt.
-      std::vector<std::pair<int64_t, int64_t>> overBudget;
-      for (int64_t gh = 1; gh <= std::min(kMaxGrid, H); ++gh)
-        for (int64_t gw = 1; gw <= std::min(kMaxGrid, W); ++gw) {
-          if (std::any_of(overBudget.begin(), overBudget.end(),
-                          [&](const auto &g) { return g.first <= gh && g.second <= gw; }))
-            continue;
-          std::unique_ptr<PatchProgram> program = buildPatchProgram(*body, *cut, gh, gw);
-          const uint64_t extra = program->macs > runMacs ? program->macs - runMacs : 0;
-          if (double(extra) > budget) {
-            overBudget.push_back({gh, gw});
-            continue;
-          }
-          const uint64_t peak = profile.peakWith(first, last, program->arenaBytes, cutBytes);
-          if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
-            best = {first, last, gh, gw, peak, extra};
-            found = true;
-          }
-        }
+      forEachGrid(
+          *body, *cut, runMacs, budget,
+          [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
+            const uint64_t peak = profile.peakWith(first, last, program.arenaBytes, cutBytes);
+            if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
+              best = {first, last, gh, gw, peak, extra};
+              found = true;
+            }
+          });
     }
   }
   return found;
@@ -275,6 +289,56 @@ Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &ch
   return stage;
 }
 
+/// Each stage's grid was chosen against the peak of the graph as it was then;
+/// the stages formed after it lower that peak, so a grid that met it may now
+/// be the peak itself (MobileNetV3-small's first stage). Chooses each grid
+/// again with the other stages fixed: the lowest peak, then fewer extra MACs.
+/// Each pass lowers a stage only to the others' peak, so passes repeat while
+/// a grid changes (at most kMaxRegridPasses). Returns whether one did.
+bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
+                  std::map<const Node *, uint64_t> &extras, double &budget) {
+  bool changed = false;
+  const std::vector<Node *> nodes = graph.nodes();
+  for (size_t at = 0; at < nodes.size(); ++at) {
+    Node *stage = nodes[at];
+    if (!arenas.count(stage))
+      continue;
+    std::map<const Node *, uint64_t> others = arenas;
+    others.erase(stage);
+    const LiveProfile profile = liveProfile(nodes, others);
+    const std::shared_ptr<const PatchBody> body = patchBodyOf(*stage);
+    uint64_t runMacs = 0;
+    for (const auto &node : body->nodes)
+      runMacs += countNodeMacs(*node);
+    const Value &cut = *stage->output();
+    const uint64_t cutBytes = aligned(cut.type.bytes());
+    const double allowed = budget + double(extras[stage]);
+    Choice best{at,
+                at,
+                stage->attrs.getInt("grid_h", 1),
+                stage->attrs.getInt("grid_w", 1),
+                profile.peakWith(at, at, arenas[stage], cutBytes),
+                extras[stage]};
+    uint64_t bestArena = arenas[stage];
+    forEachGrid(*body, cut, runMacs, allowed,
+                [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
+                  const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
+                  if (peak < best.peak || (peak == best.peak && extra < best.extraMacs)) {
+                    best = {at, at, gh, gw, peak, extra};
+                    bestArena = program.arenaBytes;
+                  }
+                });
+    changed = changed || best.gridH != stage->attrs.getInt("grid_h", 1) ||
+              best.gridW != stage->attrs.getInt("grid_w", 1);
+    stage->attrs.setInt("grid_h", best.gridH);
+    stage->attrs.setInt("grid_w", best.gridW);
+    arenas[stage] = bestArena;
+    extras[stage] = best.extraMacs;
+    budget = allowed - double(best.extraMacs);
+  }
+  return changed;
+}
+
 } // namespace
 
 size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
@@ -283,7 +347,7 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
     totalMacs += countNodeMacs(*node);
   double budget = options.recomputeBudget * double(totalMacs);
   const bool forced = !options.stageOutput.empty();
-  std::map<const Node *, uint64_t> arenas; // Of the stages formed so far.
+  std::map<const Node *, uint64_t> arenas, extras; // Of the stages formed so far.
   size_t formed = 0;
   while (formed < (forced ? 1 : kMaxStages)) {
     const std::vector<Node *> nodes = graph.nodes();
@@ -293,9 +357,13 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
       break;
     Node *stage = formStage(graph, nodes, best);
     arenas[stage] = buildPatchProgram(*stage)->arenaBytes;
+    extras[stage] = best.extraMacs;
     budget -= double(best.extraMacs); // The budget is the whole model's.
     ++formed;
   }
+  for (int pass = 0; formed > 1 && pass < kMaxRegridPasses; ++pass)
+    if (!regridStages(graph, arenas, extras, budget))
+      break;
   return formed;
 }
 
