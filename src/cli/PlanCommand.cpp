@@ -11,6 +11,7 @@
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/MemoryReport.h"
+#include "bundlefit/reports/PeakLayers.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Names.h"
@@ -92,6 +93,9 @@ int runPlan(const PlanCommandOptions &options) {
             "): " + formatMs(fit.time.ms) + "\n";
   }
   printText(text);
+  if (verbosity() == Verbosity::Verbose) // What keeps the arena where it is.
+    for (const PeakLayer &layer : explainPeakLayers(plan, options.model.memoryOpt))
+      status(peakLayerLine(layer));
   return 0;
 }
 

@@ -157,7 +157,7 @@ void markPreQuantized(const std::string &modelPath, QuantCliOptions &options) {
 std::string describeMemoryOpt(int level) {
   static const char *const meaning[] = {"Glow's activation layout",
                                         "Conv+pool fused, depthwise and 1x1 convs in place",
-                                        "level 1 plus a patch-based first stage"};
+                                        "level 1 plus patch-based stages"};
   return "memory-opt " + std::to_string(level) + " (" +
          (level >= 0 && level <= kMaxMemoryOpt ? meaning[level] : "?") +
          "; defaults: bundlefit 2, model-compiler 0)";

@@ -260,14 +260,20 @@ std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
   if (!needsInt8Kernel(node) || !isInt8(node.input(0)) || !isInt8(node.output(0)))
     return portable("not an int8 operator");
   const std::string &op = node.opType;
+  // The op schema says which ops map to CMSIS-NN (OpSchema::cmsisFunction);
+  // the checks below say whether this node's attributes fit the call.
+  const OpSchema *schema = OpRegistry::get().find(op);
+  if (!schema || !schema->cmsisFunction)
+    return portable("no CMSIS-NN s8 function for " + op);
+  const std::string function = schema->cmsisFunction;
   const Shape &xs = node.input(0)->type.shape;
   if (op == "Conv") {
     if (xs.size() != 4)
       return portable("only 2-D convolutions call CMSIS-NN");
     const Int8ConvArgs a = int8ConvArgs(node);
     if (a.groups == 1)
-      return "arm_convolve_wrapper_s8";
-    if (a.depthwise)
+      return function;
+    if (a.depthwise) // The same wrapper's depthwise form.
       return "arm_depthwise_conv_wrapper_s8";
     return portable("grouped convolution (group " + std::to_string(a.groups) + ")");
   }
@@ -275,22 +281,21 @@ std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
     int8GemmArgs(node); // validates
     if (node.input(1)->type.quant.scales.size() > 1)
       return portable("per-channel weights (arm_fully_connected_s8 is per tensor)");
-    return "arm_fully_connected_s8";
+    return function;
   }
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
     if (xs.size() != 4 || xs[0] != 1)
       return portable("only single-batch 2-D pooling calls CMSIS-NN");
     const Int8PoolArgs a = int8PoolArgs(node);
     if (op == "MaxPool")
-      return a.dilH == 1 && a.dilW == 1 ? "arm_max_pool_s8" : portable("dilated max pooling");
+      return a.dilH == 1 && a.dilW == 1 ? function : portable("dilated max pooling");
     if (a.countIncludePad && (a.padT || a.padL || a.padB || a.padR))
       return portable("count_include_pad with padding (arm_avgpool_s8 divides by valid elements)");
-    return "arm_avgpool_s8";
+    return function;
   }
   if (op == "Softmax")
-    return int8SoftmaxArgs(node).inner == 1 ? "arm_softmax_s8"
-                                            : portable("softmax over a strided axis");
-  return portable("no CMSIS-NN s8 function for " + op);
+    return int8SoftmaxArgs(node).inner == 1 ? function : portable("softmax over a strided axis");
+  return function; // Mapped by the schema with no condition on the node.
 }
 
 int64_t cmsisScratchFor(const Node &node, CmsisExtension extension) {

@@ -1,20 +1,25 @@
-//===- FormPatchStage.cpp - Run the high-resolution prefix patch by patch ----===//
+//===- FormPatchStage.cpp - Run high-resolution segments patch by patch ----===//
 //
 // Why: layer by layer, the first layers of an image network hold the largest
 // tensors (MobileNetV2 int8 at 112x112: 1.2 MB for one expanded tensor) while
-// later layers need a fraction of that. Running the first k layers tile by
-// tile (MCUNetV2) keeps only tile-sized buffers alive for them; only the
-// stage output exists in full.
+// later layers need a fraction of that. Running k layers tile by tile
+// (MCUNetV2) keeps only tile-sized buffers alive for them; only the stage
+// output exists in full.
 //
-// The choice: every prefix of the graph (in graph order) that ends in a cut
-// (one value leaves it) and holds only patchable nodes (PatchStage.h), times
-// every grid up to kMaxGrid x kMaxGrid, whose recomputed halos stay within the
-// budget (a fraction of the model's MACs). The estimate of the peak is the
-// larger of the stage (its arena + its output + external activation inputs)
-// and the live bytes of the rest of the graph run layer by layer; the
-// smallest peak wins, fewer extra MACs break ties. No stage is formed unless
-// it lowers the estimate. Run after quantization (the body keeps int8 types)
-// and after fuseConvPool.
+// The choice: every run of consecutive nodes (in graph order) that holds only
+// patchable nodes (PatchStage.h) and ends in a cut (one value leaves it),
+// times every grid up to kMaxGrid x kMaxGrid, whose recomputed halos stay
+// within the budget (a fraction of the model's MACs). A run need not start
+// the graph: EfficientNet's and MobileNetV3's squeeze-and-excitation blocks
+// (a global pool, then a Mul by a [1,C,1,1] gate) need their whole input, so
+// no stage can cross one, and their largest tensors come after the first.
+// The estimate of the peak is the graph run layer by layer with the run
+// replaced by its stage (its arena + its output + whatever else is live);
+// the smallest peak wins, fewer extra MACs break ties. No stage is formed
+// unless it lowers the estimate; stages are formed one after the other while
+// each lowers it (at most kMaxStages), then each stage's grid is chosen again
+// against the peak the others leave (regridStages). Run after quantization
+// (the body keeps int8 types) and after fuseConvPool.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/InPlaceOps.h"
@@ -31,6 +36,10 @@ namespace bundlefit {
 namespace {
 
 constexpr int64_t kMaxGrid = 8;
+/// Stages per graph: each search is over every run of patchable nodes.
+constexpr size_t kMaxStages = 4;
+/// Passes choosing the stages' grids again (regridStages).
+constexpr int kMaxRegridPasses = 16;
 
 uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
@@ -39,38 +48,68 @@ bool isActivation(const Value *v) {
   return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput;
 }
 
-/// Live activation bytes of steps first..end-1, run layer by layer in graph
-/// order; a depthwise conv whose input dies there counts once (in place at
-/// --memory-opt >= 1), a view shares its input's bytes.
-uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *alsoLive) {
+/// The graph run layer by layer in graph order: per step, the activation
+/// bytes live on entering it and in use while it runs. A depthwise conv whose
+/// input dies there counts once (in place at --memory-opt >= 1), a view
+/// shares its input's bytes, a stage already formed adds its arena
+/// (`arenas`). A run of steps replaced by a stage changes no step outside
+/// it (what the run leaves is its cut alone), so a candidate stage is judged
+/// from this one profile.
+struct LiveProfile {
+  std::vector<uint64_t> entering, during;
+  std::vector<uint64_t> maxBefore, maxAfter; ///< Of `during` over steps < j, > j.
+  std::vector<size_t> lastRead;              ///< Of each step's output (its own index if none).
+
+  /// The peak with steps first..last run as one stage of `arena` tile bytes.
+  uint64_t peakWith(size_t first, size_t last, uint64_t arena, uint64_t cutBytes) const {
+    return std::max({maxBefore[first], maxAfter[last], entering[first] + arena + cutBytes});
+  }
+};
+
+LiveProfile liveProfile(const std::vector<Node *> &nodes,
+                        const std::map<const Node *, uint64_t> &arenas) {
+  const size_t n = nodes.size();
   std::map<const Value *, size_t> lastUse;
   std::map<const Value *, const Value *> owner;
   auto ownerOf = [&](const Value *v) {
     auto it = owner.find(v);
     return it == owner.end() ? v : it->second;
   };
-  for (size_t j = 0; j < nodes.size(); ++j) {
+  for (size_t j = 0; j < n; ++j) {
     for (const Value *in : nodes[j]->inputs)
       if (in)
         lastUse[ownerOf(in)] = j;
     if (isViewOp(nodes[j]->opType) && nodes[j]->input(0) && nodes[j]->output())
       owner[nodes[j]->output()] = ownerOf(nodes[j]->input(0));
   }
-  uint64_t peak = 0;
+  LiveProfile profile;
+  profile.entering.resize(n);
+  profile.during.resize(n);
+  profile.lastRead.resize(n);
   std::set<const Value *> live;
-  if (alsoLive)
-    live.insert(alsoLive);
-  for (size_t j = first; j < nodes.size(); ++j) {
+  uint64_t liveBytes = 0;
+  for (size_t j = 0; j < n; ++j) {
     const Node &node = *nodes[j];
-    uint64_t bytes = 0;
-    for (const Value *v : live)
-      bytes += aligned(v->type.bytes());
+    const Value *produced = node.output();
+    profile.lastRead[j] = produced && lastUse.count(produced) ? lastUse[produced] : j;
+    profile.entering[j] = liveBytes;
+    uint64_t bytes = liveBytes;
+    if (auto it = arenas.find(&node); it != arenas.end())
+      bytes += aligned(it->second);
     // A convolution the plan may run in place (InPlaceOps.h) writes over
     // its dying input: only its workspace and any growth are new bytes.
     const Value *input = node.input(0) ? ownerOf(node.input(0)) : nullptr;
     const bool inputDies = input && lastUse[input] == j && live.count(input);
+    // An elementwise op takes a same-shaped input that dies here (the plan
+    // always does, MemoryPlan.cpp): SE's Mul by its gate adds no bytes.
+    bool elementwiseInPlace = false;
+    if (hasOpTrait(node.opType, kOpElementwise) && node.output())
+      for (const Value *in : node.inputs)
+        elementwiseInPlace =
+            elementwiseInPlace || (in && ownerOf(in) == in && lastUse[in] == j && live.count(in) &&
+                                   in->type.sameShapeAndType(node.output()->type));
     for (const Value *out : node.outputs) {
-      if (!isActivation(out) || isViewOp(node.opType))
+      if (!isActivation(out) || isViewOp(node.opType) || elementwiseInPlace)
         continue;
       const uint64_t outBytes = aligned(out->type.bytes());
       if (inputDies && depthwiseInPlaceScratch(node))
@@ -82,22 +121,34 @@ uint64_t livePeak(const std::vector<Node *> &nodes, size_t first, const Value *a
       else
         bytes += outBytes;
     }
-    peak = std::max(peak, bytes);
+    profile.during[j] = bytes;
     for (const Value *out : node.outputs)
-      if (isActivation(out) && !isViewOp(node.opType))
-        live.insert(out);
-    for (auto it = live.begin(); it != live.end();)
-      it = lastUse.count(*it) && lastUse[*it] <= j ? live.erase(it) : std::next(it);
+      if (isActivation(out) && !isViewOp(node.opType) && live.insert(out).second)
+        liveBytes += aligned(out->type.bytes());
+    for (auto it = live.begin(); it != live.end();) {
+      if (lastUse.count(*it) && lastUse[*it] <= j) {
+        liveBytes -= aligned((*it)->type.bytes());
+        it = live.erase(it);
+      } else {
+        ++it;
+      }
+    }
   }
-  return peak;
+  profile.maxBefore.assign(n + 1, 0);
+  profile.maxAfter.assign(n + 1, 0);
+  for (size_t j = 1; j <= n; ++j)
+    profile.maxBefore[j] = std::max(profile.maxBefore[j - 1], profile.during[j - 1]);
+  for (size_t j = n; j-- > 0;)
+    profile.maxAfter[j] = j + 1 < n ? std::max(profile.maxAfter[j + 1], profile.during[j + 1]) : 0;
+  return profile;
 }
 
-/// The body of prefix nodes[0..last]: copies of the nodes over body-owned
+/// The body of nodes[first..last]: copies of the nodes over body-owned
 /// internal values; external inputs and data constants stay the graph's.
-std::shared_ptr<PatchBody> makeBody(const std::vector<Node *> &nodes, size_t last) {
+std::shared_ptr<PatchBody> makeBody(const std::vector<Node *> &nodes, size_t first, size_t last) {
   auto body = std::make_shared<PatchBody>();
   std::map<const Value *, Value *> mapped;
-  for (size_t j = 0; j <= last; ++j) {
+  for (size_t j = first; j <= last; ++j) {
     const Node &node = *nodes[j];
     auto clone = std::make_unique<Node>();
     clone->name = node.name;
@@ -131,104 +182,101 @@ std::shared_ptr<PatchBody> makeBody(const std::vector<Node *> &nodes, size_t las
 }
 
 struct Choice {
-  size_t last = 0;
+  size_t first = 0, last = 0;
   int64_t gridH = 1, gridW = 1;
   uint64_t peak = 0, extraMacs = 0;
 };
 
-} // namespace
-
-size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
-  const std::vector<Node *> nodes = graph.nodes();
-  uint64_t totalMacs = 0;
-  for (const Node *node : nodes)
-    totalMacs += countNodeMacs(*node);
-  const double budget = options.recomputeBudget * double(totalMacs);
-
-  Choice best;
-  const bool forced = !options.stageOutput.empty();
-  best.peak = forced ? UINT64_MAX : livePeak(nodes, 0, nullptr);
-  bool found = false;
-  std::set<const Value *> produced;
-  uint64_t prefixMacs = 0, externalBytes = 0;
-  std::set<const Value *> externals;
-  for (size_t last = 0; last < nodes.size(); ++last) {
-    const Node &node = *nodes[last];
-    if (!isPatchableNode(node))
-      break;
-    bool prefixInputs = true; // Only a prefix of the graph can be a stage.
-    for (const Value *v : node.inputs) {
-      if (!v || v->isConstant() || produced.count(v))
+/// The grids a stage's tile program may take within `budget` extra MACs,
+/// coarsest first, each with its program (finer grids recompute more: once
+/// one is over budget, every grid at least as fine along both axes is
+/// skipped unbuilt).
+template <typename Visit>
+void forEachGrid(const PatchBody &body, const Value &cut, uint64_t runMacs, double budget,
+                 Visit visit) {
+  const int64_t H = cut.type.shape[2], W = cut.type.shape[3];
+  std::vector<std::pair<int64_t, int64_t>> overBudget;
+  for (int64_t gh = 1; gh <= std::min(kMaxGrid, H); ++gh)
+    for (int64_t gw = 1; gw <= std::min(kMaxGrid, W); ++gw) {
+      if (std::any_of(overBudget.begin(), overBudget.end(),
+                      [&](const auto &g) { return g.first <= gh && g.second <= gw; }))
         continue;
-      prefixInputs = prefixInputs && v->isGraphInput();
-      if (externals.insert(v).second && isActivation(v))
-        externalBytes += aligned(v->type.bytes());
+      std::unique_ptr<PatchProgram> program = buildPatchProgram(body, cut, gh, gw);
+      const uint64_t extra = program->macs > runMacs ? program->macs - runMacs : 0;
+      if (double(extra) > budget)
+        overBudget.push_back({gh, gw});
+      else
+        visit(gh, gw, *program, extra);
     }
-    if (!prefixInputs)
-      break;
-    produced.insert(node.output());
-    prefixMacs += countNodeMacs(node);
-    // A cut: the last output is the only value read after the prefix.
-    const Value *cut = node.output();
-    if (cut->isGraphOutput)
-      break;
-    bool isCut = true;
-    for (size_t j = last + 1; j < nodes.size() && isCut; ++j)
-      for (const Value *in : nodes[j]->inputs)
-        isCut = isCut && (!in || in == cut || !produced.count(in));
-    if (!isCut || (forced && cut->name != options.stageOutput))
-      continue;
-    const uint64_t rest = livePeak(nodes, last + 1, cut);
-    if (rest >= best.peak)
-      continue;
-    std::shared_ptr<PatchBody> body = makeBody(nodes, last);
-    const int64_t H = cut->type.shape[2], W = cut->type.shape[3];
-    // Finer grids recompute more: once a grid is over budget, every grid at
-    // least as fine along both axes is skipped unbuilt.
-    std::vector<std::pair<int64_t, int64_t>> overBudget;
-    for (int64_t gh = 1; gh <= std::min(kMaxGrid, H); ++gh)
-      for (int64_t gw = 1; gw <= std::min(kMaxGrid, W); ++gw) {
-        if (std::any_of(overBudget.begin(), overBudget.end(),
-                        [&](const auto &g) { return g.first <= gh && g.second <= gw; }))
-          continue;
-        std::unique_ptr<PatchProgram> program = buildPatchProgram(*body, *cut, gh, gw);
-        const uint64_t extra = program->macs > prefixMacs ? program->macs - prefixMacs : 0;
-        if (double(extra) > budget) {
-          overBudget.push_back({gh, gw});
-          continue;
-        }
-        const uint64_t stage = program->arenaBytes + aligned(cut->type.bytes()) + externalBytes;
-        const uint64_t peak = std::max(stage, rest);
-        if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
-          best = {last, gh, gw, peak, extra};
-          found = true;
-        }
-      }
-  }
-  if (!found)
-    return 0;
+}
 
-  // Replace the prefix by one PatchStage node.
-  std::shared_ptr<PatchBody> body = makeBody(nodes, best.last);
+/// The best stage of the graph as it is now, within `budget` extra MACs; a
+/// peak of `best.peak` or more is no better. `prefixOnly` (a forced stage
+/// output) keeps the first search: runs that start the graph. A run
+/// nodes[first..last] ends in a cut when no value of it but the last output
+/// is read after it, and that one is no graph output: the other values of
+/// the run then never exist in full.
+bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, uint64_t> &arenas,
+               const PatchStageOptions &options, double budget, bool prefixOnly, Choice &best) {
+  const bool forced = !options.stageOutput.empty();
+  const LiveProfile profile = liveProfile(nodes, arenas);
+  bool found = false;
+  for (size_t first = 0; first < nodes.size() && (!prefixOnly || first == 0); ++first) {
+    uint64_t runMacs = 0;
+    size_t readUntil = 0; // Last read of the run's values before `last`.
+    bool inside = true;   // No earlier output of the run is a graph output.
+    for (size_t last = first; last < nodes.size(); ++last) {
+      const Node &node = *nodes[last];
+      if (!isPatchableNode(node))
+        break;
+      runMacs += countNodeMacs(node);
+      const Value *cut = node.output();
+      const bool isCut = inside && readUntil <= last && !cut->isGraphOutput;
+      readUntil = std::max(readUntil, profile.lastRead[last]);
+      inside = inside && !cut->isGraphOutput;
+      if (!isCut || (forced && cut->name != options.stageOutput))
+        continue;
+      // The rest of the graph alone (an empty arena) bounds the peak below.
+      const uint64_t cutBytes = aligned(cut->type.bytes());
+      if (profile.peakWith(first, last, 0, cutBytes) >= best.peak)
+        continue;
+      std::shared_ptr<PatchBody> body = makeBody(nodes, first, last);
+      forEachGrid(
+          *body, *cut, runMacs, budget,
+          [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
+            const uint64_t peak = profile.peakWith(first, last, program.arenaBytes, cutBytes);
+            if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
+              best = {first, last, gh, gw, peak, extra};
+              found = true;
+            }
+          });
+    }
+  }
+  return found;
+}
+
+/// Replaces nodes[choice.first..choice.last] by one PatchStage node.
+Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &choice) {
+  std::shared_ptr<PatchBody> body = makeBody(nodes, choice.first, choice.last);
   std::vector<Value *> inputs;
   std::set<const Value *> seen;
   for (const auto &bodyNode : body->nodes)
     for (Value *v : bodyNode->inputs)
-      if (v && !v->producer && (v->isGraphInput() || v->isConstant()) && seen.insert(v).second &&
+      if (v && seen.insert(v).second &&
           std::none_of(body->values.begin(), body->values.end(),
                        [&](const std::unique_ptr<Value> &owned) { return owned.get() == v; }))
-        inputs.push_back(v);
+        inputs.push_back(v); // External activation, graph input or data constant.
   std::stable_partition(inputs.begin(), inputs.end(),
                         [](const Value *v) { return !v->isConstant(); });
-  Value *cut = nodes[best.last]->output();
-  Node *stage = graph.insertNodeBefore(nodes[0], kPatchStageOp,
+  Value *cut = nodes[choice.last]->output();
+  Node *stage = graph.insertNodeBefore(nodes[choice.first], kPatchStageOp,
                                        graph.uniqueNodeName("patch_stage_" + cut->name), inputs,
                                        {cut->name + "_patched"});
   stage->attrs.setInt("body", registerPatchBody(body));
-  stage->attrs.setInt("grid_h", best.gridH);
-  stage->attrs.setInt("grid_w", best.gridW);
+  stage->attrs.setInt("grid_h", choice.gridH);
+  stage->attrs.setInt("grid_w", choice.gridW);
   pass_utils::takeOverOutput(stage, 0, cut);
-  for (size_t j = best.last + 1; j-- > 0;) {
+  for (size_t j = choice.last + 1; j-- > choice.first;) {
     for (Value *out : nodes[j]->outputs)
       if (out && out->producer == nodes[j])
         out->producer = nullptr;
@@ -238,7 +286,85 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
   }
   graph.removeUnusedValues();
   inferNodeTypes(*stage);
-  return 1;
+  return stage;
+}
+
+/// Each stage's grid was chosen against the peak of the graph as it was then;
+/// the stages formed after it lower that peak, so a grid that met it may now
+/// be the peak itself (MobileNetV3-small's first stage). Chooses each grid
+/// again with the other stages fixed: the lowest peak, then fewer extra MACs.
+/// Each pass lowers a stage only to the others' peak, so passes repeat while
+/// a grid changes (at most kMaxRegridPasses). Returns whether one did.
+bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
+                  std::map<const Node *, uint64_t> &extras, double &budget) {
+  bool changed = false;
+  const std::vector<Node *> nodes = graph.nodes();
+  for (size_t at = 0; at < nodes.size(); ++at) {
+    Node *stage = nodes[at];
+    if (!arenas.count(stage))
+      continue;
+    std::map<const Node *, uint64_t> others = arenas;
+    others.erase(stage);
+    const LiveProfile profile = liveProfile(nodes, others);
+    const std::shared_ptr<const PatchBody> body = patchBodyOf(*stage);
+    uint64_t runMacs = 0;
+    for (const auto &node : body->nodes)
+      runMacs += countNodeMacs(*node);
+    const Value &cut = *stage->output();
+    const uint64_t cutBytes = aligned(cut.type.bytes());
+    const double allowed = budget + double(extras[stage]);
+    Choice best{at,
+                at,
+                stage->attrs.getInt("grid_h", 1),
+                stage->attrs.getInt("grid_w", 1),
+                profile.peakWith(at, at, arenas[stage], cutBytes),
+                extras[stage]};
+    uint64_t bestArena = arenas[stage];
+    forEachGrid(*body, cut, runMacs, allowed,
+                [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
+                  const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
+                  if (peak < best.peak || (peak == best.peak && extra < best.extraMacs)) {
+                    best = {at, at, gh, gw, peak, extra};
+                    bestArena = program.arenaBytes;
+                  }
+                });
+    changed = changed || best.gridH != stage->attrs.getInt("grid_h", 1) ||
+              best.gridW != stage->attrs.getInt("grid_w", 1);
+    stage->attrs.setInt("grid_h", best.gridH);
+    stage->attrs.setInt("grid_w", best.gridW);
+    arenas[stage] = bestArena;
+    extras[stage] = best.extraMacs;
+    budget = allowed - double(best.extraMacs);
+  }
+  return changed;
+}
+
+} // namespace
+
+size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
+  uint64_t totalMacs = 0;
+  for (const Node *node : graph.nodes())
+    totalMacs += countNodeMacs(*node);
+  double budget = options.recomputeBudget * double(totalMacs);
+  const bool forced = !options.stageOutput.empty();
+  std::map<const Node *, uint64_t> arenas, extras; // Of the stages formed so far.
+  size_t formed = 0;
+  while (formed < (forced ? 1 : kMaxStages)) {
+    const std::vector<Node *> nodes = graph.nodes();
+    Choice best;
+    best.peak = forced ? UINT64_MAX : liveProfile(nodes, arenas).maxBefore.back();
+    if (!findStage(nodes, arenas, options, budget, forced, best))
+      break;
+    Node *stage = formStage(graph, nodes, best);
+    arenas[stage] = buildPatchProgram(*stage)->arenaBytes;
+    extras[stage] = best.extraMacs;
+    budget -= double(best.extraMacs); // The budget is the whole model's.
+    ++formed;
+  }
+  for (int pass = 0; formed > 1 && pass < kMaxRegridPasses; ++pass)
+    if (!regridStages(graph, arenas, extras, budget))
+      break;
+  return formed;
 }
 
 void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget) {

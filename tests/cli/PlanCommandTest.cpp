@@ -101,3 +101,28 @@ TEST_CASE("plan-buffers solves a MiniMalloc CSV, writes offsets, and gates on ca
   CHECK_MESSAGE(glow.exitCode == 0, glow.output);
   CHECK(glow.output.find("tiny") != std::string::npos);
 }
+
+TEST_CASE("plan -v names the peak layer and why: an SE gate's broadcast Mul ends the run") {
+  // With no recompute budget no stage forms; the peak is stage 2's expansion,
+  // whose run of patchable layers lies between two squeeze-and-excitation ops.
+  CommandResult result = runBundlefit("plan " + modelPath("efficientnet_b0_tiny") +
+                                      " --memory-opt 2 --patch-recompute-budget 0 -v");
+  REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  CHECK_MESSAGE(result.output.find(
+                    "peak layer stage2_block1_expand (Conv, live 229,376 B): patchable, but no "
+                    "stage over it lowered the peak within the recompute budget; its run of "
+                    "patchable layers is bounded by stage1_block1_se_scale: op Mul broadcasts "
+                    "float32[1,8,1,1] to float32[1,8,32,32] (no patch form) and by "
+                    "stage2_block1_se_pool: op GlobalAveragePool reads its whole input (no patch "
+                    "form)") != std::string::npos,
+                result.output);
+  // At the default budget a stage takes that peak; -v then names the stage.
+  result = runBundlefit("plan " + modelPath("efficientnet_b0_tiny") + " -v");
+  REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  CHECK_MESSAGE(result.output.find("peak layer patch_stage_stage2_block1_dw_silu (PatchStage") !=
+                    std::string::npos,
+                result.output);
+  // Without -v, no such line.
+  result = runBundlefit("plan " + modelPath("efficientnet_b0_tiny"));
+  CHECK(result.output.find("peak layer") == std::string::npos);
+}

@@ -11,6 +11,9 @@ Usage (use Debian's python: it has python3-onnx 1.12 and numpy):
 
     /usr/bin/python3 tests/models/make_models.py --out DIR [--only lenet,resnet8]
 
+Without --only, every model but BENCH_ONLY (the full EfficientNet-B0 and
+MobileNetV3-small, which bench/memory builds) is written.
+
 Prints one line per model: name, nodes, params, weight bytes, file bytes.
 Everything is seeded per model (seed = crc32(name)), so the output is
 bit-identical from run to run and independent of --only.
@@ -189,6 +192,35 @@ class Builder:
             self.init("relu6_min", np.array(0.0, np.float32))
             self.init("relu6_max", np.array(6.0, np.float32))
         return self.node("Clip", name, [x, "relu6_min", "relu6_max"], np.clip(self.v(x), 0, 6))
+
+    def sigmoid(self, x, name):
+        return self.node("Sigmoid", name, [x], (1 / (1 + np.exp(-self.v(x).astype(np.float64)))).astype(np.float32))
+
+    def hard_sigmoid(self, x, name):
+        """PyTorch's Hardsigmoid, relu6(x + 3) / 6, as ONNX HardSigmoid(alpha=1/6, beta=0.5)."""
+        y = np.clip(self.v(x) / 6.0 + 0.5, 0, 1).astype(np.float32)
+        return self.node("HardSigmoid", name, [x], y, alpha=1.0 / 6.0, beta=0.5)
+
+    def mul(self, a, b, name):
+        return self.node("Mul", name, [a, b], self.v(a) * self.v(b))
+
+    def silu(self, x, name):
+        """x * sigmoid(x), as exporters write SiLU/Swish (no ONNX op before opset 22)."""
+        return self.mul(x, self.sigmoid(x, name + "_sigmoid"), name)
+
+    def hard_swish(self, x, name):
+        """x * hardsigmoid(x), as pre-opset-14 exporters write HardSwish."""
+        return self.mul(x, self.hard_sigmoid(x, name + "_hsigmoid"), name)
+
+    def squeeze_excite(self, x, name, squeeze, act, gate):
+        """SE: GlobalAveragePool -> 1x1 conv -> act -> 1x1 conv -> gate -> Mul(x, [1,C,1,1])."""
+        c = self.v(x).shape[1]
+        s = self.gap(x, name + "_pool")
+        s = self.conv(s, name + "_reduce", squeeze, 1, pads=[0, 0, 0, 0])
+        s = act(s, name + "_act")
+        s = self.conv(s, name + "_expand", c, 1, pads=[0, 0, 0, 0])
+        s = gate(s, name + "_gate")
+        return self.mul(x, s, name + "_scale")
 
     def add(self, a, b, name):
         return self.node("Add", name, [a, b], self.v(a) + self.v(b))
@@ -486,6 +518,83 @@ def branchy():
     return b, b.finish([x], doc, order=BRANCHY_FILE_ORDER)
 
 
+def _scaled(c, width):
+    """Channels at a width multiplier, a multiple of 8 (torchvision's _make_divisible)."""
+    v = c * width
+    n = max(8, int(v + 4) // 8 * 8)
+    return n + 8 if n < 0.9 * v else n
+
+
+def efficientnet_b0(name="efficientnet_b0", res=224, width=1.0, classes=1000):
+    """EfficientNet-B0 (torchvision layout): conv bias-free + BN + SiLU written as
+    x*Sigmoid(x), MBConv blocks with squeeze-and-excitation (squeeze = block input / 4)."""
+    b = Builder(name, "input", [1, 3, res, res])
+    x = b.conv("input", "stem", _scaled(32, width), 3, stride=2, bias=False)
+    x = b.silu(b.bn(x, "stem_bn"), "stem_silu")
+    cfg = [(1, 3, 1, 16, 1), (6, 3, 2, 24, 2), (6, 5, 2, 40, 2), (6, 3, 2, 80, 3),
+           (6, 5, 1, 112, 3), (6, 5, 2, 192, 4), (6, 3, 1, 320, 1)]
+    for si, (t, k, s, c, n) in enumerate(cfg, start=1):
+        for bi in range(1, n + 1):
+            p = f"stage{si}_block{bi}"
+            stride = s if bi == 1 else 1
+            cin, cout = b.v(x).shape[1], _scaled(c, width)
+            y = x
+            if t != 1:
+                y = b.conv(y, p + "_expand", cin * t, 1, pads=[0, 0, 0, 0], bias=False)
+                y = b.silu(b.bn(y, p + "_expand_bn"), p + "_expand_silu")
+            hid = b.v(y).shape[1]
+            y = b.conv(y, p + "_dw", hid, k, stride=stride, group=hid, bias=False)
+            y = b.silu(b.bn(y, p + "_dw_bn"), p + "_dw_silu")
+            y = b.squeeze_excite(y, p + "_se", max(1, cin // 4), b.silu, b.sigmoid)
+            y = b.conv(y, p + "_project", cout, 1, pads=[0, 0, 0, 0], bias=False)
+            y = b.bn(y, p + "_project_bn")
+            if stride == 1 and cin == cout:
+                y = b.add(x, y, p + "_add")
+            x = y
+    x = b.conv(x, "head", _scaled(1280, width), 1, pads=[0, 0, 0, 0], bias=False)
+    x = b.silu(b.bn(x, "head_bn"), "head_silu")
+    x = b.flatten(b.gap(x, "gap"), "flatten")
+    x = b.gemm(x, "classifier", classes, logit_std=2.0)
+    return b, b.finish([x], f"EfficientNet-B0 width {width} {res}x{res}, torchvision layout, NCHW, logits out")
+
+
+def mobilenet_v3_small(name="mobilenet_v3_small", res=224, width=1.0, classes=1000):
+    """MobileNetV3-small (torchvision layout): HardSwish written as x*HardSigmoid(x)
+    (opset < 14), ReLU in the early blocks, SE with ReLU and HardSigmoid."""
+    b = Builder(name, "input", [1, 3, res, res])
+    x = b.conv("input", "stem", _scaled(16, width), 3, stride=2, bias=False)
+    x = b.hard_swish(b.bn(x, "stem_bn"), "stem_hswish")
+    # (kernel, expanded, out, SE, hard-swish, stride), torchvision's "mobilenet_v3_small"
+    cfg = [(3, 16, 16, True, False, 2), (3, 72, 24, False, False, 2), (3, 88, 24, False, False, 1),
+           (5, 96, 40, True, True, 2), (5, 240, 40, True, True, 1), (5, 240, 40, True, True, 1),
+           (5, 120, 48, True, True, 1), (5, 144, 48, True, True, 1), (5, 288, 96, True, True, 2),
+           (5, 576, 96, True, True, 1), (5, 576, 96, True, True, 1)]
+    for bi, (k, e, c, se, hs, stride) in enumerate(cfg, start=1):
+        p = f"block{bi}"
+        act = b.hard_swish if hs else b.relu
+        cin, hid, cout = b.v(x).shape[1], _scaled(e, width), _scaled(c, width)
+        y = x
+        if hid != cin:
+            y = b.conv(y, p + "_expand", hid, 1, pads=[0, 0, 0, 0], bias=False)
+            y = act(b.bn(y, p + "_expand_bn"), p + "_expand_act")
+        y = b.conv(y, p + "_dw", hid, k, stride=stride, group=hid, bias=False)
+        y = act(b.bn(y, p + "_dw_bn"), p + "_dw_act")
+        if se:
+            y = b.squeeze_excite(y, p + "_se", _scaled(hid // 4, 1.0), b.relu, b.hard_sigmoid)
+        y = b.conv(y, p + "_project", cout, 1, pads=[0, 0, 0, 0], bias=False)
+        y = b.bn(y, p + "_project_bn")
+        if stride == 1 and cin == cout:
+            y = b.add(x, y, p + "_add")
+        x = y
+    x = b.conv(x, "head", 6 * b.v(x).shape[1], 1, pads=[0, 0, 0, 0], bias=False)
+    x = b.hard_swish(b.bn(x, "head_bn"), "head_hswish")
+    x = b.flatten(b.gap(x, "gap"), "flatten")
+    x = b.gemm(x, "classifier_fc1", 1024)
+    x = b.hard_swish(x, "classifier_hswish")
+    x = b.gemm(x, "classifier", classes, logit_std=2.0)
+    return b, b.finish([x], f"MobileNetV3-small width {width} {res}x{res}, torchvision layout, NCHW, logits out")
+
+
 MODELS = {
     "lenet": lenet,
     "resnet8": resnet8,
@@ -494,7 +603,16 @@ MODELS = {
     "autoencoder": autoencoder,
     "mobilenet_v2": mobilenet_v2,
     "branchy": branchy,
+    # Small versions for the tests (whole model in seconds on the host); the
+    # full ones (21 MB and 10 MB) are built for bench/memory only.
+    "efficientnet_b0_tiny": lambda: efficientnet_b0("efficientnet_b0_tiny", 64, 0.25, 10),
+    "mobilenet_v3_small_tiny": lambda: mobilenet_v3_small("mobilenet_v3_small_tiny", 64, 0.25, 10),
+    "efficientnet_b0": efficientnet_b0,
+    "mobilenet_v3_small": mobilenet_v3_small,
 }
+# Built only when named with --only (bench/memory's bench_models target), so
+# the default build and CI do not write 31 MB more.
+BENCH_ONLY = {"efficientnet_b0", "mobilenet_v3_small"}
 
 LENET_ALIGNED_WEIGHT_BYTES = 1_724_608
 
@@ -561,7 +679,7 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="output directory")
     ap.add_argument("--only", default="", help="comma-separated model names")
     args = ap.parse_args(argv)
-    names = [n for n in args.only.split(",") if n] or list(MODELS)
+    names = [n for n in args.only.split(",") if n] or [n for n in MODELS if n not in BENCH_ONLY]
     bad = [n for n in names if n not in MODELS]
     if bad:
         ap.error(f"unknown model(s) {bad}; known: {', '.join(MODELS)}")

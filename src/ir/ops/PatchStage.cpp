@@ -173,32 +173,48 @@ std::shared_ptr<const PatchBody> patchBodyOf(const Node &stage) {
   return it->second;
 }
 
-bool isPatchableNode(const Node &node) {
+std::string whyNotPatchable(const Node &node) {
   static const std::set<std::string> ops = {"Conv", "Add", "Relu", "Clip", "Quantize", "Rescale"};
-  if (!ops.count(node.opType) || node.outputs.size() != 1 || !node.output())
-    return false;
+  if (node.opType == kPatchStageOp)
+    return "already a patch stage";
+  if (!ops.count(node.opType)) {
+    // The two that end stages in SE nets: say what a stage could not do.
+    const Value *y = node.output();
+    if (node.opType.compare(0, 6, "Global") == 0)
+      return "op " + node.opType + " reads its whole input (no patch form)";
+    for (size_t i = 0; y && i < node.inputs.size(); ++i)
+      if (isDataInput(node, i) && node.input(i)->type.shape != y->type.shape)
+        return "op " + node.opType + " broadcasts " + node.input(i)->type.str() + " to " +
+               y->type.str() + " (no patch form)";
+    return "op " + node.opType + " has no patch form";
+  }
+  if (node.outputs.size() != 1 || !node.output())
+    return node.opType + " has " + std::to_string(node.outputs.size()) + " outputs";
   for (const auto &[name, attribute] : node.attrs.all())
     if (name.compare(0, 5, "cmsis") == 0)
-      return false; // A CMSIS-NN call with its own workspace (quant/CmsisLayout.h).
+      return "a CMSIS-NN call"; // With its own workspace (quant/CmsisLayout.h).
   const TensorType &y = node.output()->type;
   if (y.rank() != 4 || y.shape[0] != 1)
-    return false;
+    return "output " + y.str() + " is not 4-D batch 1";
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (!isDataInput(node, i))
       continue;
     const TensorType &x = node.input(i)->type;
     if (x.rank() != 4 || x.shape[0] != 1)
-      return false;
-    if (node.opType != "Conv" && x.shape != y.shape)
-      return false; // Elementwise without broadcasting only.
+      return "input " + x.str() + " is not 4-D batch 1";
+    if (node.opType != "Conv" && x.shape != y.shape) // Elementwise without broadcasting only.
+      return node.opType + " broadcasts " + x.str() + " to " + y.str();
   }
-  if (node.opType == "Conv")
-    return node.input(1) && node.input(1)->isConstant() && node.input(1)->type.rank() == 4 &&
-           (!node.input(2) || node.input(2)->isConstant());
-  if (node.opType == "Add")
-    return isDataInput(node, 0) && isDataInput(node, 1);
-  return true;
+  if (node.opType == "Conv" &&
+      !(node.input(1) && node.input(1)->isConstant() && node.input(1)->type.rank() == 4 &&
+        (!node.input(2) || node.input(2)->isConstant())))
+    return "Conv weights or bias are not constant";
+  if (node.opType == "Add" && !(isDataInput(node, 0) && isDataInput(node, 1)))
+    return "Add with a constant operand";
+  return "";
 }
+
+bool isPatchableNode(const Node &node) { return whyNotPatchable(node).empty(); }
 
 std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Value &stageOutput,
                                                 int64_t gridH, int64_t gridW) {

@@ -77,7 +77,9 @@ struct OpSchema {
   uint32_t parameterOperands = 0;
   Int8Rule int8 = Int8Rule::None;
   /// The CMSIS-NN s8 function an int8 node of this op may map to (nullptr:
-  /// none); src/quant/CmsisLayout.cpp decides per node whether it applies.
+  /// none). cmsisFunctionFor (src/int8/CmsisLayout.cpp) asks it first, then
+  /// decides per node whether the call applies (a depthwise Conv calls the
+  /// wrapper's depthwise form).
   const char *cmsisFunction = nullptr;
 
   // Chainable setters for the registration lines:

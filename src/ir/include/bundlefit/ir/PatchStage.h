@@ -1,7 +1,7 @@
 //===- PatchStage.h - Patch-based execution of a high-resolution prefix -*- C++ -*-===//
 //
 // "PatchStage" (made by formPatchStage, --memory-opt >= 2; MCUNetV2's
-// patch-based inference) replaces the first k nodes of a graph: the stage
+// patch-based inference) replaces k consecutive nodes of a graph: the stage
 // output is cut into a grid of spatial tiles, and for each tile the k layers
 // run on tile-sized buffers (with the halos their windows need), so the big
 // full-resolution intermediates never exist. Halos overlap between tiles:
@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace bundlefit {
@@ -86,6 +87,10 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const Node &stage);
 /// Whether a body may contain `node` (Conv, Add, Relu, Clip, Quantize, Rescale
 /// on 4-D batch-1 tensors).
 bool isPatchableNode(const Node &node);
+/// Why isPatchableNode is false, in a phrase ("op GlobalAveragePool has no
+/// patch form", "Mul broadcasts float32[1,32,1,1] to float32[1,32,112,112]");
+/// empty when it is true. `plan -v` names the layers it leaves at the peak.
+std::string whyNotPatchable(const Node &node);
 
 /// Registers PatchStage's type inference and MACs (called by registerFusedOps).
 void registerPatchStageOp(OpRegistry &registry);

@@ -76,9 +76,11 @@ struct PatchStageOptions {
   std::string stageOutput;
 };
 
-/// --memory-opt >= 2: the prefix of the graph that lowers the estimated peak
-/// most becomes one PatchStage node (ir/PatchStage.h) run tile by tile.
-/// Run after quantization and fuseConvPool. Returns 1 if a stage was formed.
+/// --memory-opt >= 2: the run of nodes that lowers the estimated peak most
+/// becomes one PatchStage node (ir/PatchStage.h) run tile by tile, then the
+/// next such run, while each lowers the estimate (a forced stageOutput: one
+/// stage, starting the graph). Run after quantization and fuseConvPool.
+/// Returns the number of stages formed.
 size_t formPatchStage(Graph &graph, const PatchStageOptions &options = {});
 
 /// The graph transforms of --memory-opt `level`: >= 1 fuseConvPool, >= 2
