@@ -150,7 +150,7 @@ TEST_CASE("the rt1062 firmware: the part's regions, and each buffer where the fi
   CHECK(has(fw.startup, "0xE000ED88u")); // FPU enabled for a hard-float core
 }
 
-TEST_CASE("weights in Flash: one section read in place, no copy") {
+TEST_CASE("weights in Flash: one section read in place, no copy; library reservations") {
   device::DeviceDatabase db = database();
   const device::Device &rt1062 = db.get("rt1062");
   device::ModelFootprint fp = handFootprint();
@@ -170,6 +170,26 @@ TEST_CASE("weights in Flash: one section read in place, no copy") {
   REQUIRE(fw.blobs.size() == 1);
   CHECK(fw.blobs[0].first == "weights.FLASH.bin");
   CHECK(fw.blobs[0].second.size() == 3);
+
+  // A kernel library's image in Flash and its static data in RAM: one
+  // section each, after the code and after the SDK's RAM.
+  spec.reserved.libraryFlash = 1000;
+  spec.reserved.libraryRam = 200;
+  fw = generateFirmware(spec);
+  // The text the ostream writer produced before the templates (regression pin).
+  CHECK(has(fw.linkerScript, "  } > FLASH\n  .bf_library_flash : ALIGN(4)\n  {\n"
+                             "    KEEP(*(.bf_library_flash))\n  } > FLASH\n  .bf_weights_FLASH"));
+  CHECK(has(fw.linkerScript, "  .bf_library_ram (NOLOAD) : ALIGN(8)\n  {\n"
+                             "    KEEP(*(.bf_library_ram))\n  } > " +
+                                 rt1062.homes.libraryRam + "\n  .bf_activations (NOLOAD)"));
+  CHECK(has(fw.data, "  .syntax unified\n  .section .bf_library_flash,\"a\",%progbits\n"
+                     "  .balign 4\n  .global bf_library_flash\n  .type bf_library_flash, %object\n"
+                     "bf_library_flash:\n  .space 1000\n  .size bf_library_flash, 1000\n"
+                     "  .section .bf_weights_FLASH,"));
+  CHECK(has(fw.data, "  .section .bf_library_ram,\"aw\",%nobits\n  .balign 8\n"
+                     "  .global bf_library_ram\n  .type bf_library_ram, %object\n"
+                     "bf_library_ram:\n  .space 200\n  .size bf_library_ram, 200\n"
+                     "  .section .bf_activations,"));
 }
 
 TEST_CASE(
