@@ -3,6 +3,8 @@
 
 #include "Templates.h"
 
+#include "bundlefit/support/CheckedMath.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -10,8 +12,6 @@ namespace bundlefit {
 namespace harness {
 
 using templates::withoutFinalNewline;
-
-uint64_t alignUp(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
 namespace {
 

@@ -1,6 +1,7 @@
 //===- LinkVerify.cpp - Link the firmware, compare with the prediction -----===//
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/Format.h"
 
 #include <chrono>
 #include <cmath>
@@ -30,16 +31,6 @@ std::string readAll(const fs::path &path) {
   if (!in)
     throw Error(ExitCode::BadInputFile, path.string() + ": cannot read");
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string withThousands(uint64_t value) {
-  std::string digits = std::to_string(value), text;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      text += ',';
-    text += digits[i];
-  }
-  return text;
 }
 
 /// ld's "region `X' overflowed by N bytes", keyed by ld's region name.

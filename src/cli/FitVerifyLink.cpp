@@ -2,6 +2,7 @@
 #include "FitVerifyLink.h"
 
 #include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <cstdio>
@@ -96,9 +97,8 @@ LinkVerification verifyPartLink(const PartBundle &part, const device::Device &de
       fatalInternal("--verify-link: weight " + std::to_string(i) + " is '" + constant->name +
                     "' in the bundle but '" + footprint.weights[i].name + "' in the fit");
     const Placement &placement = plan.placementOf(constant);
-    uint64_t padded = (placement.size + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment *
-                      MemoryPlan::kAlignment;
-    weights.push_back({constant->name, placement.offset, padded, ""});
+    weights.push_back(
+        {constant->name, placement.offset, alignUp(placement.size, MemoryPlan::kAlignment), ""});
   }
   FirmwareSpec spec = driver::firmwareSpec(device, fit, std::move(weights));
   spec.networkName = part.bundle->networkName;

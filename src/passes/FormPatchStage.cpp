@@ -21,6 +21,7 @@
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
+#include "bundlefit/support/CheckedMath.h"
 
 #include "PassUtils.h"
 
@@ -32,7 +33,7 @@ namespace {
 
 constexpr int64_t kMaxGrid = 8;
 
-uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+uint64_t aligned(uint64_t bytes) { return alignUp(bytes, 64); }
 
 /// A value that occupies activation bytes (not a constant, input or output).
 bool isActivation(const Value *v) {
