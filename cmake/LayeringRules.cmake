@@ -21,10 +21,11 @@ set(layer_schedule ir planner)
 set(layer_codegen ir schedule support int8)
 # device_db runs no passes (issue 14): it summarizes the plan the driver
 # made. int8: the CMSIS-NN *_get_buffer_size formulas (kernel scratch per
-# variant). Known exception, being removed: the bundle runner links device
-# for `fit --verify-link`.
+# variant).
 set(layer_device schedule planner support int8)
-set(layer_bundle schedule interp support device)
+# `fit --verify-link` builds firmware from plain regions and sizes that the
+# driver fills from the device (driver/PartLink.h): bundle never links device.
+set(layer_bundle schedule interp support)
 set(layer_reports schedule device)
 # The one pipeline (src/driver): load, passes, quantize, memory-opt, plan,
 # codegen, bundle, and the sizing of builds for a part on top of it.
@@ -59,5 +60,6 @@ set(external_python "^pybind11::" "^Python3::Module$")
 set(never_planner onnx codegen ir support "LLVM" "onnx_proto" "protobuf")
 set(never_device codegen "LLVM")
 set(never_reports codegen "LLVM")
+set(never_bundle device)             # firmware from plain structs (driver/PartLink.h)
 set(never_schedule codegen onnx "LLVM")
 set(never_ir codegen onnx schedule "LLVM")

@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 OUT = os.path.join(REPO, "device_db", "libraries", "cmsis-nn-code.json")
 
-# The gcc flags of each core's bundle build (src/bundle/LinkFirmware.cpp,
+# The gcc flags of each core's bundle build (src/driver/PartLink.cpp,
 # partToolchain) and of build-cmsis-nn.sh.
 FLAGS = {
     "cortex-m0plus": ["-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"],

@@ -2,7 +2,9 @@
 #include "bundlefit/device/Fit.h"
 
 #include "bundlefit/planner/WeightLayout.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/Format.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -16,10 +18,6 @@
 namespace bundlefit::device {
 
 namespace {
-
-uint64_t alignUp(uint64_t value, uint64_t alignment) {
-  return alignment ? (value + alignment - 1) / alignment * alignment : value;
-}
 
 int kindRank(MemoryKind kind) {
   switch (kind) {
@@ -40,16 +38,6 @@ int regionIndex(const Device &device, const std::string &name) {
     if (device.memory[i].name == name)
       return int(i);
   fatalInternal("device " + device.id + " has no region " + name);
-}
-
-std::string thousands(uint64_t value) {
-  std::string digits = std::to_string(value), text;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      text += ',';
-    text += digits[i];
-  }
-  return text;
 }
 
 std::string kb(uint64_t bytes) {
@@ -100,7 +88,7 @@ std::string Headroom::str() const {
     std::snprintf(text, sizeof text, "%g%%", percent);
     return text;
   }
-  return thousands(bytes) + " B";
+  return withThousands(bytes) + " B";
 }
 
 Headroom parseHeadroom(const std::string &text, const std::string &option) {
@@ -160,9 +148,9 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
   if (request.appFlash || request.appRam)
     result.baselineSource =
         std::string("application footprint given (") +
-        (request.appFlash ? "--app-flash " + thousands(*request.appFlash) : "") +
+        (request.appFlash ? "--app-flash " + withThousands(*request.appFlash) : "") +
         (request.appFlash && request.appRam ? ", " : "") +
-        (request.appRam ? "--app-ram " + thousands(*request.appRam) : "") + ")" +
+        (request.appRam ? "--app-ram " + withThousands(*request.appRam) : "") + ")" +
         (request.appFlash && request.appRam
              ? ""
              : "; the rest: SDK baseline, " + device.sdkBaselineSource);
@@ -333,15 +321,15 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
 
   for (const RegionUse &use : result.regions)
     if (use.over())
-      result.problems.push_back(use.region->name + " needs " + thousands(use.used) + " B of " +
-                                thousands(use.region->size) + " (over by " +
-                                thousands(use.used - use.region->size) + " B)");
+      result.problems.push_back(use.region->name + " needs " + withThousands(use.used) + " B of " +
+                                withThousands(use.region->size) + " (over by " +
+                                withThousands(use.used - use.region->size) + " B)");
   result.fits = result.problems.empty();
   for (const RegionUse &use : result.regions)
     if (result.fits && use.region->size && use.used * 2000 >= use.region->size * 1999)
       result.warnings.push_back(
           use.region->name + " is " + (use.used == use.region->size ? "100%" : "99.9%+") +
-          " full (" + thousands(use.used) + " of " + thousands(use.region->size) +
+          " full (" + withThousands(use.used) + " of " + withThousands(use.region->size) +
           " B): no room left for the application; keep some with --reserve-ram / "
           "--reserve-flash or --weights flash");
   result.time = predictTime(device, fp, result.weightRegion, result.activationRegion);
@@ -552,7 +540,8 @@ std::string describe(const Candidate &c) {
   char text[256];
   std::snprintf(text, sizeof text, "%s, weights %s: %.2f ms, RAM %s, Flash %s",
                 c.variant.name.c_str(), weightsPolicyName(c.weights), c.result.time.ms,
-                thousands(c.result.totals.ram).c_str(), thousands(c.result.totals.flash).c_str());
+                withThousands(c.result.totals.ram).c_str(),
+                withThousands(c.result.totals.flash).c_str());
   return text;
 }
 

@@ -3,6 +3,7 @@
 
 #include "bundlefit/int8/CmsisBufferSizes.h"
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -12,10 +13,6 @@
 namespace bundlefit::device {
 
 namespace {
-
-uint64_t alignUp(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
 
 /// Kernel window facts of a Conv/pool node (NCHW).
 struct Window {

@@ -3,6 +3,7 @@
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/reports/LayerTable.h"
 #include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Names.h"
 
 #include <algorithm>
@@ -12,11 +13,6 @@
 namespace bundlefit {
 
 namespace {
-
-uint64_t alignUp(uint64_t value) {
-  uint64_t a = MemoryPlan::kAlignment;
-  return (value + a - 1) / a * a;
-}
 
 std::string producerName(const Value *value) {
   return value->producer ? value->producer->name : std::string();
@@ -65,12 +61,15 @@ std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan) {
     for (size_t b : live) {
       const PlannedBuffer &buffer = plan.buffers[b];
       ranges.push_back(
-          {buffer.placement.offset, buffer.placement.offset + alignUp(buffer.placement.size)});
+          {buffer.placement.offset,
+           buffer.placement.offset + alignUp(buffer.placement.size, MemoryPlan::kAlignment)});
     }
     auto scratch = scratchOf.find(node);
     if (scratch != scratchOf.end())
       for (const ScratchBuffer *s : scratch->second)
-        ranges.push_back({s->placement.offset, s->placement.offset + alignUp(s->placement.size)});
+        ranges.push_back(
+            {s->placement.offset,
+             s->placement.offset + alignUp(s->placement.size, MemoryPlan::kAlignment)});
     std::sort(ranges.begin(), ranges.end());
     uint64_t coveredTo = 0;
     for (const auto &[begin, end] : ranges) {

@@ -135,15 +135,4 @@ std::string wrapLongLines(const std::string &text, size_t budget, size_t extraIn
   return result;
 }
 
-std::string withThousands(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string result;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      result += ',';
-    result += digits[i];
-  }
-  return result;
-}
-
 } // namespace bundlefit

@@ -105,28 +105,28 @@ std::vector<LinkedSection> readElfSections(const std::string &path) {
   return sections;
 }
 
-std::vector<uint64_t> linkedRegionUsage(const device::Device &device,
+std::vector<uint64_t> linkedRegionUsage(const FirmwarePart &part,
                                         const std::vector<FirmwareSection> &plan,
                                         const std::vector<LinkedSection> &sections) {
-  std::vector<uint64_t> end(device.memory.size(), 0);
+  const std::vector<FirmwareRegion> &regions = part.regions;
+  std::vector<uint64_t> end(regions.size(), 0);
   auto indexOf = [&](const std::string &name) {
-    for (size_t i = 0; i < device.memory.size(); ++i)
-      if (device.memory[i].name == name)
+    for (size_t i = 0; i < regions.size(); ++i)
+      if (regions[i].name == name)
         return int(i);
     return -1;
   };
   auto containing = [&](uint64_t address) {
-    for (size_t i = 0; i < device.memory.size(); ++i)
-      if (address >= device.memory[i].base &&
-          address < device.memory[i].base + device.memory[i].size)
+    for (size_t i = 0; i < regions.size(); ++i)
+      if (address >= regions[i].base && address < regions[i].base + regions[i].size)
         return int(i);
     return -1;
   };
   auto charge = [&](int region, uint64_t address, uint64_t size) {
     if (region < 0)
       fatalInternal("verify-link: linked section at " + std::to_string(address) +
-                    " lies in no region of " + device.id);
-    const device::MemoryRegionInfo &r = device.memory[region];
+                    " lies in no region of " + part.id);
+    const FirmwareRegion &r = regions[region];
     uint64_t top = address + size > r.base ? address + size - r.base : 0;
     end[region] = std::max(end[region], top);
   };

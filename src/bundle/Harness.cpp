@@ -3,21 +3,17 @@
 
 #include "Templates.h"
 
+#include "bundlefit/support/CheckedMath.h"
+
 #include <cstdio>
 #include <sstream>
 
 namespace bundlefit {
 namespace harness {
 
-uint64_t alignUp(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+using templates::withoutFinalNewline;
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%08llx", (unsigned long long)v);
-  return buf;
-}
 
 std::string u64(uint64_t v) { return std::to_string(v) + "ull"; }
 
@@ -40,13 +36,6 @@ std::string cString(const std::string &s) {
   return out + "\"";
 }
 
-/// Generated blocks end where their marker's line ends.
-std::string withoutFinalNewline(std::string text) {
-  if (!text.empty() && text.back() == '\n')
-    text.pop_back();
-  return text;
-}
-
 /// Size of a region's backing array: at least 64 bytes, a multiple of 64.
 uint64_t regionBytes(uint64_t size) { return size == 0 ? 64 : alignUp(size, 64); }
 
@@ -56,11 +45,12 @@ std::string FirmwareLayout::describe(const BundleRunSpec &spec) const {
   std::ostringstream s;
   const CortexMBoard::Memory &w = weightsInExtra ? board->extra : board->code;
   const CortexMBoard::Memory &r = regionsInExtra ? board->extra : board->ram;
-  s << board->machine << ": code " << board->code.name << " @" << hex(board->code.base)
-    << "; constantWeight (" << spec.constantSize << " B) + inputs in " << w.name << " @"
-    << hex(w.base) << "; mutableWeight (" << spec.mutableSize << " B) + activations ("
-    << spec.activationsSize << " B) in " << r.name << " @" << hex(r.base) << "; stack "
-    << stackBytes << " B in " << board->ram.name;
+  s << board->machine << ": code " << board->code.name << " @"
+    << templates::hexAddress(board->code.base) << "; constantWeight (" << spec.constantSize
+    << " B) + inputs in " << w.name << " @" << templates::hexAddress(w.base) << "; mutableWeight ("
+    << spec.mutableSize << " B) + activations (" << spec.activationsSize << " B) in " << r.name
+    << " @" << templates::hexAddress(r.base) << "; stack " << stackBytes << " B in "
+    << board->ram.name;
   return s.str();
 }
 
@@ -154,19 +144,19 @@ std::string linkerScript(const FirmwareLayout &layout) {
   return templates::fillTemplate(templates::kQemuLinkerScriptTemplate,
                                  {{"MACHINE", b.machine},
                                   {"CPU", b.cpu},
-                                  {"CODE_BASE", hex(b.code.base)},
-                                  {"CODE_SIZE", hex(b.code.size)},
+                                  {"CODE_BASE", templates::hexAddress(b.code.base)},
+                                  {"CODE_SIZE", templates::hexAddress(b.code.size)},
                                   {"CODE_NAME", b.code.name},
-                                  {"RAM_BASE", hex(b.ram.base)},
-                                  {"RAM_SIZE", hex(b.ram.size)},
+                                  {"RAM_BASE", templates::hexAddress(b.ram.base)},
+                                  {"RAM_SIZE", templates::hexAddress(b.ram.size)},
                                   {"RAM_NAME", b.ram.name},
-                                  {"EXTRA_BASE", hex(b.extra.base)},
-                                  {"EXTRA_SIZE", hex(b.extra.size)},
+                                  {"EXTRA_BASE", templates::hexAddress(b.extra.base)},
+                                  {"EXTRA_SIZE", templates::hexAddress(b.extra.size)},
                                   {"EXTRA_NAME", b.extra.name},
                                   {"WEIGHTS_REGION", layout.weightsInExtra ? "EXTRA" : "CODE"},
                                   {"REGIONS_REGION", layout.regionsInExtra ? "EXTRA" : "RAM"},
-                                  {"HEAP_BYTES", hex(layout.heapBytes)},
-                                  {"STACK_BYTES", hex(layout.stackBytes)}});
+                                  {"HEAP_BYTES", templates::hexAddress(layout.heapBytes)},
+                                  {"STACK_BYTES", templates::hexAddress(layout.stackBytes)}});
 }
 
 } // namespace harness

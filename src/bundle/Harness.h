@@ -41,8 +41,6 @@ struct FirmwareLayout {
   std::string describe(const BundleRunSpec &spec) const;
 };
 
-uint64_t alignUp(uint64_t n, uint64_t a);
-
 /// host: driver.c, main() reading weights.bin + in<i>.bin and writing out<i>.bin.
 std::string hostDriverSource(const BundleRunSpec &spec, const std::vector<IoSlot> &slots);
 

@@ -2,7 +2,9 @@
 //
 // Generates fw.ld (the part's memory map and one output section per thing the
 // fit placed), fw.c (vector table, reset handler, main calling the bundle) and
-// fw_data.S (the reservations and the weights). See LinkVerify.h.
+// fw_data.S (the reservations and the weights) from the templates
+// src/bundle/templates/verify_link{.ld,_section.ld,_data.S,_symbol.S} and
+// verify_link_stub.c. See LinkVerify.h.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/bundle/LinkVerify.h"
@@ -11,23 +13,12 @@
 #include "Templates.h"
 
 #include <cctype>
-#include <cstdio>
+#include <map>
 #include <set>
-#include <sstream>
 
 namespace bundlefit {
 
 namespace {
-
-using device::Device;
-using device::FitResult;
-using device::MemoryRegionInfo;
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%08llx", (unsigned long long)value);
-  return text;
-}
 
 /// ld region and section names must be plain identifiers; device files may
 /// use anything the schema allows.
@@ -40,93 +31,39 @@ std::string identifier(const std::string &name) {
   return id;
 }
 
-std::string itemRegion(const FitResult &fit, const std::string &prefix) {
-  for (const device::RegionUse &use : fit.regions)
-    for (const device::RegionItem &item : use.items)
-      if (item.what.rfind(prefix, 0) == 0)
-        return use.region->name;
-  return "";
-}
-
-std::string homeOf(const FitResult &fit, const std::string &what) {
-  for (const auto &[key, region] : fit.homes)
-    if (key == what)
-      return region;
-  return "";
-}
-
 } // namespace
 
-PartToolchain partToolchain(const Device &device) {
-  const device::Core &core = device.bundleCore();
-  PartToolchain t;
-  bool fpu = core.fpu != "none";
-  std::string fpuFlag;
-  if (core.type == "cortex-m7")
-    fpuFlag = core.fpu == "dp" ? "fpv5-d16" : "fpv5-sp-d16";
-  else if (core.type == "cortex-m33")
-    fpuFlag = core.fpu == "dp" ? "fpv5-d16" : "fpv5-sp-d16";
-  else if (core.type == "cortex-m4")
-    fpuFlag = "fpv4-sp-d16";
-  else if (core.type == "cortex-m55")
-    fpuFlag = "auto"; // gcc takes the FPU (and MVE) from -mcpu
-  else if (core.type == "cortex-m0plus" || core.type == "cortex-m3")
-    fpu = false;
-  else
-    throw Error(ExitCode::Unsupported,
-                "--verify-link: " + device.id + "'s bundle core '" + core.name + "' (" + core.type +
-                    ") has no code generation (cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, "
-                    "cortex-m33, cortex-m55)");
-  t.codegenTarget = core.type;
-  t.floatAbi = fpu ? "hard" : "soft";
-  std::string mcpu = core.type;
-  // gcc spells a core without its optional FPU/DSP as cortex-m33+nodsp+nofp.
-  if (core.type == "cortex-m33" && !core.dspExtension)
-    mcpu += "+nodsp";
-  if (!fpu && core.type != "cortex-m0plus" && core.type != "cortex-m3")
-    mcpu += "+nofp";
-  t.gccFlags = {"-mcpu=" + mcpu, "-mthumb", "-mfloat-abi=" + t.floatAbi};
-  if (fpu)
-    t.gccFlags.push_back("-mfpu=" + fpuFlag);
-  return t;
+const FirmwareRegion *FirmwarePart::findRegion(const std::string &regionName) const {
+  for (const FirmwareRegion &region : regions)
+    if (region.name == regionName)
+      return &region;
+  return nullptr;
 }
 
 FirmwareSources generateFirmware(const FirmwareSpec &spec) {
-  const Device &device = *spec.device;
-  const FitResult &fit = *spec.fit;
+  const FirmwarePart &part = spec.part;
+  const FirmwareHomes &homes = spec.homes;
   FirmwareSources out;
 
   std::set<std::string> taken;
-  for (const MemoryRegionInfo &region : device.memory) {
+  for (const FirmwareRegion &region : part.regions) {
     std::string id = identifier(region.name);
     while (!taken.insert(id).second)
       id += "_";
     out.ldRegionNames.push_back(id);
   }
   auto ld = [&](const std::string &regionName) -> std::string {
-    for (size_t i = 0; i < device.memory.size(); ++i)
-      if (device.memory[i].name == regionName)
+    for (size_t i = 0; i < part.regions.size(); ++i)
+      if (part.regions[i].name == regionName)
         return out.ldRegionNames[i];
-    fatalInternal("verify-link: device " + device.id + " has no region '" + regionName + "'");
+    fatalInternal("verify-link: device " + part.id + " has no region '" + regionName + "'");
   };
-
-  const std::string code = device.homes.code;
-  const std::string weightsFlash = device.homes.weightsFlash;
-  const std::string sdkRam = device.homes.sdkRam;
-  const std::string arena =
-      fit.activationRegion ? fit.activationRegion->name : device.homes.activations;
-  std::string io = homeOf(fit, "inputs/outputs");
-  if (io.empty())
-    io = device.homes.io;
-  std::string staticRegion = itemRegion(fit, "static data (initialized copy)");
-  if (staticRegion.empty())
-    staticRegion = device.homes.io;
 
   // Weights, grouped by the region the fit chose, in weights.bin order.
   std::vector<std::string> weightRegions;
   std::vector<std::vector<const FirmwareWeight *>> weightsIn;
   for (const FirmwareWeight &w : spec.weights) {
-    std::string region = w.region ? w.region->name : weightsFlash;
+    std::string region = w.region.empty() ? homes.weightsFlash : w.region;
     size_t k = 0;
     while (k < weightRegions.size() && weightRegions[k] != region)
       ++k;
@@ -139,79 +76,45 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
   // The entry gets the base of the blob holding the tensor at offset 0.
   std::string weightsBaseSymbol;
 
-  std::ostringstream data;
-  data << "/* Generated by bundlefit --verify-link for " << device.id << ": reservations and\n"
-       << " * the bundle's buffers, one section each (placed by fw.ld). */\n"
-       << "  .syntax unified\n";
-  auto reserve = [&](const std::string &section, const std::string &symbol, uint64_t bytes,
-                     bool nobits, bool writable, uint64_t align) {
-    data << "  .section " << section << ",\"a" << (writable ? "w" : "") << "\","
-         << (nobits ? "%nobits" : "%progbits") << "\n"
-         << "  .balign " << align << "\n"
-         << "  .global " << symbol << "\n"
-         << "  .type " << symbol << ", %object\n"
-         << symbol << ":\n"
-         << "  .space " << bytes << "\n"
-         << "  .size " << symbol << ", " << bytes << "\n";
-  };
-  std::ostringstream script;
-  script << "/* Generated by bundlefit --verify-link: " << device.id << " (" << device.name << ")\n"
-         << " * memory map from " << device.file << ". */\n"
-         << "MEMORY\n{\n";
-  for (size_t i = 0; i < device.memory.size(); ++i) {
-    const MemoryRegionInfo &region = device.memory[i];
-    script << "  " << out.ldRegionNames[i] << " (" << (region.isFlash() ? "rx" : "rwx")
-           << ") : ORIGIN = " << hex(region.base) << ", LENGTH = " << hex(region.size) << "\n";
-  }
-  script << "}\n\nENTRY(Reset_Handler)\n\nSECTIONS\n{\n";
-  std::vector<std::string> copies; // sections copied from Flash at reset
-
-  auto section = [&](const std::string &name, const std::string &region, const std::string &load,
-                     const std::string &what, const std::string &body, bool noload,
-                     uint64_t align) {
-    script << "  " << name << (noload ? " (NOLOAD)" : "") << " :";
-    if (align > 1)
-      script << " ALIGN(" << align << ")";
-    script << "\n  {\n" << body << "  } > " << ld(region);
-    if (!load.empty()) {
-      script << " AT > " << ld(load);
-      copies.push_back(name);
-    }
-    script << "\n";
+  // Every output section in script order (FirmwareSources::sections). The
+  // program's own sections are written out in verify_link.ld; `planned`
+  // records them. Each of the bundle's buffers and reservations is one
+  // verify_link_section.ld in the script and one verify_link_symbol.S in
+  // fw_data.S, appended to a group (`script`, `data`) by `buffer`.
+  auto planned = [&](const std::string &name, const std::string &region, const std::string &load,
+                     const std::string &what) {
     out.sections.push_back({name, region, load, what});
   };
-
-  // Flash, in AN13001's order: SDK project, bundle code, library image, weights.
-  // The SDK project is a whole program (vectors, start-up, main): the stub's
-  // own bytes count inside its device-file size, padded up to it.
-  section(".bf_sdk_flash", code, "",
-          "SDK project incl. the stub's vectors and start-up (device file)",
-          "    __bf_sdk_flash_start = .;\n    KEEP(*(.isr_vector))\n    *(.bf_stub .bf_stub.*)\n   "
-          " . = ALIGN(4);\n"
-          "    __bf_copy_table = .;\n@COPY_TABLE@    __bf_copy_table_end = .;\n"
-          "    . = MAX(., __bf_sdk_flash_start + " +
-              std::to_string(fit.terms.baseFlash) + ");\n",
-          false, 1);
-  section(".text", code, "", "code: bundle, newlib/libgcc routines it calls",
-          "    *(.text .text.* .gnu.linkonce.t.*)\n"
-          "    *(.glue_7) *(.glue_7t) *(.vfp11_veneer) *(.v4_bx)\n"
-          "    KEEP(*(.init)) KEEP(*(.fini))\n",
-          false, 1);
-  section(".rodata", code, "", "read-only data", "    *(.rodata .rodata.* .gnu.linkonce.r.*)\n",
-          false, 1);
-  section(".ARM.exidx", code, "", "unwind index",
-          "    *(.ARM.exidx* .gnu.linkonce.armexidx.*)\n    *(.ARM.extab*)\n", false, 1);
-  section(".init_array", code, "", "constructors",
-          "    KEEP(*(.preinit_array)) KEEP(*(SORT(.init_array.*))) KEEP(*(.init_array))\n"
-          "    KEEP(*(.fini_array*))\n",
-          false, 1);
-  if (fit.terms.libraryFlash) {
-    reserve(".bf_library_flash", "bf_library_flash", fit.terms.libraryFlash, false, false, 4);
-    section(".bf_library_flash", code, "", "kernel library image (device file)",
-            "    KEEP(*(.bf_library_flash))\n", false, 4);
-  }
-
-  auto weightsSection = [&](size_t k) {
+  struct Group {
+    std::string script, data;
+  };
+  auto buffer = [&](Group &group, const std::string &name, const std::string &symbol,
+                    const std::string &region, const std::string &load, const std::string &what,
+                    bool noload, bool writable, uint64_t align, const std::string &contents,
+                    uint64_t bytes) {
+    group.script += templates::fillTemplate(templates::kVerifyLinkSectionTemplate,
+                                            {{"NAME", name},
+                                             {"NOLOAD", noload ? " (NOLOAD)" : ""},
+                                             {"ALIGN", std::to_string(align)},
+                                             {"REGION", ld(region)},
+                                             {"LOAD", load.empty() ? "" : " AT > " + ld(load)}});
+    group.data += templates::fillTemplate(templates::kVerifyLinkSymbolTemplate,
+                                          {{"SECTION", name},
+                                           {"FLAGS", writable ? "aw" : "a"},
+                                           {"TYPE", noload ? "%nobits" : "%progbits"},
+                                           {"ALIGN", std::to_string(align)},
+                                           {"SYMBOL", symbol},
+                                           {"CONTENTS", contents},
+                                           {"BYTES", std::to_string(bytes)}});
+    planned(name, region, load, what);
+  };
+  auto reserve = [&](Group &group, const std::string &name, const std::string &region,
+                     const std::string &load, const std::string &what, uint64_t bytes, bool noload,
+                     bool writable, uint64_t align) {
+    buffer(group, name, name.substr(1), region, load, what, noload, writable, align,
+           ".space " + std::to_string(bytes), bytes);
+  };
+  auto weightsSection = [&](Group &group, size_t k) {
     const std::string &region = weightRegions[k];
     std::string id = identifier(region);
     std::string file = "weights." + id + ".bin";
@@ -225,71 +128,91 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
         weightsBaseSymbol = symbol;
     }
     out.blobs.push_back({file, ranges});
-    bool inFlash = device.findRegion(region)->isFlash();
-    std::string name = ".bf_weights_" + id;
-    data << "  .section " << name << ",\"a" << (inFlash ? "" : "w") << "\",%progbits\n"
-         << "  .balign 64\n  .global " << symbol << "\n  .type " << symbol << ", %object\n"
-         << symbol << ":\n  .incbin \"" << file << "\"\n  .size " << symbol << ", " << bytes
-         << "\n";
+    bool inFlash = part.findRegion(region)->flash;
     std::string what =
         std::to_string(weightsIn[k].size()) + " weight tensor" +
         (weightsIn[k].size() == 1 ? "" : "s") +
-        (inFlash ? " read in place" : " (initialized data, image in " + weightsFlash + ")");
-    section(name, region, inFlash ? "" : weightsFlash, what, "    KEEP(*(" + name + "))\n", false,
-            64);
+        (inFlash ? " read in place" : " (initialized data, image in " + homes.weightsFlash + ")");
+    buffer(group, "." + symbol, symbol, region, inFlash ? "" : homes.weightsFlash, what, false,
+           !inFlash, 64, ".incbin \"" + file + "\"", bytes);
   };
+
+  // Flash, in AN13001's order: SDK project, bundle code, library image, weights.
+  // The SDK project is a whole program (vectors, start-up, main): the stub's
+  // own bytes count inside its device-file size, padded up to it.
+  planned(".bf_sdk_flash", homes.code, "",
+          "SDK project incl. the stub's vectors and start-up (device file)");
+  planned(".text", homes.code, "", "code: bundle, newlib/libgcc routines it calls");
+  planned(".rodata", homes.code, "", "read-only data");
+  planned(".ARM.exidx", homes.code, "", "unwind index");
+  planned(".init_array", homes.code, "", "constructors");
+  // Each group fills the marker of its name in both templates.
+  std::map<std::string, Group> groups;
+  Group &libraryFlash = groups["LIBRARY_FLASH"], &flashWeights = groups["FLASH_WEIGHTS"];
+  Group &staticData = groups["STATIC_DATA"], &ramWeights = groups["RAM_WEIGHTS"];
+  Group &libraryRam = groups["LIBRARY_RAM"], &buffers = groups["BUFFERS"];
+  if (spec.reserved.libraryFlash)
+    reserve(libraryFlash, ".bf_library_flash", homes.code, "", "kernel library image (device file)",
+            spec.reserved.libraryFlash, false, false, 4);
   for (size_t k = 0; k < weightRegions.size(); ++k)
-    if (device.findRegion(weightRegions[k])->isFlash())
-      weightsSection(k);
+    if (part.findRegion(weightRegions[k])->flash)
+      weightsSection(flashWeights, k);
 
   // Initialized RAM: the stub's (newlib's) .data, static data, weights copied to RAM.
   // The SDK project's RAM (its .data, .bss, stack, heap) holds the stub's
   // and newlib's .data/.bss, padded up to the device file's size.
-  section(".data", sdkRam, code, "SDK project: stub/newlib .data",
-          "    __bf_sdk_ram_start = .;\n    *(.data .data.* .gnu.linkonce.d.*)\n", false, 8);
-  section(".bss", sdkRam, "", "SDK project: stub/newlib .bss",
-          "    __bf_bss_start = .;\n    *(.bss .bss.* .gnu.linkonce.b.*)\n    *(COMMON)\n"
-          "    . = ALIGN(4);\n    __bf_bss_end = .;\n",
-          true, 4);
-  section(".bf_sdk_ram", sdkRam, "", "SDK project incl. stack (device file)",
-          "    . = MAX(., __bf_sdk_ram_start + " + std::to_string(fit.terms.baseRam) +
-              ");\n"
-              "    . = ALIGN(8);\n    __bf_stack_top = .;\n",
-          true, 1);
-  if (spec.staticBytes) {
-    reserve(".bf_static", "bf_static", spec.staticBytes, false, true, 8);
-    section(".bf_static", staticRegion, code, "static data (--static-bytes)",
-            "    KEEP(*(.bf_static))\n", false, 8);
-  }
+  planned(".data", homes.sdkRam, homes.code, "SDK project: stub/newlib .data");
+  planned(".bss", homes.sdkRam, "", "SDK project: stub/newlib .bss");
+  planned(".bf_sdk_ram", homes.sdkRam, "", "SDK project incl. stack (device file)");
+  if (spec.staticBytes)
+    reserve(staticData, ".bf_static", homes.staticData, homes.code, "static data (--static-bytes)",
+            spec.staticBytes, false, true, 8);
   for (size_t k = 0; k < weightRegions.size(); ++k)
-    if (!device.findRegion(weightRegions[k])->isFlash())
-      weightsSection(k);
+    if (!part.findRegion(weightRegions[k])->flash)
+      weightsSection(ramWeights, k);
 
   // Uninitialized RAM.
-  if (fit.terms.libraryRam) {
-    reserve(".bf_library_ram", "bf_library_ram", fit.terms.libraryRam, true, true, 8);
-    section(".bf_library_ram", device.homes.libraryRam, "", "kernel library RAM (device file)",
-            "    KEEP(*(.bf_library_ram))\n", true, 8);
-  }
-  reserve(".bf_activations", "bf_activations", spec.activationsBytes, true, true, 64);
-  section(".bf_activations", arena, "", "activations arena", "    KEEP(*(.bf_activations))\n", true,
-          64);
-  reserve(".bf_mutable", "bf_mutable", spec.mutableBytes, true, true, 64);
-  section(".bf_mutable", io, "", "inputs/outputs (mutableWeight)", "    KEEP(*(.bf_mutable))\n",
-          true, 64);
-  script << "}\n";
+  if (spec.reserved.libraryRam)
+    reserve(libraryRam, ".bf_library_ram", homes.libraryRam, "", "kernel library RAM (device file)",
+            spec.reserved.libraryRam, true, true, 8);
+  reserve(buffers, ".bf_activations", homes.activations, "", "activations arena",
+          spec.activationsBytes, true, true, 64);
+  reserve(buffers, ".bf_mutable", homes.io, "", "inputs/outputs (mutableWeight)", spec.mutableBytes,
+          true, true, 64);
 
-  std::string table;
-  for (const std::string &name : copies)
-    table +=
-        "    LONG(LOADADDR(" + name + ")) LONG(ADDR(" + name + ")) LONG(SIZEOF(" + name + "))\n";
-  out.linkerScript = script.str();
-  out.linkerScript.replace(out.linkerScript.find("@COPY_TABLE@"), 12, table);
-  out.data = data.str();
+  std::string memory, copyTable;
+  for (size_t i = 0; i < part.regions.size(); ++i) {
+    const FirmwareRegion &region = part.regions[i];
+    memory += "  " + out.ldRegionNames[i] + " (" + (region.flash ? "rx" : "rwx") +
+              ") : ORIGIN = " + templates::hexAddress(region.base) +
+              ", LENGTH = " + templates::hexAddress(region.size) + "\n";
+  }
+  for (const FirmwareSection &section : out.sections) // copied from Flash at reset
+    if (!section.loadRegion.empty())
+      copyTable += "    LONG(LOADADDR(" + section.name + ")) LONG(ADDR(" + section.name +
+                   ")) LONG(SIZEOF(" + section.name + "))\n";
+  using templates::withoutFinalNewline;
+  std::map<std::string, std::string> scriptValues = {
+      {"DEVICE", part.id},
+      {"DEVICE_NAME", part.name},
+      {"DEVICE_FILE", part.file},
+      {"MEMORY", withoutFinalNewline(memory)},
+      {"COPY_TABLE", withoutFinalNewline(copyTable)},
+      {"SDK_FLASH_BYTES", std::to_string(spec.reserved.sdkFlash)},
+      {"SDK_RAM_BYTES", std::to_string(spec.reserved.sdkRam)},
+      {"CODE", ld(homes.code)},
+      {"SDK_RAM", ld(homes.sdkRam)}};
+  std::map<std::string, std::string> dataValues = {{"DEVICE", part.id}};
+  for (const auto &[marker, group] : groups) {
+    scriptValues[marker] = withoutFinalNewline(group.script);
+    dataValues[marker] = withoutFinalNewline(group.data);
+  }
+  out.linkerScript = templates::fillTemplate(templates::kVerifyLinkScriptTemplate, scriptValues);
+  out.data = templates::fillTemplate(templates::kVerifyLinkDataTemplate, dataValues);
 
   out.startup = templates::fillTemplate(
       templates::kVerifyLinkStubTemplate,
-      {{"DEVICE", device.id},
+      {{"DEVICE", part.id},
        {"NETWORK", spec.networkName},
        {"HARD_FLOAT", spec.hardFloat ? "1" : "0"},
        {"WEIGHTS_DECLARATION",

@@ -1,6 +1,7 @@
 //===- LinkVerify.cpp - Link the firmware, compare with the prediction -----===//
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/Format.h"
 
 #include <chrono>
 #include <cmath>
@@ -32,16 +33,6 @@ std::string readAll(const fs::path &path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-std::string withThousands(uint64_t value) {
-  std::string digits = std::to_string(value), text;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      text += ',';
-    text += digits[i];
-  }
-  return text;
-}
-
 /// ld's "region `X' overflowed by N bytes", keyed by ld's region name.
 std::map<std::string, uint64_t> overflows(const std::string &log, std::vector<std::string> &lines) {
   std::map<std::string, uint64_t> found;
@@ -56,15 +47,15 @@ std::map<std::string, uint64_t> overflows(const std::string &log, std::vector<st
 
 } // namespace
 
-std::vector<RegionCheck> compareRegions(const device::Device &device,
+std::vector<RegionCheck> compareRegions(const std::vector<FirmwareRegion> &regions,
                                         const std::vector<uint64_t> &predicted,
                                         const std::vector<uint64_t> &linked,
                                         double tolerancePercent) {
   std::vector<RegionCheck> checks;
-  for (size_t i = 0; i < device.memory.size(); ++i) {
+  for (size_t i = 0; i < regions.size(); ++i) {
     RegionCheck c;
-    c.region = device.memory[i].name;
-    c.capacity = device.memory[i].size;
+    c.region = regions[i].name;
+    c.capacity = regions[i].size;
     c.predicted = i < predicted.size() ? predicted[i] : 0;
     c.linked = i < linked.size() ? linked[i] : 0;
     double diff = double(c.linked) - double(c.predicted);
@@ -132,7 +123,7 @@ uint64_t linkedCodeBytes(const std::string &objectPath, const std::string &entry
 LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolchain,
                             const std::string &workDir, const ToolOverrides &tools,
                             double tolerancePercent) {
-  const device::Device &device = *spec.device;
+  const FirmwarePart &part = spec.part;
   std::string gcc = requireArmGcc(tools);
   CortexMBoard flagsOnly{toolchain.codegenTarget, "", "", toolchain.gccFlags, {}, {}, {}};
   requireNewlib(gcc, flagsOnly, workDir);
@@ -160,7 +151,7 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
   v.plan = sources.sections;
   v.workDir = workDir;
   v.scriptPath = (dir / "fw.ld").string();
-  v.predictedFits = spec.fit->fits;
+  v.predictedFits = spec.predictedFits;
 
   auto link = [&](const std::string &elf, bool keepOnOverflow) {
     std::vector<std::string> argv = {gcc};
@@ -186,7 +177,7 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
   if (!result.ok()) {
     if (over.empty() || result.timedOut)
       throw Error(ExitCode::ToolMissing, "--verify-link: " + gcc +
-                                             " could not link the firmware for " + device.id +
+                                             " could not link the firmware for " + part.id +
                                              " in " + workDir + ": " + lastLines(result.output, 6));
     // The verdict came from the real link; a second, forced link keeps the
     // ELF so every region (not only the overflowing ones) can be measured.
@@ -200,17 +191,14 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
   v.elfPath = (dir / elf).string();
   v.mapPath = (dir / (elf.substr(0, elf.size() - 4) + ".map")).string();
   v.sections = readElfSections(v.elfPath);
-  std::vector<uint64_t> linked = linkedRegionUsage(device, sources.sections, v.sections);
+  std::vector<uint64_t> linked = linkedRegionUsage(part, sources.sections, v.sections);
   // Where ld reported an overflow, its figure is the authority.
-  for (size_t i = 0; i < device.memory.size(); ++i) {
+  for (size_t i = 0; i < part.regions.size(); ++i) {
     auto it = over.find(sources.ldRegionNames[i]);
     if (it != over.end())
-      linked[i] = device.memory[i].size + it->second;
+      linked[i] = part.regions[i].size + it->second;
   }
-  std::vector<uint64_t> predicted;
-  for (const device::RegionUse &use : spec.fit->regions)
-    predicted.push_back(use.used);
-  v.regions = compareRegions(device, predicted, linked, tolerancePercent);
+  v.regions = compareRegions(part.regions, spec.predicted, linked, tolerancePercent);
 
   std::set<std::string> predictedOver, linkedOver;
   for (size_t i = 0; i < v.regions.size(); ++i) {

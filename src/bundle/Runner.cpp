@@ -2,6 +2,7 @@
 #include "Harness.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <cctype>

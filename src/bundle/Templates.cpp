@@ -4,6 +4,7 @@
 #include "bundlefit/support/Error.h"
 
 #include <cctype>
+#include <cstdio>
 #include <set>
 
 namespace bundlefit {
@@ -69,6 +70,18 @@ std::string fillTemplate(const std::string &text,
     if (!used.count(name))
       fatalInternal("template value " + name + " has no @" + name + "@ marker");
   return out;
+}
+
+std::string withoutFinalNewline(std::string text) {
+  if (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  return text;
+}
+
+std::string hexAddress(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%08llx", (unsigned long long)value);
+  return text;
 }
 
 } // namespace templates

@@ -2,6 +2,7 @@
 #include "FitVerifyLink.h"
 
 #include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <cstdio>
@@ -45,8 +46,8 @@ void checkLinkable(const device::Device &device, const device::Variant &variant,
     throw Error(ExitCode::Usage,
                 "--verify-link --variant " + variant.name +
                     ": add --load-profile (the linked bundle is compiled to int8)");
-  (void)partToolchain(device); // Unsupported for cores without code generation.
-  requireArmGcc();             // Before minutes of compiling: exit 7 naming the package.
+  (void)driver::partToolchain(device); // Unsupported for cores without code generation.
+  requireArmGcc();                     // Before minutes of compiling: exit 7 naming the package.
 }
 
 std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build,
@@ -55,7 +56,7 @@ std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build,
   if (!build.bundle || build.bundle->code.object.empty())
     fatalInternal("--verify-link: the sized build has no object (sized from the cache?)");
   auto part = std::make_unique<PartBundle>();
-  part->toolchain = partToolchain(device);
+  part->toolchain = driver::partToolchain(device);
   std::error_code ec;
   if (linkDir.empty()) {
     std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-link-XXXXXX").string();
@@ -89,22 +90,20 @@ LinkVerification verifyPartLink(const PartBundle &part, const device::Device &de
       fit.weightRegion.size() != plan.constants.size())
     fatalInternal("--verify-link: the fit planned " + std::to_string(footprint.weights.size()) +
                   " weight tensors, the bundle " + std::to_string(plan.constants.size()));
-  FirmwareSpec spec;
-  spec.device = &device;
-  spec.fit = &fit;
-  spec.networkName = part.bundle->networkName;
-  spec.objectPath = (fs::path(part.bundleDir) / (spec.networkName + ".o")).string();
-  spec.weightsPath = (fs::path(part.bundleDir) / (spec.networkName + ".weights.bin")).string();
+  std::vector<FirmwareWeight> weights;
   for (size_t i = 0; i < plan.constants.size(); ++i) {
     const Value *constant = plan.constants[i];
     if (constant->name != footprint.weights[i].name)
       fatalInternal("--verify-link: weight " + std::to_string(i) + " is '" + constant->name +
                     "' in the bundle but '" + footprint.weights[i].name + "' in the fit");
     const Placement &placement = plan.placementOf(constant);
-    uint64_t padded = (placement.size + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment *
-                      MemoryPlan::kAlignment;
-    spec.weights.push_back({constant->name, placement.offset, padded, fit.weightRegion[i]});
+    weights.push_back(
+        {constant->name, placement.offset, alignUp(placement.size, MemoryPlan::kAlignment), ""});
   }
+  FirmwareSpec spec = driver::firmwareSpec(device, fit, std::move(weights));
+  spec.networkName = part.bundle->networkName;
+  spec.objectPath = (fs::path(part.bundleDir) / (spec.networkName + ".o")).string();
+  spec.weightsPath = (fs::path(part.bundleDir) / (spec.networkName + ".weights.bin")).string();
   spec.mutableBytes = plan.mutableSize;
   spec.activationsBytes = plan.activationsSize;
   spec.staticBytes = staticBytes;

@@ -10,6 +10,7 @@
 
 #include "BundleCompilation.h"
 
+#include "bundlefit/driver/PartLink.h"
 #include "bundlefit/driver/VariantBuild.h"
 
 #include "bundlefit/bundle/LinkVerify.h"

@@ -19,6 +19,7 @@
 #include "bundlefit/ir/FusedActivations.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ir/Softmax.h"
 #include "bundlefit/ir/UnaryMath.h"
 #include "bundlefit/support/Error.h"
 
@@ -990,24 +991,9 @@ void Lowering::lowerBatchNorm(const Node &node) {
 void Lowering::lowerSoftmax(const Node &node, bool logarithm) {
   const Value *x = in(node, 0), *y = node.output(0);
   requireFloat(x), requireFloat(y);
-  const Shape &s = x->type.shape;
-  const int64_t rank = int64_t(s.size());
-  const bool coerce = node.attrs.getInt("coerce_to_2d", 0) != 0;
-  int64_t axis = node.attrs.getInt("axis", coerce ? 1 : -1);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
-    unsupported("axis out of range");
-  int64_t outer = product(s, 0, axis), len, inner;
-  if (coerce) {
-    len = product(s, axis, s.size());
-    inner = 1;
-  } else {
-    len = rank ? s[axis] : 1;
-    inner = product(s, axis + 1, s.size());
-  }
+  const SoftmaxExtents e = softmaxExtents(node, x->type.shape);
   call(logarithm ? "bf_logsoftmax_f32" : "bf_softmax_f32",
-       {address(x), address(y), i32(outer), i32(len), i32(inner)});
+       {address(x), address(y), i32(e.outer), i32(e.len), i32(e.inner)});
 }
 
 void Lowering::lowerBinary(const Node &node, const std::string &floatKernel, int32_t op) {

@@ -4,6 +4,7 @@
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/device/LibraryCode.h"
 #include "bundlefit/driver/CompileBundle.h"
+#include "bundlefit/driver/PartLink.h"
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/int8/CmsisLayout.h"

@@ -8,10 +8,9 @@
 #include "bundlefit/driver/VariantFootprint.h"
 
 #include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/ir/GraphCopy.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/support/Error.h"
-
-#include <map>
 
 namespace bundlefit::device {
 
@@ -22,90 +21,63 @@ bool isBiasOperand(const Node &node, size_t index) {
          (node.opType == "Conv" || node.opType == "Gemm" || node.opType == "ConvTranspose");
 }
 
+/// The variant's kernel scratch for `node` as one extra, unread int8 output
+/// (none when the kernel takes none).
+std::vector<std::pair<std::string, TensorType>>
+scratchOutput(const Node &node, const Variant &variant, const Core &core) {
+  uint64_t scratch = kernelScratchBytes(node, variant, core);
+  if (!scratch)
+    return {};
+  return {{node.name + "_scratch", TensorType{DType::Int8, {int64_t(scratch)}, {}}}};
+}
+
 /// A copy of `graph` re-typed as Glow's int8 build (see Footprint.h), with
 /// kernel scratch as extra, unread outputs of the nodes that need it.
 std::unique_ptr<Graph> quantizedCopy(const Graph &graph, const Variant &variant, const Core &core) {
-  auto copy = std::make_unique<Graph>();
-  copy->name = graph.name;
-  std::map<const Value *, Value *> mapped;
-
   auto retype = [](TensorType type) {
     if (type.dtype == DType::Float32)
       type.dtype = DType::Int8;
     type.quant = {};
     return type;
   };
-  for (Value *input : graph.inputs()) {
-    Value *placeholder = copy->addInput(input->name, input->type);
-    if (input->type.dtype != DType::Float32) {
-      mapped[input] = placeholder;
-      continue;
-    }
-    Node *quantize = copy->addNode("QuantizeLinear", input->name + "_quantize", {placeholder},
-                                   {input->name + "_q"});
-    quantize->output()->type = retype(input->type);
+  GraphCopyHooks hooks;
+  hooks.input = [&](Graph &copy, const Value &input) {
+    Value *placeholder = copy.addInput(input.name, input.type);
+    if (input.type.dtype != DType::Float32)
+      return placeholder;
+    Node *quantize = copy.addNode("QuantizeLinear", input.name + "_quantize", {placeholder},
+                                  {input.name + "_q"});
+    quantize->output()->type = retype(input.type);
     quantize->output()->typeKnown = true;
-    mapped[input] = quantize->output();
-  }
-  auto constantFor = [&](const Node &node, size_t index) -> Value * {
+    return quantize->output();
+  };
+  hooks.constant = [](Graph &copy, const Node &node, size_t index) {
     const Value *value = node.inputs[index];
-    auto it = mapped.find(value);
-    if (it != mapped.end())
-      return it->second;
     TensorType type = value->type;
     type.quant = {};
     if (type.dtype == DType::Float32)
       type.dtype = isBiasOperand(node, index) ? DType::Int32 : DType::Int8;
     std::vector<uint8_t> bytes =
         type.dtype == value->type.dtype ? value->data : std::vector<uint8_t>(type.bytes(), 0);
-    Value *constant = copy->addConstant(value->name, type, std::move(bytes));
-    mapped[value] = constant;
-    return constant;
+    return copy.addConstant(value->name, type, std::move(bytes));
   };
-
-  for (const Node *node : graph.nodes()) {
-    std::vector<Value *> inputs;
-    for (size_t i = 0; i < node->inputs.size(); ++i) {
-      const Value *input = node->inputs[i];
-      if (!input)
-        inputs.push_back(nullptr);
-      else if (input->isConstant())
-        inputs.push_back(constantFor(*node, i));
-      else
-        inputs.push_back(mapped.at(input));
-    }
-    std::vector<std::string> names;
-    for (const Value *output : node->outputs)
-      names.push_back(output->isGraphOutput ? output->name + "_q" : output->name);
-    uint64_t scratch = kernelScratchBytes(*node, variant, core);
-    if (scratch)
-      names.push_back(node->name + "_scratch");
-    Node *clone = copy->addNode(node->opType, node->name, inputs, names);
-    clone->attrs = node->attrs;
-    for (size_t i = 0; i < node->outputs.size(); ++i) {
-      clone->outputs[i]->type = retype(node->outputs[i]->type);
-      clone->outputs[i]->typeKnown = true;
-      mapped[node->outputs[i]] = clone->outputs[i];
-    }
-    if (scratch) {
-      Value *workspace = clone->outputs.back();
-      workspace->type = TensorType{DType::Int8, {int64_t(scratch)}, {}};
-      workspace->typeKnown = true;
-    }
-  }
-  for (const Value *output : graph.outputs()) {
-    Value *source = mapped.at(output);
-    if (output->type.dtype != DType::Float32) {
-      copy->markOutput(source);
-      continue;
+  hooks.outputName = [](const Value &output) {
+    return output.isGraphOutput ? output.name + "_q" : output.name;
+  };
+  hooks.outputType = retype;
+  hooks.extraOutputs = [&](const Node &node) { return scratchOutput(node, variant, core); };
+  hooks.output = [](Graph &copy, const Value &output, Value *source) {
+    if (output.type.dtype != DType::Float32) {
+      copy.markOutput(source);
+      return;
     }
     Node *dequantize =
-        copy->addNode("DequantizeLinear", output->name + "_dequantize", {source}, {output->name});
-    dequantize->output()->type = output->type;
+        copy.addNode("DequantizeLinear", output.name + "_dequantize", {source}, {output.name});
+    dequantize->output()->type = output.type;
     dequantize->output()->typeKnown = true;
-    copy->markOutput(dequantize->output());
-  }
-  return copy;
+    copy.markOutput(dequantize->output());
+  };
+  return copyGraph(graph, hooks);
 }
 
 } // namespace
@@ -131,47 +103,14 @@ namespace {
 /// that need it (float nodes run float kernels, which take none).
 std::unique_ptr<Graph> copyWithKernelScratch(const Graph &graph, const Variant &variant,
                                              const Core &core) {
-  auto copy = std::make_unique<Graph>();
-  copy->name = graph.name;
-  std::map<const Value *, Value *> mapped;
-  for (Value *input : graph.inputs())
-    mapped[input] = copy->addInput(input->name, input->type);
-  for (const Node *node : graph.nodes()) {
-    std::vector<Value *> inputs;
-    for (const Value *input : node->inputs) {
-      if (!input) {
-        inputs.push_back(nullptr);
-        continue;
-      }
-      auto it = mapped.find(input);
-      if (it == mapped.end() && input->isConstant())
-        it = mapped.emplace(input, copy->addConstant(input->name, input->type, input->data)).first;
-      inputs.push_back(it->second);
-    }
-    std::vector<std::string> names;
-    for (const Value *output : node->outputs)
-      names.push_back(output->name);
-    const Value *first = node->output(0);
-    uint64_t scratch =
-        first && first->type.dtype == DType::Int8 ? kernelScratchBytes(*node, variant, core) : 0;
-    if (scratch)
-      names.push_back(node->name + "_scratch");
-    Node *clone = copy->addNode(node->opType, node->name, inputs, names);
-    clone->attrs = node->attrs;
-    for (size_t i = 0; i < node->outputs.size(); ++i) {
-      clone->outputs[i]->type = node->outputs[i]->type;
-      clone->outputs[i]->typeKnown = true;
-      mapped[node->outputs[i]] = clone->outputs[i];
-    }
-    if (scratch) {
-      Value *workspace = clone->outputs.back();
-      workspace->type = TensorType{DType::Int8, {int64_t(scratch)}, {}};
-      workspace->typeKnown = true;
-    }
-  }
-  for (const Value *output : graph.outputs())
-    copy->markOutput(mapped.at(output));
-  return copy;
+  GraphCopyHooks hooks;
+  hooks.extraOutputs = [&](const Node &node) {
+    const Value *first = node.output(0);
+    if (!first || first->type.dtype != DType::Int8)
+      return std::vector<std::pair<std::string, TensorType>>{};
+    return scratchOutput(node, variant, core);
+  };
+  return copyGraph(graph, hooks);
 }
 
 } // namespace

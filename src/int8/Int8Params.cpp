@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ir/Softmax.h"
 
 #include "../ir/ops/ShapeHelpers.h"
 
@@ -446,27 +447,10 @@ Int8SoftmaxArgs int8SoftmaxArgs(const Node &node) {
   const Affine out = activationParams(node, &y, "output");
   if (out.scale != 1.0f / 256.0f || out.zeroPoint != -128)
     unsupported(node, "int8 Softmax needs output scale 1/256 and zero point -128");
-  const Shape &s = x.type.shape;
-  const int64_t rank = int64_t(s.size());
-  const bool coerce = node.attrs.getInt("coerce_to_2d", 0) != 0;
-  int64_t axis = node.attrs.getInt("axis", coerce ? 1 : -1);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
-    unsupported(node, "axis out of range");
-  auto product = [&](int64_t b, int64_t e) {
-    int64_t p = 1;
-    for (int64_t i = b; i < e; ++i)
-      p *= s[size_t(i)];
-    return p;
-  };
-  args.outer = narrow(node, product(0, axis));
-  if (coerce) {
-    args.axis = narrow(node, product(axis, rank)), args.inner = 1;
-  } else {
-    args.axis = narrow(node, rank ? s[size_t(axis)] : 1);
-    args.inner = narrow(node, product(axis + 1, rank));
-  }
+  const SoftmaxExtents e = softmaxExtents(node, x.type.shape);
+  args.outer = narrow(node, e.outer);
+  args.axis = narrow(node, e.len);
+  args.inner = narrow(node, e.inner);
   // TFLM PreprocessSoftmaxScaling(beta = 1, scale, 5 integer bits).
   constexpr int kScaledDiffIntegerBits = 5;
   const double real = std::min(double(in.scale) * double(1 << (31 - kScaledDiffIntegerBits)),

@@ -3,6 +3,8 @@
 
 #include "FusedActivation.h"
 
+#include "bundlefit/ir/Softmax.h"
+
 #include <cmath>
 
 namespace bundlefit {
@@ -33,23 +35,10 @@ void batchNormKernel(const Node &node, const std::vector<const Tensor *> &inputs
 void softmaxKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                    std::vector<Tensor> &outputs) {
   const Tensor &xt = in(node, inputs, 0);
-  const Shape &xs = xt.type.shape;
-  int64_t rank = int64_t(xs.size());
-  bool coerce = node.attrs.getInt("coerce_to_2d", 0) != 0;
-  int64_t axis = node.attrs.getInt("axis", coerce ? 1 : -1);
-  if (axis < 0)
-    axis += rank;
   bool isLog = node.opType == "LogSoftmax";
   // View X as [outer, len, inner] and normalise along len.
-  int64_t outer = 1, len = 1, inner = 1;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d < axis)
-      outer *= xs[d];
-    else if (d == axis || coerce)
-      len *= xs[d];
-    else
-      inner *= xs[d];
-  }
+  const SoftmaxExtents extents = softmaxExtents(node, xt.type.shape);
+  const int64_t outer = extents.outer, len = extents.len, inner = extents.inner;
   std::vector<double> x = toDoubles(xt);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {

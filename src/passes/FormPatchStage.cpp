@@ -26,6 +26,7 @@
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
+#include "bundlefit/support/CheckedMath.h"
 
 #include "PassUtils.h"
 
@@ -41,7 +42,7 @@ constexpr size_t kMaxStages = 4;
 /// Passes choosing the stages' grids again (regridStages).
 constexpr int kMaxRegridPasses = 16;
 
-uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+uint64_t aligned(uint64_t bytes) { return alignUp(bytes, 64); }
 
 /// A value that occupies activation bytes (not a constant, input or output).
 bool isActivation(const Value *v) {

@@ -15,6 +15,7 @@
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/WeightLayout.h"
 #include "bundlefit/schedule/Schedule.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -23,10 +24,6 @@
 namespace bundlefit {
 
 namespace {
-
-uint64_t alignUp(uint64_t value) {
-  return (value + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment;
-}
 
 /// Ops whose output element i depends only on input element i (after
 /// broadcasting), so the output may overwrite a same-shaped input.
@@ -40,7 +37,7 @@ void placePlaceholders(const Graph &graph, MemoryPlan &plan) {
       return;
     plan.placements[value] = {MemoryRegion::MutableWeight, offset, value->type.bytes()};
     plan.placeholders.push_back(value);
-    offset += alignUp(value->type.bytes());
+    offset += alignUp(value->type.bytes(), MemoryPlan::kAlignment);
   };
   for (const Value *input : graph.inputs())
     place(input);

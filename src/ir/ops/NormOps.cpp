@@ -10,8 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ir/Softmax.h"
+#include "bundlefit/support/CheckedMath.h"
 
 #include "ShapeHelpers.h"
+
+#include <algorithm>
 
 namespace bundlefit {
 
@@ -105,6 +109,33 @@ void inferInstanceNorm(Node &node) {
 uint64_t noMacs(const Node &) { return 0; }
 
 } // namespace
+
+SoftmaxExtents softmaxExtents(const Node &node, const Shape &shape) {
+  const int64_t rank = int64_t(shape.size());
+  const bool coerce = node.attrs.getInt("coerce_to_2d", 0) != 0;
+  int64_t axis = node.attrs.getInt("axis", coerce ? 1 : -1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
+    unsupported(node, "axis out of range");
+  auto product = [&](int64_t begin, int64_t end) {
+    std::optional<int64_t> count =
+        checkedElementCount(Shape(shape.begin() + std::min(begin, rank), shape.begin() + end));
+    if (!count)
+      unsupported(node, "input shape " + intsToString(shape) +
+                            ": the element count is negative or does not fit in int64");
+    return *count;
+  };
+  SoftmaxExtents extents;
+  extents.outer = product(0, axis);
+  if (coerce) {
+    extents.len = product(axis, rank);
+  } else {
+    extents.len = rank ? shape[size_t(axis)] : 1;
+    extents.inner = product(axis + 1, rank);
+  }
+  return extents;
+}
 
 void registerNormOps(OpRegistry &registry) {
   registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs}).with(kOpElementwise);

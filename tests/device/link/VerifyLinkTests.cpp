@@ -13,6 +13,7 @@
 #include "../../cli/CliTestSupport.h"
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/PartLink.h"
 #include "bundlefit/support/Error.h"
 
 #include <filesystem>
@@ -94,15 +95,14 @@ TEST_CASE("the rt1062 firmware: the part's regions, and each buffer where the fi
   device::FitResult fit = device::fitModel(rt1062, fp, request);
   REQUIRE(fit.fits);
 
-  FirmwareSpec spec;
-  spec.device = &rt1062;
-  spec.fit = &fit;
-  spec.networkName = "lenet";
+  std::vector<FirmwareWeight> weights;
   uint64_t offset = 0;
-  for (size_t i = 0; i < fp.weights.size(); ++i) {
-    spec.weights.push_back({fp.weights[i].name, offset, fp.weights[i].bytes, fit.weightRegion[i]});
-    offset += fp.weights[i].bytes;
+  for (const device::WeightTensor &w : fp.weights) {
+    weights.push_back({w.name, offset, w.bytes, ""});
+    offset += w.bytes;
   }
+  FirmwareSpec spec = driver::firmwareSpec(rt1062, fit, weights);
+  spec.networkName = "lenet";
   spec.mutableBytes = fp.mutableBytes;
   spec.activationsBytes = fp.activationsBytes;
   spec.staticBytes = 3136;
@@ -128,9 +128,9 @@ TEST_CASE("the rt1062 firmware: the part's regions, and each buffer where the fi
   int ramWeightSections = 0;
   for (const FirmwareSection &s : fw.sections)
     if (s.name.rfind(".bf_weights_", 0) == 0) {
-      const device::MemoryRegionInfo *region = rt1062.findRegion(s.region);
+      const FirmwareRegion *region = spec.part.findRegion(s.region);
       REQUIRE(region);
-      if (!region->isFlash()) {
+      if (!region->flash) {
         ++ramWeightSections;
         CHECK(s.loadRegion == "FLASH");
         CHECK(has(fw.linkerScript, "LONG(LOADADDR(" + s.name + "))"));
@@ -150,30 +150,53 @@ TEST_CASE("the rt1062 firmware: the part's regions, and each buffer where the fi
   CHECK(has(fw.startup, "0xE000ED88u")); // FPU enabled for a hard-float core
 }
 
-TEST_CASE("weights in Flash: one section read in place, no copy") {
+TEST_CASE("weights in Flash: one section read in place, no copy; library reservations") {
   device::DeviceDatabase db = database();
   const device::Device &rt1062 = db.get("rt1062");
   device::ModelFootprint fp = handFootprint();
   device::FitRequest request;
   request.weights = device::WeightsPolicy::Flash;
   device::FitResult fit = device::fitModel(rt1062, fp, request);
-  FirmwareSpec spec{&rt1062, &fit, "net", "", "", {}, fp.mutableBytes, fp.activationsBytes,
-                    0,       true};
+  std::vector<FirmwareWeight> weights;
   for (size_t i = 0; i < fp.weights.size(); ++i)
-    spec.weights.push_back(
-        {fp.weights[i].name, i * 100000, fp.weights[i].bytes, fit.weightRegion[i]});
+    weights.push_back({fp.weights[i].name, i * 100000, fp.weights[i].bytes, ""});
+  FirmwareSpec spec = driver::firmwareSpec(rt1062, fit, weights);
+  spec.networkName = "net";
+  spec.mutableBytes = fp.mutableBytes;
+  spec.activationsBytes = fp.activationsBytes;
   FirmwareSources fw = generateFirmware(spec);
   CHECK(has(fw.linkerScript, ".bf_weights_FLASH : ALIGN(64)"));
   CHECK_FALSE(has(fw.linkerScript, "LONG(LOADADDR(.bf_weights"));
   REQUIRE(fw.blobs.size() == 1);
   CHECK(fw.blobs[0].first == "weights.FLASH.bin");
   CHECK(fw.blobs[0].second.size() == 3);
+
+  // A kernel library's image in Flash and its static data in RAM: one
+  // section each, after the code and after the SDK's RAM.
+  spec.reserved.libraryFlash = 1000;
+  spec.reserved.libraryRam = 200;
+  fw = generateFirmware(spec);
+  // The text the ostream writer produced before the templates (regression pin).
+  CHECK(has(fw.linkerScript, "  } > FLASH\n  .bf_library_flash : ALIGN(4)\n  {\n"
+                             "    KEEP(*(.bf_library_flash))\n  } > FLASH\n  .bf_weights_FLASH"));
+  CHECK(has(fw.linkerScript, "  .bf_library_ram (NOLOAD) : ALIGN(8)\n  {\n"
+                             "    KEEP(*(.bf_library_ram))\n  } > " +
+                                 rt1062.homes.libraryRam + "\n  .bf_activations (NOLOAD)"));
+  CHECK(has(fw.data, "  .syntax unified\n  .section .bf_library_flash,\"a\",%progbits\n"
+                     "  .balign 4\n  .global bf_library_flash\n  .type bf_library_flash, %object\n"
+                     "bf_library_flash:\n  .space 1000\n  .size bf_library_flash, 1000\n"
+                     "  .section .bf_weights_FLASH,"));
+  CHECK(has(fw.data, "  .section .bf_library_ram,\"aw\",%nobits\n  .balign 8\n"
+                     "  .global bf_library_ram\n  .type bf_library_ram, %object\n"
+                     "bf_library_ram:\n  .space 200\n  .size bf_library_ram, 200\n"
+                     "  .section .bf_activations,"));
 }
 
 TEST_CASE(
     "compareRegions: 1% of the prediction passes, more fails, an empty region must link empty") {
   device::DeviceDatabase db = database();
-  const device::Device &rt1062 = db.get("rt1062"); // FLASH, ITCM, DTCM, OCRAM
+  // FLASH, ITCM, DTCM, OCRAM
+  const std::vector<FirmwareRegion> rt1062 = driver::firmwarePart(db.get("rt1062")).regions;
   auto checks = compareRegions(rt1062, {100000, 0, 50000, 1000}, {101000, 0, 50600, 1001}, 1.0);
   REQUIRE(checks.size() == 4);
   CHECK(checks[0].withinTolerance);
@@ -203,15 +226,15 @@ TEST_CASE("readElfSections names the file that is not an Arm ELF") {
 
 TEST_CASE("partToolchain: codegen target and newlib multilib flags per core") {
   device::DeviceDatabase db = database();
-  PartToolchain m7 = partToolchain(db.get("rt1062"));
+  PartToolchain m7 = driver::partToolchain(db.get("rt1062"));
   CHECK(m7.codegenTarget == "cortex-m7");
   CHECK(m7.gccFlags == std::vector<std::string>{"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard",
                                                 "-mfpu=fpv5-d16"});
-  CHECK(partToolchain(db.get("stm32f746")).gccFlags.back() ==
+  CHECK(driver::partToolchain(db.get("stm32f746")).gccFlags.back() ==
         "-mfpu=fpv5-sp-d16"); // single precision
-  CHECK(partToolchain(db.get("lpc55s69")).codegenTarget == "cortex-m33");
-  CHECK(partToolchain(db.get("nrf52840")).gccFlags.back() == "-mfpu=fpv4-sp-d16");
-  PartToolchain m0 = partToolchain(db.get("rp2040"));
+  CHECK(driver::partToolchain(db.get("lpc55s69")).codegenTarget == "cortex-m33");
+  CHECK(driver::partToolchain(db.get("nrf52840")).gccFlags.back() == "-mfpu=fpv4-sp-d16");
+  PartToolchain m0 = driver::partToolchain(db.get("rp2040"));
   CHECK(m0.floatAbi == "soft");
   CHECK(m0.gccFlags ==
         std::vector<std::string>{"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"});
@@ -219,7 +242,7 @@ TEST_CASE("partToolchain: codegen target and newlib multilib flags per core") {
   for (device::Core &core : dsp.cores)
     core.runsBundle = core.type == "hifi4";
   try {
-    partToolchain(dsp);
+    driver::partToolchain(dsp);
     FAIL("no error");
   } catch (const Error &e) {
     CHECK(e.code() == ExitCode::Unsupported);

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/support/Format.h" // withThousands, for the tables' cells
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -54,8 +56,5 @@ std::string wrapLongLines(const std::string &text, size_t width, size_t extraInd
 /// "a_very_long_node_name" -> "a_very...e_name": at most `width` characters,
 /// keeping both ends (where names differ).
 std::string elide(const std::string &text, size_t width);
-
-/// 1724608 -> "1,724,608".
-std::string withThousands(uint64_t value);
 
 } // namespace bundlefit

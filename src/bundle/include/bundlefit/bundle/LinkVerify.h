@@ -31,8 +31,6 @@
 #pragma once
 
 #include "bundlefit/bundle/BundleRunner.h"
-#include "bundlefit/device/Device.h"
-#include "bundlefit/device/Fit.h"
 
 #include <cstdint>
 #include <string>
@@ -42,15 +40,44 @@ namespace bundlefit {
 
 /// How to build for a part's bundle core: the codegen shorthand (Target.h)
 /// and the arm-none-eabi-gcc flags that pick the matching newlib multilib.
+/// The driver derives it from the device file (driver/PartLink.h).
 struct PartToolchain {
   std::string codegenTarget; ///< "cortex-m7", "cortex-m33", "cortex-m4", "cortex-m0plus"
   std::string floatAbi;      ///< "hard" | "soft"
   std::vector<std::string> gccFlags;
 };
 
-/// Throws Error(Unsupported) naming the part and core when the core has no
-/// code generation (HiFi4, Fusion F1, NPUs, ...).
-PartToolchain partToolchain(const device::Device &device);
+/// One memory region of the part, as the linker script needs it.
+struct FirmwareRegion {
+  std::string name;
+  uint64_t base = 0, size = 0;
+  bool flash = false; ///< Read-only (rx) in the script; weights there are read in place.
+};
+
+/// The part the firmware is built for: its memory map, in the device file's
+/// order (every per-region vector below and in LinkVerification follows it).
+struct FirmwarePart {
+  std::string id, name;
+  std::string file; ///< The device file the memory map comes from.
+  std::vector<FirmwareRegion> regions;
+  const FirmwareRegion *findRegion(const std::string &regionName) const;
+};
+
+/// Where the fit put each thing: region names of FirmwarePart::regions.
+struct FirmwareHomes {
+  std::string code;         ///< The SDK project's and the bundle's code.
+  std::string weightsFlash; ///< Weights read in place, and the images copied to RAM.
+  std::string sdkRam;       ///< The SDK project's RAM (stub/newlib .data/.bss, stack).
+  std::string activations, io;
+  std::string staticData; ///< --static-bytes (initialized, image in `code`).
+  std::string libraryRam;
+};
+
+/// The sizes the fit charged from the device file rather than the bundle.
+struct FirmwareReservations {
+  uint64_t sdkFlash = 0, sdkRam = 0;         ///< SDK baseline footprint.
+  uint64_t libraryFlash = 0, libraryRam = 0; ///< Kernel library image and static data.
+};
 
 /// One weight tensor as laid out in weights.bin (plan order = the fit's
 /// ModelFootprint::weights order), with the region the fit chose for it.
@@ -58,13 +85,18 @@ struct FirmwareWeight {
   std::string name;
   uint64_t offset = 0;
   uint64_t bytes = 0; ///< 64-aligned size as planned.
-  const device::MemoryRegionInfo *region = nullptr;
+  std::string region; ///< "" for FirmwareHomes::weightsFlash.
 };
 
-/// Everything the firmware is built from.
+/// Everything the firmware is built from. The driver fills the part, homes,
+/// reservations and prediction from a device file and its fit
+/// (driver/PartLink.h); the bundle library never sees the device database.
 struct FirmwareSpec {
-  const device::Device *device = nullptr;
-  const device::FitResult *fit = nullptr;
+  FirmwarePart part;
+  FirmwareHomes homes;
+  FirmwareReservations reserved;
+  std::vector<uint64_t> predicted; ///< The fit's bytes per region.
+  bool predictedFits = false;
   std::string networkName;
   std::string objectPath;  ///< The bundle's <net>.o.
   std::string weightsPath; ///< The bundle's <net>.weights.bin.
@@ -90,7 +122,7 @@ struct FirmwareSources {
   /// Weight blobs per region (file name -> byte ranges of weights.bin).
   std::vector<std::pair<std::string, std::vector<std::pair<uint64_t, uint64_t>>>> blobs;
   std::vector<FirmwareSection> sections;
-  /// ld's name for each device region (sanitized), same order as Device::memory.
+  /// ld's name for each region (sanitized), same order as FirmwarePart::regions.
   std::vector<std::string> ldRegionNames;
 };
 FirmwareSources generateFirmware(const FirmwareSpec &spec);
@@ -108,7 +140,7 @@ std::vector<LinkedSection> readElfSections(const std::string &path);
 /// to the end of the last section placed there (VMA; and LMA for sections
 /// whose load image lives elsewhere). Sections the script does not name are
 /// charged to the region containing their address.
-std::vector<uint64_t> linkedRegionUsage(const device::Device &device,
+std::vector<uint64_t> linkedRegionUsage(const FirmwarePart &part,
                                         const std::vector<FirmwareSection> &plan,
                                         const std::vector<LinkedSection> &sections);
 
@@ -122,7 +154,7 @@ struct RegionCheck {
 
 /// Compares per region; `tolerancePercent` of the predicted bytes (a region
 /// predicted empty must link empty).
-std::vector<RegionCheck> compareRegions(const device::Device &device,
+std::vector<RegionCheck> compareRegions(const std::vector<FirmwareRegion> &regions,
                                         const std::vector<uint64_t> &predicted,
                                         const std::vector<uint64_t> &linked,
                                         double tolerancePercent);

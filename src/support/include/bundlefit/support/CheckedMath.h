@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/support/Error.h"
+
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -37,6 +39,28 @@ template <typename T> std::optional<T> checkedAdd(T a, T b) {
   if (__builtin_add_overflow(a, b, &result))
     return std::nullopt;
   return result;
+}
+
+/// `value` rounded up to a multiple of `alignment` (0 and 1 leave it as it
+/// is), or nullopt when that does not fit in 64 bits.
+inline std::optional<uint64_t> checkedAlignUp(uint64_t value, uint64_t alignment) {
+  if (alignment <= 1)
+    return value;
+  std::optional<uint64_t> end = checkedAdd(value, alignment - 1);
+  if (!end)
+    return std::nullopt;
+  return *end / alignment * alignment;
+}
+
+/// checkedAlignUp for sizes already bounded where they came in (a tensor by
+/// kMaxTensorBytes, a region by the 32-bit address space): a wrap there is a
+/// bug in bundlefit, reported as one (fatalInternal), never a wrapped size.
+inline uint64_t alignUp(uint64_t value, uint64_t alignment) {
+  std::optional<uint64_t> aligned = checkedAlignUp(value, alignment);
+  if (!aligned)
+    fatalInternal("alignUp(" + std::to_string(value) + ", " + std::to_string(alignment) +
+                  ") overflows 64 bits");
+  return *aligned;
 }
 
 /// The element count of `dims`, or nullopt when a dim is negative or the
