@@ -22,7 +22,7 @@ float; all but the RT1062 and RT685 for int8).
 
 cycles_per_element (per output element of a layer without MACs: elementwise, pooling, data movement;
 the cost model charges layers with MACs per MAC only) likewise: the mean of the element workloads'
-instructions per output element (own kernels: Add, Transpose, MaxPool of measure_own.py; CMSIS-NN:
+instructions per output element (own kernels: Add, Transpose, MaxPool, Relu of measure_own.py; CMSIS-NN:
 arm_max_pool_s8 and arm_avgpool_s8 of measure_cmsis.py, the element-bound functions bundlefit calls;
 its elementwise add is measured but not used) x the same cycles per instruction, for every library that
 no published timing calibrates. The calibrated libraries (RT1062 and RT685 int8 and CMSIS-NN) keep

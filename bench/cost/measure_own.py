@@ -8,7 +8,7 @@ workloads (the shapes of bench/cost/cmsis_kernels.c): one-layer ONNX models comp
 ../shared/tools/qemu-insncount on 1 and on 5 samples; (count(5) - count(1)) / 4 is one inference,
 the firmware's start-up and I/O cancel out. Divided by the layer's MACs: instructions per MAC.
 
-Layers without MACs (elementwise Add, Transpose, MaxPool 2x2) are measured per output element. One such
+Layers without MACs (elementwise Add, Transpose, MaxPool 2x2, Relu) are measured per output element. One such
 layer costs about what the int8 model's quantize of its float input and dequantize of its output cost,
 so each element workload is counted as a chain of two layers and of one layer (same shapes, so the I/O
 is the same): the difference is one layer from its input activation to its output activation, divided
@@ -108,6 +108,11 @@ def maxpool_model(layers):
                                                           strides=[1, 1], pads=[0, 0, 1, 1]))
 
 
+def relu_model(layers):
+    """Relu on 1 x 32 x 16 x 16 (standalone where it follows an Add, as in ResNet-8)."""
+    return element_chain("relu", [1, 32, 16, 16], layers, lambda i, x, y: helper.make_node("Relu", [x], [y]))
+
+
 # Element workloads: name -> (model of n layers, layers of the shorter chain, layers the longer adds,
 # output elements per layer). The Transpose chains are 2 and 4 layers long (both end in the input's
 # layout); their difference is two layers.
@@ -115,6 +120,7 @@ ELEMENT_WORKLOADS = {
     "add 16x16x32": (add_model, 1, 1, 32 * 16 * 16),
     "transpose 16x32x16": (transpose_model, 2, 2, 16 * 32 * 16),
     "maxpool 2x2, 16x16x32": (maxpool_model, 1, 1, 32 * 16 * 16),
+    "relu 16x16x32": (relu_model, 1, 1, 32 * 16 * 16),
 }
 
 # The names are measure_cmsis.py's, so apply_measured.py reads both tables alike.
