@@ -9,6 +9,11 @@
 # A tree with uncommitted changes outside bench/results/ is refused: the results would name a
 # commit whose code they did not measure. Each benchmark's wall time is printed at the end and
 # written to bench/results/run-all.log, so the next run can be planned.
+#
+# apply_measured is not a benchmark: it rewrites device_db/parts/*.json from cmsis_insns.json and
+# own_insns.json (cycles per MAC and per element of every library no published timing calibrates).
+# When it changes them, the benchmarks after it (cost, pick) read uncommitted device files and
+# record "COMMIT-dirty": commit the parts, then rerun `bench/run-all.sh cost pick`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -36,6 +41,7 @@ benches=(
   "scale|$build/bin/bench_scale bench/results/scale.json"
   "cmsis_insns|$py bench/cost/measure_cmsis.py --work /tmp/bundlefit-cmsis-insns --out bench/results/cmsis_insns.json"
   "own_insns|$py bench/cost/measure_own.py --bundlefit $bf --out bench/results/own_insns.json"
+  "apply_measured|$py bench/cost/apply_measured.py --insns bench/results/cmsis_insns.json --own bench/results/own_insns.json"
   "cost|$py bench/cost/bench_cost.py --bundlefit $bf --models-dir $models --out bench/results/cost.json --update-readme"
   "pick|$py bench/pick/bench_pick.py --bundlefit $bf --models $models --out bench/results/pick.json"
   "python_fit|$py bench/python/bench_fit.py --build $build --out bench/results/python_fit.json"

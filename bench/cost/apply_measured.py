@@ -20,6 +20,14 @@ portable_float and portable_int8 get cycles per MAC per family from their measur
 MAC x the same cycles per instruction, wherever no published timing calibrates them (everywhere for
 float; all but the RT1062 and RT685 for int8).
 
+cycles_per_element (per output element of a layer without MACs: elementwise, pooling, data movement;
+the cost model charges layers with MACs per MAC only) likewise: the mean of the element workloads'
+instructions per output element (own kernels: Add, Transpose, MaxPool, Relu of measure_own.py; CMSIS-NN:
+arm_max_pool_s8 and arm_avgpool_s8 of measure_cmsis.py, the element-bound functions bundlefit calls;
+its elementwise add is measured but not used) x the same cycles per instruction, for every library that
+no published timing calibrates. The calibrated libraries (RT1062 and RT685 int8 and CMSIS-NN) keep
+their fitted cycles_per_element: it is part of the LeNet fit.
+
   /usr/bin/python3 bench/cost/apply_measured.py            # rewrites device_db/parts/*.json
 """
 import argparse
@@ -31,6 +39,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CPI_FALLBACK = {"cortex-m4": "cortex-m33", "cortex-m55": "cortex-m33"}
 CONV = ("conv 3x3, 16x16x16 -> 16", "conv 1x1, 16x16x32 -> 32")
+
+
+# CMSIS-NN's element workloads of the functions bundlefit calls (not arm_elementwise_add_s8: bundlefit
+# runs Add on its own kernels, so the CMSIS-NN library's per-element figure only prices pooling).
+CMSIS_ELEMENTS = ("max pool 2x2, 16x16x32", "average pool 2x2, 16x16x32")
+
+
+def per_element(rows, field, names=None):
+    """Mean instructions per output element over the element workloads that have `field` (those of
+    `names` when given), with the text naming them, or None when none was measured (results from
+    before the element workloads)."""
+    found = {name: row[field] for name, row in rows.items() if field in row and (names is None or name in names)}
+    if not found:
+        return None
+    mean = sum(found.values()) / len(found)
+    return mean, (f"; cycles_per_element: {mean:.3f} insns/output element (mean of "
+                  + ", ".join(f"{name} {v:.3f}" for name, v in found.items()) + ")")
 FC = "fully connected 256 -> 64"
 DW = "depthwise 3x3, 16x16x32"
 
@@ -47,11 +72,13 @@ def write(path, doc, library, key="cmsis_nn"):
         f.write("\n")
 
 
-def mark_measured(library, core_type, provenance_from):
+def mark_measured(library, core_type, provenance_from, elements=False):
     """Provenance "measured", and a source that says how in a line (keeping the code-size citation)."""
     library["provenance"] = {"kind": "measured", "from": provenance_from}
     code = library.get("source", "").split("code: ", 1)
-    library["source"] = (f"cycles per MAC: instructions per MAC counted under QEMU on {core_type} x cycles per "
+    what = "cycles per MAC and per element: instructions per MAC and per output element" if elements else \
+        "cycles per MAC: instructions per MAC"
+    library["source"] = (f"{what} counted under QEMU on {core_type} x cycles per "
                          "instruction (see provenance)" + ("; code: " + code[1] if len(code) == 2 else ""))
 
 
@@ -82,11 +109,15 @@ def apply_own(path, doc, own, cmsis_cores, commit):
         library["cycles_per_mac"] = round(conv * factor["value"], 2)
         library["fc_cycles_per_mac"] = round(per_mac[FC] * factor["value"], 2)
         library["depthwise_cycles_per_mac"] = round(per_mac[DW] * factor["value"], 2)
+        elements, element_note = per_element(data.get("element_workloads", {}), kind + "_instructions_per_element") \
+            or (None, "")
+        if elements is not None:
+            library["cycles_per_element"] = round(elements * factor["value"], 2)
         carried = "" if cpi_core == core["type"] else f", carried from {cpi_core} (no published {core['type']} timing)"
         mark_measured(library, core["type"], f"bench/results/own_insns.json (commit {own['commit'][:12]}): bundlefit's own "
                       f"{kind} kernels on {core['type']} under QEMU, {conv:.3f} insns/MAC conv, {per_mac[FC]:.3f} "
-                      f"fc, {per_mac[DW]:.3f} depthwise; x {factor['value']} cycles/insn from {factor['part']} "
-                      f"(bench/results/cmsis_insns.json, commit {commit}){carried}")
+                      f"fc, {per_mac[DW]:.3f} depthwise{element_note}; x {factor['value']} cycles/insn from "
+                      f"{factor['part']} (bench/results/cmsis_insns.json, commit {commit}){carried}", elements is not None)
         write(path, doc, library, key)
         changed.append(key)
     return changed
@@ -138,14 +169,17 @@ def main():
         library["cycles_per_mac"] = round(conv * cpi["value"], 2)
         library["fc_cycles_per_mac"] = round(w[FC]["instructions_per_mac"] * cpi["value"], 2)
         library["depthwise_cycles_per_mac"] = round(w[DW]["instructions_per_mac"] * cpi["value"], 2)
+        elements, element_note = per_element(w, "instructions_per_element", CMSIS_ELEMENTS) or (None, "")
+        if elements is not None:
+            library["cycles_per_element"] = round(elements * cpi["value"], 2)
         carried = "" if cpi_core == core["type"] else f", carried from {cpi_core} (no published {core['type']} timing)"
         if core["type"] == "cortex-m55":
             # Most Helium instructions take two beats on the M55, so an M33 factor is likely low.
             carried += "; MVE instructions take two beats on the Cortex-M55, so this is likely optimistic"
         mark_measured(library, core["type"], f"bench/results/cmsis_insns.json (commit {commit}): CMSIS-NN on {core['type']} "
                       f"under QEMU {data['machine']}, {conv:.3f} insns/MAC conv, "
-                      f"{w[FC]['instructions_per_mac']:.3f} fc, {w[DW]['instructions_per_mac']:.3f} depthwise; "
-                      f"x {cpi['value']} cycles/insn from {cpi['part']} ({cpi['from']}){carried}")
+                      f"{w[FC]['instructions_per_mac']:.3f} fc, {w[DW]['instructions_per_mac']:.3f} depthwise{element_note}; "
+                      f"x {cpi['value']} cycles/insn from {cpi['part']} ({cpi['from']}){carried}", elements is not None)
         write(path, doc, library)
         changed.append(name)
     print("updated:", ", ".join(changed) if changed else "nothing")

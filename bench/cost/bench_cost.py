@@ -91,33 +91,46 @@ def prediction_table(result):
 
 
 def cmsis_table(insns):
-    """Instructions per MAC of CMSIS-NN per core (bench/cost/measure_cmsis.py's results)."""
-    names = list(next(iter(insns["cores"].values()))["workloads"])
-    lines = ["| core (QEMU machine) | " + " | ".join(names) + " | cycles/insn |",
+    """Instructions per MAC (per output element for the layers without MACs) of CMSIS-NN per core
+    (bench/cost/measure_cmsis.py's results)."""
+    first = next(iter(insns["cores"].values()))["workloads"]
+    names = list(first)
+    heads = [n + (" (per element)" if "elements" in first[n] else "") for n in names]
+    lines = ["| core (QEMU machine) | " + " | ".join(heads) + " | cycles/insn |",
              "|---|" + "---|" * (len(names) + 1)]
     for core, data in insns["cores"].items():
         cells = []
         for name in names:
             w = data["workloads"].get(name, {})
-            cells.append(f"{w['instructions_per_mac']:.3f}" if "instructions_per_mac" in w else "failed")
+            value = w.get("instructions_per_mac", w.get("instructions_per_element"))
+            cells.append(f"{value:.3f}" if value is not None else "failed")
         cpi = data.get("cycles_per_instruction")
         cpi_text = f"{cpi['value']} ({cpi['part']})" if cpi else "none published"
         lines.append(f"| {core} ({data['machine']}) | " + " | ".join(cells) + f" | {cpi_text} |")
     lines.append("")
-    lines.append(f"Instructions per MAC (bench/results/cmsis_insns.json, commit {short(insns['commit'])}).")
+    per_element = " (per output element where the column says so)" if heads != names else ""
+    lines.append(f"Instructions per MAC{per_element} (bench/results/cmsis_insns.json, commit {short(insns['commit'])}).")
     return "\n".join(lines)
 
 
 def own_table(own):
-    """Instructions per MAC of bundlefit's own kernels, float / int8, per core (measure_own.py's results)."""
-    names = list(next(iter(own["cores"].values()))["workloads"])
-    lines = ["| core | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    """Instructions per MAC of bundlefit's own kernels, float / int8, per core (measure_own.py's results),
+    and per output element for the layers without MACs when measured."""
+    first = next(iter(own["cores"].values()))
+    names = list(first["workloads"])
+    elements = list(first.get("element_workloads", {}))
+    lines = ["| core | " + " | ".join(names + [n + " (per element)" for n in elements]) + " |",
+             "|---|" + "---|" * (len(names) + len(elements))]
     for core, data in own["cores"].items():
         cells = [f"{data['workloads'][n]['float_instructions_per_mac']:.3f} / "
                  f"{data['workloads'][n]['int8_instructions_per_mac']:.3f}" for n in names]
+        cells += [f"{data['element_workloads'][n]['float_instructions_per_element']:.3f} / "
+                  f"{data['element_workloads'][n]['int8_instructions_per_element']:.3f}" for n in elements]
         lines.append(f"| {core} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"Instructions per MAC, float / int8 (bench/results/own_insns.json, commit {short(own['commit'])}).")
+    per_element = " (per output element where the column says so)" if elements else ""
+    lines.append(f"Instructions per MAC{per_element}, float / int8 (bench/results/own_insns.json, "
+                 f"commit {short(own['commit'])}).")
     return "\n".join(lines)
 
 

@@ -9,7 +9,10 @@
  *
  * Workloads (WORKLOAD=...): 1 conv 3x3, 2 conv 1x1, 3 depthwise 3x3, 4 fully
  * connected, 5 LeNet's four layers (conv 5x5 1->20, conv 5x5 20->50 on the
- * pooled maps, fc 800->500, fc 500->10: the layers AN13001 times).
+ * pooled maps, fc 800->500, fc 500->10: the layers AN13001 times), and
+ * layers without MACs, counted per output element: 6 max pool and 8 average
+ * pool 2x2 stride 1 on 16x16x32 (15x15x32 out), 7 elementwise add of two
+ * 16x16x32 tensors.
  */
 #include "arm_nnfunctions.h"
 
@@ -28,6 +31,7 @@ static int32_t multiplier[512];
 static int32_t shift[512];
 static int32_t scratch[4 * 1024]; /* conv im2col / fc kernel sums */
 static int32_t fc_sums[512];
+static int8_t input2[16 * 1024];
 
 volatile int32_t sink;
 
@@ -80,6 +84,25 @@ static void fully_connected(int depth, int units) {
   sink = arm_fully_connected_s8(&ctx, &p, &q, &in, input, &f, filter, &b, bias, &out, output);
 }
 
+static void pool(int h, int w, int c, int k, int max) {
+  cmsis_nn_context ctx = {0, 0};
+  cmsis_nn_pool_params p = {{1, 1}, {0, 0}, {-128, 127}};
+  cmsis_nn_dims in = {1, h, w, c}, f = {1, k, k, 1}, out = {1, h - k + 1, w - k + 1, c};
+  if (max) {
+    sink = arm_max_pool_s8(&ctx, &p, &in, input, &f, &out, output);
+  } else {
+    ctx.buf = scratch;
+    ctx.size = arm_avgpool_s8_get_buffer_size(out.w, c);
+    sink = arm_avgpool_s8(&ctx, &p, &in, input, &f, &out, output);
+  }
+}
+
+static void elementwise_add(int n) {
+  /* TFLite's int8 ADD parameters: left shift 20, both inputs rescaled by 2^30 >> 1. */
+  sink = arm_elementwise_add_s8(input, input2, 128, 1 << 30, -1, 128, 1 << 30, -1, 20, output, -128,
+                                1 << 30, -19, -128, 127, n);
+}
+
 static void workload(void) {
 #if WORKLOAD == 1
   conv(16, 16, 16, 16, 3, 1);
@@ -94,8 +117,14 @@ static void workload(void) {
   conv(12, 12, 20, 50, 5, 0);
   fully_connected(800, 500);
   fully_connected(500, 10);
+#elif WORKLOAD == 6
+  pool(16, 16, 32, 2, 1);
+#elif WORKLOAD == 7
+  elementwise_add(16 * 16 * 32);
+#elif WORKLOAD == 8
+  pool(16, 16, 32, 2, 0);
 #else
-#error "WORKLOAD must be 1..5"
+#error "WORKLOAD must be 1..8"
 #endif
 }
 

@@ -4,7 +4,9 @@
 For each core (QEMU machine in CORES) and each workload of bench/cost/cmsis_kernels.c, the script builds
 CMSIS-NN for the core (../shared/third_party/build-cmsis-nn.sh), links the workload into a bare firmware
 twice (REPS=0 and REPS=N), runs both under qemu-system-arm with the instruction-counting plugin
-(../shared/tools/qemu-insncount) and records (count(N) - count(0)) / N instructions per call and per MAC.
+(../shared/tools/qemu-insncount) and records (count(N) - count(0)) / N instructions per call and per MAC;
+for the layers without MACs (arm_max_pool_s8, arm_avgpool_s8, arm_elementwise_add_s8), per output
+element.
 
 The LeNet workload (AN13001's four timed layers) turns instructions into cycles where a published timing
 exists: cycles per instruction = published cycles of LeNet's CMSIS-NN inference (RT1060: 10 ms at 600 MHz;
@@ -38,13 +40,18 @@ CORES = {
     # SSE-300: ITCM 512 KB (Secure alias 0x10000000), DTCM 512 KB (Secure alias 0x30000000).
     "cortex-m55": ("mps3-an547", "-mcpu=cortex-m55 -mfloat-abi=hard", 0x10000000, 0x80000, 0x30000000, 0x80000),
 }
-# workload -> (name, MACs per call)
+# workload -> (name, MACs per call); ELEMENT_WORKLOADS -> (name, output elements per call).
 WORKLOADS = {
     1: ("conv 3x3, 16x16x16 -> 16", 16 * 16 * 16 * 9 * 16),
     2: ("conv 1x1, 16x16x32 -> 32", 16 * 16 * 32 * 32),
     3: ("depthwise 3x3, 16x16x32", 16 * 16 * 32 * 9),
     4: ("fully connected 256 -> 64", 256 * 64),
     5: ("LeNet conv1+conv2+fc1+fc2", 288000 + 1600000 + 400000 + 5000),
+}
+ELEMENT_WORKLOADS = {
+    6: ("max pool 2x2, 16x16x32", 15 * 15 * 32),
+    7: ("elementwise add 16x16x32", 16 * 16 * 32),
+    8: ("average pool 2x2, 16x16x32", 15 * 15 * 32),
 }
 REPS = 4
 # Published LeNet int8 CMSIS-NN timings (AN13001): core -> (part, ms, MHz, where).
@@ -141,7 +148,8 @@ def main():
             print(f"{core}: CMSIS-NN build failed: {e}", file=sys.stderr)
             continue
         rows = {}
-        for w, (name, macs) in WORKLOADS.items():
+        for w, (name, n) in list(WORKLOADS.items()) + list(ELEMENT_WORKLOADS.items()):
+            per = "element" if w in ELEMENT_WORKLOADS else "mac"
             try:
                 empty = count(args.work, core, w, 0, lib, so)
                 full = count(args.work, core, w, REPS, lib, so)
@@ -150,8 +158,8 @@ def main():
                 rows[name] = {"error": str(e)[-200:]}
                 continue
             per_call = (full - empty) / REPS
-            rows[name] = {"macs": macs, "instructions": round(per_call), "instructions_per_mac": round(per_call / macs, 3)}
-            print(f"{core:11} {name:28} {per_call:12.0f} insns  {per_call / macs:6.3f} /MAC", flush=True)
+            rows[name] = {per + "s": n, "instructions": round(per_call), f"instructions_per_{per}": round(per_call / n, 3)}
+            print(f"{core:11} {name:28} {per_call:12.0f} insns  {per_call / n:6.3f} /{per}", flush=True)
         entry = {"machine": CORES[core][0], "workloads": rows}
         lenet = rows.get(WORKLOADS[5][0], {})
         if core in PUBLISHED and "instructions" in lenet:

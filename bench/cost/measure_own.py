@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""measure_own: instructions per MAC of bundlefit's own kernels, float and int8, on each Cortex-M core (issue 21).
+"""measure_own: instructions per MAC and per output element of bundlefit's own kernels, float and int8, on each Cortex-M core (issue 21).
 
 measure_cmsis.py counts the real CMSIS-NN; this counts what bundlefit itself generates, on the same
 workloads (the shapes of bench/cost/cmsis_kernels.c): one-layer ONNX models compiled with
@@ -8,8 +8,15 @@ workloads (the shapes of bench/cost/cmsis_kernels.c): one-layer ONNX models comp
 ../shared/tools/qemu-insncount on 1 and on 5 samples; (count(5) - count(1)) / 4 is one inference,
 the firmware's start-up and I/O cancel out. Divided by the layer's MACs: instructions per MAC.
 
+Layers without MACs (elementwise Add, Transpose, MaxPool 2x2, Relu) are measured per output element. One such
+layer costs about what the int8 model's quantize of its float input and dequantize of its output cost,
+so each element workload is counted as a chain of two layers and of one layer (same shapes, so the I/O
+is the same): the difference is one layer from its input activation to its output activation, divided
+by the layer's output elements. apply_measured.py turns these into each library's cycles_per_element.
+
 bench/cost/apply_measured.py turns these into the portable_float and portable_int8 figures of every
-part without a published timing (x the core's cycles per instruction, as for CMSIS-NN).
+part without a published timing (x the core's cycles per instruction, as for CMSIS-NN), per MAC and
+per element.
 
 Writes bench/results/own_insns.json (with the git commit) and prints a table. Needs arm-none-eabi-gcc,
 qemu-system-arm and python3-onnx.
@@ -64,6 +71,58 @@ def fc_model(name, n_in, n_out):
     return graph, [1, n_in], n_in * n_out
 
 
+def element_chain(name, shape, layers, make_node, prefix=None):
+    """`layers` element-bound nodes in a chain on a `shape` input whose output has the same shape,
+    after a `prefix` node (x -> "p") when given."""
+    nodes, x = ([prefix("x", "p")], "p") if prefix else ([], "x")
+    for i in range(layers):
+        y = "y" if i == layers - 1 else f"t{i}"
+        nodes.append(make_node(i, x, y))
+        x = y
+    return helper.make_graph(nodes, f"{name}{layers}",
+                             [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                             [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+
+
+def add_model(layers):
+    """Elementwise Add of two activations, 1 x 32 x 16 x 16: the chain's value and the input (the
+    first layer adds the input to itself). int8 Add needs both operands activations."""
+    return element_chain("add", [1, 32, 16, 16], layers,
+                         lambda i, x, y: helper.make_node("Add", [x, "x"], [y]))
+
+
+def transpose_model(layers):
+    """Transposes NCHW <-> NHWC in turn; an even chain returns to the input's shape (16 x 32 x 16).
+    A Transpose runs in int8 only on an int8 producer's output, so an Add comes first."""
+    perms = ([0, 2, 3, 1], [0, 3, 1, 2])
+    return element_chain("transpose", [1, 16, 32, 16], layers,
+                         lambda i, x, y: helper.make_node("Transpose", [x], [y], perm=perms[i % 2]),
+                         prefix=lambda x, y: helper.make_node("Add", [x, x], [y]))
+
+
+def maxpool_model(layers):
+    """MaxPool 2x2, stride 1, padded at the end so the shape stays 1 x 32 x 16 x 16 (4 reads per
+    output; the kernel is the same loop for any stride and padding)."""
+    return element_chain("maxpool", [1, 32, 16, 16], layers,
+                         lambda i, x, y: helper.make_node("MaxPool", [x], [y], kernel_shape=[2, 2],
+                                                          strides=[1, 1], pads=[0, 0, 1, 1]))
+
+
+def relu_model(layers):
+    """Relu on 1 x 32 x 16 x 16 (standalone where it follows an Add, as in ResNet-8)."""
+    return element_chain("relu", [1, 32, 16, 16], layers, lambda i, x, y: helper.make_node("Relu", [x], [y]))
+
+
+# Element workloads: name -> (model of n layers, layers of the shorter chain, layers the longer adds,
+# output elements per layer). The Transpose chains are 2 and 4 layers long (both end in the input's
+# layout); their difference is two layers.
+ELEMENT_WORKLOADS = {
+    "add 16x16x32": (add_model, 1, 1, 32 * 16 * 16),
+    "transpose 16x32x16": (transpose_model, 2, 2, 16 * 32 * 16),
+    "maxpool 2x2, 16x16x32": (maxpool_model, 1, 1, 32 * 16 * 16),
+    "relu 16x16x32": (relu_model, 1, 1, 32 * 16 * 16),
+}
+
 # The names are measure_cmsis.py's, so apply_measured.py reads both tables alike.
 WORKLOADS = {
     "conv 3x3, 16x16x16 -> 16": lambda: conv_model("conv3x3", 16, 16, 16, 3),
@@ -94,8 +153,8 @@ def count_of(log):
     raise RuntimeError("no insncount in " + text[-300:])
 
 
-def measure(bundlefit, env, log, work, model, shape, macs, core, int8):
-    """Instructions per MAC of one workload on one core."""
+def measure(bundlefit, env, log, work, model, shape, core, int8):
+    """Instructions of one inference of `model` on one core."""
     rng = np.random.default_rng(3)
     one = rng.uniform(-1, 1, shape).astype(np.float32)
     inputs = {1: os.path.join(work, "x1.npy"), SAMPLES: os.path.join(work, "x5.npy")}
@@ -112,8 +171,7 @@ def measure(bundlefit, env, log, work, model, shape, macs, core, int8):
         run([bundlefit, "-q", "run", model, "--target", core, "--input", path,
              "--output-dir", os.path.join(work, "out")] + extra, env=env)
         counts[samples] = count_of(log)
-    per_inference = (counts[SAMPLES] - counts[1]) / (SAMPLES - 1)
-    return per_inference / macs
+    return (counts[SAMPLES] - counts[1]) / (SAMPLES - 1)
 
 
 def main():
@@ -131,26 +189,45 @@ def main():
     run(["gcc", "-shared", "-fPIC", "-O2", "-o", plugin, plugin_source])
     wrapper, log = counting_qemu(plugin, work)
     env = dict(os.environ, BUNDLEFIT_QEMU_ARM=wrapper)
+    def save(graph):
+        path = os.path.join(work, graph.name + ".onnx")
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+        return path
+
     models = {}
     for name, make in WORKLOADS.items():
         graph, shape, macs = make()
-        path = os.path.join(work, graph.name + ".onnx")
-        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
-        models[name] = (path, shape, macs)
-    result = {"schema": "bundlefit.own-insns/1", "commit": git_commit(), "samples": SAMPLES,
-              "unit": "guest instructions per MAC, bundlefit's own kernels at --memory-opt 0", "cores": {}}
-    print(f"{'core':<12}{'workload':<28}{'MACs':>9}{'float':>9}{'int8':>9}  insns/MAC")
+        models[name] = (save(graph), shape, macs)
+    chains = {}
+    for name, (make, short, extra, elements) in ELEMENT_WORKLOADS.items():
+        graph = make(short)
+        shape = [d.dim_value for d in graph.input[0].type.tensor_type.shape.dim]
+        chains[name] = (save(graph), save(make(short + extra)), shape, extra * elements)
+    result = {"schema": "bundlefit.own-insns/2", "commit": git_commit(), "samples": SAMPLES,
+              "unit": "guest instructions per MAC (workloads) and per output element (element_workloads), "
+                      "bundlefit's own kernels at --memory-opt 0", "cores": {}}
+    print(f"{'core':<12}{'workload':<28}{'MACs/elts':>9}{'float':>9}{'int8':>9}  insns/MAC")
     for core in args.cores.split(","):
         workloads = {}
         for name, (path, shape, macs) in models.items():
             row = {"macs": macs}
             for kind, int8 in (("float", False), ("int8", True)):
                 row[kind + "_instructions_per_mac"] = round(
-                    measure(args.bundlefit, env, log, work, path, shape, macs, core, int8), 3)
+                    measure(args.bundlefit, env, log, work, path, shape, core, int8) / macs, 3)
             workloads[name] = row
             print(f"{core:<12}{name:<28}{macs:>9,}{row['float_instructions_per_mac']:>9.3f}"
                   f"{row['int8_instructions_per_mac']:>9.3f}", flush=True)
-        result["cores"][core] = {"workloads": workloads}
+        elements = {}
+        for name, (short, long, shape, count) in chains.items():
+            row = {"elements": count}
+            for kind, int8 in (("float", False), ("int8", True)):
+                longer = measure(args.bundlefit, env, log, work, long, shape, core, int8)
+                shorter = measure(args.bundlefit, env, log, work, short, shape, core, int8)
+                row[kind + "_instructions_per_element"] = round((longer - shorter) / count, 3)
+            elements[name] = row
+            print(f"{core:<12}{name:<28}{count:>9,}{row['float_instructions_per_element']:>9.3f}"
+                  f"{row['int8_instructions_per_element']:>9.3f}  insns/element", flush=True)
+        result["cores"][core] = {"workloads": workloads, "element_workloads": elements}
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2)
         f.write("\n")

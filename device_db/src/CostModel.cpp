@@ -48,8 +48,11 @@ TimePrediction predictTime(const Device &device, const ModelFootprint &footprint
     time.library = library.key;
     time.provenance = library.provenance;
     time.provenanceFrom = library.provenanceFrom;
-    time.computeCycles = double(layer.macs) * cyclesPerMac(library, layer.cls) +
-                         double(layer.outputElements) * library.cyclesPerElement +
+    // A layer with MACs pays per MAC only: the per-MAC figures are whole-layer
+    // counts over MACs, so they include each output's bias, requantize and store.
+    double elementCycles =
+        layer.macs == 0 ? double(layer.outputElements) * library.cyclesPerElement : 0.0;
+    time.computeCycles = double(layer.macs) * cyclesPerMac(library, layer.cls) + elementCycles +
                          library.layerOverheadCycles;
     for (int w : layer.weights)
       time.memoryCycles += fetchCycles(w < int(weightRegion.size()) ? weightRegion[w] : nullptr,

@@ -2,7 +2,7 @@
 //
 // Per layer, on the core its kernel library runs on:
 //   cycles = MACs x cycles_per_mac(library, layer class)
-//          + output elements x cycles_per_element(library)
+//          + output elements x cycles_per_element(library)   (layers without MACs)
 //          + layer_overhead_cycles(library)
 //          + weight bytes fetched x read_cycles_per_byte(region holding them)
 //          + activation bytes touched x read_cycles_per_byte(activation region)

@@ -80,7 +80,7 @@ struct KernelLibrary {
   double cyclesPerMac = 0;
   double fcCyclesPerMac = 0;        ///< 0: same as cyclesPerMac.
   double depthwiseCyclesPerMac = 0; ///< 0: same as cyclesPerMac.
-  double cyclesPerElement = 0;
+  double cyclesPerElement = 0;      ///< Per output element of a layer without MACs.
   double layerOverheadCycles = 0;
   std::vector<std::string> ops; ///< Empty: every op.
   bool calibrated = false;
