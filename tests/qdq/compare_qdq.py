@@ -15,14 +15,14 @@ Exit 77 (CTest SKIP) when onnxruntime-node is not installed or, with
 import argparse
 import glob
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 
-SKIP = 77
+from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime, run_bundle,
+                            run_onnxruntime)
 
 # Largest |bundle - onnxruntime| allowed, in LSBs of the output scale: the
 # issue's goal, 1 LSB on every element of every model. Pre-quantized Conv and
@@ -72,10 +72,9 @@ def main():
                          "does (half to even), the output dequantized here")
     args = ap.parse_args()
     args.ort_module_dir = os.path.abspath(args.ort_module_dir)  # node resolves it from ort_run.js
-    here = os.path.dirname(os.path.abspath(__file__))
-    if not os.path.isdir(os.path.join(args.ort_module_dir, "node_modules", "onnxruntime-node")):
-        print(f"SKIP: onnxruntime-node is not installed in {args.ort_module_dir} "
-              "(cd bench/codegen && ONNXRUNTIME_NODE_INSTALL=skip npm ci)")
+    missing = missing_onnxruntime(args.ort_module_dir)
+    if missing:
+        print(missing)
         return SKIP
     models = sorted(glob.glob(os.path.join(args.models, "*_q[do][qp]_*.onnx")))
     if not models:
@@ -96,22 +95,17 @@ def main():
             os.makedirs(args.work, exist_ok=True)
             np.save(bundle_in, np.clip(np.round(x / np.float32(in_scale)) + in_zp, -128,
                                        127).astype(np.int8))
-        cmd = [args.bundlefit, "run", path, "--input", bundle_in, "--output-dir", outdir, "-q"]
-        if args.keep_int8_io:
-            cmd.append("--keep-int8-io")
-        if args.target != "host":
-            cmd += ["--target", args.target]
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        if run.returncode == 7 and args.target != "host":
-            print(f"SKIP: {args.target} not runnable here: {run.stderr.strip()}")
+        try:
+            ours, stderr = run_bundle(args.bundlefit, path, bundle_in, outdir, args.target,
+                                      ["--keep-int8-io"] if args.keep_int8_io else [])
+        except TargetUnavailable as e:
+            print(e)
             return SKIP
-        if run.returncode != 0:
-            print(f"{name}: bundlefit run failed ({run.returncode}): {run.stderr.strip()}")
+        except RuntimeError as e:
+            print(f"{name}: {e}")
             failed += 1
             continue
-        warnings = [l for l in run.stderr.splitlines() if l.startswith("warning:")]
-        outs = glob.glob(os.path.join(outdir, "*.npy"))
-        ours = np.load(outs[0])
+        warnings = [l for l in stderr.splitlines() if l.startswith("warning:")]
         if args.keep_int8_io:
             if ours.dtype != np.int8:
                 print(f"{name}: --keep-int8-io output is {ours.dtype}, not int8")
@@ -119,14 +113,14 @@ def main():
                 continue
             ours = (ours.astype(np.float64) - out_zp) * out_scale
         ours = ours.astype(np.float64)
-        raw = os.path.join(args.work, name + ".ort.raw")
-        ort = subprocess.run(["node", os.path.join(here, "ort_run.js"), args.ort_module_dir, path,
-                              npy, raw], capture_output=True, text=True)
-        if ort.returncode != 0:
-            print(f"{name}: onnxruntime failed: {ort.stderr.strip()}")
+        try:
+            ref = run_onnxruntime(args.ort_module_dir, path, npy,
+                                  os.path.join(args.work, name + ".ort.raw"))
+        except RuntimeError as e:
+            print(f"{name}: {e}")
             failed += 1
             continue
-        ref = np.fromfile(raw, dtype=np.float32).astype(np.float64).reshape(ours.shape)
+        ref = ref.astype(np.float64).reshape(ours.shape)
         lsb = np.abs(ours - ref) / out_scale
         worst = float(lsb.max())
         worst_overall = max(worst_overall, worst)

@@ -15,12 +15,11 @@ Exit 77 (CTest SKIP) when the images or the QDQ models are missing or, with
 import argparse
 import glob
 import os
-import subprocess
 import sys
 
 import numpy as np
 
-SKIP = 77
+from reference_runs import SKIP, TargetUnavailable, run_bundle
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "models", "fashion_mnist")
 
@@ -28,17 +27,14 @@ DATA = os.path.join(HERE, "..", "models", "fashion_mnist")
 def top1(bundlefit, model, images, labels, outdir, target):
     """Correct answers of `bundlefit run` on all images, or None when the
     target cannot run here."""
-    cmd = [bundlefit, "run", model, "--input", images, "--output-dir", outdir, "-q"]
-    if target != "host":
-        cmd += ["--target", target]
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    if run.returncode == 7 and target != "host":
-        print(f"SKIP: {target} not runnable here: {run.stderr.strip()}")
+    try:
+        logits, _ = run_bundle(bundlefit, model, images, outdir, target)
+    except TargetUnavailable as e:
+        print(e)
         return None
-    if run.returncode != 0:
-        raise SystemExit(f"{model}: bundlefit run failed ({run.returncode}): {run.stderr.strip()}")
-    logits = np.load(glob.glob(os.path.join(outdir, "*.npy"))[0]).reshape(len(labels), -1)
-    return int((logits.argmax(axis=1) == labels).sum())
+    except RuntimeError as e:
+        raise SystemExit(f"{model}: {e}")
+    return int((logits.reshape(len(labels), -1).argmax(axis=1) == labels).sum())
 
 
 def main():

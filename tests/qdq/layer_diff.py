@@ -14,12 +14,13 @@ graph output would stop onnxruntime from fusing the DequantizeLinear away).
 """
 import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+
+from reference_runs import TargetUnavailable, run_bundle, run_onnxruntime
 
 
 def cut(model, q_node):
@@ -48,7 +49,6 @@ def main():
         ap.add_argument(a)
     ap.add_argument("--target", default="host")
     args = ap.parse_args()
-    here = os.path.dirname(os.path.abspath(__file__))
     os.makedirs(args.work, exist_ok=True)
     model = onnx.load(args.model)
     inp = model.graph.input[0].name
@@ -58,22 +58,14 @@ def main():
         m, scale = cut(model, q)
         base = os.path.join(args.work, q.input[0])
         onnx.save(m, base + ".onnx")
-        cmd = [args.bundlefit, "run", base + ".onnx", "--input", args.input, "--output-dir",
-               base + ".out", "-q"]
-        if args.target != "host":
-            cmd += ["--target", args.target]
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        if run.returncode:
-            print(f"{q.input[0]}: bundlefit failed: {run.stderr.strip()}")
+        try:
+            ours, _ = run_bundle(args.bundlefit, base + ".onnx", args.input, base + ".out",
+                                 args.target)
+            ref = run_onnxruntime(args.ort_module_dir, base + ".onnx", args.input,
+                                  base + ".ort.raw").reshape(ours.shape)
+        except (RuntimeError, TargetUnavailable) as e:
+            print(f"{q.input[0]}: {e}")
             continue
-        ours = np.load(os.path.join(base + ".out", os.listdir(base + ".out")[0]))
-        ort = subprocess.run(["node", os.path.join(here, "ort_run.js"),
-                              os.path.abspath(args.ort_module_dir), base + ".onnx", args.input,
-                              base + ".ort.raw"], capture_output=True, text=True)
-        if ort.returncode:
-            print(f"{q.input[0]}: onnxruntime failed: {ort.stderr.strip()}")
-            continue
-        ref = np.fromfile(base + ".ort.raw", np.float32).reshape(ours.shape)
         lsb = np.abs(ours.astype(np.float64) - ref) / scale
         print(f"{q.input[0]:24s} max {lsb.max():.3f} LSB, {int((lsb > 0.5).sum())} of {lsb.size} "
               "differ")

@@ -16,16 +16,16 @@ on the same input; every output element must agree within 1e-4 absolute +
 Exit 77 (CTest SKIP) without onnxruntime-node or a runnable target.
 """
 import argparse
-import glob
 import os
-import subprocess
 import sys
 import zlib
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper, save
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qdq"))
+from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime,  # noqa: E402
+                            run_bundle, run_onnxruntime)
 
 
 def recurrent_model(name, op, hidden, seq, batch, inp, output_index, direction="forward",
@@ -99,12 +99,10 @@ def main():
     ap.add_argument("ort_module_dir")
     ap.add_argument("--target", default="host")
     args = ap.parse_args()
-    ort_dir = os.path.abspath(args.ort_module_dir)
-    if not os.path.isdir(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
-        print(f"SKIP: onnxruntime-node is not installed in {ort_dir} "
-              "(cd bench/codegen && ONNXRUNTIME_NODE_INSTALL=skip npm ci)")
+    missing = missing_onnxruntime(args.ort_module_dir)
+    if missing:
+        print(missing)
         return SKIP
-    ort_run = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qdq", "ort_run.js")
     os.makedirs(args.work, exist_ok=True)
     failed = 0
     for name, op, spec in CASES:
@@ -114,26 +112,18 @@ def main():
         save(model, path)
         np.save(npy, x)
         outdir = os.path.join(args.work, name + "." + args.target)
-        cmd = [args.bundlefit, "run", path, "--input", npy, "--output-dir", outdir, "-q"]
-        if args.target != "host":
-            cmd += ["--target", args.target]
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        if run.returncode == 7 and args.target != "host":
-            print(f"SKIP: {args.target} not runnable here: {run.stderr.strip()}")
+        try:
+            ours, _ = run_bundle(args.bundlefit, path, npy, outdir, args.target)
+            ref = run_onnxruntime(args.ort_module_dir, path, npy,
+                                  os.path.join(args.work, name + ".ort.raw"), whole=True)
+        except TargetUnavailable as e:
+            print(e)
             return SKIP
-        if run.returncode != 0:
-            print(f"{name}: bundlefit run failed ({run.returncode}): {run.stderr.strip()}")
+        except RuntimeError as e:
+            print(f"{name}: {e}")
             failed += 1
             continue
-        ours = np.load(glob.glob(os.path.join(outdir, "*.npy"))[0]).astype(np.float64)
-        raw = os.path.join(args.work, name + ".ort.raw")
-        ort = subprocess.run(["node", ort_run, ort_dir, path, npy, raw, "--whole"],
-                             capture_output=True, text=True)
-        if ort.returncode != 0:
-            print(f"{name}: onnxruntime failed: {ort.stderr.strip()}")
-            failed += 1
-            continue
-        ref = np.fromfile(raw, dtype=np.float32).astype(np.float64)
+        ours, ref = ours.astype(np.float64), ref.astype(np.float64)
         if ref.size != ours.size:
             print(f"{name}: {ours.size} values, onnxruntime has {ref.size}")
             failed += 1
