@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "Command.h"
 #include "FitReportSupport.h"
-#include "Progress.h"
 #include "QuantOptions.h"
 #include "ReportSupport.h"
 

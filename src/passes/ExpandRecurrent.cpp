@@ -35,7 +35,6 @@ public:
     last_ = created;
     return created->output();
   }
-  Node &lastNode() { return *last_; }
 
   /// An int64 (or int32) constant: a vector, or with `scalar` one value.
   Value *ints(const std::vector<int64_t> &values, bool scalar = false, DType dtype = DType::Int64) {
