@@ -99,15 +99,133 @@ Outcome solveWindow(const Items &items, const ItemsByTime &index, std::vector<ui
 uint64_t endOf(const Items &items, const std::vector<uint64_t> &offsets, int i) {
   return offsets[i] + items.items[i].size;
 }
+
+// The lowest offset at which item i meets no item of `placed` standing
+// (moving[j] == 0) in time and space.
+uint64_t lowestFit(const Items &items, const ItemsByTime &index,
+                   const std::vector<uint64_t> &offsets, const std::vector<char> &moving, int i) {
+  const Item &it = items.items[i];
+  std::vector<std::pair<uint64_t, uint64_t>> taken; // [offset, end)
+  index.forEachMeeting(it.cfirst, it.clast, [&](int j) {
+    if (j != i && !moving[j])
+      taken.push_back({offsets[j], endOf(items, offsets, j)});
+  });
+  std::sort(taken.begin(), taken.end());
+  uint64_t at = 0;
+  for (const auto &[lo, hi] : taken) {
+    if (at + it.size <= lo)
+      break;
+    at = std::max(at, alignUp(hi, it.alignment));
+  }
+  return at;
+}
+
+// Whether item i, where it is, overlaps an item standing (moving[j] == 0).
+bool collides(const Items &items, const ItemsByTime &index, const std::vector<uint64_t> &offsets,
+              const std::vector<char> &moving, int i) {
+  bool hit = false;
+  index.forEachMeeting(items.items[i].cfirst, items.items[i].clast, [&](int j) {
+    hit |= j != i && !moving[j] && offsets[j] < endOf(items, offsets, i) &&
+           offsets[i] < endOf(items, offsets, j);
+  });
+  return hit;
+}
+
+// The other way to solve a window when its obstacles are in the way: place
+// the items inside it afresh with nothing fixed, then put back each item
+// that crosses its edges (largest first), where it was unless it now
+// collides, else at its lowest fit. An obstacle left where the greedy pass
+// put it can split the arena for the rest of the window: on 10^5
+// network-like buffers (seed 1) the window around the peak step cannot
+// reach the bound around its obstacles, while its items alone reach it in
+// one dive. Kept only when everything ends at or below the target; else
+// `stuck` grows to the lifetimes of the items put back too high, which the
+// next window frees.
+Outcome solveWindowFree(const Items &items, const ItemsByTime &index,
+                        std::vector<uint64_t> &offsets, Window w, uint64_t target,
+                        SearchBudget &budget, std::vector<char> &moving, Window &stuck) {
+  Items local;
+  local.numSteps = w.hi - w.lo + 1;
+  std::vector<int> inside, crossing;
+  for (int i : index.meeting(w.lo, w.hi)) {
+    const Item &it = items.items[i];
+    if (it.cfirst >= w.lo && it.clast <= w.hi) {
+      Item shifted = it;
+      shifted.cfirst -= w.lo;
+      shifted.clast -= w.lo;
+      local.items.push_back(shifted);
+      inside.push_back(i);
+    } else {
+      crossing.push_back(i);
+    }
+  }
+  SearchBudget own = budget;
+  own.nodesLeft =
+      std::min<uint64_t>(budget.nodesLeft, kNodesPerItem * std::max<size_t>(inside.size(), 64));
+  own.nodesUsed = 0;
+  std::vector<uint64_t> placed;
+  Outcome result = searchCapacity(local, target, own, placed);
+  budget.nodesLeft -= own.nodesUsed;
+  budget.nodesUsed += own.nodesUsed;
+  budget.timedOut = own.timedOut;
+  if (result != Outcome::Found)
+    return own.timedOut || budget.nodesLeft == 0 ? Outcome::OutOfBudget : Outcome::Unsolved;
+  std::vector<uint64_t> saved;
+  for (int i : inside)
+    saved.push_back(offsets[i]);
+  for (int i : crossing)
+    saved.push_back(offsets[i]);
+  for (size_t k = 0; k < inside.size(); ++k)
+    offsets[inside[k]] = placed[k];
+  // Two ways to put the crossing items back, largest first: each where it
+  // was unless it now collides (it fitted the outside there), or each at
+  // its lowest fit.
+  std::vector<int> largestFirst = crossing;
+  std::stable_sort(largestFirst.begin(), largestFirst.end(),
+                   [&](int a, int b) { return items.items[a].size > items.items[b].size; });
+  bool fits = false;
+  for (int attempt = 0; attempt < 2 && !fits; ++attempt) {
+    for (size_t k = 0; k < crossing.size(); ++k) {
+      offsets[crossing[k]] = saved[inside.size() + k];
+      moving[crossing[k]] = 1;
+    }
+    if (attempt == 0)
+      for (int i : crossing)
+        moving[i] = collides(items, index, offsets, moving, i) ? 1 : 0;
+    fits = true;
+    for (int i : largestFirst) {
+      if (!moving[i])
+        continue;
+      offsets[i] = lowestFit(items, index, offsets, moving, i);
+      moving[i] = 0;
+      if (endOf(items, offsets, i) > target) {
+        fits = false;
+        if (attempt == 1) {
+          stuck.lo = std::min(stuck.lo, items.items[i].cfirst);
+          stuck.hi = std::max(stuck.hi, items.items[i].clast);
+        }
+      }
+    }
+  }
+  if (fits)
+    return Outcome::Found;
+  size_t k = 0;
+  for (int i : inside)
+    offsets[i] = saved[k++];
+  for (int i : crossing)
+    offsets[i] = saved[k++];
+  return Outcome::Unsolved;
+}
 } // namespace
 
 Outcome repairByWindows(const Items &items, std::vector<uint64_t> &offsets, uint64_t target,
                         SearchBudget &budget) {
   ItemsByTime index(items);
+  std::vector<char> moving(items.items.size(), 0); // Items being put back.
   // The items too high, highest end first (the first such on a tie): each
   // anchors a window unless an earlier window already brought it down. A
-  // solved window leaves its items at or below the target and moves no
-  // other, so the list, made once, stays in order (a scan of the whole
+  // solved window leaves its items, and any crossing item it put back, at
+  // or below the target, so the list, made once, stays in order (a scan of the whole
   // section per window cost O(items) each).
   std::vector<int> above;
   for (size_t i = 0; i < items.items.size(); ++i)
@@ -123,6 +241,9 @@ Outcome repairByWindows(const Items &items, std::vector<uint64_t> &offsets, uint
     while (true) {
       size_t freeItems = 0;
       Outcome result = solveWindow(items, index, offsets, w, target, budget, freeItems);
+      Window stuck{w.lo, w.hi};
+      if (result == Outcome::Unsolved)
+        result = solveWindowFree(items, index, offsets, w, target, budget, moving, stuck);
       if (result == Outcome::Found)
         break;
       if (result == Outcome::OutOfBudget)
@@ -131,6 +252,12 @@ Outcome repairByWindows(const Items &items, std::vector<uint64_t> &offsets, uint
       // would cost as much to fail again).
       size_t wider = freeItems;
       Window next = w;
+      if (stuck.lo < w.lo || stuck.hi > w.hi) {
+        // The free solve fitted except for some crossing items: free
+        // those too.
+        next = stuck;
+        wider = itemsInside(items, index, next);
+      }
       while (wider < 2 * std::max<size_t>(freeItems, 32)) {
         Window grown = grow(items, index, next);
         if (grown.lo == next.lo && grown.hi == next.hi)

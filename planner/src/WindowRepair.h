@@ -5,7 +5,8 @@
 // bytes are live. So the items that end above the target are repaired one
 // time window at a time: the items living inside the window are placed
 // afresh by the exact search, around the items that cross its edges, which
-// stay where they are (obstacles). A window that cannot be solved grows to
+// stay where they are (obstacles), or, when those are in the way, are put
+// back around the window's new placement. A window that cannot be solved grows to
 // the lifetimes of everything live in it, up to the whole section.
 //
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 
 #include "ExactSearch.h"
 #include "Items.h"
+#include "WindowRepair.h"
 #include "bundlefit/planner/formats/NetworkLike.h"
 
 #include <chrono>
@@ -88,4 +89,27 @@ TEST_CASE("a section of 10,000 buffers is searched whole, reaching and proving i
   Plan greedy = planBestGreedy(p);
   REQUIRE(greedy.arenaSize > greedy.lowerBound);
   CHECK(requireOptimalAtBound(p).algorithm == "exact");
+}
+
+TEST_CASE("a window whose obstacle is in the way is solved without it, the obstacle put back") {
+  // Step 1 holds 4 bytes: O (1 byte, steps 0-1, left where a greedy pass
+  // put it, at 1) splits it, so A (3 bytes, steps 1-2) ends at 5. Around O
+  // as an obstacle, A's window [1, 2] has no place under 4; placed alone A
+  // goes to 0, and O, put back at its lowest fit, to 3.
+  detail::Items items;
+  items.numSteps = 3;
+  detail::Item o, a;
+  o.size = 1;
+  o.first = o.cfirst = 0;
+  o.last = o.clast = 1;
+  a.size = 3;
+  a.first = a.cfirst = 1;
+  a.last = a.clast = 2;
+  items.items = {o, a};
+  std::vector<uint64_t> offsets = {1, 2};
+  detail::SearchBudget budget;
+  budget.nodesLeft = 1000;
+  budget.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  REQUIRE(detail::repairByWindows(items, offsets, 4, budget) == detail::Outcome::Found);
+  CHECK(offsets == std::vector<uint64_t>{3, 0});
 }
