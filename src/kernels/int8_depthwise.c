@@ -42,7 +42,8 @@ BF_I8_INLINE int32_t bf_dw_mulhi_r(int32_t a, int32_t b) {
  *  - rdbpot(t, e), e >= 1: with t = q 2^e + rem, the reference adds 1 to q
  *    when rem > 2^(e-1) - 1 + [t < 0], which is floor((t + 2^(e-1) - [t < 0]) /
  *    2^e); outputOffset * 2^e joins the constant (exact: a multiple of 2^e).
- * Returns 0 when the channel does not qualify (e = 0, or a bound fails). */
+ * Returns 0 when the channel does not qualify (e = 0, or a bound fails);
+ * the caller checks mult > 0 (bf_dw_scale). */
 BF_I8_INLINE int32_t bf_dw_requant_setup(bf_dw_rq *q, int32_t mult, int32_t shift,
                                          int32_t outputOffset, int32_t actMin, int32_t actMax,
                                          uint32_t absBias, uint32_t tapBound) {
@@ -67,10 +68,12 @@ BF_I8_INLINE int32_t bf_dw_requant_setup(bf_dw_rq *q, int32_t mult, int32_t shif
   return 1;
 }
 
-/* (mulhi_r(acc, mult) + add + sign) >> e: bf_i8_requantize + outputOffset. */
+/* (mulhi_r(acc, mult) + add - [acc < 0]) >> e: bf_i8_requantize +
+ * outputOffset. With mult > 0, t = mulhi_r(acc, mult) < 0 only if acc < 0,
+ * and where acc < 0 but t = 0 both signs give (add - 1) >> e = outputOffset
+ * (add = 2^(e-1) + outputOffset 2^e), so acc's sign can stand for t's. */
 BF_I8_INLINE int32_t bf_dw_scale(int32_t acc, const bf_dw_rq *q) {
-  const int32_t t = bf_dw_mulhi_r(acc, q->mult);
-  return (t + q->add + (t >> 31)) >> q->e;
+  return (bf_dw_mulhi_r(acc, q->mult) + q->add + (acc >> 31)) >> q->e;
 }
 
 BF_I8_INLINE int8_t bf_dw_requant(int32_t acc, const bf_dw_rq *q) {
@@ -356,7 +359,8 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
       int8_t *o = out + ((int64_t)n * M + m) * outPlane;
       const int32_t b = bf_i8_bias(m, bias, bias8, biasMult, biasShift, quantFlags);
       const int8_t *wk = w + (int64_t)m * 9;
-      if (bf_dw3_plane_shared(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, strideW == 2,
+      if (outMult[k] > 0 &&
+          bf_dw3_plane_shared(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, strideW == 2,
                               inputOffset, outputOffset, outMult[k], outShift[k], actMin, actMax))
         continue;
       /* This channel's numbers exceed the fast path's bounds: the exact
