@@ -232,14 +232,31 @@ BF_I8_INLINE void bf_dw3_row_same(int8_t *o, const int8_t *r0, const int8_t *r1,
               A0, A1, A2, C0, C1, C2, b, q, 0);
 }
 
+/* bf_dw3_row_same for W = OW = 3 (MobileNet's last planes): each row's 3
+ * bytes as one word, read byte by byte (a 4-byte load would leave the row,
+ * and past the last one the tensor); pairs (0, 1) and (1, 2). */
+BF_I8_INLINE uint32_t bf_dw_load3(const int8_t *r) {
+  return (uint8_t)r[0] | (uint32_t)(uint8_t)r[1] << 8 | (uint32_t)(uint8_t)r[2] << 16;
+}
+BF_I8_INLINE void bf_dw3_row_same3(int8_t *o, const int8_t *r0, const int8_t *r1, const int8_t *r2,
+                                   uint32_t A0, uint32_t A1, uint32_t A2, uint32_t C0, uint32_t C1,
+                                   uint32_t C2, int32_t b, const bf_dw_rq *q, uint32_t zpLo) {
+  const uint32_t zpHi = zpLo << 24;
+  const uint32_t v0 = bf_dw_load3(r0), v1 = bf_dw_load3(r1), v2 = bf_dw_load3(r2);
+  bf_dw3_pair(o, 2, (v0 << 8) | zpLo, (v1 << 8) | zpLo, (v2 << 8) | zpLo, 0, 0, 0, A0, A1, A2, C0,
+              C1, C2, b, q, 0);
+  bf_dw3_pair(o + 1, 2, v0 | zpHi, v1 | zpHi, v2 | zpHi, 0, 0, 0, A0, A1, A2, C0, C1, C2, b, q, 0);
+}
+
 /* One channel plane x (H x W) into o (OH x OW), kernel wk (3x3), bias b:
  * returns 0, computing nothing, when the channel's bounds do not allow the
- * fast path. */
+ * fast path. `same` (a literal): 1 for bf_dw3_row_same's rows, 3 for
+ * bf_dw3_row_same3's, 0 for bf_dw3_row. */
 BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, int8_t *o,
                                   int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t strideH,
                                   int32_t padT, int32_t padL, int32_t dilH, int32_t s2,
-                                  int32_t inputOffset, int32_t outputOffset, int32_t mult,
-                                  int32_t shift, int32_t actMin, int32_t actMax) {
+                                  int32_t same, int32_t inputOffset, int32_t outputOffset,
+                                  int32_t mult, int32_t shift, int32_t actMin, int32_t actMax) {
   /* The largest |x + inputOffset| of an int8 x. */
   const int32_t xLo = inputOffset - 128, xHi = inputOffset + 127;
   const int32_t xMax = bf_i8_max(xLo < 0 ? -xLo : xLo, xHi < 0 ? -xHi : xHi);
@@ -265,16 +282,20 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
   const uint32_t bs = (uint32_t)bf_i8_shl(b, q.s), off = (uint32_t)inputOffset;
   const int32_t bFull = (int32_t)(bs + off * (uint32_t)(rowSum[0] + rowSum[1] + rowSum[2]));
   const int8_t zp = (int8_t)-inputOffset;
-  const int32_t same = !s2 && padL == 1 && OW == W && W >= 4;
   const int64_t rs = (int64_t)dilH * W;
   for (int32_t oh = 0; oh < OH; ++oh) {
     const int32_t ih0 = oh * strideH - padT;
     int8_t *orow = o + (int64_t)oh * OW;
     if (ih0 >= 0 && ih0 + 2 * dilH < H) {
       const int8_t *r0 = x + (int64_t)ih0 * W;
-      if (same) {
+      if (same == 1) {
         bf_dw3_row_same(orow, r0, r0 + rs, r0 + 2 * rs, Af[0], Af[1], Af[2], Cf[0], Cf[1], Cf[2],
                         bFull, &q, W, (uint8_t)zp);
+        continue;
+      }
+      if (same == 3) {
+        bf_dw3_row_same3(orow, r0, r0 + rs, r0 + 2 * rs, Af[0], Af[1], Af[2], Cf[0], Cf[1], Cf[2],
+                         bFull, &q, (uint8_t)zp);
         continue;
       }
       const int8_t *const r[3] = {r0, r0 + rs, r0 + 2 * rs};
@@ -292,9 +313,12 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
       sum += valid ? (uint32_t)rowSum[k] : 0;
     }
     const int32_t bRow = (int32_t)(bs + off * sum);
-    if (same)
+    if (same == 1)
       bf_dw3_row_same(orow, r[0], r[1], r[2], A[0], A[1], A[2], C[0], C[1], C[2], bRow, &q, W,
                       (uint8_t)zp);
+    else if (same == 3)
+      bf_dw3_row_same3(orow, r[0], r[1], r[2], A[0], A[1], A[2], C[0], C[1], C[2], bRow, &q,
+                       (uint8_t)zp);
     else
       bf_dw3_row(orow, r, A, C, bRow, &q, W, OW, padL, zp, s2);
   }
@@ -317,18 +341,25 @@ bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *ou
                actMax, bias8, biasMult, biasShift);
 }
 
-/* One shared copy (the row loops need no constant shapes), the row stride
- * a literal in each branch. */
+/* One shared copy (the row loops need no constant shapes), with the row
+ * stride and the row kind literals in each branch, so each instance keeps
+ * only its row code. */
 __attribute__((noinline)) static int32_t
 bf_dw3_plane_shared(const int8_t *x, const int8_t *wk, int32_t b, int8_t *o, int32_t H, int32_t W,
                     int32_t OH, int32_t OW, int32_t strideH, int32_t padT, int32_t padL,
                     int32_t dilH, int32_t s2, int32_t inputOffset, int32_t outputOffset,
                     int32_t mult, int32_t shift, int32_t actMin, int32_t actMax) {
+#define BF_DW3_PLANE(S2, SAME)                                                                     \
+  bf_dw3_plane(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, S2, SAME, inputOffset,        \
+               outputOffset, mult, shift, actMin, actMax)
   if (s2)
-    return bf_dw3_plane(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, 1, inputOffset,
-                        outputOffset, mult, shift, actMin, actMax);
-  return bf_dw3_plane(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, 0, inputOffset,
-                      outputOffset, mult, shift, actMin, actMax);
+    return BF_DW3_PLANE(1, 0);
+  if (padL == 1 && OW == W && W >= 4) /* the "same" rows */
+    return BF_DW3_PLANE(0, 1);
+  if (padL == 1 && OW == W && W == 3)
+    return BF_DW3_PLANE(0, 3);
+  return BF_DW3_PLANE(0, 0);
+#undef BF_DW3_PLANE
 }
 
 void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
