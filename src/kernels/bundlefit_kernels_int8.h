@@ -68,8 +68,10 @@ void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t
                   int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
                   int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
                   const int32_t *biasMult, const int32_t *biasShift);
+/* ---- int8_depthwise.c -------------------------------------------------- */
 /* Depthwise: groups == C, M = C * chMult, w [M,1,KH,KW]; output channel
- * c * chMult + k reads input channel c.
+ * c * chMult + k reads input channel c. 3x3 kernels have a planar row kernel
+ * of their own; other shapes are bf_conv2d_s8 with groups = C.
  * CMSIS-NN: arm_depthwise_conv_wrapper_s8 (cmsis_nn_dw_conv_params adds
  * ch_mult). */
 void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,

@@ -231,22 +231,6 @@ void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int
   }
 }
 
-void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
-                            const int32_t *restrict bias, int8_t *restrict out, int32_t N,
-                            int32_t C, int32_t H, int32_t W, int32_t chMult, int32_t OH, int32_t OW,
-                            int32_t KH, int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
-                            int32_t padL, int32_t dilH, int32_t dilW, int32_t inputOffset,
-                            int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
-                            int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
-                            const int32_t *biasMult, const int32_t *biasShift) {
-  /* A depthwise convolution is the grouped one with one input channel per
-   * group (groups = C, chMult outputs each): same channel mapping, same
-   * accumulation order, so the results are identical. */
-  bf_conv2d_s8(in, w, bias, out, N, C, H, W, C * chMult, OH, OW, KH, KW, strideH, strideW, padT,
-               padL, dilH, dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift,
-               quantFlags, actMin, actMax, bias8, biasMult, biasShift);
-}
-
 /* acc{0,1} += sum over k < K of (x[k] + inputOffset) * (w{0,1}[k] + filterOffset):
  * two weight rows share each input load. DSP: four inputs widen (offset
  * added, exact in int16) to {x0, x2} and {x1, x3} once, and meet each row's

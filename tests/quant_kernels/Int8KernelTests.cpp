@@ -261,6 +261,57 @@ TEST_CASE("depthwise kernel equals the grouped kernel and the reference (channel
   }
 }
 
+TEST_CASE("depthwise fast path (3x3 rows) equals the grouped kernel on random shapes") {
+  // int8_depthwise.c folds the input offset into the bias and reads the zero
+  // point outside the input; its bounds send some channels to the grouped
+  // kernel. Narrow planes (W < 4, W = 3), odd widths, every padding up to 2,
+  // stride 1/2, vertical stride and dilation, ReLU-style clamps, input offsets
+  // at the ends of the fast range and beyond, biases near its bound, int8
+  // biases and single rounding (the general path): byte-identical results.
+  std::mt19937 rng(77);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int it = 0; it < 1500; ++it) {
+    const int N = pick(1, 2), C = pick(1, 3), chMult = pick(1, 2), H = pick(1, 9), W = pick(1, 13);
+    const int KH = pick(0, 5) ? 3 : pick(1, 4), KW = pick(0, 5) ? 3 : pick(1, 4);
+    const int sH = pick(1, 3), sW = pick(1, 2), dH = pick(0, 3) ? 1 : 2, dW = pick(0, 5) ? 1 : 2;
+    const int pT = pick(0, 2), pL = pick(0, 2), pB = pick(0, 2), pR = pick(0, 2);
+    const int spanH = H + pT + pB - dH * (KH - 1) - 1, spanW = W + pL + pR - dW * (KW - 1) - 1;
+    if (spanH < 0 || spanW < 0)
+      continue;
+    const int OH = spanH / sH + 1, OW = spanW / sW + 1, M = C * chMult;
+    const int inOff = pick(0, 4) ? pick(-127, 128) : pick(0, 1) ? -128 : 129;
+    const int flags = pick(0, 3), outOff = pick(-128, 127);
+    const int actMin = pick(0, 1) ? -128 : pick(-128, 0), actMax = pick(0, 1) ? 127 : pick(0, 127);
+    const I8 x = randomI8(size_t(N) * C * H * W, 1000 + it);
+    const I8 w = randomI8(size_t(M) * KH * KW, 5000 + it, pick(0, 3) ? -40 : -128, 127);
+    std::vector<int32_t> bias(M), mult(M), shift(M), biasMult(M), biasShift(M);
+    I8 bias8(M);
+    for (int m = 0; m < M; ++m) {
+      const int big = pick(0, 9) == 0;
+      bias[m] = big ? pick(-(1 << 30) - (1 << 20), (1 << 30) + (1 << 20)) : pick(-20000, 20000);
+      mult[m] = pick(0, 49) ? pick(1 << 30, INT_MAX) : pick(-3, 3);
+      shift[m] = pick(0, 9) ? pick(-14, -4) : pick(-2, 2);
+      bias8[m] = int8_t(pick(-128, 127));
+      biasMult[m] = pick(1 << 30, INT_MAX);
+      biasShift[m] = pick(-4, 8);
+    }
+    const bool int8Bias = pick(0, 7) == 0;
+    const int32_t *b32 = int8Bias ? nullptr : bias.data();
+    const int8_t *b8 = int8Bias ? bias8.data() : nullptr;
+    INFO("it " << it << ": N" << N << " C" << C << " mult" << chMult << " " << H << "x" << W << " k"
+               << KH << "x" << KW << " s" << sH << "," << sW << " d" << dH << "," << dW << " pads "
+               << pT << "," << pL << " inOff " << inOff << " flags " << flags);
+    I8 dw(size_t(N) * M * OH * OW), grouped(dw.size());
+    bf_depthwise_conv2d_s8(x.data(), w.data(), b32, dw.data(), N, C, H, W, chMult, OH, OW, KH, KW,
+                           sH, sW, pT, pL, dH, dW, inOff, outOff, mult.data(), shift.data(), flags,
+                           actMin, actMax, b8, biasMult.data(), biasShift.data());
+    bf_conv2d_s8(x.data(), w.data(), b32, grouped.data(), N, C, H, W, M, OH, OW, KH, KW, sH, sW, pT,
+                 pL, dH, dW, C, inOff, outOff, mult.data(), shift.data(), flags, actMin, actMax, b8,
+                 biasMult.data(), biasShift.data());
+    REQUIRE(dw == grouped);
+  }
+}
+
 TEST_CASE("int8 bias: brought to the accumulator scale, exact for power-of-two scales") {
   // 1x1 conv, one input channel: out = x * w + bias; power-of-two scales.
   const float inScale = 0.125f, wScale = 0.0625f, biasScale = 0.5f, outScale = 0.25f;
