@@ -336,6 +336,9 @@ private:
   const MemoryPlan &plan_;
   llvm::Value *bases_[3] = {nullptr, nullptr, nullptr};
   const Node *current_ = nullptr;
+  /// Lowering a patch stage's tile: current_ is the stage, whose scratch is
+  /// the tiles' arena, never a step's workspace (steps get a null one).
+  bool inPatchTile_ = false;
   /// The node function being lowered and its tensor addresses, in order.
   llvm::Function *nodeFunction_ = nullptr;
   std::vector<llvm::GetElementPtrInst *> nodeAddresses_;
@@ -639,7 +642,7 @@ void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> 
     args.push_back(intTable(arg.table));
     return;
   case KernelArg::Scratch: {
-    const Placement *where = plan_.scratchOf(current_);
+    const Placement *where = inPatchTile_ ? nullptr : plan_.scratchOf(current_);
     args.push_back(where ? regionAddress(where->region, int64_t(where->offset)) : nullPtr());
     return;
   }
@@ -768,7 +771,9 @@ void Lowering::lowerPatchStage(const Node &node) {
       unsigned nextOffset = 3;
       for (const PatchStep &step : tile) {
         if (step.node) {
+          inPatchTile_ = true;
           lowerNode(*step.node);
+          inPatchTile_ = false;
           continue;
         }
         const PatchCopy &c = step.copy;
