@@ -166,14 +166,15 @@ void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
   if (!isInPlaceConv(node, plan))
     return;
   for (KernelCall &call : calls) {
-    if (call.kernel == "bf_conv2d_s8") {
+    if (call.kernel == "bf_conv2d_s8" || call.kernel == "bf_conv2d_im2col_s8") {
       // bf_conv2d_s8's arguments: in, w, bias, out (0..3), N, C, H, W, M (4..8),
-      // geometry and groups (9..19), then the quantization (20..29).
+      // geometry and groups (9..19), then the quantization (20..29); the
+      // im2col scratch (30) becomes part of the in-place kernel's.
       const std::vector<KernelArg> a = call.args;
       call.kernel = "bf_pointwise_inplace_s8";
       call.args = {a[0], a[1], a[2], a[3], scratch(),
                    a[5], a[6], a[7], a[8], i32(pointwiseRows(node, plan))};
-      call.args.insert(call.args.end(), a.begin() + 20, a.end());
+      call.args.insert(call.args.end(), a.begin() + 20, a.begin() + 30);
       continue;
     }
     if (call.kernel != "bf_depthwise_conv2d_s8")

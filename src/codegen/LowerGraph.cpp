@@ -336,6 +336,11 @@ private:
   const MemoryPlan &plan_;
   llvm::Value *bases_[3] = {nullptr, nullptr, nullptr};
   const Node *current_ = nullptr;
+  /// Lowering a patch stage's tile: current_ is the stage, whose scratch is
+  /// the tiles' arena; a step's workspace is the arena's im2col part (int8
+  /// convolutions), or none.
+  bool inPatchTile_ = false;
+  std::optional<Placement> patchIm2col_;
   /// The node function being lowered and its tensor addresses, in order.
   llvm::Function *nodeFunction_ = nullptr;
   std::vector<llvm::GetElementPtrInst *> nodeAddresses_;
@@ -639,7 +644,9 @@ void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> 
     args.push_back(intTable(arg.table));
     return;
   case KernelArg::Scratch: {
-    const Placement *where = plan_.scratchOf(current_);
+    const Placement *where = !inPatchTile_  ? plan_.scratchOf(current_)
+                             : patchIm2col_ ? &*patchIm2col_
+                                            : nullptr;
     args.push_back(where ? regionAddress(where->region, int64_t(where->offset)) : nullPtr());
     return;
   }
@@ -704,6 +711,10 @@ void Lowering::lowerPatchStage(const Node &node) {
     fatalInternal(node.describe() + ": the memory plan reserved no arena for its tiles");
   for (const auto &[value, offset] : program->arenaOffset)
     tilePlacements_[value] = {arena->region, arena->offset + offset, value->type.bytes()};
+  patchIm2col_.reset();
+  if (program->im2colBytes)
+    patchIm2col_ =
+        Placement{arena->region, arena->offset + program->im2colOffset, program->im2colBytes};
   auto inArena = [&](const Value *v) { return program->arenaOffset.count(v) != 0; };
   auto describeValue = [&](const Value *v) {
     if (!v)
@@ -768,7 +779,9 @@ void Lowering::lowerPatchStage(const Node &node) {
       unsigned nextOffset = 3;
       for (const PatchStep &step : tile) {
         if (step.node) {
+          inPatchTile_ = true;
           lowerNode(*step.node);
+          inPatchTile_ = false;
           continue;
         }
         const PatchCopy &c = step.copy;

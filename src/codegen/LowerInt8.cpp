@@ -9,6 +9,7 @@
 #include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/support/Error.h"
 
 #include <array>
@@ -32,6 +33,10 @@ public:
   }
   Args &f32(float v) {
     args_.push_back(KernelArg::f32(v));
+    return *this;
+  }
+  Args &scratch() {
+    args_.push_back(KernelArg::scratch());
     return *this;
   }
   /// A table, or a null pointer when empty.
@@ -63,7 +68,9 @@ const Value *bias8(const Node &node, const Int8ConvArgs &a) {
 }
 
 /// `grouped`: a depthwise conv as the grouped conv it is (bf_conv2d_s8 with
-/// groups = C: the same sums, bit for bit), for the fused ConvPool kernels.
+/// groups = C: the same sums, bit for bit), for the fused ConvPool kernels
+/// (which place the im2col columns in their own scratch). Otherwise a conv
+/// with group 1 gets bf_conv2d_im2col_s8 and its planned columns.
 KernelCall lowerConv(const Node &node, bool grouped = false) {
   Int8ConvArgs a = int8ConvArgs(node);
   a.depthwise = a.depthwise && !grouped;
@@ -77,7 +84,11 @@ KernelCall lowerConv(const Node &node, bool grouped = false) {
   args.i32(a.inputOffset).i32(a.outputOffset).table(a.outMult).table(a.outShift);
   args.i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
   args.addr(bias8(node, a)).table(a.biasMult).table(a.biasShift);
-  return args.call(a.depthwise ? "bf_depthwise_conv2d_s8" : "bf_conv2d_s8");
+  if (a.depthwise)
+    return args.call("bf_depthwise_conv2d_s8");
+  if (!grouped && int8ConvIm2colBytes(node))
+    return args.scratch().call("bf_conv2d_im2col_s8");
+  return args.call("bf_conv2d_s8");
 }
 
 KernelCall lowerGemm(const Node &node) {

@@ -68,6 +68,19 @@ void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t
                   int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
                   int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
                   const int32_t *biasMult, const int32_t *biasShift);
+/* int8_conv_im2col.c: bf_conv2d_s8 (same arguments, same results) with
+ * `im2col`, a planned scratch of two int8 columns of C*KH*KW values
+ * (2*C*KH*KW bytes, every target), used when groups == 1 on the DSP
+ * extension; null, or elsewhere, it is bf_conv2d_s8. CMSIS-NN:
+ * arm_convolve_s8 (whose int16 columns take twice the bytes). */
+void bf_conv2d_im2col_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                         int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
+                         int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                         int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
+                         int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
+                         const int32_t *outShift, int32_t quantFlags, int32_t actMin,
+                         int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                         const int32_t *biasShift, int8_t *im2col);
 /* ---- int8_depthwise.c -------------------------------------------------- */
 /* Depthwise: groups == C, M = C * chMult, w [M,1,KH,KW]; output channel
  * c * chMult + k reads input channel c. 3x3 kernels have a planar row kernel

@@ -21,16 +21,6 @@ BF_I8_INLINE void bf_i8_valid_taps(int32_t origin, int32_t size, int32_t K, int3
   *end = hi;
 }
 
-BF_I8_INLINE int8_t bf_i8_output(int32_t acc, int32_t c, const int32_t *outMult,
-                                 const int32_t *outShift, int32_t quantFlags, int32_t outputOffset,
-                                 int32_t actMin, int32_t actMax) {
-  const int32_t k = (quantFlags & BF_I8_PER_CHANNEL) ? c : 0;
-  const int32_t r = (quantFlags & BF_I8_SINGLE_ROUNDING)
-                        ? bf_i8_requantize_single(acc, outMult[k], outShift[k])
-                        : bf_i8_requantize(acc, outMult[k], outShift[k]);
-  return bf_i8_clamp(r + outputOffset, actMin, actMax);
-}
-
 /* acc[i][j] += (xa[j*sw] + inputOffset) * wa[i*wsM] + (xb[j*sw] + inputOffset)
  * * wb[i*wsM], i < nm (1 or 2 output channels), j < np (4 or 1): two taps of
  * np neighbouring output pixels, column stride sw = 1 or 2. DSP, np = 4: the inputs

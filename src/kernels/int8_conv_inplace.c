@@ -35,8 +35,9 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
 
 /* The int8 twin of bf_pointwise_inplace_f32 (conv_inplace.c: the same
  * blocks of rows and the same proof, 1-byte elements). Each block is one
- * bf_conv2d_s8 call on the whole input with OH = rows and top pad -r0, so
- * the numbers are the whole-tensor call's. */
+ * bf_conv2d_im2col_s8 call on the whole input with OH = rows and top pad
+ * -r0, so the numbers are the whole-tensor call's; its im2col columns follow
+ * the block in scratch, from a multiple of 4. */
 void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                              int8_t *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
                              int32_t rows, int32_t inputOffset, int32_t outputOffset,
@@ -44,11 +45,13 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              int32_t actMin, int32_t actMax, const int8_t *bias8,
                              const int32_t *biasMult, const int32_t *biasShift) {
   const int64_t plane = (int64_t)H * W;
+  /* The im2col columns after the block (pointwiseInPlaceScratch). */
+  int8_t *im2col = scratch + (((int64_t)M * rows * W + 3) & ~(int64_t)3);
   for (int32_t r0 = 0; r0 < H; r0 += rows) {
     const int32_t n = H - r0 < rows ? H - r0 : rows;
-    bf_conv2d_s8(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1,
-                 inputOffset, outputOffset, outMult, outShift, quantFlags, actMin, actMax, bias8,
-                 biasMult, biasShift);
+    bf_conv2d_im2col_s8(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1,
+                        inputOffset, outputOffset, outMult, outShift, quantFlags, actMin, actMax,
+                        bias8, biasMult, biasShift, im2col);
     for (int32_t m = 0; m < M; ++m)
       for (int32_t i = 0; i < n * W; ++i)
         out[m * plane + (int64_t)r0 * W + i] = scratch[(int64_t)m * n * W + i];

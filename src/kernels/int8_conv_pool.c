@@ -25,6 +25,8 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
     chunk = M; /* a chunk never straddles groups */
+  /* group 1: the conv's im2col columns after the row (nodeScratchBytes). */
+  int8_t *im2col = groups == 1 ? scratch + (((int64_t)chunk * CW + 3) & ~(int64_t)3) : 0;
   for (int32_t n = 0; n < N; ++n) {
     const int8_t *x = in + (int64_t)n * C * H * W;
     int8_t *o = out + (int64_t)n * M * PH * PW;
@@ -41,11 +43,11 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {
         const int32_t mc = M - m0 < chunk ? M - m0 : chunk,
                       k0 = (quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
-        bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H, W, mc,
-                     1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
-                     inputOffset, outputOffset, outMult + k0, outShift + k0, quantFlags, actMin,
-                     actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
-                     biasShift ? biasShift + k0 : 0);
+        bf_conv2d_im2col_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H,
+                            W, mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
+                            dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
+                            quantFlags, actMin, actMax, bias8 ? bias8 + m0 : 0,
+                            biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0, im2col);
         for (int32_t kh = 0; kh < PKH; ++kh) {
           const int32_t t = r + ppadT - kh * pdilH;
           if (t < 0 || t % psH != 0 || t / psH >= PH)
@@ -79,7 +81,8 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
  * ([chunk][PW], after the row, 4-aligned); the pooled row is then finished
  * by bf_i8_window_mean, bf_avgpool2d_s8's rule. Sums of integers do not
  * depend on order, so the result equals conv-then-pool bit for bit. Scratch:
- * chunk*CW bytes rounded up to 4, plus chunk*PW int32. */
+ * chunk*CW bytes rounded up to 4, plus chunk*PW int32 (plus, group 1, the
+ * conv's im2col columns). */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                           int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
                           int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
@@ -97,6 +100,7 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
     chunk = M; /* a chunk never straddles groups */
   int8_t *row = scratch;
   int32_t *acc = (int32_t *)(scratch + (((int64_t)chunk * CW + 3) & ~(int64_t)3));
+  int8_t *im2col = groups == 1 ? (int8_t *)(acc + (int64_t)chunk * PW) : 0;
   for (int32_t n = 0; n < N; ++n) {
     const int8_t *x = in + (int64_t)n * C * H * W;
     int8_t *o = out + (int64_t)n * M * PH * PW;
@@ -110,11 +114,11 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
         for (int32_t i = 0; i < mc * PW; ++i)
           acc[i] = 0;
         for (int32_t r = hb; r < he; ++r) {
-          bf_conv2d_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W, mc, 1,
-                       CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
-                       inputOffset, outputOffset, outMult + k0, outShift + k0, quantFlags, actMin,
-                       actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
-                       biasShift ? biasShift + k0 : 0);
+          bf_conv2d_im2col_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W,
+                              mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
+                              dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
+                              quantFlags, actMin, actMax, bias8 ? bias8 + m0 : 0,
+                              biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0, im2col);
           for (int32_t mi = 0; mi < mc; ++mi)
             for (int32_t pw = 0; pw < PW; ++pw) {
               const int32_t w0 = pw * psW - ppadL;

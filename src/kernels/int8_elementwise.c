@@ -115,6 +115,16 @@ void bf_quantize_f32_s8(const float *restrict in, int8_t *restrict out, int32_t 
 
 void bf_dequantize_s8_f32(const int8_t *restrict in, float *restrict out, int32_t n, float scale,
                           int32_t zeroPoint) {
+  /* The scale through a register the optimiser cannot see into: with a
+   * power-of-two constant, clang 16 folds int->float and multiply into an
+   * MVE fixed-point VCVT whose fraction bits it got wrong on Cortex-M55 for
+   * some buffer offsets (ResNet-8's output: 8 of 10 values 16x too small,
+   * own and --use-cmsis bundles alike). A plain convert and multiply are
+   * exact here everywhere. */
+  uint32_t bits;
+  __builtin_memcpy(&bits, &scale, 4);
+  __asm__("" : "+r"(bits));
+  __builtin_memcpy(&scale, &bits, 4);
   for (int32_t i = 0; i < n; ++i)
     out[i] = scale * (float)((int32_t)in[i] - zeroPoint);
 }

@@ -116,6 +116,18 @@ BF_I8_INLINE int32_t bf_i8_bias(int32_t c, const int32_t *bias, const int8_t *bi
   return 0;
 }
 
+/* Output channel c's int8 value of accumulator acc: requantized (per channel
+ * or per tensor, single or double rounding), offset and clamped. */
+BF_I8_INLINE int8_t bf_i8_output(int32_t acc, int32_t c, const int32_t *outMult,
+                                 const int32_t *outShift, int32_t quantFlags, int32_t outputOffset,
+                                 int32_t actMin, int32_t actMax) {
+  const int32_t k = (quantFlags & BF_I8_PER_CHANNEL) ? c : 0;
+  const int32_t r = (quantFlags & BF_I8_SINGLE_ROUNDING)
+                        ? bf_i8_requantize_single(acc, outMult[k], outShift[k])
+                        : bf_i8_requantize(acc, outMult[k], outShift[k]);
+  return bf_i8_clamp(r + outputOffset, actMin, actMax);
+}
+
 /* TFLM/CMSIS-NN rounding of sum / count (count > 0). */
 BF_I8_INLINE int32_t bf_i8_rounded_mean(int32_t sum, int32_t count) {
   return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;

@@ -141,14 +141,15 @@ TEST_CASE("fit and pick size int8 builds from the quantized model, options inclu
   // 64-byte aligned): int8 weights conv1 500, conv2 25,000, fc1 400,000, fc2
   // 5,000; Int32 biases of 20, 50, 500 and 10 channels; Int8 biases a quarter
   // of that. MUTABLE is the float input 3,136 + the output 64. ACTIVATIONS at
-  // --memory-opt 2 (no patch stage in LeNet, so as at level 1): the conv1+pool1
-  // ConvPool step holds the quantized input 784 -> 832, the pooled output
-  // 20x12x12 = 2,880 and a scratch row of 8 channels (FuseConvPool's chunk) x
-  // 24 conv columns = 192.
+  // --memory-opt 2 (no patch stage in LeNet, so as at level 1): the conv2+pool2
+  // ConvPool step holds pool1's 20x12x12 = 2,880, a workspace of a scratch row
+  // of 8 channels (FuseConvPool's chunk) x 8 conv columns and two im2col
+  // columns of 20x5x5 (1,064), then pool2's 800 at the next 64-byte offset,
+  // 3,968 (tests/models/README.md).
   auto int8 = bundleOf("--variant int8");
   CHECK(int8["constant"] == 512 + 128 + 25024 + 256 + 400000 + 2048 + 5056 + 64); // 433,088
   CHECK(int8["mutable"] == 3136 + 64);
-  CHECK(int8["activations"] == 832 + 2880 + 192); // 3,904
+  CHECK(int8["activations"] == 3968 + 800 + 32); // 4,800: 4,768 rounded up to 64
   CHECK(bundleOf("--variant int8 --quantization-schema symmetric_with_power2_scale "
                  "--quantization-precision-bias Int8")["constant"] ==
         512 + 64 + 25024 + 64 + 400000 + 512 + 5056 + 64); // 431,296
@@ -198,12 +199,12 @@ TEST_CASE("fit and pick plan at the model's --memory-opt (default 2; 0 is Glow's
   // pool1's 20x12x12 live together (float 46,080 + 11,520; int8 11,520 +
   // 2,880). At levels 1 and 2 the peak is a ConvPool step: float conv2+pool2
   // holds pool1's 11,520, its output 50x4x4x4 = 3,200 and a scratch row of 8
-  // channels x 8 columns x 4 = 256; int8 conv1+pool1 holds the quantized input
-  // 784 -> 832, its output 2,880 and 8 x 24 = 192 of scratch.
-  CHECK(fitActivations("--memory-opt 0") == 46080 + 11520);                   // 57,600
-  CHECK(fitActivations("") == 11520 + 3200 + 256);                            // 14,976
-  CHECK(fitActivations("--variant int8 --memory-opt 0") == 11520 + 2880);     // 14,400
-  CHECK(fitActivations("--variant int8 --memory-opt 1") == 832 + 2880 + 192); // 3,904
+  // channels x 8 columns x 4 = 256; int8 conv2+pool2 holds pool1's 2,880, a
+  // workspace of 8 x 8 + 2 x 500 im2col bytes and pool2's 800 at 3,968.
+  CHECK(fitActivations("--memory-opt 0") == 46080 + 11520);                  // 57,600
+  CHECK(fitActivations("") == 11520 + 3200 + 256);                           // 14,976
+  CHECK(fitActivations("--variant int8 --memory-opt 0") == 11520 + 2880);    // 14,400
+  CHECK(fitActivations("--variant int8 --memory-opt 1") == 3968 + 800 + 32); // 4,800
   // CMSIS-NN calls keep their layers (compile prepares them before the
   // memory-opt passes, and so does the sizing): the layer bound, as compiled.
   CHECK(fitActivations("--variant int8-cmsis") == 14400);

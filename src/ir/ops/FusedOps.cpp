@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/FusedOps.h"
 
+#include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
 
@@ -101,6 +102,8 @@ uint64_t nodeScratchBytes(const Node &node) {
   // A CMSIS-NN call's context buffer (set by quant/CmsisLayout.h).
   if (node.attrs.has("cmsis_scratch"))
     return uint64_t(std::max<int64_t>(0, node.attrs.getInt("cmsis_scratch", 0)));
+  if (node.opType == "Conv") // int8, group 1: bf_conv2d_im2col_s8's columns
+    return int8ConvIm2colBytes(node);
   if (node.opType != kConvPoolOp || !node.input(0) || !node.input(0)->typeKnown)
     return 0;
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
@@ -108,10 +111,16 @@ uint64_t nodeScratchBytes(const Node &node) {
   int64_t chunk = node.attrs.getInt("channel_chunk", conv[1]);
   chunk = std::max<int64_t>(1, std::min<int64_t>(chunk, conv[1]));
   const uint64_t row = uint64_t(chunk * conv[3]) * dtypeSize(parts->convOut.type.dtype);
-  // int8 average: int32 sums of one pooled row follow (bf_conv_avgpool2d_s8).
-  if (parts->convOut.type.dtype == DType::Int8 && parts->pool.opType == "AveragePool")
-    return (row + 3) / 4 * 4 + uint64_t(chunk * parts->y.type.shape[3]) * 4;
-  return row;
+  if (parts->convOut.type.dtype != DType::Int8)
+    return row;
+  // int8: an average's int32 sums of one pooled row (bf_conv_avgpool2d_s8),
+  // then the conv's im2col columns (group 1), each from a multiple of 4.
+  uint64_t bytes = row;
+  if (parts->pool.opType == "AveragePool")
+    bytes = alignUp4(bytes) + uint64_t(chunk * parts->y.type.shape[3]) * 4;
+  if (const uint64_t im2col = int8ConvIm2colBytes(parts->conv))
+    bytes = alignUp4(bytes) + im2col;
+  return bytes;
 }
 
 void registerFusedOps(OpRegistry &registry) {

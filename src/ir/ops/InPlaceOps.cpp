@@ -26,6 +26,20 @@ bool hasInPlaceConvKernel(const Node &node) {
   return x.rank() == 4 && y.rank() == 4 && (isFloat || isInt8) && !isCmsisCall(node);
 }
 
+uint64_t int8ConvIm2colBytes(const Node &node) {
+  // No quantization parameters needed: device_db's int8 estimate of a float
+  // graph (driver/VariantFootprint.cpp) plans the same workspace.
+  if (node.opType != "Conv" || !node.input(0) || !node.input(1) || !node.output() ||
+      isCmsisCall(node) || node.attrs.getInt("group", 1) != 1)
+    return 0;
+  const TensorType &x = node.input(0)->type;
+  if (x.dtype != DType::Int8 || x.rank() != 4 || node.input(1)->type.dtype != DType::Int8 ||
+      node.input(1)->type.rank() != 4 || node.output()->type.dtype != DType::Int8)
+    return 0;
+  const Shape &w = node.input(1)->type.shape; // [M, C, KH, KW]: its bytes exist, so no overflow
+  return 2 * uint64_t(w[1]) * uint64_t(w[2]) * uint64_t(w[3]);
+}
+
 /// A 2-D float or int8 depthwise Conv (group == C == M) whose output planes
 /// are no larger than its input planes: bf_depthwise_inplace_f32 / _s8 may
 /// then write its output over its input (the proof is in
@@ -60,7 +74,11 @@ int64_t pointwiseInPlaceRows(const Node &node) {
 
 uint64_t pointwiseInPlaceScratch(const Node &node) {
   const TensorType &y = node.output()->type;
-  return uint64_t(pointwiseInPlaceRows(node) * y.shape[3] * y.shape[1]) * dtypeSize(y.dtype);
+  const uint64_t block =
+      uint64_t(pointwiseInPlaceRows(node) * y.shape[3] * y.shape[1]) * dtypeSize(y.dtype);
+  if (!block || y.dtype != DType::Int8)
+    return block;
+  return alignUp4(block) + int8ConvIm2colBytes(node); // bf_pointwise_inplace_s8
 }
 
 bool poolMayOverlapInput(const Node &node) {

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/PatchStage.h"
 
+#include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
@@ -275,6 +276,12 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Val
   }
   auto program = std::make_unique<PatchProgram>();
   placeSlots(slots, program->arenaBytes);
+  for (const auto &node : body.nodes)
+    program->im2colBytes = std::max(program->im2colBytes, int8ConvIm2colBytes(*node));
+  if (program->im2colBytes) {
+    program->im2colOffset = alignUp4(program->arenaBytes);
+    program->arenaBytes = program->im2colOffset + program->im2colBytes;
+  }
 
   auto newValue = [&](const Value &like, const Region &r, size_t slot, const std::string &name) {
     auto v = std::make_unique<Value>();

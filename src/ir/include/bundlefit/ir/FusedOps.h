@@ -49,7 +49,9 @@ std::unique_ptr<ConvPoolParts> splitConvPool(const Node &fused);
 Attributes makeConvPoolAttributes(const Node &conv, const Node &pool, int64_t channelChunk);
 
 /// Bytes of kernel workspace `node` needs while it runs (0 for ordinary ops).
-/// ConvPool: one conv output row of channel_chunk channels. A node calling
+/// ConvPool: one conv output row of channel_chunk channels (int8: then an
+/// average's int32 row sums and the conv's im2col columns). An int8 Conv
+/// with group 1: its im2col columns (int8ConvIm2colBytes). A node calling
 /// CMSIS-NN: its `cmsis_scratch` attribute (quant/CmsisLayout.h).
 uint64_t nodeScratchBytes(const Node &node);
 

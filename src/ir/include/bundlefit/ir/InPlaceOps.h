@@ -21,6 +21,16 @@ namespace bundlefit {
 /// in-place kernels run.
 bool hasInPlaceConvKernel(const Node &node);
 
+/// An int8 Conv with group 1 that our kernels run: the im2col workspace of
+/// bf_conv2d_im2col_s8 (two int8 columns of C*KH*KW window values, 2*C*KH*KW
+/// bytes, half of CMSIS-NN's arm_convolve_s8 buffer), the same on every
+/// target; 0 for any other node.
+uint64_t int8ConvIm2colBytes(const Node &node);
+
+/// Bytes `bytes` rounded up to a multiple of 4 (where an int8 kernel's
+/// workspace puts its next part).
+inline uint64_t alignUp4(uint64_t bytes) { return (bytes + 3) / 4 * 4; }
+
 /// A depthwise Conv (group == C == M) whose output planes are no larger than
 /// its input planes (bf_depthwise_inplace_*): the one-plane workspace it
 /// needs, or 0 when it cannot run in place.
@@ -30,7 +40,8 @@ uint64_t depthwiseInPlaceScratch(const Node &node);
 /// rows at a time (bf_pointwise_inplace_*): the rows per block (enough for
 /// kPointwiseMinPixels pixels, the widest vector tile of the float kernels,
 /// so a block takes their matrix-product path), or 0 when it cannot. Its
-/// workspace holds one block of output, every channel: M x rows x W elements.
+/// workspace holds one block of output, every channel: M x rows x W elements
+/// (int8: then, from a multiple of 4, int8ConvIm2colBytes).
 inline constexpr int64_t kPointwiseMinPixels = 16;
 int64_t pointwiseInPlaceRows(const Node &node);
 uint64_t pointwiseInPlaceScratch(const Node &node);

@@ -73,6 +73,9 @@ struct PatchProgram {
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::vector<PatchStep>> tiles;
   std::map<const Value *, uint64_t> arenaOffset;
+  /// The int8 convolutions' im2col columns (int8ConvIm2colBytes, the largest
+  /// of the body's), after the tile buffers; 0 bytes when none.
+  uint64_t im2colOffset = 0, im2colBytes = 0;
   uint64_t arenaBytes = 0;
   uint64_t macs = 0; ///< Including the recomputed halos.
 };

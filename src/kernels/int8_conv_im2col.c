@@ -1,0 +1,211 @@
+/*===- int8_conv_im2col.c - int8 Conv (groups == 1) as a matrix product ====
+ *
+ * bf_conv2d_s8's sums, computed the way CMSIS-NN's arm_convolve_s8 does on
+ * the DSP extension: the windows of two output pixels are gathered into a
+ * planned scratch (im2col: two columns of K = C*KH*KW input bytes), then two
+ * output channels meet the two columns four taps at a time: two column and
+ * two weight loads, eight SXTB16/SXTAB16 and eight SMLADs (16 MACs), each
+ * column shared by all M output channels.
+ *
+ * The columns stay int8 (half of CMSIS-NN's int16 buffer) and widen with the
+ * input offset to {x0, x2} and, rotated by 8, {x1, x3} (exact in int16); the
+ * weights' word widens the same way with SXTB16, so each pair meets its pair
+ * in one SMLAD, in ONNX order, with no repacking. The common offsets need no
+ * register for it (Thumb has few): 0 is SXTB16, and 128 (zero point -128,
+ * after a ReLU) stores x ^ 0x80, which is x + 128 as a uint8, for UXTB16;
+ * others take SXTAB16. A padded tap is stored as the zero point
+ * (-inputOffset, so flipped too): it adds 0, as in the reference.
+ * The int32 sums are the reference's (integer additions in another order),
+ * so results are bit-identical; without the DSP extension, with groups != 1
+ * or without scratch this is bf_conv2d_s8 itself.
+ *===----------------------------------------------------------------------===*/
+#include "int8_util.h"
+
+#if defined(BF_I8_DSP)
+
+/* The byte a column stores for input x: x ^ 0x80 (x + 128 as a uint8) when
+ * the input offset is 128, else x. */
+BF_I8_INLINE int32_t bf_i8_col_flip(int32_t inputOffset) { return inputOffset == 128 ? 0x80 : 0; }
+
+/* A column word's taps {0, 2} and, with rot = 8, {1, 3}, plus the input
+ * offset, in int16 lanes (off: the offset in both lanes). */
+BF_I8_INLINE uint32_t bf_i8_col_lanes(uint32_t c, int32_t inputOffset, uint32_t off) {
+  if (inputOffset == 0)
+    return __sxtb16(c);
+  if (inputOffset == 128)
+    return __uxtb16(c);
+  return __sxtab16(off, c);
+}
+
+/* Column of the output pixel whose window starts at input (ih0, iw0):
+ * col[k] = x ^ flip at tap k = (c, kh, kw), the ONNX weight order; `pad`
+ * where the tap falls outside the input. */
+BF_I8_INLINE void bf_i8_im2col(int8_t *col, const int8_t *x, int32_t C, int32_t H, int32_t W,
+                               int32_t KH, int32_t KW, int32_t ih0, int32_t iw0, int32_t dilH,
+                               int32_t dilW, int32_t flip, int8_t pad) {
+  const int64_t HW = (int64_t)H * W;
+  const int inside = ih0 >= 0 && iw0 >= 0 && ih0 + (KH - 1) * dilH < H && iw0 + (KW - 1) * dilW < W;
+  int8_t *d = col;
+  for (int32_t c = 0; c < C; ++c)
+    for (int32_t kh = 0; kh < KH; ++kh) {
+      const int32_t ih = ih0 + kh * dilH;
+      const int8_t *xr = x + c * HW + (int64_t)ih * W;
+      if (inside) {
+        for (int32_t kw = 0; kw < KW; ++kw)
+          d[kw] = (int8_t)(xr[iw0 + kw * dilW] ^ flip);
+      } else {
+        for (int32_t kw = 0; kw < KW; ++kw) {
+          const int32_t iw = iw0 + kw * dilW;
+          d[kw] = ih >= 0 && ih < H && iw >= 0 && iw < W ? (int8_t)(xr[iw] ^ flip) : pad;
+        }
+      }
+      d += KW;
+    }
+}
+
+/* A 1x1 stride-1 convolution's two neighbouring pixels: for four channels,
+ * their halfwords (both pixels) of channels c, c + 2 and c + 1, c + 3 as two
+ * words, whose even and odd bytes interleave into the two columns' words
+ * (each byte ^ flip). */
+BF_I8_INLINE void bf_i8_im2col_1x1_pair(int8_t *col0, int8_t *col1, const int8_t *x, int32_t C,
+                                        int64_t HW, int32_t flip) {
+  const uint32_t flip4 = (uint32_t)flip * 0x01010101u;
+  int32_t c = 0;
+  for (; c + 4 <= C; c += 4) {
+    const int8_t *xc = x + c * HW;
+    uint16_t h0, h1, h2, h3;
+    __builtin_memcpy(&h0, xc, 2);
+    __builtin_memcpy(&h1, xc + HW, 2);
+    __builtin_memcpy(&h2, xc + 2 * HW, 2);
+    __builtin_memcpy(&h3, xc + 3 * HW, 2);
+    const uint32_t t02 = (h0 | ((uint32_t)h2 << 16)) ^ flip4;
+    const uint32_t t13 = (h1 | ((uint32_t)h3 << 16)) ^ flip4;
+    const uint32_t c0 = (t02 & 0x00FF00FFu) | ((t13 & 0x00FF00FFu) << 8);
+    const uint32_t c1 = ((t02 >> 8) & 0x00FF00FFu) | (t13 & 0xFF00FF00u);
+    __builtin_memcpy(col0 + c, &c0, 4);
+    __builtin_memcpy(col1 + c, &c1, 4);
+  }
+  for (; c < C; ++c) {
+    col0[c] = (int8_t)(x[c * HW] ^ flip);
+    col1[c] = (int8_t)(x[c * HW + 1] ^ flip);
+  }
+}
+
+/* acc[i][j] += sum over k of w[i*K + k] * (col_j[k] + inputOffset), i < nm,
+ * j < np (1 or 2 each). */
+BF_I8_INLINE void bf_i8_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, const int8_t *w,
+                                const int8_t *col0, const int8_t *col1, int32_t K,
+                                int32_t inputOffset) {
+  const uint32_t off = bf_i8_pack16(inputOffset, inputOffset);
+  const int8_t *w0 = w, *w1 = w + K;
+  int32_t a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
+  int32_t k = 0;
+  for (; k + 4 <= K; k += 4) {
+    /* Both columns widened first (their words then dead), then one weight
+     * row at a time: few live registers (Thumb has 13 for 4 sums). */
+    const uint32_t c0 = bf_i8_load4(col0 + k), c1 = np == 2 ? bf_i8_load4(col1 + k) : 0;
+    const uint32_t x002 = bf_i8_col_lanes(c0, inputOffset, off);
+    const uint32_t x013 = bf_i8_col_lanes(__ror(c0, 8), inputOffset, off);
+    const uint32_t x102 = bf_i8_col_lanes(c1, inputOffset, off);
+    const uint32_t x113 = bf_i8_col_lanes(__ror(c1, 8), inputOffset, off);
+    const uint32_t v0 = bf_i8_load4(w0 + k);
+    uint32_t wl = __sxtb16(v0), wh = __sxtb16(__ror(v0, 8));
+    a00 = __smlad(wl, x002, a00);
+    a00 = __smlad(wh, x013, a00);
+    if (np == 2) {
+      a01 = __smlad(wl, x102, a01);
+      a01 = __smlad(wh, x113, a01);
+    }
+    if (nm == 2) {
+      const uint32_t v1 = bf_i8_load4(w1 + k);
+      wl = __sxtb16(v1), wh = __sxtb16(__ror(v1, 8));
+      a10 = __smlad(wl, x002, a10);
+      a10 = __smlad(wh, x013, a10);
+      if (np == 2) {
+        a11 = __smlad(wl, x102, a11);
+        a11 = __smlad(wh, x113, a11);
+      }
+    }
+  }
+  for (; k < K; ++k) {
+    const int32_t x0 = inputOffset == 128 ? (uint8_t)col0[k] : col0[k] + inputOffset;
+    const int32_t x1 = inputOffset == 128 ? (uint8_t)col1[k] : col1[k] + inputOffset;
+    a00 += w0[k] * x0;
+    if (np == 2)
+      a01 += w0[k] * x1;
+    if (nm == 2) {
+      a10 += w1[k] * x0;
+      if (np == 2)
+        a11 += w1[k] * x1;
+    }
+  }
+  acc[0][0] = a00, acc[0][1] = a01, acc[1][0] = a10, acc[1][1] = a11;
+}
+
+#endif
+
+void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
+                         const int32_t *restrict bias, int8_t *restrict out, int32_t N, int32_t C,
+                         int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+                         int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                         int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
+                         int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
+                         int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                         const int32_t *biasMult, const int32_t *biasShift,
+                         int8_t *restrict im2col) {
+#if defined(BF_I8_DSP)
+  if (groups == 1 && im2col) {
+    const int32_t K = C * KH * KW, P = OH * OW;
+    const int64_t HW = (int64_t)H * W;
+    /* 1x1, stride 1, whole input rows (bf_pointwise_inplace_s8 passes a
+     * top pad of -r0): output pixel p reads input pixel p - padT * W. */
+    const int pointwise = KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padL == 0 &&
+                          OW == W && padT <= 0 && OH - padT <= H;
+    int8_t *col0 = im2col, *col1 = im2col + K;
+    const int32_t flip = bf_i8_col_flip(inputOffset);
+    const int8_t pad = (int8_t)(-inputOffset ^ flip); /* the zero point: adds 0 */
+    for (int32_t n = 0; n < N; ++n) {
+      const int8_t *x = in + (int64_t)n * C * HW;
+      int8_t *o = out + (int64_t)n * M * P;
+      for (int32_t p = 0; p < P; p += 2) {
+        const int32_t np = P - p >= 2 ? 2 : 1;
+        if (pointwise && np == 2) {
+          bf_i8_im2col_1x1_pair(col0, col1, x + p - (int64_t)padT * W, C, HW, flip);
+        } else {
+          for (int32_t j = 0; j < np; ++j) {
+            const int32_t oh = (p + j) / OW, ow = (p + j) % OW;
+            bf_i8_im2col(j ? col1 : col0, x, C, H, W, KH, KW, oh * strideH - padT,
+                         ow * strideW - padL, dilH, dilW, flip, pad);
+          }
+        }
+        for (int32_t m = 0; m < M; m += 2) {
+          const int32_t nm = M - m >= 2 ? 2 : 1;
+          const int32_t b0 = bf_i8_bias(m, bias, bias8, biasMult, biasShift, quantFlags);
+          const int32_t b1 =
+              nm == 2 ? bf_i8_bias(m + 1, bias, bias8, biasMult, biasShift, quantFlags) : 0;
+          int32_t acc[2][2] = {{b0, b0}, {b1, b1}};
+          const int8_t *wm = w + (int64_t)m * K;
+          /* nm, np as literals: each call is specialised. */
+          if (nm == 2 && np == 2)
+            bf_i8_mat_2x2(acc, 2, 2, wm, col0, col1, K, inputOffset);
+          else if (nm == 2)
+            bf_i8_mat_2x2(acc, 2, 1, wm, col0, col1, K, inputOffset);
+          else if (np == 2)
+            bf_i8_mat_2x2(acc, 1, 2, wm, col0, col1, K, inputOffset);
+          else
+            bf_i8_mat_2x2(acc, 1, 1, wm, col0, col1, K, inputOffset);
+          for (int32_t i = 0; i < nm; ++i)
+            for (int32_t j = 0; j < np; ++j)
+              o[(int64_t)(m + i) * P + p + j] = bf_i8_output(
+                  acc[i][j], m + i, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
+        }
+      }
+    }
+    return;
+  }
+#endif
+  (void)im2col;
+  bf_conv2d_s8(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
+               dilW, groups, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
+               actMax, bias8, biasMult, biasShift);
+}
