@@ -155,6 +155,7 @@ public:
     remaining = in.sectionBytes;
     cuts.assign(in.numSections, 0);
     touchedStamp.assign(in.numSections, 0);
+    floorWitness.assign(in.numSections, -1);
     unplacedIn = in.sectionItems;
     slot.resize(n);
     for (int s = 0; s < in.numSections; ++s)
@@ -418,10 +419,18 @@ private:
   // offsets, so that is a floor too (MiniMalloc's "unallocated floor").
   // Stops at the first item that proves the floor cannot rise.
   void raiseFloor(int s) {
+    // The item that kept the floor down last time usually still does: a
+    // hint, checked, so the result is the scan's (without it the scan
+    // took 40% of a window's search on 10^5 network-like buffers).
+    int hint = floorWitness[s];
+    if (hint >= 0 && offset[hint] == kUnplaced && minOffset[hint] <= floor[s])
+      return;
     uint64_t lowest = kUnplaced;
     for (int k : unplacedIn[s]) {
-      if (minOffset[k] <= floor[s])
+      if (minOffset[k] <= floor[s]) {
+        floorWitness[s] = k;
         return;
+      }
       lowest = std::min(lowest, minOffset[k]);
     }
     if (lowest == kUnplaced)
@@ -516,6 +525,7 @@ private:
   std::vector<std::vector<int>> unplacedIn; // Per section, any order.
   std::vector<std::vector<int>> slot;       // Per item, its index in each section's list.
   std::vector<uint64_t> touchedStamp;       // Dedupes `touched` per placement.
+  std::vector<int> floorWitness;            // Per section, raiseFloor's hint.
   uint64_t stamp = 0;
   std::vector<int> touched;
 };
