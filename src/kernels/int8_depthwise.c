@@ -283,36 +283,33 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
   const int32_t bFull = (int32_t)(bs + off * (uint32_t)(rowSum[0] + rowSum[1] + rowSum[2]));
   const int8_t zp = (int8_t)-inputOffset;
   const int64_t rs = (int64_t)dilH * W;
+  /* One call of the row kernel per row (inlined once, not once for inner
+   * rows and again for border ones): a kernel row outside the input gets
+   * zero weights and reads row 0. */
   for (int32_t oh = 0; oh < OH; ++oh) {
     const int32_t ih0 = oh * strideH - padT;
     int8_t *orow = o + (int64_t)oh * OW;
-    if (ih0 >= 0 && ih0 + 2 * dilH < H) {
-      const int8_t *r0 = x + (int64_t)ih0 * W;
-      if (same == 1) {
-        bf_dw3_row_same(orow, r0, r0 + rs, r0 + 2 * rs, Af[0], Af[1], Af[2], Cf[0], Cf[1], Cf[2],
-                        bFull, &q, W, (uint8_t)zp);
-        continue;
-      }
-      if (same == 3) {
-        bf_dw3_row_same3(orow, r0, r0 + rs, r0 + 2 * rs, Af[0], Af[1], Af[2], Cf[0], Cf[1], Cf[2],
-                         bFull, &q, (uint8_t)zp);
-        continue;
-      }
-      const int8_t *const r[3] = {r0, r0 + rs, r0 + 2 * rs};
-      bf_dw3_row(orow, r, Af, Cf, bFull, &q, W, OW, padL, zp, s2);
-      continue;
-    }
-    /* A kernel row outside the input: zero weights, read row 0. */
     const int8_t *r[3];
-    uint32_t A[3], C[3], sum = 0;
-    for (int32_t k = 0; k < 3; ++k) {
-      const int32_t ih = ih0 + k * dilH, valid = ih >= 0 && ih < H;
-      r[k] = x + (valid ? (int64_t)ih * W : 0);
-      A[k] = valid ? Af[k] : 0u;
-      C[k] = valid ? Cf[k] : 0u;
-      sum += valid ? (uint32_t)rowSum[k] : 0;
+    uint32_t A[3], C[3];
+    int32_t bRow;
+    if (ih0 >= 0 && ih0 + 2 * dilH < H) {
+      for (int32_t k = 0; k < 3; ++k) {
+        r[k] = x + (int64_t)ih0 * W + k * rs;
+        A[k] = Af[k];
+        C[k] = Cf[k];
+      }
+      bRow = bFull;
+    } else {
+      uint32_t sum = 0;
+      for (int32_t k = 0; k < 3; ++k) {
+        const int32_t ih = ih0 + k * dilH, valid = ih >= 0 && ih < H;
+        r[k] = x + (valid ? (int64_t)ih * W : 0);
+        A[k] = valid ? Af[k] : 0u;
+        C[k] = valid ? Cf[k] : 0u;
+        sum += valid ? (uint32_t)rowSum[k] : 0;
+      }
+      bRow = (int32_t)(bs + off * sum);
     }
-    const int32_t bRow = (int32_t)(bs + off * sum);
     if (same == 1)
       bf_dw3_row_same(orow, r[0], r[1], r[2], A[0], A[1], A[2], C[0], C[1], C[2], bRow, &q, W,
                       (uint8_t)zp);
