@@ -37,7 +37,7 @@ struct ShapeClassPolicy {
 // outputOffset of each kernel; weights, bias, scratch and the quantization
 // tables (bundlefit_kernels_int8.h). Measured on Cortex-M7 (bench/mcu):
 // MobileNetV1-0.25's five 128-channel blocks share one depthwise and one
-// pointwise function (.text -8 KB, +2% instructions). Not bf_conv2d_s8 /
+// pointwise function (.text -4.8 KB, +1.9% instructions). Not bf_conv2d_s8 /
 // bf_conv2d_im2col_s8: ResNet-8's two shared 3x3 convolutions came out 1.1 KB
 // larger than their two specialised copies.
 const ShapeClassPolicy kPolicies[] = {
