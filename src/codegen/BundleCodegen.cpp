@@ -2,6 +2,7 @@
 #include "bundlefit/codegen/BundleCodegen.h"
 
 #include "BundleConfig.h"
+#include "KernelClasses.h"
 #include "LowerGraph.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
@@ -299,6 +300,8 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
   llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name, onLayer);
   if (withBundleConfig)
     emitBundleConfig(*module, plan, name);
+  if (target.optLevel != CodegenOptLevel::Os)
+    shareKernelsByShapeClass(*module);
   setFunctionAttributes(*module, target, cpu, entry);
   setSizeFirstFlag(*module, target.optLevel);
   std::string problems;

@@ -283,36 +283,33 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
   const int32_t bFull = (int32_t)(bs + off * (uint32_t)(rowSum[0] + rowSum[1] + rowSum[2]));
   const int8_t zp = (int8_t)-inputOffset;
   const int64_t rs = (int64_t)dilH * W;
+  /* One call of the row kernel per row (inlined once, not once for inner
+   * rows and again for border ones): a kernel row outside the input gets
+   * zero weights and reads row 0. */
   for (int32_t oh = 0; oh < OH; ++oh) {
     const int32_t ih0 = oh * strideH - padT;
     int8_t *orow = o + (int64_t)oh * OW;
-    if (ih0 >= 0 && ih0 + 2 * dilH < H) {
-      const int8_t *r0 = x + (int64_t)ih0 * W;
-      if (same == 1) {
-        bf_dw3_row_same(orow, r0, r0 + rs, r0 + 2 * rs, Af[0], Af[1], Af[2], Cf[0], Cf[1], Cf[2],
-                        bFull, &q, W, (uint8_t)zp);
-        continue;
-      }
-      if (same == 3) {
-        bf_dw3_row_same3(orow, r0, r0 + rs, r0 + 2 * rs, Af[0], Af[1], Af[2], Cf[0], Cf[1], Cf[2],
-                         bFull, &q, (uint8_t)zp);
-        continue;
-      }
-      const int8_t *const r[3] = {r0, r0 + rs, r0 + 2 * rs};
-      bf_dw3_row(orow, r, Af, Cf, bFull, &q, W, OW, padL, zp, s2);
-      continue;
-    }
-    /* A kernel row outside the input: zero weights, read row 0. */
     const int8_t *r[3];
-    uint32_t A[3], C[3], sum = 0;
-    for (int32_t k = 0; k < 3; ++k) {
-      const int32_t ih = ih0 + k * dilH, valid = ih >= 0 && ih < H;
-      r[k] = x + (valid ? (int64_t)ih * W : 0);
-      A[k] = valid ? Af[k] : 0u;
-      C[k] = valid ? Cf[k] : 0u;
-      sum += valid ? (uint32_t)rowSum[k] : 0;
+    uint32_t A[3], C[3];
+    int32_t bRow;
+    if (ih0 >= 0 && ih0 + 2 * dilH < H) {
+      for (int32_t k = 0; k < 3; ++k) {
+        r[k] = x + (int64_t)ih0 * W + k * rs;
+        A[k] = Af[k];
+        C[k] = Cf[k];
+      }
+      bRow = bFull;
+    } else {
+      uint32_t sum = 0;
+      for (int32_t k = 0; k < 3; ++k) {
+        const int32_t ih = ih0 + k * dilH, valid = ih >= 0 && ih < H;
+        r[k] = x + (valid ? (int64_t)ih * W : 0);
+        A[k] = valid ? Af[k] : 0u;
+        C[k] = valid ? Cf[k] : 0u;
+        sum += valid ? (uint32_t)rowSum[k] : 0;
+      }
+      bRow = (int32_t)(bs + off * sum);
     }
-    const int32_t bRow = (int32_t)(bs + off * sum);
     if (same == 1)
       bf_dw3_row_same(orow, r[0], r[1], r[2], A[0], A[1], A[2], C[0], C[1], C[2], bRow, &q, W,
                       (uint8_t)zp);
@@ -341,26 +338,21 @@ bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *ou
                actMax, bias8, biasMult, biasShift);
 }
 
-/* One shared copy (the row loops need no constant shapes), with the row
- * stride and the row kind literals in each branch, so each instance keeps
- * only its row code. */
-__attribute__((noinline)) static int32_t
-bf_dw3_plane_shared(const int8_t *x, const int8_t *wk, int32_t b, int8_t *o, int32_t H, int32_t W,
-                    int32_t OH, int32_t OW, int32_t strideH, int32_t padT, int32_t padL,
-                    int32_t dilH, int32_t s2, int32_t inputOffset, int32_t outputOffset,
-                    int32_t mult, int32_t shift, int32_t actMin, int32_t actMax) {
-#define BF_DW3_PLANE(S2, SAME)                                                                     \
-  bf_dw3_plane(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, S2, SAME, inputOffset,        \
-               outputOffset, mult, shift, actMin, actMax)
-  if (s2)
-    return BF_DW3_PLANE(1, 0);
-  if (padL == 1 && OW == W && W >= 4) /* the "same" rows */
-    return BF_DW3_PLANE(0, 1);
-  if (padL == 1 && OW == W && W == 3)
-    return BF_DW3_PLANE(0, 3);
-  return BF_DW3_PLANE(0, 0);
-#undef BF_DW3_PLANE
-}
+/* One shared copy per row kind (the row loops need no constant shapes),
+ * chosen by the caller: a bundle keeps only the kinds its layers use. */
+#define BF_DW3_PLANE_KIND(NAME, S2, SAME)                                                          \
+  __attribute__((noinline)) static int32_t NAME(                                                   \
+      const int8_t *x, const int8_t *wk, int32_t b, int8_t *o, int32_t H, int32_t W, int32_t OH,   \
+      int32_t OW, int32_t strideH, int32_t padT, int32_t padL, int32_t dilH, int32_t inputOffset,  \
+      int32_t outputOffset, int32_t mult, int32_t shift, int32_t actMin, int32_t actMax) {         \
+    return bf_dw3_plane(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, S2, SAME,            \
+                        inputOffset, outputOffset, mult, shift, actMin, actMax);                   \
+  }
+BF_DW3_PLANE_KIND(bf_dw3_plane_s2, 1, 0)
+BF_DW3_PLANE_KIND(bf_dw3_plane_same, 0, 1)
+BF_DW3_PLANE_KIND(bf_dw3_plane_same3, 0, 3)
+BF_DW3_PLANE_KIND(bf_dw3_plane_rows, 0, 0)
+#undef BF_DW3_PLANE_KIND
 
 void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
                             const int32_t *restrict bias, int8_t *restrict out, int32_t N,
@@ -390,9 +382,23 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
       int8_t *o = out + ((int64_t)n * M + m) * outPlane;
       const int32_t b = bf_i8_bias(m, bias, bias8, biasMult, biasShift, quantFlags);
       const int8_t *wk = w + (int64_t)m * 9;
-      if (outMult[k] > 0 &&
-          bf_dw3_plane_shared(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, strideW == 2,
-                              inputOffset, outputOffset, outMult[k], outShift[k], actMin, actMax))
+#define BF_DW3_PLANE(FN)                                                                           \
+  FN(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, inputOffset, outputOffset, outMult[k],  \
+     outShift[k], actMin, actMax)
+      /* The row kind, from the call's (constant) shape. */
+      int32_t done = 0;
+      if (outMult[k] > 0) {
+        if (strideW == 2)
+          done = BF_DW3_PLANE(bf_dw3_plane_s2);
+        else if (padL == 1 && OW == W && W >= 4) /* the "same" rows */
+          done = BF_DW3_PLANE(bf_dw3_plane_same);
+        else if (padL == 1 && OW == W && W == 3)
+          done = BF_DW3_PLANE(bf_dw3_plane_same3);
+        else
+          done = BF_DW3_PLANE(bf_dw3_plane_rows);
+      }
+#undef BF_DW3_PLANE
+      if (done)
         continue;
       /* This channel's numbers exceed the fast path's bounds: the exact
        * general kernel on its plane alone (tables from channel m on). */

@@ -1,0 +1,126 @@
+//===- KernelClasses.cpp - Share big kernels by shape class ----------------===//
+#include "KernelClasses.h"
+
+#include "LowerGraph.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bundlefit {
+namespace {
+
+/// The integer arguments (0-based) a kernel takes at run time although they
+/// are constants: the output offset, one add per output either way. Every
+/// other constant (shapes, the input offset, flags, clamp bounds, null
+/// tables) stays in the class; pointers and tables are passed.
+///
+/// `noAliasArgs` are the weights, bias and requantization tables (only read,
+/// and planned apart from the node's output) and the node's own scratch:
+/// noalias in the wrapper, as the node function's distinct constant offsets
+/// showed before (the in-place kernels' input and output may be one address,
+/// so without it LLVM would reload around every store).
+struct ShapeClassPolicy {
+  const char *kernel;
+  std::vector<unsigned> runtimeArgs;
+  std::vector<unsigned> noAliasArgs;
+};
+
+// outputOffset of each kernel; weights, bias, scratch and the quantization
+// tables (bundlefit_kernels_int8.h). Measured on Cortex-M7 (bench/mcu):
+// MobileNetV1-0.25's five 128-channel blocks share one depthwise and one
+// pointwise function (.text -4.8 KB, +1.9% instructions). Not bf_conv2d_s8 /
+// bf_conv2d_im2col_s8: ResNet-8's two shared 3x3 convolutions came out 1.1 KB
+// larger than their two specialised copies.
+const ShapeClassPolicy kPolicies[] = {
+    {"bf_pointwise_inplace_s8", {11}, {1, 2, 4, 12, 13, 17, 18, 19}},
+    {"bf_depthwise_conv2d_s8", {20}, {1, 2, 21, 22, 26, 27, 28}},
+    {"bf_depthwise_inplace_s8", {20}, {1, 2, 4, 21, 22, 26, 27, 28}},
+};
+
+const ShapeClassPolicy *policyFor(llvm::StringRef name) {
+  for (const ShapeClassPolicy &policy : kPolicies)
+    if (name == policy.kernel)
+      return &policy;
+  return nullptr;
+}
+
+/// The call's class: for each argument, its constant if it is a class
+/// argument (or a null pointer), else nullptr (passed at run time).
+std::vector<llvm::Constant *> classOf(const llvm::CallInst &call, const ShapeClassPolicy &policy) {
+  std::vector<llvm::Constant *> key(call.arg_size(), nullptr);
+  for (unsigned i = 0; i < call.arg_size(); ++i) {
+    auto *constant = llvm::dyn_cast<llvm::Constant>(call.getArgOperand(i));
+    if (!constant)
+      continue;
+    const bool runtime = std::find(policy.runtimeArgs.begin(), policy.runtimeArgs.end(), i) !=
+                         policy.runtimeArgs.end();
+    if (llvm::isa<llvm::ConstantInt>(constant) ? !runtime
+                                               : llvm::isa<llvm::ConstantPointerNull>(constant))
+      key[i] = constant;
+  }
+  return key;
+}
+
+/// `void kernel.class<n>(same parameters)`: calls the kernel with the
+/// class's constants in place of their parameters (inlined there later).
+llvm::Function *makeWrapper(llvm::Function &kernel, const ShapeClassPolicy &policy,
+                            const std::vector<llvm::Constant *> &key, unsigned index) {
+  auto *wrapper = llvm::Function::Create(
+      kernel.getFunctionType(), llvm::GlobalValue::InternalLinkage,
+      kernel.getName() + ".class" + std::to_string(index), kernel.getParent());
+  wrapper->setAttributes(kernel.getAttributes());
+  wrapper->addFnAttr(llvm::Attribute::NoInline);
+  for (unsigned i : policy.noAliasArgs)
+    if (i < wrapper->arg_size() && wrapper->getArg(i)->getType()->isPointerTy())
+      wrapper->addParamAttr(i, llvm::Attribute::NoAlias);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(kernel.getContext(), "entry", wrapper));
+  std::vector<llvm::Value *> args;
+  for (unsigned i = 0; i < wrapper->arg_size(); ++i)
+    args.push_back(key[i] ? static_cast<llvm::Value *>(key[i]) : wrapper->getArg(i));
+  builder.CreateCall(&kernel, args);
+  builder.CreateRetVoid();
+  return wrapper;
+}
+
+} // namespace
+
+void shareKernelsByShapeClass(llvm::Module &module) {
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::Function &fn : module) {
+    if (!fn.hasFnAttribute(kNodeFunctionAttribute)) // not the kernels' own calls
+      continue;
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
+          if (llvm::Function *callee = call->getCalledFunction();
+              callee && !callee->isDeclaration() && callee->getReturnType()->isVoidTy() &&
+              policyFor(callee->getName()))
+            calls.push_back(call);
+  }
+  using Key = std::pair<llvm::Function *, std::vector<llvm::Constant *>>;
+  std::map<Key, std::vector<llvm::CallInst *>> classes;
+  for (llvm::CallInst *call : calls) {
+    llvm::Function *kernel = call->getCalledFunction();
+    classes[{kernel, classOf(*call, *policyFor(kernel->getName()))}].push_back(call);
+  }
+  unsigned index = 0;
+  for (auto &[key, members] : classes) {
+    if (members.size() < 2) // specialised in its node function, as before
+      continue;
+    llvm::Function *wrapper =
+        makeWrapper(*key.first, *policyFor(key.first->getName()), key.second, index++);
+    for (llvm::CallInst *call : members)
+      call->setCalledFunction(wrapper);
+  }
+}
+
+} // namespace bundlefit

@@ -1,0 +1,27 @@
+//===- KernelClasses.h - Share big kernels by shape class (internal) -------===//
+//
+// Why: every kernel call is inlined into its node function and specialised
+// for all its constant arguments, so layers of one shape but their own
+// requantization tables (MobileNetV1's five 128-channel blocks) were five
+// copies of the same loop nest: the node-function pool (NodeFunctions.h)
+// cannot merge them, their tables differ. Calls of a listed kernel that
+// agree on every constant shaping the code (sizes, strides, padding, the
+// input offset, flags, clamp bounds, null optional tables) share one
+// noinline function specialised for those, and pass what only feeds
+// arithmetic (tensor and table pointers, the output offset) at run time.
+// A class with one call stays specialised in its node function.
+//===----------------------------------------------------------------------===//
+#pragma once
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace bundlefit {
+
+/// Routes each call of a kernel with a shape-class policy through one
+/// noinline wrapper per class (the kernel inlined into it with the class's
+/// constants), instead of the call being specialised on its own.
+void shareKernelsByShapeClass(llvm::Module &module);
+
+} // namespace bundlefit
