@@ -194,6 +194,7 @@ TEST_CASE("stdout that cannot be written: exit 6, not 0" * doctest::test_suite("
     BUNDLEFIT_SKIP_TEST("no /dev/full here");
   std::string model = reluModel("relu.onnx", {"y"});
   Outcome o = runTool("plan " + q(model), "/dev/full");
+  INFO("stderr: " << o.err);
   CHECK(o.exitCode == 6);
   REQUIRE(o.errLines.size() == 1);
   CHECK(o.errLines[0].find("standard output") != std::string::npos);
