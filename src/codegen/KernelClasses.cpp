@@ -2,6 +2,7 @@
 #include "KernelClasses.h"
 
 #include "LowerGraph.h"
+#include "bundlefit/support/Error.h"
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/IR/Constants.h>
@@ -30,6 +31,9 @@ namespace {
 /// so without it LLVM would reload around every store).
 struct ShapeClassPolicy {
   const char *kernel;
+  /// The kernel's parameter count: the indices below are positions in its C
+  /// signature, so a signature that changed is refused, never guessed at.
+  unsigned arity;
   std::vector<unsigned> runtimeArgs;
   std::vector<unsigned> noAliasArgs;
 };
@@ -41,9 +45,9 @@ struct ShapeClassPolicy {
 // bf_conv2d_im2col_s8: ResNet-8's two shared 3x3 convolutions came out 1.1 KB
 // larger than their two specialised copies.
 const ShapeClassPolicy kPolicies[] = {
-    {"bf_pointwise_inplace_s8", {11}, {1, 2, 4, 12, 13, 17, 18, 19}},
-    {"bf_depthwise_conv2d_s8", {20}, {1, 2, 21, 22, 26, 27, 28}},
-    {"bf_depthwise_inplace_s8", {20}, {1, 2, 4, 21, 22, 26, 27, 28}},
+    {"bf_pointwise_inplace_s8", 20, {11}, {1, 2, 4, 12, 13, 17, 18, 19}},
+    {"bf_depthwise_conv2d_s8", 29, {20}, {1, 2, 21, 22, 26, 27, 28}},
+    {"bf_depthwise_inplace_s8", 29, {20}, {1, 2, 4, 21, 22, 26, 27, 28}},
 };
 
 const ShapeClassPolicy *policyFor(llvm::StringRef name) {
@@ -106,11 +110,23 @@ void shareKernelsByShapeClass(llvm::Module &module) {
               policyFor(callee->getName()))
             calls.push_back(call);
   }
+  // Classes in the order of their first call, not of their keys' addresses,
+  // so that the same model always gives the same object file.
   using Key = std::pair<llvm::Function *, std::vector<llvm::Constant *>>;
-  std::map<Key, std::vector<llvm::CallInst *>> classes;
+  std::map<Key, size_t> classIndex;
+  std::vector<std::pair<Key, std::vector<llvm::CallInst *>>> classes;
   for (llvm::CallInst *call : calls) {
     llvm::Function *kernel = call->getCalledFunction();
-    classes[{kernel, classOf(*call, *policyFor(kernel->getName()))}].push_back(call);
+    const ShapeClassPolicy &policy = *policyFor(kernel->getName());
+    if (kernel->arg_size() != policy.arity)
+      fatalInternal("kernel " + kernel->getName().str() + " takes " +
+                    std::to_string(kernel->arg_size()) + " arguments, its shape-class policy " +
+                    std::to_string(policy.arity));
+    Key key{kernel, classOf(*call, policy)};
+    auto [it, added] = classIndex.try_emplace(key, classes.size());
+    if (added)
+      classes.push_back({key, {}});
+    classes[it->second].second.push_back(call);
   }
   unsigned index = 0;
   for (auto &[key, members] : classes) {

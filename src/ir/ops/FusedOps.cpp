@@ -9,6 +9,7 @@
 #include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/support/CheckedMath.h"
 
 #include "ShapeHelpers.h"
 
@@ -117,9 +118,9 @@ uint64_t nodeScratchBytes(const Node &node) {
   // then the conv's im2col columns (group 1), each from a multiple of 4.
   uint64_t bytes = row;
   if (parts->pool.opType == "AveragePool")
-    bytes = alignUp4(bytes) + uint64_t(chunk * parts->y.type.shape[3]) * 4;
+    bytes = alignUp(bytes, 4) + uint64_t(chunk * parts->y.type.shape[3]) * 4;
   if (const uint64_t im2col = int8ConvIm2colBytes(parts->conv))
-    bytes = alignUp4(bytes) + im2col;
+    bytes = alignUp(bytes, 4) + im2col;
   return bytes;
 }
 

@@ -1,5 +1,6 @@
 //===- InPlaceOps.cpp - Which operators may write over their own input ------===//
 #include "bundlefit/ir/InPlaceOps.h"
+#include "bundlefit/support/CheckedMath.h"
 
 #include "ShapeHelpers.h"
 
@@ -78,7 +79,7 @@ uint64_t pointwiseInPlaceScratch(const Node &node) {
       uint64_t(pointwiseInPlaceRows(node) * y.shape[3] * y.shape[1]) * dtypeSize(y.dtype);
   if (!block || y.dtype != DType::Int8)
     return block;
-  return alignUp4(block) + int8ConvIm2colBytes(node); // bf_pointwise_inplace_s8
+  return alignUp(block, 4) + int8ConvIm2colBytes(node); // bf_pointwise_inplace_s8
 }
 
 bool poolMayOverlapInput(const Node &node) {

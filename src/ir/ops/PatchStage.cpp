@@ -15,6 +15,7 @@
 
 #include "bundlefit/ir/InPlaceOps.h"
 #include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
 #include "ShapeHelpers.h"
@@ -279,7 +280,7 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Val
   for (const auto &node : body.nodes)
     program->im2colBytes = std::max(program->im2colBytes, int8ConvIm2colBytes(*node));
   if (program->im2colBytes) {
-    program->im2colOffset = alignUp4(program->arenaBytes);
+    program->im2colOffset = alignUp(program->arenaBytes, 4);
     program->arenaBytes = program->im2colOffset + program->im2colBytes;
   }
 

@@ -27,10 +27,6 @@ bool hasInPlaceConvKernel(const Node &node);
 /// target; 0 for any other node.
 uint64_t int8ConvIm2colBytes(const Node &node);
 
-/// Bytes `bytes` rounded up to a multiple of 4 (where an int8 kernel's
-/// workspace puts its next part).
-inline uint64_t alignUp4(uint64_t bytes) { return (bytes + 3) / 4 * 4; }
-
 /// A depthwise Conv (group == C == M) whose output planes are no larger than
 /// its input planes (bf_depthwise_inplace_*): the one-plane workspace it
 /// needs, or 0 when it cannot run in place.
