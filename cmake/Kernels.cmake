@@ -8,7 +8,7 @@
 # optimisation pipeline runs later, per bundle, once shapes are constants and the
 # target CPU/features are known (vectorisation for the real CPU).
 
-set(BUNDLEFIT_KERNEL_FAMILIES x86_64 x86_64_avx512 aarch64 thumbv7em thumbv8m_main thumbv6m)
+set(BUNDLEFIT_KERNEL_FAMILIES x86_64 x86_64_avx512 aarch64 thumbv7em thumbv8m_main thumbv81m_mve thumbv6m)
 set(BUNDLEFIT_KERNEL_TRIPLE_x86_64 x86_64-unknown-linux-gnu)
 # x86-64 CPUs with AVX-512: the same kernels with 16-float register tiles
 # (BF_WIDE_TILES); the code generator picks this family when the target has avx512f.
@@ -22,6 +22,13 @@ set(BUNDLEFIT_KERNEL_TRIPLE_thumbv8m_main thumbv8m.main-none-eabi)
 # which every Cortex-M33/M55/M85 bundlefit targets has. The code generator
 # gives Thumb CPUs without it the thumbv6m family (BundleCodegen.cpp).
 set(BUNDLEFIT_KERNEL_DEFINES_thumbv8m_main -march=armv8-m.main+dsp)
+# Helium CPUs (Cortex-M55, M85): the int8 kernels' MVE paths (int8_mve.h,
+# __ARM_FEATURE_MVE), the DSP ones where MVE has none. clang defines the
+# feature macro only with a float ABI other than soft; softfp keeps the
+# bitcode's calling convention that of the other Thumb families (the bundle's
+# CPU and ABI are set per bundle).
+set(BUNDLEFIT_KERNEL_TRIPLE_thumbv81m_mve thumbv8.1m.main-none-eabi)
+set(BUNDLEFIT_KERNEL_DEFINES_thumbv81m_mve -march=armv8.1-m.main+mve+dsp -mfloat-abi=softfp)
 set(BUNDLEFIT_KERNEL_TRIPLE_thumbv6m thumbv6m-none-eabi)
 
 find_program(BUNDLEFIT_CLANG NAMES clang-16 clang HINTS ${LLVM_TOOLS_BINARY_DIR} /usr/lib/llvm-16/bin REQUIRED)

@@ -43,6 +43,7 @@ BUNDLEFIT_KERNEL_FAMILY(x86_64_avx512)
 BUNDLEFIT_KERNEL_FAMILY(aarch64)
 BUNDLEFIT_KERNEL_FAMILY(thumbv7em)
 BUNDLEFIT_KERNEL_FAMILY(thumbv8m_main)
+BUNDLEFIT_KERNEL_FAMILY(thumbv81m_mve)
 BUNDLEFIT_KERNEL_FAMILY(thumbv6m)
 #undef BUNDLEFIT_KERNEL_FAMILY
 
@@ -83,17 +84,16 @@ llvm::StringRef kernelBitcodeFor(const std::string &triple, const llvm::TargetMa
   // The thumbv7em and thumbv8m_main families use the DSP extension (int8
   // SMLAD paths); a Thumb CPU without it (Cortex-M0+, M3, M23) gets the
   // portable thumbv6m bitcode, which the CPU attributes then compile for it.
-  // A CPU with Helium (Cortex-M55, M85) has the DSP extension too and takes
-  // thumbv8m_main: since int8 convs run as im2col matrix products, its SMLAD
-  // paths beat LLVM's MVE vectorisation of the portable loops (instructions
-  // per inference on Cortex-M55 under QEMU: ResNet-8 58.3M -> 24.1M, LeNet
-  // 6.94M -> 4.81M, DS-CNN 10.1M -> 7.88M, MobileNetV1-0.25 22.6M -> 21.1M;
-  // float kernels unchanged).
+  // A CPU with Helium (Cortex-M55, M85) takes thumbv81m_mve, whose int8
+  // kernels run their dot products and requantization on MVE vectors
+  // (int8_mve.h); the float kernels are the same C as everywhere.
   const llvm::MCSubtargetInfo &subtarget = *machine.getMCSubtargetInfo();
   bool thumb = startsWith(triple, "thumb") || startsWith(triple, "arm");
   if (startsWith(triple, "thumbv6m") || startsWith(triple, "armv6m") ||
       (thumb && !subtarget.checkFeatures("+dsp")))
     return FAMILY(thumbv6m);
+  if (thumb && subtarget.checkFeatures("+mve"))
+    return FAMILY(thumbv81m_mve);
   if (startsWith(triple, "thumbv8m") || startsWith(triple, "armv8m"))
     return FAMILY(thumbv8m_main);
   if (startsWith(triple, "thumb") || startsWith(triple, "arm"))

@@ -19,13 +19,18 @@
  * so results are bit-identical; without the DSP extension, with groups != 1
  * or without scratch this is bf_conv2d_s8 itself.
  *===----------------------------------------------------------------------===*/
-#include "int8_util.h"
+#include "int8_mve.h"
 
 #if defined(BF_I8_DSP)
 
 /* The byte a column stores for input x: x ^ 0x80 (x + 128 as a uint8) when
  * the input offset is 128, else x. */
-BF_I8_INLINE int32_t bf_i8_col_flip(int32_t inputOffset) { return inputOffset == 128 ? 0x80 : 0; }
+BF_I8_INLINE int32_t bf_i8_col_flip(int32_t inputOffset) {
+#if defined(BF_I8_MVE)
+  return 0; /* bf_i8_mve_mat_2x2 adds the offset through the weight sums */
+#endif
+  return inputOffset == 128 ? 0x80 : 0;
+}
 
 /* A column word's taps {0, 2} and, with rot = 8, {1, 3}, plus the input
  * offset, in int16 lanes (off: the offset in both lanes). */
@@ -96,6 +101,10 @@ BF_I8_INLINE void bf_i8_im2col_1x1_pair(int8_t *col0, int8_t *col1, const int8_t
 BF_I8_INLINE void bf_i8_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, const int8_t *w,
                                 const int8_t *col0, const int8_t *col1, int32_t K,
                                 int32_t inputOffset) {
+#if defined(BF_I8_MVE)
+  bf_i8_mve_mat_2x2(acc, nm, np, w, col0, col1, K, inputOffset);
+  return;
+#endif
   const uint32_t off = bf_i8_pack16(inputOffset, inputOffset);
   const int8_t *w0 = w, *w1 = w + K;
   int32_t a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
@@ -194,10 +203,15 @@ void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
             bf_i8_mat_2x2(acc, 1, 2, wm, col0, col1, K, inputOffset);
           else
             bf_i8_mat_2x2(acc, 1, 1, wm, col0, col1, K, inputOffset);
+#if defined(BF_I8_MVE)
+          bf_i8_mve_output_2x2(o + (int64_t)m * P + p, P, acc, nm, np, m, outMult, outShift,
+                               quantFlags, outputOffset, actMin, actMax);
+#else
           for (int32_t i = 0; i < nm; ++i)
             for (int32_t j = 0; j < np; ++j)
               o[(int64_t)(m + i) * P + p + j] = bf_i8_output(
                   acc[i][j], m + i, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
+#endif
         }
       }
     }

@@ -155,6 +155,56 @@ std::unique_ptr<Graph> buildVariants() {
   return std::move(b.graph);
 }
 
+/// Group-1 convolutions of random shapes (the im2col matrix product and its
+/// requantization): kernel sizes 1-5, strides, pads, dilation, channel counts
+/// whose C*KH*KW is rarely a multiple of 16, odd pixel and channel counts,
+/// input zero points -128 (offset 128), 0 and others, per-tensor and
+/// per-channel scales, clamps. Every conv's output is a graph output.
+std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
+  Builder b("qconvs" + std::to_string(seed), seed);
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int C = pick(1, 21), H = pick(3, 11), W = pick(3, 11);
+  Value *x = b.input("x", {1, C, H, W});
+  const int zeroPoints[] = {-128, 0, pick(-127, 127)};
+  for (int z = 0; z < 3; ++z) {
+    const std::string zs = std::to_string(z);
+    Value *q = b.op("Quantize", "q" + zs, {x}, int8Type({1, C, H, W}, 1.0f / 64, zeroPoints[z]));
+    for (int i = 0; i < 4; ++i) {
+      const std::string id = zs + "_" + std::to_string(i);
+      const int M = pick(1, 19), KH = pick(1, 4), KW = pick(1, 5), sH = pick(1, 2), sW = pick(1, 2),
+                dH = pick(0, 3) ? 1 : 2, dW = pick(0, 3) ? 1 : 2;
+      const int pT = pick(0, 2), pL = pick(0, 2), pB = pick(0, 2), pR = pick(0, 2);
+      const int spanH = H + pT + pB - dH * (KH - 1) - 1, spanW = W + pL + pR - dW * (KW - 1) - 1;
+      if (spanH < 0 || spanW < 0)
+        continue;
+      const int OH = spanH / sH + 1, OW = spanW / sW + 1;
+      std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
+      for (float &sc : scales)
+        sc = 0.004f + 0.0005f * float(pick(0, 20));
+      std::vector<float> biasScales;
+      for (float sc : scales)
+        biasScales.push_back(sc / 64);
+      const float outScale = 0.01f * std::sqrt(float(C * KH * KW));
+      const int outZero = pick(-128, 40);
+      const bool relu = pick(0, 2) == 0;
+      Value *conv = b.op(
+          "Conv", "c" + id,
+          {q, b.weights("w" + id, {M, C, KH, KW}, scales), b.int32Bias("b" + id, M, biasScales)},
+          int8Type({1, M, OH, OW}, outScale, relu ? -128 : outZero), [&](Attributes &a) {
+            a.setInts("kernel_shape", {KH, KW});
+            a.setInts("strides", {sH, sW});
+            a.setInts("pads", {pT, pL, pB, pR});
+            a.setInts("dilations", {dH, dW});
+            if (relu)
+              a.setString("activation", "Relu");
+          });
+      b.graph->markOutput(conv);
+    }
+  }
+  return std::move(b.graph);
+}
+
 std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
   const Value *in = graph.inputs().at(0);
   return {{in->name,
@@ -253,6 +303,18 @@ TEST_CASE("interpreter int8 == Cortex-M7 / M33 bundle int8 under QEMU, bit for b
   checkBitExact(*buildVariants(), "cortex-m7", 6);
   // Another kernel bitcode family (thumbv8m.main).
   checkBitExact(*buildConvNet(), "cortex-m33", 7);
+}
+
+TEST_CASE("interpreter int8 == Cortex-M55 (Helium) bundle int8 under QEMU, bit for bit" *
+          doctest::test_suite("needs_qemu")) {
+  // The thumbv81m_mve kernel family: MVE dot products and requantization
+  // (int8_mve.h) against the interpreter's portable kernels.
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
+  checkBitExact(*buildConvNet(), "cortex-m55", 8);
+  checkBitExact(*buildVariants(), "cortex-m55", 9);
+  for (unsigned seed = 20; seed < 26; ++seed)
+    checkBitExact(*buildRandomConvs(seed), "cortex-m55", seed);
 }
 
 TEST_CASE("unsupported int8 forms are reported with the node") {
