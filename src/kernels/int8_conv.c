@@ -5,7 +5,7 @@
  * is the zero point, so it adds nothing), then requantize per channel, add
  * outputOffset and clamp to [actMin, actMax].
  *===----------------------------------------------------------------------===*/
-#include "int8_util.h"
+#include "int8_mve.h"
 
 /* The k in [0, K) with 0 <= origin + k * dil < size, as [*begin, *end). */
 BF_I8_INLINE void bf_i8_valid_taps(int32_t origin, int32_t size, int32_t K, int32_t dil,
@@ -228,6 +228,12 @@ void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int
 BF_I8_INLINE void bf_i8_dot_rows2(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t K,
                                   int32_t inputOffset, int32_t filterOffset, int32_t *acc0,
                                   int32_t *acc1) {
+#if defined(BF_I8_MVE)
+  if (filterOffset == 0) {
+    bf_i8_mve_dot_rows2(x, w0, w1, K, inputOffset, acc0, acc1);
+    return;
+  }
+#endif
   int32_t a0 = *acc0, a1 = *acc1, k = 0;
 #if defined(BF_I8_DSP)
   const uint32_t xOff = bf_i8_pack16(inputOffset, inputOffset);

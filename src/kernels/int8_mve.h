@@ -75,6 +75,36 @@ BF_I8_INLINE void bf_i8_mve_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, c
   acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
 }
 
+/* *acc0 += sum over k < K of w0[k] * (x[k] + inputOffset), *acc1 the same
+ * with w1 (a fully connected layer's two weight rows; the weights'
+ * zero point is 0): per 16 taps one input and two weight loads, two
+ * VMLADAVAs and, with an input offset, two VADDVAs for the weight sums. */
+BF_I8_INLINE void bf_i8_mve_dot_rows2(const int8_t *x, const int8_t *w0, const int8_t *w1,
+                                      int32_t K, int32_t inputOffset, int32_t *acc0,
+                                      int32_t *acc1) {
+  int32_t a0 = *acc0, a1 = *acc1, s0 = 0, s1 = 0, k = 0;
+#define BF_I8_MVE_DOT(LOAD, ...)                                                                   \
+  do {                                                                                             \
+    const int8x16_t xv = LOAD(x + k, ##__VA_ARGS__);                                               \
+    const int8x16_t v0 = LOAD(w0 + k, ##__VA_ARGS__), v1 = LOAD(w1 + k, ##__VA_ARGS__);            \
+    a0 = vmladavaq_s8(a0, v0, xv);                                                                 \
+    a1 = vmladavaq_s8(a1, v1, xv);                                                                 \
+    if (inputOffset) {                                                                             \
+      s0 = vaddvaq_s8(s0, v0);                                                                     \
+      s1 = vaddvaq_s8(s1, v1);                                                                     \
+    }                                                                                              \
+  } while (0)
+  for (; k + 16 <= K; k += 16)
+    BF_I8_MVE_DOT(vld1q_s8);
+  if (k < K) {
+    const mve_pred16_t tail = vctp8q((uint32_t)(K - k));
+    BF_I8_MVE_DOT(vld1q_z_s8, tail);
+  }
+#undef BF_I8_MVE_DOT
+  *acc0 = (int32_t)((uint32_t)a0 + (uint32_t)s0 * (uint32_t)inputOffset);
+  *acc1 = (int32_t)((uint32_t)a1 + (uint32_t)s1 * (uint32_t)inputOffset);
+}
+
 /* bf_i8_requantize (double rounding) of four lanes with their own multiplier
  * and shift, + outputOffset, clamped to [actMin, actMax]. */
 BF_I8_INLINE int32x4_t bf_i8_mve_requantize(int32x4_t x, int32x4_t mult, int32x4_t shift,

@@ -159,7 +159,8 @@ std::unique_ptr<Graph> buildVariants() {
 /// requantization): kernel sizes 1-5, strides, pads, dilation, channel counts
 /// whose C*KH*KW is rarely a multiple of 16, odd pixel and channel counts,
 /// input zero points -128 (offset 128), 0 and others, per-tensor and
-/// per-channel scales, clamps. Every conv's output is a graph output.
+/// per-channel scales, clamps; and a fully connected layer per zero point.
+/// Every conv's and Gemm's output is a graph output.
 std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
   Builder b("qconvs" + std::to_string(seed), seed);
   std::mt19937 rng(seed);
@@ -201,6 +202,16 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
           });
       b.graph->markOutput(conv);
     }
+    // A fully connected layer over the whole input (K = C*H*W, rarely a
+    // multiple of 16), an odd or even number of rows.
+    const int K = C * H * W, N = pick(1, 64);
+    Value *flat = b.op("Flatten", "f" + zs, {q}, int8Type({1, K}, 1.0f / 64, zeroPoints[z]));
+    Value *fc = b.op(
+        "Gemm", "g" + zs,
+        {flat, b.weights("wg" + zs, {N, K}, {0.006f}), b.int32Bias("bg" + zs, N, {0.006f / 64})},
+        int8Type({1, N}, 0.01f * std::sqrt(float(K)), pick(-20, 20)),
+        [](Attributes &a) { a.setInt("transB", 1); });
+    b.graph->markOutput(fc);
   }
   return std::move(b.graph);
 }
