@@ -19,7 +19,7 @@
  * MACs). The output stage is bf_i8_requantize's in an exact cheaper form
  * (bf_dw_requant_setup).
  *===----------------------------------------------------------------------===*/
-#include "int8_util.h"
+#include "int8_mve.h"
 
 /* A channel's output stage: clamp((mulhi_r(acc * 2^s, mult) + add + sign) >>
  * e), with 2^s folded into the weights and bias. */
@@ -283,6 +283,16 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
   const int32_t bFull = (int32_t)(bs + off * (uint32_t)(rowSum[0] + rowSum[1] + rowSum[2]));
   const int8_t zp = (int8_t)-inputOffset;
   const int64_t rs = (int64_t)dilH * W;
+#if defined(BF_I8_MVE)
+  int32_t w9[9], wz[9]; /* the taps times 2^s; wz: a row's zeroed where it is outside */
+  for (int32_t i = 0; i < 9; ++i)
+    w9[i] = bf_i8_shl(wk[i], q.s);
+  if (!s2 && strideH == 1 && dilH == 1 && padL == 1 && OW == W && W >= 4) {
+    bf_i8_mve_dw3_plane_flat(o, x, w9, bFull, inputOffset, q.mult, q.add, q.e, q.lo, q.hi, H, W, OH,
+                             padT, zp);
+    return 1;
+  }
+#endif
   /* One call of the row kernel per row (inlined once, not once for inner
    * rows and again for border ones): a kernel row outside the input gets
    * zero weights and reads row 0. */
@@ -310,6 +320,17 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
       }
       bRow = (int32_t)(bs + off * sum);
     }
+#if defined(BF_I8_MVE)
+    const int32_t *wr = w9;
+    if (A[0] != Af[0] || A[1] != Af[1] || A[2] != Af[2] || C[0] != Cf[0] || C[1] != Cf[1] ||
+        C[2] != Cf[2]) {
+      for (int32_t i = 0; i < 9; ++i)
+        wz[i] = A[i / 3] || C[i / 3] ? w9[i] : 0;
+      wr = wz;
+    }
+    bf_i8_mve_dw3_row(orow, r, wr, bRow, q.mult, q.add, q.e, q.lo, q.hi, W, OW, padL, zp, s2);
+    continue;
+#endif
     if (same == 1)
       bf_dw3_row_same(orow, r[0], r[1], r[2], A[0], A[1], A[2], C[0], C[1], C[2], bRow, &q, W,
                       (uint8_t)zp);
@@ -349,8 +370,10 @@ bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *ou
                         inputOffset, outputOffset, mult, shift, actMin, actMax);                   \
   }
 BF_DW3_PLANE_KIND(bf_dw3_plane_s2, 1, 0)
+#if !defined(BF_I8_MVE) /* MVE: bf_dw3_plane_rows for every stride-1 row */
 BF_DW3_PLANE_KIND(bf_dw3_plane_same, 0, 1)
 BF_DW3_PLANE_KIND(bf_dw3_plane_same3, 0, 3)
+#endif
 BF_DW3_PLANE_KIND(bf_dw3_plane_rows, 0, 0)
 #undef BF_DW3_PLANE_KIND
 
@@ -390,12 +413,17 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
       if (outMult[k] > 0) {
         if (strideW == 2)
           done = BF_DW3_PLANE(bf_dw3_plane_s2);
+#if defined(BF_I8_MVE)
+        else /* one MVE row kernel for every stride-1 row */
+          done = BF_DW3_PLANE(bf_dw3_plane_rows);
+#else
         else if (padL == 1 && OW == W && W >= 4) /* the "same" rows */
           done = BF_DW3_PLANE(bf_dw3_plane_same);
         else if (padL == 1 && OW == W && W == 3)
           done = BF_DW3_PLANE(bf_dw3_plane_same3);
         else
           done = BF_DW3_PLANE(bf_dw3_plane_rows);
+#endif
       }
 #undef BF_DW3_PLANE
       if (done)

@@ -61,6 +61,9 @@ BF_I8_INLINE void bf_i8_mve_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, c
         s1 = vaddvaq_s8(s1, v1);                                                                   \
     }                                                                                              \
   } while (0)
+  /* Not unrolled: with K a constant LLVM would unroll the loop and hoist
+   * the column loads out of the caller's channel loop, spilling them. */
+#pragma clang loop unroll_count(2)
   for (; k + 16 <= K; k += 16)
     BF_I8_MVE_STEP(vld1q_s8);
   if (k < K) {
@@ -105,6 +108,115 @@ BF_I8_INLINE void bf_i8_mve_dot_rows2(const int8_t *x, const int8_t *w0, const i
   *acc1 = (int32_t)((uint32_t)a1 + (uint32_t)s1 * (uint32_t)inputOffset);
 }
 
+/* The depthwise output stage: bf_dw_scale, clamped, into o[0, n). */
+BF_I8_INLINE void bf_i8_mve_dw_store(int8_t *o, int32_t n, int32x4_t acc, int32_t mult, int32_t add,
+                                     int32x4_t negE, int32_t lo, int32_t hi) {
+  int32x4_t t = vaddq_n_s32(vrmulhq_s32(acc, vdupq_n_s32(mult)), add);
+  t = vshlq_s32(vaddq_s32(t, vshrq_n_s32(acc, 31)), negE);
+  t = vminq_s32(vmaxq_s32(t, vdupq_n_s32(lo)), vdupq_n_s32(hi));
+  vstrbq_p_s32(o, t, vctp32q((uint32_t)n));
+}
+
+/* One output row of a 3x3 depthwise kernel (int8_depthwise.c's fast path),
+ * four outputs per step in int32 lanes: per kernel tap one widening load
+ * (VLDRB.S32; stride 2 a gather of every other byte) and one VMLA by the
+ * tap's weight w[3 * kernel row + column] (already times 2^s, zero for a
+ * kernel row outside the input; the input offset is in the bias b, as in
+ * bf_dw3_row). A step whose columns leave [0, W) loads only the columns
+ * inside (predicated gathers) and the zero point zp elsewhere. The output
+ * stage is bf_dw_scale's (mulhi_r(acc, mult) + add + [acc < 0]) >> e with
+ * VRMULH, clamped to [lo, hi]; the last step stores only the lanes < OW. */
+BF_I8_INLINE void bf_i8_mve_dw3_row(int8_t *o, const int8_t *const r[3], const int32_t w[9],
+                                    int32_t b, int32_t mult, int32_t add, int32_t e, int32_t lo,
+                                    int32_t hi, int32_t W, int32_t OW, int32_t padL, int8_t zp,
+                                    int32_t s2) {
+  const int32_t sw = s2 ? 2 : 1;
+  const int32x4_t lanes =
+      vmulq_n_s32(vreinterpretq_s32_u32(vidupq_n_u32(0, 1)) /* {0,1,2,3} */, sw);
+  const int32x4_t zpv = vdupq_n_s32(zp), negE = vdupq_n_s32(-e);
+  for (int32_t ow = 0; ow < OW; ow += 4) {
+    const int32_t c0 = ow * sw - padL;
+    int32x4_t acc = vdupq_n_s32(b);
+    if (c0 >= 0 && c0 + 3 * sw + 2 < W && ow + 4 <= OW) {
+      for (int32_t k = 0; k < 3; ++k)
+        for (int32_t kw = 0; kw < 3; ++kw) {
+          const int8_t *p = r[k] + c0 + kw;
+          const int32x4_t xv =
+              s2 ? vldrbq_gather_offset_s32(p, vreinterpretq_u32_s32(lanes)) : vldrbq_s32(p);
+          acc = vmlaq_n_s32(acc, xv, w[3 * k + kw]);
+        }
+    } else {
+      const mve_pred16_t live = vctp32q((uint32_t)(OW - ow));
+      for (int32_t kw = 0; kw < 3; ++kw) {
+        const int32x4_t col = vaddq_n_s32(lanes, c0 + kw);
+        mve_pred16_t in = vcmpgeq_n_s32(col, 0);
+        in = vcmpltq_m_n_s32(col, W, in) & live;
+        for (int32_t k = 0; k < 3; ++k) {
+          const int32x4_t xv = vldrbq_gather_offset_z_s32(r[k], vreinterpretq_u32_s32(col), in);
+          acc = vmlaq_n_s32(acc, vpselq_s32(xv, zpv, in), w[3 * k + kw]);
+        }
+      }
+    }
+    bf_i8_mve_dw_store(o + ow, OW - ow, acc, mult, add, negE, lo, hi);
+  }
+}
+
+/* A whole plane of a 3x3 depthwise kernel with stride 1, dilation 1, padL =
+ * 1 and OW = W >= 4 (the "same" rows, vertical pad padT): output pixel p =
+ * oh * W + ow reads input x[p + (kh - padT) * W + kw - 1], so four
+ * consecutive pixels of the flattened plane are one step even where they
+ * straddle rows (DS-CNN's planes are 5 wide). In steps whose reads stay in
+ * the plane only the columns left of ow = 0 and right of ow = W - 1 are
+ * outside: their loads are predicated off (0) and their taps' share of the
+ * folded input offset is taken out of those lanes' bias (b = bias' with all
+ * nine taps' off * w); other steps gather with every outside tap reading
+ * zp. Per pixel the same sums as bf_dw3_row's. */
+BF_I8_INLINE void bf_i8_mve_dw3_plane_flat(int8_t *o, const int8_t *x, const int32_t w[9],
+                                           int32_t b, int32_t inputOffset, int32_t mult,
+                                           int32_t add, int32_t e, int32_t lo, int32_t hi,
+                                           int32_t H, int32_t W, int32_t OH, int32_t padT,
+                                           int8_t zp) {
+  const int32_t P = OH * W, HW = H * W;
+  const uint32_t off = (uint32_t)inputOffset;
+  const int32_t bLeft = (int32_t)((uint32_t)b - off * (uint32_t)(w[0] + w[3] + w[6]));
+  const int32_t bRight = (int32_t)((uint32_t)b - off * (uint32_t)(w[2] + w[5] + w[8]));
+  const int32x4_t lanes = vreinterpretq_s32_u32(vidupq_n_u32(0, 1)); /* {0,1,2,3} */
+  const int32x4_t zpv = vdupq_n_s32(zp), negE = vdupq_n_s32(-e);
+  /* Steps [pLo, pHi] read rows inside the plane only. */
+  const int32_t pLo = padT * W + 1, pHi = bf_i8_min(HW - (2 - padT) * W - 5, P - 4);
+  int32x4_t owv = lanes; /* each lane's ow (W >= 4) */
+  for (int32_t p = 0; p < P; p += 4) {
+    const mve_pred16_t left = vcmpeqq_n_s32(owv, 0), right = vcmpeqq_n_s32(owv, W - 1);
+    const mve_pred16_t notLeft = (mve_pred16_t)~left, notRight = (mve_pred16_t)~right;
+    int32x4_t acc;
+    if (p >= pLo && p <= pHi) {
+      acc = vpselq_s32(vdupq_n_s32(bLeft), vdupq_n_s32(b), left);
+      acc = vpselq_s32(vdupq_n_s32(bRight), acc, right);
+      for (int32_t kh = 0; kh < 3; ++kh) {
+        const int8_t *rp = x + p + (kh - padT) * W - 1;
+        acc = vmlaq_n_s32(acc, vldrbq_z_s32(rp, notLeft), w[3 * kh]);
+        acc = vmlaq_n_s32(acc, vldrbq_s32(rp + 1), w[3 * kh + 1]);
+        acc = vmlaq_n_s32(acc, vldrbq_z_s32(rp + 2, notRight), w[3 * kh + 2]);
+      }
+    } else {
+      acc = vdupq_n_s32(b);
+      const mve_pred16_t live = vctp32q((uint32_t)(P - p));
+      for (int32_t kh = 0; kh < 3; ++kh)
+        for (int32_t kw = 0; kw < 3; ++kw) {
+          const int32x4_t idx = vaddq_n_s32(lanes, p + (kh - padT) * W + kw - 1);
+          mve_pred16_t in = vcmpgeq_n_s32(idx, 0);
+          in = vcmpltq_m_n_s32(idx, HW, in) & live;
+          in &= kw == 0 ? notLeft : kw == 2 ? notRight : (mve_pred16_t)0xFFFF;
+          const int32x4_t xv = vldrbq_gather_offset_z_s32(x, vreinterpretq_u32_s32(idx), in);
+          acc = vmlaq_n_s32(acc, vpselq_s32(xv, zpv, in), w[3 * kh + kw]);
+        }
+    }
+    bf_i8_mve_dw_store(o + p, P - p, acc, mult, add, negE, lo, hi);
+    owv = vaddq_n_s32(owv, 4);
+    owv = vsubq_m_n_s32(owv, owv, W, vcmpgeq_n_s32(owv, W));
+  }
+}
+
 /* bf_i8_requantize (double rounding) of four lanes with their own multiplier
  * and shift, + outputOffset, clamped to [actMin, actMax]. */
 BF_I8_INLINE int32x4_t bf_i8_mve_requantize(int32x4_t x, int32x4_t mult, int32x4_t shift,
@@ -134,6 +246,10 @@ BF_I8_INLINE void bf_i8_mve_output_2x2(int8_t *o, int64_t P, const int32_t acc[2
                                     actMin, actMax);
     return;
   }
+  /* Lane l = 2i + j: channel m + i, pixel j. Multipliers and shifts by
+   * one gather each ({m, m, m + 1, m + 1} per channel), the four bytes by
+   * one scatter to {0, 1, P, P + 1}, lanes outside nm x np predicated off. */
+  const uint32x4_t lane = vidupq_n_u32(0, 1), row = vshrq_n_u32(lane, 1);
   const int32_t k0 = (quantFlags & BF_I8_PER_CHANNEL) ? m : 0;
   const int32_t k1 = (quantFlags & BF_I8_PER_CHANNEL) && nm == 2 ? m + 1 : k0;
   int32x4_t x = vdupq_n_s32(acc[0][0]);
@@ -144,14 +260,11 @@ BF_I8_INLINE void bf_i8_mve_output_2x2(int8_t *o, int64_t P, const int32_t acc[2
   mult = vsetq_lane_s32(outMult[k1], vsetq_lane_s32(outMult[k1], mult, 2), 3);
   shift = vsetq_lane_s32(outShift[k1], vsetq_lane_s32(outShift[k1], shift, 2), 3);
   const int32x4_t r = bf_i8_mve_requantize(x, mult, shift, outputOffset, actMin, actMax);
-  o[0] = (int8_t)vgetq_lane_s32(r, 0);
-  if (np == 2)
-    o[1] = (int8_t)vgetq_lane_s32(r, 1);
-  if (nm == 2) {
-    o[P] = (int8_t)vgetq_lane_s32(r, 2);
-    if (np == 2)
-      o[P + 1] = (int8_t)vgetq_lane_s32(r, 3);
-  }
+  const uint32x4_t at = vaddq_u32(vandq_u32(lane, vdupq_n_u32(1)), vmulq_n_u32(row, (uint32_t)P));
+  const mve_pred16_t live =
+      (mve_pred16_t)(0x000F | (np == 2 ? 0x00F0 : 0) | (nm == 2 ? 0x0F00 : 0) |
+                     (np == 2 && nm == 2 ? 0xF000 : 0));
+  vstrbq_scatter_offset_p_s32(o, at, r, live);
 }
 
 #endif

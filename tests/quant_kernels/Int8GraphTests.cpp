@@ -159,7 +159,8 @@ std::unique_ptr<Graph> buildVariants() {
 /// requantization): kernel sizes 1-5, strides, pads, dilation, channel counts
 /// whose C*KH*KW is rarely a multiple of 16, odd pixel and channel counts,
 /// input zero points -128 (offset 128), 0 and others, per-tensor and
-/// per-channel scales, clamps; and a fully connected layer per zero point.
+/// per-channel scales, clamps; depthwise convolutions (3x3 mostly) and a
+/// fully connected layer per zero point.
 /// Every conv's and Gemm's output is a graph output.
 std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
   Builder b("qconvs" + std::to_string(seed), seed);
@@ -167,6 +168,15 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const int C = pick(1, 21), H = pick(3, 11), W = pick(3, 11);
   Value *x = b.input("x", {1, C, H, W});
+  // Per-tensor or per-channel weight scales; the bias's at input scale 1/64.
+  auto weightScales = [&](int M, std::vector<float> &biasScales) {
+    std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
+    for (float &sc : scales) {
+      sc = 0.004f + 0.0005f * float(pick(0, 20));
+      biasScales.push_back(sc / 64);
+    }
+    return scales;
+  };
   const int zeroPoints[] = {-128, 0, pick(-127, 127)};
   for (int z = 0; z < 3; ++z) {
     const std::string zs = std::to_string(z);
@@ -180,12 +190,8 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
       if (spanH < 0 || spanW < 0)
         continue;
       const int OH = spanH / sH + 1, OW = spanW / sW + 1;
-      std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
-      for (float &sc : scales)
-        sc = 0.004f + 0.0005f * float(pick(0, 20));
       std::vector<float> biasScales;
-      for (float sc : scales)
-        biasScales.push_back(sc / 64);
+      const std::vector<float> scales = weightScales(M, biasScales);
       const float outScale = 0.01f * std::sqrt(float(C * KH * KW));
       const int outZero = pick(-128, 40);
       const bool relu = pick(0, 2) == 0;
@@ -201,6 +207,40 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
               a.setString("activation", "Relu");
           });
       b.graph->markOutput(conv);
+    }
+    // Depthwise convolutions: mostly 3x3 (the row and whole-plane fast
+    // paths: "same" rows, stride 2, vertical stride and dilation, pads 0-2),
+    // channel multiplier 1 or 2; other kernels take the grouped kernel.
+    for (int i = 0; i < 3; ++i) {
+      const std::string id = zs + "_" + std::to_string(i);
+      const bool same = pick(0, 1);
+      const int chMult = pick(1, 2), M = C * chMult;
+      const int KH = pick(0, 4) ? 3 : pick(1, 4), KW = pick(0, 4) ? 3 : pick(1, 4);
+      const int sH = same ? 1 : pick(1, 2), sW = same ? 1 : pick(1, 2);
+      const int dH = same || pick(0, 3) ? 1 : 2;
+      const int pT = same ? 1 : pick(0, 2), pL = same ? 1 : pick(0, 2), pB = same ? 1 : pick(0, 2),
+                pR = same ? 1 : pick(0, 2);
+      const int spanH = H + pT + pB - dH * (KH - 1) - 1, spanW = W + pL + pR - (KW - 1) - 1;
+      if (spanH < 0 || spanW < 0)
+        continue;
+      const int OH = spanH / sH + 1, OW = spanW / sW + 1;
+      std::vector<float> biasScales;
+      const std::vector<float> scales = weightScales(M, biasScales);
+      const bool relu = pick(0, 1) == 0;
+      Value *dw = b.op(
+          "Conv", "d" + id,
+          {q, b.weights("wd" + id, {M, 1, KH, KW}, scales), b.int32Bias("bd" + id, M, biasScales)},
+          int8Type({1, M, OH, OW}, 0.01f * float(KH * KW), relu ? -128 : pick(-60, 60)),
+          [&](Attributes &a) {
+            a.setInts("kernel_shape", {KH, KW});
+            a.setInts("strides", {sH, sW});
+            a.setInts("pads", {pT, pL, pB, pR});
+            a.setInts("dilations", {dH, 1});
+            a.setInt("group", C);
+            if (relu)
+              a.setString("activation", "Relu");
+          });
+      b.graph->markOutput(dw);
     }
     // A fully connected layer over the whole input (K = C*H*W, rarely a
     // multiple of 16), an odd or even number of rows.
@@ -324,7 +364,7 @@ TEST_CASE("interpreter int8 == Cortex-M55 (Helium) bundle int8 under QEMU, bit f
     BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   checkBitExact(*buildConvNet(), "cortex-m55", 8);
   checkBitExact(*buildVariants(), "cortex-m55", 9);
-  for (unsigned seed = 20; seed < 26; ++seed)
+  for (unsigned seed = 20; seed < 32; ++seed)
     checkBitExact(*buildRandomConvs(seed), "cortex-m55", seed);
 }
 
