@@ -286,10 +286,10 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
 #if defined(BF_I8_MVE)
   int32_t w9[9], wz[9]; /* the taps times 2^s; wz: a row's zeroed where it is outside */
   for (int32_t i = 0; i < 9; ++i)
-    w9[i] = bf_i8_shl(wk[i], q.s);
+    w9[i] = bf_i8_shl(wk[i], q.s - 1);
   if (!s2 && strideH == 1 && dilH == 1 && padL == 1 && OW == W && W >= 4) {
-    bf_i8_mve_dw3_plane_flat(o, x, w9, bFull, inputOffset, q.mult, q.add, q.e, q.lo, q.hi, H, W, OH,
-                             padT, zp);
+    bf_i8_mve_dw3_plane_flat(o, x, w9, bFull >> 1, inputOffset, q.mult, q.add, q.e, q.lo, q.hi, H,
+                             W, OH, padT, zp);
     return 1;
   }
 #endif
@@ -328,7 +328,7 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
         wz[i] = A[i / 3] || C[i / 3] ? w9[i] : 0;
       wr = wz;
     }
-    bf_i8_mve_dw3_row(orow, r, wr, bRow, q.mult, q.add, q.e, q.lo, q.hi, W, OW, padL, zp, s2);
+    bf_i8_mve_dw3_row(orow, r, wr, bRow >> 1, q.mult, q.add, q.e, q.lo, q.hi, W, OW, padL, zp, s2);
     continue;
 #endif
     if (same == 1)

@@ -110,9 +110,9 @@ BF_I8_INLINE void bf_i8_mve_dot_rows2(const int8_t *x, const int8_t *w0, const i
 
 /* The depthwise output stage: bf_dw_scale, clamped, into o[0, n). */
 BF_I8_INLINE void bf_i8_mve_dw_store(int8_t *o, int32_t n, int32x4_t acc, int32_t mult, int32_t add,
-                                     int32x4_t negE, int32_t lo, int32_t hi) {
-  int32x4_t t = vaddq_n_s32(vrmulhq_s32(acc, vdupq_n_s32(mult)), add);
-  t = vshlq_s32(vaddq_s32(t, vshrq_n_s32(acc, 31)), negE);
+                                     int32_t e, int32_t lo, int32_t hi) {
+  int32x4_t t = vaddq_n_s32(vqrdmulhq_n_s32(acc, mult), add);
+  t = vshlq_r_s32(vaddq_s32(t, vshrq_n_s32(acc, 31)), -e);
   t = vminq_s32(vmaxq_s32(t, vdupq_n_s32(lo)), vdupq_n_s32(hi));
   vstrbq_p_s32(o, t, vctp32q((uint32_t)n));
 }
@@ -133,7 +133,7 @@ BF_I8_INLINE void bf_i8_mve_dw3_row(int8_t *o, const int8_t *const r[3], const i
   const int32_t sw = s2 ? 2 : 1;
   const int32x4_t lanes =
       vmulq_n_s32(vreinterpretq_s32_u32(vidupq_n_u32(0, 1)) /* {0,1,2,3} */, sw);
-  const int32x4_t zpv = vdupq_n_s32(zp), negE = vdupq_n_s32(-e);
+  const int32x4_t zpv = vdupq_n_s32(zp);
   for (int32_t ow = 0; ow < OW; ow += 4) {
     const int32_t c0 = ow * sw - padL;
     int32x4_t acc = vdupq_n_s32(b);
@@ -157,7 +157,7 @@ BF_I8_INLINE void bf_i8_mve_dw3_row(int8_t *o, const int8_t *const r[3], const i
         }
       }
     }
-    bf_i8_mve_dw_store(o + ow, OW - ow, acc, mult, add, negE, lo, hi);
+    bf_i8_mve_dw_store(o + ow, OW - ow, acc, mult, add, e, lo, hi);
   }
 }
 
@@ -181,7 +181,7 @@ BF_I8_INLINE void bf_i8_mve_dw3_plane_flat(int8_t *o, const int8_t *x, const int
   const int32_t bLeft = (int32_t)((uint32_t)b - off * (uint32_t)(w[0] + w[3] + w[6]));
   const int32_t bRight = (int32_t)((uint32_t)b - off * (uint32_t)(w[2] + w[5] + w[8]));
   const int32x4_t lanes = vreinterpretq_s32_u32(vidupq_n_u32(0, 1)); /* {0,1,2,3} */
-  const int32x4_t zpv = vdupq_n_s32(zp), negE = vdupq_n_s32(-e);
+  const int32x4_t zpv = vdupq_n_s32(zp);
   /* Steps [pLo, pHi] read rows inside the plane only. */
   const int32_t pLo = padT * W + 1, pHi = bf_i8_min(HW - (2 - padT) * W - 5, P - 4);
   int32x4_t owv = lanes; /* each lane's ow (W >= 4) */
@@ -192,12 +192,14 @@ BF_I8_INLINE void bf_i8_mve_dw3_plane_flat(int8_t *o, const int8_t *x, const int
     if (p >= pLo && p <= pHi) {
       acc = vpselq_s32(vdupq_n_s32(bLeft), vdupq_n_s32(b), left);
       acc = vpselq_s32(vdupq_n_s32(bRight), acc, right);
-      for (int32_t kh = 0; kh < 3; ++kh) {
-        const int8_t *rp = x + p + (kh - padT) * W - 1;
-        acc = vmlaq_n_s32(acc, vldrbq_z_s32(rp, notLeft), w[3 * kh]);
-        acc = vmlaq_n_s32(acc, vldrbq_s32(rp + 1), w[3 * kh + 1]);
-        acc = vmlaq_n_s32(acc, vldrbq_z_s32(rp + 2, notRight), w[3 * kh + 2]);
-      }
+      const int8_t *rp = x + p - padT * W - 1;
+      /* Column by column: one predicate per column (Helium has one VPR). */
+      for (int32_t kh = 0; kh < 3; ++kh)
+        acc = vmlaq_n_s32(acc, vldrbq_z_s32(rp + kh * W, notLeft), w[3 * kh]);
+      for (int32_t kh = 0; kh < 3; ++kh)
+        acc = vmlaq_n_s32(acc, vldrbq_s32(rp + kh * W + 1), w[3 * kh + 1]);
+      for (int32_t kh = 0; kh < 3; ++kh)
+        acc = vmlaq_n_s32(acc, vldrbq_z_s32(rp + kh * W + 2, notRight), w[3 * kh + 2]);
     } else {
       acc = vdupq_n_s32(b);
       const mve_pred16_t live = vctp32q((uint32_t)(P - p));
@@ -211,7 +213,7 @@ BF_I8_INLINE void bf_i8_mve_dw3_plane_flat(int8_t *o, const int8_t *x, const int
           acc = vmlaq_n_s32(acc, vpselq_s32(xv, zpv, in), w[3 * kh + kw]);
         }
     }
-    bf_i8_mve_dw_store(o + p, P - p, acc, mult, add, negE, lo, hi);
+    bf_i8_mve_dw_store(o + p, P - p, acc, mult, add, e, lo, hi);
     owv = vaddq_n_s32(owv, 4);
     owv = vsubq_m_n_s32(owv, owv, W, vcmpgeq_n_s32(owv, W));
   }
