@@ -394,10 +394,11 @@ TEST_CASE("unsupported int8 forms are reported with the node") {
 TEST_CASE("int8 bundles compile for every target; multipliers are read-only data") {
   std::unique_ptr<Graph> graph = buildConvNet();
   const MemoryPlan plan = planGraphMemory(*graph);
-  // One target per kernel bitcode family, and Cortex-M3: v7-M without the
-  // DSP extension the thumbv7em kernels use (SMLAD) gets the portable ones.
-  for (const char *target :
-       {"host", "cortex-a53", "cortex-m7", "cortex-m33", "cortex-m0plus", "cortex-m3"}) {
+  // One target per kernel bitcode family (Cortex-M55 and M85: Helium), and
+  // Cortex-M3: v7-M without the DSP extension the thumbv7em kernels use
+  // (SMLAD) gets the portable ones.
+  for (const char *target : {"host", "cortex-a53", "cortex-m7", "cortex-m33", "cortex-m55",
+                             "cortex-m85", "cortex-m0plus", "cortex-m3"}) {
     INFO("target " << std::string(target));
     const CodegenResult code = generateBundleObject(*graph, plan, "qnet", resolveTarget(target));
     const ObjectSummary summary = inspectObject(code.object);
