@@ -18,6 +18,15 @@
  * The int32 sums are the reference's (integer additions in another order),
  * so results are bit-identical; without the DSP extension, with groups != 1
  * or without scratch this is bf_conv2d_s8 itself.
+ *
+ * Code size: a call is specialised for its shapes (K, M, the windows), which
+ * a KxK convolution needs (its column gathering), but a 1x1 stride-1 one
+ * does not: every such layer of a bundle (MobileNets have a dozen) calls one
+ * shared pointwise function per input-offset kind (bf_i8_pointwise_*), with
+ * C, M and the pixel count at run time, and its matrix product's loop in
+ * shared functions too (bf_i8_dot*), with the cheaper exact output stage
+ * (bf_i8_fast_rq_setup) where the layer's numbers allow. MobileNetV1-0.25
+ * on Cortex-M7: .text 33.0 -> 21.4 KB.
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
@@ -91,8 +100,43 @@ BF_I8_INLINE void bf_i8_im2col_1x1_pair(int8_t *col0, int8_t *col1, const int8_t
   }
 }
 
+/* Four taps: a00 (a01 if np == 2) += the weight word at w0 times the
+ * column word at c0 (c1), and with nm == 2 a10 (a11) the same for the one
+ * at w1.
+ * Both columns are widened first (their words then dead), then one weight
+ * row at a time: few live registers (Thumb has 13 for 4 sums). */
+BF_I8_INLINE void bf_i8_mac_4taps(int32_t *a00, int32_t *a01, int32_t *a10, int32_t *a11,
+                                  int32_t nm, int32_t np, const int8_t *col0, const int8_t *col1,
+                                  const int8_t *w0, const int8_t *w1, int32_t inputOffset,
+                                  uint32_t off) {
+  const uint32_t c0 = bf_i8_load4(col0), c1 = np == 2 ? bf_i8_load4(col1) : 0;
+  const uint32_t x002 = bf_i8_col_lanes(c0, inputOffset, off);
+  const uint32_t x013 = bf_i8_col_lanes(__ror(c0, 8), inputOffset, off);
+  const uint32_t x102 = bf_i8_col_lanes(c1, inputOffset, off);
+  const uint32_t x113 = bf_i8_col_lanes(__ror(c1, 8), inputOffset, off);
+  const uint32_t v0 = bf_i8_load4(w0);
+  uint32_t wl = __sxtb16(v0), wh = __sxtb16(__ror(v0, 8));
+  *a00 = __smlad(wl, x002, *a00);
+  *a00 = __smlad(wh, x013, *a00);
+  if (np == 2) {
+    *a01 = __smlad(wl, x102, *a01);
+    *a01 = __smlad(wh, x113, *a01);
+  }
+  if (nm == 2) {
+    const uint32_t v1 = bf_i8_load4(w1);
+    wl = __sxtb16(v1), wh = __sxtb16(__ror(v1, 8));
+    *a10 = __smlad(wl, x002, *a10);
+    *a10 = __smlad(wh, x013, *a10);
+    if (np == 2) {
+      *a11 = __smlad(wl, x102, *a11);
+      *a11 = __smlad(wh, x113, *a11);
+    }
+  }
+}
+
 /* acc[i][j] += sum over k of w[i*K + k] * (col_j[k] + inputOffset), i < nm,
- * j < np (1 or 2 each). */
+ * j < np (1 or 2 each): the specialised calls' form (K a constant, the
+ * loop unrolled); bf_i8_dot_2x2 is the shared one's. */
 BF_I8_INLINE void bf_i8_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, const int8_t *w,
                                 const int8_t *col0, const int8_t *col1, int32_t K,
                                 int32_t inputOffset) {
@@ -101,31 +145,8 @@ BF_I8_INLINE void bf_i8_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, const
   int32_t a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
   int32_t k = 0;
   for (; k + 4 <= K; k += 4) {
-    /* Both columns widened first (their words then dead), then one weight
-     * row at a time: few live registers (Thumb has 13 for 4 sums). */
-    const uint32_t c0 = bf_i8_load4(col0 + k), c1 = np == 2 ? bf_i8_load4(col1 + k) : 0;
-    const uint32_t x002 = bf_i8_col_lanes(c0, inputOffset, off);
-    const uint32_t x013 = bf_i8_col_lanes(__ror(c0, 8), inputOffset, off);
-    const uint32_t x102 = bf_i8_col_lanes(c1, inputOffset, off);
-    const uint32_t x113 = bf_i8_col_lanes(__ror(c1, 8), inputOffset, off);
-    const uint32_t v0 = bf_i8_load4(w0 + k);
-    uint32_t wl = __sxtb16(v0), wh = __sxtb16(__ror(v0, 8));
-    a00 = __smlad(wl, x002, a00);
-    a00 = __smlad(wh, x013, a00);
-    if (np == 2) {
-      a01 = __smlad(wl, x102, a01);
-      a01 = __smlad(wh, x113, a01);
-    }
-    if (nm == 2) {
-      const uint32_t v1 = bf_i8_load4(w1 + k);
-      wl = __sxtb16(v1), wh = __sxtb16(__ror(v1, 8));
-      a10 = __smlad(wl, x002, a10);
-      a10 = __smlad(wh, x013, a10);
-      if (np == 2) {
-        a11 = __smlad(wl, x102, a11);
-        a11 = __smlad(wh, x113, a11);
-      }
-    }
+    bf_i8_mac_4taps(&a00, &a01, &a10, &a11, nm, np, col0 + k, col1 + k, w0 + k, w1 + k, inputOffset,
+                    off);
   }
   for (; k < K; ++k) {
     const int32_t x0 = inputOffset == 128 ? (uint8_t)col0[k] : col0[k] + inputOffset;
@@ -141,6 +162,226 @@ BF_I8_INLINE void bf_i8_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, const
   }
   acc[0][0] = a00, acc[0][1] = a01, acc[1][0] = a10, acc[1][1] = a11;
 }
+
+/* acc[i][j] += sum over k < K of w_i[k] * (col_j[k] + inputOffset), i < nm,
+ * j < np (1 or 2 each; the callers pass np = 2), with weight rows w_0 = w,
+ * w_1 = w + K and columns col_0 = cols, col_1 = cols + K. Each second
+ * operand sits K bytes after the first, so one register holds both
+ * distances and the loop walks two pointers: with the four sums and the
+ * end, few enough live registers for K to be a run-time value, four taps
+ * per iteration. */
+BF_I8_INLINE void bf_i8_dot_2x2(int32_t acc[2][2], int32_t nm, int32_t np, const int8_t *w,
+                                const int8_t *cols, int32_t K, int32_t inputOffset) {
+  const uint32_t off = bf_i8_pack16(inputOffset, inputOffset);
+  int32_t a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
+  const int8_t *c = cols, *wp = w;
+  const int8_t *const end = cols + (K & ~3);
+#pragma clang loop unroll(disable)
+  for (; c != end; c += 4, wp += 4) {
+    bf_i8_mac_4taps(&a00, &a01, &a10, &a11, nm, np, c, c + K, wp, wp + K, inputOffset, off);
+  }
+  for (int32_t k = 0; k < (K & 3); ++k) {
+    const int32_t x0 = inputOffset == 128 ? (uint8_t)c[k] : c[k] + inputOffset;
+    const int32_t x1 = inputOffset == 128 ? (uint8_t)c[K + k] : c[K + k] + inputOffset;
+    a00 += wp[k] * x0;
+    if (np == 2)
+      a01 += wp[k] * x1;
+    if (nm == 2) {
+      a10 += wp[K + k] * x0;
+      if (np == 2)
+        a11 += wp[K + k] * x1;
+    }
+  }
+  acc[0][0] = a00, acc[0][1] = a01, acc[1][0] = a10, acc[1][1] = a11;
+}
+
+/* bf_i8_dot_2x2 for np = 2 as shared functions, per weight row count (NM)
+ * and input-offset kind (OFF: the offset, or -1 for any other, passed). Out
+ * of line, the loop has the registers to itself: inlined into the loop nest
+ * around it, LLVM kept two of its pointers and its end on the stack (27
+ * instructions per four taps instead of 25). */
+#define BF_I8_DOT_KIND(NAME, NM, OFF)                                                              \
+  __attribute__((noinline)) static void NAME(int32_t acc[2][2], const int8_t *w,                   \
+                                             const int8_t *cols, int32_t K, int32_t inputOffset) { \
+    bf_i8_dot_2x2(acc, NM, 2, w, cols, K, OFF < 0 ? inputOffset : OFF);                            \
+  }
+BF_I8_DOT_KIND(bf_i8_dot2_off0, 2, 0)
+BF_I8_DOT_KIND(bf_i8_dot1_off0, 1, 0)
+BF_I8_DOT_KIND(bf_i8_dot2_off128, 2, 128)
+BF_I8_DOT_KIND(bf_i8_dot1_off128, 1, 128)
+BF_I8_DOT_KIND(bf_i8_dot2_offx, 2, -1)
+BF_I8_DOT_KIND(bf_i8_dot1_offx, 1, -1)
+#undef BF_I8_DOT_KIND
+
+/* acc += the dot products of nm (a literal) weight rows and the two
+ * columns: the kind for inputOffset (a literal in the shared callers). */
+BF_I8_INLINE void bf_i8_dot(int32_t acc[2][2], int32_t nm, const int8_t *w, const int8_t *cols,
+                            int32_t K, int32_t inputOffset) {
+  if (inputOffset == 0)
+    nm == 2 ? bf_i8_dot2_off0(acc, w, cols, K, inputOffset)
+            : bf_i8_dot1_off0(acc, w, cols, K, inputOffset);
+  else if (inputOffset == 128)
+    nm == 2 ? bf_i8_dot2_off128(acc, w, cols, K, inputOffset)
+            : bf_i8_dot1_off128(acc, w, cols, K, inputOffset);
+  else
+    nm == 2 ? bf_i8_dot2_offx(acc, w, cols, K, inputOffset)
+            : bf_i8_dot1_offx(acc, w, cols, K, inputOffset);
+}
+
+/* The output stage's tables and numbers of one convolution
+ * (bundlefit_kernels_int8.h), passed by address to the shared functions
+ * below; the arguments that choose code (bias, bias8 null or not,
+ * quantFlags) are passed as themselves, so that LLVM drops the paths no
+ * call of the bundle takes (interprocedural constant propagation).
+ * Per-tensor double rounding also sets up the exact cheaper form
+ * (bf_i8_fast_rq_setup) once per call, `fast`, for every channel whose
+ * |bias| < biasLimit (0: none). */
+typedef struct {
+  const int32_t *biasMult, *biasShift, *outMult, *outShift;
+  int32_t outputOffset, actMin, actMax;
+  uint32_t biasLimit;
+  bf_i8_fast_rq fast;
+} bf_i8_rq;
+
+/* rq's numbers, and its fast form where the layer allows: acc = bias + a
+ * sum of K products w * (x + inputOffset), each at most 128 * max|x +
+ * inputOffset| in magnitude (K < 2^16 keeps that bound in uint32), must
+ * stay below 2^(31 - s) once shifted. A constant in a specialised call. */
+BF_I8_INLINE void bf_i8_rq_init(bf_i8_rq *rq, int32_t K, int32_t inputOffset, int32_t outputOffset,
+                                const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
+                                int32_t actMin, int32_t actMax, const int32_t *biasMult,
+                                const int32_t *biasShift) {
+  rq->biasMult = biasMult, rq->biasShift = biasShift, rq->outMult = outMult;
+  rq->outShift = outShift, rq->outputOffset = outputOffset, rq->actMin = actMin;
+  rq->actMax = actMax, rq->biasLimit = 0;
+  const int32_t xMax = bf_i8_max(bf_i8_abs(inputOffset - 128), bf_i8_abs(inputOffset + 127));
+  const uint32_t tapBound = (uint32_t)K * 128u * (uint32_t)xMax;
+  if (!(quantFlags & (BF_I8_PER_CHANNEL | BF_I8_SINGLE_ROUNDING)) && K < 65536 && outMult[0] > 0 &&
+      bf_i8_fast_rq_setup(&rq->fast, outMult[0], outShift[0], outputOffset, actMin, actMax, 0,
+                          tapBound))
+    rq->biasLimit = (1u << (31 - rq->fast.s)) - tapBound;
+}
+
+/* Output channel m's values of a0 at o[0] and, if np == 2, a1 at o[1] (b:
+ * its bias): the fast form where rq has it and |b| < rq->biasLimit (acc *
+ * 2^s, one SMMULR, add, shift, both outputs clamped at once), else
+ * bf_i8_output. */
+BF_I8_INLINE void bf_i8_output_pair(int8_t *o, int32_t np, int32_t a0, int32_t a1, int32_t m,
+                                    int32_t b, const bf_i8_rq *rq, int32_t quantFlags) {
+  if ((b < 0 ? 0u - (uint32_t)b : (uint32_t)b) < rq->biasLimit) {
+    bf_i8_fast_store2(o, np, bf_i8_shl(a0, rq->fast.s), bf_i8_shl(a1, rq->fast.s), &rq->fast);
+    return;
+  }
+  o[0] = bf_i8_output(a0, m, rq->outMult, rq->outShift, quantFlags, rq->outputOffset, rq->actMin,
+                      rq->actMax);
+  if (np == 2)
+    o[1] = bf_i8_output(a1, m, rq->outMult, rq->outShift, quantFlags, rq->outputOffset, rq->actMin,
+                        rq->actMax);
+}
+
+/* The outputs of a block of two output channels (m, m + 1: nm of them, b0,
+ * b1 their biases) and np pixels, acc[i][j] at o[i * P + j]: one shared
+ * copy (kept out of the matrix product's loop nest, which then has the
+ * registers to itself). */
+__attribute__((noinline)) static void bf_i8_output_2x2(int8_t *restrict o, int32_t P,
+                                                       const int32_t acc[2][2], int32_t nm,
+                                                       int32_t np, int32_t m, int32_t b0,
+                                                       int32_t b1, const bf_i8_rq *restrict rq,
+                                                       int32_t quantFlags) {
+  bf_i8_output_pair(o, np, acc[0][0], acc[0][1], m, b0, rq, quantFlags);
+  if (nm == 2)
+    bf_i8_output_pair(o + P, np, acc[1][0], acc[1][1], m + 1, b1, rq, quantFlags);
+}
+
+/* Every output channel (M of them, weight rows of K) of the two columns at
+ * cols (cols + K the second): o[m * P] and, if np == 2, o[m * P + 1].
+ * Channels go in pairs, an odd last one alone. */
+BF_I8_INLINE void bf_i8_mat_cols(const int8_t *cols, int32_t K, const int8_t *w, int32_t M,
+                                 int8_t *o, int32_t P, int32_t np, const int32_t *bias,
+                                 const int8_t *bias8, const bf_i8_rq *rq, int32_t quantFlags,
+                                 int32_t inputOffset) {
+  int32_t m = 0;
+  for (; m + 2 <= M; m += 2) {
+    const int32_t b0 = bf_i8_bias(m, bias, bias8, rq->biasMult, rq->biasShift, quantFlags);
+    const int32_t b1 = bf_i8_bias(m + 1, bias, bias8, rq->biasMult, rq->biasShift, quantFlags);
+    int32_t acc[2][2] = {{b0, b0}, {b1, b1}};
+    bf_i8_dot(acc, 2, w + m * K, cols, K, inputOffset);
+    bf_i8_output_2x2(o + m * P, P, acc, 2, np, m, b0, b1, rq, quantFlags);
+  }
+  if (m < M) {
+    const int32_t b0 = bf_i8_bias(m, bias, bias8, rq->biasMult, rq->biasShift, quantFlags);
+    int32_t acc[2][2] = {{b0, b0}, {0, 0}};
+    bf_i8_dot(acc, 1, w + m * K, cols, K, inputOffset);
+    bf_i8_output_2x2(o + m * P, P, acc, 1, np, m, b0, 0, rq, quantFlags);
+  }
+}
+
+/* Shared copies (the loops need no constant shapes: K, M, P and the
+ * pointers are run-time values), one per input-offset kind (the column
+ * widening differs), chosen by the specialised caller, so a bundle keeps
+ * only the kinds its layers use: every group-1 convolution of a bundle
+ * shares one matrix product, and its 1x1 ones one pointwise loop. OFF is
+ * the offset, or -1 for "any other" (passed). */
+#define BF_I8_MAT_KIND(NAME, OFF)                                                                  \
+  __attribute__((noinline)) static void NAME(                                                      \
+      const int8_t *restrict cols, int32_t K, const int8_t *restrict w, int32_t M,                 \
+      int8_t *restrict o, int32_t P, int32_t np, const int32_t *restrict bias,                     \
+      const int8_t *restrict bias8, const bf_i8_rq *restrict rq, int32_t quantFlags,               \
+      int32_t inputOffset) {                                                                       \
+    bf_i8_mat_cols(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags,                           \
+                   OFF < 0 ? inputOffset : OFF);                                                   \
+  }
+BF_I8_MAT_KIND(bf_i8_mat_off0, 0)
+BF_I8_MAT_KIND(bf_i8_mat_off128, 128)
+BF_I8_MAT_KIND(bf_i8_mat_offx, -1)
+#undef BF_I8_MAT_KIND
+
+/* The kind for inputOffset (a constant in the specialised caller). */
+BF_I8_INLINE void bf_i8_mat(const int8_t *cols, int32_t K, const int8_t *w, int32_t M, int8_t *o,
+                            int32_t P, int32_t np, const int32_t *bias, const int8_t *bias8,
+                            const bf_i8_rq *rq, int32_t quantFlags, int32_t inputOffset) {
+  if (inputOffset == 0)
+    bf_i8_mat_off0(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags, inputOffset);
+  else if (inputOffset == 128)
+    bf_i8_mat_off128(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags, inputOffset);
+  else
+    bf_i8_mat_offx(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags, inputOffset);
+}
+
+/* A 1x1 stride-1 convolution of P pixels (x: its first, HW: the channel
+ * stride; every pixel of a pair from one plane row or not, they are
+ * neighbours in memory), C channels, M outputs of o (channel stride P), in
+ * pairs of pixels, an odd last one gathered into both columns. */
+BF_I8_INLINE void bf_i8_pointwise(const int8_t *x, int32_t HW, int32_t C, int32_t P, int8_t *cols,
+                                  const int8_t *w, int32_t M, int8_t *o, const int32_t *bias,
+                                  const int8_t *bias8, const bf_i8_rq *rq, int32_t quantFlags,
+                                  int32_t inputOffset) {
+  const int32_t flip = bf_i8_col_flip(inputOffset);
+  for (int32_t p = 0; p < P; p += 2) {
+    const int32_t np = P - p >= 2 ? 2 : 1;
+    if (np == 2) {
+      bf_i8_im2col_1x1_pair(cols, cols + C, x + p, C, HW, flip);
+    } else {
+      for (int32_t c = 0; c < C; ++c)
+        cols[c] = cols[C + c] = (int8_t)(x[c * HW + p] ^ flip);
+    }
+    bf_i8_mat(cols, C, w, M, o + p, P, np, bias, bias8, rq, quantFlags, inputOffset);
+  }
+}
+
+#define BF_I8_POINTWISE_KIND(NAME, OFF)                                                            \
+  __attribute__((noinline)) static void NAME(                                                      \
+      const int8_t *restrict x, int32_t HW, int32_t C, int32_t P, int8_t *restrict cols,           \
+      const int8_t *restrict w, int32_t M, int8_t *restrict o, const int32_t *restrict bias,       \
+      const int8_t *restrict bias8, const bf_i8_rq *restrict rq, int32_t quantFlags,               \
+      int32_t inputOffset) {                                                                       \
+    bf_i8_pointwise(x, HW, C, P, cols, w, M, o, bias, bias8, rq, quantFlags,                       \
+                    OFF < 0 ? inputOffset : OFF);                                                  \
+  }
+BF_I8_POINTWISE_KIND(bf_i8_pointwise_off0, 0)
+BF_I8_POINTWISE_KIND(bf_i8_pointwise_off128, 128)
+BF_I8_POINTWISE_KIND(bf_i8_pointwise_offx, -1)
+#undef BF_I8_POINTWISE_KIND
 
 #endif
 
@@ -167,16 +408,30 @@ void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
     for (int32_t n = 0; n < N; ++n) {
       const int8_t *x = in + (int64_t)n * C * HW;
       int8_t *o = out + (int64_t)n * M * P;
+      if (pointwise) {
+        /* One shared function per input-offset kind for every 1x1 layer
+         * (bf_i8_pointwise); other convolutions are specialised here. */
+        const int8_t *x0 = x - (int64_t)padT * W;
+        bf_i8_rq rq;
+        bf_i8_rq_init(&rq, K, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
+                      actMax, biasMult, biasShift);
+        if (inputOffset == 0)
+          bf_i8_pointwise_off0(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
+                               inputOffset);
+        else if (inputOffset == 128)
+          bf_i8_pointwise_off128(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
+                                 inputOffset);
+        else
+          bf_i8_pointwise_offx(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
+                               inputOffset);
+        continue;
+      }
       for (int32_t p = 0; p < P; p += 2) {
         const int32_t np = P - p >= 2 ? 2 : 1;
-        if (pointwise && np == 2) {
-          bf_i8_im2col_1x1_pair(col0, col1, x + p - (int64_t)padT * W, C, HW, flip);
-        } else {
-          for (int32_t j = 0; j < np; ++j) {
-            const int32_t oh = (p + j) / OW, ow = (p + j) % OW;
-            bf_i8_im2col(j ? col1 : col0, x, C, H, W, KH, KW, oh * strideH - padT,
-                         ow * strideW - padL, dilH, dilW, flip, pad);
-          }
+        for (int32_t j = 0; j < np; ++j) {
+          const int32_t oh = (p + j) / OW, ow = (p + j) % OW;
+          bf_i8_im2col(j ? col1 : col0, x, C, H, W, KH, KW, oh * strideH - padT,
+                       ow * strideW - padL, dilH, dilW, flip, pad);
         }
         for (int32_t m = 0; m < M; m += 2) {
           const int32_t nm = M - m >= 2 ? 2 : 1;

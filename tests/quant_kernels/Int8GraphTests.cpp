@@ -155,10 +155,60 @@ std::unique_ptr<Graph> buildVariants() {
   return std::move(b.graph);
 }
 
+/// Random 1x1 stride-1 convolutions (the DSP kernels' shared pointwise path,
+/// K = C a run-time value): channel counts C with and without a multiple of
+/// 4, odd M (and 1), odd pixel counts (and 1), input zero points -128, 0 and
+/// another, per-tensor and per-channel scales, relu, and per-tensor layers
+/// whose first channels' biases are too large for the cheaper exact output
+/// form (the general one then takes those channels). Every conv's output is
+/// a graph output.
+std::unique_ptr<Graph> buildRandomPointwise(unsigned seed) {
+  Builder b("qpw" + std::to_string(seed), seed);
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int zeroPoints[] = {-128, 0, pick(-127, 127)};
+  for (int z = 0; z < 3; ++z) {
+    const std::string zs = std::to_string(z);
+    const int C = pick(0, 1) ? 4 * pick(1, 17) : pick(1, 70), H = pick(1, 7), W = pick(1, 7);
+    Value *x = b.input("x" + zs, {1, C, H, W});
+    Value *q = b.op("Quantize", "q" + zs, {x}, int8Type({1, C, H, W}, 1.0f / 64, zeroPoints[z]));
+    for (int i = 0; i < 3; ++i) {
+      const std::string id = zs + "_" + std::to_string(i);
+      const int M = i == 2 ? 1 : pick(2, 33);
+      std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
+      for (float &sc : scales)
+        sc = 0.004f + 0.0005f * float(pick(0, 20));
+      std::vector<float> biasScales;
+      for (float sc : scales)
+        biasScales.push_back(sc / 64);
+      Value *bias = b.int32Bias("b" + id, M, biasScales);
+      if (i == 1) { // |bias| near 2^30 for the first channels
+        int32_t *values = bias->mutableDataAs<int32_t>();
+        for (int m = 0; m < std::min(M, 3); ++m)
+          values[m] = (m % 2 ? -1 : 1) * ((1 << 30) - pick(0, 1 << 20));
+      }
+      const bool relu = pick(0, 2) == 0;
+      Value *conv =
+          b.op("Conv", "c" + id, {q, b.weights("w" + id, {M, C, 1, 1}, scales), bias},
+               int8Type({1, M, H, W}, 0.01f * std::sqrt(float(C)), relu ? -128 : pick(-128, 40)),
+               [&](Attributes &a) {
+                 a.setInts("kernel_shape", {1, 1});
+                 if (relu)
+                   a.setString("activation", "Relu");
+               });
+      b.graph->markOutput(conv);
+    }
+  }
+  return std::move(b.graph);
+}
+
 std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
-  const Value *in = graph.inputs().at(0);
-  return {{in->name,
-           Tensor::fromFloats(in->type.shape, randomFloats(size_t(in->type.numElements()), seed))}};
+  std::map<std::string, Tensor> inputs;
+  for (const Value *in : graph.inputs())
+    inputs.emplace(
+        in->name,
+        Tensor::fromFloats(in->type.shape, randomFloats(size_t(in->type.numElements()), seed++)));
+  return inputs;
 }
 
 std::map<std::string, Tensor> runAsBundle(const Graph &graph, const std::string &target,
@@ -253,6 +303,17 @@ TEST_CASE("interpreter int8 == Cortex-M7 / M33 bundle int8 under QEMU, bit for b
   checkBitExact(*buildVariants(), "cortex-m7", 6);
   // Another kernel bitcode family (thumbv8m.main).
   checkBitExact(*buildConvNet(), "cortex-m33", 7);
+}
+
+TEST_CASE("random int8 1x1 convolutions: Cortex-M7 / M33 bundles == interpreter, bit for bit" *
+          doctest::test_suite("needs_qemu")) {
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
+  for (unsigned seed : {21u, 22u, 23u}) {
+    std::unique_ptr<Graph> graph = buildRandomPointwise(seed);
+    checkBitExact(*graph, "cortex-m7", seed);
+    checkBitExact(*graph, seed == 21u ? "cortex-m33" : "host", seed);
+  }
 }
 
 TEST_CASE("unsupported int8 forms are reported with the node") {
