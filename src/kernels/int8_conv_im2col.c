@@ -280,14 +280,10 @@ BF_I8_INLINE void bf_i8_output_pair(int8_t *o, int32_t np, int32_t a0, int32_t a
 }
 
 /* The outputs of a block of two output channels (m, m + 1: nm of them, b0,
- * b1 their biases) and np pixels, acc[i][j] at o[i * P + j]: one shared
- * copy (kept out of the matrix product's loop nest, which then has the
- * registers to itself). */
-__attribute__((noinline)) static void bf_i8_output_2x2(int8_t *restrict o, int32_t P,
-                                                       const int32_t acc[2][2], int32_t nm,
-                                                       int32_t np, int32_t m, int32_t b0,
-                                                       int32_t b1, const bf_i8_rq *restrict rq,
-                                                       int32_t quantFlags) {
+ * b1 their biases) and np pixels, acc[i][j] at o[i * P + j]. */
+BF_I8_INLINE void bf_i8_output_2x2(int8_t *o, int32_t P, const int32_t acc[2][2], int32_t nm,
+                                   int32_t np, int32_t m, int32_t b0, int32_t b1,
+                                   const bf_i8_rq *rq, int32_t quantFlags) {
   bf_i8_output_pair(o, np, acc[0][0], acc[0][1], m, b0, rq, quantFlags);
   if (nm == 2)
     bf_i8_output_pair(o + P, np, acc[1][0], acc[1][1], m + 1, b1, rq, quantFlags);

@@ -39,8 +39,7 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
 __attribute__((noinline)) static void bf_i8_copy_planes(int8_t *dst, int64_t stride,
                                                         const int8_t *src, int64_t n, int32_t M) {
   for (int32_t m = 0; m < M; ++m)
-    for (int64_t i = 0; i < n; ++i)
-      dst[m * stride + i] = src[m * n + i];
+    __builtin_memcpy(dst + m * stride, src + m * n, n);
 }
 
 /* The int8 twin of bf_pointwise_inplace_f32 (conv_inplace.c: the same
