@@ -26,7 +26,7 @@
  * C, M and the pixel count at run time, and its matrix product's loop in
  * shared functions too (bf_i8_dot*), with the cheaper exact output stage
  * (bf_i8_fast_rq_setup) where the layer's numbers allow. MobileNetV1-0.25
- * on Cortex-M7: .text 33.0 -> 21.4 KB.
+ * on Cortex-M7: .text 33.0 -> 21.6 KB.
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
@@ -213,14 +213,23 @@ BF_I8_DOT_KIND(bf_i8_dot2_offx, 2, -1)
 BF_I8_DOT_KIND(bf_i8_dot1_offx, 1, -1)
 #undef BF_I8_DOT_KIND
 
+/* conv.c: 1 at Os (the code generator sets it), where kernels are not
+ * specialised per call. */
+extern const int32_t bf_size_first;
+
+/* Whether inputOffset is known to be v where the code is compiled (a
+ * specialised call): else the kind for any offset, so that an unspecialised
+ * copy (Os) does not keep all three. */
+#define BF_I8_OFFSET_IS(v) (__builtin_constant_p(inputOffset) && inputOffset == (v))
+
 /* acc += the dot products of nm (a literal) weight rows and the two
- * columns: the kind for inputOffset (a literal in the shared callers). */
+ * columns: the kind for inputOffset. */
 BF_I8_INLINE void bf_i8_dot(int32_t acc[2][2], int32_t nm, const int8_t *w, const int8_t *cols,
                             int32_t K, int32_t inputOffset) {
-  if (inputOffset == 0)
+  if (BF_I8_OFFSET_IS(0))
     nm == 2 ? bf_i8_dot2_off0(acc, w, cols, K, inputOffset)
             : bf_i8_dot1_off0(acc, w, cols, K, inputOffset);
-  else if (inputOffset == 128)
+  else if (BF_I8_OFFSET_IS(128))
     nm == 2 ? bf_i8_dot2_off128(acc, w, cols, K, inputOffset)
             : bf_i8_dot1_off128(acc, w, cols, K, inputOffset);
   else
@@ -312,42 +321,10 @@ BF_I8_INLINE void bf_i8_mat_cols(const int8_t *cols, int32_t K, const int8_t *w,
   }
 }
 
-/* Shared copies (the loops need no constant shapes: K, M, P and the
- * pointers are run-time values), one per input-offset kind (the column
- * widening differs), chosen by the specialised caller, so a bundle keeps
- * only the kinds its layers use: every group-1 convolution of a bundle
- * shares one matrix product, and its 1x1 ones one pointwise loop. OFF is
- * the offset, or -1 for "any other" (passed). */
-#define BF_I8_MAT_KIND(NAME, OFF)                                                                  \
-  __attribute__((noinline)) static void NAME(                                                      \
-      const int8_t *restrict cols, int32_t K, const int8_t *restrict w, int32_t M,                 \
-      int8_t *restrict o, int32_t P, int32_t np, const int32_t *restrict bias,                     \
-      const int8_t *restrict bias8, const bf_i8_rq *restrict rq, int32_t quantFlags,               \
-      int32_t inputOffset) {                                                                       \
-    bf_i8_mat_cols(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags,                           \
-                   OFF < 0 ? inputOffset : OFF);                                                   \
-  }
-BF_I8_MAT_KIND(bf_i8_mat_off0, 0)
-BF_I8_MAT_KIND(bf_i8_mat_off128, 128)
-BF_I8_MAT_KIND(bf_i8_mat_offx, -1)
-#undef BF_I8_MAT_KIND
-
-/* The kind for inputOffset (a constant in the specialised caller). */
-BF_I8_INLINE void bf_i8_mat(const int8_t *cols, int32_t K, const int8_t *w, int32_t M, int8_t *o,
-                            int32_t P, int32_t np, const int32_t *bias, const int8_t *bias8,
-                            const bf_i8_rq *rq, int32_t quantFlags, int32_t inputOffset) {
-  if (inputOffset == 0)
-    bf_i8_mat_off0(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags, inputOffset);
-  else if (inputOffset == 128)
-    bf_i8_mat_off128(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags, inputOffset);
-  else
-    bf_i8_mat_offx(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags, inputOffset);
-}
-
-/* A 1x1 stride-1 convolution of P pixels (x: its first, HW: the channel
- * stride; every pixel of a pair from one plane row or not, they are
- * neighbours in memory), C channels, M outputs of o (channel stride P), in
- * pairs of pixels, an odd last one gathered into both columns. */
+/* A 1x1 stride-1 convolution of P pixels (x: the first one's channel 0,
+ * HW: the channel stride; consecutive pixels are neighbours in memory,
+ * whichever rows they are in), C channels, M outputs into o (channel stride
+ * P): pixels in pairs, an odd last one gathered into both columns. */
 BF_I8_INLINE void bf_i8_pointwise(const int8_t *x, int32_t HW, int32_t C, int32_t P, int8_t *cols,
                                   const int8_t *w, int32_t M, int8_t *o, const int32_t *bias,
                                   const int8_t *bias8, const bf_i8_rq *rq, int32_t quantFlags,
@@ -361,10 +338,14 @@ BF_I8_INLINE void bf_i8_pointwise(const int8_t *x, int32_t HW, int32_t C, int32_
       for (int32_t c = 0; c < C; ++c)
         cols[c] = cols[C + c] = (int8_t)(x[c * HW + p] ^ flip);
     }
-    bf_i8_mat(cols, C, w, M, o + p, P, np, bias, bias8, rq, quantFlags, inputOffset);
+    bf_i8_mat_cols(cols, C, w, M, o + p, P, np, bias, bias8, rq, quantFlags, inputOffset);
   }
 }
 
+/* Shared copies, one per input-offset kind (the column widening differs;
+ * OFF: the offset, or -1 for any other, passed), chosen by the specialised
+ * caller, so a bundle keeps only the kinds its layers use. The loops need
+ * no constant shapes: C, M, P and the pointers are run-time values. */
 #define BF_I8_POINTWISE_KIND(NAME, OFF)                                                            \
   __attribute__((noinline)) static void NAME(                                                      \
       const int8_t *restrict x, int32_t HW, int32_t C, int32_t P, int8_t *restrict cols,           \
@@ -398,23 +379,25 @@ void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
      * top pad of -r0): output pixel p reads input pixel p - padT * W. */
     const int pointwise = KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padL == 0 &&
                           OW == W && padT <= 0 && OH - padT <= H;
+    /* Then one shared function per input-offset kind for every such layer
+     * (bf_i8_pointwise), but at Os (conv.c's bf_size_first), where the
+     * calls are not specialised and the loop below serves them all. */
+    const int shared = pointwise && !bf_size_first;
     int8_t *col0 = im2col, *col1 = im2col + K;
     const int32_t flip = bf_i8_col_flip(inputOffset);
     const int8_t pad = (int8_t)(-inputOffset ^ flip); /* the zero point: adds 0 */
     for (int32_t n = 0; n < N; ++n) {
       const int8_t *x = in + (int64_t)n * C * HW;
       int8_t *o = out + (int64_t)n * M * P;
-      if (pointwise) {
-        /* One shared function per input-offset kind for every 1x1 layer
-         * (bf_i8_pointwise); other convolutions are specialised here. */
+      if (shared) {
         const int8_t *x0 = x - (int64_t)padT * W;
         bf_i8_rq rq;
         bf_i8_rq_init(&rq, K, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
                       actMax, biasMult, biasShift);
-        if (inputOffset == 0)
+        if (BF_I8_OFFSET_IS(0))
           bf_i8_pointwise_off0(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
                                inputOffset);
-        else if (inputOffset == 128)
+        else if (BF_I8_OFFSET_IS(128))
           bf_i8_pointwise_off128(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
                                  inputOffset);
         else
@@ -424,10 +407,14 @@ void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
       }
       for (int32_t p = 0; p < P; p += 2) {
         const int32_t np = P - p >= 2 ? 2 : 1;
-        for (int32_t j = 0; j < np; ++j) {
-          const int32_t oh = (p + j) / OW, ow = (p + j) % OW;
-          bf_i8_im2col(j ? col1 : col0, x, C, H, W, KH, KW, oh * strideH - padT,
-                       ow * strideW - padL, dilH, dilW, flip, pad);
+        if (pointwise && np == 2) {
+          bf_i8_im2col_1x1_pair(col0, col1, x + p - (int64_t)padT * W, C, HW, flip);
+        } else {
+          for (int32_t j = 0; j < np; ++j) {
+            const int32_t oh = (p + j) / OW, ow = (p + j) % OW;
+            bf_i8_im2col(j ? col1 : col0, x, C, H, W, KH, KW, oh * strideH - padT,
+                         ow * strideW - padL, dilH, dilW, flip, pad);
+          }
         }
         for (int32_t m = 0; m < M; m += 2) {
           const int32_t nm = M - m >= 2 ? 2 : 1;
