@@ -21,14 +21,20 @@
  *
  * Code size: a call is specialised for its shapes (K, M, the windows), which
  * a KxK convolution needs (its column gathering), but a 1x1 stride-1 one
- * does not: every such layer of a bundle (MobileNets have a dozen) calls one
- * shared pointwise function per input-offset kind (bf_i8_pointwise_*), with
- * C, M and the pixel count at run time, and its matrix product's loop in
- * shared functions too (bf_i8_dot*), with the cheaper exact output stage
- * (bf_i8_fast_rq_setup) where the layer's numbers allow. MobileNetV1-0.25
- * on Cortex-M7: .text 33.0 -> 21.6 KB.
+ * does not: in a bundle of several 1x1 shapes (MobileNets have a dozen
+ * layers), every such layer calls one shared pointwise function per
+ * input-offset kind (bf_i8_pointwise_*), with C, M and the pixel count at
+ * run time, and its matrix product's loop in shared functions too
+ * (bf_i8_dot*), with the cheaper exact output stage (bf_i8_fast_rq_setup)
+ * where the layer's numbers allow. MobileNetV1-0.25 on Cortex-M7: .text
+ * 33.0 -> 21.6 KB, 0.76x -> 0.81x of CMSIS-NN's instructions.
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
+
+/* Whether the 1x1 convolutions take the shared pointwise function (below):
+ * the code generator sets it per bundle (KernelClasses.cpp,
+ * choosePointwiseSharing), 1 when it has enough distinct 1x1 shapes. */
+__attribute__((weak)) const int32_t bf_pointwise_shared = 1;
 
 #if defined(BF_I8_DSP)
 
@@ -379,10 +385,11 @@ void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
      * top pad of -r0): output pixel p reads input pixel p - padT * W. */
     const int pointwise = KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padL == 0 &&
                           OW == W && padT <= 0 && OH - padT <= H;
-    /* Then one shared function per input-offset kind for every such layer
+    /* Then, in a bundle of several 1x1 shapes (bf_pointwise_shared), one
+     * shared function per input-offset kind for every such layer
      * (bf_i8_pointwise), but at Os (conv.c's bf_size_first), where the
      * calls are not specialised and the loop below serves them all. */
-    const int shared = pointwise && !bf_size_first;
+    const int shared = pointwise && !bf_size_first && bf_pointwise_shared;
     int8_t *col0 = im2col, *col1 = im2col + K;
     const int32_t flip = bf_i8_col_flip(inputOffset);
     const int8_t pad = (int8_t)(-inputOffset ^ flip); /* the zero point: adds 0 */

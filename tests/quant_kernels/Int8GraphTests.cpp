@@ -316,6 +316,32 @@ TEST_CASE("random int8 1x1 convolutions: Cortex-M7 / M33 bundles == interpreter,
   }
 }
 
+TEST_CASE("int8 1x1 convolutions share one kernel function in a bundle of several shapes") {
+  // choosePointwiseSharing: one shape stays specialised (two calls, one
+  // copy), three shapes call the shared function (a local symbol of the
+  // object) on the DSP targets.
+  for (const std::vector<int> &ms : {std::vector<int>{6, 6}, std::vector<int>{4, 6, 8}}) {
+    Builder b("pw" + std::to_string(ms.size()));
+    Value *x = b.input("x", {1, 8, 6, 6});
+    Value *q = b.op("Quantize", "q", {x}, int8Type({1, 8, 6, 6}, 1.0f / 64, -128));
+    for (size_t i = 0; i < ms.size(); ++i) {
+      const std::string id = std::to_string(i);
+      b.graph->markOutput(b.op("Conv", "c" + id,
+                               {q, b.weights("w" + id, {ms[i], 8, 1, 1}, {0.005f}),
+                                b.int32Bias("b" + id, ms[i], {0.005f / 64})},
+                               int8Type({1, ms[i], 6, 6}, 0.03f, -128), [](Attributes &a) {
+                                 a.setInts("kernel_shape", {1, 1});
+                               }));
+    }
+    const MemoryPlan plan = planGraphMemory(*b.graph);
+    const CodegenResult code =
+        generateBundleObject(*b.graph, plan, b.graph->name, resolveTarget("cortex-m7"));
+    const std::string object(code.object.begin(), code.object.end());
+    INFO(ms.size() << " convolutions");
+    CHECK((object.find("bf_i8_pointwise_off128") != std::string::npos) == (ms.size() == 3));
+  }
+}
+
 TEST_CASE("unsupported int8 forms are reported with the node") {
   Builder b("bad");
   Value *x = b.input("x", {1, 2, 4, 4});
