@@ -57,6 +57,9 @@ def per_element(rows, field, names=None):
     return mean, (f"; cycles_per_element: {mean:.3f} insns/output element (mean of "
                   + ", ".join(f"{name} {v:.3f}" for name, v in found.items()) + ")")
 FC = "fully connected 256 -> 64"
+# measure_own.py's fully connected layer (256 -> 256, so that two chain; the same 256-long dot
+# product per output); own_insns.json before bundlefit.own-insns/3 measured FC's shape.
+OWN_FC = ("fully connected 256 -> 256", FC)
 DW = "depthwise 3x3, 16x16x32"
 
 
@@ -106,8 +109,9 @@ def apply_own(path, doc, own, cmsis_cores, commit):
         (factor, cpi_core), w = cpi, data["workloads"]
         per_mac = {name: w[name][kind + "_instructions_per_mac"] for name in w}
         conv = sum(per_mac[k] for k in CONV) / len(CONV)
+        fc = per_mac[next(name for name in OWN_FC if name in per_mac)]
         library["cycles_per_mac"] = round(conv * factor["value"], 2)
-        library["fc_cycles_per_mac"] = round(per_mac[FC] * factor["value"], 2)
+        library["fc_cycles_per_mac"] = round(fc * factor["value"], 2)
         library["depthwise_cycles_per_mac"] = round(per_mac[DW] * factor["value"], 2)
         elements, element_note = per_element(data.get("element_workloads", {}), kind + "_instructions_per_element") \
             or (None, "")
@@ -115,7 +119,7 @@ def apply_own(path, doc, own, cmsis_cores, commit):
             library["cycles_per_element"] = round(elements * factor["value"], 2)
         carried = "" if cpi_core == core["type"] else f", carried from {cpi_core} (no published {core['type']} timing)"
         mark_measured(library, core["type"], f"bench/results/own_insns.json (commit {own['commit'][:12]}): bundlefit's own "
-                      f"{kind} kernels on {core['type']} under QEMU, {conv:.3f} insns/MAC conv, {per_mac[FC]:.3f} "
+                      f"{kind} kernels on {core['type']} under QEMU, {conv:.3f} insns/MAC conv, {fc:.3f} "
                       f"fc, {per_mac[DW]:.3f} depthwise{element_note}; x {factor['value']} cycles/insn from "
                       f"{factor['part']} (bench/results/cmsis_insns.json, commit {commit}){carried}", elements is not None)
         write(path, doc, library, key)

@@ -2,17 +2,20 @@
 """measure_own: instructions per MAC and per output element of bundlefit's own kernels, float and int8, on each Cortex-M core (issue 21).
 
 measure_cmsis.py counts the real CMSIS-NN; this counts what bundlefit itself generates, on the same
-workloads (the shapes of bench/cost/cmsis_kernels.c): one-layer ONNX models compiled with
+workloads (the shapes of bench/cost/cmsis_kernels.c; fully connected 256 -> 256 where CMSIS-NN's is 256 -> 64,
+see WORKLOADS): one-layer ONNX models compiled with
 `bundlefit run --target CORE --memory-opt 0` (the plain kernels: no fusion, no tiling), float and int8
 (int8 profiled on the workload's own random input). Each bundle runs under QEMU with
 ../shared/tools/qemu-insncount on 1 and on 5 samples; (count(5) - count(1)) / 4 is one inference,
-the firmware's start-up and I/O cancel out. Divided by the layer's MACs: instructions per MAC.
+the firmware's start-up cancels out. An int8 model also quantizes its float input and dequantizes its
+output on every inference (for a 16x16x32 depthwise layer, more than its MACs), so every workload is
+counted as a chain of two layers minus a chain of one (same shapes, so the I/O is the same): one
+layer from its input activation to its output activation. Divided by the layer's MACs: instructions
+per MAC (float and int8 alike).
 
-Layers without MACs (elementwise Add, Transpose, MaxPool 2x2, Relu) are measured per output element. One such
-layer costs about what the int8 model's quantize of its float input and dequantize of its output cost,
-so each element workload is counted as a chain of two layers and of one layer (same shapes, so the I/O
-is the same): the difference is one layer from its input activation to its output activation, divided
-by the layer's output elements. apply_measured.py turns these into each library's cycles_per_element.
+Layers without MACs (elementwise Add, Transpose, MaxPool 2x2, Relu) are measured per output element,
+the same chain difference divided by the layer's output elements. apply_measured.py turns these into
+each library's cycles_per_element.
 
 bench/cost/apply_measured.py turns these into the portable_float and portable_int8 figures of every
 part without a published timing (x the core's cycles per instruction, as for CMSIS-NN), per MAC and
@@ -44,30 +47,45 @@ CORES = ["cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55"]
 SAMPLES = 5
 
 
-def conv_model(name, cin, hw, cout, k, group=1):
-    """Conv k x k (same padding) on a 1 x cin x hw x hw input; group=cin makes it depthwise."""
+def conv_model(name, cin, hw, cout, k, group=1, layers=1):
+    """`layers` Convs k x k (same padding) in a chain on a 1 x cin x hw x hw input; group=cin makes
+    them depthwise. A chain longer than one needs cin == cout. Returns (graph, input shape, MACs
+    of one layer)."""
+    assert layers == 1 or cin == cout, "a conv chain needs cin == cout"
     rng = np.random.default_rng(1)
-    w = rng.normal(0, 0.2, (cout, cin // group, k, k)).astype(np.float32)
-    b = rng.normal(0, 0.1, cout).astype(np.float32)
-    node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k], pads=[k // 2] * 4,
-                            group=group)
-    graph = helper.make_graph([node], name,
+    nodes, weights, x = [], [], "x"
+    for i in range(layers):
+        w = rng.normal(0, 0.2, (cout, cin // group, k, k)).astype(np.float32)
+        b = rng.normal(0, 0.1, cout).astype(np.float32)
+        y = "y" if i == layers - 1 else f"t{i}"
+        nodes.append(helper.make_node("Conv", [x, f"w{i}", f"b{i}"], [y], kernel_shape=[k, k], pads=[k // 2] * 4,
+                                      group=group))
+        weights += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
+        x = y
+    graph = helper.make_graph(nodes, f"{name}{layers}",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, hw, hw])],
-                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+                              weights)
     macs = cout * hw * hw * (cin // group) * k * k
     return graph, [1, cin, hw, hw], macs
 
 
-def fc_model(name, n_in, n_out):
+def fc_model(name, n_in, n_out, layers=1):
+    """`layers` Gemms (fully connected) in a chain; longer than one needs n_in == n_out."""
+    assert layers == 1 or n_in == n_out, "a fully connected chain needs n_in == n_out"
     rng = np.random.default_rng(2)
-    w = rng.normal(0, 0.1, (n_out, n_in)).astype(np.float32)
-    b = rng.normal(0, 0.1, n_out).astype(np.float32)
-    node = helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)
-    graph = helper.make_graph([node], name,
+    nodes, weights, x = [], [], "x"
+    for i in range(layers):
+        w = rng.normal(0, 0.1, (n_out, n_in)).astype(np.float32)
+        b = rng.normal(0, 0.1, n_out).astype(np.float32)
+        y = "y" if i == layers - 1 else f"t{i}"
+        nodes.append(helper.make_node("Gemm", [x, f"w{i}", f"b{i}"], [y], transB=1))
+        weights += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
+        x = y
+    graph = helper.make_graph(nodes, f"{name}{layers}",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n_in])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n_out])],
-                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+                              weights)
     return graph, [1, n_in], n_in * n_out
 
 
@@ -123,12 +141,18 @@ ELEMENT_WORKLOADS = {
     "relu 16x16x32": (relu_model, 1, 1, 32 * 16 * 16),
 }
 
-# The names are measure_cmsis.py's, so apply_measured.py reads both tables alike.
+# MAC workloads: name -> model of n layers. Each is measured as a chain of two layers minus a chain
+# of one (same input and output, so the int8 model's float quantize and dequantize cancel out, as
+# for the element workloads): one layer from its input activation to its output activation. The
+# convolution names and shapes are measure_cmsis.py's (cmsis_kernels.c), so apply_measured.py reads
+# both tables alike; their input and output shapes already match. The fully connected layer chains
+# only with as many outputs as inputs: 256 -> 256 here where CMSIS-NN is measured on 256 -> 64, the
+# same 256-long dot product per output (each output's fixed cost is spread over the same 256 MACs).
 WORKLOADS = {
-    "conv 3x3, 16x16x16 -> 16": lambda: conv_model("conv3x3", 16, 16, 16, 3),
-    "conv 1x1, 16x16x32 -> 32": lambda: conv_model("conv1x1", 32, 16, 32, 1),
-    "depthwise 3x3, 16x16x32": lambda: conv_model("dw3x3", 32, 16, 32, 3, group=32),
-    "fully connected 256 -> 64": lambda: fc_model("fc", 256, 64),
+    "conv 3x3, 16x16x16 -> 16": lambda layers: conv_model("conv3x3", 16, 16, 16, 3, layers=layers),
+    "conv 1x1, 16x16x32 -> 32": lambda layers: conv_model("conv1x1", 32, 16, 32, 1, layers=layers),
+    "depthwise 3x3, 16x16x32": lambda layers: conv_model("dw3x3", 32, 16, 32, 3, group=32, layers=layers),
+    "fully connected 256 -> 256": lambda layers: fc_model("fc", 256, 256, layers=layers),
 }
 
 
@@ -196,24 +220,26 @@ def main():
 
     models = {}
     for name, make in WORKLOADS.items():
-        graph, shape, macs = make()
-        models[name] = (save(graph), shape, macs)
+        graph, shape, macs = make(1)
+        models[name] = (save(graph), save(make(2)[0]), shape, macs)
     chains = {}
     for name, (make, short, extra, elements) in ELEMENT_WORKLOADS.items():
         graph = make(short)
         shape = [d.dim_value for d in graph.input[0].type.tensor_type.shape.dim]
         chains[name] = (save(graph), save(make(short + extra)), shape, extra * elements)
-    result = {"schema": "bundlefit.own-insns/2", "commit": git_commit(), "samples": SAMPLES,
-              "unit": "guest instructions per MAC (workloads) and per output element (element_workloads), "
-                      "bundlefit's own kernels at --memory-opt 0", "cores": {}}
+    result = {"schema": "bundlefit.own-insns/3", "commit": git_commit(), "samples": SAMPLES,
+              "unit": "guest instructions per MAC (workloads) and per output element (element_workloads) of one "
+                      "layer, activation to activation (a 2-layer chain minus a 1-layer chain), bundlefit's own "
+                      "kernels at --memory-opt 0", "cores": {}}
     print(f"{'core':<12}{'workload':<28}{'MACs/elts':>9}{'float':>9}{'int8':>9}  insns/MAC")
     for core in args.cores.split(","):
         workloads = {}
-        for name, (path, shape, macs) in models.items():
+        for name, (short, long, shape, macs) in models.items():
             row = {"macs": macs}
             for kind, int8 in (("float", False), ("int8", True)):
-                row[kind + "_instructions_per_mac"] = round(
-                    measure(args.bundlefit, env, log, work, path, shape, core, int8) / macs, 3)
+                longer = measure(args.bundlefit, env, log, work, long, shape, core, int8)
+                shorter = measure(args.bundlefit, env, log, work, short, shape, core, int8)
+                row[kind + "_instructions_per_mac"] = round((longer - shorter) / macs, 3)
             workloads[name] = row
             print(f"{core:<12}{name:<28}{macs:>9,}{row['float_instructions_per_mac']:>9.3f}"
                   f"{row['int8_instructions_per_mac']:>9.3f}", flush=True)

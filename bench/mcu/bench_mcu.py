@@ -8,8 +8,13 @@ CMSIS-NN, built per core), counting guest instructions with ../shared/tools/qemu
 (a TCG plugin, loaded through a qemu-system-arm wrapper given as BUNDLEFIT_QEMU_ARM).
 Instructions per inference = (count of a run of 5 samples - count of a run of 1) / 4: the
 firmware's start-up and I/O cancel out. The outputs of the two builds are compared byte for
-byte. Also records each bundle object's .text (from <net>.memory.json) and the CMSIS-NN
-library's. Prints a table; writes bench/results/mcu.json with the git commit measured ("commit").
+byte. Also records each bundle object's .text (from <net>.memory.json), the CMSIS-NN library's,
+and issue 15's size goal per row: each bundle object linked on its own (linked_text.py) gives
+the .text of the CMSIS-NN members the CMSIS build pulls in (cmsis_linked_text) and of the
+libc/libgcc helpers either build pulls in (own_runtime_text, cmsis_runtime_text; counted on both
+sides); text_goal_met is own_text + own_runtime_text <= cmsis_text + cmsis_linked_text +
+cmsis_runtime_text. Prints two tables; writes bench/results/mcu.json with the git commit
+measured ("commit").
 
   /usr/bin/python3 bench/mcu/bench_mcu.py --bundlefit build/bin/bundlefit \
       --models-dir build/models --shared ../shared [--cores cortex-m7,cortex-m33,cortex-m4]
@@ -30,6 +35,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from source_commit import repo_commit  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from linked_text import gcc_flags, link_bundle  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -77,12 +85,52 @@ def count_of(log_prefix):
     return int(m.group(1))
 
 
-def text_size(bundlefit, model, profile, core, work, extra):
-    out = os.path.join(work, "text")
+def compile_object(bundlefit, model, profile, core, out, extra):
+    """Compile the bundle to out/; its object and memory.json's code_size.text."""
     shutil.rmtree(out, ignore_errors=True)
     run([bundlefit, "-q", "compile", model, "-o", out, "--target", core, "--load-profile", profile,
          "--network-name", "net"] + extra)
-    return json.load(open(os.path.join(out, "net.memory.json")))["code_size"]["text"]
+    return os.path.join(out, "net.o"), json.load(open(os.path.join(out, "net.memory.json")))["code_size"]["text"]
+
+
+def cached_library(cache_dir, core):
+    """The libcmsis-nn.a `bundlefit run --use-cmsis` built for core (the newest, if several)."""
+    cache = os.path.join(cache_dir, "cmsis-nn")
+    dirs = [os.path.join(cache, d) for d in (os.listdir(cache) if os.path.isdir(cache) else [])
+            if d.startswith(core + "-") and ".tmp" not in d
+            and os.path.isfile(os.path.join(cache, d, "libcmsis-nn.a"))]
+    if not dirs:
+        sys.exit("no cached libcmsis-nn.a for %s under %s" % (core, cache))
+    newest = max(dirs, key=os.path.getmtime)
+    return os.path.join(newest, "libcmsis-nn.a"), gcc_flags(os.path.join(newest, "toolchain.cmake"))
+
+
+def linked_text(row, objects, library, flags, work):
+    """Issue 15's size goal for one row, from each bundle object linked on its own."""
+    sizes = {}
+    for kind in ("own", "cmsis"):
+        obj, text = objects[kind]
+        sizes[kind] = link_bundle(obj, "net", flags, library if kind == "cmsis" else None, work)
+        if sizes[kind]["bundle"]["text"] != text:  # both sides must be counted alike
+            sys.exit("%s: linked .text %d != memory.json code_size.text %d" % (
+                obj, sizes[kind]["bundle"]["text"], text))
+    if sizes["own"]["cmsis_nn"]["text"]:
+        sys.exit("the own bundle links CMSIS-NN code")
+    row["cmsis_linked_text"] = sizes["cmsis"]["cmsis_nn"]["text"]
+    row["cmsis_linked_rodata"] = sizes["cmsis"]["cmsis_nn"]["rodata"]
+    row["own_runtime_text"] = sizes["own"]["runtime"]["text"]
+    row["cmsis_runtime_text"] = sizes["cmsis"]["runtime"]["text"]
+    row["text_goal_met"] = (row["own_text"] + row["own_runtime_text"] <=
+                            row["cmsis_text"] + row["cmsis_linked_text"] + row["cmsis_runtime_text"])
+
+
+def print_table(header, cells):
+    """A markdown table: figures right-aligned, the first two columns and the last (a verdict) left."""
+    print()
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" if i < 2 or i == len(header) - 1 else "---:" for i in range(len(header))) + "|")
+    for row in cells:
+        print("| " + " | ".join(row) + " |")
 
 
 def main():
@@ -127,6 +175,7 @@ def main():
             row = {"model": model, "core": core}
             outputs = {}
             level = ["--memory-opt", args.memory_opt]
+            objects = {}
             for kind, extra in (("own", level), ("cmsis", level + ["--use-cmsis", "--cmsis-nn", cmsis])):
                 counts = []
                 for samples, path in ((1, npy), (5, five)):
@@ -136,7 +185,13 @@ def main():
                     counts.append(count_of(log))
                     outputs[kind] = out  # the 5-sample run's, compared below
                 row[kind + "_instructions"] = (counts[1] - counts[0]) // 4
-                row[kind + "_text"] = text_size(args.bundlefit, onnx, profile, core, work, extra[:3])
+                objects[kind] = compile_object(args.bundlefit, onnx, profile, core,
+                                               os.path.join(work, "%s-%s-%s-obj" % (model, core, kind)),
+                                               extra[:3])
+                row[kind + "_text"] = objects[kind][1]
+            # After the CMSIS run, which builds (or reuses) the library for this core.
+            library, flags = cached_library(env["BUNDLEFIT_CACHE_DIR"], core)
+            linked_text(row, objects, library, flags, work)
             same = all(np.load(os.path.join(outputs["own"], f)).tobytes() ==
                        np.load(os.path.join(outputs["cmsis"], f)).tobytes()
                        for f in os.listdir(outputs["own"]))
@@ -149,24 +204,28 @@ def main():
                 flush=True)
     libraries = {}
     for core in args.cores.split(","):
-        cache = os.path.join(env["BUNDLEFIT_CACHE_DIR"], "cmsis-nn")
-        for d in os.listdir(cache) if os.path.isdir(cache) else []:
-            if d.startswith(core + "-") and ".tmp" not in d:
-                lib = os.path.join(cache, d, "libcmsis-nn.a")
-                size = subprocess.run(["arm-none-eabi-size", "-t", lib], stdout=subprocess.PIPE,
-                                      text=True).stdout.strip().splitlines()[-1].split()
-                libraries[core] = {"text_all_objects": int(size[0])}
-    print()
-    print("| model | core | own int8 | CMSIS-NN | own / CMSIS-NN | outputs |")
-    print("|---|---|---:|---:|---:|---|")
-    for r in rows:
-        print("| %s | %s | %s | %s | %.2fx | %s |" % (
-            names.get(r["model"], r["model"]), r["core"], "{:,}".format(r["own_instructions"]),
-            "{:,}".format(r["cmsis_instructions"]), r["ratio"], "identical" if r["outputs_identical"] else "differ"))
-    result = {"schema": "bundlefit.bench_mcu/2", "commit": commit,
+        lib = cached_library(env["BUNDLEFIT_CACHE_DIR"], core)[0]
+        size = subprocess.run(["arm-none-eabi-size", "-t", lib], stdout=subprocess.PIPE,
+                              text=True).stdout.strip().splitlines()[-1].split()
+        libraries[core] = {"text_all_objects": int(size[0])}
+    n = "{:,}".format
+    print_table(["model", "core", "own int8", "CMSIS-NN", "own / CMSIS-NN", "outputs"], [
+        [names.get(r["model"], r["model"]), r["core"], n(r["own_instructions"]), n(r["cmsis_instructions"]),
+         "%.2fx" % r["ratio"], "identical" if r["outputs_identical"] else "differ"] for r in rows])
+    print("\nIssue 15's size goal: `.text` bytes, bundle object + the code it links "
+          "(libc/libgcc helpers on both sides)")
+    print_table(["model", "core", "own .text (+ helpers)", "CMSIS bundle + linked CMSIS-NN (+ helpers)", "ok"], [
+        [names.get(r["model"], r["model"]), r["core"], "%s (+%s)" % (n(r["own_text"]), n(r["own_runtime_text"])),
+         "%s + %s (+%s)" % (n(r["cmsis_text"]), n(r["cmsis_linked_text"]), n(r["cmsis_runtime_text"])),
+         "yes" if r["text_goal_met"] else "NO"] for r in rows])
+    result = {"schema": "bundlefit.bench_mcu/3", "commit": commit,
               "unit": "guest instructions per inference (qemu-insncount, whole firmware)",
               "cmsis_nn": "pinned v7.0.0-43 (commit 99f736a6), -O2, arm-none-eabi-gcc",
-              "memory_opt": int(args.memory_opt), "rows": rows, "cmsis_nn_library_text": libraries}
+              "memory_opt": int(args.memory_opt), "rows": rows, "cmsis_nn_library_text": libraries,
+              "linked_text": "each bundle object linked alone (entry net, --gc-sections, libcmsis-nn.a "
+                             "for the CMSIS build, libc/libm/libgcc for both): kept .text input "
+                             "sections by origin, no fill; text_goal_met = own_text + "
+                             "own_runtime_text <= cmsis_text + cmsis_linked_text + cmsis_runtime_text"}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=2)

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <unordered_map>
 
 namespace bundlefit::planner {
 
@@ -64,44 +63,63 @@ struct GraphFacts {
   }
 };
 
-using Key = std::vector<uint64_t>; // Bitset of executed ops.
+// One layer of the search: every state is a set of executed ops (|S| equal
+// across the layer), stored flat so a layer costs a few allocations, not a
+// few per state. State i's bitset is done[i * words, (i + 1) * words) and its
+// ready ops readyOps[readyBegin[i], readyBegin[i + 1]).
+struct Layer {
+  size_t words = 0;
+  std::vector<uint64_t> done;
+  std::vector<uint64_t> hash; // Zobrist hash of the set: XOR of per-op keys.
+  std::vector<uint64_t> peak, resident;
+  std::vector<size_t> readyBegin{0};
+  std::vector<int> readyOps; // Ops not done whose predecessors all are; sorted.
 
-struct KeyHash {
-  size_t operator()(const Key &k) const {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (uint64_t w : k)
-      h = (h ^ w) * 0xff51afd7ed558ccdull + (h >> 29);
-    return size_t(h);
-  }
+  size_t size() const { return hash.size(); }
+  const uint64_t *bits(size_t i) const { return done.data() + i * words; }
 };
 
-bool has(const Key &k, int o) { return (k[o / 64] >> (o % 64)) & 1; }
-void set(Key &k, int o) { k[o / 64] |= uint64_t(1) << (o % 64); }
+bool has(const uint64_t *bits, int o) { return (bits[o / 64] >> (o % 64)) & 1; }
 
-struct State {
-  Key done;
-  std::vector<int> ready; // Ops not done whose predecessors all are.
-  uint64_t peak = 0, resident = 0;
-  int parent = -1; // Index in the previous layer.
-  int op = -1;     // The op that led here.
+// A successor of a state: its parent's set plus op. Its bitset is built only
+// if it survives deduplication and the beam cut.
+struct Candidate {
+  int parent; // Index in the previous layer.
+  int op;     // The op that led here.
+  uint64_t hash, peak, resident;
 };
 
 class OrderSearch {
 public:
   OrderSearch(const OpGraph &graph, const OrderOptions &options)
-      : graph(graph), facts(graph), options(options) {}
+      : graph(graph), facts(graph), options(options) {
+    // Fixed seed: the same graph gets the same order on every run.
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    zobrist.resize(facts.numOps);
+    for (uint64_t &z : zobrist) { // splitmix64
+      x += 0x9e3779b97f4a7c15ull;
+      uint64_t v = x;
+      v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
+      v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
+      z = v ^ (v >> 31);
+    }
+  }
 
   OrderResult run() {
-    std::vector<State> layer(1);
-    layer[0].done.assign((facts.numOps + 63) / 64, 0);
-    layer[0].resident = initialResident();
+    Layer layer;
+    layer.words = (size_t(facts.numOps) + 63) / 64;
+    layer.done.assign(layer.words, 0);
+    layer.hash.push_back(0);
+    layer.peak.push_back(0);
+    layer.resident.push_back(initialResident());
     for (int o = 0; o < facts.numOps; ++o)
       if (facts.preds[o].empty())
-        layer[0].ready.push_back(o);
+        layer.readyOps.push_back(o);
+    layer.readyBegin.push_back(layer.readyOps.size());
     history.push_back({{-1, -1}});
     bool exact = true;
     for (int step = 0; step < facts.numOps; ++step) {
-      std::vector<State> next = expand(layer);
+      std::vector<Candidate> next = expand(layer);
       if (next.empty())
         return {}; // A cycle: no topological order exists.
       if (next.size() > options.maxStates) {
@@ -109,17 +127,18 @@ public:
         exact = false;
       }
       std::vector<std::pair<int, int>> links;
-      for (const State &s : next)
-        links.push_back({s.parent, s.op});
+      links.reserve(next.size());
+      for (const Candidate &c : next)
+        links.push_back({c.parent, c.op});
       history.push_back(std::move(links));
-      layer = std::move(next);
+      layer = materialise(layer, next);
     }
     OrderResult result;
     size_t best = 0;
     for (size_t i = 1; i < layer.size(); ++i)
-      if (layer[i].peak < layer[best].peak)
+      if (layer.peak[i] < layer.peak[best])
         best = i;
-    result.peak = layer.empty() ? 0 : layer[best].peak;
+    result.peak = layer.size() == 0 ? 0 : layer.peak[best];
     result.order = reconstruct(int(best));
     result.provedOptimal = exact;
     result.method = exact ? "exact-dp" : "beam";
@@ -135,87 +154,133 @@ private:
     return bytes;
   }
 
-  bool allPredsDone(const Key &done, int o) const {
-    for (int p : facts.preds[o])
-      if (!has(done, p))
-        return false;
-    return true;
-  }
-
-  // The ready list after running o: o leaves, successors whose last
-  // predecessor was o join. Kept sorted so equal sets compare equal.
-  std::vector<int> readyAfter(const State &s, const Key &done, int o) const {
-    std::vector<int> next;
-    next.reserve(s.ready.size() + facts.succs[o].size());
-    for (int r : s.ready)
-      if (r != o)
-        next.push_back(r);
-    for (int succ : facts.succs[o])
-      if (allPredsDone(done, succ))
-        next.push_back(succ);
-    std::sort(next.begin(), next.end());
-    return next;
-  }
-
   // Resident bytes after running o from the set done (o not yet in it).
-  uint64_t residentAfter(const State &s, int o) const {
-    uint64_t bytes = s.resident;
+  uint64_t residentAfter(uint64_t resident, const uint64_t *done, int o) const {
+    uint64_t bytes = resident;
     for (int t : facts.outputs[o])
       if (facts.keep[t] || !facts.consumers[t].empty())
         bytes += graph.tensorSizes[t];
     for (int t : facts.inputs[o]) {
       if (facts.keep[t])
         continue;
+      // Consumers are in op order, and the later ones are the likelier to be
+      // still waiting: scan from the back and stop at the first.
       bool lastUse = true;
-      for (int c : facts.consumers[t])
-        if (c != o && !has(s.done, c))
-          lastUse = false;
+      for (auto c = facts.consumers[t].rbegin(); lastUse && c != facts.consumers[t].rend(); ++c)
+        lastUse = *c == o || has(done, *c);
       if (lastUse)
         bytes -= graph.tensorSizes[t];
     }
     return bytes;
   }
 
-  uint64_t stepBytes(const State &s, int o) const {
-    uint64_t bytes = s.resident + graph.ops[o].scratch;
+  uint64_t stepBytes(uint64_t resident, int o) const {
+    uint64_t bytes = resident + graph.ops[o].scratch;
     for (int t : facts.outputs[o])
       bytes += graph.tensorSizes[t];
     return bytes;
   }
 
-  std::vector<State> expand(const std::vector<State> &layer) const {
-    std::vector<State> next;
-    std::unordered_map<Key, size_t, KeyHash> index;
+  // Whether two candidates name the same set: parent a's set plus opA equals
+  // parent b's set plus opB, compared word by word without building either.
+  static bool sameSet(const Layer &layer, const Candidate &a, const Candidate &b) {
+    const uint64_t *x = layer.bits(size_t(a.parent)), *y = layer.bits(size_t(b.parent));
+    for (size_t w = 0; w < layer.words; ++w) {
+      uint64_t xw = x[w], yw = y[w];
+      if (size_t(a.op) / 64 == w)
+        xw |= uint64_t(1) << (a.op % 64);
+      if (size_t(b.op) / 64 == w)
+        yw |= uint64_t(1) << (b.op % 64);
+      if (xw != yw)
+        return false;
+    }
+    return true;
+  }
+
+  // Every successor of every state, one per distinct set, each with the
+  // lowest peak reaching it (the first found among equals), in the order the
+  // sets were first reached.
+  std::vector<Candidate> expand(const Layer &layer) const {
+    std::vector<Candidate> next;
+    // Open addressing over candidate indices, keyed by the Zobrist hash; equal
+    // hashes are confirmed by comparing the sets, so a collision never merges
+    // two different sets.
+    size_t slots = 16;
+    while (slots < 2 * (layer.readyOps.size() + 1))
+      slots *= 2;
+    std::vector<int> table(slots, -1);
     for (size_t i = 0; i < layer.size(); ++i) {
-      const State &s = layer[i];
-      for (int o : s.ready) {
-        State t;
-        t.done = s.done;
-        set(t.done, o);
-        t.peak = std::max(s.peak, stepBytes(s, o));
-        t.resident = residentAfter(s, o);
-        t.parent = int(i);
-        t.op = o;
-        auto [it, inserted] = index.try_emplace(t.done, next.size());
-        if (!inserted && t.peak >= next[it->second].peak)
-          continue;
-        t.ready = readyAfter(s, t.done, o);
-        if (inserted)
-          next.push_back(std::move(t));
-        else
-          next[it->second] = std::move(t);
+      const uint64_t *done = layer.bits(i);
+      for (size_t r = layer.readyBegin[i]; r < layer.readyBegin[i + 1]; ++r) {
+        int o = layer.readyOps[r];
+        Candidate c{int(i), o, layer.hash[i] ^ zobrist[o],
+                    std::max(layer.peak[i], stepBytes(layer.resident[i], o)),
+                    residentAfter(layer.resident[i], done, o)};
+        size_t slot = size_t(c.hash) & (slots - 1);
+        while (table[slot] >= 0) {
+          Candidate &seen = next[size_t(table[slot])];
+          if (seen.hash == c.hash && sameSet(layer, seen, c))
+            break;
+          slot = (slot + 1) & (slots - 1);
+        }
+        if (table[slot] < 0) {
+          table[slot] = int(next.size());
+          next.push_back(c);
+        } else if (c.peak < next[size_t(table[slot])].peak) {
+          next[size_t(table[slot])] = c;
+        }
       }
     }
     return next;
   }
 
-  void keepMostPromising(std::vector<State> &next) const {
-    std::stable_sort(next.begin(), next.end(), [](const State &a, const State &b) {
+  void keepMostPromising(std::vector<Candidate> &next) const {
+    std::stable_sort(next.begin(), next.end(), [](const Candidate &a, const Candidate &b) {
       if (a.peak != b.peak)
         return a.peak < b.peak;
       return a.resident < b.resident;
     });
     next.resize(options.maxStates);
+  }
+
+  // The next layer's states from the surviving candidates: the set (parent's
+  // plus op) and its ready ops (op leaves, successors whose last predecessor
+  // was op join; sorted, as the order of expansion depends on it).
+  Layer materialise(const Layer &layer, const std::vector<Candidate> &next) const {
+    Layer out;
+    out.words = layer.words;
+    out.done.resize(next.size() * out.words);
+    out.hash.reserve(next.size());
+    out.peak.reserve(next.size());
+    out.resident.reserve(next.size());
+    out.readyBegin.reserve(next.size() + 1);
+    for (size_t k = 0; k < next.size(); ++k) {
+      const Candidate &c = next[k];
+      uint64_t *bits = out.done.data() + k * out.words;
+      std::copy_n(layer.bits(size_t(c.parent)), out.words, bits);
+      bits[c.op / 64] |= uint64_t(1) << (c.op % 64);
+      out.hash.push_back(c.hash);
+      out.peak.push_back(c.peak);
+      out.resident.push_back(c.resident);
+      size_t first = out.readyOps.size();
+      for (size_t r = layer.readyBegin[size_t(c.parent)];
+           r < layer.readyBegin[size_t(c.parent) + 1]; ++r)
+        if (layer.readyOps[r] != c.op)
+          out.readyOps.push_back(layer.readyOps[r]);
+      for (int succ : facts.succs[c.op])
+        if (allPredsDone(bits, succ))
+          out.readyOps.push_back(succ);
+      std::sort(out.readyOps.begin() + std::ptrdiff_t(first), out.readyOps.end());
+      out.readyBegin.push_back(out.readyOps.size());
+    }
+    return out;
+  }
+
+  bool allPredsDone(const uint64_t *done, int o) const {
+    for (int p : facts.preds[o])
+      if (!has(done, p))
+        return false;
+    return true;
   }
 
   std::vector<int> reconstruct(int index) const {
@@ -231,7 +296,8 @@ private:
   const OpGraph &graph;
   GraphFacts facts;
   OrderOptions options;
-  // Per layer, per state: (parent index, op). Keys are dropped once used.
+  std::vector<uint64_t> zobrist; // Per op.
+  // Per layer, per state: (parent index, op).
   std::vector<std::vector<std::pair<int, int>>> history;
 };
 } // namespace

@@ -300,6 +300,7 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
   llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name, onLayer);
   if (withBundleConfig)
     emitBundleConfig(*module, plan, name);
+  choosePointwiseSharing(*module); // sets a kernel flag (internal, constant) at every level
   if (target.optLevel != CodegenOptLevel::Os)
     shareKernelsByShapeClass(*module);
   setFunctionAttributes(*module, target, cpu, entry);

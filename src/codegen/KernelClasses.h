@@ -24,4 +24,12 @@ namespace bundlefit {
 /// constants), instead of the call being specialised on its own.
 void shareKernelsByShapeClass(llvm::Module &module);
 
+/// Sets the int8 kernels' `bf_pointwise_shared` (int8_conv_im2col.c): 1 when
+/// the node functions call int8 1x1 stride-1 convolutions of at least
+/// kMinSharedPointwiseShapes distinct shapes, which then run one shared
+/// function with their sizes at run time (smaller; slower per MAC), else 0:
+/// each shape specialised (one shape, as DS-CNN's, is one copy anyway). Call
+/// before shareKernelsByShapeClass, while the calls are in node functions.
+void choosePointwiseSharing(llvm::Module &module);
+
 } // namespace bundlefit

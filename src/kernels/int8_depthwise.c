@@ -17,89 +17,9 @@
  * (SXTB16), {w0,w2} and {w0,w1} packed, one row costs one load, two SXTB16
  * and four 16x16 MACs for six products (stride 2: a fifth byte and five
  * MACs). The output stage is bf_i8_requantize's in an exact cheaper form
- * (bf_dw_requant_setup).
+ * (bf_i8_fast_rq_setup).
  *===----------------------------------------------------------------------===*/
 #include "int8_mve.h"
-
-/* A channel's output stage: clamp((mulhi_r(acc * 2^s, mult) + add + sign) >>
- * e), with 2^s folded into the weights and bias. */
-typedef struct {
-  int32_t mult, add, e, lo, hi, s;
-  uint32_t lo2, hi2; /* {lo, lo}, {hi, hi} */
-} bf_dw_rq;
-
-/* round(a * b / 2^32), ties up: one SMMULR on Arm (LLVM matches the
- * pattern; the bundle's in-process backend takes no inline asm). */
-BF_I8_INLINE int32_t bf_dw_mulhi_r(int32_t a, int32_t b) {
-  return (int32_t)(((int64_t)a * (int64_t)b + (1ll << 31)) >> 32);
-}
-
-/* bf_i8_requantize (double rounding) + outputOffset, clamped, for an acc
- * already multiplied by 2^s = 2^(left + 1) with |acc * 2^s| < 2^31:
- *  - srdhm(x << left, mult) = floor((x 2^left mult + 2^30) / 2^31)
- *    = floor((x 2^s mult + 2^31) / 2^32) = SMMULR(x 2^s, mult) = t, |t| <= 2^30
- *    (and the reference's INT32_MIN * INT32_MIN case cannot arise);
- *  - rdbpot(t, e), e >= 1: with t = q 2^e + rem, the reference adds 1 to q
- *    when rem > 2^(e-1) - 1 + [t < 0], which is floor((t + 2^(e-1) - [t < 0]) /
- *    2^e); outputOffset * 2^e joins the constant (exact: a multiple of 2^e).
- * Returns 0 when the channel does not qualify (e = 0, or a bound fails);
- * the caller checks mult > 0 (bf_dw_scale). */
-BF_I8_INLINE int32_t bf_dw_requant_setup(bf_dw_rq *q, int32_t mult, int32_t shift,
-                                         int32_t outputOffset, int32_t actMin, int32_t actMax,
-                                         uint32_t absBias, uint32_t tapBound) {
-  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-  q->s = left + 1;
-  q->e = right;
-  q->mult = mult;
-  q->lo = actMin;
-  q->hi = actMax;
-  q->lo2 = bf_i8_pack16(actMin, actMin);
-  q->hi2 = bf_i8_pack16(actMax, actMax);
-  if (right < 1 || right > 24 || q->s > 8 || actMin < -128 || actMax > 127 || actMin > actMax)
-    return 0;
-  /* |acc| <= |bias| + tapBound must stay below 2^(31 - s). */
-  const uint32_t limit = 1u << (31 - q->s);
-  if (absBias >= limit || tapBound >= limit - absBias)
-    return 0;
-  const int64_t add = (1ll << (right - 1)) + (int64_t)outputOffset * (1ll << right);
-  if (add >= (1ll << 30) || add <= -(1ll << 30))
-    return 0;
-  q->add = (int32_t)add;
-  return 1;
-}
-
-/* (mulhi_r(acc, mult) + add - [acc < 0]) >> e: bf_i8_requantize +
- * outputOffset. With mult > 0, t = mulhi_r(acc, mult) < 0 only if acc < 0,
- * and where acc < 0 but t = 0 both signs give (add - 1) >> e = outputOffset
- * (add = 2^(e-1) + outputOffset 2^e), so acc's sign can stand for t's. */
-BF_I8_INLINE int32_t bf_dw_scale(int32_t acc, const bf_dw_rq *q) {
-  return (bf_dw_mulhi_r(acc, q->mult) + q->add + (acc >> 31)) >> q->e;
-}
-
-BF_I8_INLINE int8_t bf_dw_requant(int32_t acc, const bf_dw_rq *q) {
-  return bf_i8_clamp(bf_dw_scale(acc, q), q->lo, q->hi);
-}
-
-/* o[0] and, if n == 2, o[1]: the outputs of a0 and a1. DSP: both saturate
- * to int8 (SSAT), pack into halfwords and clamp to [lo, hi] together
- * (SSUB16 sets each lane's GE flags, SEL picks): lo, hi are int8, so the
- * result is bf_i8_clamp's. */
-BF_I8_INLINE void bf_dw_store2(int8_t *o, int32_t n, int32_t a0, int32_t a1, const bf_dw_rq *q) {
-#if defined(BF_I8_DSP)
-  uint32_t p = bf_i8_pack16(__ssat(bf_dw_scale(a0, q), 8), __ssat(bf_dw_scale(a1, q), 8));
-  (void)__ssub16(p, q->lo2);
-  p = __sel(p, q->lo2);
-  (void)__ssub16(q->hi2, p);
-  p = __sel(p, q->hi2);
-  o[0] = (int8_t)p;
-  if (n == 2)
-    o[1] = (int8_t)(p >> 16);
-#else
-  o[0] = bf_dw_requant(a0, q);
-  if (n == 2)
-    o[1] = bf_dw_requant(a1, q);
-#endif
-}
 
 /* One kernel row of two neighbouring outputs: a0 += x0 w0 + x1 w1 + x2 w2,
  * a1 += xs w0 + x(s+1) w1 + x(s+2) w2 (s = stride 1 or 2), the bytes x0..x3
@@ -134,12 +54,12 @@ BF_I8_INLINE void bf_dw_row2(int32_t *a0, int32_t *a1, uint32_t v, int32_t x4, u
 BF_I8_INLINE void bf_dw3_pair(int8_t *o, int32_t n, uint32_t v0, uint32_t v1, uint32_t v2,
                               int32_t x40, int32_t x41, int32_t x42, uint32_t A0, uint32_t A1,
                               uint32_t A2, uint32_t C0, uint32_t C1, uint32_t C2, int32_t b,
-                              const bf_dw_rq *q, int32_t s2) {
+                              const bf_i8_fast_rq *q, int32_t s2) {
   int32_t a0 = b, a1 = b;
   bf_dw_row2(&a0, &a1, v0, x40, A0, C0, s2);
   bf_dw_row2(&a0, &a1, v1, x41, A1, C1, s2);
   bf_dw_row2(&a0, &a1, v2, x42, A2, C2, s2);
-  bf_dw_store2(o, n, a0, a1, q);
+  bf_i8_fast_store2(o, n, a0, a1, q);
 }
 
 /* The bytes [c0, c0 + n) of an input row, zp outside [0, W). */
@@ -157,14 +77,14 @@ __attribute__((noinline)) static void bf_dw3_edge_pair(int8_t *o, int32_t p, int
                                                        const int8_t *const r[3], int32_t c0,
                                                        int32_t W, int8_t zp, const uint32_t A[3],
                                                        const uint32_t C[3], int32_t b,
-                                                       const bf_dw_rq *q, int32_t s2) {
+                                                       const bf_i8_fast_rq *q, int32_t s2) {
   int32_t a0 = b, a1 = b;
   for (int32_t k = 0; k < 3; ++k) {
     int8_t g[8];
     bf_dw_gather(g, r[k], c0, s2 ? 5 : 4, W, zp);
     bf_dw_row2(&a0, &a1, bf_i8_load4(g), g[4], A[k], C[k], s2);
   }
-  bf_dw_store2(o + p, p + 1 < OW ? 2 : 1, a0, a1, q);
+  bf_i8_fast_store2(o + p, p + 1 < OW ? 2 : 1, a0, a1, q);
 }
 
 /* One output row of a 3x3 kernel, stride 1 or 2 (s2, a literal) along it:
@@ -173,7 +93,7 @@ __attribute__((noinline)) static void bf_dw3_edge_pair(int8_t *o, int32_t p, int
  * p = 0, the last one ending at OW (recomputing one output when OW is odd);
  * pairs with every byte inside [0, W) take the plain loop. */
 BF_I8_INLINE void bf_dw3_row(int8_t *o, const int8_t *const r[3], const uint32_t A[3],
-                             const uint32_t C[3], int32_t b, const bf_dw_rq *q, int32_t W,
+                             const uint32_t C[3], int32_t b, const bf_i8_fast_rq *q, int32_t W,
                              int32_t OW, int32_t padL, int8_t zp, int32_t s2) {
   const int32_t sw = s2 ? 2 : 1, span = s2 ? 5 : 4;
   const int32_t first = padL > 0 ? (padL + sw - 1) / sw : 0;
@@ -181,7 +101,7 @@ BF_I8_INLINE void bf_dw3_row(int8_t *o, const int8_t *const r[3], const uint32_t
   const int32_t last = bf_i8_min(lastInside, OW - 2);
   const int8_t *r0 = r[0] - padL, *r1 = r[1] - padL, *r2 = r[2] - padL;
   const uint32_t A0 = A[0], A1 = A[1], A2 = A[2], C0 = C[0], C1 = C[1], C2 = C[2];
-  const bf_dw_rq qq = *q;
+  const bf_i8_fast_rq qq = *q;
   const uint32_t zpLo = (uint8_t)zp, zpHi = zpLo << 24;
   for (int32_t ow = 0; ow < OW;) {
     const int32_t p = OW < 2 ? 0 : bf_i8_min(ow, OW - 2), c0 = p * sw - padL;
@@ -219,7 +139,7 @@ BF_I8_INLINE void bf_dw3_row(int8_t *o, const int8_t *const r[3], const uint32_t
  * narrow plane (DS-CNN's W = 5) is mostly edges. */
 BF_I8_INLINE void bf_dw3_row_same(int8_t *o, const int8_t *r0, const int8_t *r1, const int8_t *r2,
                                   uint32_t A0, uint32_t A1, uint32_t A2, uint32_t C0, uint32_t C1,
-                                  uint32_t C2, int32_t b, const bf_dw_rq *q, int32_t W,
+                                  uint32_t C2, int32_t b, const bf_i8_fast_rq *q, int32_t W,
                                   uint32_t zpLo) {
   const uint32_t zpHi = zpLo << 24;
   bf_dw3_pair(o, 2, (bf_i8_load4(r0) << 8) | zpLo, (bf_i8_load4(r1) << 8) | zpLo,
@@ -240,7 +160,7 @@ BF_I8_INLINE uint32_t bf_dw_load3(const int8_t *r) {
 }
 BF_I8_INLINE void bf_dw3_row_same3(int8_t *o, const int8_t *r0, const int8_t *r1, const int8_t *r2,
                                    uint32_t A0, uint32_t A1, uint32_t A2, uint32_t C0, uint32_t C1,
-                                   uint32_t C2, int32_t b, const bf_dw_rq *q, uint32_t zpLo) {
+                                   uint32_t C2, int32_t b, const bf_i8_fast_rq *q, uint32_t zpLo) {
   const uint32_t zpHi = zpLo << 24;
   const uint32_t v0 = bf_dw_load3(r0), v1 = bf_dw_load3(r1), v2 = bf_dw_load3(r2);
   bf_dw3_pair(o, 2, (v0 << 8) | zpLo, (v1 << 8) | zpLo, (v2 << 8) | zpLo, 0, 0, 0, A0, A1, A2, C0,
@@ -263,8 +183,8 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
   int32_t sumAbs = 0; /* <= 9 * 128, times xMax <= 256: int32 */
   for (int32_t i = 0; i < 9; ++i)
     sumAbs += wk[i] < 0 ? -wk[i] : wk[i];
-  bf_dw_rq q;
-  if (!bf_dw_requant_setup(&q, mult, shift, outputOffset, actMin, actMax,
+  bf_i8_fast_rq q;
+  if (!bf_i8_fast_rq_setup(&q, mult, shift, outputOffset, actMin, actMax,
                            b < 0 ? 0u - (uint32_t)b : (uint32_t)b, (uint32_t)(sumAbs * xMax)))
     return 0;
   /* Weights times 2^s (|w| <= 128, s <= 8: int16), packed per kernel row. */

@@ -38,6 +38,7 @@ BF_I8_INLINE uint32_t bf_i8_pack16(int32_t lo, int32_t hi) {
 
 BF_I8_INLINE int32_t bf_i8_min(int32_t a, int32_t b) { return a < b ? a : b; }
 BF_I8_INLINE int32_t bf_i8_max(int32_t a, int32_t b) { return a > b ? a : b; }
+BF_I8_INLINE int32_t bf_i8_abs(int32_t a) { return a < 0 ? -a : a; }
 BF_I8_INLINE int8_t bf_i8_clamp(int32_t x, int32_t lo, int32_t hi) {
   return (int8_t)(x < lo ? lo : x > hi ? hi : x);
 }
@@ -145,6 +146,89 @@ BF_I8_INLINE int32_t bf_i8_window_mean(int32_t sum, int32_t count, int32_t total
     count = total;
   }
   return count > 0 ? bf_i8_rounded_mean(sum, count) : padValue;
+}
+
+/* A channel's output stage in an exact cheaper form (the depthwise and
+ * im2col kernels'): clamp((mulhi_r(acc * 2^s, mult) + add + sign) >> e),
+ * with acc * 2^s formed by the caller (the depthwise kernel folds 2^s into
+ * its weights and bias, the im2col one shifts the sum). */
+typedef struct {
+  int32_t mult, add, e, lo, hi, s;
+  uint32_t lo2, hi2; /* {lo, lo}, {hi, hi} */
+} bf_i8_fast_rq;
+
+/* round(a * b / 2^32), ties up: one SMMULR on Arm (LLVM matches the
+ * pattern; the bundle's in-process backend takes no inline asm). */
+BF_I8_INLINE int32_t bf_i8_mulhi_r(int32_t a, int32_t b) {
+  return (int32_t)(((int64_t)a * (int64_t)b + (1ll << 31)) >> 32);
+}
+
+/* bf_i8_requantize (double rounding) + outputOffset, clamped, for an acc
+ * already multiplied by 2^s = 2^(left + 1) with |acc * 2^s| < 2^31:
+ *  - srdhm(x << left, mult) = floor((x 2^left mult + 2^30) / 2^31)
+ *    = floor((x 2^s mult + 2^31) / 2^32) = SMMULR(x 2^s, mult) = t, |t| <= 2^30
+ *    (and the reference's INT32_MIN * INT32_MIN case cannot arise);
+ *  - rdbpot(t, e), e >= 1: with t = q 2^e + rem, the reference adds 1 to q
+ *    when rem > 2^(e-1) - 1 + [t < 0], which is floor((t + 2^(e-1) - [t < 0]) /
+ *    2^e); outputOffset * 2^e joins the constant (exact: a multiple of 2^e).
+ * Returns 0 when the channel does not qualify (e = 0, or a bound fails);
+ * the caller checks mult > 0 (bf_i8_fast_scale). */
+BF_I8_INLINE int32_t bf_i8_fast_rq_setup(bf_i8_fast_rq *q, int32_t mult, int32_t shift,
+                                         int32_t outputOffset, int32_t actMin, int32_t actMax,
+                                         uint32_t absBias, uint32_t tapBound) {
+  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  q->s = left + 1;
+  q->e = right;
+  q->mult = mult;
+  q->lo = actMin;
+  q->hi = actMax;
+  q->lo2 = bf_i8_pack16(actMin, actMin);
+  q->hi2 = bf_i8_pack16(actMax, actMax);
+  if (right < 1 || right > 24 || q->s > 8 || actMin < -128 || actMax > 127 || actMin > actMax)
+    return 0;
+  /* |acc| <= |bias| + tapBound must stay below 2^(31 - s). */
+  const uint32_t limit = 1u << (31 - q->s);
+  if (absBias >= limit || tapBound >= limit - absBias)
+    return 0;
+  const int64_t add = (1ll << (right - 1)) + (int64_t)outputOffset * (1ll << right);
+  if (add >= (1ll << 30) || add <= -(1ll << 30))
+    return 0;
+  q->add = (int32_t)add;
+  return 1;
+}
+
+/* (mulhi_r(acc, mult) + add - [acc < 0]) >> e: bf_i8_requantize +
+ * outputOffset. With mult > 0, t = mulhi_r(acc, mult) < 0 only if acc < 0,
+ * and where acc < 0 but t = 0 both signs give (add - 1) >> e = outputOffset
+ * (add = 2^(e-1) + outputOffset 2^e), so acc's sign can stand for t's. */
+BF_I8_INLINE int32_t bf_i8_fast_scale(int32_t acc, const bf_i8_fast_rq *q) {
+  return (bf_i8_mulhi_r(acc, q->mult) + q->add + (acc >> 31)) >> q->e;
+}
+
+BF_I8_INLINE int8_t bf_i8_fast_requant(int32_t acc, const bf_i8_fast_rq *q) {
+  return bf_i8_clamp(bf_i8_fast_scale(acc, q), q->lo, q->hi);
+}
+
+/* o[0] and, if n == 2, o[1]: the outputs of a0 and a1. DSP: both saturate
+ * to int8 (SSAT), pack into halfwords and clamp to [lo, hi] together
+ * (SSUB16 sets each lane's GE flags, SEL picks): lo, hi are int8, so the
+ * result is bf_i8_clamp's. */
+BF_I8_INLINE void bf_i8_fast_store2(int8_t *o, int32_t n, int32_t a0, int32_t a1,
+                                    const bf_i8_fast_rq *q) {
+#if defined(BF_I8_DSP)
+  uint32_t p = bf_i8_pack16(__ssat(bf_i8_fast_scale(a0, q), 8), __ssat(bf_i8_fast_scale(a1, q), 8));
+  (void)__ssub16(p, q->lo2);
+  p = __sel(p, q->lo2);
+  (void)__ssub16(q->hi2, p);
+  p = __sel(p, q->hi2);
+  o[0] = (int8_t)p;
+  if (n == 2)
+    o[1] = (int8_t)(p >> 16);
+#else
+  o[0] = bf_i8_fast_requant(a0, q);
+  if (n == 2)
+    o[1] = bf_i8_fast_requant(a1, q);
+#endif
 }
 
 #endif

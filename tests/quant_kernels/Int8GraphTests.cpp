@@ -256,10 +256,60 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
   return std::move(b.graph);
 }
 
+/// Random 1x1 stride-1 convolutions (the DSP kernels' shared pointwise path,
+/// K = C a run-time value): channel counts C with and without a multiple of
+/// 4, odd M (and 1), odd pixel counts (and 1), input zero points -128, 0 and
+/// another, per-tensor and per-channel scales, relu, and per-tensor layers
+/// whose first channels' biases are too large for the cheaper exact output
+/// form (the general one then takes those channels). Every conv's output is
+/// a graph output.
+std::unique_ptr<Graph> buildRandomPointwise(unsigned seed) {
+  Builder b("qpw" + std::to_string(seed), seed);
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int zeroPoints[] = {-128, 0, pick(-127, 127)};
+  for (int z = 0; z < 3; ++z) {
+    const std::string zs = std::to_string(z);
+    const int C = pick(0, 1) ? 4 * pick(1, 17) : pick(1, 70), H = pick(1, 7), W = pick(1, 7);
+    Value *x = b.input("x" + zs, {1, C, H, W});
+    Value *q = b.op("Quantize", "q" + zs, {x}, int8Type({1, C, H, W}, 1.0f / 64, zeroPoints[z]));
+    for (int i = 0; i < 3; ++i) {
+      const std::string id = zs + "_" + std::to_string(i);
+      const int M = i == 2 ? 1 : pick(2, 33);
+      std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
+      for (float &sc : scales)
+        sc = 0.004f + 0.0005f * float(pick(0, 20));
+      std::vector<float> biasScales;
+      for (float sc : scales)
+        biasScales.push_back(sc / 64);
+      Value *bias = b.int32Bias("b" + id, M, biasScales);
+      if (i == 1) { // |bias| near 2^30 for the first channels
+        int32_t *values = bias->mutableDataAs<int32_t>();
+        for (int m = 0; m < std::min(M, 3); ++m)
+          values[m] = (m % 2 ? -1 : 1) * ((1 << 30) - pick(0, 1 << 20));
+      }
+      const bool relu = pick(0, 2) == 0;
+      Value *conv =
+          b.op("Conv", "c" + id, {q, b.weights("w" + id, {M, C, 1, 1}, scales), bias},
+               int8Type({1, M, H, W}, 0.01f * std::sqrt(float(C)), relu ? -128 : pick(-128, 40)),
+               [&](Attributes &a) {
+                 a.setInts("kernel_shape", {1, 1});
+                 if (relu)
+                   a.setString("activation", "Relu");
+               });
+      b.graph->markOutput(conv);
+    }
+  }
+  return std::move(b.graph);
+}
+
 std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
-  const Value *in = graph.inputs().at(0);
-  return {{in->name,
-           Tensor::fromFloats(in->type.shape, randomFloats(size_t(in->type.numElements()), seed))}};
+  std::map<std::string, Tensor> inputs;
+  for (const Value *in : graph.inputs())
+    inputs.emplace(
+        in->name,
+        Tensor::fromFloats(in->type.shape, randomFloats(size_t(in->type.numElements()), seed++)));
+  return inputs;
 }
 
 std::map<std::string, Tensor> runAsBundle(const Graph &graph, const std::string &target,
@@ -366,6 +416,45 @@ TEST_CASE("interpreter int8 == Cortex-M55 (Helium) bundle int8 under QEMU, bit f
   checkBitExact(*buildVariants(), "cortex-m55", 9);
   for (unsigned seed = 20; seed < 32; ++seed)
     checkBitExact(*buildRandomConvs(seed), "cortex-m55", seed);
+}
+
+TEST_CASE(
+    "random int8 1x1 convolutions: Cortex-M7 / M33 / M55 bundles == interpreter, bit for bit" *
+    doctest::test_suite("needs_qemu")) {
+  if (findTool("qemu-system-arm").empty() || findTool("arm-none-eabi-gcc").empty())
+    BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
+  for (unsigned seed : {21u, 22u, 23u}) {
+    std::unique_ptr<Graph> graph = buildRandomPointwise(seed);
+    checkBitExact(*graph, "cortex-m7", seed);
+    checkBitExact(*graph, seed == 21u ? "cortex-m33" : "host", seed);
+    checkBitExact(*graph, "cortex-m55", seed); // Helium: int8_mve.h
+  }
+}
+
+TEST_CASE("int8 1x1 convolutions share one kernel function in a bundle of several shapes") {
+  // choosePointwiseSharing: one shape stays specialised (two calls, one
+  // copy), three shapes call the shared function (a local symbol of the
+  // object) on the DSP targets.
+  for (const std::vector<int> &ms : {std::vector<int>{6, 6}, std::vector<int>{4, 6, 8}}) {
+    Builder b("pw" + std::to_string(ms.size()));
+    Value *x = b.input("x", {1, 8, 6, 6});
+    Value *q = b.op("Quantize", "q", {x}, int8Type({1, 8, 6, 6}, 1.0f / 64, -128));
+    for (size_t i = 0; i < ms.size(); ++i) {
+      const std::string id = std::to_string(i);
+      b.graph->markOutput(b.op("Conv", "c" + id,
+                               {q, b.weights("w" + id, {ms[i], 8, 1, 1}, {0.005f}),
+                                b.int32Bias("b" + id, ms[i], {0.005f / 64})},
+                               int8Type({1, ms[i], 6, 6}, 0.03f, -128), [](Attributes &a) {
+                                 a.setInts("kernel_shape", {1, 1});
+                               }));
+    }
+    const MemoryPlan plan = planGraphMemory(*b.graph);
+    const CodegenResult code =
+        generateBundleObject(*b.graph, plan, b.graph->name, resolveTarget("cortex-m7"));
+    const std::string object(code.object.begin(), code.object.end());
+    INFO(ms.size() << " convolutions");
+    CHECK((object.find("bf_i8_pointwise_off128") != std::string::npos) == (ms.size() == 3));
+  }
 }
 
 TEST_CASE("unsupported int8 forms are reported with the node") {
