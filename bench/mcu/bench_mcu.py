@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench_mcu: instructions per inference, bundlefit's own int8 kernels vs CMSIS-NN, under QEMU.
 
-For each core (Cortex-M7 mps2-an500, M33 mps2-an505, M4 mps2-an386 by default) and model
+For each core (Cortex-M7 mps2-an500, M33 mps2-an505, M4 mps2-an386, M55 mps3-an547 by default) and model
 (LeNet, DS-CNN, MobileNetV1-0.25, ResNet-8): `bundlefit run` the int8 bundle (profiled on the
 model's fixed input) with its own kernels and with `--use-cmsis --cmsis-nn DIR` (the pinned
 CMSIS-NN, built per core), counting guest instructions with ../shared/tools/qemu-insncount
@@ -17,7 +17,7 @@ cmsis_runtime_text. Prints two tables; writes bench/results/mcu.json with the gi
 measured ("commit").
 
   /usr/bin/python3 bench/mcu/bench_mcu.py --bundlefit build/bin/bundlefit \
-      --models-dir build/models --shared ../shared [--cores cortex-m7,cortex-m33,cortex-m4]
+      --models-dir build/models --shared ../shared [--cores cortex-m7,cortex-m33,cortex-m4,cortex-m55]
 
 An instruction count is not a cycle count (no wait states, no dual issue), but two
 implementations of the same arithmetic on the same core compare fairly on it.
@@ -138,7 +138,7 @@ def main():
     ap.add_argument("--bundlefit", required=True)
     ap.add_argument("--models-dir", required=True)
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
-    ap.add_argument("--cores", default="cortex-m7,cortex-m33,cortex-m4")
+    ap.add_argument("--cores", default="cortex-m7,cortex-m33,cortex-m4,cortex-m55")
     ap.add_argument("--models", default=",".join(m for m, _ in MODELS))
     # Level 1 (fusion, in place): both builds run the same layers and MACs. Level 2's patch
     # stages trade recomputed MACs for RAM on the own build only (CMSIS-NN calls keep their
