@@ -38,7 +38,9 @@ using Clock = std::chrono::steady_clock;
 // search's first round robin spends 2 per item and preorder).
 constexpr uint64_t kFirstNodesPerItem = 8;
 // Random-order greedy passes over a large section's top window before its
-// search (PerturbedGreedy.h); about 0.1-0.3 s at 10^5 network-like buffers.
+// search (PerturbedGreedy.h); about 0.3 s at 10^5 network-like buffers. More
+// is not better: at 96, seed 3's window search no longer reached the bound
+// from the placement they left (+0.90% at 5 s; seed 43 +3.07% -> +2.50%).
 constexpr uint64_t kFirstPerturbTries = 24;
 
 class SectionSolver {
