@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace bundlefit::planner::detail {
@@ -34,6 +35,11 @@ struct PlaceLimits {
   const std::chrono::steady_clock::time_point *deadline = nullptr;
   PlaceStats *stats = nullptr; ///< Added to when given.
 };
+
+/// The offset a greedy pass gives an item of `size` among the `occupied`
+/// [offset, end) ranges of the placed items it meets (sorted here).
+uint64_t chooseOffset(std::vector<std::pair<uint64_t, uint64_t>> &occupied, uint64_t size,
+                      uint64_t alignment, GreedyFit fit, PlaceStats &stats);
 
 /// Places the items in the given order; returns one offset per item.
 std::vector<uint64_t> placeItems(const Items &items, const std::vector<int> &sequence,

@@ -26,6 +26,8 @@ struct ByOffset {
   }
 };
 
+} // namespace
+
 // Scans the occupied ranges bottom-up, in offset order. FirstFit takes the
 // first hole that is large enough; BestFit the tightest one, else the top.
 uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size, uint64_t alignment,
@@ -50,6 +52,7 @@ uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size, uint64_t alig
   return found ? bestOffset : candidate;
 }
 
+namespace {
 // How many items are placed between two looks at the clock: a look costs
 // about as much as placing a short-lived item.
 constexpr size_t kItemsPerClockCheck = 1024;
