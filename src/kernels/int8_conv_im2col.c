@@ -244,7 +244,7 @@ extern const int32_t bf_size_first;
 BF_I8_INLINE void bf_i8_dot(int32_t acc[2][2], int32_t nm, const int8_t *w, const int8_t *cols,
                             int32_t K, int32_t inputOffset) {
 #if defined(BF_I8_MVE) /* inline: no call per channel pair */
-  bf_i8_mve_mat_2x2(acc, nm, 2, w, cols, cols + K, K, inputOffset);
+  bf_i8_mve_dot_2x2(acc, nm, w, cols, K, inputOffset);
 #else
   if (BF_I8_OFFSET_IS(0))
     nm == 2 ? bf_i8_dot2_off0(acc, w, cols, K, inputOffset)

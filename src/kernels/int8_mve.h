@@ -78,6 +78,39 @@ BF_I8_INLINE void bf_i8_mve_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, c
   acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
 }
 
+/* bf_i8_mve_mat_2x2 for np = 2 with K a run-time value (the shared 1x1
+ * path, int8_conv_im2col.c): weight rows w and w + K, columns cols and
+ * cols + K. One tail-predicated loop (VCTP, DLSTP/LETP): 16 taps per step,
+ * the last one's lanes past K off, so no unrolled body, remainder or tail
+ * block per call, and few enough live registers for no spills. */
+BF_I8_INLINE void bf_i8_mve_dot_2x2(int32_t acc[2][2], int32_t nm, const int8_t *w,
+                                    const int8_t *cols, int32_t K, int32_t inputOffset) {
+  const int8_t *w0 = w, *c0 = cols;
+  int32_t a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
+  int32_t s0 = 0, s1 = 0;
+  for (int32_t k = K; k > 0; k -= 16, w0 += 16, c0 += 16) {
+    const mve_pred16_t p = vctp8q((uint32_t)k);
+    const int8x16_t x0 = vld1q_z_s8(c0, p), x1 = vld1q_z_s8(c0 + K, p);
+    const int8x16_t v0 = vld1q_z_s8(w0, p);
+    a00 = vmladavaq_p_s8(a00, v0, x0, p);
+    a01 = vmladavaq_p_s8(a01, v0, x1, p);
+    if (inputOffset)
+      s0 = vaddvaq_p_s8(s0, v0, p);
+    if (nm == 2) {
+      const int8x16_t v1 = vld1q_z_s8(w0 + K, p);
+      a10 = vmladavaq_p_s8(a10, v1, x0, p);
+      a11 = vmladavaq_p_s8(a11, v1, x1, p);
+      if (inputOffset)
+        s1 = vaddvaq_p_s8(s1, v1, p);
+    }
+  }
+  /* Wrapping products and sums (uint32_t): the reference's int32 sums. */
+  const uint32_t o0 = (uint32_t)s0 * (uint32_t)inputOffset,
+                 o1 = (uint32_t)s1 * (uint32_t)inputOffset;
+  acc[0][0] = (int32_t)((uint32_t)a00 + o0), acc[0][1] = (int32_t)((uint32_t)a01 + o0);
+  acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
+}
+
 /* *acc0 += sum over k < K of w0[k] * (x[k] + inputOffset), *acc1 the same
  * with w1 (a fully connected layer's two weight rows; the weights'
  * zero point is 0): per 16 taps one input and two weight loads, two
