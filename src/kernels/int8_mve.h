@@ -267,6 +267,32 @@ BF_I8_INLINE int32x4_t bf_i8_mve_requantize(int32x4_t x, int32x4_t mult, int32x4
                    vdupq_n_s32(actMax));
 }
 
+/* The output stage of one layer with a per-tensor multiplier and shift
+ * (double rounding), set up once per call: the shared 1x1 path's per-block
+ * bf_i8_mve_output_2x2 reloaded and split the shift for every block (its
+ * stores may alias the tables). */
+typedef struct {
+  int32x4_t left, right; /* max(shift, 0), min(shift, 0) = -e */
+  int32_t mult;
+} bf_i8_mve_rq1;
+
+BF_I8_INLINE bf_i8_mve_rq1 bf_i8_mve_rq1_init(int32_t outMult, int32_t outShift) {
+  bf_i8_mve_rq1 r;
+  r.left = vdupq_n_s32(bf_i8_max(outShift, 0)), r.right = vdupq_n_s32(bf_i8_min(outShift, 0));
+  r.mult = outMult;
+  return r;
+}
+
+/* bf_i8_mve_requantize with rq's multiplier and shift in every lane. */
+BF_I8_INLINE int32x4_t bf_i8_mve_requantize1(int32x4_t x, const bf_i8_mve_rq1 *rq,
+                                             int32_t outputOffset, int32_t actMin, int32_t actMax) {
+  const int32x4_t t = vqrdmulhq_n_s32(vshlq_s32(x, rq->left), rq->mult);
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(t, rq->right), 31);
+  const int32x4_t r = vrshlq_s32(vqaddq_s32(t, fixup), rq->right);
+  return vminq_s32(vmaxq_s32(vaddq_n_s32(r, outputOffset), vdupq_n_s32(actMin)),
+                   vdupq_n_s32(actMax));
+}
+
 /* The 2x2 block's outputs (acc[i][j] of channel m + i, pixel j) at
  * o[i * P + j], i < nm, j < np: bf_i8_output, four at a time in double
  * rounding (single rounding stays scalar). */
