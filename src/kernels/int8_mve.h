@@ -88,7 +88,8 @@ BF_I8_INLINE void bf_i8_mve_dot_2x2(int32_t acc[2][2], int32_t nm, const int8_t 
   const int8_t *w0 = w, *c0 = cols;
   int32_t a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
   int32_t s0 = 0, s1 = 0;
-  for (int32_t k = K; k > 0; k -= 16, w0 += 16, c0 += 16) {
+  int32_t k = K; /* K = 0 would run one step with no lanes live: adds 0 */
+  do {
     const mve_pred16_t p = vctp8q((uint32_t)k);
     const int8x16_t x0 = vld1q_z_s8(c0, p), x1 = vld1q_z_s8(c0 + K, p);
     const int8x16_t v0 = vld1q_z_s8(w0, p);
@@ -103,7 +104,8 @@ BF_I8_INLINE void bf_i8_mve_dot_2x2(int32_t acc[2][2], int32_t nm, const int8_t 
       if (inputOffset)
         s1 = vaddvaq_p_s8(s1, v1, p);
     }
-  }
+    k -= 16, w0 += 16, c0 += 16;
+  } while (k > 0);
   /* Wrapping products and sums (uint32_t): the reference's int32 sums. */
   const uint32_t o0 = (uint32_t)s0 * (uint32_t)inputOffset,
                  o1 = (uint32_t)s1 * (uint32_t)inputOffset;
