@@ -244,7 +244,7 @@ extern const int32_t bf_size_first;
 BF_I8_INLINE void bf_i8_dot(int32_t acc[2][2], int32_t nm, const int8_t *w, const int8_t *cols,
                             int32_t K, int32_t inputOffset) {
 #if defined(BF_I8_MVE) /* inline: no call per channel pair */
-  bf_i8_mve_mat_2x2(acc, nm, 2, w, cols, cols + K, K, inputOffset);
+  bf_i8_mve_dot_2x2(acc, nm, w, cols, K, inputOffset);
 #else
   if (BF_I8_OFFSET_IS(0))
     nm == 2 ? bf_i8_dot2_off0(acc, w, cols, K, inputOffset)
@@ -324,6 +324,42 @@ BF_I8_INLINE void bf_i8_output_2x2(int8_t *o, int32_t P, const int32_t acc[2][2]
     bf_i8_output_pair(o + P, np, acc[1][0], acc[1][1], m + 1, b1, rq, quantFlags);
 }
 
+#if defined(BF_I8_MVE)
+/* bf_i8_mat_cols on Helium with a per-tensor double-rounding output stage:
+ * its numbers, the 2x2 block's store offsets ({0, 1, P, P + 1}) and lanes
+ * set up once per call, not per block (MobileNetV1-0.25 has 31k blocks,
+ * most with K <= 64: their setup outweighed the dot products). */
+BF_I8_INLINE void bf_i8_mve_mat_cols1(const int8_t *cols, int32_t K, const int8_t *w, int32_t M,
+                                      int8_t *o, int32_t P, int32_t np, const int32_t *bias,
+                                      const int8_t *bias8, const bf_i8_rq *rq, int32_t quantFlags,
+                                      int32_t inputOffset) {
+  const bf_i8_mve_rq1 r1 = bf_i8_mve_rq1_init(rq->outMult[0], rq->outShift[0]);
+  const int32_t outputOffset = rq->outputOffset, actMin = rq->actMin, actMax = rq->actMax;
+  const uint32x4_t lane = vidupq_n_u32(0, 1);
+  const uint32x4_t at =
+      vaddq_u32(vandq_u32(lane, vdupq_n_u32(1)), vmulq_n_u32(vshrq_n_u32(lane, 1), (uint32_t)P));
+  const mve_pred16_t live = np == 2 ? 0xFFFF : 0x0F0F; /* lane 2i + j: channel i, pixel j */
+  int32_t m = 0;
+  for (; m < M; m += 2) {
+    const int32_t nm = M - m >= 2 ? 2 : 1;
+    const int32_t b0 = bf_i8_bias(m, bias, bias8, rq->biasMult, rq->biasShift, quantFlags);
+    const int32_t b1 =
+        nm == 2 ? bf_i8_bias(m + 1, bias, bias8, rq->biasMult, rq->biasShift, quantFlags) : 0;
+    int32_t acc[2][2] = {{b0, b0}, {b1, b1}};
+    if (nm == 2)
+      bf_i8_dot(acc, 2, w + m * K, cols, K, inputOffset);
+    else
+      bf_i8_dot(acc, 1, w + m * K, cols, K, inputOffset);
+    int32x4_t x = vdupq_n_s32(acc[0][0]);
+    x = vsetq_lane_s32(acc[0][1], x, 1);
+    x = vsetq_lane_s32(acc[1][0], x, 2);
+    x = vsetq_lane_s32(acc[1][1], x, 3);
+    const int32x4_t r = bf_i8_mve_requantize1(x, &r1, outputOffset, actMin, actMax);
+    vstrbq_scatter_offset_p_s32(o + m * P, at, r, nm == 2 ? live : (mve_pred16_t)(live & 0x00FF));
+  }
+}
+#endif
+
 /* Every output channel (M of them, weight rows of K) of the two columns at
  * cols (cols + K the second): o[m * P] and, if np == 2, o[m * P + 1].
  * Channels go in pairs, an odd last one alone. */
@@ -331,6 +367,12 @@ BF_I8_INLINE void bf_i8_mat_cols(const int8_t *cols, int32_t K, const int8_t *w,
                                  int8_t *o, int32_t P, int32_t np, const int32_t *bias,
                                  const int8_t *bias8, const bf_i8_rq *rq, int32_t quantFlags,
                                  int32_t inputOffset) {
+#if defined(BF_I8_MVE)
+  if (!(quantFlags & (BF_I8_PER_CHANNEL | BF_I8_SINGLE_ROUNDING))) {
+    bf_i8_mve_mat_cols1(cols, K, w, M, o, P, np, bias, bias8, rq, quantFlags, inputOffset);
+    return;
+  }
+#endif
   int32_t m = 0;
   for (; m + 2 <= M; m += 2) {
     const int32_t b0 = bf_i8_bias(m, bias, bias8, rq->biasMult, rq->biasShift, quantFlags);

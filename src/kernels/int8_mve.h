@@ -78,6 +78,41 @@ BF_I8_INLINE void bf_i8_mve_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, c
   acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
 }
 
+/* bf_i8_mve_mat_2x2 for np = 2 with K a run-time value (the shared 1x1
+ * path, int8_conv_im2col.c): weight rows w and w + K, columns cols and
+ * cols + K. One tail-predicated loop (VCTP, DLSTP/LETP): 16 taps per step,
+ * the last one's lanes past K off, so no unrolled body, remainder or tail
+ * block per call, and few enough live registers for no spills. */
+BF_I8_INLINE void bf_i8_mve_dot_2x2(int32_t acc[2][2], int32_t nm, const int8_t *w,
+                                    const int8_t *cols, int32_t K, int32_t inputOffset) {
+  const int8_t *w0 = w, *c0 = cols;
+  int32_t a00 = acc[0][0], a01 = acc[0][1], a10 = acc[1][0], a11 = acc[1][1];
+  int32_t s0 = 0, s1 = 0;
+  int32_t k = K; /* K = 0 would run one step with no lanes live: adds 0 */
+  do {
+    const mve_pred16_t p = vctp8q((uint32_t)k);
+    const int8x16_t x0 = vld1q_z_s8(c0, p), x1 = vld1q_z_s8(c0 + K, p);
+    const int8x16_t v0 = vld1q_z_s8(w0, p);
+    a00 = vmladavaq_p_s8(a00, v0, x0, p);
+    a01 = vmladavaq_p_s8(a01, v0, x1, p);
+    if (inputOffset)
+      s0 = vaddvaq_p_s8(s0, v0, p);
+    if (nm == 2) {
+      const int8x16_t v1 = vld1q_z_s8(w0 + K, p);
+      a10 = vmladavaq_p_s8(a10, v1, x0, p);
+      a11 = vmladavaq_p_s8(a11, v1, x1, p);
+      if (inputOffset)
+        s1 = vaddvaq_p_s8(s1, v1, p);
+    }
+    k -= 16, w0 += 16, c0 += 16;
+  } while (k > 0);
+  /* Wrapping products and sums (uint32_t): the reference's int32 sums. */
+  const uint32_t o0 = (uint32_t)s0 * (uint32_t)inputOffset,
+                 o1 = (uint32_t)s1 * (uint32_t)inputOffset;
+  acc[0][0] = (int32_t)((uint32_t)a00 + o0), acc[0][1] = (int32_t)((uint32_t)a01 + o0);
+  acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
+}
+
 /* *acc0 += sum over k < K of w0[k] * (x[k] + inputOffset), *acc1 the same
  * with w1 (a fully connected layer's two weight rows; the weights'
  * zero point is 0): per 16 taps one input and two weight loads, two
@@ -230,6 +265,32 @@ BF_I8_INLINE int32x4_t bf_i8_mve_requantize(int32x4_t x, int32x4_t mult, int32x4
    * from zero (saturating: INT32_MIN - 1 divides as INT32_MIN does). */
   const int32x4_t fixup = vshrq_n_s32(vandq_s32(t, right), 31);
   const int32x4_t r = vrshlq_s32(vqaddq_s32(t, fixup), right);
+  return vminq_s32(vmaxq_s32(vaddq_n_s32(r, outputOffset), vdupq_n_s32(actMin)),
+                   vdupq_n_s32(actMax));
+}
+
+/* The output stage of one layer with a per-tensor multiplier and shift
+ * (double rounding), set up once per call: the shared 1x1 path's per-block
+ * bf_i8_mve_output_2x2 reloaded and split the shift for every block (its
+ * stores may alias the tables). */
+typedef struct {
+  int32x4_t left, right; /* max(shift, 0), min(shift, 0) = -e */
+  int32_t mult;
+} bf_i8_mve_rq1;
+
+BF_I8_INLINE bf_i8_mve_rq1 bf_i8_mve_rq1_init(int32_t outMult, int32_t outShift) {
+  bf_i8_mve_rq1 r;
+  r.left = vdupq_n_s32(bf_i8_max(outShift, 0)), r.right = vdupq_n_s32(bf_i8_min(outShift, 0));
+  r.mult = outMult;
+  return r;
+}
+
+/* bf_i8_mve_requantize with rq's multiplier and shift in every lane. */
+BF_I8_INLINE int32x4_t bf_i8_mve_requantize1(int32x4_t x, const bf_i8_mve_rq1 *rq,
+                                             int32_t outputOffset, int32_t actMin, int32_t actMax) {
+  const int32x4_t t = vqrdmulhq_n_s32(vshlq_s32(x, rq->left), rq->mult);
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(t, rq->right), 31);
+  const int32x4_t r = vrshlq_s32(vqaddq_s32(t, fixup), rq->right);
   return vminq_s32(vmaxq_s32(vaddq_n_s32(r, outputOffset), vdupq_n_s32(actMin)),
                    vdupq_n_s32(actMax));
 }
