@@ -172,36 +172,79 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
 // CPU seconds are the figure to compare with the 5 s goal.
 constexpr double kScaleTimeLimit = 60;
 
+struct RandomRow {
+  double abovePercent = 0; // Arena over the lower bound.
+  std::string json;
+};
+
+// One random problem planned with a time limit: prints the table row.
+RandomRow planRandom(int buffers, uint32_t seed, double limit, bool &ok) {
+  bp::Problem p = bp::formats::networkLikeProblem(buffers, seed);
+  bp::Plan plan;
+  bp::PlanOptions options;
+  options.exact.timeBudgetSeconds = limit;
+  double t = timed([&] { plan = bp::planMemory(p, options); });
+  double cpu = lastCpu;
+  bool valid = true;
+  double tc = timed([&] { valid = validOrSay(p, plan, "random"); });
+  ok &= valid;
+  double ratio = double(plan.arenaSize) / double(plan.lowerBound);
+  std::printf("%9d %5u %14llu %14llu %8.4f %9.3f %9.3f %9.3f %9zu %s / %s\n", buffers, seed,
+              (unsigned long long)plan.lowerBound, (unsigned long long)plan.arenaSize, ratio, t,
+              cpu, tc, plan.sections, plan.algorithm.c_str(), bp::proofOf(plan, 0));
+  std::ostringstream json;
+  json << "{\"buffers\": " << buffers << ", \"seed\": " << seed
+       << ", \"lower_bound\": " << plan.lowerBound << ", \"arena\": " << plan.arenaSize
+       << ", \"above_bound_percent\": " << 100.0 * (ratio - 1) << ", \"seconds\": " << t
+       << ", \"cpu_seconds\": " << cpu << ", \"time_limit_seconds\": " << limit
+       << ", \"check_seconds\": " << tc << ", \"sections\": " << plan.sections
+       << ", \"proof\": " << quoted(bp::proofOf(plan, 0))
+       << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
+  return {100.0 * (ratio - 1), json.str()};
+}
+
+void printRandomHeader() {
+  std::printf("%9s %5s %14s %14s %8s %9s %9s %9s %9s %s\n", "buffers", "seed", "lower bound",
+              "arena", "ratio", "wall s", "cpu s", "check s", "sections", "algorithm / proof");
+}
+
 std::string benchScale(const Options &o, bool &ok) {
   std::vector<int> sizes =
       o.smoke ? std::vector<int>{1000} : std::vector<int>{1000, 10000, 100000, 1000000};
   std::printf("\n== Random problems through planMemory (time limit %.0f s) ==\n", kScaleTimeLimit);
-  std::printf("%9s %14s %14s %8s %9s %9s %9s %9s %s\n", "buffers", "lower bound", "arena", "ratio",
-              "wall s", "cpu s", "check s", "sections", "algorithm / proof");
+  printRandomHeader();
   std::ostringstream json;
   json << "[";
-  for (size_t k = 0; k < sizes.size(); ++k) {
-    bp::Problem p = bp::formats::networkLikeProblem(sizes[k], 42 + uint32_t(k));
-    bp::Plan plan;
-    bp::PlanOptions options;
-    options.exact.timeBudgetSeconds = kScaleTimeLimit;
-    double t = timed([&] { plan = bp::planMemory(p, options); });
-    double cpu = lastCpu;
-    bool valid = true;
-    double tc = timed([&] { valid = validOrSay(p, plan, "random"); });
-    ok &= valid;
-    double ratio = double(plan.arenaSize) / double(plan.lowerBound);
-    std::printf("%9d %14llu %14llu %8.4f %9.3f %9.3f %9.3f %9zu %s / %s\n", sizes[k],
-                (unsigned long long)plan.lowerBound, (unsigned long long)plan.arenaSize, ratio, t,
-                cpu, tc, plan.sections, plan.algorithm.c_str(), bp::proofOf(plan, 0));
-    json << (k ? "," : "") << "\n    {\"buffers\": " << sizes[k]
-         << ", \"lower_bound\": " << plan.lowerBound << ", \"arena\": " << plan.arenaSize
-         << ", \"seconds\": " << t << ", \"cpu_seconds\": " << cpu
-         << ", \"time_limit_seconds\": " << kScaleTimeLimit << ", \"check_seconds\": " << tc
-         << ", \"sections\": " << plan.sections << ", \"proof\": " << quoted(bp::proofOf(plan, 0))
-         << ", \"algorithm\": " << quoted(plan.algorithm) << "}";
-  }
+  for (size_t k = 0; k < sizes.size(); ++k)
+    json << (k ? "," : "") << "\n    "
+         << planRandom(sizes[k], 42 + uint32_t(k), kScaleTimeLimit, ok).json;
   json << "\n  ]";
+  return json.str();
+}
+
+// Issue 19's goal as asked: 100,000 random buffers within 0.5% of the bound
+// in under 5 s, on several seeds (benchScale's generous limit shows one seed
+// where the search finishes). At 5 s the arena of a seed whose search does
+// not finish depends on the machine's load; the CPU seconds say how loaded.
+constexpr double kGoalTimeLimit = 5;
+constexpr double kGoalPercent = 0.5;
+
+std::string benchGoal(bool &ok) {
+  std::printf("\n== 100,000 random buffers, time limit %.0f s (goal: within %.1f%% of the bound) "
+              "==\n",
+              kGoalTimeLimit, kGoalPercent);
+  printRandomHeader();
+  std::ostringstream json;
+  json << "{\"time_limit_seconds\": " << kGoalTimeLimit
+       << ", \"goal_above_bound_percent\": " << kGoalPercent << ", \"rows\": [";
+  int met = 0, count = 0;
+  for (uint32_t seed : {1u, 2u, 3u, 42u, 43u, 44u}) {
+    RandomRow row = planRandom(100000, seed, kGoalTimeLimit, ok);
+    json << (count++ ? "," : "") << "\n      " << row.json;
+    met += row.abovePercent <= kGoalPercent;
+  }
+  std::printf("within %.1f%% of the bound: %d of %d seeds\n", kGoalPercent, met, count);
+  json << "\n    ], \"within_goal\": " << met << ", \"count\": " << count << "}";
   return json.str();
 }
 
@@ -255,6 +298,7 @@ int main(int argc, char **argv) {
   std::string minimalloc = benchMiniMalloc(o, ok);
   std::string scale = benchScale(o, ok);
   if (!o.smoke) {
+    std::string goal = benchGoal(ok);
     std::string peers = benchSideBySide(o, ok);
     fs::create_directories(o.out.parent_path());
     fs::path tmp = o.out;
@@ -263,7 +307,7 @@ int main(int argc, char **argv) {
       std::ofstream json(tmp);
       json << "{\n  \"commit\": " << quoted(bundlefit::bench::sourceCommit())
            << ",\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
-           << ",\n  \"scale\": " << scale
+           << ",\n  \"scale\": " << scale << ",\n  \"goal_100k\": " << goal
            << ",\n  \"side_by_side\": " << (peers.empty() ? "null" : peers) << "\n}\n";
     }
     fs::rename(tmp, o.out); // Never leave half a results file.
