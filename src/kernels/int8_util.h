@@ -14,10 +14,10 @@
 
 /* The Arm DSP extension (Cortex-M4/M7/M33/M55): SXTAB16 widens two int8 lanes
  * to int16 and adds an offset, SMLAD does two 16x16 MACs in one instruction,
- * as CMSIS-NN does. cmake/Kernels.cmake compiles the thumbv7em and
- * thumbv8m_main families with the extension; the code generator gives Thumb
- * CPUs without it (Cortex-M3, M23, M0+) the portable thumbv6m family. The
- * portable paths compute the same int32 sums, so results are bit-identical. */
+ * as CMSIS-NN does. cmake/Kernels.cmake compiles the thumbv7em,
+ * thumbv8m_main and thumbv81m_mve (Helium: int8_mve.h) families with it;
+ * the code generator gives Thumb CPUs without it (Cortex-M3, M23, M0+) the portable thumbv6m
+ * family. The portable paths compute the same int32 sums, so results are bit-identical. */
 #if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #define BF_I8_DSP 1
 #include <arm_acle.h>
