@@ -58,8 +58,8 @@ def per_element(rows, field, names=None):
                   + ", ".join(f"{name} {v:.3f}" for name, v in found.items()) + ")")
 FC = "fully connected 256 -> 64"
 # measure_own.py's fully connected layer (256 -> 256, so that two chain; the same 256-long dot
-# product per output); own_insns.json before bundlefit.own-insns/3 measured FC's shape.
-OWN_FC = ("fully connected 256 -> 256", FC)
+# product per output as CMSIS-NN's FC).
+OWN_FC = "fully connected 256 -> 256"
 DW = "depthwise 3x3, 16x16x32"
 
 
@@ -109,7 +109,7 @@ def apply_own(path, doc, own, cmsis_cores, commit):
         (factor, cpi_core), w = cpi, data["workloads"]
         per_mac = {name: w[name][kind + "_instructions_per_mac"] for name in w}
         conv = sum(per_mac[k] for k in CONV) / len(CONV)
-        fc = per_mac[next(name for name in OWN_FC if name in per_mac)]
+        fc = per_mac[OWN_FC]
         library["cycles_per_mac"] = round(conv * factor["value"], 2)
         library["fc_cycles_per_mac"] = round(fc * factor["value"], 2)
         library["depthwise_cycles_per_mac"] = round(per_mac[DW] * factor["value"], 2)

@@ -155,6 +155,23 @@ std::unique_ptr<Graph> buildVariants() {
   return std::move(b.graph);
 }
 
+/// The random draws of the random-graph builders: integers in [lo, hi] and a
+/// layer's weight scales (per tensor or, by a coin, per output channel) with
+/// its bias scales at input scale 1/64.
+struct RandomDraws {
+  std::mt19937 rng;
+  explicit RandomDraws(unsigned seed) : rng(seed) {}
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+  std::vector<float> weightScales(int M, std::vector<float> &biasScales) {
+    std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
+    for (float &sc : scales) {
+      sc = 0.004f + 0.0005f * float(pick(0, 20));
+      biasScales.push_back(sc / 64);
+    }
+    return scales;
+  }
+};
+
 /// Group-1 convolutions of random shapes (the im2col matrix product and its
 /// requantization): kernel sizes 1-5, strides, pads, dilation, channel counts
 /// whose C*KH*KW is rarely a multiple of 16, odd pixel and channel counts,
@@ -164,19 +181,10 @@ std::unique_ptr<Graph> buildVariants() {
 /// Every conv's and Gemm's output is a graph output.
 std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
   Builder b("qconvs" + std::to_string(seed), seed);
-  std::mt19937 rng(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  RandomDraws draws(seed);
+  auto pick = [&](int lo, int hi) { return draws.pick(lo, hi); };
   const int C = pick(1, 21), H = pick(3, 11), W = pick(3, 11);
   Value *x = b.input("x", {1, C, H, W});
-  // Per-tensor or per-channel weight scales; the bias's at input scale 1/64.
-  auto weightScales = [&](int M, std::vector<float> &biasScales) {
-    std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
-    for (float &sc : scales) {
-      sc = 0.004f + 0.0005f * float(pick(0, 20));
-      biasScales.push_back(sc / 64);
-    }
-    return scales;
-  };
   const int zeroPoints[] = {-128, 0, pick(-127, 127)};
   for (int z = 0; z < 3; ++z) {
     const std::string zs = std::to_string(z);
@@ -191,7 +199,7 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
         continue;
       const int OH = spanH / sH + 1, OW = spanW / sW + 1;
       std::vector<float> biasScales;
-      const std::vector<float> scales = weightScales(M, biasScales);
+      const std::vector<float> scales = draws.weightScales(M, biasScales);
       const float outScale = 0.01f * std::sqrt(float(C * KH * KW));
       const int outZero = pick(-128, 40);
       const bool relu = pick(0, 2) == 0;
@@ -225,7 +233,7 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
         continue;
       const int OH = spanH / sH + 1, OW = spanW / sW + 1;
       std::vector<float> biasScales;
-      const std::vector<float> scales = weightScales(M, biasScales);
+      const std::vector<float> scales = draws.weightScales(M, biasScales);
       const bool relu = pick(0, 1) == 0;
       Value *dw = b.op(
           "Conv", "d" + id,
@@ -265,8 +273,8 @@ std::unique_ptr<Graph> buildRandomConvs(unsigned seed) {
 /// a graph output.
 std::unique_ptr<Graph> buildRandomPointwise(unsigned seed) {
   Builder b("qpw" + std::to_string(seed), seed);
-  std::mt19937 rng(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  RandomDraws draws(seed);
+  auto pick = [&](int lo, int hi) { return draws.pick(lo, hi); };
   const int zeroPoints[] = {-128, 0, pick(-127, 127)};
   for (int z = 0; z < 3; ++z) {
     const std::string zs = std::to_string(z);
@@ -276,12 +284,8 @@ std::unique_ptr<Graph> buildRandomPointwise(unsigned seed) {
     for (int i = 0; i < 3; ++i) {
       const std::string id = zs + "_" + std::to_string(i);
       const int M = i == 2 ? 1 : pick(2, 33);
-      std::vector<float> scales(pick(0, 1) ? size_t(M) : 1u);
-      for (float &sc : scales)
-        sc = 0.004f + 0.0005f * float(pick(0, 20));
       std::vector<float> biasScales;
-      for (float sc : scales)
-        biasScales.push_back(sc / 64);
+      const std::vector<float> scales = draws.weightScales(M, biasScales);
       Value *bias = b.int32Bias("b" + id, M, biasScales);
       if (i == 1) { // |bias| near 2^30 for the first channels
         int32_t *values = bias->mutableDataAs<int32_t>();
