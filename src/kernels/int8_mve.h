@@ -24,6 +24,17 @@
 #define BF_I8_MVE 1
 #include <arm_mve.h>
 
+/* The 2x2 products' epilogue: each row's weight sum times the input offset
+ * added to its two accumulators, wrapping (uint32_t) as the reference's
+ * int32 sums do. */
+BF_I8_INLINE void bf_i8_mve_store_2x2(int32_t acc[2][2], int32_t a00, int32_t a01, int32_t a10,
+                                      int32_t a11, int32_t s0, int32_t s1, int32_t inputOffset) {
+  const uint32_t o0 = (uint32_t)s0 * (uint32_t)inputOffset,
+                 o1 = (uint32_t)s1 * (uint32_t)inputOffset;
+  acc[0][0] = (int32_t)((uint32_t)a00 + o0), acc[0][1] = (int32_t)((uint32_t)a01 + o0);
+  acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
+}
+
 /* acc[i][j] += sum over k < K of w[i*K + k] * (col_j[k] + inputOffset), for
  * i < nm, j < np (1 or 2 each; literals at every call, so each is
  * specialised). The columns hold the raw input bytes. 16 taps per step: two
@@ -71,11 +82,7 @@ BF_I8_INLINE void bf_i8_mve_mat_2x2(int32_t acc[2][2], int32_t nm, int32_t np, c
     BF_I8_MVE_STEP(vld1q_z_s8, tail);
   }
 #undef BF_I8_MVE_STEP
-  /* Wrapping products and sums (uint32_t): the reference's int32 sums. */
-  const uint32_t o0 = (uint32_t)s0 * (uint32_t)inputOffset,
-                 o1 = (uint32_t)s1 * (uint32_t)inputOffset;
-  acc[0][0] = (int32_t)((uint32_t)a00 + o0), acc[0][1] = (int32_t)((uint32_t)a01 + o0);
-  acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
+  bf_i8_mve_store_2x2(acc, a00, a01, a10, a11, s0, s1, inputOffset);
 }
 
 /* bf_i8_mve_mat_2x2 for np = 2 with K a run-time value (the shared 1x1
@@ -106,11 +113,7 @@ BF_I8_INLINE void bf_i8_mve_dot_2x2(int32_t acc[2][2], int32_t nm, const int8_t 
     }
     k -= 16, w0 += 16, c0 += 16;
   } while (k > 0);
-  /* Wrapping products and sums (uint32_t): the reference's int32 sums. */
-  const uint32_t o0 = (uint32_t)s0 * (uint32_t)inputOffset,
-                 o1 = (uint32_t)s1 * (uint32_t)inputOffset;
-  acc[0][0] = (int32_t)((uint32_t)a00 + o0), acc[0][1] = (int32_t)((uint32_t)a01 + o0);
-  acc[1][0] = (int32_t)((uint32_t)a10 + o1), acc[1][1] = (int32_t)((uint32_t)a11 + o1);
+  bf_i8_mve_store_2x2(acc, a00, a01, a10, a11, s0, s1, inputOffset);
 }
 
 /* *acc0 += sum over k < K of w0[k] * (x[k] + inputOffset), *acc1 the same

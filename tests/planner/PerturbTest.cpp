@@ -9,19 +9,11 @@
 #include <chrono>
 
 using namespace bundlefit::planner;
+using bundlefit::planner::test::greedyOffsets;
 using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
 namespace {
-// The best greedy plan's offsets per item.
-std::vector<uint64_t> greedyOffsets(const Problem &p, const detail::Items &items) {
-  Plan greedy = planBestGreedy(p);
-  std::vector<uint64_t> offsets(items.items.size(), 0);
-  for (size_t b = 0; b < p.buffers.size(); ++b)
-    offsets[items.itemOfBuffer[b]] = greedy.offsets[b] - items.offsetInItem[b];
-  return offsets;
-}
-
 detail::PerturbLimits tries(uint64_t count) {
   return {std::chrono::steady_clock::now() + std::chrono::minutes(5), count};
 }

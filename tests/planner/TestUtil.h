@@ -2,6 +2,7 @@
 #ifndef BUNDLEFIT_TESTS_PLANNER_TESTUTIL_H
 #define BUNDLEFIT_TESTS_PLANNER_TESTUTIL_H
 
+#include "Items.h"
 #include "bundlefit/planner/Planner.h"
 
 #include <doctest/doctest.h>
@@ -85,6 +86,15 @@ inline uint64_t bruteForceOptimum(const Problem &p,
 }
 
 inline std::filesystem::path dataDir() { return BUNDLEFIT_PLANNER_DATA; }
+
+/// The best greedy plan's offsets per item (the start the repairs get).
+inline std::vector<uint64_t> greedyOffsets(const Problem &p, const detail::Items &items) {
+  Plan greedy = planBestGreedy(p);
+  std::vector<uint64_t> offsets(items.items.size(), 0);
+  for (size_t b = 0; b < p.buffers.size(); ++b)
+    offsets[items.itemOfBuffer[b]] = greedy.offsets[b] - items.offsetInItem[b];
+  return offsets;
+}
 
 } // namespace bundlefit::planner::test
 

@@ -1,0 +1,163 @@
+//===- EjectionRepair.cpp - Bring items under a target by evicting others -===//
+#include "EjectionRepair.h"
+#include "ItemsByTime.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+namespace bundlefit::planner::detail {
+
+namespace {
+// Moves between two looks at the clock.
+constexpr uint64_t kMovesPerClockCheck = 64;
+
+struct Placed {
+  uint64_t offset, end;
+  int item;
+};
+
+// What evicting the items overlapping [o, o + size) costs, for every
+// candidate o at once: the weight of the items starting below o + size,
+// minus the weight of those ending at or below o (they start below too).
+class EvictionCost {
+public:
+  // `placed` sorted by offset; weight[k] belongs to placed[k].
+  EvictionCost(const std::vector<Placed> &placed, const std::vector<double> &weight) {
+    byOffset.assign(placed.size() + 1, 0);
+    ends.clear();
+    for (size_t k = 0; k < placed.size(); ++k) {
+      byOffset[k + 1] = byOffset[k] + weight[k];
+      ends.push_back({placed[k].end, weight[k]});
+    }
+    std::sort(ends.begin(), ends.end());
+    byEnd.assign(ends.size() + 1, 0);
+    for (size_t k = 0; k < ends.size(); ++k)
+      byEnd[k + 1] = byEnd[k] + ends[k].second;
+  }
+
+  /// The cheapest candidate (the lowest on a tie); candidates ascending,
+  /// each with offset + size <= the target.
+  uint64_t cheapest(const std::vector<Placed> &placed, const std::vector<uint64_t> &candidates,
+                    uint64_t size) const {
+    size_t startsBelow = 0, endsBelow = 0;
+    double best = 0;
+    uint64_t bestOffset = candidates.front();
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      uint64_t o = candidates[c];
+      while (startsBelow < placed.size() && placed[startsBelow].offset < o + size)
+        ++startsBelow;
+      while (endsBelow < ends.size() && ends[endsBelow].first <= o)
+        ++endsBelow;
+      double cost = byOffset[startsBelow] - byEnd[endsBelow];
+      if (c == 0 || cost < best) {
+        best = cost;
+        bestOffset = o;
+      }
+    }
+    return bestOffset;
+  }
+
+private:
+  std::vector<double> byOffset, byEnd; // Prefix sums of weight.
+  std::vector<std::pair<uint64_t, double>> ends;
+};
+} // namespace
+
+Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uint64_t target,
+                         const EjectionLimits &limits, uint64_t *movesUsed) {
+  if (movesUsed)
+    *movesUsed = 0;
+  size_t n = items.items.size();
+  ItemsByTime index(items);
+  std::vector<char> out(n, 0);
+  std::vector<uint32_t> evictions(n, 0);
+  std::vector<double> lengthFactor(n);
+  for (size_t i = 0; i < n; ++i)
+    lengthFactor[i] = std::pow(double(items.items[i].length()), limits.lengthExponent);
+  // Largest first (the hardest to place); the lower index on a tie.
+  auto later = [&](int a, int b) {
+    const Item &x = items.items[a], &y = items.items[b];
+    return x.size != y.size ? x.size < y.size : a > b;
+  };
+  std::priority_queue<int, std::vector<int>, decltype(later)> takenOut(later);
+  for (size_t i = 0; i < n; ++i)
+    if (items.items[i].size != 0 && offsets[i] + items.items[i].size > target) {
+      if (items.items[i].size > target)
+        return Outcome::Unsolved; // Fits nowhere under the target.
+      out[i] = 1;
+      takenOut.push(int(i));
+    }
+  std::vector<uint64_t> saved = offsets;
+  auto giveUp = [&](Outcome why, uint64_t moves) {
+    offsets = std::move(saved);
+    if (movesUsed)
+      *movesUsed = moves;
+    return why;
+  };
+
+  std::vector<Placed> placed;
+  std::vector<double> weight;
+  std::vector<uint64_t> candidates;
+  uint64_t moves = 0;
+  while (!takenOut.empty()) {
+    if (moves >= limits.maxMoves)
+      return giveUp(Outcome::Unsolved, moves);
+    if (moves % kMovesPerClockCheck == 0 && std::chrono::steady_clock::now() >= limits.deadline)
+      return giveUp(Outcome::OutOfBudget, moves);
+    int u = takenOut.top();
+    takenOut.pop();
+    const Item &it = items.items[u];
+    placed.clear();
+    index.forEachMeeting(it.cfirst, it.clast, [&](int j) {
+      if (j != u && !out[j])
+        placed.push_back({offsets[j], offsets[j] + items.items[j].size, j});
+    });
+    std::sort(placed.begin(), placed.end(), [](const Placed &a, const Placed &b) {
+      return a.offset != b.offset ? a.offset < b.offset : a.item < b.item;
+    });
+    ++moves;
+    // The lowest free fit, when it is under the target.
+    uint64_t at = 0;
+    for (const Placed &p : placed) {
+      if (at + it.size <= p.offset)
+        break;
+      at = std::max(at, alignUp(p.end, it.alignment));
+    }
+    if (at + it.size <= target) {
+      offsets[u] = at;
+      out[u] = 0;
+      continue;
+    }
+    // Else where evicting costs least: at the bottom, on top of a placed
+    // item, or just under one.
+    candidates.assign(1, 0);
+    for (const Placed &p : placed) {
+      candidates.push_back(alignUp(p.end, it.alignment));
+      if (p.offset >= it.size)
+        candidates.push_back((p.offset - it.size) / it.alignment * it.alignment);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    while (!candidates.empty() && candidates.back() + it.size > target)
+      candidates.pop_back();
+    weight.clear();
+    for (const Placed &p : placed)
+      weight.push_back(double(items.items[p.item].size) * lengthFactor[p.item] *
+                       double(1 + evictions[p.item]));
+    uint64_t o = EvictionCost(placed, weight).cheapest(placed, candidates, it.size);
+    offsets[u] = o;
+    out[u] = 0;
+    for (const Placed &p : placed)
+      if (p.offset < o + it.size && p.end > o) {
+        out[p.item] = 1;
+        ++evictions[p.item];
+        takenOut.push(p.item);
+      }
+  }
+  if (movesUsed)
+    *movesUsed = moves;
+  return Outcome::Found;
+}
+
+} // namespace bundlefit::planner::detail
