@@ -223,7 +223,7 @@ std::string benchScale(const Options &o, bool &ok) {
 }
 
 // Issue 19's goal as asked: 100,000 random buffers within 0.5% of the bound
-// in under 5 s, on several seeds (benchScale's generous limit shows one seed
+// in under 5 s, on 23 seeds (benchScale's generous limit shows one seed
 // where the search finishes). At 5 s the arena of a seed whose search does
 // not finish depends on the machine's load; the CPU seconds say how loaded.
 constexpr double kGoalTimeLimit = 5;
@@ -238,7 +238,14 @@ std::string benchGoal(bool &ok) {
   json << "{\"time_limit_seconds\": " << kGoalTimeLimit
        << ", \"goal_above_bound_percent\": " << kGoalPercent << ", \"rows\": [";
   int met = 0, count = 0;
-  for (uint32_t seed : {1u, 2u, 3u, 42u, 43u, 44u}) {
+  // Seeds 1-20 and the 42-44 the scale runs use: six seeds tuned a design
+  // that the next fourteen then tested.
+  std::vector<uint32_t> seeds;
+  for (uint32_t seed = 1; seed <= 20; ++seed)
+    seeds.push_back(seed);
+  for (uint32_t seed : {42u, 43u, 44u})
+    seeds.push_back(seed);
+  for (uint32_t seed : seeds) {
     RandomRow row = planRandom(100000, seed, kGoalTimeLimit, ok);
     json << (count++ ? "," : "") << "\n      " << row.json;
     met += row.abovePercent <= kGoalPercent;

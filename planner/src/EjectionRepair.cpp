@@ -36,6 +36,29 @@ public:
       byEnd[k + 1] = byEnd[k] + ends[k].second;
   }
 
+  /// The offsets worth trying for an item of `size` (0, just above a placed
+  /// item, just under one), ascending, each ending at or below `target`:
+  /// two sorted runs merged (ends are sorted here, offsets by the caller).
+  void candidates(const std::vector<Placed> &placed, uint64_t size, uint64_t alignment,
+                  uint64_t target, std::vector<uint64_t> &out) const {
+    std::vector<uint64_t> under;
+    for (const Placed &p : placed)
+      if (p.offset >= size)
+        under.push_back((p.offset - size) / alignment * alignment);
+    out.assign(1, 0);
+    size_t a = 0, b = 0;
+    while (a < ends.size() || b < under.size()) {
+      uint64_t next =
+          b == under.size() || (a < ends.size() && alignUp(ends[a].first, alignment) < under[b])
+              ? alignUp(ends[a++].first, alignment)
+              : under[b++];
+      if (next + size > target)
+        break;
+      if (next != out.back())
+        out.push_back(next);
+    }
+  }
+
   /// The cheapest candidate (the lowest on a tie); candidates ascending,
   /// each with offset + size <= the target.
   uint64_t cheapest(const std::vector<Placed> &placed, const std::vector<uint64_t> &candidates,
@@ -131,21 +154,13 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
     }
     // Else where evicting costs least: at the bottom, on top of a placed
     // item, or just under one.
-    candidates.assign(1, 0);
-    for (const Placed &p : placed) {
-      candidates.push_back(alignUp(p.end, it.alignment));
-      if (p.offset >= it.size)
-        candidates.push_back((p.offset - it.size) / it.alignment * it.alignment);
-    }
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    while (!candidates.empty() && candidates.back() + it.size > target)
-      candidates.pop_back();
     weight.clear();
     for (const Placed &p : placed)
       weight.push_back(double(items.items[p.item].size) * lengthFactor[p.item] *
                        double(1 + evictions[p.item]));
-    uint64_t o = EvictionCost(placed, weight).cheapest(placed, candidates, it.size);
+    EvictionCost cost(placed, weight);
+    cost.candidates(placed, it.size, it.alignment, target, candidates);
+    uint64_t o = cost.cheapest(placed, candidates, it.size);
     offsets[u] = o;
     out[u] = 0;
     for (const Placed &p : placed)
