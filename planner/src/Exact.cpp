@@ -156,8 +156,8 @@ public:
     // Running out of the third is not running out of the limit.
     outOfBudget = wasOutOfBudget || Clock::now() >= until;
     if (s.arena > std::max(s.provenLow, floor)) {
-      eject(c, floor, until, kFirstEjectionStep, true, &greedyStart, greedyArena);
-      eject(c, floor, until, 2, false, nullptr, 0);
+      eject(c, floor, until, kFirstEjectionStep, &greedyStart, greedyArena);
+      eject(c, floor, until, 2, nullptr, 0);
       bisect(c, floor, until);
     }
     perturb(c, floor, until, 0);
@@ -282,12 +282,13 @@ private:
   }
 
   // Ejection searches (EjectionRepair.h) over section c, each towards the
-  // floor plus 1/step of the gap to it, repeated (unless `once`) while they
-  // succeed: first with long-lived items kept where they are (cheap moves),
-  // then with every item as movable.
-  // `from`: the placement the first search starts from, whose arena is
-  // `fromArena` (else the best).
-  void eject(size_t c, uint64_t floor, Clock::time_point until, uint64_t step, bool once,
+  // floor plus 1/step of the gap to it: first with long-lived items kept
+  // where they are (cheap moves), then with every item as movable. After a
+  // success the next target is lower again; after a failure it is half-way
+  // back up (nothing is proved: the ejection floor rises only for these
+  // searches). `from` (with arena `fromArena`): one search from that
+  // placement, not from the best.
+  void eject(size_t c, uint64_t floor, Clock::time_point until, uint64_t step,
              const std::vector<uint64_t> *from, uint64_t fromArena) {
     SectionState &s = state[c];
     uint64_t low = std::max(s.provenLow, floor);
@@ -311,9 +312,10 @@ private:
           break;
         }
       }
-      if (!found || once)
+      if (from)
         return;
-      from = nullptr;
+      if (!found)
+        low = target + 1;
     }
   }
 
