@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <tuple>
 
 namespace bundlefit::planner::detail {
 
@@ -20,20 +21,28 @@ struct Placed {
 // What evicting the items overlapping [o, o + size) costs, for every
 // candidate o at once: the weight of the items starting below o + size,
 // minus the weight of those ending at or below o (they start below too).
+// Held items are counted the same way, apart: a candidate overlapping one
+// is not taken.
 class EvictionCost {
 public:
-  // `placed` sorted by offset; weight[k] belongs to placed[k].
-  EvictionCost(const std::vector<Placed> &placed, const std::vector<double> &weight) {
+  // `placed` sorted by offset; weight[k] and held[k] belong to placed[k].
+  EvictionCost(const std::vector<Placed> &placed, const std::vector<double> &weight,
+               const std::vector<char> &held) {
     byOffset.assign(placed.size() + 1, 0);
+    heldByOffset.assign(placed.size() + 1, 0);
     ends.clear();
     for (size_t k = 0; k < placed.size(); ++k) {
       byOffset[k + 1] = byOffset[k] + weight[k];
-      ends.push_back({placed[k].end, weight[k]});
+      heldByOffset[k + 1] = heldByOffset[k] + uint32_t(held[k]);
+      ends.push_back({placed[k].end, weight[k], held[k]});
     }
     std::sort(ends.begin(), ends.end());
     byEnd.assign(ends.size() + 1, 0);
-    for (size_t k = 0; k < ends.size(); ++k)
-      byEnd[k + 1] = byEnd[k] + ends[k].second;
+    heldByEnd.assign(ends.size() + 1, 0);
+    for (size_t k = 0; k < ends.size(); ++k) {
+      byEnd[k + 1] = byEnd[k] + std::get<1>(ends[k]);
+      heldByEnd[k + 1] = heldByEnd[k] + uint32_t(std::get<2>(ends[k]));
+    }
   }
 
   /// The offsets worth trying for an item of `size` (0, just above a placed
@@ -48,10 +57,10 @@ public:
     out.assign(1, 0);
     size_t a = 0, b = 0;
     while (a < ends.size() || b < under.size()) {
-      uint64_t next =
-          b == under.size() || (a < ends.size() && alignUp(ends[a].first, alignment) < under[b])
-              ? alignUp(ends[a++].first, alignment)
-              : under[b++];
+      uint64_t next = b == under.size() || (a < ends.size() &&
+                                            alignUp(std::get<0>(ends[a]), alignment) < under[b])
+                          ? alignUp(std::get<0>(ends[a++]), alignment)
+                          : under[b++];
       if (next + size > target)
         break;
       if (next != out.back())
@@ -59,31 +68,35 @@ public:
     }
   }
 
-  /// The cheapest candidate (the lowest on a tie); candidates ascending,
-  /// each with offset + size <= the target.
-  uint64_t cheapest(const std::vector<Placed> &placed, const std::vector<uint64_t> &candidates,
-                    uint64_t size) const {
+  /// The cheapest candidate overlapping no held item (the lowest on a
+  /// tie); false when every one overlaps one. Candidates ascending, each
+  /// with offset + size <= the target.
+  bool cheapest(const std::vector<Placed> &placed, const std::vector<uint64_t> &candidates,
+                uint64_t size, uint64_t &offset) const {
     size_t startsBelow = 0, endsBelow = 0;
     double best = 0;
-    uint64_t bestOffset = candidates.front();
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      uint64_t o = candidates[c];
+    bool found = false;
+    for (uint64_t o : candidates) {
       while (startsBelow < placed.size() && placed[startsBelow].offset < o + size)
         ++startsBelow;
-      while (endsBelow < ends.size() && ends[endsBelow].first <= o)
+      while (endsBelow < ends.size() && std::get<0>(ends[endsBelow]) <= o)
         ++endsBelow;
+      if (heldByOffset[startsBelow] != heldByEnd[endsBelow])
+        continue;
       double cost = byOffset[startsBelow] - byEnd[endsBelow];
-      if (c == 0 || cost < best) {
+      if (!found || cost < best) {
         best = cost;
-        bestOffset = o;
+        offset = o;
+        found = true;
       }
     }
-    return bestOffset;
+    return found;
   }
 
 private:
-  std::vector<double> byOffset, byEnd; // Prefix sums of weight.
-  std::vector<std::pair<uint64_t, double>> ends;
+  std::vector<double> byOffset, byEnd;           // Prefix sums of weight.
+  std::vector<uint32_t> heldByOffset, heldByEnd; // Prefix counts of held items.
+  std::vector<std::tuple<uint64_t, double, char>> ends;
 };
 } // namespace
 
@@ -92,6 +105,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
   if (movesUsed)
     *movesUsed = 0;
   size_t n = items.items.size();
+  auto isHeld = [&](size_t i) { return limits.held && (*limits.held)[i] != 0; };
   ItemsByTime index(items);
   std::vector<char> out(n, 0);
   std::vector<uint32_t> evictions(n, 0);
@@ -106,8 +120,8 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
   std::priority_queue<int, std::vector<int>, decltype(later)> takenOut(later);
   for (size_t i = 0; i < n; ++i)
     if (items.items[i].size != 0 && offsets[i] + items.items[i].size > target) {
-      if (items.items[i].size > target)
-        return Outcome::Unsolved; // Fits nowhere under the target.
+      if (items.items[i].size > target || isHeld(i))
+        return Outcome::Unsolved; // Fits nowhere under the target, or may not move.
       out[i] = 1;
       takenOut.push(int(i));
     }
@@ -121,6 +135,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
 
   std::vector<Placed> placed;
   std::vector<double> weight;
+  std::vector<char> held;
   std::vector<uint64_t> candidates;
   uint64_t moves = 0;
   while (!takenOut.empty()) {
@@ -155,12 +170,17 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
     // Else where evicting costs least: at the bottom, on top of a placed
     // item, or just under one.
     weight.clear();
-    for (const Placed &p : placed)
+    held.clear();
+    for (const Placed &p : placed) {
       weight.push_back(double(items.items[p.item].size) * lengthFactor[p.item] *
                        double(1 + evictions[p.item]));
-    EvictionCost cost(placed, weight);
+      held.push_back(isHeld(p.item));
+    }
+    EvictionCost cost(placed, weight, held);
     cost.candidates(placed, it.size, it.alignment, target, candidates);
-    uint64_t o = cost.cheapest(placed, candidates, it.size);
+    uint64_t o = 0;
+    if (!cost.cheapest(placed, candidates, it.size, o))
+      return giveUp(Outcome::Unsolved, moves); // Held items fill every place.
     offsets[u] = o;
     out[u] = 0;
     for (const Placed &p : placed)

@@ -37,6 +37,8 @@ struct EjectionLimits {
   /// 1 keeps long-lived items where they are (cheap moves), 0 moves them
   /// as readily as short-lived ones (what a peak held by them needs).
   double lengthExponent = 1;
+  /// Items (per item, non-zero) that must stay where they are.
+  const std::vector<char> *held = nullptr;
 };
 
 /// Brings every item of `offsets` (a valid placement, per item) to end at

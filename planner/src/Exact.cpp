@@ -11,12 +11,15 @@
 //      arena another section could not beat) and bisects upwards.
 // Each section searched gets an equal share of the time still left, so one
 // hard section cannot starve the others; one the search cannot finish keeps
-// its best greedy placement.
+// its best greedy placement. A section not at its floor starts from its
+// critical items placed first (CriticalFirst.h), and keeps the greedy
+// placement if that start never catches up.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/planner/Exact.h"
 #include "bundlefit/planner/Greedy.h"
 
+#include "CriticalFirst.h"
 #include "EjectionRepair.h"
 #include "ExactSearch.h"
 #include "GreedyInternal.h"
@@ -49,15 +52,15 @@ constexpr uint64_t kFirstPerturbTries = 24;
 // that fails costs about 1.2 s at this limit when long-lived items move.
 constexpr uint64_t kEjectionMoves = 8192;
 // Where windows do not reach a large section's floor, the first ejection
-// search starts from the section's greedy placement and aims straight at the
-// floor plus 1/20 of the greedy gap; then ejection searches from the best
+// search starts from the section's start placement and aims straight at the
+// floor plus 1/20 of its gap; then ejection searches from the best
 // placement halve the gap while they succeed (repairLarge). The starting
-// placement matters more than the moves: on seed 43 of 10^5 network-like
-// buffers the search from the greedy plan (+5.19%) reaches +0.03%, while
-// from the random-order passes' placement (+3.07%) it does not get under
-// +1.53% in 40,000 moves; on seed 1 it is the other way round (the greedy
-// start fails, halving from the passes' placement reaches +0.10%). Halving
-// from the greedy plan left seed 43 at +2.51%, and 1/10 at +0.50%.
+// placement matters more than the moves: before the critical-first start,
+// on seed 43 of 10^5 network-like buffers the search from the greedy plan
+// (+5.19%) reached +0.03%, while from the random-order passes' placement
+// (+3.07%) it did not get under +1.53% in 40,000 moves; on seed 1 it was
+// the other way round. Halving from the greedy plan left seed 43 at +2.51%,
+// and 1/10 at +0.50%.
 constexpr uint64_t kFirstEjectionStep = 20;
 
 class SectionSolver {
@@ -124,12 +127,13 @@ public:
       if (windows)
         repairLarge(order[k], floor, until);
       else
-        bisect(order[k], floor, until);
+        repairWhole(order[k], floor, until);
       floor = std::max(floor, s.arena);
     }
   }
 
   // A section repaired by windows (more than kWholeSearchItems items):
+  //   0. the critical-first start (startCriticalFirst);
   //   1. a few random-order greedy passes over its top window
   //      (PerturbedGreedy.h), a fixed number so the search starts from the
   //      same placement on any machine;
@@ -140,15 +144,18 @@ public:
   //      +1.45% and +1.96%, while seeds 2 and 18 end +0.12% and +0.07%, not
   //      at the bound (at --time-limit 5);
   //   3. if the floor is not reached, ejection searches (EjectionRepair.h):
-  //      one from the greedy placement, then halving the gap from the best
+  //      one from the start placement, then halving the gap from the best
   //      placement while they succeed (where no window reaches a target in
   //      seconds, seeds 1 and 43, the search would otherwise spend the whole
   //      share: +1.42% and +3.07% at --time-limit 5);
   //   4. the bisection again, and random-order passes with the time left.
   void repairLarge(size_t c, uint64_t floor, Clock::time_point until) {
     SectionState &s = state[c];
-    std::vector<uint64_t> greedyStart = s.offsets;
-    uint64_t greedyArena = s.arena;
+    std::vector<uint64_t> incumbent = s.offsets;
+    uint64_t incumbentArena = s.arena;
+    startCriticalFirst(c, floor, until);
+    std::vector<uint64_t> start = s.offsets;
+    uint64_t startArena = s.arena;
     perturb(c, floor, until, kFirstPerturbTries);
     Clock::time_point now = Clock::now();
     bool wasOutOfBudget = outOfBudget;
@@ -156,11 +163,47 @@ public:
     // Running out of the third is not running out of the limit.
     outOfBudget = wasOutOfBudget || Clock::now() >= until;
     if (s.arena > std::max(s.provenLow, floor)) {
-      eject(c, floor, until, kFirstEjectionStep, &greedyStart, greedyArena);
+      eject(c, floor, until, kFirstEjectionStep, &start, startArena);
       eject(c, floor, until, 2, nullptr, 0);
       bisect(c, floor, until);
     }
     perturb(c, floor, until, 0);
+    if (s.arena > incumbentArena) { // The critical-first start never caught up.
+      s.offsets = std::move(incumbent);
+      s.arena = incumbentArena;
+    }
+  }
+
+  // A section searched whole starts from its critical items too
+  // (startCriticalFirst), then the bisection; the better of that and the
+  // greedy placement stays.
+  void repairWhole(size_t c, uint64_t floor, Clock::time_point until) {
+    SectionState &s = state[c];
+    std::vector<uint64_t> incumbent = s.offsets;
+    uint64_t incumbentArena = s.arena;
+    startCriticalFirst(c, floor, until);
+    bisect(c, floor, until);
+    if (s.arena > incumbentArena) {
+      s.offsets = std::move(incumbent);
+      s.arena = incumbentArena;
+    }
+  }
+
+  // Section c starts from its critical items placed first (CriticalFirst.h)
+  // and lowered by ejection searches with them held, even when that is
+  // above the greedy placement (repairLarge keeps the better of the two at
+  // the end): its peaks are packed, which is what the rest cannot undo.
+  void startCriticalFirst(size_t c, uint64_t floor, Clock::time_point until) {
+    SectionState &s = state[c];
+    std::vector<uint64_t> offsets;
+    std::vector<char> critical;
+    if (!detail::placeCriticalFirst(sections[c].items, std::max(s.provenLow, floor), until, offsets,
+                                    critical))
+      return;
+    s.offsets = std::move(offsets);
+    s.arena = detail::arenaOf(sections[c].items, s.offsets);
+    improved = criticalFirst = true;
+    eject(c, floor, until, 2, nullptr, 0, &critical);
   }
 
   // Brings section c down by targets: the floor first, then bisecting
@@ -227,8 +270,8 @@ public:
   std::string algorithmName() const {
     std::string name;
     for (auto [used, part] :
-         {std::pair{searched, "exact"}, std::pair{perturbed, "perturbed-greedy"},
-          std::pair{ejected, "ejection"}})
+         {std::pair{criticalFirst, "critical-first"}, std::pair{searched, "exact"},
+          std::pair{perturbed, "perturbed-greedy"}, std::pair{ejected, "ejection"}})
       if (used)
         name += (name.empty() ? "" : "+") + std::string(part);
     return name.empty() ? "greedy:per-section" : name;
@@ -289,7 +332,8 @@ private:
   // searches). `from` (with arena `fromArena`): one search from that
   // placement, not from the best.
   void eject(size_t c, uint64_t floor, Clock::time_point until, uint64_t step,
-             const std::vector<uint64_t> *from, uint64_t fromArena) {
+             const std::vector<uint64_t> *from, uint64_t fromArena,
+             const std::vector<char> *held = nullptr) {
     SectionState &s = state[c];
     uint64_t low = std::max(s.provenLow, floor);
     while (s.arena > low) {
@@ -300,7 +344,7 @@ private:
       for (double exponent : {1.0, 0.0}) {
         std::vector<uint64_t> offsets = from ? *from : s.offsets;
         Outcome result = detail::repairByEjection(sections[c].items, offsets, target,
-                                                  {kEjectionMoves, until, exponent});
+                                                  {kEjectionMoves, until, exponent, held});
         if (result == Outcome::OutOfBudget) {
           outOfBudget = true;
           return;
@@ -416,8 +460,9 @@ private:
   detail::SearchBudget budget;
   double passPerItem = 0; ///< Seconds per item of one greedy pass.
   bool improved = false, searched = false, outOfBudget = false;
-  bool perturbed = false; ///< Random-order greedy passes lowered a section.
-  bool ejected = false;   ///< An ejection search lowered a section.
+  bool perturbed = false;     ///< Random-order greedy passes lowered a section.
+  bool ejected = false;       ///< An ejection search lowered a section.
+  bool criticalFirst = false; ///< A section started from its critical items.
 };
 } // namespace
 

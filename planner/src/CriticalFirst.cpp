@@ -1,0 +1,93 @@
+//===- CriticalFirst.cpp - Place the items of the peaks first -------------===//
+#include "CriticalFirst.h"
+#include "GreedyInternal.h"
+#include "PlacedIndex.h"
+#include "Sections.h"
+
+#include <algorithm>
+
+namespace bundlefit::planner::detail {
+
+namespace {
+// A step is critical when its live bytes are within 1/kCriticalShare of the
+// most live on any step. At 1/20 (5%) the critical items of 10^5
+// network-like buffers number 45-180 and their problem is solved in 0.02 s;
+// at 15% (570 items) it was not solved in 2 s.
+constexpr uint64_t kCriticalShare = 20;
+// Search nodes per critical item when no greedy strategy meets the target.
+constexpr uint64_t kNodesPerItem = 64;
+
+// The critical items' offsets under the target, as a problem of its own.
+bool placeCritical(const Items &critical, uint64_t target,
+                   std::chrono::steady_clock::time_point deadline, std::vector<uint64_t> &placed) {
+  for (const GreedyStrategy &g : greedyStrategies()) {
+    std::vector<uint64_t> offsets = placeItems(critical, orderItems(critical, g.order), g.fit);
+    if (arenaOf(critical, offsets) <= target) {
+      placed = std::move(offsets);
+      return true;
+    }
+  }
+  SearchBudget budget;
+  budget.nodesLeft = kNodesPerItem * std::max<uint64_t>(critical.items.size(), 64);
+  budget.deadline = deadline;
+  return searchCapacity(critical, target, budget, placed) == Outcome::Found;
+}
+} // namespace
+
+bool placeCriticalFirst(const Items &items, uint64_t target,
+                        std::chrono::steady_clock::time_point deadline,
+                        std::vector<uint64_t> &offsets, std::vector<char> &critical) {
+  size_t n = items.items.size();
+  size_t steps = size_t(std::max(items.numSteps, 1));
+  std::vector<uint64_t> live(steps + 1, 0);
+  for (const Item &it : items.items) {
+    live[size_t(it.cfirst)] += it.size;
+    live[size_t(it.clast) + 1] -= it.size;
+  }
+  uint64_t most = 0;
+  for (size_t s = 1; s <= steps; ++s)
+    live[s] += live[s - 1];
+  for (size_t s = 0; s < steps; ++s)
+    most = std::max(most, live[s]);
+  // criticalBefore[s]: critical steps before step s.
+  std::vector<uint32_t> criticalBefore(steps + 1, 0);
+  for (size_t s = 0; s < steps; ++s)
+    criticalBefore[s + 1] = criticalBefore[s] + uint32_t(live[s] >= most - most / kCriticalShare);
+  critical.assign(n, 0);
+  Items local;
+  local.numSteps = items.numSteps;
+  std::vector<int> global;
+  for (size_t i = 0; i < n; ++i) {
+    const Item &it = items.items[i];
+    if (it.size != 0 && criticalBefore[size_t(it.clast) + 1] > criticalBefore[size_t(it.cfirst)]) {
+      critical[i] = 1;
+      local.items.push_back(it);
+      global.push_back(int(i));
+    }
+  }
+  std::vector<uint64_t> placed;
+  if (local.items.empty() || !placeCritical(local, target, deadline, placed))
+    return false;
+  // The rest around them, by one greedy pass in Glow's max-live order.
+  offsets.assign(n, 0);
+  PlacedIndex index(items);
+  for (size_t k = 0; k < global.size(); ++k) {
+    const Item &it = items.items[size_t(global[k])];
+    offsets[size_t(global[k])] = placed[k];
+    index.insert({placed[k], placed[k] + it.size}, it.cfirst, it.clast);
+  }
+  std::vector<Range> occupied;
+  PlaceStats stats;
+  for (int i : orderItems(items, GreedyOrder::MaxLiveBySize)) {
+    const Item &it = items.items[size_t(i)];
+    if (critical[size_t(i)] || it.size == 0)
+      continue;
+    occupied.clear();
+    index.forEachOverlapping(it.cfirst, it.clast, [&](const Range &r) { occupied.push_back(r); });
+    offsets[size_t(i)] = chooseOffset(occupied, it.size, it.alignment, GreedyFit::FirstFit, stats);
+    index.insert({offsets[size_t(i)], offsets[size_t(i)] + it.size}, it.cfirst, it.clast);
+  }
+  return true;
+}
+
+} // namespace bundlefit::planner::detail
