@@ -96,6 +96,12 @@ public:
         over.push_back(c);
     for (size_t k = 0; k < over.size(); ++k) {
       Clock::time_point until = shareOfTimeLeft(over.size() - k);
+      // Large sections only: on MiniMalloc's A-F (whole sections) the
+      // search fits the capacity sooner from the greedy placement (1.5 s
+      // for all six against 2.4 s).
+      if (sections[over[k]].items.items.size() > detail::kWholeSearchItems &&
+          fitCriticalFirst(over[k], options.capacity, until))
+        continue;
       bool hitLimit = false;
       Outcome result = improve(over[k], options.capacity, until, UINT64_MAX, hitLimit);
       if (result == Outcome::Infeasible)
@@ -153,6 +159,7 @@ public:
     SectionState &s = state[c];
     std::vector<uint64_t> incumbent = s.offsets;
     uint64_t incumbentArena = s.arena;
+    Flags before = flags();
     startCriticalFirst(c, floor, until);
     std::vector<uint64_t> start = s.offsets;
     uint64_t startArena = s.arena;
@@ -171,6 +178,7 @@ public:
     if (s.arena > incumbentArena) { // The critical-first start never caught up.
       s.offsets = std::move(incumbent);
       s.arena = incumbentArena;
+      setFlags(before);
     }
   }
 
@@ -181,12 +189,30 @@ public:
     SectionState &s = state[c];
     std::vector<uint64_t> incumbent = s.offsets;
     uint64_t incumbentArena = s.arena;
+    Flags before = flags();
     startCriticalFirst(c, floor, until);
     bisect(c, floor, until);
     if (s.arena > incumbentArena) {
       s.offsets = std::move(incumbent);
       s.arena = incumbentArena;
+      setFlags(before);
     }
+  }
+
+  // Section c under `capacity` from the critical-first start, else as it
+  // was (the window repair goes on from the greedy placement).
+  bool fitCriticalFirst(size_t c, uint64_t capacity, Clock::time_point until) {
+    SectionState &s = state[c];
+    std::vector<uint64_t> incumbent = s.offsets;
+    uint64_t incumbentArena = s.arena;
+    Flags before = flags();
+    startCriticalFirst(c, capacity, until);
+    if (s.arena <= capacity)
+      return true;
+    s.offsets = std::move(incumbent);
+    s.arena = incumbentArena;
+    setFlags(before);
+    return false;
   }
 
   // Section c starts from its critical items placed first (CriticalFirst.h)
@@ -459,6 +485,19 @@ private:
   std::vector<SectionState> state;
   detail::SearchBudget budget;
   double passPerItem = 0; ///< Seconds per item of one greedy pass.
+  // What placed the sections, for the plan's algorithm: put back with a
+  // section's placement when its work is undone.
+  struct Flags {
+    bool improved, searched, perturbed, ejected, criticalFirst;
+  };
+  Flags flags() const { return {improved, searched, perturbed, ejected, criticalFirst}; }
+  void setFlags(const Flags &f) {
+    improved = f.improved;
+    searched = f.searched;
+    perturbed = f.perturbed;
+    ejected = f.ejected;
+    criticalFirst = f.criticalFirst;
+  }
   bool improved = false, searched = false, outOfBudget = false;
   bool perturbed = false;     ///< Random-order greedy passes lowered a section.
   bool ejected = false;       ///< An ejection search lowered a section.
