@@ -16,6 +16,8 @@ namespace {
 constexpr uint64_t kCriticalShare = 20;
 // Search nodes per critical item when no greedy strategy meets the target.
 constexpr uint64_t kNodesPerItem = 64;
+// Items placed around the critical ones between two looks at the clock.
+constexpr size_t kItemsPerClockCheck = 1024;
 
 // The critical items' offsets under the target, as a problem of its own.
 bool placeCritical(const Items &critical, uint64_t target,
@@ -78,10 +80,13 @@ bool placeCriticalFirst(const Items &items, uint64_t target,
   }
   std::vector<Range> occupied;
   PlaceStats stats;
+  size_t count = 0;
   for (int i : orderItems(items, GreedyOrder::MaxLiveBySize)) {
     const Item &it = items.items[size_t(i)];
     if (critical[size_t(i)] || it.size == 0)
       continue;
+    if (++count % kItemsPerClockCheck == 0 && std::chrono::steady_clock::now() >= deadline)
+      return false;
     occupied.clear();
     index.forEachOverlapping(it.cfirst, it.clast, [&](const Range &r) { occupied.push_back(r); });
     offsets[size_t(i)] = chooseOffset(occupied, it.size, it.alignment, GreedyFit::FirstFit, stats);

@@ -28,8 +28,9 @@ namespace bundlefit::planner::detail {
 /// A placement of every item (per item) whose critical items end at or
 /// below `target`; critical[i] is non-zero for those. False when the
 /// critical items could not be brought under the target (by the greedy
-/// strategies, then by a search of at most 64 nodes per item, or by
-/// `deadline`): offsets and critical are then unspecified.
+/// strategies, then by a search of at most 64 nodes per item) or the pass
+/// around them reached `deadline`: offsets and critical are then
+/// unspecified.
 bool placeCriticalFirst(const Items &items, uint64_t target,
                         std::chrono::steady_clock::time_point deadline,
                         std::vector<uint64_t> &offsets, std::vector<char> &critical);

@@ -221,6 +221,13 @@ public:
   // the end): its peaks are packed, which is what the rest cannot undo.
   void startCriticalFirst(size_t c, uint64_t floor, Clock::time_point until) {
     SectionState &s = state[c];
+    // About one greedy pass over the section: not started when it would end
+    // past `until` at the incumbent's pace (10^6 buffers at the default 5 s
+    // limit: the greedy passes leave no time for it).
+    Clock::duration pass = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(passPerItem * double(sections[c].items.items.size())));
+    if (Clock::now() + pass >= until)
+      return;
     std::vector<uint64_t> offsets;
     std::vector<char> critical;
     if (!detail::placeCriticalFirst(sections[c].items, std::max(s.provenLow, floor), until, offsets,
