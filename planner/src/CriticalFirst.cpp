@@ -1,7 +1,6 @@
 //===- CriticalFirst.cpp - Place the items of the peaks first -------------===//
 #include "CriticalFirst.h"
 #include "GreedyInternal.h"
-#include "PlacedIndex.h"
 #include "Sections.h"
 
 #include <algorithm>
@@ -16,8 +15,6 @@ namespace {
 constexpr uint64_t kCriticalShare = 20;
 // Search nodes per critical item when no greedy strategy meets the target.
 constexpr uint64_t kNodesPerItem = 64;
-// Items placed around the critical ones between two looks at the clock.
-constexpr size_t kItemsPerClockCheck = 1024;
 
 // The critical items' offsets under the target, as a problem of its own.
 bool placeCritical(const Items &critical, uint64_t target,
@@ -72,27 +69,10 @@ bool placeCriticalFirst(const Items &items, uint64_t target,
     return false;
   // The rest around them, by one greedy pass in Glow's max-live order.
   offsets.assign(n, 0);
-  PlacedIndex index(items);
-  for (size_t k = 0; k < global.size(); ++k) {
-    const Item &it = items.items[size_t(global[k])];
+  for (size_t k = 0; k < global.size(); ++k)
     offsets[size_t(global[k])] = placed[k];
-    index.insert({placed[k], placed[k] + it.size}, it.cfirst, it.clast);
-  }
-  std::vector<Range> occupied;
-  PlaceStats stats;
-  size_t count = 0;
-  for (int i : orderItems(items, GreedyOrder::MaxLiveBySize)) {
-    const Item &it = items.items[size_t(i)];
-    if (critical[size_t(i)] || it.size == 0)
-      continue;
-    if (++count % kItemsPerClockCheck == 0 && std::chrono::steady_clock::now() >= deadline)
-      return false;
-    occupied.clear();
-    index.forEachOverlapping(it.cfirst, it.clast, [&](const Range &r) { occupied.push_back(r); });
-    offsets[size_t(i)] = chooseOffset(occupied, it.size, it.alignment, GreedyFit::FirstFit, stats);
-    index.insert({offsets[size_t(i)], offsets[size_t(i)] + it.size}, it.cfirst, it.clast);
-  }
-  return true;
+  return placeItems(items, orderItems(items, GreedyOrder::MaxLiveBySize), GreedyFit::FirstFit,
+                    offsets, PlaceLimits{&deadline}, &critical);
 }
 
 } // namespace bundlefit::planner::detail

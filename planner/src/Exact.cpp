@@ -146,20 +146,20 @@ public:
   //   2. the window bisection for a third of the share: where windows reach
   //      the floor they mostly do so in about a second (10^5 network-like
   //      buffers), and the result then does not depend on the machine. A
-  //      third, not a half: seeds 13 and 17 then end +0.33% and +0.23%, not
+  //      third, not a half (measured before step 0 existed): seeds 13 and
+  //      17 then end +0.33% and +0.23%, not
   //      +1.45% and +1.96%, while seeds 2 and 18 end +0.12% and +0.07%, not
   //      at the bound (at --time-limit 5);
   //   3. if the floor is not reached, ejection searches (EjectionRepair.h):
   //      one from the start placement, then halving the gap from the best
   //      placement while they succeed (where no window reaches a target in
-  //      seconds, seeds 1 and 43, the search would otherwise spend the whole
-  //      share: +1.42% and +3.07% at --time-limit 5);
+  //      seconds, seeds 1 and 43 before step 0 existed, the search would
+  //      otherwise spend the whole share: +1.42% and +3.07% at
+  //      --time-limit 5);
   //   4. the bisection again, and random-order passes with the time left.
   void repairLarge(size_t c, uint64_t floor, Clock::time_point until) {
     SectionState &s = state[c];
-    std::vector<uint64_t> incumbent = s.offsets;
-    uint64_t incumbentArena = s.arena;
-    Flags before = flags();
+    Checkpoint incumbent = checkpoint(c);
     startCriticalFirst(c, floor, until);
     std::vector<uint64_t> start = s.offsets;
     uint64_t startArena = s.arena;
@@ -175,43 +175,29 @@ public:
       bisect(c, floor, until);
     }
     perturb(c, floor, until, 0);
-    if (s.arena > incumbentArena) { // The critical-first start never caught up.
-      s.offsets = std::move(incumbent);
-      s.arena = incumbentArena;
-      setFlags(before);
-    }
+    if (s.arena > incumbent.arena) // The critical-first start never caught up.
+      restore(c, std::move(incumbent));
   }
 
   // A section searched whole starts from its critical items too
   // (startCriticalFirst), then the bisection; the better of that and the
   // greedy placement stays.
   void repairWhole(size_t c, uint64_t floor, Clock::time_point until) {
-    SectionState &s = state[c];
-    std::vector<uint64_t> incumbent = s.offsets;
-    uint64_t incumbentArena = s.arena;
-    Flags before = flags();
+    Checkpoint incumbent = checkpoint(c);
     startCriticalFirst(c, floor, until);
     bisect(c, floor, until);
-    if (s.arena > incumbentArena) {
-      s.offsets = std::move(incumbent);
-      s.arena = incumbentArena;
-      setFlags(before);
-    }
+    if (state[c].arena > incumbent.arena)
+      restore(c, std::move(incumbent));
   }
 
   // Section c under `capacity` from the critical-first start, else as it
   // was (the window repair goes on from the greedy placement).
   bool fitCriticalFirst(size_t c, uint64_t capacity, Clock::time_point until) {
-    SectionState &s = state[c];
-    std::vector<uint64_t> incumbent = s.offsets;
-    uint64_t incumbentArena = s.arena;
-    Flags before = flags();
+    Checkpoint incumbent = checkpoint(c);
     startCriticalFirst(c, capacity, until);
-    if (s.arena <= capacity)
+    if (state[c].arena <= capacity)
       return true;
-    s.offsets = std::move(incumbent);
-    s.arena = incumbentArena;
-    setFlags(before);
+    restore(c, std::move(incumbent));
     return false;
   }
 
@@ -497,13 +483,25 @@ private:
   struct Flags {
     bool improved, searched, perturbed, ejected, criticalFirst;
   };
-  Flags flags() const { return {improved, searched, perturbed, ejected, criticalFirst}; }
-  void setFlags(const Flags &f) {
-    improved = f.improved;
-    searched = f.searched;
-    perturbed = f.perturbed;
-    ejected = f.ejected;
-    criticalFirst = f.criticalFirst;
+  // A section's placement with the flags, to go back to when a start that
+  // may be worse than the incumbent (the critical-first one) never catches up.
+  struct Checkpoint {
+    std::vector<uint64_t> offsets;
+    uint64_t arena;
+    Flags flags;
+  };
+  Checkpoint checkpoint(size_t c) const {
+    return {
+        state[c].offsets, state[c].arena, {improved, searched, perturbed, ejected, criticalFirst}};
+  }
+  void restore(size_t c, Checkpoint &&saved) {
+    state[c].offsets = std::move(saved.offsets);
+    state[c].arena = saved.arena;
+    improved = saved.flags.improved;
+    searched = saved.flags.searched;
+    perturbed = saved.flags.perturbed;
+    ejected = saved.flags.ejected;
+    criticalFirst = saved.flags.criticalFirst;
   }
   bool improved = false, searched = false, outOfBudget = false;
   bool perturbed = false;     ///< Random-order greedy passes lowered a section.

@@ -46,8 +46,12 @@ std::vector<uint64_t> placeItems(const Items &items, const std::vector<int> &seq
                                  GreedyFit fit);
 
 /// Same, within limits: false (offsets incomplete) when the deadline passed.
+/// With `alreadyPlaced` (per item), the items marked there keep the offsets
+/// `offsets` holds on entry and the others go around them (the sequence
+/// need not list the marked ones: they are skipped).
 bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,
-                std::vector<uint64_t> &offsets, const PlaceLimits &limits);
+                std::vector<uint64_t> &offsets, const PlaceLimits &limits,
+                const std::vector<char> *alreadyPlaced = nullptr);
 
 /// planBestGreedy on items already built. With a deadline, the first pass
 /// always completes (a plan is needed) and no later pass ends past it; a pass

@@ -59,14 +59,25 @@ constexpr size_t kItemsPerClockCheck = 1024;
 } // namespace
 
 bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,
-                std::vector<uint64_t> &offsets, const PlaceLimits &limits) {
-  offsets.assign(items.items.size(), 0);
+                std::vector<uint64_t> &offsets, const PlaceLimits &limits,
+                const std::vector<char> *alreadyPlaced) {
   PlaceStats unused;
   PlaceStats &stats = limits.stats ? *limits.stats : unused;
   PlacedIndex placed(items);
+  if (alreadyPlaced) {
+    for (size_t i = 0; i < items.items.size(); ++i) {
+      const Item &item = items.items[i];
+      if ((*alreadyPlaced)[i] && item.size != 0)
+        placed.insert({offsets[i], offsets[i] + item.size}, item.cfirst, item.clast);
+    }
+  } else {
+    offsets.assign(items.items.size(), 0);
+  }
   std::vector<Range> occupied;
   size_t count = 0;
   for (int i : sequence) {
+    if (alreadyPlaced && (*alreadyPlaced)[size_t(i)])
+      continue;
     if (limits.deadline && ++count % kItemsPerClockCheck == 0 &&
         std::chrono::steady_clock::now() > *limits.deadline)
       return false;

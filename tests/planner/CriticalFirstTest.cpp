@@ -10,13 +10,11 @@
 #include <chrono>
 
 using namespace bundlefit::planner;
+using bundlefit::planner::test::farDeadline;
 using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
 namespace {
-std::chrono::steady_clock::time_point later() {
-  return std::chrono::steady_clock::now() + std::chrono::minutes(5);
-}
 
 // The highest end among the items marked in `which`.
 uint64_t topOf(const detail::Items &items, const std::vector<uint64_t> &offsets,
@@ -38,7 +36,7 @@ TEST_CASE("critical-first placements are valid, with the critical items under th
     std::vector<uint64_t> offsets;
     std::vector<char> critical;
     CAPTURE(seed);
-    if (!detail::placeCriticalFirst(items, bound, later(), offsets, critical))
+    if (!detail::placeCriticalFirst(items, bound, farDeadline(), offsets, critical))
       continue;
     ++placedCount;
     requireValid(p, detail::makePlan(p, items, offsets, "critical-first", bound));
@@ -57,7 +55,7 @@ TEST_CASE("on 20,000 network-like buffers the peaks' items are few and reach the
   uint64_t bound = computeLowerBound(p);
   std::vector<uint64_t> offsets;
   std::vector<char> critical;
-  REQUIRE(detail::placeCriticalFirst(items, bound, later(), offsets, critical));
+  REQUIRE(detail::placeCriticalFirst(items, bound, farDeadline(), offsets, critical));
   size_t count = std::count(critical.begin(), critical.end(), 1);
   MESSAGE(count << " critical items of " << items.items.size());
   CHECK(count > 0);
@@ -69,7 +67,7 @@ TEST_CASE("on 20,000 network-like buffers the peaks' items are few and reach the
   uint64_t target = bound + bound / 200;
   bool found = false;
   for (double exponent : {1.0, 0.0}) {
-    detail::EjectionLimits limits{20000, later(), exponent, &critical};
+    detail::EjectionLimits limits{20000, farDeadline(), exponent, &critical};
     if (detail::repairByEjection(items, offsets, target, limits) == detail::Outcome::Found) {
       found = true;
       break;
@@ -91,7 +89,7 @@ TEST_CASE("ejection gives up rather than move a held item") {
   items.items = {{4, 1, 0, 0, 0, 0}, {4, 1, 0, 0, 0, 0}};
   std::vector<uint64_t> offsets = {2, 6}; // 2..6 and 6..10; 0..8 needs both to move.
   std::vector<char> held = {1, 0};
-  detail::EjectionLimits limits{100, later(), 1.0, &held};
+  detail::EjectionLimits limits{100, farDeadline(), 1.0, &held};
   CHECK(detail::repairByEjection(items, offsets, 8, limits) == detail::Outcome::Unsolved);
   CHECK(offsets == std::vector<uint64_t>{2, 6});
   held = {0, 0};

@@ -9,13 +9,14 @@
 #include <chrono>
 
 using namespace bundlefit::planner;
+using bundlefit::planner::test::farDeadline;
 using bundlefit::planner::test::greedyOffsets;
 using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
 namespace {
 detail::EjectionLimits moves(uint64_t count, double lengthExponent) {
-  return {count, std::chrono::steady_clock::now() + std::chrono::minutes(5), lengthExponent};
+  return {count, farDeadline(), lengthExponent};
 }
 } // namespace
 

@@ -9,14 +9,13 @@
 #include <chrono>
 
 using namespace bundlefit::planner;
+using bundlefit::planner::test::farDeadline;
 using bundlefit::planner::test::greedyOffsets;
 using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
 namespace {
-detail::PerturbLimits tries(uint64_t count) {
-  return {std::chrono::steady_clock::now() + std::chrono::minutes(5), count};
-}
+detail::PerturbLimits tries(uint64_t count) { return {farDeadline(), count}; }
 } // namespace
 
 TEST_CASE("random-order passes keep the placement valid and never raise the arena") {

@@ -11,6 +11,7 @@
 
 using namespace bundlefit::planner;
 using bundlefit::planner::test::bruteForceOptimum;
+using bundlefit::planner::test::farDeadline;
 using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
@@ -24,7 +25,7 @@ detail::Outcome searchAround(const Problem &p, const std::vector<std::optional<u
       fixed[items.itemOfBuffer[b]] = *pinned[b];
   detail::SearchBudget budget;
   budget.nodesLeft = UINT64_MAX;
-  budget.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  budget.deadline = farDeadline();
   std::vector<uint64_t> offsets;
   detail::Outcome result = detail::searchCapacity(items, capacity, budget, offsets, &fixed);
   if (result == detail::Outcome::Found)
@@ -91,7 +92,7 @@ TEST_CASE("a section of 10,000 buffers is searched whole, reaching and proving i
   detail::Items items = detail::buildItems(p);
   detail::SearchBudget budget;
   budget.nodesLeft = 1000000;
-  budget.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  budget.deadline = farDeadline();
   std::vector<uint64_t> offsets;
   REQUIRE(detail::searchCapacity(items, greedy.lowerBound, budget, offsets) ==
           detail::Outcome::Found);
@@ -120,7 +121,7 @@ TEST_CASE("a window whose obstacle is in the way is solved without it, the obsta
   std::vector<uint64_t> offsets = {1, 2};
   detail::SearchBudget budget;
   budget.nodesLeft = 1000;
-  budget.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  budget.deadline = farDeadline();
   REQUIRE(detail::repairByWindows(items, offsets, 4, budget) == detail::Outcome::Found);
   CHECK(offsets == std::vector<uint64_t>{3, 0});
 }
