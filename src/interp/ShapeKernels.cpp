@@ -309,7 +309,10 @@ void rangeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &ou
   case DType::Int64: {
     int64_t start = inputs[0]->data<int64_t>()[0], delta = inputs[2]->data<int64_t>()[0];
     for (int64_t i = 0; i < count; ++i)
-      out.data<int64_t>()[i] = start + i * delta;
+      // start + i * delta lies between start and limit, but i * delta alone
+      // may not fit int64 (Range(2^63-1, -2^63, -2^62)): wrap-around
+      // arithmetic in uint64 gives the exact sum.
+      out.data<int64_t>()[i] = int64_t(uint64_t(start) + uint64_t(i) * uint64_t(delta));
     break;
   }
   default:

@@ -743,6 +743,57 @@ TEST_CASE("Range on float32, int64 and int32") {
   }
 }
 
+TEST_CASE("Range is exact for every int64 input, and refuses what it cannot count") {
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  {
+    OneNode t; // -delta and limit - start both overflow int64: 1 element
+    t.i64({}, {0});
+    t.i64({}, {min});
+    t.i64({}, {min});
+    t.make("Range");
+    std::vector<Tensor> out = t.run();
+    CHECK(t.type().str() == "int64[1]");
+    CHECK(values<int64_t>(out[0]) == std::vector<int64_t>{0});
+  }
+  {
+    OneNode t; // i * delta overflows for i = 3, start + i * delta does not
+    t.i64({}, {max});
+    t.i64({}, {min});
+    t.i64({}, {-(int64_t(1) << 62)});
+    t.make("Range");
+    std::vector<Tensor> out = t.run();
+    CHECK(t.type().str() == "int64[4]");
+    CHECK(values<int64_t>(out[0]) ==
+          std::vector<int64_t>{max, max - (int64_t(1) << 62), -1, -(int64_t(1) << 62) - 1});
+  }
+  {
+    OneNode t; // 2^64 - 1 elements: refused, not a wrapped count
+    t.i64({}, {min});
+    t.i64({}, {max});
+    t.i64({}, {1});
+    t.make("Range");
+    expectError([&] { t.infer(); }, ExitCode::Unsupported, "past 2^63");
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Bad {
+    float start, limit, delta;
+    const char *why;
+  };
+  for (const Bad &bad : {Bad{0, inf, 1, "'limit' is not finite"},
+                         Bad{0, std::nanf(""), 1, "'limit' is not finite"},
+                         Bad{0, 1, -inf, "'delta' is not finite"},
+                         Bad{-1e30f, 1e30f, 1e-30f, "past 2^62"}}) {
+    CAPTURE(bad.why);
+    OneNode t;
+    t.f32({}, {bad.start});
+    t.f32({}, {bad.limit});
+    t.f32({}, {bad.delta});
+    t.make("Range");
+    expectError([&] { t.infer(); }, ExitCode::Unsupported, bad.why);
+  }
+}
+
 // --------------------------------------------------------------------- Reduce
 
 TEST_CASE("ReduceMean keepdims=0 over two axes") {

@@ -516,18 +516,32 @@ void inferRange(Node &node) {
     fail(node, std::string("dtype ") + dtypeName(dtype) + " is not supported");
   if (v[2] == 0)
     fail(node, "input 'delta' is 0");
+  // The element count must be exact and fit int64 for every input: a float
+  // quotient that is not finite (or past 2^62) and an integer span past
+  // int64 would otherwise wrap or be undefined.
   int64_t count = 0;
   if (dtype == DType::Float32) {
-    count = int64_t(std::ceil((v[1] - v[0]) / v[2]));
+    for (size_t i = 0; i < 3; ++i)
+      if (!std::isfinite(v[i]))
+        fail(node, std::string("input '") + names[i] + "' is not finite");
+    double quotient = std::ceil((v[1] - v[0]) / v[2]);
+    if (!(quotient < 0x1p62))
+      fail(node, "(limit - start) / delta is past 2^62 elements");
+    count = quotient > 0 ? int64_t(quotient) : 0;
   } else {
-    // Exact integer ceil division (doubles would round large int64 values).
+    // Exact integer ceil division in 128 bits: limit - start of two int64
+    // values and -delta of INT64_MIN both fit there.
     const Value &s = *node.input(0), &l = *node.input(1), &d = *node.input(2);
-    int64_t a = s.toInts()[0], b = l.toInts()[0], step = d.toInts()[0];
-    int64_t span = b - a;
-    count = step > 0 ? (span > 0 ? (span + step - 1) / step : 0)
-                     : (span < 0 ? (-span + -step - 1) / -step : 0);
+    __int128 a = s.toInts()[0], b = l.toInts()[0], step = d.toInts()[0];
+    __int128 span = b - a;
+    if (step < 0)
+      span = -span, step = -step;
+    __int128 elements = span > 0 ? (span + step - 1) / step : 0;
+    if (elements > std::numeric_limits<int64_t>::max())
+      fail(node, "(limit - start) / delta is past 2^63 elements");
+    count = int64_t(elements);
   }
-  setOutput(node, 0, dtype, {std::max<int64_t>(0, count)});
+  setOutput(node, 0, dtype, {count});
 }
 
 uint64_t noMacs(const Node &) { return 0; }
