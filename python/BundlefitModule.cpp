@@ -1,9 +1,10 @@
 //===- BundlefitModule.cpp - `import bundlefit`: fit checks from Python ----===//
 //
 // The driver library behind the command line, for model searches that ask
-// thousands of times whether a model fits: no process start per answer, and
-// no code generation unless asked (fit's code figure is then a labelled
-// estimate; exact_code=True compiles the bundle as `bundlefit fit` does).
+// thousands of times whether a model fits: no process start per answer. fit()
+// answers exactly what `bundlefit fit` prints: the bundle compiled for the
+// part's core, its code size read from the same cache (CodeIdentity.h);
+// fast=True skips code generation and labels the code figure an estimate.
 // run() compiles and runs a bundle as `bundlefit run` does (driver/ModelRun.h)
 // and hands the outputs back as numpy arrays (RunArrays.h).
 // Every result is the dict of the command's JSON report (the same fields,
@@ -33,6 +34,8 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+
+#include "CodeIdentity.h" // generated: cmake/CodeIdentity.cmake
 
 namespace py = pybind11;
 using namespace bundlefit;
@@ -103,7 +106,7 @@ device::FitRequest fitRequest(const std::string &weights,
 
 py::object fit(const py::object &model, const std::string &device,
                const std::optional<std::string> &variant, const std::string &weights,
-               bool exactCode, int memoryOpt, const std::optional<std::string> &profile,
+               bool fast, int memoryOpt, const std::optional<std::string> &profile,
                const std::string &schema, const std::optional<std::string> &reserveRam,
                const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
                std::optional<uint64_t> appFlash, uint64_t staticBytes,
@@ -111,7 +114,7 @@ py::object fit(const py::object &model, const std::string &device,
   std::shared_ptr<ModelSource> source = modelOf(model);
   driver::FitCheckOptions options;
   options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
-  options.build.estimateCode = !exactCode;
+  options.build.estimateCode = fast;
   options.device = device;
   options.deviceFiles = deviceFiles;
   options.variant = variant.value_or("");
@@ -250,6 +253,9 @@ void translateErrors(std::exception_ptr pointer) {
 PYBIND11_MODULE(bundlefit, m) {
   m.doc() = "bundlefit: memory plans and fit verdicts for ONNX models on microcontrollers";
   m.attr("__version__") = bundlefitVersion();
+  // The command line names its code the same way: fit() reads the code sizes
+  // `bundlefit fit` cached, and the other way round.
+  driver::setCodeIdentity(BUNDLEFIT_CODE_IDENTITY);
   errorType = PyErr_NewExceptionWithDoc(
       "bundlefit.Error",
       "A bundlefit failure: str() is the one-line message naming the model, node or option; "
@@ -276,15 +282,16 @@ PYBIND11_MODULE(bundlefit, m) {
       "A model from a path or from bytes (onnx.ModelProto.SerializeToString()); `name` names bytes "
       "in reports (default model.onnx)");
   m.def("fit", &fit, py::arg("model"), py::kw_only(), py::arg("device"),
-        py::arg("variant") = py::none(), py::arg("weights") = "auto", py::arg("exact_code") = false,
+        py::arg("variant") = py::none(), py::arg("weights") = "auto", py::arg("fast") = false,
         py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
         py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
         py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(),
         py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
         py::arg("device_files") = std::vector<std::string>{},
-        "Does the model fit the part: the bundlefit.fit/1 report as a dict. Without exact_code the "
-        "code figure is a labelled estimate and no code is generated (unless the code-size cache "
-        "holds this build's); exact_code=True compiles the bundle as `bundlefit fit` does.");
+        "Does the model fit the part: the bundlefit.fit/1 report of `bundlefit fit --json` as a "
+        "dict, the bundle compiled for the part's core (its code size cached, shared with the "
+        "command line). fast=True generates no code: unless the cache holds this build's, the code "
+        "figure is an estimate, labelled so in the report (code.source == 'estimate').");
   m.def("pick", &pick, py::arg("model"), py::kw_only(), py::arg("device"),
         py::arg("variants") = std::vector<std::string>{}, py::arg("goal") = "latency",
         py::arg("allow_estimates") = false, py::arg("memory_opt") = 2,

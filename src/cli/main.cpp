@@ -8,6 +8,7 @@
 #include "HelpFormatter.h"
 #include "ReportSupport.h"
 #include "bundlefit/driver/ToolInfo.h"
+#include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/reports/TextTable.h"
 
 #include "bundlefit/support/Error.h"
@@ -15,9 +16,13 @@
 
 #include <iostream>
 
+#include "CodeIdentity.h" // generated: cmake/CodeIdentity.cmake
+
 using namespace bundlefit;
 
 int main(int argc, char **argv) {
+  // The Python module names its code the same way: one code-size cache.
+  driver::setCodeIdentity(BUNDLEFIT_CODE_IDENTITY);
   CLI::App app{"bundlefit: compile ONNX models into Glow-compatible bundles for "
                "microcontrollers, and plan their memory"};
   app.formatter(std::make_shared<HelpFormatter>()); // before the subcommands, which copy it

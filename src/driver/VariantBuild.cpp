@@ -43,6 +43,12 @@ std::string hex(uint64_t value) {
   return text;
 }
 
+/// setCodeIdentity's value; empty: the running binary's.
+std::string &givenCodeIdentity() {
+  static std::string identity;
+  return identity;
+}
+
 /// The file this code was loaded from: the bundlefit executable, or the
 /// Python module (whose process is python3, so not /proc/self/exe).
 fs::path driverBinary() {
@@ -54,43 +60,37 @@ fs::path driverBinary() {
   return fs::read_symlink("/proc/self/exe", ec);
 }
 
-/// The model file's bytes and the identity (size and modification time) of
-/// the binary the driver runs in: a rebuilt compiler never reuses stale code
-/// sizes.
+/// The code that sizes builds: the build-time hash given by the tool and the
+/// Python module, else the size and modification time of the binary this
+/// code runs in. Code sizes cached by another build of the compiler are not
+/// this one's (sharing node functions took 10 KB off DS-CNN's Cortex-M7
+/// .text, for one).
+const std::string &codeIdentity() {
+  static const std::string identity = [] {
+    if (!givenCodeIdentity().empty())
+      return givenCodeIdentity();
+    std::error_code ec;
+    const fs::path binary = driverBinary();
+    const auto size = fs::file_size(binary, ec);
+    const auto mtime = fs::last_write_time(binary, ec);
+    if (ec)
+      return std::string("unknown-build");
+    return std::to_string(size) + "@" + std::to_string(mtime.time_since_epoch().count());
+  }();
+  return identity;
+}
+
+/// The model file's bytes and the identity of the code sizing it.
 std::string modelHash(const ModelOptions &model) {
   std::ifstream in(model.path, std::ios::binary);
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  uint64_t hash = fnv1a(bytes.str());
-  std::error_code ec;
-  fs::path exe = driverBinary();
-  if (!exe.empty()) {
-    hash = fnv1a(std::to_string(fs::file_size(exe, ec)), hash);
-    auto stamp = fs::last_write_time(exe, ec).time_since_epoch().count();
-    hash = fnv1a(std::to_string(stamp), hash);
-  }
-  return hex(hash);
-}
-
-/// The running bundlefit executable (size and modification time): code
-/// sizes cached by another build of the compiler are not this one's (sharing
-/// node functions took 10 KB off DS-CNN's Cortex-M7 .text, for one).
-std::string compilerIdentity() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec)
-    return "unknown-build";
-  const auto size = std::filesystem::file_size(exe, ec);
-  const auto mtime = std::filesystem::last_write_time(exe, ec);
-  if (ec)
-    return "unknown-build";
-  return std::to_string(size) + "@" + std::to_string(mtime.time_since_epoch().count());
+  return hex(fnv1a(codeIdentity(), fnv1a(bytes.str())));
 }
 
 std::string joinedOptions(const BuildOptions &o, const Variant &variant,
                           const std::string &target) {
-  static const std::string compiler = compilerIdentity();
-  std::string text = compiler + "|" + variant.name + "|" + target + "|" + o.optLevel + "|" +
+  std::string text = codeIdentity() + "|" + variant.name + "|" + target + "|" + o.optLevel + "|" +
                      std::to_string(o.model.memoryOpt) + "|" +
                      std::to_string(o.model.patchRecomputeBudget) + "|" +
                      (o.model.fuseActivations ? "fuse" : "nofuse");
@@ -208,6 +208,8 @@ bool isHiFi(const Variant &variant) {
 
 bool variantBuildable(const Variant &variant) { return !isHiFi(variant); }
 
+void setCodeIdentity(const std::string &identity) { givenCodeIdentity() = identity; }
+
 BuildSizer::BuildSizer(BuildOptions options)
     : options_(std::move(options)), modelHash_(modelHash(options_.model)) {
   // A profile that cannot be read is an error now, never a float verdict.
@@ -235,6 +237,26 @@ FootprintSource BuildSizer::footprints() {
   return [this](const Device &device, const Variant &variant) {
     return build(device, variant).footprint;
   };
+}
+
+std::string BuildSizer::cachePathFor(const Variant &variant, const std::string &target) const {
+  const std::string dir = cacheDirectory();
+  if (dir.empty())
+    return "";
+  return dir + "/code-" + modelHash_ + "-" + hex(fnv1a(joinedOptions(options_, variant, target))) +
+         ".txt";
+}
+
+std::optional<CodeBreakdown> BuildSizer::cachedCode(const Device &device,
+                                                    const Variant &variant) const {
+  if (isHiFi(variant))
+    return std::nullopt;
+  CodeBreakdown code;
+  const std::string path = cachePathFor(variant, describeCore(partToolchain(device)));
+  if (path.empty() || !readCachedCode(path, code))
+    return std::nullopt;
+  code.data = 0; // as make() counts it: Flash code only
+  return code;
 }
 
 VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
@@ -274,11 +296,7 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
     return out;
   }
 
-  const std::string cacheDir = options_.useCache ? cacheDirectory() : std::string();
-  const std::string cachePath =
-      cacheDir.empty() ? ""
-                       : cacheDir + "/code-" + modelHash_ + "-" +
-                             hex(fnv1a(joinedOptions(options_, variant, out.target))) + ".txt";
+  const std::string cachePath = options_.useCache ? cachePathFor(variant, out.target) : "";
   bool cached = !cachePath.empty() && readCachedCode(cachePath, out.code);
   const bool estimateCode = options_.estimateCode && !cached;
   request.generateCode = !cached && !estimateCode;
@@ -300,7 +318,7 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
     out.estimates.push_back("code: fast estimate, the device file's " + library.key + " figure (" +
                             std::to_string(library.codeBytes) +
                             " bytes); compile the bundle for "
-                            "the exact size (Python: exact_code=True)");
+                            "the exact size (Python: fast=False, the default)");
   } else if (!cached) {
     out.code.text = bundle.code.textBytes;
     out.code.rodata = bundle.code.rodataBytes;

@@ -89,17 +89,31 @@ public:
   /// Builds (or recalls) `variant` for `device`'s bundle core.
   const VariantBuild &build(const device::Device &device, const device::Variant &variant);
 
-  /// For device_db's suggestChanges/pickBuild.
+  /// For device_db's pickBuild.
   device::FootprintSource footprints();
+
+  /// The code sizes of `variant` compiled for `device`'s core, when the
+  /// code-size cache holds them (nothing is compiled); CMSIS-NN library code
+  /// not included.
+  std::optional<CodeBreakdown> cachedCode(const device::Device &device,
+                                          const device::Variant &variant) const;
 
   const BuildOptions &options() const { return options_; }
 
 private:
   VariantBuild make(const device::Device &device, const device::Variant &variant);
+  std::string cachePathFor(const device::Variant &variant, const std::string &target) const;
   BuildOptions options_;
   std::string modelHash_;
   std::map<std::string, VariantBuild> builds_;
 };
+
+/// Names the code that sizes builds in the code-size cache's keys: the
+/// `bundlefit` tool and the Python module give the same build-time hash of
+/// the libraries they link (cmake/CodeIdentity.cmake), so either reads what
+/// the other cached. Call before the first build; without it, the running
+/// binary's size and modification time.
+void setCodeIdentity(const std::string &identity);
 
 /// The variants bundlefit generates code for.
 bool variantBuildable(const device::Variant &variant);
