@@ -110,9 +110,11 @@ py::object fit(const py::object &model, const std::string &device,
                const std::string &schema, const std::optional<std::string> &reserveRam,
                const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
                std::optional<uint64_t> appFlash, uint64_t staticBytes,
-               const std::vector<std::string> &deviceFiles) {
+               const std::vector<std::string> &deviceFiles, bool suggestions,
+               const std::vector<std::string> &suggestParts) {
   std::shared_ptr<ModelSource> source = modelOf(model);
   driver::FitCheckOptions options;
+  options.suggest = {suggestions, suggestParts};
   options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
   options.build.estimateCode = fast;
   options.device = device;
@@ -134,9 +136,11 @@ py::object pick(const py::object &model, const std::string &device,
                 const std::string &schema, const std::optional<std::string> &reserveRam,
                 const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
                 std::optional<uint64_t> appFlash, uint64_t staticBytes,
-                const std::vector<std::string> &deviceFiles) {
+                const std::vector<std::string> &deviceFiles, bool suggestions,
+                const std::vector<std::string> &suggestParts) {
   std::shared_ptr<ModelSource> source = modelOf(model);
   driver::PickCheckOptions options;
+  options.suggest = {suggestions, suggestParts};
   options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
   options.device = device;
   options.deviceFiles = deviceFiles;
@@ -287,11 +291,14 @@ PYBIND11_MODULE(bundlefit, m) {
         py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
         py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(),
         py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
-        py::arg("device_files") = std::vector<std::string>{},
+        py::arg("device_files") = std::vector<std::string>{}, py::arg("suggestions") = true,
+        py::arg("suggest_parts") = std::vector<std::string>{},
         "Does the model fit the part: the bundlefit.fit/1 report of `bundlefit fit --json` as a "
         "dict, the bundle compiled for the part's core (its code size cached, shared with the "
         "command line). fast=True generates no code: unless the cache holds this build's, the code "
-        "figure is an estimate, labelled so in the report (code.source == 'estimate').");
+        "figure is an estimate, labelled so in the report (code.source == 'estimate'). When it does "
+        "not fit, 'suggestions' lists checked changes that would (suggestions=False: none, as "
+        "--no-suggestions; suggest_parts: the parts to try, as --suggest-parts).");
   m.def("pick", &pick, py::arg("model"), py::kw_only(), py::arg("device"),
         py::arg("variants") = std::vector<std::string>{}, py::arg("goal") = "latency",
         py::arg("allow_estimates") = false, py::arg("memory_opt") = 2,
@@ -299,6 +306,7 @@ PYBIND11_MODULE(bundlefit, m) {
         py::arg("reserve_ram") = py::none(), py::arg("reserve_flash") = py::none(),
         py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(),
         py::arg("static_bytes") = 0, py::arg("device_files") = std::vector<std::string>{},
+        py::arg("suggestions") = true, py::arg("suggest_parts") = std::vector<std::string>{},
         "Which build suits the part: the bundlefit.pick/1 report of `bundlefit pick` as a dict "
         "(every variant compiled for the part's core, as the command does; 'best' indexes "
         "'candidates', None when nothing fits)");

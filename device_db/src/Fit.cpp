@@ -417,67 +417,6 @@ std::vector<uint64_t> arenaRooms(const Device &device, const Variant &variant,
   return fitModel(device, empty, request).arenaRooms;
 }
 
-std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
-                                       const Variant &variant, const FitRequest &request,
-                                       const FootprintSource &footprintOf) {
-  std::vector<Suggestion> suggestions;
-  auto tryBuild = [&](const Device &part, const Variant &v, WeightsPolicy weights,
-                      const std::string &change) {
-    FitRequest changed = request;
-    changed.weights = weights;
-    ModelFootprint fp = footprintOf(part, v);
-    FitResult fit = fitModel(part, fp, changed);
-    suggestions.push_back({change, fit.fits, fit.totals.flash, fit.totals.ram, fit.time.ms});
-    return fit.fits;
-  };
-  if (request.weights != WeightsPolicy::Auto)
-    tryBuild(device, variant, WeightsPolicy::Auto,
-             "weights placement auto (RAM where it fits, rest read from Flash)");
-  if (request.weights == WeightsPolicy::Ram)
-    tryBuild(device, variant, WeightsPolicy::Flash, "weights read from Flash (--weights flash)");
-  std::vector<Variant> smaller;
-  if (variant.precision == Precision::Float) {
-    smaller.push_back(parseVariant("int8"));
-    if (variantAvailable(device, parseVariant("int8-cmsis")))
-      smaller.push_back(parseVariant("int8-cmsis"));
-  }
-  for (const Variant &v : smaller)
-    tryBuild(device, v, WeightsPolicy::Flash,
-             "quantize to " + v.name + " (--variant " + v.name + ", weights in Flash)");
-  // Other parts with the same build (else int8): the three fastest that fit.
-  for (const Variant &v : std::vector<Variant>{variant, parseVariant("int8")}) {
-    std::vector<Suggestion> parts;
-    for (const Device &part : db.devices()) {
-      if (part.id == device.id || !variantAvailable(part, v))
-        continue;
-      FitRequest changed = request;
-      changed.weights = WeightsPolicy::Auto;
-      ModelFootprint fp;
-      try {
-        fp = footprintOf(part, v);
-      } catch (const Error &e) {
-        if (e.code() != ExitCode::Unsupported)
-          throw;
-        continue; // No code generation for that part's core: nothing to suggest.
-      }
-      FitResult fit = fitModel(part, fp, changed);
-      if (fit.fits)
-        parts.push_back({"use part " + part.id + " (" + part.name + ")" +
-                             (v.name != variant.name ? ", quantized to " + v.name : "") +
-                             ", weights auto",
-                         true, fit.totals.flash, fit.totals.ram, fit.time.ms});
-    }
-    std::stable_sort(parts.begin(), parts.end(),
-                     [](const Suggestion &a, const Suggestion &b) { return a.ms < b.ms; });
-    if (parts.size() > 3)
-      parts.resize(3);
-    suggestions.insert(suggestions.end(), parts.begin(), parts.end());
-    if (!parts.empty() || v.name == "int8")
-      break;
-  }
-  return suggestions;
-}
-
 PickGoal parsePickGoal(const std::string &text) {
   if (text == "latency")
     return PickGoal::Latency;

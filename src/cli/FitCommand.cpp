@@ -46,6 +46,7 @@ struct FitOptions {
   HeadroomOptions headroom;
   std::string batch; ///< --batch LIST: JSON lines, one per model (FitBatch.h).
   unsigned jobs = 0;
+  driver::SuggestOptions suggest;
 };
 
 std::string ms(double value) {
@@ -79,6 +80,7 @@ driver::FitCheckOptions checkOptionsOf(const FitOptions &options) {
   check.request.extraStaticBytes = options.staticBytes;
   if (options.codeBytes >= 0)
     check.request.codeBytes = uint64_t(options.codeBytes);
+  check.suggest = options.suggest;
   return check;
 }
 
@@ -223,7 +225,7 @@ int runFit(const FitOptions &options) {
   text += "\nverdict: DOES NOT FIT\n";
   for (const std::string &problem : fit.problems)
     text += "  " + problem + "\n";
-  text += renderSuggestions(suggestions);
+  text += renderSuggestions(suggestions, options.suggest.enabled);
   printText(text);
   return exitCode(int(ExitCode::DoesNotFit));
 }
@@ -263,6 +265,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--jobs", options->jobs,
                       "--batch: models fitted at once (default: one per core)");
   addHeadroomOptions(*command, options->headroom);
+  addSuggestOptions(*command, options->suggest);
   options->json.addTo(*command, "bundlefit.fit/1");
   command->add_flag(
       "--verify-link", options->verifyLink,

@@ -27,6 +27,16 @@ void addHeadroomOptions(CLI::App &command, HeadroomOptions &options) {
       ->check(CLI::NonNegativeNumber);
 }
 
+void addSuggestOptions(CLI::App &command, driver::SuggestOptions &options) {
+  command.add_flag("!--no-suggestions", options.enabled,
+                   "When it does not fit, do not look for changes that would (model sweeps)");
+  command
+      .add_option("--suggest-parts", options.parts,
+                  "When it does not fit, the parts to try (ids, comma-separated; default: the "
+                  "smallest part of the device's vendor that holds it)")
+      ->delimiter(',');
+}
+
 FitRequest fitRequestOf(const HeadroomOptions &options) {
   FitRequest request;
   if (!options.reserveRam.empty())
@@ -59,7 +69,9 @@ std::string codeOrigin(const driver::VariantBuild &build, const FitRequest &requ
   return text;
 }
 
-std::string renderSuggestions(const std::vector<Suggestion> &suggestions) {
+std::string renderSuggestions(const std::vector<Suggestion> &suggestions, bool lookedFor) {
+  if (!lookedFor)
+    return "changes: not looked for (--no-suggestions)\n";
   std::string text = "changes:\n";
   for (const Suggestion &s : suggestions) {
     char time[32];
@@ -67,9 +79,12 @@ std::string renderSuggestions(const std::vector<Suggestion> &suggestions) {
     text += "  - " + s.change + ": Flash " + withThousands(s.flash) + ", RAM " +
             withThousands(s.ram) +
             (s.fits ? ", fits, " + std::string(time) : ", still does not fit") + "\n";
+    for (const std::string &estimate : s.estimates)
+      text += "      estimate: " + estimate + "\n";
   }
   if (suggestions.empty())
-    text += "  (no single change found; try a part with more memory)\n";
+    text += "  (no single change found: no other placement, and no part of the device's vendor "
+            "holds it; --suggest-parts names parts to try)\n";
   return text;
 }
 

@@ -1,8 +1,8 @@
 //===- FitReportSupport.h - What `fit` and `pick` share --------------------===//
 //
 // The headroom options (--reserve-ram, --reserve-flash, --app-ram,
-// --app-flash), where a build's code figure comes from, and the list of
-// changes that would make a model fit.
+// --app-flash), where a build's code figure comes from, and the changes that
+// would make a model fit (--no-suggestions, --suggest-parts, their list).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -10,6 +10,7 @@
 #include "Command.h"
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/FitSuggestions.h"
 #include "bundlefit/driver/VariantBuild.h"
 
 #include <nlohmann/json.hpp>
@@ -32,7 +33,11 @@ device::FitRequest fitRequestOf(const HeadroomOptions &options);
 /// CMSIS-NN 4,096" or why it is an estimate (the JSON: driver/FitCheck.h).
 std::string codeOrigin(const driver::VariantBuild &build, const device::FitRequest &request);
 
-/// "changes:" and one line per suggestion (or that none was found).
-std::string renderSuggestions(const std::vector<device::Suggestion> &suggestions);
+/// --no-suggestions and --suggest-parts (FitSuggestions.h).
+void addSuggestOptions(CLI::App &command, driver::SuggestOptions &options);
+
+/// "changes:" and one line per suggestion (or that none was found, or that
+/// none was looked for: --no-suggestions).
+std::string renderSuggestions(const std::vector<device::Suggestion> &suggestions, bool lookedFor);
 
 } // namespace bundlefit

@@ -41,6 +41,7 @@ struct PickOptions {
   bool allowEstimates = false;
   QuantCliOptions quant; ///< Sizes the int8 rows (QuantOptions.h).
   HeadroomOptions headroom;
+  driver::SuggestOptions suggest;
 };
 
 /// The page shows the comparison, then the chosen build (or the first
@@ -86,6 +87,7 @@ int runPick(const PickOptions &options) {
   check.allowEstimates = options.allowEstimates;
   check.request = fitRequestOf(options.headroom);
   check.request.extraStaticBytes = options.staticBytes;
+  check.suggest = options.suggest;
   std::unique_ptr<driver::PickCheck> result = driver::checkPick(check);
   const Device &device = *result->device;
   const PickResult &pick = result->pick;
@@ -115,7 +117,7 @@ int runPick(const PickOptions &options) {
     for (const std::string &warning : pick.candidates[pick.best].result.warnings)
       text += "warning: " + warning + "\n";
   if (pick.best < 0)
-    text += renderSuggestions(result->suggestions);
+    text += renderSuggestions(result->suggestions, options.suggest.enabled);
   for (const std::string &note : result->notes)
     text += "note: " + note + "\n";
   printText(text);
@@ -151,6 +153,7 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
       "--allow-estimates", options->allowEstimates,
       "Let the best be a build bundlefit cannot generate or sizes by estimate (HiFi4)");
   addHeadroomOptions(*command, options->headroom);
+  addSuggestOptions(*command, options->suggest);
   addQuantOptions(*command, options->quant);
   command->callback([options, &action] {
     action = [options] {

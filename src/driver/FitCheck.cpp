@@ -73,17 +73,16 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
     check->arenaCapacity = bundle->plan.activationCapacity;
     check->arenaProof = bundle->plan.activationsProof;
   }
-  if (!check->fit.fits) {
-    Stage stage("look for changes that would fit");
-    check->suggestions =
-        suggestChanges(check->db, device, check->variant, request, check->sizer->footprints());
-  }
+  if (!check->fit.fits)
+    check->suggestions = suggestChanges(
+        {check->db, device, request, *check->sizer, {check->build}, {&check->fit}},
+        options.suggest);
   check->flexram = suggestFlexRam(device, fp, request);
-  if (!check->fit.fits && check->flexram) {
+  if (!check->fit.fits && check->flexram && options.suggest.enabled) {
     const FitResult &split = *check->flexram->result;
     check->suggestions.insert(check->suggestions.begin(),
                               {"FlexRAM banks " + check->flexram->reason, true, split.totals.flash,
-                               split.totals.ram, split.time.ms});
+                               split.totals.ram, split.time.ms, {}, {}});
   }
   check->notes = notesFor(device, fp, check->fit);
   return check;
@@ -111,7 +110,9 @@ nlohmann::json suggestionsJson(const std::vector<Suggestion> &suggestions) {
                     {"fits", s.fits},
                     {"flash", s.flash},
                     {"ram", s.ram},
-                    {"predicted_ms", s.ms}});
+                    {"predicted_ms", s.ms},
+                    {"options", s.options},
+                    {"estimate", estimateJson(s.estimates)}});
   return list;
 }
 

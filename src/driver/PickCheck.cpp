@@ -48,6 +48,15 @@ std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions 
   return notes;
 }
 
+/// The variants compared, in the candidates' order.
+std::vector<Variant> variantsOf(const std::vector<Candidate> &candidates) {
+  std::vector<Variant> variants;
+  for (const Candidate &c : candidates)
+    if (variants.empty() || variants.back().name != c.variant.name)
+      variants.push_back(c.variant);
+  return variants;
+}
+
 nlohmann::json candidateJson(const Candidate &c) {
   return {{"variant", c.variant.name},
           {"family", variantFamily(c.variant)},
@@ -92,11 +101,22 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
   const PickResult &pick = check->pick;
   // No fit: the changes `fit` would suggest for the first variant compared.
   if (pick.best < 0 && !pick.candidates.empty()) {
-    Stage stage("look for changes that would fit");
     FitRequest automatic = check->request;
     automatic.weights = WeightsPolicy::Auto;
-    check->suggestions = suggestChanges(check->db, device, pick.candidates.front().variant,
-                                        automatic, check->sizer->footprints());
+    std::vector<const VariantBuild *> builds;
+    std::vector<FitResult> fits;
+    for (const Variant &variant : check->pickRequest.variants.empty()
+                                      ? variantsOf(pick.candidates)
+                                      : check->pickRequest.variants) {
+      builds.push_back(&check->sizer->build(device, variant));
+      fits.push_back(fitModel(device, builds.back()->footprint, automatic));
+    }
+    std::vector<const FitResult *> verdicts;
+    for (const FitResult &fit : fits)
+      verdicts.push_back(&fit);
+    check->suggestions =
+        suggestChanges({check->db, device, automatic, *check->sizer, builds, verdicts},
+                       options.suggest);
   }
   check->notes = notesFor(*check, options.build.quant);
   return check;

@@ -50,6 +50,9 @@ void printMemoryOptNote() {
     status(describeMemoryOpt(memoryOptUsed));
 }
 
+KeepMemoryOptNote::KeepMemoryOptNote() : level_(memoryOptUsed) {}
+KeepMemoryOptNote::~KeepMemoryOptNote() { memoryOptUsed = level_; }
+
 void status(const std::string &line) {
   if (verbosity() == Verbosity::Quiet)
     return;

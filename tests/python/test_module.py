@@ -63,6 +63,22 @@ def main():
     small = bundlefit.fit(path, device="lpc55s69")
     cli_small = cli_json(exe, "fit", path, "--device", "lpc55s69")
     check(small["fits"] == cli_small["fits"], "lpc55s69 verdicts differ")
+    # A sweep turns the suggestions off: suggestions=False is --no-suggestions, suggest_parts
+    # is --suggest-parts. This one's 2.6 MB of float weights do not fit the part's 640 KB.
+    path = os.path.join(work, "wide.onnx")
+    with open(path, "wb") as f:
+        f.write(tiny_cnn(channels=64, size=64).SerializeToString())
+    for kwargs, flags in (({"suggestions": False}, ["--no-suggestions"]),
+                          ({"suggest_parts": ["rt1062"]}, ["--suggest-parts", "rt1062"])):
+        py_fit = bundlefit.fit(path, device="lpc55s69", **kwargs)
+        cli_fit = cli_json(exe, "fit", path, "--device", "lpc55s69", *flags,
+                           expect=0 if py_fit["fits"] else 3)
+        check(without(py_fit, ("code", "cached")) == without(cli_fit, ("code", "cached")),
+              f"fit({kwargs}) differs from `bundlefit fit {' '.join(flags)}`")
+        check(not py_fit["fits"], "the wide model should not fit lpc55s69")
+        check((py_fit["suggestions"] == []) == ("suggestions" in kwargs),
+              f"fit({kwargs}) suggestions: {py_fit['suggestions']}")
+    path = os.path.join(work, "tiny.onnx")
 
     # pick: the CLI's comparison, candidate for candidate (the same builds, compiled for the core).
     py_pick = bundlefit.pick(path, device="lpc55s69", variants=["float", "int8", "int8-cmsis"])

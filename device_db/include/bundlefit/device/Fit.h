@@ -121,22 +121,23 @@ FitResult fitModel(const Device &device, const ModelFootprint &footprint,
 std::vector<uint64_t> arenaRooms(const Device &device, const Variant &variant,
                                  const FitRequest &request);
 
-/// A change that would make the model fit (or the best one can say).
+/// A change that would make the model fit, checked by fitting the build it
+/// describes (the driver's FitSuggestions.h makes them).
 struct Suggestion {
   std::string change; ///< "quantize to int8", "weights in Flash", "use part stm32h743"
   bool fits = false;
   uint64_t flash = 0, ram = 0;
   double ms = 0;
+  /// The options that make the change: {"--variant", "int8"}.
+  std::vector<std::string> options = {};
+  /// What is not the build's own figure, and why; empty: all are.
+  std::vector<std::string> estimates = {};
 };
 
 /// The footprint of a build variant on a part: what the driver library's
 /// pipeline produced for it (bundlefit/driver/VariantBuild.h). device_db
 /// runs no passes and plans no graph itself.
 using FootprintSource = std::function<ModelFootprint(const Device &, const Variant &)>;
-
-std::vector<Suggestion> suggestChanges(const DeviceDatabase &db, const Device &device,
-                                       const Variant &variant, const FitRequest &request,
-                                       const FootprintSource &footprintOf);
 
 /// RT10xx FlexRAM: how to split the 32 KB banks between ITCM, DTCM and OCRAM
 /// so that the activations, I/O and as many of the hottest weights as possible

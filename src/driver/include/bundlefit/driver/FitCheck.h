@@ -10,6 +10,7 @@
 #pragma once
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/FitSuggestions.h"
 #include "bundlefit/driver/VariantBuild.h"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,8 @@ struct FitCheckOptions {
   std::string variant;                  ///< Empty: int8 with a profile, else float.
   /// Weights policy, headroom, static bytes, a given code size.
   device::FitRequest request;
+  /// What would make it fit, when it does not (FitSuggestions.h).
+  SuggestOptions suggest;
 };
 
 /// The verdict and everything its report shows. Holds the device database

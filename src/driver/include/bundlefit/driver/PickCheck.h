@@ -10,6 +10,7 @@
 #pragma once
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/FitSuggestions.h"
 #include "bundlefit/driver/VariantBuild.h"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,7 @@ struct PickCheckOptions {
   std::string goal = "latency";         ///< latency | ram | flash
   bool allowEstimates = false;
   device::FitRequest request; ///< Headroom and static bytes; weights are what pick varies.
+  SuggestOptions suggest;     ///< When nothing fits (FitSuggestions.h).
 };
 
 /// The comparison and everything its report shows. Holds the device database

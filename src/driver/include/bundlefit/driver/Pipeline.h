@@ -128,6 +128,18 @@ void setStatusNotesSuppressed(bool suppressed);
 /// After a command's work: the memory-opt level it planned at, as a status
 /// line (nothing when no model was planned or notes are suppressed).
 void printMemoryOptNote();
+/// Builds made inside it (fit's suggestions at another level) leave the
+/// level printMemoryOptNote names as it was: the note is about the answer.
+class KeepMemoryOptNote {
+public:
+  KeepMemoryOptNote();
+  ~KeepMemoryOptNote();
+  KeepMemoryOptNote(const KeepMemoryOptNote &) = delete;
+  KeepMemoryOptNote &operator=(const KeepMemoryOptNote &) = delete;
+
+private:
+  int level_;
+};
 /// "memory-opt 2 (...; defaults: bundlefit 2, model-compiler 0)".
 std::string describeMemoryOpt(int level);
 
