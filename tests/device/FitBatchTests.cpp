@@ -2,16 +2,20 @@
 //
 // A batch answers for every model in LIST's order, one JSON line each: the
 // model's fit report, the same as `fit MODEL --json`, or its error with the
-// exit category; a bad model never ends the batch. Its own ctest (fit_batch).
+// exit category; a bad model never ends the batch. Every line names its
+// schema and validates against it; a progress line goes to stderr when asked.
+// Its own ctest (fit_batch).
 //
 //===----------------------------------------------------------------------===//
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "../cli/CliTestSupport.h"
+#include "bundlefit/device/JsonSchema.h"
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,6 +58,22 @@ CommandResult run(const std::string &arguments, const fs::path &dir) {
   return bundlefit::test::runProgram(BUNDLEFIT_EXE, arguments, (dir / "stderr.txt").string());
 }
 
+/// Violations of the schema a line names: fit.schema.json for a report,
+/// fit-error.schema.json for a model that failed.
+std::string schemaViolations(const nlohmann::json &line) {
+  static const std::map<std::string, std::string> files = {
+      {"bundlefit.fit/1", "fit.schema.json"}, {"bundlefit.fit-error/1", "fit-error.schema.json"}};
+  auto file = files.find(line.value("schema", ""));
+  if (file == files.end())
+    return "no known \"schema\": " + line.dump().substr(0, 200);
+  std::ifstream in(std::string(BUNDLEFIT_SCHEMAS_DIR) + "/" + file->second);
+  std::string text;
+  for (const auto &violation :
+       bundlefit::device::validateJson(nlohmann::json::parse(in), line))
+    text += violation.str() + "\n";
+  return text;
+}
+
 } // namespace
 
 TEST_CASE("fit --batch: a line per model in LIST's order, a bad model is a line with its error") {
@@ -94,6 +114,14 @@ TEST_CASE("fit --batch: a line per model in LIST's order, a bad model is a line 
 
   CHECK(answers[3]["model"] == dsCnn);
   CHECK(answers[3]["schema"] == "bundlefit.fit/1");
+
+  // Every line says what it is and is what it says.
+  CHECK(answers[1]["schema"] == "bundlefit.fit-error/1");
+  for (const nlohmann::json &answer : answers)
+    CHECK_MESSAGE(schemaViolations(answer).empty(), schemaViolations(answer));
+  nlohmann::json notAnError = answers[1];
+  notAnError["exit_category"] = "does_not_fit";
+  CHECK(!schemaViolations(notAnError).empty()); // the schema can fail
 
   // Each report is the one `fit MODEL --json` prints, stamp included.
   for (size_t i : {size_t(0), size_t(3)}) {
@@ -140,4 +168,32 @@ TEST_CASE("fit --batch: usage errors name the option") {
       run("fit --batch " + (dir / "models.txt").string() + " --device rt9999", dir);
   CHECK(part.exitCode == 2);
   CHECK_MESSAGE(part.output.find("unknown device 'rt9999'") != std::string::npos, part.output);
+}
+
+TEST_CASE("fit --batch: progress on stderr when asked, the same lines on stdout") {
+  fs::path dir = batchDir("progress");
+  std::ofstream(dir / "models.txt") << model("lenet") << "\n"
+                                    << (dir / "bad.onnx").string() << "\n"
+                                    << model("ds_cnn") << "\n";
+  const std::string batch = "fit --batch " + (dir / "models.txt").string() + " --device rt1060";
+  auto stdoutOf = [&](const std::string &environment) {
+    CommandResult r = bundlefit::test::runProgram(environment + " " + BUNDLEFIT_EXE, batch,
+                                                  (dir / "progress.txt").string());
+    CHECK_MESSAGE(r.exitCode == 4, r.output);
+    std::ifstream in(dir / "progress.txt");
+    std::string progress((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<nlohmann::json> parsed;
+    for (nlohmann::json &line : lines(r.output))
+      parsed.push_back(line.contains("code") ? withoutCacheFlag(line) : line);
+    return std::make_pair(parsed, progress);
+  };
+  auto [shown, progress] = stdoutOf("BUNDLEFIT_PROGRESS=1 BUNDLEFIT_PROGRESS_AFTER_MS=0");
+  CHECK_MESSAGE(progress.find("fit --batch: 3/3 models, ") != std::string::npos, progress);
+  CHECK_MESSAGE(progress.find("/s, ETA ") != std::string::npos, progress);
+  CHECK_MESSAGE(progress.find("fit --batch: 3 models in ") != std::string::npos, progress);
+  CHECK_MESSAGE(progress.find(": 2 fit, 0 do not, 1 failed") != std::string::npos, progress);
+  auto [quiet, none] = stdoutOf("BUNDLEFIT_PROGRESS=0");
+  CHECK_MESSAGE(none.empty(), none);
+  CHECK(shown == quiet);
+  CHECK(shown.size() == 3);
 }
