@@ -22,6 +22,8 @@ packages=(
   python3 python3-onnx python3-numpy
   # `import bundlefit` (python/; without it the build goes on and its test skips)
   pybind11-dev python3-dev
+  # examples/sweep/dask_sweep.py and its test (dask_sweep): Dask distributed worker processes
+  python3-distributed
   # the HTML report test renders the page in headless Chromium (tests/reports)
   chromium chromium-driver
 )

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -418,10 +419,40 @@ Device resolveBoard(const json &doc, const Device &part, const std::string &file
   return device;
 }
 
+namespace {
+
+/// The database `cmake --install` put beside the binary this code runs in:
+/// <prefix>/share/bundlefit/device_db for <prefix>/bin/bundlefit and for
+/// <prefix>/lib/python3.X/dist-packages/bundlefit.*.so. Empty in a build
+/// tree. So an install to any prefix (a cluster node without the sources)
+/// reads its own parts.
+std::string installedDirectory() {
+  Dl_info info;
+  fs::path binary;
+  std::error_code ec;
+  if (::dladdr(reinterpret_cast<void *>(&installedDirectory), &info) && info.dli_fname &&
+      std::string(info.dli_fname).find(".so") != std::string::npos)
+    binary = info.dli_fname; // the Python module
+  else
+    binary = fs::read_symlink("/proc/self/exe", ec);
+  fs::path dir = fs::absolute(binary, ec).parent_path();
+  for (int up = 0; up < 4 && !dir.empty(); ++up, dir = dir.parent_path()) {
+    fs::path candidate = dir / "share" / "bundlefit" / "device_db";
+    if (fs::is_regular_file(candidate / "schema" / "device.schema.json", ec))
+      return candidate.string();
+    if (dir == dir.parent_path())
+      break;
+  }
+  return "";
+}
+
+} // namespace
+
 std::string DeviceDatabase::defaultDirectory() {
   if (const char *env = std::getenv("BUNDLEFIT_DEVICE_DB"))
     return env;
-  return BUNDLEFIT_DEVICE_DB_DIR;
+  static const std::string installed = installedDirectory();
+  return installed.empty() ? BUNDLEFIT_DEVICE_DB_DIR : installed;
 }
 
 DeviceDatabase DeviceDatabase::loadDefault() {

@@ -9,9 +9,9 @@ against RAM and Flash with each part's capacity: the fit boundary.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/sweep/sweep.py [--out DIR]
 
-The fits are the fast ones (no code generated; the code figure is the device
-file's estimate, labelled so in each report); pass --exact-code to compile
-each candidate for the part's core as `bundlefit fit` does.
+Each answer is `bundlefit fit`'s: the candidate compiled for the part's core
+(code sizes cached, so a second run only plans); --fast generates no code and
+labels the code figure an estimate in each report.
 """
 import argparse
 import concurrent.futures
@@ -30,9 +30,9 @@ RESOLUTIONS = [96, 128, 144, 160, 192, 224]
 PARTS = ["stm32f746", "stm32h743", "rt1062"]  # MCUNet's two parts and the i.MX RT1060
 
 
-def answer(job, exact_code):
+def answer(job, fast):
     width, resolution, part, model = job
-    report = bundlefit.fit(model, device=part, variant="int8", exact_code=exact_code)
+    report = bundlefit.fit(model, device=part, variant="int8", fast=fast, suggestions=False)
     return {"width": width, "resolution": resolution, "part": part,
             "macs": count_macs(width, resolution), "fits": report["fits"],
             "ram": report["totals"]["ram"], "flash": report["totals"]["flash"],
@@ -80,7 +80,7 @@ def plot(rows, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=".")
-    parser.add_argument("--exact-code", action="store_true")
+    parser.add_argument("--fast", action="store_true")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
@@ -93,7 +93,7 @@ def main():
     jobs = [(w, r, part, m) for (w, r), m in models.items() for part in PARTS]
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        rows = list(pool.map(lambda job: answer(job, args.exact_code), jobs))
+        rows = list(pool.map(lambda job: answer(job, args.fast), jobs))
     fitted = time.perf_counter() - start
     with open(os.path.join(args.out, "sweep.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
