@@ -31,7 +31,12 @@ function(bundlefit_add_code_identity)
   list(SORT libraries)
   set(files "")
   foreach(library IN LISTS libraries)
-    list(APPEND files $<TARGET_FILE:${library}>)
+    # Header-only libraries (bundlefit_kernel_abi) have no file: what they
+    # declare is compiled into the libraries that include them.
+    get_target_property(type ${library} TYPE)
+    if(NOT type STREQUAL "INTERFACE_LIBRARY")
+      list(APPEND files $<TARGET_FILE:${library}>)
+    endif()
   endforeach()
   add_custom_command(
     OUTPUT ${BUNDLEFIT_CODE_IDENTITY_HEADER}

@@ -11,22 +11,25 @@
 set(layer_planner "")                       # no ONNX, no LLVM, no files: alone
 set(layer_planner_formats planner)       # Glow traces, MiniMalloc CSV
 set(layer_support "")
+set(layer_kernel_abi "")                 # the C kernels' enums and parameters (header only)
 set(layer_ir support)
-set(layer_int8 ir support)               # int8 arithmetic shared by interp, codegen, CMSIS sizes
-set(layer_interp ir int8)
-set(layer_onnx ir)
-set(layer_passes ir interp)              # constant folding runs the interpreter
-set(layer_quant ir interp int8)
-set(layer_schedule ir planner)
-set(layer_codegen ir schedule support int8)
+# Every operator's definition: shape inference, MACs, traits (src/ops).
+set(layer_ops ir support kernel_abi)
+set(layer_int8 ops ir support kernel_abi)               # int8 arithmetic shared by interp, codegen, CMSIS sizes
+set(layer_interp ops ir int8 kernel_abi)
+set(layer_onnx ir ops)
+set(layer_passes ops ir interp)              # constant folding runs the interpreter
+set(layer_quant ops ir interp int8)
+set(layer_schedule ops ir planner)
+set(layer_codegen ops ir schedule support int8 kernel_abi)
 # device_db runs no passes (issue 14): it summarizes the plan the driver
 # made. int8: the CMSIS-NN *_get_buffer_size formulas (kernel scratch per
 # variant).
-set(layer_device schedule planner support int8)
+set(layer_device ops schedule planner support int8)
 # `fit --verify-link` builds firmware from plain regions and sizes that the
 # driver fills from the device (driver/PartLink.h): bundle never links device.
 set(layer_bundle schedule interp support)
-set(layer_reports schedule device)
+set(layer_reports ops schedule device)
 # The one pipeline (src/driver): load, passes, quantize, memory-opt, plan,
 # codegen, bundle, and the sizing of builds for a part on top of it.
 # interp: `run` (ModelRun.h) reads and writes .npy and compares the bundle's
@@ -40,7 +43,9 @@ set(layer_cli driver onnx passes schedule reports planner_formats codegen bundle
 set(external_planner "^Threads::Threads$")   # deep exact-search sections run on a big-stack thread
 set(external_planner_formats "")
 set(external_support "")
+set(external_kernel_abi "")
 set(external_ir "")
+set(external_ops "")
 set(external_int8 "")
 set(external_interp "")
 set(external_onnx "^onnx_proto$" "^protobuf::")
@@ -62,4 +67,5 @@ set(never_device codegen "LLVM")
 set(never_reports codegen "LLVM")
 set(never_bundle device)             # firmware from plain structs (driver/PartLink.h)
 set(never_schedule codegen onnx "LLVM")
-set(never_ir codegen onnx schedule "LLVM")
+set(never_ir ops codegen onnx schedule "LLVM")
+set(never_ops codegen onnx schedule interp "LLVM")

@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "FuzzSupport.h"
 
-#include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include <cstdint>
 #include <cstdio>

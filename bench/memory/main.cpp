@@ -22,7 +22,7 @@
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"

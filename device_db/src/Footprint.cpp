@@ -2,7 +2,7 @@
 #include "bundlefit/device/Footprint.h"
 
 #include "bundlefit/int8/CmsisBufferSizes.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 

@@ -1,6 +1,6 @@
 #include "bundlefit/reports/MemoryReport.h"
 
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/reports/LayerTable.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/CheckedMath.h"

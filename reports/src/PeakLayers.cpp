@@ -1,6 +1,6 @@
 #include "bundlefit/reports/PeakLayers.h"
 
-#include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ops/PatchStage.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/reports/TextTable.h"
 

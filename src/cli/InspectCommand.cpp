@@ -3,7 +3,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/ir/Graph.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/reports/TextTable.h"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 //===- LowerFused.cpp - ConvPool and in-place depthwise kernel calls --------===//
 #include "LowerFused.h"
 
-#include "../ir/ops/ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/support/Error.h"
 

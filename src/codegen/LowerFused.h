@@ -10,8 +10,8 @@
 
 #include "LowerInt8.h"
 
-#include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/InPlaceOps.h"
+#include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <optional>

@@ -12,15 +12,15 @@
 #include "LowerInt8.h"
 #include "NodeFunctions.h"
 
-#include "../ir/ops/ShapeHelpers.h"
-#include "../kernels/bundlefit_kernels.h" // bf_binary_op, bf_pad_mode
+#include "bundlefit/kernels/abi.h" // bf_binary_op, bf_pad_mode
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/int8/Int8Params.h"
-#include "bundlefit/ir/FusedActivations.h"
-#include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/ir/PatchStage.h"
-#include "bundlefit/ir/Softmax.h"
-#include "bundlefit/ir/UnaryMath.h"
+#include "bundlefit/ops/FusedActivations.h"
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/PatchStage.h"
+#include "bundlefit/ops/Softmax.h"
+#include "bundlefit/ops/UnaryMath.h"
 #include "bundlefit/support/Error.h"
 
 #include <llvm/IR/Constants.h>
@@ -127,7 +127,7 @@ struct Activation {
 };
 
 Activation fusedActivation(const Node &node) {
-  const FusedActivationKind &kind = fusedActivationOf(node); // ir/FusedActivations.h
+  const FusedActivationKind &kind = fusedActivationOf(node); // ops/FusedActivations.h
   Activation act;
   act.kind = kind.code;
   fusedActivationParams(kind, node, act.a, act.b);
@@ -142,7 +142,7 @@ struct Window {
 };
 
 /// Window geometry of Conv/Pool (`transposed` false) or ConvTranspose. Pads
-/// come from src/ir/ops/ShapeHelpers.h, the helper type inference and the
+/// come from bundlefit/ops/ShapeHelpers.h, the helper type inference and the
 /// interpreter use, so auto_pad / output_shape / ceil_mode resolve exactly as
 /// they do there (ConvTranspose SAME pads depend on the *input* length and may
 /// be negative with output_shape; a private copy of the formula got it wrong).
@@ -284,7 +284,7 @@ private:
   void emitKernelCall(const KernelCall &kernelCall); // KernelCall.h
   void appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> &args);
   void emitInt8Calls(const Node &node);   // LowerInt8.h
-  void lowerPatchStage(const Node &node); // ir/PatchStage.h
+  void lowerPatchStage(const Node &node); // ops/PatchStage.h
   void lowerView(const Node &node);
   void lowerConv(const Node &node, bool transposed);
   void lowerPool(const Node &node, bool isMax);

@@ -8,8 +8,8 @@
 
 #include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/int8/Int8Params.h"
-#include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/InPlaceOps.h"
+#include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/support/Error.h"
 
 #include <array>

@@ -8,7 +8,7 @@
 #include "bundlefit/int8/CmsisLayout.h"
 
 #include "bundlefit/int8/Int8Params.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 

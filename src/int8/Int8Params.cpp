@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/int8/Int8Params.h"
-#include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/ir/Softmax.h"
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/Softmax.h"
 
-#include "../ir/ops/ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/support/Error.h"
 
@@ -250,7 +250,7 @@ bool isInt8Node(const Node &node) {
 }
 
 bool needsInt8Kernel(const Node &node) {
-  if (node.opType == "PatchStage") // Runs its body's kernels (ir/PatchStage.h).
+  if (node.opType == "PatchStage") // Runs its body's kernels (ops/PatchStage.h).
     return false;
   if (hasOpTrait(node.opType, kOpMovesBytes)) // Any dtype: the float copy kernels.
     return false;

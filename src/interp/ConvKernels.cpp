@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/interp/Interpreter.h"
 
-#include "../ir/ops/ShapeHelpers.h"
 #include "FusedActivation.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 namespace bundlefit {
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/PatchStage.h"
 
 #include <cstring>
 #include <map>

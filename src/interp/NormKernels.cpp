@@ -3,7 +3,7 @@
 
 #include "FusedActivation.h"
 
-#include "bundlefit/ir/Softmax.h"
+#include "bundlefit/ops/Softmax.h"
 
 #include <cmath>
 

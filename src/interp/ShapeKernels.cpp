@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "../ir/ops/BroadcastShape.h"
 #include "Broadcast.h"
+#include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/Error.h"
 
 #include <cstring>

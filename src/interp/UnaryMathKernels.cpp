@@ -1,14 +1,14 @@
 //===- UnaryMathKernels.cpp - Reference float math functions ---------------===//
 //
-// The rows of ir/UnaryMath.h, evaluated in double precision with <cmath>
+// The rows of ops/UnaryMath.h, evaluated in double precision with <cmath>
 // (written apart from the bundle kernel math.c, so each checks the other
 // against the ONNX test data).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/ir/UnaryMath.h"
+#include "bundlefit/ops/UnaryMath.h"
 
-#include "../kernels/bundlefit_kernels.h" // enum bf_unary_op
+#include "bundlefit/kernels/abi.h" // enum bf_unary_op
 
 #include "bundlefit/support/Error.h"
 

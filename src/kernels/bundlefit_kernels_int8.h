@@ -31,10 +31,7 @@
  *    QDQ test models). ONNX's QLinearConv / QDQ semantics (and onnxruntime)
  *    round the exact value once; pre-quantized models set this flag unless
  *    built with --use-cmsis (docs/quantized-ir.md).
- */
-#define BF_I8_PER_CHANNEL 1
-#define BF_I8_SINGLE_ROUNDING 2
-/*
+ * The flags' values are in bundlefit/kernels/abi.h.
  *
  * Bias: `bias` is int32 at the accumulator scale (inputScale * weightScale[c])
  * or NULL. Instead, an int8 bias (`--quantization-precision-bias Int8`) comes
@@ -49,6 +46,8 @@
  *===----------------------------------------------------------------------===*/
 #ifndef BUNDLEFIT_KERNELS_INT8_H
 #define BUNDLEFIT_KERNELS_INT8_H
+
+#include "bundlefit/kernels/abi.h"
 
 #include <stdint.h>
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/passes/Passes.h"
 
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 namespace bundlefit {
 

@@ -8,7 +8,7 @@
 // direction) in the next folding round; int8 quantizes the unrolled nodes
 // like any others; the planner sees each step's state as a short-lived
 // buffer. Equations: ONNX's LSTM/GRU/RNN (default activations; inference in
-// ir/ops/RecurrentOps.cpp refuses the others).
+// ops/recurrent/RecurrentOps.cpp refuses the others).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/passes/Passes.h"

@@ -13,7 +13,7 @@
 #include "bundlefit/passes/Passes.h"
 
 #include "PassUtils.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include <cmath>
 

@@ -15,7 +15,7 @@
 
 #include "PassUtils.h"
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include <algorithm>
 #include <cstring>

@@ -22,9 +22,9 @@
 // (the body keeps int8 types) and after fuseConvPool.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/InPlaceOps.h"
-#include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ops/InPlaceOps.h"
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/support/CheckedMath.h"
 

@@ -12,8 +12,8 @@
 // is already inside the Conv).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
 
 #include "PassUtils.h"

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/FoldQdq.h"
 
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include <cstring>
 

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/QuantizeGraph.h"
 
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "InPlacePlanning.h"
 
-#include "bundlefit/ir/InPlaceOps.h"
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/planner/Planner.h"
 
 #include <algorithm>

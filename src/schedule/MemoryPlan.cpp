@@ -9,8 +9,8 @@
 
 #include "InPlacePlanning.h"
 
-#include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/planner/CheckedArithmetic.h"
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/WeightLayout.h"

@@ -131,7 +131,8 @@ std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
 void mergeStub(const std::string &target, const fs::path &bundleObject, const fs::path &work,
                bool log) {
   std::string cc;
-  std::vector<std::string> flags = {"-O1", "-std=c11", "-I", KERNELS_DIR};
+  std::vector<std::string> flags = {"-O1",       "-std=c11", "-I",
+                                    KERNELS_DIR, "-I",       std::string(KERNELS_DIR) + "/include"};
   if (target == "host") {
     cc = requireHostCC();
     flags.push_back("-fPIC");

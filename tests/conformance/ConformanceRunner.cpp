@@ -1,8 +1,8 @@
 //===- ConformanceRunner.cpp - Import, optimise, run, compare --------------===//
 #include "ConformanceRunner.h"
 
-#include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/support/Error.h"
 

@@ -13,7 +13,7 @@
 #include "bundlefit/codegen/Target.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
-#include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/ops/FusedOps.h"
 #include "bundlefit/passes/Passes.h"
 
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // --memory-opt 2: patch-based execution of the high-resolution prefix
-// (ir/PatchStage.h). The tile program must reproduce the layers it replaces:
+// (ops/PatchStage.h). The tile program must reproduce the layers it replaces:
 // int8 bit for bit, float within 1e-5 relative, for every grid (borders,
 // uneven splits, crops for residual adds, strided convs with asymmetric
 // pads), in the interpreter (which runs the tile program) and in bundles on
@@ -11,9 +11,9 @@
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
-#include "bundlefit/ir/FusedOps.h"
-#include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"

@@ -1,7 +1,7 @@
 // Building the graph: constants, inputs, names, outputs, unsupported ops.
 #include "TestModel.h"
 
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include "SkipTest.h"
 #include <doctest/doctest.h>

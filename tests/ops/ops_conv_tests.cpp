@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <doctest/doctest.h>
 
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
 
 #include <cfloat>

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "../onnx/TestModel.h"
 
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/quant/FoldQdq.h"
 #include "bundlefit/quant/QuantizeGraph.h"

@@ -7,8 +7,8 @@
 #include "bundlefit/quant/QuantizeGraph.h"
 
 #include "bundlefit/interp/Interpreter.h"
-#include "bundlefit/ir/OpRegistry.h"
 #include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/support/Error.h"
 

@@ -6,7 +6,7 @@
 // (the observer sees every tensor). Speed is not a goal; clarity is.
 //
 // Kernels are registered per operator family in src/interp/<Family>.cpp,
-// listed in src/interp/AllKernels.cpp, mirroring src/ir/ops/.
+// listed in src/interp/AllKernels.cpp, mirroring src/ops/.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -45,8 +45,8 @@ void registerResizeKernels(KernelTable &table);
 void registerElementwiseKernels(KernelTable &table);
 void registerShapeKernels(KernelTable &table);
 void registerReduceKernels(KernelTable &table);
-void registerFusedKernels(KernelTable &table);     // ConvPool (ir/FusedOps.h)
-void registerUnaryMathKernels(KernelTable &table); // ir/UnaryMath.h
+void registerFusedKernels(KernelTable &table);     // ConvPool (ops/FusedOps.h)
+void registerUnaryMathKernels(KernelTable &table); // ops/UnaryMath.h
 void registerMovementKernels(KernelTable &table);
 void registerIndexKernels(KernelTable &table); // GatherElements, GatherND, Scatter, OneHot  //
                                                // Expand, Tile, DepthToSpace, Trilu

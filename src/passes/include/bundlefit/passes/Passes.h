@@ -63,7 +63,7 @@ size_t fuseActivations(Graph &graph);
 
 /// --memory-opt >= 1: a 2-D float Conv (with its fused activation) whose
 /// output only feeds a MaxPool or AveragePool becomes one ConvPool node
-/// (ir/FusedOps.h) that never materialises the conv output. Run after
+/// (ops/FusedOps.h) that never materialises the conv output. Run after
 /// runDefaultPasses. Returns the number of fusions.
 size_t fuseConvPool(Graph &graph);
 
@@ -77,7 +77,7 @@ struct PatchStageOptions {
 };
 
 /// --memory-opt >= 2: the run of nodes that lowers the estimated peak most
-/// becomes one PatchStage node (ir/PatchStage.h) run tile by tile, then the
+/// becomes one PatchStage node (ops/PatchStage.h) run tile by tile, then the
 /// next such run, while each lowers the estimate (a forced stageOutput: one
 /// stage, starting the graph). Run after quantization and fuseConvPool.
 /// Returns the number of stages formed.

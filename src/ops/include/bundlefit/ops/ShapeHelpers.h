@@ -1,6 +1,6 @@
 //===- ShapeHelpers.h - Geometry shared by type inference and kernels ------===//
 //
-// Header-only helpers used both by src/ir/ops/*Ops.cpp (static shapes) and by
+// Header-only helpers used both by src/ops/<family>/*Ops.cpp (static shapes) and by
 // src/interp/*Kernels.cpp (the reference loops), so that the padding a kernel
 // applies is by construction the padding type inference assumed.
 //
@@ -17,8 +17,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/ir/FusedActivations.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>

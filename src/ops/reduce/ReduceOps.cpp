@@ -9,7 +9,7 @@
 // MACs: one per *input* element (each is accumulated/compared once).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/support/Error.h"
 

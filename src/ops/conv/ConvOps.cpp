@@ -6,9 +6,9 @@
 // MACs: Conv = |Y| * (C/group) * prod(k); ConvTranspose = |X| * (M/group) * prod(k).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 namespace bundlefit {
 

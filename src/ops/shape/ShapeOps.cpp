@@ -15,9 +15,9 @@
 // parameters are left alone). MACs: all of these are data movement, 0.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "BroadcastShape.h"
+#include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 

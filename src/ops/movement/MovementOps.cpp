@@ -7,9 +7,9 @@
 // dims. The shape-giving operands are parameters (kParametersFrom1).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "BroadcastShape.h"
+#include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/Error.h"
 
 namespace bundlefit {

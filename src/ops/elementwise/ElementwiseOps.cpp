@@ -13,9 +13,9 @@
 // does one arithmetic step per element; the counts are for cost reports).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "BroadcastShape.h"
+#include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/Error.h"
 
 namespace bundlefit {

@@ -1,4 +1,4 @@
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"

@@ -1,8 +1,8 @@
 //===- InPlaceOps.cpp - Which operators may write over their own input ------===//
-#include "bundlefit/ir/InPlaceOps.h"
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/support/CheckedMath.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include <algorithm>
 

@@ -27,9 +27,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/LinearQuant.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 namespace bundlefit {
 

@@ -13,9 +13,9 @@
 // The default activations only (Sigmoid/Tanh), no clip, no input_forget.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 #include "bundlefit/support/CheckedMath.h"
 
 #include <optional>

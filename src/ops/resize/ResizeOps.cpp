@@ -10,9 +10,9 @@
 // keep_aspect_ratio_policy. MACs = 0 (data movement / interpolation).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include <cmath>
 

@@ -11,14 +11,14 @@
 // them all.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ops/PatchStage.h"
 
-#include "bundlefit/ir/InPlaceOps.h"
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/InPlaceOps.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include <algorithm>
 #include <mutex>

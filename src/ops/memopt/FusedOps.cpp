@@ -4,14 +4,14 @@
 // so the fused node can never disagree with the two nodes it replaced.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/FusedOps.h"
+#include "bundlefit/ops/FusedOps.h"
 
-#include "bundlefit/ir/InPlaceOps.h"
-#include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/ir/PatchStage.h"
+#include "bundlefit/ops/InPlaceOps.h"
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/PatchStage.h"
 #include "bundlefit/support/CheckedMath.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 namespace bundlefit {
 

@@ -6,12 +6,12 @@
 // elementwise float op needs.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/UnaryMath.h"
+#include "bundlefit/ops/UnaryMath.h"
 
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
-#include "../../kernels/bundlefit_kernels.h" // enum bf_unary_op
+#include "bundlefit/kernels/abi.h" // enum bf_unary_op
 
 namespace bundlefit {
 namespace {

@@ -9,11 +9,11 @@
 //   normalise over the flattened dims [axis, rank), axis default 1. MACs = 0.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
-#include "bundlefit/ir/Softmax.h"
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/Softmax.h"
 #include "bundlefit/support/CheckedMath.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include <algorithm>
 

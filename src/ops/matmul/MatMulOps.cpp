@@ -7,9 +7,9 @@
 // MACs: Gemm = M*N*K; MatMul = |Y| * K. Both may carry a fused activation.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 namespace bundlefit {
 

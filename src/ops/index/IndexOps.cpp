@@ -14,9 +14,9 @@
 //     values); constant folding computes it.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ir/OpRegistry.h"
+#include "bundlefit/ops/OpRegistry.h"
 
-#include "ShapeHelpers.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 namespace bundlefit {
 

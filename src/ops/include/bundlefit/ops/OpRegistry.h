@@ -3,7 +3,7 @@
 // For every operator bundlefit supports, an OpSchema says how to compute the
 // output types from the input types (static shape/dtype inference) and how
 // many multiply-accumulates a node costs. Operators are registered explicitly,
-// one family per file in src/ir/ops/, listed in src/ir/ops/AllOps.cpp (no
+// one family per folder in src/ops/<family>/, listed in src/ops/AllOps.cpp (no
 // static initialisers: they vanish when linking static libraries).
 //
 // Operand conventions are ONNX opset 13 (see Graph.h). Attributes bundlefit
@@ -145,7 +145,7 @@ inline bool isViewOp(const std::string &opType) { return hasOpTrait(opType, kOpV
 /// The int8 rule of `opType` (None when unknown).
 Int8Rule int8RuleOf(const std::string &opType);
 
-// One registration function per operator family (src/ir/ops/<Family>.cpp).
+// One registration function per operator family (src/ops/<family>/<Family>Ops.cpp).
 void registerConvOps(OpRegistry &registry);        // Conv, ConvTranspose
 void registerPoolOps(OpRegistry &registry);        // MaxPool, AveragePool, Global*Pool
 void registerMatMulOps(OpRegistry &registry);      // Gemm, MatMul

@@ -1,9 +1,9 @@
 //===- FusedActivations.cpp - The table of fusable activations -------------===//
-#include "bundlefit/ir/FusedActivations.h"
+#include "bundlefit/ops/FusedActivations.h"
 
 #include "bundlefit/support/Error.h"
 
-#include "../kernels/bundlefit_kernels.h" // enum bf_activation
+#include "bundlefit/kernels/abi.h" // enum bf_activation
 
 #include <cfloat>
 
