@@ -5,6 +5,7 @@
 #
 #   bundlefit_add_bundle(<target> MODEL m.onnx
 #                        [NETWORK_NAME n] [TARGET cortex-m7] [DEVICE rt1060]
+#                        [WEIGHTS flash|ram|auto|placement.json]
 #                        [PROFILE p.yaml] [USE_CMSIS] [CMSIS_NN_DIR dir]
 #                        [MEMORY_OPT 0|1|2] [OUTPUT_DIR dir] [NO_EMBED_WEIGHTS]
 #                        [RESERVE_RAM bytes|pct%] [RESERVE_FLASH bytes|pct%]
@@ -19,17 +20,26 @@
 #     <net>.weights.bin (.incbin, 64-aligned, section .rodata.<net>_weights)
 #     as `const uint8_t <net>_constant_weight[]`, declared in
 #     <net>_weights.h,
-#   - with DEVICE: runs `bundlefit fit` first, and fails the build when the
-#     model does not fit the part (exit 3), printing the fit report; the
-#     headroom arguments become fit's --reserve-ram, --reserve-flash,
-#     --app-ram and --app-flash (room kept for the application, or its own
-#     footprint in place of the part's SDK baseline),
+#   - with DEVICE: runs `bundlefit fit --brief` first, for the placement the
+#     build makes: one line when the model fits, the whole fit report and a
+#     failed build when it does not (exit 3); the headroom arguments become
+#     fit's --reserve-ram, --reserve-flash, --app-ram and --app-flash (room
+#     kept for the application, or its own footprint in place of the part's
+#     SDK baseline). Without WEIGHTS the bundle keeps Glow's API and its
+#     weights are embedded in Flash (below), so the check is `--weights flash`,
+#   - with WEIGHTS (needs DEVICE): the bundle is compiled with `--device DEVICE
+#     --weights WEIGHTS` (and the headroom arguments), as `fit` places it:
+#     <net>_weights.c (each region's weights in its own section, the copy
+#     table) is added to <target>'s sources in place of the embedded weights,
+#     and <NET>_WEIGHTS_LD names the linker-script fragment to INCLUDE; the
+#     firmware calls <net>_copy_weights() at start-up and <net>_run(),
 #   - warns at configure time when TARGET is not the core of DEVICE that runs
 #     bundles (TARGET cortex-m7 with DEVICE lpc55s69, a Cortex-M33 part),
 #   - links the C math library (libm: the float kernels call expf, tanhf...),
-#   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN and
-#     <NET>_WEIGHTS_TXT (<NET> = network name in upper case), and the same
-#     values as properties BUNDLEFIT_<NET>_... on <target>.
+#   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN,
+#     <NET>_WEIGHTS_TXT and with WEIGHTS <NET>_WEIGHTS_LD (<NET> = network name
+#     in upper case), and the same values as properties BUNDLEFIT_<NET>_... on
+#     <target>.
 # PROFILE becomes --load-profile, USE_CMSIS --use-cmsis, CMSIS_NN_DIR
 # --cmsis-nn-dir and MEMORY_OPT --memory-opt (for fit too, so the verdict is
 # about the bundle built); OPTIONS are passed to `bundlefit compile` as they are.
@@ -94,7 +104,7 @@ endfunction()
 
 function(bundlefit_add_bundle target)
   set(flags USE_CMSIS NO_EMBED_WEIGHTS)
-  set(one MODEL NETWORK_NAME TARGET DEVICE PROFILE CMSIS_NN_DIR OUTPUT_DIR MEMORY_OPT
+  set(one MODEL NETWORK_NAME TARGET DEVICE WEIGHTS PROFILE CMSIS_NN_DIR OUTPUT_DIR MEMORY_OPT
           RESERVE_RAM RESERVE_FLASH APP_RAM APP_FLASH)
   set(multi OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 arg "${flags}" "${one}" "${multi}")
@@ -149,6 +159,23 @@ function(bundlefit_add_bundle target)
     list(APPEND compile_args --memory-opt ${arg_MEMORY_OPT})
     list(APPEND fit_args --memory-opt ${arg_MEMORY_OPT})
   endif()
+  # The placement the build makes: Glow's one constantWeight embedded in
+  # Flash, or with WEIGHTS the weights placed for DEVICE as `fit` places them.
+  set(placement_args)
+  if(arg_WEIGHTS)
+    if(NOT arg_DEVICE)
+      message(FATAL_ERROR "bundlefit_add_bundle(${target}): WEIGHTS needs DEVICE (the part the weights are placed for)")
+    endif()
+    set(weights "${arg_WEIGHTS}")
+    if(NOT weights MATCHES "^(flash|ram|auto)$")
+      get_filename_component(weights "${weights}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      list(APPEND depends "${weights}")
+    endif()
+    set(placement_args --device "${arg_DEVICE}" --weights "${weights}")
+    list(APPEND fit_args --weights "${weights}")
+  elseif(arg_DEVICE)
+    list(APPEND fit_args --weights flash)
+  endif()
   foreach(headroom RESERVE_RAM RESERVE_FLASH APP_RAM APP_FLASH)
     if(DEFINED arg_${headroom})
       if(NOT arg_DEVICE)
@@ -157,8 +184,12 @@ function(bundlefit_add_bundle target)
       string(TOLOWER "${headroom}" option)
       string(REPLACE "_" "-" option "${option}")
       list(APPEND fit_args --${option} "${arg_${headroom}}")
+      if(arg_WEIGHTS)
+        list(APPEND placement_args --${option} "${arg_${headroom}}")
+      endif()
     endif()
   endforeach()
+  list(APPEND compile_args ${placement_args})
   if(arg_USE_CMSIS)
     if(NOT arg_PROFILE)
       message(FATAL_ERROR "bundlefit_add_bundle(${target}): USE_CMSIS needs PROFILE (CMSIS-NN kernels are int8)")
@@ -223,6 +254,9 @@ function(bundlefit_add_bundle target)
 
   set(outputs "${dir}/${net}.o" "${dir}/${net}.h" "${dir}/${net}.weights.bin"
               "${dir}/${net}.weights.txt" "${dir}/${net}.memory.json")
+  if(arg_WEIGHTS)
+    list(APPEND outputs "${dir}/${net}_weights.c" "${dir}/${net}_weights.ld")
+  endif()
 
   # DEVICE: the fit verdict gates the build. `bundlefit fit` exits 3 when the
   # model does not fit, which fails this step and so the build; its report
@@ -232,8 +266,8 @@ function(bundlefit_add_bundle target)
     set(fit_stamp "${dir}.fit.stamp")
     add_custom_command(
       OUTPUT "${fit_stamp}"
-      COMMAND ${env} "${BUNDLEFIT_EXECUTABLE}" fit "${model}" --device "${arg_DEVICE}"
-              --variant ${variant} ${fit_args}
+      COMMAND ${env} "${BUNDLEFIT_EXECUTABLE}" -q fit "${model}" --device "${arg_DEVICE}"
+              --variant ${variant} --brief ${fit_args}
       COMMAND "${CMAKE_COMMAND}" -E touch "${fit_stamp}"
       DEPENDS ${depends} "${BUNDLEFIT_EXECUTABLE}"
       COMMENT "bundlefit fit ${net} on ${arg_DEVICE}"
@@ -258,7 +292,14 @@ function(bundlefit_add_bundle target)
     target_link_libraries(${target} PRIVATE m)
   endif()
 
-  if(NOT arg_NO_EMBED_WEIGHTS)
+  if(arg_WEIGHTS)
+    # The placed weights: each region's section and the copy table, the
+    # region files found by .incbin on the bundle directory (include path).
+    set_source_files_properties("${dir}/${net}_weights.c" PROPERTIES GENERATED TRUE)
+    target_sources(${target} PRIVATE "${dir}/${net}_weights.c")
+    set(${NET}_WEIGHTS_LD "${dir}/${net}_weights.ld" PARENT_SCOPE)
+    set_property(TARGET ${target} PROPERTY BUNDLEFIT_${NET}_WEIGHTS_LD "${dir}/${net}_weights.ld")
+  elseif(NOT arg_NO_EMBED_WEIGHTS)
     # The weights go into the image through the assembler (.incbin), which is
     # much faster than compiling the 6x larger weights.txt initialiser.
     set(weights_c "${dir}_weights/${net}_weights.c")

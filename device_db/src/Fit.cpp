@@ -40,6 +40,23 @@ int regionIndex(const Device &device, const std::string &name) {
   fatalInternal("device " + device.id + " has no region " + name);
 }
 
+/// The region a placement file gives weight `name` (Flash when it names none).
+int givenRegion(const Device &device, const FitRequest &request, const std::string &name,
+                int flash) {
+  auto it = request.givenRegions.find(name);
+  if (it == request.givenRegions.end())
+    return flash;
+  for (size_t i = 0; i < device.memory.size(); ++i)
+    if (device.memory[i].name == it->second) {
+      if (!device.memory[i].holdsData)
+        throw Error(ExitCode::Usage, request.givenFrom + ": weight '" + name + "' placed in " +
+                                         it->second + ", which holds no data on " + device.id);
+      return int(i);
+    }
+  throw Error(ExitCode::Usage, request.givenFrom + ": weight '" + name + "' placed in region '" +
+                                   it->second + "', which " + device.id + " does not have");
+}
+
 std::string kb(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f KB", double(bytes) / 1024.0);
@@ -67,6 +84,8 @@ const char *weightsPolicyName(WeightsPolicy policy) {
     return "ram";
   case WeightsPolicy::Auto:
     return "auto";
+  case WeightsPolicy::Given:
+    return "given";
   }
   return "?";
 }
@@ -280,6 +299,8 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
     for (size_t i = 0; i < fp.weights.size(); ++i) {
       int r = layout.placements[i].region;
       int index = r == overflow ? (mustBeRam ? ramHome : weightsFlash) : regionOf[r];
+      if (request.weights == WeightsPolicy::Given)
+        index = givenRegion(device, request, fp.weights[i].name, weightsFlash);
       result.weightRegion[i] = &device.memory[index];
       bytesIn[index] += fp.weights[i].bytes;
       countIn[index] += 1;
@@ -289,7 +310,9 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
         continue;
       add(int(index),
           "weights in RAM: " + std::to_string(countIn[index]) +
-              (countIn[index] == 1 ? " tensor" : " tensors") + " (hottest first)",
+              (countIn[index] == 1 ? " tensor" : " tensors") +
+              (request.weights == WeightsPolicy::Given ? " (" + request.givenFrom + ")"
+                                                       : " (hottest first)"),
           bytesIn[index]);
       result.weightsInRam += bytesIn[index];
     }
@@ -487,7 +510,8 @@ std::string describe(const Candidate &c) {
 } // namespace
 
 PickResult pickBuild(const Device &device, const FitRequest &request,
-                     const FootprintSource &footprintOf, const PickRequest &options) {
+                     const FootprintSource &footprintOf, const PickRequest &options,
+                     const PlacedFootprintSource &placedFootprintOf) {
   PickResult pick;
   std::vector<Variant> variants = options.variants;
   if (variants.empty())
@@ -497,10 +521,13 @@ PickResult pickBuild(const Device &device, const FitRequest &request,
   for (const Variant &variant : variants) {
     if (!variantAvailable(device, variant))
       mainLibrary(device, variant); // Throws: the part lacks the library.
-    ModelFootprint fp = footprintOf(device, variant);
+    std::optional<ModelFootprint> unplaced;
+    if (!placedFootprintOf)
+      unplaced = footprintOf(device, variant);
     for (WeightsPolicy weights : {WeightsPolicy::Flash, WeightsPolicy::Ram}) {
       FitRequest changed = request;
       changed.weights = weights;
+      const ModelFootprint fp = unplaced ? *unplaced : placedFootprintOf(device, variant, changed);
       pick.candidates.push_back(
           {variant, weights, fitModel(device, fp, changed), false, fp.buildable, fp.estimates});
     }
@@ -589,7 +616,16 @@ nlohmann::json fitResultJson(const Device &device, const ModelFootprint &fp, con
                       {"compute_cycles", layer.computeCycles},
                       {"memory_cycles", layer.memoryCycles},
                       {"ms", layer.ms}});
+  // Where each weight tensor goes: what `compile --device --weights FILE`
+  // reads back, and what the bundle's weight segments carry.
+  json placement = json::array();
+  for (size_t i = 0; i < fp.weights.size() && i < r.weightRegion.size(); ++i)
+    placement.push_back({{"name", fp.weights[i].name},
+                         {"bytes", fp.weights[i].bytes},
+                         {"region", r.weightRegion[i] ? r.weightRegion[i]->name : ""},
+                         {"in_ram", r.weightRegion[i] && !r.weightRegion[i]->isFlash()}});
   return {{"device", device.id},
+          {"weights_placement", placement},
           {"variant", r.variant.name},
           {"weights", weightsPolicyName(r.weights)},
           {"fits", r.fits},

@@ -4,8 +4,10 @@
  *   ...
  *   top class 7 (0.451234)
  * The hex is the score's float32 bit pattern, so a test can compare exactly. */
-#include "lenet.h"         /* from bundlefit_add_bundle: sizes, offsets, entry point */
-#include "lenet_weights.h" /* lenet_constant_weight[]: lenet.weights.bin, embedded */
+#include "lenet.h" /* from bundlefit_add_bundle: sizes, offsets, entry point */
+#ifndef LENET_WEIGHT_SEGMENTS
+#include "lenet_weights.h" /* Glow's API: lenet_constant_weight[], lenet.weights.bin embedded */
+#endif
 
 #include <stdint.h>
 #include <stdio.h>
@@ -69,7 +71,15 @@ int main(void) {
   }
   memcpy(GLOW_GET_ADDR(mutable_weight, LENET_data), input, kInputBytes);
 
+#ifdef LENET_WEIGHT_SEGMENTS
+  /* WEIGHTS placed for the part: each region's weights in its section
+   * (lenet_weights.ld), those in RAM copied from Flash once, then the entry
+   * with every segment where it was placed. */
+  lenet_copy_weights();
+  int rc = lenet_run(mutable_weight, activations);
+#else
   int rc = lenet((uint8_t *)lenet_constant_weight, mutable_weight, activations);
+#endif
   if (rc != GLOW_SUCCESS) {
     printf("lenet_fw: the bundle returned %d\n", rc);
     return 3;

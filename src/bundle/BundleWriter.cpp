@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,8 +100,11 @@ std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan) {
   for (const Value *value : plan.placeholders)
     names.push_back(value->name);
   // The size and alignment macros share the <NET>_ prefix with the offsets.
-  return uniqueLegalNames(
-      names, {"CONSTANT_MEM_SIZE", "MUTABLE_MEM_SIZE", "ACTIVATIONS_MEM_SIZE", "MEM_ALIGN"});
+  std::set<std::string> reserved = {"CONSTANT_MEM_SIZE", "MUTABLE_MEM_SIZE", "ACTIVATIONS_MEM_SIZE",
+                                    "MEM_ALIGN"};
+  for (const std::string &name : placementMacroNames(plan))
+    reserved.insert(name);
+  return uniqueLegalNames(names, reserved);
 }
 
 std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networkName,
@@ -172,6 +176,7 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
   text += "// for correct execution or some error code otherwise.\n";
   text += "int " + networkName +
           "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n\n";
+  text += renderPlacementHeader(plan, networkName);
   text += "#ifdef __cplusplus\n}\n#endif\n#endif\n";
   return text;
 }

@@ -11,6 +11,7 @@
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -44,14 +45,12 @@ struct Reader {
   }
 };
 
-} // namespace
-
-std::vector<LinkedSection> readElfSections(const std::string &path) {
+/// The bytes of a little-endian ELF32 file, checked that far.
+std::vector<char> readElf32(const std::string &path) {
   std::ifstream file(path, std::ios::binary);
   if (!file)
     throw Error(ExitCode::BadInputFile, path + ": cannot open the linked firmware");
   std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  Reader r{bytes, path};
   if (bytes.size() < 52 ||
       std::memcmp(bytes.data(),
                   "\x7f"
@@ -59,6 +58,14 @@ std::vector<LinkedSection> readElfSections(const std::string &path) {
                   4) != 0 ||
       bytes[4] != 1 || bytes[5] != 1)
     throw Error(ExitCode::BadInputFile, path + ": not a little-endian ELF32 file");
+  return bytes;
+}
+
+} // namespace
+
+std::vector<LinkedSection> readElfSections(const std::string &path) {
+  const std::vector<char> bytes = readElf32(path);
+  Reader r{bytes, path};
   if (r.u16(18) != kEmArm)
     throw Error(ExitCode::BadInputFile,
                 path + ": not an Arm ELF (e_machine " + std::to_string(r.u16(18)) + ")");
@@ -103,6 +110,71 @@ std::vector<LinkedSection> readElfSections(const std::string &path) {
     sections.push_back(s);
   }
   return sections;
+}
+
+std::vector<uint32_t> readElfWords(const std::string &path, const std::string &symbol,
+                                   size_t count) {
+  const std::vector<char> bytes = readElf32(path);
+  Reader r{bytes, path};
+  uint32_t shoff = r.u32(32);
+  uint16_t shentsize = r.u16(46), shnum = r.u16(48);
+  auto header = [&](uint16_t i) { return shoff + uint64_t(i) * shentsize; };
+  constexpr uint32_t kShtSymtab = 2;
+  for (uint16_t i = 1; i < shnum; ++i) {
+    if (r.u32(header(i) + 4) != kShtSymtab)
+      continue;
+    uint32_t symbols = r.u32(header(i) + 16), symbolsSize = r.u32(header(i) + 20);
+    uint32_t link = r.u32(header(i) + 24);
+    uint64_t strings = r.u32(header(link) + 16);
+    for (uint64_t at = symbols; at + 16 <= uint64_t(symbols) + symbolsSize; at += 16) {
+      uint64_t nameAt = strings + r.u32(at);
+      r.check(nameAt, 1);
+      const char *name = bytes.data() + nameAt;
+      if (symbol != std::string(name, strnlen(name, bytes.size() - nameAt)))
+        continue;
+      uint32_t value = r.u32(at + 4);
+      uint16_t shndx = r.u16(at + 14);
+      if (shndx == 0 || shndx >= shnum || r.u32(header(shndx) + 4) == kShtNobits)
+        return {};
+      uint64_t offset = r.u32(header(shndx) + 16) + (value - r.u32(header(shndx) + 12));
+      std::vector<uint32_t> words;
+      for (size_t k = 0; k < count; ++k)
+        words.push_back(r.u32(offset + 4 * k));
+      return words;
+    }
+  }
+  return {};
+}
+
+std::string checkEntryCall(const FirmwareSpec &spec, const std::vector<LinkedSection> &sections,
+                           const std::vector<uint32_t> &arguments, bool overflowed) {
+  if (arguments.size() < spec.segments.size())
+    return "the firmware's call to " + spec.entry + " was not found in the ELF (bf_entry_weights)";
+  for (size_t k = 0; k < spec.segments.size(); ++k) {
+    const FirmwareSegment &segment = spec.segments[k];
+    const std::string name = "." + spec.networkName + "_weights_" + segment.id;
+    auto section = std::find_if(sections.begin(), sections.end(),
+                                [&](const LinkedSection &s) { return s.name == name; });
+    auto hex = [](uint64_t value) {
+      char text[24];
+      std::snprintf(text, sizeof text, "0x%08llx", (unsigned long long)value);
+      return std::string(text);
+    };
+    if (section == sections.end())
+      return "the weights of " + segment.region + " (" + name + ") are not in the firmware";
+    if (arguments[k] != section->vma)
+      return "the firmware calls " + spec.entry + " with " + hex(arguments[k]) + " as its " +
+             segment.region + " weights, which were linked at " + hex(section->vma);
+    const FirmwareRegion *region = spec.part.findRegion(segment.region);
+    // An overflowing link runs sections past their region's end (ld's verdict
+    // says so): then only the start is checked.
+    const bool inside = region && section->vma >= region->base &&
+                        (overflowed || section->vma + section->size <= region->base + region->size);
+    if (!inside)
+      return "the " + segment.region + " weights were linked at " + hex(section->vma) +
+             ", outside " + segment.region;
+  }
+  return "";
 }
 
 std::vector<uint64_t> linkedRegionUsage(const FirmwarePart &part,

@@ -1,12 +1,14 @@
 //===- LinkFirmware.cpp - The minimal firmware for `fit --verify-link` -----===//
 //
 // Generates fw.ld (the part's memory map and one output section per thing the
-// fit placed), fw.c (vector table, reset handler, main calling the bundle) and
-// fw_data.S (the reservations and the weights) from the templates
+// fit placed, the bundle's weights placement INCLUDEd), fw.c (vector table,
+// reset handler, main calling the bundle) and fw_data.S (the reservations and
+// buffers) from the templates
 // src/bundle/templates/verify_link{.ld,_section.ld,_data.S,_symbol.S} and
 // verify_link_stub.c. See LinkVerify.h.
 //
 //===----------------------------------------------------------------------===//
+#include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/support/Error.h"
 
@@ -17,21 +19,6 @@
 #include <set>
 
 namespace bundlefit {
-
-namespace {
-
-/// ld region and section names must be plain identifiers; device files may
-/// use anything the schema allows.
-std::string identifier(const std::string &name) {
-  std::string id;
-  for (char c : name)
-    id += std::isalnum((unsigned char)c) || c == '_' ? c : '_';
-  if (id.empty() || std::isdigit((unsigned char)id[0]))
-    id = "R_" + id;
-  return id;
-}
-
-} // namespace
 
 const FirmwareRegion *FirmwarePart::findRegion(const std::string &regionName) const {
   for (const FirmwareRegion &region : regions)
@@ -47,7 +34,7 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
 
   std::set<std::string> taken;
   for (const FirmwareRegion &region : part.regions) {
-    std::string id = identifier(region.name);
+    std::string id = regionIdentifier(region.name);
     while (!taken.insert(id).second)
       id += "_";
     out.ldRegionNames.push_back(id);
@@ -58,23 +45,6 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
         return out.ldRegionNames[i];
     fatalInternal("verify-link: device " + part.id + " has no region '" + regionName + "'");
   };
-
-  // Weights, grouped by the region the fit chose, in weights.bin order.
-  std::vector<std::string> weightRegions;
-  std::vector<std::vector<const FirmwareWeight *>> weightsIn;
-  for (const FirmwareWeight &w : spec.weights) {
-    std::string region = w.region.empty() ? homes.weightsFlash : w.region;
-    size_t k = 0;
-    while (k < weightRegions.size() && weightRegions[k] != region)
-      ++k;
-    if (k == weightRegions.size()) {
-      weightRegions.push_back(region);
-      weightsIn.emplace_back();
-    }
-    weightsIn[k].push_back(&w);
-  }
-  // The entry gets the base of the blob holding the tensor at offset 0.
-  std::string weightsBaseSymbol;
 
   // Every output section in script order (FirmwareSources::sections). The
   // program's own sections are written out in verify_link.ld; `planned`
@@ -114,29 +84,6 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
     buffer(group, name, name.substr(1), region, load, what, noload, writable, align,
            ".space " + std::to_string(bytes), bytes);
   };
-  auto weightsSection = [&](Group &group, size_t k) {
-    const std::string &region = weightRegions[k];
-    std::string id = identifier(region);
-    std::string file = "weights." + id + ".bin";
-    std::string symbol = "bf_weights_" + id;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    uint64_t bytes = 0;
-    for (const FirmwareWeight *w : weightsIn[k]) {
-      ranges.push_back({w->offset, w->bytes});
-      bytes += w->bytes;
-      if (w->offset == 0)
-        weightsBaseSymbol = symbol;
-    }
-    out.blobs.push_back({file, ranges});
-    bool inFlash = part.findRegion(region)->flash;
-    std::string what =
-        std::to_string(weightsIn[k].size()) + " weight tensor" +
-        (weightsIn[k].size() == 1 ? "" : "s") +
-        (inFlash ? " read in place" : " (initialized data, image in " + homes.weightsFlash + ")");
-    buffer(group, "." + symbol, symbol, region, inFlash ? "" : homes.weightsFlash, what, false,
-           !inFlash, 64, ".incbin \"" + file + "\"", bytes);
-  };
-
   // Flash, in AN13001's order: SDK project, bundle code, library image, weights.
   // The SDK project is a whole program (vectors, start-up, main): the stub's
   // own bytes count inside its device-file size, padded up to it.
@@ -148,15 +95,11 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
   planned(".init_array", homes.code, "", "constructors");
   // Each group fills the marker of its name in both templates.
   std::map<std::string, Group> groups;
-  Group &libraryFlash = groups["LIBRARY_FLASH"], &flashWeights = groups["FLASH_WEIGHTS"];
-  Group &staticData = groups["STATIC_DATA"], &ramWeights = groups["RAM_WEIGHTS"];
+  Group &libraryFlash = groups["LIBRARY_FLASH"], &staticData = groups["STATIC_DATA"];
   Group &libraryRam = groups["LIBRARY_RAM"], &buffers = groups["BUFFERS"];
   if (spec.reserved.libraryFlash)
     reserve(libraryFlash, ".bf_library_flash", homes.code, "", "kernel library image (device file)",
             spec.reserved.libraryFlash, false, false, 4);
-  for (size_t k = 0; k < weightRegions.size(); ++k)
-    if (part.findRegion(weightRegions[k])->flash)
-      weightsSection(flashWeights, k);
 
   // Initialized RAM: the stub's (newlib's) .data, static data, weights copied to RAM.
   // The SDK project's RAM (its .data, .bss, stack, heap) holds the stub's
@@ -167,9 +110,25 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
   if (spec.staticBytes)
     reserve(staticData, ".bf_static", homes.staticData, homes.code, "static data (--static-bytes)",
             spec.staticBytes, false, true, 8);
-  for (size_t k = 0; k < weightRegions.size(); ++k)
-    if (!part.findRegion(weightRegions[k])->flash)
-      weightsSection(ramWeights, k);
+  // The bundle's weights: <net>_weights.ld, INCLUDEd here, places each
+  // segment's section; <net>_copy_weights() copies those in RAM at reset.
+  std::set<std::string> bundleSections;
+  std::string aliases;
+  std::set<std::string> aliased;
+  auto alias = [&](const std::string &id, const std::string &region) {
+    if (aliased.insert(id).second)
+      aliases += "REGION_ALIAS(\"BUNDLEFIT_" + id + "\", " + ld(region) + ");\n";
+  };
+  for (const FirmwareSegment &segment : spec.segments) {
+    std::string section = "." + spec.networkName + "_weights_" + segment.id;
+    bundleSections.insert(section);
+    planned(section, segment.region, segment.copied ? homes.weightsFlash : "",
+            segment.copied
+                ? "weights copied to RAM at start-up (image in " + homes.weightsFlash + ")"
+                : "weights read in place");
+    alias(segment.id, segment.region);
+  }
+  alias(regionIdentifier(homes.weightsFlash), homes.weightsFlash);
 
   // Uninitialized RAM.
   if (spec.reserved.libraryRam)
@@ -188,7 +147,7 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
               ", LENGTH = " + templates::hexAddress(region.size) + "\n";
   }
   for (const FirmwareSection &section : out.sections) // copied from Flash at reset
-    if (!section.loadRegion.empty())
+    if (!section.loadRegion.empty() && !bundleSections.count(section.name))
       copyTable += "    LONG(LOADADDR(" + section.name + ")) LONG(ADDR(" + section.name +
                    ")) LONG(SIZEOF(" + section.name + "))\n";
   using templates::withoutFinalNewline;
@@ -196,6 +155,8 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
       {"DEVICE", part.id},
       {"DEVICE_NAME", part.name},
       {"DEVICE_FILE", part.file},
+      {"NETWORK", spec.networkName},
+      {"REGION_ALIASES", withoutFinalNewline(aliases)},
       {"MEMORY", withoutFinalNewline(memory)},
       {"COPY_TABLE", withoutFinalNewline(copyTable)},
       {"SDK_FLASH_BYTES", std::to_string(spec.reserved.sdkFlash)},
@@ -210,14 +171,21 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
   out.linkerScript = templates::fillTemplate(templates::kVerifyLinkScriptTemplate, scriptValues);
   out.data = templates::fillTemplate(templates::kVerifyLinkDataTemplate, dataValues);
 
-  out.startup = templates::fillTemplate(
-      templates::kVerifyLinkStubTemplate,
-      {{"DEVICE", part.id},
-       {"NETWORK", spec.networkName},
-       {"HARD_FLOAT", spec.hardFloat ? "1" : "0"},
-       {"WEIGHTS_DECLARATION",
-        weightsBaseSymbol.empty() ? "" : "extern uint8_t " + weightsBaseSymbol + "[];"},
-       {"WEIGHTS_ARGUMENT", weightsBaseSymbol.empty() ? "0" : weightsBaseSymbol}});
+  std::string entryWeights, entryArguments;
+  for (size_t k = 0; k < spec.entryWeights.size(); ++k) {
+    entryWeights += "    " + spec.entryWeights[k] + ",\n";
+    entryArguments += std::string(spec.entry == spec.networkName ? "(uint8_t *)" : "") + "args[" +
+                      std::to_string(k) + "], ";
+  }
+  if (spec.entryWeights.empty()) // no weights: Glow's entry takes a null base
+    entryWeights = "    0,\n", entryArguments = "0, ";
+  out.startup = templates::fillTemplate(templates::kVerifyLinkStubTemplate,
+                                        {{"DEVICE", part.id},
+                                         {"NETWORK", spec.networkName},
+                                         {"HARD_FLOAT", spec.hardFloat ? "1" : "0"},
+                                         {"ENTRY", spec.entry},
+                                         {"ENTRY_WEIGHTS", withoutFinalNewline(entryWeights)},
+                                         {"ENTRY_ARGUMENTS", entryArguments}});
   return out;
 }
 

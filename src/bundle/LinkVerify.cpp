@@ -26,13 +26,6 @@ void writeFile(const fs::path &path, const std::string &text) {
                 path.string() + ": cannot write (--verify-link work directory)");
 }
 
-std::string readAll(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ExitCode::BadInputFile, path.string() + ": cannot read");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 /// ld's "region `X' overflowed by N bytes", keyed by ld's region name.
 std::map<std::string, uint64_t> overflows(const std::string &log, std::vector<std::string> &lines) {
   std::map<std::string, uint64_t> found;
@@ -74,9 +67,12 @@ std::string LinkVerification::disagreement() const {
   if (agrees())
     return "";
   std::string text;
+  if (!callMatches)
+    text = callProblem;
   if (!verdictsAgree) {
-    text = std::string("the prediction says ") + (predictedFits ? "FITS" : "DOES NOT FIT") +
-           " but the link " + (linkedFits ? "succeeded" : "failed");
+    text += std::string(text.empty() ? "" : "; ") + "the prediction says " +
+            (predictedFits ? "FITS" : "DOES NOT FIT") + " but the link " +
+            (linkedFits ? "succeeded" : "failed");
     std::string regionsText;
     for (const RegionCheck &c : regions)
       if (c.predictedOver != c.linkedOver)
@@ -133,18 +129,13 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
   writeFile(dir / "fw.ld", sources.linkerScript);
   writeFile(dir / "fw.c", sources.startup);
   writeFile(dir / "fw_data.S", sources.data);
-  std::string weights = readAll(spec.weightsPath);
-  for (const auto &[file, ranges] : sources.blobs) {
-    std::string blob;
-    for (const auto &[offset, bytes] : ranges) {
-      if (offset + bytes > weights.size())
-        throw Error(ExitCode::BadInputFile,
-                    spec.weightsPath + ": " + std::to_string(weights.size()) +
-                        " bytes, but a weight ends at " + std::to_string(offset + bytes));
-      blob.append(weights, offset, bytes);
-    }
-    writeFile(dir / file, blob);
-  }
+  const fs::path bundleDir = fs::absolute(spec.bundleDir);
+  const fs::path placementSource = bundleDir / (spec.networkName + "_weights.c");
+  if (!fs::is_regular_file(placementSource) ||
+      !fs::is_regular_file(bundleDir / (spec.networkName + "_weights.ld")))
+    throw Error(ExitCode::BadInputFile,
+                spec.bundleDir + ": no weights placement (" + spec.networkName +
+                    "_weights.c, .ld): the bundle was not compiled with --device");
 
   LinkVerification v;
   v.tolerancePercent = tolerancePercent;
@@ -159,11 +150,12 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
     argv.insert(argv.end(), {"-Os", "-ffunction-sections", "-fdata-sections", "--specs=nano.specs",
                              "--specs=nosys.specs", "-nostartfiles", "-Wl,--gc-sections",
                              "-Wl,--no-warn-rwx-segments", "-Wl,--no-warn-execstack", "-T", "fw.ld",
-                             "-Wl,-Map=" + elf.substr(0, elf.size() - 4) + ".map"});
+                             "-Wl,-Map=" + elf.substr(0, elf.size() - 4) + ".map",
+                             "-I" + bundleDir.string(), "-L" + bundleDir.string()});
     if (keepOnOverflow)
       argv.push_back("-Wl,--noinhibit-exec");
-    argv.insert(argv.end(),
-                {"fw.c", "fw_data.S", fs::absolute(spec.objectPath).string(), "-lm", "-o", elf});
+    argv.insert(argv.end(), {"fw.c", "fw_data.S", placementSource.string(),
+                             fs::absolute(spec.objectPath).string(), "-lm", "-o", elf});
     return runProcess(argv, workDir, 600,
                       (dir / (elf.substr(0, elf.size() - 4) + ".log")).string());
   };
@@ -208,6 +200,14 @@ LinkVerification verifyLink(const FirmwareSpec &spec, const PartToolchain &toolc
       linkedOver.insert(v.regions[i].region);
   }
   v.verdictsAgree = v.predictedFits == v.linkedFits && predictedOver == linkedOver;
+  const size_t arguments = std::max<size_t>(spec.entryWeights.size(), 1);
+  v.callProblem = checkEntryCall(
+      spec, v.sections, readElfWords(v.elfPath, "bf_entry_weights", arguments), !v.linkedFits);
+  v.callMatches = v.callProblem.empty();
+  v.call = spec.entry + "(";
+  for (size_t k = 0; k < spec.segments.size(); ++k)
+    v.call += spec.segments[k].region + ", ";
+  v.call += "mutableWeight, activations)";
   v.sizesAgree = true;
   for (const RegionCheck &c : v.regions)
     v.sizesAgree = v.sizesAgree && c.withinTolerance;

@@ -24,6 +24,10 @@ extern const char *const kVerifyLinkScriptTemplate;  ///< fw.ld
 extern const char *const kVerifyLinkSectionTemplate; ///< One buffer's output section in fw.ld.
 extern const char *const kVerifyLinkDataTemplate;    ///< fw_data.S
 extern const char *const kVerifyLinkSymbolTemplate;  ///< One buffer's symbol in fw_data.S.
+extern const char *const kPlacementWeightsTemplate;  ///< <net>_weights.c of a placed bundle.
+extern const char *const kPlacementSegmentTemplate;  ///< One weight segment in <net>_weights.c.
+extern const char *const kPlacementScriptTemplate;   ///< <net>_weights.ld.
+extern const char *const kPlacementSectionTemplate;  ///< One segment's section in it.
 
 /// Replaces every @NAME@ in `text` with values.at(NAME), in one pass (a value
 /// is never rescanned). A marker alone on its line whose value is empty

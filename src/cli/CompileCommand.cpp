@@ -1,5 +1,6 @@
 //===- CompileCommand.cpp - bundlefit compile MODEL -o DIR -----------------===//
 #include "BundleCompilation.h"
+#include "PlacementOptions.h"
 #include "Progress.h"
 #include "ReportSupport.h"
 
@@ -16,11 +17,14 @@ namespace {
 struct CompileReportOptions {
   JsonReportOption json;
   HtmlReportOption html;
+  PlacementCliOptions placement;
 };
 
-int runCompile(const CompileRequest &request, const CompileReportOptions &reports) {
+int runCompile(const CompileRequest &given, const CompileReportOptions &reports) {
   reports.html.checkFileWritable(); // before the bundle is written: all or nothing
   reports.json.checkFileWritable();
+  CompileRequest request = given;
+  request.placement = partPlacementOf(reports.placement);
   CompiledBundle bundle = compileBundle(request);
   const MemoryPlan &plan = bundle.plan;
   const std::string &net = bundle.networkName;
@@ -44,12 +48,22 @@ int runCompile(const CompileRequest &request, const CompileReportOptions &report
   }
   printText("bundle " + net + " for " + describeTarget(bundle.target) + " written to " +
             request.outputDir + "\n");
+  if (!plan.weightSegments.empty())
+    printText("weights placed for " + plan.weightPlacementSource + ": " +
+              driver::describeWeightSegments(plan) + "; entry " + net +
+              (plan.weightSegments.size() > 1 ? "_placed" : "") + ", " + net + "_run(), " + net +
+              "_weights.c, " + net + "_weights.ld\n");
   if (verbosity() == Verbosity::Quiet) // -q: the result line, no tables (20,000-row models)
     return 0;
   TextTable table({"file / region", "bytes"}, {false, true});
   table.addRow({net + ".o  .text", withThousands(bundle.code.textBytes)});
   table.addRow({net + ".o  .rodata", withThousands(bundle.code.rodataBytes)});
   table.addRow({"CONSTANT_MEM_SIZE (" + net + ".weights.bin)", withThousands(plan.constantSize)});
+  for (const WeightSegment &segment : plan.weightSegments)
+    table.addRow({"  " + segment.region + " (" + net + ".weights." +
+                      regionIdentifier(segment.region) + ".bin" +
+                      (segment.copiedToRam ? ", copied at start-up" : ", read in place") + ")",
+                  withThousands(segment.size)});
   table.addRow({"MUTABLE_MEM_SIZE", withThousands(plan.mutableSize)});
   table.addRow(
       {"ACTIVATIONS_MEM_SIZE (lower bound " + withThousands(plan.activationsLowerBound) + ")",
@@ -70,6 +84,7 @@ void addCompileCommand(CLI::App &app, CommandAction &action) {
   addCompileOptions(*command, *request);
   addQuantOptions(*command, request->quant);
   auto reports = std::make_shared<CompileReportOptions>();
+  addPlacementOptions(*command, reports->placement);
   reports->json.addTo(*command, "the bundle's <net>.memory.json, bundlefit.memory/1");
   reports->html.addTo(*command, "memory timeline, layers");
   command->callback([request, reports, &action] {

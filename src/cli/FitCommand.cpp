@@ -44,7 +44,8 @@ struct FitOptions {
   HtmlReportOption html;
   QuantCliOptions quant; ///< --load-profile...: the int8 bundle sized (and linked).
   HeadroomOptions headroom;
-  std::string batch; ///< --batch LIST: JSON lines, one per model (FitBatch.h).
+  bool brief = false; ///< One line when it fits (the CMake check), the report when not.
+  std::string batch;  ///< --batch LIST: JSON lines, one per model (FitBatch.h).
   unsigned jobs = 0;
   driver::SuggestOptions suggest;
 };
@@ -66,6 +67,24 @@ std::string hex(uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%08llx", (unsigned long long)value);
   return text;
+}
+
+/// --brief: the verdict in one line, with the fullest region.
+std::string briefLine(const std::string &model, const Device &device, const Variant &variant,
+                      const FitRequest &request, const FitResult &fit) {
+  const RegionUse *fullest = nullptr;
+  for (const RegionUse &use : fit.regions)
+    if (use.region->size && (!fullest || use.used * fullest->region->size >
+                                             fullest->used * use.region->size))
+      fullest = &use;
+  std::string line = model + " fits " + device.id + " (" + variant.name + ", weights " +
+                     weightsPolicyName(request.weights) + "): Flash " +
+                     withThousands(fit.totals.flash) + ", RAM " + withThousands(fit.totals.ram) +
+                     ", predicted " + ms(fit.time.ms);
+  if (fullest)
+    line += "; fullest " + fullest->region->name + " " +
+            percent(fullest->used, fullest->region->size);
+  return line + (fit.warnings.empty() ? "" : " (tight: fit shows the report)") + "\n";
 }
 
 driver::FitCheckOptions checkOptionsOf(const FitOptions &options) {
@@ -176,6 +195,10 @@ int runFit(const FitOptions &options) {
       return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }
 
+  if (options.brief && fit.fits && !linked) {
+    std::cout << briefLine(options.model.path, device, variant, request, fit); // unwrapped
+    return 0;
+  }
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), variant " +
                      variant.name + ", weights " + weightsPolicyName(request.weights) + "\n";
   text += "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
@@ -271,6 +294,8 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
       "--verify-link", options->verifyLink,
       "Compile the bundle for the part's core, link a minimal firmware for its memory map "
       "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");
+  command->add_flag("--brief", options->brief,
+                    "One line when the model fits (the whole report when it does not)");
   command->add_option("--link-dir", options->linkDir,
                       "Keep the --verify-link firmware (linker script, sources, ELF, map) in DIR");
   options->html.addTo(*command, "Flash/RAM bars, memory timeline, layers");

@@ -78,7 +78,8 @@ std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build,
   writeBundle(request, *part->bundle);
   part->linkedCode =
       linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle->networkName + ".o")).string(),
-                      part->bundle->networkName, part->toolchain, part->workDir);
+                      firmwareEntryName(part->bundle->plan, part->bundle->networkName),
+                      part->toolchain, part->workDir);
   return part;
 }
 
@@ -90,20 +91,8 @@ LinkVerification verifyPartLink(const PartBundle &part, const device::Device &de
       fit.weightRegion.size() != plan.constants.size())
     fatalInternal("--verify-link: the fit planned " + std::to_string(footprint.weights.size()) +
                   " weight tensors, the bundle " + std::to_string(plan.constants.size()));
-  std::vector<FirmwareWeight> weights;
-  for (size_t i = 0; i < plan.constants.size(); ++i) {
-    const Value *constant = plan.constants[i];
-    if (constant->name != footprint.weights[i].name)
-      fatalInternal("--verify-link: weight " + std::to_string(i) + " is '" + constant->name +
-                    "' in the bundle but '" + footprint.weights[i].name + "' in the fit");
-    const Placement &placement = plan.placementOf(constant);
-    weights.push_back(
-        {constant->name, placement.offset, alignUp(placement.size, MemoryPlan::kAlignment), ""});
-  }
-  FirmwareSpec spec = driver::firmwareSpec(device, fit, std::move(weights));
-  spec.networkName = part.bundle->networkName;
-  spec.objectPath = (fs::path(part.bundleDir) / (spec.networkName + ".o")).string();
-  spec.weightsPath = (fs::path(part.bundleDir) / (spec.networkName + ".weights.bin")).string();
+  FirmwareSpec spec = driver::firmwareSpec(device, fit);
+  driver::setPlacedBundle(spec, plan, part.bundle->networkName, part.bundleDir);
   spec.mutableBytes = plan.mutableSize;
   spec.activationsBytes = plan.activationsSize;
   spec.staticBytes = staticBytes;
@@ -136,7 +125,8 @@ std::string verifyLinkText(const LinkVerification &v, bool keptFiles) {
     text += std::string("link check: ") +
             (v.linkedFits ? "linked" : "link failed (region overflow)") +
             ", same verdict as predicted, every region within " +
-            std::to_string(int(v.tolerancePercent)) + "% of the prediction\n";
+            std::to_string(int(v.tolerancePercent)) + "% of the prediction; " + v.call +
+            " gets each weight segment where it was placed\n";
   else
     text += "link check FAILED: " + v.disagreement() + "\n";
   return text;
@@ -160,6 +150,8 @@ nlohmann::json verifyLinkJson(const LinkVerification &v) {
           {"predicted_fits", v.predictedFits},
           {"verdicts_agree", v.verdictsAgree},
           {"sizes_agree", v.sizesAgree},
+          {"call", v.call},
+          {"call_matches_placement", v.callMatches},
           {"agrees", v.agrees()},
           {"tolerance_percent", v.tolerancePercent},
           {"ld_overflow", v.overflowMessages},

@@ -227,7 +227,7 @@ void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
     if (target.optLevel == CodegenOptLevel::Os) {
       fn.addFnAttr(llvm::Attribute::OptimizeForSize);
     }
-    if (&fn == entry)
+    if (&fn == entry || fn.hasFnAttribute(kEntryAttribute))
       continue;
     // Kernels are private to the bundle: unused ones vanish, used ones can be
     // specialised freely.

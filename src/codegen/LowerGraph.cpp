@@ -334,7 +334,17 @@ private:
   llvm::IRBuilder<> builder_;
   const Graph &graph_;
   const MemoryPlan &plan_;
-  llvm::Value *bases_[3] = {nullptr, nullptr, nullptr};
+  /// constantWeight (or the first weight segment), mutableWeight,
+  /// activations, then the bases of weight segments 1.. (split placements).
+  std::vector<llvm::Value *> bases_ = std::vector<llvm::Value *>(3, nullptr);
+  unsigned baseCount() const {
+    return unsigned(3 + (plan_.weightSegments.size() > 1 ? plan_.weightSegments.size() - 1 : 0));
+  }
+  /// The pointer parameters of node and tile functions: every base.
+  std::vector<llvm::Type *> baseParams() {
+    return std::vector<llvm::Type *>(baseCount(), builder_.getPtrTy());
+  }
+  void nameBases(llvm::Function *fn);
   const Node *current_ = nullptr;
   /// Lowering a patch stage's tile: current_ is the stage, whose scratch is
   /// the tiles' arena; a step's workspace is the arena's im2col part (int8
@@ -410,6 +420,13 @@ llvm::Value *Lowering::address(const Value *value, int64_t byteOffset) {
 
 llvm::Value *Lowering::regionAddress(MemoryRegion region, int64_t offset, const llvm::Twine &name) {
   llvm::Value *base = bases_[int(region)];
+  if (region == MemoryRegion::ConstantWeight && plan_.weightSegments.size() > 1) {
+    // A split placement: the segment's own base, the offset inside it.
+    const size_t segment = plan_.segmentAt(uint64_t(offset));
+    if (segment > 0)
+      base = bases_[2 + segment];
+    offset -= int64_t(plan_.weightSegments[segment].offset);
+  }
   const bool inNodeFunction = builder_.GetInsertBlock()->getParent() == nodeFunction_;
   if (offset == 0 && !inNodeFunction)
     return base;
@@ -418,6 +435,18 @@ llvm::Value *Lowering::regionAddress(MemoryRegion region, int64_t offset, const 
   if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(at); gep && inNodeFunction)
     nodeAddresses_.push_back(gep);
   return at;
+}
+
+void Lowering::nameBases(llvm::Function *fn) {
+  static const char *const names[3] = {"constantWeight", "mutableWeight", "activations"};
+  for (unsigned i = 0; i < baseCount(); ++i) {
+    fn->getArg(i)->setName(i < 3 ? std::string(names[i])
+                                 : "weights_" + plan_.weightSegments[i - 2].region);
+    // The application allocates the regions separately (Glow's contract).
+    fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  }
+  if (plan_.weightSegments.size() > 1)
+    fn->getArg(0)->setName("weights_" + plan_.weightSegments[0].region);
 }
 
 void Lowering::call(const std::string &kernel, std::vector<llvm::Value *> args) {
@@ -448,23 +477,61 @@ void Lowering::stridedCopy(llvm::Value *src, llvm::Value *dst, LoopNest nest, si
 }
 
 llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLayer) {
-  if (module_.getFunction(name))
-    throw Error(ExitCode::Usage,
-                "--network-name '" + name + "' clashes with a kernel symbol; choose another name");
+  const bool split = plan_.weightSegments.size() > 1;
+  for (const std::string &symbol : {name, placedEntryName(name)})
+    if (module_.getFunction(symbol))
+      throw Error(ExitCode::Usage, "--network-name '" + name + "' clashes with a kernel symbol (" +
+                                       symbol + "); choose another name");
   llvm::Type *ptr = builder_.getPtrTy();
-  auto *type = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr, ptr}, false);
-  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
-  auto *nodeType = llvm::FunctionType::get(builder_.getVoidTy(), {ptr, ptr, ptr}, false);
-  const char *argNames[3] = {"constantWeight", "mutableWeight", "activations"};
+  auto *glowType = llvm::FunctionType::get(builder_.getInt32Ty(), {ptr, ptr, ptr}, false);
+  auto *glowEntry =
+      llvm::Function::Create(glowType, llvm::GlobalValue::ExternalLinkage, name, module_);
+  glowEntry->addFnAttr(kEntryAttribute);
+  glowEntry->setDoesNotThrow();
+  const char *glowNames[3] = {"constantWeight", "mutableWeight", "activations"};
+  for (unsigned i = 0; i < 3; ++i) {
+    glowEntry->getArg(i)->setName(glowNames[i]);
+    glowEntry->addParamAttr(i, llvm::Attribute::NoAlias);
+  }
+  // The entry whose body runs the schedule: Glow's, or with a split
+  // placement <net>_placed (weight segments..., mutableWeight, activations),
+  // which Glow's entry calls with each segment's offset in constantWeight.
+  llvm::Function *entry = glowEntry;
+  std::vector<llvm::Value *> entryBases = {glowEntry->getArg(0), glowEntry->getArg(1),
+                                           glowEntry->getArg(2)};
+  if (split) {
+    const size_t segments = plan_.weightSegments.size();
+    std::vector<llvm::Type *> params(segments + 2, ptr);
+    entry =
+        llvm::Function::Create(llvm::FunctionType::get(builder_.getInt32Ty(), params, false),
+                               llvm::GlobalValue::ExternalLinkage, placedEntryName(name), module_);
+    entry->addFnAttr(kEntryAttribute);
+    entry->addFnAttr(llvm::Attribute::NoInline); // one copy of the schedule, not two
+    entry->setDoesNotThrow();
+    for (unsigned i = 0; i < segments + 2; ++i) {
+      entry->getArg(i)->setName(i < segments ? "weights_" + plan_.weightSegments[i].region
+                                             : std::string(glowNames[i - segments + 1]));
+      entry->addParamAttr(i, llvm::Attribute::NoAlias);
+    }
+    std::vector<llvm::Value *> args;
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", glowEntry));
+    for (const WeightSegment &segment : plan_.weightSegments)
+      args.push_back(builder_.CreateInBoundsGEP(builder_.getInt8Ty(), glowEntry->getArg(0),
+                                                builder_.getInt64(int64_t(segment.offset))));
+    args.push_back(glowEntry->getArg(1));
+    args.push_back(glowEntry->getArg(2));
+    builder_.CreateRet(builder_.CreateCall(entry, args));
+    entryBases = {entry->getArg(0), entry->getArg(unsigned(segments)),
+                  entry->getArg(unsigned(segments + 1))};
+    for (unsigned i = 1; i < segments; ++i)
+      entryBases.push_back(entry->getArg(i));
+  }
+  bases_.assign(baseCount(), nullptr);
+  auto *nodeType = llvm::FunctionType::get(builder_.getVoidTy(), baseParams(), false);
   auto setUp = [&](llvm::Function *fn) {
     fn->setDoesNotThrow();
-    for (unsigned i = 0; i < 3; ++i) {
-      fn->getArg(i)->setName(argNames[i]);
-      // The application allocates the three regions separately (Glow's contract).
-      fn->addParamAttr(i, llvm::Attribute::NoAlias);
-    }
+    nameBases(fn);
   };
-  setUp(entry);
   llvm::BasicBlock *entryBlock = llvm::BasicBlock::Create(ctx_, "entry", entry);
   std::vector<const Node *> schedule = plan_.schedule;
   if (schedule.empty())
@@ -474,7 +541,7 @@ llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLa
   // offsets...)`: the kernels are specialised inside it, each kind is
   // optimised on its own, and nodes that differ only in their tensors'
   // offsets share it (compile time grows with the kinds, not the nodes).
-  NodeFunctionPool pool;
+  NodeFunctionPool pool(baseCount());
   int index = 0;
   for (const Node *node : schedule) {
     if (onLayer)
@@ -485,7 +552,7 @@ llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLa
                                name + "." + std::to_string(index++) + "." + node->opType, module_);
     setUp(fn);
     fn->addFnAttr(kNodeFunctionAttribute);
-    for (unsigned i = 0; i < 3; ++i)
+    for (unsigned i = 0; i < baseCount(); ++i)
       bases_[i] = fn->getArg(i);
     nodeFunction_ = fn;
     nodeAddresses_.clear();
@@ -501,7 +568,7 @@ llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLa
       continue;
     }
     NodeFunctionPool::Use use = pool.add(fn, nodeAddresses_);
-    std::vector<llvm::Value *> args = {entry->getArg(0), entry->getArg(1), entry->getArg(2)};
+    std::vector<llvm::Value *> args = entryBases;
     args.insert(args.end(), use.offsets.begin(), use.offsets.end());
     builder_.SetInsertPoint(entryBlock);
     builder_.CreateCall(use.fn, args);
@@ -510,7 +577,7 @@ llvm::Function *Lowering::run(const std::string &name, const LayerCallback &onLa
   current_ = nullptr;
   builder_.SetInsertPoint(entryBlock);
   builder_.CreateRet(builder_.getInt32(0));
-  return entry;
+  return glowEntry;
 }
 
 void Lowering::lowerNode(const Node &node) {
@@ -753,16 +820,15 @@ void Lowering::lowerPatchStage(const Node &node) {
     }
     return kind;
   };
-  llvm::Type *ptr = builder_.getPtrTy();
   std::map<std::string, llvm::Function *> kinds;
   llvm::Function *stageFn = builder_.GetInsertBlock()->getParent();
-  llvm::Value *outerBases[3] = {bases_[0], bases_[1], bases_[2]};
+  const std::vector<llvm::Value *> outerBases = bases_;
   for (const std::vector<PatchStep> &tile : program->tiles) {
     std::vector<int64_t> offsets;
     const std::string kind = kindOf(tile, offsets);
     llvm::Function *&fn = kinds[kind];
     if (!fn) {
-      std::vector<llvm::Type *> params = {ptr, ptr, ptr};
+      std::vector<llvm::Type *> params = baseParams();
       params.insert(params.end(), offsets.size(), builder_.getInt64Ty());
       fn = llvm::Function::Create(llvm::FunctionType::get(builder_.getVoidTy(), params, false),
                                   llvm::GlobalValue::InternalLinkage,
@@ -770,13 +836,13 @@ void Lowering::lowerPatchStage(const Node &node) {
                                   module_);
       fn->setDoesNotThrow();
       fn->addFnAttr(llvm::Attribute::NoInline);
-      for (unsigned i = 0; i < 3; ++i)
+      for (unsigned i = 0; i < baseCount(); ++i)
         fn->addParamAttr(i, llvm::Attribute::NoAlias);
       llvm::IRBuilderBase::InsertPoint saved = builder_.saveIP();
       builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
-      for (unsigned i = 0; i < 3; ++i)
+      for (unsigned i = 0; i < baseCount(); ++i)
         bases_[i] = fn->getArg(i);
-      unsigned nextOffset = 3;
+      unsigned nextOffset = baseCount();
       for (const PatchStep &step : tile) {
         if (step.node) {
           inPatchTile_ = true;
@@ -798,10 +864,9 @@ void Lowering::lowerPatchStage(const Node &node) {
       }
       builder_.CreateRetVoid();
       builder_.restoreIP(saved);
-      for (unsigned i = 0; i < 3; ++i)
-        bases_[i] = outerBases[i];
+      bases_ = outerBases;
     }
-    std::vector<llvm::Value *> args = {bases_[0], bases_[1], bases_[2]};
+    std::vector<llvm::Value *> args = bases_;
     for (int64_t offset : offsets)
       args.push_back(builder_.getInt64(offset));
     builder_.CreateCall(fn, args);
@@ -1203,7 +1268,11 @@ void Lowering::lowerConcat(const Node &node) {
   int64_t axis = node.attrs.getInt("axis", 0);
   if (axis < 0)
     axis += int64_t(out.size());
-  if (node.inputs.size() > kMaxSpecialisedPieces && y->type.numElements() > 0)
+  // The table addresses constants from constantWeight: not with split weights.
+  const bool constantInSegment = plan_.weightSegments.size() > 1 &&
+                                 std::any_of(node.inputs.begin(), node.inputs.end(),
+                                             [](const Value *x) { return x && x->isConstant(); });
+  if (node.inputs.size() > kMaxSpecialisedPieces && y->type.numElements() > 0 && !constantInSegment)
     if (auto pieces = concatPieces(node, axis, plan_)) {
       call("bf_concat_table",
            {bases_[0], bases_[1], bases_[2], address(y), i32(product(out, 0, size_t(axis))),

@@ -17,9 +17,20 @@ namespace bundlefit {
 /// Adds `int <name>(uint8_t *constantWeight, uint8_t *mutableWeight,
 /// uint8_t *activations)` to `module` (which already holds the kernels),
 /// calling one internal function per scheduled non-view node, which calls the
-/// node's kernel(s) with constant shapes.
+/// node's kernel(s) with constant shapes. When the plan splits the weights
+/// over memory regions (MemoryPlan::weightSegments), it also adds
+/// `int <name>_placed(const uint8_t *weights_<REGION>..., uint8_t
+/// *mutableWeight, uint8_t *activations)`, one base per segment, which the
+/// Glow entry calls with the segments' offsets in constantWeight.
 llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph, const MemoryPlan &plan,
                                   const std::string &name, const LayerCallback &onLayer = {});
+
+/// String attribute marking the entry points (external; everything else is
+/// internal to the bundle).
+inline constexpr const char *kEntryAttribute = "bundlefit-entry";
+
+/// The split entry's name for network `name`.
+inline std::string placedEntryName(const std::string &name) { return name + "_placed"; }
 
 /// String attribute marking the per-node functions lowerGraphToEntry creates.
 inline constexpr const char *kNodeFunctionAttribute = "bundlefit-node";

@@ -36,14 +36,14 @@ NodeFunctionPool::Use NodeFunctionPool::add(llvm::Function *lowered,
   llvm::LLVMContext &context = lowered->getContext();
   llvm::Type *ptr = llvm::PointerType::get(context, 0);
   llvm::Type *i64 = llvm::Type::getInt64Ty(context);
-  std::vector<llvm::Type *> params = {ptr, ptr, ptr};
+  std::vector<llvm::Type *> params(bases_, ptr);
   params.insert(params.end(), addresses.size(), i64);
   auto *fn =
       llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context), params, false),
                              lowered->getLinkage(), "", lowered->getParent());
   fn->copyAttributesFrom(lowered);
   fn->splice(fn->end(), lowered);
-  for (unsigned i = 0; i < 3; ++i) {
+  for (unsigned i = 0; i < bases_; ++i) {
     fn->getArg(i)->takeName(lowered->getArg(i));
     lowered->getArg(i)->replaceAllUsesWith(fn->getArg(i));
   }
@@ -54,7 +54,7 @@ NodeFunctionPool::Use NodeFunctionPool::add(llvm::Function *lowered,
     if (gep->getNumIndices() != 1 || !offset || offset->getType() != i64)
       fatalInternal("node address is not a base + constant i64 offset");
     use.offsets.push_back(offset);
-    gep->setOperand(1, fn->getArg(unsigned(3 + i)));
+    gep->setOperand(1, fn->getArg(unsigned(bases_ + i)));
   }
   fn->takeName(lowered);
   lowered->eraseFromParent();
@@ -78,7 +78,7 @@ void NodeFunctionPool::specialiseSingleUses() {
     if (!fn->hasOneUse())
       continue;
     auto *call = llvm::cast<llvm::CallInst>(fn->user_back());
-    for (unsigned i = 3; i < fn->arg_size(); ++i)
+    for (unsigned i = bases_; i < fn->arg_size(); ++i)
       fn->getArg(i)->replaceAllUsesWith(call->getArgOperand(i));
   }
 }

@@ -28,9 +28,13 @@ namespace bundlefit {
 
 class NodeFunctionPool {
 public:
+  /// `bases`: the pointer parameters every node function starts with
+  /// (constantWeight, mutableWeight, activations, then any weight segments).
+  explicit NodeFunctionPool(unsigned bases = 3) : bases_(bases) {}
+
   struct Use {
     llvm::Function *fn = nullptr;
-    /// i64 byte offsets to pass after the three region bases.
+    /// i64 byte offsets to pass after the region bases.
     std::vector<llvm::Constant *> offsets;
   };
 
@@ -52,6 +56,7 @@ private:
   std::vector<llvm::Function *> functions_;
   llvm::GlobalNumberState globalNumbers_;
   size_t shared_ = 0;
+  unsigned bases_ = 3;
 };
 
 } // namespace bundlefit

@@ -1,5 +1,7 @@
 //===- CompileBundle.cpp - Model file in, bundle directory out -------------===//
 #include "bundlefit/driver/CompileBundle.h"
+#include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/PartLink.h"
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
 #include "bundlefit/onnx/OnnxImporter.h"
@@ -25,9 +27,43 @@ void quantizeForBuild(Graph &graph, const CompileRequest &request) {
     quantizeWithSyntheticProfile(graph, request.quant);
 }
 
+/// The part a placed build is for, and the variant it is (fit's names).
+struct PlacedPart {
+  device::DeviceDatabase db; ///< When the request names the part by id.
+  const device::Device *device = nullptr;
+  device::Variant variant;
+};
+
+/// --device: the part's core unless a target is given, the arena planned for
+/// the part's RAM rooms as `fit` plans it.
+std::unique_ptr<PlacedPart> resolvePart(CompileRequest &request) {
+  if (!request.placement)
+    return nullptr;
+  auto part = std::make_unique<PlacedPart>();
+  const driver::PartPlacement &placement = *request.placement;
+  part->device = placement.resolved;
+  if (!part->device) {
+    part->db = driver::loadDeviceDatabase(placement.deviceFiles);
+    part->device = &part->db.get(placement.device);
+  }
+  const bool int8 = request.quant.enabled() || request.syntheticProfile;
+  part->variant = device::parseVariant(!int8 ? "float" : request.useCmsis ? "int8-cmsis" : "int8");
+  if (request.target == "host" && request.triple.empty() && request.mcpu.empty()) {
+    PartToolchain toolchain = driver::partToolchain(*part->device);
+    request.target = toolchain.codegenTarget;
+    if (request.floatAbi.empty())
+      request.floatAbi = toolchain.floatAbi;
+  }
+  if (request.activationRooms.empty() && request.activationCapacity == 0)
+    request.activationRooms = device::arenaRooms(*part->device, part->variant, placement.request);
+  return part;
+}
+
 } // namespace
 
-CompiledBundle buildBundle(const CompileRequest &request) {
+CompiledBundle buildBundle(const CompileRequest &original) {
+  CompileRequest request = original;
+  const std::unique_ptr<PlacedPart> part = resolvePart(request);
   CompiledBundle bundle;
   // Resolve the target first: a bad option should fail before any work.
   bundle.target = resolveTarget(request.target, request.triple, request.mcpu, request.floatAbi,
@@ -79,12 +115,22 @@ CompiledBundle buildBundle(const CompileRequest &request) {
     Stage stage("plan memory");
     bundle.plan = planGraphMemory(*bundle.graph, planOptions);
   }
+  if (part) {
+    driver::placeBundleWeights(bundle.plan, *part->device, part->variant,
+                               request.placement->request, request.placement->refuseOverflow);
+    status("weights placed for " + part->device->id + ": " +
+           driver::describeWeightSegments(bundle.plan));
+  }
   bundle.useCmsis = request.useCmsis;
   bundle.cmsisExtension = extension;
   bundle.cmsisLayoutNodes = cmsis.layoutNodes;
   bundle.cmsisPortable = cmsis.portable;
-  if (!request.generateCode)
-    return bundle;
+  if (request.generateCode)
+    generateBundleCode(bundle, request);
+  return bundle;
+}
+
+void generateBundleCode(CompiledBundle &bundle, const CompileRequest &request) {
   BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
   try {
     Stage stage("generate code");
@@ -100,7 +146,6 @@ CompiledBundle buildBundle(const CompileRequest &request) {
   }
   status("compiled " + bundle.networkName + " for " + describeTarget(bundle.target) + " in " +
          std::to_string(bundle.code.compileSeconds).substr(0, 5) + " s");
-  return bundle;
 }
 
 CompiledBundle compileBundle(const CompileRequest &request) {
@@ -135,13 +180,30 @@ void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
                       {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},
                       {"opt", optLevelName(bundle.target.optLevel)}};
   stampReport(report, request.model.path);
-  writeBundleDirectory(
-      request.outputDir,
-      {{net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},
-       {net + ".h", renderBundleHeader(bundle.plan, net, api)},
-       {net + ".weights.bin", std::string(weights.begin(), weights.end())},
-       {net + ".weights.txt", renderWeightsText(weights)},
-       {net + ".memory.json", report.dump(2) + "\n"}});
+  if (!bundle.plan.weightSegments.empty()) {
+    nlohmann::json segments = nlohmann::json::array();
+    for (const WeightSegment &segment : bundle.plan.weightSegments)
+      segments.push_back({{"region", segment.region},
+                          {"offset", segment.offset},
+                          {"size", segment.size},
+                          {"copied_to_ram", segment.copiedToRam},
+                          {"tensors", segment.constants.size()},
+                          {"file", net + ".weights." + regionIdentifier(segment.region) + ".bin"}});
+    report["weights_placement"] = {
+        {"source", bundle.plan.weightPlacementSource},
+        {"image_region", bundle.plan.weightImageRegion},
+        {"segments", segments},
+        {"entry", bundle.plan.weightSegments.size() > 1 ? net + "_placed" : net}};
+  }
+  std::vector<BundleFile> files = {
+      {net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},
+      {net + ".h", renderBundleHeader(bundle.plan, net, api)},
+      {net + ".weights.bin", std::string(weights.begin(), weights.end())},
+      {net + ".weights.txt", renderWeightsText(weights)},
+      {net + ".memory.json", report.dump(2) + "\n"}};
+  for (BundleFile &file : renderPlacementFiles(bundle.plan, net, weights))
+    files.push_back(std::move(file));
+  writeBundleDirectory(request.outputDir, files);
   if (!request.dumpGraphDag.empty())
     writeFileAtomically(request.dumpGraphDag, renderGraphDot(*bundle.graph, &bundle.plan));
 }

@@ -28,6 +28,22 @@ std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp
   return notes;
 }
 
+/// What is reported is what gets built: the weight segments of the build
+/// sized are the fit's placement, tensor for tensor.
+void checkPlacementBuilt(const MemoryPlan &plan, const FitResult &fit) {
+  if (plan.weightSegments.empty())
+    return;
+  for (size_t i = 0; i < plan.constants.size() && i < fit.weightRegion.size(); ++i) {
+    const Value *constant = plan.constants[i];
+    const WeightSegment &segment =
+        plan.weightSegments[plan.segmentAt(plan.placementOf(constant).offset)];
+    if (!fit.weightRegion[i] || segment.region != fit.weightRegion[i]->name)
+      fatalInternal("weight '" + constant->name + "' is built into " + segment.region +
+                    " but the fit places it in " +
+                    (fit.weightRegion[i] ? fit.weightRegion[i]->name : std::string("none")));
+  }
+}
+
 } // namespace
 
 int FitCheck::exitCode() const { return fit.fits ? 0 : int(ExitCode::DoesNotFit); }
@@ -63,12 +79,16 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
   BuildOptions build = options.build;
   build.arenaRoomsFor = request; // the part's RAM regions are capacities the arena plan targets
   check->sizer = std::make_unique<BuildSizer>(build);
-  check->build = &check->sizer->build(device, check->variant);
+  // Placed as the fit places it: the code sized is the bundle `compile
+  // --device` builds.
+  check->build = &check->sizer->build(device, check->variant, &request);
   ModelFootprint &fp = check->footprint;
   fp = check->build->footprint;
   if (request.codeBytes)
     fp.codeEstimated = false; // the caller measured it (e.g. from a bundle's memory.json)
   check->fit = fitModel(device, fp, request);
+  if (const CompiledBundle *bundle = check->build->bundle.get())
+    checkPlacementBuilt(bundle->plan, check->fit);
   if (const CompiledBundle *bundle = check->build->bundle.get()) {
     check->arenaCapacity = bundle->plan.activationCapacity;
     check->arenaProof = bundle->plan.activationsProof;

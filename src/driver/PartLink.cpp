@@ -1,6 +1,7 @@
 //===- PartLink.cpp - The device side of `fit --verify-link` ---------------===//
 #include "bundlefit/driver/PartLink.h"
 
+#include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/support/Error.h"
 
 namespace bundlefit::driver {
@@ -69,11 +70,7 @@ FirmwarePart firmwarePart(const device::Device &device) {
   return part;
 }
 
-FirmwareSpec firmwareSpec(const device::Device &device, const device::FitResult &fit,
-                          std::vector<FirmwareWeight> weights) {
-  if (weights.size() != fit.weightRegion.size())
-    fatalInternal("--verify-link: " + std::to_string(weights.size()) +
-                  " weight tensors for a fit of " + std::to_string(fit.weightRegion.size()));
+FirmwareSpec firmwareSpec(const device::Device &device, const device::FitResult &fit) {
   FirmwareSpec spec;
   spec.part = firmwarePart(device);
   spec.homes.code = device.homes.code;
@@ -93,10 +90,22 @@ FirmwareSpec firmwareSpec(const device::Device &device, const device::FitResult 
   for (const device::RegionUse &use : fit.regions)
     spec.predicted.push_back(use.used);
   spec.predictedFits = fit.fits;
-  for (size_t i = 0; i < weights.size(); ++i)
-    weights[i].region = fit.weightRegion[i] ? fit.weightRegion[i]->name : "";
-  spec.weights = std::move(weights);
   return spec;
+}
+
+void setPlacedBundle(FirmwareSpec &spec, const MemoryPlan &plan, const std::string &networkName,
+                     const std::string &bundleDir) {
+  spec.networkName = networkName;
+  spec.bundleDir = bundleDir;
+  spec.objectPath = bundleDir + "/" + networkName + ".o";
+  spec.entry = firmwareEntryName(plan, networkName);
+  spec.segments.clear();
+  spec.entryWeights.clear();
+  for (const WeightSegment &segment : plan.weightSegments) {
+    const std::string id = regionIdentifier(segment.region);
+    spec.segments.push_back({segment.region, id, segment.size, segment.copiedToRam});
+    spec.entryWeights.push_back(networkName + "_weights_" + id);
+  }
 }
 
 } // namespace bundlefit::driver

@@ -96,7 +96,12 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
   check->sizer = std::make_unique<BuildSizer>(options.build);
   {
     Stage stage("compare builds on " + device.id);
-    check->pick = pickBuild(device, check->request, check->sizer->footprints(), check->pickRequest);
+    BuildSizer &sizer = *check->sizer;
+    check->pick =
+        pickBuild(device, check->request, sizer.footprints(), check->pickRequest,
+                  [&sizer](const Device &part, const Variant &variant, const FitRequest &placing) {
+                    return sizer.build(part, variant, &placing).footprint;
+                  });
   }
   const PickResult &pick = check->pick;
   // No fit: the changes `fit` would suggest for the first variant compared.

@@ -113,6 +113,29 @@ std::string joinedOptions(const BuildOptions &o, const Variant &variant,
   return text;
 }
 
+/// What decides a weights placement besides the part: the fit request.
+std::string placementKey(const Device &device, const FitRequest &r) {
+  std::string key = "|place:" + device.id + "," + weightsPolicyName(r.weights) + "," +
+                    r.reserveRam.origin + r.reserveRam.str() + "," + r.reserveFlash.origin +
+                    r.reserveFlash.str() + "," + (r.appRam ? std::to_string(*r.appRam) : "-") +
+                    "," + (r.appFlash ? std::to_string(*r.appFlash) : "-") + "," +
+                    std::to_string(r.extraStaticBytes);
+  for (const auto &[name, region] : r.givenRegions)
+    key += "," + name + "=" + region;
+  return key;
+}
+
+/// Which segment each weight falls in (placed builds): builds alike in this
+/// have the same code, whatever the part's region names.
+std::string segmentSignature(const MemoryPlan &plan) {
+  if (plan.weightSegments.size() < 2)
+    return "";
+  std::string text = "|segments:";
+  for (const Value *constant : plan.constants)
+    text += std::to_string(plan.segmentAt(plan.placementOf(constant).offset)) + ",";
+  return text;
+}
+
 std::string cacheDirectory() {
   if (const char *dir = std::getenv("BUNDLEFIT_CACHE_DIR"); dir && *dir)
     return std::string(dir) == "off" ? "" : std::string(dir);
@@ -216,7 +239,10 @@ BuildSizer::BuildSizer(BuildOptions options)
   checkProfileReadable(options_.quant);
 }
 
-const VariantBuild &BuildSizer::build(const Device &device, const Variant &variant) {
+const VariantBuild &BuildSizer::build(const Device &device, const Variant &variant,
+                                      const FitRequest *placeFor) {
+  if (isHiFi(variant))
+    placeFor = nullptr; // not built: nothing to place
   PartToolchain toolchain = partToolchain(device);
   // Parts with the same core and libraries share the build.
   std::string key = variant.name + "|" + describeCore(toolchain) + "|" +
@@ -227,9 +253,11 @@ const VariantBuild &BuildSizer::build(const Device &device, const Variant &varia
   if (options_.arenaRoomsFor)
     for (uint64_t room : device::arenaRooms(device, variant, *options_.arenaRoomsFor))
       key += "|" + std::to_string(room);
+  if (placeFor)
+    key += placementKey(device, *placeFor);
   auto it = builds_.find(key);
   if (it == builds_.end())
-    it = builds_.emplace(key, make(device, variant)).first;
+    it = builds_.emplace(key, make(device, variant, placeFor)).first;
   return it->second;
 }
 
@@ -239,12 +267,13 @@ FootprintSource BuildSizer::footprints() {
   };
 }
 
-std::string BuildSizer::cachePathFor(const Variant &variant, const std::string &target) const {
+std::string BuildSizer::cachePathFor(const Variant &variant, const std::string &target,
+                                     const std::string &segments) const {
   const std::string dir = cacheDirectory();
   if (dir.empty())
     return "";
-  return dir + "/code-" + modelHash_ + "-" + hex(fnv1a(joinedOptions(options_, variant, target))) +
-         ".txt";
+  return dir + "/code-" + modelHash_ + "-" +
+         hex(fnv1a(joinedOptions(options_, variant, target) + segments)) + ".txt";
 }
 
 std::optional<CodeBreakdown> BuildSizer::cachedCode(const Device &device,
@@ -259,7 +288,8 @@ std::optional<CodeBreakdown> BuildSizer::cachedCode(const Device &device,
   return code;
 }
 
-VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
+VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
+                              const FitRequest *placeFor) {
   if (!variantAvailable(device, variant))
     mainLibrary(device, variant); // Throws: the part lacks the library.
   PartToolchain toolchain = partToolchain(device);
@@ -280,6 +310,8 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
     request.syntheticProfile = !options_.quant.enabled();
   }
   request.useCmsis = variant.kernels == Kernels::CmsisNn;
+  if (placeFor) // the weights where this request's fit puts them (`compile --device`)
+    request.placement = PartPlacement{device.id, {}, &device, *placeFor, false};
 
   if (isHiFi(variant)) {
     // No DSP code: the int8 graph as quantized, NNLib scratch, layer by layer.
@@ -296,20 +328,30 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
     return out;
   }
 
-  const std::string cachePath = options_.useCache ? cachePathFor(variant, out.target) : "";
-  bool cached = !cachePath.empty() && readCachedCode(cachePath, out.code);
-  const bool estimateCode = options_.estimateCode && !cached;
-  request.generateCode = !cached && !estimateCode;
+  // Plan first (cheap): a placed build's code depends on how its weights fall
+  // into segments, which the plan decides, so that is part of the cache key.
+  request.generateCode = false;
   auto compiled = std::make_shared<CompiledBundle>();
   CompiledBundle &bundle = *compiled;
+  const std::string what = variant.name + " for " + out.target;
   {
-    Stage stage((request.generateCode ? "compile " : "plan ") + variant.name + " for " +
-                out.target);
+    Stage stage("plan " + what);
     // One status line per variant, not the compile's; -v still shows them.
     std::optional<QuietScope> quiet;
     if (verbosity() == Verbosity::Normal)
       quiet.emplace();
     bundle = buildBundle(request);
+  }
+  const std::string cachePath =
+      options_.useCache ? cachePathFor(variant, out.target, segmentSignature(bundle.plan)) : "";
+  bool cached = !cachePath.empty() && readCachedCode(cachePath, out.code);
+  const bool estimateCode = options_.estimateCode && !cached;
+  if (!cached && !estimateCode) {
+    Stage stage("compile " + what);
+    std::optional<QuietScope> quiet;
+    if (verbosity() == Verbosity::Normal)
+      quiet.emplace();
+    generateBundleCode(bundle, request);
   }
   out.footprint = footprintOfPlan(bundle.plan, variant, device);
   if (estimateCode) {
@@ -324,7 +366,8 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant) {
     out.code.rodata = bundle.code.rodataBytes;
     out.code.data = bundle.code.dataBytes;
     try {
-      uint64_t linked = linkedObjectBytes(bundle.code, bundle.networkName, toolchain);
+      uint64_t linked = linkedObjectBytes(
+          bundle.code, firmwareEntryName(bundle.plan, bundle.networkName), toolchain);
       uint64_t object = out.code.text + out.code.rodata;
       // What the link adds: runtime routines, alignment, .ARM.exidx.
       out.code.runtime = linked > object ? linked - object : 0;

@@ -69,8 +69,9 @@ def main():
     fw = os.path.join(work, "fw")
     configure(example, fw, prefix, model, npy, "rt1060")
     first = run(["cmake", "--build", fw])
-    check("bundlefit fit lenet on rt1060" in first.stdout and "verdict: FITS" in first.stdout,
-          "the build ran bundlefit fit on rt1060 and it fits")
+    check("bundlefit fit lenet on rt1060" in first.stdout and
+          "fits rt1062 (float, weights flash)" in first.stdout and "verdict:" not in first.stdout,
+          "the build ran bundlefit fit on rt1060 for the weights it embeds (Flash): one line")
     check("bundlefit compile lenet for cortex-m7" in first.stdout, "the build compiled the bundle")
     bundle = os.path.join(fw, "bundlefit", "lenet")
     for f in ["lenet.o", "lenet.h", "lenet.weights.bin", "lenet.weights.txt", "lenet.memory.json"]:
@@ -78,8 +79,8 @@ def main():
     sizes = json.load(open(os.path.join(bundle, "lenet.memory.json")))["sizes"]
     # 14,976 = pool1's 11,520 + pool2's 3,200 + a 256 B ConvPool workspace; 57,600 below = conv1's
     # 46,080 + pool1's 11,520 (LeNet by hand: tests/models/README.md).
-    check(sizes["activations"] == 14976 and "ACTIVATIONS 14,976" in first.stdout,
-          "bundle and fit at bundlefit's default --memory-opt 2 (14,976 B of activations)")
+    check(sizes["activations"] == 14976,
+          "bundle at bundlefit's default --memory-opt 2 (14,976 B of activations)")
     again = run(["cmake", "--build", fw])
     check("no work to do" in again.stdout, "a second build does nothing")
     os.utime(model)
@@ -113,6 +114,26 @@ def main():
     check(int(np.argmax(firmware)) == int(np.argmax(reference)), "same top class as the host")
     check(worst <= 1e-4 * float(np.max(np.abs(reference))), "scores within 1e-4 of the host's")
 
+    # WEIGHTS auto: the weights split over the RT1060's FLASH, ITCM and DTCM
+    # as fit places them, built with the bundle's lenet_weights.c/.ld and run.
+    placed_dir = os.path.join(work, "fw-placed")
+    configure(example, placed_dir, prefix, model, npy, "rt1060", ["-DLENET_WEIGHTS=auto"])
+    placed_build = run(["cmake", "--build", placed_dir])
+    check("fits rt1062 (float, weights auto)" in placed_build.stdout,
+          "the check is fit's for the placement built (auto)")
+    placement = json.load(open(os.path.join(placed_dir, "bundlefit", "lenet",
+                                            "lenet.memory.json")))["weights_placement"]
+    check(len(placement["segments"]) >= 2 and placement["entry"] == "lenet_placed",
+          "the bundle is split over %d regions" % len(placement["segments"]))
+    placed_qemu = run(["qemu-system-arm", "-M", "mps2-an500", "-cpu", "cortex-m7", "-nographic",
+                       "-monitor", "none", "-serial", "null", "-semihosting-config",
+                       "enable=on,target=native", "-kernel",
+                       os.path.join(placed_dir, "lenet_fw.elf")], timeout=120)
+    placed_scores = re.findall(r"^score \d+ \S+ 0x[0-9a-f]{8}$", placed_qemu.stdout, re.M)
+    glow_scores = re.findall(r"^score \d+ \S+ 0x[0-9a-f]{8}$", qemu.stdout, re.M)
+    check(len(placed_scores) == 10 and placed_scores == glow_scores,
+          "the placed firmware prints the Glow-API firmware's scores, bit for bit")
+
     small = os.path.join(work, "fw-lpc55s69")
     configured = configure(example, small, prefix, model, npy, "lpc55s69", ["-DLENET_MEMORY_OPT=0"])
     check("TARGET cortex-m7 but DEVICE lpc55s69 runs bundles on a cortex-m33" in
@@ -121,7 +142,7 @@ def main():
     failed = run(["cmake", "--build", small], expect=None)
     check(failed.returncode != 0, "the build fails when the model does not fit lpc55s69")
     check("bundlefit fit lenet on lpc55s69" in failed.stdout and "DOES NOT FIT" in failed.stdout.upper(),
-          "the build log holds fit's verdict")
+          "the build log holds fit's verdict (the whole report when it does not fit)")
     check("ACTIVATIONS 57,600" in failed.stdout, "MEMORY_OPT 0 reached fit (Glow's 57,600 B)")
     check(not os.path.exists(os.path.join(small, "bundlefit", "lenet", "lenet.o")),
           "no bundle was compiled for the part it does not fit")

@@ -2,8 +2,6 @@
  * the bundle's buffers, one section each (placed by fw.ld). */
   .syntax unified
 @LIBRARY_FLASH@
-@FLASH_WEIGHTS@
 @STATIC_DATA@
-@RAM_WEIGHTS@
 @LIBRARY_RAM@
 @BUFFERS@

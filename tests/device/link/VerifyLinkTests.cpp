@@ -95,13 +95,20 @@ TEST_CASE("the rt1062 firmware: the part's regions, and each buffer where the fi
   device::FitResult fit = device::fitModel(rt1062, fp, request);
   REQUIRE(fit.fits);
 
-  std::vector<FirmwareWeight> weights;
-  uint64_t offset = 0;
-  for (const device::WeightTensor &w : fp.weights) {
-    weights.push_back({w.name, offset, w.bytes, ""});
-    offset += w.bytes;
+  FirmwareSpec spec = driver::firmwareSpec(rt1062, fit);
+  // The placed bundle's segments, as setPlacedBundle takes them from its plan.
+  for (const device::MemoryRegionInfo &region : rt1062.memory) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < fp.weights.size(); ++i)
+      if (fit.weightRegion[i] == &region)
+        bytes += fp.weights[i].bytes;
+    if (bytes)
+      spec.segments.push_back({region.name, region.name, bytes, !region.isFlash()});
   }
-  FirmwareSpec spec = driver::firmwareSpec(rt1062, fit, weights);
+  REQUIRE(spec.segments.size() >= 2);
+  spec.entry = "lenet_placed";
+  for (const FirmwareSegment &segment : spec.segments)
+    spec.entryWeights.push_back("lenet_weights_" + segment.id);
   spec.networkName = "lenet";
   spec.mutableBytes = fp.mutableBytes;
   spec.activationsBytes = fp.activationsBytes;
@@ -123,30 +130,30 @@ TEST_CASE("the rt1062 firmware: the part's regions, and each buffer where the fi
   CHECK(has(fw.linkerScript, ". = MAX(., __bf_sdk_flash_start + 21424);"));
   CHECK(has(fw.linkerScript, ". = MAX(., __bf_sdk_ram_start + 8496);"));
   CHECK(has(fw.data, "bf_static:\n  .space 3136\n"));
-  // Weights in RAM (auto): initialized data whose image is in Flash, one
-  // section per region the fit chose; the copy table covers them.
+  // Weights in RAM (auto): the bundle's own sections, placed by its
+  // lenet_weights.ld (INCLUDEd, regions aliased) and copied by
+  // lenet_copy_weights(), not by the script's copy table.
+  CHECK(has(fw.linkerScript, "INCLUDE lenet_weights.ld"));
+  CHECK(has(fw.linkerScript, "REGION_ALIAS(\"BUNDLEFIT_FLASH\", FLASH);"));
   int ramWeightSections = 0;
   for (const FirmwareSection &s : fw.sections)
-    if (s.name.rfind(".bf_weights_", 0) == 0) {
+    if (s.name.rfind(".lenet_weights_", 0) == 0) {
       const FirmwareRegion *region = spec.part.findRegion(s.region);
       REQUIRE(region);
+      CHECK(
+          has(fw.linkerScript, "REGION_ALIAS(\"BUNDLEFIT_" + s.region + "\", " + s.region + ");"));
       if (!region->flash) {
         ++ramWeightSections;
         CHECK(s.loadRegion == "FLASH");
-        CHECK(has(fw.linkerScript, "LONG(LOADADDR(" + s.name + "))"));
+        CHECK_FALSE(has(fw.linkerScript, "LONG(LOADADDR(" + s.name + "))"));
       }
     }
   CHECK(ramWeightSections >= 1);
   CHECK(fit.weightsInRam == fp.constantBytes);
-  // Blobs hold exactly the planned bytes.
-  uint64_t blobBytes = 0;
-  for (const auto &blob : fw.blobs)
-    for (const auto &range : blob.second)
-      blobBytes += range.second;
-  CHECK(blobBytes == fp.constantBytes);
-  // main() hands the bundle its three regions.
-  CHECK(has(fw.startup, "return lenet(bf_weights_"));
-  CHECK(has(fw.startup, ", bf_mutable, bf_activations);"));
+  CHECK(has(fw.startup, "lenet_copy_weights();"));
+  // main() hands the bundle each weight segment and the two other regions.
+  CHECK(has(fw.startup, "return lenet_placed(args[0], args[1], bf_mutable, bf_activations);"));
+  CHECK(has(fw.startup, "    lenet_weights_ITCM,\n    lenet_weights_DTCM,\n"));
   CHECK(has(fw.startup, "0xE000ED88u")); // FPU enabled for a hard-float core
 }
 
@@ -157,19 +164,17 @@ TEST_CASE("weights in Flash: one section read in place, no copy; library reserva
   device::FitRequest request;
   request.weights = device::WeightsPolicy::Flash;
   device::FitResult fit = device::fitModel(rt1062, fp, request);
-  std::vector<FirmwareWeight> weights;
-  for (size_t i = 0; i < fp.weights.size(); ++i)
-    weights.push_back({fp.weights[i].name, i * 100000, fp.weights[i].bytes, ""});
-  FirmwareSpec spec = driver::firmwareSpec(rt1062, fit, weights);
+  FirmwareSpec spec = driver::firmwareSpec(rt1062, fit);
+  spec.segments = {{"FLASH", "FLASH", fp.constantBytes, false}};
+  spec.entry = "net";
+  spec.entryWeights = {"net_weights_FLASH"};
   spec.networkName = "net";
   spec.mutableBytes = fp.mutableBytes;
   spec.activationsBytes = fp.activationsBytes;
   FirmwareSources fw = generateFirmware(spec);
-  CHECK(has(fw.linkerScript, ".bf_weights_FLASH : ALIGN(64)"));
-  CHECK_FALSE(has(fw.linkerScript, "LONG(LOADADDR(.bf_weights"));
-  REQUIRE(fw.blobs.size() == 1);
-  CHECK(fw.blobs[0].first == "weights.FLASH.bin");
-  CHECK(fw.blobs[0].second.size() == 3);
+  CHECK(has(fw.linkerScript, "INCLUDE net_weights.ld"));
+  CHECK_FALSE(has(fw.linkerScript, "LONG(LOADADDR(.net_weights"));
+  CHECK(has(fw.startup, "return net((uint8_t *)args[0], bf_mutable, bf_activations);"));
 
   // A kernel library's image in Flash and its static data in RAM: one
   // section each, after the code and after the SDK's RAM.
@@ -178,14 +183,13 @@ TEST_CASE("weights in Flash: one section read in place, no copy; library reserva
   fw = generateFirmware(spec);
   // The text the ostream writer produced before the templates (regression pin).
   CHECK(has(fw.linkerScript, "  } > FLASH\n  .bf_library_flash : ALIGN(4)\n  {\n"
-                             "    KEEP(*(.bf_library_flash))\n  } > FLASH\n  .bf_weights_FLASH"));
+                             "    KEEP(*(.bf_library_flash))\n  } > FLASH\n  .data : ALIGN(8)"));
   CHECK(has(fw.linkerScript, "  .bf_library_ram (NOLOAD) : ALIGN(8)\n  {\n"
                              "    KEEP(*(.bf_library_ram))\n  } > " +
                                  rt1062.homes.libraryRam + "\n  .bf_activations (NOLOAD)"));
   CHECK(has(fw.data, "  .syntax unified\n  .section .bf_library_flash,\"a\",%progbits\n"
                      "  .balign 4\n  .global bf_library_flash\n  .type bf_library_flash, %object\n"
-                     "bf_library_flash:\n  .space 1000\n  .size bf_library_flash, 1000\n"
-                     "  .section .bf_weights_FLASH,"));
+                     "bf_library_flash:\n  .space 1000\n  .size bf_library_flash, 1000\n"));
   CHECK(has(fw.data, "  .section .bf_library_ram,\"aw\",%nobits\n  .balign 8\n"
                      "  .global bf_library_ram\n  .type bf_library_ram, %object\n"
                      "bf_library_ram:\n  .space 200\n  .size bf_library_ram, 200\n"
@@ -410,5 +414,51 @@ TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 without a profile (
   for (const char *name : {"fw.ld", "fw.c", "fw_data.S", "fw.elf", "fw.map", "bundle/ds_cnn.o"})
     CHECK_MESSAGE(fs::exists(dir / name), name);
   CHECK(has(kept.output, (dir / "fw.elf").string()));
+  fs::remove_all(dir);
+}
+
+/// The placed LeNet bundle for rt1062 (weights auto: FLASH, ITCM and DTCM)
+/// and a firmware spec that links it; `swap` plants a wrong weights pointer.
+LinkVerification linkPlacedLenet(const fs::path &dir, bool swap) {
+  CommandResult compiled =
+      run("compile " + model("lenet") + " --device rt1060 -o " + (dir / "bundle").string());
+  REQUIRE_MESSAGE(compiled.exitCode == 0, compiled.output);
+  nlohmann::json memory;
+  std::ifstream(dir / "bundle" / "lenet.memory.json") >> memory;
+  device::DeviceDatabase db = database();
+  const device::Device &rt1062 = db.get("rt1062");
+  device::FitRequest request;
+  FirmwareSpec spec =
+      driver::firmwareSpec(rt1062, device::fitModel(rt1062, handFootprint(), request));
+  spec.networkName = "lenet";
+  spec.bundleDir = (dir / "bundle").string();
+  spec.objectPath = (dir / "bundle" / "lenet.o").string();
+  spec.entry = memory["weights_placement"]["entry"];
+  for (const nlohmann::json &segment : memory["weights_placement"]["segments"]) {
+    std::string region = segment["region"];
+    spec.segments.push_back({region, region, segment["size"], segment["copied_to_ram"]});
+    spec.entryWeights.push_back("lenet_weights_" + region);
+  }
+  REQUIRE(spec.segments.size() == 3);
+  if (swap)
+    std::swap(spec.entryWeights[1], spec.entryWeights[2]);
+  spec.mutableBytes = memory["sizes"]["mutable"];
+  spec.activationsBytes = memory["sizes"]["activations"];
+  return verifyLink(spec, driver::partToolchain(rt1062), dir.string());
+}
+
+TEST_CASE("the link check reads the entry's weight pointers back: a planted wrong one fails") {
+  fs::path dir = fs::temp_directory_path() / ("bundlefit-call-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "right");
+  fs::create_directories(dir / "wrong");
+  LinkVerification right = linkPlacedLenet(dir / "right", false);
+  CHECK_MESSAGE(right.callMatches, right.callProblem);
+  CHECK(right.call == "lenet_placed(FLASH, ITCM, DTCM, mutableWeight, activations)");
+  LinkVerification wrong = linkPlacedLenet(dir / "wrong", true);
+  CHECK_FALSE(wrong.callMatches);
+  CHECK_FALSE(wrong.agrees());
+  CHECK_MESSAGE(has(wrong.callProblem, "the firmware calls lenet_placed with 0x2"),
+                wrong.callProblem);
+  CHECK(has(wrong.callProblem, "as its ITCM weights, which were linked at 0x00000000"));
   fs::remove_all(dir);
 }

@@ -29,13 +29,17 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace bundlefit::device {
 
-enum class WeightsPolicy { Flash, Ram, Auto };
+/// Given: each tensor's region named by a placement file (--weights FILE).
+enum class WeightsPolicy { Flash, Ram, Auto, Given };
+/// flash | ram | auto; anything else is Usage error (a FILE is the driver's:
+/// driver/WeightPlacement.h).
 WeightsPolicy parseWeightsPolicy(const std::string &text);
 const char *weightsPolicyName(WeightsPolicy policy);
 
@@ -73,6 +77,11 @@ struct FitRequest {
   /// --reserve-ram / --reserve-flash; when not given, the device file's
   /// "reserve" (Device::reserveRam/reserveFlash) applies.
   Headroom reserveRam, reserveFlash;
+  /// WeightsPolicy::Given: the memory region of each weight tensor by name;
+  /// tensors it does not name are read in place from Flash. `givenFrom` names
+  /// the file for messages.
+  std::map<std::string, std::string> givenRegions;
+  std::string givenFrom;
 };
 
 struct RegionItem {
@@ -138,6 +147,10 @@ struct Suggestion {
 /// pipeline produced for it (bundlefit/driver/VariantBuild.h). device_db
 /// runs no passes and plans no graph itself.
 using FootprintSource = std::function<ModelFootprint(const Device &, const Variant &)>;
+/// The footprint of the build placed as the fit of the request places its
+/// weights (the code of a placed bundle depends on its weight segments).
+using PlacedFootprintSource =
+    std::function<ModelFootprint(const Device &, const Variant &, const FitRequest &)>;
 
 /// RT10xx FlexRAM: how to split the 32 KB banks between ITCM, DTCM and OCRAM
 /// so that the activations, I/O and as many of the hottest weights as possible
@@ -186,8 +199,11 @@ struct PickResult {
 /// The family a variant belongs to for the "why" line: float, int8 (portable
 /// kernels), CMSIS-NN, HiFi4.
 std::string variantFamily(const Variant &variant);
+/// With `placedFootprintOf`, each candidate is sized as the bundle placed for
+/// its weights policy (what `compile --device --weights` builds).
 PickResult pickBuild(const Device &device, const FitRequest &request,
-                     const FootprintSource &footprintOf, const PickRequest &pick = {});
+                     const FootprintSource &footprintOf, const PickRequest &pick = {},
+                     const PlacedFootprintSource &placedFootprintOf = {});
 
 /// A row's `estimate` field: null when every figure is the build's, else the
 /// list of what is estimated and why.

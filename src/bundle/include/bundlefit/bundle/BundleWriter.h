@@ -46,6 +46,33 @@ std::string renderWeightsText(const std::vector<uint8_t> &weights);
 /// One file of a bundle: name inside the directory and its bytes.
 using BundleFile = std::pair<std::string, std::string>;
 
+/// A memory region's name as it appears in file, section, symbol and macro
+/// names: every character outside [A-Za-z0-9_] becomes '_'.
+std::string regionIdentifier(const std::string &region);
+
+/// The entry a firmware calls: <net>_placed for weights split over several
+/// regions, else Glow's <net>.
+std::string firmwareEntryName(const MemoryPlan &plan, const std::string &networkName);
+
+/// The <NET>_... macro names a placed bundle's header adds (reserved for
+/// placeholder names).
+std::vector<std::string> placementMacroNames(const MemoryPlan &plan);
+
+/// For a bundle placed for a part (plan.weightSegments): the header block
+/// with each region's <NET>_WEIGHTS_<REGION>_OFFSET/_SIZE/_ALIGN/_IN_RAM, the
+/// weight arrays and copy table of <net>_weights.c, the split entry
+/// <net>_placed (several regions) and `<net>_run(mutableWeight,
+/// activations)`, which calls the entry with the placed weights. "" for a
+/// bundle with Glow's one constantWeight.
+std::string renderPlacementHeader(const MemoryPlan &plan, const std::string &networkName);
+
+/// For a placed bundle: <net>.weights.<REGION>.bin for each segment (slices
+/// of `weights`), <net>_weights.c (templates/placement_weights.c) and the
+/// linker-script fragment <net>_weights.ld (templates/placement_weights.ld).
+/// Empty for an unplaced bundle.
+std::vector<BundleFile> renderPlacementFiles(const MemoryPlan &plan, const std::string &networkName,
+                                             const std::vector<uint8_t> &weights);
+
 /// Writes every file into `directory` so that at every moment, SIGKILL
 /// included, it holds the complete old bundle or the complete new one: the
 /// files go into a staging directory beside it, which then trades places with

@@ -6,8 +6,7 @@
 //  - a generated linker script with one MEMORY region per device region
 //    (base and size from the device file);
 //  - the bundle object compiled for the part's bundle core;
-//  - the weights (weights.bin, via .incbin) read in place from Flash, or as
-//    initialized data in the RAM region(s) the fit chose, their image in Flash;
+//  - the weights as the placed bundle carries them (below);
 //  - mutableWeight and the activation arena as NOLOAD sections in the regions
 //    the fit chose;
 //  - the SDK baseline footprint (and a kernel library's image, static data)
@@ -23,9 +22,12 @@
 // routines it calls). What remains is alignment and newlib's .data image
 // (about 100 B), a few hundred bytes per region.
 //
-// When weights are split over several RAM regions the image has the right
-// sizes in the right places but is not runnable: Glow's static API takes one
-// constantWeight base. The check is about memory, not execution.
+// The weights are the placed bundle's own: <net>_weights.c (one section per
+// region) placed by <net>_weights.ld, copied to RAM by <net>_copy_weights()
+// at reset, and main() calls the entry with each segment's symbol. The check
+// reads those pointers back from the ELF: each must be its segment's address,
+// in the region the fit chose (checkEntryCall). `fit --verify-run` runs the
+// same image under QEMU.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -79,13 +81,14 @@ struct FirmwareReservations {
   uint64_t libraryFlash = 0, libraryRam = 0; ///< Kernel library image and static data.
 };
 
-/// One weight tensor as laid out in weights.bin (plan order = the fit's
-/// ModelFootprint::weights order), with the region the fit chose for it.
-struct FirmwareWeight {
-  std::string name;
-  uint64_t offset = 0;
-  uint64_t bytes = 0; ///< 64-aligned size as planned.
-  std::string region; ///< "" for FirmwareHomes::weightsFlash.
+/// One weight segment of the placed bundle: its section in <net>_weights.c
+/// (`.<net>_weights_<id>`, symbol `<net>_weights_<id>`), placed by the
+/// bundle's <net>_weights.ld in `region`.
+struct FirmwareSegment {
+  std::string region; ///< Device region name.
+  std::string id;     ///< regionIdentifier(region): file, section and symbol names.
+  uint64_t bytes = 0;
+  bool copied = false; ///< In RAM: image in FirmwareHomes::weightsFlash, copied at start-up.
 };
 
 /// Everything the firmware is built from. The driver fills the part, homes,
@@ -98,9 +101,17 @@ struct FirmwareSpec {
   std::vector<uint64_t> predicted; ///< The fit's bytes per region.
   bool predictedFits = false;
   std::string networkName;
-  std::string objectPath;  ///< The bundle's <net>.o.
-  std::string weightsPath; ///< The bundle's <net>.weights.bin.
-  std::vector<FirmwareWeight> weights;
+  std::string objectPath; ///< The bundle's <net>.o.
+  /// The placed bundle's directory: <net>.h, <net>_weights.c, <net>_weights.ld
+  /// and the per-region weight files, built and linked as a firmware would.
+  std::string bundleDir;
+  std::vector<FirmwareSegment> segments; ///< The bundle's weight segments, in order.
+  /// The entry main() calls (<net>, or <net>_placed with several segments)
+  /// and the symbols it passes as the weights, in parameter order: each
+  /// segment's <net>_weights_<id>. The link check reads the pointers back from
+  /// the ELF, so a firmware whose call does not match its placement fails.
+  std::string entry;
+  std::vector<std::string> entryWeights;
   uint64_t mutableBytes = 0, activationsBytes = 0;
   uint64_t staticBytes = 0; ///< --static-bytes (initialized data).
   bool hardFloat = true;
@@ -118,9 +129,7 @@ struct FirmwareSection {
 struct FirmwareSources {
   std::string linkerScript; ///< fw.ld
   std::string startup;      ///< fw.c: vectors, reset handler, main
-  std::string data;         ///< fw_data.S: reservations and .incbin weights
-  /// Weight blobs per region (file name -> byte ranges of weights.bin).
-  std::vector<std::pair<std::string, std::vector<std::pair<uint64_t, uint64_t>>>> blobs;
+  std::string data;         ///< fw_data.S: reservations and buffers
   std::vector<FirmwareSection> sections;
   /// ld's name for each region (sanitized), same order as FirmwarePart::regions.
   std::vector<std::string> ldRegionNames;
@@ -135,6 +144,18 @@ struct LinkedSection {
 };
 /// Throws Error(BadInputFile) naming the file when it is not an ELF32 Arm executable.
 std::vector<LinkedSection> readElfSections(const std::string &path);
+/// The `count` 32-bit words at global symbol `symbol` of a linked ELF32 Arm
+/// executable; empty when the symbol is not there (or has no contents).
+std::vector<uint32_t> readElfWords(const std::string &path, const std::string &symbol,
+                                   size_t count);
+
+/// Whether the linked firmware calls the entry with each segment where the
+/// placement put it: argument k is the address of segment k's section, and
+/// that section lies in segment k's region (`overflowed`: a link that ld
+/// failed for region overflow, whose sections may run past their region's
+/// end). "" when it does, else one line.
+std::string checkEntryCall(const FirmwareSpec &spec, const std::vector<LinkedSection> &sections,
+                           const std::vector<uint32_t> &arguments, bool overflowed);
 
 /// Bytes per device region as the linker counts them: from the region's base
 /// to the end of the last section placed there (VMA; and LMA for sections
@@ -174,6 +195,11 @@ struct LinkVerification {
   bool linkedFits = false;    ///< ld succeeded.
   bool verdictsAgree = false; ///< Same verdict, same overflowing regions.
   bool sizesAgree = false;    ///< Every region within tolerance.
+  /// The entry is called with every weight segment where it was placed
+  /// (checkEntryCall); `callProblem` says what is wrong when not.
+  bool callMatches = false;
+  std::string callProblem;
+  std::string call; ///< "lenet_placed(FLASH 0x60000000, ITCM 0x00000000, ...)" as linked
   double tolerancePercent = 1.0;
   std::vector<std::string> overflowMessages; ///< ld's "region `X' overflowed by N bytes".
   std::vector<RegionCheck> regions;
@@ -181,7 +207,7 @@ struct LinkVerification {
   std::vector<FirmwareSection> plan;
   std::string workDir, elfPath, mapPath, scriptPath;
   double linkSeconds = 0;
-  bool agrees() const { return verdictsAgree && sizesAgree; }
+  bool agrees() const { return verdictsAgree && sizesAgree && callMatches; }
   /// One line saying why the check failed ("" when it agrees).
   std::string disagreement() const;
 };

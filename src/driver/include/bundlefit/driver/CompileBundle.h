@@ -9,6 +9,7 @@
 #pragma once
 
 #include "bundlefit/driver/Pipeline.h"
+#include "bundlefit/driver/WeightPlacement.h"
 
 #include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/codegen/BundleCodegen.h"
@@ -18,6 +19,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,11 @@ struct CompileRequest {
   bool syntheticProfile = false;
   /// false: stop after the memory plan (sizing a build no code is made for).
   bool generateCode = true;
+  /// --device PART [--weights ...]: the weights placed as `fit` places them on
+  /// the part, in one segment per memory region (WeightPlacement.h); the
+  /// target defaults to the part's bundle core and the arena is planned for
+  /// its RAM rooms, as `fit` sizes it. Unset: Glow's one constantWeight.
+  std::optional<driver::PartPlacement> placement;
 };
 
 struct CompiledBundle {
@@ -67,6 +74,10 @@ struct CompiledBundle {
 
 /// Runs the pipeline; writes nothing.
 CompiledBundle buildBundle(const CompileRequest &request);
+
+/// The code generation step of buildBundle, for a bundle planned with
+/// CompileRequest::generateCode false (the same request otherwise).
+void generateBundleCode(CompiledBundle &bundle, const CompileRequest &request);
 
 /// Writes the bundle directory all-or-nothing: <net>.o, <net>.h,
 /// <net>.weights.bin, <net>.weights.txt, <net>.memory.json.

@@ -12,6 +12,7 @@
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/schedule/MemoryPlan.h"
 
 #include <vector>
 
@@ -27,10 +28,14 @@ FirmwarePart firmwarePart(const device::Device &device);
 
 /// The firmware spec for `fit` on `device`: the part, the regions the fit
 /// chose (falling back to the device file's homes), the SDK and library
-/// reservations and the predicted bytes per region. `weights` are in the
-/// fit's weight order; each gets the region the fit chose for it. The caller
-/// fills in the bundle's files, buffer sizes and float ABI.
-FirmwareSpec firmwareSpec(const device::Device &device, const device::FitResult &fit,
-                          std::vector<FirmwareWeight> weights);
+/// reservations and the predicted bytes per region. The caller fills in the
+/// bundle (setPlacedBundle), buffer sizes and float ABI.
+FirmwareSpec firmwareSpec(const device::Device &device, const device::FitResult &fit);
+
+/// The placed bundle `networkName` in `bundleDir` (its plan's weight
+/// segments): object, placement files, the entry main() calls and the
+/// weights it passes.
+void setPlacedBundle(FirmwareSpec &spec, const MemoryPlan &plan, const std::string &networkName,
+                     const std::string &bundleDir);
 
 } // namespace bundlefit::driver

@@ -86,8 +86,12 @@ class BuildSizer {
 public:
   explicit BuildSizer(BuildOptions options);
 
-  /// Builds (or recalls) `variant` for `device`'s bundle core.
-  const VariantBuild &build(const device::Device &device, const device::Variant &variant);
+  /// Builds (or recalls) `variant` for `device`'s bundle core. With
+  /// `placeFor`, the weights are placed as the fit of that request places them
+  /// (WeightPlacement.h), so the code sized is that of the bundle `compile
+  /// --device` builds; without, Glow's one constantWeight.
+  const VariantBuild &build(const device::Device &device, const device::Variant &variant,
+                            const device::FitRequest *placeFor = nullptr);
 
   /// For device_db's pickBuild.
   device::FootprintSource footprints();
@@ -101,8 +105,10 @@ public:
   const BuildOptions &options() const { return options_; }
 
 private:
-  VariantBuild make(const device::Device &device, const device::Variant &variant);
-  std::string cachePathFor(const device::Variant &variant, const std::string &target) const;
+  VariantBuild make(const device::Device &device, const device::Variant &variant,
+                    const device::FitRequest *placeFor);
+  std::string cachePathFor(const device::Variant &variant, const std::string &target,
+                           const std::string &segments = "") const;
   BuildOptions options_;
   std::string modelHash_;
   std::map<std::string, VariantBuild> builds_;

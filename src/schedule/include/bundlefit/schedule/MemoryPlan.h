@@ -32,6 +32,19 @@ struct Placement {
   uint64_t size = 0; ///< Bytes the tensor occupies (unaligned).
 };
 
+/// A run of the constant region that a part's memory map puts in one memory
+/// region (`compile --device PART --weights ...`): the weights the fit placed
+/// there, back to back in first-use order. Segments follow each other in
+/// weights.bin, so Glow's one-pointer entry still works on the whole file,
+/// and the split entry (<net>_placed) takes one pointer per segment.
+struct WeightSegment {
+  std::string region;                   ///< The part's memory region: "FLASH", "DTCM".
+  uint64_t offset = 0;                  ///< Start in constantWeight (weights.bin); 64-aligned.
+  uint64_t size = 0;                    ///< Bytes (each constant padded to 64).
+  bool copiedToRam = false;             ///< Its image sits in Flash and start-up copies it here.
+  std::vector<const Value *> constants; ///< In weights.bin order.
+};
+
 /// Kernel workspace a node needs while it runs (e.g. CMSIS-NN's buffer).
 struct ScratchBuffer {
   const Node *node = nullptr;
@@ -59,7 +72,7 @@ struct MemoryPlan {
   std::map<const Value *, Placement> placements;
   std::vector<PlannedBuffer> buffers;      ///< Activation buffers (owners only).
   std::vector<ScratchBuffer> scratch;      ///< Kernel workspaces.
-  std::vector<const Value *> constants;    ///< In weight-layout order.
+  std::vector<const Value *> constants;    ///< In first-use order (= layout unless split).
   std::vector<const Value *> placeholders; ///< Inputs, then outputs.
 
   uint64_t constantSize = 0;
@@ -73,7 +86,18 @@ struct MemoryPlan {
   /// The capacity the search targeted (PlanOptions), 0 for none.
   uint64_t activationCapacity = 0;
 
+  /// Empty: Glow's single constantWeight region. Else one entry per memory
+  /// region holding weights, in weights.bin order (splitWeightSegments).
+  std::vector<WeightSegment> weightSegments;
+  /// With weightSegments: the Flash region holding the images of segments
+  /// copied to RAM, and what placed them ("rt1062, weights auto"), for the
+  /// generated files' comments.
+  std::string weightImageRegion, weightPlacementSource;
+
   const Placement &placementOf(const Value *value) const;
+  /// The segment holding constantWeight byte `offset` (index into
+  /// weightSegments; 0 when there are none).
+  size_t segmentAt(uint64_t offset) const;
   bool hasPlacement(const Value *value) const { return placements.count(value) != 0; }
   /// The workspace planned for `node`, or nullptr when it has none.
   const Placement *scratchOf(const Node *node) const;
@@ -118,5 +142,15 @@ struct PlanOptions {
 
 /// Plans all three regions of a type-inferred, pass-optimised graph.
 MemoryPlan planGraphMemory(const Graph &graph, const PlanOptions &options = {});
+
+/// Lays the constant region out again in segments: `regionOf[i]` names the
+/// memory region of plan.constants[i]; segments follow `regionOrder` (regions
+/// without weights are left out), constants keep their relative order inside
+/// each; plan.constants keeps its order. `copied` are the regions whose weights start-up copies
+/// from Flash. CONSTANT's size is unchanged. Throws Error(Usage) for a region named in regionOf but
+/// not in regionOrder.
+void splitWeightSegments(MemoryPlan &plan, const std::vector<std::string> &regionOf,
+                         const std::vector<std::string> &regionOrder,
+                         const std::vector<std::string> &copied);
 
 } // namespace bundlefit
