@@ -26,8 +26,8 @@ bool over(const FitResult &fit, bool flash) {
 
 Suggestion suggestionOf(std::string change, const FitResult &fit, std::vector<std::string> options,
                         std::vector<std::string> estimates = {}) {
-  return {std::move(change),  fit.fits,           fit.totals.flash, fit.totals.ram,
-          fit.time.ms,        std::move(options), std::move(estimates)};
+  return {std::move(change), fit.fits,           fit.totals.flash,    fit.totals.ram,
+          fit.time.ms,       std::move(options), std::move(estimates)};
 }
 
 /// The fit of `fp` on `device` under the request's placement, else the first
@@ -53,6 +53,8 @@ std::string placementChange(WeightsPolicy weights) {
     return "weights read from Flash (--weights flash)";
   case WeightsPolicy::Ram:
     return "weights copied to RAM (--weights ram)";
+  case WeightsPolicy::Given:
+    return "weights placed as a placement file says (--weights FILE)";
   case WeightsPolicy::Auto:
     break;
   }
@@ -112,8 +114,7 @@ std::vector<const Device *> candidateParts(const SuggestionInput &input,
   if (!options.parts.empty()) {
     for (const std::string &name : options.parts) {
       const Device &part = input.db.get(name, "--suggest-parts");
-      if (part.id != input.device.id &&
-          std::find(parts.begin(), parts.end(), &part) == parts.end())
+      if (part.id != input.device.id && std::find(parts.begin(), parts.end(), &part) == parts.end())
         parts.push_back(&part);
     }
     return parts;
@@ -235,11 +236,15 @@ public:
   std::vector<Suggestion> partsForKnownBuilds() const;
   /// The one more build the excess calls for, if any; `onParts` gets the
   /// parts that hold it when it does not fit here and `partFound` is false.
-  void oneMoreBuild(bool partFound, std::vector<Suggestion> &out,
-                    std::vector<Suggestion> &onParts);
+  void oneMoreBuild(bool partFound, std::vector<Suggestion> &out, std::vector<Suggestion> &onParts);
 
 private:
   const VariantBuild &buildAt(int memoryOpt, const Variant &variant);
+  BuildSizer &sizerAt(int memoryOpt) const;
+  /// `fit` of `build` as the bundle placed for `fit.weights` sizes it (the
+  /// code of a placed bundle depends on its weight segments): what following
+  /// the suggestion reports.
+  FitResult placedFit(const VariantBuild &build, const FitResult &fit, int memoryOpt) const;
   Suggestion checked(std::string change, const VariantBuild &build, int memoryOpt) const;
   void int8Build(bool partFound, std::vector<Suggestion> &out, std::vector<Suggestion> &onParts);
 
@@ -263,6 +268,7 @@ void Suggester::placements(std::vector<Suggestion> &out) const {
       FitResult fit = fitModel(device_, fp, request);
       if (!fit.fits)
         continue;
+      fit = placedFit(*input_.known[i], fit, level_);
       std::string change = placementChange(weights);
       std::vector<std::string> flags = {"--weights", weightsPolicyName(weights)};
       if (fp.variant.name != asked_.name) {
@@ -284,19 +290,36 @@ std::vector<Suggestion> Suggester::partsForKnownBuilds() const {
   return {};
 }
 
+/// Placed as the fit's request places it, as `fit` builds its own.
 const VariantBuild &Suggester::buildAt(int memoryOpt, const Variant &variant) {
   if (memoryOpt == level_)
-    return input_.sizer.build(device_, variant);
+    return input_.sizer.build(device_, variant, &input_.request);
   BuildOptions changed = input_.sizer.options();
   changed.model.memoryOpt = memoryOpt;
   sizers_.push_back(std::make_unique<BuildSizer>(changed));
-  return sizers_.back()->build(device_, variant);
+  return sizers_.back()->build(device_, variant, &input_.request);
+}
+
+BuildSizer &Suggester::sizerAt(int memoryOpt) const {
+  if (memoryOpt == level_ || sizers_.empty())
+    return input_.sizer;
+  return *sizers_.back();
+}
+
+FitResult Suggester::placedFit(const VariantBuild &build, const FitResult &fit,
+                               int memoryOpt) const {
+  if (!build.bundle || !fit.fits)
+    return fit;
+  FitRequest request = input_.request;
+  request.weights = fit.weights;
+  const VariantBuild &placed = sizerAt(memoryOpt).build(device_, build.footprint.variant, &request);
+  return fitModel(device_, placed.footprint, request);
 }
 
 /// The fit of `build` (at `memoryOpt`) under its best placement.
-Suggestion Suggester::checked(std::string change, const VariantBuild &build,
-                              int memoryOpt) const {
-  FitResult fit = bestPlacement(device_, build.footprint, input_.request);
+Suggestion Suggester::checked(std::string change, const VariantBuild &build, int memoryOpt) const {
+  FitResult fit =
+      placedFit(build, bestPlacement(device_, build.footprint, input_.request), memoryOpt);
   std::vector<std::string> flags;
   if (build.footprint.variant.name != asked_.name)
     flags.insert(flags.end(), {"--variant", build.footprint.variant.name});
