@@ -15,10 +15,10 @@ set(layer_kernel_abi "")                 # the C kernels' enums and parameters (
 set(layer_ir support)
 # Every operator's definition: shape inference, MACs, traits (src/ops).
 set(layer_ops ir support kernel_abi)
-set(layer_int8 ops ir support kernel_abi)               # int8 arithmetic shared by interp, codegen, CMSIS sizes
-set(layer_interp ops ir int8 kernel_abi)
+set(layer_int8 ops ir support)           # int8 kernel arguments, CMSIS-NN layouts and sizes
+set(layer_interp ops ir)
 set(layer_onnx ir ops)
-set(layer_passes ops ir interp)              # constant folding runs the interpreter
+set(layer_passes ops ir)                 # constant folding runs the ops' reference kernels
 set(layer_quant ops ir interp int8)
 set(layer_schedule ops ir planner)
 set(layer_codegen ops ir schedule support int8 kernel_abi)

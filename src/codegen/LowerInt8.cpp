@@ -1,7 +1,7 @@
 //===- LowerInt8.cpp - Kernel calls of int8-quantized nodes ----------------===//
 //
 // Argument order is bundlefit_kernels_int8.h's; the values come from
-// int8/Int8Params.h, shared with the interpreter (src/interp/Int8Kernels.cpp).
+// int8/Int8Params.h.
 //
 //===----------------------------------------------------------------------===//
 #include "LowerInt8.h"

@@ -260,9 +260,9 @@ std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
   if (!needsInt8Kernel(node) || !isInt8(node.input(0)) || !isInt8(node.output(0)))
     return portable("not an int8 operator");
   const std::string &op = node.opType;
-  // The op schema says which ops map to CMSIS-NN (OpSchema::cmsisFunction);
+  // The op schema says which ops map to CMSIS-NN (OpDef::cmsisFunction);
   // the checks below say whether this node's attributes fit the call.
-  const OpSchema *schema = OpRegistry::get().find(op);
+  const OpDef *schema = OpRegistry::get().find(op);
   if (!schema || !schema->cmsisFunction)
     return portable("no CMSIS-NN s8 function for " + op);
   const std::string function = schema->cmsisFunction;

@@ -239,24 +239,6 @@ int32_t quantizeToInt8(double real, float scale, int32_t zeroPoint) {
   return int32_t(std::max(-128.0, std::min(127.0, v)));
 }
 
-bool isInt8Node(const Node &node) {
-  if (node.opType == "Quantize" || node.opType == "Dequantize" || node.opType == "Rescale")
-    return true;
-  auto quantized = [](const Value *v) {
-    return v && v->type.dtype == DType::Int8 && !v->type.quant.empty();
-  };
-  return std::any_of(node.inputs.begin(), node.inputs.end(), quantized) ||
-         std::any_of(node.outputs.begin(), node.outputs.end(), quantized);
-}
-
-bool needsInt8Kernel(const Node &node) {
-  if (node.opType == "PatchStage") // Runs its body's kernels (ops/PatchStage.h).
-    return false;
-  if (hasOpTrait(node.opType, kOpMovesBytes)) // Any dtype: the float copy kernels.
-    return false;
-  return isInt8Node(node);
-}
-
 Int8ConvArgs int8ConvArgs(const Node &node) {
   Int8ConvArgs args;
   const Value &x = operand(node, node.input(0), "input");

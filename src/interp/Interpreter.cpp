@@ -1,4 +1,5 @@
 #include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/support/Error.h"
 

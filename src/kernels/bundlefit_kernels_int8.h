@@ -3,9 +3,10 @@
  * The int8 half of the kernel library: the arithmetic of TensorFlow Lite
  * Micro's int8 reference kernels and of CMSIS-NN (bit-exact with both), in
  * NCHW layout. The same rules as bundlefit_kernels.h apply (freestanding,
- * int32_t shapes that constant-fold, no globals). The interpreter runs these
- * very functions compiled natively, so interpreter and bundle agree bit for
- * bit; docs/quantized-ir.md is the contract they implement.
+ * int32_t shapes that constant-fold, no globals). docs/quantized-ir.md is the
+ * contract they implement; the interpreter's int8 reference (src/ops, plain
+ * C++ from the same formulas, no shared code) must agree with them bit for
+ * bit.
  *
  * Quantized arithmetic, in CMSIS-NN's names:
  *  - a tensor is real = scale * (q - zeroPoint);

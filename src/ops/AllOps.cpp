@@ -8,7 +8,7 @@
 namespace bundlefit {
 
 const OpRegistry &OpRegistry::get() {
-  // Built once and never copied: byName_ points into schemas_.
+  // Built once and never copied: byName_ points into defs_.
   static const OpRegistry &registry = *[] {
     auto *r = new OpRegistry;
     registerConvOps(*r);
@@ -31,36 +31,36 @@ const OpRegistry &OpRegistry::get() {
   return registry;
 }
 
-OpSchema &OpRegistry::add(OpSchema schema) {
-  if (byName_.count(schema.opType))
-    fatalInternal("operator '" + schema.opType + "' is registered twice");
-  schemas_.push_back(std::move(schema));
-  byName_[schemas_.back().opType] = &schemas_.back();
-  return schemas_.back();
+OpDef &OpRegistry::add(OpDef def) {
+  if (byName_.count(def.opType))
+    fatalInternal("operator '" + def.opType + "' is registered twice");
+  defs_.push_back(std::move(def));
+  byName_[defs_.back().opType] = &defs_.back();
+  return defs_.back();
 }
 
-const OpSchema *OpRegistry::find(const std::string &opType) const {
+const OpDef *OpRegistry::find(const std::string &opType) const {
   auto it = byName_.find(opType);
   return it == byName_.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> OpRegistry::supportedOps() const {
   std::vector<std::string> names;
-  for (const OpSchema &schema : schemas_)
-    names.push_back(schema.opType);
+  for (const OpDef &def : defs_)
+    names.push_back(def.opType);
   std::sort(names.begin(), names.end());
   return names;
 }
 
 void inferNodeTypes(Node &node) {
-  const OpSchema *schema = OpRegistry::get().find(node.opType);
-  if (!schema || !schema->inferTypes)
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  if (!def || !def->inferTypes)
     throw Error(ExitCode::Unsupported, node.describe() + ": unsupported operator");
   for (const Value *input : node.inputs)
     if (input && !input->typeKnown)
       fatalInternal(node.describe() + " reads '" + input->name + "' whose type is not known yet");
   try {
-    schema->inferTypes(node);
+    def->inferTypes(node);
   } catch (const Error &e) {
     // Checks below the node (an attribute's type, say) cannot name it; say
     // which node so the one-line error points at the model's culprit.
@@ -87,25 +87,54 @@ void inferGraphTypes(Graph &graph) {
 }
 
 uint64_t countNodeMacs(const Node &node) {
-  const OpSchema *schema = OpRegistry::get().find(node.opType);
-  if (!schema || !schema->countMacs)
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  if (!def || !def->countMacs)
     return 0;
-  return schema->countMacs(node);
+  return def->countMacs(node);
 }
 
 bool isParameterOperand(const Node &node, size_t index) {
-  const OpSchema *schema = OpRegistry::get().find(node.opType);
-  return schema && index < 32 && (schema->parameterOperands >> index & 1u) != 0;
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  return def && index < 32 && (def->parameterOperands >> index & 1u) != 0;
 }
 
 bool hasOpTrait(const std::string &opType, uint32_t traits) {
-  const OpSchema *schema = OpRegistry::get().find(opType);
-  return schema && (schema->traits & traits) == traits;
+  const OpDef *def = OpRegistry::get().find(opType);
+  return def && (def->traits & traits) == traits;
 }
 
 Int8Rule int8RuleOf(const std::string &opType) {
-  const OpSchema *schema = OpRegistry::get().find(opType);
-  return schema ? schema->int8 : Int8Rule::None;
+  const OpDef *def = OpRegistry::get().find(opType);
+  return def ? def->int8.rule : Int8Rule::None;
+}
+
+bool isInt8Node(const Node &node) {
+  auto quantized = [](const Value *v) {
+    return v && v->type.dtype == DType::Int8 && !v->type.quant.empty();
+  };
+  return std::any_of(node.inputs.begin(), node.inputs.end(), quantized) ||
+         std::any_of(node.outputs.begin(), node.outputs.end(), quantized);
+}
+
+bool needsInt8Kernel(const Node &node) {
+  if (hasOpTrait(node.opType, kOpMovesBytes) || hasOpTrait(node.opType, kOpCompound))
+    return false;
+  return isInt8Node(node);
+}
+
+std::vector<Tensor> evaluateNode(const Node &node, const std::vector<const Tensor *> &inputs) {
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  const bool int8 = needsInt8Kernel(node);
+  KernelFn kernel = !def ? nullptr : int8 ? def->int8.interpret : def->interpret;
+  if (!kernel)
+    throw Error(ExitCode::Unsupported, node.describe() + ": the reference interpreter has no " +
+                                           (int8 ? "int8 " : "") + "kernel");
+  std::vector<Tensor> outputs;
+  outputs.reserve(node.outputs.size());
+  for (const Value *output : node.outputs)
+    outputs.emplace_back(output->type);
+  kernel(node, inputs, outputs);
+  return outputs;
 }
 
 } // namespace bundlefit

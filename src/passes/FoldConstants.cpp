@@ -14,7 +14,6 @@
 #include "bundlefit/passes/Passes.h"
 
 #include "PassUtils.h"
-#include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 // of that size live. Applied while the producer stores each result, it costs
 // one comparison or one call per element and no memory. The producer carries
 // the activation as bundlefit attributes (OpRegistry.h, interpreter side in
-// src/interp/FusedActivation.h) and computes the activation's output value
+// src/ops/common/FusedActivation.h) and computes the activation's output value
 // itself, so readers and graph outputs keep the same value and name.
 //
 //===----------------------------------------------------------------------===//

@@ -125,14 +125,13 @@ std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
   return {{in->name, Tensor::fromFloats(in->type.shape, v)}};
 }
 
-/// Compiles the stub (and the softmax it reuses) for `target` and merges it
+/// Compiles the stub (self-contained C) for `target` and merges it
 /// with the bundle object into one relocatable <net>.o, so the ordinary
 /// runner links it like any bundle.
 void mergeStub(const std::string &target, const fs::path &bundleObject, const fs::path &work,
                bool log) {
   std::string cc;
-  std::vector<std::string> flags = {"-O1",       "-std=c11", "-I",
-                                    KERNELS_DIR, "-I",       std::string(KERNELS_DIR) + "/include"};
+  std::vector<std::string> flags = {"-O1", "-std=c11"};
   if (target == "host") {
     cc = requireHostCC();
     flags.push_back("-fPIC");
@@ -145,8 +144,7 @@ void mergeStub(const std::string &target, const fs::path &bundleObject, const fs
     flags.insert(flags.end(), board->cflags.begin(), board->cflags.end());
   }
   std::vector<std::string> objects;
-  for (const std::string &source : {std::string(CMSIS_STUB_DIR) + "/cmsis_nn_stub.c",
-                                    std::string(KERNELS_DIR) + "/int8_softmax.c"}) {
+  for (const std::string &source : {std::string(CMSIS_STUB_DIR) + "/cmsis_nn_stub.c"}) {
     const std::string object = (work / (fs::path(source).stem().string() + ".o")).string();
     std::vector<std::string> argv = {cc, "-c", source, "-o", object};
     argv.insert(argv.end(), flags.begin(), flags.end());

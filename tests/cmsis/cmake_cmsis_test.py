@@ -54,12 +54,10 @@ def main():
     os.makedirs(os.path.join(cmsis, "Include"))
     os.makedirs(os.path.join(cmsis, "lib"))
     here = os.path.dirname(os.path.abspath(__file__))
-    kernels = os.path.join(source_dir, "src", "kernels")
     shutil.copy(os.path.join(here, "cmsis_nn_abi.h"), os.path.join(cmsis, "Include", "arm_nnfunctions.h"))
-    flags = ["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16", "-O2", "-I", kernels,
-             "-I", os.path.join(kernels, "include")]
+    flags = ["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16", "-O2"]
     objects = []
-    for source in [os.path.join(here, "cmsis_nn_stub.c"), os.path.join(kernels, "int8_softmax.c")]:
+    for source in [os.path.join(here, "cmsis_nn_stub.c")]:
         obj = os.path.join(work, os.path.basename(source) + ".o")
         run(["arm-none-eabi-gcc", "-c", source, "-o", obj] + flags)
         objects.append(obj)

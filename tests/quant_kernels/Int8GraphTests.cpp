@@ -1,7 +1,7 @@
 // Hand-built quantized graphs (docs/quantized-ir.md types, set by hand, no
-// quantization pass): the interpreter (int8 kernels compiled natively) and
-// bundles (the same kernels as bitcode, specialised by LLVM) must agree bit
-// for bit, on the host and on a Cortex-M7 under QEMU.
+// quantization pass): the interpreter's int8 reference (src/ops, plain C++
+// from the TFLite formulas) and bundles (the C kernels as bitcode, specialised
+// by LLVM) must agree bit for bit, on the host and on a Cortex-M7 under QEMU.
 #include "QuantGraphBuilder.h"
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/BundleWriter.h"

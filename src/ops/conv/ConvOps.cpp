@@ -6,6 +6,9 @@
 // MACs: Conv = |Y| * (C/group) * prod(k); ConvTranspose = |X| * (M/group) * prod(k).
 //
 //===----------------------------------------------------------------------===//
+#include "conv/Conv.h"
+#include "quant/Quant.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
@@ -130,12 +133,17 @@ uint64_t convTransposeMacs(const Node &node) {
 void registerConvOps(OpRegistry &registry) {
   // Reference interpreter only (conformance); the driver rewrites
   // QLinearConv into Q/DQ pairs first (quant/FoldQdq.h).
-  registry.add({"ConvInteger", inferConvInteger, convMacs});
-  registry.add({"QLinearConv", inferQLinearConv, convMacs});
+  registry.add({"ConvInteger", inferConvInteger, convMacs})
+      .runs(linear_quant_interp::convIntegerKernel);
+  registry.add({"QLinearConv", inferQLinearConv, convMacs})
+      .runs(linear_quant_interp::qlinearConvKernel);
   registry.add({"Conv", inferConv, convMacs})
+      .runs(conv_interp::convKernel)
       .quantized(Int8Rule::OwnParams)
+      .int8Runs(conv_reference::conv)
       .cmsis("arm_convolve_wrapper_s8");
-  registry.add({"ConvTranspose", inferConvTranspose, convTransposeMacs});
+  registry.add({"ConvTranspose", inferConvTranspose, convTransposeMacs})
+      .runs(conv_interp::convTransposeKernel);
 }
 
 } // namespace bundlefit

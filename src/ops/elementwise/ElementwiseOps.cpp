@@ -13,6 +13,8 @@
 // does one arithmetic step per element; the counts are for cost reports).
 //
 //===----------------------------------------------------------------------===//
+#include "elementwise/Elementwise.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/BroadcastShape.h"
@@ -233,33 +235,43 @@ uint64_t outputElements(const Node &node) {
 } // namespace
 
 void registerElementwiseOps(OpRegistry &registry) {
-  for (const char *op : {"Add", "Sub", "Mul", "Div", "Max", "Min"})
-    registry.add({op, inferBroadcastOp, outputElements})
-        .with(kOpElementwise)
-        .quantized(std::string(op) == "Add" || std::string(op) == "Mul" ? Int8Rule::OwnParams
-                                                                        : Int8Rule::None);
-  registry.add({"PRelu", inferPRelu, outputElements}).with(kOpElementwise);
+  using namespace elementwise_interp;
+  registry.add({"Add", inferBroadcastOp, outputElements})
+      .with(kOpElementwise)
+      .runs(binaryKernel)
+      .quantized(Int8Rule::OwnParams)
+      .int8Runs(elementwise_reference::add);
+  registry.add({"Mul", inferBroadcastOp, outputElements})
+      .with(kOpElementwise)
+      .runs(binaryKernel)
+      .quantized(Int8Rule::OwnParams)
+      .int8Runs(elementwise_reference::mul);
+  for (const char *op : {"Sub", "Div", "Max", "Min", "Sum", "Mean"})
+    registry.add({op, inferBroadcastOp, outputElements}).with(kOpElementwise).runs(binaryKernel);
+  registry.add({"PRelu", inferPRelu, outputElements}).with(kOpElementwise).runs(preluKernel);
   registry.add({"Relu", inferUnary, outputElements})
       .with(kOpElementwise)
-      .quantized(Int8Rule::SameParams);
+      .runs(reluKernel)
+      .quantized(Int8Rule::SameParams)
+      .int8Runs(elementwise_reference::relu);
   for (const char *op : {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
-    registry.add({op, inferUnary, outputElements}).with(kOpElementwise);
+    registry.add({op, inferUnary, outputElements}).with(kOpElementwise).runs(floatUnaryKernel);
   registry.add({"Clip", inferClip, outputElements})
       .with(kOpElementwise)
       .parameters(kParametersFrom1)
-      .quantized(Int8Rule::SameParams);
-  registry.add({"Cast", inferCast, outputElements}).with(kOpElementwise);
-  for (const char *op : {"Sum", "Mean"})
-    registry.add({op, inferBroadcastOp, outputElements}).with(kOpElementwise);
-  registry.add({"Pow", inferPow, outputElements}).with(kOpElementwise);
-  registry.add({"Mod", inferMod, outputElements}).with(kOpElementwise);
+      .runs(clipKernel)
+      .quantized(Int8Rule::SameParams)
+      .int8Runs(elementwise_reference::clip);
+  registry.add({"Cast", inferCast, outputElements}).with(kOpElementwise).runs(castKernel);
+  registry.add({"Pow", inferPow, outputElements}).with(kOpElementwise).runs(powKernel);
+  registry.add({"Mod", inferMod, outputElements}).with(kOpElementwise).runs(binaryKernel);
   for (const char *op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"})
-    registry.add({op, inferCompare, outputElements}).with(kOpElementwise);
+    registry.add({op, inferCompare, outputElements}).with(kOpElementwise).runs(compareKernel);
   for (const char *op : {"And", "Or", "Xor", "Not"})
-    registry.add({op, inferLogical, outputElements}).with(kOpElementwise);
-  registry.add({"Where", inferWhere, outputElements}).with(kOpElementwise);
+    registry.add({op, inferLogical, outputElements}).with(kOpElementwise).runs(logicalKernel);
+  registry.add({"Where", inferWhere, outputElements}).with(kOpElementwise).runs(whereKernel);
   for (const char *op : {"IsNaN", "IsInf"})
-    registry.add({op, inferFloatTest, outputElements}).with(kOpElementwise);
+    registry.add({op, inferFloatTest, outputElements}).with(kOpElementwise).runs(floatTestKernel);
 }
 
 } // namespace bundlefit

@@ -14,6 +14,8 @@
 //     values); constant folding computes it.
 //
 //===----------------------------------------------------------------------===//
+#include "index/Index.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
@@ -138,11 +140,12 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerIndexOps(OpRegistry &registry) {
-  registry.add({"GatherElements", inferGatherElements, noMacs});
-  registry.add({"GatherND", inferGatherND, noMacs});
-  registry.add({"ScatterElements", inferScatterElements, noMacs});
-  registry.add({"OneHot", inferOneHot, noMacs}).parameters(1u << 1);
-  registry.add({"NonZero", inferNonZero, noMacs});
+  using namespace index_interp;
+  registry.add({"GatherElements", inferGatherElements, noMacs}).runs(gatherElementsKernel);
+  registry.add({"GatherND", inferGatherND, noMacs}).runs(gatherNDKernel);
+  registry.add({"ScatterElements", inferScatterElements, noMacs}).runs(scatterElementsKernel);
+  registry.add({"OneHot", inferOneHot, noMacs}).parameters(1u << 1).runs(oneHotKernel);
+  registry.add({"NonZero", inferNonZero, noMacs}).runs(nonZeroKernel);
 }
 
 } // namespace bundlefit

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/UnaryMath.h"
+#include "math/Math.h"
 
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
@@ -84,7 +85,9 @@ void unaryMathParams(const UnaryMathOp &op, const Node &node, float &a, float &b
 
 void registerUnaryMathOps(OpRegistry &registry) {
   for (const UnaryMathOp &op : unaryMathOps())
-    registry.add({op.opType, inferUnaryMath, outputElements}).with(kOpElementwise);
+    registry.add({op.opType, inferUnaryMath, outputElements})
+        .with(kOpElementwise)
+        .runs(math_interp::unaryMathKernel);
 }
 
 } // namespace bundlefit

@@ -7,6 +7,9 @@
 // MACs: Gemm = M*N*K; MatMul = |Y| * K. Both may carry a fused activation.
 //
 //===----------------------------------------------------------------------===//
+#include "matmul/MatMul.h"
+#include "quant/Quant.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
@@ -139,13 +142,17 @@ uint64_t matMulMacs(const Node &node) {
 
 void registerMatMulOps(OpRegistry &registry) {
   registry.add({"Gemm", inferGemm, gemmMacs})
+      .runs(matmul_interp::gemmKernel)
       .quantized(Int8Rule::OwnParams)
+      .int8Runs(matmul_reference::gemm)
       .cmsis("arm_fully_connected_s8");
-  registry.add({"MatMul", inferMatMul, matMulMacs});
+  registry.add({"MatMul", inferMatMul, matMulMacs}).runs(matmul_interp::matMulKernel);
   // Reference interpreter only (conformance); the driver rewrites
   // QLinearMatMul into Q/DQ pairs first (quant/FoldQdq.h).
-  registry.add({"MatMulInteger", inferMatMulInteger, matMulMacs});
-  registry.add({"QLinearMatMul", inferQLinearMatMul, matMulMacs});
+  registry.add({"MatMulInteger", inferMatMulInteger, matMulMacs})
+      .runs(linear_quant_interp::matMulIntegerKernel);
+  registry.add({"QLinearMatMul", inferQLinearMatMul, matMulMacs})
+      .runs(linear_quant_interp::qlinearMatMulKernel);
 }
 
 } // namespace bundlefit

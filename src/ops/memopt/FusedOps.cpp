@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/FusedOps.h"
+#include "memopt/MemOpt.h"
 
 #include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/OpRegistry.h"
@@ -125,7 +126,10 @@ uint64_t nodeScratchBytes(const Node &node) {
 }
 
 void registerFusedOps(OpRegistry &registry) {
-  registry.add({kConvPoolOp, inferConvPool, convPoolMacs});
+  // Evaluated as the Conv and pool it replaced, int8 or float alike.
+  registry.add({kConvPoolOp, inferConvPool, convPoolMacs})
+      .runs(memopt_interp::convPoolKernel)
+      .int8Runs(memopt_interp::convPoolKernel);
   registerPatchStageOp(registry);
 }
 

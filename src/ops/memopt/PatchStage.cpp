@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/PatchStage.h"
+#include "memopt/MemOpt.h"
 
 #include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/OpRegistry.h"
@@ -395,7 +396,9 @@ uint64_t patchStageMacs(const Node &node) { return buildPatchProgram(node)->macs
 } // namespace
 
 void registerPatchStageOp(OpRegistry &registry) {
-  registry.add({kPatchStageOp, inferPatchStage, patchStageMacs});
+  registry.add({kPatchStageOp, inferPatchStage, patchStageMacs})
+      .with(kOpCompound)
+      .runs(memopt_interp::patchStageKernel);
 }
 
 } // namespace bundlefit

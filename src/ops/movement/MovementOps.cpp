@@ -7,6 +7,8 @@
 // dims. The shape-giving operands are parameters (kParametersFrom1).
 //
 //===----------------------------------------------------------------------===//
+#include "movement/Movement.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/BroadcastShape.h"
@@ -108,11 +110,16 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerMovementOps(OpRegistry &registry) {
-  registry.add({"Expand", inferExpand, noMacs}).parameters(kParametersFrom1);
-  registry.add({"Tile", inferTile, noMacs}).parameters(kParametersFrom1);
-  registry.add({"DepthToSpace", inferSpaceDepth, noMacs}).with(kOpMovesBytes);
-  registry.add({"SpaceToDepth", inferSpaceDepth, noMacs}).with(kOpMovesBytes);
-  registry.add({"Trilu", inferTrilu, noMacs}).parameters(kParametersFrom1);
+  using namespace movement_interp;
+  registry.add({"Expand", inferExpand, noMacs}).parameters(kParametersFrom1).runs(expandKernel);
+  registry.add({"Tile", inferTile, noMacs}).parameters(kParametersFrom1).runs(tileKernel);
+  registry.add({"DepthToSpace", inferSpaceDepth, noMacs})
+      .with(kOpMovesBytes)
+      .runs(spaceDepthKernel);
+  registry.add({"SpaceToDepth", inferSpaceDepth, noMacs})
+      .with(kOpMovesBytes)
+      .runs(spaceDepthKernel);
+  registry.add({"Trilu", inferTrilu, noMacs}).parameters(kParametersFrom1).runs(triluKernel);
 }
 
 } // namespace bundlefit

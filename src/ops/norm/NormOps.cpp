@@ -9,6 +9,8 @@
 //   normalise over the flattened dims [axis, rank), axis default 1. MACs = 0.
 //
 //===----------------------------------------------------------------------===//
+#include "norm/Norm.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/Softmax.h"
 #include "bundlefit/support/CheckedMath.h"
@@ -138,13 +140,19 @@ SoftmaxExtents softmaxExtents(const Node &node, const Shape &shape) {
 }
 
 void registerNormOps(OpRegistry &registry) {
-  registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs}).with(kOpElementwise);
+  using namespace norm_interp;
+  registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs})
+      .with(kOpElementwise)
+      .runs(batchNormKernel);
   registry.add({"Softmax", inferSoftmax, noMacs})
+      .runs(softmaxKernel)
       .quantized(Int8Rule::OwnParams)
+      .int8Runs(norm_reference::softmax)
       .cmsis("arm_softmax_s8");
-  registry.add({"LogSoftmax", inferSoftmax, noMacs});
-  registry.add({"LayerNormalization", inferLayerNorm, batchNormMacs});
-  registry.add({"InstanceNormalization", inferInstanceNorm, batchNormMacs});
+  registry.add({"LogSoftmax", inferSoftmax, noMacs}).runs(softmaxKernel);
+  registry.add({"LayerNormalization", inferLayerNorm, batchNormMacs}).runs(layerNormKernel);
+  registry.add({"InstanceNormalization", inferInstanceNorm, batchNormMacs})
+      .runs(instanceNormKernel);
 }
 
 } // namespace bundlefit

@@ -6,6 +6,8 @@
 // compares are not multiply-accumulates).
 //
 //===----------------------------------------------------------------------===//
+#include "pool/Pool.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
@@ -72,16 +74,23 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerPoolOps(OpRegistry &registry) {
+  using namespace pool_interp;
   registry.add({"MaxPool", inferPool, noMacs})
+      .runs(poolKernel)
       .quantized(Int8Rule::SameParams)
+      .int8Runs(pool_reference::pool)
       .cmsis("arm_max_pool_s8");
   registry.add({"AveragePool", inferPool, noMacs})
+      .runs(poolKernel)
       .quantized(Int8Rule::SameParams)
+      .int8Runs(pool_reference::pool)
       .cmsis("arm_avgpool_s8");
   registry.add({"GlobalAveragePool", inferGlobalPool, noMacs})
+      .runs(globalPoolKernel)
       .quantized(Int8Rule::SameParams)
+      .int8Runs(pool_reference::globalAveragePool)
       .cmsis("arm_avgpool_s8");
-  registry.add({"GlobalMaxPool", inferGlobalPool, noMacs});
+  registry.add({"GlobalMaxPool", inferGlobalPool, noMacs}).runs(globalPoolKernel);
 }
 
 } // namespace bundlefit

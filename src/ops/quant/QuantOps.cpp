@@ -27,6 +27,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/LinearQuant.h"
+#include "quant/Quant.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
@@ -128,15 +130,17 @@ uint64_t perElement(const Node &node) {
 } // namespace
 
 void registerQuantOps(OpRegistry &registry) {
-  registry.add({"Quantize", inferQuantize, perElement});
-  registry.add({"Dequantize", inferDequantize, perElement});
-  registry.add({"Rescale", inferRescale, perElement});
+  registry.add({"Quantize", inferQuantize, perElement}).int8Runs(quant_reference::quantize);
+  registry.add({"Dequantize", inferDequantize, perElement}).int8Runs(quant_reference::dequantize);
+  registry.add({"Rescale", inferRescale, perElement}).int8Runs(quant_reference::rescale);
   registry.add({"CmsisLayout", inferCmsisLayout, perElement});
 }
 
 void registerLinearQuantOps(OpRegistry &registry) {
-  registry.add({"QuantizeLinear", inferQuantizeLinear, perElement});
-  registry.add({"DequantizeLinear", inferDequantizeLinear, perElement});
+  registry.add({"QuantizeLinear", inferQuantizeLinear, perElement})
+      .runs(linear_quant_interp::quantizeLinearKernel);
+  registry.add({"DequantizeLinear", inferDequantizeLinear, perElement})
+      .runs(linear_quant_interp::dequantizeLinearKernel);
 }
 
 } // namespace bundlefit

@@ -9,6 +9,8 @@
 // MACs: one per *input* element (each is accumulated/compared once).
 //
 //===----------------------------------------------------------------------===//
+#include "reduce/Reduce.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/support/Error.h"
@@ -109,13 +111,19 @@ uint64_t inputElements(const Node &node) {
 } // namespace
 
 void registerReduceOps(OpRegistry &registry) {
-  for (const char *op :
-       {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2",
-        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"})
-    registry.add({op, inferReduce, inputElements}).parameters(kParametersFrom1);
-  registry.add({"ArgMax", inferArgReduce, inputElements});
-  registry.add({"ArgMin", inferArgReduce, inputElements});
-  registry.add({"Hardmax", inferHardmax, inputElements});
+  using namespace reduce_interp;
+  for (const char *op : {"ReduceMean", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2",
+                         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"})
+    registry.add({op, inferReduce, inputElements})
+        .parameters(kParametersFrom1)
+        .runs(reduceArithmeticKernel);
+  for (const char *op : {"ReduceMax", "ReduceMin"})
+    registry.add({op, inferReduce, inputElements})
+        .parameters(kParametersFrom1)
+        .runs(reduceMaxKernel);
+  registry.add({"ArgMax", inferArgReduce, inputElements}).runs(argReduceKernel);
+  registry.add({"ArgMin", inferArgReduce, inputElements}).runs(argReduceKernel);
+  registry.add({"Hardmax", inferHardmax, inputElements}).runs(hardmaxKernel);
 }
 
 } // namespace bundlefit

@@ -10,6 +10,8 @@
 // keep_aspect_ratio_policy. MACs = 0 (data movement / interpolation).
 //
 //===----------------------------------------------------------------------===//
+#include "resize/Resize.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
@@ -111,7 +113,9 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerResizeOps(OpRegistry &registry) {
-  registry.add({"Resize", inferResize, noMacs}).parameters(kParametersFrom1);
+  registry.add({"Resize", inferResize, noMacs})
+      .parameters(kParametersFrom1)
+      .runs(resize_interp::resizeKernel);
 }
 
 } // namespace bundlefit

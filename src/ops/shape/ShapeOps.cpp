@@ -15,6 +15,8 @@
 // parameters are left alone). MACs: all of these are data movement, 0.
 //
 //===----------------------------------------------------------------------===//
+#include "shape/Shape.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/BroadcastShape.h"
@@ -549,35 +551,39 @@ uint64_t noMacs(const Node &) { return 0; }
 } // namespace
 
 void registerShapeOps(OpRegistry &registry) {
-  const uint32_t view = kOpView | kOpMovesBytes;
-  registry.add({"Reshape", inferReshape, noMacs})
-      .with(view)
-      .parameters(kParametersFrom1)
-      .quantized(Int8Rule::SameParams);
-  registry.add({"Flatten", inferFlatten, noMacs}).with(view).quantized(Int8Rule::SameParams);
-  registry.add({"Squeeze", inferSqueeze, noMacs})
-      .with(view)
-      .parameters(kParametersFrom1)
-      .quantized(Int8Rule::SameParams);
-  registry.add({"Unsqueeze", inferUnsqueeze, noMacs})
-      .with(view)
-      .parameters(kParametersFrom1)
-      .quantized(Int8Rule::SameParams);
-  registry.add({"Identity", inferIdentity, noMacs}).with(view).quantized(Int8Rule::SameParams);
-  registry.add({"Dropout", inferDropout, noMacs}).with(view).quantized(Int8Rule::SameParams);
+  using namespace shape_interp;
+  // Views: output 0 is input 0's bytes, so the kernel is a copy.
+  auto view = [&](const char *op, void (*infer)(Node &)) -> OpDef & {
+    return registry.add({op, infer, noMacs})
+        .with(kOpView | kOpMovesBytes)
+        .runs(copyKernel)
+        .quantized(Int8Rule::SameParams);
+  };
+  view("Reshape", inferReshape).parameters(kParametersFrom1);
+  view("Flatten", inferFlatten);
+  view("Squeeze", inferSqueeze).parameters(kParametersFrom1);
+  view("Unsqueeze", inferUnsqueeze).parameters(kParametersFrom1);
+  view("Identity", inferIdentity);
+  view("Dropout", inferDropout);
   registry.add({"Transpose", inferTranspose, noMacs})
       .with(kOpMovesBytes)
+      .runs(transposeKernel)
       .quantized(Int8Rule::SameParams);
-  registry.add({"Concat", inferConcat, noMacs}).quantized(Int8Rule::OwnParams);
-  registry.add({"Split", inferSplit, noMacs}).parameters(kParametersFrom1);
-  registry.add({"Slice", inferSlice, noMacs}).parameters(kParametersFrom1);
-  registry.add({"Pad", inferPad, noMacs}).parameters(kParametersFrom1);
-  registry.add({"Shape", inferShape, noMacs}).with(kOpReadsShapeOnly);
-  registry.add({"Size", inferSize, noMacs}).with(kOpReadsShapeOnly);
-  registry.add({"EyeLike", inferEyeLike, noMacs}).with(kOpReadsShapeOnly);
-  registry.add({"Gather", inferGather, noMacs});
-  registry.add({"ConstantOfShape", inferConstantOfShape, noMacs}).parameters(1u);
-  registry.add({"Range", inferRange, noMacs}).parameters(kAllParameters);
+  registry.add({"Concat", inferConcat, noMacs})
+      .runs(concatKernel)
+      .quantized(Int8Rule::OwnParams)
+      .int8Runs(shape_reference::concat);
+  registry.add({"Split", inferSplit, noMacs}).parameters(kParametersFrom1).runs(splitKernel);
+  registry.add({"Slice", inferSlice, noMacs}).parameters(kParametersFrom1).runs(sliceKernel);
+  registry.add({"Pad", inferPad, noMacs}).parameters(kParametersFrom1).runs(padKernel);
+  registry.add({"Shape", inferShape, noMacs}).with(kOpReadsShapeOnly).runs(shapeKernel);
+  registry.add({"Size", inferSize, noMacs}).with(kOpReadsShapeOnly).runs(sizeKernel);
+  registry.add({"EyeLike", inferEyeLike, noMacs}).with(kOpReadsShapeOnly).runs(eyeLikeKernel);
+  registry.add({"Gather", inferGather, noMacs}).runs(gatherKernel);
+  registry.add({"ConstantOfShape", inferConstantOfShape, noMacs})
+      .parameters(1u)
+      .runs(constantOfShapeKernel);
+  registry.add({"Range", inferRange, noMacs}).parameters(kAllParameters).runs(rangeKernel);
 }
 
 } // namespace bundlefit

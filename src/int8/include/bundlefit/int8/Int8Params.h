@@ -16,6 +16,7 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include <array>
 #include <cstdint>
@@ -34,13 +35,6 @@ void quantizeMultiplierUnbounded(double real, int32_t &multiplier, int &shift);
 /// TFLM's CalculateActivationRangeQuantized quantize step: zp + round(real /
 /// scale) (float division, half away from zero), clamped to [-128, 127].
 int32_t quantizeToInt8(double real, float scale, int32_t zeroPoint);
-
-/// Whether `node` computes on quantized int8 data: Quantize / Dequantize /
-/// Rescale, or any operand that is Int8 with quantization parameters.
-bool isInt8Node(const Node &node);
-/// Whether the node needs an int8 kernel (isInt8Node and not a view or a
-/// Transpose, which move bytes with the ordinary kernels).
-bool needsInt8Kernel(const Node &node);
 
 /// A requantization step: real ratio -> (mult, shift).
 struct Int8Scale {
@@ -76,10 +70,6 @@ struct Int8ConvArgs {
 Int8ConvArgs int8ConvArgs(const Node &node); ///< Conv
 Int8ConvArgs int8GemmArgs(const Node &node); ///< Gemm
 
-/// Node attribute choosing the Conv/Gemm output rounding: "single" (one
-/// rounding of the exact product, as ONNX's QLinearConv and onnxruntime) or
-/// absent (TFLM's and CMSIS-NN's default double rounding).
-inline constexpr const char *kInt8RoundingAttr = "int8_rounding";
 /// Sets (single) or removes (!single) kInt8RoundingAttr on every int8 Conv
 /// and Gemm of `graph`; returns how many nodes it set. Pre-quantized models
 /// round once; a --use-cmsis build takes it away again, since CMSIS-NN as

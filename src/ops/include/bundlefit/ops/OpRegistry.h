@@ -1,10 +1,13 @@
-//===- OpRegistry.h - What each supported operator means statically --------===//
+//===- OpRegistry.h - Everything bundlefit knows about each operator -------===//
 //
-// For every operator bundlefit supports, an OpSchema says how to compute the
-// output types from the input types (static shape/dtype inference) and how
-// many multiply-accumulates a node costs. Operators are registered explicitly,
-// one family per folder in src/ops/<family>/, listed in src/ops/AllOps.cpp (no
-// static initialisers: they vanish when linking static libraries).
+// For every operator bundlefit supports, an OpDef says what the operator
+// means and how each engine runs it: output types from input types (static
+// shape/dtype inference), multiply-accumulates, traits, the reference
+// interpreter's kernel, and how it behaves once quantized. Operators are
+// registered explicitly, one family per folder in src/ops/<family>/, listed
+// in src/ops/AllOps.cpp (no static initialisers: they vanish when linking
+// static libraries). The rest of bundlefit asks the definition; nobody keeps
+// a list of op names (docs/adding-an-operator.md).
 //
 // Operand conventions are ONNX opset 13 (see Graph.h). Attributes bundlefit
 // adds on top of ONNX:
@@ -18,6 +21,7 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 
 #include <cstdint>
 #include <deque>
@@ -28,7 +32,7 @@
 namespace bundlefit {
 
 /// Static traits of an operator. Passes, the planner, the quantizer and code
-/// generation ask the schema (hasOpTrait, isViewOp...) instead of keeping
+/// generation ask the definition (hasOpTrait, isViewOp...) instead of keeping
 /// their own lists of op names.
 enum OpTrait : uint32_t {
   /// Output 0 is input 0's bytes under another shape (Reshape, Flatten,
@@ -45,6 +49,9 @@ enum OpTrait : uint32_t {
   /// The output depends only on input 0's type, not its values (Shape,
   /// Size, EyeLike): constant folding computes it at compile time.
   kOpReadsShapeOnly = 1u << 3,
+  /// Runs other operators' kernels, whatever its operands' types (PatchStage
+  /// runs its body's): never an int8 kernel of its own.
+  kOpCompound = 1u << 4,
 };
 
 /// How an operator behaves once quantized (src/quant/QuantizeGraph.cpp).
@@ -60,7 +67,22 @@ enum class Int8Rule : uint8_t {
   OwnParams,
 };
 
-struct OpSchema {
+/// Computes a node's outputs from its inputs. `inputs[i]` is nullptr for an
+/// omitted optional input. `outputs` arrive sized to node.outputs.size() with
+/// types set from node.outputs[i]->type and bytes allocated.
+using KernelFn = void (*)(const Node &node, const std::vector<const Tensor *> &inputs,
+                          std::vector<Tensor> &outputs);
+
+/// How an operator runs once quantized (docs/quantized-ir.md).
+struct Int8Def {
+  Int8Rule rule = Int8Rule::None;
+  /// The reference kernel of a quantized node (needsInt8Kernel): written
+  /// from the ONNX/TFLite formulas in plain C++, sharing no code with the
+  /// bundles' C kernels, so comparing the two tests both.
+  KernelFn interpret = nullptr;
+};
+
+struct OpDef {
   std::string opType;
   /// Sets node.outputs[i]->type (and typeKnown) from the inputs and
   /// attributes. Inputs that must be constants (Reshape's shape, Slice's
@@ -75,7 +97,11 @@ struct OpSchema {
   /// Bit i set: input i is a compile-time parameter (Reshape's shape, Slice's
   /// starts, Clip's bounds...): baked into the code, never a weight.
   uint32_t parameterOperands = 0;
-  Int8Rule int8 = Int8Rule::None;
+  /// The reference interpreter's kernel (float and the other plain dtypes):
+  /// simple, obviously correct loops; the yardstick for bundles, the engine
+  /// of constant folding and of the quantization profiler.
+  KernelFn interpret = nullptr;
+  Int8Def int8 = {};
   /// The CMSIS-NN s8 function an int8 node of this op may map to (nullptr:
   /// none). cmsisFunctionFor (src/int8/CmsisLayout.cpp) asks it first, then
   /// decides per node whether the call applies (a depthwise Conv calls the
@@ -84,20 +110,28 @@ struct OpSchema {
 
   // Chainable setters for the registration lines:
   //   registry.add({"Reshape", inferReshape, noMacs}).with(kOpView | kOpMovesBytes)
-  //       .parameters(kParametersFrom1).quantized(Int8Rule::SameParams);
-  OpSchema &with(uint32_t opTraits) {
+  //       .parameters(kParametersFrom1).runs(copyKernel).quantized(Int8Rule::SameParams);
+  OpDef &with(uint32_t opTraits) {
     traits |= opTraits;
     return *this;
   }
-  OpSchema &parameters(uint32_t mask) {
+  OpDef &parameters(uint32_t mask) {
     parameterOperands = mask;
     return *this;
   }
-  OpSchema &quantized(Int8Rule rule) {
-    int8 = rule;
+  OpDef &runs(KernelFn kernel) {
+    interpret = kernel;
     return *this;
   }
-  OpSchema &cmsis(const char *function) {
+  OpDef &quantized(Int8Rule rule) {
+    int8.rule = rule;
+    return *this;
+  }
+  OpDef &int8Runs(KernelFn reference) {
+    int8.interpret = reference;
+    return *this;
+  }
+  OpDef &cmsis(const char *function) {
     cmsisFunction = function;
     return *this;
   }
@@ -113,18 +147,18 @@ public:
   static const OpRegistry &get();
 
   OpRegistry() = default;
-  OpRegistry(const OpRegistry &) = delete; // byName_ points into schemas_
+  OpRegistry(const OpRegistry &) = delete; // byName_ points into defs_
   OpRegistry &operator=(const OpRegistry &) = delete;
 
-  /// Adds a schema; returns it so the registration line can set its traits.
-  OpSchema &add(OpSchema schema);
-  const OpSchema *find(const std::string &opType) const;
+  /// Adds a definition; returns it so the registration line can set the rest.
+  OpDef &add(OpDef def);
+  const OpDef *find(const std::string &opType) const;
   std::vector<std::string> supportedOps() const;
 
 private:
   // A deque keeps the references add() returns valid.
-  std::deque<OpSchema> schemas_;
-  std::unordered_map<std::string, const OpSchema *> byName_;
+  std::deque<OpDef> defs_;
+  std::unordered_map<std::string, const OpDef *> byName_;
 };
 
 /// Infers the types of one node (throws if its op is unknown or invalid).
@@ -144,6 +178,23 @@ bool hasOpTrait(const std::string &opType, uint32_t traits);
 inline bool isViewOp(const std::string &opType) { return hasOpTrait(opType, kOpView); }
 /// The int8 rule of `opType` (None when unknown).
 Int8Rule int8RuleOf(const std::string &opType);
+
+/// Node attribute choosing the Conv/Gemm int8 output rounding: "single" (one
+/// rounding of the exact product, as ONNX's QLinearConv and onnxruntime) or
+/// absent (TFLM's and CMSIS-NN's default double rounding).
+inline constexpr const char *kInt8RoundingAttr = "int8_rounding";
+
+/// Whether `node` computes on quantized int8 data: any operand that is Int8
+/// with quantization parameters (Quantize's output, Dequantize's input...).
+bool isInt8Node(const Node &node);
+/// Whether the node needs an int8 kernel (isInt8Node, and neither moves
+/// bytes - views and Transpose run the ordinary kernels on any dtype - nor
+/// is compound).
+bool needsInt8Kernel(const Node &node);
+
+/// Evaluates one node whose output types are already inferred: its
+/// definition's reference kernel (the int8 one when needsInt8Kernel).
+std::vector<Tensor> evaluateNode(const Node &node, const std::vector<const Tensor *> &inputs);
 
 // One registration function per operator family (src/ops/<family>/<Family>Ops.cpp).
 void registerConvOps(OpRegistry &registry);        // Conv, ConvTranspose

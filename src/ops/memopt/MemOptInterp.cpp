@@ -1,12 +1,14 @@
-//===- FusedKernels.cpp - Reference kernels of fused operators -------------===//
+//===- MemOptInterp.cpp - Reference kernels of fused operators -------------===//
 //
 // ConvPool is evaluated as what it replaced: the reference Conv, then the
 // reference pool, on a temporary. The interpreter has no memory limit; the
 // fused bundle kernel is checked against exactly this.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "memopt/MemOpt.h"
+
 #include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/PatchStage.h"
 
 #include <cstring>
@@ -14,7 +16,7 @@
 
 namespace bundlefit {
 
-namespace {
+namespace memopt_interp {
 
 void convPoolKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                     std::vector<Tensor> &outputs) {
@@ -77,11 +79,6 @@ void patchStageKernel(const Node &node, const std::vector<const Tensor *> &input
   }
 }
 
-} // namespace
-
-void registerFusedKernels(KernelTable &table) {
-  table.add(kConvPoolOp, convPoolKernel);
-  table.add(kPatchStageOp, patchStageKernel);
-}
+} // namespace memopt_interp
 
 } // namespace bundlefit

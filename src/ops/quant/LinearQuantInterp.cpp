@@ -1,19 +1,23 @@
-//===- LinearQuantKernels.cpp - Reference QuantizeLinear / DequantizeLinear -===//
+//===- LinearQuantInterp.cpp - Reference QuantizeLinear / DequantizeLinear ---===//
 //
 // ONNX's definitions, per tensor or per axis, for the reference interpreter
 // (conformance tests). Models compiled by the driver never reach these: the
 // Q/DQ pairs become int8 IR first (quant/FoldQdq.h).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "quant/Quant.h"
+
+#include "conv/Conv.h"
+
 #include "bundlefit/ir/LinearQuant.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
 
 namespace bundlefit {
 
-namespace {
+namespace linear_quant_interp {
 
 using Inputs = std::vector<const Tensor *>;
 
@@ -144,7 +148,7 @@ void integerConv(const Node &node, const Tensor &x, const Tensor &w, const Tenso
   std::vector<const Tensor *> operands = {&x, &w};
   if (bias)
     operands.push_back(bias);
-  KernelTable::get().find("Conv")(node, operands, out);
+  conv_interp::convKernel(node, operands, out);
   acc = std::move(out[0]);
 }
 
@@ -176,15 +180,6 @@ void qlinearConvKernel(const Node &node, const Inputs &inputs, std::vector<Tenso
   }
 }
 
-} // namespace
-
-void registerLinearQuantKernels(KernelTable &table) {
-  table.add("QuantizeLinear", quantizeLinearKernel);
-  table.add("DequantizeLinear", dequantizeLinearKernel);
-  table.add("MatMulInteger", matMulIntegerKernel);
-  table.add("QLinearMatMul", qlinearMatMulKernel);
-  table.add("ConvInteger", convIntegerKernel);
-  table.add("QLinearConv", qlinearConvKernel);
-}
+} // namespace linear_quant_interp
 
 } // namespace bundlefit

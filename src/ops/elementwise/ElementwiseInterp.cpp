@@ -1,4 +1,4 @@
-//===- ElementwiseKernels.cpp - Reference arithmetic, activations, Cast ----===//
+//===- ElementwiseInterp.cpp - Reference arithmetic, activations, Cast -----===//
 //
 // Arithmetic (Add..Min, Relu, Clip, PRelu) runs on float32, int8, uint8,
 // int32 and int64 in the input's own type (integer overflow wraps, integer
@@ -7,10 +7,12 @@
 // NaN like numpy.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "elementwise/Elementwise.h"
 
-#include "Broadcast.h"
+#include "bundlefit/ops/OpRegistry.h"
+
 #include "bundlefit/support/Error.h"
+#include "common/Broadcast.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +21,7 @@
 #include <type_traits>
 
 namespace bundlefit {
-namespace {
+namespace elementwise_interp {
 
 template <typename T> struct Tag { using type = T; };
 
@@ -366,27 +368,6 @@ void castKernel(const Node &node, const std::vector<const Tensor *> &inputs,
   });
 }
 
-} // namespace
-
-void registerElementwiseKernels(KernelTable &table) {
-  for (const char *op : {"Add", "Sub", "Mul", "Div", "Max", "Min"})
-    table.add(op, binaryKernel);
-  table.add("PRelu", preluKernel);
-  table.add("Relu", reluKernel);
-  table.add("Clip", clipKernel);
-  for (const char *op : {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
-    table.add(op, floatUnaryKernel);
-  table.add("Cast", castKernel);
-  for (const char *op : {"Sum", "Mean", "Mod"})
-    table.add(op, binaryKernel);
-  table.add("Pow", powKernel);
-  for (const char *op : {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"})
-    table.add(op, compareKernel);
-  for (const char *op : {"And", "Or", "Xor", "Not"})
-    table.add(op, logicalKernel);
-  table.add("Where", whereKernel);
-  table.add("IsNaN", floatTestKernel);
-  table.add("IsInf", floatTestKernel);
-}
+} // namespace elementwise_interp
 
 } // namespace bundlefit

@@ -1,13 +1,15 @@
-//===- MatMulKernels.cpp - Reference Gemm and MatMul -----------------------===//
-#include "bundlefit/interp/Interpreter.h"
+//===- MatMulInterp.cpp - Reference Gemm and MatMul ------------------------===//
+#include "matmul/MatMul.h"
 
-#include "FusedActivation.h"
+#include "bundlefit/ops/OpRegistry.h"
+
+#include "common/FusedActivation.h"
 
 namespace bundlefit {
 
 using namespace kernel_util;
 
-namespace {
+namespace matmul_interp {
 
 void gemmKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                 std::vector<Tensor> &outputs) {
@@ -85,11 +87,6 @@ void matMulKernel(const Node &node, const std::vector<const Tensor *> &inputs,
   }
 }
 
-} // namespace
-
-void registerMatMulKernels(KernelTable &table) {
-  table.add("Gemm", gemmKernel);
-  table.add("MatMul", matMulKernel);
-}
+} // namespace matmul_interp
 
 } // namespace bundlefit

@@ -1,13 +1,10 @@
 //===- FusedActivation.h - Fused activations and kernel tensor access ------===//
 //
-// Kernels of Conv, ConvTranspose, Gemm and MatMul apply the activation a pass
-// fused into them (bundlefit attributes, see OpRegistry.h):
-//   activation = "Relu" | "Clip" (activation_min, activation_max)
-//              | "LeakyRelu" (activation_alpha, default 0.01) | "Sigmoid"
-//              | "Tanh" | "HardSigmoid" (activation_alpha 0.2, activation_beta
-//              0.5) | "HardSwish" | "Silu" | "Mish" | "XHardSigmoid"
-//              (x * HardSigmoid(x), activation_alpha/beta)
-// FusedActivation reads them once per node; apply() maps one value.
+// Reference kernels of Conv, ConvTranspose, Gemm and MatMul apply the
+// activation a pass fused into them (attribute `activation`, with its
+// parameters: bundlefit/ops/FusedActivations.h, whose table also holds
+// their defaults). FusedActivation reads them once per node; apply() maps
+// one value in double precision.
 //
 // Also: the small helpers the reference kernels use to read any input dtype
 // as double and store results in the output dtype.
@@ -17,6 +14,8 @@
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ir/Tensor.h"
+#include "bundlefit/kernels/abi.h"
+#include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -29,87 +28,46 @@ namespace bundlefit {
 
 class FusedActivation {
 public:
-  enum class Kind {
-    None,
-    Relu,
-    Clip,
-    LeakyRelu,
-    Sigmoid,
-    Tanh,
-    HardSigmoid,
-    HardSwish,
-    Silu,
-    Mish,
-    XHardSigmoid
-  };
-
-  explicit FusedActivation(const Node &node) {
-    std::string name = node.attrs.getString("activation", "");
-    if (name.empty())
-      kind_ = Kind::None;
-    else if (name == "Relu")
-      kind_ = Kind::Relu;
-    else if (name == "Clip")
-      kind_ = Kind::Clip;
-    else if (name == "LeakyRelu")
-      kind_ = Kind::LeakyRelu;
-    else if (name == "Sigmoid")
-      kind_ = Kind::Sigmoid;
-    else if (name == "Tanh")
-      kind_ = Kind::Tanh;
-    else if (name == "HardSigmoid")
-      kind_ = Kind::HardSigmoid;
-    else if (name == "HardSwish")
-      kind_ = Kind::HardSwish;
-    else if (name == "Silu")
-      kind_ = Kind::Silu;
-    else if (name == "Mish")
-      kind_ = Kind::Mish;
-    else if (name == "XHardSigmoid")
-      kind_ = Kind::XHardSigmoid;
-    else
-      throw Error(ExitCode::Unsupported,
-                  node.describe() + ": attribute 'activation'=\"" + name + "\" is not supported");
-    min_ = node.attrs.getFloat("activation_min", -std::numeric_limits<float>::infinity());
-    max_ = node.attrs.getFloat("activation_max", std::numeric_limits<float>::infinity());
-    float defaultAlpha = kind_ == Kind::HardSigmoid || kind_ == Kind::XHardSigmoid ? 0.2f : 0.01f;
-    alpha_ = node.attrs.getFloat("activation_alpha", defaultAlpha);
-    beta_ = node.attrs.getFloat("activation_beta", 0.5f);
+  explicit FusedActivation(const Node &node) : kind_(fusedActivationOf(node).code) {
+    fusedActivationParams(fusedActivationOf(node), node, a_, b_);
   }
 
-  Kind kind() const { return kind_; }
+  bool isNone() const { return kind_ == BF_ACT_NONE; }
 
+  /// The kernels' enum bf_activation, in double precision; a and b are the
+  /// row's parameters (Clip: min, max; LeakyRelu: alpha; HardSigmoid and
+  /// XHardSigmoid: alpha, beta).
   double apply(double x) const {
+    const double a = a_, b = b_;
     switch (kind_) {
-    case Kind::None:
-      return x;
-    case Kind::Relu:
+    case BF_ACT_RELU:
       return x > 0 ? x : 0.0;
-    case Kind::Clip:
-      return std::min<double>(std::max<double>(x, min_), max_);
-    case Kind::LeakyRelu:
-      return x >= 0 ? x : x * double(alpha_);
-    case Kind::Sigmoid:
+    case BF_ACT_CLIP:
+      return std::min(std::max(x, a), b);
+    case BF_ACT_LEAKY_RELU:
+      return x >= 0 ? x : x * a;
+    case BF_ACT_SIGMOID:
       return 1.0 / (1.0 + std::exp(-x));
-    case Kind::Tanh:
+    case BF_ACT_TANH:
       return std::tanh(x);
-    case Kind::HardSigmoid:
-      return std::max(0.0, std::min(1.0, double(alpha_) * x + beta_));
-    case Kind::HardSwish:
+    case BF_ACT_HARD_SIGMOID:
+      return std::max(0.0, std::min(1.0, a * x + b));
+    case BF_ACT_HARD_SWISH:
       return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5));
-    case Kind::Silu:
+    case BF_ACT_SILU:
       return x / (1.0 + std::exp(-x));
-    case Kind::Mish:
+    case BF_ACT_MISH:
       return x * std::tanh(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)));
-    case Kind::XHardSigmoid:
-      return x * std::max(0.0, std::min(1.0, double(alpha_) * x + beta_));
+    case BF_ACT_X_HARD_SIGMOID:
+      return x * std::max(0.0, std::min(1.0, a * x + b));
+    default:
+      return x;
     }
-    return x;
   }
 
 private:
-  Kind kind_ = Kind::None;
-  float min_ = 0, max_ = 0, alpha_ = 0, beta_ = 0;
+  int32_t kind_ = BF_ACT_NONE;
+  float a_ = 0, b_ = 0;
 };
 
 namespace kernel_util {

@@ -1,4 +1,4 @@
-//===- ReduceKernels.cpp - Reference Reduce*, ArgMax/ArgMin, Hardmax -------===//
+//===- ReduceInterp.cpp - Reference Reduce*, ArgMax/ArgMin, Hardmax --------===//
 //
 // Every input element is folded into the output element it reduces to.
 // The arithmetic reductions (Sum, Mean, Prod, L1, L2, SumSquare, LogSum,
@@ -6,17 +6,19 @@
 // like numpy and also run on int8/uint8/int32/int64.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "reduce/Reduce.h"
 
-#include "Broadcast.h"
+#include "bundlefit/ops/OpRegistry.h"
+
 #include "bundlefit/support/Error.h"
+#include "common/Broadcast.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 namespace bundlefit {
-namespace {
+namespace reduce_interp {
 
 /// Output-element stride for each input dim: 0 on reduced dims, so that
 /// sum(coords[i] * strides[i]) is the output index an input element feeds.
@@ -222,17 +224,6 @@ void hardmaxKernel(const Node &node, const std::vector<const Tensor *> &inputs,
     }
 }
 
-} // namespace
-
-void registerReduceKernels(KernelTable &table) {
-  for (const char *op : {"ReduceMean", "ReduceSum", "ReduceProd", "ReduceL1", "ReduceL2",
-                         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"})
-    table.add(op, reduceArithmeticKernel);
-  table.add("ReduceMax", reduceMaxKernel);
-  table.add("ReduceMin", reduceMaxKernel);
-  table.add("ArgMax", argReduceKernel);
-  table.add("ArgMin", argReduceKernel);
-  table.add("Hardmax", hardmaxKernel);
-}
+} // namespace reduce_interp
 
 } // namespace bundlefit

@@ -1,11 +1,13 @@
-//===- UnaryMathKernels.cpp - Reference float math functions ---------------===//
+//===- UnaryMathInterp.cpp - Reference float math functions ----------------===//
 //
 // The rows of ops/UnaryMath.h, evaluated in double precision with <cmath>
 // (written apart from the bundle kernel math.c, so each checks the other
 // against the ONNX test data).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "math/Math.h"
+
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/UnaryMath.h"
 
 #include "bundlefit/kernels/abi.h" // enum bf_unary_op
@@ -16,7 +18,7 @@
 #include <cmath>
 
 namespace bundlefit {
-namespace {
+namespace math_interp {
 
 double softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
 
@@ -97,11 +99,6 @@ void unaryMathKernel(const Node &node, const std::vector<const Tensor *> &inputs
     y[i] = float(evaluate(double(x[i]), op->code, double(a), double(b)));
 }
 
-} // namespace
-
-void registerUnaryMathKernels(KernelTable &table) {
-  for (const UnaryMathOp &op : unaryMathOps())
-    table.add(op.opType, unaryMathKernel);
-}
+} // namespace math_interp
 
 } // namespace bundlefit

@@ -1,21 +1,22 @@
-//===- ShapeKernels.cpp - Reference data movement kernels ------------------===//
+//===- ShapeInterp.cpp - Reference data movement kernels -------------------===//
 //
 // Dtype-agnostic: elements are copied as bytes of dtypeSize(dtype). Output
 // shapes were inferred already (outputs arrive sized); the operands are
 // decoded with the same helpers type inference uses (shapeops::...).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "shape/Shape.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 
-#include "Broadcast.h"
 #include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/Error.h"
+#include "common/Broadcast.h"
 
 #include <cstring>
 
 namespace bundlefit {
-namespace {
+namespace shape_interp {
 
 using Inputs = std::vector<const Tensor *>;
 
@@ -321,23 +322,6 @@ void rangeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &ou
   }
 }
 
-} // namespace
-
-void registerShapeKernels(KernelTable &table) {
-  for (const std::string &op : OpRegistry::get().supportedOps())
-    if (isViewOp(op))
-      table.add(op, copyKernel);
-  table.add("Transpose", transposeKernel);
-  table.add("Concat", concatKernel);
-  table.add("Split", splitKernel);
-  table.add("Slice", sliceKernel);
-  table.add("Pad", padKernel);
-  table.add("Shape", shapeKernel);
-  table.add("Gather", gatherKernel);
-  table.add("Size", sizeKernel);
-  table.add("EyeLike", eyeLikeKernel);
-  table.add("ConstantOfShape", constantOfShapeKernel);
-  table.add("Range", rangeKernel);
-}
+} // namespace shape_interp
 
 } // namespace bundlefit

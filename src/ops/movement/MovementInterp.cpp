@@ -1,20 +1,22 @@
-//===- MovementKernels.cpp - Reference Expand, Tile, DepthToSpace, Trilu ---===//
+//===- MovementInterp.cpp - Reference Expand, Tile, DepthToSpace, Trilu ----===//
 //
 // Element copies by index arithmetic, on any dtype (elements are moved as
 // dtypeSize bytes). Shapes were checked by type inference (MovementOps.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "movement/Movement.h"
 
-#include "Broadcast.h"
+#include "bundlefit/ops/OpRegistry.h"
+
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
+#include "common/Broadcast.h"
 
 #include <algorithm>
 #include <cstring>
 
 namespace bundlefit {
-namespace {
+namespace movement_interp {
 
 void copyElement(const Tensor &in, int64_t from, Tensor &out, int64_t to) {
   const size_t size = dtypeSize(out.type.dtype);
@@ -90,14 +92,6 @@ void triluKernel(const Node &node, const std::vector<const Tensor *> &inputs,
   }
 }
 
-} // namespace
-
-void registerMovementKernels(KernelTable &table) {
-  table.add("Expand", expandKernel);
-  table.add("Tile", tileKernel);
-  table.add("DepthToSpace", spaceDepthKernel);
-  table.add("SpaceToDepth", spaceDepthKernel);
-  table.add("Trilu", triluKernel);
-}
+} // namespace movement_interp
 
 } // namespace bundlefit

@@ -1,20 +1,22 @@
-//===- ConvKernels.cpp - Reference Conv and ConvTranspose ------------------===//
+//===- ConvInterp.cpp - Reference Conv and ConvTranspose -------------------===//
 //
 // Plain loops over N, output channel, output position, input channel and
 // kernel position, any spatial rank; double accumulation. Geometry (pads,
 // auto_pad, output_shape) comes from ShapeHelpers.h, shared with inference.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "conv/Conv.h"
 
-#include "FusedActivation.h"
+#include "bundlefit/ops/OpRegistry.h"
+
 #include "bundlefit/ops/ShapeHelpers.h"
+#include "common/FusedActivation.h"
 
 namespace bundlefit {
 
 using namespace kernel_util;
 
-namespace {
+namespace conv_interp {
 
 /// Unravels a flat index over `dims` into `index`.
 void unravel(int64_t flat, const std::vector<int64_t> &dims, std::vector<int64_t> &index) {
@@ -130,11 +132,6 @@ void convTransposeKernel(const Node &node, const std::vector<const Tensor *> &in
       }
 }
 
-} // namespace
-
-void registerConvKernels(KernelTable &table) {
-  table.add("Conv", convKernel);
-  table.add("ConvTranspose", convTransposeKernel);
-}
+} // namespace conv_interp
 
 } // namespace bundlefit

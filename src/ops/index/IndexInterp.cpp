@@ -1,20 +1,22 @@
-//===- IndexKernels.cpp - Reference GatherElements, GatherND, Scatter, OneHot -===//
+//===- IndexInterp.cpp - Reference GatherElements, GatherND, Scatter, OneHot ---===//
 //
 // Elements move as dtypeSize bytes (any dtype). An index outside its axis
 // (after adding the axis length to a negative one) is an error of the model's
 // data: the reference reports it instead of reading out of bounds.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "index/Index.h"
 
-#include "Broadcast.h"
+#include "bundlefit/ops/OpRegistry.h"
+
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
+#include "common/Broadcast.h"
 
 #include <cstring>
 
 namespace bundlefit {
-namespace {
+namespace index_interp {
 
 using Inputs = std::vector<const Tensor *>;
 
@@ -168,14 +170,6 @@ void nonZeroKernel(const Node &, const Inputs &in, std::vector<Tensor> &out) {
   }
 }
 
-} // namespace
-
-void registerIndexKernels(KernelTable &table) {
-  table.add("GatherElements", gatherElementsKernel);
-  table.add("ScatterElements", scatterElementsKernel);
-  table.add("GatherND", gatherNDKernel);
-  table.add("OneHot", oneHotKernel);
-  table.add("NonZero", nonZeroKernel);
-}
+} // namespace index_interp
 
 } // namespace bundlefit

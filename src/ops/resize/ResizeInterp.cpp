@@ -1,4 +1,4 @@
-//===- ResizeKernels.cpp - Reference Resize --------------------------------===//
+//===- ResizeInterp.cpp - Reference Resize ---------------------------------===//
 //
 // Follows the ONNX reference implementation: each output coordinate is mapped
 // to an input coordinate per dim (coordinate_transformation_mode), then
@@ -7,9 +7,11 @@
 // interpolation is the product of the per-dim weights (separable).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "resize/Resize.h"
 
-#include "FusedActivation.h"
+#include "bundlefit/ops/OpRegistry.h"
+
+#include "common/FusedActivation.h"
 
 #include <cmath>
 
@@ -17,7 +19,7 @@ namespace bundlefit {
 
 using namespace kernel_util;
 
-namespace {
+namespace resize_interp {
 
 struct DimMap {
   std::vector<int64_t> i0, i1; // neighbour indices per output coordinate
@@ -130,8 +132,6 @@ void resizeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
   }
 }
 
-} // namespace
-
-void registerResizeKernels(KernelTable &table) { table.add("Resize", resizeKernel); }
+} // namespace resize_interp
 
 } // namespace bundlefit

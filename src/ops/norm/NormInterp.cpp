@@ -1,7 +1,9 @@
-//===- NormKernels.cpp - Reference Batch/Layer/InstanceNorm, (Log)Softmax -===//
-#include "bundlefit/interp/Interpreter.h"
+//===- NormInterp.cpp - Reference Batch/Layer/InstanceNorm, (Log)Softmax ---===//
+#include "norm/Norm.h"
 
-#include "FusedActivation.h"
+#include "bundlefit/ops/OpRegistry.h"
+
+#include "common/FusedActivation.h"
 
 #include "bundlefit/ops/Softmax.h"
 
@@ -11,7 +13,7 @@ namespace bundlefit {
 
 using namespace kernel_util;
 
-namespace {
+namespace norm_interp {
 
 void batchNormKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                      std::vector<Tensor> &outputs) {
@@ -113,14 +115,6 @@ void instanceNormKernel(const Node &node, const std::vector<const Tensor *> &inp
     }
 }
 
-} // namespace
-
-void registerNormKernels(KernelTable &table) {
-  table.add("LayerNormalization", layerNormKernel);
-  table.add("InstanceNormalization", instanceNormKernel);
-  table.add("BatchNormalization", batchNormKernel);
-  table.add("Softmax", softmaxKernel);
-  table.add("LogSoftmax", softmaxKernel);
-}
+} // namespace norm_interp
 
 } // namespace bundlefit

@@ -1,14 +1,16 @@
-//===- PoolKernels.cpp - Reference pooling kernels -------------------------===//
+//===- PoolInterp.cpp - Reference pooling kernels --------------------------===//
 //
 // MaxPool / AveragePool over any spatial rank with the geometry of
 // ShapeHelpers.h. AveragePool divides by the window positions inside the
 // input (count_include_pad=0) or inside the padded input (=1).
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/interp/Interpreter.h"
+#include "pool/Pool.h"
 
-#include "FusedActivation.h"
+#include "bundlefit/ops/OpRegistry.h"
+
 #include "bundlefit/ops/ShapeHelpers.h"
+#include "common/FusedActivation.h"
 
 #include <limits>
 
@@ -16,7 +18,7 @@ namespace bundlefit {
 
 using namespace kernel_util;
 
-namespace {
+namespace pool_interp {
 
 void unravel(int64_t flat, const std::vector<int64_t> &dims, std::vector<int64_t> &index) {
   for (size_t d = dims.size(); d-- > 0;) {
@@ -92,13 +94,6 @@ void globalPoolKernel(const Node &node, const std::vector<const Tensor *> &input
   }
 }
 
-} // namespace
-
-void registerPoolKernels(KernelTable &table) {
-  table.add("MaxPool", poolKernel);
-  table.add("AveragePool", poolKernel);
-  table.add("GlobalAveragePool", globalPoolKernel);
-  table.add("GlobalMaxPool", globalPoolKernel);
-}
+} // namespace pool_interp
 
 } // namespace bundlefit

@@ -1,0 +1,27 @@
+//===- Movement.h - The movement family's hooks (internal) -----------------===//
+//
+// The functions of this folder that its registration (MovementOps.cpp) puts
+// into the definitions of Expand, Tile, DepthToSpace, SpaceToDepth, Trilu.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ops/OpRegistry.h"
+
+#include <vector>
+
+namespace bundlefit {
+
+/// Reference interpreter kernels (MovementInterp.cpp).
+namespace movement_interp {
+void expandKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                  std::vector<Tensor> &outputs);
+void tileKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                std::vector<Tensor> &outputs);
+void spaceDepthKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                      std::vector<Tensor> &outputs);
+void triluKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                 std::vector<Tensor> &outputs);
+} // namespace movement_interp
+
+} // namespace bundlefit
