@@ -3,8 +3,8 @@
 // The driver library behind the command line, for model searches that ask
 // thousands of times whether a model fits: no process start per answer. fit()
 // answers exactly what `bundlefit fit` prints: the bundle compiled for the
-// part's core, its code size read from the same cache (CodeIdentity.h);
-// fast=True skips code generation and labels the code figure an estimate.
+// part's core, its code size read from the same cache (CodeIdentity.h), so a
+// second answer for the same build only plans.
 // run() compiles and runs a bundle as `bundlefit run` does (driver/ModelRun.h)
 // and hands the outputs back as numpy arrays (RunArrays.h).
 // Every result is the dict of the command's JSON report (the same fields,
@@ -105,9 +105,9 @@ device::FitRequest fitRequest(const std::string &weights,
 }
 
 py::object fit(const py::object &model, const std::string &device,
-               const std::optional<std::string> &variant, const std::string &weights,
-               bool fast, int memoryOpt, const std::optional<std::string> &profile,
-               const std::string &schema, const std::optional<std::string> &reserveRam,
+               const std::optional<std::string> &variant, const std::string &weights, int memoryOpt,
+               const std::optional<std::string> &profile, const std::string &schema,
+               const std::optional<std::string> &reserveRam,
                const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
                std::optional<uint64_t> appFlash, uint64_t staticBytes,
                const std::vector<std::string> &deviceFiles, bool suggestions,
@@ -116,7 +116,6 @@ py::object fit(const py::object &model, const std::string &device,
   driver::FitCheckOptions options;
   options.suggest = {suggestions, suggestParts};
   options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
-  options.build.estimateCode = fast;
   options.device = device;
   options.deviceFiles = deviceFiles;
   options.variant = variant.value_or("");
@@ -286,17 +285,15 @@ PYBIND11_MODULE(bundlefit, m) {
       "A model from a path or from bytes (onnx.ModelProto.SerializeToString()); `name` names bytes "
       "in reports (default model.onnx)");
   m.def("fit", &fit, py::arg("model"), py::kw_only(), py::arg("device"),
-        py::arg("variant") = py::none(), py::arg("weights") = "auto", py::arg("fast") = false,
-        py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
-        py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
-        py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(),
-        py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
-        py::arg("device_files") = std::vector<std::string>{}, py::arg("suggestions") = true,
-        py::arg("suggest_parts") = std::vector<std::string>{},
+        py::arg("variant") = py::none(), py::arg("weights") = "auto", py::arg("memory_opt") = 2,
+        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
+        py::arg("reserve_ram") = py::none(), py::arg("reserve_flash") = py::none(),
+        py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(),
+        py::arg("static_bytes") = 0, py::arg("device_files") = std::vector<std::string>{},
+        py::arg("suggestions") = true, py::arg("suggest_parts") = std::vector<std::string>{},
         "Does the model fit the part: the bundlefit.fit/1 report of `bundlefit fit --json` as a "
-        "dict, the bundle compiled for the part's core (its code size cached, shared with the "
-        "command line). fast=True generates no code: unless the cache holds this build's, the code "
-        "figure is an estimate, labelled so in the report (code.source == 'estimate'). When it does "
+        "dict: the bundle compiled for the part's core, its code size cached (the cache the "
+        "command line uses, so a build either one compiled is only planned again). When it does "
         "not fit, 'suggestions' lists checked changes that would (suggestions=False: none, as "
         "--no-suggestions; suggest_parts: the parts to try, as --suggest-parts).");
   m.def("pick", &pick, py::arg("model"), py::kw_only(), py::arg("device"),

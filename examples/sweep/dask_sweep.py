@@ -43,11 +43,11 @@ GRIDS = {
 }
 
 
-def fit_on_worker(blob, name, part, variant, fast):
+def fit_on_worker(blob, name, part, variant):
     """One answer, in a worker process: the installed module's fit()."""
     import bundlefit
     report = bundlefit.fit(bundlefit.load(blob, name=name), device=part, variant=variant,
-                           fast=fast, suggestions=False)
+                           suggestions=False)
     report["worker"] = {"pid": os.getpid(), "module": bundlefit.__file__}
     return report
 
@@ -88,8 +88,7 @@ def answer_on_cluster(jobs, args):
         client = Client(cluster)
     try:
         futures = client.map(fit_on_worker, [j[1] for j in jobs], [j[0] for j in jobs],
-                             [j[2] for j in jobs], [args.variant] * len(jobs),
-                             [args.fast] * len(jobs), pure=False)
+                             [j[2] for j in jobs], [args.variant] * len(jobs), pure=False)
         return client.gather(futures)
     finally:
         client.close()
@@ -105,7 +104,6 @@ def main():
     parser.add_argument("--scheduler", help="a running cluster's scheduler address instead")
     parser.add_argument("--grid", choices=sorted(GRIDS), default="full")
     parser.add_argument("--variant", default="int8")
-    parser.add_argument("--fast", action="store_true", help="no code generation (estimated code)")
     parser.add_argument("--check", action="store_true",
                         help="answer in this process too; exit 1 unless the answers are equal")
     parser.add_argument("--out", help="write the answers as JSON lines")
@@ -124,7 +122,7 @@ def main():
     if args.check:  # first, so that the workers find the code sizes this process cached
         start = time.perf_counter()
         local = [bundlefit.fit(bundlefit.load(blob, name=name), device=part, variant=args.variant,
-                               fast=args.fast, suggestions=False) for name, blob, part, _ in jobs]
+                               suggestions=False) for name, blob, part, _ in jobs]
         print(f"{len(local)} answers in this process in {time.perf_counter() - start:.1f} s")
     start = time.perf_counter()
     answers = answer_on_cluster(jobs, args)

@@ -10,8 +10,7 @@ against RAM and Flash with each part's capacity: the fit boundary.
     PYTHONPATH=build/python /usr/bin/python3 examples/sweep/sweep.py [--out DIR]
 
 Each answer is `bundlefit fit`'s: the candidate compiled for the part's core
-(code sizes cached, so a second run only plans); --fast generates no code and
-labels the code figure an estimate in each report.
+(code sizes cached, so a second run only plans).
 """
 import argparse
 import concurrent.futures
@@ -30,9 +29,9 @@ RESOLUTIONS = [96, 128, 144, 160, 192, 224]
 PARTS = ["stm32f746", "stm32h743", "rt1062"]  # MCUNet's two parts and the i.MX RT1060
 
 
-def answer(job, fast):
+def answer(job):
     width, resolution, part, model = job
-    report = bundlefit.fit(model, device=part, variant="int8", fast=fast, suggestions=False)
+    report = bundlefit.fit(model, device=part, variant="int8", suggestions=False)
     return {"width": width, "resolution": resolution, "part": part,
             "macs": count_macs(width, resolution), "fits": report["fits"],
             "ram": report["totals"]["ram"], "flash": report["totals"]["flash"],
@@ -80,7 +79,6 @@ def plot(rows, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=".")
-    parser.add_argument("--fast", action="store_true")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
@@ -93,7 +91,7 @@ def main():
     jobs = [(w, r, part, m) for (w, r), m in models.items() for part in PARTS]
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        rows = list(pool.map(lambda job: answer(job, args.fast), jobs))
+        rows = list(pool.map(answer, jobs))
     fitted = time.perf_counter() - start
     with open(os.path.join(args.out, "sweep.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -109,9 +109,9 @@ public:
     double seconds = std::chrono::duration<double>(now - start_).count();
     double rate = seconds > 0 ? double(done) / seconds : 0;
     char text[160];
-    std::snprintf(text, sizeof text, "fit --batch: %zu/%zu models, %.1f/s, ETA %s", done, total_,
-                  rate, done && rate > 0 ? formatSeconds(double(total_ - done) / rate).c_str()
-                                         : "unknown");
+    std::snprintf(
+        text, sizeof text, "fit --batch: %zu/%zu models, %.1f/s, ETA %s", done, total_, rate,
+        done && rate > 0 ? formatSeconds(double(total_ - done) / rate).c_str() : "unknown");
     std::fprintf(stderr, inPlace_ ? "\r\033[K%s" : "%s\n", text);
     std::fflush(stderr);
     drawn_ = now;

@@ -94,15 +94,20 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
     check->arenaProof = bundle->plan.activationsProof;
   }
   if (!check->fit.fits)
-    check->suggestions = suggestChanges(
-        {check->db, device, request, *check->sizer, {check->build}, {&check->fit}},
-        options.suggest);
+    check->suggestions =
+        suggestChanges({check->db, device, request, *check->sizer, {check->build}, {&check->fit}},
+                       options.suggest);
   check->flexram = suggestFlexRam(device, fp, request);
   if (!check->fit.fits && check->flexram && options.suggest.enabled) {
     const FitResult &split = *check->flexram->result;
     check->suggestions.insert(check->suggestions.begin(),
-                              {"FlexRAM banks " + check->flexram->reason, true, split.totals.flash,
-                               split.totals.ram, split.time.ms, {}, {}});
+                              {"FlexRAM banks " + check->flexram->reason,
+                               true,
+                               split.totals.flash,
+                               split.totals.ram,
+                               split.time.ms,
+                               {},
+                               {}});
   }
   check->notes = notesFor(device, fp, check->fit);
   return check;
@@ -110,17 +115,10 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
 
 nlohmann::json codeJson(const VariantBuild &build, const FitRequest &request) {
   const CodeBreakdown &c = build.code;
-  const char *source = request.codeBytes ? "given"
-                       : !build.bundle   ? "device file"
-                       : c.estimated     ? "estimate"
-                                         : "compiled";
-  nlohmann::json code = {{"source", source},     {"target", build.target},
-                         {"text", c.text},       {"rodata", c.rodata},
-                         {"runtime", c.runtime}, {"runtime_measured", c.runtimeMeasured},
-                         {"library", c.library}, {"cached", c.fromCache}};
-  if (c.estimated)
-    code["estimated"] = c.estimated; // BuildOptions::estimateCode
-  return code;
+  const char *source = request.codeBytes ? "given" : !build.bundle ? "device file" : "compiled";
+  return {{"source", source},     {"target", build.target}, {"text", c.text},
+          {"rodata", c.rodata},   {"runtime", c.runtime},   {"runtime_measured", c.runtimeMeasured},
+          {"library", c.library}, {"cached", c.fromCache}};
 }
 
 nlohmann::json suggestionsJson(const std::vector<Suggestion> &suggestions) {

@@ -67,7 +67,7 @@ bool sameCore(const PartToolchain &a, const PartToolchain &b) {
 
 /// `build`'s plan on another part: that part's libraries and memory map, the
 /// code for its core from the code-size cache (or the same compiled object
-/// when the core is the same), else the part's library figure, labelled.
+/// when the core is the same), else the code compiled for this core, labelled.
 /// None when the plan would differ there (another CMSIS-NN build, HiFi4) or
 /// the part cannot run the variant.
 std::optional<ModelFootprint> footprintOnPart(const VariantBuild &build, const Device &from,
@@ -96,11 +96,12 @@ std::optional<ModelFootprint> footprintOnPart(const VariantBuild &build, const D
              cached && variant.kernels != Kernels::CmsisNn) {
     fp.codeBytes = cached->total();
   } else {
-    const KernelLibrary &library = mainLibrary(part, variant);
-    fp.codeBytes = library.codeBytes;
-    estimates.push_back("code: " + part.id + "'s " + library.key + " figure (" +
-                        std::to_string(library.codeBytes) + " B): not compiled for " +
-                        toolchain->codegenTarget);
+    // The same layers compiled for another Cortex-M: the nearest figure
+    // there is without compiling (labelled; the code-size cache has the
+    // exact one once that part is fitted).
+    fp.codeBytes = build.code.total();
+    estimates.push_back("code: " + withThousands(fp.codeBytes) + " B as compiled for " +
+                        build.target + ", not yet for " + toolchain->codegenTarget);
   }
   fp.codeEstimated = !estimates.empty() || build.footprint.codeEstimated;
   return fp;

@@ -119,9 +119,8 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
     std::vector<const FitResult *> verdicts;
     for (const FitResult &fit : fits)
       verdicts.push_back(&fit);
-    check->suggestions =
-        suggestChanges({check->db, device, automatic, *check->sizer, builds, verdicts},
-                       options.suggest);
+    check->suggestions = suggestChanges(
+        {check->db, device, automatic, *check->sizer, builds, verdicts}, options.suggest);
   }
   check->notes = notesFor(*check, options.build.quant);
   return check;

@@ -345,8 +345,7 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
   const std::string cachePath =
       options_.useCache ? cachePathFor(variant, out.target, segmentSignature(bundle.plan)) : "";
   bool cached = !cachePath.empty() && readCachedCode(cachePath, out.code);
-  const bool estimateCode = options_.estimateCode && !cached;
-  if (!cached && !estimateCode) {
+  if (!cached) {
     Stage stage("compile " + what);
     std::optional<QuietScope> quiet;
     if (verbosity() == Verbosity::Normal)
@@ -354,14 +353,7 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
     generateBundleCode(bundle, request);
   }
   out.footprint = footprintOfPlan(bundle.plan, variant, device);
-  if (estimateCode) {
-    const KernelLibrary &library = mainLibrary(device, variant);
-    out.code.estimated = library.codeBytes;
-    out.estimates.push_back("code: fast estimate, the device file's " + library.key + " figure (" +
-                            std::to_string(library.codeBytes) +
-                            " bytes); compile the bundle for "
-                            "the exact size (Python: fast=False, the default)");
-  } else if (!cached) {
+  if (!cached) {
     out.code.text = bundle.code.textBytes;
     out.code.rodata = bundle.code.rodataBytes;
     out.code.data = bundle.code.dataBytes;
@@ -380,10 +372,10 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
       writeCachedCode(cachePath, out.code);
   }
   out.code.data = 0; // Writable data is RAM, and codegen emits none; Flash code only.
-  if (!out.code.runtimeMeasured && !estimateCode)
+  if (!out.code.runtimeMeasured)
     out.estimates.push_back("code: runtime routines (memcpy, expf, soft float) not counted, "
                             "because arm-none-eabi-gcc is not installed to link them");
-  if (variant.kernels == Kernels::CmsisNn && !estimateCode) { // the estimate counts the library
+  if (variant.kernels == Kernels::CmsisNn) {
     std::set<std::string> functions;
     for (const Node *node : bundle.graph->nodes())
       if (node->attrs.has(kCmsisAttribute))

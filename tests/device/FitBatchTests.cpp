@@ -68,8 +68,7 @@ std::string schemaViolations(const nlohmann::json &line) {
     return "no known \"schema\": " + line.dump().substr(0, 200);
   std::ifstream in(std::string(BUNDLEFIT_SCHEMAS_DIR) + "/" + file->second);
   std::string text;
-  for (const auto &violation :
-       bundlefit::device::validateJson(nlohmann::json::parse(in), line))
+  for (const auto &violation : bundlefit::device::validateJson(nlohmann::json::parse(in), line))
     text += violation.str() + "\n";
   return text;
 }

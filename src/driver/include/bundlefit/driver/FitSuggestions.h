@@ -9,8 +9,8 @@
 //   - another weights placement refits the same build (free);
 //   - a part of the same family (its vendor's parts; or the parts the user
 //     lists) refits the same plan with that part's memory map and libraries,
-//     the code size from the cache for the part's core or else estimated,
-//     labelled (free); the smallest that fits is named;
+//     the code size from the cache for the part's core, or else as compiled
+//     for this core, labelled (free); the smallest that fits is named;
 //   - one more build, when something can come of it: --memory-opt 2 for a
 //     RAM excess at a lower level, else int8 for a float build (skipped when
 //     even int8's smallest possible Flash and RAM would not fit, and a part

@@ -45,10 +45,6 @@ struct BuildOptions {
   std::string optLevel = "O2";
   double exactTimeBudgetSeconds = 5.0;
   bool useCache = true; ///< false: always compile (the object is needed).
-  /// No code generation: unless the cache holds the build's code sizes, the
-  /// code figure is the device file's kernel-library figure, labelled as an
-  /// estimate (the Python module's default: a verdict in milliseconds).
-  bool estimateCode = false;
   /// Set (by `fit`): each part's RAM regions, as this request leaves them,
   /// are capacities the arena plan targets (device::arenaRooms), so builds
   /// are per part. Unset: per core, the arena just minimised.
@@ -60,10 +56,9 @@ struct CodeBreakdown {
   uint64_t text = 0, rodata = 0, data = 0; ///< The bundle object's sections.
   uint64_t runtime = 0;         ///< What linking adds: libgcc/newlib routines, alignment.
   uint64_t library = 0;         ///< CMSIS-NN functions it calls (per-core table).
-  uint64_t estimated = 0;       ///< BuildOptions::estimateCode: the whole figure, not compiled.
   bool runtimeMeasured = false; ///< false: arm-none-eabi-gcc missing, runtime not counted.
   bool fromCache = false;
-  uint64_t total() const { return text + rodata + data + runtime + library + estimated; }
+  uint64_t total() const { return text + rodata + data + runtime + library; }
 };
 
 /// One variant sized for one part.
