@@ -15,6 +15,7 @@ Prints a table and writes the results JSON with the git commit measured.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -92,6 +93,7 @@ def main():
         json.dump(results, f, indent=2)
         f.write("\n")
     print(f"wrote {args.out}")
+    shutil.rmtree(work)
     return 0 if big_same else 1
 
 

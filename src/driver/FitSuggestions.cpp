@@ -173,6 +173,8 @@ std::vector<Suggestion> partsHolding(const SuggestionInput &input, const Suggest
       change += ", --memory-opt " + std::to_string(memoryOpt);
       flags.insert(flags.end(), {"--memory-opt", std::to_string(memoryOpt)});
     }
+    if (input.request.weights != WeightsPolicy::Auto)
+      flags.insert(flags.end(), {"--weights", "auto"});
     suggestions.push_back(
         suggestionOf(change + ", weights auto", h.fit, std::move(flags), std::move(h.estimates)));
   }
