@@ -552,11 +552,50 @@ std::string DeviceDatabase::knownNames() const {
   return text;
 }
 
+std::string DeviceDatabase::didYouMean(const std::string &name) const {
+  // The ids and aliases within a third of the name's length in edits, nearest first.
+  auto distance = [](std::string a, std::string b) {
+    for (char &c : a)
+      c = char(std::tolower((unsigned char)c));
+    for (char &c : b)
+      c = char(std::tolower((unsigned char)c));
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+      row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::vector<std::pair<size_t, std::string>> near;
+  const size_t limit = std::max<size_t>(2, name.size() / 3);
+  for (const Device &device : devices_) {
+    size_t best = distance(name, device.id);
+    for (const std::string &alias : device.aliases)
+      best = std::min(best, distance(name, alias));
+    if (best <= limit)
+      near.push_back({best, device.id});
+  }
+  std::stable_sort(near.begin(), near.end());
+  if (near.empty())
+    return ";";
+  std::string text = "; did you mean " + near[0].second;
+  for (size_t i = 1; i < near.size() && i < 3; ++i)
+    text += (i + 1 == std::min<size_t>(near.size(), 3) ? " or " : ", ") + near[i].second;
+  return text + "?";
+}
+
 const Device &DeviceDatabase::get(const std::string &name, const std::string &option) const {
   if (const Device *device = find(name))
     return *device;
-  throw Error(ExitCode::Usage,
-              "unknown device '" + name + "' (option " + option + "); known: " + knownNames());
+  throw Error(ExitCode::Usage, "unknown device '" + name + "' (option " + option + ")" +
+                                   didYouMean(name) + " known: " + knownNames());
 }
 
 } // namespace bundlefit::device

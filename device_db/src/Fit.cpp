@@ -349,12 +349,16 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
                                 withThousands(use.used - use.region->size) + " B)");
   result.fits = result.problems.empty();
   for (const RegionUse &use : result.regions)
-    if (result.fits && use.region->size && use.used * 2000 >= use.region->size * 1999)
+    if (result.fits && use.tight()) {
+      char share[16];
+      std::snprintf(share, sizeof share, "%.1f%%",
+                    100.0 * double(use.used) / double(use.region->size));
       result.warnings.push_back(
-          use.region->name + " is " + (use.used == use.region->size ? "100%" : "99.9%+") +
-          " full (" + withThousands(use.used) + " of " + withThousands(use.region->size) +
-          " B): no room left for the application; keep some with --reserve-ram / "
-          "--reserve-flash or --weights flash");
+          use.region->name + " is tight: " + share + " full (" + withThousands(use.used) + " of " +
+          withThousands(use.region->size) + " B, " + withThousands(use.region->size - use.used) +
+          " B left for the application); keep more with --reserve-ram / --reserve-flash or "
+          "--weights flash");
+    }
   result.time = predictTime(device, fp, result.weightRegion, result.activationRegion);
   return result;
 }
@@ -604,6 +608,7 @@ nlohmann::json fitResultJson(const Device &device, const ModelFootprint &fp, con
          {"capacity", use.region->size},
          {"used", use.used},
          {"percent", use.region->size ? 100.0 * double(use.used) / double(use.region->size) : 0.0},
+         {"tight", !use.over() && use.tight()},
          {"items", items}});
   }
   json homes = json::object();

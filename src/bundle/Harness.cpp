@@ -94,7 +94,7 @@ std::string firmwareSource(const BundleRunSpec &spec, const std::vector<IoSlot> 
   const CortexMBoard &board = *layout.board;
   bool armv8m = board.target == "cortex-m33" || board.target == "cortex-m55";
   std::ostringstream incbin, declarations, open, copyIn, write, close;
-  if (spec.constantSize > 0)
+  if (spec.constantSize > 0 && !spec.partImage) // a part image links the placed weights
     incbin << "        \"  .incbin \\\"weights.bin\\\"\\n\"\n";
   incbin << "        \"  .balign 64\\n\"\n";
   for (const IoSlot &s : slots) {
@@ -119,9 +119,14 @@ std::string firmwareSource(const BundleRunSpec &spec, const std::vector<IoSlot> 
           << u64(s.bytes) << "))\n      bf_write_failed(" << index << ");\n";
     close << "  if (bf_close_fd(bf_fd" << index << "))\n    bf_write_failed(" << index << ");\n";
   }
+  const PartImage *image = spec.partImage ? &*spec.partImage : nullptr;
   return templates::fillTemplate(
       templates::kQemuFirmwareTemplate,
       {{"NETWORK", spec.networkName},
+       {"DECLARATIONS", image ? image->declarations : ""},
+       {"STARTUP", image ? image->startup : ""},
+       {"CALL", image ? image->call
+                      : spec.networkName + "((uint8_t *)bf_weights, bf_mutable, bf_activations)"},
        {"MACHINE", board.machine},
        {"CPU", board.cpu},
        {"BATCH", std::to_string(spec.batch)},

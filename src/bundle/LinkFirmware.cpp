@@ -138,6 +138,12 @@ FirmwareSources generateFirmware(const FirmwareSpec &spec) {
           spec.activationsBytes, true, true, 64);
   reserve(buffers, ".bf_mutable", homes.io, "", "inputs/outputs (mutableWeight)", spec.mutableBytes,
           true, true, 64);
+  // The room the fit keeps for the application, last in each region.
+  for (size_t i = 0; i < part.regions.size() && i < spec.reserved.headroom.size(); ++i)
+    if (spec.reserved.headroom[i])
+      reserve(buffers, ".bf_headroom_" + out.ldRegionNames[i], part.regions[i].name, "",
+              "headroom kept for the application", spec.reserved.headroom[i], true,
+              !part.regions[i].flash, 1);
 
   std::string memory, copyTable;
   for (size_t i = 0; i < part.regions.size(); ++i) {

@@ -246,17 +246,11 @@ std::map<std::string, Tensor> runHost(const BundleRunSpec &spec, const std::vect
   return readOutputs(spec, slots, dir, r.output);
 }
 
-std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
-                                         const std::vector<IoSlot> &slots, const fs::path &dir,
-                                         BundleRunStats &stats) {
-  const CortexMBoard &board = *findCortexMBoard(spec.target);
-  std::string gcc = requireArmGcc(spec.tools);
-  requireNewlib(gcc, board, dir.string());
-  std::string qemu = requireQemuArm(spec.tools);
-
-  // Place the weights in the code SSRAM (as they would sit in Flash) and the
-  // writable regions in the data SSRAM, spilling to the 16 MiB PSRAM when
-  // they do not fit.
+/// Where the weights and buffers go on the board: the weights in the code
+/// SSRAM (as they would sit in Flash), the writable regions in the data SSRAM,
+/// spilling to the 16 MiB PSRAM when they do not fit.
+FirmwareLayout boardLayout(const BundleRunSpec &spec, const std::vector<IoSlot> &slots,
+                           const fs::path &dir, const CortexMBoard &board) {
   FirmwareLayout layout;
   layout.board = &board;
   std::error_code ec;
@@ -280,20 +274,52 @@ std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
                     std::to_string(spec.activationsSize) + " B (code memory " +
                     std::to_string(board.code.size) + " B, RAM " + std::to_string(board.ram.size) +
                     " B, PSRAM " + std::to_string(board.extra.size) + " B)");
-  stats.layout = layout.describe(spec);
+  return layout;
+}
 
-  writeText(dir / "fw.c", firmwareSource(spec, slots, layout));
-  writeText(dir / "fw.ld", linkerScript(layout));
+std::map<std::string, Tensor> runCortexM(const BundleRunSpec &spec,
+                                         const std::vector<IoSlot> &slots, const fs::path &dir,
+                                         BundleRunStats &stats) {
+  const CortexMBoard &board = *findCortexMBoard(spec.target);
+  std::string gcc = requireArmGcc(spec.tools);
+  requireNewlib(gcc, board, dir.string());
+  std::string qemu = requireQemuArm(spec.tools);
+
+  if (spec.partImage) {
+    stats.layout = board.machine + ": the part's memory map (" + spec.target + ")";
+    writeText(dir / "fw.c", firmwareSource(spec, slots, FirmwareLayout{&board}));
+    writeText(dir / "fw.ld", spec.partImage->linkerScript);
+  } else {
+    FirmwareLayout layout = boardLayout(spec, slots, dir, board);
+    stats.layout = layout.describe(spec);
+    writeText(dir / "fw.c", firmwareSource(spec, slots, layout));
+    writeText(dir / "fw.ld", linkerScript(layout));
+  }
   std::vector<std::string> argv = {gcc};
   argv.insert(argv.end(), board.cflags.begin(), board.cflags.end());
-  for (const char *a :
-       {"-std=gnu11", "-O1", "-g", "-ffunction-sections", "-fdata-sections", "-nostartfiles",
-        "--specs=nosys.specs", "-T", "fw.ld", "-Wl,--gc-sections", "-Wl,-Map=fw.map",
-        "-Wl,--no-warn-rwx-segments", "-Wl,-z,noexecstack", "-o", "fw.elf", "fw.c", "bundle.o"})
+  for (const char *a : {"-std=gnu11", "-O1", "-g", "-ffunction-sections", "-fdata-sections"})
     argv.push_back(a);
+  if (spec.partImage)
+    for (const std::string &include : spec.partImage->includeDirs)
+      argv.insert(argv.end(), {"-I" + include, "-L" + include});
+  auto t0 = Clock::now();
+  std::string harness = "fw.c";
+  if (spec.partImage) { // its own object: the part image's script places it by name
+    std::vector<std::string> compile = argv;
+    compile.insert(compile.end(), {"-c", "fw.c", "-o", "fw.o"});
+    build(compile, dir, "compile.log", kBuildTimeoutSeconds,
+          "compiling the " + spec.target + " firmware with '" + gcc + "'");
+    harness = "fw.o";
+  }
+  for (const char *a :
+       {"-nostartfiles", "--specs=nosys.specs", "-T", "fw.ld", "-Wl,--gc-sections",
+        "-Wl,-Map=fw.map", "-Wl,--no-warn-rwx-segments", "-Wl,-z,noexecstack", "-o", "fw.elf"})
+    argv.push_back(a);
+  argv.insert(argv.end(), {harness, "bundle.o"});
+  if (spec.partImage)
+    argv.insert(argv.end(), spec.partImage->sources.begin(), spec.partImage->sources.end());
   argv.insert(argv.end(), spec.linkInputs.begin(), spec.linkInputs.end());
   argv.push_back("-lm");
-  auto t0 = Clock::now();
   build(argv, dir, "build.log", kBuildTimeoutSeconds,
         "building the " + spec.target + " firmware with '" + gcc + "'");
   stats.buildSeconds = since(t0);

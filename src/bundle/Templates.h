@@ -28,6 +28,7 @@ extern const char *const kPlacementWeightsTemplate;  ///< <net>_weights.c of a p
 extern const char *const kPlacementSegmentTemplate;  ///< One weight segment in <net>_weights.c.
 extern const char *const kPlacementScriptTemplate;   ///< <net>_weights.ld.
 extern const char *const kPlacementSectionTemplate;  ///< One segment's section in it.
+extern const char *const kVerifyRunScriptTemplate;   ///< fw.ld of `fit --verify-run`.
 
 /// Replaces every @NAME@ in `text` with values.at(NAME), in one pass (a value
 /// is never rescanned). A marker alone on its line whose value is empty

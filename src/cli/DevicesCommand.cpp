@@ -40,6 +40,16 @@ std::string sizeText(uint64_t bytes) {
   return std::to_string(bytes);
 }
 
+/// RAM figures, all in one unit (KiB), so a column reads at a glance:
+/// "320K", "36,095.0K" (36,961,248 B, the STM32N6570-DK's).
+std::string ramText(uint64_t bytes) {
+  if (bytes % 1024 == 0)
+    return withThousands(bytes / 1024) + "K";
+  char fraction[8];
+  std::snprintf(fraction, sizeof fraction, "%.1f", double(bytes % 1024) / 1024.0);
+  return withThousands(bytes / 1024) + std::string(fraction + 1) + "K";
+}
+
 std::string coresText(const Device &device) {
   std::string text;
   for (const Core &core : device.cores) {
@@ -173,7 +183,7 @@ TextTable wideDeviceTable(const DeviceDatabase &db) {
   for (const Device &device : db.devices()) {
     std::string flash, ram, libraries;
     for (const MemoryRegionInfo &region : device.memory) {
-      std::string entry = region.name + " " + sizeText(region.size);
+      std::string entry = region.name + " " + ramText(region.size);
       if (region.isFlash())
         flash += (flash.empty() ? "" : " + ") + sizeText(region.size);
       else
@@ -211,7 +221,7 @@ int runDevices(const DevicesOptions &options) {
                     {false, false, true, true, true});
     for (const Device &device : db.devices())
       table.addRow({device.id, compactCoresText(device), sizeText(device.totalFlash()),
-                    sizeText(device.totalRam()), std::to_string(device.memory.size())});
+                    ramText(device.totalRam()), std::to_string(device.memory.size())});
     std::cout << table.render() << "(names, RAM regions and kernel libraries: --wide)\n";
     return 0;
   }

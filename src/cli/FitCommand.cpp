@@ -10,6 +10,7 @@
 #include "FitBatch.h"
 #include "FitReportSupport.h"
 #include "FitVerifyLink.h"
+#include "FitVerifyRun.h"
 #include "Progress.h"
 #include "QuantOptions.h"
 #include "ReportSupport.h"
@@ -40,6 +41,7 @@ struct FitOptions {
   int64_t codeBytes = -1;
   JsonReportOption json;
   bool verifyLink = false;
+  bool verifyRun = false; ///< Also run the linked firmware under QEMU (FitVerifyRun.h).
   std::string linkDir;
   HtmlReportOption html;
   QuantCliOptions quant; ///< --load-profile...: the int8 bundle sized (and linked).
@@ -74,16 +76,16 @@ std::string briefLine(const std::string &model, const Device &device, const Vari
                       const FitRequest &request, const FitResult &fit) {
   const RegionUse *fullest = nullptr;
   for (const RegionUse &use : fit.regions)
-    if (use.region->size && (!fullest || use.used * fullest->region->size >
-                                             fullest->used * use.region->size))
+    if (use.region->size &&
+        (!fullest || use.used * fullest->region->size > fullest->used * use.region->size))
       fullest = &use;
   std::string line = model + " fits " + device.id + " (" + variant.name + ", weights " +
                      weightsPolicyName(request.weights) + "): Flash " +
                      withThousands(fit.totals.flash) + ", RAM " + withThousands(fit.totals.ram) +
                      ", predicted " + ms(fit.time.ms);
   if (fullest)
-    line += "; fullest " + fullest->region->name + " " +
-            percent(fullest->used, fullest->region->size);
+    line +=
+        "; fullest " + fullest->region->name + " " + percent(fullest->used, fullest->region->size);
   return line + (fit.warnings.empty() ? "" : " (tight: fit shows the report)") + "\n";
 }
 
@@ -112,16 +114,19 @@ int runBatchOrCheckUsage(const FitOptions &options) {
   }
   if (!options.model.path.empty())
     throw Error(ExitCode::Usage, "fit: give either MODEL or --batch LIST, not both");
-  if (options.verifyLink || options.html.wanted() || !options.json.file().empty())
+  if (options.verifyLink || options.verifyRun || options.html.wanted() ||
+      !options.json.file().empty())
     throw Error(ExitCode::Usage,
                 "fit --batch: prints JSON lines on stdout; --verify-link, --html and --json FILE "
                 "are for one model");
   return runFitBatch(options.batch, options.jobs, checkOptionsOf(options));
 }
 
-int runFit(const FitOptions &options) {
-  if (int code = runBatchOrCheckUsage(options); code >= 0)
+int runFit(const FitOptions &given) {
+  if (int code = runBatchOrCheckUsage(given); code >= 0)
     return code;
+  FitOptions options = given;
+  options.verifyLink = options.verifyLink || options.verifyRun; // the run's firmware is linked
   options.json.checkFileWritable();
   options.html.checkFileWritable();
   driver::FitCheckOptions checkOptions = checkOptionsOf(options);
@@ -142,13 +147,22 @@ int runFit(const FitOptions &options) {
   const std::vector<std::string> &notes = check->notes;
   // --verify-link: the very bundle the prediction was sized from, linked.
   std::optional<LinkVerification> linked;
+  std::optional<RunVerification> ran;
   if (options.verifyLink) {
     std::unique_ptr<PartBundle> part = writePartBundle(build, device, options.linkDir);
     linked = verifyPartLink(*part, device, fp, fit, options.staticBytes);
+    if (options.verifyRun && linked->linkedFits)
+      ran = verifyPartRun(*part, device, fit, check->sizer->build(device, variant),
+                          checkOptions.build);
   }
   auto exitCode = [&](int predicted) {
     if (linked && !linked->agrees())
       std::cerr << "bundlefit: error: --verify-link: " << linked->disagreement() << "\n";
+    if (ran && ran->ran && !ran->outputsEqual) {
+      std::cerr << "bundlefit: error: --verify-run: the placed firmware's outputs differ ("
+                << ran->firstDifference << ")\n";
+      return int(ExitCode::Internal);
+    }
     return linked ? verifyLinkExitCode(*linked) : predicted;
   };
   // The layer table and the HTML timeline show the plan of the build sized
@@ -190,6 +204,11 @@ int runFit(const FitOptions &options) {
     nlohmann::json report = driver::fitReportJson(*check, options.model.path);
     if (linked)
       report["verify_link"] = verifyLinkJson(*linked);
+    if (options.verifyRun)
+      report["verify_run"] = ran ? verifyRunJson(*ran)
+                                 : nlohmann::json{{"ran", false},
+                                                  {"why", "the firmware did not link"},
+                                                  {"outputs_equal", nullptr}};
     options.json.emit(report, options.model.path);
     if (options.json.replacesText())
       return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
@@ -216,7 +235,10 @@ int runFit(const FitOptions &options) {
   for (const RegionUse &use : fit.regions) {
     table.addRow({use.region->name, memoryKindName(use.region->kind), hex(use.region->base),
                   withThousands(use.used), withThousands(use.region->size),
-                  percent(use.used, use.region->size), use.over() ? "OVER CAPACITY" : ""});
+                  percent(use.used, use.region->size),
+                  use.over()    ? "OVER CAPACITY"
+                  : use.tight() ? "tight (over 90%)"
+                                : ""});
     for (const RegionItem &item : use.items)
       table.addRow({"", "", "", withThousands(item.bytes), "", "", item.what});
   }
@@ -238,6 +260,8 @@ int runFit(const FitOptions &options) {
     text += "note: " + note + "\n";
   if (linked)
     text += verifyLinkText(*linked, !options.linkDir.empty());
+  if (ran)
+    text += verifyRunText(*ran);
   if (fit.fits) {
     for (const std::string &warning : fit.warnings)
       text += "warning: " + warning + "\n";
@@ -294,6 +318,10 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
       "--verify-link", options->verifyLink,
       "Compile the bundle for the part's core, link a minimal firmware for its memory map "
       "(arm-none-eabi-gcc) and check predicted bytes per region within 1% (exit 1 if not)");
+  command->add_flag("--verify-run", options->verifyRun,
+                    "--verify-link, then run that firmware under QEMU on the board of the part's "
+                    "core (its memory map moved onto the board's) and compare its outputs byte "
+                    "for byte with the bundle with Glow's one constantWeight (exit 1 if not)");
   command->add_flag("--brief", options->brief,
                     "One line when the model fits (the whole report when it does not)");
   command->add_option("--link-dir", options->linkDir,

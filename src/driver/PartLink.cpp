@@ -85,10 +85,16 @@ FirmwareSpec firmwareSpec(const device::Device &device, const device::FitResult 
   if (spec.homes.staticData.empty())
     spec.homes.staticData = device.homes.io;
   spec.homes.libraryRam = device.homes.libraryRam;
-  spec.reserved = {fit.terms.baseFlash, fit.terms.baseRam, fit.terms.libraryFlash,
-                   fit.terms.libraryRam};
-  for (const device::RegionUse &use : fit.regions)
+  spec.reserved = {
+      fit.terms.baseFlash, fit.terms.baseRam, fit.terms.libraryFlash, fit.terms.libraryRam, {}};
+  for (const device::RegionUse &use : fit.regions) {
     spec.predicted.push_back(use.used);
+    uint64_t headroom = 0;
+    for (const device::RegionItem &item : use.items)
+      if (item.what.rfind("headroom reserved", 0) == 0)
+        headroom += item.bytes;
+    spec.reserved.headroom.push_back(headroom);
+  }
   spec.predictedFits = fit.fits;
   return spec;
 }

@@ -182,8 +182,9 @@ TEST_CASE("pick with no fit lists the changes fit would suggest") {
 
 TEST_CASE(
     "headroom: --reserve-ram/--reserve-flash, --app-ram/--app-flash, and a full region warns") {
-  nlohmann::json plain =
-      jsonOf("fit " + lenet() + " --device rt1062 --variant int8 --weights flash --json");
+  nlohmann::json plain = jsonOf("fit " + lenet() +
+                                " --device rt1062 --variant int8 --weights flash --reserve-ram 0 "
+                                "--json");
   nlohmann::json reserved = jsonOf("fit " + lenet() +
                                    " --device rt1062 --variant int8 --weights flash "
                                    "--reserve-ram 16K --reserve-flash 10% --json");
@@ -210,14 +211,28 @@ TEST_CASE(
   CHECK(has(bad.output, "--reserve-ram lots: expected"));
   CHECK(run("fit " + lenet() + " --device rt1062 --reserve-flash 120%").exitCode == 2);
 
-  // Float LeNet, weights auto: the hottest weights fill DTCM to the byte.
-  CommandResult full = run("fit " + lenet() + " --device rt1062");
+  // Float LeNet, weights auto, no headroom: the hottest weights fill DTCM to
+  // 16 bytes, and the report says the region is tight (text and JSON).
+  CommandResult full = run("fit " + lenet() + " --device rt1062 --reserve-ram 0");
   REQUIRE_MESSAGE(full.exitCode == 0, full.output);
   CHECK_MESSAGE(
-      std::regex_search(full.output, std::regex("warning: [A-Z_]+ is (100%|99.9%\\+) full")),
+      std::regex_search(full.output, std::regex("warning: DTCM is tight: 100.0% full \\(131,056 of "
+                                                "131,072 B, 16 B left for the application\\)")),
       full.output);
-  CommandResult roomy = run("fit " + lenet() + " --device rt1062 --reserve-ram 10%");
-  CHECK_MESSAGE(!has(roomy.output, "full ("), roomy.output);
+  CHECK(has(full.output, "tight (over 90%)"));
+  // By default every RAM region keeps the part file's 10%: nothing tight.
+  CommandResult roomy = run("fit " + lenet() + " --device rt1062");
+  CHECK_MESSAGE(!has(roomy.output, "is tight"), roomy.output);
+  CHECK(has(roomy.output, "headroom reserved (reserve.ram of rt1062.json 10%)"));
+  for (const nlohmann::json &region :
+       jsonOf("fit " + lenet() + " --device rt1062 --json")["regions"]) {
+    INFO(region.dump());
+    CHECK(region["tight"] == false);
+    CHECK(region["used"].get<uint64_t>() * 10 <= region["capacity"].get<uint64_t>() * 9);
+  }
+  for (const nlohmann::json &region :
+       jsonOf("fit " + lenet() + " --device rt1062 --reserve-ram 0 --json")["regions"])
+    CHECK(region["tight"] == (region["name"] == "DTCM"));
 }
 
 TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, the options override "
@@ -231,7 +246,7 @@ TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, th
     return uint64_t(0);
   };
   const std::string common = " --variant int8 --weights flash --json";
-  nlohmann::json part = jsonOf("fit " + lenet() + " --device rt1062" + common);
+  nlohmann::json part = jsonOf("fit " + lenet() + " --device rt1062 --reserve-ram 0" + common);
   nlohmann::json byFile = jsonOf("fit " + lenet() + board + " --device my-reserved-evk" + common);
   nlohmann::json byOptions =
       jsonOf("fit " + lenet() + " --device rt1062 --reserve-ram 16K --reserve-flash 10%" + common);

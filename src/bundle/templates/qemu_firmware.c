@@ -6,6 +6,7 @@
 #include <string.h>
 
 int @NETWORK@(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);
+@DECLARATIONS@
 
 /* constantWeight and the inputs: the files' bytes, in section .bf_data. */
 __asm__("  .pushsection .bf_data,\"a\",%progbits\n"
@@ -141,10 +142,11 @@ void bf_start(void) {
   memset(&__bss_start, 0, (size_t)((char *)&__bss_end - (char *)&__bss_start));
   memset(bf_mutable, 0, sizeof bf_mutable);
   memset(bf_activations, 0, sizeof bf_activations);
+@STARTUP@
 @OPEN_OUTPUTS@
   for (n = 0; n < @BATCH@u; ++n) {
 @COPY_INPUTS@
-    rc = @NETWORK@((uint8_t *)bf_weights, bf_mutable, bf_activations);
+    rc = @CALL@;
     if (rc != 0) {
       bf_puts("bundlefit-firmware: entry @NETWORK@ returned ");
       bf_put_int(rc);

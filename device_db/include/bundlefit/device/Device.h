@@ -165,6 +165,8 @@ public:
   const Device &get(const std::string &name, const std::string &option = "--device") const;
   const std::vector<Device> &devices() const { return devices_; }
   std::string knownNames() const;
+  /// "; did you mean rt1062?" for a misspelt id or alias (";" when none is near).
+  std::string didYouMean(const std::string &name) const;
 
 private:
   void add(Device device);

@@ -94,6 +94,8 @@ struct RegionUse {
   std::vector<RegionItem> items;
   uint64_t used = 0;
   bool over() const { return used > region->size; }
+  /// Above 90% of the region: little left for the application.
+  bool tight() const { return region->size && used * 10 > region->size * 9; }
 };
 
 struct FitResult {
@@ -115,7 +117,7 @@ struct FitResult {
   TimePrediction time;
   uint64_t flashCapacity = 0, ramCapacity = 0;
   std::string baselineSource; ///< Where the SDK/application figures come from.
-  /// Regions a FITS verdict leaves (nearly) full: "DTCM at 100.0%".
+  /// Regions a FITS verdict leaves above 90% ("DTCM is tight: 95.2% full ...").
   std::vector<std::string> warnings;
 };
 

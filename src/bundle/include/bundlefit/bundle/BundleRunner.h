@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,19 @@ struct ToolOverrides {
   std::string qemu;   ///< Default "qemu-system-arm".
 };
 
+/// A firmware image laid out for a part's memory map (`fit --verify-run`,
+/// LinkVerify.h: verifyRunImage) in place of the board's default layout:
+/// its linker script, the extra sources it links (the placed bundle's
+/// <net>_weights.c), include directories, and what the generated firmware
+/// declares, runs at start-up and calls per sample.
+struct PartImage {
+  std::string linkerScript;
+  std::vector<std::string> sources, includeDirs; ///< Absolute paths.
+  std::string declarations;                      ///< C lines after the entry's prototype.
+  std::string startup;                           ///< C statements before the first sample.
+  std::string call;                              ///< The entry call expression.
+};
+
 struct BundleRunSpec {
   std::string bundleDir, networkName; ///< <bundleDir>/<net>.o, <net>.weights.bin
   uint64_t constantSize = 0, mutableSize = 0, activationsSize = 0;
@@ -77,6 +91,8 @@ struct BundleRunSpec {
   /// Objects or static libraries linked after <net>.o (absolute paths): the
   /// CMSIS-NN library a --use-cmsis bundle calls.
   std::vector<std::string> linkInputs;
+  /// Cortex-M only: the firmware laid out for a part (verify-run).
+  std::optional<PartImage> partImage;
 };
 
 /// What a run cost, for logs and benchmarks.

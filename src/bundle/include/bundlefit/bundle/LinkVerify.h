@@ -79,6 +79,9 @@ struct FirmwareHomes {
 struct FirmwareReservations {
   uint64_t sdkFlash = 0, sdkRam = 0;         ///< SDK baseline footprint.
   uint64_t libraryFlash = 0, libraryRam = 0; ///< Kernel library image and static data.
+  /// Headroom the fit keeps free for the application, per region (the part's
+  /// order): reserved at the end of each region, so the link keeps it too.
+  std::vector<uint64_t> headroom;
 };
 
 /// One weight segment of the placed bundle: its section in <net>_weights.c
@@ -211,6 +214,26 @@ struct LinkVerification {
   /// One line saying why the check failed ("" when it agrees).
   std::string disagreement() const;
 };
+
+/// `fit --verify-run`: the part's memory map moved onto the QEMU board of
+/// `board`'s core. Each region keeps its size; it keeps its address when the
+/// board has memory there (an RT1062's DTCM and OCRAM, its FlexSPI Flash on
+/// mps2-an500), else it moves to free board memory. `boot` is board memory
+/// at the reset vector for what is not the part's (vector table, test
+/// harness, inputs, stack). Throws Error(DoesNotFit) naming the region when
+/// the board has no room for it.
+struct BoardMap {
+  FirmwarePart part;   ///< The part's regions at their board addresses.
+  FirmwareRegion boot; ///< BF_BOOT.
+  std::string moved;   ///< "ITCM moved to 0x00040000" ... for reports.
+};
+BoardMap mapPartOnBoard(const FirmwarePart &part, const CortexMBoard &board, uint64_t bootBytes);
+
+/// The firmware image of `spec` (the part as mapOnBoard moved it) for
+/// runBundle: verify-link's layout (templates/verify_run.ld), the placed
+/// bundle's <net>_weights.c and .ld, the weights copied at start-up and the
+/// entry called with `spec.entryWeights` (a test plants a wrong one).
+PartImage verifyRunImage(const FirmwareSpec &spec, const BoardMap &map, const CortexMBoard &board);
 
 /// Writes the firmware sources into `workDir`, links them, reads the ELF back
 /// and compares with the fit. Throws Error(ToolMissing) naming the Debian
