@@ -26,6 +26,7 @@ namespace {
 struct IgnoredGlowOptions {
   std::string llvmCompiler;
   std::vector<std::string> llvmCompilerOpts;
+  bool dumpLlvmAsm = false, bundleApiVerbose = false;
 };
 
 void noteIgnored(const IgnoredGlowOptions &ignored) {
@@ -35,6 +36,12 @@ void noteIgnored(const IgnoredGlowOptions &ignored) {
   if (!ignored.llvmCompilerOpts.empty())
     status("note: -llvm-compiler-opt ignored: bundlefit compiles the bundle in-process (use "
            "-opt=O2|O3|Os for the optimisation level)");
+  if (ignored.dumpLlvmAsm)
+    status("note: -dump-llvm-asm ignored: bundlefit emits the object directly (disassemble "
+           "<net>.o with objdump -d; -dump-llvm-ir prints the IR)");
+  if (ignored.bundleApiVerbose)
+    status("note: -bundle-api-verbose ignored: the header always lists every placeholder's "
+           "name, type, size and offset");
 }
 
 /// Glow reads Caffe2 models from a directory; bundlefit reads ONNX files.
@@ -84,6 +91,12 @@ int main(int argc, char **argv) {
                  "Glow: external LLVM compiler for the bundle (ignored: compiled in-process)");
   app.add_option("--llvm-compiler-opt", ignored.llvmCompilerOpts,
                  "Glow: options for -llvm-compiler (ignored)");
+  bool dumpLlvmIr = false, timeReport = false;
+  app.add_flag("--dump-llvm-ir", dumpLlvmIr, "Glow: print the bundle's optimised LLVM IR");
+  app.add_flag("--dump-llvm-asm", ignored.dumpLlvmAsm, "Glow: print assembly (ignored, a note)");
+  app.add_flag("--time-report", timeReport, "Glow: the time of each stage on stderr");
+  app.add_flag("--bundle-api-verbose", ignored.bundleApiVerbose,
+               "Glow: a verbose header (ignored: the header is always complete)");
   app.add_option("--dump-profile", dumpProfile,
                  "Glow: write a quantization profile (needs inputs: use model-profiler)");
   // Glow's int8 options, same meaning as bundlefit's (QuantOptions.h).
@@ -112,7 +125,10 @@ int main(int argc, char **argv) {
     std::cerr << "model-compiler: error: " << e.what() << "\n";
     return int(ExitCode::Usage);
   }
-  setVerbosity(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+  // -time-report: the stages' times are what -v prints (one line per stage).
+  setVerbosity(quiet                   ? Verbosity::Quiet
+               : verbose || timeReport ? Verbosity::Verbose
+                                       : Verbosity::Normal);
 
   try {
     if (backend != "CPU")
@@ -142,7 +158,9 @@ int main(int argc, char **argv) {
       request.useCmsis = false;
     }
     noteIgnored(ignored);
-    compileBundle(request);
+    CompiledBundle bundle = compileBundle(request);
+    if (dumpLlvmIr)
+      std::cout << generateBundleIR(*bundle.graph, bundle.plan, bundle.networkName, bundle.target);
     printMemoryOptNote();
     return 0;
   } catch (const Error &e) {
