@@ -337,9 +337,11 @@ std::string renderHtmlReport(const HtmlReport &report) {
   if (report.plan) {
     html += "<h2>Layers</h2>\n";
     if (report.timing)
-      html += "<p class=\"summary\">sizes from the float plan; predicted time on " +
-              escape(report.timing->device) + " for the " + escape(report.timing->build) +
-              " build (cost model)</p>\n";
+      // The plan is the timed build's own: an int8 build's sizes are int8.
+      html += "<p class=\"summary\">sizes from the " +
+              std::string(report.timing->build.rfind("int8", 0) == 0 ? "int8" : "float") +
+              " plan; predicted time on " + escape(report.timing->device) + " for the " +
+              escape(report.timing->build) + " build (cost model)</p>\n";
     html += renderLayerRows(*report.plan, report.timing);
   }
   for (const auto &[title, table] : report.tables)
