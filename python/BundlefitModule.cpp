@@ -26,6 +26,7 @@
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
+#include "bundlefit/support/OptionChecks.h"
 #include "bundlefit/support/OutputFile.h"
 
 #include <pybind11/pybind11.h>
@@ -45,6 +46,46 @@ namespace {
 
 PyObject *errorType = nullptr;
 
+// Arguments are checked as the command line checks its options
+// (support/OptionChecks.h), naming the argument: Python hands over any int,
+// float or str, and memory_opt=99, time_limit=-5, static_bytes=2**64-12000 or
+// a path with a NUL byte (which the C library would cut short) must be an
+// error, never a plan.
+
+int memoryOptArgument(int level) {
+  if (level < 0 || level > kMaxMemoryOpt)
+    throw Error(ExitCode::Usage, "memory_opt " + std::to_string(level) + ": expected 0 to " +
+                                     std::to_string(kMaxMemoryOpt));
+  return level;
+}
+
+const std::string &pathArgument(const std::string &path, const char *argument) {
+  if (path.find('\0') != std::string::npos)
+    throw Error(ExitCode::Usage,
+                std::string(argument) + ": the path holds a NUL byte, which no file name can");
+  return path;
+}
+
+std::optional<std::string> pathArgument(const std::optional<std::string> &path,
+                                        const char *argument) {
+  if (path)
+    pathArgument(*path, argument);
+  return path;
+}
+
+const std::vector<std::string> &pathsArgument(const std::vector<std::string> &paths,
+                                              const char *argument) {
+  for (const std::string &path : paths)
+    pathArgument(path, argument);
+  return paths;
+}
+
+std::optional<uint64_t> bytesArgument(std::optional<uint64_t> bytes, const char *argument) {
+  if (bytes)
+    checkByteCount(*bytes, argument);
+  return bytes;
+}
+
 /// A report as the dict `json.loads` makes of the command's JSON.
 py::object toPython(const nlohmann::json &report) {
   return py::module_::import("json").attr("loads")(report.dump());
@@ -57,14 +98,14 @@ std::shared_ptr<ModelSource> modelOf(const py::object &model) {
   if (py::isinstance<py::bytes>(model))
     return std::make_shared<ModelSource>(
         ModelSource::fromBytes(model.cast<std::string>(), "model.onnx"));
-  return std::make_shared<ModelSource>(
-      ModelSource::fromPath(py::str(py::module_::import("os").attr("fspath")(model))));
+  return std::make_shared<ModelSource>(ModelSource::fromPath(pathArgument(
+      py::str(py::module_::import("os").attr("fspath")(model)).cast<std::string>(), "model")));
 }
 
 ModelOptions modelOptions(const ModelSource &source, int memoryOpt) {
   ModelOptions options;
   options.path = source.path();
-  options.memoryOpt = memoryOpt;
+  options.memoryOpt = memoryOptArgument(memoryOpt);
   return options;
 }
 
@@ -73,7 +114,7 @@ ModelOptions modelOptions(const ModelSource &source, int memoryOpt) {
 QuantCliOptions quantOptions(const ModelSource &source, const std::optional<std::string> &profile,
                              const std::string &schema) {
   QuantCliOptions quant;
-  quant.profilePath = profile.value_or("");
+  quant.profilePath = pathArgument(profile, "profile").value_or("");
   quant.schema = schema;
   markPreQuantized(source.path(), quant);
   return quant;
@@ -98,9 +139,9 @@ device::FitRequest fitRequest(const std::string &weights,
     request.reserveRam = device::parseHeadroom(*reserveRam, "reserve_ram");
   if (reserveFlash)
     request.reserveFlash = device::parseHeadroom(*reserveFlash, "reserve_flash");
-  request.appRam = appRam;
-  request.appFlash = appFlash;
-  request.extraStaticBytes = staticBytes;
+  request.appRam = bytesArgument(appRam, "app_ram");
+  request.appFlash = bytesArgument(appFlash, "app_flash");
+  request.extraStaticBytes = *bytesArgument(staticBytes, "static_bytes");
   return request;
 }
 
@@ -117,7 +158,7 @@ py::object fit(const py::object &model, const std::string &device,
   options.suggest = {suggestions, suggestParts};
   options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
   options.device = device;
-  options.deviceFiles = deviceFiles;
+  options.deviceFiles = pathsArgument(deviceFiles, "device_files");
   options.variant = variant.value_or("");
   options.request = fitRequest(weights, reserveRam, reserveFlash, appRam, appFlash, staticBytes);
   nlohmann::json report;
@@ -142,7 +183,7 @@ py::object pick(const py::object &model, const std::string &device,
   options.suggest = {suggestions, suggestParts};
   options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
   options.device = device;
-  options.deviceFiles = deviceFiles;
+  options.deviceFiles = pathsArgument(deviceFiles, "device_files");
   options.variants = variants;
   options.goal = goal;
   options.allowEstimates = allowEstimates;
@@ -158,6 +199,7 @@ py::object pick(const py::object &model, const std::string &device,
 
 py::object plan(const py::object &model, int memoryOpt, const std::optional<std::string> &profile,
                 const std::string &schema, double timeLimit) {
+  checkFiniteRange(timeLimit, "time_limit", 0, kMaxSeconds);
   std::shared_ptr<ModelSource> source = modelOf(model);
   nlohmann::json report;
   {
@@ -187,7 +229,7 @@ py::object compile(const py::object &model, const std::string &outputDir, const 
     py::gil_scoped_release unlocked;
     CompileRequest request;
     request.model = modelOptions(*source, memoryOpt);
-    request.outputDir = outputDir;
+    request.outputDir = pathArgument(outputDir, "output_dir");
     request.target = target;
     request.quant = quantOptions(*source, profile, schema);
     request.useCmsis = useCmsis;
@@ -217,12 +259,13 @@ py::object run(const py::object &model, const py::object &inputs, const std::str
   options.compile.useCmsis = useCmsis;
   options.compile.optLevel = opt;
   options.compile.networkName = networkName.value_or("");
-  options.cmsisNnDir = cmsisNn.value_or("");
+  options.cmsisNnDir = pathArgument(cmsisNn, "cmsis_nn").value_or("");
   options.compare = compare;
+  checkFiniteRange(timeout, "timeout", 0.001, kMaxSeconds);
   options.timeoutSeconds = timeout;
   options.inputOption = "inputs";
   std::vector<driver::RunInput> given = bundlefit::python::runInputsOf(inputs);
-  if (outputDir)
+  if (pathArgument(outputDir, "output_dir"))
     checkDirectoryCreatable(*outputDir, "output directory");
   driver::ModelRun result;
   nlohmann::json report;

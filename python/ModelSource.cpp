@@ -2,10 +2,12 @@
 #include "ModelSource.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/TemporaryDirectory.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 namespace bundlefit::python {
 
@@ -24,8 +26,13 @@ ModelSource ModelSource::fromBytes(const std::string &bytes, const std::string &
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
     throw Error(ExitCode::Usage,
                 "name '" + name + "': a file name without directories, e.g. model.onnx");
+  // Named for this process, so that one killed with its models' files still
+  // there has them removed by the next (support/TemporaryDirectory.h).
+  removeLeftoverTemporaryDirectories();
   std::error_code ec;
-  std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-py-XXXXXX").string();
+  std::string pattern =
+      (fs::temp_directory_path(ec) / ("bundlefit-py-" + std::to_string(::getpid()) + "-XXXXXX"))
+          .string();
   if (!::mkdtemp(pattern.data()))
     throw Error(ExitCode::CannotWrite,
                 pattern + ": cannot create a temporary directory for the model bytes");

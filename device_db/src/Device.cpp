@@ -5,6 +5,8 @@
 #include "bundlefit/device/JsonSchema.h"
 #include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
+#include "bundlefit/support/OptionChecks.h"
 
 #include <algorithm>
 #include <cctype>
@@ -31,21 +33,23 @@ std::string lower(std::string text) {
   return text;
 }
 
+/// A part's file is a few KB; 16 MiB is room for any, and a bound for a file
+/// that is not one.
+constexpr uint64_t kMaxDeviceFileBytes = uint64_t(16) << 20;
+
 json readJsonFile(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(ExitCode::BadInputFile, path + ": cannot read file");
+  const std::string text = readInputFile(path, "device file", kMaxDeviceFileBytes);
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const json::exception &e) { // parse_error, and out_of_range for 1e999
     throw Error(ExitCode::BadInputFile, path + ": not valid JSON: " + e.what());
   }
 }
 
-/// The largest byte count a device file may state (1 TiB): the schema only
-/// says "integer", so 2^64, 1.5e300 or 2^64-1 would otherwise wrap the sums
-/// fit computes and report FITS.
-constexpr uint64_t kMaxDeviceBytes = uint64_t(1) << 40;
+/// The largest byte count a device file may state (kMaxByteCount, 1 TiB): the
+/// schema only says "integer", so 2^64, 1.5e300 or 2^64-1 would otherwise wrap
+/// the sums fit computes and report FITS.
+constexpr uint64_t kMaxDeviceBytes = kMaxByteCount;
 constexpr uint64_t kMaxFlexRamBanks = 64;
 
 /// Byte counts and addresses must be integers in [0, kMaxDeviceBytes]
@@ -484,17 +488,34 @@ DeviceDatabase DeviceDatabase::load(const std::string &partsDir, const std::stri
   std::string boardSchemaPath = (fs::path(schemaPath).parent_path() / "board.schema.json").string();
   if (fs::exists(boardSchemaPath))
     db.boardSchema_ = readJsonFile(boardSchemaPath);
+  // One broken file (a FIFO, a truncated part) is left out with a warning
+  // naming it; every other part still loads (readInputFile opens no FIFO).
+  auto addEntry = [&](const std::string &file) {
+    try {
+      db.addDatabaseFile(file);
+    } catch (const Error &e) {
+      db.warnings_.push_back(std::string(e.what()) + " (left out of the device database)");
+    }
+  };
   for (const std::string &file : jsonFilesIn(partsDir))
-    db.addFile(file);
+    addEntry(file);
   // Boards after every part, so a board may name any part. A database
   // without a boards/ folder (an older BUNDLEFIT_DEVICE_DB copy) has none.
   if (!boardsDir.empty() && fs::exists(boardsDir))
     for (const std::string &file : jsonFilesIn(boardsDir))
-      db.addFile(file);
+      addEntry(file);
   return db;
 }
 
-void DeviceDatabase::addFile(const std::string &path) {
+void DeviceDatabase::addFile(const std::string &path) { addFileChecked(path, true); }
+
+void DeviceDatabase::addDatabaseFile(const std::string &path) { addFileChecked(path, false); }
+
+void DeviceDatabase::addFileChecked(const std::string &path, bool userFile) {
+  std::error_code ec;
+  for (const std::string &file : files_)
+    if (fs::equivalent(file, path, ec))
+      return;
   json document = readJsonFile(path);
   if (document.is_object() && document.value("schema", json()) == "bundlefit.board/1") {
     if (boardSchema_.is_null())
@@ -517,20 +538,32 @@ void DeviceDatabase::addFile(const std::string &path) {
           parts += (parts.empty() ? "" : ", ") + device.id;
       badField(path, "part", "names no part ('" + partName + "'); known parts: " + parts);
     }
-    add(resolveBoard(document, *part, path));
+    add(resolveBoard(document, *part, path), path, userFile);
     return;
   }
   validateDeviceDocument(schema_, document, path);
-  add(parseDevice(document, path));
+  add(parseDevice(document, path), path, userFile);
 }
 
-void DeviceDatabase::add(Device device) {
-  for (Device &existing : devices_)
-    if (lower(existing.id) == lower(device.id)) {
-      existing = device;
-      return;
+void DeviceDatabase::add(Device device, const std::string &path, bool userFile) {
+  // The database's own files may name a board after its part's alias (the
+  // board "pico" of the part rp2040): ids are found before aliases. A user's
+  // file may take no name that is already a device's.
+  std::vector<std::string> names = userFile ? device.aliases : std::vector<std::string>();
+  names.insert(names.begin(), device.id);
+  for (const std::string &name : names)
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      std::vector<std::string> taken = userFile ? devices_[i].aliases : std::vector<std::string>();
+      taken.insert(taken.begin(), devices_[i].id);
+      for (const std::string &other : taken)
+        if (lower(other) == lower(name))
+          badField(path, name == device.id ? "id" : "aliases",
+                   "'" + name + "' is already " +
+                       (other == devices_[i].id ? "the id" : "an alias") + " of " + devices_[i].id +
+                       " (" + files_[i] + "); give this part an id and aliases of its own");
     }
-  devices_.push_back(device);
+  devices_.push_back(std::move(device));
+  files_.push_back(path);
 }
 
 const Device *DeviceDatabase::find(const std::string &name) const {

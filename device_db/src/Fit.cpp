@@ -5,6 +5,7 @@
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Format.h"
+#include "bundlefit/support/OptionChecks.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -90,14 +91,48 @@ const char *weightsPolicyName(WeightsPolicy policy) {
   return "?";
 }
 
+namespace {
+
+/// The sum of byte counts, which every caller bounded where they came in (1
+/// TiB an option or device field, 1 TiB a tensor): a sum past 2^64 is a bug,
+/// never a wrapped total that looks like a fit.
+uint64_t sumOfBytes(std::initializer_list<uint64_t> terms) {
+  uint64_t sum = 0;
+  for (uint64_t term : terms) {
+    std::optional<uint64_t> next = checkedAdd(sum, term);
+    if (!next)
+      fatalInternal("a Flash or RAM total overflows 64 bits");
+    sum = *next;
+  }
+  return sum;
+}
+
+/// Every quantity of a request is a byte count from an option or a Python
+/// argument, already checked there (OptionChecks.h); checked again here, so
+/// that no caller can hand fit a wrapped value.
+void checkRequest(const FitRequest &request) {
+  checkByteCount(request.extraStaticBytes, "--static-bytes");
+  if (request.codeBytes)
+    checkByteCount(*request.codeBytes, "--code-bytes");
+  if (request.appFlash)
+    checkByteCount(*request.appFlash, "--app-flash");
+  if (request.appRam)
+    checkByteCount(*request.appRam, "--app-ram");
+  checkByteCount(request.reserveFlash.bytes, "--reserve-flash");
+  checkByteCount(request.reserveRam.bytes, "--reserve-ram");
+}
+
+} // namespace
+
 ProjectTotals projectTotals(const ProjectTerms &t) {
   ProjectTotals totals;
-  uint64_t beforeWeights = t.baseFlash + t.code + t.libraryFlash;
+  uint64_t beforeWeights = sumOfBytes({t.baseFlash, t.code, t.libraryFlash});
   if (t.weightsInRam < t.constant)
     totals.flashAlignmentPadding = alignUp(beforeWeights, t.flashConstAlignment) - beforeWeights;
-  totals.flash = beforeWeights + totals.flashAlignmentPadding + t.constant + t.extraStatic;
-  totals.ram =
-      t.baseRam + t.mutableBytes + t.activations + t.extraStatic + t.libraryRam + t.weightsInRam;
+  totals.flash =
+      sumOfBytes({beforeWeights, totals.flashAlignmentPadding, t.constant, t.extraStatic});
+  totals.ram = sumOfBytes(
+      {t.baseRam, t.mutableBytes, t.activations, t.extraStatic, t.libraryRam, t.weightsInRam});
   return totals;
 }
 
@@ -136,10 +171,12 @@ Headroom parseHeadroom(const std::string &text, const std::string &option) {
   if (end == text.c_str() || *end != '\0' || errno == ERANGE || value > UINT64_MAX / scale)
     throw bad();
   h.bytes = value * scale;
+  checkByteCount(h.bytes, option); // 2^64 - 12000 once wrapped the RAM total into a FITS
   return h;
 }
 
 FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequest &request) {
+  checkRequest(request);
   FitResult result;
   result.variant = fp.variant;
   result.weights = request.weights;
@@ -154,7 +191,7 @@ FitResult fitModel(const Device &device, const ModelFootprint &fp, const FitRequ
     if (bytes == 0)
       return;
     result.regions[index].items.push_back({what, bytes});
-    result.regions[index].used += bytes;
+    result.regions[index].used = sumOfBytes({result.regions[index].used, bytes});
   };
   auto remaining = [&](int index) {
     const RegionUse &use = result.regions[index];

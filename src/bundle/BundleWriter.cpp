@@ -3,20 +3,11 @@
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fcntl.h>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-namespace fs = std::filesystem;
 
 namespace bundlefit {
 
@@ -207,132 +198,13 @@ std::string renderWeightsText(const std::vector<uint8_t> &weights) {
   return text;
 }
 
-namespace {
-
-/// Staging directories are ".bundlefit-staging-<name>-<pid>" beside the bundle.
-constexpr const char *kStagingPrefix = ".bundlefit-staging-";
-
-/// Holds an exclusive flock on the parent directory while a bundle is
-/// committed there: two compiles into one directory take turns instead of
-/// mixing their files, and a staging directory seen while holding the lock
-/// belongs to a run that died.
-class DirectoryLock {
-public:
-  explicit DirectoryLock(const fs::path &directory) {
-    fd_ = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ >= 0)
-      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
-  }
-  ~DirectoryLock() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  DirectoryLock(const DirectoryLock &) = delete;
-  DirectoryLock &operator=(const DirectoryLock &) = delete;
-
-private:
-  int fd_ = -1;
-};
-
-/// Removes staging directories killed compiles left in `parent`. Called under
-/// the lock, which every compile holds while its staging directory exists, so
-/// any staging directory seen here belongs to a process that died.
-void removeLeftoverStaging(const fs::path &parent) {
-  std::error_code ec;
-  std::vector<fs::path> leftovers;
-  for (const auto &entry : fs::directory_iterator(parent, ec))
-    if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0)
-      leftovers.push_back(entry.path());
-  for (const fs::path &path : leftovers)
-    fs::remove_all(path, ec);
-}
-
-/// Swaps two directory entries in one step (Linux renameat2 RENAME_EXCHANGE).
-bool exchangeDirectories(const fs::path &a, const fs::path &b) {
-  return ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0;
-}
-
-} // namespace
-
 void writeBundleDirectory(const std::string &directory, const std::vector<BundleFile> &files) {
-  fs::path target = fs::path(directory).lexically_normal();
-  if (target.filename().empty()) // "out/" -> "out"
-    target = target.parent_path();
-  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  const std::string name = target.filename().string();
-  const fs::path staging = parent / (kStagingPrefix + name + "-" + std::to_string(::getpid()));
-  std::error_code ec;
-  auto fail = [&](const std::string &why) -> Error {
-    fs::remove_all(staging, ec);
-    return Error(ExitCode::CannotWrite, directory + ": cannot write bundle: " + why);
-  };
-  fs::create_directories(parent, ec);
-  DirectoryLock lock(parent);
-  removeLeftoverStaging(parent);
-
-  struct stat info;
-  const bool targetExists = ::lstat(target.c_str(), &info) == 0;
-  if (targetExists && !S_ISDIR(info.st_mode))
-    throw fail(S_ISLNK(info.st_mode) ? "it is a symbolic link; bundlefit does not replace it"
-                                     : "it exists and is not a directory");
-  if (!fs::create_directory(staging, ec))
-    throw fail(ec ? ec.message() : "staging directory " + staging.string() + " exists");
-  for (const auto &[fileName, bytes] : files) {
-    std::ofstream out(staging / fileName, std::ios::binary);
-    if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !out.flush())
-      throw fail("writing " + fileName + " failed");
-  }
-  if (!targetExists) {
-    if (::rename(staging.c_str(), target.c_str()) != 0)
-      throw fail(std::strerror(errno));
-    return;
-  }
-
-  // The new directory must keep whatever else the old one held (another
-  // network's bundle, firmware sources): regular files and links are
-  // hard-linked across; anything else, or a bundle file name taken by a
-  // non-file, is refused rather than lost.
-  ::chmod(staging.c_str(), info.st_mode & 07777);
-  for (const auto &entry : fs::directory_iterator(target, ec)) {
-    const std::string entryName = entry.path().filename().string();
-    struct stat entryInfo;
-    if (::lstat(entry.path().c_str(), &entryInfo) != 0)
-      continue;
-    const bool isBundleFile = std::any_of(
-        files.begin(), files.end(), [&](const BundleFile &f) { return f.first == entryName; });
-    const bool plain = S_ISREG(entryInfo.st_mode) || S_ISLNK(entryInfo.st_mode);
-    if (isBundleFile && !S_ISREG(entryInfo.st_mode))
-      throw fail(entryName + " exists and is not a regular file; bundlefit does not replace it");
-    if (isBundleFile)
-      continue;
-    if (!plain)
-      throw fail(entryName + " is not a file of this bundle and not a regular file; "
-                             "compile into an empty directory or one holding only bundles");
-    if (::linkat(AT_FDCWD, entry.path().c_str(), AT_FDCWD, (staging / entryName).c_str(), 0) != 0)
-      throw fail("keeping " + entryName + ": " + std::strerror(errno));
-  }
-  if (ec)
-    throw fail(ec.message());
-  // One atomic step: at every moment `target` is the complete old or the
-  // complete new bundle; the old one ends up under the staging name.
-  if (!exchangeDirectories(staging, target)) {
-    if (errno != EINVAL && errno != ENOSYS)
-      throw fail(std::strerror(errno));
-    // A file system without RENAME_EXCHANGE: two renames, a moment with no
-    // directory at all but never a mixed one.
-    const fs::path old = staging.string() + "-old";
-    if (::rename(target.c_str(), old.c_str()) != 0)
-      throw fail(std::strerror(errno));
-    if (::rename(staging.c_str(), target.c_str()) != 0) {
-      int saved = errno;
-      ::rename(old.c_str(), target.c_str());
-      throw fail(std::strerror(saved));
-    }
-    fs::remove_all(old, ec);
-    return;
-  }
-  fs::remove_all(staging, ec);
+  // Staged beside the directory and swapped in at once (support/OutputFile.h),
+  // or when the command's other outputs are written too.
+  OutputDirectory bundle(directory, "bundle");
+  for (const auto &[fileName, bytes] : files)
+    bundle.writeFile(fileName, bytes);
+  bundle.publish();
 }
 
 } // namespace bundlefit

@@ -1,5 +1,6 @@
 //===- BundleCompilation.cpp - The compile options of the command line -----===//
 #include "BundleCompilation.h"
+#include "OptionChecks.h"
 
 namespace bundlefit {
 
@@ -32,10 +33,12 @@ void addCompileOptions(CLI::App &command, CompileRequest &request) {
   command
       .add_option("--time-limit", request.exactTimeBudgetSeconds,
                   "Seconds the exact allocator may search (default 5)")
-      ->check(CLI::NonNegativeNumber);
-  command.add_option("--arena-capacity", request.activationCapacity,
-                     "Bytes the activation arena must fit in (e.g. a part's DTCM): the allocator "
-                     "looks for a plan within it first, then goes lower with the time left");
+      ->check(secondsCheck());
+  command
+      .add_option("--arena-capacity", request.activationCapacity,
+                  "Bytes the activation arena must fit in (e.g. a part's DTCM): the allocator "
+                  "looks for a plan within it first, then goes lower with the time left")
+      ->check(byteCountCheck());
 }
 
 } // namespace bundlefit

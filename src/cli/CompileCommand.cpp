@@ -6,7 +6,6 @@
 
 #include "bundlefit/reports/TextTable.h"
 
-#include <fstream>
 #include <iostream>
 
 namespace bundlefit {
@@ -41,8 +40,7 @@ int runCompile(const CompileRequest &given, const CompileReportOptions &reports)
   }
   if (reports.json.wanted()) {
     // Exactly what the bundle's <net>.memory.json holds (sizes, code size, target).
-    std::ifstream in(request.outputDir + "/" + net + ".memory.json");
-    reports.json.emit(nlohmann::json::parse(in), request.model.path);
+    reports.json.emit(bundleMemoryReport(request, bundle), request.model.path);
     if (reports.json.replacesText())
       return 0;
   }

@@ -12,6 +12,7 @@
 #include "bundlefit/device/CostModel.h"
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/reports/TextTable.h"
 
@@ -200,9 +201,7 @@ TextTable wideDeviceTable(const DeviceDatabase &db) {
 int runDevices(const DevicesOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  DeviceDatabase db = DeviceDatabase::loadDefault();
-  for (const std::string &file : options.deviceFiles)
-    db.addFile(file);
+  DeviceDatabase db = driver::loadDeviceDatabase(options.deviceFiles);
   if (options.calibration)
     return runCalibration(db, options.json);
   TextTable wide = wideDeviceTable(db);

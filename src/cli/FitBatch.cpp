@@ -4,6 +4,7 @@
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -36,9 +38,7 @@ std::vector<std::string> globbed(const std::string &pattern) {
 }
 
 std::vector<std::string> listed(const std::string &listPath) {
-  std::ifstream in(listPath);
-  if (!in)
-    throw Error(ExitCode::BadInputFile, "--batch " + listPath + ": cannot read the list of models");
+  std::istringstream in(readInputFile(listPath, "list of models (--batch)"));
   std::vector<std::string> paths;
   std::string line;
   while (std::getline(in, line)) {

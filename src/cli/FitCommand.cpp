@@ -11,6 +11,7 @@
 #include "FitReportSupport.h"
 #include "FitVerifyLink.h"
 #include "FitVerifyRun.h"
+#include "OptionChecks.h"
 #include "Progress.h"
 #include "QuantOptions.h"
 #include "ReportSupport.h"
@@ -21,6 +22,7 @@
 #include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <cstdio>
 #include <iostream>
@@ -129,6 +131,8 @@ int runFit(const FitOptions &given) {
   options.verifyLink = options.verifyLink || options.verifyRun; // the run's firmware is linked
   options.json.checkFileWritable();
   options.html.checkFileWritable();
+  if (!options.linkDir.empty())
+    checkDirectoryCreatable(options.linkDir, "--link-dir directory");
   driver::FitCheckOptions checkOptions = checkOptionsOf(options);
   if (options.verifyLink) { // before any compile
     DeviceDatabase db = driver::loadDeviceDatabase(options.deviceFiles);
@@ -149,11 +153,13 @@ int runFit(const FitOptions &given) {
   std::optional<LinkVerification> linked;
   std::optional<RunVerification> ran;
   if (options.verifyLink) {
-    std::unique_ptr<PartBundle> part = writePartBundle(build, device, options.linkDir);
+    std::unique_ptr<PartBundle> part = writePartBundle(build, device);
     linked = verifyPartLink(*part, device, fp, fit, options.staticBytes);
     if (options.verifyRun && linked->linkedFits)
       ran = verifyPartRun(*part, device, fit, check->sizer->build(device, variant),
                           checkOptions.build);
+    if (!options.linkDir.empty()) // after the run, which works in the part's directory
+      publishLinkDir(*part, options.linkDir, *linked);
   }
   auto exitCode = [&](int predicted) {
     if (linked && !linked->agrees())
@@ -217,6 +223,10 @@ int runFit(const FitOptions &given) {
   if (options.brief && fit.fits && !linked) {
     std::cout << briefLine(options.model.path, device, variant, request, fit); // unwrapped
     return 0;
+  }
+  if (verbosity() == Verbosity::Quiet) { // -q: the verdict line alone
+    std::cout << (fit.fits ? "verdict: FITS\n" : "verdict: DOES NOT FIT\n");
+    return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), variant " +
                      variant.name + ", weights " + weightsPolicyName(request.weights) + "\n";
@@ -299,11 +309,15 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
       "--variant", options->variant,
       "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis (default int8 with "
       "--load-profile, else float)");
-  command->add_option("--static-bytes", options->staticBytes,
-                      "Initialized application data to count in Flash and RAM (e.g. a test image)");
-  command->add_option(
-      "--code-bytes", options->codeBytes,
-      "Bundle code size in bytes (default: the compiled object's, linked for the part)");
+  command
+      ->add_option("--static-bytes", options->staticBytes,
+                   "Initialized application data to count in Flash and RAM (e.g. a test image)")
+      ->check(byteCountCheck());
+  command
+      ->add_option(
+          "--code-bytes", options->codeBytes,
+          "Bundle code size in bytes (default: the compiled object's, linked for the part)")
+      ->check(byteCountCheck());
   command->get_option("model")->required(false); // or --batch
   command->add_option("--batch", options->batch,
                       "Fit every model of LIST, a file of paths (one per line) or a glob such as "

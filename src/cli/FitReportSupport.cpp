@@ -1,5 +1,6 @@
 //===- FitReportSupport.cpp - What `fit` and `pick` share ------------------===//
 #include "FitReportSupport.h"
+#include "OptionChecks.h"
 
 #include "bundlefit/reports/TextTable.h"
 
@@ -19,12 +20,12 @@ void addHeadroomOptions(CLI::App &command, HeadroomOptions &options) {
       .add_option("--app-ram", options.appRam,
                   "The application's RAM (.data, .bss, stack, heap) in bytes, replacing the part's "
                   "SDK baseline")
-      ->check(CLI::NonNegativeNumber);
+      ->check(byteCountCheck());
   command
       .add_option("--app-flash", options.appFlash,
                   "The application's Flash (code, rodata, data image) in bytes, replacing the "
                   "part's SDK baseline")
-      ->check(CLI::NonNegativeNumber);
+      ->check(byteCountCheck());
 }
 
 void addSuggestOptions(CLI::App &command, driver::SuggestOptions &options) {

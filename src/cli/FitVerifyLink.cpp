@@ -4,6 +4,7 @@
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,13 +23,6 @@ std::string percentText(double value) {
 }
 
 } // namespace
-
-PartBundle::~PartBundle() {
-  if (removeWorkDir && !workDir.empty()) {
-    std::error_code ec;
-    fs::remove_all(workDir, ec);
-  }
-}
 
 void checkLinkable(const device::Device &device, const device::Variant &variant,
                    const QuantCliOptions &quant) {
@@ -51,36 +45,40 @@ void checkLinkable(const device::Device &device, const device::Variant &variant,
 }
 
 std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build,
-                                            const device::Device &device,
-                                            const std::string &linkDir) {
+                                            const device::Device &device) {
   if (!build.bundle || build.bundle->code.object.empty())
     fatalInternal("--verify-link: the sized build has no object (sized from the cache?)");
   auto part = std::make_unique<PartBundle>();
   part->toolchain = driver::partToolchain(device);
-  std::error_code ec;
-  if (linkDir.empty()) {
-    std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-link-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      throw Error(ExitCode::CannotWrite,
-                  pattern + ": cannot create a temporary directory for --verify-link");
-    part->workDir = pattern;
-    part->removeWorkDir = true;
-  } else {
-    fs::create_directories(linkDir, ec);
-    if (ec || !fs::is_directory(linkDir))
-      throw Error(ExitCode::CannotWrite, linkDir + ": cannot create the --link-dir directory");
-    part->workDir = fs::absolute(linkDir).string();
-  }
+  part->workDir = part->work.path();
   part->bundleDir = (fs::path(part->workDir) / "bundle").string();
   part->bundle = build.bundle;
   CompileRequest request; // The writer reads the API, the output and CMSIS-NN use.
   request.outputDir = part->bundleDir;
-  writeBundle(request, *part->bundle);
+  {
+    ImmediateOutputs now; // linked at once, in the work directory
+    writeBundle(request, *part->bundle);
+  }
   part->linkedCode =
       linkedCodeBytes((fs::path(part->bundleDir) / (part->bundle->networkName + ".o")).string(),
                       firmwareEntryName(part->bundle->plan, part->bundle->networkName),
                       part->toolchain, part->workDir);
   return part;
+}
+
+void publishLinkDir(const PartBundle &part, const std::string &linkDir, LinkVerification &v) {
+  OutputDirectory kept(linkDir, "--link-dir");
+  std::error_code ec;
+  fs::copy(part.workDir, kept.path(), fs::copy_options::recursive, ec);
+  if (ec)
+    throw Error(ExitCode::CannotWrite, linkDir + ": cannot write --link-dir: " + ec.message());
+  kept.publish();
+  auto moved = [&](std::string &path) {
+    if (path.rfind(part.workDir, 0) == 0)
+      path = (fs::path(linkDir) / fs::path(path).lexically_relative(part.workDir)).string();
+  };
+  for (std::string *path : {&v.workDir, &v.elfPath, &v.mapPath, &v.scriptPath})
+    moved(*path);
 }
 
 LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,

@@ -16,24 +16,27 @@
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/device/Fit.h"
 
+#include "bundlefit/support/TemporaryDirectory.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace bundlefit {
 
-/// The bundle compiled for a part, and the directory the firmware is built in.
+/// The bundle compiled for a part, and the directory the firmware is built in:
+/// always a fresh temporary one (nothing planted in --link-dir is ever
+/// written through), copied to --link-dir at the end (publishLinkDir).
 struct PartBundle {
   PartToolchain toolchain;
   std::shared_ptr<const CompiledBundle> bundle; ///< The build the fit sized.
-  std::string workDir;                          ///< Firmware sources, ELF, map and logs.
-  std::string bundleDir;                        ///< <workDir>/bundle: the five bundle files.
-  bool removeWorkDir = false;                   ///< A temporary directory (no --link-dir).
+  TemporaryDirectory work{"link", "for --verify-link"};
+  std::string workDir;   ///< work.path(): firmware sources, ELF, map and logs.
+  std::string bundleDir; ///< <workDir>/bundle: the five bundle files.
   /// The fit's code term: object code + rodata + the runtime routines it
   /// calls (linkedCodeBytes), not the object's .text alone.
   uint64_t linkedCode = 0;
   uint64_t codeBytes() const { return linkedCode; }
-  ~PartBundle();
 };
 
 /// Checks before any compile that the variant can be linked here: throws
@@ -44,12 +47,16 @@ struct PartBundle {
 void checkLinkable(const device::Device &device, const device::Variant &variant,
                    const QuantCliOptions &quant);
 
-/// Writes `build`'s bundle (compiled, not from the cache) into `linkDir`/bundle
-/// (or a fresh temporary directory, removed afterwards) and measures the code
-/// the link keeps (linkedCodeBytes).
+/// Writes `build`'s bundle (compiled, not from the cache) into a fresh
+/// temporary directory's bundle/ and measures the code the link keeps
+/// (linkedCodeBytes).
 std::unique_ptr<PartBundle> writePartBundle(const driver::VariantBuild &build,
-                                            const device::Device &device,
-                                            const std::string &linkDir);
+                                            const device::Device &device);
+
+/// --link-dir DIR: the firmware's directory (sources, linker script, ELF,
+/// map, bundle/) becomes DIR's contents as one output of the command
+/// (support/OutputFile.h: OutputDirectory), and `v`'s paths name DIR.
+void publishLinkDir(const PartBundle &part, const std::string &linkDir, LinkVerification &v);
 
 /// Links the firmware and compares it with `fit` (made with the bundle's code size).
 LinkVerification verifyPartLink(const PartBundle &part, const device::Device &device,

@@ -13,6 +13,7 @@
 #include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <filesystem>
 #include <iostream>
@@ -158,7 +159,9 @@ int main(int argc, char **argv) {
       request.useCmsis = false;
     }
     noteIgnored(ignored);
+    OutputSet outputs; // the bundle and -dump-graph-DAG, together
     CompiledBundle bundle = compileBundle(request);
+    outputs.commit();
     if (dumpLlvmIr)
       std::cout << generateBundleIR(*bundle.graph, bundle.plan, bundle.networkName, bundle.target);
     printMemoryOptNote();

@@ -1,10 +1,15 @@
 //===- ModelOptions.cpp - The options every model-reading command takes ----===//
 #include "Command.h"
+#include "OptionChecks.h"
+
+#include "bundlefit/support/InputFile.h"
 
 namespace bundlefit {
 
 void addModelOptions(CLI::App &command, ModelOptions &options) {
-  command.add_option("model", options.path, "ONNX model file")->required();
+  // Noted as an input as it is parsed: an output path naming it (`plan
+  // m.onnx --json m.onnx`) then fails before any work (OutputFile.h).
+  command.add_option("model", options.path, "ONNX model file")->required()->each(noteInputFile);
   command.add_option("--define-symbol", options.defineSymbols,
                      "Value of a symbolic dimension: name=value (repeatable)");
   command.add_option("--model-input", options.modelInputs,
@@ -21,7 +26,7 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
       .add_option("--patch-recompute-budget", options.patchRecomputeBudget,
                   "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
                   "fraction of the model's MACs (default 0.2)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finiteCheck(0, 100));
   command.add_flag("--keep-int8-io", options.keepInt8Io,
                    "Pre-quantized (QDQ) models: int8 inputs and outputs with the model's scales "
                    "and zero points, no Quantize/Dequantize at the boundary");

@@ -23,12 +23,14 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ir/Tensor.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 
 using namespace bundlefit;
 
@@ -56,11 +58,8 @@ std::vector<std::string> splitCommas(const std::string &text) {
 
 /// One raw little-endian float32 tensor of the input's size per file.
 Tensor loadRawSample(const std::string &path, const TensorType &type) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  if (!in.eof() && !in)
-    throw Error(ExitCode::BadInputFile, path + ": cannot read file");
+  const std::string raw = readInputFile(path, "raw sample");
+  std::vector<uint8_t> bytes(raw.begin(), raw.end());
   if (bytes.size() != type.bytes())
     throw Error(ExitCode::BadInputFile, path + ": " + std::to_string(bytes.size()) +
                                             " bytes; a raw " + type.str() + " sample is " +
@@ -95,9 +94,7 @@ std::vector<Tensor> loadDataset(const Graph &graph, const std::string &spec) {
         files.push_back(entry.path().string());
     std::sort(files.begin(), files.end());
   } else if (fields[2] == "list") {
-    std::ifstream list(fields[3]);
-    if (!list)
-      throw Error(ExitCode::BadInputFile, fields[3] + ": cannot read file (-input-dataset)");
+    std::istringstream list(readInputFile(fields[3], "file list (-input-dataset)"));
     std::filesystem::path base = std::filesystem::path(fields[3]).parent_path();
     for (std::string line; std::getline(list, line);)
       if (!line.empty())

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Command.h"
 #include "FitReportSupport.h"
+#include "OptionChecks.h"
 #include "QuantOptions.h"
 #include "ReportSupport.h"
 
@@ -99,6 +100,10 @@ int runPick(const PickOptions &options) {
     if (options.json.replacesText())
       return result->exitCode();
   }
+  if (verbosity() == Verbosity::Quiet) { // -q: the verdict line alone, unwrapped
+    std::cout << (pick.best >= 0 ? "* " : "") << pick.reason << "\n";
+    return result->exitCode();
+  }
   std::string text = options.model.path + " on " + device.id + " (" + device.name + "), goal " +
                      pickGoalName(result->pickRequest.goal) + "\n\n";
   TextTable table({"", "variant", "weights", "Flash", "RAM", "code", "fits", "predicted",
@@ -136,8 +141,10 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
       ->required();
   command->add_option("--device-file", options->deviceFiles,
                       "Add a part from a JSON file (repeatable)");
-  command->add_option("--static-bytes", options->staticBytes,
-                      "Initialized application data to count in Flash and RAM");
+  command
+      ->add_option("--static-bytes", options->staticBytes,
+                   "Initialized application data to count in Flash and RAM")
+      ->check(byteCountCheck());
   options->json.addTo(*command, "bundlefit.pick/1");
   options->html.addTo(*command, "variant comparison, bars, timeline");
   command

@@ -14,6 +14,7 @@
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,7 @@ struct NamedProblem {
 };
 
 std::vector<NamedProblem> readProblems(const PlanBuffersOptions &options) {
+  checkInputFile(options.path, "allocation problem");
   std::ifstream in(options.path);
   if (!in)
     throw Error(ExitCode::BadInputFile, options.path + ": cannot open file");

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
+#include "OptionChecks.h"
 #include "Progress.h"
 #include "QuantOptions.h"
 #include "ReportSupport.h"
@@ -78,6 +79,20 @@ int runPlan(const PlanCommandOptions &options) {
     if (options.json.replacesText())
       return 0;
   }
+  if (verbosity() == Verbosity::Quiet) { // -q: the summary line alone
+    std::string line = network + ": CONSTANT " + withThousands(plan.constantSize) + ", MUTABLE " +
+                       withThousands(plan.mutableSize) + ", ACTIVATIONS " +
+                       withThousands(plan.activationsSize) + " (lower bound " +
+                       withThousands(plan.activationsLowerBound) + ")";
+    if (onDevice)
+      line += "; on " + onDevice->device->id + ": Flash " +
+              withThousands(onDevice->fit.totals.flash) + " of " +
+              withThousands(onDevice->fit.flashCapacity) + ", RAM " +
+              withThousands(onDevice->fit.totals.ram) + " of " +
+              withThousands(onDevice->fit.ramCapacity);
+    std::cout << line << "\n";
+    return 0;
+  }
   std::string text = memoryReportText(*graph, plan, network, timing);
   if (onDevice) {
     const device::ModelFootprint &fp = onDevice->footprint;
@@ -120,9 +135,11 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
       ->add_option("--time-limit", options->timeLimit,
                    "Seconds the memory planner may spend, greedy passes after the first "
                    "included (default 5)")
-      ->check(CLI::NonNegativeNumber);
-  command->add_option("--arena-capacity", options->arenaCapacity,
-                      "Bytes the activation arena must fit in: a plan within it first, then lower");
+      ->check(secondsCheck());
+  command
+      ->add_option("--arena-capacity", options->arenaCapacity,
+                   "Bytes the activation arena must fit in: a plan within it first, then lower")
+      ->check(byteCountCheck());
   command->add_flag("--keep-model-order", options->keepModelOrder,
                     "Run nodes in the model's order instead of a memory-aware order");
   command->add_flag("--no-in-place", options->noInPlace,

@@ -15,9 +15,11 @@
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/quant/Profile.h"
+#include "bundlefit/support/Error.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -46,12 +48,31 @@ ProfileData recordProfileOf(const Graph &graph, const std::vector<Tensor> &sampl
   const std::string &inputName = graph.inputs()[0]->name;
   ProfileRecorder recorder;
   Interpreter interpreter(graph);
-  interpreter.setObserver(
-      [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
+  size_t sampleIndex = 0;
+  // A NaN or infinity has no range: a profile without the tensor (the
+  // recorder skips such values) would quantize it with a made-up scale.
+  auto checkFinite = [&](const std::string &name, const Tensor &tensor) {
+    if (tensor.type.dtype != DType::Float32)
+      return;
+    const float *values = tensor.data<float>();
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      if (!std::isfinite(values[i]))
+        throw Error(ExitCode::BadInputFile,
+                    modelPath + ": calibration sample " + std::to_string(sampleIndex + 1) + " of " +
+                        std::to_string(samples.size()) + ": tensor '" + name + "' holds " +
+                        (std::isnan(values[i]) ? "NaN" : "an infinity") + " at element " +
+                        std::to_string(i) + "; a profile needs finite values (check the inputs)");
+  };
+  interpreter.setObserver([&](const Value &value, const Tensor &tensor) {
+    checkFinite(value.name, tensor);
+    recorder.observe(value.name, tensor);
+  });
   {
     SampleProgress progress("profiling", samples.size());
     for (const Tensor &sample : samples) {
+      checkFinite(inputName, sample);
       interpreter.run({{inputName, sample}});
+      ++sampleIndex;
       recorder.finishSample();
       progress.advance();
     }

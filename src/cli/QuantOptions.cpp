@@ -5,6 +5,7 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <iostream>
 
@@ -12,8 +13,10 @@ namespace bundlefit {
 
 void addQuantOptions(CLI::App &command, QuantCliOptions &options, bool requireProfile) {
   CLI::Option *profile =
-      command.add_option("--load-profile", options.profilePath,
-                         "Quantize to int8 with this profile (bundlefit profile; Glow's YAML)");
+      command
+          .add_option("--load-profile", options.profilePath,
+                      "Quantize to int8 with this profile (bundlefit profile; Glow's YAML)")
+          ->each(noteInputFile);
   if (requireProfile)
     profile->required();
   command.add_option("--quantization-schema", options.schema,

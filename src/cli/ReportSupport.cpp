@@ -6,10 +6,12 @@
 
 #include "FitReportSupport.h"
 
+#include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <cstdio>
 #include <iostream>
@@ -24,9 +26,7 @@ std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model,
                                               const std::string &deviceId,
                                               const std::vector<std::string> &deviceFiles) {
   auto report = std::make_unique<DeviceFitReport>();
-  report->db = DeviceDatabase::loadDefault();
-  for (const std::string &file : deviceFiles)
-    report->db.addFile(file);
+  report->db = driver::loadDeviceDatabase(deviceFiles);
   report->device = &report->db.get(deviceId);
   Stage stage("fit on " + report->device->id);
   Variant variant = parseVariant(quant.enabled() ? "int8" : "float");
@@ -64,13 +64,7 @@ void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html) {
 }
 
 void checkWritable(const std::string &path, const std::string &option) {
-  std::string probe = path + ".probe." + std::to_string(::getpid());
-  FILE *file = std::fopen(probe.c_str(), "wb");
-  if (!file)
-    throw Error(ExitCode::CannotWrite,
-                (option.empty() ? "" : option + " ") + path + ": cannot write file");
-  std::fclose(file);
-  std::remove(probe.c_str());
+  checkOutputFile(path, option);
 }
 
 namespace {

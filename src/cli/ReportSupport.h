@@ -43,8 +43,9 @@ std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model,
 /// Adds the device's bars, verdict and summary line to an HTML report.
 void addDeviceToHtml(const DeviceFitReport &report, HtmlReport &html);
 
-/// Throws Error(CannotWrite) naming `path` (and `option`, when given) unless a
-/// file can be created there; lets a command fail before it writes anything.
+/// Throws Error(CannotWrite) naming `path` (and `option`, when given) unless an
+/// output file can be written there (support/OutputFile.h: checkOutputFile);
+/// lets a command fail before it writes anything.
 void checkWritable(const std::string &path, const std::string &option = "");
 
 /// --json [FILE], the same on every command: `--json` alone (or `--json -`)

@@ -10,11 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BundleCompilation.h"
+#include "OptionChecks.h"
 #include "ReportSupport.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/driver/ModelRun.h"
 #include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/OptionChecks.h"
 #include "bundlefit/support/OutputFile.h"
 
 #include <cstdio>
@@ -109,8 +111,10 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   command->add_flag("--compare", options->run.compare,
                     "Also run the reference interpreter: max |diff|, cosine similarity, relative "
                     "L2 error, top-1 agreement over the batch");
-  command->add_option("--timeout", options->run.timeoutSeconds,
-                      "Seconds the program may run (default 300)");
+  command
+      ->add_option("--timeout", options->run.timeoutSeconds,
+                   "Seconds the program may run (default 300)")
+      ->check(finiteCheck(0.001, kMaxSeconds));
   options->json.addTo(*command, "bundlefit.run/1");
   options->html.addTo(*command, "the outputs, and how they compare with --compare");
   command->callback([options, &action] {

@@ -72,7 +72,11 @@ int main(int argc, char **argv) {
       return int(ExitCode::Usage);
     }
     setStatusNotesSuppressed(jsonReplacesText()); // JSON alone: nothing else on the terminal
+    // Every output of the command is staged and put in place only once all
+    // were written: a failed --json must not leave a new bundle behind.
+    OutputSet outputs(/*holdStandardOutput=*/true);
     int code = action();
+    outputs.commit();
     flushStandardOutput(); // `bundlefit plan m.onnx > /dev/full` must not exit 0
     printMemoryOptNote();  // after the results, and never beside an error
     return code;

@@ -3,6 +3,8 @@
 
 #include "bundlefit/support/Error.h"
 
+#include <llvm/TargetParser/Triple.h>
+
 #include <algorithm>
 
 namespace bundlefit {
@@ -127,6 +129,13 @@ TargetOptions resolveTarget(const std::string &shorthand, const std::string &tri
                                        "' is not supported (x86_64, aarch64, thumbv6m, "
                                        "thumbv7m, thumbv7em, thumbv8m.main, thumbv8.1m.main)");
     }
+    // The weights file, the placeholder offsets and every kernel assume
+    // little-endian data: a big-endian object beside a little-endian
+    // weights.bin would compute garbage.
+    if (!llvm::Triple(t).isLittleEndian())
+      throw Error(ExitCode::Usage, "--triple '" + triple +
+                                       "' is big-endian; bundlefit generates little-endian "
+                                       "bundles only (e.g. thumbv7em-none-eabi, not thumbebv7em)");
     target.triple = t;
     if (shorthand.empty() && target.cpu.empty())
       target.cpu = startsWith(t, "x86_64")       ? "x86-64"

@@ -83,10 +83,13 @@ CompiledBundle buildBundle(const CompileRequest &original) {
   if (request.useCmsis) {
     // The interpreter needs the graph in ONNX layouts (run --compare).
     bundle.referenceGraph = loadModel(request.model);
-    const Verbosity level = verbosity();
-    setVerbosity(Verbosity::Quiet); // the same status line once is enough
-    quantizeForBuild(*bundle.referenceGraph, request);
-    setVerbosity(level);
+    {
+      // The same status line once is enough. A scope, not setVerbosity: a
+      // level read inside another QuietScope (a variant sized by fit) and set
+      // back would leave the whole process quiet.
+      QuietScope quiet;
+      quantizeForBuild(*bundle.referenceGraph, request);
+    }
     // CMSIS-NN as built by default rounds twice (no CMSIS_NN_USE_SINGLE_ROUNDING):
     // the nodes left to bundlefit's kernels, and the interpreter, do the same.
     for (Graph *graph : {bundle.graph.get(), bundle.referenceGraph.get()})
@@ -150,16 +153,15 @@ void generateBundleCode(CompiledBundle &bundle, const CompileRequest &request) {
 
 CompiledBundle compileBundle(const CompileRequest &request) {
   checkDirectoryCreatable(request.outputDir, "bundle directory");
+  if (!request.dumpGraphDag.empty()) // before the compile, not after it
+    checkOutputFile(request.dumpGraphDag, "--dump-graph-DAG");
   CompiledBundle bundle = buildBundle(request);
   writeBundle(request, bundle);
   return bundle;
 }
 
-void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
-  const BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
-  const std::string &net = bundle.networkName;
-  std::vector<uint8_t> weights = packWeights(bundle.plan);
-  nlohmann::json report = memoryReportJson(*bundle.graph, bundle.plan, net);
+nlohmann::json bundleMemoryReport(const CompileRequest &request, const CompiledBundle &bundle) {
+  nlohmann::json report = memoryReportJson(*bundle.graph, bundle.plan, bundle.networkName);
   report["code_size"] = {{"text", bundle.code.textBytes},
                          {"rodata", bundle.code.rodataBytes},
                          {"data", bundle.code.dataBytes}};
@@ -180,6 +182,7 @@ void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
                       {"float_abi", bundle.target.floatAbi == FloatAbi::Hard ? "hard" : "soft"},
                       {"opt", optLevelName(bundle.target.optLevel)}};
   stampReport(report, request.model.path);
+  const std::string &net = bundle.networkName;
   if (!bundle.plan.weightSegments.empty()) {
     nlohmann::json segments = nlohmann::json::array();
     for (const WeightSegment &segment : bundle.plan.weightSegments)
@@ -195,6 +198,14 @@ void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
         {"segments", segments},
         {"entry", bundle.plan.weightSegments.size() > 1 ? net + "_placed" : net}};
   }
+  return report;
+}
+
+void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
+  const BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
+  const std::string &net = bundle.networkName;
+  std::vector<uint8_t> weights = packWeights(bundle.plan);
+  nlohmann::json report = bundleMemoryReport(request, bundle);
   std::vector<BundleFile> files = {
       {net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},
       {net + ".h", renderBundleHeader(bundle.plan, net, api)},

@@ -4,6 +4,10 @@
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/support/Error.h"
 
+#include <iostream>
+#include <mutex>
+#include <set>
+
 namespace bundlefit::driver {
 
 using namespace bundlefit::device;
@@ -50,6 +54,14 @@ int FitCheck::exitCode() const { return fit.fits ? 0 : int(ExitCode::DoesNotFit)
 
 DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &deviceFiles) {
   DeviceDatabase db = DeviceDatabase::loadDefault();
+  // Once per process: fit --batch loads the database for every model.
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  for (const std::string &warning : db.warnings()) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (warned.insert(warning).second)
+      std::cerr << "bundlefit: warning: " << warning << "\n";
+  }
   for (const std::string &file : deviceFiles)
     db.addFile(file);
   return db;

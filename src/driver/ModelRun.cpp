@@ -5,6 +5,8 @@
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/OutputFile.h"
+#include "bundlefit/support/TemporaryDirectory.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -151,27 +153,23 @@ std::map<std::string, Tensor> referenceOutputs(const CompiledBundle &bundle,
 }
 
 /// A private directory for the bundle and the program: a per-call name, so
-/// runs on several threads of one process do not meet.
+/// runs on several threads of one process do not meet; a killed run's is
+/// removed by the next (support/TemporaryDirectory.h).
 class WorkDir {
 public:
-  WorkDir() {
-    std::error_code ec;
-    std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-run-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      throw Error(ExitCode::CannotWrite, pattern + ": cannot create the run's work directory");
-    path_ = pattern;
-  }
+  WorkDir() : dir_("run", "for the run's bundle and program") {}
   ~WorkDir() {
-    std::error_code ec;
-    if (!std::getenv("BUNDLEFIT_KEEP_WORK"))
-      fs::remove_all(path_, ec);
+    if (std::getenv("BUNDLEFIT_KEEP_WORK"))
+      dir_.keep();
   }
   WorkDir(const WorkDir &) = delete;
   WorkDir &operator=(const WorkDir &) = delete;
-  std::string operator/(const std::string &name) const { return (path_ / name).string(); }
+  std::string operator/(const std::string &name) const {
+    return (fs::path(dir_.path()) / name).string();
+  }
 
 private:
-  fs::path path_;
+  TemporaryDirectory dir_;
 };
 
 } // namespace
@@ -192,7 +190,11 @@ ModelRun runModel(const ModelRunOptions &options, const std::vector<RunInput> &g
   CompileRequest compile = options.compile;
   compile.outputDir = work / "bundle";
   const std::string cmsisNn = compile.useCmsis ? cmsisNnLibraryFor(options) : "";
-  CompiledBundle bundle = compileBundle(compile);
+  CompiledBundle bundle;
+  {
+    ImmediateOutputs now; // the work directory's bundle is built on at once
+    bundle = compileBundle(compile);
+  }
   uint64_t batch = 1;
   std::map<std::string, Tensor> inputs =
       matchInputs(*bundle.graph, given, options.inputOption, &batch);

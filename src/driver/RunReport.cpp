@@ -5,6 +5,7 @@
 #include "bundlefit/ir/TensorType.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <cmath>
 #include <filesystem>
@@ -14,11 +15,9 @@ namespace fs = std::filesystem;
 namespace bundlefit::driver {
 
 std::vector<std::string> writeRunOutputs(const ModelRun &run, const std::string &dir) {
-  std::error_code dirError;
-  fs::create_directories(dir, dirError);
-  if (dirError)
-    throw Error(ExitCode::CannotWrite,
-                dir + ": cannot create the output directory: " + dirError.message());
+  // All the outputs or none: staged beside the directory and put in place
+  // together (support/OutputFile.h), its other files kept.
+  OutputDirectory outputs(dir, "output directory");
   std::vector<std::string> names;
   for (const RunOutput &output : run.outputs)
     names.push_back(output.name);
@@ -26,8 +25,9 @@ std::vector<std::string> writeRunOutputs(const ModelRun &run, const std::string 
   std::vector<std::string> files;
   for (size_t i = 0; i < run.outputs.size(); ++i) {
     files.push_back((fs::path(dir) / (stems[i] + ".npy")).string());
-    writeFileAtomically(files.back(), encodeNpy(run.outputs[i].tensor));
+    outputs.writeFile(stems[i] + ".npy", encodeNpy(run.outputs[i].tensor));
   }
+  outputs.publish();
   return files;
 }
 

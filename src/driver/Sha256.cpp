@@ -2,6 +2,7 @@
 #include "bundlefit/driver/Sha256.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <array>
 #include <cstdio>
@@ -112,6 +113,7 @@ std::string sha256Hex(const uint8_t *data, size_t size) {
 }
 
 std::string sha256OfFile(const std::string &path) {
+  checkInputFile(path, "model");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(ExitCode::BadInputFile, path + ": cannot read file");

@@ -8,7 +8,10 @@
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/VariantFootprint.h"
 #include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
+#include "bundlefit/support/TemporaryDirectory.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -82,10 +85,7 @@ const std::string &codeIdentity() {
 
 /// The model file's bytes and the identity of the code sizing it.
 std::string modelHash(const ModelOptions &model) {
-  std::ifstream in(model.path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return hex(fnv1a(codeIdentity(), fnv1a(bytes.str())));
+  return hex(fnv1a(codeIdentity(), fnv1a(readInputFile(model.path, "model"))));
 }
 
 std::string joinedOptions(const BuildOptions &o, const Variant &variant,
@@ -103,12 +103,8 @@ std::string joinedOptions(const BuildOptions &o, const Variant &variant,
             (o.quant.channelwise ? "cw" : "") + ",";
     for (const std::string &k : o.quant.keepOriginal)
       text += k + ",";
-    if (!o.quant.profilePath.empty()) {
-      std::ifstream in(o.quant.profilePath, std::ios::binary);
-      std::ostringstream bytes;
-      bytes << in.rdbuf();
-      text += "p:" + hex(fnv1a(bytes.str()));
-    }
+    if (!o.quant.profilePath.empty())
+      text += "p:" + hex(fnv1a(readInputFile(o.quant.profilePath, "profile")));
   }
   return text;
 }
@@ -146,11 +142,60 @@ std::string cacheDirectory() {
   return "";
 }
 
+/// The Arm cross compiler the runtime figure was linked with (path, size and
+/// modification time), "none" without one: an entry measured with another
+/// toolchain, or without one, is not this run's figure.
+std::string toolchainIdentity() {
+  std::string gcc;
+  try {
+    gcc = requireArmGcc();
+  } catch (const Error &) {
+    return "none";
+  }
+  std::error_code ec;
+  const fs::path resolved = fs::canonical(gcc, ec);
+  const auto size = fs::file_size(resolved, ec);
+  const auto mtime = fs::last_write_time(resolved, ec);
+  if (ec)
+    return "unknown";
+  return resolved.string() + "@" + std::to_string(size) + "@" +
+         std::to_string(mtime.time_since_epoch().count());
+}
+
+/// The first line of the entry at `path`: what it was measured for, the
+/// model and options hashes of its name and the toolchain. An entry whose
+/// line differs (copied from another model or build, another toolchain) is
+/// not used.
+std::string cacheEntryKey(const std::string &path) {
+  static const std::string toolchain = toolchainIdentity();
+  return "bundlefit-code-size/2 " + fs::path(path).stem().string() + " toolchain " + toolchain;
+}
+
+/// Reads a cached code size when the entry is this build's and its figures
+/// are plausible: each below the 32-bit address space, .text not empty, the
+/// flag 0 or 1, nothing else in the file. Anything else (a corrupt,
+/// truncated or hand-edited entry such as "18446744073707851616 0 0 658 1")
+/// is ignored, and the build compiles again: a cache entry never reaches a
+/// verdict unchecked.
 bool readCachedCode(const std::string &path, CodeBreakdown &code) {
-  std::ifstream in(path);
-  unsigned long long text, rodata, data, runtime;
-  int measured;
-  if (!(in >> text >> rodata >> data >> runtime >> measured))
+  std::string contents;
+  try {
+    contents = readInputFile(path, "code-size cache entry", 4096);
+  } catch (const Error &) {
+    return false;
+  }
+  std::istringstream in(contents);
+  std::string line;
+  if (!std::getline(in, line) || line != cacheEntryKey(path))
+    return false;
+  unsigned long long text, rodata, data, runtime, measured;
+  std::string rest;
+  if (!(in >> text >> rodata >> data >> runtime >> measured) || (in >> rest))
+    return false;
+  for (unsigned long long bytes : {text, rodata, data, runtime})
+    if (bytes >= k32BitAddressSpace)
+      return false;
+  if (text == 0 || measured > 1 || text + rodata + runtime >= k32BitAddressSpace)
     return false;
   code.text = text, code.rodata = rodata, code.data = data, code.runtime = runtime;
   code.runtimeMeasured = measured != 0;
@@ -167,7 +212,8 @@ void writeCachedCode(const std::string &path, const CodeBreakdown &code) {
                           std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
   {
     std::ofstream out(temporary);
-    out << code.text << " " << code.rodata << " " << code.data << " " << code.runtime << " "
+    out << cacheEntryKey(path) << "\n"
+        << code.text << " " << code.rodata << " " << code.data << " " << code.runtime << " "
         << (code.runtimeMeasured ? 1 : 0) << "\n";
     if (!out)
       return;
@@ -184,19 +230,8 @@ void writeCachedCode(const std::string &path, const CodeBreakdown &code) {
 uint64_t linkedObjectBytes(const CodegenResult &code, const std::string &entry,
                            const PartToolchain &toolchain) {
   std::string gcc = requireArmGcc();
-  std::error_code ec;
-  std::string pattern = (fs::temp_directory_path(ec) / "bundlefit-size-XXXXXX").string();
-  if (!::mkdtemp(pattern.data()))
-    throw Error(ExitCode::CannotWrite,
-                pattern + ": cannot create a temporary directory to size the bundle code");
-  fs::path dir(pattern);
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{dir};
+  TemporaryDirectory work("size", "to size the bundle code");
+  fs::path dir(work.path());
   {
     std::ofstream out(dir / "bundle.o", std::ios::binary);
     out.write(code.object.data(), std::streamsize(code.object.size()));

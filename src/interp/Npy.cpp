@@ -3,6 +3,7 @@
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -132,12 +133,7 @@ Tensor decodeNpy(const std::string &bytes, const std::string &origin) {
 }
 
 Tensor loadNpy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ExitCode::BadInputFile, path + ": cannot open file");
-  std::stringstream content;
-  content << in.rdbuf();
-  return decodeNpy(content.str(), path);
+  return decodeNpy(readInputFile(path, ".npy file"), path);
 }
 
 std::string encodeNpy(const Tensor &tensor) {

@@ -94,6 +94,7 @@
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -166,6 +167,9 @@ void parseProtobufFile(const std::string &path, google::protobuf::Message &messa
     throw badFile(path, "no such file");
   if (std::filesystem::is_directory(path, error))
     throw badFile(path, "is a directory, not " + kind);
+  // A regular file of a known length: a link to /dev/zero or a FIFO would
+  // be read forever.
+  checkInputFile(path, kind.substr(kind.find(' ') + 1));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw badFile(path, std::string("cannot open: ") + std::strerror(errno));

@@ -4,6 +4,7 @@
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace bundlefit {
 
@@ -84,6 +85,18 @@ void inferNodeTypes(Node &node) {
 void inferGraphTypes(Graph &graph) {
   for (Node *node : graph.nodes())
     inferNodeTypes(*node);
+  // Every report, cost model and pass sums node MACs: a model whose total
+  // would pass kMaxModelMacs is refused here, once, so none of them can wrap
+  // (1,025 MatMuls of 2^54 MACs once reported 2^54).
+  uint64_t total = 0;
+  for (const Node *node : graph.nodes()) {
+    std::optional<uint64_t> next = checkedAdd(total, countNodeMacs(*node));
+    if (!next || *next > kMaxModelMacs)
+      throw Error(ExitCode::Unsupported,
+                  node->describe() + ": the model's MAC count passes 2^56 here (" +
+                      std::to_string(kMaxModelMacs) + "), more than bundlefit counts");
+    total = *next;
+  }
 }
 
 uint64_t countNodeMacs(const Node &node) {
@@ -91,6 +104,19 @@ uint64_t countNodeMacs(const Node &node) {
   if (!def || !def->countMacs)
     return 0;
   return def->countMacs(node);
+}
+
+uint64_t macProduct(const Node &node, std::initializer_list<uint64_t> factors) {
+  uint64_t product = 1;
+  for (uint64_t factor : factors) {
+    std::optional<uint64_t> next = checkedMul(product, factor);
+    if (!next || *next > kMaxModelMacs)
+      throw Error(ExitCode::Unsupported, node.describe() + ": its MAC count passes 2^56 (" +
+                                             std::to_string(kMaxModelMacs) +
+                                             "), more than bundlefit counts");
+    product = *next;
+  }
+  return product;
 }
 
 bool isParameterOperand(const Node &node, size_t index) {

@@ -3,6 +3,7 @@
 
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -46,17 +47,18 @@ std::vector<Tensor> samplesFromNpy(const std::string &path, const Shape &inputSh
   if (dtype != DType::Float32 && dtype != DType::UInt8)
     bad(path, std::string("holds ") + dtypeName(dtype) +
                   " data; calibration .npy files must be float32 or uint8 (image pixels)");
-  int64_t perSample = numElements(inputShape), total = array.numElements();
+  int64_t perSample = numElements(inputShape);
   const Shape &shape = array.type.shape;
+  // The input's shape exactly, or N of them stacked along the first
+  // dimension: an element count that merely matches ([784], or [2,1,14,28]
+  // for [1,1,28,28]) is another layout, not a sample.
   int64_t count = 0;
-  if (total == perSample) {
+  if (shape == inputShape)
     count = 1;
-  } else if (!shape.empty() && !inputShape.empty() && inputShape[0] > 0) {
-    // [N*batch, rest...]: split along the first dimension.
-    int64_t rest = numElements(Shape(shape.begin() + 1, shape.end()));
-    if (rest * inputShape[0] == perSample && shape[0] % inputShape[0] == 0)
-      count = shape[0] / inputShape[0];
-  }
+  else if (!shape.empty() && shape.size() == inputShape.size() && inputShape[0] > 0 &&
+           shape[0] % inputShape[0] == 0 &&
+           std::equal(shape.begin() + 1, shape.end(), inputShape.begin() + 1))
+    count = shape[0] / inputShape[0];
   if (count == 0)
     bad(path, "shape " + shapeToString(shape) + " is neither the model input's " +
                   shapeToString(inputShape) + " nor a stack of them along the first dimension");
@@ -91,11 +93,7 @@ Tensor sampleFromPng(const std::string &path, const Shape &inputShape,
     bad(path, "the model input " + shapeToString(inputShape) + " has " + std::to_string(channels) +
                   " channels with --image-layout " + (options.nhwc ? "NHWC" : "NCHW") +
                   "; PNG inputs need 1, 3 or 4");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  if (!in || !(bytes << in.rdbuf()))
-    bad(path, "cannot read file");
-  std::string data = bytes.str();
+  std::string data = readInputFile(path, "image");
   if (data.size() > size_t(INT32_MAX))
     bad(path, "file too large");
   int w = 0, h = 0, fileChannels = 0;

@@ -2,6 +2,7 @@
 #include "bundlefit/quant/Profile.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -52,12 +53,7 @@ uint64_t fnv1a64(const std::string &bytes) {
 }
 
 uint64_t hashModelFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ExitCode::BadInputFile, path + ": cannot read model file");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return fnv1a64(bytes.str());
+  return fnv1a64(readInputFile(path, "model file"));
 }
 
 void checkProfileMatchesModel(const ProfileData &profile, const std::string &profilePath,

@@ -8,6 +8,7 @@
 #include "bundlefit/quant/Profile.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -325,12 +326,7 @@ ProfileData parseProfile(const std::string &yamlText, const std::string &sourceN
 }
 
 ProfileData loadProfile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(ExitCode::BadInputFile, path + ": cannot read profile");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseProfile(text.str(), path);
+  return parseProfile(readInputFile(path, "profile"), path);
 }
 
 } // namespace bundlefit

@@ -26,13 +26,14 @@ fs::path scratch(const std::string &name) {
   return dir;
 }
 
-Outcome runTool(const std::string &arguments, const std::string &stdoutPath) {
+Outcome runTool(const std::string &arguments, const std::string &stdoutPath,
+                const std::string &prefix) {
   fs::path dir = fs::path(BUNDLEFIT_TEST_TMP);
   fs::create_directories(dir);
   const fs::path out = stdoutPath.empty() ? dir / "stdout.txt" : fs::path(stdoutPath);
   fs::remove(dir / "stdout.txt");
-  std::string command =
-      std::string(BUNDLEFIT_EXE) + " " + arguments + " >" + q(out) + " 2>" + q(dir / "stderr.txt");
+  std::string command = prefix + std::string(BUNDLEFIT_EXE) + " " + arguments + " >" + q(out) +
+                        " 2>" + q(dir / "stderr.txt");
   int status = std::system(command.c_str());
   Outcome o;
   o.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

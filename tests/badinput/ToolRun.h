@@ -20,8 +20,10 @@ std::string slurp(const std::filesystem::path &path);
 std::filesystem::path scratch(const std::string &name);
 
 /// Runs `bundlefit <arguments>` with stdout and stderr kept apart; stdout
-/// goes to `stdoutPath` when given (e.g. "/dev/full").
-Outcome runTool(const std::string &arguments, const std::string &stdoutPath = "");
+/// goes to `stdoutPath` when given (e.g. "/dev/full"). `prefix` goes before
+/// the executable on the shell line: environment settings, `timeout 60`.
+Outcome runTool(const std::string &arguments, const std::string &stdoutPath = "",
+                const std::string &prefix = "");
 
 /// The README's promise for a failure: the exit code, one error line that
 /// names every string in `mentions`, nothing on stdout.

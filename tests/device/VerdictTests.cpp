@@ -26,6 +26,10 @@ using bundlefit::test::CommandResult;
 CommandResult run(const std::string &arguments) {
   return bundlefit::test::runBundlefit("-q " + arguments);
 }
+/// Text reports: -q would print the verdict line alone.
+CommandResult runText(const std::string &arguments) {
+  return bundlefit::test::runBundlefit(arguments);
+}
 std::string lenet() { return bundlefit::test::modelPath("lenet"); }
 bool has(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
@@ -108,7 +112,7 @@ TEST_CASE(
     CHECK(memory["sizes"]["mutable"] == fit["bundle"]["mutable"]);
     CHECK(memory["sizes"]["activations"] == fit["bundle"]["activations"]);
 
-    CommandResult plan = run("plan " + lenet() + " --device rt1062" + options);
+    CommandResult plan = runText("plan " + lenet() + " --device rt1062" + options);
     REQUIRE_MESSAGE(plan.exitCode == 0, plan.output);
     auto thousands = [](uint64_t v) {
       std::string s = std::to_string(v);
@@ -173,7 +177,7 @@ TEST_CASE("pick with no fit lists the changes fit would suggest") {
   const fs::path file = dir.path / "tiny.json";
   std::ofstream(file) << part.dump(2);
   CommandResult r =
-      run("pick " + lenet() + " --device-file " + file.string() + " --device rp2040-tiny");
+      runText("pick " + lenet() + " --device-file " + file.string() + " --device rp2040-tiny");
   CHECK_MESSAGE(r.exitCode == 3, r.output);
   CHECK(has(r.output, "no candidate fits rp2040-tiny"));
   CHECK_MESSAGE(has(r.output, "changes:\n  - "), r.output);
@@ -213,7 +217,7 @@ TEST_CASE(
 
   // Float LeNet, weights auto, no headroom: the hottest weights fill DTCM to
   // 16 bytes, and the report says the region is tight (text and JSON).
-  CommandResult full = run("fit " + lenet() + " --device rt1062 --reserve-ram 0");
+  CommandResult full = runText("fit " + lenet() + " --device rt1062 --reserve-ram 0");
   REQUIRE_MESSAGE(full.exitCode == 0, full.output);
   CHECK_MESSAGE(
       std::regex_search(full.output, std::regex("warning: DTCM is tight: 100.0% full \\(131,056 of "
@@ -221,7 +225,7 @@ TEST_CASE(
       full.output);
   CHECK(has(full.output, "tight (over 90%)"));
   // By default every RAM region keeps the part file's 10%: nothing tight.
-  CommandResult roomy = run("fit " + lenet() + " --device rt1062");
+  CommandResult roomy = runText("fit " + lenet() + " --device rt1062");
   CHECK_MESSAGE(!has(roomy.output, "is tight"), roomy.output);
   CHECK(has(roomy.output, "headroom reserved (reserve.ram of rt1062.json 10%)"));
   for (const nlohmann::json &region :
@@ -256,7 +260,7 @@ TEST_CASE("headroom from the device file: reserve.ram/flash apply by default, th
   CHECK(regionUsed(byFile, "FLASH") > regionUsed(part, "FLASH"));
   // The report names where the headroom came from.
   CommandResult text =
-      run("fit " + lenet() + board + " --device my-reserved-evk --variant int8 --wide");
+      runText("fit " + lenet() + board + " --device my-reserved-evk --variant int8 --wide");
   CHECK_MESSAGE(has(text.output, "reserve.ram of my_reserved_evk.json 16,384 B"), text.output);
   // An option replaces the file's value for its kind only.
   nlohmann::json overridden =

@@ -780,10 +780,9 @@ TEST_CASE("Range is exact for every int64 input, and refuses what it cannot coun
     float start, limit, delta;
     const char *why;
   };
-  for (const Bad &bad : {Bad{0, inf, 1, "'limit' is not finite"},
-                         Bad{0, std::nanf(""), 1, "'limit' is not finite"},
-                         Bad{0, 1, -inf, "'delta' is not finite"},
-                         Bad{-1e30f, 1e30f, 1e-30f, "past 2^62"}}) {
+  for (const Bad &bad :
+       {Bad{0, inf, 1, "'limit' is not finite"}, Bad{0, std::nanf(""), 1, "'limit' is not finite"},
+        Bad{0, 1, -inf, "'delta' is not finite"}, Bad{-1e30f, 1e30f, 1e-30f, "past 2^62"}}) {
     CAPTURE(bad.why);
     OneNode t;
     t.f32({}, {bad.start});

@@ -108,6 +108,27 @@ def main():
             raise AssertionError(f"no bundlefit.Error for {named}")
     print("errors: bundlefit.Error with the CLI's exit codes")
 
+    # Arguments out of range are usage errors naming the argument (issue 36):
+    # static_bytes=2**64-12000 once wrapped the RAM total into a fit.
+    for call, named in [
+        (lambda: bundlefit.fit(model, device="lpc55s69", static_bytes=2**64 - 12000), "static_bytes"),
+        (lambda: bundlefit.pick(model, device="lpc55s69", app_ram=2**64 - 12000), "app_ram"),
+        (lambda: bundlefit.fit(model, device="lpc55s69", reserve_ram=str(2**64 - 12000)), "reserve_ram"),
+        (lambda: bundlefit.plan(model, memory_opt=99), "memory_opt"),
+        (lambda: bundlefit.plan(model, time_limit=-5), "time_limit"),
+        (lambda: bundlefit.plan(model, time_limit=float("nan")), "time_limit"),
+        (lambda: bundlefit.plan(path + "\0.evil"), "model"),
+        (lambda: bundlefit.compile(model, os.path.join(work, "out\0dir")), "output_dir"),
+        (lambda: bundlefit.fit(model, device="rt1060", device_files=["a\0b.json"]), "device_files"),
+    ]:
+        try:
+            call()
+        except bundlefit.Error as e:
+            check(e.exit_code == 2 and named in str(e), f"{named}: {e} (exit {e.exit_code})")
+        else:
+            raise AssertionError(f"no bundlefit.Error for {named}")
+    print("arguments: out-of-range values and NUL bytes refused, naming the argument")
+
     # Threads: the GIL is released, the driver is thread-safe; same answers.
     sizes = [(4, 16), (8, 16), (8, 24), (16, 24)]
     models = [bundlefit.load(tiny_cnn(c, s).SerializeToString(), name=f"tiny_{c}_{s}.onnx") for c, s in sizes]

@@ -137,6 +137,17 @@ TEST_CASE("--quiet: nothing on stderr on success; --verbose: each stage with its
   SplitResult quietAfter = runSplit("fit " + modelPath("lenet") + " --device rt1060 --quiet");
   CHECK(quietAfter.exitCode == 0);
   CHECK_MESSAGE(quietAfter.err.empty(), quietAfter.err);
+  // -q: plan, fit and pick print their verdict line alone (issue 36: 19, 42
+  // and 18 lines before).
+  CHECK(quietAfter.out == "verdict: FITS\n");
+  SplitResult quietPlan = runSplit("-q plan " + modelPath("lenet"));
+  CHECK(quietPlan.exitCode == 0);
+  CHECK(std::regex_match(quietPlan.out,
+                         std::regex("lenet: CONSTANT [0-9,]+, MUTABLE 3,200, ACTIVATIONS "
+                                    "[0-9,]+ \\(lower bound [0-9,]+\\)\n")));
+  SplitResult quietPick = runSplit("-q pick " + modelPath("lenet") + " --device rt1060");
+  CHECK(quietPick.exitCode == 0);
+  CHECK(std::regex_match(quietPick.out, std::regex("\\* best for latency [^\n]*\n")));
   // Even with progress forced on (as on a terminal), --quiet wins.
   SplitResult forced =
       runSplit("--quiet plan " + modelPath("mobilenet_v2"), "BUNDLEFIT_PROGRESS=1");

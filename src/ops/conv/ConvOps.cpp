@@ -108,7 +108,7 @@ uint64_t convMacs(const Node &node) {
     return 0;
   // Each output element: (C/group) * prod(k) products = W elements / M.
   int64_t perOutput = w->type.numElements() / std::max<int64_t>(1, w->type.shape[0]);
-  return uint64_t(y->type.numElements()) * uint64_t(perOutput);
+  return macProduct(node, {uint64_t(y->type.numElements()), uint64_t(perOutput)});
 }
 
 void inferConvTranspose(Node &node) {
@@ -125,7 +125,7 @@ uint64_t convTransposeMacs(const Node &node) {
     return 0;
   // Each input element scatters into (M/group) * prod(k) outputs = W elements / C.
   int64_t perInput = w->type.numElements() / std::max<int64_t>(1, w->type.shape[0]);
-  return uint64_t(x->type.numElements()) * uint64_t(perInput);
+  return macProduct(node, {uint64_t(x->type.numElements()), uint64_t(perInput)});
 }
 
 } // namespace

@@ -67,7 +67,7 @@ uint64_t gemmMacs(const Node &node) {
   if (!a || !y || a->type.rank() != 2 || y->type.rank() != 2)
     return 0;
   int64_t k = node.attrs.getInt("transA", 0) != 0 ? a->type.shape[0] : a->type.shape[1];
-  return uint64_t(y->type.numElements()) * uint64_t(k); // M * N * K
+  return macProduct(node, {uint64_t(y->type.numElements()), uint64_t(k)}); // M * N * K
 }
 
 /// numpy.matmul's output shape for operands `a` and `b` of `node`.
@@ -135,7 +135,7 @@ uint64_t matMulMacs(const Node &node) {
   const Value *a = node.input(0), *y = node.output(0);
   if (!a || !y || a->type.rank() == 0)
     return 0;
-  return uint64_t(y->type.numElements()) * uint64_t(a->type.shape.back());
+  return macProduct(node, {uint64_t(y->type.numElements()), uint64_t(a->type.shape.back())});
 }
 
 } // namespace

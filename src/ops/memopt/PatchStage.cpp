@@ -364,7 +364,10 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Val
           fatalInternal(node.describe() + ": tile geometry does not reproduce the tile");
       }
       tileValue[node.output()] = y;
-      program->macs += countNodeMacs(*clone);
+      std::optional<uint64_t> macs = checkedAdd(program->macs, countNodeMacs(*clone));
+      if (!macs)
+        fatalInternal(node.describe() + ": the patch stage's MACs overflow 64 bits");
+      program->macs = *macs;
       PatchStep run;
       run.node = clone.get();
       steps.push_back(run);

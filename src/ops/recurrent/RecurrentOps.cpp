@@ -140,9 +140,9 @@ uint64_t recurrentMacs(const Node &node) {
   const Value *x = node.input(0), *r = node.input(2);
   if (!x || !r || x->type.rank() != 3 || r->type.rank() != 3)
     return 0;
-  uint64_t steps = uint64_t(x->type.shape[0]) * uint64_t(x->type.shape[1]);
-  uint64_t rows = uint64_t(r->type.shape[0]) * uint64_t(r->type.shape[1]);
-  return steps * rows * uint64_t(x->type.shape[2] + r->type.shape[2]);
+  return macProduct(node, {uint64_t(x->type.shape[0]), uint64_t(x->type.shape[1]),
+                           uint64_t(r->type.shape[0]), uint64_t(r->type.shape[1]),
+                           uint64_t(x->type.shape[2]) + uint64_t(r->type.shape[2])});
 }
 
 } // namespace

@@ -33,9 +33,8 @@ bool has(const std::string &text, const std::string &part) {
 
 std::string model(const std::string &name) { return bundlefit::test::modelPath(name); }
 
-CommandResult run(const std::string &arguments) {
-  return bundlefit::test::runBundlefit("--quiet " + arguments);
-}
+/// Not --quiet: it would print the verdict line alone, not the link table.
+CommandResult run(const std::string &arguments) { return bundlefit::test::runBundlefit(arguments); }
 
 /// The JSON document in a command's output (stderr may hold an error line).
 nlohmann::json jsonOf(const CommandResult &r) {

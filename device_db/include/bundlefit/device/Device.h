@@ -146,8 +146,10 @@ class DeviceDatabase {
 public:
   /// Loads every *.json in `partsDir` (sorted), validating each against the
   /// schema at `schemaPath`, then every board in `boardsDir` (if given)
-  /// against board.schema.json beside it. Throws Error(BadInputFile) naming
-  /// file and field; a board whose part is unknown names the part.
+  /// against board.schema.json beside it. A file that does not load (not a
+  /// regular file, not valid, an id taken) is left out with a warning naming
+  /// it (warnings()), so one broken entry does not take every part with it;
+  /// an unreadable schema or directory throws Error(BadInputFile).
   static DeviceDatabase load(const std::string &partsDir, const std::string &schemaPath,
                              const std::string &boardsDir = "");
   /// The shipped database (BUNDLEFIT_DEVICE_DB_DIR, overridable with the
@@ -156,8 +158,13 @@ public:
   static std::string defaultDirectory();
 
   /// Adds one user file, a part or a board (by its "schema" field; validated
-  /// the same way); replaces a device of the same id.
+  /// the same way). Error(BadInputFile) naming the file when its id or an
+  /// alias is already a device's (a built-in part is never replaced
+  /// silently); the same file given twice is added once.
   void addFile(const std::string &path);
+
+  /// The database files left out, one line each: "<file>: <why>".
+  const std::vector<std::string> &warnings() const { return warnings_; }
 
   /// By id or alias (case-insensitive). nullptr if unknown.
   const Device *find(const std::string &name) const;
@@ -169,9 +176,13 @@ public:
   std::string didYouMean(const std::string &name) const;
 
 private:
-  void add(Device device);
+  void addDatabaseFile(const std::string &path);
+  void addFileChecked(const std::string &path, bool userFile);
+  void add(Device device, const std::string &path, bool userFile);
   nlohmann::json schema_, boardSchema_;
   std::vector<Device> devices_;
+  std::vector<std::string> files_; ///< The file of each device, by index.
+  std::vector<std::string> warnings_;
 };
 
 /// Validates `document` from `file`; throws Error(BadInputFile) whose message

@@ -77,8 +77,8 @@ std::vector<BundleFile> renderPlacementFiles(const MemoryPlan &plan, const std::
 /// included, it holds the complete old bundle or the complete new one: the
 /// files go into a staging directory beside it, which then trades places with
 /// the old directory in one rename (other regular files in the old directory
-/// are carried over). Commits into one parent directory take turns (a lock),
-/// and staging directories of killed runs are removed. Throws
+/// are carried over), when the command's other outputs are written too
+/// (support/OutputFile.h: OutputDirectory, OutputSet). Throws
 /// Error(CannotWrite) naming the directory; on failure the old bundle is left
 /// untouched.
 void writeBundleDirectory(const std::string &directory, const std::vector<BundleFile> &files);

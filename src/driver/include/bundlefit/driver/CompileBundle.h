@@ -18,6 +18,8 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,8 +82,13 @@ CompiledBundle buildBundle(const CompileRequest &request);
 void generateBundleCode(CompiledBundle &bundle, const CompileRequest &request);
 
 /// Writes the bundle directory all-or-nothing: <net>.o, <net>.h,
-/// <net>.weights.bin, <net>.weights.txt, <net>.memory.json.
+/// <net>.weights.bin, <net>.weights.txt, <net>.memory.json. While an
+/// OutputSet is open (support/OutputFile.h) the directory is only staged.
 void writeBundle(const CompileRequest &request, const CompiledBundle &bundle);
+
+/// What <net>.memory.json holds (sizes, code size, CMSIS-NN calls, target),
+/// stamped: `compile --json` prints it before the bundle is in place.
+nlohmann::json bundleMemoryReport(const CompileRequest &request, const CompiledBundle &bundle);
 
 /// buildBundle, then writeBundle.
 CompiledBundle compileBundle(const CompileRequest &request);

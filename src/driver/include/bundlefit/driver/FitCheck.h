@@ -61,7 +61,8 @@ struct FitCheck {
   int exitCode() const;
 };
 
-/// The part's database with `deviceFiles` added.
+/// The part's database with `deviceFiles` added; a database file left out
+/// (DeviceDatabase::warnings) is a warning on stderr, once per process.
 device::DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &deviceFiles);
 
 /// The variant `fit` sizes: `name`, or int8 with a profile, else float.

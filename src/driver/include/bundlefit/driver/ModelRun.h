@@ -80,9 +80,11 @@ struct ModelRun {
 ModelRun runModel(const ModelRunOptions &options, const std::vector<RunInput> &inputs);
 
 /// Writes each output as <dir>/<name>.npy (names made legal file names,
-/// unique: "a.b" and "a-b" do not both become a_b.npy), creating `dir`.
-/// Returns the files in output order. Callers check `dir` before the run
-/// (support/OutputFile.h: checkDirectoryCreatable(dir, "output directory")).
+/// unique: "a.b" and "a-b" do not both become a_b.npy), all of them or none:
+/// `dir` is an OutputDirectory (support/OutputFile.h), created fresh or
+/// swapped in with its other files kept. Returns the files in output order.
+/// Callers check `dir` before the run (checkDirectoryCreatable(dir, "output
+/// directory")).
 std::vector<std::string> writeRunOutputs(const ModelRun &run, const std::string &dir);
 
 /// The bundlefit.run/1 report, not yet stamped with the tool and model hash

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -163,10 +164,18 @@ private:
 
 /// Infers the types of one node (throws if its op is unknown or invalid).
 void inferNodeTypes(Node &node);
-/// Infers types for every node in execution order.
+/// The most MACs a model may have (2^56, 7.2e16; MobileNetV2 has 3e8): sums
+/// of node MACs, with --memory-opt 2's recomputation, cannot wrap.
+constexpr uint64_t kMaxModelMacs = uint64_t(1) << 56;
+/// Infers types for every node in execution order; Error(Unsupported) naming
+/// the node where the model's MACs pass kMaxModelMacs.
 void inferGraphTypes(Graph &graph);
-/// MACs of one node, 0 if unknown.
+/// MACs of one node, 0 if unknown (at most kMaxModelMacs: macProduct).
 uint64_t countNodeMacs(const Node &node);
+/// An operator's MAC count from its factors (output elements x products per
+/// output...): Error(Unsupported) naming the node when it passes
+/// kMaxModelMacs, never a wrapped count.
+uint64_t macProduct(const Node &node, std::initializer_list<uint64_t> factors);
 /// Whether input `index` of `node` is a compile-time parameter (Reshape's
 /// shape, Slice's starts, Clip's bounds, Resize's scales...) rather than data
 /// the kernel reads at run time. Parameters are baked into the code; they

@@ -1,0 +1,52 @@
+//===- OptionChecks.cpp - CLI11 checks for byte counts and seconds ----------===//
+#include "OptionChecks.h"
+
+#include "bundlefit/support/OptionChecks.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace bundlefit {
+
+namespace {
+std::string shortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+} // namespace
+
+CLI::Validator byteCountCheck() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string {
+        const char *begin = text.c_str();
+        char *end = nullptr;
+        errno = 0;
+        unsigned long long value = std::strtoull(begin, &end, 10);
+        if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
+            errno == ERANGE || value > kMaxByteCount)
+          return text + ": expected a byte count from 0 to 1099511627776 (1 TiB)";
+        return "";
+      },
+      "BYTES");
+}
+
+CLI::Validator finiteCheck(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string &text) -> std::string {
+        char *end = nullptr;
+        double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(value >= min && value <= max))
+          return text + ": expected a finite number from " + shortNumber(min) + " to " +
+                 shortNumber(max);
+        return "";
+      },
+      "NUMBER");
+}
+
+CLI::Validator secondsCheck() { return finiteCheck(0, kMaxSeconds); }
+
+} // namespace bundlefit
