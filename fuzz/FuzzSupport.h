@@ -11,7 +11,9 @@
 #pragma once
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/MemoryBudget.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -39,6 +41,14 @@ template <typename F> void expectParsedOrError(const std::string &source, F &&pa
     std::fprintf(stderr, "fuzz: escaped %s: %s\n", typeid(other).name(), other.what());
     std::abort();
   }
+}
+
+/// libFuzzer stops a target at 2 GB of RSS (-rss_limit_mb=2048), ASan's
+/// shadow memory included: models that need more are refused by name, as the
+/// tool refuses them past --max-memory, at a quarter of that.
+inline void limitMemory() {
+  static const bool once = (setMemoryBudget(uint64_t(512) << 20), true);
+  (void)once;
 }
 
 } // namespace bundlefit::fuzz

@@ -31,6 +31,7 @@ const std::string &scratchPath() {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  bundlefit::fuzz::limitMemory();
   const std::string &path = scratchPath();
   FILE *file = std::fopen(path.c_str(), "wb");
   if (!file)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  bundlefit::fuzz::limitMemory();
   static const std::string path =
       "/tmp/bundlefit-fuzz-pipeline-" + std::to_string(getpid()) + ".onnx";
   FILE *file = std::fopen(path.c_str(), "wb");

@@ -23,6 +23,7 @@
 #include "bundlefit/driver/PickCheck.h"
 #include "bundlefit/driver/ToolInfo.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/reports/JsonText.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Names.h"
@@ -88,7 +89,7 @@ std::optional<uint64_t> bytesArgument(std::optional<uint64_t> bytes, const char 
 
 /// A report as the dict `json.loads` makes of the command's JSON.
 py::object toPython(const nlohmann::json &report) {
-  return py::module_::import("json").attr("loads")(report.dump());
+  return py::module_::import("json").attr("loads")(jsonText(report));
 }
 
 /// A Model, a path (str or os.PathLike) or bytes.

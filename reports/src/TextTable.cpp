@@ -1,5 +1,7 @@
 #include "bundlefit/reports/TextTable.h"
 
+#include "bundlefit/support/Format.h"
+
 #include <algorithm>
 
 namespace bundlefit {
@@ -31,6 +33,8 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> numeric)
 
 void TextTable::addRow(std::vector<std::string> cells) {
   cells.resize(header_.size());
+  for (std::string &cell : cells) // names from models: bytes, not always UTF-8
+    cell = escapeInvalidUtf8(cell);
   rows_.push_back(std::move(cells));
 }
 

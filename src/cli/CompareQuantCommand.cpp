@@ -15,6 +15,7 @@
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/TextTable.h"
+#include "bundlefit/support/Format.h"
 
 #include <nlohmann/json.hpp>
 
@@ -183,8 +184,8 @@ int runCompareQuant(const CompareQuantOptions &options) {
                   samples.empty()
                       ? 0.0
                       : 100.0 * double(outputAgreement[output->name]) / double(samples.size()));
-    std::cout << "\noutput " << output->name << ": top-1 agrees with float on " << line
-              << " of samples";
+    std::cout << "\noutput " << escapeInvalidUtf8(output->name) << ": top-1 agrees with float on "
+              << line << " of samples";
   }
   std::cout << "\n";
   return 0;

@@ -3,6 +3,7 @@
 
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
+#include "bundlefit/reports/JsonText.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/InputFile.h"
 
@@ -65,7 +66,7 @@ std::string errorLine(const std::string &model, ExitCode code, const std::string
                          {"exit_code", int(code)},
                          {"exit_category", exitCategoryName(code)}};
   stampReport(line, "");
-  return line.dump();
+  return jsonText(line);
 }
 
 Answer fitOne(const std::string &model, driver::FitCheckOptions options) {
@@ -80,7 +81,7 @@ Answer fitOne(const std::string &model, driver::FitCheckOptions options) {
     std::unique_ptr<driver::FitCheck> check = driver::checkFit(options);
     nlohmann::json report = driver::fitReportJson(*check, model);
     stampReport(report, model);
-    return {report.dump(), check->exitCode()};
+    return {jsonText(report), check->exitCode()};
   } catch (const Error &e) {
     return {errorLine(model, e.code(), e.what()), int(e.code())};
   } catch (const std::exception &e) {

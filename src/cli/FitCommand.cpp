@@ -224,7 +224,9 @@ int runFit(const FitOptions &given) {
     std::cout << briefLine(options.model.path, device, variant, request, fit); // unwrapped
     return 0;
   }
-  if (verbosity() == Verbosity::Quiet) { // -q: the verdict line alone
+  // -q: the verdict line alone (--brief, the CMake check's, prints the whole
+  // report when the model does not fit, -q or not).
+  if (verbosity() == Verbosity::Quiet && !options.brief) {
     std::cout << (fit.fits ? "verdict: FITS\n" : "verdict: DOES NOT FIT\n");
     return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }

@@ -27,6 +27,9 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
                   "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
                   "fraction of the model's MACs (default 0.2)")
       ->check(finiteCheck(0, 100));
+  command.add_flag("--keep-model-order", options.keepModelOrder,
+                   "Run nodes in the model's order instead of a memory-aware order (plan, "
+                   "compile, run, fit, pick)");
   command.add_flag("--keep-int8-io", options.keepInt8Io,
                    "Pre-quantized (QDQ) models: int8 inputs and outputs with the model's scales "
                    "and zero points, no Quantize/Dequantize at the boundary");

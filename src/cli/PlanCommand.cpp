@@ -33,7 +33,6 @@ struct PlanCommandOptions {
   std::string networkName;
   double timeLimit = 5.0;
   uint64_t arenaCapacity = 0;
-  bool keepModelOrder = false;
   bool noInPlace = false;
 };
 
@@ -48,7 +47,7 @@ int runPlan(const PlanCommandOptions &options) {
   PlanOptions planOptions;
   planOptions.exactTimeBudgetSeconds = options.timeLimit;
   planOptions.activationCapacity = options.arenaCapacity;
-  planOptions.reorderForMemory = !options.keepModelOrder;
+  planOptions.reorderForMemory = !options.model.keepModelOrder;
   planOptions.allowInPlace = !options.noInPlace;
   planOptions.memoryOpt = options.model.memoryOpt;
   MemoryPlan plan;
@@ -140,8 +139,6 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
       ->add_option("--arena-capacity", options->arenaCapacity,
                    "Bytes the activation arena must fit in: a plan within it first, then lower")
       ->check(byteCountCheck());
-  command->add_flag("--keep-model-order", options->keepModelOrder,
-                    "Run nodes in the model's order instead of a memory-aware order");
   command->add_flag("--no-in-place", options->noInPlace,
                     "Never let an elementwise result overwrite its input");
   command->callback([options, &action] {

@@ -9,8 +9,10 @@
 #include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/reports/DeviceReports.h"
+#include "bundlefit/reports/JsonText.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/Format.h"
 #include "bundlefit/support/OutputFile.h"
 
 #include <cstdio>
@@ -100,16 +102,16 @@ void JsonReportOption::checkFileWritable() const {
 void JsonReportOption::emit(nlohmann::json report, const std::string &modelPath) const {
   stampReport(report, modelPath);
   if (replacesText()) {
-    std::cout << report.dump(2) << "\n";
+    std::cout << jsonText(report, 2) << "\n";
     return;
   }
-  writeFileAtomically(path_, report.dump(2) + "\n");
+  writeFileAtomically(path_, jsonText(report, 2) + "\n");
 }
 
-void printText(const std::string &text) { std::cout << wrapLongLines(text); }
+void printText(const std::string &text) { std::cout << wrapLongLines(escapeInvalidUtf8(text)); }
 
 void writeHtmlReport(const std::string &path, const HtmlReport &report) {
-  writeFileAtomically(path, renderHtmlReport(report));
+  writeFileAtomically(path, escapeInvalidUtf8(renderHtmlReport(report)));
 }
 
 void HtmlReportOption::addTo(CLI::App &command, const std::string &what) {

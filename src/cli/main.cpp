@@ -12,6 +12,7 @@
 #include "bundlefit/reports/TextTable.h"
 
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/MemoryBudget.h"
 #include "bundlefit/support/OutputFile.h"
 
 #include <iostream>
@@ -30,10 +31,15 @@ int main(int argc, char **argv) {
   // --version before or after the subcommand (fallthrough, below).
   app.set_version_flag("--version", "bundlefit " + bundlefitVersion());
   bool quiet = false, verbose = false, wide = false;
+  std::string maxMemory;
   app.add_flag("-q,--quiet", quiet, "Print only results and errors");
   app.add_flag("-v,--verbose", verbose, "Print what each stage did, and every column (as --wide)");
   app.add_flag("--wide", wide,
                "Every column and whole lines; by default text reports fit 100 columns");
+  app.add_option("--max-memory", maxMemory,
+                 "Memory a command may use for tensors and files: BYTES or e.g. 512M, 4G "
+                 "(default: half of the RAM, ulimit -v, ulimit -d or the cgroup's limit, "
+                 "whichever is least)");
   // -q/-v also after the subcommand (`bundlefit fit m.onnx --device x -q`):
   // subcommands inherit this and hand options they do not know to the app.
   app.fallthrough();
@@ -67,6 +73,8 @@ int main(int argc, char **argv) {
     setTextWidth(0);
 
   try {
+    if (!maxMemory.empty())
+      setMemoryBudget(parseMemorySize(maxMemory, "--max-memory"));
     if (!action) {
       std::cerr << "bundlefit: error: a command is required (see bundlefit --help)\n";
       return int(ExitCode::Usage);
@@ -83,6 +91,12 @@ int main(int argc, char **argv) {
   } catch (const Error &e) {
     std::cerr << "bundlefit: error: " << e.what() << "\n";
     return int(e.code());
+  } catch (const std::bad_alloc &) {
+    // What the budget's checks did not foresee: still one line, never an
+    // "internal error" or a crash.
+    std::cerr << "bundlefit: error: out of memory (the memory budget is " << memoryBudget()
+              << " bytes, --max-memory; ulimit -v may be lower)\n";
+    return int(ExitCode::Unsupported);
   } catch (const std::exception &e) {
     std::cerr << "bundlefit: internal error: " << e.what() << "\n";
     return int(ExitCode::Internal);

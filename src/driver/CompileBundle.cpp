@@ -9,8 +9,10 @@
 #include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/reports/GraphDot.h"
+#include "bundlefit/reports/JsonText.h"
 #include "bundlefit/reports/MemoryReport.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/MemoryBudget.h"
 #include "bundlefit/support/Names.h"
 #include "bundlefit/support/OutputFile.h"
 
@@ -109,6 +111,7 @@ CompiledBundle buildBundle(const CompileRequest &original) {
   applyMemoryOptPasses(*bundle.graph, request.model);
 
   PlanOptions planOptions;
+  planOptions.reorderForMemory = !request.model.keepModelOrder;
   planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
   planOptions.activationCapacity = request.activationCapacity;
   planOptions.activationRooms = request.activationRooms;
@@ -204,6 +207,8 @@ nlohmann::json bundleMemoryReport(const CompileRequest &request, const CompiledB
 void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
   const BundleApi api = request.bundleApi == "dynamic" ? BundleApi::Dynamic : BundleApi::Static;
   const std::string &net = bundle.networkName;
+  // weights.bin, then weights.txt at 6 characters a byte (and the object).
+  checkMemoryBudget(bundle.plan.constantSize * 8, request.model.path + ": its bundle's weights");
   std::vector<uint8_t> weights = packWeights(bundle.plan);
   nlohmann::json report = bundleMemoryReport(request, bundle);
   std::vector<BundleFile> files = {
@@ -211,7 +216,7 @@ void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
       {net + ".h", renderBundleHeader(bundle.plan, net, api)},
       {net + ".weights.bin", std::string(weights.begin(), weights.end())},
       {net + ".weights.txt", renderWeightsText(weights)},
-      {net + ".memory.json", report.dump(2) + "\n"}};
+      {net + ".memory.json", jsonText(report, 2) + "\n"}};
   for (BundleFile &file : renderPlacementFiles(bundle.plan, net, weights))
     files.push_back(std::move(file));
   writeBundleDirectory(request.outputDir, files);

@@ -93,7 +93,8 @@ std::string joinedOptions(const BuildOptions &o, const Variant &variant,
   std::string text = codeIdentity() + "|" + variant.name + "|" + target + "|" + o.optLevel + "|" +
                      std::to_string(o.model.memoryOpt) + "|" +
                      std::to_string(o.model.patchRecomputeBudget) + "|" +
-                     (o.model.fuseActivations ? "fuse" : "nofuse");
+                     (o.model.fuseActivations ? "fuse" : "nofuse") +
+                     (o.model.keepModelOrder ? "|model-order" : "");
   for (const std::string &s : o.model.defineSymbols)
     text += "|d:" + s;
   for (const std::string &s : o.model.modelInputs)
@@ -352,6 +353,7 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
     // No DSP code: the int8 graph as quantized, NNLib scratch, layer by layer.
     std::unique_ptr<Graph> int8 = quantizedGraphForSizing(options_.model, options_.quant);
     PlanOptions plan;
+    plan.reorderForMemory = !options_.model.keepModelOrder;
     plan.exactTimeBudgetSeconds = options_.exactTimeBudgetSeconds;
     plan.memoryOpt = 0;
     out.footprint = footprintOfQuantized(*int8, variant, device, plan);

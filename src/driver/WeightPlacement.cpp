@@ -4,10 +4,11 @@
 #include "bundlefit/device/Footprint.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Format.h"
+#include "bundlefit/support/InputFile.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include <filesystem>
 
 namespace bundlefit::driver {
 
@@ -18,12 +19,14 @@ void setWeightsOption(FitRequest &request, const std::string &text) {
     request.weights = parseWeightsPolicy(text);
     return;
   }
-  std::ifstream in(text);
-  if (!in)
+  std::error_code ec;
+  if (!std::filesystem::exists(text, ec))
     throw Error(ExitCode::Usage, "--weights " + text +
                                      ": expected flash, ram, auto or a placement file (fit "
                                      "--json's report), and no such file can be read");
-  nlohmann::json document = nlohmann::json::parse(in, nullptr, false);
+  // A regular file of known length (support/InputFile.h): never a FIFO's wait.
+  nlohmann::json document =
+      nlohmann::json::parse(readInputFile(text, "weights placement (--weights)"), nullptr, false);
   if (document.is_discarded() || !document.is_object() || !document.contains("weights_placement") ||
       !document["weights_placement"].is_array())
     throw Error(ExitCode::BadInputFile,

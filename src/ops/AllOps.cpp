@@ -2,6 +2,7 @@
 
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/MemoryBudget.h"
 
 #include <algorithm>
 #include <optional>
@@ -155,12 +156,22 @@ std::vector<Tensor> evaluateNode(const Node &node, const std::vector<const Tenso
   if (!kernel)
     throw Error(ExitCode::Unsupported, node.describe() + ": the reference interpreter has no " +
                                            (int8 ? "int8 " : "") + "kernel");
+  // Checked before allocating: a 300-byte model can ask for any size.
+  checkMemoryBudget(outputBytes(node), node.describe() + ": evaluating it");
   std::vector<Tensor> outputs;
   outputs.reserve(node.outputs.size());
   for (const Value *output : node.outputs)
     outputs.emplace_back(output->type);
   kernel(node, inputs, outputs);
   return outputs;
+}
+
+uint64_t outputBytes(const Node &node) {
+  uint64_t bytes = 0;
+  for (const Value *output : node.outputs)
+    if (output) // each below 1 TiB (type inference), so the sum cannot wrap
+      bytes += output->type.bytes();
+  return bytes;
 }
 
 } // namespace bundlefit

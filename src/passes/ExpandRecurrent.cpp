@@ -15,6 +15,7 @@
 
 #include "PassUtils.h"
 #include "bundlefit/support/Error.h"
+#include "bundlefit/support/MemoryBudget.h"
 
 #include <cstring>
 #include <string>
@@ -58,6 +59,11 @@ public:
                               std::move(bytes));
   }
   Value *floats(const Shape &shape, float value) {
+    // An initial state of [batch, hidden]: a 300-byte LSTM with batch 2^30
+    // once asked for 23 GB here and in the folding that follows.
+    checkMemoryBudget(uint64_t(numElements(shape)) * sizeof(float),
+                      node_.describe() + ": its unrolled constant of shape " +
+                          shapeToString(shape));
     std::vector<float> values(size_t(numElements(shape)), value);
     return pass_utils::addFloatConstant(graph_, node_.name + "_const", shape, values);
   }

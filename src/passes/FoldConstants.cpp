@@ -15,6 +15,7 @@
 
 #include "PassUtils.h"
 #include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/support/MemoryBudget.h"
 
 #include <algorithm>
 #include <cstring>
@@ -94,10 +95,22 @@ void keepGraphOutputComputed(Graph &graph, Node &node, Value *output, Tensor res
 
 size_t foldConstantsAndInferTypes(Graph &graph) {
   size_t folded = 0;
+  // The graph's constants, the folded ones included, must stay within the
+  // memory budget: ConstantOfShape [2^28] + Add was folded at over 4 GB.
+  uint64_t constantBytes = 0;
+  for (const Value *constant : graph.constants())
+    constantBytes += constant->data.size();
   for (Node *node : graph.nodes()) {
     inferNodeTypes(*node);
     if (!isFoldable(*node))
       continue;
+    uint64_t inputBytes = 0; // evaluateConstantNode copies them
+    for (const Value *input : node->inputs)
+      inputBytes += input ? input->type.bytes() : 0;
+    checkMemoryBudget(constantBytes + inputBytes + outputBytes(*node),
+                      node->describe() + ": folding it into a constant (with the model's other "
+                                         "constants)");
+    constantBytes += outputBytes(*node);
     std::vector<Tensor> results = evaluateConstantNode(*node);
     // Plain values first: makeConstant walks the producer's outputs, which
     // keepGraphOutputComputed detaches.

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -372,4 +373,97 @@ TEST_CASE("big-endian targets, .npy files of another shape and NaN calibration d
                        npy("nan.npy", "(1, 1, 28, 28)", 784, values) + " -o " + q(dir / "p.yaml")),
                4, {"tensor 'data'", "NaN"});
   CHECK_FALSE(fs::exists(dir / "p.yaml"));
+}
+
+TEST_CASE("memory bombs are refused by name within the budget (--max-memory, ulimit -v)") {
+  // A 300-byte LSTM with batch 2^30 reached 23.4 GB (even `inspect`).
+  TestModel lstm;
+  lstm.input("x", {1, int64_t(1) << 30, 1});
+  lstm.floatInit("w", {1, 8, 1}, std::vector<float>(8, 0.5f));
+  lstm.floatInit("r", {1, 8, 2}, std::vector<float>(16, 0.5f));
+  bundlefit::testing::setInt(lstm.node("LSTM", {"x", "w", "r"}, {"y"}, "bomb"), "hidden_size", 2);
+  lstm.output("y");
+  const std::string lstmModel = lstm.save("lstm_bomb.onnx");
+  for (const char *command : {"inspect", "plan"})
+    checkFailure(runTool(std::string("--max-memory 512M ") + command + " " + q(lstmModel)), 5,
+                 {lstmModel, "'bomb'", "--max-memory"});
+  // ConstantOfShape [2^28] + Add was folded at over 4 GB.
+  TestModel fill;
+  fill.int64Init("shape", {1}, {int64_t(1) << 28});
+  fill.node("ConstantOfShape", {"shape"}, {"zeros"}, "fill");
+  fill.node("Add", {"zeros", "zeros"}, {"sum"}, "twice");
+  fill.output("sum");
+  const std::string fillModel = fill.save("fill_bomb.onnx");
+  checkFailure(runTool("--max-memory 1G plan " + q(fillModel)), 5,
+               {fillModel, "folding", "--max-memory"});
+  // An int64 Range to 2^31 malloc'ed 16 GiB.
+  TestModel range;
+  range.int64Init("start", {}, {0});
+  range.int64Init("limit", {}, {int64_t(1) << 31});
+  range.int64Init("delta", {}, {1});
+  range.node("Range", {"start", "limit", "delta"}, {"y"}, "count");
+  range.output("y");
+  const std::string rangeModel = range.save("range_bomb.onnx");
+  checkFailure(runTool("plan " + q(rangeModel) + " --max-memory 4G"), 5,
+               {rangeModel, "'count'", "--max-memory"});
+  checkFailure(runTool("plan " + q(rangeModel) + " --max-memory 2T"), 2, {"--max-memory 2T"});
+
+  // The default budget follows ulimit -v: half of 1.5 GB refuses the 1 GiB
+  // constant by name (no bad_alloc, no OOM kill); small models still plan.
+  const std::string limited = "ulimit -v 1500000 && ";
+  checkFailure(runTool("plan " + q(fillModel), "", limited), 5, {"'fill'", "--max-memory"});
+  CHECK(runTool("-q plan " + lenet(), "", limited).exitCode == 0);
+}
+
+TEST_CASE("names that are not UTF-8 are escaped in JSON and text, never an abort") {
+  TestModel m;
+  m.input("caf\xe9_in", {1, 4});
+  m.node("Relu", {"caf\xe9_in"}, {"caf\xe9_out"}, "caf\xe9");
+  m.output("caf\xe9_out");
+  const std::string model = m.save("latin1.onnx");
+  Outcome json = runTool("plan " + q(model) + " --json");
+  REQUIRE_MESSAGE(json.exitCode == 0, json.err);
+  nlohmann::json report = nlohmann::json::parse(json.out); // valid UTF-8 JSON
+  CHECK(report.dump().find("caf\\\\xE9") != std::string::npos);
+  Outcome text = runTool("inspect " + q(model));
+  REQUIRE_MESSAGE(text.exitCode == 0, text.err);
+  CHECK(text.out.find("caf\\xE9") != std::string::npos);
+  CHECK(text.out.find("caf\xe9") == std::string::npos);
+
+  // fit --batch with a Latin-1 file name aborted (SIGABRT) and printed nothing.
+  const fs::path dir = scratch("latin1_batch");
+  fs::copy_file(reluModel("relu.onnx"), dir / "caf\xe9.onnx");
+  fs::copy_file(reluModel("relu.onnx"), dir / "plain.onnx");
+  Outcome batch = runTool("fit --batch " + q(dir / "*.onnx") + " --device rt1060");
+  CHECK_MESSAGE(batch.exitCode == 0, batch.err);
+  std::istringstream lines(batch.out);
+  int parsed = 0;
+  for (std::string line; std::getline(lines, line); ++parsed)
+    CHECK(nlohmann::json::parse(line)["fits"] == true);
+  CHECK(parsed == 2);
+  CHECK(batch.out.find("caf\\\\xE9.onnx") != std::string::npos);
+}
+
+TEST_CASE("--keep-model-order is taken by compile, fit and pick too") {
+  // branchy is stored in a memory-poor breadth-first order (README): the
+  // model's order needs more activations than the memory-aware one.
+  const std::string branchy = q(std::string(BUNDLEFIT_MODELS_DIR) + "/branchy.onnx");
+  auto activations = [&](const std::string &arguments, const char *pointer) {
+    Outcome o = runTool("-q " + arguments + " --json");
+    INFO(arguments << "\n" << o.err);
+    REQUIRE((o.exitCode == 0 || o.exitCode == 3)); // fits or not: the sizes are reported
+    return nlohmann::json::parse(o.out)[nlohmann::json::json_pointer(pointer)].get<uint64_t>();
+  };
+  const uint64_t modelOrder =
+      activations("plan " + branchy + " --keep-model-order", "/sizes/activations");
+  REQUIRE(modelOrder > activations("plan " + branchy, "/sizes/activations"));
+  const fs::path dir = scratch("keep_model_order");
+  CHECK(activations("compile " + branchy + " -o " + q(dir / "b") + " --keep-model-order",
+                    "/sizes/activations") == modelOrder);
+  CHECK(activations("fit " + branchy + " --device stm32h743 --keep-model-order",
+                    "/bundle/activations") == modelOrder);
+  // pick's rows have no activations figure: their RAM grows by the difference.
+  const std::string pick = "pick " + branchy + " --device stm32h743 --variants float";
+  CHECK(activations(pick + " --keep-model-order", "/candidates/0/ram") >
+        activations(pick, "/candidates/0/ram"));
 }

@@ -2,7 +2,10 @@
 # Runs the release bundlefit over the hostile-input corpus (make-corpus.py):
 # every file must be refused with one "bundlefit: error:" line naming it and
 # a documented exit code other than 0 and 1 (README "Exit codes"), except the
-# Slice with a far step, which is a valid model and must plan.
+# valid models (a Slice with a far step, Range(0, -2^63, -2^63), Latin-1
+# names), which must plan, and print valid JSON. Commands run with a memory
+# budget of 1 GiB, so the memory bombs are refused the same way on every
+# machine.
 #   check-corpus.sh BUNDLEFIT_EXE WORK_DIR
 set -uo pipefail
 exe=$1 work=$2
@@ -28,8 +31,13 @@ check() { # expected-exit ("refused" = 2..7) file command...
 }
 for model in "$work"/corpus/onnx/*.onnx; do
   case $model in
-    *slice-step*) check 0 "$model" "$exe" -q plan "$model" ;;
-    *) check refused "$model" "$exe" -q plan "$model" ;;
+    *slice-step* | *one-element* | *latin1-names*)
+      check 0 "$model" "$exe" --max-memory 1G -q plan "$model" --json
+      if ! python3 -c 'import json, sys; json.load(sys.stdin)' <"$work/out.txt" 2>/dev/null; then
+        echo "FAIL $(basename "$model"): plan --json printed no valid JSON"
+        failures=$((failures + 1))
+      fi ;;
+    *) check refused "$model" "$exe" --max-memory 1G -q plan "$model" ;;
   esac
 done
 for csv in "$work"/corpus/plan-buffers/*.csv; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the hostile-input corpus of issue 16 into OUT_DIR/<kind>/.
+"""Writes the hostile-input corpus of issues 16 and 36 into OUT_DIR/<kind>/.
 
 Every file here once crashed bundlefit, made it print an internal error, or
 gave a plausible wrong answer. fuzz/run-fuzzers.sh replays them through the
@@ -54,16 +54,21 @@ def tensor(name, dims, data_type, raw=b"", int64s=()):
     return out
 
 
-def value_info(name, dims):
+def value_info(name, dims, elem_type=None):
     shape = b"".join(field_bytes(1, field_varint(1, d)) for d in dims)
-    tensor_type = field_varint(1, FLOAT) + field_bytes(2, shape)
+    tensor_type = field_varint(1, elem_type or FLOAT) + field_bytes(2, shape)
     return field_bytes(1, name) + field_bytes(2, field_bytes(1, tensor_type))
 
 
-def node(op, inputs, outputs, name):
+def attr_int(name, value):
+    return field_bytes(1, name) + field_varint(3, value) + field_varint(20, 2)  # type INT
+
+
+def node(op, inputs, outputs, name, attributes=()):
     out = b"".join(field_bytes(1, i) for i in inputs)
     out += b"".join(field_bytes(2, o) for o in outputs)
-    return out + field_bytes(3, name) + field_bytes(4, op)
+    out += field_bytes(3, name) + field_bytes(4, op)
+    return out + b"".join(field_bytes(5, a) for a in attributes)
 
 
 def model(nodes, inputs=(), outputs=(), initializers=()):
@@ -95,6 +100,45 @@ def onnx_cases():
         [1, 4], [tensor("w", [1 << 40], FLOAT, raw=struct.pack("<f", 1.0))])
     yield "initializer-2gib-4-bytes.onnx", relu_model(
         [1, 4], [tensor("w", [1 << 29], FLOAT, raw=struct.pack("<f", 1.0))])
+    # Issue 36: memory bombs (refused by the memory budget, --max-memory 1G
+    # in check-corpus.sh), Range's undefined cases, MAC totals past 2^64.
+    hidden = 2
+    yield "lstm-batch-2p30.onnx", model(
+        [node("LSTM", ["x", "w", "r"], ["y"], "bomb", [attr_int("hidden_size", hidden)])],
+        [("x", [1, 1 << 30, 1])], ["y"],
+        [tensor("w", [1, 4 * hidden, 1], FLOAT, raw=b"\0" * 4 * 4 * hidden),
+         tensor("r", [1, 4 * hidden, hidden], FLOAT, raw=b"\0" * 4 * 4 * hidden * hidden)])
+    yield "constantofshape-2p28-add.onnx", model(
+        [node("ConstantOfShape", ["shape"], ["zeros"], "fill"),
+         node("Add", ["zeros", "zeros"], ["sum"], "twice")], outputs=["sum"],
+        initializers=[tensor("shape", [1], INT64, int64s=[1 << 28])])
+
+    def int64_range(name, start, limit, delta):
+        return model([node("Range", ["start", "limit", "delta"], ["y"], name)], outputs=["y"],
+                     initializers=[tensor("start", [], INT64, int64s=[start]),
+                                   tensor("limit", [], INT64, int64s=[limit]),
+                                   tensor("delta", [], INT64, int64s=[delta])])
+    yield "range-int64-to-2p31.onnx", int64_range("count", 0, 1 << 31, 1)
+    yield "range-int64-2p64-elements.onnx", int64_range("wide", -(1 << 63), (1 << 63) - 1, 1)
+    yield "range-int64-min-one-element.onnx", int64_range("one", 0, -(1 << 63), -(1 << 63))
+
+    def float_range(name, start, limit, delta):
+        return model([node("Range", ["start", "limit", "delta"], ["y"], name)], outputs=["y"],
+                     initializers=[tensor("start", [], FLOAT, raw=struct.pack("<f", start)),
+                                   tensor("limit", [], FLOAT, raw=struct.pack("<f", limit)),
+                                   tensor("delta", [], FLOAT, raw=struct.pack("<f", delta))])
+    yield "range-float-inf.onnx", float_range("endless", 0.0, float("inf"), 1.0)
+    yield "range-float-nan.onnx", float_range("unknown", 0.0, float("nan"), 1.0)
+    yield "range-float-1e30-steps.onnx", float_range("far", -1e30, 1e30, 1e-30)
+    # 1,025 MatMuls of 2^54 MACs each: the total wrapped to 2^54.
+    yield "matmuls-1025-of-2p54-macs.onnx", model(
+        [node("MatMul", ["a", "b"], ["y%d" % i], "mm%d" % i) for i in range(1025)],
+        [("a", [1 << 16, 1 << 20]), ("b", [1 << 20, 1 << 18])],
+        ["y%d" % i for i in range(1025)])
+    # Latin-1 names (not UTF-8) in the node and tensors: a valid model.
+    yield "latin1-names.onnx", model(
+        [node("Relu", [b"caf\xe9_in"], [b"caf\xe9_out"], b"caf\xe9")],
+        [(b"caf\xe9_in", [1, 4])], [b"caf\xe9_out"])
 
 
 # --- .npy -------------------------------------------------------------------
@@ -112,6 +156,7 @@ def npy_cases():
     yield "huge-dim.npy", npy("(4611686018427387904, 4)")
     yield "overflowing-dims.npy", npy("(4294967296, 4294967296, 4)")
     yield "truncated-data.npy", npy("(1, 1024)")
+    yield "flat-784.npy", npy("(784,)", b"\0" * 784 * 4)  # not LeNet's [1,1,28,28]
 
 
 # --- plan-buffers -------------------------------------------------------------
@@ -146,6 +191,9 @@ def device_cases(base_path):
         target[path[-1]] = marker
         return json.dumps(doc, indent=2).replace(str(marker), number)
 
+    clash = json.loads(json.dumps(base))
+    clash["id"] = "rt1062"  # a built-in part's id (issue 36: silently replaced it)
+    yield "id-of-a-built-in-part.json", json.dumps(clash, indent=2)
     yield "region-size-2p64.json", mutate(["memory", 0, "size"], "18446744073709551616")
     yield "region-size-1.5e300.json", mutate(["memory", 0, "size"], "1.5e300")
     yield "region-size-1e999.json", mutate(["memory", 0, "size"], "1e999")

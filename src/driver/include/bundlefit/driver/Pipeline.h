@@ -38,6 +38,9 @@ struct ModelOptions {
   /// --patch-recompute-budget: extra MACs a level-2 patch stage may cost, as a
   /// fraction of the model's MACs.
   double patchRecomputeBudget = 0.2;
+  /// --keep-model-order: nodes run in the model's order, not a memory-aware
+  /// one (PlanOptions::reorderForMemory), for every command that plans.
+  bool keepModelOrder = false;
   /// --keep-int8-io: a pre-quantized model's graph inputs and outputs stay
   /// int8 (the model's parameters) instead of float with a Quantize /
   /// Dequantize at the boundary.

@@ -202,8 +202,14 @@ bool isInt8Node(const Node &node);
 bool needsInt8Kernel(const Node &node);
 
 /// Evaluates one node whose output types are already inferred: its
-/// definition's reference kernel (the int8 one when needsInt8Kernel).
+/// definition's reference kernel (the int8 one when needsInt8Kernel). Its
+/// outputs are checked against the memory budget (support/MemoryBudget.h)
+/// before they are allocated: Error(Unsupported) naming the node and
+/// --max-memory.
 std::vector<Tensor> evaluateNode(const Node &node, const std::vector<const Tensor *> &inputs);
+
+/// The bytes of `node`'s outputs, from their inferred types.
+uint64_t outputBytes(const Node &node);
 
 // One registration function per operator family (src/ops/<family>/<Family>Ops.cpp).
 void registerConvOps(OpRegistry &registry);        // Conv, ConvTranspose
