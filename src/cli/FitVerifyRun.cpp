@@ -6,6 +6,7 @@
 #include "bundlefit/driver/PartLink.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/Format.h"
+#include "bundlefit/support/OutputFile.h"
 
 #include <chrono>
 #include <cmath>
@@ -51,7 +52,10 @@ std::map<std::string, Tensor> runUnplaced(const CompiledBundle &bundle, const fs
                                           const std::map<std::string, Tensor> &inputs) {
   CompileRequest request;
   request.outputDir = dir.string();
-  writeBundle(request, bundle);
+  {
+    ImmediateOutputs now; // run at once, in the part's work directory
+    writeBundle(request, bundle);
+  }
   BundleRunSpec spec = makeRunSpec(bundle.plan, dir.string(), bundle.networkName, target);
   return runBundle(spec, inputs, dir.string());
 }
