@@ -522,6 +522,13 @@ TEST_CASE("Split: uneven equal parts, explicit sizes") {
     t.make("Split", 2);
     expectError([&] { t.infer(); }, ExitCode::Unsupported, "input 'split'");
   }
+  {
+    OneNode t; // sizes whose sum overflows int64 (and wraps to 5 + 2^64)
+    t.f32({5}, iota(5));
+    t.i64({3}, {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::max(), 7});
+    t.make("Split", 3);
+    expectError([&] { t.infer(); }, ExitCode::Unsupported, "input 'split'");
+  }
 }
 
 TEST_CASE("Slice: negative step, clamping of huge starts/ends, default axes") {
@@ -615,6 +622,17 @@ TEST_CASE("Pad: constant, reflect, edge, wrap") {
   bad.i64({1}, {1});
   bad.make("Pad");
   expectError([&] { bad.infer(); }, ExitCode::Unsupported, "input 'pads'");
+
+  // Pads are any int64 values: begin + end + dim past int64 is refused, not
+  // undefined (it wrapped to a plausible size).
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  for (std::vector<int64_t> pads : {std::vector<int64_t>{max, max}, {max, 1}, {-max, -max}}) {
+    OneNode far;
+    far.f32({3}, {1, 2, 3});
+    far.i64({2}, pads);
+    far.make("Pad");
+    expectError([&] { far.infer(); }, ExitCode::Unsupported, "input 'pads'");
+  }
 }
 
 TEST_CASE("Identity and Dropout copy; Dropout's mask is all true") {

@@ -12,6 +12,8 @@
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
+#include "bundlefit/support/CheckedMath.h"
+#include "bundlefit/support/Error.h"
 
 namespace bundlefit {
 
@@ -114,7 +116,11 @@ uint64_t convMacs(const Node &node) {
 void inferConvTranspose(Node &node) {
   ConvOperands ops = checkConvOperands(node, true);
   TransposeWindow w = resolveTransposeWindow(node, ops.inSpatial, ops.kernel);
-  Shape out{ops.x->type.shape[0], ops.w->type.shape[1] * ops.group};
+  std::optional<int64_t> channels = checkedMul(ops.w->type.shape[1], ops.group);
+  if (!channels)
+    throw Error(ExitCode::Unsupported, node.describe() + ": its output channels (weight dim 1 x "
+                                                         "group) overflow int64");
+  Shape out{ops.x->type.shape[0], *channels};
   out.insert(out.end(), w.outSpatial.begin(), w.outSpatial.end());
   setDTypeAndShape(*node.output(0), ops.x->type.dtype, out);
 }

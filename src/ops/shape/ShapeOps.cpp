@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 namespace bundlefit {
@@ -116,9 +117,10 @@ std::vector<int64_t> splitSizes(const Node &node, int64_t dim) {
   if (given) {
     int64_t sum = 0;
     for (int64_t s : sizes) {
-      if (s < 0)
-        fail(node, "input 'split' has a negative size");
-      sum += s;
+      std::optional<int64_t> next = checkedAdd(sum, s);
+      if (s < 0 || !next)
+        fail(node, "input 'split' has a negative size or sizes past int64");
+      sum = *next;
     }
     if (sizes.size() != parts || sum != dim)
       fail(node, "input 'split' " + shapeToString(sizes) + " does not split " +
@@ -387,7 +389,13 @@ void inferPad(Node &node) {
   std::vector<int64_t> full = padAmounts(node, rank, pads, axes);
   Shape shape = data.type.shape;
   for (size_t i = 0; i < rank; ++i) {
-    shape[i] += full[i] + full[rank + i];
+    // Pads are any int64 values: a sum past int64 is refused, not wrapped.
+    std::optional<int64_t> padded = checkedAdd(full[i], full[rank + i]);
+    if (padded)
+      padded = checkedAdd(shape[i], *padded);
+    if (!padded)
+      fail(node, "input 'pads' of dim " + std::to_string(i) + " overflow int64");
+    shape[i] = *padded;
     if (shape[i] < 0)
       fail(node,
            "input 'pads' crops dim " + std::to_string(i) + " of " + data.type.str() + " below 0");
