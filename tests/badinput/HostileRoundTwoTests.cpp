@@ -205,6 +205,17 @@ TEST_CASE("no output may be the input model, however its path is spelled") {
     CAPTURE(output);
     checkFailure(runTool("plan " + q(model) + " " + output), 6, {"reads"});
   }
+  // Every command with an output, before any work (14 replaced the model).
+  const std::string npy = q(std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.input.npy");
+  for (const std::string &command :
+       {"inspect " + q(model), "fit " + q(model) + " --device rt1060",
+        "pick " + q(model) + " --device rt1060", "compile " + q(model) + " -o " + q(dir / "b"),
+        "run " + q(model) + " --input " + npy + " --output-dir " + q(dir / "out"),
+        "plan " + q(model) + " --device rt1060"})
+    for (const char *option : {"--json", "--html"}) {
+      CAPTURE(command);
+      checkFailure(runTool(command + " " + option + " " + q(model)), 6, {option, "reads"});
+    }
   checkFailure(runTool("-q profile " + q(model) + " " +
                        q(std::string(BUNDLEFIT_MODELS_DIR) + "/lenet.input.npy") + " -o " +
                        q(model)),
