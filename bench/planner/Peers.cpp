@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace bp = bundlefit::planner;
 namespace fs = std::filesystem;
@@ -27,16 +29,39 @@ struct Run {
   std::string note;   ///< Why it has no plan, or bundlefit's proof.
 };
 
-/// Runs a shell command, returns its exit status and wall-clock seconds.
 int runTimed(const std::string &command, double &seconds) {
+  Process p = runProcess(command);
+  seconds = p.wall;
+  return p.status;
+}
+} // namespace
+
+Process runProcess(const std::string &shellCommand) {
+  Process result;
   auto start = std::chrono::steady_clock::now();
-  int status = std::system(command.c_str());
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", shellCommand.c_str(), static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid > 0 && wait4(pid, &status, 0, &usage) == pid) {
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.cpu = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                 1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  }
+  result.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
 }
 
-/// Reads a solution file (id,lower,upper,size,offset), proves it with our
-/// checker against the instance, and returns its peak.
+double cpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 bool readPlan(const fs::path &solution, const bp::Problem &problem, uint64_t &peak,
               std::string &why) {
   std::ifstream in(solution);
@@ -58,7 +83,6 @@ bool readPlan(const fs::path &solution, const bp::Problem &problem, uint64_t &pe
   return true;
 }
 
-/// Builds a peer with its script once; returns the binary or "" when absent.
 fs::path buildPeer(const PeerOptions &o, const std::string &script, const std::string &name,
                    const std::string &binary) {
   fs::path out = o.work / name, exe = out / binary;
@@ -79,6 +103,7 @@ fs::path buildPeer(const PeerOptions &o, const std::string &script, const std::s
   return exe;
 }
 
+namespace {
 std::string runJson(const Run &r) {
   std::ostringstream json;
   json << "{\"ran\": " << (r.ran ? "true" : "false")

@@ -1,18 +1,26 @@
 //===- bench/planner/main.cpp - How good and how fast is the planner? -----===//
 //
-// bench_planner [DATA_DIR] [--out FILE] [--smoke]
-//   DATA_DIR  holds glow_memory_traces.txt and minimalloc/*.csv
-//             (default: the shared benchmark folder chosen at configure time)
-//   --out     JSON results (default: bench/results/planner.json)
-//   --smoke   a few cases only, no peers, no JSON (what ctest runs)
+// bench_planner [DATA_DIR] [--out FILE] [--smoke] [--only PART] [--ablation]
+//   DATA_DIR    holds glow_memory_traces.txt and minimalloc/*.csv
+//               (default: the shared benchmark folder chosen at configure time)
+//   --out       JSON results (default: bench/results/planner.json, or
+//               planner_ablation.json with --ablation)
+//   --smoke     a few cases only, no peers, no JSON (what ctest runs)
+//   --only PART one part, printed, no JSON: glow, minimalloc, scale, goal,
+//               perfect, peers
+//   --ablation  the ablation (Ablation.cpp) alone
 //
-// Four parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
+// Parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
 // MiniMalloc's hard instances (greedy vs exact against 1 MiB), random
-// problems of 1k..10^6 buffers through planMemory, and (Peers.cpp) bundlefit's
-// CLI, MiniMalloc and TFLM's planner side by side on MiniMalloc's instances.
+// network-like problems of 1k..10^6 buffers through planMemory, the 10^5
+// goal on tuning and reporting seeds, perfect packings side by side with
+// TFLM and MiniMalloc (PerfectBench.cpp), and (Peers.cpp) bundlefit's CLI,
+// MiniMalloc and TFLM's planner side by side on MiniMalloc's instances.
 //
 //===----------------------------------------------------------------------===//
+#include "Ablation.h"
 #include "Peers.h"
+#include "PerfectBench.h"
 
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/formats/GlowTrace.h"
@@ -33,6 +41,7 @@
 
 namespace bp = bundlefit::planner;
 namespace fs = std::filesystem;
+using namespace bench_planner;
 
 namespace {
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -63,8 +72,10 @@ bool validOrSay(const bp::Problem &p, const bp::Plan &plan, const std::string &w
 struct Options {
   fs::path data = BUNDLEFIT_PLANNER_DATA;
   fs::path thirdParty = BUNDLEFIT_THIRD_PARTY;
-  fs::path out = fs::path(BUNDLEFIT_BENCH_RESULTS) / "planner.json";
-  bool smoke = false;
+  fs::path out;
+  bool smoke = false, ablation = false;
+  std::string only;
+  bool runs(const char *part) const { return only.empty() || only == part; }
 };
 
 // Glow traces: every model through planMemory.
@@ -223,37 +234,46 @@ std::string benchScale(const Options &o, bool &ok) {
 }
 
 // Issue 19's goal as asked: 100,000 random buffers within 0.5% of the bound
-// in under 5 s, on 23 seeds (benchScale's generous limit shows one seed
-// where the search finishes). At 5 s the arena of a seed whose search does
-// not finish depends on the machine's load; the CPU seconds say how loaded.
+// in under 5 s (benchScale's generous limit shows one seed where the search
+// finishes). On the tuning seeds (PerfectBench.h: the planner's constants
+// were chosen on them) and on the reporting seeds, which the README quotes.
 constexpr double kGoalTimeLimit = 5;
 constexpr double kGoalPercent = 0.5;
 
-std::string benchGoal(bool &ok) {
-  std::printf("\n== 100,000 random buffers, time limit %.0f s (goal: within %.1f%% of the bound) "
-              "==\n",
-              kGoalTimeLimit, kGoalPercent);
+std::string goalOnSeeds(const char *set, const std::vector<uint32_t> &seeds, bool &ok) {
+  std::printf("-- %s seeds --\n", set);
   printRandomHeader();
   std::ostringstream json;
-  json << "{\"time_limit_seconds\": " << kGoalTimeLimit
-       << ", \"goal_above_bound_percent\": " << kGoalPercent << ", \"rows\": [";
+  json << "{\"rows\": [";
   int met = 0, count = 0;
-  // Seeds 1-20 and the 42-44 the scale runs use. The planner's large-section
-  // steps were first tuned on 1-3 and 42-44; the other seeds are there so
-  // that the figure is not only theirs.
-  std::vector<uint32_t> seeds;
-  for (uint32_t seed = 1; seed <= 20; ++seed)
-    seeds.push_back(seed);
-  for (uint32_t seed : {42u, 43u, 44u})
-    seeds.push_back(seed);
   for (uint32_t seed : seeds) {
     RandomRow row = planRandom(100000, seed, kGoalTimeLimit, ok);
     json << (count++ ? "," : "") << "\n      " << row.json;
     met += row.abovePercent <= kGoalPercent;
   }
-  std::printf("within %.1f%% of the bound: %d of %d seeds\n", kGoalPercent, met, count);
+  std::printf("within %.1f%% of the bound: %d of %d %s seeds\n", kGoalPercent, met, count, set);
   json << "\n    ], \"within_goal\": " << met << ", \"count\": " << count << "}";
   return json.str();
+}
+
+std::string benchGoal(bool &ok) {
+  std::printf("\n== 100,000 random buffers, time limit %.0f s (goal: within %.1f%% of the bound) "
+              "==\n",
+              kGoalTimeLimit, kGoalPercent);
+  std::string tuning = goalOnSeeds("tuning", kNetworkTuningSeeds, ok);
+  std::string reporting = goalOnSeeds("reporting", kNetworkReportingSeeds, ok);
+  return "{\"time_limit_seconds\": " + std::to_string(kGoalTimeLimit) +
+         ", \"goal_above_bound_percent\": " + std::to_string(kGoalPercent) +
+         ", \"tuning\": " + tuning + ", \"reporting\": " + reporting + "}";
+}
+
+std::string benchPerfectPart(const Options &o, bool &ok) {
+  PerfectOptions perfect;
+  perfect.peers.thirdParty = o.thirdParty;
+  perfect.peers.work = BUNDLEFIT_PEERS_WORK;
+  perfect.smoke = o.smoke;
+  perfect.timeLimit = o.smoke ? 0.5 : 5;
+  return benchPerfect(perfect, ok);
 }
 
 std::string benchSideBySide(const Options &o, bool &ok) {
@@ -273,8 +293,12 @@ bool parseArgs(int argc, char **argv, Options &o) {
     std::string a = argv[i];
     if (a == "--smoke")
       o.smoke = true;
+    else if (a == "--ablation")
+      o.ablation = true;
     else if (a == "--out" && i + 1 < argc)
       o.out = argv[++i];
+    else if (a == "--only" && i + 1 < argc)
+      o.only = argv[++i];
     else if (a == "--help" || a == "-h" || a[0] == '-')
       return false;
     else
@@ -284,11 +308,36 @@ bool parseArgs(int argc, char **argv, Options &o) {
 }
 } // namespace
 
+namespace {
+// Writes the results beside their final name first: never half a file.
+void writeResults(const fs::path &out, const std::string &body) {
+  fs::create_directories(out.parent_path());
+  fs::path tmp = out;
+  tmp += ".tmp";
+  {
+    std::ofstream json(tmp);
+    json << "{\n  \"commit\": " << quoted(bundlefit::bench::sourceCommit()) << "," << body
+         << "\n}\n";
+  }
+  fs::rename(tmp, out);
+  std::printf("\nwrote %s\n", out.string().c_str());
+}
+} // namespace
+
 int main(int argc, char **argv) {
   Options o;
   if (!parseArgs(argc, argv, o)) {
-    std::cerr << "usage: bench_planner [DATA_DIR] [--out FILE] [--smoke]\n";
+    std::cerr << "usage: bench_planner [DATA_DIR] [--out FILE] [--smoke] [--only PART] "
+                 "[--ablation]\n";
     return 2;
+  }
+  fs::path results = BUNDLEFIT_BENCH_RESULTS;
+  if (o.ablation) {
+    bool ok = true;
+    std::string ablation = benchAblation(o.data, ok);
+    writeResults(o.out.empty() ? results / "planner_ablation.json" : o.out,
+                 "\n  \"ablation\": " + ablation);
+    return ok ? 0 : 1;
   }
   // The Glow traces and MiniMalloc instances live beside the repository
   // (../shared, or BUNDLEFIT_PLANNER_DATA at configure time). Without them
@@ -299,27 +348,28 @@ int main(int argc, char **argv) {
                 o.data.string().c_str());
     bool ok = true;
     benchScale(o, ok);
+    benchPerfectPart(o, ok);
     return ok ? 77 : 1;
   }
   bool ok = true;
-  std::string glow = benchGlow(o, ok);
-  std::string minimalloc = benchMiniMalloc(o, ok);
-  std::string scale = benchScale(o, ok);
-  if (!o.smoke) {
-    std::string goal = benchGoal(ok);
-    std::string peers = benchSideBySide(o, ok);
-    fs::create_directories(o.out.parent_path());
-    fs::path tmp = o.out;
-    tmp += ".tmp";
-    {
-      std::ofstream json(tmp);
-      json << "{\n  \"commit\": " << quoted(bundlefit::bench::sourceCommit())
-           << ",\n  \"glow\": " << glow << ",\n  \"minimalloc\": " << minimalloc
-           << ",\n  \"scale\": " << scale << ",\n  \"goal_100k\": " << goal
-           << ",\n  \"side_by_side\": " << (peers.empty() ? "null" : peers) << "\n}\n";
-    }
-    fs::rename(tmp, o.out); // Never leave half a results file.
-    std::printf("\nwrote %s\n", o.out.string().c_str());
-  }
+  std::string glow, minimalloc, scale, goal, perfect, peers;
+  if (o.runs("glow"))
+    glow = benchGlow(o, ok);
+  if (o.runs("minimalloc"))
+    minimalloc = benchMiniMalloc(o, ok);
+  if (o.runs("scale"))
+    scale = benchScale(o, ok);
+  if (!o.smoke && o.runs("goal"))
+    goal = benchGoal(ok);
+  if (o.runs("perfect"))
+    perfect = benchPerfectPart(o, ok);
+  if (!o.smoke && o.runs("peers"))
+    peers = benchSideBySide(o, ok);
+  if (!o.smoke && o.only.empty())
+    writeResults(o.out.empty() ? results / "planner.json" : o.out,
+                 "\n  \"glow\": " + glow + ",\n  \"minimalloc\": " + minimalloc +
+                     ",\n  \"scale\": " + scale + ",\n  \"goal_100k\": " + goal +
+                     ",\n  \"perfect\": " + perfect +
+                     ",\n  \"side_by_side\": " + (peers.empty() ? "null" : peers));
   return ok ? 0 : 1;
 }

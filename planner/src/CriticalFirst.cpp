@@ -1,7 +1,7 @@
 //===- CriticalFirst.cpp - Place the items of the peaks first -------------===//
 #include "CriticalFirst.h"
-#include "GreedyInternal.h"
-#include "Sections.h"
+#include "Placement.h"
+#include "Search.h"
 
 #include <algorithm>
 
@@ -13,28 +13,34 @@ namespace {
 // network-like buffers number 45-180 and their problem is solved in 0.02 s;
 // at 15% (570 items) it was not solved in 2 s.
 constexpr uint64_t kCriticalShare = 20;
+// Past 1/kMostCritical of the items, there is no start to be had.
+constexpr size_t kMostCritical = 4;
 // Search nodes per critical item when no greedy strategy meets the target.
 constexpr uint64_t kNodesPerItem = 64;
 
 // The critical items' offsets under the target, as a problem of its own.
-bool placeCritical(const Items &critical, uint64_t target,
-                   std::chrono::steady_clock::time_point deadline, std::vector<uint64_t> &placed) {
-  for (const GreedyStrategy &g : greedyStrategies()) {
-    std::vector<uint64_t> offsets = placeItems(critical, orderItems(critical, g.order), g.fit);
-    if (arenaOf(critical, offsets) <= target) {
-      placed = std::move(offsets);
-      return true;
+bool placeCritical(const Items &critical, uint64_t target, Budget &budget,
+                   std::vector<uint64_t> &placed) {
+  // Every order and fit: a few hundred items are cheap to place.
+  for (GreedyOrder order :
+       {GreedyOrder::MaxLiveBySize, GreedyOrder::BySize, GreedyOrder::MaxLiveByTime,
+        GreedyOrder::ByLifetime, GreedyOrder::ByFirstUse, GreedyOrder::ByArea})
+    for (GreedyFit fit : {GreedyFit::FirstFit, GreedyFit::BestFit}) {
+      std::vector<uint64_t> offsets;
+      if (!budget.spend(orderUnits(critical, order)) ||
+          !placeItems(critical, orderItems(critical, order), fit, offsets, budget))
+        return false;
+      if (arenaOf(critical, offsets) <= target) {
+        placed = std::move(offsets);
+        return true;
+      }
     }
-  }
-  SearchBudget budget;
-  budget.nodesLeft = kNodesPerItem * std::max<uint64_t>(critical.items.size(), 64);
-  budget.deadline = deadline;
-  return searchCapacity(critical, target, budget, placed) == Outcome::Found;
+  uint64_t nodes = kNodesPerItem * std::max<uint64_t>(critical.items.size(), 64);
+  return searchCapacity(critical, target, budget, nodes, placed) == Outcome::Found;
 }
 } // namespace
 
-bool placeCriticalFirst(const Items &items, uint64_t target,
-                        std::chrono::steady_clock::time_point deadline,
+bool placeCriticalFirst(const Items &items, uint64_t target, Budget &budget,
                         std::vector<uint64_t> &offsets, std::vector<char> &critical) {
   size_t n = items.items.size();
   size_t steps = size_t(std::max(items.numSteps, 1));
@@ -64,15 +70,20 @@ bool placeCriticalFirst(const Items &items, uint64_t target,
       global.push_back(int(i));
     }
   }
+  // When most items are critical (a flat live profile), the critical
+  // problem is the whole one again.
   std::vector<uint64_t> placed;
-  if (local.items.empty() || !placeCritical(local, target, deadline, placed))
+  if (local.items.empty() || local.items.size() > n / kMostCritical ||
+      !placeCritical(local, target, budget, placed))
     return false;
   // The rest around them, by one greedy pass in Glow's max-live order.
   offsets.assign(n, 0);
   for (size_t k = 0; k < global.size(); ++k)
     offsets[size_t(global[k])] = placed[k];
+  if (!budget.spend(orderUnits(items, GreedyOrder::MaxLiveBySize)))
+    return false;
   return placeItems(items, orderItems(items, GreedyOrder::MaxLiveBySize), GreedyFit::FirstFit,
-                    offsets, PlaceLimits{&deadline}, &critical);
+                    offsets, budget, &critical);
 }
 
 } // namespace bundlefit::planner::detail

@@ -6,20 +6,18 @@
 // 10^5 buffers, and placed first, as a problem of their own, they reach the
 // bound at once (a greedy pass or a short search). The other items then go
 // around them by one greedy pass: a start that is often worse than the
-// greedy plan (+3% to +12% over the bound on 10^5 network-like buffers) but
-// whose peaks are already packed, so that ejection (EjectionRepair.h) with
-// the critical items held, and windows after it, bring the rest down. From
-// it, seeds 13, 16, 17 and 43 reach the bound in about 0.3 s; from the
-// greedy plan no search reached it in 5 s.
+// greedy plan (a few percent over the bound on 10^5 network-like buffers)
+// but whose peaks are already packed, so that ejection (EjectionRepair.h)
+// with the critical items held brings the rest down; from the greedy plan
+// it often does not.
 //
 //===----------------------------------------------------------------------===//
 #ifndef BUNDLEFIT_PLANNER_SRC_CRITICALFIRST_H
 #define BUNDLEFIT_PLANNER_SRC_CRITICALFIRST_H
 
-#include "ExactSearch.h"
+#include "Budget.h"
 #include "Items.h"
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -28,11 +26,9 @@ namespace bundlefit::planner::detail {
 /// A placement of every item (per item) whose critical items end at or
 /// below `target`; critical[i] is non-zero for those. False when the
 /// critical items could not be brought under the target (by the greedy
-/// strategies, then by a search of at most 64 nodes per item) or the pass
-/// around them reached `deadline`: offsets and critical are then
-/// unspecified.
-bool placeCriticalFirst(const Items &items, uint64_t target,
-                        std::chrono::steady_clock::time_point deadline,
+/// strategies, then by a search of at most 64 nodes per item) or the
+/// budget ran out: offsets and critical are then unspecified.
+bool placeCriticalFirst(const Items &items, uint64_t target, Budget &budget,
                         std::vector<uint64_t> &offsets, std::vector<char> &critical);
 
 } // namespace bundlefit::planner::detail

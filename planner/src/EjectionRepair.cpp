@@ -1,18 +1,15 @@
 //===- EjectionRepair.cpp - Bring items under a target by evicting others -===//
 #include "EjectionRepair.h"
-#include "ItemsByTime.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <queue>
 #include <tuple>
 
 namespace bundlefit::planner::detail {
 
 namespace {
-// Moves between two looks at the clock.
-constexpr uint64_t kMovesPerClockCheck = 64;
-
 struct Placed {
   uint64_t offset, end;
   int item;
@@ -101,12 +98,9 @@ private:
 } // namespace
 
 Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uint64_t target,
-                         const EjectionLimits &limits, uint64_t *movesUsed) {
-  if (movesUsed)
-    *movesUsed = 0;
+                         const EjectionLimits &limits, Budget &budget) {
   size_t n = items.items.size();
   auto isHeld = [&](size_t i) { return limits.held && (*limits.held)[i] != 0; };
-  ItemsByTime index(items);
   std::vector<char> out(n, 0);
   std::vector<uint32_t> evictions(n, 0);
   std::vector<double> lengthFactor(n);
@@ -125,11 +119,17 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
       out[i] = 1;
       takenOut.push(int(i));
     }
+  // Setting up reads every item once (and sorts them into a time index
+  // when the caller has none).
+  if (!budget.spend(n + (limits.index ? 0 : sortUnits(n))))
+    return Outcome::OutOfBudget;
+  std::optional<ItemsByTime> own;
+  if (!limits.index)
+    own.emplace(items);
+  const ItemsByTime &index = limits.index ? *limits.index : *own;
   std::vector<uint64_t> saved = offsets;
-  auto giveUp = [&](Outcome why, uint64_t moves) {
+  auto giveUp = [&](Outcome why) {
     offsets = std::move(saved);
-    if (movesUsed)
-      *movesUsed = moves;
     return why;
   };
 
@@ -140,9 +140,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
   uint64_t moves = 0;
   while (!takenOut.empty()) {
     if (moves >= limits.maxMoves)
-      return giveUp(Outcome::Unsolved, moves);
-    if (moves % kMovesPerClockCheck == 0 && std::chrono::steady_clock::now() >= limits.deadline)
-      return giveUp(Outcome::OutOfBudget, moves);
+      return giveUp(Outcome::Unsolved);
     int u = takenOut.top();
     takenOut.pop();
     const Item &it = items.items[u];
@@ -155,6 +153,11 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
       return a.offset != b.offset ? a.offset < b.offset : a.item < b.item;
     });
     ++moves;
+    // A move reads the items meeting it (a few tiers of ItemsByTime), sorts
+    // them and prices every place: counted at what it costs beside a node
+    // of the search.
+    if (!budget.spend(12 + 9 * placed.size() + 3 * sortUnits(placed.size())))
+      return giveUp(Outcome::OutOfBudget);
     // The lowest free fit, when it is under the target.
     uint64_t at = 0;
     for (const Placed &p : placed) {
@@ -180,7 +183,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
     cost.candidates(placed, it.size, it.alignment, target, candidates);
     uint64_t o = 0;
     if (!cost.cheapest(placed, candidates, it.size, o))
-      return giveUp(Outcome::Unsolved, moves); // Held items fill every place.
+      return giveUp(Outcome::Unsolved); // Held items fill every place.
     offsets[u] = o;
     out[u] = 0;
     for (const Placed &p : placed)
@@ -190,8 +193,6 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
         takenOut.push(p.item);
       }
   }
-  if (movesUsed)
-    *movesUsed = moves;
   return Outcome::Found;
 }
 

@@ -6,7 +6,7 @@
 // max segment tree over steps and per-node candidate lists.
 //
 //===----------------------------------------------------------------------===//
-#include "GreedyInternal.h"
+#include "Placement.h"
 
 #include <algorithm>
 #include <numeric>
@@ -44,8 +44,8 @@ struct LongerThenLarger {
 void sortStatic(const Items &items, GreedyOrder order, std::vector<int> &seq) {
   const std::vector<Item> &v = items.items;
   switch (order) {
-  case GreedyOrder::BySize:
-    std::sort(seq.begin(), seq.end(), LargerThenLonger{v});
+  case GreedyOrder::BySize: // As TFLM's planner: ties keep the given order.
+    std::stable_sort(seq.begin(), seq.end(), [&v](int a, int b) { return v[a].size > v[b].size; });
     return;
   case GreedyOrder::ByArea:
     std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
@@ -225,6 +225,35 @@ std::vector<int> dynamicOrder(const Items &items, GreedyOrder order) {
   return sequence;
 }
 } // namespace
+
+uint64_t orderUnits(const Items &items, GreedyOrder order) {
+  bool dynamic = order == GreedyOrder::MaxLiveBySize || order == GreedyOrder::MaxLiveByTime;
+  return (dynamic ? 20 : 1) * sortUnits(items.items.size());
+}
+
+uint64_t passUnits(const Items &items) {
+  // Pairs that meet: each item meets, when it starts, every item live on
+  // that step that started earlier, and those starting on the same step.
+  size_t steps = size_t(std::max(items.numSteps, 1));
+  std::vector<uint64_t> starting(steps, 0);
+  std::vector<int64_t> live(steps + 1, 0);
+  for (const Item &it : items.items)
+    if (it.size != 0) {
+      ++starting[size_t(it.cfirst)];
+      ++live[size_t(it.cfirst)];
+      --live[size_t(it.clast) + 1];
+    }
+  uint64_t pairs = 0, most = 1;
+  int64_t running = 0;
+  for (size_t s = 0; s < steps; ++s) {
+    running += live[s];
+    uint64_t earlier = uint64_t(running) - starting[s];
+    pairs += starting[s] * earlier + starting[s] * (starting[s] - (starting[s] != 0)) / 2;
+    most = std::max(most, uint64_t(running));
+  }
+  // Each item's ranges are sorted: at most log2 of the most live apiece.
+  return items.items.size() + pairs * (1 + sortUnits(most) / most);
+}
 
 std::vector<int> orderItems(const Items &items, GreedyOrder order) {
   if (order == GreedyOrder::MaxLiveBySize || order == GreedyOrder::MaxLiveByTime)

@@ -44,6 +44,9 @@ std::vector<bool> selectHints(const Problem &problem);
 
 Items buildItems(const Problem &problem);
 
+/// max over items of offset + size (0 when nothing takes bytes).
+uint64_t arenaOf(const Items &items, const std::vector<uint64_t> &itemOffsets);
+
 /// Expands per-item offsets to a Plan over the original buffers.
 Plan makePlan(const Problem &problem, const Items &items, const std::vector<uint64_t> &itemOffsets,
               std::string algorithm, uint64_t lowerBound);

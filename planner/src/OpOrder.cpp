@@ -6,6 +6,10 @@
 // a shortest-path over the lattice of sets, explored one layer (|S|) at a
 // time. When a layer grows past maxStates we keep the most promising sets
 // (lowest peak, then lowest resident bytes): a beam search, no longer exact.
+// The work (successors looked at, words copied) has a limit too: each layer
+// gets an equal share of what is left, and keeps only the states that
+// share pays for, at least one. A graph too large for even one state per
+// layer (past twice the limit) keeps the order it was given.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/planner/OpOrder.h"
@@ -118,12 +122,24 @@ public:
     layer.readyBegin.push_back(layer.readyOps.size());
     history.push_back({{-1, -1}});
     bool exact = true;
+    uint64_t workLeft = options.maxWork, overrun = 0, spent = 0;
     for (int step = 0; step < facts.numOps; ++step) {
+      // A state costs its successors, its set and its ready list.
+      uint64_t perState =
+          1 + layer.words + layer.readyOps.size() / std::max<size_t>(layer.size(), 1);
+      uint64_t cost = perState * layer.size();
+      overrun += cost > workLeft ? cost - workLeft : 0;
+      workLeft -= std::min(workLeft, cost);
+      spent += cost;
+      if (overrun > options.maxWork)
+        return {{}, 0, false, "given: too large to reorder", spent};
+      uint64_t share = workLeft / uint64_t(facts.numOps - step);
+      size_t width = size_t(std::clamp<uint64_t>(share / perState, 1, options.maxStates));
       std::vector<Candidate> next = expand(layer);
       if (next.empty())
         return {}; // A cycle: no topological order exists.
-      if (next.size() > options.maxStates) {
-        keepMostPromising(next);
+      if (next.size() > width) {
+        keepMostPromising(next, width);
         exact = false;
       }
       std::vector<std::pair<int, int>> links;
@@ -142,6 +158,7 @@ public:
     result.order = reconstruct(int(best));
     result.provedOptimal = exact;
     result.method = exact ? "exact-dp" : "beam";
+    result.work = spent;
     return result;
   }
 
@@ -234,13 +251,13 @@ private:
     return next;
   }
 
-  void keepMostPromising(std::vector<Candidate> &next) const {
+  void keepMostPromising(std::vector<Candidate> &next, size_t width) const {
     std::stable_sort(next.begin(), next.end(), [](const Candidate &a, const Candidate &b) {
       if (a.peak != b.peak)
         return a.peak < b.peak;
       return a.resident < b.resident;
     });
-    next.resize(options.maxStates);
+    next.resize(width);
   }
 
   // The next layer's states from the surviving candidates: the set (parent's
@@ -267,10 +284,16 @@ private:
            r < layer.readyBegin[size_t(c.parent) + 1]; ++r)
         if (layer.readyOps[r] != c.op)
           out.readyOps.push_back(layer.readyOps[r]);
+      // The parent's list stays sorted: only the newly ready are sorted
+      // and merged in (a sort of thousands of ready ops per state was most
+      // of the time on a wide graph).
+      size_t kept = out.readyOps.size();
       for (int succ : facts.succs[c.op])
         if (allPredsDone(bits, succ))
           out.readyOps.push_back(succ);
-      std::sort(out.readyOps.begin() + std::ptrdiff_t(first), out.readyOps.end());
+      auto middle = out.readyOps.begin() + std::ptrdiff_t(kept);
+      std::sort(middle, out.readyOps.end());
+      std::inplace_merge(out.readyOps.begin() + std::ptrdiff_t(first), middle, out.readyOps.end());
       out.readyBegin.push_back(out.readyOps.size());
     }
     return out;
@@ -357,13 +380,15 @@ OrderResult optimiseOrder(const OpGraph &graph, const std::vector<int> &initialO
   if (!isTopologicalOrder(graph, initialOrder))
     return found;
   uint64_t givenPeak = computePeak(graph, initialOrder);
+  if (found.order.empty() && !found.method.empty())
+    return {initialOrder, givenPeak, false, found.method, found.work};
   if (!found.order.empty() && found.peak < givenPeak)
     return found;
   if (!found.order.empty() && found.peak == givenPeak && found.provedOptimal) {
     // Equal peaks: keep the caller's order, it is the least surprising.
-    return {initialOrder, givenPeak, true, "given"};
+    return {initialOrder, givenPeak, true, "given", found.work};
   }
-  return {initialOrder, givenPeak, false, "given"};
+  return {initialOrder, givenPeak, false, "given", found.work};
 }
 
 } // namespace bundlefit::planner

@@ -55,12 +55,4 @@ std::vector<Section> splitIntoSections(const Items &items) {
   return used;
 }
 
-uint64_t arenaOf(const Items &items, const std::vector<uint64_t> &itemOffsets) {
-  uint64_t top = 0;
-  for (size_t i = 0; i < items.items.size(); ++i)
-    if (items.items[i].size != 0)
-      top = std::max(top, itemOffsets[i] + items.items[i].size);
-  return top;
-}
-
 } // namespace bundlefit::planner::detail

@@ -25,9 +25,6 @@ struct Section {
 /// in time order.
 std::vector<Section> splitIntoSections(const Items &items);
 
-/// max over items of offset + size (0 when nothing takes bytes).
-uint64_t arenaOf(const Items &items, const std::vector<uint64_t> &itemOffsets);
-
 } // namespace bundlefit::planner::detail
 
 #endif // BUNDLEFIT_PLANNER_SRC_SECTIONS_H

@@ -37,6 +37,8 @@ const char *exitCategoryName(ExitCode code) {
     return "cannot_write";
   case ExitCode::ToolMissing:
     return "tool_missing";
+  case ExitCode::NotFoundInTime:
+    return "not_found_in_time";
   }
   return "internal";
 }

@@ -4,7 +4,9 @@
 
 #include "bundlefit/planner/formats/GlowTrace.h"
 #include "bundlefit/planner/formats/MiniMallocCsv.h"
+#include "bundlefit/planner/formats/PerfectPacking.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -174,4 +176,80 @@ TEST_CASE("Glow trace: signed or oversized byte counts are errors naming the lin
   CHECK(sum.find("line 4") != std::string::npos);
   CHECK(sum.find("2^62") != std::string::npos);
   CHECK(errorOf("MODEL m\nALIGN -1\n").find("ALIGN") != std::string::npos);
+}
+
+TEST_CASE("perfect packings: every step has the strip's height live, so the bound is the optimum") {
+  for (formats::PackingFamily family : formats::allPackingFamilies()) {
+    Problem p = formats::perfectPackingProblem(3000, family, 7);
+    std::string name = formats::toString(family);
+    CAPTURE(name);
+    // About n buffers: the last step's births go over it, never far.
+    CHECK(p.buffers.size() >= 3000);
+    CHECK(p.buffers.size() < 3300);
+    int steps = 0;
+    for (const Buffer &b : p.buffers) {
+      CHECK(b.first <= b.last);
+      CHECK(b.size > 0);
+      CHECK(b.alignment == 1);
+      steps = std::max(steps, b.last + 1);
+      if (family == formats::PackingFamily::PowerOfTwo)
+        CHECK((b.size & (b.size - 1)) == 0);
+    }
+    // Live bytes per step, every step: the strip, no more, no less.
+    std::vector<int64_t> live(size_t(steps) + 1, 0);
+    for (const Buffer &b : p.buffers) {
+      live[size_t(b.first)] += int64_t(b.size);
+      live[size_t(b.last) + 1] -= int64_t(b.size);
+    }
+    int64_t running = 0;
+    for (int s = 0; s < steps; ++s) {
+      running += live[size_t(s)];
+      REQUIRE(running == int64_t(1) << 24);
+    }
+    CHECK(computeLowerBound(p) == uint64_t(1) << 24);
+    // Deterministic from the seed; another seed, another problem.
+    Problem again = formats::perfectPackingProblem(3000, family, 7);
+    Problem other = formats::perfectPackingProblem(3000, family, 8);
+    CHECK(again.buffers.size() == p.buffers.size());
+    bool same = true, differs = other.buffers.size() != p.buffers.size();
+    for (size_t i = 0; i < p.buffers.size() && i < other.buffers.size(); ++i) {
+      same &= again.buffers[i].size == p.buffers[i].size &&
+              again.buffers[i].first == p.buffers[i].first &&
+              again.buffers[i].last == p.buffers[i].last;
+      differs |= other.buffers[i].size != p.buffers[i].size;
+    }
+    CHECK(same);
+    CHECK(differs);
+  }
+  formats::PackingFamily family;
+  CHECK(formats::packingFamilyFromString("long-lived", family));
+  CHECK((family == formats::PackingFamily::LongLived));
+  CHECK_FALSE(formats::packingFamilyFromString("normal", family));
+}
+
+TEST_CASE("perfect packings: the families differ where they say they do") {
+  auto mean = [](const Problem &p, bool lifetime) {
+    double sum = 0;
+    for (const Buffer &b : p.buffers)
+      sum += lifetime ? double(b.last - b.first + 1) : double(b.size);
+    return sum / double(p.buffers.size());
+  };
+  auto longest = [](const Problem &p) {
+    int most = 0;
+    for (const Buffer &b : p.buffers)
+      most = std::max(most, b.last - b.first + 1);
+    return most;
+  };
+  Problem uniform = formats::perfectPackingProblem(5000, formats::PackingFamily::Uniform, 3);
+  Problem longLived = formats::perfectPackingProblem(5000, formats::PackingFamily::LongLived, 3);
+  Problem heavy = formats::perfectPackingProblem(5000, formats::PackingFamily::HeavyTailed, 3);
+  CHECK(longest(uniform) <= 16);
+  CHECK(longest(longLived) >= 64);
+  CHECK(longest(heavy) > 16);
+  // Heavy tails: many small buffers and a few very large ones.
+  uint64_t largest = 0;
+  for (const Buffer &b : heavy.buffers)
+    largest = std::max(largest, b.size);
+  CHECK(double(largest) > 20 * mean(heavy, false));
+  CHECK(mean(uniform, true) > 4);
 }

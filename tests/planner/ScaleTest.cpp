@@ -6,64 +6,101 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
-#include "GreedyInternal.h"
 #include "Items.h"
 #include "ItemsByTime.h"
+#include "PlacedIndex.h"
+#include "Placement.h"
 #include "bundlefit/planner/formats/NetworkLike.h"
 
-#include <chrono>
-
 using namespace bundlefit::planner;
+using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
 TEST_CASE("the placement index gathers exactly the placed items that overlap in time") {
   // The index keeps its lists only up to the height of the longest lifetime;
-  // an item lost above it would be counted here (and overlapped in a plan).
+  // an item lost above it would be missed here (and overlapped in a plan).
   Problem p = formats::networkLikeProblem(3000, 7);
   detail::Items items = detail::buildItems(p);
   std::vector<int> sequence = detail::orderItems(items, GreedyOrder::BySize);
-  detail::PlaceStats stats;
-  std::vector<uint64_t> offsets;
-  REQUIRE(detail::placeItems(items, sequence, GreedyFit::FirstFit, offsets,
-                             detail::PlaceLimits{nullptr, &stats}));
-  uint64_t pairs = 0;
-  for (size_t a = 0; a < sequence.size(); ++a)
+  detail::PlacedIndex index(items);
+  for (size_t a = 0; a < sequence.size(); ++a) {
+    const detail::Item &x = items.items[sequence[a]];
+    if (x.size == 0)
+      continue;
+    uint64_t gathered = 0, expected = 0;
+    index.forEachOverlapping(x.cfirst, x.clast, [&](const detail::Range &) { ++gathered; });
     for (size_t b = 0; b < a; ++b) {
-      const detail::Item &x = items.items[sequence[a]], &y = items.items[sequence[b]];
-      pairs += x.size && y.size && x.cfirst <= y.clast && y.cfirst <= x.clast;
+      const detail::Item &y = items.items[sequence[b]];
+      expected += y.size && x.cfirst <= y.clast && y.cfirst <= x.clast;
     }
-  CHECK(stats.gathered == pairs);
-  CHECK(stats.placed == items.items.size());
+    REQUIRE(gathered == expected);
+    index.insert({a, a + 1}, x.cfirst, x.clast);
+  }
 }
 
-TEST_CASE("a greedy pass stops within a few items once its deadline has passed") {
+TEST_CASE("a greedy pass stops when its budget is spent, within one item") {
   Problem p = formats::networkLikeProblem(20000, 8);
   detail::Items items = detail::buildItems(p);
-  const auto past = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-  detail::PlaceStats stats;
+  detail::Budget budget(0.0, 5000);
   std::vector<uint64_t> offsets;
   CHECK_FALSE(detail::placeItems(items, detail::orderItems(items, GreedyOrder::BySize),
-                                 GreedyFit::FirstFit, offsets, detail::PlaceLimits{&past, &stats}));
-  CHECK(stats.placed < 1024); // Instead of all 20,000.
+                                 GreedyFit::FirstFit, offsets, budget));
+  CHECK(budget.spent() <= 5000);
+  CHECK(budget.limit() == detail::Limit::Work);
 }
 
-TEST_CASE("planMemory's time limit covers the greedy passes, and says so") {
-  // Above 20,000 items two greedy passes run; with no time at all only the
-  // first (a plan is needed), and the plan says that a limit ended the work.
+TEST_CASE("with no time at all the plan is the first placement, and says so") {
   Problem p = formats::networkLikeProblem(30000, 9);
   PlanOptions options;
   options.exact.timeBudgetSeconds = 0;
   Plan plan = planMemory(p, options);
   requireValid(p, plan);
-  CHECK(plan.algorithm == "greedy:by-size/first-fit");
+  CHECK(plan.algorithm == "bottom-left");
   CHECK(plan.arenaSize > plan.lowerBound); // Otherwise there was nothing to cut.
   CHECK(plan.budgetExhausted);
+  CHECK(plan.stoppedBy == "work");
+  CHECK(plan.stoppedIn == "first placement");
   CHECK(std::string(proofOf(plan, 0)) == "best effort");
 }
 
+TEST_CASE("the first placement is O(n log n) where every buffer meets every other") {
+  // 200,000 buffers all live on one step: a first-fit pass gathers every
+  // placed buffer for each new one (2 * 10^10 ranges); the bottom-left
+  // placement does a few tree operations per buffer. The greedy passes are
+  // not begun: the work for one is not there.
+  Problem p;
+  for (int i = 0; i < 200000; ++i)
+    p.buffers.push_back({i, uint64_t(64 + i % 1000), 64, i % 7, 7 + i % 5});
+  PlanOptions options;
+  options.exact.timeBudgetSeconds = 1;
+  Plan plan = planMemory(p, options);
+  CHECK(plan.algorithm == "bottom-left");
+  CHECK(plan.workUnits <= kWorkUnitsPerSecond);
+  uint64_t sum = 0;
+  for (const Buffer &b : p.buffers)
+    sum += footprint(b);
+  CHECK(plan.arenaSize <= sum);
+  requireValid(p, plan);
+}
+
+TEST_CASE("the work, not the clock, decides: two runs give the same plan") {
+  // A section of 20,000 items repaired by ejection within 10^8 units; the
+  // clock (600 s) never comes near.
+  Problem p = formats::networkLikeProblem(20000, 5);
+  PlanOptions options;
+  options.exact.workLimit = 100'000'000;
+  options.exact.timeBudgetSeconds = 600;
+  Plan a = planMemory(p, options), b = planMemory(p, options);
+  requireValid(p, a);
+  CHECK(a.offsets == b.offsets);
+  CHECK(a.workUnits == b.workUnits);
+  CHECK(a.stoppedBy != "time");
+  CHECK(b.stoppedBy != "time");
+}
+
 TEST_CASE("the time index lists exactly the items live in a window") {
-  // Window repair asks it once per window instead of scanning the section;
-  // an item it missed would be left out of a window's problem (and overlap).
+  // Ejection asks it once per move instead of scanning the section; an item
+  // it missed would be left where a moved one lands (and overlap).
   Problem p = formats::networkLikeProblem(3000, 9);
   p.buffers[17].size = 0; // Takes no bytes: in no window.
   detail::Items items = detail::buildItems(p);
@@ -87,15 +124,18 @@ TEST_CASE("the time index lists exactly the items live in a window") {
   }
 }
 
-TEST_CASE("past 20,000 items the greedy family still tries Glow's max-live-by-time order") {
-  // On this seed it beats the size order by 1.9% of the bound (by size: 5.3%
-  // over it); the window repair starts from the better plan.
-  Problem p = formats::networkLikeProblem(25000, 3);
-  Plan bySize = planGreedy(p, GreedyOrder::BySize, GreedyFit::FirstFit);
-  Plan byTime = planGreedy(p, GreedyOrder::MaxLiveByTime, GreedyFit::FirstFit);
-  REQUIRE(byTime.arenaSize < bySize.arenaSize);
-  Plan best = planBestGreedy(p);
-  requireValid(p, best);
-  CHECK(best.arenaSize == byTime.arenaSize);
-  CHECK(best.algorithm == "greedy:max-live-by-time/first-fit");
+TEST_CASE("bottom-left placements are valid on random problems, hints and alignments included") {
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    Problem p = randomProblem(80, 30, seed, seed % 2 == 0);
+    if (seed % 3 == 0) // An in-place pair where one fits.
+      for (size_t i = 0; i < p.buffers.size(); ++i)
+        for (size_t j = 0; j < p.buffers.size(); ++j)
+          if (p.inPlace.empty() && i != j && p.buffers[i].last == p.buffers[j].first &&
+              p.buffers[i].alignment == p.buffers[j].alignment)
+            p.inPlace.push_back({int(j), int(i), 0, {}});
+    detail::Items items = detail::buildItems(p);
+    CAPTURE(seed);
+    requireValid(p, detail::makePlan(p, items, detail::placeBottomLeft(items), "bottom-left",
+                                     computeLowerBound(p)));
+  }
 }

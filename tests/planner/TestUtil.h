@@ -2,13 +2,13 @@
 #ifndef BUNDLEFIT_TESTS_PLANNER_TESTUTIL_H
 #define BUNDLEFIT_TESTS_PLANNER_TESTUTIL_H
 
+#include "Budget.h"
 #include "Items.h"
 #include "bundlefit/planner/Planner.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -88,11 +88,9 @@ inline uint64_t bruteForceOptimum(const Problem &p,
 
 inline std::filesystem::path dataDir() { return BUNDLEFIT_PLANNER_DATA; }
 
-/// A deadline no test reaches: the limits under test are moves, tries or
+/// A budget no test reaches: the limits under test are moves, tries or
 /// nodes, so the result does not depend on the machine.
-inline std::chrono::steady_clock::time_point farDeadline() {
-  return std::chrono::steady_clock::now() + std::chrono::minutes(5);
-}
+inline detail::Budget unlimited() { return detail::Budget(3600); }
 
 /// The best greedy plan's offsets per item (the start the repairs get).
 inline std::vector<uint64_t> greedyOffsets(const Problem &p, const detail::Items &items) {

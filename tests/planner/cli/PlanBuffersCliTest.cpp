@@ -1,8 +1,9 @@
 //===- PlanBuffersCliTest.cpp - bundlefit plan-buffers end to end ---------===//
 //
 // What a user sees: a capacity that a search can meet is met, the JSON says
-// how sure the answer is, and a hostile problem file is a one-line error
-// (exit 4) naming the file, line and field, never a crash.
+// how sure the answer is (and the exit code whether "does not fit" is
+// proven), --time-limit bounds the whole run, and a hostile problem file is
+// a one-line error (exit 4) naming the file, line and field, never a crash.
 //
 //===----------------------------------------------------------------------===//
 #define DOCTEST_CONFIG_IMPLEMENT
@@ -10,12 +11,17 @@
 
 #include "CliTestSupport.h"
 
+#include "bundlefit/planner/formats/NetworkLike.h"
+#include "bundlefit/planner/formats/PerfectPacking.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
 
 using bundlefit::test::CommandResult;
 using bundlefit::test::runBundlefit;
@@ -25,6 +31,23 @@ std::string writeFile(const std::string &name, const std::string &text) {
   std::string path = std::string(BUNDLEFIT_TEST_TMP) + "/" + name;
   std::ofstream(path) << text;
   return path;
+}
+
+std::string writeProblem(const std::string &name, const bundlefit::planner::Problem &p) {
+  std::string path = std::string(BUNDLEFIT_TEST_TMP) + "/" + name;
+  std::ofstream out(path);
+  out << "id,lower,upper,size\n";
+  for (const bundlefit::planner::Buffer &b : p.buffers)
+    out << b.id << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size << '\n';
+  return path;
+}
+
+// CPU seconds of the children this process has waited for.
+double childCpu() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 // Exit 4, one line, naming the file and every given word.
@@ -90,8 +113,78 @@ TEST_CASE("plan-buffers: the limits are options, and the JSON says how sure it i
   CHECK(report["problems"][0]["proof"] == "proven optimal");
   CommandResult tooSmall =
       runBundlefit("plan-buffers " + small + " --format csv --capacity 11 --json");
-  CHECK(tooSmall.exitCode == 3);
+  CHECK(tooSmall.exitCode == 3); // Under the bound: proven at once.
   CHECK(nlohmann::json::parse(tooSmall.output)["problems"][0]["proof"] == "proven not to fit");
+}
+
+TEST_CASE("plan-buffers: --time-limit must be a finite number of seconds") {
+  std::string small = writeFile("ok2.csv", "id,lower,upper,size\na,0,2,4\n");
+  for (const char *limit : {"nan", "inf", "-1", "1e99", "5s"}) {
+    CommandResult r = runBundlefit("plan-buffers " + small + " --format csv --time-limit " + limit);
+    CAPTURE(limit);
+    CAPTURE(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK(r.output.find("--time-limit") != std::string::npos);
+  }
+  CHECK(runBundlefit("plan-buffers " + small + " --format csv --time-limit 0.5").exitCode == 0);
+}
+
+TEST_CASE("plan-buffers: proven 'does not fit' is exit 3 at once, unproven is exit 8") {
+  // 2,000 buffers cut from a full strip: the bound, 2^24, is the optimum,
+  // but no search finds that packing in a second.
+  namespace formats = bundlefit::planner::formats;
+  std::string strip = writeProblem(
+      "strip.csv", formats::perfectPackingProblem(2000, formats::PackingFamily::Uniform, 3));
+  // Under the bound: no plan can fit, and no work is needed to say so.
+  CommandResult below = runBundlefit("plan-buffers " + strip +
+                                     " --format csv --capacity 16777215 --time-limit 600 --json");
+  CHECK(below.exitCode == 3);
+  nlohmann::json report = nlohmann::json::parse(below.output);
+  CHECK(report["problems"][0]["proof"] == "proven not to fit");
+  CHECK(report["problems"][0]["work_units"] == 0);
+  CHECK(report["capacity"]["proven"] == true);
+  CHECK(report["seconds"].get<double>() < 60);
+  // At the bound: a fit exists, none is found within the limit, nothing
+  // is proved. Exit 8, not 3, and the JSON says where the work stopped.
+  CommandResult unproven = runBundlefit(
+      "plan-buffers " + strip + " --format csv --capacity 16777216 --time-limit 0.5 --json");
+  CHECK(unproven.exitCode == 8);
+  report = nlohmann::json::parse(unproven.output);
+  CHECK(report["problems"][0]["proof"] == "best effort");
+  CHECK(report["capacity"]["proven"] == false);
+  CHECK(report["problems"][0]["limit_reached"] == true);
+  CHECK(report["problems"][0]["stopped_in"].get<std::string>() != "");
+  CommandResult text =
+      runBundlefit("plan-buffers " + strip + " --format csv --capacity 16777216 --time-limit 0.5");
+  CHECK(text.exitCode == 8);
+  CHECK(text.output.find("not proven impossible") != std::string::npos);
+}
+
+TEST_CASE("plan-buffers: --time-limit bounds the whole run at 10^6 buffers") {
+  // Issue 36: 97.6 s of CPU at the default 5 s limit; the first greedy pass
+  // grew as n^2. Reading, the first placement (O(n log n)), the search and
+  // the check all fit in the limit now.
+  std::string big =
+      writeProblem("million.csv", bundlefit::planner::formats::networkLikeProblem(1000000, 45));
+  double cpu = childCpu();
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = runBundlefit("plan-buffers " + big + " --format csv --json");
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cpu = childCpu() - cpu;
+  REQUIRE_MESSAGE(r.exitCode == 0, r.output.substr(0, 500));
+  nlohmann::json report = nlohmann::json::parse(r.output);
+  CHECK(report["time_limit_seconds"] == 5.0);
+  MESSAGE("10^6 buffers: " << cpu << " s CPU, " << wall << " s wall, arena "
+                           << report["problems"][0]["arena"] << ", bound "
+                           << report["problems"][0]["lower_bound"]);
+  CHECK(cpu <= 5.5);
+  // The wall clock too, unless the machine gave this run under half a core
+  // (the parts that cannot stop, reading and the first placement, then
+  // take longer than the limit by themselves).
+  if (cpu >= wall / 2)
+    CHECK(wall <= 5.5);
+  else
+    MESSAGE("machine overloaded (" << cpu / wall << " of a core): wall time not checked");
 }
 
 // Run as its own ctest (planner_cli_minimalloc_D): exit 77 = skipped when

@@ -19,38 +19,41 @@
 
 namespace bundlefit::planner {
 
+/// Work units per second of a time limit (Budget.h says what a unit is).
+inline constexpr uint64_t kWorkUnitsPerSecond = 100'000'000;
+
 struct ExactOptions {
-  /// Wall-clock limit for the whole call, greedy passes included (only the
-  /// first pass, which gives the plan to return, runs whatever the clock
-  /// says; a pass in progress stops within about a thousand items). Wherever the search finishes
-  /// inside it (a fit, a proof, the optimum), the result does not depend on
-  /// it, so an idle and a loaded machine give the same plan.
+  /// The limit for the whole call, in seconds. It becomes a number of work
+  /// units (kWorkUnitsPerSecond per second: items visited by passes,
+  /// searches and moves), so where the work runs out first the plan is the same on an
+  /// idle and a loaded machine; the clock stops a loaded one. The first
+  /// placement (O(n log n)) runs whatever the limit.
   double timeBudgetSeconds = 5.0;
   /// 0: minimise the arena. Otherwise first find a plan with arenaSize <=
-  /// capacity (Plan::provedInfeasible when the search proves there is none),
-  /// then spend the time left going lower.
+  /// capacity (Plan::provedInfeasible when that is proved impossible: at
+  /// once for a capacity under the lower bound), then go lower with what is
+  /// left.
   uint64_t capacity = 0;
   /// With a capacity: stop as soon as the plan fits (MiniMalloc's question).
   bool stopAtCapacity = false;
-  /// Search nodes over all attempts; 0 (the default) means no limit, so only
-  /// timeBudgetSeconds stops the search. A limit makes an unfinished search
-  /// reproducible too (about 10^5 nodes per second on hard instances).
+  /// Search nodes over all attempts; 0 (the default) means no limit.
   uint64_t nodeLimit = 0;
+  /// Work units instead of the ones the time limit gives (0: from it), for
+  /// tests and benchmarks that want the work, never the clock, to decide:
+  /// with a generous timeBudgetSeconds the plan is then the same on any
+  /// machine.
+  uint64_t workLimit = 0;
 };
 
-/// Never worse than planBestGreedy(problem): the greedy plan is the incumbent.
-///
-/// The items are split into sections where no buffer crosses (independent
-/// problems; the arena is the largest section's), each solved on its own:
-/// sections already under the target keep their greedy placement, the
-/// others are searched, and a section the search cannot finish keeps its
-/// best greedy placement. Any number of buffers.
+/// planMemory with every step (Strategy.cpp). Never worse than the greedy
+/// plans: the problem is split into sections where no buffer crosses, and
+/// each section is searched or repaired only towards a lower arena.
 Plan planExact(const Problem &problem, const ExactOptions &options = {});
 
 /// How much a plan is worth, for reports: "proven optimal", "proven to fit"
 /// (arena within the capacity), "proven not to fit" (the search showed that
-/// nothing fits the capacity), or "best effort" (the time or node limit
-/// ended the search first). capacity 0: no capacity was asked.
+/// nothing fits the capacity), or "best effort" (nothing proved either way). capacity 0: no
+/// capacity was asked.
 const char *proofOf(const Plan &plan, uint64_t capacity);
 
 } // namespace bundlefit::planner

@@ -2,11 +2,10 @@
 //
 // A greedy plan takes buffers one at a time in some order and puts each at a
 // free address range among the already placed buffers it overlaps in time.
-// The order matters most; several are offered and planBestGreedy keeps the
-// best. Each pass costs O(n log^2 n) plus O(k log k) per item for its k
-// placed items that overlap it in time: 31 on average on 10^6
-// network-like buffers (1% of them live up to 4,096 steps), so a pass over
-// 10^6 buffers takes about a second of CPU.
+// The order matters most; several are offered. A pass costs O(n log n) plus
+// O(k log k) per buffer for its k placed buffers that overlap it in time:
+// near O(n log n) on networks, where few buffers live long, and up to
+// O(n^2 log n) when all do.
 //
 //===----------------------------------------------------------------------===//
 #ifndef BUNDLEFIT_PLANNER_GREEDY_H
@@ -38,10 +37,9 @@ std::string toString(GreedyFit fit);
 /// One greedy pass. Honours every valid in-place hint. Deterministic.
 Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit fit = GreedyFit::FirstFit);
 
-/// Runs the order x fit combinations, most successful first, stopping once a
-/// plan meets the lower bound, and keeps the smallest arena (ties go to the
-/// earlier strategy). Above 20,000 buffers only two run (by size, then Glow's
-/// max-live by size), so 100k buffers plan in well under a second.
+/// The bottom-left placement and every greedy pass planMemory runs, with no
+/// limit, stopping once a plan meets the lower bound; the smallest arena
+/// (ties go to the earlier). No search.
 Plan planBestGreedy(const Problem &problem);
 
 } // namespace bundlefit::planner

@@ -48,13 +48,21 @@ struct OrderOptions {
   /// holds at most this many sets; beyond it, a beam of this width. Work and
   /// memory grow with maxStates x ops.
   size_t maxStates = 1'024;
+  /// Successors looked at and words copied over the whole search (10-20
+  /// ns each): each layer keeps the states its share of what is left
+  /// pays for, at least one, so a wide graph is ordered by a narrow beam
+  /// (5,000 branches into one Concat: about a second) and one too large
+  /// for even that keeps the order given (method "given: too large to
+  /// reorder").
+  uint64_t maxWork = 30'000'000;
 };
 
 struct OrderResult {
   std::vector<int> order;
   uint64_t peak = 0;
   bool provedOptimal = false; ///< The exact DP ran to the end.
-  std::string method;         ///< "exact-dp", "beam" or "given".
+  std::string method;         ///< "exact-dp", "beam", "given" or "given: too large to reorder".
+  uint64_t work = 0;          ///< Work spent, in OrderOptions::maxWork's units.
 };
 
 /// A topological order with minimal (or, past maxStates, low) peak. Never

@@ -15,18 +15,27 @@
 #include "bundlefit/planner/PlanChecker.h"
 #include "bundlefit/planner/Problem.h"
 
+#include <set>
+#include <string>
+
 namespace bundlefit::planner {
 
 struct PlanOptions {
-  /// Run the exact search when the best greedy plan misses the lower bound.
+  /// Search (and repair) when the greedy plans miss the lower bound.
   bool useExact = true;
   ExactOptions exact;
+  /// Steps left out, for the ablation benchmark: "bottom-left",
+  /// "greedy:<order>/<fit>" (as toString names them), "critical-first",
+  /// "ejection", "search".
+  std::set<std::string> skip;
 };
 
-/// Best greedy plan; if it misses the lower bound, the exact search within
-/// the time limit: to fit options.exact.capacity first when one is given,
-/// then as low as it can go. Never worse than the best greedy plan; deterministic unless the
-/// wall-clock safety net fires. Debug builds assert checkPlan on the result.
+/// The bottom-left placement, then greedy passes; if they miss the lower
+/// bound, search and repair within the time limit: to fit
+/// options.exact.capacity first when one is given, then as low as it can
+/// go. Never worse than the greedy plans. Deterministic where the work
+/// count, not the clock, ends it (Plan::stoppedBy). Debug builds assert
+/// checkPlan on the result. Strategy.cpp lists the steps in order.
 Plan planMemory(const Problem &problem, const PlanOptions &options = {});
 
 } // namespace bundlefit::planner

@@ -96,11 +96,16 @@ struct Plan {
   std::string algorithm;      ///< Which strategy produced it, for reports.
   bool provedOptimal = false; ///< arenaSize is the minimum (bound met or search exhausted).
   uint64_t searchNodes = 0;   ///< Exact search nodes spent (0 for greedy).
-  /// The time or node limit ended the work (a greedy pass after the first,
-  /// or the exact search): the plan is the best found by then.
+  /// A limit ended the work before the planner had nothing left to try:
+  /// the plan is the best found by then. stoppedBy says which limit:
+  /// "work" (the work units the time limit allows, counted, not timed),
+  /// "time" (the clock: a loaded machine) or "nodes" (the node limit);
+  /// stoppedIn the step that was running ("search towards 1048576").
   bool budgetExhausted = false;
-  bool provedInfeasible = false; ///< The search proved no plan fits the capacity asked.
-  size_t sections = 0;           ///< Independent sections the exact search saw.
+  std::string stoppedBy, stoppedIn;
+  uint64_t workUnits = 0;        ///< Work spent, in the planner's units (about items visited).
+  bool provedInfeasible = false; ///< Proved: no plan fits the capacity asked.
+  size_t sections = 0;           ///< Independent sections the search saw.
 };
 
 /// Which hints every strategy honours (same order as Problem::inPlace): the

@@ -16,13 +16,15 @@ namespace bundlefit {
 /// CI scripts gate on them.
 enum class ExitCode : int {
   Success = 0,
-  Internal = 1,     ///< A bug in bundlefit.
-  Usage = 2,        ///< Unknown or malformed command-line option.
-  DoesNotFit = 3,   ///< The model does not fit the device / capacity.
-  BadInputFile = 4, ///< Unreadable, truncated or wrongly formatted input.
-  Unsupported = 5,  ///< Valid model that bundlefit cannot compile.
-  CannotWrite = 6,  ///< Output could not be written.
-  ToolMissing = 7,  ///< An external tool (toolchain, QEMU) is missing or failed.
+  Internal = 1,       ///< A bug in bundlefit.
+  Usage = 2,          ///< Unknown or malformed command-line option.
+  DoesNotFit = 3,     ///< The model does not fit the device / capacity.
+  BadInputFile = 4,   ///< Unreadable, truncated or wrongly formatted input.
+  Unsupported = 5,    ///< Valid model that bundlefit cannot compile.
+  CannotWrite = 6,    ///< Output could not be written.
+  ToolMissing = 7,    ///< An external tool (toolchain, QEMU) is missing or failed.
+  NotFoundInTime = 8, ///< plan-buffers: no plan within the capacity found in the time limit,
+                      ///< and none proven impossible.
 };
 
 class Error : public std::runtime_error {

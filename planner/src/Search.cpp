@@ -1,4 +1,4 @@
-//===- ExactSearch.cpp - Branch and bound over canonical placements -------===//
+//===- Search.cpp - Branch and bound over canonical placements ------------===//
 //
 // A solution is "settled" when no item can move down. Listing a settled
 // solution by (offset, preorder rank) gives a sequence in which every item
@@ -19,11 +19,12 @@
 // so no sibling branch could still place it canonically.
 //
 //===----------------------------------------------------------------------===//
-#include "ExactSearch.h"
+#include "Search.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -42,14 +43,12 @@ struct Instance {
   std::vector<std::vector<int>> overlaps;
   std::vector<std::vector<int>> sectionItems; // Items live in each section.
   std::vector<uint64_t> sectionBytes;         // Initial bytes per section.
-  std::vector<uint64_t> fixedAt;              // Offset an obstacle must keep, or kUnplaced.
   int numSections = 0;
 };
 
-// Building costs O(items + pairs live together), seconds for 10^6 items:
-// false when the budget's deadline passes first.
-bool buildInstance(const Items &items, const std::vector<uint64_t> *fixed, SearchBudget &budget,
-                   Instance &in) {
+// Building costs O(items + pairs live together), each pair a unit of work:
+// false when the budget runs out first.
+bool buildInstance(const Items &items, Budget &budget, Instance &in) {
   // Sections are the compressed steps on which some item dies: the live set
   // of any other step is contained in the one of the next such step, so
   // these "maximal" sections carry every constraint (as MiniMalloc's sweep
@@ -76,7 +75,6 @@ bool buildInstance(const Items &items, const std::vector<uint64_t> *fixed, Searc
     in.lo.push_back(lo);
     in.hi.push_back(hi);
     in.length.push_back(it.length());
-    in.fixedAt.push_back(fixed && (*fixed)[i] != kNotFixed ? (*fixed)[i] : kUnplaced);
     for (int s = lo; s <= hi; ++s) {
       in.sectionBytes[s] += it.size;
       in.sectionItems[s].push_back(int(in.size.size()) - 1);
@@ -90,64 +88,52 @@ bool buildInstance(const Items &items, const std::vector<uint64_t> *fixed, Searc
             [&](int a, int b) { return in.lo[a] != in.lo[b] ? in.lo[a] < in.lo[b] : a < b; });
   in.overlaps.assign(n, {});
   for (int x = 0; x < n; ++x) {
-    if ((x & 1023) == 0 && std::chrono::steady_clock::now() > budget.deadline)
-      return false;
-    for (int y = x + 1; y < n && in.lo[byLo[y]] <= in.hi[byLo[x]]; ++y) {
+    int y = x + 1;
+    for (; y < n && in.lo[byLo[y]] <= in.hi[byLo[x]]; ++y) {
       in.overlaps[byLo[x]].push_back(byLo[y]);
       in.overlaps[byLo[y]].push_back(byLo[x]);
     }
+    if (!budget.spend(uint64_t(y - x)))
+      return false;
   }
   return true;
 }
 
-// Static preorders, one letter per key, compared in turn (MiniMalloc's
-// notation): W lifetime in original steps, A size x lifetime, T the fullest
-// section the item lives in, Z size, O number of overlaps (all descending),
-// S first section (ascending); ties by index. Search::keyLess is the same
-// order with T taken from the bytes still unplaced.
-std::vector<int> preorderRanks(const Instance &in, const std::string &keys) {
-  int n = int(in.size.size());
-  std::vector<uint64_t> width(n), total(n);
-  std::vector<unsigned __int128> area(n);
-  for (int i = 0; i < n; ++i) {
-    width[i] = in.length[i]; // Real time, as MiniMalloc measures it.
-    area[i] = (unsigned __int128)in.size[i] * width[i];
+// Preorders, one letter per key compared in turn (MiniMalloc's notation):
+// T the fullest section the item lives in (of `bytes`, per section), W its
+// lifetime in original steps, A size x lifetime, all descending; ties by
+// index. Writes the rank (0 = first) of each of `items` into rank[item].
+void rankBy(const Instance &in, const std::string &keys, const std::vector<uint64_t> &bytes,
+            const std::vector<int> &items, std::vector<int> &rank) {
+  std::vector<uint64_t> total(in.size.size(), 0);
+  for (int i : items)
     for (int s = in.lo[i]; s <= in.hi[i]; ++s)
-      total[i] = std::max(total[i], in.sectionBytes[s]);
-  }
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
+      total[i] = std::max(total[i], bytes[s]);
+  std::vector<int> sorted = items;
+  std::sort(sorted.begin(), sorted.end(), [&](int a, int b) {
     for (char k : keys) {
-      if (k == 'W' && width[a] != width[b])
-        return width[a] > width[b];
-      if (k == 'A' && area[a] != area[b])
-        return area[a] > area[b];
-      if (k == 'T' && total[a] != total[b])
-        return total[a] > total[b];
-      if (k == 'Z' && in.size[a] != in.size[b])
-        return in.size[a] > in.size[b];
-      if (k == 'O' && in.overlaps[a].size() != in.overlaps[b].size())
-        return in.overlaps[a].size() > in.overlaps[b].size();
-      if (k == 'S' && in.lo[a] != in.lo[b])
-        return in.lo[a] < in.lo[b];
+      unsigned __int128 x = k == 'T'   ? total[a]
+                            : k == 'W' ? in.length[a]
+                                       : (unsigned __int128)in.size[a] * in.length[a];
+      unsigned __int128 y = k == 'T'   ? total[b]
+                            : k == 'W' ? in.length[b]
+                                       : (unsigned __int128)in.size[b] * in.length[b];
+      if (x != y)
+        return x > y;
     }
     return a < b;
   });
-  std::vector<int> rank(n);
-  for (int r = 0; r < n; ++r)
-    rank[order[r]] = r;
-  return rank;
+  for (size_t r = 0; r < sorted.size(); ++r)
+    rank[sorted[r]] = int(r);
 }
 
 class Search {
 public:
   Search(const Instance &in, uint64_t capacity, std::vector<int> rank, std::string keys,
-         bool rerank, SearchBudget &budget, uint64_t nodeLimit)
+         bool rerank, Budget &budget, uint64_t nodeLimit)
       : in(in), capacity(capacity), rank(std::move(rank)), keys(std::move(keys)), rerank(rerank),
         budget(budget), nodeLimit(nodeLimit) {
     int n = int(in.size.size());
-    totalScratch.assign(n, 0);
     offset.assign(n, kUnplaced);
     solution.assign(n, 0);
     minOffset.assign(n, 0);
@@ -183,6 +169,7 @@ public:
   }
 
   const std::vector<uint64_t> &offsets() const { return solution; }
+  uint64_t nodes() const { return nodesUsed; }
 
 private:
   // The items of one independent part. The first `live` are unplaced: a
@@ -191,7 +178,6 @@ private:
   struct Part {
     std::vector<int> items;
     size_t live = 0;
-    std::vector<int> fixed; // Its obstacles, placed or not.
   };
   struct Candidate {
     uint64_t offset;
@@ -208,16 +194,13 @@ private:
     uint64_t old;
   };
 
-  bool spendNode() {
-    if (nodeLimit == 0 || budget.nodesLeft == 0)
+  // A node looks at every unplaced item of its part, twice, in tight
+  // loops: half a unit each.
+  bool spendNode(const Part &part) {
+    if (nodesUsed == nodeLimit)
       return false;
-    --nodeLimit;
-    --budget.nodesLeft;
-    ++budget.nodesUsed;
-    if ((budget.nodesUsed & 15) == 0 && // A node costs O(items) at worst.
-        std::chrono::steady_clock::now() > budget.deadline)
-      budget.timedOut = true;
-    return !budget.timedOut;
+    ++nodesUsed;
+    return budget.spend(1 + part.live / 2);
   }
 
   // A fresh canonical search over the unplaced items of sections [sLo, sHi].
@@ -231,80 +214,37 @@ private:
     saved.reserve(order.size());
     for (int i : order)
       saved.push_back(rank[i]);
-    std::vector<uint64_t> &total = totalScratch;
-    for (int i : order) {
-      uint64_t t = 0;
-      for (int s = in.lo[i]; s <= in.hi[i]; ++s)
-        t = std::max(t, remaining[s]);
-      total[i] = t;
-    }
-    std::vector<int> sorted = order;
-    std::sort(sorted.begin(), sorted.end(), [&](int a, int b) { return keyLess(a, b, total); });
-    for (size_t r = 0; r < sorted.size(); ++r)
-      rank[sorted[r]] = int(r);
+    rankBy(in, keys, remaining, order, rank);
     Outcome result = searchFrom(part, sLo, sHi, 0, -1);
     for (size_t k = 0; k < order.size(); ++k)
       rank[order[k]] = saved[k];
     return result;
   }
 
-  bool keyLess(int a, int b, const std::vector<uint64_t> &total) const {
-    for (char k : keys) {
-      if (k == 'W' && in.length[a] != in.length[b])
-        return in.length[a] > in.length[b];
-      if (k == 'A') {
-        unsigned __int128 x = (unsigned __int128)in.size[a] * in.length[a];
-        unsigned __int128 y = (unsigned __int128)in.size[b] * in.length[b];
-        if (x != y)
-          return x > y;
-      }
-      if (k == 'T' && total[a] != total[b])
-        return total[a] > total[b];
-      if (k == 'Z' && in.size[a] != in.size[b])
-        return in.size[a] > in.size[b];
-      if (k == 'O' && in.overlaps[a].size() != in.overlaps[b].size())
-        return in.overlaps[a].size() > in.overlaps[b].size();
-      if (k == 'S' && in.lo[a] != in.lo[b])
-        return in.lo[a] < in.lo[b];
-    }
-    return a < b;
-  }
-
   Outcome searchFrom(Part &part, int sLo, int sHi, uint64_t lastOffset, int lastRank) {
-    if (!spendNode())
+    if (!spendNode(part))
       return Outcome::OutOfBudget;
     // One candidate buffer per search depth, reused: no allocation per node.
     if (depth == candidatePool.size())
       candidatePool.emplace_back();
     std::vector<Candidate> &candidates = candidatePool[depth];
     candidates.clear();
-    // The lowest unplaced obstacle comes next in (offset, rank) order at
-    // the latest: nothing may be placed after it.
     if (part.live == 0)
       return Outcome::Found;
-    Candidate nextFixed{kUnplaced, 0, -1, 0};
-    for (int i : part.fixed)
-      if (offset[i] == kUnplaced && Candidate{in.fixedAt[i], rank[i], i, 0} < nextFixed)
-        nextFixed = {in.fixedAt[i], rank[i], i, 0};
-    // Dominance needs the gap under the candidate to be free: only free
-    // items that would end at or below every unplaced obstacle count.
     uint64_t minHeight = kUnplaced;
     for (size_t p = 0; p < part.live; ++p) {
       int i = part.items[p];
-      if (in.fixedAt[i] == kUnplaced && minOffset[i] + in.size[i] <= nextFixed.offset)
-        minHeight = std::min(minHeight, minOffset[i] + in.size[i]);
+      minHeight = std::min(minHeight, minOffset[i] + in.size[i]);
     }
     // Only candidates that pass every filter are sorted: under the lowest
     // min offset + size of any unplaced item (dominance: that item would
     // fit underneath), not before the last placement in (offset, rank)
-    // order (canonical: reached by another branch), not after the next
-    // obstacle, and fitting.
+    // order (canonical: reached by another branch), and fitting.
     for (size_t p = 0; p < part.live; ++p) {
       int i = part.items[p];
-      Candidate c{in.fixedAt[i] != kUnplaced ? in.fixedAt[i] : minOffset[i], rank[i], i, p};
+      Candidate c{minOffset[i], rank[i], i, p};
       if (c.offset >= minHeight || c.offset < lastOffset ||
-          (c.offset == lastOffset && rank[i] < lastRank) || nextFixed < c ||
-          c.offset + in.size[i] > capacity || c.offset < minOffset[i])
+          (c.offset == lastOffset && rank[i] < lastRank) || c.offset + in.size[i] > capacity)
         continue;
       candidates.push_back(c);
     }
@@ -318,14 +258,16 @@ private:
       // Nothing unplaced meets c.item in time ("hatless"): it sits at its
       // final min offset whatever else happens, below every later
       // candidate, so no sibling branch can still place it canonically.
-      // An obstacle's offset is final anyway.
-      if (lastHatless || c.item == nextFixed.item)
+      if (lastHatless)
         break;
     }
     return Outcome::Infeasible;
   }
 
   Outcome tryPlace(Part &part, int sLo, int sHi, const Candidate &c) {
+    // Placing and undoing it visit the item's overlaps and sections.
+    if (!budget.spend(2 * (in.overlaps[c.item].size() + size_t(in.hi[c.item] - in.lo[c.item]) + 1)))
+      return Outcome::OutOfBudget;
     size_t mark = log.size();
     std::swap(part.items[c.pos], part.items[part.live - 1]);
     --part.live;
@@ -371,8 +313,8 @@ private:
         continue;
       record(minOffset, j);
       minOffset[j] = lowest;
-      if (lowest + in.size[j] > capacity || lowest > in.fixedAt[j])
-        overflow = true; // j can no longer fit anywhere (or where it must be).
+      if (lowest + in.size[j] > capacity)
+        overflow = true; // j can no longer fit anywhere.
       // Only a section whose floor is below j's new min offset can rise;
       // the sections i spans now have their floor at i's end already.
       for (int s = in.lo[j]; s < in.lo[i]; ++s)
@@ -488,11 +430,8 @@ private:
       Part piece;
       for (size_t p = 0; p < part.live; ++p) {
         int j = part.items[p];
-        if (in.lo[j] >= pieceLo && in.hi[j] <= pieceHi) {
+        if (in.lo[j] >= pieceLo && in.hi[j] <= pieceHi)
           piece.items.push_back(j);
-          if (in.fixedAt[j] != kUnplaced)
-            piece.fixed.push_back(j);
-        }
       }
       piece.live = piece.items.size();
       if (piece.live != 0) {
@@ -509,10 +448,10 @@ private:
   uint64_t capacity;
   std::vector<int> rank;
   std::string keys;
-  bool rerank;                        // Re-derive the preorder per part.
-  std::vector<uint64_t> totalScratch; // T per item, for rerankings.
-  SearchBudget &budget;
+  bool rerank; // Re-derive the preorder per part.
+  Budget &budget;
   uint64_t nodeLimit;
+  uint64_t nodesUsed = 0;
   bool overflow = false;      // The last placement pushed an item past capacity.
   bool placedHatless = false; // The last placement met no unplaced item.
   bool lastHatless = false;   // Same, for the candidate tryPlace just undid.
@@ -531,13 +470,13 @@ private:
 };
 } // namespace
 
-Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budget,
-                       std::vector<uint64_t> &itemOffsets, const std::vector<uint64_t> *fixed) {
+Outcome searchCapacity(const Items &items, uint64_t capacity, Budget &budget, uint64_t &nodes,
+                       std::vector<uint64_t> &itemOffsets) {
+  uint64_t nodeLimit = nodes;
+  nodes = 0;
   Instance in;
-  if (!buildInstance(items, fixed, budget, in)) {
-    budget.timedOut = true;
+  if (!buildInstance(items, budget, in))
     return Outcome::OutOfBudget;
-  }
   // Orders after MiniMalloc's (T: fullest section, W: lifetime, A: area),
   // most re-derived for every independent part so that T counts only the
   // bytes still unplaced there. TWA both ways, then TAW: on MiniMalloc's
@@ -548,17 +487,21 @@ Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budg
     bool rerank;
   };
   static const Heuristic heuristics[] = {{"TWA", true}, {"TWA", false}, {"TAW", true}};
-  std::vector<std::vector<int>> ranks;
-  for (const Heuristic &h : heuristics)
-    ranks.push_back(preorderRanks(in, h.keys));
-
+  std::vector<int> all(in.size.size());
+  std::iota(all.begin(), all.end(), 0);
+  std::vector<std::vector<int>> ranks(std::size(heuristics), std::vector<int>(all.size()));
+  for (size_t h = 0; h < ranks.size(); ++h)
+    rankBy(in, heuristics[h].keys, in.sectionBytes, all, ranks[h]);
+  // Round robin under a doubling node limit, so one unlucky order cannot
+  // take every node.
   uint64_t limit = std::max<uint64_t>(in.size.size(), 64);
   while (true) {
     limit *= 2;
     for (size_t h = 0; h < ranks.size(); ++h) {
-      Search search(in, capacity, ranks[h], heuristics[h].keys, heuristics[h].rerank, budget,
-                    limit);
+      uint64_t cap = std::min(limit, nodeLimit - nodes);
+      Search search(in, capacity, ranks[h], heuristics[h].keys, heuristics[h].rerank, budget, cap);
       Outcome result = search.run();
+      nodes += search.nodes();
       if (result == Outcome::Found) {
         itemOffsets.assign(items.items.size(), 0);
         for (size_t k = 0; k < in.itemOf.size(); ++k)
@@ -567,8 +510,10 @@ Outcome searchCapacity(const Items &items, uint64_t capacity, SearchBudget &budg
       }
       if (result == Outcome::Infeasible)
         return Outcome::Infeasible; // A complete search: a proof.
-      if (budget.nodesLeft == 0 || budget.timedOut)
+      if (budget.exhausted())
         return Outcome::OutOfBudget;
+      if (nodes >= nodeLimit)
+        return Outcome::Unsolved;
     }
   }
 }

@@ -1,0 +1,50 @@
+//===- Placement.h - Greedy passes and the first placement ------*- C++ -*-===//
+#ifndef BUNDLEFIT_PLANNER_SRC_PLACEMENT_H
+#define BUNDLEFIT_PLANNER_SRC_PLACEMENT_H
+
+#include "Budget.h"
+#include "Items.h"
+#include "bundlefit/planner/Greedy.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace bundlefit::planner::detail {
+
+struct GreedyStrategy {
+  GreedyOrder order;
+  GreedyFit fit;
+};
+
+/// The greedy passes the planner runs, in the order it runs them.
+const std::vector<GreedyStrategy> &greedyStrategies();
+
+/// The order in which a greedy pass places the items (every item once).
+std::vector<int> orderItems(const Items &items, GreedyOrder order);
+
+/// What orderItems costs in work units: a sort, or for Glow's dynamic
+/// orders (O(n log^2 n), two trees) about twenty.
+uint64_t orderUnits(const Items &items, GreedyOrder order);
+
+/// The units a greedy pass of any order would spend placing the items: the
+/// ranges it gathers are the pairs of items that meet in time, whatever
+/// the order, each also sorted with the others an item meets.
+uint64_t passUnits(const Items &items);
+
+/// Places the items in the given order, each at its lowest (first fit) or
+/// tightest (best fit) free range among the placed items it meets in time.
+/// Spends one unit per item and per placed range it looks at: false
+/// (offsets incomplete) when the budget ran out. With `alreadyPlaced` (per
+/// item), the items marked there keep the offsets `offsets` holds on entry
+/// and the others go around them.
+bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,
+                std::vector<uint64_t> &offsets, Budget &budget,
+                const std::vector<char> *alreadyPlaced = nullptr);
+
+/// Bottom-left placement (BottomLeft.cpp): O(n log n) whatever the
+/// lifetimes, so it is the placement every plan starts from.
+std::vector<uint64_t> placeBottomLeft(const Items &items);
+
+} // namespace bundlefit::planner::detail
+
+#endif // BUNDLEFIT_PLANNER_SRC_PLACEMENT_H

@@ -1,0 +1,460 @@
+//===- Strategy.cpp - What the planner does, in the order it does it ------===//
+//
+//   1. The bottom-left placement (BottomLeft.cpp), O(n log n) whatever the
+//      lifetimes: every plan starts from it. With a capacity under the
+//      live-peak bound the answer is "does not fit", proven, at once.
+//   2. Greedy passes (Greedy.cpp): TFLM's order first, then Glow's, each
+//      begun only while the work left covers one at the last one's cost.
+//   3. Unless the plan meets the bound (or fits a capacity it was only asked
+//      to fit), the problem is split into sections where no item crosses
+//      (Sections.h): the arena is the largest section's, so each only has
+//      to reach a target, never its own minimum. With a capacity every
+//      section is first brought under it; then the largest go lower in
+//      turn, towards the highest floor anyone has, bisecting upwards:
+//        - a section of up to kWholeSearchItems items by the exact search
+//          (Search.h), a node limit per target that grows fourfold per
+//          round, so an unreachable floor does not take every node;
+//        - a larger one, where a search node costs too much, by ejection
+//          (EjectionRepair.h) from its critical items placed first
+//          (CriticalFirst.h), a fixed number of moves per target.
+//      Each section gets an equal share of the work still left.
+//
+// Everything is counted in work units (Budget.h), so where the work, not
+// the clock, ends a step the plan does not depend on the machine's load.
+// planner/README.md says why each step is there and what leaving it out
+// costs (bench_planner --ablation).
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/planner/Planner.h"
+
+#include "Budget.h"
+#include "CriticalFirst.h"
+#include "EjectionRepair.h"
+#include "LargeStack.h"
+#include "Placement.h"
+#include "Search.h"
+#include "Sections.h"
+
+#include <algorithm>
+#include <cassert>
+#include <memory>
+#include <numeric>
+
+namespace bundlefit::planner {
+
+namespace {
+using namespace detail;
+
+// Larger sections are repaired by ejection: a search node costs O(items).
+constexpr size_t kWholeSearchItems = 16384;
+// Search nodes per item the first bisection round gives each target (a
+// whole search's first round robin spends 2 per item and preorder).
+constexpr uint64_t kFirstNodesPerItem = 8;
+// Moves per ejection search: one that reaches its target on 10^5
+// network-like buffers takes up to a few thousand.
+constexpr uint64_t kEjectionMoves = 8192;
+// The first ejection search from the critical-first start aims at the
+// floor plus this fraction of the gap to it (straight to the floor fails
+// more often; halving the gap reaches less).
+constexpr uint64_t kFirstEjectionStep = 20;
+// Then each aims this fraction of the gap under the best placement: on the
+// tuning seeds, 1/16 ends lower than halving the gap on 11 of 12 perfect
+// packings of 10^4 buffers and 2 of 5 network-like problems of 10^5 (equal
+// on the others).
+constexpr uint64_t kDescent = 16;
+
+class Planner {
+public:
+  Planner(const Problem &problem, const PlanOptions &options)
+      : budget(options.exact.timeBudgetSeconds, options.exact.workLimit), problem(problem),
+        options(options), exact(options.exact), items(buildItems(problem)),
+        bound(computeLowerBound(problem)),
+        nodesLeft(exact.nodeLimit ? exact.nodeLimit : UINT64_MAX) {}
+
+  Plan run() {
+    firstPlacement();
+    if (exact.capacity != 0 && exact.capacity < bound) {
+      provedInfeasible = true; // The bound is a proof: no search needed.
+      return finish();
+    }
+    if (!finished())
+      greedyPasses();
+    if (!finished() && options.useExact)
+      improveSections();
+    return finish();
+  }
+
+private:
+  struct SectionState {
+    std::vector<uint64_t> offsets; ///< Per local item.
+    uint64_t arena, provenLow;     ///< Nothing under provenLow fits (proved).
+  };
+  struct Checkpoint {
+    std::vector<uint64_t> offsets;
+    uint64_t arena;
+    std::string algorithm;
+  };
+
+  bool skipped(const std::string &step) const { return options.skip.count(step) != 0; }
+  bool fits() const { return exact.capacity != 0 && arena <= exact.capacity; }
+  bool finished() const {
+    return arena <= bound || (fits() && exact.stopAtCapacity) || budget.exhausted();
+  }
+
+  // 1.
+  void firstPlacement() {
+    stage = "first placement";
+    if (!skipped("bottom-left")) {
+      offsets = placeBottomLeft(items);
+      algorithm = "bottom-left";
+    } else { // For the ablation: TFLM's pass instead, whatever it costs.
+      Budget unlimited(1e7);
+      placeItems(items, orderItems(items, GreedyOrder::BySize), GreedyFit::FirstFit, offsets,
+                 unlimited);
+      algorithm = "greedy:by-size/first-fit";
+    }
+    arena = arenaOf(items, offsets);
+  }
+
+  // 2. A pass is not begun when the work left would not cover it (counted
+  // beforehand from the pairs of items that meet in time: a pass cut short
+  // places nothing).
+  void greedyPasses() {
+    uint64_t placing = passUnits(items);
+    for (const GreedyStrategy &g : greedyStrategies()) {
+      std::string name = "greedy:" + toString(g.order) + "/" + toString(g.fit);
+      uint64_t cost = orderUnits(items, g.order) + placing;
+      if (finished() || cost > budget.left())
+        break;
+      if (skipped(name))
+        continue;
+      stage = "greedy passes";
+      std::vector<uint64_t> placed;
+      if (!budget.spend(orderUnits(items, g.order)) ||
+          !placeItems(items, orderItems(items, g.order), g.fit, placed, budget))
+        break;
+      uint64_t placedArena = arenaOf(items, placed);
+      if (placedArena < arena) {
+        offsets = std::move(placed);
+        arena = placedArena;
+        algorithm = name;
+      }
+    }
+  }
+
+  // 3.
+  void improveSections() {
+    sections = splitIntoSections(items);
+    for (const Section &s : sections) {
+      std::vector<uint64_t> local;
+      for (int g : s.global)
+        local.push_back(offsets[g]);
+      uint64_t sectionArena = arenaOf(s.items, local);
+      state.push_back({std::move(local), sectionArena, s.lowerBound});
+    }
+    indexes.resize(sections.size());
+    std::string before = algorithm;
+    // A capacity not met (proved or not) still gets the lowest plan the
+    // work left can give.
+    bool fit = exact.capacity == 0 || fits() || fitCapacity();
+    if (!(fit && exact.stopAtCapacity))
+      minimise();
+    gather(before);
+  }
+
+  // Every section under the capacity; false when one is not (proved or not).
+  bool fitCapacity() {
+    std::vector<size_t> over;
+    for (size_t c = 0; c < sections.size(); ++c)
+      if (state[c].arena > exact.capacity)
+        over.push_back(c);
+    for (size_t k = 0; k < over.size(); ++k) {
+      uint64_t held = budget.begin(budget.left() / (over.size() - k));
+      size_t c = over[k];
+      if (large(c)) {
+        repairLarge(c, exact.capacity, exact.capacity);
+      } else {
+        descend(c, exact.capacity); // Cheap where it works; only the search proves.
+        if (search(c, exact.capacity, UINT64_MAX) == Outcome::Infeasible)
+          provedInfeasible = true;
+      }
+      budget.end(held);
+      if (state[c].arena > exact.capacity)
+        return false;
+    }
+    return true;
+  }
+
+  // The largest sections go lower while work is left: none needs to go
+  // under the highest floor anyone has.
+  void minimise() {
+    uint64_t floor = 0;
+    for (const SectionState &s : state)
+      floor = std::max(floor, s.provenLow);
+    std::vector<size_t> order(sections.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return state[a].arena > state[b].arena; });
+    for (size_t k = 0; k < order.size() && !budget.exhausted(); ++k) {
+      size_t c = order[k];
+      if (state[c].arena <= floor)
+        break; // Sorted: every later section is at or under the floor too.
+      size_t sharers = 0;
+      for (size_t j = k; j < order.size(); ++j)
+        sharers += state[order[j]].arena > floor;
+      uint64_t held = budget.begin(budget.left() / sharers);
+      if (large(c))
+        repairLarge(c, floor, 0);
+      else
+        repairWhole(c, floor);
+      budget.end(held);
+      floor = std::max(floor, state[c].arena);
+    }
+  }
+
+  bool large(size_t c) const { return sections[c].items.items.size() > kWholeSearchItems; }
+
+  // A whole section: from its critical items placed first, then the
+  // bisection; the better of that and where it was stays.
+  void repairWhole(size_t c, uint64_t floor) {
+    Checkpoint was = checkpoint(c);
+    startCriticalFirst(c, floor);
+    descend(c, floor);
+    bisect(c, floor);
+    if (state[c].arena > was.arena)
+      restore(c, std::move(was));
+  }
+
+  // A large section: from its critical items placed first, one ejection
+  // search towards the floor plus 1/kFirstEjectionStep of the gap, then
+  // searches from the best placement that halve the gap while they
+  // succeed and go half-way back up when they fail. `stopAt`: done once
+  // the section is there (a capacity to fit), 0 for none.
+  void repairLarge(size_t c, uint64_t floor, uint64_t stopAt) {
+    Checkpoint was = checkpoint(c);
+    startCriticalFirst(c, floor);
+    std::vector<uint64_t> start = state[c].offsets;
+    uint64_t startArena = state[c].arena;
+    uint64_t low = std::max(state[c].provenLow, floor);
+    if ((stopAt == 0 || state[c].arena > stopAt) && startArena > low && !skipped("ejection")) {
+      ejectOnce(c, low + (startArena - low) / kFirstEjectionStep, start, nullptr);
+      descend(c, floor);
+    }
+    if (state[c].arena > was.arena)
+      restore(c, std::move(was));
+  }
+
+  // The section's critical items placed first and the rest around them,
+  // then ejection with the critical items held; kept even when above the
+  // incumbent (the caller keeps the better at the end): its peaks are
+  // packed, which is what later moves cannot undo. Not begun when the
+  // work left would not cover one greedy pass over the section.
+  void startCriticalFirst(size_t c, uint64_t floor) {
+    if (skipped("critical-first"))
+      return;
+    SectionState &s = state[c];
+    uint64_t target = std::max(s.provenLow, floor);
+    if (s.arena <= target || budget.left() < passUnits(sections[c].items))
+      return;
+    stage = "critical-first start towards " + std::to_string(target);
+    std::vector<uint64_t> placed;
+    std::vector<char> critical;
+    if (!placeCriticalFirst(sections[c].items, target, budget, placed, critical))
+      return;
+    s.offsets = std::move(placed);
+    s.arena = arenaOf(sections[c].items, s.offsets);
+    note("critical-first");
+    // A quarter of what is left: the held items can stop it short of the
+    // floor, and the moves after it need the rest.
+    uint64_t rest = budget.begin(budget.left() / 4);
+    descend(c, floor, &critical);
+    budget.end(rest);
+  }
+
+  // Brings section c down by targets: the floor first, then bisecting
+  // upwards. Each target gets a node limit, and the bisection is repeated
+  // with four times the limit while one hit it: a plan below the start
+  // comes early, and the floor is still reached (or proved out of reach)
+  // where it was, a little later.
+  void bisect(size_t c, uint64_t floor) {
+    if (skipped("search"))
+      return;
+    SectionState &s = state[c];
+    uint64_t perTarget = kFirstNodesPerItem * std::max<size_t>(sections[c].items.items.size(), 64);
+    for (bool limited = true; limited && !budget.exhausted();) {
+      limited = false;
+      uint64_t lo = std::max(s.provenLow, floor);
+      for (bool first = true; lo < s.arena && !budget.exhausted(); first = false) {
+        uint64_t target = first ? lo : lo + (s.arena - 1 - lo) / 2;
+        Outcome result = search(c, target, perTarget);
+        if (result == Outcome::Infeasible || result == Outcome::Unsolved)
+          lo = target + 1;
+        limited |= result == Outcome::Unsolved;
+      }
+      perTarget = perTarget > UINT64_MAX / 4 ? UINT64_MAX : perTarget * 4;
+    }
+  }
+
+  // One whole search of section c for a placement within `target`.
+  Outcome search(size_t c, uint64_t target, uint64_t perTarget) {
+    SectionState &s = state[c];
+    if (s.arena <= target)
+      return Outcome::Found;
+    if (target < s.provenLow)
+      return Outcome::Infeasible;
+    stage = "search towards " + std::to_string(target);
+    const Items &local = sections[c].items;
+    uint64_t nodes = std::min(perTarget, nodesLeft);
+    std::vector<uint64_t> placed;
+    Outcome result = runOnLargeStack(
+        local.items.size(), [&] { return searchCapacity(local, target, budget, nodes, placed); });
+    searchNodes += nodes;
+    nodesLeft -= nodes;
+    if (nodesLeft == 0 && result == Outcome::Unsolved) {
+      budget.stopForNodes();
+      result = Outcome::OutOfBudget;
+    }
+    if (result == Outcome::Infeasible)
+      s.provenLow = std::max(s.provenLow, target + 1);
+    if (result == Outcome::Found)
+      adopt(c, std::move(placed), "exact");
+    return result;
+  }
+
+  // One ejection search over section c (EjectionRepair.h) for a placement
+  // within `target`, from `start`: first with long-lived items kept where
+  // they are (cheap moves), then with every item as movable.
+  bool ejectOnce(size_t c, uint64_t target, const std::vector<uint64_t> &start,
+                 const std::vector<char> *held) {
+    stage = "ejection towards " + std::to_string(target);
+    if (!indexes[c]) { // Built once per section: a sort.
+      if (!budget.spend(sortUnits(sections[c].items.items.size())))
+        return false;
+      indexes[c] = std::make_unique<ItemsByTime>(sections[c].items);
+    }
+    for (double exponent : {1.0, 0.0}) {
+      std::vector<uint64_t> moved = start;
+      Outcome result = repairByEjection(sections[c].items, moved, target,
+                                        {kEjectionMoves, exponent, held, indexes[c].get()}, budget);
+      if (result == Outcome::Found) {
+        adopt(c, std::move(moved), "ejection");
+        return true;
+      }
+      if (result == Outcome::OutOfBudget)
+        return false;
+    }
+    return false;
+  }
+
+  // Ejection searches from the best placement down towards the floor, each
+  // aiming 1/kDescent of the gap under it: after a success under the new
+  // best, after a failure at 1/kDescent of what is left of the gap
+  // (nothing is proved). `held`: items that may not move.
+  void descend(size_t c, uint64_t floor, const std::vector<char> *held = nullptr) {
+    if (skipped("ejection"))
+      return;
+    SectionState &s = state[c];
+    uint64_t low = std::max(s.provenLow, floor);
+    while (s.arena > low && !budget.exhausted()) {
+      uint64_t target = s.arena - (s.arena - low) / kDescent - 1;
+      if (!ejectOnce(c, target, s.offsets, held))
+        low = target + 1;
+    }
+  }
+
+  void adopt(size_t c, std::vector<uint64_t> placed, const char *how) {
+    uint64_t placedArena = arenaOf(sections[c].items, placed);
+    if (placedArena >= state[c].arena)
+      return;
+    state[c].offsets = std::move(placed);
+    state[c].arena = placedArena;
+    note(how);
+  }
+
+  void note(const std::string &how) {
+    if (sectionAlgorithm.find(how) == std::string::npos)
+      sectionAlgorithm += (sectionAlgorithm.empty() ? "" : "+") + how;
+  }
+
+  Checkpoint checkpoint(size_t c) const {
+    return {state[c].offsets, state[c].arena, sectionAlgorithm};
+  }
+  void restore(size_t c, Checkpoint &&was) {
+    state[c].offsets = std::move(was.offsets);
+    state[c].arena = was.arena;
+    sectionAlgorithm = std::move(was.algorithm);
+  }
+
+  // The sections' placements back into the whole problem's.
+  void gather(const std::string &before) {
+    uint64_t low = 0;
+    arena = 0;
+    for (size_t c = 0; c < sections.size(); ++c) {
+      for (size_t i = 0; i < sections[c].global.size(); ++i)
+        offsets[sections[c].global[i]] = state[c].offsets[i];
+      arena = std::max(arena, state[c].arena);
+      low = std::max(low, state[c].provenLow);
+    }
+    provedBySearch = low >= arena;
+    algorithm = sectionAlgorithm.empty() ? before : sectionAlgorithm;
+  }
+
+  Plan finish() {
+    Plan plan = makePlan(problem, items, offsets, algorithm, bound);
+    plan.provedOptimal = plan.arenaSize <= bound || provedBySearch;
+    plan.provedInfeasible = provedInfeasible;
+    plan.sections = sections.size();
+    plan.searchNodes = searchNodes;
+    plan.workUnits = budget.spent();
+    bool settled = plan.provedOptimal || provedInfeasible || (fits() && exact.stopAtCapacity);
+    static const char *const kWhy[] = {"", "work", "time", "nodes"};
+    if (budget.exhausted() && !settled) {
+      plan.stoppedBy = kWhy[int(budget.limit())];
+      plan.stoppedIn = stage;
+    }
+    plan.budgetExhausted = !plan.stoppedBy.empty();
+    return plan;
+  }
+
+  Budget budget; // First: the clock starts before anything is built.
+  const Problem &problem;
+  const PlanOptions &options;
+  const ExactOptions &exact;
+  Items items;
+  uint64_t bound;
+  uint64_t nodesLeft, searchNodes = 0;
+  std::vector<uint64_t> offsets; ///< Per item.
+  uint64_t arena = 0;
+  std::string algorithm, sectionAlgorithm, stage;
+  std::vector<Section> sections;
+  std::vector<SectionState> state;
+  std::vector<std::unique_ptr<ItemsByTime>> indexes; ///< Per section, for ejection.
+  bool provedInfeasible = false, provedBySearch = false;
+};
+} // namespace
+
+Plan planMemory(const Problem &problem, const PlanOptions &options) {
+  assert(!checkProblem(problem) && "planMemory needs a well-formed problem");
+  Plan plan = Planner(problem, options).run();
+#ifndef NDEBUG
+  std::optional<std::string> error = checkPlan(problem, plan);
+  assert(!error && "planMemory produced an invalid plan");
+#endif
+  return plan;
+}
+
+Plan planExact(const Problem &problem, const ExactOptions &options) {
+  PlanOptions all;
+  all.exact = options;
+  return planMemory(problem, all);
+}
+
+const char *proofOf(const Plan &plan, uint64_t capacity) {
+  if (capacity != 0 && plan.arenaSize > capacity)
+    return plan.provedInfeasible || plan.provedOptimal ? "proven not to fit" : "best effort";
+  if (plan.provedOptimal)
+    return "proven optimal";
+  return capacity != 0 ? "proven to fit" : "best effort";
+}
+
+} // namespace bundlefit::planner
