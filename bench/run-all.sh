@@ -50,6 +50,7 @@ benches=(
   "codegen_memory_opt|for n in 0 1 2; do $py bench/codegen/bench_codegen.py --bundlefit $bf --models ds_cnn,resnet8,mobilenet_v1_025,mobilenet_v2 --targets host --opts O2 --memory-opt \$n --out bench/results/codegen_memory_opt\$n.json || exit; done"
   "memory|$build/bin/bench_memory $models bench/results/memory.json --m7"
   "planner|$build/bin/bench_planner $shared/benchmarks/planner --out bench/results/planner.json"
+  "planner_ablation|$build/bin/bench_planner $shared/benchmarks/planner --ablation --out bench/results/planner_ablation.json"
   "mcu|$py bench/mcu/bench_mcu.py --bundlefit $bf --models-dir $models --shared $shared --out bench/results/mcu.json"
   "quant|$py bench/quant/bench_quant.py --bundlefit $bf --models-dir $models --out bench/results/quant.json"
 )

@@ -176,11 +176,11 @@ std::string benchMiniMalloc(const Options &o, bool &ok) {
          ", \"count\": " + std::to_string(names.size()) + "}";
 }
 
-// Through planMemory as bundles use it (greedy, then sections searched,
-// large ones window by window). The time limit is generous so that the
-// search finishes and the arena does not depend on the machine's load (the
-// shared bench machine runs 4x slower in wall time than on its own); the
-// CPU seconds are the figure to compare with the 5 s goal.
+// Through planMemory as bundles use it (Strategy.cpp). The time limit is
+// generous so that the work, not the clock, ends it and the arena does not
+// depend on the machine's load (the shared bench machine runs 2-4x slower
+// in wall time than on its own); the CPU seconds are the figure to compare
+// with the 5 s goal.
 constexpr double kScaleTimeLimit = 60;
 
 struct RandomRow {

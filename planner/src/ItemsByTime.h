@@ -1,9 +1,8 @@
 //===- ItemsByTime.h - Which items meet a stretch of time? ------*- C++ -*-===//
 //
-// Window repair asks "which items are live in [lo, hi]?" once per window,
-// and ejection repair once per move. A scan over the whole section made each
-// window cost O(items): thousands of windows over 10^6 items. Sorted by
-// first step, the items that meet [lo, hi] are among those born in
+// Ejection asks "which items are live in [lo, hi]?" once per move; a scan
+// of the whole section would make each move cost O(items). Sorted by first
+// step, the items that meet [lo, hi] are among those born in
 // [lo - longest + 1, hi], so a query reads only the items born near it. One
 // long-lived item would make that every item born thousands of steps
 // before (4,100 read per query on 10^5 network-like buffers, where 1% live

@@ -102,13 +102,15 @@ bool buildInstance(const Items &items, Budget &budget, Instance &in) {
 // Preorders, one letter per key compared in turn (MiniMalloc's notation):
 // T the fullest section the item lives in (of `bytes`, per section), W its
 // lifetime in original steps, A size x lifetime, all descending; ties by
-// index. Writes the rank (0 = first) of each of `items` into rank[item].
+// index. Writes the rank (0 = first) of each of `items` into rank[item];
+// `total` (one per item) is scratch.
 void rankBy(const Instance &in, const std::string &keys, const std::vector<uint64_t> &bytes,
-            const std::vector<int> &items, std::vector<int> &rank) {
-  std::vector<uint64_t> total(in.size.size(), 0);
-  for (int i : items)
+            const std::vector<int> &items, std::vector<int> &rank, std::vector<uint64_t> &total) {
+  for (int i : items) {
+    total[i] = 0;
     for (int s = in.lo[i]; s <= in.hi[i]; ++s)
       total[i] = std::max(total[i], bytes[s]);
+  }
   std::vector<int> sorted = items;
   std::sort(sorted.begin(), sorted.end(), [&](int a, int b) {
     for (char k : keys) {
@@ -134,6 +136,7 @@ public:
       : in(in), capacity(capacity), rank(std::move(rank)), keys(std::move(keys)), rerank(rerank),
         budget(budget), nodeLimit(nodeLimit) {
     int n = int(in.size.size());
+    totalScratch.assign(n, 0);
     offset.assign(n, kUnplaced);
     solution.assign(n, 0);
     minOffset.assign(n, 0);
@@ -214,7 +217,10 @@ private:
     saved.reserve(order.size());
     for (int i : order)
       saved.push_back(rank[i]);
-    rankBy(in, keys, remaining, order, rank);
+    // Sorting the part costs about what as many nodes would.
+    if (!budget.spend(sortUnits(order.size())))
+      return Outcome::OutOfBudget;
+    rankBy(in, keys, remaining, order, rank, totalScratch);
     Outcome result = searchFrom(part, sLo, sHi, 0, -1);
     for (size_t k = 0; k < order.size(); ++k)
       rank[order[k]] = saved[k];
@@ -265,8 +271,10 @@ private:
   }
 
   Outcome tryPlace(Part &part, int sLo, int sHi, const Candidate &c) {
-    // Placing and undoing it visit the item's overlaps and sections.
-    if (!budget.spend(2 * (in.overlaps[c.item].size() + size_t(in.hi[c.item] - in.lo[c.item]) + 1)))
+    // Placing and undoing it visit the item's overlaps and sections, and
+    // every section of the part is checked after it.
+    if (!budget.spend(2 * (in.overlaps[c.item].size() + size_t(in.hi[c.item] - in.lo[c.item]) + 1) +
+                      size_t(sHi - sLo) + 1))
       return Outcome::OutOfBudget;
     size_t mark = log.size();
     std::swap(part.items[c.pos], part.items[part.live - 1]);
@@ -363,7 +371,7 @@ private:
   void raiseFloor(int s) {
     // The item that kept the floor down last time usually still does: a
     // hint, checked, so the result is the scan's (without it the scan
-    // took 40% of a window's search on 10^5 network-like buffers).
+    // took 40% of a search over 10^5 network-like buffers).
     int hint = floorWitness[s];
     if (hint >= 0 && offset[hint] == kUnplaced && minOffset[hint] <= floor[s])
       return;
@@ -448,7 +456,8 @@ private:
   uint64_t capacity;
   std::vector<int> rank;
   std::string keys;
-  bool rerank; // Re-derive the preorder per part.
+  bool rerank;                        // Re-derive the preorder per part.
+  std::vector<uint64_t> totalScratch; // T per item, for rerankings.
   Budget &budget;
   uint64_t nodeLimit;
   uint64_t nodesUsed = 0;
@@ -490,8 +499,9 @@ Outcome searchCapacity(const Items &items, uint64_t capacity, Budget &budget, ui
   std::vector<int> all(in.size.size());
   std::iota(all.begin(), all.end(), 0);
   std::vector<std::vector<int>> ranks(std::size(heuristics), std::vector<int>(all.size()));
+  std::vector<uint64_t> total(all.size());
   for (size_t h = 0; h < ranks.size(); ++h)
-    rankBy(in, heuristics[h].keys, in.sectionBytes, all, ranks[h]);
+    rankBy(in, heuristics[h].keys, in.sectionBytes, all, ranks[h], total);
   // Round robin under a doubling node limit, so one unlucky order cannot
   // take every node.
   uint64_t limit = std::max<uint64_t>(in.size.size(), 64);

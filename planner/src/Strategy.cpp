@@ -51,8 +51,11 @@ constexpr size_t kWholeSearchItems = 16384;
 // whole search's first round robin spends 2 per item and preorder).
 constexpr uint64_t kFirstNodesPerItem = 8;
 // Moves per ejection search: one that reaches its target on 10^5
-// network-like buffers takes up to a few thousand.
+// network-like buffers takes up to a few thousand. Each round of the
+// descent that closes its gap without reaching the floor is followed by one
+// with four times the moves, up to kMostEjectionMoves.
 constexpr uint64_t kEjectionMoves = 8192;
+constexpr uint64_t kMostEjectionMoves = 8192 << 8;
 // The first ejection search from the critical-first start aims at the
 // floor plus this fraction of the gap to it (straight to the floor fails
 // more often; halving the gap reaches less).
@@ -88,6 +91,7 @@ private:
   struct SectionState {
     std::vector<uint64_t> offsets; ///< Per local item.
     uint64_t arena, provenLow;     ///< Nothing under provenLow fits (proved).
+    uint64_t nodesPerTarget = 0;   ///< The bisection's next round's limit.
   };
   struct Checkpoint {
     std::vector<uint64_t> offsets;
@@ -174,7 +178,8 @@ private:
       if (large(c)) {
         repairLarge(c, exact.capacity, exact.capacity);
       } else {
-        descend(c, exact.capacity); // Cheap where it works; only the search proves.
+        // One round of ejection, cheap where it works; only the search proves.
+        descend(c, exact.capacity, nullptr, kEjectionMoves);
         if (search(c, exact.capacity, UINT64_MAX) == Outcome::Infeasible)
           provedInfeasible = true;
       }
@@ -219,27 +224,33 @@ private:
   void repairWhole(size_t c, uint64_t floor) {
     Checkpoint was = checkpoint(c);
     startCriticalFirst(c, floor);
+    // The bisection's first round, with an eighth of the share at most:
+    // often the answer, and a proof, in a few nodes.
+    uint64_t held = budget.begin(budget.left() / 8);
+    bisect(c, floor, 1);
+    budget.end(held);
+    // Half of what is left at most: the search after it is the only one
+    // to prove.
+    uint64_t rest = budget.begin(budget.left() / 2);
     descend(c, floor);
+    budget.end(rest);
     bisect(c, floor);
     if (state[c].arena > was.arena)
       restore(c, std::move(was));
   }
 
   // A large section: from its critical items placed first, one ejection
-  // search towards the floor plus 1/kFirstEjectionStep of the gap, then
-  // searches from the best placement that halve the gap while they
-  // succeed and go half-way back up when they fail. `stopAt`: done once
-  // the section is there (a capacity to fit), 0 for none.
+  // search towards the floor plus 1/kFirstEjectionStep of the gap (its
+  // peaks are packed: a long way down is within reach), then the descent
+  // from the best placement. `stopAt`: done once the section is there (a
+  // capacity to fit), 0 for none.
   void repairLarge(size_t c, uint64_t floor, uint64_t stopAt) {
     Checkpoint was = checkpoint(c);
-    startCriticalFirst(c, floor);
-    std::vector<uint64_t> start = state[c].offsets;
-    uint64_t startArena = state[c].arena;
     uint64_t low = std::max(state[c].provenLow, floor);
-    if ((stopAt == 0 || state[c].arena > stopAt) && startArena > low && !skipped("ejection")) {
-      ejectOnce(c, low + (startArena - low) / kFirstEjectionStep, start, nullptr);
+    if (startCriticalFirst(c, floor) && state[c].arena > low && !skipped("ejection"))
+      ejectOnce(c, low + (state[c].arena - low) / kFirstEjectionStep, state[c].offsets, nullptr);
+    if (stopAt == 0 || state[c].arena > stopAt)
       descend(c, floor);
-    }
     if (state[c].arena > was.arena)
       restore(c, std::move(was));
   }
@@ -249,26 +260,27 @@ private:
   // incumbent (the caller keeps the better at the end): its peaks are
   // packed, which is what later moves cannot undo. Not begun when the
   // work left would not cover one greedy pass over the section.
-  void startCriticalFirst(size_t c, uint64_t floor) {
+  bool startCriticalFirst(size_t c, uint64_t floor) {
     if (skipped("critical-first"))
-      return;
+      return false;
     SectionState &s = state[c];
     uint64_t target = std::max(s.provenLow, floor);
     if (s.arena <= target || budget.left() < passUnits(sections[c].items))
-      return;
+      return false;
     stage = "critical-first start towards " + std::to_string(target);
     std::vector<uint64_t> placed;
     std::vector<char> critical;
     if (!placeCriticalFirst(sections[c].items, target, budget, placed, critical))
-      return;
+      return false;
     s.offsets = std::move(placed);
     s.arena = arenaOf(sections[c].items, s.offsets);
     note("critical-first");
     // A quarter of what is left: the held items can stop it short of the
     // floor, and the moves after it need the rest.
     uint64_t rest = budget.begin(budget.left() / 4);
-    descend(c, floor, &critical);
+    descend(c, floor, &critical, kEjectionMoves);
     budget.end(rest);
+    return true;
   }
 
   // Brings section c down by targets: the floor first, then bisecting
@@ -276,22 +288,24 @@ private:
   // with four times the limit while one hit it: a plan below the start
   // comes early, and the floor is still reached (or proved out of reach)
   // where it was, a little later.
-  void bisect(size_t c, uint64_t floor) {
+  // `rounds`: at most this many (a later call goes on from the next).
+  void bisect(size_t c, uint64_t floor, uint64_t rounds = UINT64_MAX) {
     if (skipped("search"))
       return;
     SectionState &s = state[c];
-    uint64_t perTarget = kFirstNodesPerItem * std::max<size_t>(sections[c].items.items.size(), 64);
-    for (bool limited = true; limited && !budget.exhausted();) {
+    if (s.nodesPerTarget == 0)
+      s.nodesPerTarget = kFirstNodesPerItem * std::max<size_t>(sections[c].items.items.size(), 64);
+    for (bool limited = true; limited && rounds-- > 0 && !budget.exhausted();) {
       limited = false;
       uint64_t lo = std::max(s.provenLow, floor);
       for (bool first = true; lo < s.arena && !budget.exhausted(); first = false) {
         uint64_t target = first ? lo : lo + (s.arena - 1 - lo) / 2;
-        Outcome result = search(c, target, perTarget);
+        Outcome result = search(c, target, s.nodesPerTarget);
         if (result == Outcome::Infeasible || result == Outcome::Unsolved)
           lo = target + 1;
         limited |= result == Outcome::Unsolved;
       }
-      perTarget = perTarget > UINT64_MAX / 4 ? UINT64_MAX : perTarget * 4;
+      s.nodesPerTarget = s.nodesPerTarget > UINT64_MAX / 4 ? UINT64_MAX : s.nodesPerTarget * 4;
     }
   }
 
@@ -325,7 +339,7 @@ private:
   // within `target`, from `start`: first with long-lived items kept where
   // they are (cheap moves), then with every item as movable.
   bool ejectOnce(size_t c, uint64_t target, const std::vector<uint64_t> &start,
-                 const std::vector<char> *held) {
+                 const std::vector<char> *held, uint64_t moves = kEjectionMoves) {
     stage = "ejection towards " + std::to_string(target);
     if (!indexes[c]) { // Built once per section: a sort.
       if (!budget.spend(sortUnits(sections[c].items.items.size())))
@@ -335,7 +349,7 @@ private:
     for (double exponent : {1.0, 0.0}) {
       std::vector<uint64_t> moved = start;
       Outcome result = repairByEjection(sections[c].items, moved, target,
-                                        {kEjectionMoves, exponent, held, indexes[c].get()}, budget);
+                                        {moves, exponent, held, indexes[c].get()}, budget);
       if (result == Outcome::Found) {
         adopt(c, std::move(moved), "ejection");
         return true;
@@ -349,16 +363,22 @@ private:
   // Ejection searches from the best placement down towards the floor, each
   // aiming 1/kDescent of the gap under it: after a success under the new
   // best, after a failure at 1/kDescent of what is left of the gap
-  // (nothing is proved). `held`: items that may not move.
-  void descend(size_t c, uint64_t floor, const std::vector<char> *held = nullptr) {
+  // (nothing is proved). When the gap is closed that way, again with four
+  // times the moves, while work is left. `held`: items that may not move.
+  void descend(size_t c, uint64_t floor, const std::vector<char> *held = nullptr,
+               uint64_t mostMoves = kMostEjectionMoves) {
     if (skipped("ejection"))
       return;
     SectionState &s = state[c];
-    uint64_t low = std::max(s.provenLow, floor);
-    while (s.arena > low && !budget.exhausted()) {
-      uint64_t target = s.arena - (s.arena - low) / kDescent - 1;
-      if (!ejectOnce(c, target, s.offsets, held))
-        low = target + 1;
+    for (uint64_t moves = kEjectionMoves; moves <= mostMoves; moves *= 4) {
+      uint64_t low = std::max(s.provenLow, floor);
+      while (s.arena > low && !budget.exhausted()) {
+        uint64_t target = s.arena - (s.arena - low) / kDescent - 1;
+        if (!ejectOnce(c, target, s.offsets, held, moves))
+          low = target + 1;
+      }
+      if (s.arena <= std::max(s.provenLow, floor) || budget.exhausted())
+        return;
     }
   }
 

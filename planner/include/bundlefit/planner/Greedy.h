@@ -18,7 +18,7 @@
 namespace bundlefit::planner {
 
 enum class GreedyOrder {
-  BySize,        ///< Largest footprint first (TFLM's greedy planner).
+  BySize,        ///< Largest footprint first, ties by the later buffer (TFLM's planner).
   ByArea,        ///< Largest footprint x lifetime first.
   ByLifetime,    ///< Longest lifetime first, then largest.
   ByFirstUse,    ///< Program order (Glow's "SameOrder").
