@@ -8,8 +8,8 @@ packages=(
   cmake ninja-build g++ ccache pkg-config
   # compiler stack
   llvm-16-dev clang-16 lld-16 clang-format libzstd-dev zlib1g-dev libedit-dev libffi-dev libxml2-dev libncurses-dev
-  # model import
-  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  # model import (ONNX: protobuf; TFLite: flatc generates the reader from schema.fbs)
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata flatbuffers-compiler libflatbuffers-dev
   # libraries
   nlohmann-json3-dev libcli11-dev libboost-graph-dev doctest-dev libyaml-cpp-dev libstb-dev
   # bench/planner builds MiniMalloc (../shared/third_party) to compare planners side by side

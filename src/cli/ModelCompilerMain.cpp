@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
   IgnoredGlowOptions ignored;
   bool quiet = false, verbose = false;
   app.set_version_flag("--version", "model-compiler (bundlefit) " + bundlefitVersion());
-  app.add_option("--model", request.model.path, "ONNX model file")->required();
+  app.add_option("--model", request.model.path, "ONNX or TFLite (.tflite) model file")->required();
   app.add_option("--emit-bundle", request.outputDir, "Bundle output directory")->required();
   app.add_option("--backend", backend, "Only CPU is supported");
   app.add_option("--target", glowTarget, "LLVM architecture: x86_64, aarch64, arm");

@@ -9,7 +9,9 @@ namespace bundlefit {
 void addModelOptions(CLI::App &command, ModelOptions &options) {
   // Noted as an input as it is parsed: an output path naming it (`plan
   // m.onnx --json m.onnx`) then fails before any work (OutputFile.h).
-  command.add_option("model", options.path, "ONNX model file")->required()->each(noteInputFile);
+  command.add_option("model", options.path, "ONNX or TFLite (.tflite) model file")
+      ->required()
+      ->each(noteInputFile);
   command.add_option("--define-symbol", options.defineSymbols,
                      "Value of a symbolic dimension: name=value (repeatable)");
   command.add_option("--model-input", options.modelInputs,

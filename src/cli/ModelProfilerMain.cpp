@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
   std::string dumpProfile, dataset, inputName, schema;
   std::vector<std::string> symbols;
   bool quiet = false, verbose = false;
-  app.add_option("--model", model.path, "ONNX model file")->required();
+  app.add_option("--model", model.path, "ONNX or TFLite (.tflite) model file")->required();
   app.add_option("--dump-profile", dumpProfile, "Profile file to write (YAML)")->required();
   app.add_option("--onnx-define-symbol", symbols, "Symbolic dimension: name,value");
   app.add_option("--model-input", model.modelInputs, "name,type,[shape]");

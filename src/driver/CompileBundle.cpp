@@ -4,7 +4,6 @@
 #include "bundlefit/driver/PartLink.h"
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
-#include "bundlefit/onnx/OnnxImporter.h"
 
 #include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/int8/Int8Params.h"
@@ -74,7 +73,7 @@ CompiledBundle buildBundle(const CompileRequest &original) {
   bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
                                                    : legalizeName(request.networkName);
   if (request.useCmsis && !request.quant.enabled() && !request.syntheticProfile &&
-      !onnxModelHasOps(request.model.path, preQuantizedOps()))
+      !modelIsPreQuantized(request.model.path))
     throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
   if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
     throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");

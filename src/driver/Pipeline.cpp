@@ -10,6 +10,7 @@
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/OutputFile.h"
+#include "bundlefit/tflite/TfliteImporter.h"
 
 #include <algorithm>
 #include <atomic>
@@ -69,8 +70,10 @@ const std::vector<std::string> &preQuantizedOps() {
 namespace {
 
 /// The int8 rewrite of a folded QDQ graph with the model's parameters.
+/// `tflite`: the Q/DQ pairs came from a TFLite model, whose arithmetic is
+/// TFLite Micro's (double rounding), not ONNX's.
 void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &qdq,
-                          bool keepInt8Io) {
+                          bool keepInt8Io, bool tflite) {
   QuantizationOptions options;
   options.keepInt8Io = keepInt8Io;
   options.channelwise = true; // for weights the model leaves float or asymmetric
@@ -82,9 +85,10 @@ void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &
     matMulsAsGemms(graph, qdq.params);
     averagePoolsAsConvs(graph, qdq.params, poolWarnings);
     summary = quantizeGraph(graph, ProfileData{}, options, path);
-    // The model's arithmetic is ONNX's: QLinearConv and QDQ round the exact
-    // requantized value once (CompileBundle undoes it for --use-cmsis).
-    setInt8SingleRounding(graph, true);
+    // An ONNX model's arithmetic is ONNX's: QLinearConv and QDQ round the
+    // exact requantized value once (CompileBundle undoes it for --use-cmsis).
+    // A TFLite model's is TFLite Micro's: the kernels' default double rounding.
+    setInt8SingleRounding(graph, !tflite);
   } catch (const Error &e) {
     throw Error(e.code(), path + ": " + e.what());
   }
@@ -95,11 +99,16 @@ void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &
   for (const std::vector<std::string> *lines : {&poolWarnings, &summary.warnings})
     for (const std::string &line : *lines)
       std::cerr << "warning: " << path << ": " << line << "\n";
-  status("pre-quantized model: " + std::to_string(qdq.pairs) +
-         " QuantizeLinear/DequantizeLinear "
-         "pairs and " +
-         std::to_string(qdq.constants) + " quantized constants folded; " +
-         describeQuantization(summary));
+  if (tflite)
+    status("int8 TFLite model: " + std::to_string(qdq.pairs) + " quantized activations and " +
+           std::to_string(qdq.constants) + " quantized constants; " +
+           describeQuantization(summary));
+  else
+    status("pre-quantized model: " + std::to_string(qdq.pairs) +
+           " QuantizeLinear/DequantizeLinear "
+           "pairs and " +
+           std::to_string(qdq.constants) + " quantized constants folded; " +
+           describeQuantization(summary));
 }
 
 } // namespace
@@ -123,7 +132,21 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
     importOptions.inputOverrides.push_back(std::move(input));
   }
   std::unique_ptr<Graph> graph;
-  {
+  // The one place that tells the formats apart: a TFLite flatbuffer by its
+  // file identifier (or .tflite extension), anything else as ONNX.
+  const bool tflite = isTfliteModelFile(options.path);
+  if (tflite) {
+    Stage stage("import " + options.path);
+    if (!options.defineSymbols.empty() || !options.modelInputs.empty())
+      throw Error(ExitCode::Usage, std::string(options.defineSymbols.empty() ? "--model-input"
+                                                                             : "--define-symbol") +
+                                       ": " + options.path +
+                                       " is a TFLite model, whose input shapes and types are "
+                                       "static; the option applies to ONNX models");
+    // Its int8 tensors arrive as the Q/DQ pairs of a pre-quantized ONNX
+    // model and go the same way below.
+    graph = importTfliteModel(options.path);
+  } else {
     Stage stage("import " + options.path);
     // QLinearConv / QLinearMatMul are not operators of the IR: they become
     // Q/DQ pairs first, then the importer's check runs.
@@ -145,16 +168,25 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   } catch (const Error &e) {
     throw Error(e.code(), options.path + ": " + e.what());
   }
+  // A TFLite model's int8 inputs and outputs stay int8, as TFLite Micro
+  // runs them; float ones (before QUANTIZE, after DEQUANTIZE) stay float.
+  const bool keepInt8Io = options.keepInt8Io || (tflite && tfliteModelHasInt8Io(options.path));
   if (qdq)
-    quantizePreQuantized(*graph, options.path, *qdq, options.keepInt8Io);
+    quantizePreQuantized(*graph, options.path, *qdq, keepInt8Io, tflite);
   else if (options.keepInt8Io)
     throw Error(ExitCode::Usage, "--keep-int8-io: " + options.path +
                                      " is not pre-quantized (no QuantizeLinear/DequantizeLinear)");
   return graph;
 }
 
+bool modelIsPreQuantized(const std::string &modelPath) {
+  if (isTfliteModelFile(modelPath))
+    return tfliteModelIsQuantized(modelPath);
+  return onnxModelHasOps(modelPath, preQuantizedOps());
+}
+
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options) {
-  options.preQuantized = onnxModelHasOps(modelPath, preQuantizedOps());
+  options.preQuantized = modelIsPreQuantized(modelPath);
 }
 
 std::string describeMemoryOpt(int level) {

@@ -124,7 +124,9 @@ private:
       return kNotApplicable;
     if (isViewOrTranspose(op)) {
       const Value *input = node.input(0);
-      bool int8Input = input && input->producer && int8_.count(input->producer);
+      // int8 from an int8 node, or an int8 graph input (--keep-int8-io).
+      bool int8Input = input && ((input->producer && int8_.count(input->producer)) ||
+                                 (input->isGraphInput() && isInt8Activation(input)));
       return int8Input && node.outputs.size() == 1 ? "" : kNotApplicable;
     }
     if (options_.keepFloatOps.count(op))

@@ -4,6 +4,8 @@
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/support/Error.h"
 
+#include "ErrorOf.h" // errorOf, shared with the TFLite importer tests
+
 #include <onnx/onnx_pb.h> // Defines ONNX_API, then includes onnx-ml.pb.h.
 
 #include <cstdint>
@@ -56,17 +58,6 @@ std::string readFile(const std::string &path);
 /// The libonnx-testdata file `relative` (e.g. "node/test_clip/model.onnx"),
 /// or "" when the package is not installed.
 std::string testData(const std::string &relative);
-
-/// Runs `f`; returns the bundlefit::Error it threw (code, message), or
-/// {Success, "<no error>"}.
-template <typename F> std::pair<ExitCode, std::string> errorOf(F &&f) {
-  try {
-    f();
-  } catch (const Error &error) {
-    return {error.code(), error.what()};
-  }
-  return {ExitCode::Success, "<no error>"};
-}
 
 /// The constant values of a Value, as the tests compare them.
 std::vector<float> floatsOf(const Value *value);

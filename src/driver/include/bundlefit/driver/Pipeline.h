@@ -69,12 +69,19 @@ bool isInt8Graph(const Graph &graph);
 /// The ONNX operators that make a model pre-quantized (QDQ and QOperator).
 const std::vector<std::string> &preQuantizedOps();
 
-/// Sets options.preQuantized when the model at `modelPath` has ONNX
-/// QuantizeLinear/DequantizeLinear nodes, so that commands treat it as int8.
+/// Whether the model at `modelPath` is int8 already: an ONNX model with
+/// QuantizeLinear/DequantizeLinear (or QOperator) nodes, or a TFLite model
+/// with int8 activations. False for an unreadable file (loadModel says why).
+bool modelIsPreQuantized(const std::string &modelPath);
+
+/// Sets options.preQuantized when modelIsPreQuantized(modelPath), so that
+/// commands treat the model as int8.
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options);
 
-/// Imports the model and runs the default graph passes. A pre-quantized
-/// (QDQ) model comes back int8 already: its Q/DQ nodes folded
+/// Imports the model (ONNX, or TFLite told by its file identifier) and runs
+/// the default graph passes. A pre-quantized (QDQ) or int8 TFLite model
+/// comes back int8 already (a TFLite model's int8 inputs and outputs stay
+/// int8): its Q/DQ nodes folded
 /// (quant/FoldQdq.h) and quantized with its own parameters, one warning line
 /// on stderr for each place where its arithmetic was changed.
 std::unique_ptr<Graph> loadModel(const ModelOptions &options);
