@@ -51,6 +51,7 @@ benches=(
   "memory|$build/bin/bench_memory $models bench/results/memory.json --m7"
   "planner|$build/bin/bench_planner $shared/benchmarks/planner --out bench/results/planner.json"
   "planner_ablation|$build/bin/bench_planner $shared/benchmarks/planner --ablation --out bench/results/planner_ablation.json"
+  "planner_perfect|$build/bin/bench_planner $shared/benchmarks/planner --perfect --out bench/results/planner_perfect.json"
   "mcu|$py bench/mcu/bench_mcu.py --bundlefit $bf --models-dir $models --shared $shared --out bench/results/mcu.json"
   "quant|$py bench/quant/bench_quant.py --bundlefit $bf --models-dir $models --out bench/results/quant.json"
 )

@@ -1,20 +1,23 @@
 //===- bench/planner/main.cpp - How good and how fast is the planner? -----===//
 //
 // bench_planner [DATA_DIR] [--out FILE] [--smoke] [--only PART] [--ablation]
+//               [--perfect]
 //   DATA_DIR    holds glow_memory_traces.txt and minimalloc/*.csv
 //               (default: the shared benchmark folder chosen at configure time)
 //   --out       JSON results (default: bench/results/planner.json, or
-//               planner_ablation.json with --ablation)
+//               planner_ablation.json with --ablation, planner_perfect.json
+//               with --perfect)
 //   --smoke     a few cases only, no peers, no JSON (what ctest runs)
 //   --only PART one part, printed, no JSON: glow, minimalloc, scale, goal,
-//               perfect, peers
+//               peers
 //   --ablation  the ablation (Ablation.cpp) alone
+//   --perfect   perfect packings side by side with TFLM and MiniMalloc
+//               (PerfectBench.cpp) alone
 //
 // Parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
 // MiniMalloc's hard instances (greedy vs exact against 1 MiB), random
 // network-like problems of 1k..10^6 buffers through planMemory, the 10^5
-// goal on tuning and reporting seeds, perfect packings side by side with
-// TFLM and MiniMalloc (PerfectBench.cpp), and (Peers.cpp) bundlefit's CLI,
+// goal on tuning and reporting seeds, and (Peers.cpp) bundlefit's CLI,
 // MiniMalloc and TFLM's planner side by side on MiniMalloc's instances.
 //
 //===----------------------------------------------------------------------===//
@@ -73,7 +76,7 @@ struct Options {
   fs::path data = BUNDLEFIT_PLANNER_DATA;
   fs::path thirdParty = BUNDLEFIT_THIRD_PARTY;
   fs::path out;
-  bool smoke = false, ablation = false;
+  bool smoke = false, ablation = false, perfect = false;
   std::string only;
   bool runs(const char *part) const { return only.empty() || only == part; }
 };
@@ -295,6 +298,8 @@ bool parseArgs(int argc, char **argv, Options &o) {
       o.smoke = true;
     else if (a == "--ablation")
       o.ablation = true;
+    else if (a == "--perfect")
+      o.perfect = true;
     else if (a == "--out" && i + 1 < argc)
       o.out = argv[++i];
     else if (a == "--only" && i + 1 < argc)
@@ -328,7 +333,7 @@ int main(int argc, char **argv) {
   Options o;
   if (!parseArgs(argc, argv, o)) {
     std::cerr << "usage: bench_planner [DATA_DIR] [--out FILE] [--smoke] [--only PART] "
-                 "[--ablation]\n";
+                 "[--ablation] [--perfect]\n";
     return 2;
   }
   fs::path results = BUNDLEFIT_BENCH_RESULTS;
@@ -337,6 +342,13 @@ int main(int argc, char **argv) {
     std::string ablation = benchAblation(o.data, ok);
     writeResults(o.out.empty() ? results / "planner_ablation.json" : o.out,
                  "\n  \"ablation\": " + ablation);
+    return ok ? 0 : 1;
+  }
+  if (o.perfect) {
+    bool ok = true;
+    std::string perfect = benchPerfectPart(o, ok);
+    writeResults(o.out.empty() ? results / "planner_perfect.json" : o.out,
+                 "\n  \"perfect\": " + perfect);
     return ok ? 0 : 1;
   }
   // The Glow traces and MiniMalloc instances live beside the repository
@@ -352,7 +364,7 @@ int main(int argc, char **argv) {
     return ok ? 77 : 1;
   }
   bool ok = true;
-  std::string glow, minimalloc, scale, goal, perfect, peers;
+  std::string glow, minimalloc, scale, goal, peers;
   if (o.runs("glow"))
     glow = benchGlow(o, ok);
   if (o.runs("minimalloc"))
@@ -361,15 +373,14 @@ int main(int argc, char **argv) {
     scale = benchScale(o, ok);
   if (!o.smoke && o.runs("goal"))
     goal = benchGoal(ok);
-  if (o.runs("perfect"))
-    perfect = benchPerfectPart(o, ok);
+  if (o.smoke)
+    benchPerfectPart(o, ok);
   if (!o.smoke && o.runs("peers"))
     peers = benchSideBySide(o, ok);
   if (!o.smoke && o.only.empty())
     writeResults(o.out.empty() ? results / "planner.json" : o.out,
                  "\n  \"glow\": " + glow + ",\n  \"minimalloc\": " + minimalloc +
                      ",\n  \"scale\": " + scale + ",\n  \"goal_100k\": " + goal +
-                     ",\n  \"perfect\": " + perfect +
                      ",\n  \"side_by_side\": " + (peers.empty() ? "null" : peers));
   return ok ? 0 : 1;
 }

@@ -132,8 +132,8 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
                       "Network name (default: model file name)");
   command
       ->add_option("--time-limit", options->timeLimit,
-                   "Seconds the memory planner may spend, greedy passes after the first "
-                   "included (default 5)")
+                   "Seconds the memory planner may spend, its first placement included "
+                   "(default 5; its work is counted, about 10^8 units a second)")
       ->check(secondsCheck());
   command
       ->add_option("--arena-capacity", options->arenaCapacity,
