@@ -54,6 +54,7 @@ benches=(
   "planner_perfect|$build/bin/bench_planner $shared/benchmarks/planner --perfect --out bench/results/planner_perfect.json"
   "mcu|$py bench/mcu/bench_mcu.py --bundlefit $bf --models-dir $models --shared $shared --out bench/results/mcu.json"
   "quant|$py bench/quant/bench_quant.py --bundlefit $bf --models-dir $models --out bench/results/quant.json"
+  "tflite|$py bench/tflite/bench_tflite.py --bundlefit $bf --tflm $shared/third_party/tflm --out bench/results/tflite.json"
 )
 
 log=bench/results/run-all.log
