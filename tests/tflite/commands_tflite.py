@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Every command that takes a model takes a .tflite, and refuses a broken one in one line.
+
+On TFLM's hello_world (float and int8, ../shared/third_party/tflm/models): inspect, plan, fit,
+pick, compile, run (int8 .npy in and out for the int8 model), profile (float model) and
+model-compiler -model= must succeed; a truncated copy of the int8 model must make each of them
+exit 4 with exactly one line on stderr naming the file and the verifier's refusal. Exit 77 (ctest SKIP) without the models.
+
+usage: commands_tflite.py BIN_DIR TFLM_DIR WORK_DIR
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+SKIP = 77
+
+
+def main():
+    bin_dir, tflm_dir, work = sys.argv[1:4]
+    models = os.path.join(tflm_dir, "models", "hello_world")
+    int8 = os.path.join(models, "hello_world_int8.tflite")
+    flt = os.path.join(models, "hello_world_float.tflite")
+    if not (os.path.exists(int8) and os.path.exists(flt)):
+        print(f"SKIP: {models} is absent (../shared/third_party/tflm beside the clone)")
+        return SKIP
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    bf = os.path.join(bin_dir, "bundlefit")
+    x8 = os.path.join(work, "x8.npy")
+    np.save(x8, np.array([[7]], dtype=np.int8))
+    cal = os.path.join(work, "cal.npy")
+    np.save(cal, np.linspace(0, 6.28, 16, dtype=np.float32).reshape(16, 1))
+    broken = os.path.join(work, "truncated.tflite")
+    with open(int8, "rb") as f:
+        data = f.read()
+    with open(broken, "wb") as f:
+        f.write(data[:len(data) // 2])
+
+    def commands(model, tag):
+        out = os.path.join(work, tag)
+        return {
+            "inspect": [bf, "-q", "inspect", model],
+            "plan": [bf, "-q", "plan", model],
+            "fit": [bf, "-q", "fit", model, "--device", "apollo3"],
+            "pick": [bf, "-q", "pick", model, "--device", "apollo3"],
+            "compile": [bf, "-q", "compile", model, "-o", out + "_bundle"],
+            "run": [bf, "-q", "run", model, "--input", x8, "--output-dir", out + "_run"],
+            "model-compiler": [os.path.join(bin_dir, "model-compiler"), "-model=" + model,
+                               "-emit-bundle=" + out + "_mc"],
+        }
+
+    failures = 0
+    for name, argv in commands(int8, "int8").items():
+        done = subprocess.run(argv, capture_output=True, text=True)
+        ok = done.returncode == 0
+        if name == "run" and ok:
+            outs = os.listdir(os.path.join(work, "int8_run"))
+            ok = len(outs) == 1 and np.load(os.path.join(work, "int8_run", outs[0])).dtype == np.int8
+        print(f"{name} hello_world_int8.tflite: {'ok' if ok else 'FAIL ' + done.stderr.strip()}")
+        failures += not ok
+    profile = os.path.join(work, "hw.yaml")
+    done = subprocess.run([bf, "-q", "profile", flt, cal, "-o", profile], capture_output=True,
+                          text=True)
+    ok = done.returncode == 0 and os.path.exists(profile)
+    print(f"profile hello_world_float.tflite: {'ok' if ok else 'FAIL ' + done.stderr.strip()}")
+    failures += not ok
+    for name, argv in commands(broken, "broken").items():
+        done = subprocess.run(argv, capture_output=True, text=True)
+        lines = done.stderr.strip().splitlines()
+        ok = (done.returncode == 4 and len(lines) == 1 and broken in lines[0] and
+              "flatbuffers verifier rejects it" in lines[0])
+        print(f"{name} truncated.tflite: exit {done.returncode}, "
+              f"{len(lines)} line(s): {lines[0] if lines else ''}" + ("" if ok else " FAIL"))
+        failures += not ok
+    print(f"{'FAIL' if failures else 'OK'}: {failures} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
