@@ -9,17 +9,19 @@
 // the longest few goes in; when none does, step a can only be used from the
 // height of a neighbour on, so the steps up to the next one where an item
 // starts are raised to the lower neighbour. Every round places an item or
-// merges stretches, and each is a few heap and tree operations: O(n log n) whatever
-// the lifetimes, unlike a first-fit pass, which looks at every placed item
-// that meets the new one.
+// merges stretches, and each is a few queue and tree operations: O(n log n)
+// whatever the lifetimes, unlike a first-fit pass, which looks at every
+// placed item that meets the new one.
 //
 //===----------------------------------------------------------------------===//
 #include "Placement.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <numeric>
-#include <queue>
+#include <utility>
+#include <vector>
 
 namespace bundlefit::planner::detail {
 
@@ -144,8 +146,56 @@ private:
   std::vector<int> lowestLast; // Per step (tree): the earliest death of its unplaced items.
 };
 
+// (height, start) pairs, lowest first. The lowest stretch only ever rises
+// (a stretch that is pushed is higher than the one being filled, or as high
+// and further right), so a radix heap does: each entry moves down its
+// buckets at most 96 times, in arrays, where a binary heap walks log n
+// scattered entries per operation.
+class MonotoneQueue {
+public:
+  bool empty() const { return size == 0; }
+  void push(std::pair<uint64_t, int> entry) {
+    Key key = keyOf(entry);
+    assert(key >= last && "the skyline's lowest stretch went down");
+    buckets[bucketOf(key)].push_back(key);
+    ++size;
+  }
+  std::pair<uint64_t, int> top() {
+    if (buckets[0].empty()) {
+      size_t b = 1;
+      while (buckets[b].empty())
+        ++b;
+      last = *std::min_element(buckets[b].begin(), buckets[b].end());
+      for (Key key : buckets[b])
+        buckets[bucketOf(key)].push_back(key);
+      buckets[b].clear();
+    }
+    return {uint64_t(last >> 32), int(uint32_t(last))};
+  }
+  void pop() {
+    top();
+    buckets[0].pop_back();
+    --size;
+  }
+
+private:
+  using Key = unsigned __int128; // height << 32 | start
+  static Key keyOf(std::pair<uint64_t, int> e) { return Key(e.first) << 32 | uint32_t(e.second); }
+  // 0 for the last key popped; else 1 + the highest bit where they differ.
+  size_t bucketOf(Key key) const {
+    Key d = key ^ last;
+    if (d == 0)
+      return 0;
+    uint64_t hi = uint64_t(d >> 64), lo = uint64_t(d);
+    return hi ? size_t(128 - __builtin_clzll(hi)) : size_t(64 - __builtin_clzll(lo));
+  }
+  std::vector<Key> buckets[129];
+  Key last = 0;
+  size_t size = 0;
+};
+
 // The top edge: stretches [start, end) at a height, in arrays indexed by
-// their first and last step, and a heap of them by height whose stale
+// their first and last step, and a queue of them by height whose stale
 // entries are skipped when they come up.
 class Skyline {
 public:
@@ -208,8 +258,7 @@ private:
   std::vector<int> end;                   // Per start: the stretch's end, or -1.
   std::vector<uint64_t> height;           // Per start.
   std::vector<int> startEndingAt;         // Per end: the start of the stretch ending there.
-  using Entry = std::pair<uint64_t, int>; // (height, start)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> lowest;
+  MonotoneQueue lowest;
 };
 } // namespace
 
