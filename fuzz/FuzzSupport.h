@@ -19,6 +19,7 @@
 #include <exception>
 #include <string>
 #include <typeinfo>
+#include <unistd.h>
 
 namespace bundlefit::fuzz {
 
@@ -41,6 +42,24 @@ template <typename F> void expectParsedOrError(const std::string &source, F &&pa
     std::fprintf(stderr, "fuzz: escaped %s: %s\n", typeid(other).name(), other.what());
     std::abort();
   }
+}
+
+/// Writes the input to a per-process scratch file ending in `suffix` (the
+/// first call's: one kind of file per fuzzer), on tmpfs when there is one
+/// (the parsers read paths), and returns its path.
+inline const std::string &writeScratchFile(const uint8_t *data, size_t size,
+                                           const std::string &suffix) {
+  static const std::string path = [&] {
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    return std::string(dir) + "/bundlefit-fuzz-" + std::to_string(getpid()) + suffix;
+  }();
+  FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file)
+    std::abort();
+  if (size && std::fwrite(data, 1, size, file) != size)
+    std::abort();
+  std::fclose(file);
+  return path;
 }
 
 /// libFuzzer stops a target at 2 GB of RSS (-rss_limit_mb=2048), ASan's

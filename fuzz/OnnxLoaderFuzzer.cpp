@@ -15,30 +15,10 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <unistd.h>
-
-namespace {
-
-/// A per-process file on tmpfs when there is one: the importer reads paths.
-const std::string &scratchPath() {
-  static const std::string path = [] {
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    return std::string(dir) + "/bundlefit-fuzz-" + std::to_string(getpid()) + ".onnx";
-  }();
-  return path;
-}
-
-} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bundlefit::fuzz::limitMemory();
-  const std::string &path = scratchPath();
-  FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    std::abort();
-  if (size && std::fwrite(data, 1, size, file) != size)
-    std::abort();
-  std::fclose(file);
+  const std::string &path = bundlefit::fuzz::writeScratchFile(data, size, ".onnx");
   std::unique_ptr<bundlefit::Graph> graph;
   bundlefit::fuzz::expectParsedOrError(path, [&] { graph = bundlefit::importOnnxModel(path); });
   if (graph) // The pipeline names the file around shape inference errors.

@@ -17,18 +17,10 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
-#include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bundlefit::fuzz::limitMemory();
-  static const std::string path =
-      "/tmp/bundlefit-fuzz-pipeline-" + std::to_string(getpid()) + ".onnx";
-  FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    std::abort();
-  if (size && std::fwrite(data, 1, size, file) != size)
-    std::abort();
-  std::fclose(file);
+  const std::string &path = bundlefit::fuzz::writeScratchFile(data, size, ".onnx");
   std::unique_ptr<bundlefit::Graph> graph;
   bundlefit::fuzz::expectParsedOrError(path, [&] { graph = bundlefit::importOnnxModel(path); });
   if (graph)

@@ -13,16 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const std::string path = "/tmp/bundlefit-fuzz-" + std::to_string(getpid()) + ".png";
-  FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    std::abort();
-  if (size && std::fwrite(data, 1, size, file) != size)
-    std::abort();
-  std::fclose(file);
+  const std::string &path = bundlefit::fuzz::writeScratchFile(data, size, ".png");
   bundlefit::ImageOptions options;
   bundlefit::fuzz::expectParsedOrError(path, [&] {
     bundlefit::loadSamples(path, {1, 3, 8, 8}, options);

@@ -38,7 +38,7 @@ cmake --build "$build" -j "$jobs" --target fuzzers
 # models in tests/models are 90 KB to 14 MB of weights, too big to mutate).
 seeds=$build/fuzz/seeds
 rm -rf "$seeds" && mkdir -p "$seeds/onnx" "$seeds/device" "$seeds/profile" "$seeds/npy" "$seeds/png" \
-  "$seeds/plan-buffers"
+  "$seeds/plan-buffers" "$seeds/tflite"
 cp "$root"/fuzz/corpus/onnx/* "$seeds/onnx/" 2>/dev/null || true
 cp "$root"/fuzz/corpus/device/* "$root"/device_db/parts/*.json "$seeds/device/" 2>/dev/null || true
 cp "$root"/fuzz/corpus/profile/* "$seeds/profile/" 2>/dev/null || true
@@ -46,6 +46,11 @@ for kind in npy png plan-buffers; do
   cp "$root"/fuzz/corpus/$kind/* "$seeds/$kind/" 2>/dev/null || true
 done
 cp "$root"/tests/models/*.npy "$seeds/npy/" 2>/dev/null || true
+# TFLite: the shipped seeds, and TFLM's small example models when ../shared is beside the clone.
+cp "$root"/fuzz/corpus/tflite/* "$seeds/tflite/" 2>/dev/null || true
+for model in "$root"/../shared/third_party/tflm/models/*/*.tflite; do
+  if [ -f "$model" ] && [ "$(stat -c %s "$model")" -le 8192 ]; then cp "$model" "$seeds/tflite/"; fi
+done
 if [ -d /usr/share/libonnx-testdata/data/node ]; then
   for model in /usr/share/libonnx-testdata/data/node/*/model.onnx; do
     [ "$(stat -c %s "$model")" -le 8192 ] || continue
@@ -96,6 +101,7 @@ run fuzz_npy npy 500000 -max_len=4096
 run fuzz_png png 200000 -max_len=4096
 run fuzz_plan_buffers plan-buffers 400000 -max_len=4096
 run fuzz_pipeline onnx 80000 -max_len=8192
+run fuzz_tflite_loader tflite 30000 -max_len=8192
 
 # The hostile-input corpus (tests/hostile/make-corpus.py), replayed once
 # through the sanitizer-built targets: every file must be refused cleanly.

@@ -96,7 +96,12 @@ public:
 
   /// The operator being converted, for error messages and node names.
   void setOperator(size_t index) { operator_ = index; }
-  std::string where() const { return file_.describeOperator(operator_); }
+  /// After the operators: errors name the subgraph's input and output lists.
+  void clearOperator() { operator_ = kNoOperator; }
+  std::string where() const {
+    return operator_ == kNoOperator ? "the subgraph's input and output lists"
+                                    : file_.describeOperator(operator_);
+  }
   Error bad(const std::string &problem) const { return file_.bad(where() + ": " + problem); }
   Error unsupported(const std::string &problem) const {
     return file_.unsupported(where() + ": " + problem);
@@ -122,7 +127,10 @@ private:
   const TfliteFile &file_;
   Graph &graph_;
   std::vector<Held> held_;
-  size_t operator_ = 0;
+  static constexpr size_t kNoOperator = ~size_t(0);
+  /// kNoOperator before the first operator and after the last: a model
+  /// without operators has no "operator 0" to name.
+  size_t operator_ = kNoOperator;
 };
 
 } // namespace bundlefit::tflite_import

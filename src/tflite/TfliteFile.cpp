@@ -179,8 +179,11 @@ std::string TfliteFile::operatorName(const tflite::Operator &op) const {
 }
 
 std::string TfliteFile::describeOperator(size_t index) const {
-  return "operator " + std::to_string(index) + " (" +
-         operatorName(*subgraph_->operators()->Get(unsigned(index))) + ")";
+  const auto *ops = subgraph_->operators();
+  if (!ops || index >= ops->size())
+    fatalInternal("operator index " + std::to_string(index) + " out of range");
+  return "operator " + std::to_string(index) + " (" + operatorName(*ops->Get(unsigned(index))) +
+         ")";
 }
 
 } // namespace bundlefit::tflite_import

@@ -116,6 +116,7 @@ std::unique_ptr<Graph> importTfliteModel(const std::string &path,
     else
       keepUnsupported(converter, op);
   }
+  converter.clearOperator();
   converter.markGraphOutputs();
   graph->removeUnusedValues();
   graph->verify();

@@ -422,6 +422,21 @@ TEST_CASE("a broken file is one BadInputFile line naming the tensor or operator"
     CHECK(message == path + ": operator 0 (RELU): its output 'y' is [1,4] by the operator's "
                             "definition, but the model says [1,5]");
   }
+  SUBCASE("an output nothing computes, in a model without operators") {
+    // fuzz_tflite_loader: naming "operator 0" of an empty operator list
+    // read past the flatbuffer.
+    TfliteTestModel m;
+    int32_t x = m.floatTensor("x", {1, 4});
+    int32_t ghost = m.floatTensor("ghost", {1, 4});
+    m.inputs({x});
+    m.outputs({ghost});
+    const std::string path = m.save("no_operators.tflite");
+    auto [code, message] = errorOf([&] { importTfliteModel(path); });
+    CHECK(code == ExitCode::BadInputFile);
+    CHECK(message == path + ": the subgraph's input and output lists: reads tensor 1 ('ghost'), "
+                            "which is neither a graph input, a constant nor computed by an "
+                            "earlier operator");
+  }
   SUBCASE("an operator reading a tensor nothing computes") {
     TfliteTestModel m;
     int32_t x = m.floatTensor("x", {1, 4});
