@@ -2,8 +2,9 @@
 """Every command that takes a model takes a .tflite, and refuses a broken one in one line.
 
 On TFLM's hello_world (float and int8, ../shared/third_party/tflm/models): inspect, plan, fit,
-pick, compile, run (int8 .npy in and out for the int8 model), profile (float model) and
-model-compiler -model= must succeed; a truncated copy of the int8 model must make each of them
+pick, compile, run (int8 .npy in and out for the int8 model), profile (float model),
+model-compiler -model= and, when built, `import bundlefit` (plan, from the path and from the bytes,
+equal to the CLI's; run's int8 outputs equal to the CLI's) must succeed; a truncated copy of the int8 model must make each of them
 exit 4 with exactly one line on stderr naming the file and the verifier's refusal. Exit 77 (ctest SKIP) without the models.
 
 usage: commands_tflite.py BIN_DIR TFLM_DIR WORK_DIR
@@ -16,6 +17,31 @@ import sys
 import numpy as np
 
 SKIP = 77
+
+
+def check_python(bin_dir, bf, model, x8):
+    """`import bundlefit` (when built): plan equals the CLI's JSON, from the path and from the
+    bytes, and run returns the CLI's int8 outputs. Failures counted."""
+    sys.path.insert(0, os.path.join(os.path.dirname(bin_dir), "python"))
+    try:
+        import bundlefit
+    except ImportError:
+        print("python: module not built, not checked")
+        return 0
+    import json
+    cli_plan = json.loads(subprocess.run([bf, "-q", "plan", model, "--json", "-"], check=True,
+                                         capture_output=True, text=True).stdout)
+    with open(model, "rb") as f:
+        from_bytes = bundlefit.load(f.read(), name=os.path.basename(model))
+    ok = bundlefit.plan(model) == cli_plan and bundlefit.plan(from_bytes) == cli_plan
+    x = np.load(x8)
+    got = bundlefit.run(model, x)["arrays"]
+    ok = ok and len(got) == 1 and all(a.dtype == np.int8 for a in got.values())
+    out = os.path.join(os.path.dirname(x8), "int8_run")
+    want = np.load(os.path.join(out, os.listdir(out)[0]))
+    ok = ok and np.array_equal(next(iter(got.values())), want)
+    print(f"python plan and run hello_world_int8.tflite: {'ok' if ok else 'FAIL'}")
+    return 0 if ok else 1
 
 
 def main():
@@ -75,6 +101,7 @@ def main():
         print(f"{name} truncated.tflite: exit {done.returncode}, "
               f"{len(lines)} line(s): {lines[0] if lines else ''}" + ("" if ok else " FAIL"))
         failures += not ok
+    failures += check_python(bin_dir, bf, int8, x8)
     print(f"{'FAIL' if failures else 'OK'}: {failures} failures")
     return 1 if failures else 0
 
