@@ -367,6 +367,24 @@ TEST_CASE("a broken file is one BadInputFile line naming the tensor or operator"
     CHECK(message == path + ": tensor 1 ('c') of shape [1,4] holds 8 bytes of data; its shape "
                             "needs 16");
   }
+  SUBCASE("a buffer beyond the end of the file") {
+    for (auto [offset, size] : {std::pair<uint64_t, uint64_t>{1000000, 16},
+                                {~uint64_t(0) - 7, 16}}) { // offset + size wraps
+      TfliteTestModel m;
+      int32_t x = m.floatTensor("x", {1, 4});
+      int32_t c = m.externalTensor("c", {1, 4}, offset, size);
+      int32_t y = m.floatTensor("y", {1, 4});
+      m.op(tflite::BuiltinOperator_ADD, {x, c}, {y});
+      m.inputs({x});
+      m.outputs({y});
+      const std::string path = m.save("external.tflite");
+      auto [code, message] = errorOf([&] { importTfliteModel(path); });
+      CHECK(code == ExitCode::BadInputFile);
+      CHECK(message.find(path + ": tensor 1 ('c'): its buffer 1 (offset " +
+                         std::to_string(offset) + ", 16 bytes) lies beyond the end of the file") ==
+            0);
+    }
+  }
   SUBCASE("an absurd shape") {
     TfliteTestModel m;
     int32_t x = m.floatTensor("x", {1 << 30, 1 << 30, 1 << 30});

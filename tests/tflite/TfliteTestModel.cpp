@@ -48,6 +48,15 @@ int32_t TfliteTestModel::tensor(const std::string &name, tflite::TensorType type
   return int32_t(tensors_.size() - 1);
 }
 
+int32_t TfliteTestModel::externalTensor(const std::string &name, const std::vector<int32_t> &shape,
+                                        uint64_t offset, uint64_t size) {
+  const uint32_t buffer = uint32_t(buffers_.size());
+  buffers_.push_back({});
+  external_[buffer] = {offset, size};
+  tensors_.push_back({name, tflite::TensorType_FLOAT32, shape, {}, buffer});
+  return int32_t(tensors_.size() - 1);
+}
+
 int32_t TfliteTestModel::floatTensor(const std::string &name, const std::vector<int32_t> &shape,
                                      const std::vector<float> &values) {
   return tensor(name, tflite::TensorType_FLOAT32, shape, {}, bytesOf(values));
@@ -78,8 +87,15 @@ void TfliteTestModel::op(tflite::BuiltinOperator code, const std::vector<int32_t
 std::vector<uint8_t> TfliteTestModel::bytes() {
   flatbuffers::FlatBufferBuilder &b = builder_;
   std::vector<flatbuffers::Offset<tflite::Buffer>> buffers;
-  for (const auto &data : buffers_)
-    buffers.push_back(tflite::CreateBuffer(b, data.empty() ? 0 : b.CreateVector(data)));
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    auto external = external_.find(uint32_t(i));
+    if (external != external_.end())
+      buffers.push_back(
+          tflite::CreateBuffer(b, 0, external->second.first, external->second.second));
+    else
+      buffers.push_back(tflite::CreateBuffer(
+          b, buffers_[i].empty() ? 0 : b.CreateVector(buffers_[i])));
+  }
   std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
   for (const PendingTensor &t : tensors_) {
     flatbuffers::Offset<tflite::QuantizationParameters> quant = 0;

@@ -11,6 +11,7 @@
 #include "schema_generated.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ public:
   int32_t int32Tensor(const std::string &name, const std::vector<int32_t> &shape,
                       const std::vector<int32_t> &values, const TestQuant &quant = {});
 
+  /// A constant whose buffer lies outside the flatbuffer (TFLite's layout
+  /// for models over 2 GB): Buffer.offset and Buffer.size as given.
+  int32_t externalTensor(const std::string &name, const std::vector<int32_t> &shape,
+                         uint64_t offset, uint64_t size);
   /// An operator; `options` builds its builtin options with builder().
   void op(tflite::BuiltinOperator code, const std::vector<int32_t> &inputs,
           const std::vector<int32_t> &outputs,
@@ -65,6 +70,7 @@ private:
   };
   flatbuffers::FlatBufferBuilder builder_;
   std::vector<std::vector<uint8_t>> buffers_{{}}; // buffer 0: empty, as TFLite writes
+  std::map<uint32_t, std::pair<uint64_t, uint64_t>> external_; // buffer -> offset, size
   std::vector<PendingTensor> tensors_;
   std::vector<PendingOp> ops_;
   std::vector<std::pair<int32_t, std::string>> codes_; // builtin, custom name
