@@ -208,7 +208,7 @@ py::object plan(const py::object &model, int memoryOpt, const std::optional<std:
     // The stages of `bundlefit plan` (src/cli/PlanCommand.cpp).
     ModelOptions options = modelOptions(*source, memoryOpt);
     std::unique_ptr<Graph> graph = loadModel(options);
-    quantizeLoadedModel(*graph, options.path, quantOptions(*source, profile, schema));
+    quantizeLoadedModel(*graph, options, quantOptions(*source, profile, schema));
     applyMemoryOptPasses(*graph, options);
     PlanOptions planOptions;
     planOptions.exactTimeBudgetSeconds = timeLimit;

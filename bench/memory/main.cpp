@@ -204,7 +204,7 @@ int main(int argc, char **argv) {
         try {
           if (!runThis) { // Plan only.
             std::unique_ptr<Graph> graph = loadModel(request.model);
-            quantizeLoadedModel(*graph, modelPath, request.quant);
+            quantizeLoadedModel(*graph, request.model, request.quant);
             applyMemoryOptPasses(*graph, request.model);
             PlanOptions options;
             options.memoryOpt = level;

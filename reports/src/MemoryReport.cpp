@@ -108,6 +108,11 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
                             {"size", p.size},
                             {"dtype", dtypeName(value->type.dtype)},
                             {"shape", value->type.shape}});
+    // An int8 input or output (--int8-io): how its integers map to reals.
+    if (value->type.quant.scales.size() == 1) {
+      placeholders.back()["scale"] = value->type.quant.scales[0];
+      placeholders.back()["zero_point"] = value->type.quant.zeroPoints.at(0);
+    }
   }
   report["placeholders"] = placeholders;
 

@@ -84,6 +84,34 @@ struct BundleConfig {
 
 )";
 
+/// A float literal that reads back as exactly `value`: "0.0078125f".
+std::string floatLiteral(float value) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.9g", double(value));
+  std::string literal = text;
+  if (literal.find_first_of(".en") == std::string::npos)
+    literal += ".0";
+  return literal + "f";
+}
+
+/// Scale and zero point macros of the int8 placeholders (--int8-io).
+std::string int8PlaceholderDefines(const MemoryPlan &plan, const std::string &prefix,
+                                   const std::vector<std::string> &ids) {
+  std::vector<std::pair<std::string, std::string>> defines;
+  for (size_t i = 0; i < plan.placeholders.size(); ++i) {
+    const QuantParams &quant = plan.placeholders[i]->type.quant;
+    if (quant.scales.size() != 1)
+      continue;
+    defines.push_back({prefix + "_" + ids[i] + "_SCALE", floatLiteral(quant.scales[0])});
+    defines.push_back(
+        {prefix + "_" + ids[i] + "_ZERO_POINT", std::to_string(quant.zeroPoints.at(0))});
+  }
+  if (defines.empty())
+    return "";
+  return "// int8 placeholders: real value = SCALE * (q - ZERO_POINT).\n" +
+         alignedDefines(defines) + "\n";
+}
+
 } // namespace
 
 std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan) {
@@ -133,6 +161,9 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
     if (ids[i] != legalizeName(value->name))
       text += "//   Model name: \"" + value->name + "\" (renamed: its C name was taken)\n";
     text += "//   Type: " + glowTypeName(value->type) + "\n";
+    if (value->type.quant.scales.size() == 1)
+      text += "//   Scale: " + floatLiteral(value->type.quant.scales[0]) +
+              ", zero point: " + std::to_string(value->type.quant.zeroPoints.at(0)) + "\n";
     text += "//   Size: " + std::to_string(value->type.numElements()) + " (elements)\n";
     text += "//   Size: " + std::to_string(p.size) + " (bytes)\n";
     text += "//   Offset: " + std::to_string(p.offset) + " (bytes)\n//\n";
@@ -163,6 +194,7 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
     text += "// Bundle memory configuration (memory layout).\n";
     text += "extern const struct BundleConfig " + networkName + "_config;\n\n";
   }
+  text += int8PlaceholderDefines(plan, prefix, ids);
   text += "// Bundle entry point (inference function). Returns 0\n";
   text += "// for correct execution or some error code otherwise.\n";
   text += "int " + networkName +

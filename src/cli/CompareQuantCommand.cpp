@@ -88,7 +88,7 @@ int runCompareQuant(const CompareQuantOptions &options) {
   options.html.checkFileWritable();
   std::unique_ptr<Graph> floatGraph = loadModel(options.model);
   std::unique_ptr<Graph> int8Graph = loadModel(options.model);
-  quantizeLoadedModel(*int8Graph, options.model.path, options.quant);
+  quantizeLoadedModel(*int8Graph, options.model, options.quant);
   std::vector<Tensor> samples = loadCalibrationSamples(*floatGraph, options.calibration);
   const std::string &inputName = floatGraph->inputs()[0]->name;
 

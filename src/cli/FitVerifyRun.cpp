@@ -138,7 +138,10 @@ RunVerification verifyPartRun(const PartBundle &part, const device::Device &devi
 
   // The host build of the same model and options.
   CompileRequest host;
-  host.model = options.model;
+  // A float variant has float inputs and outputs whatever --int8-io says (as fit sized it).
+  host.model = unplaced.footprint.variant.precision == device::Precision::Int8
+                   ? options.model
+                   : floatIoModel(options.model);
   host.optLevel = options.optLevel;
   host.exactTimeBudgetSeconds = options.exactTimeBudgetSeconds;
   host.quant = options.quant;

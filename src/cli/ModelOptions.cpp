@@ -14,8 +14,10 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
       ->each(noteInputFile);
   command.add_option("--define-symbol", options.defineSymbols,
                      "Value of a symbolic dimension: name=value (repeatable)");
-  command.add_option("--model-input", options.modelInputs,
-                     "Override an input's type and shape: name,type,[d0,d1,...] (repeatable)");
+  command.add_option(
+      "--model-input", options.modelInputs,
+      "Override an input's type and shape: name,type,[d0,d1,...], or an int8 input of an "
+      "int8 build: name,int8q,scale,offset[,[d0,...]] (repeatable)");
   command
       .add_option("--memory-opt", options.memoryOpt,
                   "Go below the layer-by-layer memory bound: 0 off (Glow's layout), 1 fuse "
@@ -32,9 +34,10 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
   command.add_flag("--keep-model-order", options.keepModelOrder,
                    "Run nodes in the model's order instead of a memory-aware order (plan, "
                    "compile, run, fit, pick)");
-  command.add_flag("--keep-int8-io", options.keepInt8Io,
-                   "Pre-quantized (QDQ) models: int8 inputs and outputs with the model's scales "
-                   "and zero points, no Quantize/Dequantize at the boundary");
+  command.add_flag("--int8-io,--keep-int8-io", options.keepInt8Io,
+                   "int8 builds: int8 inputs and outputs, no Quantize/Dequantize at the boundary; "
+                   "scales and zero points from the pre-quantized model or the profile's ranges "
+                   "(in the header and memory.json)");
 }
 
 } // namespace bundlefit

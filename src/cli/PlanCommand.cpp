@@ -40,7 +40,7 @@ int runPlan(const PlanCommandOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
   std::unique_ptr<Graph> graph = loadModel(options.model);
-  quantizeLoadedModel(*graph, options.model.path, options.quant);
+  quantizeLoadedModel(*graph, options.model, options.quant);
   applyMemoryOptPasses(*graph, options.model);
   std::string network = options.networkName.empty() ? networkNameFromPath(options.model.path)
                                                     : legalizeName(options.networkName);

@@ -23,9 +23,11 @@ namespace {
 
 void quantizeForBuild(Graph &graph, const CompileRequest &request) {
   if (request.quant.enabled())
-    quantizeLoadedModel(graph, request.model.path, request.quant);
+    quantizeLoadedModel(graph, request.model, request.quant);
   else if (request.syntheticProfile)
-    quantizeWithSyntheticProfile(graph, request.quant);
+    quantizeWithSyntheticProfile(graph, request.model, request.quant);
+  else
+    checkInt8IoBuild(request.model, false);
 }
 
 /// The part a placed build is for, and the variant it is (fit's names).

@@ -71,11 +71,14 @@ namespace {
 
 /// The int8 rewrite of a folded QDQ graph with the model's parameters.
 /// `tflite`: the Q/DQ pairs came from a TFLite model, whose arithmetic is
-/// TFLite Micro's (double rounding), not ONNX's.
-void quantizePreQuantized(Graph &graph, const std::string &path, QdqFoldResult &qdq,
+/// TFLite Micro's (double rounding), not ONNX's. `keepInt8Io`: --int8-io, or
+/// a TFLite model's own int8 inputs and outputs.
+void quantizePreQuantized(Graph &graph, const ModelOptions &model, QdqFoldResult &qdq,
                           bool keepInt8Io, bool tflite) {
+  const std::string &path = model.path;
   QuantizationOptions options;
   options.keepInt8Io = keepInt8Io;
+  options.int8Inputs = int8InputParams(model);
   options.channelwise = true; // for weights the model leaves float or asymmetric
   options.preset = &qdq.params;
   QuantizationSummary summary;
@@ -119,16 +122,15 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
     importOptions.symbols.insert(parseDefineSymbolOption(text));
   for (const std::string &text : options.modelInputs) {
     ModelInputOverride input = parseModelInputOption(text);
-    // Glow's int8q/uint8q describe an input of an already quantized graph.
-    // bundlefit quantizes float models itself and keeps their inputs float;
-    // an int8 input in front of float layers would not compile.
-    if (!input.quant.empty())
-      throw Error(ExitCode::Unsupported,
-                  "--model-input '" + text +
-                      "': quantized inputs (int8q/uint8q) are not "
-                      "supported: bundlefit quantizes the float model itself (--load-profile) and "
-                      "keeps its inputs float, as Glow's profile-guided flow does; give '" +
-                      input.name + "' as float");
+    // int8q: the model's float input, which the quantizer makes int8 with
+    // these parameters (int8InputParams); the shape, when given, applies.
+    if (!input.quant.empty()) {
+      (void)int8InputParams(options); // uint8q: the error
+      if (!input.shapeGiven)
+        continue;
+      input.dtype = DType::Float32;
+      input.quant = {};
+    }
     importOptions.inputOverrides.push_back(std::move(input));
   }
   std::unique_ptr<Graph> graph;
@@ -138,11 +140,11 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   if (tflite) {
     Stage stage("import " + options.path);
     if (!options.defineSymbols.empty() || !options.modelInputs.empty())
-      throw Error(ExitCode::Usage, std::string(options.defineSymbols.empty() ? "--model-input"
-                                                                             : "--define-symbol") +
-                                       ": " + options.path +
-                                       " is a TFLite model, whose input shapes and types are "
-                                       "static; the option applies to ONNX models");
+      throw Error(ExitCode::Usage,
+                  std::string(options.defineSymbols.empty() ? "--model-input" : "--define-symbol") +
+                      ": " + options.path +
+                      " is a TFLite model, whose input shapes and types are "
+                      "static; the option applies to ONNX models");
     // Its int8 tensors arrive as the Q/DQ pairs of a pre-quantized ONNX
     // model and go the same way below.
     graph = importTfliteModel(options.path);
@@ -172,10 +174,7 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   // runs them; float ones (before QUANTIZE, after DEQUANTIZE) stay float.
   const bool keepInt8Io = options.keepInt8Io || (tflite && tfliteModelHasInt8Io(options.path));
   if (qdq)
-    quantizePreQuantized(*graph, options.path, *qdq, keepInt8Io, tflite);
-  else if (options.keepInt8Io)
-    throw Error(ExitCode::Usage, "--keep-int8-io: " + options.path +
-                                     " is not pre-quantized (no QuantizeLinear/DequantizeLinear)");
+    quantizePreQuantized(*graph, options, *qdq, keepInt8Io, tflite);
   return graph;
 }
 
@@ -183,6 +182,57 @@ bool modelIsPreQuantized(const std::string &modelPath) {
   if (isTfliteModelFile(modelPath))
     return tfliteModelIsQuantized(modelPath);
   return onnxModelHasOps(modelPath, preQuantizedOps());
+}
+
+std::map<std::string, ScaleZeroPoint> int8InputParams(const ModelOptions &options) {
+  std::map<std::string, ScaleZeroPoint> params;
+  for (const std::string &text : options.modelInputs) {
+    ModelInputOverride input = parseModelInputOption(text);
+    if (input.quant.empty())
+      continue;
+    // Glow's uint8q would need uint8 kernels at the boundary (its offset is
+    // a uint8 zero point); bundlefit's int8 kernels take int8 only.
+    if (input.dtype != DType::Int8)
+      throw Error(ExitCode::Unsupported,
+                  "--model-input '" + text +
+                      "': uint8q inputs are not supported (bundlefit's int8 kernels take int8); "
+                      "give it as int8q with the offset minus 128");
+    params[input.name] = {input.quant.scales.at(0), input.quant.zeroPoints.at(0)};
+  }
+  return params;
+}
+
+ModelOptions floatIoModel(const ModelOptions &model) {
+  ModelOptions copy = model;
+  copy.keepInt8Io = false;
+  copy.modelInputs.clear();
+  for (const std::string &text : model.modelInputs) {
+    ModelInputOverride input = parseModelInputOption(text);
+    if (input.quant.empty()) {
+      copy.modelInputs.push_back(text);
+    } else if (input.shapeGiven) {
+      std::string dims;
+      for (int64_t d : input.shape)
+        dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      copy.modelInputs.push_back(input.name + ",float,[" + dims + "]");
+    }
+  }
+  return copy;
+}
+
+void checkInt8IoBuild(const ModelOptions &model, bool int8Build) {
+  if (int8Build)
+    return;
+  if (model.keepInt8Io)
+    throw Error(ExitCode::Usage, "--int8-io: " + model.path +
+                                     " builds in float; int8 inputs and outputs need an int8 build "
+                                     "(--load-profile, or a pre-quantized model)");
+  std::map<std::string, ScaleZeroPoint> int8Inputs = int8InputParams(model);
+  if (!int8Inputs.empty())
+    throw Error(ExitCode::Usage,
+                "--model-input '" + int8Inputs.begin()->first + ",int8q,...': " + model.path +
+                    " builds in float; an int8q input needs an int8 build (--load-profile, or a "
+                    "pre-quantized model)");
 }
 
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options) {
@@ -325,10 +375,12 @@ QuantizationOptions resolveQuantOptions(const QuantCliOptions &options) {
   return resolved;
 }
 
-bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
-                         const QuantCliOptions &options) {
-  if (!options.enabled())
+bool quantizeLoadedModel(Graph &graph, const ModelOptions &model, const QuantCliOptions &options) {
+  const std::string &modelPath = model.path;
+  if (!options.enabled()) {
+    checkInt8IoBuild(model, false);
     return false;
+  }
   if (isInt8Graph(graph)) {
     // Pre-quantized: loadModel applied the model's own parameters.
     if (!options.profilePath.empty())
@@ -341,6 +393,8 @@ bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
     throw Error(ExitCode::Unsupported, modelPath + ": no QuantizeLinear/DequantizeLinear "
                                                    "node made it int8; int8 needs --load-profile");
   QuantizationOptions resolved = resolveQuantOptions(options);
+  resolved.keepInt8Io = model.keepInt8Io;
+  resolved.int8Inputs = int8InputParams(model);
   ProfileData profile = loadProfile(options.profilePath);
   checkProfileMatchesModel(profile, options.profilePath, modelPath);
   QuantizationSummary summary = quantizeGraph(graph, profile, resolved, options.profilePath);
@@ -385,9 +439,9 @@ std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
                                                const QuantCliOptions &options) {
   std::unique_ptr<Graph> graph = loadModel(model);
   if (options.enabled())
-    quantizeLoadedModel(*graph, model.path, options);
+    quantizeLoadedModel(*graph, model, options);
   else
-    quantizeWithSyntheticProfile(*graph, options);
+    quantizeWithSyntheticProfile(*graph, model, options);
   return graph;
 }
 
@@ -396,10 +450,13 @@ void checkProfileReadable(const QuantCliOptions &options) {
     (void)loadProfile(options.profilePath);
 }
 
-void quantizeWithSyntheticProfile(Graph &graph, const QuantCliOptions &options) {
+void quantizeWithSyntheticProfile(Graph &graph, const ModelOptions &model,
+                                  const QuantCliOptions &options) {
   if (isInt8Graph(graph))
     return; // pre-quantized: sized with the model's own parameters
   QuantizationOptions resolved = resolveQuantOptions(options);
+  resolved.keepInt8Io = model.keepInt8Io;
+  resolved.int8Inputs = int8InputParams(model);
   quantizeGraph(graph, syntheticProfile(graph), resolved, "synthetic sizing profile");
 }
 

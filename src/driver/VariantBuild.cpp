@@ -100,6 +100,7 @@ std::string joinedOptions(const BuildOptions &o, const Variant &variant,
   for (const std::string &s : o.model.modelInputs)
     text += "|i:" + s;
   if (variant.precision == Precision::Int8) {
+    text += o.model.keepInt8Io ? "|int8-io" : "";
     text += "|q:" + o.quant.schema + "," + o.quant.biasPrecision + "," +
             (o.quant.channelwise ? "cw" : "") + ",";
     for (const std::string &k : o.quant.keepOriginal)
@@ -334,7 +335,9 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
   out.target = describeCore(toolchain);
 
   CompileRequest request;
-  request.model = options_.model;
+  // A float variant has float inputs and outputs whatever --int8-io says.
+  request.model =
+      variant.precision == Precision::Int8 ? options_.model : floatIoModel(options_.model);
   request.target = toolchain.codegenTarget;
   request.floatAbi = toolchain.floatAbi;
   request.optLevel = options_.optLevel;

@@ -86,8 +86,18 @@ ModelInputOverride parseModelInputOption(const std::string &text) {
   };
 
   size_t open = text.find('[');
-  if (open == std::string::npos)
-    throw usage("no shape in brackets");
+  if (open == std::string::npos) {
+    // Glow's quantized form may leave the shape out: the model's stays.
+    std::vector<std::string> fields = splitCommas(text);
+    DType dtype;
+    bool quantized = false;
+    if (fields.size() != 4 || !parseInputType(trim(fields[1]), dtype, quantized) || !quantized)
+      throw usage("no shape in brackets");
+    ModelInputOverride result = parseModelInputOption(text + ",[1]");
+    result.shape.clear();
+    result.shapeGiven = false;
+    return result;
+  }
   std::string shapeText = trim(text.substr(open));
   if (shapeText.back() != ']')
     throw usage("the shape must end with ']'");

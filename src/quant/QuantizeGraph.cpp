@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace bundlefit {
 
@@ -64,8 +65,7 @@ public:
       : graph_(graph), profile_(profile), options_(options), profileName_(profileName) {}
 
   QuantizationSummary run() {
-    if (options_.preset && options_.keepInt8Io)
-      makeInputsInt8();
+    makeInputsInt8();
     std::vector<Node *> original = graph_.nodes();
     for (Node *node : original) {
       std::string reason = whyFloat(*node);
@@ -88,9 +88,12 @@ public:
       }
     }
     std::vector<Value *> outputs = graph_.outputs();
-    for (Value *output : outputs)
-      if (isInt8Activation(output) && !(options_.preset && options_.keepInt8Io))
+    for (Value *output : outputs) {
+      if (isInt8Activation(output) && !options_.keepInt8Io)
         dequantizeGraphOutput(output);
+      else if (options_.keepInt8Io && output->type.dtype == DType::Float32)
+        quantizeGraphOutput(output);
+    }
     graph_.removeUnusedValues();
     graph_.verify();
     // A consistency check: inference must agree and keep every parameter.
@@ -105,15 +108,103 @@ private:
     return node.attrs.getFloat(name, fallback);
   }
 
-  /// --keep-int8-io: each graph input the model quantizes is int8 itself.
+  /// --int8-io and -model-input int8q: the graph inputs that are int8 themselves.
   void makeInputsInt8() {
-    for (Value *input : graph_.inputs()) {
-      auto it = options_.preset->activations.find(input->name);
-      if (it != options_.preset->activations.end() && input->type.dtype == DType::Float32) {
-        input->type.dtype = DType::Int8;
-        input->type.quant = perTensor(it->second);
-      }
+    for (const auto &[name, params] : options_.int8Inputs) {
+      (void)params;
+      const Value *input = graph_.findValue(name);
+      if (!input || !isGraphInput(input))
+        throw Error(ExitCode::Usage, "--model-input '" + name +
+                                         ",int8q,...': the model has no input named '" + name +
+                                         "'");
     }
+    for (Value *input : graph_.inputs()) {
+      if (input->type.dtype != DType::Float32)
+        continue;
+      std::optional<ScaleZeroPoint> params = inputParams(*input);
+      if (!params)
+        continue;
+      input->type.dtype = DType::Int8;
+      input->type.quant = perTensor(*params);
+    }
+  }
+
+  bool isGraphInput(const Value *value) const {
+    const std::vector<Value *> &inputs = graph_.inputs();
+    return std::find(inputs.begin(), inputs.end(), value) != inputs.end();
+  }
+
+  /// The int8 parameters of graph input `input`, or none when it stays float.
+  std::optional<ScaleZeroPoint> inputParams(const Value &input) const {
+    auto given = options_.int8Inputs.find(input.name);
+    if (options_.preset) {
+      auto it = options_.preset->activations.find(input.name);
+      bool quantized = it != options_.preset->activations.end();
+      if (given == options_.int8Inputs.end())
+        return options_.keepInt8Io && quantized ? std::optional(it->second) : std::nullopt;
+      if (!quantized || !sameParams(it->second, given->second))
+        throw Error(ExitCode::Usage,
+                    "--model-input '" + input.name + ",int8q," +
+                        std::to_string(given->second.scale) + "," +
+                        std::to_string(given->second.zeroPoint) + "': the pre-quantized model " +
+                        (quantized ? "quantizes it with scale " + std::to_string(it->second.scale) +
+                                         ", zero point " + std::to_string(it->second.zeroPoint)
+                                   : "does not quantize it") +
+                        "; give the model's parameters (or --int8-io alone)");
+      return it->second;
+    }
+    if (given != options_.int8Inputs.end())
+      return given->second;
+    if (!options_.keepInt8Io)
+      return std::nullopt;
+    return rangeParams(input, "graph input");
+  }
+
+  static bool sameParams(ScaleZeroPoint a, ScaleZeroPoint b) {
+    return a.zeroPoint == b.zeroPoint && std::abs(a.scale - b.scale) <= 1e-6f * a.scale;
+  }
+
+  /// The schema's parameters for the profile's range of `value`.
+  ScaleZeroPoint rangeParams(const Value &value, const std::string &what) const {
+    const TensorProfile *entry = profile_.find(value.name);
+    if (!entry)
+      throw Error(ExitCode::BadInputFile,
+                  profileName_ + ": no range recorded for " + what + " '" + value.name +
+                      "' (--int8-io); record the profile again with the same model options");
+    return chooseQuantParams(entry->min, entry->max, options_.schema);
+  }
+
+  /// --int8-io: a float graph output (computed by a float node) becomes int8:
+  /// the float value moves to `<name>_float` and a Quantize at the end
+  /// computes the output under its name. With a preset, only an output the
+  /// model quantizes; others stay float.
+  void quantizeGraphOutput(Value *value) {
+    ScaleZeroPoint params;
+    if (options_.preset) {
+      auto it = options_.preset->activations.find(value->name);
+      if (it == options_.preset->activations.end())
+        return;
+      params = it->second;
+    } else {
+      params = rangeParams(*value, "graph output");
+    }
+    Node *node = graph_.insertNodeBefore(nullptr, "Quantize", value->name + "_quantize", {value},
+                                         {value->name + "_int8"});
+    Value *output = node->output();
+    output->type = TensorType{DType::Int8, value->type.shape, perTensor(params)};
+    output->typeKnown = true;
+    ++summary_.quantizeNodes;
+    std::vector<std::pair<Node *, size_t>> readers;
+    for (Node *reader : graph_.nodes())
+      for (size_t i = 0; i < reader->inputs.size(); ++i)
+        if (reader->inputs[i] == value)
+          readers.push_back({reader, i});
+    graph_.replaceAllUsesWith(value, output); // moves the output slot
+    for (auto &[reader, index] : readers)
+      reader->inputs[index] = value;
+    std::string name = value->name;
+    graph_.renameValue(value, name + "_float");
+    graph_.renameValue(output, name);
   }
 
   /// "" when `node` can run in int8; otherwise why not (kNotApplicable when

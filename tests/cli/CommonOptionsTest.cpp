@@ -143,12 +143,13 @@ TEST_CASE("run and compile check the input file and output directory before comp
   CHECK(badBundle.output.find("memory-opt") == std::string::npos);
 }
 
-TEST_CASE("--model-input int8q: one clear error, not an int8 graph that later fails") {
-  CommandResult result = runBundlefit("inspect " + modelPath("lenet") +
-                                      " --model-input data,int8q,0.123,-13,[1,1,28,28]");
-  CHECK(result.exitCode == 5);
-  CHECK(result.output.find("quantized inputs (int8q/uint8q) are not supported") !=
-        std::string::npos);
+TEST_CASE("--model-input int8q on a float build: one clear error, not an int8 graph that fails") {
+  CommandResult result = runBundlefit("compile " + modelPath("lenet") +
+                                      " --model-input data,int8q,0.123,-13,[1,1,28,28] -o " +
+                                      scratch("int8q_float").string());
+  CHECK(result.exitCode == 2);
+  CHECK(result.output.find("--model-input 'data,int8q,...'") != std::string::npos);
+  CHECK(result.output.find("an int8q input needs an int8 build") != std::string::npos);
   CHECK(result.output.find("\n") == result.output.size() - 1); // one line
 }
 

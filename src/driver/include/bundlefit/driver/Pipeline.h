@@ -18,6 +18,7 @@
 #include "bundlefit/quant/QuantizeGraph.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,9 +42,11 @@ struct ModelOptions {
   /// --keep-model-order: nodes run in the model's order, not a memory-aware
   /// one (PlanOptions::reorderForMemory), for every command that plans.
   bool keepModelOrder = false;
-  /// --keep-int8-io: a pre-quantized model's graph inputs and outputs stay
-  /// int8 (the model's parameters) instead of float with a Quantize /
-  /// Dequantize at the boundary.
+  /// --int8-io (also --keep-int8-io): an int8 build's graph inputs and
+  /// outputs stay int8 instead of float with a Quantize / Dequantize at the
+  /// boundary; their parameters are the pre-quantized model's, or those of
+  /// the profile's ranges (QuantizationOptions::keepInt8Io). A float build
+  /// with it is a usage error (checkInt8IoBuild).
   bool keepInt8Io = false;
 };
 
@@ -93,12 +96,24 @@ void applyMemoryOptPasses(Graph &graph, const ModelOptions &options);
 /// Validates the option values (Error(Usage) naming the option at fault).
 QuantizationOptions resolveQuantOptions(const QuantCliOptions &options);
 
+/// The int8q inputs of --model-input (Glow's -model-input NAME,int8q,SCALE,
+/// OFFSET): name -> scale and zero point (Glow's offset). uint8q is
+/// Error(Unsupported).
+std::map<std::string, ScaleZeroPoint> int8InputParams(const ModelOptions &options);
+
+/// `model` for a float build: no --int8-io, int8q inputs float (their
+/// shapes kept). fit and pick size their float variants with it.
+ModelOptions floatIoModel(const ModelOptions &model);
+
+/// Error(Usage) when a float build (`int8Build` false) was asked for int8
+/// inputs or outputs (--int8-io, an int8q --model-input).
+void checkInt8IoBuild(const ModelOptions &model, bool int8Build);
+
 /// When --load-profile is given: loads the profile, checks it was recorded
 /// for `modelPath`, and quantizes `graph` (a loadModel result) in place.
 /// Prints one status line. Returns false (graph untouched) without a profile.
 /// A missing or unreadable profile is Error(BadInputFile) naming the file.
-bool quantizeLoadedModel(Graph &graph, const std::string &modelPath,
-                         const QuantCliOptions &options);
+bool quantizeLoadedModel(Graph &graph, const ModelOptions &model, const QuantCliOptions &options);
 
 /// Error(BadInputFile) naming the file when --load-profile is given and
 /// cannot be read or parsed; nothing without one.
@@ -114,7 +129,8 @@ std::unique_ptr<Graph> quantizedGraphForSizing(const ModelOptions &model,
 
 /// Quantizes `graph` with a range of [-1, 1] for every float tensor: enough
 /// to size an int8 build when no profile was recorded.
-void quantizeWithSyntheticProfile(Graph &graph, const QuantCliOptions &options);
+void quantizeWithSyntheticProfile(Graph &graph, const ModelOptions &model,
+                                  const QuantCliOptions &options);
 
 /// Global verbosity (--quiet / --verbose), read by progress output.
 enum class Verbosity { Quiet, Normal, Verbose };

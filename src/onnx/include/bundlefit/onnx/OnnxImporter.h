@@ -43,6 +43,8 @@ struct ModelInputOverride {
   DType dtype = DType::Float32;
   Shape shape;
   QuantParams quant;
+  /// false: "name,int8q,scale,offset" without a shape (the model's stays).
+  bool shapeGiven = true;
 };
 
 struct ImportOptions {
@@ -75,7 +77,8 @@ bool onnxModelHasOps(const std::string &path, const std::vector<std::string> &op
 ///   "name,type,[d0,d1,...]"            type: float|float32|int8|uint8|
 ///                                        int32|int64|bool, or Glow's
 ///                                        int32i|int64i
-///   "name,int8q,scale,offset,[shape]"  also uint8q
+///   "name,int8q,scale,offset,[shape]"  also uint8q; the shape may be left
+///                                        out (shapeGiven false)
 /// Throws Error(Usage) naming the option.
 ModelInputOverride parseModelInputOption(const std::string &text);
 

@@ -60,9 +60,16 @@ struct QuantizationOptions {
   /// is then empty); a node runs in int8 only where they cover it, and every
   /// change to the model's arithmetic is a QuantizationSummary warning.
   const PresetQuantParams *preset = nullptr;
-  /// With a preset: graph inputs and outputs the model quantizes become
-  /// int8 with its parameters (no Quantize/Dequantize at the boundary).
+  /// --int8-io: graph inputs and outputs are int8, with no Quantize or
+  /// Dequantize at the boundary. With a preset: those the model quantizes,
+  /// with its parameters. With a profile: every float input and output, with
+  /// the parameters the profile's ranges give under the schema (an output a
+  /// float node computes gets a Quantize at the end).
   bool keepInt8Io = false;
+  /// Glow's -model-input NAME,int8q,SCALE,OFFSET: these graph inputs are
+  /// int8 with these parameters (with or without keepInt8Io). A preset model
+  /// must quantize the input with the same ones.
+  std::map<std::string, ScaleZeroPoint> int8Inputs;
 };
 
 /// What quantizeGraph did, for --verbose output and tests.
