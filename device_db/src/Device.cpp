@@ -366,6 +366,11 @@ Device parseDevice(const json &doc, const std::string &file) {
       library.provenance = library.calibrated ? CostProvenance::Published : CostProvenance::Carried;
       library.provenanceFrom = library.source;
     }
+    if (l.contains("comparison")) {
+      const json &c = l["comparison"];
+      library.comparison = KernelLibrary::Comparison{
+          c.at("cycles_per_mac"), c.at("cycles_per_element"), c.at("what"), c.at("from")};
+    }
     device.libraries[library.key] = library;
   }
   for (const json &s : doc.at("sources"))

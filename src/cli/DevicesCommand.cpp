@@ -101,7 +101,7 @@ nlohmann::json deviceJson(const Device &device) {
     memory.push_back(entry);
   }
   nlohmann::json libraries = nlohmann::json::object();
-  for (const auto &[key, library] : device.libraries)
+  for (const auto &[key, library] : device.libraries) {
     libraries[key] = {{"code_bytes", library.codeBytes},
                       {"flash_bytes", library.flashBytes},
                       {"ram_bytes", library.ramBytes},
@@ -110,6 +110,13 @@ nlohmann::json deviceJson(const Device &device) {
                       {"calibrated", library.calibrated},
                       {"provenance", costProvenanceName(library.provenance)},
                       {"provenance_from", library.provenanceFrom}};
+    if (library.comparison)
+      libraries[key]["comparison"] = {{"what", library.comparison->what},
+                                      {"cycles_per_mac", library.comparison->cyclesPerMac},
+                                      {"cycles_per_element", library.comparison->cyclesPerElement},
+                                      {"from", library.comparison->from},
+                                      {"used_for_predictions", false}};
+  }
   nlohmann::json sources = nlohmann::json::array();
   for (const Source &source : device.sources)
     sources.push_back({{"fact", source.fact}, {"from", source.from}});
@@ -129,6 +136,13 @@ nlohmann::json deviceJson(const Device &device) {
           {"sources", sources}};
 }
 
+/// fitted | held out | comparison (the timing of kernels bundlefit does not link).
+const char *calibrationRole(const CalibrationResult &r) {
+  if (!r.comparisonOf.empty())
+    return "comparison";
+  return r.point.usedToFit ? "fitted" : "held out";
+}
+
 int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
   std::vector<CalibrationResult> results = checkCalibration(db);
   double worst = 0;
@@ -136,7 +150,7 @@ int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
     worst = std::max(worst, std::fabs(r.errorPercent));
   if (json.wanted()) {
     nlohmann::json rows = nlohmann::json::array();
-    for (const CalibrationResult &r : results)
+    for (const CalibrationResult &r : results) {
       rows.push_back({{"figure", r.point.figure},
                       {"device", r.point.device},
                       {"model", r.point.model},
@@ -145,7 +159,12 @@ int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
                       {"published_ms", r.point.publishedMs},
                       {"predicted_ms", r.predictedMs},
                       {"error_percent", r.errorPercent},
-                      {"role", r.point.usedToFit ? "fitted" : "held out"}});
+                      {"role", calibrationRole(r)}});
+      if (!r.comparisonOf.empty()) {
+        rows.back()["comparison_of"] = r.comparisonOf;
+        rows.back()["own_kernels_ms"] = r.ownKernelsMs;
+      }
+    }
     json.emit({{"schema", "bundlefit.cost-calibration/1"},
                {"points", rows},
                {"worst_error_percent", worst},
@@ -164,10 +183,17 @@ int runCalibration(const DeviceDatabase &db, const JsonReportOption &json) {
     std::snprintf(predicted, sizeof predicted, "%.2f ms", r.predictedMs);
     std::snprintf(error, sizeof error, "%+.1f%%", r.errorPercent);
     table.addRow({r.point.figure, r.point.device, r.point.model, r.point.variant,
-                  r.point.weightsInFlash ? "flash" : "ram",
-                  r.point.usedToFit ? "fitted" : "held out", published, predicted, error});
+                  r.point.weightsInFlash ? "flash" : "ram", calibrationRole(r), published,
+                  predicted, error});
   }
   std::cout << table.render();
+  for (const CalibrationResult &r : results)
+    if (!r.comparisonOf.empty()) {
+      char own[64];
+      std::snprintf(own, sizeof own, "%.2f ms", r.ownKernelsMs);
+      std::cout << wrapLongLines(r.point.figure + ": a comparison, " + r.comparisonOf +
+                                 "; bundlefit's own kernels are predicted at " + own + "\n");
+    }
   char summary[160];
   std::snprintf(
       summary, sizeof summary,

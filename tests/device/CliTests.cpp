@@ -55,14 +55,60 @@ TEST_CASE("bundlefit devices --calibration lists every published timing with its
   REQUIRE_MESSAGE(table.exitCode == 0, table.output);
   CHECK(has(table.output, "held out"));
   CHECK(has(table.output, "fitted"));
-  CHECK_MESSAGE(has(table.output, "over 9 figures (claimed in device_db/README.md: within 2.1%)"),
+  CHECK_MESSAGE(has(table.output, "over 9 figures (claimed in device_db/README.md: within 2.3%)"),
                 table.output);
   CommandResult json = run("devices --calibration --json");
   REQUIRE(json.exitCode == 0);
   auto report = nlohmann::json::parse(json.output);
   CHECK(report["points"].size() == 9);
-  CHECK(report["claimed_error_percent"] == 2.1);
-  CHECK(report["worst_error_percent"].get<double>() <= 2.1);
+  CHECK(report["claimed_error_percent"] == 2.3);
+  CHECK(report["worst_error_percent"].get<double>() <= 2.3);
+  // AN13001's plain int8 rows time Glow's int8 kernels: they check the
+  // labelled comparison figures, and say what bundlefit's own kernels give.
+  size_t comparisons = 0;
+  for (const auto &point : report["points"])
+    if (point["role"] == "comparison") {
+      ++comparisons;
+      CHECK(point["variant"] == "int8");
+      CHECK(point["comparison_of"].get<std::string>().find("Glow's int8 kernels") == 0);
+      CHECK(point["own_kernels_ms"].get<double>() < point["predicted_ms"].get<double>());
+    }
+  CHECK(comparisons == 2);
+  CHECK(has(table.output, "a comparison, Glow's int8 kernels"));
+}
+
+TEST_CASE("rt1062 prices the kernels it links: MobileNetV1-0.25 int8 below float, pick follows") {
+  std::string model = std::string(BUNDLEFIT_MODELS_DIR) + "/mobilenet_v1_025.onnx";
+  auto predicted = [&](const char *variant) {
+    CommandResult r =
+        run("fit " + model + " --device rt1060 --variant " + variant + " --json --no-suggestions");
+    REQUIRE_MESSAGE(r.exitCode == 0, r.output);
+    return nlohmann::json::parse(r.output)["predicted_ms"].get<double>();
+  };
+  double floatMs = predicted("float"), int8Ms = predicted("int8");
+  INFO("float " << floatMs << " ms, int8 " << int8Ms << " ms");
+  // Each as fit places it: the float weights do not fit the RAM whole
+  // beside the activations and part is read from Flash; the int8 ones do. With
+  // the measured figures (own int8 conv 2.32 cycles/MAC, float 2.04) int8 is
+  // below float (the AN13001 Glow figure, 6.77, made it three times slower).
+  CHECK(int8Ms < floatMs);
+  CommandResult pick = run("pick " + model + " --device rt1060 --json");
+  REQUIRE_MESSAGE(pick.exitCode == 0, pick.output);
+  auto report = nlohmann::json::parse(pick.output);
+  REQUIRE(report["best"].is_number());
+  const auto &best = report["candidates"][report["best"].get<int>()];
+  CHECK(best["variant"].get<std::string>().rfind("int8", 0) == 0);
+  // The devices database's part file carries the AN13001 figure as a
+  // comparison only.
+  auto devices = nlohmann::json::parse(run("devices --json").output);
+  for (const auto &device : devices["devices"])
+    if (device["id"] == "rt1062") {
+      const auto &library = device["kernel_libraries"]["portable_int8"];
+      CHECK(library["provenance"] == "measured");
+      CHECK(library["comparison"]["cycles_per_mac"] == 6.77);
+      CHECK(library["comparison"]["used_for_predictions"] == false);
+      CHECK(library["cycles_per_mac"].get<double>() < 3);
+    }
 }
 
 TEST_CASE("float LeNet (1.7 MB weights) does not fit lpc55s69: exit 3 with changes") {

@@ -87,6 +87,16 @@ struct KernelLibrary {
   CostProvenance provenance = CostProvenance::Carried;
   std::string provenanceFrom; ///< The publication, measurement file or part it rests on.
   std::string source;
+  /// Figures of other kernels kept beside the library's own for comparison
+  /// (AN13001's Glow int8 kernels on the RT1062 and RT685): shown by
+  /// `devices --calibration` and `devices --json`, never used to predict.
+  struct Comparison {
+    double cyclesPerMac = 0;
+    double cyclesPerElement = 0;
+    std::string what; ///< Whose kernels: "Glow's int8 kernels (AN13001)".
+    std::string from; ///< The publication.
+  };
+  std::optional<Comparison> comparison;
   bool implements(const std::string &opType) const;
 };
 

@@ -39,10 +39,16 @@ ModelFootprint footprintFor(const Graph &graph, const Graph *int8Graph, const Va
 /// The cost model against AN13001's nine board timings (an13001Timings()):
 /// each reference model is estimated for the variant (estimateFootprint) and fitted with weights in
 /// RAM or Flash as published, then timed.
+/// A timing of kernels bundlefit does not link (AN13001's plain int8 rows
+/// time Glow's int8 kernels) is checked against the library's `comparison`
+/// figures; `ownKernelsMs` is then what bundlefit predicts for its own.
 struct CalibrationResult {
   CalibrationPoint point;
   double predictedMs = 0;
   double errorPercent = 0; ///< (predicted - published) / published x 100
+  /// Set when the published timing is of other kernels: whose they are.
+  std::string comparisonOf;
+  double ownKernelsMs = 0; ///< With comparisonOf: the own kernels' prediction.
 };
 std::vector<CalibrationResult> checkCalibration(const DeviceDatabase &db);
 
