@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../../cli/CliTestSupport.h"
+#include "SkipTest.h"
+#include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/LinkVerify.h"
 #include "bundlefit/device/Fit.h"
 #include "bundlefit/driver/PartLink.h"
@@ -26,6 +28,15 @@ namespace {
 namespace fs = std::filesystem;
 using namespace bundlefit;
 using bundlefit::test::CommandResult;
+
+/// The cases that link (or run) real firmware skip, as ctest SKIP, on a
+/// machine without the tools (scripts/install-deps.sh installs them).
+#define SKIP_WITHOUT_ARM_GCC()                                                                     \
+  if (findTool("arm-none-eabi-gcc").empty())                                                       \
+  BUNDLEFIT_SKIP_TEST("arm-none-eabi-gcc missing (Debian package gcc-arm-none-eabi)")
+#define SKIP_WITHOUT_QEMU()                                                                        \
+  if (findTool("arm-none-eabi-gcc").empty() || findTool("qemu-system-arm").empty())                \
+  BUNDLEFIT_SKIP_TEST("arm-none-eabi-gcc or qemu-system-arm missing")
 
 bool has(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
@@ -256,7 +267,9 @@ TEST_CASE("partToolchain: codegen target and newlib multilib flags per core") {
 
 // --- Real links, one fitting and one non-fitting case per core family. ---
 
-TEST_CASE("Cortex-M7: LeNet float on rt1062, weights in Flash and auto; stm32f746 overflows") {
+TEST_CASE("Cortex-M7: LeNet float on rt1062, weights in Flash and auto; stm32f746 overflows" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   CommandResult flash =
       run("fit " + model("lenet") + " --device rt1060 --weights flash --verify-link --json");
   REQUIRE_MESSAGE(flash.exitCode == 0, flash.output);
@@ -286,7 +299,9 @@ TEST_CASE("Cortex-M7: LeNet float on rt1062, weights in Flash and auto; stm32f74
   CHECK(regionOf(overReport, "FLASH")["linked_over"] == true);
 }
 
-TEST_CASE("Cortex-M33: LeNet float links on mcxn947, overflows lpc55s69's Flash") {
+TEST_CASE("Cortex-M33: LeNet float links on mcxn947, overflows lpc55s69's Flash" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   CommandResult fits = run("fit " + model("lenet") + " --device mcxn947 --verify-link --json");
   REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
   checkAgreement(jsonOf(fits));
@@ -297,7 +312,9 @@ TEST_CASE("Cortex-M33: LeNet float links on mcxn947, overflows lpc55s69's Flash"
   CHECK(has(over.output, "verdict: DOES NOT FIT"));
 }
 
-TEST_CASE("Cortex-M4: ResNet-8 float links on nrf52840, LeNet float overflows it") {
+TEST_CASE("Cortex-M4: ResNet-8 float links on nrf52840, LeNet float overflows it" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   CommandResult fits = run("fit " + model("resnet8") + " --device nrf52840 --verify-link --json");
   REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
   checkAgreement(jsonOf(fits));
@@ -308,7 +325,9 @@ TEST_CASE("Cortex-M4: ResNet-8 float links on nrf52840, LeNet float overflows it
   CHECK(regionOf(report, "FLASH")["linked_over"] == true);
 }
 
-TEST_CASE("Cortex-M0+: LeNet float links on rp2040 from Flash; weights in RAM overflow SRAM") {
+TEST_CASE("Cortex-M0+: LeNet float links on rp2040 from Flash; weights in RAM overflow SRAM" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   CommandResult fits =
       run("fit " + model("lenet") + " --device rp2040 --weights flash --verify-link --json");
   REQUIRE_MESSAGE(fits.exitCode == 0, fits.output);
@@ -322,7 +341,9 @@ TEST_CASE("Cortex-M0+: LeNet float links on rp2040 from Flash; weights in RAM ov
   CHECK(has(report["verify_link"]["ld_overflow"].dump(), "region `SRAM' overflowed by"));
 }
 
-TEST_CASE("a part whose Flash is exactly the prediction: only the link sees the stub, exit 1") {
+TEST_CASE("a part whose Flash is exactly the prediction: only the link sees the stub, exit 1" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   CommandResult first =
       run("fit " + model("resnet8") + " --device rp2040 --weights flash --verify-link --json");
   REQUIRE_MESSAGE(first.exitCode == 0, first.output);
@@ -351,7 +372,9 @@ TEST_CASE("a part whose Flash is exactly the prediction: only the link sees the 
             "(FLASH overflowed in the link only)"));
 }
 
-TEST_CASE("Cortex-M7: LeNet int8 links on rt1062 with the compiled bundle's real sizes") {
+TEST_CASE("Cortex-M7: LeNet int8 links on rt1062 with the compiled bundle's real sizes" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   fs::path profile =
       fs::temp_directory_path() / ("lenet-int8-" + std::to_string(::getpid()) + ".yaml");
   std::string input = model("lenet");
@@ -378,7 +401,9 @@ TEST_CASE("Cortex-M7: LeNet int8 links on rt1062 with the compiled bundle's real
 }
 
 TEST_CASE("--verify-link errors: no toolchain (exit 7), int8 without a profile (exit 2), "
-          "int8-cmsis (exit 5), files kept with --link-dir") {
+          "int8-cmsis (exit 5), files kept with --link-dir" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   // The environment variable must come before the command, so not runBundlefit.
   CommandResult missing = [&] {
     std::string command = "BUNDLEFIT_ARM_GCC=/nonexistent/arm-none-eabi-gcc " +
@@ -458,7 +483,9 @@ LinkVerification linkPlacedLenet(const fs::path &dir, bool swap) {
   return verifyLink(spec, driver::partToolchain(rt1062), dir.string());
 }
 
-TEST_CASE("the link check reads the entry's weight pointers back: a planted wrong one fails") {
+TEST_CASE("the link check reads the entry's weight pointers back: a planted wrong one fails" *
+          doctest::test_suite("needs_arm_gcc")) {
+  SKIP_WITHOUT_ARM_GCC();
   fs::path dir = fs::temp_directory_path() / ("bundlefit-call-" + std::to_string(::getpid()));
   fs::create_directories(dir / "right");
   fs::create_directories(dir / "wrong");
@@ -515,7 +542,9 @@ std::map<std::string, Tensor> runPlacedLenet(const fs::path &dir, bool swap,
   return runBundle(runSpec, inputs, (dir / "run").string());
 }
 
-TEST_CASE("verify-run's firmware computes what Glow's layout does; a wrong pointer does not") {
+TEST_CASE("verify-run's firmware computes what Glow's layout does; a wrong pointer does not" *
+          doctest::test_suite("needs_qemu")) {
+  SKIP_WITHOUT_QEMU();
   fs::path dir = fs::temp_directory_path() / ("bundlefit-run-" + std::to_string(::getpid()));
   std::map<std::string, Tensor> inputs;
   Tensor x(floats({1, 1, 28, 28}));
@@ -538,7 +567,9 @@ TEST_CASE("verify-run's firmware computes what Glow's layout does; a wrong point
   fs::remove_all(dir);
 }
 
-TEST_CASE("fit --verify-run: the placed firmware runs under QEMU on the part's core (M7, M33)") {
+TEST_CASE("fit --verify-run: the placed firmware runs under QEMU on the part's core (M7, M33)" *
+          doctest::test_suite("needs_qemu")) {
+  SKIP_WITHOUT_QEMU();
   for (const char *device : {"rt1060", "mcxn947"}) {
     CommandResult r =
         run("fit " + model("lenet") + " --device " + std::string(device) + " --verify-run --json");
@@ -550,4 +581,30 @@ TEST_CASE("fit --verify-run: the placed firmware runs under QEMU on the part's c
     CHECK(report["verify_run"]["outputs_equal"] == true);
     CHECK(report["verify_run"]["output_bytes"] == 40);
   }
+}
+
+TEST_CASE("fit --verify-run, int8 with int8 I/O: the firmware's outputs equal the host build's "
+          "byte for byte" *
+          doctest::test_suite("needs_qemu")) {
+  SKIP_WITHOUT_QEMU();
+  fs::path profile =
+      fs::temp_directory_path() / ("lenet-int8-run-" + std::to_string(::getpid()) + ".yaml");
+  std::string input = model("lenet");
+  input = input.substr(0, input.size() - 5) + ".input.npy";
+  CommandResult profiled =
+      run("profile " + model("lenet") + " " + input + " -o " + profile.string());
+  REQUIRE_MESSAGE(profiled.exitCode == 0, profiled.output);
+  CommandResult r =
+      run("fit " + model("lenet") + " --device rt1060 --variant int8 --load-profile " +
+          profile.string() + " --int8-io --verify-run --json");
+  fs::remove(profile);
+  REQUIRE_MESSAGE(r.exitCode == 0, r.output);
+  nlohmann::json report = jsonOf(r);
+  INFO(report["verify_run"].dump());
+  CHECK(report["verify_run"]["ran"] == true);
+  CHECK(report["verify_run"]["outputs_equal"] == true);
+  // The int8 kernels are integer arithmetic: the Cortex-M7 firmware and the
+  // x86-64 host build agree exactly (float ones may differ in the last bit).
+  CHECK(report["verify_run"]["host_outputs_equal"] == true);
+  CHECK(report["verify_run"]["output_bytes"] == 10); // softmax int8[1,10]
 }
