@@ -4,6 +4,7 @@
 #include "bundlefit/reports/TextTable.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -50,6 +51,30 @@ std::string percent(uint64_t used, uint64_t capacity) {
 // Distinct, light fills so that black text and neighbouring rectangles read.
 std::string fill(size_t index) { return "hsl(" + std::to_string((index * 47) % 360) + ",65%,72%)"; }
 
+// The timeline's own colours, so that none reads as an entry of the Flash/RAM
+// legend: tensors in pale blues and greens (neighbours alternate in
+// lightness), kernel scratch in one grey.
+std::string tensorFill(size_t index) {
+  return "hsl(" + std::to_string(170 + (index * 23) % 70) + ",40%," +
+         std::to_string(index % 2 ? 86 : 76) + "%)";
+}
+const char *const kScratchFill = "#d4d4d4";
+
+/// A round step (1, 2 or 5 x 10^k bytes) giving about four y ticks up to `top`.
+uint64_t roundTickStep(double top) {
+  double raw = std::max(1.0, top / 4);
+  double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double factor : {1.0, 2.0, 5.0, 10.0})
+    if (factor * magnitude >= raw)
+      return uint64_t(factor * magnitude);
+  return uint64_t(10 * magnitude);
+}
+
+/// A layer name cut to `limit` characters (an ellipsis ends a cut one).
+std::string shortName(const std::string &name, size_t limit) {
+  return name.size() <= limit ? name : name.substr(0, limit - 1) + "\u2026";
+}
+
 struct TimelineBox {
   std::string tensor, producer;
   uint64_t offset = 0, size = 0;
@@ -92,7 +117,14 @@ std::string renderTimeline(const MemoryPlan &plan) {
   double yMax = double(std::max<uint64_t>({plan.activationsSize, plan.activationsLowerBound, 1}));
   auto x = [&](int step) { return G::kLeft + G::kWidth * double(step) / double(steps); };
   auto y = [&](double offset) { return G::kTop + G::kHeight * (1.0 - offset / yMax); };
-  double svgWidth = G::kLeft + G::kWidth + 24, svgHeight = G::kTop + G::kHeight + 44;
+  // Layer names under the x axis, slanted; the longest sets the height.
+  int every = std::max(1, (steps + 23) / 24);
+  const size_t nameLimit = 22;
+  size_t longest = 4;
+  for (int step = 0; step < steps; step += every)
+    longest = std::max(longest, std::min(nameLimit, plan.schedule[size_t(step)]->name.size()));
+  const double nameDepth = 6.5 * double(longest) * 0.71 + 12;
+  double svgWidth = G::kLeft + G::kWidth + 24, svgHeight = G::kTop + G::kHeight + nameDepth + 36;
 
   std::string svg =
       "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(svgWidth) +
@@ -104,21 +136,29 @@ std::string renderTimeline(const MemoryPlan &plan) {
       "\" data-lower-bound=\"" + std::to_string(plan.activationsLowerBound) + "\">\n";
   svg += "<rect class=\"plot\" x=\"" + num(G::kLeft) + "\" y=\"" + num(G::kTop) + "\" width=\"" +
          num(G::kWidth) + "\" height=\"" + num(G::kHeight) + "\"/>\n";
-  // Axes: offsets in quarters of the arena, steps at most ~16 labels.
-  for (int q = 0; q <= 4; ++q) {
-    double offset = yMax * q / 4;
+  // y ticks at round byte counts (1, 2 or 5 x 10^k apart), not fractions of
+  // the arena.
+  uint64_t tick = roundTickStep(yMax);
+  for (uint64_t offset = 0; double(offset) <= yMax; offset += tick) {
     svg += "<line class=\"grid\" x1=\"" + num(G::kLeft) + "\" x2=\"" + num(G::kLeft + G::kWidth) +
-           "\" y1=\"" + num(y(offset)) + "\" y2=\"" + num(y(offset)) + "\"/>";
-    svg += "<text class=\"axis\" x=\"" + num(G::kLeft - 6) + "\" y=\"" + num(y(offset) + 4) +
-           "\" text-anchor=\"end\">" + withThousands(uint64_t(offset)) + "</text>\n";
+           "\" y1=\"" + num(y(double(offset))) + "\" y2=\"" + num(y(double(offset))) + "\"/>";
+    svg += "<text class=\"axis y-tick\" x=\"" + num(G::kLeft - 6) + "\" y=\"" +
+           num(y(double(offset)) + 4) + "\" text-anchor=\"end\">" + withThousands(offset) +
+           "</text>\n";
   }
-  int every = std::max(1, steps / 16);
-  for (int step = 0; step < steps; step += every)
-    svg += "<text class=\"axis\" x=\"" + num((x(step) + x(step + 1)) / 2) + "\" y=\"" +
-           num(G::kTop + G::kHeight + 16) + "\" text-anchor=\"middle\">" + std::to_string(step) +
-           "</text>";
+  for (int step = 0; step < steps; step += every) {
+    if (plan.schedule.empty())
+      break;
+    const std::string &layer = plan.schedule[size_t(step)]->name;
+    double cx = (x(step) + x(step + 1)) / 2, cy = G::kTop + G::kHeight + 12;
+    svg += "<text class=\"axis layer-name\" x=\"" + num(cx) + "\" y=\"" + num(cy) +
+           "\" text-anchor=\"end\" transform=\"rotate(-45 " + num(cx) + " " + num(cy) +
+           ")\" data-step=\"" + std::to_string(step) + "\"><title>step " + std::to_string(step) +
+           ": " + escape(layer) + "</title>" + escape(shortName(layer, nameLimit)) + "</text>";
+  }
   svg += "\n<text class=\"axis-title\" x=\"" + num(G::kLeft + G::kWidth / 2) + "\" y=\"" +
-         num(G::kTop + G::kHeight + 36) + "\" text-anchor=\"middle\">schedule step</text>\n";
+         num(G::kTop + G::kHeight + nameDepth + 26) +
+         "\" text-anchor=\"middle\">layer (schedule order)</text>\n";
 
   for (size_t i = 0; i < boxes.size(); ++i) {
     const TimelineBox &box = boxes[i];
@@ -128,8 +168,9 @@ std::string renderTimeline(const MemoryPlan &plan) {
         "<rect class=\"buffer" + std::string(box.scratch ? " scratch" : "") + "\" x=\"" +
         num(x(box.first)) + "\" y=\"" + num(top) + "\" width=\"" +
         num(x(box.last + 1) - x(box.first)) + "\" height=\"" + num(height) + "\" fill=\"" +
-        fill(i) + "\" data-tensor=\"" + escape(box.tensor) + "\" data-offset=\"" +
-        std::to_string(box.offset) + "\" data-size=\"" + std::to_string(box.size) + "\"><title>" +
+        (box.scratch ? std::string(kScratchFill) : tensorFill(i)) + "\" data-tensor=\"" +
+        escape(box.tensor) + "\" data-offset=\"" + std::to_string(box.offset) + "\" data-size=\"" +
+        std::to_string(box.size) + "\"><title>" +
         escape(bufferTooltip(box.tensor, box.producer, box.size, box.offset, box.first, box.last)) +
         "</title></rect>\n";
     svg += boxLabel(box, x(box.first), top, x(box.last + 1) - x(box.first), height);
@@ -142,7 +183,16 @@ std::string renderTimeline(const MemoryPlan &plan) {
   svg += "<text class=\"bound-label\" x=\"" + num(G::kLeft + G::kWidth - 4) + "\" y=\"" +
          num(bound - 4) + "\" text-anchor=\"end\">lower bound " +
          withThousands(plan.activationsLowerBound) + "</text>\n";
-  return svg + "</svg>\n";
+  // The timeline's own legend (div.legend is the Flash/RAM bars').
+  return svg +
+         "</svg>\n<div class=\"timeline-legend\"><span class=\"legend-item\"><span "
+         "class=\"swatch\" style=\"background:" +
+         tensorFill(0) +
+         "\"></span>tensor (labelled where its name fits)</span><span class=\"legend-item\">"
+         "<span class=\"swatch scratch\" style=\"background:" +
+         kScratchFill +
+         "\"></span>kernel scratch (dashed)</span><span class=\"legend-item\"><span "
+         "class=\"swatch bound\"></span>live-peak lower bound</span></div>\n";
 }
 
 std::string renderRegionBars(const std::vector<HtmlRegionBar> &regions) {
@@ -296,9 +346,12 @@ g.over rect.used{stroke:#d00000;stroke-width:3}
 rect.time{fill:#6a9fd8}
 text.buffer-label{font-size:11px;fill:#111;pointer-events:none}
 div.legend{margin:6px 0 0 260px;max-width:640px;font-size:12px}
+div.timeline-legend{margin:0 0 6px 96px;font-size:12px}
 span.legend-item{display:inline-block;margin:0 14px 4px 0;white-space:nowrap}
 span.swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px;
 border:1px solid #999}span.swatch.free{background:#f2f2f2}span.swatch.used{border:1.5px solid #222}
+span.swatch.scratch{border:1px dashed #555}span.swatch.bound{height:0;border:0;border-top:2px dashed #d00000;
+vertical-align:3px}
 .verdict{font-weight:700}.verdict.FITS{color:#137a13}.verdict.NOFIT{color:#d00000}
 )";
 
