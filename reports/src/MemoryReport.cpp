@@ -93,6 +93,7 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
                      {"alignment", MemoryPlan::kAlignment}};
   report["activations_lower_bound"] = plan.activationsLowerBound;
   report["allocator"] = plan.allocator;
+  report["schedule"] = plan.scheduleMethod;
   // The capacity the arena search targeted (--arena-capacity, or a part's
   // region room in `fit`), 0 for none, and what the plan is worth against it.
   report["activations_capacity"] = plan.activationCapacity;
@@ -182,7 +183,12 @@ std::string memoryReportText(const Graph &graph, const MemoryPlan &plan,
       {"activations", withThousands(plan.activationsSize),
        arenaContentsLabel(plan) + ", lower bound " + withThousands(plan.activationsLowerBound)});
   // The allocator on a line of its own: in the row it pushed the table past 100 columns.
-  text += regions.render() + "activations placed by " + plan.allocator + "\n\n";
+  text += regions.render() + "activations placed by " + plan.allocator + "\n";
+  // Said only when the graph was too large to reorder within the search's
+  // work limit: the order is then the model's, not a searched one.
+  if (plan.scheduleMethod == "model order: too large to reorder")
+    text += "node order: the model's (the graph is too large for the order search's work limit)\n";
+  text += "\n";
 
   TextTable placeholders({"placeholder", "kind", "offset", "bytes", "type"},
                          {false, false, true, true, false});

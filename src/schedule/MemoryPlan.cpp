@@ -245,7 +245,8 @@ bool isViewNode(const Node &node) {
 
 MemoryPlan planGraphMemory(const Graph &graph, const PlanOptions &options) {
   MemoryPlan plan;
-  plan.schedule = chooseSchedule(graph, options.reorderForMemory);
+  plan.schedule = chooseSchedule(graph, options.reorderForMemory, &plan.scheduleMethod,
+                                 options.orderWorkBudget);
   placePlaceholders(graph, plan);
   placeConstants(plan);
   placeActivations(plan, options);

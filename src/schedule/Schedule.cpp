@@ -69,14 +69,23 @@ uint64_t peakLiveBytes(const Graph &graph, const std::vector<const Node *> &orde
   return planner::computePeak(toOpGraph(order), identityOrder(order.size()));
 }
 
-std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemory) {
+std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemory,
+                                         std::string *method, uint64_t workBudget) {
   std::vector<const Node *> nodes;
   for (const Node *node : graph.nodes())
     nodes.push_back(node);
+  if (method)
+    *method = "model order";
   if (!reorderForMemory)
     return nodes;
+  planner::OrderOptions orderOptions;
+  orderOptions.maxWork = workBudget;
   planner::OrderResult result =
-      planner::optimiseOrder(toOpGraph(nodes), identityOrder(nodes.size()));
+      planner::optimiseOrder(toOpGraph(nodes), identityOrder(nodes.size()), orderOptions);
+  if (method)
+    *method = result.method == "given"                         ? "model order"
+              : result.method == "given: too large to reorder" ? "model order: too large to reorder"
+                                                               : result.method;
   std::vector<const Node *> order;
   for (int index : result.order)
     order.push_back(nodes[index]);

@@ -80,6 +80,9 @@ struct MemoryPlan {
   uint64_t activationsSize = 0;
   uint64_t activationsLowerBound = 0;
   std::string allocator; ///< Which planner algorithm produced the arena.
+  /// How the node order was chosen: "model order", "exact-dp", "beam", or
+  /// "model order: too large to reorder" (past the search's work limit).
+  std::string scheduleMethod;
   /// planner::proofOf the activation plan: "proven optimal", "proven to fit"
   /// (PlanOptions::activationCapacity), "proven not to fit" or "best effort".
   std::string activationsProof;
@@ -120,7 +123,9 @@ inline constexpr int kMaxMemoryOpt = 2;
 struct PlanOptions {
   double exactTimeBudgetSeconds = 5.0; ///< For the search-based allocator.
   bool reorderForMemory = true;        ///< Memory-aware topological order.
-  bool allowInPlace = true;            ///< Elementwise ops overwrite a dying input.
+  /// Work bound of the order search (planner::OrderOptions::maxWork).
+  uint64_t orderWorkBudget = 30'000'000;
+  bool allowInPlace = true; ///< Elementwise ops overwrite a dying input.
   /// Going below the layer-by-layer bound (README "Memory optimisation"):
   /// 0 = as before; 1 = also depthwise convs overwrite a dying input plane
   /// by plane (one-plane scratch), 1x1 convs pixel block by pixel block

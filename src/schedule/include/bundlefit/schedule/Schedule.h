@@ -4,6 +4,7 @@
 #include "bundlefit/ir/Graph.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bundlefit {
@@ -11,7 +12,12 @@ namespace bundlefit {
 /// Execution order for code generation. With `reorderForMemory`, a
 /// topological order that lowers the peak of live activation bytes (the
 /// planner's ordering search), never worse than the graph's own order.
-std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemory);
+/// `method` (when given) receives how the order was found: "model order",
+/// or the search's planner::OrderResult::method.
+/// `workBudget` bounds the search's work (planner::OrderOptions::maxWork).
+std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemory,
+                                         std::string *method = nullptr,
+                                         uint64_t workBudget = 30'000'000);
 
 /// Peak live activation bytes (64-aligned) of running `graph` in `order`:
 /// the layer-by-layer figure the allocator's lower bound is computed from.
