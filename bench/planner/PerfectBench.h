@@ -35,10 +35,10 @@ inline const std::vector<uint32_t> kNetworkReportingSeeds = {101, 102, 103, 104,
                                                              117, 118, 119, 120, 121, 122, 123};
 
 struct PerfectOptions {
-  PeerOptions peers;           ///< Where TFLM and MiniMalloc are built and run.
-  double timeLimit = 5;        ///< bundlefit's --time-limit.
+  PeerOptions peers;          ///< Where TFLM and MiniMalloc are built and run.
+  double timeLimit = 5;       ///< bundlefit's --time-limit.
   double miniMallocLimit = 5; ///< Wall seconds MiniMalloc gets per instance.
-  bool smoke = false;          ///< One small instance per family, no peers.
+  bool smoke = false;         ///< One small instance per family, no peers.
 };
 
 /// Prints the table; returns the JSON object. ok turns false on an invalid

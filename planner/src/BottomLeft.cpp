@@ -255,9 +255,9 @@ private:
   }
 
   int steps;
-  std::vector<int> end;                   // Per start: the stretch's end, or -1.
-  std::vector<uint64_t> height;           // Per start.
-  std::vector<int> startEndingAt;         // Per end: the start of the stretch ending there.
+  std::vector<int> end;           // Per start: the stretch's end, or -1.
+  std::vector<uint64_t> height;   // Per start.
+  std::vector<int> startEndingAt; // Per end: the start of the stretch ending there.
   MonotoneQueue lowest;
 };
 } // namespace

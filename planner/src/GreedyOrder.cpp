@@ -45,9 +45,10 @@ void sortStatic(const Items &items, GreedyOrder order, std::vector<int> &seq) {
   const std::vector<Item> &v = items.items;
   switch (order) {
   case GreedyOrder::BySize: // As TFLM's planner, ties by the later item first: it
-                             // fills the array it sorts (stably) from the back.
-    std::sort(seq.begin(), seq.end(),
-              [&v](int a, int b) { return v[a].size != v[b].size ? v[a].size > v[b].size : a > b; });
+                            // fills the array it sorts (stably) from the back.
+    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
+      return v[a].size != v[b].size ? v[a].size > v[b].size : a > b;
+    });
     return;
   case GreedyOrder::ByArea:
     std::sort(seq.begin(), seq.end(), [&v](int a, int b) {

@@ -125,8 +125,8 @@ TensorInfo Converter::info(int32_t t) const {
   const bool hasScales = q && q->scale() && q->scale()->size() > 0;
   if (info.fileType == tflite::TensorType_INT8 && !hasScales)
     throw file_.unsupported(what + " is int8 without quantization parameters (scale, zero point)");
-  if (!hasScales || (info.fileType != tflite::TensorType_INT8 &&
-                     info.fileType != tflite::TensorType_INT32))
+  if (!hasScales ||
+      (info.fileType != tflite::TensorType_INT8 && info.fileType != tflite::TensorType_INT32))
     return info; // float tensors may carry min/max or scales: unused
   if (q->details_type() != tflite::QuantizationDetails_NONE)
     throw file_.unsupported(what + " has custom quantization details");
@@ -247,12 +247,10 @@ Value *Converter::channelsFirst(int32_t t) {
 }
 
 bool Converter::heldChannelsFirst(int32_t t) const {
-  return size_t(t) < held_.size() && held_[size_t(t)].channelsFirst &&
-         !held_[size_t(t)].fileLayout;
+  return size_t(t) < held_.size() && held_[size_t(t)].channelsFirst && !held_[size_t(t)].fileLayout;
 }
 
-Value *Converter::relayout(Value *from, const std::vector<int64_t> &perm,
-                           const std::string &name) {
+Value *Converter::relayout(Value *from, const std::vector<int64_t> &perm, const std::string &name) {
   const Shape to = permuted(from->type.shape, perm);
   Attributes attrs;
   if (sameBytes(from->type.shape, perm))
@@ -282,8 +280,8 @@ Value *Converter::constant(int32_t t, const std::vector<int64_t> &perm, const Sh
   QuantParams quant = ti.quant;
   if (!perm.empty()) {
     if (perm.size() != shape.size())
-      throw unsupported(file_.describeTensor(t) + " is " + shapeToString(shape) + "; expected rank " +
-                        std::to_string(perm.size()));
+      throw unsupported(file_.describeTensor(t) + " is " + shapeToString(shape) +
+                        "; expected rank " + std::to_string(perm.size()));
     bytes = permuteElements(data.data, elementSize, shape, perm);
     if (quant.axis >= 0)
       for (size_t i = 0; i < perm.size(); ++i)
@@ -304,9 +302,8 @@ Value *Converter::constant(int32_t t, const std::vector<int64_t> &perm, const Sh
                               std::move(bytes));
   ti.shape = shape;
   ti.quant = quant;
-  Value *integers = graph_.addConstant(name + "_quantized",
-                                       TensorType{plainDType(ti.fileType), shape, {}},
-                                       std::move(bytes));
+  Value *integers = graph_.addConstant(
+      name + "_quantized", TensorType{plainDType(ti.fileType), shape, {}}, std::move(bytes));
   return dequantizeConstant(integers, ti, name);
 }
 
@@ -333,8 +330,7 @@ Value *Converter::dequantizeConstant(Value *integers, const TensorInfo &ti,
   return addInferred("DequantizeLinear", {integers, scale, zp}, attrs, name, nullptr)->output();
 }
 
-Value *Converter::quantizeDequantize(Value *real, const TensorInfo &like,
-                                     const std::string &name) {
+Value *Converter::quantizeDequantize(Value *real, const TensorInfo &like, const std::string &name) {
   if (like.quant.scales.size() != 1)
     throw file_.unsupported(where() + ": activation '" + name +
                             "' has per-channel quantization; int8 activations have one scale");
@@ -342,8 +338,8 @@ Value *Converter::quantizeDequantize(Value *real, const TensorInfo &like,
   Value *zp = graph_.addConstant(name + "_zero_point", TensorType{DType::Int8, {}, {}},
                                  {uint8_t(int8_t(like.quant.zeroPoints[0]))});
   Attributes none;
-  Value *q =
-      addInferred("QuantizeLinear", {real, scale, zp}, none, name + "_quantized", nullptr)->output();
+  Value *q = addInferred("QuantizeLinear", {real, scale, zp}, none, name + "_quantized", nullptr)
+                 ->output();
   return addInferred("DequantizeLinear", {q, scale, zp}, none, name + "_dequantized", nullptr)
       ->output();
 }
@@ -384,8 +380,9 @@ Node *Converter::emit(const std::string &opType, const std::vector<Value *> &inp
   TensorInfo ti = info(t);
   Held &h = held(t);
   if (h.fileLayout || h.channelsFirst)
-    throw bad("writes " + file_.describeTensor(t) + ", which an earlier operator, a graph input "
-                                                    "or constant data already defines");
+    throw bad("writes " + file_.describeTensor(t) +
+              ", which an earlier operator, a graph input "
+              "or constant data already defines");
   if (channelsFirst && ti.shape.size() != 4)
     fatalInternal(where() + ": channels-first output of rank " + std::to_string(ti.shape.size()));
   const Shape expected = channelsFirst ? permuted(ti.shape, kToChannelsFirst) : ti.shape;
@@ -402,8 +399,7 @@ Node *Converter::emit(const std::string &opType, const std::vector<Value *> &inp
 }
 
 Value *Converter::emitIntermediate(const std::string &opType, const std::vector<Value *> &inputs,
-                                   const Attributes &attrs, const std::string &name,
-                                   int32_t like) {
+                                   const Attributes &attrs, const std::string &name, int32_t like) {
   Value *real = addInferred(opType, inputs, attrs, name, nullptr)->output();
   TensorInfo ti = info(like);
   return ti.quantized() ? quantizeDequantize(real, ti, real->name) : real;

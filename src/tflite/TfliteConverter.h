@@ -81,8 +81,8 @@ public:
   /// inferred and must agree with the file's shape (else BadInputFile
   /// naming the operator). A quantized `t` gets its QuantizeLinear /
   /// DequantizeLinear pair. Returns the node.
-  Node *emit(const std::string &opType, const std::vector<Value *> &inputs,
-             const Attributes &attrs, int32_t t, bool channelsFirst);
+  Node *emit(const std::string &opType, const std::vector<Value *> &inputs, const Attributes &attrs,
+             int32_t t, bool channelsFirst);
   /// Same, for an intermediate value of the operator (not a file tensor):
   /// its real values quantized like tensor `like` when that is quantized
   /// (a fused activation's input has the output's parameters). Returns

@@ -150,10 +150,10 @@ ByteSpan TfliteFile::dataOf(int32_t index) const {
   if (buffer.offset() > 1) {
     std::optional<uint64_t> end = checkedAdd(buffer.offset(), buffer.size());
     if (!end || *end > bytes_.size())
-      throw bad(describeTensor(index) + ": its buffer " + std::to_string(t.buffer()) +
-                " (offset " + std::to_string(buffer.offset()) + ", " +
-                std::to_string(buffer.size()) + " bytes) lies beyond the end of the file (" +
-                std::to_string(bytes_.size()) + " bytes)");
+      throw bad(describeTensor(index) + ": its buffer " + std::to_string(t.buffer()) + " (offset " +
+                std::to_string(buffer.offset()) + ", " + std::to_string(buffer.size()) +
+                " bytes) lies beyond the end of the file (" + std::to_string(bytes_.size()) +
+                " bytes)");
     return {bytes_.data() + buffer.offset(), size_t(buffer.size())};
   }
   return {};

@@ -127,7 +127,8 @@ bool tfliteModelIsQuantized(const std::string &path) {
   try {
     TfliteFile file(path);
     for (size_t t = 0; t < file.numTensors(); ++t)
-      if (file.tensor(int32_t(t)).type() == tflite::TensorType_INT8 && !file.dataOf(int32_t(t)).size)
+      if (file.tensor(int32_t(t)).type() == tflite::TensorType_INT8 &&
+          !file.dataOf(int32_t(t)).size)
         return true;
   } catch (const Error &) {
   }

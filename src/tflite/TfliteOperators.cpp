@@ -93,12 +93,12 @@ std::pair<int64_t, int64_t> samePadding(int64_t in, int64_t kernel, int64_t stri
 /// Sets strides, dilations and ONNX pads [top, left, bottom, right] of a
 /// 2-D window over channels-first `x`.
 void setWindow(const OpContext &ctx, Attributes &attrs, const Shape &nhwcInput, int64_t kh,
-               int64_t kw, int32_t strideH, int32_t strideW, int32_t dilationH,
-               int32_t dilationW, tflite::Padding padding) {
+               int64_t kw, int32_t strideH, int32_t strideW, int32_t dilationH, int32_t dilationW,
+               tflite::Padding padding) {
   if (strideH < 1 || strideW < 1 || dilationH < 1 || dilationW < 1)
     throw ctx.c.bad("has stride " + std::to_string(strideH) + "x" + std::to_string(strideW) +
-                    " and dilation " + std::to_string(dilationH) + "x" +
-                    std::to_string(dilationW) + " (each must be >= 1)");
+                    " and dilation " + std::to_string(dilationH) + "x" + std::to_string(dilationW) +
+                    " (each must be >= 1)");
   if (kh < 1 || kw < 1 || kh > nhwcInput[1] + 1000000 || kw > nhwcInput[2] + 1000000)
     throw ctx.c.bad("has a window of " + std::to_string(kh) + "x" + std::to_string(kw));
   attrs.setInts("strides", {strideH, strideW});
@@ -186,9 +186,8 @@ Value *optionalBias(OpContext &ctx, size_t index, int64_t channels) {
     throw ctx.c.unsupported(ctx.c.file().describeTensor(b) + ": the bias must be constant");
   Shape shape = ctx.shape(b);
   if (numElements(shape) != channels)
-    throw ctx.c.bad(ctx.c.file().describeTensor(b) + " has " +
-                    std::to_string(numElements(shape)) + " elements for " +
-                    std::to_string(channels) + " output channels");
+    throw ctx.c.bad(ctx.c.file().describeTensor(b) + " has " + std::to_string(numElements(shape)) +
+                    " elements for " + std::to_string(channels) + " output channels");
   return ctx.c.constant(b, {}, {}, {channels});
 }
 
@@ -234,11 +233,10 @@ void convertDepthwiseConv2D(OpContext &ctx) {
   constantWeights(ctx, 1, 4);
   const Shape xs = ctx.shape(x), ws = ctx.shape(w);
   if (xs.size() != 4)
-    throw ctx.c.unsupported("input is " + shapeToString(xs) +
-                            "; DEPTHWISE_CONV_2D takes 4-D NHWC");
+    throw ctx.c.unsupported("input is " + shapeToString(xs) + "; DEPTHWISE_CONV_2D takes 4-D NHWC");
   if (ws[0] != 1 || ws[3] % xs[3] != 0)
-    throw ctx.c.bad("weights " + shapeToString(ws) + " are not [1, H, W, " +
-                    std::to_string(xs[3]) + " x multiplier]");
+    throw ctx.c.bad("weights " + shapeToString(ws) + " are not [1, H, W, " + std::to_string(xs[3]) +
+                    " x multiplier]");
   Attributes attrs;
   setWindow(ctx, attrs, xs, ws[1], ws[2], o.stride_h(), o.stride_w(), o.dilation_h_factor(),
             o.dilation_w_factor(), o.padding());
@@ -269,16 +267,16 @@ void convertFullyConnected(OpContext &ctx) {
   const bool keepDims = o && o->keep_num_dims();
   Attributes attrs;
   attrs.setInt("transB", 1);
-  setFusedActivation(ctx, attrs, o ? o->fused_activation_function()
-                                   : tflite::ActivationFunctionType_NONE);
+  setFusedActivation(ctx, attrs,
+                     o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE);
   Value *input = nullptr, *weights = nullptr;
   if (ctx.c.heldChannelsFirst(x) && xs.size() == 4 && rows == xs[0]) {
     // Flatten the channels-first tensor as it is held; weight column
     // h*W*C + w*C + c moves to c*H*W + h*W + w.
     Value *held = ctx.c.channelsFirst(x);
     input = ctx.c.emitIntermediate("Flatten", {held}, Attributes(), held->name + "_flat", x);
-    weights = ctx.c.constant(w, {0, 3, 1, 2}, {outChannels, xs[1], xs[2], xs[3]},
-                             {outChannels, in});
+    weights =
+        ctx.c.constant(w, {0, 3, 1, 2}, {outChannels, xs[1], xs[2], xs[3]}, {outChannels, in});
   } else {
     input = ctx.c.value(x);
     if (input->type.shape != Shape{rows, in}) {
@@ -296,10 +294,9 @@ void convertFullyConnected(OpContext &ctx) {
     ctx.c.emit("Gemm", inputs, attrs, ctx.output(), false);
     return;
   }
-  Value *flat =
-      ctx.c.emitIntermediate("Gemm", inputs, attrs, input->name + "_fc", ctx.output());
-  ctx.c.emit("Reshape", {flat, ctx.c.int64Constant(flat->name + "_shape", outShape)},
-             Attributes(), ctx.output(), false);
+  Value *flat = ctx.c.emitIntermediate("Gemm", inputs, attrs, input->name + "_fc", ctx.output());
+  ctx.c.emit("Reshape", {flat, ctx.c.int64Constant(flat->name + "_shape", outShape)}, Attributes(),
+             ctx.output(), false);
 }
 
 void convertPool(OpContext &ctx, const char *opType) {
@@ -309,8 +306,8 @@ void convertPool(OpContext &ctx, const char *opType) {
   if (xs.size() != 4)
     throw ctx.c.unsupported("input is " + shapeToString(xs) + "; pools take 4-D NHWC");
   Attributes attrs;
-  setWindow(ctx, attrs, xs, o.filter_height(), o.filter_width(), o.stride_h(), o.stride_w(), 1,
-            1, o.padding());
+  setWindow(ctx, attrs, xs, o.filter_height(), o.filter_width(), o.stride_h(), o.stride_w(), 1, 1,
+            o.padding());
   attrs.erase("dilations");
   if (std::string(opType) == "AveragePool")
     attrs.setInt("count_include_pad", 0);
@@ -324,9 +321,9 @@ void convertBinary(OpContext &ctx, const char *opType, tflite::ActivationFunctio
   const int32_t a = ctx.input(0), b = ctx.input(1);
   const Shape as = ctx.shape(a), bs = ctx.shape(b);
   const bool channelsFirst = ctx.c.heldChannelsFirst(a) && as.size() == 4 && bs.size() == 4;
-  std::vector<Value *> inputs = channelsFirst
-                                    ? std::vector<Value *>{ctx.c.channelsFirst(a), ctx.c.channelsFirst(b)}
-                                    : std::vector<Value *>{ctx.c.value(a), ctx.c.value(b)};
+  std::vector<Value *> inputs =
+      channelsFirst ? std::vector<Value *>{ctx.c.channelsFirst(a), ctx.c.channelsFirst(b)}
+                    : std::vector<Value *>{ctx.c.value(a), ctx.c.value(b)};
   emitWithActivation(ctx, opType, inputs, Attributes(), channelsFirst, fused);
 }
 
@@ -468,10 +465,9 @@ void convertStridedSlice(OpContext &ctx) {
     axes.push_back(int64_t(i));
   }
   const std::string base = input->name + "_slice";
-  std::vector<Value *> inputs = {input, ctx.c.int64Constant(base + "_starts", begin),
-                                 ctx.c.int64Constant(base + "_ends", end),
-                                 ctx.c.int64Constant(base + "_axes", axes),
-                                 ctx.c.int64Constant(base + "_steps", strides)};
+  std::vector<Value *> inputs = {
+      input, ctx.c.int64Constant(base + "_starts", begin), ctx.c.int64Constant(base + "_ends", end),
+      ctx.c.int64Constant(base + "_axes", axes), ctx.c.int64Constant(base + "_steps", strides)};
   const Shape outShape = ctx.shape(ctx.output());
   if (shrinkMask == 0) {
     ctx.c.emit("Slice", inputs, Attributes(), ctx.output(), false);
@@ -526,8 +522,7 @@ void convertDequantize(OpContext &ctx) {
   if (!ctx.c.info(x).quantized())
     throw ctx.c.unsupported(ctx.c.file().describeTensor(x) + " is not quantized");
   const bool channelsFirst = ctx.c.heldChannelsFirst(x);
-  ctx.c.alias(ctx.output(), channelsFirst ? ctx.c.channelsFirst(x) : ctx.c.value(x),
-              channelsFirst);
+  ctx.c.alias(ctx.output(), channelsFirst ? ctx.c.channelsFirst(x) : ctx.c.value(x), channelsFirst);
 }
 
 //===----------------------------------------------------------------------===//
@@ -569,8 +564,7 @@ const std::map<int32_t, ConvertFn> &converters() {
       {tflite::BuiltinOperator_TANH, [](OpContext &ctx) { convertUnary(ctx, "Tanh"); }},
       {tflite::BuiltinOperator_RELU, [](OpContext &ctx) { convertUnary(ctx, "Relu"); }},
       {tflite::BuiltinOperator_RELU6, [](OpContext &ctx) { convertClip(ctx, 0.0f, 6.0f); }},
-      {tflite::BuiltinOperator_RELU_N1_TO_1,
-       [](OpContext &ctx) { convertClip(ctx, -1.0f, 1.0f); }},
+      {tflite::BuiltinOperator_RELU_N1_TO_1, [](OpContext &ctx) { convertClip(ctx, -1.0f, 1.0f); }},
       {tflite::BuiltinOperator_HARD_SWISH, [](OpContext &ctx) { convertUnary(ctx, "HardSwish"); }},
       {tflite::BuiltinOperator_LEAKY_RELU,
        [](OpContext &ctx) {

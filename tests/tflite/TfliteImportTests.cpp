@@ -380,9 +380,8 @@ TEST_CASE("a broken file is one BadInputFile line naming the tensor or operator"
       const std::string path = m.save("external.tflite");
       auto [code, message] = errorOf([&] { importTfliteModel(path); });
       CHECK(code == ExitCode::BadInputFile);
-      CHECK(message.find(path + ": tensor 1 ('c'): its buffer 1 (offset " +
-                         std::to_string(offset) + ", 16 bytes) lies beyond the end of the file") ==
-            0);
+      CHECK(message.find(path + ": tensor 1 ('c'): its buffer 1 (offset " + std::to_string(offset) +
+                         ", 16 bytes) lies beyond the end of the file") == 0);
     }
   }
   SUBCASE("an absurd shape") {

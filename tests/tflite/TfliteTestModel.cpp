@@ -93,8 +93,8 @@ std::vector<uint8_t> TfliteTestModel::bytes() {
       buffers.push_back(
           tflite::CreateBuffer(b, 0, external->second.first, external->second.second));
     else
-      buffers.push_back(tflite::CreateBuffer(
-          b, buffers_[i].empty() ? 0 : b.CreateVector(buffers_[i])));
+      buffers.push_back(
+          tflite::CreateBuffer(b, buffers_[i].empty() ? 0 : b.CreateVector(buffers_[i])));
   }
   std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
   for (const PendingTensor &t : tensors_) {
@@ -117,9 +117,9 @@ std::vector<uint8_t> TfliteTestModel::bytes() {
                                                custom.empty() ? 0 : b.CreateString(custom), 1,
                                                tflite::BuiltinOperator(code)));
   }
-  auto subgraph = tflite::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(inputs_),
-                                         b.CreateVector(outputs_), b.CreateVector(ops),
-                                         b.CreateString("main"));
+  auto subgraph =
+      tflite::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(inputs_),
+                             b.CreateVector(outputs_), b.CreateVector(ops), b.CreateString("main"));
   auto model = tflite::CreateModel(b, 3, b.CreateVector(codes), b.CreateVector(&subgraph, 1),
                                    b.CreateString("bundlefit test"), b.CreateVector(buffers));
   tflite::FinishModelBuffer(b, model);

@@ -27,8 +27,9 @@ struct TestQuant {
 class TfliteTestModel {
 public:
   /// A tensor without data (an activation) or with `data` (a constant).
-  int32_t tensor(const std::string &name, tflite::TensorType type, const std::vector<int32_t> &shape,
-                 const TestQuant &quant = {}, const std::vector<uint8_t> &data = {});
+  int32_t tensor(const std::string &name, tflite::TensorType type,
+                 const std::vector<int32_t> &shape, const TestQuant &quant = {},
+                 const std::vector<uint8_t> &data = {});
   int32_t floatTensor(const std::string &name, const std::vector<int32_t> &shape,
                       const std::vector<float> &values = {});
   int32_t int8Tensor(const std::string &name, const std::vector<int32_t> &shape,
@@ -69,7 +70,7 @@ private:
     flatbuffers::Offset<void> options;
   };
   flatbuffers::FlatBufferBuilder builder_;
-  std::vector<std::vector<uint8_t>> buffers_{{}}; // buffer 0: empty, as TFLite writes
+  std::vector<std::vector<uint8_t>> buffers_{{}};              // buffer 0: empty, as TFLite writes
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> external_; // buffer -> offset, size
   std::vector<PendingTensor> tensors_;
   std::vector<PendingOp> ops_;
