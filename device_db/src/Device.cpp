@@ -3,7 +3,7 @@
 #include "bundlefit/device/Fit.h"
 
 #include "bundlefit/device/JsonSchema.h"
-#include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/InputFile.h"
 #include "bundlefit/support/OptionChecks.h"

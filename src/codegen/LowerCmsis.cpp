@@ -22,8 +22,8 @@
 //===----------------------------------------------------------------------===//
 #include "LowerInt8.h"
 
-#include "bundlefit/int8/CmsisLayout.h"
-#include "bundlefit/int8/Int8Params.h"
+#include "bundlefit/ops/Cmsis.h"
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
 #include <map>

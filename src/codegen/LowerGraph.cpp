@@ -15,8 +15,8 @@
 #include "bundlefit/kernels/abi.h" // bf_binary_op, bf_pad_mode
 #include "bundlefit/ops/ShapeHelpers.h"
 
-#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/ops/FusedActivations.h"
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/PatchStage.h"
 #include "bundlefit/ops/Softmax.h"

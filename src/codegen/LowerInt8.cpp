@@ -1,15 +1,15 @@
 //===- LowerInt8.cpp - Kernel calls of int8-quantized nodes ----------------===//
 //
 // Argument order is bundlefit_kernels_int8.h's; the values come from
-// int8/Int8Params.h.
+// ops/Int8Params.h.
 //
 //===----------------------------------------------------------------------===//
 #include "LowerInt8.h"
 
-#include "bundlefit/int8/CmsisLayout.h"
-#include "bundlefit/int8/Int8Params.h"
+#include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/ops/FusedOps.h"
 #include "bundlefit/ops/InPlaceOps.h"
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/support/Error.h"
 
 #include <array>

@@ -5,8 +5,8 @@
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
 
-#include "bundlefit/int8/CmsisLayout.h"
-#include "bundlefit/int8/Int8Params.h"
+#include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/reports/GraphDot.h"
 #include "bundlefit/reports/JsonText.h"
 #include "bundlefit/reports/MemoryReport.h"

@@ -2,9 +2,9 @@
 #include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/driver/Progress.h"
 
-#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/quant/FoldQdq.h"
 #include "bundlefit/quant/Profile.h"

@@ -7,7 +7,7 @@
 #include "bundlefit/driver/PartLink.h"
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/VariantFootprint.h"
-#include "bundlefit/int8/CmsisLayout.h"
+#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/InputFile.h"

@@ -7,18 +7,20 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/driver/VariantFootprint.h"
 
-#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/ir/GraphCopy.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
+#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/support/Error.h"
 
 namespace bundlefit::device {
 
 namespace {
 
+/// The bias of a layer with weights: int32 in an int8 build.
 bool isBiasOperand(const Node &node, size_t index) {
-  return index == 2 &&
-         (node.opType == "Conv" || node.opType == "Gemm" || node.opType == "ConvTranspose");
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  return def && def->biasOperand >= 0 && size_t(def->biasOperand) == index;
 }
 
 /// The variant's kernel scratch for `node` as one extra, unread int8 output

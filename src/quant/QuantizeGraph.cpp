@@ -27,21 +27,21 @@ namespace {
 
 bool isViewOrTranspose(const std::string &op) { return hasOpTrait(op, kOpMovesBytes); }
 
+/// The int8 half of `node`'s definition (a default one for unknown ops).
+const Int8Def &int8Of(const Node &node) {
+  static const Int8Def none;
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  return def ? def->int8 : none;
+}
+
 /// Ops whose int8 output carries exactly the input's parameters, so their
 /// kernels never rescale (docs/quantized-ir.md, "Parameter rules").
-bool reusesInputParams(const std::string &op) { return int8RuleOf(op) == Int8Rule::SameParams; }
+bool reusesInputParams(const Node &node) { return int8Of(node).rule == Int8Rule::SameParams; }
 
 /// Operands the int8 kernel reads as int8 activations.
 std::vector<size_t> dataInputs(const Node &node) {
-  if (node.opType == "Add" || node.opType == "Mul")
-    return {0, 1};
-  if (node.opType == "Concat") {
-    std::vector<size_t> all(node.inputs.size());
-    for (size_t i = 0; i < all.size(); ++i)
-      all[i] = i;
-    return all;
-  }
-  return {0};
+  const Int8Def &int8 = int8Of(node);
+  return int8.activationInputs ? int8.activationInputs(node) : std::vector<size_t>{0};
 }
 
 QuantParams perTensor(ScaleZeroPoint params) {
@@ -103,10 +103,6 @@ public:
 
 private:
   static constexpr const char *kNotApplicable = "-";
-
-  float parameterOr(const Node &node, const char *name, float fallback) const {
-    return node.attrs.getFloat(name, fallback);
-  }
 
   /// --int8-io and -model-input int8q: the graph inputs that are int8 themselves.
   void makeInputsInt8() {
@@ -234,54 +230,10 @@ private:
     std::string activation = node.attrs.getString("activation", "");
     if (!activation.empty() && activation != "Relu" && activation != "Clip")
       return "fused " + activation + " has no int8 kernel";
-    const Value &x = *node.input(0);
-    if (op == "Conv") {
-      const Value *w = node.input(1), *b = node.input(2);
-      if (x.type.rank() != 4)
-        return "only 2-D convolutions run in int8";
-      if (!w->isConstant() || w->type.dtype != DType::Float32)
-        return "weight is not a float constant";
-      if (b && (!b->isConstant() || b->type.dtype != DType::Float32))
-        return "bias is not a float constant";
-    } else if (op == "Gemm") {
-      const Value *b = node.input(1), *c = node.input(2);
-      if (node.attrs.getInt("transA", 0) != 0)
-        return "transA=1 has no int8 kernel";
-      if (parameterOr(node, "alpha", 1.0f) != 1.0f || parameterOr(node, "beta", 1.0f) != 1.0f)
-        return "alpha/beta other than 1 have no int8 kernel";
-      if (!b || !b->isConstant() || b->type.dtype != DType::Float32)
-        return "weight B is not a float constant";
-      int64_t n = node.output()->type.shape[1];
-      if (c && (!c->isConstant() || c->type.dtype != DType::Float32 ||
-                (c->type.numElements() != n && c->type.numElements() != 1) ||
-                (c->type.rank() == 2 && c->type.shape[0] != 1)))
-        return "bias C is not a per-column float constant";
-    } else if (op == "Add" || op == "Mul") {
-      for (size_t i = 0; i < 2; ++i)
-        if (node.input(i)->type.shape != node.output()->type.shape)
-          return "broadcasting " + op + " has no int8 kernel";
-    } else if (op == "Clip") {
-      for (size_t i = 1; i < 3; ++i)
-        if (node.input(i) && !node.input(i)->isConstant())
-          return "bounds are not constants";
-    } else if (op == "Softmax") {
-      int64_t rank = int64_t(x.type.rank());
-      int64_t axis = node.attrs.getInt("axis", node.attrs.getInt("coerce_to_2d", 0) ? 1 : -1);
-      if (axis < 0)
-        axis += rank;
-      if (axis != rank - 1)
-        return "int8 Softmax normalises the last axis only";
-    } else if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool") {
-      if (x.type.rank() != 4)
-        return "only 2-D pooling runs in int8";
-      for (int64_t d : node.attrs.getInts("dilations", {}))
-        if (d != 1)
-          return "dilated pooling has no int8 kernel";
-      if (op == "AveragePool" && node.attrs.getInt("count_include_pad", 0) != 0)
-        for (int64_t p : node.attrs.getInts("pads", {}))
-          if (p != 0)
-            return "count_include_pad=1 with padding has no int8 kernel";
-    }
+    // The operator's own conditions (OpDef::int8.whyFloat).
+    if (const Int8Def &int8 = int8Of(node); int8.whyFloat)
+      if (std::string reason = int8.whyFloat(node); !reason.empty())
+        return reason;
     return options_.preset ? whyNotPreset(node) : "";
   }
 
@@ -310,8 +262,7 @@ private:
     for (size_t index : dataInputs(node))
       if (!hasPresetParams(node.input(index)))
         return "the model does not quantize operand '" + node.input(index)->name + "'";
-    const std::string &op = node.opType;
-    if (!reusesInputParams(op) && op != "Softmax" &&
+    if (!reusesInputParams(node) && !int8Of(node).fixedOutput &&
         !options_.preset->activations.count(node.output()->name))
       return "the model does not quantize output '" + node.output()->name + "'";
     return "";
@@ -564,36 +515,32 @@ private:
       if (input->type.dtype == DType::Float32)
         node.inputs[index] = quantized(input, node);
     }
-    const std::string &op = node.opType;
+    const Int8Def &int8 = int8Of(node);
     const Value &x = *node.input(0);
     float inputScale = x.type.quant.scales.at(0);
-    if (op == "Conv") {
-      int64_t channels = node.input(1)->type.shape[0];
-      std::vector<float> weightScales = quantizeWeight(node, 1, 0);
-      quantizeBias(node, 2, channels, inputScale, weightScales);
-    } else if (op == "Gemm") {
-      bool transB = node.attrs.getInt("transB", 0) != 0;
-      int axis = transB ? 0 : 1;
+    if (int8.weightAxis) { // Weights (operand 1) per channel, the bias (2) to match.
+      const int axis = int8.weightAxis(node);
       int64_t channels = node.input(1)->type.shape[size_t(axis)];
       std::vector<float> weightScales = quantizeWeight(node, 1, axis);
       quantizeBias(node, 2, channels, inputScale, weightScales);
     }
     Value &output = *node.output();
     QuantParams params;
-    if (reusesInputParams(op)) {
+    if (reusesInputParams(node)) {
       params = x.type.quant;
-    } else if (op == "Softmax") {
-      params = perTensor({1.0f / 256.0f, -128}); // TFLM's int8 softmax output
+    } else if (int8.fixedOutput) {
+      params = perTensor({int8.outputScale, int8.outputZeroPoint});
     } else
       params = perTensor(profiledParams(output, node));
     output.type.dtype = DType::Int8;
     output.type.quant = params;
-    if (reusesInputParams(op) || op == "Softmax")
+    if (reusesInputParams(node) || int8.fixedOutput)
       rescaleToPreset(node, output, params);
   }
 
   /// The int8 output of a MaxPool, Relu or pooling carries its input's
-  /// parameters (the kernels do not rescale), Softmax's are 1/256 and -128.
+  /// parameters (the kernels do not rescale), Softmax's are fixed (1/256 and
+  /// -128: Int8Def::fixedOutput).
   /// When the model asked for others, a Rescale after `node` brings the
   /// value to them (it keeps the name; the kernel's output is
   /// `<name>_unscaled`), with a warning.
@@ -638,36 +585,21 @@ private:
 bool isInt8CapableOp(const std::string &opType) { return int8RuleOf(opType) != Int8Rule::None; }
 
 std::string opTypeForKindName(const std::string &name) {
-  static const std::pair<const char *, const char *> glowKinds[] = {
-      {"convolution", "Conv"},
-      {"fullyconnected", "Gemm"},
-      {"softmax", "Softmax"},
-      {"avgpool", "AveragePool"},
-      {"maxpool", "MaxPool"},
-      {"add", "Add"},
-      {"mul", "Mul"},
-      {"concat", "Concat"},
-      {"relu", "Relu"},
-      {"clip", "Clip"},
-      {"reshape", "Reshape"},
-      {"transpose", "Transpose"},
-      {"flatten", "Flatten"},
-      {"squeeze", "Squeeze"},
-      {"unsqueeze", "Unsqueeze"},
-      {"identity", "Identity"},
-      {"dropout", "Dropout"},
-      {"conv", "Conv"},
-      {"gemm", "Gemm"},
-      {"averagepool", "AveragePool"},
-      {"globalaveragepool", "GlobalAveragePool"},
-      {"globalavgpool", "GlobalAveragePool"},
-      {"matmul", "MatMul"}};
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  for (const auto &[kind, op] : glowKinds)
-    if (lower == kind)
+  auto lower = [](std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+  };
+  // Glow's node kinds are the op's own name in any case, or one of the
+  // names its definition lists (OpDef::glowNames: "convolution" for Conv).
+  const std::string key = lower(name);
+  for (const std::string &op : OpRegistry::get().supportedOps()) {
+    if (lower(op) == key)
       return op;
+    for (const std::string &alias : OpRegistry::get().find(op)->glowNames)
+      if (alias == key)
+        return op;
+  }
   return "";
 }
 

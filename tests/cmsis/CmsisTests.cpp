@@ -16,12 +16,12 @@
 #include "bundlefit/device/Device.h"
 #include "bundlefit/device/Footprint.h"
 #include "bundlefit/driver/VariantFootprint.h"
-#include "bundlefit/int8/CmsisLayout.h"
-#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/passes/Passes.h"
+#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"
 #include "bundlefit/schedule/MemoryPlan.h"
@@ -333,6 +333,21 @@ TEST_CASE("fit/pick int8-cmsis scratch: the formulas for the part's core, as bun
   CHECK(device::kernelScratchBytes(*dw, cmsis, m55) == 4 * 124 * 25);
   CHECK(device::kernelScratchBytes(*dw, cmsis, m0) == 0);
   CHECK(device::kernelScratchBytes(*dw, device::parseVariant("int8"), m7) == 0);
+  // A fully connected layer needs no arena scratch in any build: Helium's
+  // buffer holds per-row kernel sums, which --use-cmsis stores with the
+  // weights. Sizing and compiling ask the one definition (fit used to count
+  // 500 x 4 bytes of scratch here while the bundle planned none).
+  Value *fcIn = graph.addInput("fc_x", floatType({1, 800}));
+  TensorType fcType = floatType({800, 500});
+  Value *fcW = graph.addConstant("fc_w", fcType, std::vector<uint8_t>(fcType.bytes(), 0));
+  Node *fc = graph.addNode("Gemm", "fc", {fcIn, fcW}, {"fc"});
+  fc->output(0)->type = floatType({1, 500});
+  fc->output(0)->typeKnown = true;
+  const CmsisExtension mve = CmsisExtension::Mve;
+  CHECK(cmsisFullyConnectedBufferSize(500, mve) == 2000); // what the library's getter says
+  CHECK(device::kernelScratchBytes(*fc, cmsis, m55) == 0);
+  CHECK(device::kernelScratchBytes(*fc, cmsis, m7) == 0);
+  CHECK(cmsisScratchFor(*fc, mve) == 0);
 }
 
 TEST_CASE("fit's int8-cmsis footprint plans what compile --use-cmsis plans") {

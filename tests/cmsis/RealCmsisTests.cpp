@@ -16,10 +16,10 @@
 
 #include "bundlefit/bundle/BundleRunner.h"
 #include "bundlefit/bundle/CmsisNnLibrary.h"
-#include "bundlefit/int8/CmsisLayout.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/passes/Passes.h"
+#include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/quant/Profile.h"
 #include "bundlefit/quant/QuantizeGraph.h"
 

@@ -7,8 +7,8 @@
 #include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/codegen/Target.h"
-#include "bundlefit/int8/Int8Params.h"
 #include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 

@@ -3,7 +3,7 @@
 // quantization step where the kernels round twice).
 #include "bundlefit_kernels_int8.h"
 
-#include "bundlefit/int8/Int8Params.h"
+#include "bundlefit/ops/Int8Params.h"
 
 #include <doctest/doctest.h>
 

@@ -8,6 +8,8 @@
 
 #include "bundlefit/ops/OpRegistry.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bundlefit {
@@ -47,5 +49,12 @@ void relu(const Node &node, const std::vector<const Tensor *> &inputs,
 void clip(const Node &node, const std::vector<const Tensor *> &inputs,
           std::vector<Tensor> &outputs);
 } // namespace elementwise_reference
+
+/// The quantizer's rules (ElementwiseInt8.cpp).
+namespace elementwise_int8 {
+std::string whyFloatBinary(const Node &node);
+std::vector<size_t> binaryActivations(const Node &node);
+std::string whyFloatClip(const Node &node);
+} // namespace elementwise_int8
 
 } // namespace bundlefit

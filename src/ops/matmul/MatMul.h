@@ -8,6 +8,8 @@
 
 #include "bundlefit/ops/OpRegistry.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bundlefit {
@@ -25,5 +27,15 @@ namespace matmul_reference {
 void gemm(const Node &node, const std::vector<const Tensor *> &inputs,
           std::vector<Tensor> &outputs);
 } // namespace matmul_reference
+
+/// int8 rule, CMSIS-NN mapping and device sizing (GemmInt8.cpp).
+namespace gemm_int8 {
+std::string whyFloat(const Node &node);
+int weightAxis(const Node &node);
+std::string cmsisChoose(const Node &node, std::string *whyNot);
+void cmsisPrepare(Graph &graph, Node &node, const std::string &function, CmsisExtension extension);
+void readFlattenedNhwc(Graph &graph, Node &node, int64_t C, int64_t H, int64_t W);
+CostClass costClass(const Node &node);
+} // namespace gemm_int8
 
 } // namespace bundlefit

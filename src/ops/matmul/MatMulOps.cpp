@@ -141,12 +141,24 @@ uint64_t matMulMacs(const Node &node) {
 } // namespace
 
 void registerMatMulOps(OpRegistry &registry) {
-  registry.add({"Gemm", inferGemm, gemmMacs})
-      .runs(matmul_interp::gemmKernel)
-      .quantized(Int8Rule::OwnParams)
-      .int8Runs(matmul_reference::gemm)
-      .cmsis("arm_fully_connected_s8");
-  registry.add({"MatMul", inferMatMul, matMulMacs}).runs(matmul_interp::matMulKernel);
+  OpDef &gemm = registry.add({"Gemm", inferGemm, gemmMacs})
+                    .runs(matmul_interp::gemmKernel)
+                    .quantized(Int8Rule::OwnParams)
+                    .int8Runs(matmul_reference::gemm);
+  gemm.int8.whyFloat = gemm_int8::whyFloat;
+  gemm.int8.weightAxis = gemm_int8::weightAxis;
+  gemm.int8.singleRounding = true;
+  gemm.cmsis.function = "arm_fully_connected_s8";
+  gemm.cmsis.choose = gemm_int8::cmsisChoose;
+  gemm.cmsis.prepare = gemm_int8::cmsisPrepare;
+  gemm.cmsis.nhwc = false;
+  gemm.cmsis.readFlattenedNhwc = gemm_int8::readFlattenedNhwc;
+  gemm.device.costClass = gemm_int8::costClass;
+  gemm.biasOperand = 2;
+  gemm.glowNames = {"fullyconnected"};
+  registry.add({"MatMul", inferMatMul, matMulMacs})
+      .runs(matmul_interp::matMulKernel)
+      .device.costClass = gemm_int8::costClass;
   // Reference interpreter only (conformance); the driver rewrites
   // QLinearMatMul into Q/DQ pairs first (quant/FoldQdq.h).
   registry.add({"MatMulInteger", inferMatMulInteger, matMulMacs})

@@ -8,6 +8,8 @@
 
 #include "bundlefit/ops/OpRegistry.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bundlefit {
@@ -29,5 +31,11 @@ namespace norm_reference {
 void softmax(const Node &node, const std::vector<const Tensor *> &inputs,
              std::vector<Tensor> &outputs);
 } // namespace norm_reference
+
+/// int8 rule and CMSIS-NN mapping (SoftmaxInt8.cpp).
+namespace softmax_int8 {
+std::string whyFloat(const Node &node);
+std::string cmsisChoose(const Node &node, std::string *whyNot);
+} // namespace softmax_int8
 
 } // namespace bundlefit

@@ -144,11 +144,18 @@ void registerNormOps(OpRegistry &registry) {
   registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs})
       .with(kOpElementwise)
       .runs(batchNormKernel);
-  registry.add({"Softmax", inferSoftmax, noMacs})
-      .runs(softmaxKernel)
-      .quantized(Int8Rule::OwnParams)
-      .int8Runs(norm_reference::softmax)
-      .cmsis("arm_softmax_s8");
+  OpDef &softmax = registry.add({"Softmax", inferSoftmax, noMacs})
+                       .runs(softmaxKernel)
+                       .quantized(Int8Rule::OwnParams)
+                       .int8Runs(norm_reference::softmax);
+  softmax.int8.whyFloat = softmax_int8::whyFloat;
+  // TFLM's int8 softmax output: scale 1/256, zero point -128.
+  softmax.int8.fixedOutput = true;
+  softmax.int8.outputScale = 1.0f / 256.0f;
+  softmax.int8.outputZeroPoint = -128;
+  softmax.cmsis.function = "arm_softmax_s8";
+  softmax.cmsis.choose = softmax_int8::cmsisChoose;
+  softmax.cmsis.nhwc = false;
   registry.add({"LogSoftmax", inferSoftmax, noMacs}).runs(softmaxKernel);
   registry.add({"LayerNormalization", inferLayerNorm, batchNormMacs}).runs(layerNormKernel);
   registry.add({"InstanceNormalization", inferInstanceNorm, batchNormMacs})

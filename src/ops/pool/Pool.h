@@ -8,6 +8,8 @@
 
 #include "bundlefit/ops/OpRegistry.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bundlefit {
@@ -27,5 +29,14 @@ void pool(const Node &node, const std::vector<const Tensor *> &inputs,
 void globalAveragePool(const Node &node, const std::vector<const Tensor *> &inputs,
                        std::vector<Tensor> &outputs);
 } // namespace pool_reference
+
+/// int8 rule, CMSIS-NN mapping and device sizing (PoolInt8.cpp).
+namespace pool_int8 {
+std::string whyFloat(const Node &node);
+std::string cmsisChoose(const Node &node, std::string *whyNot);
+int64_t cmsisAvgPoolScratch(const Node &node, const std::string &function,
+                            CmsisExtension extension);
+uint64_t nnlibScratch(const Node &node);
+} // namespace pool_int8
 
 } // namespace bundlefit

@@ -132,7 +132,9 @@ uint64_t perElement(const Node &node) {
 void registerQuantOps(OpRegistry &registry) {
   registry.add({"Quantize", inferQuantize, perElement}).int8Runs(quant_reference::quantize);
   registry.add({"Dequantize", inferDequantize, perElement}).int8Runs(quant_reference::dequantize);
-  registry.add({"Rescale", inferRescale, perElement}).int8Runs(quant_reference::rescale);
+  registry.add({"Rescale", inferRescale, perElement})
+      .int8Runs(quant_reference::rescale)
+      .int8.anyLayout = true;
   registry.add({"CmsisLayout", inferCmsisLayout, perElement});
 }
 

@@ -8,6 +8,8 @@
 
 #include "bundlefit/ops/OpRegistry.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bundlefit {
@@ -45,5 +47,10 @@ namespace shape_reference {
 void concat(const Node &node, const std::vector<const Tensor *> &inputs,
             std::vector<Tensor> &outputs);
 } // namespace shape_reference
+
+/// The quantizer's rule (ConcatInt8.cpp): every input is an activation.
+namespace concat_int8 {
+std::vector<size_t> activations(const Node &node);
+} // namespace concat_int8
 
 } // namespace bundlefit

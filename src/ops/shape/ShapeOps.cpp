@@ -580,7 +580,8 @@ void registerShapeOps(OpRegistry &registry) {
   registry.add({"Concat", inferConcat, noMacs})
       .runs(concatKernel)
       .quantized(Int8Rule::OwnParams)
-      .int8Runs(shape_reference::concat);
+      .int8Runs(shape_reference::concat)
+      .int8.activationInputs = concat_int8::activations;
   registry.add({"Split", inferSplit, noMacs}).parameters(kParametersFrom1).runs(splitKernel);
   registry.add({"Slice", inferSlice, noMacs}).parameters(kParametersFrom1).runs(sliceKernel);
   registry.add({"Pad", inferPad, noMacs}).parameters(kParametersFrom1).runs(padKernel);

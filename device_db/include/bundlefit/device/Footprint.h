@@ -14,8 +14,9 @@
 #pragma once
 
 #include "bundlefit/device/Device.h"
-#include "bundlefit/int8/CmsisBufferSizes.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ops/CmsisBufferSizes.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
@@ -44,7 +45,8 @@ const KernelLibrary &libraryFor(const Device &device, const Variant &variant,
 /// The library that gives the variant its name (code size, footprint).
 const KernelLibrary &mainLibrary(const Device &device, const Variant &variant);
 
-enum class LayerClass { Conv, Depthwise, FullyConnected, Other };
+/// The operator definition's class of work (OpDef::device.costClass).
+using LayerClass = CostClass;
 
 /// One constant tensor of the bundle (64-aligned size as planned).
 struct WeightTensor {
@@ -88,10 +90,10 @@ struct ModelFootprint {
   uint64_t totalMacs() const;
 };
 
-/// Kernel workspace bytes for a node under the variant's library on `core`
-/// (CMSIS-NN *_get_buffer_size formulas for the core's build: Helium, DSP
-/// extension or pure C, quant/CmsisBufferSizes.h, the sizes --use-cmsis
-/// bundles plan; an approximation of NNLib's *_getsize for HiFi4). 0 when none.
+/// Kernel workspace bytes for a node under the variant's library on `core`:
+/// the operator definition's answer (ops/Cmsis.h cmsisScratchFor for the
+/// core's CMSIS-NN build, Helium, DSP extension or pure C: the figure
+/// --use-cmsis bundles plan; OpDef::device.nnlibScratch for HiFi4). 0 when none.
 uint64_t kernelScratchBytes(const Node &node, const Variant &variant, const Core &core);
 
 /// The CMSIS-NN build a core runs: Helium, DSP extension or pure C.

@@ -14,8 +14,8 @@
 #include "bundlefit/bundle/BundleWriter.h"
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/codegen/Target.h"
-#include "bundlefit/int8/CmsisBufferSizes.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ops/CmsisBufferSizes.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <nlohmann/json.hpp>

@@ -22,6 +22,7 @@
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ir/Tensor.h"
+#include "bundlefit/ops/CmsisBufferSizes.h"
 
 #include <cstdint>
 #include <deque>
@@ -81,6 +82,68 @@ struct Int8Def {
   /// from the ONNX/TFLite formulas in plain C++, sharing no code with the
   /// bundles' C kernels, so comparing the two tests both.
   KernelFn interpret = nullptr;
+  /// The quantizer's checks of a float node beyond the common ones (its
+  /// output is one float32 tensor, its activation operands are not
+  /// constants, a fused activation is Relu or Clip): "" when the int8 kernel
+  /// covers the node's attributes and operands, else why not. nullptr: none.
+  std::string (*whyFloat)(const Node &node) = nullptr;
+  /// The operands the int8 kernel reads as activations (the quantizer puts a
+  /// Quantize before each float one). nullptr: operand 0.
+  std::vector<size_t> (*activationInputs)(const Node &node) = nullptr;
+  /// A layer with weights: operand 1 is quantized symmetric int8 with one
+  /// scale per channel of this axis (or per tensor), operand 2 (the bias)
+  /// per channel at the accumulator scale. nullptr: no weights.
+  int (*weightAxis)(const Node &node) = nullptr;
+  /// The kernel fixes the output's parameters (Softmax: 1/256, -128) instead
+  /// of the profile (OwnParams) or the input (SameParams) choosing them.
+  bool fixedOutput = false;
+  float outputScale = 0.0f;
+  int32_t outputZeroPoint = 0;
+  /// The kernel's output stage may round once (kInt8RoundingAttr: Conv, Gemm).
+  bool singleRounding = false;
+  /// The kernel reads and writes each operand in the same element order,
+  /// whatever it is (Relu, Clip, Rescale; Add and Mul without broadcasting):
+  /// a chain of CMSIS-NN NHWC tensors passes through it unchanged.
+  bool anyLayout = false;
+};
+
+/// How an int8 node of the operator calls CMSIS-NN's s8 wrapper API
+/// (`--use-cmsis`, quant/CmsisLayout.h); the numbers are Int8Params.h's.
+struct CmsisDef {
+  /// The CMSIS-NN function the op maps to (nullptr: none): what a device's
+  /// cmsis_nn library covers (cmsisNnOps).
+  const char *function = nullptr;
+  /// The function for int8 `node` (`function` or a form of it: a depthwise
+  /// Conv calls the wrapper's depthwise form), or "" with `whyNot` set when
+  /// the node stays on the portable kernels.
+  std::string (*choose)(const Node &node, std::string *whyNot) = nullptr;
+  /// The bytes of `function`'s context buffer for `node` in the CMSIS-NN
+  /// build `extension` (its *_get_buffer_size). Geometry only, so a float
+  /// graph sized as its int8 build asks it too. nullptr: none.
+  int64_t (*scratch)(const Node &node, const std::string &function,
+                     CmsisExtension extension) = nullptr;
+  /// Repacks the node's constants as `function` reads them (OHWI weights,
+  /// an int32 bias, Helium's kernel sums...). nullptr: none.
+  void (*prepare)(Graph &graph, Node &node, const std::string &function,
+                  CmsisExtension extension) = nullptr;
+  /// `function` reads and writes 4-D activations stored NHWC (conv, pool);
+  /// false: 2-D operands, the same bytes in either layout (FC, softmax).
+  bool nhwc = true;
+  /// Reads a flattened NHWC value ([N, C*H*W]) when its weight columns are
+  /// permuted to H, W, C order (fully connected): no layout copy is needed.
+  void (*readFlattenedNhwc)(Graph &graph, Node &node, int64_t C, int64_t H, int64_t W) = nullptr;
+};
+
+/// The class of work a layer is for cost models (device_db's cost per MAC).
+enum class CostClass { Conv, Depthwise, FullyConnected, Other };
+
+/// What sizing a build for a device needs beyond the graph (device_db).
+struct DeviceDef {
+  /// nullptr: CostClass::Other.
+  CostClass (*costClass)(const Node &node) = nullptr;
+  /// Workspace bytes of Cadence HiFi4 NNLib's kernel for `node` (an
+  /// approximation of its xa_nn_*_getsize). nullptr: none.
+  uint64_t (*nnlibScratch)(const Node &node) = nullptr;
 };
 
 struct OpDef {
@@ -103,11 +166,14 @@ struct OpDef {
   /// of constant folding and of the quantization profiler.
   KernelFn interpret = nullptr;
   Int8Def int8 = {};
-  /// The CMSIS-NN s8 function an int8 node of this op may map to (nullptr:
-  /// none). cmsisFunctionFor (src/int8/CmsisLayout.cpp) asks it first, then
-  /// decides per node whether the call applies (a depthwise Conv calls the
-  /// wrapper's depthwise form).
-  const char *cmsisFunction = nullptr;
+  CmsisDef cmsis = {};
+  DeviceDef device = {};
+  /// Operand index of the bias of a layer with weights (Conv, ConvTranspose,
+  /// Gemm): int32 in int8 builds. -1: none.
+  int biasOperand = -1;
+  /// Other names of the op in Glow's command lines
+  /// (-keep-original-precision-for-nodes=convolution), besides its own.
+  std::vector<std::string> glowNames = {};
 
   // Chainable setters for the registration lines:
   //   registry.add({"Reshape", inferReshape, noMacs}).with(kOpView | kOpMovesBytes)
@@ -130,10 +196,6 @@ struct OpDef {
   }
   OpDef &int8Runs(KernelFn reference) {
     int8.interpret = reference;
-    return *this;
-  }
-  OpDef &cmsis(const char *function) {
-    cmsisFunction = function;
     return *this;
   }
 };

@@ -1,5 +1,5 @@
 //===- CmsisBufferSizes.cpp - CMSIS-NN scratch sizes, per core extension ---===//
-#include "bundlefit/int8/CmsisBufferSizes.h"
+#include "bundlefit/ops/CmsisBufferSizes.h"
 
 #include <algorithm>
 

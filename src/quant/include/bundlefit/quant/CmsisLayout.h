@@ -25,7 +25,9 @@
 //    weights.bin holds them the way CMSIS-NN reads them); an int8 bias is
 //    brought to the accumulator scale once, as the int32 bias CMSIS-NN takes.
 //
-// Marked nodes carry `cmsis` = the CMSIS-NN function name and `cmsis_scratch` = the bytes of their
+// Which nodes, what their constants become and their scratch are each
+// operator's definition's answer (OpDef::cmsis, ops/Cmsis.h). Marked nodes
+// carry `cmsis` = the CMSIS-NN function name and `cmsis_scratch` = the bytes of their
 // CMSIS-NN context buffer for the core's extension (CmsisBufferSizes.h); the
 // memory planner places that workspace in the activation arena. Helium's
 // fully connected layers read per-row kernel sums instead: computed here and
@@ -41,32 +43,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/int8/CmsisBufferSizes.h"
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ops/Cmsis.h"
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace bundlefit {
-
-/// The op types bundlefit can lower to a CMSIS-NN call (those whose op schema
-/// names a cmsisFunction), sorted: what a device's `cmsis_nn` library covers.
-std::vector<std::string> cmsisNnOps();
-
-inline constexpr const char *kCmsisAttribute = "cmsis"; ///< The CMSIS-NN function name.
-inline constexpr const char *kCmsisScratchAttribute = "cmsis_scratch";
-inline constexpr const char *kCmsisLayoutOp = "CmsisLayout";
-/// Where a Helium arm_fully_connected_s8 node reads its kernel sums (int32
-/// [out], a constant): the context buffer the library reads them from.
-inline constexpr int kCmsisKernelSumsInput = 3;
-
-/// The CMSIS-NN function that computes `node` (an int8 node of a graph not
-/// yet prepared), or "" with `whyNot` set when it stays portable.
-std::string cmsisFunctionFor(const Node &node, std::string *whyNot = nullptr);
-
-/// Scratch bytes CMSIS-NN needs for a node cmsisFunctionFor accepts.
-int64_t cmsisScratchFor(const Node &node, CmsisExtension extension);
 
 struct CmsisPreparation {
   int cmsisNodes = 0;                ///< Nodes that now call CMSIS-NN.

@@ -2,9 +2,10 @@
 //
 // Turns an int8-quantized node (docs/quantized-ir.md) into the arguments of
 // its int8 kernel (src/kernels/bundlefit_kernels_int8.h): offsets, Q31
-// multipliers and shifts, clamp range, geometry. The interpreter and the code
-// generator both call these builders, so the numbers they pass the kernels
-// cannot disagree; the field names follow CMSIS-NN's parameter structs
+// multipliers and shifts, clamp range, geometry, for the bundles' portable
+// kernels and CMSIS-NN calls alike (the interpreter's int8 reference derives
+// its own, common/Int8Reference.h). One builder per family, in
+// src/ops/<family>/*Int8.cpp. The field names follow CMSIS-NN's parameter structs
 // (cmsis_nn_conv_params, cmsis_nn_per_channel_quant_params, ...) so that a
 // CMSIS-NN call can be emitted from the same structs.
 //

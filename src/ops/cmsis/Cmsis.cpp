@@ -1,0 +1,52 @@
+//===- Cmsis.cpp - Which int8 nodes call CMSIS-NN, and its scratch ---------===//
+#include "bundlefit/ops/Cmsis.h"
+
+#include "bundlefit/ops/OpRegistry.h"
+
+namespace bundlefit {
+
+namespace {
+
+bool isInt8(const Value *v) { return v && v->type.dtype == DType::Int8; }
+
+/// The definition's choice for `node` from its geometry and attributes.
+std::string chooseFunction(const Node &node, std::string *whyNot) {
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  if (!def || !def->cmsis.function) {
+    if (whyNot)
+      *whyNot = "no CMSIS-NN s8 function for " + node.opType;
+    return "";
+  }
+  if (!def->cmsis.choose) // Mapped with no condition on the node.
+    return def->cmsis.function;
+  return def->cmsis.choose(node, whyNot);
+}
+
+} // namespace
+
+std::vector<std::string> cmsisNnOps() {
+  std::vector<std::string> ops;
+  for (const std::string &op : OpRegistry::get().supportedOps())
+    if (OpRegistry::get().find(op)->cmsis.function)
+      ops.push_back(op);
+  return ops;
+}
+
+std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
+  if (!needsInt8Kernel(node) || !isInt8(node.input(0)) || !isInt8(node.output(0))) {
+    if (whyNot)
+      *whyNot = "not an int8 operator";
+    return "";
+  }
+  return chooseFunction(node, whyNot);
+}
+
+int64_t cmsisScratchFor(const Node &node, CmsisExtension extension) {
+  const std::string function = chooseFunction(node, nullptr);
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  if (function.empty() || !def->cmsis.scratch)
+    return 0;
+  return def->cmsis.scratch(node, function, extension);
+}
+
+} // namespace bundlefit

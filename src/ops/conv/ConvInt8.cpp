@@ -1,0 +1,141 @@
+//===- ConvInt8.cpp - Conv in int8: arguments, quantizer rule, CMSIS-NN ---===//
+//
+// The int8 kernel's arguments (TFLM's Prepare() arithmetic,
+// bundlefit/ops/Int8Params.h, computed once from the node's operand types),
+// what the quantizer asks of a float Conv, how an int8 Conv calls CMSIS-NN,
+// and what a device sizing a build needs to know about it.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ops/Int8Params.h"
+
+#include "bundlefit/ops/ShapeHelpers.h"
+#include "cmsis/CmsisConstants.h"
+#include "common/Int8Args.h"
+#include "conv/Conv.h"
+
+namespace bundlefit {
+
+using namespace int8_args;
+
+Int8ConvArgs int8ConvArgs(const Node &node) {
+  Int8ConvArgs args;
+  const Value &x = operand(node, node.input(0), "input");
+  const Value &w = operand(node, node.input(1), "weight");
+  const Value &y = operand(node, node.output(0), "output");
+  const Affine in = activationParams(node, &x, "input");
+  const Affine out = activationParams(node, &y, "output");
+  const Shape &xs = x.type.shape, &ys = y.type.shape, &ws = w.type.shape;
+  if (ws.size() != xs.size() || xs.size() < 3)
+    unsupported(node, "weight rank differs from input rank");
+  const Window2D g = window2D(node, xs, ys, Ints(ws.begin() + 2, ws.end()), false);
+  const int64_t groups = node.attrs.getInt("group", 1);
+  const int64_t C = xs[1], M = ys[1];
+  if (groups <= 0 || C % groups != 0 || M % groups != 0 || ws[0] != M || ws[1] != C / groups)
+    unsupported(node, "group " + std::to_string(groups) + " does not match the weight " +
+                          shapeToString(ws));
+  args.N = narrow(node, xs[0]), args.C = narrow(node, C), args.M = narrow(node, M);
+  args.H = g.H, args.W = g.W, args.OH = g.OH, args.OW = g.OW, args.KH = g.KH, args.KW = g.KW;
+  args.strideH = g.strideH, args.strideW = g.strideW, args.padT = g.padT, args.padL = g.padL;
+  args.dilH = g.dilH, args.dilW = g.dilW, args.groups = narrow(node, groups);
+  args.depthwise = groups > 1 && groups == C;
+  args.chMult = args.depthwise ? narrow(node, M / C) : 1;
+  args.inputOffset = -in.zeroPoint, args.outputOffset = out.zeroPoint;
+  fusedActivationRange(node, out, args.actMin, args.actMax);
+  fillRequantization(node, args, in, weightScales(node, &w, M), out, node.input(2), M);
+  return args;
+}
+
+namespace conv_int8 {
+
+std::string whyFloat(const Node &node) {
+  const Value *w = node.input(1), *b = node.input(2);
+  if (node.input(0)->type.rank() != 4)
+    return "only 2-D convolutions run in int8";
+  if (!w->isConstant() || w->type.dtype != DType::Float32)
+    return "weight is not a float constant";
+  if (b && (!b->isConstant() || b->type.dtype != DType::Float32))
+    return "bias is not a float constant";
+  return "";
+}
+
+int weightAxis(const Node &) { return 0; }
+
+std::string cmsisChoose(const Node &node, std::string *whyNot) {
+  const Shape &xs = node.input(0)->type.shape;
+  const int64_t groups = node.attrs.getInt("group", 1);
+  std::string why;
+  if (xs.size() != 4)
+    why = "only 2-D convolutions call CMSIS-NN";
+  else if (groups == 1)
+    return "arm_convolve_wrapper_s8";
+  else if (groups == xs[1]) // The same wrapper's depthwise form.
+    return "arm_depthwise_conv_wrapper_s8";
+  else
+    why = "grouped convolution (group " + std::to_string(groups) + ")";
+  if (whyNot)
+    *whyNot = why;
+  return "";
+}
+
+namespace {
+
+/// The geometry CMSIS-NN's getters read (cmsis_nn_dims, conv_params).
+CmsisConvShape cmsisShape(const Node &node) {
+  const Shape &xs = node.input(0)->type.shape, &ws = node.input(1)->type.shape;
+  const Shape &ys = node.output(0)->type.shape;
+  const shape_helpers::Window w = shape_helpers::resolveWindow(
+      node, Ints(xs.begin() + 2, xs.end()), Ints(ws.begin() + 2, ws.end()), false);
+  CmsisConvShape s;
+  s.n = narrow(node, xs[0]), s.inH = narrow(node, xs[2]), s.inW = narrow(node, xs[3]);
+  s.inC = narrow(node, xs[1]), s.kH = narrow(node, ws[2]), s.kW = narrow(node, ws[3]);
+  s.outH = narrow(node, ys[2]), s.outW = narrow(node, ys[3]), s.outC = narrow(node, ys[1]);
+  s.strideH = narrow(node, w.strides[0]), s.strideW = narrow(node, w.strides[1]);
+  s.padH = narrow(node, w.padsBegin[0]), s.padW = narrow(node, w.padsBegin[1]);
+  s.dilH = narrow(node, w.dilations[0]), s.dilW = narrow(node, w.dilations[1]);
+  return s;
+}
+
+} // namespace
+
+int64_t cmsisScratch(const Node &node, const std::string &function, CmsisExtension extension) {
+  const CmsisConvShape s = cmsisShape(node);
+  return function == "arm_convolve_wrapper_s8" ? cmsisConvBufferSize(s, extension)
+                                               : cmsisDepthwiseBufferSize(s, extension);
+}
+
+void cmsisPrepare(Graph &graph, Node &node, const std::string &function, CmsisExtension) {
+  using namespace cmsis_constants;
+  const Int8ConvArgs a = int8ConvArgs(node);
+  widenInt8Bias(graph, node, a, a.M);
+  Value *w = ownConstant(graph, node, 1);
+  const bool dense = function == "arm_convolve_wrapper_s8";
+  dense ? repackConvWeights(*w) : repackDepthwiseWeights(*w);
+  node.attrs.setString("cmsis_weight_layout", dense ? "OHWI" : "1HWC");
+}
+
+CostClass costClass(const Node &node) {
+  return node.attrs.getInt("group", 1) > 1 ? CostClass::Depthwise : CostClass::Conv;
+}
+
+uint64_t nnlibScratch(const Node &node) {
+  // An approximation of NNLib's xa_nn_conv2d_*_getsize (not the exact
+  // formulas): a circular input buffer of kernel-height rows (channels
+  // padded to 8) plus, for a standard convolution, one output row of 32-bit
+  // accumulators.
+  const Value *x = node.input(0), *w = node.input(1), *y = node.output(0);
+  if (!x || !w || !y || x->type.rank() != 4 || w->type.rank() != 4 || y->type.rank() != 4)
+    return 0;
+  const uint64_t cin = uint64_t(x->type.shape[1]), width = uint64_t(x->type.shape[3]);
+  const std::vector<int64_t> kernel =
+      node.attrs.getInts("kernel_shape", {w->type.shape[2], w->type.shape[3]});
+  uint64_t padSum = 0;
+  for (int64_t p : node.attrs.getInts("pads"))
+    padSum += uint64_t(p);
+  const uint64_t rows = (cin + 7) / 8 * 8 * uint64_t(kernel.at(0)) * (width + padSum / 2);
+  const bool grouped = node.attrs.getInt("group", 1) > 1;
+  return rows + (grouped ? 0 : uint64_t(y->type.shape[3] * y->type.shape[1]) * 4);
+}
+
+} // namespace conv_int8
+
+} // namespace bundlefit

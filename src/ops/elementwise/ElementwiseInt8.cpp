@@ -1,0 +1,117 @@
+//===- ElementwiseInt8.cpp - Add, Mul, Relu, Clip, Rescale in int8 -------===//
+//
+// The int8 kernels' arguments (TFLM's Prepare() arithmetic,
+// bundlefit/ops/Int8Params.h) and what the quantizer asks of a float node.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ops/Int8Params.h"
+
+#include "common/Int8Args.h"
+#include "elementwise/Elementwise.h"
+
+#include <cfloat>
+
+namespace bundlefit {
+
+using namespace int8_args;
+
+Int8BinaryArgs int8BinaryArgs(const Node &node) {
+  Int8BinaryArgs args;
+  const Value &a = operand(node, node.input(0), "first input");
+  const Value &b = operand(node, node.input(1), "second input");
+  const Value &y = operand(node, node.output(0), "output");
+  const Affine pa = activationParams(node, &a, "first input");
+  const Affine pb = activationParams(node, &b, "second input");
+  const Affine po = activationParams(node, &y, "output");
+  const Shape &out = y.type.shape;
+  std::array<int32_t, 6> outStrides;
+  dims6(node, out, args.dims, outStrides);
+  auto broadcastStrides = [&](const Value &v, std::array<int32_t, 6> &strides) {
+    Shape s = v.type.shape;
+    if (s.size() > out.size())
+      unsupported(node, "'" + v.name + "' has a higher rank than the output");
+    s.insert(s.begin(), out.size() - s.size(), 1);
+    std::array<int32_t, 6> dims;
+    dims6(node, s, dims, strides);
+    for (size_t d = 0; d < 6; ++d) {
+      if (dims[d] == 1 && args.dims[d] != 1)
+        strides[d] = 0;
+      else if (dims[d] != args.dims[d])
+        unsupported(node, "'" + v.name + "' " + shapeToString(v.type.shape) +
+                              " does not broadcast to " + shapeToString(out));
+    }
+  };
+  broadcastStrides(a, args.aStrides);
+  broadcastStrides(b, args.bStrides);
+  args.aOffset = -pa.zeroPoint, args.bOffset = -pb.zeroPoint, args.outOffset = po.zeroPoint;
+  if (node.opType == "Add") {
+    args.leftShift = 20;
+    const double twiceMax = 2.0 * double(std::max(pa.scale, pb.scale));
+    args.a = scaleOf(double(pa.scale) / twiceMax);
+    args.b = scaleOf(double(pb.scale) / twiceMax);
+    args.out = scaleOf(twiceMax / (double(1 << args.leftShift) * double(po.scale)));
+  } else if (node.opType == "Mul") {
+    args.out = scaleOf(double(pa.scale) * double(pb.scale) / double(po.scale));
+  } else {
+    unsupported(node, "no int8 binary kernel");
+  }
+  fusedActivationRange(node, po, args.actMin, args.actMax);
+  return args;
+}
+
+Int8RescaleArgs int8RescaleArgs(const Node &node) {
+  Int8RescaleArgs args;
+  const Value &x = operand(node, node.input(0), "input");
+  const Value &y = operand(node, node.output(0), "output");
+  const Affine in = activationParams(node, &x, "input");
+  const Affine out = activationParams(node, &y, "output");
+  args.n = narrow(node, y.type.numElements());
+  args.clampOnly = in == out;
+  args.inOffset = -in.zeroPoint, args.outOffset = out.zeroPoint;
+  if (!args.clampOnly)
+    args.scale = scaleOf(double(in.scale) / double(out.scale));
+  double lo = -DBL_MAX, hi = DBL_MAX;
+  if (node.opType == "Relu") {
+    lo = 0.0;
+  } else if (node.opType == "Clip") {
+    // Bounds are constants: float reals, or int8 in the input's parameters.
+    auto bound = [&](size_t i, double fallback) {
+      const Value *v = node.input(i);
+      if (!v)
+        return fallback;
+      if (!v->isConstant())
+        unsupported(node, "Clip bound '" + v->name + "' must be a constant");
+      const double raw = v->elementAsDouble(0);
+      if (v->type.dtype == DType::Int8 && !v->type.quant.empty())
+        return double(v->type.quant.scales[0]) * (raw - v->type.quant.zeroPoints[0]);
+      return raw;
+    };
+    lo = bound(1, -DBL_MAX), hi = bound(2, DBL_MAX);
+  } else if (node.opType != "Rescale") {
+    unsupported(node, "no int8 clamp/rescale kernel");
+  }
+  clampRange(out, lo, hi, args.actMin, args.actMax);
+  return args;
+}
+
+namespace elementwise_int8 {
+
+std::string whyFloatBinary(const Node &node) {
+  for (size_t i = 0; i < 2; ++i)
+    if (node.input(i)->type.shape != node.output()->type.shape)
+      return "broadcasting " + node.opType + " has no int8 kernel";
+  return "";
+}
+
+std::vector<size_t> binaryActivations(const Node &) { return {0, 1}; }
+
+std::string whyFloatClip(const Node &node) {
+  for (size_t i = 1; i < 3; ++i)
+    if (node.input(i) && !node.input(i)->isConstant())
+      return "bounds are not constants";
+  return "";
+}
+
+} // namespace elementwise_int8
+
+} // namespace bundlefit

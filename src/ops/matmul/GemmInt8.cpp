@@ -1,0 +1,95 @@
+//===- GemmInt8.cpp - Gemm in int8: arguments, quantizer rule, CMSIS-NN ---===//
+//
+// The int8 fully-connected kernel's arguments (bundlefit/ops/Int8Params.h),
+// what the quantizer asks of a float Gemm, and how an int8 Gemm calls
+// CMSIS-NN's arm_fully_connected_s8.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ops/Int8Params.h"
+
+#include "cmsis/CmsisConstants.h"
+#include "common/Int8Args.h"
+#include "matmul/MatMul.h"
+
+namespace bundlefit {
+
+using namespace int8_args;
+
+Int8ConvArgs int8GemmArgs(const Node &node) {
+  Int8ConvArgs args;
+  const Value &a = operand(node, node.input(0), "input");
+  const Value &b = operand(node, node.input(1), "weight");
+  const Value &y = operand(node, node.output(0), "output");
+  if (node.attrs.getInt("transA", 0) != 0)
+    unsupported(node, "transA=1 has no int8 kernel");
+  if (node.attrs.getFloat("alpha", 1.0f) != 1.0f || node.attrs.getFloat("beta", 1.0f) != 1.0f)
+    unsupported(node, "int8 Gemm needs alpha = beta = 1");
+  const Affine in = activationParams(node, &a, "input");
+  const Affine out = activationParams(node, &y, "output");
+  const Shape &as = a.type.shape, &bs = b.type.shape, &ys = y.type.shape;
+  if (as.size() != 2 || bs.size() != 2 || ys.size() != 2)
+    unsupported(node, "int8 Gemm needs 2-D operands");
+  args.transB = narrow(node, node.attrs.getInt("transB", 0) != 0);
+  args.batches = narrow(node, as[0]), args.accumDepth = narrow(node, as[1]);
+  args.outDepth = narrow(node, ys[1]);
+  if (bs[args.transB ? 1 : 0] != as[1] || bs[args.transB ? 0 : 1] != ys[1])
+    unsupported(node, "weight " + shapeToString(bs) + " does not match the input");
+  args.inputOffset = -in.zeroPoint, args.filterOffset = 0, args.outputOffset = out.zeroPoint;
+  fusedActivationRange(node, out, args.actMin, args.actMax);
+  fillRequantization(node, args, in, weightScales(node, &b, ys[1]), out, node.input(2), ys[1]);
+  return args;
+}
+
+namespace gemm_int8 {
+
+std::string whyFloat(const Node &node) {
+  const Value *b = node.input(1), *c = node.input(2);
+  if (node.attrs.getInt("transA", 0) != 0)
+    return "transA=1 has no int8 kernel";
+  if (node.attrs.getFloat("alpha", 1.0f) != 1.0f || node.attrs.getFloat("beta", 1.0f) != 1.0f)
+    return "alpha/beta other than 1 have no int8 kernel";
+  if (!b || !b->isConstant() || b->type.dtype != DType::Float32)
+    return "weight B is not a float constant";
+  const int64_t n = node.output()->type.shape[1];
+  if (c && (!c->isConstant() || c->type.dtype != DType::Float32 ||
+            (c->type.numElements() != n && c->type.numElements() != 1) ||
+            (c->type.rank() == 2 && c->type.shape[0] != 1)))
+    return "bias C is not a per-column float constant";
+  return "";
+}
+
+int weightAxis(const Node &node) { return node.attrs.getInt("transB", 0) != 0 ? 0 : 1; }
+
+std::string cmsisChoose(const Node &node, std::string *whyNot) {
+  if (node.input(1)->type.quant.scales.size() > 1) {
+    if (whyNot)
+      *whyNot = "per-channel weights (arm_fully_connected_s8 is per tensor)";
+    return "";
+  }
+  return "arm_fully_connected_s8";
+}
+
+void cmsisPrepare(Graph &graph, Node &node, const std::string &, CmsisExtension extension) {
+  using namespace cmsis_constants;
+  const Int8ConvArgs a = int8GemmArgs(node);
+  widenInt8Bias(graph, node, a, a.outDepth);
+  if (!a.transB)
+    transposeGemmWeights(node, *ownConstant(graph, node, 1));
+  // arm_fully_connected_s8 takes no buffer but on Helium, where the buffer
+  // holds per-row kernel sums: computed here and stored with the weights,
+  // so no arm_fully_connected_s8 ever needs arena scratch (CmsisDef has no
+  // scratch hook). Column permutations (readFlattenedNhwc) keep the sums.
+  if (cmsisFullyConnectedNeedsKernelSums(extension))
+    addKernelSums(graph, node, a);
+}
+
+void readFlattenedNhwc(Graph &graph, Node &node, int64_t C, int64_t H, int64_t W) {
+  cmsis_constants::permuteColumnsToHwc(*cmsis_constants::ownConstant(graph, node, 1), C, H, W);
+  node.attrs.setString("cmsis_input_order", "HWC");
+}
+
+CostClass costClass(const Node &) { return CostClass::FullyConnected; }
+
+} // namespace gemm_int8
+
+} // namespace bundlefit
