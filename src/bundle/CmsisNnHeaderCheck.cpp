@@ -57,7 +57,7 @@ const char *prototypeOf(const std::string &function) {
   return nullptr;
 }
 
-/// Struct layouts the generated argument tables follow (LowerCmsis.cpp).
+/// Struct layouts the generated argument tables follow (src/ops/common/CallArgs.h).
 const char *kLayoutChecks = R"(#define BF_CMSIS_NN_LAYOUT(type, field, offset) \
   BF_CMSIS_NN_ASSERT(offsetof(type, field) == (offset), #type "." #field " at " #offset)
 BF_CMSIS_NN_ASSERT(sizeof(cmsis_nn_dims) == 16, "cmsis_nn_dims is {n, h, w, c}");

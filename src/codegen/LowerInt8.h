@@ -1,13 +1,13 @@
 //===- LowerInt8.h - Kernel calls of int8-quantized nodes (internal) -------===//
 //
-// Decides, as plain data, the int8 kernel call(s) of a quantized node from
-// the arguments quant/Int8Params.h builds (the interpreter calls the same
-// kernels with the same arguments). LowerGraph emits each call (KernelCall.h).
+// The int8 kernel call(s) of a quantized node, as plain data, from its
+// operator's definition (Int8Def::lower, CmsisDef::call). LowerGraph emits
+// each call (bundlefit/ops/KernelCall.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "KernelCall.h"
+#include "bundlefit/ops/KernelCall.h"
 
 #include <vector>
 
@@ -17,7 +17,7 @@ namespace bundlefit {
 /// int8 kernels do not cover it.
 std::vector<KernelCall> describeInt8Calls(const Node &node);
 
-/// The CMSIS-NN call of a node prepareCmsisGraph marked (LowerCmsis.cpp).
+/// The CMSIS-NN call of a node prepareCmsisGraph marked (CmsisDef::call).
 KernelCall describeCmsisCall(const Node &node);
 /// The strided copy of a CmsisLayout node (NCHW <-> NHWC).
 KernelCall describeLayoutCopy(const Node &node);

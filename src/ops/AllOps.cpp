@@ -41,6 +41,13 @@ OpDef &OpRegistry::add(OpDef def) {
   return defs_.back();
 }
 
+OpDef &OpRegistry::at(const std::string &opType) {
+  auto it = byName_.find(opType);
+  if (it == byName_.end())
+    fatalInternal("operator '" + opType + "' is not registered yet");
+  return *it->second;
+}
+
 const OpDef *OpRegistry::find(const std::string &opType) const {
   auto it = byName_.find(opType);
   return it == byName_.end() ? nullptr : it->second;

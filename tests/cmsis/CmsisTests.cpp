@@ -1,4 +1,4 @@
-// --use-cmsis (quant/CmsisLayout.h, codegen/LowerCmsis.cpp):
+// --use-cmsis (quant/CmsisLayout.h, each operator's CmsisDef::call):
 //  (c) CMSIS-NN scratch sizes per core extension against values computed by
 //      hand from CMSIS-NN's *_get_buffer_size formulas;
 //  (a) a Cortex-M7 object references exactly the expected arm_* functions and

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/ops/KernelCall.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <cstdint>
@@ -22,21 +23,18 @@ void convTransposeKernel(const Node &node, const std::vector<const Tensor *> &in
                          std::vector<Tensor> &outputs);
 } // namespace conv_interp
 
-/// The int8 reference (ConvReference.cpp).
-namespace conv_reference {
-void conv(const Node &node, const std::vector<const Tensor *> &inputs,
-          std::vector<Tensor> &outputs);
-} // namespace conv_reference
+/// Conv's int8 build: quantizer rule, kernel call, CMSIS-NN mapping and
+/// device sizing (ConvInt8.cpp), after the float registration.
+void registerConvInt8(OpRegistry &registry);
+/// Conv's int8 reference kernel (ConvReference.cpp).
+void registerConvInt8Reference(OpRegistry &registry);
 
-/// int8 rule, CMSIS-NN mapping and device sizing (ConvInt8.cpp).
 namespace conv_int8 {
-std::string whyFloat(const Node &node);
-int weightAxis(const Node &node);
-std::string cmsisChoose(const Node &node, std::string *whyNot);
-int64_t cmsisScratch(const Node &node, const std::string &function, CmsisExtension extension);
-void cmsisPrepare(Graph &graph, Node &node, const std::string &function, CmsisExtension extension);
-CostClass costClass(const Node &node);
-uint64_t nnlibScratch(const Node &node);
+/// bf_conv2d_s8's call (bf_depthwise_conv2d_s8, bf_conv2d_im2col_s8). With
+/// `grouped`, a depthwise conv as the grouped conv it is (the same sums, bit
+/// for bit) and never the im2col form: the fused ConvPool kernels place the
+/// columns in their own scratch (memopt/FusedOps.cpp).
+KernelCall lowerConv(const Node &node, bool grouped);
 } // namespace conv_int8
 
 } // namespace bundlefit

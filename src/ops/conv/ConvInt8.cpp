@@ -2,14 +2,17 @@
 //
 // The int8 kernel's arguments (TFLM's Prepare() arithmetic,
 // bundlefit/ops/Int8Params.h, computed once from the node's operand types),
-// what the quantizer asks of a float Conv, how an int8 Conv calls CMSIS-NN,
-// and what a device sizing a build needs to know about it.
+// what the quantizer asks of a float Conv, the bundle's kernel call, how an
+// int8 Conv calls CMSIS-NN, and what a device sizing a build needs to know
+// about it: everything registerConvInt8 puts in Conv's definition.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "cmsis/CmsisConstants.h"
+#include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "conv/Conv.h"
 
@@ -47,6 +50,33 @@ Int8ConvArgs int8ConvArgs(const Node &node) {
 
 namespace conv_int8 {
 
+KernelCall lowerConv(const Node &node, bool grouped) {
+  Int8ConvArgs a = int8ConvArgs(node);
+  a.depthwise = a.depthwise && !grouped;
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
+  args.addr(node.output(0));
+  args.i32(a.N).i32(a.C).i32(a.H).i32(a.W).i32(a.depthwise ? a.chMult : a.M);
+  args.i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW).i32(a.strideH).i32(a.strideW);
+  args.i32(a.padT).i32(a.padL).i32(a.dilH).i32(a.dilW);
+  if (!a.depthwise)
+    args.i32(a.groups);
+  args.i32(a.inputOffset).i32(a.outputOffset).table(a.outMult).table(a.outShift);
+  args.i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
+  args.addr(call_args::bias8(node, a)).table(a.biasMult).table(a.biasShift);
+  if (a.depthwise)
+    return args.call("bf_depthwise_conv2d_s8");
+  if (!grouped && int8ConvIm2colBytes(node))
+    return args.scratch().call("bf_conv2d_im2col_s8");
+  return args.call("bf_conv2d_s8");
+}
+
+} // namespace conv_int8
+
+namespace {
+
+std::vector<KernelCall> lower(const Node &node) { return {conv_int8::lowerConv(node, false)}; }
+
 std::string whyFloat(const Node &node) {
   const Value *w = node.input(1), *b = node.input(2);
   if (node.input(0)->type.rank() != 4)
@@ -77,8 +107,6 @@ std::string cmsisChoose(const Node &node, std::string *whyNot) {
   return "";
 }
 
-namespace {
-
 /// The geometry CMSIS-NN's getters read (cmsis_nn_dims, conv_params).
 CmsisConvShape cmsisShape(const Node &node) {
   const Shape &xs = node.input(0)->type.shape, &ws = node.input(1)->type.shape;
@@ -95,8 +123,6 @@ CmsisConvShape cmsisShape(const Node &node) {
   return s;
 }
 
-} // namespace
-
 int64_t cmsisScratch(const Node &node, const std::string &function, CmsisExtension extension) {
   const CmsisConvShape s = cmsisShape(node);
   return function == "arm_convolve_wrapper_s8" ? cmsisConvBufferSize(s, extension)
@@ -111,6 +137,34 @@ void cmsisPrepare(Graph &graph, Node &node, const std::string &function, CmsisEx
   const bool dense = function == "arm_convolve_wrapper_s8";
   dense ? repackConvWeights(*w) : repackDepthwiseWeights(*w);
   node.attrs.setString("cmsis_weight_layout", dense ? "OHWI" : "1HWC");
+}
+
+/// cmsis_nn_per_channel_quant_params: one multiplier/shift per channel, even
+/// for per-tensor weights (CMSIS-NN's convolutions always read M entries).
+KernelArg perChannelQuant(const Int8ConvArgs &a, int32_t channels) {
+  std::vector<int32_t> mult = a.outMult, shift = a.outShift;
+  if (!a.perChannel)
+    mult.assign(size_t(channels), a.outMult.at(0)),
+        shift.assign(size_t(channels), a.outShift.at(0));
+  return KernelArg::structOf({call_args::table(mult), call_args::table(shift)});
+}
+
+/// arm_convolve_wrapper_s8 / arm_depthwise_conv_wrapper_s8.
+KernelCall cmsisCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const bool depthwise = function == "arm_depthwise_conv_wrapper_s8";
+  const Int8ConvArgs a = int8ConvArgs(node);
+  std::vector<int32_t> params = {a.inputOffset, a.outputOffset};
+  if (depthwise)
+    params.push_back(a.chMult);
+  params.insert(params.end(),
+                {a.strideW, a.strideH, a.padL, a.padT, a.dilW, a.dilH, a.actMin, a.actMax});
+  return externalCall(function,
+                      {context(node), table(params), perChannelQuant(a, a.M),
+                       dims(a.N, a.H, a.W, a.C), address(node.input(0)),
+                       depthwise ? dims(1, a.KH, a.KW, a.M) : dims(a.M, a.KH, a.KW, a.C),
+                       address(node.input(1)), dims(1, 1, 1, a.M), address(cmsisBias(node, a)),
+                       dims(a.N, a.OH, a.OW, a.M), address(node.output(0))});
 }
 
 CostClass costClass(const Node &node) {
@@ -136,6 +190,21 @@ uint64_t nnlibScratch(const Node &node) {
   return rows + (grouped ? 0 : uint64_t(y->type.shape[3] * y->type.shape[1]) * 4);
 }
 
-} // namespace conv_int8
+} // namespace
+
+void registerConvInt8(OpRegistry &registry) {
+  OpDef &conv = registry.at("Conv").quantized(Int8Rule::OwnParams);
+  conv.int8.whyFloat = whyFloat;
+  conv.int8.weightAxis = weightAxis;
+  conv.int8.singleRounding = true;
+  conv.int8.lower = lower;
+  conv.cmsis.function = "arm_convolve_wrapper_s8";
+  conv.cmsis.choose = cmsisChoose;
+  conv.cmsis.scratch = cmsisScratch;
+  conv.cmsis.prepare = cmsisPrepare;
+  conv.cmsis.call = cmsisCall;
+  conv.device.costClass = costClass;
+  conv.device.nnlibScratch = nnlibScratch;
+}
 
 } // namespace bundlefit

@@ -143,24 +143,14 @@ void registerConvOps(OpRegistry &registry) {
       .runs(linear_quant_interp::convIntegerKernel);
   registry.add({"QLinearConv", inferQLinearConv, convMacs})
       .runs(linear_quant_interp::qlinearConvKernel);
-  OpDef &conv = registry.add({"Conv", inferConv, convMacs})
-                    .runs(conv_interp::convKernel)
-                    .quantized(Int8Rule::OwnParams)
-                    .int8Runs(conv_reference::conv);
-  conv.int8.whyFloat = conv_int8::whyFloat;
-  conv.int8.weightAxis = conv_int8::weightAxis;
-  conv.int8.singleRounding = true;
-  conv.cmsis.function = "arm_convolve_wrapper_s8";
-  conv.cmsis.choose = conv_int8::cmsisChoose;
-  conv.cmsis.scratch = conv_int8::cmsisScratch;
-  conv.cmsis.prepare = conv_int8::cmsisPrepare;
-  conv.device.costClass = conv_int8::costClass;
-  conv.device.nnlibScratch = conv_int8::nnlibScratch;
+  OpDef &conv = registry.add({"Conv", inferConv, convMacs}).runs(conv_interp::convKernel);
   conv.biasOperand = 2;
   conv.glowNames = {"convolution"};
   registry.add({"ConvTranspose", inferConvTranspose, convTransposeMacs})
       .runs(conv_interp::convTransposeKernel)
       .biasOperand = 2;
+  registerConvInt8(registry);
+  registerConvInt8Reference(registry);
 }
 
 } // namespace bundlefit

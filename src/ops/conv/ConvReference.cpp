@@ -69,3 +69,7 @@ void conv(const Node &node, const std::vector<const Tensor *> &inputs,
 }
 
 } // namespace bundlefit::conv_reference
+
+void bundlefit::registerConvInt8Reference(OpRegistry &registry) {
+  registry.at("Conv").int8Runs(conv_reference::conv);
+}

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/ops/KernelCall.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <cstdint>
@@ -42,19 +43,21 @@ void floatTestKernel(const Node &node, const std::vector<const Tensor *> &inputs
 
 /// The int8 references (ElementwiseReference.cpp).
 namespace elementwise_reference {
-void add(const Node &node, const std::vector<const Tensor *> &inputs, std::vector<Tensor> &outputs);
-void mul(const Node &node, const std::vector<const Tensor *> &inputs, std::vector<Tensor> &outputs);
 void relu(const Node &node, const std::vector<const Tensor *> &inputs,
           std::vector<Tensor> &outputs);
 void clip(const Node &node, const std::vector<const Tensor *> &inputs,
           std::vector<Tensor> &outputs);
 } // namespace elementwise_reference
 
-/// The quantizer's rules (ElementwiseInt8.cpp).
+/// Add, Mul, Relu and Clip in int8: quantizer rules and kernel calls
+/// (ElementwiseInt8.cpp), after the float registration.
+void registerElementwiseInt8(OpRegistry &registry);
+/// Their int8 reference kernels (ElementwiseReference.cpp).
+void registerElementwiseInt8Reference(OpRegistry &registry);
+
 namespace elementwise_int8 {
-std::string whyFloatBinary(const Node &node);
-std::vector<size_t> binaryActivations(const Node &node);
-std::string whyFloatClip(const Node &node);
+/// bf_clamp_s8 / bf_rescale_s8's call (Relu, Clip, Rescale).
+std::vector<KernelCall> lowerRescale(const Node &node);
 } // namespace elementwise_int8
 
 } // namespace bundlefit

@@ -1,11 +1,13 @@
 //===- ElementwiseInt8.cpp - Add, Mul, Relu, Clip, Rescale in int8 -------===//
 //
 // The int8 kernels' arguments (TFLM's Prepare() arithmetic,
-// bundlefit/ops/Int8Params.h) and what the quantizer asks of a float node.
+// bundlefit/ops/Int8Params.h), what the quantizer asks of a float node and
+// the bundle's kernel calls.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
+#include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "elementwise/Elementwise.h"
 
@@ -96,6 +98,35 @@ Int8RescaleArgs int8RescaleArgs(const Node &node) {
 
 namespace elementwise_int8 {
 
+std::vector<KernelCall> lowerRescale(const Node &node) {
+  const Int8RescaleArgs a = int8RescaleArgs(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.n);
+  if (a.clampOnly)
+    return {args.i32(a.actMin).i32(a.actMax).call("bf_clamp_s8")};
+  args.i32(a.inOffset).i32(a.scale.mult).i32(a.scale.shift).i32(a.outOffset);
+  return {args.i32(a.actMin).i32(a.actMax).call("bf_rescale_s8")};
+}
+
+} // namespace elementwise_int8
+
+namespace {
+
+/// bf_add_s8 / bf_mul_s8.
+std::vector<KernelCall> lowerBinary(const Node &node) {
+  const Int8BinaryArgs a = int8BinaryArgs(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(node.output(0));
+  args.table(a.dims).table(a.aStrides).table(a.bStrides);
+  if (node.opType == "Add") {
+    args.i32(a.aOffset).i32(a.a.mult).i32(a.a.shift).i32(a.bOffset).i32(a.b.mult);
+    args.i32(a.b.shift).i32(a.leftShift).i32(a.outOffset).i32(a.out.mult).i32(a.out.shift);
+    return {args.i32(a.actMin).i32(a.actMax).call("bf_add_s8")};
+  }
+  args.i32(a.aOffset).i32(a.bOffset).i32(a.outOffset).i32(a.out.mult).i32(a.out.shift);
+  return {args.i32(a.actMin).i32(a.actMax).call("bf_mul_s8")};
+}
+
 std::string whyFloatBinary(const Node &node) {
   for (size_t i = 0; i < 2; ++i)
     if (node.input(i)->type.shape != node.output()->type.shape)
@@ -112,6 +143,23 @@ std::string whyFloatClip(const Node &node) {
   return "";
 }
 
-} // namespace elementwise_int8
+} // namespace
+
+void registerElementwiseInt8(OpRegistry &registry) {
+  for (const char *op : {"Add", "Mul"}) {
+    OpDef &def = registry.at(op).quantized(Int8Rule::OwnParams);
+    def.int8.whyFloat = whyFloatBinary;
+    def.int8.activationInputs = binaryActivations;
+    def.int8.anyLayout = true;
+    def.int8.lower = lowerBinary;
+  }
+  OpDef &relu = registry.at("Relu").quantized(Int8Rule::SameParams);
+  relu.int8.anyLayout = true;
+  relu.int8.lower = elementwise_int8::lowerRescale;
+  OpDef &clip = registry.at("Clip").quantized(Int8Rule::SameParams);
+  clip.int8.whyFloat = whyFloatClip;
+  clip.int8.anyLayout = true;
+  clip.int8.lower = elementwise_int8::lowerRescale;
+}
 
 } // namespace bundlefit

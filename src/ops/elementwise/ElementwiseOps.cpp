@@ -236,36 +236,16 @@ uint64_t outputElements(const Node &node) {
 
 void registerElementwiseOps(OpRegistry &registry) {
   using namespace elementwise_interp;
-  for (auto [op, reference] : {std::pair{"Add", elementwise_reference::add},
-                               std::pair{"Mul", elementwise_reference::mul}}) {
-    OpDef &def = registry.add({op, inferBroadcastOp, outputElements})
-                     .with(kOpElementwise)
-                     .runs(binaryKernel)
-                     .quantized(Int8Rule::OwnParams)
-                     .int8Runs(reference);
-    def.int8.whyFloat = elementwise_int8::whyFloatBinary;
-    def.int8.activationInputs = elementwise_int8::binaryActivations;
-    def.int8.anyLayout = true;
-  }
-  for (const char *op : {"Sub", "Div", "Max", "Min", "Sum", "Mean"})
+  for (const char *op : {"Add", "Mul", "Sub", "Div", "Max", "Min", "Sum", "Mean"})
     registry.add({op, inferBroadcastOp, outputElements}).with(kOpElementwise).runs(binaryKernel);
   registry.add({"PRelu", inferPRelu, outputElements}).with(kOpElementwise).runs(preluKernel);
-  registry.add({"Relu", inferUnary, outputElements})
-      .with(kOpElementwise)
-      .runs(reluKernel)
-      .quantized(Int8Rule::SameParams)
-      .int8Runs(elementwise_reference::relu)
-      .int8.anyLayout = true;
+  registry.add({"Relu", inferUnary, outputElements}).with(kOpElementwise).runs(reluKernel);
   for (const char *op : {"LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Exp", "Sqrt"})
     registry.add({op, inferUnary, outputElements}).with(kOpElementwise).runs(floatUnaryKernel);
-  OpDef &clip = registry.add({"Clip", inferClip, outputElements})
-                    .with(kOpElementwise)
-                    .parameters(kParametersFrom1)
-                    .runs(clipKernel)
-                    .quantized(Int8Rule::SameParams)
-                    .int8Runs(elementwise_reference::clip);
-  clip.int8.whyFloat = elementwise_int8::whyFloatClip;
-  clip.int8.anyLayout = true;
+  registry.add({"Clip", inferClip, outputElements})
+      .with(kOpElementwise)
+      .parameters(kParametersFrom1)
+      .runs(clipKernel);
   registry.add({"Cast", inferCast, outputElements}).with(kOpElementwise).runs(castKernel);
   registry.add({"Pow", inferPow, outputElements}).with(kOpElementwise).runs(powKernel);
   registry.add({"Mod", inferMod, outputElements}).with(kOpElementwise).runs(binaryKernel);
@@ -276,6 +256,8 @@ void registerElementwiseOps(OpRegistry &registry) {
   registry.add({"Where", inferWhere, outputElements}).with(kOpElementwise).runs(whereKernel);
   for (const char *op : {"IsNaN", "IsInf"})
     registry.add({op, inferFloatTest, outputElements}).with(kOpElementwise).runs(floatTestKernel);
+  registerElementwiseInt8(registry);
+  registerElementwiseInt8Reference(registry);
 }
 
 } // namespace bundlefit

@@ -1,13 +1,14 @@
 //===- GemmInt8.cpp - Gemm in int8: arguments, quantizer rule, CMSIS-NN ---===//
 //
 // The int8 fully-connected kernel's arguments (bundlefit/ops/Int8Params.h),
-// what the quantizer asks of a float Gemm, and how an int8 Gemm calls
-// CMSIS-NN's arm_fully_connected_s8.
+// what the quantizer asks of a float Gemm, the bundle's kernel call, and how
+// an int8 Gemm calls CMSIS-NN's arm_fully_connected_s8.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
 #include "cmsis/CmsisConstants.h"
+#include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "matmul/MatMul.h"
 
@@ -41,6 +42,24 @@ Int8ConvArgs int8GemmArgs(const Node &node) {
 }
 
 namespace gemm_int8 {
+
+CostClass costClass(const Node &) { return CostClass::FullyConnected; }
+
+} // namespace gemm_int8
+
+namespace {
+
+std::vector<KernelCall> lower(const Node &node) {
+  const Int8ConvArgs a = int8GemmArgs(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
+  args.addr(node.output(0));
+  args.i32(a.batches).i32(a.accumDepth).i32(a.outDepth).i32(a.transB);
+  args.i32(a.inputOffset).i32(a.filterOffset).i32(a.outputOffset);
+  args.table(a.outMult).table(a.outShift).i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
+  args.addr(call_args::bias8(node, a)).table(a.biasMult).table(a.biasShift);
+  return {args.call("bf_fully_connected_s8")};
+}
 
 std::string whyFloat(const Node &node) {
   const Value *b = node.input(1), *c = node.input(2);
@@ -88,8 +107,41 @@ void readFlattenedNhwc(Graph &graph, Node &node, int64_t C, int64_t H, int64_t W
   node.attrs.setString("cmsis_input_order", "HWC");
 }
 
-CostClass costClass(const Node &) { return CostClass::FullyConnected; }
+/// arm_fully_connected_s8. On Helium the context buffer is the kernel sums
+/// constant prepareCmsisGraph added (cmsisPrepare).
+KernelCall cmsisCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const Int8ConvArgs a = int8GemmArgs(node);
+  if (!a.transB || a.perChannel)
+    fatalInternal(node.describe() + ": not prepared for arm_fully_connected_s8");
+  const bool kernelSums = node.inputs.size() > size_t(kCmsisKernelSumsInput) &&
+                          node.inputs[kCmsisKernelSumsInput] != nullptr;
+  const KernelArg ctx = kernelSums
+                            ? KernelArg::structOf({address(node.input(kCmsisKernelSumsInput)),
+                                                   i32(int64_t(a.outDepth) * 4)})
+                            : context(node);
+  return externalCall(
+      function, {ctx, table({a.inputOffset, a.filterOffset, a.outputOffset, a.actMin, a.actMax}),
+                 table({a.outMult.at(0), a.outShift.at(0)}), dims(a.batches, 1, 1, a.accumDepth),
+                 address(node.input(0)), dims(a.accumDepth, 1, 1, a.outDepth),
+                 address(node.input(1)), dims(1, 1, 1, a.outDepth), address(cmsisBias(node, a)),
+                 dims(a.batches, 1, 1, a.outDepth), address(node.output(0))});
+}
 
-} // namespace gemm_int8
+} // namespace
+
+void registerGemmInt8(OpRegistry &registry) {
+  OpDef &gemm = registry.at("Gemm").quantized(Int8Rule::OwnParams);
+  gemm.int8.whyFloat = whyFloat;
+  gemm.int8.weightAxis = weightAxis;
+  gemm.int8.singleRounding = true;
+  gemm.int8.lower = lower;
+  gemm.cmsis.function = "arm_fully_connected_s8";
+  gemm.cmsis.choose = cmsisChoose;
+  gemm.cmsis.prepare = cmsisPrepare;
+  gemm.cmsis.nhwc = false;
+  gemm.cmsis.readFlattenedNhwc = readFlattenedNhwc;
+  gemm.cmsis.call = cmsisCall;
+}
 
 } // namespace bundlefit

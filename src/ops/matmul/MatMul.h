@@ -22,19 +22,14 @@ void matMulKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                   std::vector<Tensor> &outputs);
 } // namespace matmul_interp
 
-/// The int8 reference (GemmReference.cpp).
-namespace matmul_reference {
-void gemm(const Node &node, const std::vector<const Tensor *> &inputs,
-          std::vector<Tensor> &outputs);
-} // namespace matmul_reference
+/// Gemm's int8 build: quantizer rule, kernel call, CMSIS-NN mapping
+/// (GemmInt8.cpp), after the float registration.
+void registerGemmInt8(OpRegistry &registry);
+/// Gemm's int8 reference kernel (GemmReference.cpp).
+void registerGemmInt8Reference(OpRegistry &registry);
 
-/// int8 rule, CMSIS-NN mapping and device sizing (GemmInt8.cpp).
 namespace gemm_int8 {
-std::string whyFloat(const Node &node);
-int weightAxis(const Node &node);
-std::string cmsisChoose(const Node &node, std::string *whyNot);
-void cmsisPrepare(Graph &graph, Node &node, const std::string &function, CmsisExtension extension);
-void readFlattenedNhwc(Graph &graph, Node &node, int64_t C, int64_t H, int64_t W);
+/// Gemm and MatMul are fully-connected work for the cost models.
 CostClass costClass(const Node &node);
 } // namespace gemm_int8
 

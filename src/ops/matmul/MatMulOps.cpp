@@ -141,18 +141,7 @@ uint64_t matMulMacs(const Node &node) {
 } // namespace
 
 void registerMatMulOps(OpRegistry &registry) {
-  OpDef &gemm = registry.add({"Gemm", inferGemm, gemmMacs})
-                    .runs(matmul_interp::gemmKernel)
-                    .quantized(Int8Rule::OwnParams)
-                    .int8Runs(matmul_reference::gemm);
-  gemm.int8.whyFloat = gemm_int8::whyFloat;
-  gemm.int8.weightAxis = gemm_int8::weightAxis;
-  gemm.int8.singleRounding = true;
-  gemm.cmsis.function = "arm_fully_connected_s8";
-  gemm.cmsis.choose = gemm_int8::cmsisChoose;
-  gemm.cmsis.prepare = gemm_int8::cmsisPrepare;
-  gemm.cmsis.nhwc = false;
-  gemm.cmsis.readFlattenedNhwc = gemm_int8::readFlattenedNhwc;
+  OpDef &gemm = registry.add({"Gemm", inferGemm, gemmMacs}).runs(matmul_interp::gemmKernel);
   gemm.device.costClass = gemm_int8::costClass;
   gemm.biasOperand = 2;
   gemm.glowNames = {"fullyconnected"};
@@ -165,6 +154,8 @@ void registerMatMulOps(OpRegistry &registry) {
       .runs(linear_quant_interp::matMulIntegerKernel);
   registry.add({"QLinearMatMul", inferQLinearMatMul, matMulMacs})
       .runs(linear_quant_interp::qlinearMatMulKernel);
+  registerGemmInt8(registry);
+  registerGemmInt8Reference(registry);
 }
 
 } // namespace bundlefit

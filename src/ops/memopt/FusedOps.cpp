@@ -13,6 +13,8 @@
 #include "bundlefit/support/CheckedMath.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
+#include "conv/Conv.h"
+#include "pool/Pool.h"
 
 namespace bundlefit {
 
@@ -125,11 +127,42 @@ uint64_t nodeScratchBytes(const Node &node) {
   return bytes;
 }
 
+namespace {
+
+/// int8: bf_conv2d_s8's arguments of the conv part with the fused node's
+/// operands, its scratch, then the pool's (bf_maxpool2d_s8's or
+/// bf_avgpool2d_s8's geometry: bf_conv_pool2d_s8 / bf_conv_avgpool2d_s8).
+std::vector<KernelCall> lowerConvPoolInt8(const Node &node) {
+  std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
+  const bool isMax = parts->pool.opType == "MaxPool";
+  KernelCall conv = conv_int8::lowerConv(parts->conv, true);
+  KernelCall pool = pool_int8::lowerPool(parts->pool);
+  for (KernelArg &a : conv.args)
+    if (a.kind == KernelArg::Address && a.value)
+      a.value = a.value == &parts->x   ? node.input(0)
+                : a.value == &parts->w ? node.input(1)
+                : a.value == &parts->b ? node.input(2)
+                                       : a.value;
+  KernelCall call;
+  call.kernel = isMax ? "bf_conv_pool2d_s8" : "bf_conv_avgpool2d_s8";
+  call.args.assign(conv.args.begin(), conv.args.begin() + 3); // in, w, bias
+  call.args.push_back(KernelArg::address(node.output(0)));
+  call.args.push_back(KernelArg::scratch());
+  call.args.insert(call.args.end(), conv.args.begin() + 4, conv.args.end()); // N .. biasShift
+  call.args.push_back(
+      KernelArg::i32(node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1])));
+  call.args.insert(call.args.end(), pool.args.begin() + 5, pool.args.end()); // PH .. max
+  return {call};
+}
+
+} // namespace
+
 void registerFusedOps(OpRegistry &registry) {
   // Evaluated as the Conv and pool it replaced, int8 or float alike.
   registry.add({kConvPoolOp, inferConvPool, convPoolMacs})
       .runs(memopt_interp::convPoolKernel)
-      .int8Runs(memopt_interp::convPoolKernel);
+      .int8Runs(memopt_interp::convPoolKernel)
+      .int8.lower = lowerConvPoolInt8;
   registerPatchStageOp(registry);
 }
 

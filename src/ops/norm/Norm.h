@@ -26,16 +26,10 @@ void softmaxKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                    std::vector<Tensor> &outputs);
 } // namespace norm_interp
 
-/// The int8 reference (SoftmaxReference.cpp).
-namespace norm_reference {
-void softmax(const Node &node, const std::vector<const Tensor *> &inputs,
-             std::vector<Tensor> &outputs);
-} // namespace norm_reference
-
-/// int8 rule and CMSIS-NN mapping (SoftmaxInt8.cpp).
-namespace softmax_int8 {
-std::string whyFloat(const Node &node);
-std::string cmsisChoose(const Node &node, std::string *whyNot);
-} // namespace softmax_int8
+/// Softmax's int8 build: quantizer rule, kernel call and CMSIS-NN mapping
+/// (SoftmaxInt8.cpp), after the float registration.
+void registerSoftmaxInt8(OpRegistry &registry);
+/// Its int8 reference kernel (SoftmaxReference.cpp).
+void registerSoftmaxInt8Reference(OpRegistry &registry);
 
 } // namespace bundlefit

@@ -144,22 +144,13 @@ void registerNormOps(OpRegistry &registry) {
   registry.add({"BatchNormalization", inferBatchNorm, batchNormMacs})
       .with(kOpElementwise)
       .runs(batchNormKernel);
-  OpDef &softmax = registry.add({"Softmax", inferSoftmax, noMacs})
-                       .runs(softmaxKernel)
-                       .quantized(Int8Rule::OwnParams)
-                       .int8Runs(norm_reference::softmax);
-  softmax.int8.whyFloat = softmax_int8::whyFloat;
-  // TFLM's int8 softmax output: scale 1/256, zero point -128.
-  softmax.int8.fixedOutput = true;
-  softmax.int8.outputScale = 1.0f / 256.0f;
-  softmax.int8.outputZeroPoint = -128;
-  softmax.cmsis.function = "arm_softmax_s8";
-  softmax.cmsis.choose = softmax_int8::cmsisChoose;
-  softmax.cmsis.nhwc = false;
+  registry.add({"Softmax", inferSoftmax, noMacs}).runs(softmaxKernel);
   registry.add({"LogSoftmax", inferSoftmax, noMacs}).runs(softmaxKernel);
   registry.add({"LayerNormalization", inferLayerNorm, batchNormMacs}).runs(layerNormKernel);
   registry.add({"InstanceNormalization", inferInstanceNorm, batchNormMacs})
       .runs(instanceNormKernel);
+  registerSoftmaxInt8(registry);
+  registerSoftmaxInt8Reference(registry);
 }
 
 } // namespace bundlefit

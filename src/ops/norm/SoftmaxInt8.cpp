@@ -1,13 +1,15 @@
 //===- SoftmaxInt8.cpp - Softmax in int8: arguments, rule, CMSIS-NN -------===//
 //
 // The int8 kernel's arguments (TFLM's Prepare() arithmetic,
-// bundlefit/ops/Int8Params.h), what the quantizer asks of a float Softmax and
-// when an int8 Softmax calls CMSIS-NN's arm_softmax_s8.
+// bundlefit/ops/Int8Params.h), what the quantizer asks of a float Softmax, the
+// bundle's kernel call, and when and how an int8 Softmax calls CMSIS-NN's
+// arm_softmax_s8.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
 #include "bundlefit/ops/Softmax.h"
+#include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "norm/Norm.h"
 
@@ -17,6 +19,14 @@
 namespace bundlefit {
 
 using namespace int8_args;
+
+namespace {
+
+/// bf_softmax_s8's and arm_softmax_s8's arguments.
+struct Int8SoftmaxArgs {
+  int32_t outer = 1, axis = 1, inner = 1;
+  int32_t mult = 0, shift = 0, diffMin = 0;
+};
 
 Int8SoftmaxArgs int8SoftmaxArgs(const Node &node) {
   Int8SoftmaxArgs args;
@@ -46,7 +56,23 @@ Int8SoftmaxArgs int8SoftmaxArgs(const Node &node) {
   return args;
 }
 
-namespace softmax_int8 {
+std::vector<KernelCall> lower(const Node &node) {
+  const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.outer).i32(a.axis).i32(a.inner);
+  return {args.i32(a.mult).i32(a.shift).i32(a.diffMin).call("bf_softmax_s8")};
+}
+
+/// arm_softmax_s8 (returns void).
+KernelCall cmsisCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const Int8SoftmaxArgs a = int8SoftmaxArgs(node);
+  KernelCall c =
+      externalCall(function, {address(node.input(0)), i32(a.outer), i32(a.axis), i32(a.mult),
+                              i32(a.shift), i32(a.diffMin), address(node.output(0))});
+  c.returnsVoid = true;
+  return c;
+}
 
 std::string whyFloat(const Node &node) {
   const int64_t rank = int64_t(node.input(0)->type.rank());
@@ -64,6 +90,20 @@ std::string cmsisChoose(const Node &node, std::string *whyNot) {
   return "";
 }
 
-} // namespace softmax_int8
+} // namespace
+
+void registerSoftmaxInt8(OpRegistry &registry) {
+  OpDef &softmax = registry.at("Softmax").quantized(Int8Rule::OwnParams);
+  softmax.int8.whyFloat = whyFloat;
+  // TFLM's int8 softmax output: scale 1/256, zero point -128.
+  softmax.int8.fixedOutput = true;
+  softmax.int8.outputScale = 1.0f / 256.0f;
+  softmax.int8.outputZeroPoint = -128;
+  softmax.int8.lower = lower;
+  softmax.cmsis.function = "arm_softmax_s8";
+  softmax.cmsis.choose = cmsisChoose;
+  softmax.cmsis.nhwc = false;
+  softmax.cmsis.call = cmsisCall;
+}
 
 } // namespace bundlefit

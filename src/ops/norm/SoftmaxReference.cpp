@@ -152,3 +152,7 @@ void softmax(const Node &node, const std::vector<const Tensor *> &inputs,
 }
 
 } // namespace bundlefit::norm_reference
+
+void bundlefit::registerSoftmaxInt8Reference(OpRegistry &registry) {
+  registry.at("Softmax").int8Runs(norm_reference::softmax);
+}

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/ops/KernelCall.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <cstdint>
@@ -22,21 +23,17 @@ void globalPoolKernel(const Node &node, const std::vector<const Tensor *> &input
                       std::vector<Tensor> &outputs);
 } // namespace pool_interp
 
-/// The int8 references (PoolReference.cpp).
-namespace pool_reference {
-void pool(const Node &node, const std::vector<const Tensor *> &inputs,
-          std::vector<Tensor> &outputs);
-void globalAveragePool(const Node &node, const std::vector<const Tensor *> &inputs,
-                       std::vector<Tensor> &outputs);
-} // namespace pool_reference
+/// The int8 pools (MaxPool, AveragePool, GlobalAveragePool): quantizer
+/// rule, kernel calls, CMSIS-NN mapping and device sizing (PoolInt8.cpp),
+/// after the float registration.
+void registerPoolInt8(OpRegistry &registry);
+/// Their int8 reference kernels (PoolReference.cpp).
+void registerPoolInt8Reference(OpRegistry &registry);
 
-/// int8 rule, CMSIS-NN mapping and device sizing (PoolInt8.cpp).
 namespace pool_int8 {
-std::string whyFloat(const Node &node);
-std::string cmsisChoose(const Node &node, std::string *whyNot);
-int64_t cmsisAvgPoolScratch(const Node &node, const std::string &function,
-                            CmsisExtension extension);
-uint64_t nnlibScratch(const Node &node);
+/// bf_maxpool2d_s8 / bf_avgpool2d_s8 / bf_global_avgpool_s8's call (the
+/// fused ConvPool kernels take the same geometry: memopt/FusedOps.cpp).
+KernelCall lowerPool(const Node &node);
 } // namespace pool_int8
 
 } // namespace bundlefit

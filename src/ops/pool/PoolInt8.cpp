@@ -1,13 +1,15 @@
 //===- PoolInt8.cpp - Pooling in int8: arguments, quantizer rule, CMSIS-NN ===//
 //
 // MaxPool, AveragePool and GlobalAveragePool: the int8 kernels' arguments
-// (bundlefit/ops/Int8Params.h), what the quantizer asks of a float pool,
-// how an int8 pool calls CMSIS-NN, and the device sizing of NNLib's pools.
+// (bundlefit/ops/Int8Params.h), what the quantizer asks of a float pool, the
+// bundle's kernel call, how an int8 pool calls CMSIS-NN, and the device
+// sizing of NNLib's pools.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
+#include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "pool/Pool.h"
 
@@ -51,6 +53,26 @@ Int8PoolArgs int8PoolArgs(const Node &node) {
 }
 
 namespace pool_int8 {
+
+KernelCall lowerPool(const Node &node) {
+  const Int8PoolArgs a = int8PoolArgs(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.NC);
+  if (node.opType == "GlobalAveragePool")
+    return args.i32(int64_t(a.H) * a.W).i32(a.actMin).i32(a.actMax).call("bf_global_avgpool_s8");
+  args.i32(a.H).i32(a.W).i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW).i32(a.strideH).i32(a.strideW);
+  args.i32(a.padT).i32(a.padL);
+  if (node.opType == "MaxPool")
+    return args.i32(a.dilH).i32(a.dilW).i32(a.actMin).i32(a.actMax).call("bf_maxpool2d_s8");
+  args.i32(a.padB).i32(a.padR).i32(a.countIncludePad).i32(a.padValue);
+  return args.i32(a.actMin).i32(a.actMax).call("bf_avgpool2d_s8");
+}
+
+} // namespace pool_int8
+
+namespace {
+
+std::vector<KernelCall> lower(const Node &node) { return {pool_int8::lowerPool(node)}; }
 
 std::string whyFloat(const Node &node) {
   if (node.input(0)->type.rank() != 4)
@@ -102,6 +124,39 @@ uint64_t nnlibScratch(const Node &node) {
   return uint64_t(y->type.shape[3] * x->type.shape[1]) * 4;
 }
 
-} // namespace pool_int8
+/// arm_max_pool_s8 / arm_avgpool_s8 (a global average: one H x W window).
+KernelCall cmsisCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const Int8PoolArgs a = int8PoolArgs(node);
+  const Shape &xs = node.input(0)->type.shape, &ys = node.output(0)->type.shape;
+  const int32_t C = int32_t(xs[1]), H = int32_t(xs[2]), W = int32_t(xs[3]);
+  const int32_t OH = int32_t(ys[2]), OW = int32_t(ys[3]);
+  const bool global = node.opType == "GlobalAveragePool";
+  const int32_t KH = global ? H : a.KH, KW = global ? W : a.KW;
+  const int32_t strideH = global ? H : a.strideH, strideW = global ? W : a.strideW;
+  const int32_t padT = global ? 0 : a.padT, padL = global ? 0 : a.padL;
+  return externalCall(function,
+                      {context(node), table({strideW, strideH, padL, padT, a.actMin, a.actMax}),
+                       dims(1, H, W, C), address(node.input(0)), dims(1, KH, KW, 1),
+                       dims(1, OH, OW, C), address(node.output(0))});
+}
+
+} // namespace
+
+void registerPoolInt8(OpRegistry &registry) {
+  // The input's parameters; CMSIS-NN's pooling functions.
+  for (const char *op : {"MaxPool", "AveragePool", "GlobalAveragePool"}) {
+    OpDef &def = registry.at(op).quantized(Int8Rule::SameParams);
+    def.int8.whyFloat = whyFloat;
+    def.int8.lower = lower;
+    def.cmsis.function = std::string(op) == "MaxPool" ? "arm_max_pool_s8" : "arm_avgpool_s8";
+    def.cmsis.choose = cmsisChoose;
+    def.cmsis.call = cmsisCall;
+  }
+  registry.at("AveragePool").cmsis.scratch = cmsisAvgPoolScratch;
+  registry.at("GlobalAveragePool").cmsis.scratch = cmsisAvgPoolScratch;
+  registry.at("MaxPool").device.nnlibScratch = nnlibScratch;
+  registry.at("AveragePool").device.nnlibScratch = nnlibScratch;
+}
 
 } // namespace bundlefit

@@ -75,28 +75,13 @@ uint64_t noMacs(const Node &) { return 0; }
 
 void registerPoolOps(OpRegistry &registry) {
   using namespace pool_interp;
-  // The int8 pools: the input's parameters, CMSIS-NN's pooling functions.
-  auto int8Pool = [](OpDef &def, KernelFn reference, const char *function) -> OpDef & {
-    def.quantized(Int8Rule::SameParams).int8Runs(reference);
-    def.int8.whyFloat = pool_int8::whyFloat;
-    def.cmsis.function = function;
-    def.cmsis.choose = pool_int8::cmsisChoose;
-    return def;
-  };
-  OpDef &maxPool = int8Pool(registry.add({"MaxPool", inferPool, noMacs}).runs(poolKernel),
-                            pool_reference::pool, "arm_max_pool_s8");
-  maxPool.device.nnlibScratch = pool_int8::nnlibScratch;
-  OpDef &averagePool = int8Pool(registry.add({"AveragePool", inferPool, noMacs}).runs(poolKernel),
-                                pool_reference::pool, "arm_avgpool_s8");
-  averagePool.cmsis.scratch = pool_int8::cmsisAvgPoolScratch;
-  averagePool.device.nnlibScratch = pool_int8::nnlibScratch;
-  averagePool.glowNames = {"avgpool"};
-  OpDef &globalAveragePool =
-      int8Pool(registry.add({"GlobalAveragePool", inferGlobalPool, noMacs}).runs(globalPoolKernel),
-               pool_reference::globalAveragePool, "arm_avgpool_s8");
-  globalAveragePool.cmsis.scratch = pool_int8::cmsisAvgPoolScratch;
-  globalAveragePool.glowNames = {"globalavgpool"};
+  registry.add({"MaxPool", inferPool, noMacs}).runs(poolKernel);
+  registry.add({"AveragePool", inferPool, noMacs}).runs(poolKernel).glowNames = {"avgpool"};
+  registry.add({"GlobalAveragePool", inferGlobalPool, noMacs}).runs(globalPoolKernel).glowNames = {
+      "globalavgpool"};
   registry.add({"GlobalMaxPool", inferGlobalPool, noMacs}).runs(globalPoolKernel);
+  registerPoolInt8(registry);
+  registerPoolInt8Reference(registry);
 }
 
 } // namespace bundlefit

@@ -1,12 +1,16 @@
-//===- ConvertInt8.cpp - Quantize and Dequantize kernel arguments ----------===//
+//===- ConvertInt8.cpp - Quantize, Dequantize and Rescale kernel calls -----===//
 //
 // TFLM's Prepare() arithmetic for the kernel (bundlefit/ops/Int8Params.h),
-// computed once at compile time from the node's operand types.
+// computed once at compile time from the node's operand types, and the
+// bundle's kernel calls.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
+#include "common/CallArgs.h"
 #include "common/Int8Args.h"
+#include "elementwise/Elementwise.h"
+#include "quant/Quant.h"
 
 namespace bundlefit {
 
@@ -31,6 +35,26 @@ Int8ConvertArgs int8ConvertArgs(const Node &node) {
   args.n = narrow(node, y.type.numElements());
   args.scale = p.scale, args.zeroPoint = p.zeroPoint;
   return args;
+}
+
+namespace {
+
+/// bf_quantize_f32_s8 / bf_dequantize_s8_f32.
+std::vector<KernelCall> lowerConvert(const Node &node) {
+  const Int8ConvertArgs a = int8ConvertArgs(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(a.n).f32(a.scale).i32(a.zeroPoint);
+  return {args.call(node.opType == "Quantize" ? "bf_quantize_f32_s8" : "bf_dequantize_s8_f32")};
+}
+
+} // namespace
+
+void registerQuantInt8(OpRegistry &registry) {
+  registry.at("Quantize").int8.lower = lowerConvert;
+  registry.at("Dequantize").int8.lower = lowerConvert;
+  OpDef &rescale = registry.at("Rescale");
+  rescale.int8.anyLayout = true;
+  rescale.int8.lower = elementwise_int8::lowerRescale;
 }
 
 } // namespace bundlefit

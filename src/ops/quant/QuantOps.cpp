@@ -130,12 +130,12 @@ uint64_t perElement(const Node &node) {
 } // namespace
 
 void registerQuantOps(OpRegistry &registry) {
-  registry.add({"Quantize", inferQuantize, perElement}).int8Runs(quant_reference::quantize);
-  registry.add({"Dequantize", inferDequantize, perElement}).int8Runs(quant_reference::dequantize);
-  registry.add({"Rescale", inferRescale, perElement})
-      .int8Runs(quant_reference::rescale)
-      .int8.anyLayout = true;
+  registry.add({"Quantize", inferQuantize, perElement});
+  registry.add({"Dequantize", inferDequantize, perElement});
+  registry.add({"Rescale", inferRescale, perElement});
   registry.add({"CmsisLayout", inferCmsisLayout, perElement});
+  registerQuantInt8(registry);
+  registerQuantInt8Reference(registry);
 }
 
 void registerLinearQuantOps(OpRegistry &registry) {

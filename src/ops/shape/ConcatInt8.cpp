@@ -1,11 +1,13 @@
-//===- ConcatInt8.cpp - Concat's int8 kernel arguments ---------------------===//
+//===- ConcatInt8.cpp - Concat in int8: arguments, rule, kernel calls ------===//
 //
 // TFLM's Prepare() arithmetic for the kernel (bundlefit/ops/Int8Params.h),
-// computed once at compile time from the node's operand types.
+// computed once at compile time from the node's operand types; the
+// quantizer's rule (every input is an activation) and the bundle's calls.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
+#include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "shape/Shape.h"
 
@@ -46,7 +48,32 @@ std::vector<Int8ConcatPart> int8ConcatArgs(const Node &node) {
   return parts;
 }
 
-namespace concat_int8 {
+namespace {
+
+/// One strided copy per non-empty input: bf_rescale_strided_s8 when its
+/// parameters differ from the output's, else bf_copy_strided_u8.
+std::vector<KernelCall> lower(const Node &node) {
+  std::vector<KernelCall> calls;
+  const std::vector<Int8ConcatPart> parts = int8ConcatArgs(node);
+  size_t next = 0;
+  for (const Value *input : node.inputs) {
+    if (!input || input->type.numElements() == 0)
+      continue;
+    const Int8ConcatPart &p = parts.at(next++);
+    call_args::Args args;
+    args.addr(input).addr(node.output(0), p.dstOffset);
+    args.table(p.dims).table(p.srcStrides).table(p.dstStrides);
+    if (p.rescale)
+      calls.push_back(args.i32(p.inOffset)
+                          .i32(p.scale.mult)
+                          .i32(p.scale.shift)
+                          .i32(p.outOffset)
+                          .call("bf_rescale_strided_s8"));
+    else
+      calls.push_back(args.call("bf_copy_strided_u8"));
+  }
+  return calls;
+}
 
 std::vector<size_t> activations(const Node &node) {
   std::vector<size_t> all(node.inputs.size());
@@ -55,6 +82,12 @@ std::vector<size_t> activations(const Node &node) {
   return all;
 }
 
-} // namespace concat_int8
+} // namespace
+
+void registerConcatInt8(OpRegistry &registry) {
+  OpDef &concat = registry.at("Concat").quantized(Int8Rule::OwnParams);
+  concat.int8.activationInputs = activations;
+  concat.int8.lower = lower;
+}
 
 } // namespace bundlefit

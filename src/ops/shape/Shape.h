@@ -42,15 +42,10 @@ void rangeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                  std::vector<Tensor> &outputs);
 } // namespace shape_interp
 
-/// The int8 reference (ConcatReference.cpp).
-namespace shape_reference {
-void concat(const Node &node, const std::vector<const Tensor *> &inputs,
-            std::vector<Tensor> &outputs);
-} // namespace shape_reference
-
-/// The quantizer's rule (ConcatInt8.cpp): every input is an activation.
-namespace concat_int8 {
-std::vector<size_t> activations(const Node &node);
-} // namespace concat_int8
+/// Concat's int8 build: quantizer rule and kernel calls (ConcatInt8.cpp),
+/// after the float registration.
+void registerConcatInt8(OpRegistry &registry);
+/// Its int8 reference kernel (ConcatReference.cpp).
+void registerConcatInt8Reference(OpRegistry &registry);
 
 } // namespace bundlefit

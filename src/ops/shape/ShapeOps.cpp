@@ -577,11 +577,7 @@ void registerShapeOps(OpRegistry &registry) {
       .with(kOpMovesBytes)
       .runs(transposeKernel)
       .quantized(Int8Rule::SameParams);
-  registry.add({"Concat", inferConcat, noMacs})
-      .runs(concatKernel)
-      .quantized(Int8Rule::OwnParams)
-      .int8Runs(shape_reference::concat)
-      .int8.activationInputs = concat_int8::activations;
+  registry.add({"Concat", inferConcat, noMacs}).runs(concatKernel);
   registry.add({"Split", inferSplit, noMacs}).parameters(kParametersFrom1).runs(splitKernel);
   registry.add({"Slice", inferSlice, noMacs}).parameters(kParametersFrom1).runs(sliceKernel);
   registry.add({"Pad", inferPad, noMacs}).parameters(kParametersFrom1).runs(padKernel);
@@ -593,6 +589,8 @@ void registerShapeOps(OpRegistry &registry) {
       .parameters(1u)
       .runs(constantOfShapeKernel);
   registry.add({"Range", inferRange, noMacs}).parameters(kAllParameters).runs(rangeKernel);
+  registerConcatInt8(registry);
+  registerConcatInt8Reference(registry);
 }
 
 } // namespace bundlefit

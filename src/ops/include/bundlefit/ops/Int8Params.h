@@ -108,13 +108,6 @@ struct Int8RescaleArgs {
 };
 Int8RescaleArgs int8RescaleArgs(const Node &node);
 
-/// Softmax (bf_softmax_s8 / arm_softmax_s8).
-struct Int8SoftmaxArgs {
-  int32_t outer = 1, axis = 1, inner = 1;
-  int32_t mult = 0, shift = 0, diffMin = 0;
-};
-Int8SoftmaxArgs int8SoftmaxArgs(const Node &node);
-
 /// Quantize (bf_quantize_f32_s8) / Dequantize (bf_dequantize_s8_f32).
 struct Int8ConvertArgs {
   int32_t n = 0;

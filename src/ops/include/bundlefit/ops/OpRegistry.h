@@ -33,6 +33,8 @@
 
 namespace bundlefit {
 
+struct KernelCall; // bundlefit/ops/KernelCall.h
+
 /// Static traits of an operator. Passes, the planner, the quantizer and code
 /// generation ask the definition (hasOpTrait, isViewOp...) instead of keeping
 /// their own lists of op names.
@@ -105,6 +107,10 @@ struct Int8Def {
   /// whatever it is (Relu, Clip, Rescale; Add and Mul without broadcasting):
   /// a chain of CMSIS-NN NHWC tensors passes through it unchanged.
   bool anyLayout = false;
+  /// The bundle's int8 kernel call(s) of a quantized node
+  /// (bundlefit_kernels_int8.h, arguments from Int8Params.h), as data:
+  /// code generation emits them. nullptr: no int8 bundle kernel.
+  std::vector<KernelCall> (*lower)(const Node &node) = nullptr;
 };
 
 /// How an int8 node of the operator calls CMSIS-NN's s8 wrapper API
@@ -132,6 +138,9 @@ struct CmsisDef {
   /// Reads a flattened NHWC value ([N, C*H*W]) when its weight columns are
   /// permuted to H, W, C order (fully connected): no layout copy is needed.
   void (*readFlattenedNhwc)(Graph &graph, Node &node, int64_t C, int64_t H, int64_t W) = nullptr;
+  /// The call of `function` (the one `choose` picked) for a prepared node,
+  /// as data (CMSIS-NN's structs as KernelArg::Struct and tables).
+  KernelCall (*call)(const Node &node, const std::string &function) = nullptr;
 };
 
 /// The class of work a layer is for cost models (device_db's cost per MAC).
@@ -215,13 +224,17 @@ public:
 
   /// Adds a definition; returns it so the registration line can set the rest.
   OpDef &add(OpDef def);
+  /// A definition added before, for the registration of its int8 build and
+  /// int8 reference (src/ops/<family>/*Int8.cpp, *Reference.cpp), which
+  /// follows the family's float registration. Internal error when absent.
+  OpDef &at(const std::string &opType);
   const OpDef *find(const std::string &opType) const;
   std::vector<std::string> supportedOps() const;
 
 private:
   // A deque keeps the references add() returns valid.
   std::deque<OpDef> defs_;
-  std::unordered_map<std::string, const OpDef *> byName_;
+  std::unordered_map<std::string, OpDef *> byName_;
 };
 
 /// Infers the types of one node (throws if its op is unknown or invalid).

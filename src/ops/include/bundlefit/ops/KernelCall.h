@@ -1,11 +1,12 @@
-//===- KernelCall.h - A kernel call as plain data (internal) ----*- C++ -*-===//
+//===- KernelCall.h - A kernel call as plain data ---------------*- C++ -*-===//
 //
 // Every node the bundle runs through a library function - float kernels in
-// their --memory-opt forms (LowerFused.h), int8 kernels (LowerInt8.h) and
-// CMSIS-NN (LowerCmsis.cpp) - is first described as a KernelCall: the
-// function and its arguments as data. LowerGraph has one emitter that turns a
-// call into LLVM IR, so the geometry lives next to the kernels' signatures and
-// the IR building in one place.
+// their --memory-opt forms (codegen/LowerFused.h), int8 kernels and CMSIS-NN
+// calls (each operator's definition: Int8Def::lower, CmsisDef::call) - is
+// first described as a KernelCall: the function and its arguments as data.
+// Code generation has one emitter that turns a call into LLVM IR, so an
+// operator's definition says which kernel it calls with what without
+// touching LLVM.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -1,0 +1,114 @@
+//===- CallArgs.h - Building kernel calls as data (family-internal) -------===//
+//
+// The int8 definitions (src/ops/<family>/*Int8.cpp) describe their bundle
+// kernel calls (Int8Def::lower) and CMSIS-NN calls (CmsisDef::call) with
+// these: argument order is the kernel's (bundlefit_kernels_int8.h,
+// arm_nnfunctions.h), values come from Int8Params.h.
+//
+// CMSIS-NN's structs (arm_nn_types.h) become KernelArg tables and structs:
+//   cmsis_nn_context          {void *buf; int32_t size;}
+//   cmsis_nn_activation       {int32_t min, max;}
+//   cmsis_nn_dims             {int32_t n, h, w, c;}
+//   cmsis_nn_conv_params      {input_offset, output_offset, stride, padding, dilation, activation}
+//   cmsis_nn_dw_conv_params   {input_offset, output_offset, ch_mult, stride, padding, dilation,
+//                              activation}
+//   cmsis_nn_pool_params      {stride, padding, activation}
+//   cmsis_nn_fc_params        {input_offset, filter_offset, output_offset, activation}
+//   cmsis_nn_per_channel_quant_params {int32_t *multiplier, *shift;}
+//   cmsis_nn_per_tensor_quant_params  {int32_t multiplier, shift;}
+// Structs made of int32 fields only are read-only tables (private constants);
+// the context (a pointer into the activation arena) and the per-channel
+// quant params (two pointers) are built on the stack.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundlefit/ops/Cmsis.h"
+#include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/ops/KernelCall.h"
+#include "bundlefit/support/Error.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace bundlefit::call_args {
+
+/// Builds one portable kernel call's argument list.
+class Args {
+public:
+  Args &addr(const Value *value, int64_t byteOffset = 0) {
+    args_.push_back(KernelArg::address(value, byteOffset));
+    return *this;
+  }
+  Args &i32(int64_t v) {
+    args_.push_back(KernelArg::i32(v));
+    return *this;
+  }
+  Args &f32(float v) {
+    args_.push_back(KernelArg::f32(v));
+    return *this;
+  }
+  Args &scratch() {
+    args_.push_back(KernelArg::scratch());
+    return *this;
+  }
+  /// A table, or a null pointer when empty.
+  Args &table(const std::vector<int32_t> &v) {
+    if (v.empty())
+      return addr(nullptr);
+    args_.push_back(KernelArg::i32Table(v));
+    return *this;
+  }
+  Args &table(const std::array<int32_t, 6> &v) {
+    return table(std::vector<int32_t>(v.begin(), v.end()));
+  }
+  KernelCall call(const std::string &kernel) {
+    KernelCall c;
+    c.kernel = kernel, c.args = std::move(args_);
+    return c;
+  }
+
+private:
+  std::vector<KernelArg> args_;
+};
+
+/// Bias arguments of bf_conv2d_s8 and bf_fully_connected_s8: the int32
+/// pointer, then (at the end) the int8 one.
+inline const Value *bias32(const Node &node, const Int8ConvArgs &a) {
+  return a.int8Bias ? nullptr : node.input(2);
+}
+inline const Value *bias8(const Node &node, const Int8ConvArgs &a) {
+  return a.int8Bias ? node.input(2) : nullptr;
+}
+
+// CMSIS-NN calls.
+inline KernelArg address(const Value *value) { return KernelArg::address(value); }
+inline KernelArg i32(int64_t v) { return KernelArg::i32(v); }
+inline KernelArg table(std::vector<int32_t> values) {
+  return KernelArg::i32Table(std::move(values));
+}
+/// cmsis_nn_dims.
+inline KernelArg dims(int32_t n, int32_t h, int32_t w, int32_t c) { return table({n, h, w, c}); }
+
+/// cmsis_nn_context {buf, size}: the node's workspace in the arena.
+inline KernelArg context(const Node &node) {
+  return KernelArg::structOf(
+      {KernelArg::scratch(), i32(node.attrs.getInt(kCmsisScratchAttribute, 0))});
+}
+
+/// A call of a CMSIS-NN function (the user links it): returns a status.
+inline KernelCall externalCall(const std::string &function, std::vector<KernelArg> args) {
+  KernelCall c;
+  c.kernel = function, c.args = std::move(args), c.external = true;
+  return c;
+}
+
+/// The int32 bias a CMSIS-NN call reads (prepareCmsisGraph widened an int8 one).
+inline const Value *cmsisBias(const Node &node, const Int8ConvArgs &a) {
+  if (a.int8Bias)
+    fatalInternal(node.describe() + ": int8 bias left for a CMSIS-NN call");
+  return node.input(2);
+}
+
+} // namespace bundlefit::call_args
