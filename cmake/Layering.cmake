@@ -1,6 +1,7 @@
-# Writes the direct link edges of every bundlefit library to
-# build/bundlefit-link-graph.cmake, for the build_layering test
-# (cmake/CheckLayering.cmake with the rules in cmake/LayeringRules.cmake).
+# Writes the direct link edges and the source directory of every bundlefit
+# library to build/bundlefit-link-graph.cmake, for the build_layering tests
+# (cmake/CheckLayering.cmake and cmake/check-includes.py with the rules in
+# cmake/LayeringRules.cmake).
 # Called at the end of the top-level CMakeLists.txt, once every target exists.
 function(bundlefit_write_link_graph)
   include(${PROJECT_SOURCE_DIR}/cmake/LayeringRules.cmake)
@@ -30,6 +31,9 @@ function(bundlefit_write_link_graph)
     endforeach()
     list(REMOVE_DUPLICATES links)
     string(APPEND graph "set(links_${library} \"${links}\")\n")
+    # The directory whose files belong to the library (the include check).
+    get_target_property(source_dir bundlefit_${library} SOURCE_DIR)
+    string(APPEND graph "set(dir_${library} \"${source_dir}\")\n")
   endforeach()
   string(APPEND graph "set(graph_libraries \"${libraries}\")\n")
   file(WRITE ${CMAKE_BINARY_DIR}/bundlefit-link-graph.cmake "${graph}")
