@@ -30,6 +30,12 @@ else
   echo "Skipped tests: none"
 fi
 [ "$status" = 0 ] || exit "$status"
+# The fast unit tests again, built Debug with ASan + UBSan (clang-16, own build
+# dir): the planner's plan-validity asserts and every out-of-bounds or undefined
+# operation become failures. BUNDLEFIT_SANITIZE_TESTS=0 skips them.
+if [ "${BUNDLEFIT_SANITIZE_TESTS:-1}" != 0 ]; then
+  "$root/scripts/sanitizer-tests.sh"
+fi
 # libFuzzer targets (clang-16, ASan + UBSan, own build dir) for the ONNX loader,
 # device files and profiles, 20 s each; BUNDLEFIT_FUZZ_SECONDS=0 skips them.
 if [ "${BUNDLEFIT_FUZZ_SECONDS:-20}" != 0 ]; then

@@ -19,7 +19,8 @@ namespace {
 
 std::vector<uint8_t> floatBytes(const std::vector<float> &values) {
   std::vector<uint8_t> bytes(values.size() * 4);
-  std::memcpy(bytes.data(), values.data(), bytes.size());
+  if (!bytes.empty()) // memcpy from an empty vector's null data() is undefined
+    std::memcpy(bytes.data(), values.data(), bytes.size());
   return bytes;
 }
 
