@@ -26,6 +26,24 @@ void unravel(int64_t flat, const std::vector<int64_t> &dims, std::vector<int64_t
   }
 }
 
+/// The flat offset, in a plane of extent `extent` with row-major `strides`, that
+/// kernel tap `tap` reaches from window position `pos`; false when the tap falls
+/// in the padding. Conv reads its input there and ConvTranspose scatters into its
+/// output there, so both walk their window through this one function.
+template <typename WindowT>
+bool tapOffset(const WindowT &w, const std::vector<int64_t> &pos, const std::vector<int64_t> &tap,
+               const std::vector<int64_t> &extent, const std::vector<int64_t> &strides,
+               int64_t &offset) {
+  offset = 0;
+  for (size_t d = 0; d < pos.size(); ++d) {
+    int64_t p = pos[d] * w.strides[d] - w.padsBegin[d] + tap[d] * w.dilations[d];
+    if (p < 0 || p >= extent[d])
+      return false;
+    offset += p * strides[d];
+  }
+  return true;
+}
+
 void convKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                 std::vector<Tensor> &outputs) {
   const Tensor &xt = in(node, inputs, 0), &wt = in(node, inputs, 1);
@@ -57,14 +75,8 @@ void convKernel(const Node &node, const std::vector<const Tensor *> &inputs,
         unravel(op, outSp, o);
         double acc = b[m];
         for (int64_t k = 0; k < kVol; ++k) {
-          int64_t offset = 0;
-          bool inside = true;
-          for (size_t d = 0; d < sr && inside; ++d) {
-            int64_t ip = o[d] * w.strides[d] - w.padsBegin[d] + kIdx[k][d] * w.dilations[d];
-            inside = ip >= 0 && ip < inSp[d];
-            offset += ip * inStrides[d];
-          }
-          if (!inside)
+          int64_t offset;
+          if (!tapOffset(w, o, kIdx[k], inSp, inStrides, offset))
             continue;
           for (int64_t c = 0; c < Cg; ++c) {
             double xv = x[((n * C) + g * Cg + c) * inVol + offset];
@@ -108,14 +120,8 @@ void convTransposeKernel(const Node &node, const std::vector<const Tensor *> &in
         unravel(ip, inSp, i);
         double xv = x[(n * C + c) * inVol + ip];
         for (int64_t k = 0; k < kVol; ++k) {
-          int64_t offset = 0;
-          bool inside = true;
-          for (size_t d = 0; d < sr && inside; ++d) {
-            int64_t op = i[d] * w.strides[d] - w.padsBegin[d] + kIdx[k][d] * w.dilations[d];
-            inside = op >= 0 && op < outSp[d];
-            offset += op * outStrides[d];
-          }
-          if (!inside)
+          int64_t offset;
+          if (!tapOffset(w, i, kIdx[k], outSp, outStrides, offset))
             continue;
           for (int64_t ml = 0; ml < Mg; ++ml) {
             int64_t m = g * Mg + ml;
