@@ -109,6 +109,14 @@ def main():
         return SKIP
 
     work = tempfile.mkdtemp(prefix="bundlefit-pyrun-")
+    try:
+        return checks(bundlefit, exe, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def checks(bundlefit, exe, work):
+    """Every check of this test, writing into `work` (removed by main)."""
     data = tiny_cnn().SerializeToString()
     path = os.path.join(work, "tiny.onnx")
     with open(path, "wb") as f:
@@ -200,7 +208,6 @@ def main():
     expect_error(bundlefit, lambda: bundlefit.run(model, x, target="cortex-m99"), 2, "usage",
                  "cortex-m99")
     print(f"errors: bundlefit.Error with the CLI's exit codes ({message})")
-    shutil.rmtree(work)
     return 0
 
 
