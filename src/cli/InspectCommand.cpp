@@ -100,6 +100,11 @@ void addInspectCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command = app.add_subcommand(
       "inspect", "List nodes with shapes, MACs and weight bytes after graph passes");
   addModelOptions(*command, options->model);
+  // inspect lists the float graph in the model's order: an int8 boundary or a
+  // memory-aware order would change nothing it prints, so the flags are refused
+  // ("not expected") rather than silently ignored.
+  for (const char *unused : {"--int8-io", "--keep-model-order"})
+    command->remove_option(command->get_option(unused));
   options->json.addTo(*command, "bundlefit.inspect/1");
   options->html.addTo(*command, "the node table");
   command->callback([options, &action] { action = [options] { return runInspect(*options); }; });

@@ -168,3 +168,9 @@ TEST_CASE("Glow's -model-input=NAME,int8q,SCALE,OFFSET sets that input's paramet
   CHECK(floatIo.exitCode == 2);
   CHECK_MESSAGE(has(floatIo.output, "--int8-io"), floatIo.output);
 }
+
+TEST_CASE("inspect refuses --int8-io: it lists the float graph, so the flag would do nothing") {
+  CommandResult r = runBundlefit("inspect " + lenet + " --int8-io");
+  CHECK(r.exitCode == 2);
+  CHECK(has(r.output, "--int8-io"));
+}
