@@ -1,6 +1,7 @@
 //===- CostModel.cpp - Predicted inference time ------------------------------===//
 #include "bundlefit/device/CostModel.h"
 
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -102,21 +103,18 @@ const std::vector<CalibrationPoint> &an13001Timings() {
 
 namespace {
 
-Value *typed(Value *value, Shape shape) {
-  value->type = TensorType{DType::Float32, std::move(shape), {}};
-  value->typeKnown = true;
-  return value;
-}
-
 Value *constant(Graph &graph, const std::string &name, Shape shape) {
   TensorType type{DType::Float32, shape, {}};
   return graph.addConstant(name, type, std::vector<uint8_t>(type.bytes(), 0));
 }
 
+/// Builds the application notes' reference networks as their papers describe
+/// them (layer, channels, kernel); every output shape comes from the operator
+/// definitions (inferGraphTypes), as for an imported model, not from here.
 struct Builder {
   Graph &graph;
-  Value *conv(Value *x, const std::string &name, int64_t cout, int64_t k, int64_t pad) {
-    int64_t cin = x->type.shape[1], h = x->type.shape[2], w = x->type.shape[3];
+  Value *conv(Value *x, const std::string &name, int64_t cin, int64_t cout, int64_t k,
+              int64_t pad) {
     Node *node = graph.addNode(
         "Conv", name,
         {x, constant(graph, name + "_w", {cout, cin, k, k}), constant(graph, name + "_b", {cout})},
@@ -125,37 +123,29 @@ struct Builder {
     node->attrs.setInts("pads", {pad, pad, pad, pad});
     node->attrs.setInts("strides", {1, 1});
     node->attrs.setInt("group", 1);
-    return typed(node->output(), {1, cout, h + 2 * pad - k + 1, w + 2 * pad - k + 1});
+    return node->output();
   }
-  Value *relu(Value *x, const std::string &name) {
-    Node *node = graph.addNode("Relu", name, {x}, {name + "_out"});
-    return typed(node->output(), x->type.shape);
+  Value *unary(const std::string &op, Value *x, const std::string &name) {
+    return graph.addNode(op, name, {x}, {name + "_out"})->output();
   }
   Value *maxpool(Value *x, const std::string &name, int64_t k, int64_t stride) {
     Node *node = graph.addNode("MaxPool", name, {x}, {name + "_out"});
     node->attrs.setInts("kernel_shape", {k, k});
     node->attrs.setInts("strides", {stride, stride});
-    int64_t h = x->type.shape[2], w = x->type.shape[3];
-    // Caffe pooling rounds up: ceil((h - k) / s) + 1.
-    auto out = [&](int64_t n) { return (n - k + stride - 1) / stride + 1; };
-    return typed(node->output(), {1, x->type.shape[1], out(h), out(w)});
+    node->attrs.setInt("ceil_mode", 1); // Caffe's pooling rounds up
+    return node->output();
   }
   Value *flatten(Value *x, const std::string &name) {
     Node *node = graph.addNode("Flatten", name, {x}, {name + "_out"});
     node->attrs.setInt("axis", 1);
-    return typed(node->output(), {1, x->type.numElements()});
+    return node->output();
   }
-  Value *gemm(Value *x, const std::string &name, int64_t n) {
-    int64_t k = x->type.shape[1];
+  Value *gemm(Value *x, const std::string &name, int64_t k, int64_t n) {
     Node *node = graph.addNode(
         "Gemm", name, {x, constant(graph, name + "_w", {n, k}), constant(graph, name + "_b", {n})},
         {name + "_out"});
     node->attrs.setInt("transB", 1);
-    return typed(node->output(), {1, n});
-  }
-  Value *softmax(Value *x, const std::string &name) {
-    Node *node = graph.addNode("Softmax", name, {x}, {name + "_out"});
-    return typed(node->output(), x->type.shape);
+    return node->output();
   }
 };
 
@@ -168,34 +158,35 @@ std::unique_ptr<Graph> buildReferenceModel(const std::string &name) {
   Value *y = nullptr;
   if (name == "lenet") {
     Value *x = graph->addInput("data", TensorType{DType::Float32, {1, 1, 28, 28}, {}});
-    y = b.conv(x, "conv1", 20, 5, 0);
+    y = b.conv(x, "conv1", 1, 20, 5, 0);
     y = b.maxpool(y, "pool1", 2, 2);
-    y = b.conv(y, "conv2", 50, 5, 0);
+    y = b.conv(y, "conv2", 20, 50, 5, 0);
     y = b.maxpool(y, "pool2", 2, 2);
     y = b.flatten(y, "flatten");
-    y = b.gemm(y, "fc1", 500);
-    y = b.relu(y, "relu1");
-    y = b.gemm(y, "fc2", 10);
-    y = b.softmax(y, "softmax");
+    y = b.gemm(y, "fc1", 50 * 4 * 4, 500);
+    y = b.unary("Relu", y, "relu1");
+    y = b.gemm(y, "fc2", 500, 10);
+    y = b.unary("Softmax", y, "softmax");
   } else if (name == "cifar10") {
     Value *x = graph->addInput("data", TensorType{DType::Float32, {1, 3, 32, 32}, {}});
-    y = b.conv(x, "conv1", 32, 5, 2);
+    y = b.conv(x, "conv1", 3, 32, 5, 2);
     y = b.maxpool(y, "pool1", 3, 2);
-    y = b.relu(y, "relu1");
-    y = b.conv(y, "conv2", 16, 5, 2);
-    y = b.relu(y, "relu2");
+    y = b.unary("Relu", y, "relu1");
+    y = b.conv(y, "conv2", 32, 16, 5, 2);
+    y = b.unary("Relu", y, "relu2");
     y = b.maxpool(y, "pool2", 3, 2);
-    y = b.conv(y, "conv3", 32, 5, 2);
-    y = b.relu(y, "relu3");
+    y = b.conv(y, "conv3", 16, 32, 5, 2);
+    y = b.unary("Relu", y, "relu3");
     y = b.maxpool(y, "pool3", 3, 2);
     y = b.flatten(y, "flatten");
-    y = b.gemm(y, "fc1", 10);
-    y = b.softmax(y, "softmax");
+    y = b.gemm(y, "fc1", 32 * 4 * 4, 10);
+    y = b.unary("Softmax", y, "softmax");
   } else {
     throw Error(ExitCode::Usage, "unknown reference model '" + name + "' (lenet, cifar10)");
   }
   graph->markOutput(y);
   y->isGraphOutput = true;
+  inferGraphTypes(*graph); // a wrong fc width above fails here, naming the Gemm
   return graph;
 }
 
