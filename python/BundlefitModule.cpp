@@ -205,16 +205,11 @@ py::object plan(const py::object &model, int memoryOpt, const std::optional<std:
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
-    // The stages of `bundlefit plan` (src/cli/PlanCommand.cpp).
+    // The driver's plan, as `bundlefit plan` runs it.
     ModelOptions options = modelOptions(*source, memoryOpt);
-    std::unique_ptr<Graph> graph = loadModel(options);
-    quantizeLoadedModel(*graph, options, quantOptions(*source, profile, schema));
-    applyMemoryOptPasses(*graph, options);
-    PlanOptions planOptions;
-    planOptions.exactTimeBudgetSeconds = timeLimit;
-    planOptions.memoryOpt = memoryOpt;
-    MemoryPlan memoryPlan = planGraphMemory(*graph, planOptions);
-    report = memoryReportJson(*graph, memoryPlan, networkNameFromPath(options.path));
+    PlannedModel planned = planModel(options, quantOptions(*source, profile, schema),
+                                     planOptionsFor(options, timeLimit));
+    report = memoryReportJson(*planned.graph, planned.plan, networkNameFromPath(options.path));
   }
   return stamped(std::move(report), *source);
 }

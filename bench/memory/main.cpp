@@ -203,12 +203,12 @@ int main(int argc, char **argv) {
         request.exactTimeBudgetSeconds = 2;
         try {
           if (!runThis) { // Plan only.
-            std::unique_ptr<Graph> graph = loadModel(request.model);
-            quantizeLoadedModel(*graph, request.model, request.quant);
-            applyMemoryOptPasses(*graph, request.model);
-            PlanOptions options;
-            options.memoryOpt = level;
-            MemoryPlan plan = planGraphMemory(*graph, options);
+            // What compile would plan (same options), without code generation.
+            PlannedModel planned =
+                planModel(request.model, request.quant,
+                          planOptionsFor(request.model, request.exactTimeBudgetSeconds));
+            const std::unique_ptr<Graph> &graph = planned.graph;
+            const MemoryPlan &plan = planned.plan;
             r.activations = plan.activationsSize;
             r.macs = totalMacs(*graph);
             r.scratch = plan.scratch.size();

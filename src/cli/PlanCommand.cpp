@@ -39,22 +39,14 @@ struct PlanCommandOptions {
 int runPlan(const PlanCommandOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  std::unique_ptr<Graph> graph = loadModel(options.model);
-  quantizeLoadedModel(*graph, options.model, options.quant);
-  applyMemoryOptPasses(*graph, options.model);
   std::string network = options.networkName.empty() ? networkNameFromPath(options.model.path)
                                                     : legalizeName(options.networkName);
-  PlanOptions planOptions;
-  planOptions.exactTimeBudgetSeconds = options.timeLimit;
+  PlanOptions planOptions = planOptionsFor(options.model, options.timeLimit);
   planOptions.activationCapacity = options.arenaCapacity;
-  planOptions.reorderForMemory = !options.model.keepModelOrder;
   planOptions.allowInPlace = !options.noInPlace;
-  planOptions.memoryOpt = options.model.memoryOpt;
-  MemoryPlan plan;
-  {
-    Stage stage("plan memory");
-    plan = planGraphMemory(*graph, planOptions);
-  }
+  PlannedModel planned = planModel(options.model, options.quant, planOptions);
+  const std::unique_ptr<Graph> &graph = planned.graph;
+  const MemoryPlan &plan = planned.plan;
   std::unique_ptr<DeviceFitReport> onDevice;
   if (!options.device.empty())
     onDevice = fitForReport(options.model, options.quant, options.device, options.deviceFiles);

@@ -111,13 +111,9 @@ CompiledBundle buildBundle(const CompileRequest &original) {
   }
   applyMemoryOptPasses(*bundle.graph, request.model);
 
-  PlanOptions planOptions;
-  planOptions.reorderForMemory = !request.model.keepModelOrder;
-  planOptions.exactTimeBudgetSeconds = request.exactTimeBudgetSeconds;
+  PlanOptions planOptions = planOptionsFor(request.model, request.exactTimeBudgetSeconds);
   planOptions.activationCapacity = request.activationCapacity;
   planOptions.activationRooms = request.activationRooms;
-  planOptions.memoryOpt = request.model.memoryOpt;
-  planOptions.patchRecomputeBudget = request.model.patchRecomputeBudget;
   {
     Stage stage("plan memory");
     bundle.plan = planGraphMemory(*bundle.graph, planOptions);

@@ -258,6 +258,26 @@ void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
   }
 }
 
+PlanOptions planOptionsFor(const ModelOptions &model, double timeLimitSeconds) {
+  PlanOptions options;
+  options.exactTimeBudgetSeconds = timeLimitSeconds;
+  options.reorderForMemory = !model.keepModelOrder;
+  options.memoryOpt = model.memoryOpt;
+  options.patchRecomputeBudget = model.patchRecomputeBudget;
+  return options;
+}
+
+PlannedModel planModel(const ModelOptions &model, const QuantCliOptions &quant,
+                       const PlanOptions &planOptions) {
+  PlannedModel planned;
+  planned.graph = loadModel(model);
+  quantizeLoadedModel(*planned.graph, model, quant);
+  applyMemoryOptPasses(*planned.graph, model);
+  Stage stage("plan memory");
+  planned.plan = planGraphMemory(*planned.graph, planOptions);
+  return planned;
+}
+
 void writeFileAtomically(const std::string &path, const std::string &text) {
   writeOutputFile(path, text);
 }

@@ -93,6 +93,26 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options);
 /// the profile names; commands that plan or compile call it, profile does not.
 void applyMemoryOptPasses(Graph &graph, const ModelOptions &options);
 
+/// The planner's options for a model as every command plans it: its
+/// --memory-opt level and patch budget, memory-aware order unless
+/// --keep-model-order, with the search time limit `timeLimitSeconds`. The one
+/// place that turns ModelOptions into PlanOptions, so `plan`, `compile`,
+/// Python and the benches plan a model alike.
+PlanOptions planOptionsFor(const ModelOptions &model, double timeLimitSeconds);
+
+/// A model as `plan` reports it: the graph after every pass and its plan.
+struct PlannedModel {
+  std::unique_ptr<Graph> graph;
+  MemoryPlan plan;
+};
+
+/// load -> quantize (--load-profile / pre-quantized) -> --memory-opt passes ->
+/// memory plan with `planOptions` (from planOptionsFor, plus what the caller
+/// adds: an arena capacity, in-place off). `bundlefit plan` and Python's
+/// plan() both run this.
+PlannedModel planModel(const ModelOptions &model, const QuantCliOptions &quant,
+                       const PlanOptions &planOptions);
+
 /// Validates the option values (Error(Usage) naming the option at fault).
 QuantizationOptions resolveQuantOptions(const QuantCliOptions &options);
 
