@@ -144,13 +144,6 @@ ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &varia
   return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
 }
 
-ModelFootprint footprintFor(const Graph &graph, const Graph *int8Graph, const Variant &variant,
-                            const Device &device, const PlanOptions &options) {
-  if (int8Graph && variant.precision == Precision::Int8)
-    return footprintOfQuantized(*int8Graph, variant, device, options);
-  return estimateFootprint(graph, variant, device, options);
-}
-
 std::vector<CalibrationResult> checkCalibration(const DeviceDatabase &db) {
   std::vector<CalibrationResult> results;
   for (const CalibrationPoint &point : an13001Timings()) {

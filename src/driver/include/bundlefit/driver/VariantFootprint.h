@@ -31,11 +31,6 @@ ModelFootprint estimateFootprint(const Graph &graph, const Variant &variant, con
 ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &variant,
                                     const Device &device, const PlanOptions &options = {});
 
-/// footprintOfQuantized(*int8Graph) for int8 variants when `int8Graph` is
-/// given, else estimateFootprint(graph).
-ModelFootprint footprintFor(const Graph &graph, const Graph *int8Graph, const Variant &variant,
-                            const Device &device, const PlanOptions &options = {});
-
 /// The cost model against AN13001's nine board timings (an13001Timings()):
 /// each reference model is estimated for the variant (estimateFootprint) and fitted with weights in
 /// RAM or Flash as published, then timed.
