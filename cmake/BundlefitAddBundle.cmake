@@ -35,7 +35,7 @@
 #     firmware calls <net>_copy_weights() at start-up and <net>_run(),
 #   - warns at configure time when TARGET is not the core of DEVICE that runs
 #     bundles (TARGET cortex-m7 with DEVICE lpc55s69, a Cortex-M33 part),
-#   - links the C math library (libm: the float kernels call expf, tanhf...),
+#   - links the C math library (libm: float Log, Sin, Erf, Mish... call logf, sinf, erff...),
 #   - sets, in the caller's scope, <NET>_BUNDLE_DIR, <NET>_WEIGHTS_BIN,
 #     <NET>_WEIGHTS_TXT and with WEIGHTS <NET>_WEIGHTS_LD (<NET> = network name
 #     in upper case), and the same values as properties BUNDLEFIT_<NET>_... on
@@ -287,7 +287,7 @@ function(bundlefit_add_bundle target)
   set_source_files_properties("${dir}/${net}.o" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   target_sources(${target} PRIVATE "${dir}/${net}.o" "${dir}/${net}.h")
   target_include_directories(${target} PRIVATE "${dir}")
-  # Float kernels call expf, tanhf, ...: the bundle needs the C math library.
+  # Float kernels call logf, erff, ...: the bundle needs the C math library.
   if(NOT MSVC)
     target_link_libraries(${target} PRIVATE m)
   endif()

@@ -12,9 +12,10 @@
  *  - shapes are int32_t scalars so that, once inlined, they constant-fold;
  *    small shape/stride vectors are `const int32_t[6]` (rank padded to 6 at
  *    the front with 1s / 0 strides), emitted as constant globals;
- *  - math: __builtin_sqrtf (an FPU instruction on M4F/M7/M33), and
- *    __builtin_expf which becomes a call to `expf`: firmware links newlib's
- *    libm (-lm). memcpy/memset may be emitted by LLVM for copy loops. On
+ *  - math: __builtin_sqrtf (an FPU instruction on M4F/M7/M33); exp and the
+ *    activations built on it are polynomials (vector_math.h); the rarer
+ *    functions (log, trig, erf, Mish's log1pf/tanhf) call newlib's libm
+ *    (-lm). memcpy/memset may be emitted by LLVM for copy loops. On
  *    Cortex-M0+ float arithmetic calls libgcc's __aeabi_f* helpers.
  *  - kernels that may run in place (elementwise, unary, softmax, batchnorm,
  *    cast between same-size types) only read an element before writing it.

@@ -94,7 +94,7 @@ BF_DEFINE_UNARY(exp, bf_expf(x))
 BF_DEFINE_UNARY(sqrt, bf_sqrtf(x))
 BF_DEFINE_UNARY(neg, -x)
 BF_DEFINE_UNARY(abs, x < 0.0f ? -x : x)
-BF_DEFINE_UNARY(elu, x >= 0.0f ? x : a * (bf_expf(x) - 1.0f))
+BF_DEFINE_UNARY(elu, bf_eluf(x, a))
 BF_DEFINE_UNARY(reciprocal, 1.0f / x)
 
 #define BF_DEFINE_CAST(name, From, To)                                                             \

@@ -27,69 +27,55 @@
 
 BF_INLINE float bf_maxf(float a, float b) { return a > b ? a : b; }
 BF_INLINE float bf_minf(float a, float b) { return a < b ? a : b; }
-/* expf comes from libm (newlib on the MCUs); sqrtf is an instruction. */
-BF_INLINE float bf_expf(float x) { return __builtin_expf(x); }
+/* sqrtf is an instruction; exp and the activations built on it are
+ * branch-free polynomials (vector_math.h), so their loops vectorize and
+ * bundles need no libm expf. */
 BF_INLINE float bf_sqrtf(float x) { return __builtin_sqrtf(x); }
-BF_INLINE float bf_sigmoidf(float x) { return 1.0f / (1.0f + bf_expf(-x)); }
-/* tanh through expf keeps libm needs to one function. */
-BF_INLINE float bf_tanhf(float x) {
-  if (x > 15.0f)
-    return 1.0f;
-  if (x < -15.0f)
-    return -1.0f;
-  float e = bf_expf(2.0f * x);
-  return (e - 1.0f) / (e + 1.0f);
+#include "vector_math.h"
+
+BF_INLINE float bf_mishf(float x) {
+  const float softplus =
+      x > 0.0f ? x + __builtin_log1pf(bf_expf(-x)) : __builtin_log1pf(bf_expf(x));
+  return x * __builtin_tanhf(softplus);
 }
 
-BF_INLINE float bf_activate(float x, int32_t kind, float a, float b) {
-  switch (kind) {
-  case BF_ACT_RELU:
-    return x > 0.0f ? x : 0.0f;
-  case BF_ACT_CLIP:
-    return bf_minf(bf_maxf(x, a), b);
-  case BF_ACT_LEAKY_RELU:
-    return x >= 0.0f ? x : x * a;
-  case BF_ACT_SIGMOID:
-    return bf_sigmoidf(x);
-  case BF_ACT_TANH:
-    return bf_tanhf(x);
-  case BF_ACT_HARD_SIGMOID:
-    return bf_minf(bf_maxf(a * x + b, 0.0f), 1.0f);
-  case BF_ACT_HARD_SWISH:
-    return x * bf_minf(bf_maxf(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f);
-  case BF_ACT_SILU:
-    return x * bf_sigmoidf(x);
-  case BF_ACT_MISH: {
-    const float softplus =
-        x > 0.0f ? x + __builtin_log1pf(bf_expf(-x)) : __builtin_log1pf(bf_expf(x));
-    return x * __builtin_tanhf(softplus);
-  }
-  case BF_ACT_X_HARD_SIGMOID:
-    return x * bf_minf(bf_maxf(a * x + b, 0.0f), 1.0f);
-  default:
-    return x;
-  }
-}
+/* One loop per activation kind: the switch runs once per call, never per
+ * element, so each loop is straight-line code the vectorizer takes, also in
+ * the shared (noinline) kernels where `kind` is not a constant. */
+#define BF_ACTIVATE_LOOP(expr)                                                                     \
+  for (int32_t i = 0; i < n; ++i) {                                                                \
+    const float v = x[i];                                                                          \
+    x[i] = (expr);                                                                                 \
+  }                                                                                                \
+  return
 
-/* Applies an activation to n contiguous values; the switch sits outside the
- * loop so each case vectorizes. */
+/* Applies an activation to n contiguous values in place. */
 BF_INLINE void bf_activate_array(float *x, int32_t n, int32_t kind, float a, float b) {
   switch (kind) {
-  case BF_ACT_NONE:
-    return;
   case BF_ACT_RELU:
-    for (int32_t i = 0; i < n; ++i)
-      x[i] = x[i] > 0.0f ? x[i] : 0.0f;
-    return;
+    BF_ACTIVATE_LOOP(v > 0.0f ? v : 0.0f);
   case BF_ACT_CLIP:
-    for (int32_t i = 0; i < n; ++i)
-      x[i] = bf_minf(bf_maxf(x[i], a), b);
-    return;
-  default:
-    for (int32_t i = 0; i < n; ++i)
-      x[i] = bf_activate(x[i], kind, a, b);
+    BF_ACTIVATE_LOOP(bf_minf(bf_maxf(v, a), b));
+  case BF_ACT_LEAKY_RELU:
+    BF_ACTIVATE_LOOP(v >= 0.0f ? v : v * a);
+  case BF_ACT_SIGMOID:
+    BF_ACTIVATE_LOOP(bf_sigmoidf(v));
+  case BF_ACT_TANH:
+    BF_ACTIVATE_LOOP(bf_tanhf(v));
+  case BF_ACT_HARD_SIGMOID:
+    BF_ACTIVATE_LOOP(bf_minf(bf_maxf(a * v + b, 0.0f), 1.0f));
+  case BF_ACT_HARD_SWISH:
+    BF_ACTIVATE_LOOP(v * bf_minf(bf_maxf(v * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f));
+  case BF_ACT_SILU:
+    BF_ACTIVATE_LOOP(bf_siluf(v));
+  case BF_ACT_MISH:
+    BF_ACTIVATE_LOOP(bf_mishf(v));
+  case BF_ACT_X_HARD_SIGMOID:
+    BF_ACTIVATE_LOOP(v * bf_minf(bf_maxf(a * v + b, 0.0f), 1.0f));
+  default: /* BF_ACT_NONE */
     return;
   }
 }
+#undef BF_ACTIVATE_LOOP
 
 #endif

@@ -3,7 +3,8 @@
  * bf_unary_f32 evaluates the function `op` (bf_unary_op) on every element.
  * The code generator passes `op` as a constant, so once the call is inlined
  * LLVM keeps one case and vectorizes its loop where the function allows.
- * Transcendentals call newlib's libm (logf, sinf, erff...) on the MCUs.
+ * exp-based ones use vector_math.h (no libm); the other transcendentals call
+ * newlib's libm (logf, sinf, erff...) on the MCUs.
  *===----------------------------------------------------------------------===*/
 #include "kernel_util.h"
 
@@ -55,23 +56,23 @@ BF_INLINE float bf_unary(float x, int32_t op, float a, float b) {
   case BF_UNARY_FLOOR:
     return __builtin_floorf(x);
   case BF_UNARY_ELU:
-    return x >= 0.0f ? x : a * (bf_expf(x) - 1.0f);
+    return bf_eluf(x, a);
   case BF_UNARY_SELU:
-    return x > 0.0f ? b * x : b * (a * bf_expf(x) - a);
+    return x > 0.0f ? b * x : b * (a * bf_expm1f(x));
   case BF_UNARY_CELU:
-    return bf_maxf(0.0f, x) + bf_minf(0.0f, a * (bf_expf(x / a) - 1.0f));
+    return bf_maxf(0.0f, x) + bf_minf(0.0f, a * bf_expm1f(x / a));
   case BF_UNARY_SOFTPLUS:
     return bf_softplusf(x);
   case BF_UNARY_SOFTSIGN:
     return x / (1.0f + __builtin_fabsf(x));
   case BF_UNARY_MISH:
-    return x * __builtin_tanhf(bf_softplusf(x));
+    return bf_mishf(x);
   case BF_UNARY_THRESHOLDED_RELU:
     return x > a ? x : 0.0f;
   case BF_UNARY_SHRINK:
     return x < -a ? x + b : x > a ? x - b : 0.0f;
   case BF_UNARY_SILU:
-    return x * bf_sigmoidf(x);
+    return bf_siluf(x);
   case BF_UNARY_SCALE:
     return a * x;
   default:

@@ -24,10 +24,13 @@ BF_INLINE void bf_softmax_common(const float *in, float *out, int32_t outer, int
       const float *x = in + (int64_t)o * axis * inner + i;
       float *y = out + (int64_t)o * axis * inner + i;
       float mx = -BF_FLT_MAX;
+      BF_VECTORIZE
       for (int32_t a = 0; a < axis; ++a)
         mx = bf_maxf(mx, x[(int64_t)a * inner]);
       float sum = 0.0f;
+      /* The exp loops vectorize (vector_math.h) with their sums. */
       if (logarithm) {
+        BF_VECTORIZE
         for (int32_t a = 0; a < axis; ++a) {
           const float v = x[(int64_t)a * inner] - mx;
           y[(int64_t)a * inner] = v;
@@ -48,6 +51,7 @@ BF_INLINE void bf_softmax_common(const float *in, float *out, int32_t outer, int
         for (int32_t a = 0; a < axis; ++a)
           y[(int64_t)a * inner] -= lg;
       } else {
+        BF_VECTORIZE
         for (int32_t a = 0; a < axis; ++a) {
           const float e = bf_expf(x[(int64_t)a * inner] - mx);
           y[(int64_t)a * inner] = e;

@@ -18,7 +18,7 @@
 // It is linked by arm-none-eabi-gcc (newlib-nano, nosys, --gc-sections) and
 // the ELF's sections are read back and charged to regions the way ld counts
 // them (VMA, plus the load image of initialized RAM sections). The fit's code
-// term is linkedCodeBytes (the object plus the memcpy/expf/soft-float
+// term is linkedCodeBytes (the object plus the memcpy/libm/soft-float
 // routines it calls). What remains is alignment and newlib's .data image
 // (about 100 B), a few hundred bytes per region.
 //
@@ -185,7 +185,7 @@ std::vector<RegionCheck> compareRegions(const std::vector<FirmwareRegion> &regio
 
 /// The bundle's code as it lands in any firmware: the object's code and
 /// read-only data plus the runtime routines it calls (memcpy/memset, libm's
-/// expf, libgcc's soft float on Cortex-M0+), measured by linking the object
+/// logf/sinf/erff..., libgcc's soft float on Cortex-M0+), measured by linking the object
 /// alone with --gc-sections and its entry as the only root. This is the fit's
 /// code term under --verify-link; the object's .text alone misses the
 /// routines (about 5 KB of soft float on M0+). Throws like verifyLink.

@@ -11,8 +11,9 @@
 // Kernels are made internal (unused ones vanish), the O2 or Os pipeline
 // specialises them, and TargetMachine emits an ELF object in memory.
 //
-// Libraries the object needs at link time: memcpy/memset (libc), expf (libm,
-// only for sigmoid/tanh/softmax/exp/elu), and on Cortex-M0+ libgcc's soft-float
+// Libraries the object needs at link time: memcpy/memset (libc), libm only for
+// log, trigonometric, erf, softplus and Mish kernels (exp, sigmoid, tanh and
+// softmax are polynomials in the kernels), and on Cortex-M0+ libgcc's soft-float
 // helpers. Host (x86_64/aarch64) objects built with the default static
 // relocation model must be linked with `cc -no-pie` (or compile with pic).
 //
