@@ -77,9 +77,10 @@ enum {
 #endif
 
 /* One output channel by scattering each weight tap over the output plane:
- * used for depthwise convolutions and the channels left over after the
- * BF_CONV_MB blocks (measured no slower than one-vector tiles for
- * depthwise). The inner loop runs over contiguous output columns. */
+ * used for the channels left over after the BF_CONV_MB blocks and the
+ * depthwise shapes without a row kernel below (other kernel sizes,
+ * dilations, column strides above 2). The inner loop runs over contiguous
+ * output columns. */
 BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk, float b0,
                                float *restrict o, int32_t Cg, int32_t H, int32_t W, int32_t OH,
                                int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
@@ -266,6 +267,239 @@ BF_INLINE void bf_depthwise3x3(const float *restrict x, const float *restrict w,
   }
 }
 
+/* ---- Depthwise KxK (K = 5, 7), dilation 1 --------------------------------
+ * As the 3x3 kernel: one channel and one output row at a time, every tap of
+ * an output column summed in registers (one partial sum per kernel row) and
+ * the loop running over output columns, so it vectorizes across columns and
+ * each output is written once. K is a constant in each shared helper, so
+ * the K x K taps unroll. Rows cut by the top/bottom padding add their valid
+ * kernel rows one pass at a time; border columns take the checked path. */
+BF_INLINE void bf_dwk_span(const float *restrict x0, int32_t rowStep, const float *restrict k,
+                           int32_t K, float b, float *restrict o, int32_t begin, int32_t end,
+                           int32_t stride, int32_t iwOff) {
+  for (int32_t ow = begin; ow < end; ++ow) {
+    const int32_t iw = ow * stride + iwOff;
+    float acc = b;
+    BF_NO_VECTORIZE_UNROLL
+    for (int32_t r = 0; r < K; ++r) {
+      const float *xr = x0 + (int64_t)r * rowStep + iw;
+      float s = 0.0f;
+      BF_NO_VECTORIZE_UNROLL
+      for (int32_t kw = 0; kw < K; ++kw)
+        s += k[r * K + kw] * xr[kw];
+      acc += s;
+    }
+    o[ow] = acc;
+  }
+}
+
+/* Adds one kernel row's K taps to o[begin, end). */
+BF_INLINE void bf_dwk_row(const float *restrict xr, const float *restrict k, int32_t K,
+                          float *restrict o, int32_t begin, int32_t end, int32_t stride,
+                          int32_t iwOff) {
+  for (int32_t ow = begin; ow < end; ++ow) {
+    const float *xs = xr + ow * stride + iwOff;
+    float s = 0.0f;
+    BF_NO_VECTORIZE_UNROLL
+    for (int32_t kw = 0; kw < K; ++kw)
+      s += k[kw] * xs[kw];
+    o[ow] += s;
+  }
+}
+
+#define BF_DEFINE_DWK(K, S)                                                                        \
+  BF_SHARED void bf_dw##K##_span_s##S(const float *restrict x0, int32_t rowStep,                   \
+                                      const float *restrict k, float b, float *restrict o,         \
+                                      int32_t begin, int32_t end, int32_t iwOff) {                 \
+    bf_dwk_span(x0, rowStep, k, K, b, o, begin, end, S, iwOff);                                    \
+  }                                                                                                \
+  BF_SHARED void bf_dw##K##_row_s##S(const float *restrict xr, const float *restrict k,            \
+                                     float *restrict o, int32_t begin, int32_t end,                \
+                                     int32_t iwOff) {                                              \
+    bf_dwk_row(xr, k, K, o, begin, end, S, iwOff);                                                 \
+  }
+BF_DEFINE_DWK(3, 1)
+BF_DEFINE_DWK(3, 2)
+BF_DEFINE_DWK(5, 1)
+BF_DEFINE_DWK(5, 2)
+BF_DEFINE_DWK(7, 1)
+BF_DEFINE_DWK(7, 2)
+#undef BF_DEFINE_DWK
+
+/* The shared helper for (K, stride); bf_depthwise_kxk_applies() holds. */
+BF_INLINE void bf_dwk_span_any(const float *restrict x0, int32_t rowStep, const float *restrict k,
+                               int32_t K, float b, float *restrict o, int32_t begin, int32_t end,
+                               int32_t stride, int32_t iwOff) {
+  if (K == 3)
+    (stride == 1 ? bf_dw3_span_s1 : bf_dw3_span_s2)(x0, rowStep, k, b, o, begin, end, iwOff);
+  else if (K == 5)
+    (stride == 1 ? bf_dw5_span_s1 : bf_dw5_span_s2)(x0, rowStep, k, b, o, begin, end, iwOff);
+  else
+    (stride == 1 ? bf_dw7_span_s1 : bf_dw7_span_s2)(x0, rowStep, k, b, o, begin, end, iwOff);
+}
+
+BF_INLINE void bf_dwk_row_any(const float *restrict xr, const float *restrict k, int32_t K,
+                              float *restrict o, int32_t begin, int32_t end, int32_t stride,
+                              int32_t iwOff) {
+  if (K == 3)
+    (stride == 1 ? bf_dw3_row_s1 : bf_dw3_row_s2)(xr, k, o, begin, end, iwOff);
+  else if (K == 5)
+    (stride == 1 ? bf_dw5_row_s1 : bf_dw5_row_s2)(xr, k, o, begin, end, iwOff);
+  else
+    (stride == 1 ? bf_dw7_row_s1 : bf_dw7_row_s2)(xr, k, o, begin, end, iwOff);
+}
+
+BF_INLINE int bf_depthwise_kxk_applies(int32_t KH, int32_t KW, int32_t strideW, int32_t dilH,
+                                       int32_t dilW) {
+  return KH == KW && (KH == 5 || KH == 7) && (strideW == 1 || strideW == 2) && dilH == 1 &&
+         dilW == 1;
+}
+
+/* ---- Depthwise on small planes, through a zero-padded copy --------------
+ * On 7x7 and 14x14 planes most outputs touch the padding, and the checked
+ * border code dominated (EfficientNet-B0's 1152 channels at 7x7: 28 of 49
+ * outputs per channel). Each channel is copied into a zero-padded stack
+ * buffer instead, so every output takes the unchecked row kernel: for
+ * stride 1 as one flat span over the padded rows (outputs at the PW - OW
+ * wrap-around columns are computed and dropped; long vectors even at 7
+ * columns), for stride 2 row by row. Only where stacks are large (hosts):
+ * the two buffers take 2 x BF_DW_PAD_FLOATS floats. */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
+#define BF_DW_PAD_FLOATS 4096
+#else
+#define BF_DW_PAD_FLOATS 0
+#endif
+
+#if BF_DW_PAD_FLOATS > 0
+/* Padded extents: rows and columns from the first tap of output 0 to the
+ * last tap of the last output. */
+BF_INLINE int bf_depthwise_padded_fits(int32_t OH, int32_t OW, int32_t K, int32_t strideH,
+                                       int32_t strideW) {
+  const int64_t PH = (int64_t)(OH - 1) * strideH + K, PW = (int64_t)(OW - 1) * strideW + K;
+  return strideH == strideW && (strideH == 1 || strideH == 2) && (K == 3 || K == 5 || K == 7) &&
+         PH * PW <= BF_DW_PAD_FLOATS && (int64_t)OH * PW <= BF_DW_PAD_FLOATS;
+}
+
+BF_INLINE void bf_depthwise_padded(const float *restrict x, const float *restrict w,
+                                   const float *restrict bias, float *restrict out, int32_t C,
+                                   int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t K,
+                                   int32_t stride, int32_t padT, int32_t padL, int32_t act,
+                                   float actA, float actB) {
+  const int32_t PH = (OH - 1) * stride + K, PW = (OW - 1) * stride + K;
+  /* Input rows and columns that land inside the padded plane. */
+  const int32_t ihBegin = padT < 0 ? -padT : 0, ihEnd = PH - padT < H ? PH - padT : H;
+  const int32_t iwBegin = padL < 0 ? -padL : 0, iwEnd = PW - padL < W ? PW - padL : W;
+  float padded[BF_DW_PAD_FLOATS], flat[BF_DW_PAD_FLOATS];
+  for (int32_t c = 0; c < C; ++c) {
+    const float *xc = x + (int64_t)c * H * W;
+    const float *kc = w + (int64_t)c * K * K;
+    const float b = bias ? bias[c] : 0.0f;
+    float *oc = out + (int64_t)c * OH * OW;
+    for (int32_t i = 0; i < PH * PW; ++i)
+      padded[i] = 0.0f;
+    for (int32_t ih = ihBegin; ih < ihEnd; ++ih)
+      for (int32_t iw = iwBegin; iw < iwEnd; ++iw)
+        padded[(ih + padT) * PW + iw + padL] = xc[(int64_t)ih * W + iw];
+    if (stride == 1) {
+      /* flat[g] for g = oh * PW + ow reads padded[g + r * PW + kw]. */
+      bf_dwk_span_any(padded, PW, kc, K, b, flat, 0, (OH - 1) * PW + OW, 1, 0);
+      for (int32_t oh = 0; oh < OH; ++oh)
+        for (int32_t ow = 0; ow < OW; ++ow)
+          oc[oh * OW + ow] = flat[oh * PW + ow];
+    } else {
+      for (int32_t oh = 0; oh < OH; ++oh)
+        bf_dwk_span_any(padded + oh * stride * PW, PW, kc, K, b, oc + oh * OW, 0, OW, stride, 0);
+    }
+    bf_activate_array(oc, OH * OW, act, actA, actB);
+  }
+}
+#endif
+
+/* Output columns [begin, end) of one row, skipping taps outside the plane
+ * (ih0: the input row of kernel row 0). */
+BF_INLINE void bf_dwk_checked(const float *restrict xc, const float *restrict kc, int32_t K,
+                              float b, float *restrict o, int32_t begin, int32_t end, int32_t ih0,
+                              int32_t H, int32_t W, int32_t stride, int32_t iwOff) {
+  for (int32_t ow = begin; ow < end; ++ow) {
+    float acc = b;
+    for (int32_t r = 0; r < K; ++r) {
+      const int32_t ih = ih0 + r;
+      if (ih < 0 || ih >= H)
+        continue;
+      for (int32_t kw = 0; kw < K; ++kw) {
+        const int32_t iw = ow * stride + iwOff + kw;
+        if (iw >= 0 && iw < W)
+          acc += kc[r * K + kw] * xc[(int64_t)ih * W + iw];
+      }
+    }
+    o[ow] = acc;
+  }
+}
+
+/* `C` channels of a depthwise K x K convolution, dilation 1, stride 1 or 2
+ * across columns (any stride down rows). */
+BF_INLINE void bf_depthwise_kxk(const float *restrict x, const float *restrict w,
+                                const float *restrict bias, float *restrict out, int32_t C,
+                                int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t K,
+                                int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                                int32_t act, float actA, float actB) {
+  int32_t owSafeBegin, owSafeEnd;
+  bf_valid_range(OW, W - (K - 1), strideW, padL, 0, &owSafeBegin, &owSafeEnd);
+  if (owSafeEnd < owSafeBegin)
+    owSafeEnd = owSafeBegin;
+  /* Stride 1 with "same" columns: the rows whose taps are all inside form
+   * one flat span (as in bf_depthwise3x3); the P columns at each row end,
+   * whose windows wrap, are redone checked. */
+  const int32_t P = (K - 1) / 2;
+  int32_t flatBegin = 0, flatEnd = 0;
+  if (strideH == 1 && strideW == 1 && padL == P && OW == W && W >= K) {
+    bf_valid_range(OH, H - (K - 1), 1, padT, 0, &flatBegin, &flatEnd);
+    if (flatEnd - flatBegin < 2)
+      flatBegin = flatEnd = 0;
+  }
+  for (int32_t c = 0; c < C; ++c) {
+    const float *xc = x + (int64_t)c * H * W;
+    const float *kc = w + (int64_t)c * K * K;
+    const float b = bias ? bias[c] : 0.0f;
+    float *oc = out + (int64_t)c * OH * OW;
+    if (flatEnd > flatBegin) {
+      float *o = oc + (int64_t)flatBegin * OW;
+      const int32_t n = (flatEnd - flatBegin) * OW;
+      bf_dwk_span_any(xc + (int64_t)(flatBegin - padT) * W, W, kc, K, b, o, P, n - P, 1, -P);
+      for (int32_t oh = flatBegin; oh < flatEnd; ++oh) {
+        float *orow = oc + (int64_t)oh * OW;
+        bf_dwk_checked(xc, kc, K, b, orow, 0, P, oh - padT, H, W, 1, -P);
+        bf_dwk_checked(xc, kc, K, b, orow, OW - P, OW, oh - padT, H, W, 1, -P);
+      }
+      bf_activate_array(o, n, act, actA, actB);
+    }
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      if (oh == flatBegin && flatEnd > flatBegin) {
+        oh = flatEnd - 1;
+        continue;
+      }
+      const int32_t ih = oh * strideH - padT;
+      float *o = oc + (int64_t)oh * OW;
+      bf_dwk_checked(xc, kc, K, b, o, 0, owSafeBegin, ih, H, W, strideW, -padL);
+      if (ih >= 0 && ih + K <= H) {
+        bf_dwk_span_any(xc + (int64_t)ih * W, W, kc, K, b, o, owSafeBegin, owSafeEnd, strideW,
+                        -padL);
+      } else {
+        /* Top/bottom border: the kernel rows inside, one pass each. */
+        for (int32_t ow = owSafeBegin; ow < owSafeEnd; ++ow)
+          o[ow] = b;
+        for (int32_t r = 0; r < K; ++r)
+          if (ih + r >= 0 && ih + r < H)
+            bf_dwk_row_any(xc + (int64_t)(ih + r) * W, kc + r * K, K, o, owSafeBegin, owSafeEnd,
+                           strideW, -padL);
+      }
+      bf_dwk_checked(xc, kc, K, b, o, owSafeEnd, OW, ih, H, W, strideW, -padL);
+      /* Activation while the row is in L1. */
+      bf_activate_array(o, OW, act, actA, actB);
+    }
+  }
+}
+
 /* ---- Pointwise (1x1, stride 1, unpadded) as a matrix product -------------
  * out[M][P] = w[M][C] * x[C][P] (+ bias), P = the output plane. A register
  * tile of BF_PW_MB output channels x BF_PW_NV vectors of BF_PW_VL columns
@@ -419,7 +653,8 @@ BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
 }
 
 /* Direct convolution, no scratch memory. Output channels go BF_CONV_MB at
- * a time through register tiles (bf_conv_blocks); depthwise and leftover
+ * a time through register tiles (bf_conv_blocks); depthwise 3x3, 5x5 and
+ * 7x7 through their row kernels; other depthwise shapes and leftover
  * channels use the per-tap scatter (bf_conv_channel). */
 void bf_conv2d_f32(const float *restrict in, const float *restrict w, const float *restrict bias,
                    float *restrict out, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
@@ -454,10 +689,26 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
   }
   const int32_t Cg = C / groups, Mg = M / groups;
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
+#if BF_DW_PAD_FLOATS > 0
+  if (!bf_size_first && Cg == 1 && Mg == 1 && KH == KW && dilH == 1 && dilW == 1 &&
+      bf_depthwise_padded_fits(OH, OW, KH, strideH, strideW)) {
+    for (int32_t n = 0; n < N; ++n)
+      bf_depthwise_padded(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane,
+                          C, H, W, OH, OW, KH, strideH, padT, padL, act, actA, actB);
+    return;
+  }
+#endif
   if (!bf_size_first && Cg == 1 && Mg == 1 && KH == 3 && KW == 3 && dilH == 1 && dilW == 1) {
     for (int32_t n = 0; n < N; ++n)
       bf_depthwise3x3(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane, C, H,
                       W, OH, OW, strideH, strideW, padT, padL, act, actA, actB);
+    return;
+  }
+  if (!bf_size_first && Cg == 1 && Mg == 1 &&
+      bf_depthwise_kxk_applies(KH, KW, strideW, dilH, dilW)) {
+    for (int32_t n = 0; n < N; ++n)
+      bf_depthwise_kxk(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane, C,
+                       H, W, OH, OW, KH, strideH, strideW, padT, padL, act, actA, actB);
     return;
   }
   for (int32_t n = 0; n < N; ++n) {

@@ -89,6 +89,24 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 2, 3, 17, 8, 1, 7, 1, 1, 0, 0, 0, 6, 1, 1, 1},   // right pad only, 1x7
       {1, 3, 4, 16, 8, 3, 3, 1, 1, 1, 0, 1, 2, 1, 1, 1},   // row exactly 16 wide
       {1, 2, 3, 40, 8, 1, 3, 1, 1, 0, 20, 0, 20, 1, 1, 1}, // padding wider than a tile
+      // Depthwise K x K: small planes through the zero-padded copy (hosts),
+      // larger ones through the row kernels (5x5, 7x7; stride 1 and 2), and
+      // their fallbacks (stride 3, dilation 2) to the per-tap scatter.
+      {1, 3, 14, 14, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 3},  // 5x5 "same": flat span
+      {2, 4, 7, 7, 4, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 4},    // 5x5 on a 7x7 plane
+      {1, 3, 15, 16, 3, 5, 5, 2, 2, 1, 1, 2, 2, 1, 1, 3},  // 5x5 stride 2, TF "same"
+      {1, 2, 3, 4, 2, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 2},    // plane smaller than the kernel
+      {1, 2, 12, 19, 2, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 2},  // 7x7 "same"
+      {1, 3, 17, 13, 3, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 3},  // 7x7 stride 2
+      {1, 2, 11, 23, 2, 5, 5, 1, 2, 0, 1, 0, 3, 1, 1, 2},  // stride 1 down, 2 across; odd pads
+      {1, 2, 9, 9, 2, 7, 7, 2, 1, 0, 0, 0, 0, 1, 1, 2},    // unpadded, rows stride 2
+      {1, 2, 68, 66, 2, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 2},  // 5x5 rows on a large plane
+      {1, 2, 140, 30, 2, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 2}, // 7x7 stride 2 rows, large plane
+      {1, 2, 66, 70, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  // 3x3 rows, large plane
+      {1, 4, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},    // 3x3 padded copy, 7x7
+      {1, 4, 14, 14, 4, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 4},  // 3x3 stride 2, TF "same"
+      {1, 2, 13, 13, 2, 5, 5, 3, 3, 2, 2, 2, 2, 1, 1, 2},  // stride 3: scatter fallback
+      {1, 2, 13, 13, 2, 5, 5, 1, 1, 4, 4, 4, 4, 2, 2, 2},  // dilation 2: scatter fallback
   };
   unsigned seed = 1;
   for (const ConvCase &c : cases) {

@@ -45,6 +45,7 @@ REFERENCE = {
     "efficientnet_b0": ("torchvision efficientnet_b0 5,288,548", 5_288_548, 5_288_548, "trainable"),
     "mobilenet_v3_small": ("torchvision mobilenet_v3_small 2,542,856", 2_542_856, 2_542_856,
                            "trainable"),
+    "mnasnet1_0": ("torchvision mnasnet1_0 4,383,312", 4_383_312, 4_383_312, "trainable"),
 }
 
 DTYPE_BYTES = {onnx.TensorProto.FLOAT: 4, onnx.TensorProto.INT64: 8}

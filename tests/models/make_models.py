@@ -595,6 +595,36 @@ def mobilenet_v3_small(name="mobilenet_v3_small", res=224, width=1.0, classes=10
     return b, b.finish([x], f"MobileNetV3-small width {width} {res}x{res}, torchvision layout, NCHW, logits out")
 
 
+def mnasnet1_0():
+    """MnasNet 1.0 (torchvision `mnasnet1_0` layout): conv bias-free + BN + ReLU, inverted
+    residuals with 3x3 and 5x5 depthwise convolutions, no squeeze-and-excitation."""
+    b = Builder("mnasnet1_0", "input", [1, 3, 224, 224])
+    x = b.relu(b.bn(b.conv("input", "stem", 32, 3, stride=2, bias=False), "stem_bn"), "stem_relu")
+    x = b.relu(b.bn(b.conv(x, "sep_dw", 32, 3, group=32, bias=False), "sep_dw_bn"), "sep_dw_relu")
+    x = b.bn(b.conv(x, "sep_project", 16, 1, pads=[0, 0, 0, 0], bias=False), "sep_project_bn")
+    # (out, kernel, stride, expansion, repeats), torchvision's _stack calls
+    cfg = [(24, 3, 2, 3, 3), (40, 5, 2, 3, 3), (80, 5, 2, 6, 3), (96, 3, 1, 6, 2),
+           (192, 5, 2, 6, 4), (320, 3, 1, 6, 1)]
+    for si, (c, k, s, t, n) in enumerate(cfg, start=1):
+        for bi in range(1, n + 1):
+            p = f"stage{si}_block{bi}"
+            stride = s if bi == 1 else 1
+            cin = b.v(x).shape[1]
+            y = b.conv(x, p + "_expand", cin * t, 1, pads=[0, 0, 0, 0], bias=False)
+            y = b.relu(b.bn(y, p + "_expand_bn"), p + "_expand_relu")
+            y = b.conv(y, p + "_dw", cin * t, k, stride=stride, group=cin * t, bias=False)
+            y = b.relu(b.bn(y, p + "_dw_bn"), p + "_dw_relu")
+            y = b.bn(b.conv(y, p + "_project", c, 1, pads=[0, 0, 0, 0], bias=False), p + "_project_bn")
+            if stride == 1 and cin == c:
+                y = b.add(x, y, p + "_add")
+            x = y
+    x = b.conv(x, "head", 1280, 1, pads=[0, 0, 0, 0], bias=False)
+    x = b.relu(b.bn(x, "head_bn"), "head_relu")
+    x = b.flatten(b.gap(x, "gap"), "flatten")
+    x = b.gemm(x, "classifier", 1000, logit_std=2.0)
+    return b, b.finish([x], "MnasNet 1.0 224x224, torchvision layout, NCHW, logits out")
+
+
 MODELS = {
     "lenet": lenet,
     "resnet8": resnet8,
@@ -609,10 +639,11 @@ MODELS = {
     "mobilenet_v3_small_tiny": lambda: mobilenet_v3_small("mobilenet_v3_small_tiny", 64, 0.25, 10),
     "efficientnet_b0": efficientnet_b0,
     "mobilenet_v3_small": mobilenet_v3_small,
+    "mnasnet1_0": mnasnet1_0,
 }
 # Built only when named with --only (bench/memory's bench_models target), so
 # the default build and CI do not write 31 MB more.
-BENCH_ONLY = {"efficientnet_b0", "mobilenet_v3_small"}
+BENCH_ONLY = {"efficientnet_b0", "mobilenet_v3_small", "mnasnet1_0"}
 
 LENET_ALIGNED_WEIGHT_BYTES = 1_724_608
 
