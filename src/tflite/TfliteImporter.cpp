@@ -18,16 +18,19 @@ using namespace tflite_import;
 
 namespace {
 
-/// "2 unsupported operators: CUSTOM 'Foo' (operators 3, 7), WHILE (operator 9)".
+/// "2 unsupported operators: CUSTOM 'Foo' (operators 3, 7), WHILE (operator 9)";
+/// a supported builtin's refused variant is named by unsupportedVariant.
 std::string listUnsupported(const TfliteFile &file) {
   std::map<std::string, std::vector<size_t>> byName;
   std::vector<std::string> order;
   const auto *ops = file.subgraph().operators();
   for (size_t i = 0; ops && i < ops->size(); ++i) {
     const tflite::Operator &op = *ops->Get(unsigned(i));
-    if (isSupportedBuiltin(file.builtinCodeOf(op)))
+    const int32_t code = file.builtinCodeOf(op);
+    std::string name =
+        isSupportedBuiltin(code) ? unsupportedVariant(file, op, code) : file.operatorName(op);
+    if (name.empty())
       continue;
-    std::string name = file.operatorName(op);
     if (!byName.count(name))
       order.push_back(name);
     byName[name].push_back(i);
@@ -111,7 +114,7 @@ std::unique_ptr<Graph> importTfliteModel(const std::string &path,
     const tflite::Operator &op = *ops->Get(unsigned(i));
     converter.setOperator(i);
     const int32_t code = file.builtinCodeOf(op);
-    if (isSupportedBuiltin(code))
+    if (isSupportedBuiltin(code) && unsupportedVariant(file, op, code).empty())
       convertOperator(converter, op, code);
     else
       keepUnsupported(converter, op);

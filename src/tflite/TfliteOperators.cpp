@@ -18,6 +18,8 @@
 //       read and write the file's layout (their axes are NHWC axes).
 //   QUANTIZE float -> int8 and DEQUANTIZE int8 -> float  the Q/DQ pairs
 //       themselves: the output tensor's real values are the input's.
+//   UNIDIRECTIONAL_SEQUENCE_LSTM  float only, as the IR's LSTM
+//       (TfliteLstm.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "TfliteOperators.h"
@@ -582,6 +584,8 @@ const std::map<int32_t, ConvertFn> &converters() {
       {tflite::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, convertResizeNearest},
       {tflite::BuiltinOperator_QUANTIZE, convertQuantize},
       {tflite::BuiltinOperator_DEQUANTIZE, convertDequantize},
+      {tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM,
+       [](OpContext &ctx) { convertSequenceLstm(ctx.c, ctx.op); }},
   };
   return table;
 }
@@ -595,6 +599,13 @@ std::vector<std::string> supportedBuiltinNames() {
   for (const auto &entry : converters())
     names.push_back(tflite::EnumNameBuiltinOperator(tflite::BuiltinOperator(entry.first)));
   return names;
+}
+
+std::string unsupportedVariant(const TfliteFile &file, const tflite::Operator &op,
+                               int32_t builtinCode) {
+  if (builtinCode == tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM)
+    return unsupportedLstmVariant(file, op);
+  return "";
 }
 
 void convertOperator(Converter &converter, const tflite::Operator &op, int32_t builtinCode) {

@@ -8,7 +8,9 @@ bundlefit does not run) go through `tflm_run` and through `bundlefit run`
 (one batch build): every output byte of the int8 models must be equal;
 hello_world's float model must be within 1e-5 (relative) of TFLM's, its
 byte-identical samples counted (bundlefit's float dot products are summed in
-vectorized order). --use-cmsis leaves the float model out (CMSIS-NN is int8).
+vectorized order). mnist_lstm's float model (UNIDIRECTIONAL_SEQUENCE_LSTM) classifies its
+ten sample digits as TFLM does and as labelled, within 1e-5 of TFLM's outputs.
+--use-cmsis leaves the float models out (CMSIS-NN is int8).
 
 Exit 77 (ctest SKIP) when ../shared/third_party/tflm is absent, or when a
 Cortex-M target is asked and QEMU or the Arm toolchain is missing.
@@ -24,10 +26,14 @@ import wave
 
 import numpy as np
 
+from gray_png import read_gray_png
+
 SKIP = 77
 TYPES = {"INT8": np.int8, "INT16": np.int16, "FLOAT32": np.float32}
 # TFLM's micro_speech labels, in the model's output order.
 SPEECH_LABELS = ["silence", "unknown", "yes", "no"]
+# mnist_lstm float: 28 unrolled steps in float32; bundlefit's MatMuls sum in vectorized order.
+MNIST_TOLERANCE = 1e-5
 
 
 def tflm(tflm_run, model, in_bytes, work, *flags):
@@ -116,6 +122,30 @@ def compare(bundlefit, tflm_run, model, arrays, work, options, tolerance=0.0):
     return bad, first, identical
 
 
+def mnist_digits(bundlefit, tflm_run, models, work, options):
+    """Float mnist_lstm (UNIDIRECTIONAL_SEQUENCE_LSTM) on its ten sample digits (pixels / 255,
+    as TFLM's example feeds them): each must classify as TFLM classifies it, as its file's
+    label, and within MNIST_TOLERANCE of TFLM's outputs. Returns the failures."""
+    model = os.path.join(models, "mnist_lstm", "trained_lstm.tflite")
+    digits = np.stack([read_gray_png(os.path.join(models, "mnist_lstm", f"sample{d}.png"))
+                       for d in range(10)]).astype(np.float32) / 255.0
+    ours = run_bundlefit(bundlefit, model, [digits], work, options)[0].reshape(10, -1)
+    failures, worst, labels = 0, 0.0, []
+    for d in range(10):
+        _, want = tflm(tflm_run, model, digits[d].tobytes(), work)
+        want = np.frombuffer(want, np.float32)
+        diff = float(np.max(np.abs(ours[d].astype(np.float64) - want)))
+        worst = max(worst, diff)
+        label = int(np.argmax(ours[d]))
+        labels.append(label)
+        if label != int(np.argmax(want)) or label != d or diff > MNIST_TOLERANCE:
+            failures += 1
+            print(f"mnist_lstm sample{d}.png: bundlefit {label} {ours[d]}, TFLM {want}")
+    print(f"mnist_lstm float digits: classified {labels} ({10 - failures} of 10 as TFLM and "
+          f"their labels); max |diff| vs TFLM {worst:.3g} (tolerance {MNIST_TOLERANCE:g})")
+    return failures
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -144,7 +174,8 @@ def main():
     # samples counted.
     cases = [("hello_world/hello_world_int8.tflite", 64, 0.0),
              ("micro_speech/micro_speech_quantized.tflite", 16, 0.0),
-             ("hello_world/hello_world_float.tflite", 64, 1e-5)]
+             ("hello_world/hello_world_float.tflite", 64, 1e-5),
+             ("mnist_lstm/trained_lstm.tflite", 8, MNIST_TOLERANCE)]
     for relative, count, tolerance in cases:
         if tolerance and "--use-cmsis" in options:
             continue
@@ -167,6 +198,8 @@ def main():
     print("micro_speech WAVs: " + ", ".join(f"{n} -> {l}" for n, l in zip(names, labels))
           + f"; {len(names) - bad} of {len(names)} byte-identical to TFLM" + (f"; {first}" if bad else ""))
     failures += bad
+    if "--use-cmsis" not in options:
+        failures += mnist_digits(bundlefit, tflm_run, models, work, options)
     print(f"{'FAIL' if failures else 'OK'}: {failures} samples differ from TFLM")
     return 1 if failures else 0
 

@@ -11,6 +11,9 @@
 //   Outputs Y [S, D, B, H] (layout 1: [B, S, D, H]), Y_h and LSTM's Y_c
 //   [D, B, H] (layout 1: [B, D, H]).
 // The default activations only (Sigmoid/Tanh), no clip, no input_forget.
+// LSTM's `cell_clip` (float > 0) is not ONNX's: the TFLite importer sets it
+// for UNIDIRECTIONAL_SEQUENCE_LSTM's cell_clip (the cell state clipped to
+// [-cell_clip, cell_clip] after each step, as TFLM does).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/OpRegistry.h"
@@ -43,6 +46,9 @@ void checkSupportedModes(const Node &node, int64_t directions) {
   for (const char *name : {"clip", "activation_alpha", "activation_beta"})
     if (node.attrs.has(name))
       unsupported(node, std::string("attribute '") + name + "' is not supported");
+  if (node.attrs.has("cell_clip") &&
+      (node.opType != "LSTM" || !(node.attrs.getFloat("cell_clip", 0.0f) > 0.0f)))
+    unsupported(node, "attribute 'cell_clip' must be a float > 0, on LSTM only");
   if (node.attrs.getInt("input_forget", 0) != 0)
     unsupported(node, "attribute 'input_forget' = 1 is not supported");
   if (const Attribute *given = node.attrs.find("activations")) {

@@ -1,0 +1,161 @@
+//===- TfliteLstm.cpp - UNIDIRECTIONAL_SEQUENCE_LSTM as the IR's LSTM ------===//
+//
+// TFLite's operand list (lstm_shared.h): 0 input; 1-4 input-to-gate
+// weights i, f, c, o [cells, inputs]; 5-8 recurrent weights i, f, c, o
+// [cells, outputs]; 9-11 peepholes; 12-15 biases i, f, c, o; 16-17
+// projection; 18-19 the output and cell state (variable tensors, zero at
+// the first Invoke); 20-23 layer-norm coefficients.
+//
+// The float variant without peepholes, projection, layer norm or CIFG
+// computes ONNX's LSTM (gates Sigmoid, cell and output Tanh) plus TFLite's
+// cell clipping, so it becomes one LSTM node (gates stacked in ONNX's i, o,
+// f, c order, the recurrent bias zero, `cell_clip` carried over), which
+// passes/ExpandRecurrent.cpp unrolls like an ONNX model's. Every other variant is refused by name
+// before any work (unsupportedLstmVariant, consulted with the list of unsupported ops). The bundle
+// starts each inference from zero state, as a fresh TFLM interpreter does; TFLM's variable tensors
+// carry state across Invokes.
+//
+//===----------------------------------------------------------------------===//
+#include "TfliteOperators.h"
+
+#include <cfloat>
+#include <cstring>
+
+namespace bundlefit::tflite_import {
+
+namespace {
+
+// Operand indices (TFLite's lstm_shared.h).
+constexpr size_t kInput = 0;
+constexpr size_t kInputWeights[4] = {1, 2, 3, 4};     // i, f, c, o
+constexpr size_t kRecurrentWeights[4] = {5, 6, 7, 8}; // i, f, c, o
+constexpr size_t kPeepholes[3] = {9, 10, 11};
+constexpr size_t kBiases[4] = {12, 13, 14, 15}; // i, f, c, o
+constexpr size_t kProjection[2] = {16, 17};
+constexpr size_t kFirstLayerNorm = 20;
+constexpr size_t kLayerNormEnd = 24;
+/// TFLite's gate g (i, f, c, o) in ONNX's order i, o, f, c.
+constexpr size_t kOnnxGateOrder[4] = {0, 3, 1, 2};
+
+bool present(const tflite::Operator &op, size_t i) {
+  const auto *list = op.inputs();
+  return list && i < list->size() && list->Get(unsigned(i)) >= 0;
+}
+
+} // namespace
+
+std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operator &op) {
+  const std::string name = "UNIDIRECTIONAL_SEQUENCE_LSTM";
+  if (!present(op, kInput))
+    return ""; // the converter reports the missing operand as a bad file
+  const tflite::TensorType inputType = file.tensor(op.inputs()->Get(kInput)).type();
+  if (inputType == tflite::TensorType_INT8)
+    return name + " int8: not supported yet";
+  if (inputType == tflite::TensorType_INT16)
+    return name + " int16x8: not supported yet";
+  if (inputType != tflite::TensorType_FLOAT32)
+    return name + " with a " + tflite::EnumNameTensorType(inputType) + " input: not supported";
+  for (size_t i = 1; i < 16; ++i)
+    if (present(op, i) &&
+        file.tensor(op.inputs()->Get(unsigned(i))).type() != tflite::TensorType_FLOAT32)
+      return name + " hybrid (quantized weights, float input): not supported yet";
+  if (!present(op, kInputWeights[0]) || !present(op, kRecurrentWeights[0]))
+    return name + " CIFG (no input gate): not supported yet";
+  for (size_t i : kPeepholes)
+    if (present(op, i))
+      return name + " with peephole weights: not supported yet";
+  for (size_t i : kProjection)
+    if (present(op, i))
+      return name + " with projection: not supported yet";
+  for (size_t i = kFirstLayerNorm; i < kLayerNormEnd; ++i)
+    if (present(op, i))
+      return name + " with layer normalization: not supported yet";
+  if (const auto *o = op.builtin_options_as<tflite::UnidirectionalSequenceLSTMOptions>()) {
+    if (!(o->cell_clip() >= 0.0f) || o->cell_clip() > FLT_MAX)
+      return name + " with cell_clip " + std::to_string(o->cell_clip()) + ": not supported";
+    if (o->fused_activation_function() != tflite::ActivationFunctionType_TANH)
+      return name + " with fused activation " +
+             tflite::EnumNameActivationFunctionType(o->fused_activation_function()) +
+             " (only TANH): not supported yet";
+    if (o->diagonal_recurrent_tensors())
+      return name + " with diagonal recurrent weights: not supported yet";
+  }
+  return "";
+}
+
+void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
+  const TfliteFile &file = c.file();
+  const auto *options = op.builtin_options_as<tflite::UnidirectionalSequenceLSTMOptions>();
+  if (!options)
+    throw c.bad("has no UnidirectionalSequenceLSTMOptions");
+  auto operand = [&](size_t i) {
+    if (!present(op, i))
+      throw c.bad("has no input " + std::to_string(i));
+    return op.inputs()->Get(unsigned(i));
+  };
+  const int32_t x = operand(kInput);
+  const int32_t y = op.outputs()->Get(0);
+  const Shape xs = file.shapeOf(x);
+  if (xs.size() != 3)
+    throw c.unsupported(file.describeTensor(x) + " is " + shapeToString(xs) +
+                        "; expected [batch, time, inputs] (or time-major)");
+  const int64_t inputs = xs[2];
+  const Shape r0 = file.shapeOf(operand(kRecurrentWeights[0]));
+  if (r0.size() != 2)
+    throw c.bad(file.describeTensor(operand(kRecurrentWeights[0])) + " is " + shapeToString(r0) +
+                "; expected [cells, outputs]");
+  const int64_t cells = r0[0];
+  if (r0[1] != cells)
+    throw c.bad("has " + std::to_string(cells) + " cells but " + std::to_string(r0[1]) +
+                " outputs without a projection");
+
+  // One gate's constant operand as floats, its shape checked.
+  auto gate = [&](size_t i, const Shape &expected) {
+    const int32_t t = operand(i);
+    if (!c.isConstant(t))
+      throw c.unsupported(file.describeTensor(t) + " must be a constant");
+    if (file.shapeOf(t) != expected)
+      throw c.bad(file.describeTensor(t) + " is " + shapeToString(file.shapeOf(t)) + "; expected " +
+                  shapeToString(expected));
+    return c.constant(t)->toFloats();
+  };
+  // Stacks the four gates in ONNX's order: [1, 4 * cells, columns] (its
+  // size is four constants' the file holds: no overflow).
+  auto stack = [&](const size_t(&indices)[4], int64_t columns) {
+    std::vector<float> all;
+    all.reserve(size_t(4 * cells * columns));
+    for (size_t g : kOnnxGateOrder) {
+      std::vector<float> part = gate(indices[g], {cells, columns});
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
+  };
+  const std::string base =
+      file.tensor(y).name() ? file.tensor(y).name()->str() : "lstm_" + std::to_string(y);
+  Value *w = c.floatConstant(base + "_W", stack(kInputWeights, inputs), {1, 4 * cells, inputs});
+  Value *r = c.floatConstant(base + "_R", stack(kRecurrentWeights, cells), {1, 4 * cells, cells});
+  std::vector<float> bias(size_t(8 * cells), 0.0f); // ONNX's Wb then Rb (zero)
+  for (size_t k = 0; k < 4; ++k) {
+    std::vector<float> part = gate(kBiases[kOnnxGateOrder[k]], {cells});
+    std::memcpy(bias.data() + k * size_t(cells), part.data(), part.size() * sizeof(float));
+  }
+  Value *b = c.floatConstant(base + "_B", bias, {1, 8 * cells});
+
+  const bool timeMajor = options->time_major();
+  Attributes attrs;
+  attrs.setInt("hidden_size", cells);
+  attrs.setInt("layout", timeMajor ? 0 : 1);
+  if (options->cell_clip() > 0.0f)
+    attrs.setFloat("cell_clip", options->cell_clip());
+  // Y is [batch, time, 1, cells] (time-major: [time, 1, batch, cells]); the
+  // output tensor drops the direction axis.
+  Value *sequence = c.emitIntermediate("LSTM", {c.value(x), w, r, b}, attrs, base + "_Y", y);
+  const Shape ys = file.shapeOf(y);
+  const Shape expected = {xs[0], xs[1], cells};
+  if (ys != expected)
+    throw c.bad(file.describeTensor(y) + " is " + shapeToString(ys) + "; the LSTM writes " +
+                shapeToString(expected));
+  c.emit("Reshape", {sequence, c.int64Constant(base + "_shape", ys)}, Attributes(), y, false);
+}
+
+} // namespace bundlefit::tflite_import
