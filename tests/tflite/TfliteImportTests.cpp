@@ -16,14 +16,17 @@
 #include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/passes/Passes.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/tflite/TfliteImporter.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 using namespace bundlefit;
 using namespace bundlefit::testing;
@@ -496,5 +499,112 @@ TEST_CASE("legal TFLite bundlefit does not take is Unsupported, naming the tenso
     CHECK(code == ExitCode::Unsupported);
     CHECK(message == path + ": tensor 0 ('x') has dimension -1 (a dynamic shape); bundlefit "
                             "compiles static shapes of at least 1");
+  }
+}
+
+namespace {
+
+/// A float UNIDIRECTIONAL_SEQUENCE_LSTM model ([T, B, I] when time-major,
+/// else [B, T, I]); `weights` holds the 8 weight matrices (input-to-gate i,
+/// f, c, o [H, I], then recurrent [H, H]) and `biases` the 4 biases [H].
+/// `peephole` adds cell_to_forget weights, `cifg` drops the input gate.
+std::string lstmModel(const std::string &fileName, int t, int b, int i, int h, bool timeMajor,
+                      float cellClip, const std::vector<std::vector<float>> &weights,
+                      const std::vector<std::vector<float>> &biases, bool peephole = false,
+                      bool cifg = false) {
+  TfliteTestModel m;
+  const std::vector<int32_t> xShape =
+      timeMajor ? std::vector<int32_t>{t, b, i} : std::vector<int32_t>{b, t, i};
+  std::vector<int32_t> operands = {m.floatTensor("x", xShape)};
+  for (int g = 0; g < 8; ++g)
+    operands.push_back(
+        m.floatTensor("w" + std::to_string(g), {h, g < 4 ? i : h}, weights[size_t(g)]));
+  if (cifg)
+    operands[1] = operands[5] = -1;
+  operands.insert(operands.end(), {-1, peephole ? m.floatTensor("p", {h}, biases[0]) : -1, -1});
+  for (int g = 0; g < 4; ++g)
+    operands.push_back(m.floatTensor("b" + std::to_string(g), {h}, biases[size_t(g)]));
+  operands.insert(operands.end(),
+                  {-1, -1, m.floatTensor("state_h", {b, h}), m.floatTensor("state_c", {b, h})});
+  const std::vector<int32_t> yShape =
+      timeMajor ? std::vector<int32_t>{t, b, h} : std::vector<int32_t>{b, t, h};
+  int32_t y = m.floatTensor("y", yShape);
+  auto options = tflite::CreateUnidirectionalSequenceLSTMOptions(
+      m.builder(), tflite::ActivationFunctionType_TANH, cellClip, 0.0f, timeMajor);
+  m.op(tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, operands, {y},
+       tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions, options.Union());
+  m.inputs({operands[0]});
+  m.outputs({y});
+  return m.save(fileName);
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+} // namespace
+
+TEST_CASE("UNIDIRECTIONAL_SEQUENCE_LSTM float: TFLite's gate order, cell_clip and time_major") {
+  const int t = 3, b = 2, i = 2, h = 3;
+  const float cellClip = 0.6f;
+  std::vector<std::vector<float>> weights, biases;
+  for (int g = 0; g < 8; ++g) {
+    weights.push_back(randomFloats(size_t(h * (g < 4 ? i : h)), 40 + unsigned(g)));
+    for (float &w : weights.back())
+      w *= 2.0f; // cells beyond the clip
+  }
+  for (int g = 0; g < 4; ++g)
+    biases.push_back(randomFloats(size_t(h), 50 + unsigned(g)));
+  const std::vector<float> x = randomFloats(size_t(t * b * i), 60);
+  for (bool timeMajor : {false, true}) {
+    CAPTURE(timeMajor);
+    // TFLite's float LSTM (lstm_eval): gates i, f, c, o; c = f*c + i*g,
+    // clipped; h = o * tanh(c); state zero at the first step.
+    auto at = [&](int step, int n) { return timeMajor ? step * b + n : n * t + step; };
+    std::vector<float> want(size_t(t * b * h));
+    int clipped = 0;
+    for (int n = 0; n < b; ++n) {
+      std::vector<float> hs(size_t(h), 0.0f), cs(size_t(h), 0.0f);
+      for (int step = 0; step < t; ++step) {
+        std::vector<float> gate(size_t(4 * h));
+        for (int g = 0; g < 4; ++g)
+          for (int k = 0; k < h; ++k) {
+            float sum = biases[size_t(g)][size_t(k)];
+            for (int j = 0; j < i; ++j)
+              sum += weights[size_t(g)][size_t(k * i + j)] * x[size_t(at(step, n) * i + j)];
+            for (int j = 0; j < h; ++j)
+              sum += weights[size_t(4 + g)][size_t(k * h + j)] * hs[size_t(j)];
+            gate[size_t(g * h + k)] = sum;
+          }
+        for (int k = 0; k < h; ++k) {
+          float c = sigmoid(gate[size_t(h + k)]) * cs[size_t(k)] +
+                    sigmoid(gate[size_t(k)]) * std::tanh(gate[size_t(2 * h + k)]);
+          clipped += std::fabs(c) > cellClip;
+          cs[size_t(k)] = std::clamp(c, -cellClip, cellClip);
+          hs[size_t(k)] = sigmoid(gate[size_t(3 * h + k)]) * std::tanh(cs[size_t(k)]);
+          want[size_t(at(step, n) * h + k)] = hs[size_t(k)];
+        }
+      }
+    }
+    CHECK(clipped > 0); // the test reaches the clip
+    auto graph = importTfliteModel(lstmModel(timeMajor ? "lstm_tm.tflite" : "lstm.tflite", t, b, i,
+                                             h, timeMajor, cellClip, weights, biases));
+    REQUIRE(countOps(*graph, "LSTM") == 1);
+    CHECK(expandRecurrentOps(*graph) == 1);
+    inferGraphTypes(*graph);
+    checkClose(runFloat(*graph, x), want);
+  }
+}
+
+TEST_CASE("UNIDIRECTIONAL_SEQUENCE_LSTM variants bundlefit does not run are refused by name") {
+  const int h = 2;
+  std::vector<std::vector<float>> weights(8, std::vector<float>(size_t(h * h), 0.5f));
+  std::vector<std::vector<float>> biases(4, std::vector<float>(size_t(h), 0.0f));
+  for (auto [peephole, cifg, variant] : {std::tuple{true, false, "with peephole weights"},
+                                         std::tuple{false, true, "CIFG (no input gate)"}}) {
+    const std::string path =
+        lstmModel("lstm_variant.tflite", 2, 1, h, h, false, 0.0f, weights, biases, peephole, cifg);
+    auto [code, message] = errorOf([&] { importTfliteModel(path); });
+    CHECK(code == ExitCode::Unsupported);
+    CHECK(message == path + ": 1 unsupported operator: UNIDIRECTIONAL_SEQUENCE_LSTM " + variant +
+                         ": not supported yet (operator 0)");
   }
 }
