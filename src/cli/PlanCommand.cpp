@@ -12,6 +12,7 @@
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/MemoryReport.h"
+#include "bundlefit/reports/PatchStageReport.h"
 #include "bundlefit/reports/PeakLayers.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/schedule/MemoryPlan.h"
@@ -99,9 +100,12 @@ int runPlan(const PlanCommandOptions &options) {
             "): " + formatMs(fit.time.ms) + "\n";
   }
   printText(text);
-  if (verbosity() == Verbosity::Verbose) // What keeps the arena where it is.
+  if (verbosity() == Verbosity::Verbose) { // What keeps the arena where it is.
     for (const PeakLayer &layer : explainPeakLayers(plan, options.model.memoryOpt))
       status(peakLayerLine(layer));
+    for (const PatchStageSummary &stage : summarizePatchStages(plan)) // And what tiles cost.
+      status(patchStageLine(stage));
+  }
   return 0;
 }
 

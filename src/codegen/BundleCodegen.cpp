@@ -180,18 +180,13 @@ std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context, const Targ
   return std::move(*module);
 }
 
-/// Convolutions are big loop nests. Their hot loops (depthwise rows, the
-/// pointwise GEMM tiles) are noinline helpers in conv.c compiled once per
-/// bundle, so specialising a call site mostly folds the dispatch and the
-/// general direct-convolution path: MobileNetV2 (52 convolutions) compiles in
-/// about the same CPU time either way (3.4 s, measured). Beyond this many
-/// calls O2 keeps one shared copy to bound compile time on bigger graphs;
-/// O3 specialises every call.
-constexpr unsigned kMaxSpecialisedConvolutions = 64;
-
+/// Past kMaxSpecialisedConvolutions uses, unless shareConvolutionsByShape
+/// grouped its calls by shape, O2 keeps one shared generic copy of a
+/// convolution kernel; O3 specialises every call.
 bool isExpensiveToSpecialize(const llvm::Function &fn) {
   const llvm::StringRef name = fn.getName();
   return (name == "bf_conv2d_f32" || name == "bf_conv_transpose2d_f32") &&
+         !fn.hasFnAttribute(kShapesGroupedAttribute) &&
          fn.getNumUses() > kMaxSpecialisedConvolutions;
 }
 
@@ -301,8 +296,11 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
   if (withBundleConfig)
     emitBundleConfig(*module, plan, name);
   choosePointwiseSharing(*module); // sets a kernel flag (internal, constant) at every level
-  if (target.optLevel != CodegenOptLevel::Os)
+  if (target.optLevel != CodegenOptLevel::Os) {
     shareKernelsByShapeClass(*module);
+    if (target.optLevel != CodegenOptLevel::O3) // O3 specialises every call anyway.
+      shareConvolutionsByShape(*module);
+  }
   setFunctionAttributes(*module, target, cpu, entry);
   setSizeFirstFlag(*module, target.optLevel);
   std::string problems;

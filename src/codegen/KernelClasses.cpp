@@ -38,6 +38,9 @@ struct ShapeClassPolicy {
   unsigned arity;
   std::vector<unsigned> runtimeArgs;
   std::vector<unsigned> noAliasArgs;
+  /// Float constants (clamp bounds of a fused activation) shape the class
+  /// too; the int8 kernels' scales stay run-time arguments.
+  bool floatsInClass = false;
 };
 
 // outputOffset of each kernel; weights, bias, scratch and the quantization
@@ -50,6 +53,14 @@ const ShapeClassPolicy kPolicies[] = {
     {"bf_pointwise_inplace_s8", 20, {11}, {1, 2, 4, 12, 13, 17, 18, 19}},
     {"bf_depthwise_conv2d_s8", 29, {20}, {1, 2, 21, 22, 26, 27, 28}},
     {"bf_depthwise_inplace_s8", 29, {20}, {1, 2, 4, 21, 22, 26, 27, 28}},
+};
+
+// The float convolutions, grouped only when their call sites outnumber
+// kMaxSpecialisedConvolutions (patch tiles multiply them): all four pointers
+// at run time, the C kernel's restrict already says they do not alias.
+const ShapeClassPolicy kConvolutionPolicies[] = {
+    {"bf_conv2d_f32", 23, {}, {}, true},
+    {"bf_conv_transpose2d_f32", 23, {}, {}, true},
 };
 
 const ShapeClassPolicy *policyFor(llvm::StringRef name) {
@@ -69,8 +80,9 @@ std::vector<llvm::Constant *> classOf(const llvm::CallInst &call, const ShapeCla
       continue;
     const bool runtime = std::find(policy.runtimeArgs.begin(), policy.runtimeArgs.end(), i) !=
                          policy.runtimeArgs.end();
-    if (llvm::isa<llvm::ConstantInt>(constant) ? !runtime
-                                               : llvm::isa<llvm::ConstantPointerNull>(constant))
+    if (llvm::isa<llvm::ConstantInt>(constant)  ? !runtime
+        : llvm::isa<llvm::ConstantFP>(constant) ? policy.floatsInClass
+                                                : llvm::isa<llvm::ConstantPointerNull>(constant))
       key[i] = constant;
   }
   return key;
@@ -95,6 +107,32 @@ llvm::Function *makeWrapper(llvm::Function &kernel, const ShapeClassPolicy &poli
   builder.CreateCall(&kernel, args);
   builder.CreateRetVoid();
   return wrapper;
+}
+
+using ClassKey = std::pair<llvm::Function *, std::vector<llvm::Constant *>>;
+
+/// The calls grouped by (kernel, class), classes in the order of their first
+/// call, not of their keys' addresses, so that the same model always gives
+/// the same object file.
+template <typename PolicyOf>
+std::vector<std::pair<ClassKey, std::vector<llvm::CallInst *>>>
+groupByClass(const std::vector<llvm::CallInst *> &calls, PolicyOf policyOf) {
+  std::map<ClassKey, size_t> classIndex;
+  std::vector<std::pair<ClassKey, std::vector<llvm::CallInst *>>> classes;
+  for (llvm::CallInst *call : calls) {
+    llvm::Function *kernel = call->getCalledFunction();
+    const ShapeClassPolicy &policy = *policyOf(kernel->getName());
+    if (kernel->arg_size() != policy.arity)
+      fatalInternal("kernel " + kernel->getName().str() + " takes " +
+                    std::to_string(kernel->arg_size()) + " arguments, its shape-class policy " +
+                    std::to_string(policy.arity));
+    ClassKey key{kernel, classOf(*call, policy)};
+    auto [it, added] = classIndex.try_emplace(key, classes.size());
+    if (added)
+      classes.push_back({key, {}});
+    classes[it->second].second.push_back(call);
+  }
+  return classes;
 }
 
 /// Measured on Cortex-M7 (bench/mcu): MobileNetV1-0.25's 13 pointwise
@@ -169,26 +207,8 @@ void shareKernelsByShapeClass(llvm::Module &module) {
               policyFor(callee->getName()))
             calls.push_back(call);
   }
-  // Classes in the order of their first call, not of their keys' addresses,
-  // so that the same model always gives the same object file.
-  using Key = std::pair<llvm::Function *, std::vector<llvm::Constant *>>;
-  std::map<Key, size_t> classIndex;
-  std::vector<std::pair<Key, std::vector<llvm::CallInst *>>> classes;
-  for (llvm::CallInst *call : calls) {
-    llvm::Function *kernel = call->getCalledFunction();
-    const ShapeClassPolicy &policy = *policyFor(kernel->getName());
-    if (kernel->arg_size() != policy.arity)
-      fatalInternal("kernel " + kernel->getName().str() + " takes " +
-                    std::to_string(kernel->arg_size()) + " arguments, its shape-class policy " +
-                    std::to_string(policy.arity));
-    Key key{kernel, classOf(*call, policy)};
-    auto [it, added] = classIndex.try_emplace(key, classes.size());
-    if (added)
-      classes.push_back({key, {}});
-    classes[it->second].second.push_back(call);
-  }
   unsigned index = 0;
-  for (auto &[key, members] : classes) {
+  for (auto &[key, members] : groupByClass(calls, policyFor)) {
     if (members.size() < 2) // specialised in its node function, as before
       continue;
     llvm::Function *wrapper =
@@ -196,6 +216,40 @@ void shareKernelsByShapeClass(llvm::Module &module) {
     for (llvm::CallInst *call : members)
       call->setCalledFunction(wrapper);
   }
+}
+
+size_t shareConvolutionsByShape(llvm::Module &module) {
+  size_t classCount = 0;
+  unsigned index = 0;
+  for (const ShapeClassPolicy &policy : kConvolutionPolicies) {
+    llvm::Function *kernel = module.getFunction(policy.kernel);
+    if (!kernel || kernel->isDeclaration() || kernel->getNumUses() <= kMaxSpecialisedConvolutions)
+      continue;
+    // The graph's call sites: in node functions and patch tiles' functions
+    // (conv_pool.c and conv_inplace.c call the kernel with run-time shapes).
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::User *user : kernel->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
+        if (call->getCalledFunction() == kernel &&
+            (call->getFunction()->hasFnAttribute(kNodeFunctionAttribute) ||
+             call->getFunction()->hasFnAttribute(kTileFunctionAttribute)))
+          calls.push_back(call);
+    auto classes = groupByClass(calls, [&](llvm::StringRef) { return &policy; });
+    // The other uses are kernels calling it with their own run-time shapes
+    // (conv_pool.c, conv_inplace.c): specialised where those are inlined.
+    if (classes.size() > kMaxSpecialisedConvolutionShapes)
+      continue; // Too many shapes: one shared generic copy, as before.
+    kernel->addFnAttr(kShapesGroupedAttribute);
+    for (auto &[key, members] : classes) {
+      ++classCount;
+      if (members.size() < 2) // Specialised where it is called.
+        continue;
+      llvm::Function *wrapper = makeWrapper(*kernel, policy, key.second, index++);
+      for (llvm::CallInst *call : members)
+        call->setCalledFunction(wrapper);
+    }
+  }
+  return classCount;
 }
 
 } // namespace bundlefit

@@ -836,6 +836,7 @@ void Lowering::lowerPatchStage(const Node &node) {
                                   module_);
       fn->setDoesNotThrow();
       fn->addFnAttr(llvm::Attribute::NoInline);
+      fn->addFnAttr(kTileFunctionAttribute);
       for (unsigned i = 0; i < baseCount(); ++i)
         fn->addParamAttr(i, llvm::Attribute::NoAlias);
       llvm::IRBuilderBase::InsertPoint saved = builder_.saveIP();

@@ -35,4 +35,8 @@ inline std::string placedEntryName(const std::string &name) { return name + "_pl
 /// String attribute marking the per-node functions lowerGraphToEntry creates.
 inline constexpr const char *kNodeFunctionAttribute = "bundlefit-node";
 
+/// String attribute marking the functions of a patch stage's tile kinds
+/// (their kernel calls are graph call sites, as a node function's).
+inline constexpr const char *kTileFunctionAttribute = "bundlefit-tile";
+
 } // namespace bundlefit

@@ -15,7 +15,8 @@
 // no stage can cross one, and their largest tensors come after the first.
 // The estimate of the peak is the graph run layer by layer with the run
 // replaced by its stage (its arena + its output + whatever else is live);
-// the smallest peak wins, fewer extra MACs break ties. No stage is formed
+// the smallest peak wins; among grids of one peak, tiles wide enough for the
+// wide convolution tiles (kWideTileColumns), then fewer extra MACs. No stage is formed
 // unless it lowers the estimate; stages are formed one after the other while
 // each lowers it (at most kMaxStages), then each stage's grid is chosen again
 // against the peak the others leave (regridStages). Run after quantization
@@ -186,6 +187,14 @@ struct Choice {
   size_t first = 0, last = 0;
   int64_t gridH = 1, gridW = 1;
   uint64_t peak = 0, extraMacs = 0;
+  bool narrow = false; ///< PatchProgram::narrowConvTiles.
+
+  /// Among grids of one peak, tiles wide enough for the wide convolution
+  /// tiles first (full-width row bands where the bytes allow), then fewer
+  /// recomputed MACs.
+  bool fasterThan(const Choice &o) const {
+    return narrow != o.narrow ? !narrow : extraMacs < o.extraMacs;
+  }
 };
 
 /// The grids a stage's tile program may take within `budget` extra MACs,
@@ -246,8 +255,9 @@ bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, ui
           *body, *cut, runMacs, budget,
           [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
             const uint64_t peak = profile.peakWith(first, last, program.arenaBytes, cutBytes);
-            if (peak < best.peak || (found && peak == best.peak && extra < best.extraMacs)) {
-              best = {first, last, gh, gw, peak, extra};
+            const Choice choice{first, last, gh, gw, peak, extra, program.narrowConvTiles};
+            if (peak < best.peak || (found && peak == best.peak && choice.fasterThan(best))) {
+              best = choice;
               found = true;
             }
           });
@@ -293,7 +303,7 @@ Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &ch
 /// Each stage's grid was chosen against the peak of the graph as it was then;
 /// the stages formed after it lower that peak, so a grid that met it may now
 /// be the peak itself (MobileNetV3-small's first stage). Chooses each grid
-/// again with the other stages fixed: the lowest peak, then fewer extra MACs.
+/// again with the other stages fixed: the lowest peak, then Choice::fasterThan.
 /// Each pass lowers a stage only to the others' peak, so passes repeat while
 /// a grid changes (at most kMaxRegridPasses). Returns whether one did.
 bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
@@ -319,13 +329,15 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
                 stage->attrs.getInt("grid_h", 1),
                 stage->attrs.getInt("grid_w", 1),
                 profile.peakWith(at, at, arenas[stage], cutBytes),
-                extras[stage]};
+                extras[stage],
+                buildPatchProgram(*stage)->narrowConvTiles};
     uint64_t bestArena = arenas[stage];
     forEachGrid(*body, cut, runMacs, allowed,
                 [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
                   const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
-                  if (peak < best.peak || (peak == best.peak && extra < best.extraMacs)) {
-                    best = {at, at, gh, gw, peak, extra};
+                  const Choice choice{at, at, gh, gw, peak, extra, program.narrowConvTiles};
+                  if (peak < best.peak || (peak == best.peak && choice.fasterThan(best))) {
+                    best = choice;
                     bestArena = program.arenaBytes;
                   }
                 });

@@ -126,3 +126,29 @@ TEST_CASE("plan -v names the peak layer and why: an SE gate's broadcast Mul ends
   result = runBundlefit("plan " + modelPath("efficientnet_b0_tiny"));
   CHECK(result.output.find("peak layer") == std::string::npos);
 }
+
+TEST_CASE("plan -v says what each patch stage saves in bytes and costs in recomputed MACs") {
+  CommandResult result = runBundlefit("plan " + modelPath("resnet8") + " -v");
+  REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+  // By hand (float, 64-aligned): the stage's largest layer run whole is stage1_add, two inputs
+  // and its output of 16x32x32 x 4 B = 3 x 65,536 = 196,608; the stage holds its 41,088 B
+  // arena, the input 3x32x32 x 4 = 12,288 and its output 65,536 = 118,912. Its layers' MACs:
+  // conv1 16x32x32 x 27 = 442,368, two 3x3 convs 16x32x32 x 144 = 2,359,296 each, the Add
+  // 16,384 = 5,177,344; the tiles run 6,036,736 (the layer table): 859,392 more, 16.6%, and
+  // 5.8% of the model's 14,919,808.
+  CHECK_MESSAGE(result.output.find(
+                    "patch stage patch_stage_stage1_add: 4 layers in 4x2 tiles (narrowest conv "
+                    "tile 16 columns); saves 77,696 B (its largest layer run whole holds 196,608 "
+                    "B, the stage 118,912 B with a 41,088 B tile arena); costs 859,392 extra MACs "
+                    "recomputing halos (+16.6% of its layers', +5.8% of the model's") !=
+                    std::string::npos,
+                result.output);
+  // The second stage sets the peak: its 3-column tiles are what the bytes allow.
+  CHECK_MESSAGE(result.output.find("patch stage patch_stage_stage2_add: 5 layers in 5x5 tiles") !=
+                    std::string::npos,
+                result.output);
+  CHECK(result.output.find("tiles of 3 columns (< 16) miss the 16-pixel convolution tiles") !=
+        std::string::npos);
+  result = runBundlefit("plan " + modelPath("resnet8"));
+  CHECK(result.output.find("patch stage") == std::string::npos);
+}

@@ -362,6 +362,12 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Val
             shape_helpers::resolveWindow(*clone, {xs[2], xs[3]}, {ws[2], ws[3]}, false);
         if (check.outSpatial[0] != out.rows() || check.outSpatial[1] != out.cols())
           fatalInternal(node.describe() + ": tile geometry does not reproduce the tile");
+        program->narrowestConvColumns = program->narrowestConvColumns
+                                            ? std::min(program->narrowestConvColumns, out.cols())
+                                            : out.cols();
+        program->narrowConvTiles =
+            program->narrowConvTiles ||
+            out.cols() < std::min(kWideTileColumns, node.output()->type.shape[3]);
       }
       tileValue[node.output()] = y;
       std::optional<uint64_t> macs = checkedAdd(program->macs, countNodeMacs(*clone));

@@ -78,7 +78,19 @@ struct PatchProgram {
   uint64_t im2colOffset = 0, im2colBytes = 0;
   uint64_t arenaBytes = 0;
   uint64_t macs = 0; ///< Including the recomputed halos.
+  /// Output columns of the narrowest convolution of any tile (0: none), and
+  /// whether some convolution runs on tiles narrower than kWideTileColumns
+  /// where its whole output is not.
+  int64_t narrowestConvColumns = 0;
+  bool narrowConvTiles = false;
 };
+
+/// Output columns below which a stride-1 convolution cannot take the 16-pixel
+/// tiles of the AVX-512 host kernels (conv.c's BF_WIDE_PB): a patch stage
+/// prefers tiles at least this wide (full-width row bands) where the bytes
+/// allow (ResNet-8's 3-column tiles ran 0.43 ms for layers that take 0.19 ms
+/// whole, for 1.27x the MACs).
+inline constexpr int64_t kWideTileColumns = 16;
 
 /// The tile program of `body` with its result cut into gridH x gridW tiles
 /// and pasted into `stageOutput`. Throws Unsupported for a body it cannot tile.
