@@ -47,6 +47,7 @@ benches=(
   "python_fit|$py bench/python/bench_fit.py --build $build --out bench/results/python_fit.json"
   "sweep|$py bench/sweep/bench_sweep.py --build $build --out bench/results/sweep.json"
   "codegen|$py bench/codegen/bench_codegen.py --bundlefit $bf --compile-reps 2 --rounds 7 --out bench/results/codegen.json"
+  "codegen_vs_ort|$py bench/codegen/bench_codegen.py --bundlefit $bf --targets host --opts O2 --levels 0,2 --rounds 7 --out bench/results/codegen_vs_ort.json"
   "codegen_memory_opt|for n in 0 1 2; do $py bench/codegen/bench_codegen.py --bundlefit $bf --models ds_cnn,resnet8,mobilenet_v1_025,mobilenet_v2 --targets host --opts O2 --memory-opt \$n --out bench/results/codegen_memory_opt\$n.json || exit; done"
   "memory|$build/bin/bench_memory $models bench/results/memory.json --m7"
   "planner|$build/bin/bench_planner $shared/benchmarks/planner --out bench/results/planner.json"

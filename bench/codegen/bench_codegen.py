@@ -6,6 +6,11 @@ bytes. For every model on the host: bundle inference time next to onnxruntime-no
 (one thread), measured side by side in alternating rounds, as a ratio, plus the max abs
 difference of their outputs. Prints a table and writes bench/results/codegen.json.
 
+With --levels 0,2 the host bundles are compiled at each memory-opt level and timed in the
+same alternating rounds as one onnxruntime run: per-model ratios at each level and their
+geomeans (bench/results/codegen_vs_ort.json). --baseline BIN times another bundlefit build's
+bundles in the same rounds (before/after a change, side by side).
+
   cd bench/codegen && ONNXRUNTIME_NODE_INSTALL=skip npm ci   # once; node_modules is not committed
   /usr/bin/python3 bench/codegen/bench_codegen.py --bundlefit /tmp/build-lead/bin/bundlefit
 
@@ -14,6 +19,7 @@ a C compiler (cc), and node. Without onnxruntime-node the host table shows bundl
 """
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -21,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
+import zlib
 
 import numpy as np
 
@@ -30,6 +37,12 @@ from source_commit import measured_commit, spread  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODELS = ["lenet", "resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder", "mobilenet_v2", "branchy"]
+# Built on request only: make_models.py's bench-only models and widths of
+# examples/sweep's MobileNetV2 (width, resolution).
+BENCH_ONLY = ["efficientnet_b0", "mobilenet_v3_small"]
+SWEEP_MODELS = {"mobilenet_v2_035": (0.35, 96)}
+# The host comparison's model set (--levels): every architecture the repository builds.
+ORT_MODELS = MODELS + BENCH_ONLY + list(SWEEP_MODELS)
 TARGETS = ["host", "cortex-m7", "cortex-m33", "cortex-m4", "cortex-m0plus"]
 OPTS = ["O2", "Os"]
 GOAL_MOBILENETV2_COMPILE_S = 10.0
@@ -66,6 +79,34 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def ensure_models(models, model_dir):
+    """Writes DIR/<m>.onnx and DIR/<m>.input.npy for every model not there yet."""
+    missing = [m for m in models if not os.path.exists(os.path.join(model_dir, m + ".onnx"))]
+    if not missing:
+        return
+    log(f"generating {', '.join(missing)} into {model_dir}")
+    zoo = [m for m in missing if m not in SWEEP_MODELS]
+    if zoo:
+        p = run([sys.executable, os.path.join(ROOT, "tests", "models", "make_models.py"), "--out", model_dir,
+                 "--only", ",".join(zoo)])
+        if p.returncode != 0:
+            sys.exit("make_models.py failed: " + p.stderr)
+    for m in missing:
+        if m in SWEEP_MODELS:
+            import onnx  # noqa: E402 (only this model needs it)
+            sys.path.insert(0, os.path.join(ROOT, "examples", "sweep"))
+            from mobilenet_v2 import mobilenet_v2  # noqa: E402
+            width, res = SWEEP_MODELS[m]
+            onnx.save(mobilenet_v2(width, res), os.path.join(model_dir, m + ".onnx"))
+            rng = np.random.default_rng(zlib.crc32(m.encode()))
+            np.save(os.path.join(model_dir, m + ".input.npy"),
+                    rng.standard_normal((1, 3, res, res)).astype(np.float32))
+
+
 def ort_available():
     if not shutil.which("node"):
         return False, "node not found"
@@ -78,11 +119,141 @@ def ort_available():
     return True, p.stdout.strip()
 
 
+def side_name(level, baseline=False):
+    return ("baseline_" if baseline else "") + f"L{level}"
+
+
+def host_bundle(args, binary, m, model_dir, level, tag):
+    """Compiles m for the host at O2 and memory-opt `level`; builds its timer. -> (dir, memory)."""
+    out_dir = os.path.join(args.work, "bundles", f"{m}-host-O2-{tag}")
+    mem = compile_bundle(binary, os.path.join(model_dir, m + ".onnx"), out_dir, "host", "O2", level)["memory"]
+    return out_dir, mem
+
+
+def timer_command(args, m, model_dir, out_dir, mem):
+    """The bundle_timer command of a host bundle (built here), and the raw output path."""
+    ins = [p for p in mem["placeholders"] if p["kind"] == "input"]
+    outs = [p for p in mem["placeholders"] if p["kind"] == "output"]
+    if len(ins) != 1 or not outs:
+        raise RuntimeError("timing driver supports one input")
+    timer = os.path.join(out_dir, "bundle_timer")
+    p = run([os.environ.get("CC", "cc"), "-O2", f"-DBUNDLE_FN={m}", os.path.join(HERE, "bundle_timer.c"),
+             os.path.join(out_dir, m + ".o"), "-o", timer, "-lm", "-no-pie"])
+    if p.returncode != 0:
+        raise RuntimeError("cc failed: " + p.stderr[-400:])
+    sz, out = mem["sizes"], outs[0]
+    raw = os.path.join(out_dir, "bundle_out.raw")
+    cmd = [timer, os.path.join(out_dir, m + ".weights.bin"), str(sz["constant"]), str(sz["mutable"]),
+           str(sz["activations"]), str(ins[0]["offset"]), os.path.join(model_dir, m + ".input.npy"),
+           str(out["offset"]), str(out["size"]), raw, str(args.budget), str(args.min_iters),
+           str(args.max_iters), args.clock]
+    return cmd, raw, out["name"]
+
+
+def time_host(args, m, model_dir, main_bundle, levels, ort_ok):
+    """One model: its bundles at every level (and the baseline's) and onnxruntime, timed in
+    alternating rounds (each side first in turn, so drift in machine load hits all)."""
+    row = {"model": m, "opt": "O2"}
+    try:
+        sides, outputs, macs = {}, {}, {}
+        for level in levels:
+            for baseline in ([False, True] if args.baseline else [False]):
+                name = side_name(level, baseline)
+                if main_bundle and level == args.memory_opt and not baseline:
+                    out_dir, mem = main_bundle
+                else:
+                    out_dir, mem = host_bundle(args, args.baseline if baseline else args.bundlefit, m,
+                                               model_dir, level, name)
+                cmd, raw, out_name = timer_command(args, m, model_dir, out_dir, mem)
+                sides[name], outputs[name] = cmd, raw
+                macs[name] = mem["totals"]["macs"]
+        main = side_name(args.memory_opt if args.memory_opt in levels else levels[0])
+        row["macs"] = macs[main]
+        if ort_ok:
+            outputs["ort"] = os.path.join(args.work, "bundles", f"{m}-ort_out.raw")
+            sides["ort"] = ["node", os.path.join(HERE, "ort_timer.js"), os.path.join(model_dir, m + ".onnx"),
+                            os.path.join(model_dir, m + ".input.npy"), out_name, outputs["ort"],
+                            str(args.budget), str(args.min_iters), str(args.max_iters), args.clock]
+        med = {k: [] for k in sides}
+        mins = {k: [] for k in sides}
+        names = list(sides)
+        for r in range(args.rounds):
+            for k in names[r % len(names):] + names[:r % len(names)]:
+                p = run(sides[k])
+                if p.returncode != 0:
+                    raise RuntimeError(f"{k}: {os.path.basename(sides[k][0])} failed: {p.stderr.strip()[-400:]}")
+                got = json.loads(p.stdout.strip().splitlines()[-1])
+                med[k].append(got["median_ms"])
+                mins[k].append(got["min_ms"])
+        data = {k: np.fromfile(v, dtype="<f4") for k, v in outputs.items()}
+        per_side = {}
+        for k in sides:
+            if k == "ort":
+                continue
+            f = {"bundle_ms": median(med[k]), "bundle_ms_rounds": [round(x, 4) for x in med[k]],
+                 "bundle_ms_spread": spread(med[k]), "bundle_min_ms": min(mins[k]), "macs": macs[k]}
+            if ort_ok:
+                ratios = [b / o for b, o in zip(med[k], med["ort"])]
+                a, b = data[k], data["ort"]
+                f.update({"ratio": median(ratios), "ratio_rounds": [round(x, 3) for x in ratios],
+                          "ratio_spread": spread(ratios), "ratio_of_mins": min(mins[k]) / min(mins["ort"]),
+                          "max_abs_diff": float(np.max(np.abs(a - b))) if a.shape == b.shape else None})
+            base = "baseline_" + k
+            if base in sides:  # this build against the baseline's: outputs and speed
+                a, b = data[k], data[base]
+                f["speedup_vs_baseline"] = median([bb / aa for aa, bb in zip(med[k], med[base])])
+                f["max_rel_diff_vs_baseline"] = (float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
+                                                 if a.shape == b.shape else None)
+            per_side[k] = f
+        row.update({key: per_side[main][key] for key in per_side[main] if key != "macs"})
+        if ort_ok:
+            row.update({"ort_ms": median(med["ort"]), "ort_ms_rounds": [round(x, 4) for x in med["ort"]],
+                        "ort_ms_spread": spread(med["ort"]), "ort_min_ms": min(mins["ort"]),
+                        "max_abs_output": float(np.max(np.abs(data["ort"])))})
+        if len(per_side) > 1:
+            row["sides"] = per_side
+    except Exception as e:
+        row["error"] = str(e)
+    return row
+
+
+def summarize(rows, levels, baseline):
+    """Per side (level, baseline level): geomean of the ratios to onnxruntime, how many models
+    within 1.5x and 2x, the worst."""
+    summary = {}
+    for level in levels:
+        for base in ([False, True] if baseline else [False]):
+            k = side_name(level, base)
+            got = [(r["model"], r["sides"][k]["ratio"]) for r in rows
+                   if "sides" in r and k in r["sides"] and "ratio" in r["sides"][k]]
+            if not got:
+                continue
+            worst = max(got, key=lambda x: x[1])
+            summary[k] = {"memory_opt": level, "models": len(got),
+                          "geomean_ratio": geomean([x for _, x in got]),
+                          "within_1_5x": sum(x <= 1.5 for _, x in got),
+                          "within_2x": sum(x <= 2.0 for _, x in got),
+                          "worst_ratio": worst[1], "worst_model": worst[0]}
+            if base:
+                continue
+            speed = [r["sides"][k]["speedup_vs_baseline"] for r in rows
+                     if "sides" in r and "speedup_vs_baseline" in r["sides"].get(k, {})]
+            diffs = [r["sides"][k]["max_rel_diff_vs_baseline"] for r in rows
+                     if r.get("sides", {}).get(k, {}).get("max_rel_diff_vs_baseline") is not None]
+            if speed:
+                summary[k]["geomean_speedup_vs_baseline"] = geomean(speed)
+            if diffs:
+                summary[k]["max_rel_diff_vs_baseline"] = max(diffs)
+    return summary
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bundlefit", default=os.environ.get("BUNDLEFIT", "/tmp/build-lead/bin/bundlefit"))
     ap.add_argument("--work", default="/tmp/bench-codegen", help="scratch directory (models, bundles)")
-    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--models", default=None,
+                    help="comma list (default: the reference models; with --levels, also the "
+                         "bench-only EfficientNet-B0, MobileNetV3-small and MobileNetV2-0.35 96x96)")
     ap.add_argument("--targets", default=",".join(TARGETS))
     ap.add_argument("--opts", default=",".join(OPTS))
     ap.add_argument("--compile-reps", type=int, default=1, help="compiles per model/target/opt (median reported)")
@@ -94,6 +265,14 @@ def main():
     ap.add_argument("--memory-opt", type=int, default=0,
                     help="bundlefit --memory-opt level of every bundle (default 0: layer by layer, "
                          "so the figures measure the kernels; bundlefit's own default is 2)")
+    ap.add_argument("--levels", default=None,
+                    help="comma list of --memory-opt levels for the host timing (e.g. 0,2): each "
+                         "model's bundles at every level and onnxruntime in the same rounds, ratios "
+                         "and geomeans per level; default: --memory-opt alone")
+    ap.add_argument("--baseline", default=None,
+                    help="another bundlefit binary whose host bundles are timed in the same rounds")
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                    help="time each inference by the process's CPU time (default) or wall time")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "codegen.json"))
     args = ap.parse_args()
 
@@ -102,16 +281,17 @@ def main():
     bundlefit_src = os.path.abspath(args.bundlefit)
     args.bundlefit = os.path.join(args.work, "bundlefit")
     shutil.copy2(bundlefit_src, args.bundlefit)
-    models = [m for m in args.models.split(",") if m]
+    baseline_src = os.path.abspath(args.baseline) if args.baseline else None
+    if baseline_src:
+        args.baseline = os.path.join(args.work, "bundlefit-baseline")
+        shutil.copy2(baseline_src, args.baseline)
+    levels = [int(x) for x in args.levels.split(",")] if args.levels else [args.memory_opt]
+    models = [m for m in (args.models or ",".join(ORT_MODELS if args.levels else MODELS)).split(",") if m]
     targets = [t for t in args.targets.split(",") if t]
     opts = [o for o in args.opts.split(",") if o]
     os.makedirs(args.work, exist_ok=True)
     model_dir = os.path.join(args.work, "models")
-    if not all(os.path.exists(os.path.join(model_dir, m + ".onnx")) for m in models):
-        log(f"generating reference models into {model_dir}")
-        p = run([sys.executable, os.path.join(ROOT, "tests", "models", "make_models.py"), "--out", model_dir])
-        if p.returncode != 0:
-            sys.exit("make_models.py failed: " + p.stderr)
+    ensure_models(models, model_dir)
 
     try:
         load_before = os.getloadavg()
@@ -123,7 +303,9 @@ def main():
                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "nproc": os.cpu_count(), "loadavg_at_start": load_before,
                "compile_reps": args.compile_reps, "rounds": args.rounds, "budget_s": args.budget,
-               "memory_opt": args.memory_opt,
+               "memory_opt": args.memory_opt, "levels": levels, "clock": args.clock,
+               "baseline": ({"bundlefit": baseline_src, "commit": measured_commit(baseline_src)}
+                            if baseline_src else None),
                "goals": {"mobilenet_v2_compile_s": GOAL_MOBILENETV2_COMPILE_S,
                          "lenet_cortex_m7_text_bytes": GOAL_LENET_M7_TEXT,
                          "host_bundle_over_ort": GOAL_HOST_RATIO},
@@ -160,72 +342,16 @@ def main():
     if not ort_ok:
         results["onnxruntime_note"] = ort_info
         log("onnxruntime-node: " + ort_info)
-    cc = os.environ.get("CC", "cc")
     for m in ([] if args.no_host_timing else models):
-        if m not in host_bundles:
-            continue
-        out_dir, mem = host_bundles[m]
-        ins = [p for p in mem["placeholders"] if p["kind"] == "input"]
-        outs = [p for p in mem["placeholders"] if p["kind"] == "output"]
-        row = {"model": m, "opt": "O2", "macs": mem["totals"]["macs"]}
-        if len(ins) != 1 or not outs:
-            row["error"] = "timing driver supports one input"
+        if m in host_bundles:
+            row = time_host(args, m, model_dir, host_bundles[m], levels, ort_ok)
             results["host"].append(row)
-            continue
-        timer = os.path.join(out_dir, "bundle_timer")
-        p = run([cc, "-O2", f"-DBUNDLE_FN={m}", os.path.join(HERE, "bundle_timer.c"),
-                 os.path.join(out_dir, m + ".o"), "-o", timer, "-lm", "-no-pie"])
-        if p.returncode != 0:
-            row["error"] = "cc failed: " + p.stderr[-400:]
-            results["host"].append(row)
-            continue
-        sz = mem["sizes"]
-        out = outs[0]
-        npy = os.path.join(model_dir, m + ".input.npy")
-        b_raw, o_raw = os.path.join(out_dir, "bundle_out.raw"), os.path.join(out_dir, "ort_out.raw")
-        common = [str(args.budget), str(args.min_iters), str(args.max_iters)]
-        b_cmd = [timer, os.path.join(out_dir, m + ".weights.bin"), str(sz["constant"]), str(sz["mutable"]),
-                 str(sz["activations"]), str(ins[0]["offset"]), npy, str(out["offset"]), str(out["size"]),
-                 b_raw] + common
-        o_cmd = ["node", os.path.join(HERE, "ort_timer.js"), os.path.join(model_dir, m + ".onnx"), npy,
-                 out["name"], o_raw] + common
-        b_med, o_med, b_min, o_min, ratios = [], [], [], [], []
-        try:
-            for r in range(args.rounds):
-                # Alternate which side goes first so drift in machine load hits both.
-                order = [("b", b_cmd), ("o", o_cmd)] if r % 2 == 0 else [("o", o_cmd), ("b", b_cmd)]
-                got = {}
-                for side, cmd in order:
-                    if side == "o" and not ort_ok:
-                        continue
-                    p = run(cmd)
-                    if p.returncode != 0:
-                        raise RuntimeError(f"{os.path.basename(cmd[0])} failed: {p.stderr.strip()[-400:]}")
-                    got[side] = json.loads(p.stdout.strip().splitlines()[-1])
-                b_med.append(got["b"]["median_ms"]); b_min.append(got["b"]["min_ms"])
-                if "o" in got:
-                    o_med.append(got["o"]["median_ms"]); o_min.append(got["o"]["min_ms"])
-                    ratios.append(got["b"]["median_ms"] / got["o"]["median_ms"])
-            # Host timings are noisy: keep every round and the spread of the
-            # per-round medians beside the median the README quotes.
-            row.update({"bundle_ms": median(b_med), "bundle_ms_rounds": [round(x, 4) for x in b_med],
-                        "bundle_ms_spread": spread(b_med), "bundle_min_ms": min(b_min)})
-            if ort_ok:
-                a = np.fromfile(b_raw, dtype="<f4")
-                b = np.fromfile(o_raw, dtype="<f4")
-                row.update({"ort_ms": median(o_med), "ort_ms_rounds": [round(x, 4) for x in o_med],
-                            "ort_min_ms": min(o_min), "ratio": median(ratios),
-                            "ratio_rounds": [round(x, 3) for x in ratios],
-                            "ort_ms_spread": spread(o_med), "ratio_spread": spread(ratios),
-                            "ratio_of_mins": min(b_min) / min(o_min),
-                            "max_abs_diff": float(np.max(np.abs(a - b))) if a.shape == b.shape else None,
-                            "max_abs_output": float(np.max(np.abs(b)))})
-        except Exception as e:
-            row["error"] = str(e)
-        results["host"].append(row)
-        log(f"host {m:17s} " + (f"bundle {row['bundle_ms']:.3f} ms" if "bundle_ms" in row else row.get("error", "")) +
-            (f"  ort {row['ort_ms']:.3f} ms  ratio {row['ratio']:.2f}  maxdiff {row['max_abs_diff']:.2e}"
-             if "ratio" in row else ""))
+            log(f"host {m:17s} " + "  ".join(
+                f"{k} {v['bundle_ms']:.3f} ms" + (f" ratio {v['ratio']:.2f}" if "ratio" in v else "")
+                for k, v in row.get("sides", {}).items()) + (f"  ort {row['ort_ms']:.3f} ms" if "ort_ms" in row else "")
+                + ("  " + row["error"] if "error" in row else ""))
+    if len(levels) > 1 or args.baseline:
+        results["summary"] = summarize(results["host"], levels, bool(args.baseline))
 
     try:
         results["loadavg_at_end"] = os.getloadavg()
@@ -283,6 +409,19 @@ def main():
                   (f"{r['ort_ms']:10.3f} {r['ratio']:7.2f} "
                    f"{r['ratio_spread'][0]:6.2f}-{r['ratio_spread'][1]:<7.2f} {r['max_abs_diff']:10.2e}"
                    if "ratio" in r else f"{'n/a':>10s}"))
+    if results.get("summary"):
+        keys = list(results["summary"])
+        print(f"\nBundle / onnxruntime per memory-opt level (L<n>; baseline_L<n>: {baseline_src}), "
+              f"median of {args.rounds} rounds, {args.clock} time")
+        print(f"{'model':19s} " + " ".join(f"{k:>12s}" for k in keys) + "  speedup vs baseline")
+        for r in results["host"]:
+            sides = r.get("sides", {})
+            print(f"{r['model']:19s} " + " ".join(
+                f"{sides[k]['ratio']:12.2f}" if "ratio" in sides.get(k, {}) else f"{'-':>12s}" for k in keys)
+                + "  " + " ".join(f"{k} {v['speedup_vs_baseline']:.2f}x" for k, v in sides.items()
+                                  if "speedup_vs_baseline" in v)
+                + (" ERROR " + r["error"] if "error" in r else ""))
+        print(f"{'geomean':19s} " + " ".join(f"{results['summary'][k]['geomean_ratio']:12.2f}" for k in keys))
     print("\nGoals: " + json.dumps(goals))
     print(f"wrote {args.out}")
 
