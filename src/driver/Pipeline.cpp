@@ -155,15 +155,48 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
     importOptions.rejectUnsupportedOps = false;
     graph = importOnnxModel(options.path, importOptions);
     expandQOperators(*graph, options.path);
+    std::vector<std::string> notes;
+    replaceDynamicQuantization(*graph, options.path, notes);
+    for (const std::string &line : notes)
+      std::cerr << "note: " << line << "\n";
     rejectUnsupportedOps(*graph, options.path);
   }
   // Before the default passes: constant folding would fold the weights'
   // DequantizeLinear nodes and lose their scales.
   std::optional<QdqFoldResult> qdq;
-  if (hasLinearQuantNodes(*graph))
+  if (hasLinearQuantNodes(*graph)) {
+    // Exporters compute scales and zero points (PyTorch: Shape ->
+    // ConstantOfShape -> Cast); fold those chains first, and type every value
+    // so the folder can tell a no-op Cast, keeping the Q/DQ nodes themselves.
+    try {
+      Stage stage("fold quantization parameters");
+      foldConstantsAndInferTypes(*graph, [](const Node &node) {
+        return node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear";
+      });
+    } catch (const Error &e) {
+      throw Error(e.code(), options.path + ": " + e.what());
+    }
     qdq = foldQdqPairs(*graph, options.path);
+  }
   PassOptions passOptions;
   passOptions.fuseActivations = options.fuseActivations;
+  if (qdq) {
+    // The model rounds each value it quantizes. Relu and Clip commute with
+    // that rounding when their output keeps the parameters; any other
+    // activation fused across it (onnxruntime's QLinearConv ->
+    // QLinearLeakyRelu) would skip a rounding onnxruntime does.
+    const std::map<std::string, ScaleZeroPoint> &params = qdq->params.activations;
+    passOptions.mayFuseActivation = [&params](const Value &x, const Node &activation) {
+      auto in = params.find(x.name);
+      if (in == params.end())
+        return true;
+      if (activation.opType != "Relu" && activation.opType != "Clip")
+        return false;
+      auto out = params.find(activation.output(0)->name);
+      return out == params.end() || (out->second.scale == in->second.scale &&
+                                     out->second.zeroPoint == in->second.zeroPoint);
+    };
+  }
   try {
     Stage stage("graph passes");
     runDefaultPasses(*graph, passOptions);

@@ -253,6 +253,15 @@ std::string Graph::renameValue(Value *value, const std::string &newName) {
   return value->name;
 }
 
+std::string Graph::renameNode(Node *node, const std::string &newName) {
+  if (node->name == newName)
+    return newName;
+  nodeByName_.erase(node->name);
+  node->name = uniqueNodeName(newName);
+  nodeByName_[node->name] = node;
+  return node->name;
+}
+
 void Graph::topologicalSort() {
   compact();
   std::set<const Value *> ready;

@@ -11,6 +11,7 @@
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <iterator>
@@ -19,6 +20,14 @@ namespace bundlefit {
 namespace onnximport {
 
 namespace {
+
+/// The Reduce operators whose axes moved from attribute to operand in opset 18.
+bool isReduce(const std::string &op) {
+  static const char *const kReduceOps[] = {
+      "ReduceL1",  "ReduceL2",  "ReduceLogSum",  "ReduceLogSumExp", "ReduceMax",
+      "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum",       "ReduceSumSquare"};
+  return std::find(std::begin(kReduceOps), std::end(kReduceOps), op) != std::end(kReduceOps);
+}
 
 template <typename T> std::vector<uint8_t> toBytes(const std::vector<T> &values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(T));
@@ -95,7 +104,9 @@ private:
   void legacyPRelu();
   void batchNormalization();
   void maxPool();
-  void reduceSum();
+  void reduceAxesOperand();
+  void castSaturate();
+  void linearQuant();
   void legacyReshape();
   void legacyCast();
 
@@ -139,8 +150,12 @@ void Normalizer::run() {
     batchNormalization();
   else if (op == "MaxPool")
     maxPool();
-  else if (op == "ReduceSum" && opset >= 13)
-    reduceSum();
+  else if ((op == "ReduceSum" && opset >= 13) || (isReduce(op) && opset >= 18))
+    reduceAxesOperand();
+  else if (op == "Cast" && opset >= 19)
+    castSaturate();
+  else if ((op == "QuantizeLinear" || op == "DequantizeLinear") && opset >= 19)
+    linearQuant();
   else if (op == "Reshape" && opset < 5)
     legacyReshape();
   else if (op == "Cast" && opset < 6)
@@ -349,9 +364,10 @@ void Normalizer::maxPool() {
     node_.outputs.resize(1);
 }
 
-// ReduceSum-13 takes axes as operand 1; like the other Reduce ops (opset
-// < 18) the IR keeps them in attribute `axes` when they are constant.
-void Normalizer::reduceSum() {
+// ReduceSum-13 and every Reduce op from opset 18 take axes as operand 1;
+// the IR keeps them in attribute `axes` (the opset < 18 form) when they are
+// constant.
+void Normalizer::reduceAxesOperand() {
   Value *axes = node_.input(1);
   if (axes && !axes->isConstant())
     return; // Left as an operand for constant folding to settle.
@@ -359,6 +375,36 @@ void Normalizer::reduceSum() {
   if (axes && axes->type.numElements() > 0)
     attrs_.setInts("axes", axes->toInts());
   node_.inputs.resize(1);
+}
+
+// Cast-19: `saturate` only concerns float8 targets, which bundlefit does not
+// compute in (such a Cast is refused by its type).
+void Normalizer::castSaturate() { attrs_.erase("saturate"); }
+
+// QuantizeLinear-19/21, DequantizeLinear-21: `saturate` (float8 only) goes;
+// blocked quantization (block_size, 21) is refused; QuantizeLinear-21's
+// output_dtype without a zero point becomes a zero zero point of that type.
+void Normalizer::linearQuant() {
+  attrs_.erase("saturate");
+  if (attrs_.getInt("block_size", 0) != 0)
+    throw unsupported("block_size=" + std::to_string(attrs_.getInt("block_size", 0)) +
+                      " (blocked quantization, opset 21) is not supported; quantize per tensor "
+                      "or per axis");
+  attrs_.erase("block_size");
+  if (!attrs_.has("output_dtype"))
+    return;
+  const int64_t code = attrs_.getInt("output_dtype", 0);
+  attrs_.erase("output_dtype");
+  if (code == 0)
+    return;
+  if (code != 2 && code != 3) // UINT8, INT8
+    throw unsupported("output_dtype=" + std::to_string(code) +
+                      " (ONNX data type) is not supported; bundlefit quantizes to int8 or uint8");
+  if (node_.input(2))
+    return; // The zero point's type rules (ONNX requires them to agree).
+  TensorType type{code == 3 ? DType::Int8 : DType::UInt8, {}, {}};
+  setInput(2, context_.graph.addConstant(context_.freshValueName(node_.name + "_zero_point"),
+                                         type, std::vector<uint8_t>(1, 0)));
 }
 
 // Reshape-1: attribute shape -> int64 operand 1.

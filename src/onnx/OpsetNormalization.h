@@ -1,6 +1,6 @@
 //===- OpsetNormalization.h - One spelling per operator (importer-private) -===//
 //
-// Rewrites a default-domain ONNX node of any supported opset (1..17) into the
+// Rewrites a default-domain ONNX node of any supported opset (1..21) into the
 // opset-13 operand form the IR uses. The full list of rewrites is at the top
 // of OnnxImporter.cpp; this layer knows nothing of protobuf.
 //

@@ -29,7 +29,9 @@ PassStats runDefaultPasses(Graph &graph, const PassOptions &options) {
   if (options.eliminateIdentities)
     stats.identitiesRemoved = eliminateIdentities(graph);
   if (options.fuseActivations)
-    stats.activationsFused = fuseActivations(graph);
+    stats.activationsFused = options.mayFuseActivation
+                                 ? fuseActivations(graph, options.mayFuseActivation)
+                                 : fuseActivations(graph);
   stats.deadNodesRemoved += eliminateDeadNodes(graph);
   graph.topologicalSort();
   graph.verify();

@@ -14,6 +14,7 @@
 #include "bundlefit/passes/Passes.h"
 
 #include "PassUtils.h"
+#include "ResizeAxes.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/MemoryBudget.h"
 
@@ -94,6 +95,10 @@ void keepGraphOutputComputed(Graph &graph, Node &node, Value *output, Tensor res
 } // namespace
 
 size_t foldConstantsAndInferTypes(Graph &graph) {
+  return foldConstantsAndInferTypes(graph, [](const Node &) { return false; });
+}
+
+size_t foldConstantsAndInferTypes(Graph &graph, const std::function<bool(const Node &)> &keep) {
   size_t folded = 0;
   // The graph's constants, the folded ones included, must stay within the
   // memory budget: ConstantOfShape [2^28] + Add was folded at over 4 GB.
@@ -101,8 +106,10 @@ size_t foldConstantsAndInferTypes(Graph &graph) {
   for (const Value *constant : graph.constants())
     constantBytes += constant->data.size();
   for (Node *node : graph.nodes()) {
+    if (node->opType == "Resize" && node->attrs.has("axes"))
+      expandResizeAxes(graph, *node);
     inferNodeTypes(*node);
-    if (!isFoldable(*node))
+    if (!isFoldable(*node) || keep(*node))
       continue;
     uint64_t inputBytes = 0; // evaluateConstantNode copies them
     for (const Value *input : node->inputs)

@@ -70,7 +70,7 @@ bool describeActivation(const Node &activation, Attributes &attrs) {
 
 using ReadCounts = std::map<const Value *, size_t>;
 
-bool tryFuse(const ReadCounts &reads, Node &activation) {
+bool tryFuse(const ReadCounts &reads, Node &activation, const MayFuseActivation &mayFuse) {
   Value *x = activation.input(0);
   Value *y = activation.output(0);
   if (!y || activation.outputs.size() != 1 || !pass_utils::hasSingleReader(reads, x, &activation))
@@ -80,7 +80,7 @@ bool tryFuse(const ReadCounts &reads, Node &activation) {
       x->type.dtype != DType::Float32 || y->type.dtype != DType::Float32)
     return false;
   Attributes fused;
-  if (!describeActivation(activation, fused))
+  if (!describeActivation(activation, fused) || !mayFuse(*x, activation))
     return false;
   for (const auto &[name, attribute] : fused.all())
     producer->attrs.set(name, attribute);
@@ -93,7 +93,7 @@ bool tryFuse(const ReadCounts &reads, Node &activation) {
 /// Mul(x, gate(x)) becomes the producer's activation "Silu" / "XHardSigmoid",
 /// so neither gate(x) nor x needs a buffer of its own. Returns the gate
 /// node to erase with the Mul, or nullptr.
-Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul) {
+Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul, const MayFuseActivation &mayFuse) {
   if (mul.opType != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1)
     return nullptr;
   for (size_t side = 0; side < 2; ++side) {
@@ -107,7 +107,8 @@ Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul) {
     Node *producer = x->producer;
     if (!producer || !isFusableProducer(*producer) || producer->output(0) != x ||
         x->isGraphOutput || reads.at(x) != 2 || x->type.dtype != DType::Float32 ||
-        !x->type.sameShapeAndType(mul.output()->type))
+        !x->type.sameShapeAndType(mul.output()->type) || !mayFuse(*x, *gate) ||
+        !mayFuse(*x, mul))
       continue;
     if (gate->opType == "Sigmoid") {
       producer->attrs.setString("activation", "Silu");
@@ -125,18 +126,22 @@ Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul) {
 } // namespace
 
 size_t fuseActivations(Graph &graph) {
+  return fuseActivations(graph, [](const Value &, const Node &) { return true; });
+}
+
+size_t fuseActivations(Graph &graph, const MayFuseActivation &mayFuse) {
   size_t fused = 0;
   // Counted once and kept current as nodes go: per-node graph scans made
   // this pass quadratic (4 s of a 20,000-node Relu chain).
   ReadCounts reads = pass_utils::countReads(graph);
   for (Node *node : graph.nodes()) {
-    if (Node *gate = tryFuseGatedChain(reads, *node)) {
+    if (Node *gate = tryFuseGatedChain(reads, *node, mayFuse)) {
       pass_utils::eraseCounted(graph, node, reads);
       pass_utils::eraseCounted(graph, gate, reads);
       ++fused;
       continue;
     }
-    if (!node->input(0) || !tryFuse(reads, *node))
+    if (!node->input(0) || !tryFuse(reads, *node, mayFuse))
       continue;
     pass_utils::eraseCounted(graph, node, reads);
     ++fused;

@@ -1,12 +1,19 @@
-//===- ExpandQOperators.cpp - QLinearConv / QLinearMatMul as Q/DQ pairs -----===//
+//===- ExpandQOperators.cpp - QOperator nodes as Q/DQ around a float op ----===//
 //
 // The QOperator form says in one node what the QDQ form says with three:
 // QLinearConv(x, xs, xz, w, ws, wz, ys, yz, B) computes exactly
 //   QuantizeLinear(Conv(DQ(x, xs, xz), DQ(w, ws, wz), DQ(B, xs * ws)), ys, yz)
-// so rewriting it that way lets foldQdqPairs treat both forms alike.
-// QLinearMatMul with a constant 2-D B becomes a Gemm (the int8 kernels'
-// fully connected layer, weights per column = axis 1); otherwise a MatMul,
-// which stays float.
+// so rewriting it that way lets foldQdqPairs treat both forms alike. The same
+// holds for onnxruntime's quantizer's com.microsoft operators (QLinearAdd,
+// QLinearMul, QLinearConcat, QLinearAveragePool, QLinearGlobalAveragePool,
+// QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax): each is DQ of its
+// operands, the float op, Q, which onnxruntime documents as their semantics.
+// QLinearMatMul becomes a MatMul; MatMulsAsGemms makes the 2-D ones by a
+// constant the int8 fully connected layer (a 3-D one stays float).
+//
+// The float node takes the user's node name, so a later error (a shape that
+// does not infer, an op with no kernel) names the node the user wrote; the
+// Q node is "<name>_quantize".
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/FoldQdq.h"
@@ -19,6 +26,11 @@ namespace bundlefit {
 
 namespace {
 
+/// Where a QOperator node keeps one quantized operand: x, scale, zero point.
+struct QOperand {
+  size_t x, scale, zeroPoint;
+};
+
 class QOperatorExpander {
 public:
   QOperatorExpander(Graph &graph, const std::string &path) : graph_(graph), path_(path) {}
@@ -26,11 +38,7 @@ public:
   size_t run() {
     size_t count = 0;
     for (Node *node : graph_.nodes()) {
-      if (node->opType == "QLinearConv")
-        expand(*node, "Conv", 3, 8);
-      else if (node->opType == "QLinearMatMul")
-        expand(*node, isConstant2d(node->input(3)) ? "Gemm" : "MatMul", 3, SIZE_MAX);
-      else
+      if (!expand(*node))
         continue;
       ++count;
     }
@@ -38,8 +46,45 @@ public:
   }
 
 private:
-  static bool isConstant2d(const Value *value) {
-    return value && value->isConstant() && value->type.rank() == 2;
+  static constexpr const char *kMs = "com.microsoft.";
+
+  bool expand(Node &node) {
+    const std::string &op = node.opType;
+    if (op == "QLinearConv") {
+      expandWeighted(node, "Conv", 8);
+    } else if (op == "QLinearMatMul") {
+      expandWeighted(node, "MatMul", SIZE_MAX);
+    } else if (op == std::string(kMs) + "QLinearAdd" || op == std::string(kMs) + "QLinearMul") {
+      expandSimple(node, op == std::string(kMs) + "QLinearAdd" ? "Add" : "Mul",
+                   {{0, 1, 2}, {3, 4, 5}}, 6);
+    } else if (op == std::string(kMs) + "QLinearSigmoid") {
+      expandSimple(node, "Sigmoid", {{0, 1, 2}}, 3);
+    } else if (op == std::string(kMs) + "QLinearLeakyRelu") {
+      Node *f = expandSimple(node, "LeakyRelu", {{0, 1, 2}}, 3);
+      f->attrs.setFloat("alpha", node.attrs.getFloat("alpha", 0.01f));
+    } else if (op == std::string(kMs) + "QLinearSoftmax") {
+      expandSimple(node, "Softmax", {{0, 1, 2}}, 3);
+    } else if (op == std::string(kMs) + "QLinearGlobalAveragePool" ||
+               op == std::string(kMs) + "QLinearAveragePool") {
+      if (node.attrs.getInt("channels_last", 0) != 0)
+        throw Error(ExitCode::Unsupported,
+                    path_ + ": " + node.describe() +
+                        ": channels_last=1 (NHWC) is not supported; quantize the model with "
+                        "onnxruntime's default channels-first layout");
+      expandSimple(node, op.substr(std::strlen(kMs) + std::strlen("QLinear")), {{0, 1, 2}}, 3);
+    } else if (op == std::string(kMs) + "QLinearConcat") {
+      // (y_scale, y_zero_point, then x, scale, zero point per operand).
+      if (node.inputs.size() < 5 || (node.inputs.size() - 2) % 3 != 0)
+        throw bad(node, "expects y_scale, y_zero_point and (x, scale, zero point) triples, got " +
+                            std::to_string(node.inputs.size()) + " operands");
+      std::vector<QOperand> operands;
+      for (size_t i = 2; i < node.inputs.size(); i += 3)
+        operands.push_back({i, i + 1, i + 2});
+      expandSimple(node, "Concat", operands, 0);
+    } else {
+      return false;
+    }
+    return true;
   }
 
   Error bad(const Node &node, const std::string &what) const {
@@ -53,13 +98,16 @@ private:
     return value;
   }
 
-  /// DequantizeLinear(inputs[first..first+2]) before `node`; `axis` for a
-  /// per-axis weight scale (ignored for a per-tensor one).
-  Value *dequantize(Node &node, size_t first, int64_t axis, const std::string &suffix) {
-    Value *x = operand(node, first, "x"), *scale = operand(node, first + 1, "scale");
-    Value *zp = operand(node, first + 2, "zero point");
-    Node *dq = graph_.insertNodeBefore(&node, "DequantizeLinear", node.name + suffix,
-                                       {x, scale, zp}, {node.name + suffix});
+  /// DequantizeLinear(x, scale, zero point) before `node`; `axis` for a
+  /// per-axis weight scale (ignored for a per-tensor one). An omitted zero
+  /// point is 0, as in DequantizeLinear.
+  Value *dequantize(Node &node, const QOperand &at, int64_t axis, const std::string &suffix) {
+    Value *x = operand(node, at.x, "x"), *scale = operand(node, at.scale, "scale");
+    std::vector<Value *> inputs = {x, scale};
+    if (Value *zp = node.input(at.zeroPoint))
+      inputs.push_back(zp);
+    Node *dq = graph_.insertNodeBefore(&node, "DequantizeLinear", node.name + suffix, inputs,
+                                       {graph_.uniqueValueName(node.name + suffix)});
     if (scale->type.numElements() > 1)
       dq->attrs.setInt("axis", axis);
     return dq->output();
@@ -83,33 +131,58 @@ private:
     Value *scale = graph_.addConstant(graph_.uniqueValueName(node.name + "_bias_scale"),
                                       TensorType{DType::Float32, shape, {}}, std::move(bytes));
     Node *dq = graph_.insertNodeBefore(&node, "DequantizeLinear", node.name + "_bias",
-                                       {bias, scale}, {node.name + "_bias"});
+                                       {bias, scale}, {graph_.uniqueValueName(node.name + "_bias")});
     if (scales.size() > 1)
       dq->attrs.setInt("axis", 0);
     return dq->output();
   }
 
+  /// The float op on `inputs` under the user's node name, then
+  /// QuantizeLinear(its output, inputs[yFirst], inputs[yFirst + 1]), which
+  /// takes over the node's output value; `node` is erased.
+  Node *finish(Node &node, const std::string &op, const std::vector<Value *> &inputs,
+               size_t yFirst) {
+    Value *yScale = operand(node, yFirst, "y_scale");
+    Value *yZp = node.input(yFirst + 1);
+    Value *y = node.output(0);
+    const std::string name = y->name, nodeName = node.name;
+    Attributes attrs = node.attrs;
+    attrs.erase("channels_last");
+    graph_.renameNode(&node, graph_.uniqueNodeName(nodeName + "_qoperator"));
+    Node *compute = graph_.insertNodeBefore(&node, op, nodeName, inputs,
+                                            {graph_.uniqueValueName(name + "_float")});
+    compute->attrs = std::move(attrs);
+    std::vector<Value *> qInputs = {compute->output(), yScale};
+    if (yZp)
+      qInputs.push_back(yZp);
+    Node *q = graph_.insertNodeBefore(&node, "QuantizeLinear", nodeName + "_quantize", qInputs,
+                                      {graph_.uniqueValueName(name + "_expanded")});
+    graph_.replaceAllUsesWith(y, q->output());
+    graph_.eraseNode(&node);
+    graph_.renameValue(y, graph_.uniqueValueName(name + "_replaced"));
+    graph_.renameValue(q->output(), name);
+    return compute;
+  }
+
   /// Operands: x at 0..2, w at 3..5, y's scale/zp at 6..7, bias at `biasIndex`.
-  void expand(Node &node, const std::string &op, size_t weightFirst, size_t biasIndex) {
+  void expandWeighted(Node &node, const std::string &op, size_t biasIndex) {
     const bool conv = op == "Conv";
-    Value *x = dequantize(node, 0, 1, "_x");
+    Value *x = dequantize(node, {0, 1, 2}, 1, "_x");
     // Conv weights are per output channel (axis 0), MatMul's per column (1).
-    Value *w = dequantize(node, weightFirst, conv ? 0 : 1, "_w");
+    Value *w = dequantize(node, {3, 4, 5}, conv ? 0 : 1, "_w");
     std::vector<Value *> inputs = {x, w};
     if (biasIndex < node.inputs.size() && node.input(biasIndex))
       inputs.push_back(dequantizeBias(node, node.input(biasIndex), node.input(1), node.input(4)));
-    Node *compute =
-        graph_.insertNodeBefore(&node, op, node.name + "_float", inputs, {node.name + "_float"});
-    compute->attrs = node.attrs;
-    Value *yScale = operand(node, 6, "y_scale"), *yZp = operand(node, 7, "y_zero_point");
-    Value *y = node.output(0);
-    const std::string name = y->name;
-    Node *q = graph_.insertNodeBefore(&node, "QuantizeLinear", node.name,
-                                      {compute->output(), yScale, yZp}, {name + "_expanded"});
-    graph_.replaceAllUsesWith(y, q->output());
-    graph_.eraseNode(&node);
-    graph_.renameValue(y, name + "_replaced");
-    graph_.renameValue(q->output(), name);
+    finish(node, op, inputs, 6);
+  }
+
+  /// Per-tensor operands dequantized, the float op, y quantized.
+  Node *expandSimple(Node &node, const std::string &op, const std::vector<QOperand> &operands,
+                     size_t yFirst) {
+    std::vector<Value *> inputs;
+    for (size_t i = 0; i < operands.size(); ++i)
+      inputs.push_back(dequantize(node, operands[i], 0, "_x" + std::to_string(i)));
+    return finish(node, op, inputs, yFirst);
   }
 
   Graph &graph_;

@@ -16,6 +16,9 @@ public:
 
   QdqFoldResult run() {
     for (Node *node : graph_.nodes())
+      if (node->opType == "Transpose")
+        transposeQuantizedWeight(*node);
+    for (Node *node : graph_.nodes())
       if (node->opType == "DequantizeLinear" && node->input(0) && node->input(0)->isConstant())
         foldConstant(*node);
     // One at a time: folding a pair erases later nodes (its DequantizeLinears).
@@ -55,6 +58,66 @@ private:
     } catch (const Error &e) {
       throw Error(e.code(), path_ + ": " + e.what());
     }
+  }
+
+  /// PyTorch writes Linear as Gemm(x, Transpose(DQ(W))). Folding the DQ
+  /// first and the Transpose later would leave the Gemm a float weight with no
+  /// scales (requantized); transposing the integers instead, the per-channel
+  /// axis moved with them, keeps the model's weights exactly.
+  void transposeQuantizedWeight(Node &transpose) {
+    Value *d = transpose.input(0), *out = transpose.output(0);
+    Node *dq = d ? d->producer : nullptr;
+    if (!dq || dq->opType != "DequantizeLinear" || !dq->input(0) || !dq->input(0)->isConstant() ||
+        !out || out->isGraphOutput || d->isGraphOutput || graph_.users(d).size() != 1)
+      return;
+    const Value *w = dq->input(0);
+    const Shape &shape = w->type.shape;
+    const size_t rank = shape.size();
+    std::vector<int64_t> perm = transpose.attrs.getInts("perm");
+    if (perm.empty())
+      for (size_t i = 0; i < rank; ++i)
+        perm.push_back(int64_t(rank - 1 - i));
+    std::vector<bool> seen(rank, false);
+    for (int64_t p : perm)
+      if (p < 0 || p >= int64_t(rank) || seen[size_t(p)])
+        return; // Invalid: left for the Transpose's own checks.
+      else
+        seen[size_t(p)] = true;
+    if (perm.size() != rank)
+      return;
+    Shape outShape(rank);
+    for (size_t i = 0; i < rank; ++i)
+      outShape[i] = shape[size_t(perm[i])];
+    std::vector<int64_t> inStrides(rank, 1);
+    for (size_t i = rank; i-- > 1;)
+      inStrides[i - 1] = inStrides[i] * shape[i];
+    const size_t size = dtypeSize(w->type.dtype);
+    const int64_t count = w->type.numElements();
+    std::vector<uint8_t> bytes(w->data.size());
+    std::vector<int64_t> index(rank, 0); // output coordinates, row-major
+    for (int64_t o = 0; o < count; ++o) {
+      int64_t from = 0;
+      for (size_t i = 0; i < rank; ++i)
+        from += index[i] * inStrides[size_t(perm[i])];
+      std::memcpy(bytes.data() + size_t(o) * size, w->data.data() + size_t(from) * size, size);
+      for (size_t i = rank; i-- > 0;)
+        if (++index[i] < outShape[i])
+          break;
+        else
+          index[i] = 0;
+    }
+    const Value *scale = dq->input(1);
+    if (scale && scale->type.numElements() > 1) {
+      int64_t axis = dq->attrs.getInt("axis", 1);
+      axis = axis < 0 ? axis + int64_t(rank) : axis;
+      for (size_t i = 0; i < rank; ++i)
+        if (perm[i] == axis)
+          dq->attrs.setInt("axis", int64_t(i));
+    }
+    dq->inputs[0] = graph_.addConstant(graph_.uniqueValueName(w->name + "_transposed"),
+                                       TensorType{w->type.dtype, outShape, {}}, std::move(bytes));
+    graph_.replaceAllUsesWith(out, d);
+    graph_.eraseNode(&transpose);
   }
 
   /// uint8 values and zero points are int8 ones plus 128.
@@ -122,6 +185,7 @@ private:
       throw unsupported(node, "its int8 output '" + y->name +
                                   "' is a graph output; end the graph with a DequantizeLinear");
     ScaleZeroPoint params{q.scales[0], int32_t(q.zeroPoints[0] - offsetOf(q.zeroPointType))};
+    removeNoOpCasts(y);
     std::vector<Node *> readers = graph_.users(y);
     for (Node *reader : readers) {
       if (reader->opType != "DequantizeLinear" || reader->input(0) != y)
@@ -143,6 +207,21 @@ private:
       result_.warnings.push_back(where + ": '" + x->name +
                                  "' is quantized twice with different parameters; the first "
                                  "QuantizeLinear's are used");
+  }
+
+  /// PyTorch's exports cast a quantized activation to the type it already has
+  /// (QuantizeLinear -> Cast(to=UINT8) -> DequantizeLinear): such a Cast is an
+  /// identity, so its readers read `y` itself. Types are known here (the
+  /// driver types the graph before folding).
+  void removeNoOpCasts(Value *y) {
+    for (Node *reader : graph_.users(y)) {
+      Value *out = reader->outputs.empty() ? nullptr : reader->output(0);
+      if (reader->opType != "Cast" || !out || out->isGraphOutput || !y->typeKnown ||
+          !out->typeKnown || out->type.dtype != y->type.dtype)
+        continue;
+      graph_.replaceAllUsesWith(out, y);
+      graph_.eraseNode(reader);
+    }
   }
 
   /// Readers of DQ output `d` read `x` instead; a graph output keeps its name.

@@ -117,6 +117,9 @@ public:
   void removeUnusedValues();
   /// Renames a value, keeping names unique (returns the name given).
   std::string renameValue(Value *value, const std::string &newName);
+  /// Renames a node, keeping names unique (returns the name given): a
+  /// rewrite that replaces a node can give its successor the user's name.
+  std::string renameNode(Node *node, const std::string &newName);
 
   /// Sorts nodes topologically, keeping the current order where valid.
   void topologicalSort();

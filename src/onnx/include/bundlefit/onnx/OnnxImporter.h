@@ -1,7 +1,7 @@
 //===- OnnxImporter.h - ONNX model files to the bundlefit graph IR ---------===//
 //
 // The importer is the only component that sees protobuf/ONNX types. It reads
-// an ONNX ModelProto (opsets 1..17 of the default domain), builds an honest
+// an ONNX ModelProto (opsets 1..21 of the default domain), builds an honest
 // Graph in the opset-13 operand form described in Graph.h, and rejects, in
 // one error, every operator the OpRegistry does not know. It runs no shape
 // inference and no folding: graph inputs and constants have types, node
@@ -15,7 +15,7 @@
 //   BadInputFile  missing/unreadable file, not an ONNX model, truncated,
 //                 external data, a node reading an undefined value.
 //   Unsupported   unsupported operators (all listed at once), opset outside
-//                 1..17, undefined dimension symbols, unsupported dtypes.
+//                 1..21, undefined dimension symbols, unsupported dtypes.
 //   Usage         malformed --model-input / --define-symbol text, or an
 //                 override naming no input of the model.
 //

@@ -16,6 +16,7 @@
 #include "bundlefit/ir/Graph.h"
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace bundlefit {
@@ -31,6 +32,13 @@ namespace bundlefit {
 /// produced by an `Identity` reading a new constant `<name>_const`, so a
 /// bundle still writes every output. Returns the number of folded nodes.
 size_t foldConstantsAndInferTypes(Graph &graph);
+
+/// The same sweep, but a node for which `keep` returns true is typed and never
+/// folded: before a pre-quantized model's Q/DQ nodes are folded, the chains
+/// exporters build their scales and zero points with (PyTorch:
+/// Shape -> ConstantOfShape -> Cast) must become constants, while the weights'
+/// DequantizeLinear nodes must stay to give their scales.
+size_t foldConstantsAndInferTypes(Graph &graph, const std::function<bool(const Node &)> &keep);
 
 /// BatchNormalization after Conv (any group count) or Gemm (2-D, transB 0 or
 /// 1) whose weight and bias are constants and whose output only feeds the BN
@@ -60,6 +68,13 @@ size_t eliminateDeadNodes(Graph &graph);
 /// `activation_alpha`/`activation_beta`) and now computes the activation's
 /// output value (same Value, same name). Returns the number of fusions.
 size_t fuseActivations(Graph &graph);
+
+/// Whether an activation may be fused into the producer of its input `x`
+/// (false keeps it a node of its own). A pre-quantized model rounds where it
+/// quantizes: fusing a LeakyRelu after a quantized Conv output would skip that
+/// rounding.
+using MayFuseActivation = std::function<bool(const Value &x, const Node &activation)>;
+size_t fuseActivations(Graph &graph, const MayFuseActivation &mayFuse);
 
 /// --memory-opt >= 1: a 2-D float Conv (with its fused activation) whose
 /// output only feeds a MaxPool or AveragePool becomes one ConvPool node
@@ -93,6 +108,8 @@ struct PassOptions {
   bool foldBatchNorm = true;
   bool eliminateIdentities = true;
   bool fuseActivations = true;
+  /// When set, asked before each fusion (see fuseActivations).
+  MayFuseActivation mayFuseActivation;
 };
 
 /// What runDefaultPasses did, for --verbose output.

@@ -41,10 +41,20 @@ struct QdqFoldResult {
   std::vector<std::string> warnings;
 };
 
-/// Rewrites QLinearConv and QLinearMatMul (the QOperator form) into the
-/// QDQ form (ExpandQOperators.cpp); runs on the imported graph before
+/// Rewrites QLinearConv, QLinearMatMul and onnxruntime's com.microsoft
+/// QLinearAdd/Mul/Concat/AveragePool/GlobalAveragePool/Sigmoid/LeakyRelu/
+/// Softmax (the QOperator form) into the QDQ form, the float op keeping the
+/// user's node name (ExpandQOperators.cpp); runs on the imported graph before
 /// foldQdqPairs. Returns how many nodes it rewrote.
 size_t expandQOperators(Graph &graph, const std::string &modelPath);
+
+/// onnxruntime's dynamic quantization, DynamicQuantizeLinear feeding
+/// MatMulInteger -> Cast -> Mul by the scales, computed in float: a MatMul by
+/// the dequantized constant weights (DynamicQuantFallback.cpp). Adds one line
+/// per DynamicQuantizeLinear to `notes`; any other reader of its outputs is
+/// Error(Unsupported) naming it. Runs on the imported graph; returns how many.
+size_t replaceDynamicQuantization(Graph &graph, const std::string &modelPath,
+                                  std::vector<std::string> &notes);
 
 /// After the default passes: each AveragePool / GlobalAveragePool whose
 /// model output parameters differ from its input's becomes a depthwise Conv

@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Exporters' pre-quantized models (make_exporter_models.py): they load, and
+their bundles agree with onnxruntime.
+
+usage: compare_exporters.py BUNDLEFIT MODELS_DIR WORK_DIR ORT_MODULE_DIR [--target T]
+
+For every MODELS_DIR/*.onnx: `bundlefit run` (host, or --target under QEMU)
+and onnxruntime-node (tests/qdq/ort_run.js) on NAME.input.npy; prints the
+largest difference in LSBs of the output scale (the model's doc string
+"output scale S") and how many elements differ. Fails when a model does not
+load or run, or differs by more than its bound on any element. Without
+onnxruntime-node the bundles still run (a model that does not load fails)
+and the exit is then 77 (CTest SKIP), as with --target and no QEMU.
+"""
+import argparse
+import glob
+import os
+import sys
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "qdq"))
+from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime, run_bundle,  # noqa: E402
+                            run_onnxruntime)
+
+# ONNX's QDQ arithmetic is exact integer arithmetic plus one float rounding per
+# requantization; bundlefit's pre-quantized Conv/Gemm match it element for
+# element (tests/qdq). What onnxruntime computes in float between pairs
+# (Sigmoid, the float Mul/Add of a QLinearMul/Add, average pooling) may round
+# a value lying at a half the other way: 1 LSB.
+MAX_LSB = 1.0
+# Measured bounds above 1 LSB, each with its cause (issue 32 item 1 makes them
+# exact): Concat and AveragePool at scales other than their input's drift by
+# 1 LSB (tests/qdq's known mixed-scale Concat), and the global average
+# pooling and the classifier after them carry it to 2-3 LSB.
+BOUNDS = {"ort_qop_u8": 3.0, "ort_qop_s8": 3.0}
+# Models bundlefit refuses today, with what the one-line error must say: the
+# user's node, never an internal one (a Gemm the model does not have). A 3-D
+# QLinearMatMul and a QLinearAdd of a constant have no int8 kernel, and a
+# pre-quantized model none of whose operators is int8 is refused (issue 32
+# item 2: int8 3-D MatMul, float fallback).
+REFUSED = {"ort_matmul3d": ("node 'attn_proj_11' (MatMul): kept in float",
+                            "int8 needs --load-profile")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bundlefit")
+    ap.add_argument("models")
+    ap.add_argument("work")
+    ap.add_argument("ort_module_dir")
+    ap.add_argument("--target", default="host")
+    args = ap.parse_args()
+    args.ort_module_dir = os.path.abspath(args.ort_module_dir)
+    missing = missing_onnxruntime(args.ort_module_dir)
+    models = sorted(glob.glob(os.path.join(args.models, "*.onnx")))
+    if not models:
+        print(f"no models in {args.models}")
+        return 1
+    failed = 0
+    for path in models:
+        name = os.path.basename(path)[:-len(".onnx")]
+        npy = os.path.join(args.models, name + ".input.npy")
+        scale = float(onnx.load(path).graph.doc_string.split()[-1])
+        try:
+            ours, stderr = run_bundle(args.bundlefit, path, npy,
+                                      os.path.join(args.work, name + "." + args.target),
+                                      args.target)
+        except TargetUnavailable as e:
+            print(e)
+            return SKIP
+        except RuntimeError as e:
+            expected = REFUSED.get(name)
+            if expected and all(text in str(e) for text in expected) and "Gemm" not in str(e):
+                print(f"{name:14s} {args.target}: refused as expected: {str(e).splitlines()[-1]}")
+                continue
+            print(f"{name}: FAIL: {e}")
+            failed += 1
+            continue
+        if name in REFUSED:
+            print(f"{name}: loads now: remove it from REFUSED")
+            failed += 1
+        if missing:
+            print(f"{name:14s} {args.target}: runs (no onnxruntime to compare with)")
+            continue
+        ref = run_onnxruntime(args.ort_module_dir, path, npy,
+                              os.path.join(args.work, name + ".ort.raw"))
+        ref = ref.astype(np.float64).reshape(ours.shape)
+        lsb = np.abs(ours.astype(np.float64) - ref) / scale
+        worst = float(lsb.max())
+        differing = int((lsb > 0.5).sum())
+        ok = worst <= BOUNDS.get(name, MAX_LSB) + 1e-3
+        failed += 0 if ok else 1
+        notes = [l for l in stderr.splitlines() if l.startswith(("warning:", "note:"))]
+        print(f"{name:14s} {args.target}: max |bundle - onnxruntime| = {worst:.3f} LSB, "
+              f"{differing} of {lsb.size} elements differ{'' if ok else '  FAIL'}"
+              + "".join(f"\n    {l}" for l in notes))
+    print(f"{len(models) - failed} passed, {failed} failed")
+    if missing and not failed:
+        print(missing)  # every model ran; the comparison did not
+        return SKIP
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
