@@ -113,177 +113,32 @@ BF_INLINE void bf_conv_channel(const float *restrict x, const float *restrict wk
   }
 }
 
-/* ---- Depthwise 3x3 ------------------------------------------------------
- * One channel at a time, one output row at a time: the 9 taps of an output
- * column are summed in registers and the inner loop runs over output columns,
- * so it vectorizes (contiguous loads for stride 1, de-interleaved for stride
- * 2) and each output is written once. Rows cut by the top/bottom padding
- * just drop their taps (`rows` < 3, row pointers and weights shifted); columns
- * cut by the left/right padding take the checked scalar path. */
-BF_INLINE void bf_dw3x3_span(const float *restrict r0, const float *restrict r1,
-                             const float *restrict r2, const float *restrict k, int32_t rows,
-                             float b, float *restrict o, int32_t begin, int32_t end, int32_t stride,
-                             int32_t iwOff) {
-  const float k0 = k[0], k1 = k[1], k2 = k[2];
-  if (rows == 3) {
-    const float k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7], k8 = k[8];
-    for (int32_t ow = begin; ow < end; ++ow) {
-      const int32_t iw = ow * stride + iwOff;
-      /* One partial sum per row: three short FMA chains instead of one of nine. */
-      const float s0 = b + k0 * r0[iw] + k1 * r0[iw + 1] + k2 * r0[iw + 2];
-      const float s1 = k3 * r1[iw] + k4 * r1[iw + 1] + k5 * r1[iw + 2];
-      const float s2 = k6 * r2[iw] + k7 * r2[iw + 1] + k8 * r2[iw + 2];
-      o[ow] = s0 + s1 + s2;
-    }
-  } else if (rows == 2) {
-    const float k3 = k[3], k4 = k[4], k5 = k[5];
-    for (int32_t ow = begin; ow < end; ++ow) {
-      const int32_t iw = ow * stride + iwOff;
-      const float s0 = b + k0 * r0[iw] + k1 * r0[iw + 1] + k2 * r0[iw + 2];
-      const float s1 = k3 * r1[iw] + k4 * r1[iw + 1] + k5 * r1[iw + 2];
-      o[ow] = s0 + s1;
-    }
-  } else {
-    for (int32_t ow = begin; ow < end; ++ow) {
-      const int32_t iw = ow * stride + iwOff;
-      o[ow] = b + k0 * r0[iw] + k1 * r0[iw + 1] + k2 * r0[iw + 2];
-    }
-  }
-}
-
 /* The hot loops below are compiled once per bundle (noinline, which the code
  * generator keeps) rather than once per call site: they run as fast with
  * run-time bounds, and a network with 50 convolutions then compiles in a
  * few seconds even when every call is specialised. */
 #define BF_SHARED static __attribute__((noinline))
 
-BF_SHARED void bf_dw3x3_s1(const float *restrict r0, const float *restrict r1,
-                           const float *restrict r2, const float *restrict k, int32_t rows, float b,
-                           float *restrict o, int32_t begin, int32_t end, int32_t iwOff) {
-  bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, 1, iwOff);
-}
-
-BF_SHARED void bf_dw3x3_s2(const float *restrict r0, const float *restrict r1,
-                           const float *restrict r2, const float *restrict k, int32_t rows, float b,
-                           float *restrict o, int32_t begin, int32_t end, int32_t iwOff) {
-  bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, 2, iwOff);
-}
-
-BF_SHARED void bf_dw3x3_sn(const float *restrict r0, const float *restrict r1,
-                           const float *restrict r2, const float *restrict k, int32_t rows, float b,
-                           float *restrict o, int32_t begin, int32_t end, int32_t stride,
-                           int32_t iwOff) {
-  bf_dw3x3_span(r0, r1, r2, k, rows, b, o, begin, end, stride, iwOff);
-}
-
-/* Border columns: the same sum, skipping taps outside the row (inlined:
- * with constant shapes its few taps unroll; a call per border pixel was 2x
- * slower on DS-CNN's 5-wide planes). */
-BF_INLINE void bf_dw3x3_checked(const float *const *rp, const float *restrict k, int32_t rows,
-                                float b, float *restrict o, int32_t begin, int32_t end,
-                                int32_t stride, int32_t iwOff, int32_t W) {
-  for (int32_t ow = begin; ow < end; ++ow) {
-    float acc = b;
-    for (int32_t r = 0; r < rows; ++r)
-      for (int32_t kw = 0; kw < 3; ++kw) {
-        const int32_t iw = ow * stride + iwOff + kw;
-        if (iw >= 0 && iw < W)
-          acc += k[r * 3 + kw] * rp[r][iw];
-      }
-    o[ow] = acc;
-  }
-}
-
-/* `C` channels of a depthwise 3x3 convolution with dilation 1. */
-BF_INLINE void bf_depthwise3x3(const float *restrict x, const float *restrict w,
-                               const float *restrict bias, float *restrict out, int32_t C,
-                               int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t strideH,
-                               int32_t strideW, int32_t padT, int32_t padL, int32_t act, float actA,
-                               float actB) {
-  int32_t owSafeBegin, owSafeEnd;
-  bf_valid_range(OW, W - 2, strideW, padL, 0, &owSafeBegin, &owSafeEnd);
-  if (owSafeEnd < owSafeBegin)
-    owSafeEnd = owSafeBegin;
-  /* Stride 1, "same" columns (OW == W, one column of padding each side):
-   * output and input rows line up, so the rows whose three taps are all
-   * inside form one flat span (long vectors even for 7x7 planes). The span
-   * wraps at row ends; those two columns per row are redone checked. Rows
-   * [flatBegin, flatEnd) go this way. */
-  int32_t flatBegin = 0, flatEnd = 0;
-  if (strideH == 1 && strideW == 1 && padL == 1 && OW == W && W >= 3) {
-    bf_valid_range(OH, H - 2, 1, padT, 0, &flatBegin, &flatEnd);
-    if (flatEnd - flatBegin < 2)
-      flatBegin = flatEnd = 0;
-  }
-  for (int32_t c = 0; c < C; ++c) {
-    const float *xc = x + (int64_t)c * H * W;
-    const float *kc = w + (int64_t)c * 9;
-    const float b = bias ? bias[c] : 0.0f;
-    float *oc = out + (int64_t)c * OH * OW;
-    if (flatEnd > flatBegin) {
-      const float *r0 = xc + (int64_t)(flatBegin - padT) * W;
-      float *o = oc + (int64_t)flatBegin * OW;
-      const int32_t n = (flatEnd - flatBegin) * OW;
-      bf_dw3x3_s1(r0, r0 + W, r0 + 2 * W, kc, 3, b, o, 1, n - 1, -1);
-      for (int32_t oh = flatBegin; oh < flatEnd; ++oh) {
-        const float *rp[3] = {xc + (int64_t)(oh - padT) * W, xc + (int64_t)(oh - padT + 1) * W,
-                              xc + (int64_t)(oh - padT + 2) * W};
-        float *orow = oc + (int64_t)oh * OW;
-        bf_dw3x3_checked(rp, kc, 3, b, orow, 0, 1, 1, -1, W);
-        bf_dw3x3_checked(rp, kc, 3, b, orow, OW - 1, OW, 1, -1, W);
-      }
-      bf_activate_array(o, n, act, actA, actB);
-    }
-    for (int32_t oh = 0; oh < OH; ++oh) {
-      if (oh == flatBegin && flatEnd > flatBegin) {
-        oh = flatEnd - 1;
-        continue;
-      }
-      const int32_t ih = oh * strideH - padT;
-      const int32_t khBegin = ih < 0 ? -ih : 0;
-      const int32_t khEnd = ih + 3 > H ? H - ih : 3;
-      const int32_t rows = khEnd > khBegin ? khEnd - khBegin : 0;
-      const float *rp[3];
-      for (int32_t r = 0; r < 3; ++r)
-        rp[r] = xc + (int64_t)(ih + khBegin + (r < rows ? r : 0)) * W;
-      const float *k = kc + khBegin * 3;
-      float *o = oc + (int64_t)oh * OW;
-      if (rows == 0) {
-        for (int32_t ow = 0; ow < OW; ++ow)
-          o[ow] = b;
-      } else {
-        bf_dw3x3_checked(rp, k, rows, b, o, 0, owSafeBegin, strideW, -padL, W);
-        if (strideW == 1)
-          bf_dw3x3_s1(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, -padL);
-        else if (strideW == 2)
-          bf_dw3x3_s2(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, -padL);
-        else
-          bf_dw3x3_sn(rp[0], rp[1], rp[2], k, rows, b, o, owSafeBegin, owSafeEnd, strideW, -padL);
-        bf_dw3x3_checked(rp, k, rows, b, o, owSafeEnd, OW, strideW, -padL, W);
-      }
-      /* Activation while the row is in L1. */
-      bf_activate_array(o, OW, act, actA, actB);
-    }
-  }
-}
-
-/* ---- Depthwise KxK (K = 5, 7), dilation 1 --------------------------------
- * As the 3x3 kernel: one channel and one output row at a time, every tap of
- * an output column summed in registers (one partial sum per kernel row) and
- * the loop running over output columns, so it vectorizes across columns and
- * each output is written once. K is a constant in each shared helper, so
- * the K x K taps unroll. Rows cut by the top/bottom padding add their valid
- * kernel rows one pass at a time; border columns take the checked path. */
+/* ---- Depthwise K x K (K = 3, 5, 7), dilation 1 ----------------------------
+ * One channel and one output row at a time: every tap of an output column is
+ * summed in registers (one partial sum per kernel row: K short FMA chains
+ * instead of one of K * K) and the loop runs over output columns, so it
+ * vectorizes across columns (contiguous loads for stride 1, de-interleaved
+ * for stride 2) and each output is written once. K and the stride are
+ * constants in each shared helper, so the K x K taps unroll. Rows cut by the
+ * top/bottom padding add their valid kernel rows one pass at a time; columns
+ * cut by the left/right padding take the checked loop. Other strides and
+ * dilations use the per-tap scatter (bf_conv_channel). */
 BF_INLINE void bf_dwk_span(const float *restrict x0, int32_t rowStep, const float *restrict k,
                            int32_t K, float b, float *restrict o, int32_t begin, int32_t end,
                            int32_t stride, int32_t iwOff) {
   for (int32_t ow = begin; ow < end; ++ow) {
     const int32_t iw = ow * stride + iwOff;
-    float acc = b;
+    float acc = 0.0f;
     BF_NO_VECTORIZE_UNROLL
     for (int32_t r = 0; r < K; ++r) {
       const float *xr = x0 + (int64_t)r * rowStep + iw;
-      float s = 0.0f;
+      float s = r == 0 ? b : 0.0f; /* the bias opens row 0's chain */
       BF_NO_VECTORIZE_UNROLL
       for (int32_t kw = 0; kw < K; ++kw)
         s += k[r * K + kw] * xr[kw];
@@ -351,8 +206,8 @@ BF_INLINE void bf_dwk_row_any(const float *restrict xr, const float *restrict k,
 
 BF_INLINE int bf_depthwise_kxk_applies(int32_t KH, int32_t KW, int32_t strideW, int32_t dilH,
                                        int32_t dilW) {
-  return KH == KW && (KH == 5 || KH == 7) && (strideW == 1 || strideW == 2) && dilH == 1 &&
-         dilW == 1;
+  return KH == KW && (KH == 3 || KH == 5 || KH == 7) && (strideW == 1 || strideW == 2) &&
+         dilH == 1 && dilW == 1;
 }
 
 /* ---- Depthwise on small planes, through a zero-padded copy --------------
@@ -448,7 +303,7 @@ BF_INLINE void bf_depthwise_kxk(const float *restrict x, const float *restrict w
   if (owSafeEnd < owSafeBegin)
     owSafeEnd = owSafeBegin;
   /* Stride 1 with "same" columns: the rows whose taps are all inside form
-   * one flat span (as in bf_depthwise3x3); the P columns at each row end,
+   * one flat span (long vectors even for 7x7 planes); the P columns at each row end,
    * whose windows wrap, are redone checked. */
   const int32_t P = (K - 1) / 2;
   int32_t flatBegin = 0, flatEnd = 0;
@@ -654,7 +509,7 @@ BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
 
 /* Direct convolution, no scratch memory. Output channels go BF_CONV_MB at
  * a time through register tiles (bf_conv_blocks); depthwise 3x3, 5x5 and
- * 7x7 through their row kernels; other depthwise shapes and leftover
+ * 7x7 through bf_depthwise_kxk; other depthwise shapes and leftover
  * channels use the per-tap scatter (bf_conv_channel). */
 void bf_conv2d_f32(const float *restrict in, const float *restrict w, const float *restrict bias,
                    float *restrict out, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
@@ -698,12 +553,6 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
     return;
   }
 #endif
-  if (!bf_size_first && Cg == 1 && Mg == 1 && KH == 3 && KW == 3 && dilH == 1 && dilW == 1) {
-    for (int32_t n = 0; n < N; ++n)
-      bf_depthwise3x3(in + (int64_t)n * C * inPlane, w, bias, out + (int64_t)n * M * outPlane, C, H,
-                      W, OH, OW, strideH, strideW, padT, padL, act, actA, actB);
-    return;
-  }
   if (!bf_size_first && Cg == 1 && Mg == 1 &&
       bf_depthwise_kxk_applies(KH, KW, strideW, dilH, dilW)) {
     for (int32_t n = 0; n < N; ++n)

@@ -493,7 +493,7 @@ TEST_CASE("Os drops the speed-only convolution paths and still matches the refer
   const CodegenResult small = generateBundleObject(g, plan, "dwpw", os);
   MESSAGE("cortex-m7 depthwise+pointwise .text: O2 " << fast.textBytes << " B, Os "
                                                      << small.textBytes << " B");
-  for (const char *helper : {"bf_dw3x3_s1", "bf_pw_cols1"}) {
+  for (const char *helper : {"bf_dw3_span_s1", "bf_pw_cols1"}) {
     CAPTURE(helper);
     CHECK(objectMentions(fast.object, helper));
     CHECK_FALSE(objectMentions(small.object, helper));
