@@ -34,7 +34,7 @@ BF_INLINE void bf_valid_range(int32_t outLen, int32_t inLen, int32_t stride, int
 
 /* 1 in size-first (Os) bundles: the code generator replaces this weak 0 with
  * a constant (BundleCodegen.cpp), so the speed-only convolution paths
- * (depthwise 3x3 rows, pointwise GEMM tiles, whole-tile stride-1 rows) fold
+ * (depthwise KxK rows and padded copies, pointwise GEMM tiles, whole-tile stride-1 rows) fold
  * away and only the general direct convolution is compiled. */
 __attribute__((weak)) const int32_t bf_size_first = 0;
 
