@@ -8,7 +8,8 @@
  * FPU (Cortex-M4/M7) runs it without newlib's expf.
  *
  * Accuracy against the correctly rounded result (libm in double precision),
- * measured on every float with and without FMA contraction: exp and ELU
+ * measured on every 97th float bit pattern (44 million inputs per function,
+ * all exponents and signs) with and without FMA contraction: exp and ELU
  * within 1 ULP, expm1 within 2, tanh within 2, sigmoid and SiLU within 3,
  * wherever the result is a normal float; subnormal results within one
  * subnormal step. tests/codegen/VectorMathTests.cpp checks these bounds on
