@@ -4,7 +4,9 @@
 #include "bundlefit/ir/LinearQuant.h"
 #include "bundlefit/support/Error.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace bundlefit {
 
@@ -186,6 +188,7 @@ private:
                                   "' is a graph output; end the graph with a DequantizeLinear");
     ScaleZeroPoint params{q.scales[0], int32_t(q.zeroPoints[0] - offsetOf(q.zeroPointType))};
     removeNoOpCasts(y);
+    wrapDirectReaders(node, y);
     std::vector<Node *> readers = graph_.users(y);
     for (Node *reader : readers) {
       if (reader->opType != "DequantizeLinear" || reader->input(0) != y)
@@ -222,6 +225,43 @@ private:
       graph_.replaceAllUsesWith(out, y);
       graph_.eraseNode(reader);
     }
+  }
+
+  /// onnxruntime's QOperator format lets operators that only move or select
+  /// values (MaxPool, Reshape, Flatten, Transpose...) read the int8 tensor
+  /// itself, their output keeping its parameters. Such a reader becomes
+  /// DequantizeLinear -> the float op -> QuantizeLinear with `q`'s parameters,
+  /// the same values, which the loop folds like any pair.
+  void wrapDirectReaders(Node &q, Value *y) {
+    static const char *const kDirect[] = {"MaxPool",   "Reshape", "Flatten",
+                                          "Transpose", "Squeeze", "Unsqueeze"};
+    bool wrapped = false;
+    for (Node *reader : graph_.users(y)) {
+      const bool direct = std::find(std::begin(kDirect), std::end(kDirect), reader->opType) !=
+                          std::end(kDirect);
+      Value *v = reader->outputs.empty() ? nullptr : reader->output(0);
+      if (!direct || reader->input(0) != y || reader->outputs.size() != 1 || !v ||
+          v->isGraphOutput)
+        continue;
+      std::vector<Value *> params = {q.input(1)};
+      if (q.input(2))
+        params.push_back(q.input(2));
+      std::vector<Value *> dqInputs = {y};
+      dqInputs.insert(dqInputs.end(), params.begin(), params.end());
+      Node *dq = graph_.insertNodeBefore(reader, "DequantizeLinear", reader->name + "_dequantize",
+                                         dqInputs, {graph_.uniqueValueName(y->name + "_float")});
+      reader->inputs[0] = dq->output(0);
+      std::vector<Value *> qInputs = {v};
+      qInputs.insert(qInputs.end(), params.begin(), params.end());
+      Node *requantize =
+          graph_.insertNodeBefore(reader, "QuantizeLinear", reader->name + "_quantize", qInputs,
+                                  {graph_.uniqueValueName(v->name + "_quantized")});
+      graph_.replaceAllUsesWith(v, requantize->output(0));
+      requantize->inputs[0] = v;
+      wrapped = true;
+    }
+    if (wrapped)
+      graph_.topologicalSort(); // each new QuantizeLinear after its reader
   }
 
   /// Readers of DQ output `d` read `x` instead; a graph output keeps its name.

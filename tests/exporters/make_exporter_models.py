@@ -25,6 +25,8 @@ quantization/operators/*.py):
              QLinearLeakyRelu, QLinearAdd, QLinearMul, QLinearSigmoid,
              QLinearConcat, QLinearAveragePool, QLinearGlobalAveragePool.
   ort_qop_s8 the same with int8 activations (QuantType.QInt8).
+  ort_qop_pool_u8  QLinearConv -> MaxPool reading the uint8 tensor itself ->
+             QLinearConv (onnxruntime's direct 8-bit operators).
   ort_matmul3d  QLinearMatMul of a 3-D activation by a constant (attention's
              projection; onnxruntime's quantizer emits it for a Linear on
              [batch, tokens, features]).
@@ -208,6 +210,18 @@ def pytorch_model(fx):
 
 
 # --- onnxruntime's QOperator format ------------------------------------------
+def qlinear_conv(g, qp, x, i, o, w, b, group):
+    """QLinearConv from activation qp[i] to qp[o] ((scale name, zero point
+    name, scale) each): per-channel int8 weights, int32 bias, same padding."""
+    q, s = weight_per_channel(w)
+    bias = np.round(b / (s * np.float32(qp[i][2]))).astype(np.int32)
+    k = w.shape[2]
+    return g.op("QLinearConv", [x, qp[i][0], qp[i][1], g.init("w", q), g.init("w_scale", s),
+                                g.init("w_zero_point", np.zeros(len(s), np.int8)),
+                                qp[o][0], qp[o][1], g.init("bias", bias)],
+                kernel_shape=[k, k], pads=[k // 2] * 4, group=group)
+
+
 def ort_qop_model(signed, to_mul=False):
     """QuantizeLinear -> QLinearConv -> QLinearLeakyRelu -> QLinearConv (dw) ->
     QLinearAdd -> QLinearSigmoid, QLinearMul -> QLinearConcat ->
@@ -247,13 +261,7 @@ def ort_qop_model(signed, to_mul=False):
     ms = "com.microsoft"
 
     def qconv(x, i, o, w, b, group):
-        q, s = weight_per_channel(w)
-        bias = np.round(b / (s * np.float32(qp[i][2]))).astype(np.int32)
-        k = w.shape[2]
-        return g.op("QLinearConv", [x, qp[i][0], qp[i][1], g.init("w", q), g.init("w_scale", s),
-                                    g.init("w_zero_point", np.zeros(len(s), np.int8)),
-                                    qp[o][0], qp[o][1], g.init("bias", bias)],
-                    kernel_shape=[k, k], pads=[k // 2] * 4, group=group)
+        return qlinear_conv(g, qp, x, i, o, w, b, group)
 
     x = g.op("QuantizeLinear", ["input", qp[0][0], qp[0][1]])
     x1 = qconv(x, 0, 1, w1, b1, 1)
@@ -277,6 +285,35 @@ def ort_qop_model(signed, to_mul=False):
     name = "ort_qop_s8" if signed else "ort_qop_u8"
     return (g.model(name, "input", [1, 3, 8, 8], out, [("", 13), (ms, 1)],
                     "onnxruntime quantize_static QOperator format"), qp[10][2])
+
+
+def ort_qop_pool_model():
+    """onnxruntime's QOperator format lets MaxPool read the uint8 tensor
+    itself (its "direct 8-bit" operators; so do Reshape, Transpose...):
+    QuantizeLinear -> QLinearConv -> MaxPool (uint8) -> QLinearConv 1x1 -> DQ."""
+    w1 = RNG.standard_normal((6, 3, 3, 3)).astype(np.float32) * 0.3
+    b1 = RNG.standard_normal(6).astype(np.float32) * 0.1
+    w2 = RNG.standard_normal((4, 6, 1, 1)).astype(np.float32) * 0.3
+    b2 = RNG.standard_normal(4).astype(np.float32) * 0.1
+    calib = RNG.standard_normal((8, 3, 8, 8)).astype(np.float32)
+    t1 = conv(calib, w1, b1, 1)
+    t2 = t1.reshape(8, 6, 4, 2, 4, 2).max(axis=(3, 5))
+    t3 = conv(t2, w2, b2, 0)
+    g = G()
+    qp = []
+    for t in (calib, t1, t3):
+        sc, z = u8_params(float(t.min()), float(t.max()))
+        qp.append((g.init("scale", np.float32(sc)), g.init("zero_point", np.uint8(z)), sc))
+
+    def qconv(x, i, o, w, b):
+        return qlinear_conv(g, qp, x, i, o, w, b, 1)
+    x = g.op("QuantizeLinear", ["input", qp[0][0], qp[0][1]])
+    x = qconv(x, 0, 1, w1, b1)
+    x = g.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = qconv(x, 1, 2, w2, b2)
+    out = g.op("DequantizeLinear", [x, qp[2][0], qp[2][1]])
+    return (g.model("ort_qop_pool_u8", "input", [1, 3, 8, 8], out, [("", 13)],
+                    "onnxruntime QOperator format, MaxPool on uint8"), qp[2][2])
 
 
 def ort_matmul3d_model():
@@ -340,6 +377,7 @@ def main():
               (lambda: ort_qop_model(False), [4, 3, 8, 8]), (lambda: ort_qop_model(True), [4, 3, 8, 8]),
               (lambda: ort_qop_model(False, True), [4, 3, 8, 8]),
               (lambda: ort_qop_model(True, True), [4, 3, 8, 8]),
+              (ort_qop_pool_model, [4, 3, 8, 8]),
               (ort_matmul3d_model, [4, 5, 16]), (ort_dynamic_model, [4, 16])]
     for make, shape in makers:
         model, out_scale = make()
