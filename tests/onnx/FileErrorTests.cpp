@@ -178,3 +178,29 @@ TEST_CASE("a cycle is a bad input file") {
   CHECK(code == ExitCode::BadInputFile);
   CHECK(message.find("cycle through node 'first' (Add)") != std::string::npos);
 }
+
+TEST_CASE("opset-21 QuantizeLinear: output_dtype gives the zero point, block_size is refused") {
+  TestModel typed(21);
+  typed.input("x", {1, 4});
+  typed.floatInit("s", {}, {0.5f});
+  setInt(typed.node("QuantizeLinear", {"x", "s"}, {"q"}, "quant"), "output_dtype", 3); // INT8
+  typed.node("DequantizeLinear", {"q", "s"}, {"y"}, "dequant");
+  typed.output("y");
+  std::unique_ptr<Graph> graph = typed.import("q21.onnx");
+  const Node *quant = graph->findNode("quant");
+  REQUIRE(quant);
+  REQUIRE(quant->input(2));
+  CHECK(quant->input(2)->type.str() == "int8[]");
+  CHECK(!quant->attrs.has("output_dtype"));
+
+  TestModel blocked(21);
+  blocked.input("x", {1, 4});
+  blocked.floatInit("s", {2}, {0.5f, 0.25f});
+  setInt(blocked.node("QuantizeLinear", {"x", "s"}, {"y"}, "quant"), "block_size", 2);
+  blocked.output("y");
+  std::string path = blocked.save("blocked.onnx");
+  auto [code, message] = errorOf([&] { importOnnxModel(path); });
+  CHECK(code == ExitCode::Unsupported);
+  CHECK(message == path + ": node 'quant' (QuantizeLinear): block_size=2 (blocked quantization, "
+                          "opset 21) is not supported; quantize per tensor or per axis");
+}
