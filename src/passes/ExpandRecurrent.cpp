@@ -2,14 +2,14 @@
 //
 // An MCU model's recurrent layer has a short static sequence (a keyword
 // spotter's 49 frames), so bundlefit unrolls it, as an ONNX function body
-// would, into nodes every engine runs: the input products of all steps in
-// one MatMul, then per step the recurrent MatMul, the gate Slices, Sigmoid,
-// Tanh, Mul and Add. Weights that are constants fold (pre-transposed per
-// direction) in the next folding round; int8 quantizes the unrolled nodes
-// like any others; the planner sees each step's state as a short-lived
-// buffer. Equations: ONNX's LSTM/GRU/RNN (default activations; inference in
-// ops/recurrent/RecurrentOps.cpp refuses the others), plus LSTM's cell_clip
-// (TFLite's: the new cell state clipped to [-cell_clip, cell_clip]).
+// would, into nodes every engine runs: per step the input and recurrent
+// MatMuls, the gate Slices, Sigmoid, Tanh, Mul and Add. Weights that are
+// constants fold (pre-transposed per direction) in the next folding round;
+// int8 quantizes the unrolled nodes like any others; the planner sees each
+// step's state as a short-lived buffer. Equations: ONNX's LSTM/GRU/RNN
+// (default activations; inference in ops/recurrent/RecurrentOps.cpp refuses
+// the others), plus LSTM's cell_clip (TFLite's: the new cell state clipped
+// to [-cell_clip, cell_clip]).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/passes/Passes.h"
@@ -69,10 +69,10 @@ public:
     return pass_utils::addFloatConstant(graph_, node_.name + "_const", shape, values);
   }
 
-  /// x[index] along axis 0, the axis dropped.
-  Value *pick(Value *x, int64_t index) {
+  /// x[index] along `axis`, the axis dropped.
+  Value *pick(Value *x, int64_t index, int64_t axis = 0) {
     Value *out = op("Gather", {x, ints({index}, /*scalar=*/true)});
-    last_->attrs.setInt("axis", 0);
+    last_->attrs.setInt("axis", axis);
     return out;
   }
   /// Columns [begin, end) of the last axis `axis`.
@@ -126,24 +126,23 @@ public:
   void run() {
     readDims();
     Value *x = node_.input(0);
-    if (dims_.batchMajor)
-      x = b_.transpose(x, {1, 0, 2});
     Value *lengths = variableLengths();
     std::vector<Value *> ys, finalH, finalC;
     for (int64_t d = 0; d < dims_.directions; ++d) {
       DirectionWeights weights = directionWeights(d);
       Value *h = initialState(5, d), *c = node_.opType == "LSTM" ? initialState(6, d) : nullptr;
-      // Every step's input products in one MatMul: [S*B, I] x [I, G*H].
-      Value *xw =
-          b_.matmul(b_.reshape(x, {dims_.seq * dims_.batch, dims_.input}), weights.inputWeightsT);
-      if (weights.inputBias)
-        xw = b_.add(xw, inputSideBias(weights));
-      xw = b_.reshape(xw, {dims_.seq, dims_.batch, dims_.gates * dims_.hidden});
+      Value *bias = weights.inputBias ? inputSideBias(weights) : nullptr;
       const bool reverse = isReverse(d);
       std::vector<Value *> steps(size_t(dims_.seq));
       for (int64_t i = 0; i < dims_.seq; ++i) {
         const int64_t t = reverse ? dims_.seq - 1 - i : i;
-        Value *gates = b_.pick(xw, t);
+        // Each step's input products when the step comes, [B, I] x [I, G*H],
+        // as TFLM's kernel computes them: all steps' at once would be a
+        // [S, B, G*H] buffer live through the whole sequence (mnist_lstm:
+        // 8,960 bytes, more than TFLM's whole planned arena).
+        Value *gates = b_.matmul(b_.pick(x, t, dims_.batchMajor ? 1 : 0), weights.inputWeightsT);
+        if (bias)
+          gates = b_.add(gates, bias);
         Value *newH = nullptr, *newC = nullptr;
         if (node_.opType == "LSTM")
           lstmStep(gates, weights, h, c, newH, newC);
