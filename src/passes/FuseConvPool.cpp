@@ -12,6 +12,7 @@
 // is already inside the Conv).
 //
 //===----------------------------------------------------------------------===//
+#include "bundlefit/ir/QuantSymmetry.h"
 #include "bundlefit/ops/FusedOps.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
@@ -73,7 +74,9 @@ bool tryFuse(Graph &graph, ReadCounts &reads, Node &pool) {
                       (pool.opType == "MaxPool" || rowsDoNotOverlap(pool)) &&
                       pool.output(0)->type.dtype == DType::Int8 &&
                       pool.output(0)->type.quant.scales == convOut->type.quant.scales &&
-                      pool.output(0)->type.quant.zeroPoints == convOut->type.quant.zeroPoints;
+                      pool.output(0)->type.quant.zeroPoints == convOut->type.quant.zeroPoints &&
+                      // Asymmetric weights: bf_conv2d_wzp_s8, which has no fused form.
+                      conv->input(1) && isSymmetric(conv->input(1)->type.quant);
   if (!isFloat && !isInt8)
     return false;
   for (const auto &[name, attribute] : conv->attrs.all())

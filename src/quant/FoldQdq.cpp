@@ -136,7 +136,6 @@ private:
       values[size_t(i)] = float(raw - q.zeroPoints[c]) * q.scales[c];
     }
     Value *out = node.output(0);
-    const std::string where = path_ + ": " + node.describe(); // the node is erased below
     std::vector<uint8_t> bytes(values.size() * sizeof(float));
     if (!values.empty())
       std::memcpy(bytes.data(), values.data(), bytes.size());
@@ -151,20 +150,14 @@ private:
                            q.zeroPoints[q.channelOf(i, x.type.shape)]);
       return;
     }
+    // Asymmetric weights keep their zero points (uint8 ones as int8 minus
+    // 128): the kernels' exact zero-point path reads them.
     const int64_t offset = offsetOf(q.zeroPointType);
     QuantParams params;
     params.axis = int(q.axis);
     for (size_t c = 0; c < q.scales.size(); ++c) {
-      int64_t zp = q.zeroPoints[c] - offset;
-      if (zp != 0) {
-        result_.warnings.push_back(where + ": weight '" + x.name + "' has zero point " +
-                                   std::to_string(q.zeroPoints[c]) +
-                                   " (asymmetric); the int8 kernels take symmetric weights only: "
-                                   "requantized symmetric");
-        return;
-      }
       params.scales.push_back(q.scales[c]);
-      params.zeroPoints.push_back(0);
+      params.zeroPoints.push_back(int32_t(q.zeroPoints[c] - offset));
     }
     result_.params.weights[out->name] = params;
   }

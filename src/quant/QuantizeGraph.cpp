@@ -353,8 +353,10 @@ private:
     node.inputs[index] = graph_.addConstant(constant->name + "_int8", type, std::move(bytes));
   }
 
-  /// Quantizes weight operand `index` symmetrically along `axis`; returns the
-  /// scale of each output channel (one entry when per tensor).
+  /// Quantizes weight operand `index` along `axis`: with the model's scales
+  /// and zero points (a pre-quantized model's, asymmetric ones included),
+  /// else symmetrically; returns the scale of each output channel (one entry
+  /// when per tensor).
   std::vector<float> quantizeWeight(Node &node, size_t index, int axis) {
     const Value &weight = *node.input(index);
     std::vector<float> values = weight.toFloats();
@@ -379,25 +381,29 @@ private:
       quant.axis = perChannel ? axis : -1;
     }
     std::vector<int8_t> q(values.size());
-    for (size_t i = 0; i < values.size(); ++i)
+    for (size_t i = 0; i < values.size(); ++i) {
       // The model's integers as they are (-128 included); our own in [-127, 127].
-      q[i] = int8_t(quantizeValue(values[i], {quant.scales[size_t(channelOf(i))], 0},
-                                  preset ? -128 : -127, 127));
+      const size_t c = size_t(channelOf(i));
+      const int32_t zp = quant.zeroPoints.size() > 1 ? quant.zeroPoints[c] : quant.zeroPoints[0];
+      q[i] = int8_t(quantizeValue(values[i], {quant.scales[c], zp}, preset ? -128 : -127, 127));
+    }
     std::vector<float> scales = quant.scales;
     replaceConstant(node, index, TensorType{DType::Int8, shape, quant}, toBytes(q));
     return scales;
   }
 
-  /// The model's symmetric scales for `weight` when they suit the kernel
-  /// (per tensor, or per `axis`); with a preset, a weight it lacks or gives
-  /// along another axis is requantized, with a warning.
+  /// The model's scales and zero points for `weight` when they suit the
+  /// kernel (per tensor, or per `axis`); with a preset, a weight it lacks or
+  /// gives along another axis is requantized symmetric, with a warning (the
+  /// model's float weight has no integers to keep, or the kernel's channels
+  /// differ from the model's).
   bool presetWeightParams(const Node &node, const Value &weight, int axis, QuantParams &quant) {
     if (!options_.preset)
       return false;
     auto it = options_.preset->weights.find(weight.name);
     if (it == options_.preset->weights.end()) {
       summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
-                                  "' is not symmetric int8 in the model; requantized symmetric" +
+                                  "' is not int8 in the model; requantized symmetric" +
                                   (options_.channelwise ? " per channel" : ""));
       return false;
     }
@@ -415,7 +421,9 @@ private:
     int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
     for (size_t i = 0; i < values.size(); ++i) {
       size_t c = it->second.axis >= 0 ? size_t(int64_t(i) / inner % shape[size_t(axis)]) : 0;
-      const float q = values[i] / it->second.scales[c];
+      const float zp = float(it->second.zeroPoints.size() > 1 ? it->second.zeroPoints[c]
+                                                               : it->second.zeroPoints.at(0));
+      const float q = values[i] / it->second.scales[c] + zp;
       if (!(q >= -128.5f && q <= 127.5f)) {
         summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
                                     "' no longer fits the model's int8 scale (changed by a graph "

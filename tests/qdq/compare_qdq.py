@@ -1,19 +1,24 @@
 #!/usr/bin/python3
 """Bundle outputs vs onnxruntime's on the QDQ models of make_qdq_models.py.
 
-usage: compare_qdq.py BUNDLEFIT MODELS_DIR WORK_DIR ORT_MODULE_DIR [--target T] [--max-lsb N]
+usage: compare_qdq.py BUNDLEFIT MODELS_DIR WORK_DIR ORT_MODULE_DIR [--target T]
+                      [--max-lsb N] [--only REGEX]
 
-For every MODELS_DIR/*_qdq_*.onnx: `bundlefit run` (host, or --target under
-QEMU) on NAME.input.npy, onnxruntime-node (tests/qdq/ort_run.js) on the same
-samples, and the largest difference in units of the output's scale (the
-scale of the graph output's DequantizeLinear). Prints one line per model and
-fails (exit 1) when any element differs by more than MAX_LSB (--max-lsb
-overrides it) or more than MAX_DIFFERING of a model's elements differ.
+For every MODELS_DIR/*_qdq_*.onnx and *_qop_*.onnx (the table of
+make_qdq_models.py: per op x per-tensor/per-channel weights x int8/uint8
+activations x symmetric/asymmetric/uint8 weights x scale mixes; --only keeps
+the names matching REGEX): `bundlefit run` (host, or --target under QEMU) on
+NAME.input.npy, onnxruntime-node (tests/qdq/ort_run.js) on the same samples,
+and each element's difference in units of the output's scale (the scale of
+the graph output's DequantizeLinear). Prints one line per model with the
+counts of elements 0, 1 and >= 2 LSB off, and fails (exit 1) when any
+element differs (--max-lsb N allows up to N LSB).
 Exit 77 (CTest SKIP) when onnxruntime-node is not installed or, with
 --target, QEMU/toolchain is missing (bundlefit exit 7).
 """
 import argparse
 import glob
+import re
 import os
 import sys
 
@@ -24,20 +29,24 @@ from onnx import numpy_helper
 from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime, run_bundle,
                             run_onnxruntime)
 
-# Largest |bundle - onnxruntime| allowed, in LSBs of the output scale: the
-# issue's goal, 1 LSB on every element of every model. Pre-quantized Conv and
+# Largest |bundle - onnxruntime| allowed, in LSBs of the output scale: none
+# (issue 32: exact or refused, never silently wrong). Pre-quantized Conv and
 # Gemm requantize with one rounding (BF_I8_SINGLE_ROUNDING), as ONNX's
-# QLinearConv and onnxruntime do, so the int8 values agree at every layer;
-# what may still differ is onnxruntime computing acc * scale in float32 (a
-# 2^-24 relative error, which moves a value only within ~2^-17 of a half):
-# measured 0 LSB on every element of every model here, host and Cortex-M7.
-MAX_LSB = 1.0
-# And at most this fraction of a model's elements may differ at all. Double
-# rounding (TFLM's and CMSIS-NN's default, bundlefit's before) differs from
-# the exact rounding on about one output in 2^(1-shift) per layer: 5-6 of
-# 3,200 on op_conv (0.17 %), 5 of 800 on op_dwconv, 12 of 40 on the small CNN,
-# where a 1-LSB difference grew to 3 LSB. Measured now: none.
-MAX_DIFFERING = 0.001
+# QLinearConv and onnxruntime do, and take asymmetric and uint8 weights with
+# their zero points (bf_conv2d_wzp_s8), so the int8 values agree at every
+# layer. Double rounding (TFLM's and CMSIS-NN's default) differed on about
+# one output in 2^(1-shift) per layer: 5-6 of 3,200 on op_conv.
+MAX_LSB = 0.0
+# Not yet exact (issue 32 item 1, open): the models matching these names may
+# be 1 LSB off; printed as KNOWN, and a failure if they get worse. Concat of
+# an input at other parameters than the output's requantizes in fixed point
+# where onnxruntime (QLinearConcat) rounds (x - zp) * s / s_out half to even
+# in float; an AveragePool whose output parameters differ from its input's
+# (calibrated, as here) gets a Rescale after the pool: two roundings.
+KNOWN_INEXACT = {
+    r"^op_concat_mix_": "Concat of inputs at other scales: fixed-point requantization",
+    r"^op_avgpool_pad_": "AveragePool at other output parameters: pool + Rescale rounds twice",
+}
 
 
 def boundary_params(model_path):
@@ -66,6 +75,7 @@ def main():
     ap.add_argument("work")
     ap.add_argument("ort_module_dir")
     ap.add_argument("--target", default="host")
+    ap.add_argument("--only", default=None, help="only the models whose name matches this regex")
     ap.add_argument("--max-lsb", type=float, default=None)
     ap.add_argument("--keep-int8-io", action="store_true",
                     help="int8 bundle inputs/outputs: the input quantized as QuantizeLinear "
@@ -77,6 +87,8 @@ def main():
         print(missing)
         return SKIP
     models = sorted(glob.glob(os.path.join(args.models, "*_q[do][qp]_*.onnx")))
+    if args.only:
+        models = [m for m in models if re.search(args.only, os.path.basename(m))]
     if not models:
         print(f"no *_qdq_*.onnx in {args.models}")
         return 1
@@ -124,14 +136,18 @@ def main():
         lsb = np.abs(ours - ref) / out_scale
         worst = float(lsb.max())
         worst_overall = max(worst_overall, worst)
-        # 1e-3: the two float dequantizations may round apart by an ulp.
+        # Whole LSBs: the two float dequantizations may round apart by an ulp.
         bound = MAX_LSB if args.max_lsb is None else args.max_lsb
-        differing = int((lsb > 0.5).sum())
-        ok = worst <= bound + 1e-3 and differing <= MAX_DIFFERING * lsb.size
+        steps = np.rint(lsb)
+        off1, off2 = int((steps == 1).sum()), int((steps >= 2).sum())
+        known = next((why for pattern, why in KNOWN_INEXACT.items() if re.search(pattern, name)),
+                     None)
+        ok = worst <= (max(bound, 1.0) if known else bound) + 1e-3
         failed += 0 if ok else 1
-        print(f"{name:22s} {flavour}: max |bundle - onnxruntime| = {worst:.3f} LSB over "
-              f"{lsb.size} values, {differing} differ"
-              f"{'' if ok else '  FAIL (> %g LSB or > %g %% differ)' % (bound, 100 * MAX_DIFFERING)}"
+        print(f"{name:28s} {flavour}: {lsb.size - off1 - off2} exact, {off1} 1 LSB off, "
+              f"{off2} >=2 LSB off (max {worst:.0f})"
+              f"{'' if ok else '  FAIL (> %g LSB)' % bound}"
+              f"{'  KNOWN: ' + known if known and off1 else ''}"
               f"{'; ' + str(len(warnings)) + ' warnings' if warnings else ''}")
     print(f"{len(models) - failed} passed, {failed} failed")
     return 1 if failed else 0

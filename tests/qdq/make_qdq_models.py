@@ -68,6 +68,22 @@ def matmul(b, x, name, nout):
     return b.node("MatMul", name, [x, b.init(name + ".weight", w)], y)
 
 
+def avgpool_pad(b, x, name, k, pads):
+    """AveragePool, stride 1, `pads` excluded from the count (count_include_pad=0)."""
+    xv = b.v(x).astype(np.float64)
+    n, c, h, w = xv.shape
+    padded = np.pad(xv, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    ones = np.pad(np.ones((h, w)), ((pads[0], pads[2]), (pads[1], pads[3])))
+    oh, ow = padded.shape[2] - k + 1, padded.shape[3] - k + 1
+    total, count = np.zeros((n, c, oh, ow)), np.zeros((oh, ow))
+    for i in range(k):
+        for j in range(k):
+            total += padded[:, :, i:i + oh, j:j + ow]
+            count += ones[i:i + oh, j:j + ow]
+    return b.node("AveragePool", name, [x], (total / count).astype(np.float32),
+                  kernel_shape=[k, k], strides=[1, 1], pads=list(pads), count_include_pad=0)
+
+
 def single(name, shape, layer):
     """One quantized layer: its output differs from onnxruntime's by rounding only."""
     def make():
@@ -89,7 +105,21 @@ SINGLE = {
     "op_maxpool": single("op_maxpool", [1, 4, 8, 8], lambda b: b.maxpool("input", "pool", 2, 2)),
     "op_gap": single("op_gap", [1, 8, 5, 5], lambda b: b.gap("input", "gap")),
     "op_softmax": single("op_softmax", [1, 10], lambda b: b.softmax("input", "softmax")),
+    # Two inputs at different scales (the input's and a 1x1 conv's).
+    "op_add_mix": single("op_add_mix", [1, 4, 8, 8], lambda b: b.add(
+        "input", b.conv("input", "pw", 4, 1, pads=[0, 0, 0, 0], std=2.0), "add")),
+    "op_mul_mix": single("op_mul_mix", [1, 4, 8, 8], lambda b: b.mul(
+        "input", b.conv("input", "pw", 4, 1, pads=[0, 0, 0, 0]), "mul")),
+    "op_concat_mix": single("op_concat_mix", [1, 4, 8, 8], lambda b: b.concat(
+        ["input", b.conv("input", "pw", 4, 1, pads=[0, 0, 0, 0], std=3.0)], "concat")),
+    "op_avgpool": single("op_avgpool", [1, 4, 8, 8], lambda b: b.avgpool("input", "pool", (2, 2))),
+    "op_avgpool_pad": single("op_avgpool_pad", [1, 4, 8, 8],
+                             lambda b: avgpool_pad(b, "input", "pool", 3, [1, 1, 1, 1])),
 }
+# Also written with asymmetric weights (NAME_FORM_pt_s8_wa8: int8 with zero
+# points from each channel's min/max; _wu8: uint8 weights as onnxruntime's
+# quantizer makes them, zero points near 128), beside the symmetric ones.
+ASYMMETRIC_WEIGHTS = {"op_conv", "op_dwconv", "op_gemm", "op_matmul", "smallcnn"}
 MODELS = {"lenet": mm.lenet, "smallcnn": small_cnn, **SINGLE}
 # Also written in the QOperator form (their Convs as QLinearConv, MatMuls as
 # QLinearMatMul): NAME_qop_*.
@@ -183,8 +213,9 @@ def write_fashion(out):
 
 
 class QdqWriter:
-    def __init__(self, model, builder, per_channel, unsigned, qoperator=False):
+    def __init__(self, model, builder, per_channel, unsigned, qoperator=False, weights="s8"):
         self.g = model.graph
+        self.weights = weights  # "s8" symmetric int8, "a8" asymmetric int8, "u8" uint8
         self.b = builder
         self.per_channel = per_channel
         self.unsigned = unsigned
@@ -213,20 +244,28 @@ class QdqWriter:
 
     def weight(self, node, w_name, axis):
         w = numpy_helper.to_array(next(t for t in self.g.initializer if t.name == w_name))
-        if self.per_channel:
-            red = tuple(i for i in range(w.ndim) if i != axis)
-            m = np.abs(w).max(axis=red)
-        else:
-            m = np.array(np.abs(w).max())
-        scale = (np.maximum(m, 1e-8) / 127.0).astype(np.float32)
+        red = tuple(i for i in range(w.ndim) if i != axis) if self.per_channel else None
         shape = [1] * w.ndim
         if self.per_channel:
             shape[axis] = -1
-        q = np.clip(np.round(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+        if self.weights == "s8":
+            m = np.asarray(np.abs(w).max(axis=red))
+            scale = (np.maximum(m, 1e-8) / 127.0).astype(np.float32)
+            zp = np.zeros(scale.shape, np.int8)
+            qmin, qmax = -127, 127
+        else:  # onnxruntime's asymmetric weights: [min(w, 0), max(w, 0)] over 255 steps
+            lo = np.minimum(np.asarray(w.min(axis=red)), 0)
+            hi = np.maximum(np.asarray(w.max(axis=red)), 0)
+            scale = (np.maximum(hi - lo, 1e-8) / 255.0).astype(np.float32)
+            qmin, qmax = (0, 255) if self.weights == "u8" else (-128, 127)
+            zp = np.clip(np.round(qmin - lo / scale), qmin, qmax).astype(
+                np.uint8 if self.weights == "u8" else np.int8)
+        q = np.clip(np.round(w / scale.reshape(shape)) + zp.astype(np.int32).reshape(shape),
+                    qmin, qmax).astype(zp.dtype)
         self.drop.add(w_name)
         self.inits += [numpy_helper.from_array(q, w_name + "_q"),
                        numpy_helper.from_array(scale, w_name + "_scale"),
-                       numpy_helper.from_array(np.zeros(scale.shape, np.int8), w_name + "_zp")]
+                       numpy_helper.from_array(zp, w_name + "_zp")]
         attrs = {"axis": axis} if self.per_channel else {}
         self.nodes.append(helper.make_node(
             "DequantizeLinear", [w_name + "_q", w_name + "_scale", w_name + "_zp"],
@@ -313,9 +352,14 @@ def main(argv=None):
         x = rng.random(shape, dtype=np.float32) if kind_unit else \
             rng.standard_normal(shape, dtype=np.float32)
         forms = ["qdq", "qop"] if name in QOPERATOR else ["qdq"]
-        for form, per_channel, unsigned in itertools.product(forms, (False, True), (False, True)):
+        weight_modes = ["s8", "a8", "u8"] if name in ASYMMETRIC_WEIGHTS else ["s8"]
+        for form, per_channel, unsigned, weights in itertools.product(
+                forms, (False, True), (False, True), weight_modes):
+            if form == "qop" and weights == "u8" and not unsigned:
+                continue  # onnxruntime has no QLinearConv/MatMul of int8 x by uint8 w
             tag = f"{name}_{form}_{'pc' if per_channel else 'pt'}_{'u8' if unsigned else 's8'}"
-            qdq = QdqWriter(model, builder, per_channel, unsigned, form == "qop").run()
+            tag += "" if weights == "s8" else "_w" + weights
+            qdq = QdqWriter(model, builder, per_channel, unsigned, form == "qop", weights).run()
             with open(os.path.join(args.out, tag + ".onnx"), "wb") as f:
                 f.write(qdq.SerializeToString())
             np.save(os.path.join(args.out, tag + ".input.npy"), x)

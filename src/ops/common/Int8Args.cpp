@@ -47,7 +47,7 @@ Affine activationParams(const Node &node, const Value *value, const char *role) 
   return {v.type.quant.scales[0], v.type.quant.zeroPoints[0]};
 }
 
-/// Symmetric int8 weight scales: one, or `channels` (per channel).
+/// int8 weight scales: one, or `channels` (per channel).
 std::vector<float> weightScales(const Node &node, const Value *value, int64_t channels) {
   const Value &w = operand(node, value, "weight");
   const QuantParams &q = w.type.quant;
@@ -57,14 +57,23 @@ std::vector<float> weightScales(const Node &node, const Value *value, int64_t ch
   if (q.scales.size() != 1 && int64_t(q.scales.size()) != channels)
     unsupported(node, "the weight '" + w.name + "' has " + std::to_string(q.scales.size()) +
                           " scales for " + std::to_string(channels) + " output channels");
-  for (int32_t zp : q.zeroPoints)
-    if (zp != 0)
-      unsupported(node, "the weight '" + w.name + "' is not symmetric (zero point " +
-                            std::to_string(zp) + ")");
+  if (q.zeroPoints.size() > 1 && q.zeroPoints.size() != q.scales.size())
+    unsupported(node, "the weight '" + w.name + "' has " + std::to_string(q.zeroPoints.size()) +
+                          " zero points for " + std::to_string(q.scales.size()) + " scales");
   for (float s : q.scales)
     if (!(s > 0.0f))
       unsupported(node, "the weight '" + w.name + "' has a scale <= 0");
   return q.scales;
+}
+
+/// -(zero point) of each of `channels` weight channels (one zero point is
+/// every channel's): the asymmetric kernels' wOffset table.
+std::vector<int32_t> weightOffsets(const Value &w, int64_t channels) {
+  const std::vector<int32_t> &zp = w.type.quant.zeroPoints;
+  std::vector<int32_t> offsets(size_t(channels), 0);
+  for (int64_t c = 0; c < channels && !zp.empty(); ++c)
+    offsets[size_t(c)] = -zp[zp.size() == 1 ? 0 : size_t(c)];
+  return offsets;
 }
 
 Int8Scale scaleOf(double real) {

@@ -34,8 +34,10 @@ struct Affine {
 const Value &operand(const Node &node, const Value *value, const char *role);
 /// One scale and zero point of int8 activation `value`.
 Affine activationParams(const Node &node, const Value *value, const char *role);
-/// Symmetric int8 weight scales: one, or `channels` (per channel).
+/// int8 weight scales: one, or `channels` (per channel).
 std::vector<float> weightScales(const Node &node, const Value *value, int64_t channels);
+/// -(zero point) per output channel (zero points beyond one, or none, as 0).
+std::vector<int32_t> weightOffsets(const Value &w, int64_t channels);
 Int8Scale scaleOf(double real);
 /// Clamp range of an int8 output from [lo, hi] in real numbers.
 void clampRange(const Affine &out, double lo, double hi, int32_t &actMin, int32_t &actMax);

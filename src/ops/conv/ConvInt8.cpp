@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
+#include "bundlefit/ir/QuantSymmetry.h"
 #include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "cmsis/CmsisConstants.h"
@@ -52,7 +53,10 @@ namespace conv_int8 {
 
 KernelCall lowerConv(const Node &node, bool grouped) {
   Int8ConvArgs a = int8ConvArgs(node);
-  a.depthwise = a.depthwise && !grouped;
+  // Asymmetric weights: the exact plain kernel (the fusions and in-place
+  // forms refuse these convs, so `grouped` callers never see it).
+  const bool asymmetric = !isSymmetric(node.input(1)->type.quant);
+  a.depthwise = a.depthwise && !grouped && !asymmetric;
   call_args::Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
   args.addr(node.output(0));
@@ -64,6 +68,8 @@ KernelCall lowerConv(const Node &node, bool grouped) {
   args.i32(a.inputOffset).i32(a.outputOffset).table(a.outMult).table(a.outShift);
   args.i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
   args.addr(call_args::bias8(node, a)).table(a.biasMult).table(a.biasShift);
+  if (asymmetric)
+    return args.table(weightOffsets(*node.input(1), a.M)).call("bf_conv2d_wzp_s8");
   if (a.depthwise)
     return args.call("bf_depthwise_conv2d_s8");
   if (!grouped && int8ConvIm2colBytes(node))
@@ -96,6 +102,8 @@ std::string cmsisChoose(const Node &node, std::string *whyNot) {
   std::string why;
   if (xs.size() != 4)
     why = "only 2-D convolutions call CMSIS-NN";
+  else if (!isSymmetric(node.input(1)->type.quant))
+    why = "asymmetric weights (CMSIS-NN takes symmetric ones; bundlefit's exact kernel runs it)";
   else if (groups == 1)
     return "arm_convolve_wrapper_s8";
   else if (groups == xs[1]) // The same wrapper's depthwise form.

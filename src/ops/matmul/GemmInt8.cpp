@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
 
+#include "bundlefit/ir/QuantSymmetry.h"
 #include "cmsis/CmsisConstants.h"
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
@@ -49,7 +50,24 @@ CostClass costClass(const Node &) { return CostClass::FullyConnected; }
 
 namespace {
 
+/// Asymmetric weights: bf_fully_connected_wzp_s8, exact (a zero point per
+/// output column, or one for all).
+KernelCall lowerAsymmetric(const Node &node) {
+  const Int8ConvArgs a = int8GemmArgs(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
+  args.addr(node.output(0));
+  args.i32(a.batches).i32(a.accumDepth).i32(a.outDepth).i32(a.transB);
+  args.i32(a.inputOffset).i32(a.outputOffset);
+  args.table(a.outMult).table(a.outShift).i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
+  args.addr(call_args::bias8(node, a)).table(a.biasMult).table(a.biasShift);
+  args.table(weightOffsets(*node.input(1), a.outDepth));
+  return args.call("bf_fully_connected_wzp_s8");
+}
+
 std::vector<KernelCall> lower(const Node &node) {
+  if (!isSymmetric(node.input(1)->type.quant))
+    return {lowerAsymmetric(node)};
   const Int8ConvArgs a = int8GemmArgs(node);
   call_args::Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
@@ -80,6 +98,12 @@ std::string whyFloat(const Node &node) {
 int weightAxis(const Node &node) { return node.attrs.getInt("transB", 0) != 0 ? 0 : 1; }
 
 std::string cmsisChoose(const Node &node, std::string *whyNot) {
+  if (!isSymmetric(node.input(1)->type.quant)) {
+    if (whyNot)
+      *whyNot = "asymmetric weights (CMSIS-NN takes symmetric ones; bundlefit's exact kernel runs "
+                "it)";
+    return "";
+  }
   if (node.input(1)->type.quant.scales.size() > 1) {
     if (whyNot)
       *whyNot = "per-channel weights (arm_fully_connected_s8 is per tensor)";

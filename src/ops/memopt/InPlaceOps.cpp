@@ -2,6 +2,7 @@
 #include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/support/CheckedMath.h"
 
+#include "bundlefit/ir/QuantSymmetry.h"
 #include "bundlefit/ops/ShapeHelpers.h"
 
 #include <algorithm>
@@ -22,8 +23,10 @@ bool hasInPlaceConvKernel(const Node &node) {
     return false;
   const TensorType &x = node.input(0)->type, &y = node.output()->type;
   const bool isFloat = x.dtype == DType::Float32 && y.dtype == DType::Float32;
+  // Asymmetric int8 weights run bf_conv2d_wzp_s8 only, which has no in-place form.
   const bool isInt8 = x.dtype == DType::Int8 && y.dtype == DType::Int8 && !x.quant.empty() &&
-                      !y.quant.empty() && node.input(1)->type.dtype == DType::Int8;
+                      !y.quant.empty() && node.input(1)->type.dtype == DType::Int8 &&
+                      isSymmetric(node.input(1)->type.quant);
   return x.rank() == 4 && y.rank() == 4 && (isFloat || isInt8) && !isCmsisCall(node);
 }
 
@@ -35,6 +38,7 @@ uint64_t int8ConvIm2colBytes(const Node &node) {
     return 0;
   const TensorType &x = node.input(0)->type;
   if (x.dtype != DType::Int8 || x.rank() != 4 || node.input(1)->type.dtype != DType::Int8 ||
+      !isSymmetric(node.input(1)->type.quant) || // bf_conv2d_wzp_s8 needs no scratch
       node.input(1)->type.rank() != 4 || node.output()->type.dtype != DType::Int8)
     return 0;
   const Shape &w = node.input(1)->type.shape; // [M, C, KH, KW]: its bytes exist, so no overflow

@@ -11,9 +11,10 @@
 //   becomes x's int8 parameters. A uint8 zero point z becomes z - 128 (the
 //   values shift by 128 too, so real values are exactly the same).
 // - DQ(constant): becomes the float constant it computes (exact for int8
-//   weights: quantizeGraph recovers the same integers); symmetric int8
-//   weights keep their scales (per tensor or per axis), asymmetric ones are
-//   requantized symmetric by quantizeGraph, with a warning.
+//   weights: quantizeGraph recovers the same integers); int8 and uint8
+//   weights keep their scales and zero points (per tensor or per axis; uint8
+//   as int8 minus 128), which the int8 Conv and Gemm kernels use exactly
+//   (bf_conv2d_wzp_s8, bf_fully_connected_wzp_s8 when any zero point != 0).
 // - Graph inputs and outputs stay float: input -> Q -> DQ and op -> Q -> DQ ->
 //   output are the quantize/dequantize at the boundary.
 //
