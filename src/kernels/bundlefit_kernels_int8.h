@@ -219,12 +219,16 @@ void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32
  * in + inOffset) + outOffset). TFLM: Requantize. Safe in place. */
 void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, int32_t mult,
                    int32_t shift, int32_t outOffset, int32_t actMin, int32_t actMax);
-/* Concat of one input whose parameters differ from the output's: the strided
- * copy of bf_copy_strided_u8 with bf_rescale_s8's arithmetic (no clamp
- * beyond int8). */
-void bf_rescale_strided_s8(const int8_t *src, int8_t *dst, const int32_t *dims,
-                           const int32_t *srcStrides, const int32_t *dstStrides, int32_t inOffset,
-                           int32_t mult, int32_t shift, int32_t outOffset);
+/* int8_requantize_table.c: out = table[in + 128] (64 words of four
+ * little-endian int8 entries), the table ONNX's DequantizeLinear ->
+ * QuantizeLinear in float32 (half to even) with any clamp folded in: Rescale,
+ * Relu/Clip whose parameters change (flat, safe in place), and a Concat
+ * input at other parameters than the output's (strided, as
+ * bf_copy_strided_u8). */
+void bf_requantize_table_s8(const int8_t *in, int8_t *out, int32_t n, const int32_t *table);
+void bf_requantize_table_strided_s8(const int8_t *src, int8_t *dst, const int32_t *dims,
+                                    const int32_t *srcStrides, const int32_t *dstStrides,
+                                    const int32_t *table);
 /* Quantize: q = clamp(round_half_away(x / scale) + zeroPoint, -128, 127)
  * (TFLM AffineQuantize; NaN gives zeroPoint). */
 void bf_quantize_f32_s8(const float *in, int8_t *out, int32_t n, float scale, int32_t zeroPoint);

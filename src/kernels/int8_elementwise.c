@@ -78,25 +78,6 @@ void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, i
         bf_i8_clamp(bf_i8_requantize(in[i] + inOffset, mult, shift) + outOffset, actMin, actMax);
 }
 
-void bf_rescale_strided_s8(const int8_t *restrict src, int8_t *restrict dst, const int32_t *dims,
-                           const int32_t *ss, const int32_t *ds, int32_t inOffset, int32_t mult,
-                           int32_t shift, int32_t outOffset) {
-  for (int32_t i0 = 0; i0 < dims[0]; ++i0)
-    for (int32_t i1 = 0; i1 < dims[1]; ++i1)
-      for (int32_t i2 = 0; i2 < dims[2]; ++i2)
-        for (int32_t i3 = 0; i3 < dims[3]; ++i3)
-          for (int32_t i4 = 0; i4 < dims[4]; ++i4) {
-            const int8_t *s = src + (int64_t)i0 * ss[0] + (int64_t)i1 * ss[1] +
-                              (int64_t)i2 * ss[2] + (int64_t)i3 * ss[3] + (int64_t)i4 * ss[4];
-            int8_t *d = dst + (int64_t)i0 * ds[0] + (int64_t)i1 * ds[1] + (int64_t)i2 * ds[2] +
-                        (int64_t)i3 * ds[3] + (int64_t)i4 * ds[4];
-            for (int32_t i = 0; i < dims[5]; ++i)
-              d[(int64_t)i * ds[5]] = bf_i8_clamp(
-                  bf_i8_requantize(s[(int64_t)i * ss[5]] + inOffset, mult, shift) + outOffset, -128,
-                  127);
-          }
-}
-
 void bf_quantize_f32_s8(const float *restrict in, int8_t *restrict out, int32_t n, float scale,
                         int32_t zeroPoint) {
   for (int32_t i = 0; i < n; ++i) {

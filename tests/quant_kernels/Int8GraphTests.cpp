@@ -8,7 +8,9 @@
 #include "bundlefit/codegen/BundleCodegen.h"
 #include "bundlefit/codegen/Target.h"
 #include "bundlefit/interp/Interpreter.h"
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 #include "bundlefit/support/Error.h"
 
@@ -105,7 +107,8 @@ std::unique_ptr<Graph> buildConvNet() {
 /// The other forms: 1-D conv with an int8 per-channel bias and fused Clip,
 /// softmax over a strided axis, average pool with count_include_pad and
 /// ceil_mode, a broadcasting Add with an int8 constant, Gemm with [K,N]
-/// weights, Rescale, Dequantize of an Add.
+/// asymmetric weights, a conv with per-channel weight zero points, Rescale,
+/// Dequantize of an Add.
 std::unique_ptr<Graph> buildVariants() {
   Builder b("qvar");
   Value *x = b.input("x", {1, 4, 9, 9});
@@ -140,10 +143,20 @@ std::unique_ptr<Graph> buildVariants() {
         a.setInt("ceil_mode", 1);
       });
   Value *avgFlat = b.op("Flatten", "avgflat", {avg}, int8Type({1, 100}, 1.0f / 50, -2));
-  Value *gemm =
-      b.op("Gemm", "gemm",
-           {avgFlat, b.weights("wg", {100, 7}, {0.01f}), b.int32Bias("bg", 7, {0.01f / 50})},
-           int8Type({1, 7}, 0.03f, 5));
+  // Asymmetric weights (bf_fully_connected_wzp_s8, bf_conv2d_wzp_s8): a
+  // Gemm's per-tensor zero point, a conv's per-channel ones.
+  Value *wg = b.weights("wg", {100, 7}, {0.01f});
+  wg->type.quant.zeroPoints = {-5};
+  Value *gemm = b.op("Gemm", "gemm", {avgFlat, wg, b.int32Bias("bg", 7, {0.01f / 50})},
+                     int8Type({1, 7}, 0.03f, 5));
+  Value *wa = b.weights("wa", {3, 4, 3, 3}, {0.004f, 0.005f, 0.006f});
+  wa->type.quant.zeroPoints = {3, -7, 0};
+  Value *asym = b.op("Conv", "asym", {q, wa, b.int32Bias("ba", 3, {0.004f / 50, 0.005f / 50,
+                                                                    0.006f / 50})},
+                     int8Type({1, 3, 9, 9}, 0.02f, -3), [](Attributes &a) {
+                       a.setInts("kernel_shape", {3, 3});
+                       a.setInts("pads", {1, 1, 1, 1});
+                     });
   TensorType addend = int8Type({1, 4, 1, 1}, 0.01f, 7);
   Value *c = b.graph->addConstant("addend", addend, {10, 250, 100, 7});
   Value *sum = b.op("Add", "sum", {q, c}, int8Type({1, 4, 9, 9}, 0.025f, -1));
@@ -152,6 +165,7 @@ std::unique_ptr<Graph> buildVariants() {
   b.graph->markOutput(sm);
   b.graph->markOutput(gemm);
   b.graph->markOutput(out);
+  b.graph->markOutput(asym);
   return std::move(b.graph);
 }
 
@@ -465,9 +479,9 @@ TEST_CASE("unsupported int8 forms are reported with the node") {
   Builder b("bad");
   Value *x = b.input("x", {1, 2, 4, 4});
   Value *q = b.op("Quantize", "q", {x}, int8Type({1, 2, 4, 4}, 0.1f, 0));
-  // Asymmetric weights: CMSIS-NN and TFLM need a zero point of 0.
+  // Two weight zero points for one scale.
   Value *w = b.weights("w", {2, 2, 1, 1}, {0.1f});
-  w->type.quant.zeroPoints = {3};
+  w->type.quant.zeroPoints = {3, 4};
   Value *c = b.op("Conv", "conv", {q, w}, int8Type({1, 2, 4, 4}, 0.1f, 0), [](Attributes &a) {
     a.setInts("kernel_shape", {1, 1});
   });
@@ -480,8 +494,32 @@ TEST_CASE("unsupported int8 forms are reported with the node") {
   } catch (const Error &e) {
     CHECK(e.code() == ExitCode::Unsupported);
     CHECK(std::string(e.what()).find("node 'conv' (Conv)") != std::string::npos);
-    CHECK(std::string(e.what()).find("not symmetric") != std::string::npos);
+    CHECK(std::string(e.what()).find("2 zero points for 1 scales") != std::string::npos);
   }
+}
+
+TEST_CASE("asymmetric int8 weights take the exact zero-point kernel, never CMSIS-NN's") {
+  Builder b("asym");
+  Value *x = b.input("x", {1, 2, 4, 4});
+  Value *q = b.op("Quantize", "q", {x}, int8Type({1, 2, 4, 4}, 0.1f, 0));
+  Value *w = b.weights("w", {2, 2, 3, 3}, {0.1f});
+  w->type.quant.zeroPoints = {3};
+  Value *c = b.op("Conv", "conv", {q, w}, int8Type({1, 2, 4, 4}, 0.1f, 0), [](Attributes &a) {
+    a.setInts("kernel_shape", {3, 3});
+    a.setInts("pads", {1, 1, 1, 1});
+  });
+  Value *y = b.op("Dequantize", "dq", {c}, TensorType{DType::Float32, {1, 2, 4, 4}, {}});
+  b.graph->markOutput(y);
+  const Node *node = b.graph->findNode("conv");
+  REQUIRE(node != nullptr);
+  CHECK(int8ConvIm2colBytes(*node) == 0);  // no im2col scratch
+  CHECK(!hasInPlaceConvKernel(*node));     // no in-place form
+  std::string whyNot;
+  const OpDef *conv = OpRegistry::get().find("Conv");
+  REQUIRE(conv != nullptr);
+  CHECK(conv->cmsis.choose(*node, &whyNot).empty());
+  CHECK(whyNot.find("asymmetric weights") != std::string::npos);
+  // Its results: buildVariants' "asym" and "gemm", interpreter == bundle.
 }
 
 TEST_CASE("int8 bundles compile for every target; multipliers are read-only data") {

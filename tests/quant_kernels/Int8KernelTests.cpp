@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -524,13 +525,23 @@ TEST_CASE("quantize / dequantize / rescale / concat copy") {
     wantRescale.push_back(quantizeRef(0.1 * (v + 4), 0.25, 10));
   maxStepDiff(out, wantRescale);
 
-  // Concat piece: the [2,3] input into columns 1..3 of a [2,5] output.
-  const I8 piece = {1, 2, 3, 4, 5, 6};
+  // Concat piece through a requantization table (here x -> 2x - 1, four
+  // little-endian entries a word): the [2,3] input into columns 1..3 of a
+  // [2,5] output.
+  int8_t entries[256];
+  for (int x = -128; x <= 127; ++x)
+    entries[x + 128] = int8_t(std::clamp(2 * x - 1, -128, 127));
+  int32_t table[64];
+  std::memcpy(table, entries, sizeof(table));
+  const I8 piece = {1, 2, 3, -4, 5, 100};
   I8 dst(10, 0);
   const int32_t dims[6] = {1, 1, 1, 1, 2, 3}, ss[6] = {0, 0, 0, 0, 3, 1},
                 ds[6] = {0, 0, 0, 0, 5, 1};
-  bf_rescale_strided_s8(piece.data(), dst.data() + 1, dims, ss, ds, 0, 1 << 30, 1, 0);
-  CHECK(dst == I8{0, 1, 2, 3, 0, 0, 4, 5, 6, 0});
+  bf_requantize_table_strided_s8(piece.data(), dst.data() + 1, dims, ss, ds, table);
+  CHECK(dst == I8{0, 1, 3, 5, 0, 0, -9, 9, 127, 0});
+  I8 flat = piece;
+  bf_requantize_table_s8(flat.data(), flat.data(), int32_t(flat.size()), table); // in place
+  CHECK(flat == I8{1, 3, 5, -9, 9, 127});
 }
 
 TEST_CASE("bf_softmax_s8 within one step of the double softmax; rows and strided axis") {

@@ -56,7 +56,7 @@ void registerElementwiseInt8(OpRegistry &registry);
 void registerElementwiseInt8Reference(OpRegistry &registry);
 
 namespace elementwise_int8 {
-/// bf_clamp_s8 / bf_rescale_s8's call (Relu, Clip, Rescale).
+/// bf_clamp_s8 / bf_requantize_table_s8's call (Relu, Clip, Rescale).
 std::vector<KernelCall> lowerRescale(const Node &node);
 } // namespace elementwise_int8
 

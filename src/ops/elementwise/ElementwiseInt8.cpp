@@ -9,6 +9,7 @@
 
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
+#include "common/RequantizeTable.h"
 #include "elementwise/Elementwise.h"
 
 #include <cfloat>
@@ -104,8 +105,13 @@ std::vector<KernelCall> lowerRescale(const Node &node) {
   args.addr(node.input(0)).addr(node.output(0)).i32(a.n);
   if (a.clampOnly)
     return {args.i32(a.actMin).i32(a.actMax).call("bf_clamp_s8")};
-  args.i32(a.inOffset).i32(a.scale.mult).i32(a.scale.shift).i32(a.outOffset);
-  return {args.i32(a.actMin).i32(a.actMax).call("bf_rescale_s8")};
+  // ONNX's DequantizeLinear -> QuantizeLinear (float32, half to even) and
+  // the clamp, as a table: what onnxruntime computes (RequantizeTable.h).
+  const Affine in = activationParams(node, node.input(0), "input");
+  const Affine out = activationParams(node, node.output(0), "output");
+  return {args.table(packTable(requantizeTable(in.scale, in.zeroPoint, out.scale, out.zeroPoint,
+                                               a.actMin, a.actMax)))
+              .call("bf_requantize_table_s8")};
 }
 
 } // namespace elementwise_int8

@@ -16,6 +16,7 @@
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "common/Broadcast.h"
 #include "common/Int8Reference.h"
+#include "common/RequantizeTable.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -81,15 +82,12 @@ void clampAt(const Node &node, const Tensor &x, Tensor &y, double lowReal, doubl
   const Affine in = activationOf(node, node.input(0), "input");
   const Affine out = activationOf(node, node.output(0), "output");
   const int32_t lo = quantizeBound(lowReal, out), hi = quantizeBound(highReal, out);
-  const Multiplier q = quantizeMultiplier(in.scale / out.scale);
+  const std::array<int8_t, 256> table = requantizeTable(
+      float(in.scale), in.zeroPoint, float(out.scale), out.zeroPoint, lo, hi);
   const int8_t *xd = x.data<int8_t>();
   int8_t *yd = y.data<int8_t>();
-  for (int64_t i = 0; i < y.numElements(); ++i) {
-    const int64_t value =
-        in == out ? int64_t(xd[i])
-                  : int64_t(multiplyByQuantizedMultiplier(xd[i] - in.zeroPoint, q)) + out.zeroPoint;
-    yd[i] = clampToInt8(value, lo, hi);
-  }
+  for (int64_t i = 0; i < y.numElements(); ++i)
+    yd[i] = in == out ? clampToInt8(xd[i], lo, hi) : table[size_t(xd[i] + 128)];
 }
 
 void relu(const Node &node, const std::vector<const Tensor *> &inputs,

@@ -11,6 +11,7 @@
 
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "common/Int8Reference.h"
+#include "common/RequantizeTable.h"
 
 #include <cmath>
 
@@ -54,13 +55,12 @@ void rescale(const Node &node, const std::vector<const Tensor *> &inputs,
              std::vector<Tensor> &outputs) {
   const Affine in = activationOf(node, node.input(0), "input");
   const Affine out = activationOf(node, node.output(0), "output");
-  const Multiplier q = quantizeMultiplier(in.scale / out.scale);
+  const std::array<int8_t, 256> table =
+      requantizeTable(float(in.scale), in.zeroPoint, float(out.scale), out.zeroPoint);
   const int8_t *x = inputs[0]->data<int8_t>();
   int8_t *y = outputs[0].data<int8_t>();
   for (int64_t i = 0; i < outputs[0].numElements(); ++i)
-    y[i] = in == out ? x[i]
-                     : clampToInt8(int64_t(multiplyByQuantizedMultiplier(x[i] - in.zeroPoint, q)) +
-                                   out.zeroPoint);
+    y[i] = in == out ? x[i] : table[size_t(x[i] + 128)];
 }
 
 } // namespace bundlefit::quant_reference

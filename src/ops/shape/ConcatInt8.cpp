@@ -9,6 +9,7 @@
 
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
+#include "common/RequantizeTable.h"
 #include "shape/Shape.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
@@ -50,11 +51,14 @@ std::vector<Int8ConcatPart> int8ConcatArgs(const Node &node) {
 
 namespace {
 
-/// One strided copy per non-empty input: bf_rescale_strided_s8 when its
-/// parameters differ from the output's, else bf_copy_strided_u8.
+/// One strided copy per non-empty input: through a requantization table
+/// (bf_requantize_table_strided_s8: ONNX's DequantizeLinear -> QuantizeLinear,
+/// what onnxruntime's QLinearConcat computes) when its parameters differ from
+/// the output's, else bf_copy_strided_u8.
 std::vector<KernelCall> lower(const Node &node) {
   std::vector<KernelCall> calls;
   const std::vector<Int8ConcatPart> parts = int8ConcatArgs(node);
+  const Affine out = activationParams(node, node.output(0), "output");
   size_t next = 0;
   for (const Value *input : node.inputs) {
     if (!input || input->type.numElements() == 0)
@@ -63,14 +67,14 @@ std::vector<KernelCall> lower(const Node &node) {
     call_args::Args args;
     args.addr(input).addr(node.output(0), p.dstOffset);
     args.table(p.dims).table(p.srcStrides).table(p.dstStrides);
-    if (p.rescale)
-      calls.push_back(args.i32(p.inOffset)
-                          .i32(p.scale.mult)
-                          .i32(p.scale.shift)
-                          .i32(p.outOffset)
-                          .call("bf_rescale_strided_s8"));
-    else
+    if (p.rescale) {
+      const Affine in = activationParams(node, input, "input");
+      calls.push_back(
+          args.table(packTable(requantizeTable(in.scale, in.zeroPoint, out.scale, out.zeroPoint)))
+              .call("bf_requantize_table_strided_s8"));
+    } else {
       calls.push_back(args.call("bf_copy_strided_u8"));
+    }
   }
   return calls;
 }

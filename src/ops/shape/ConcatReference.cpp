@@ -10,6 +10,7 @@
 
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "common/Int8Reference.h"
+#include "common/RequantizeTable.h"
 
 namespace bundlefit::shape_reference {
 
@@ -29,16 +30,14 @@ void concat(const Node &node, const std::vector<const Tensor *> &inputs,
   int64_t offset = 0; // elements into each output row
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Affine in = activationOf(node, node.input(i), "input");
-    const Multiplier q = quantizeMultiplier(in.scale / out.scale);
+    const std::array<int8_t, 256> table =
+        requantizeTable(float(in.scale), in.zeroPoint, float(out.scale), out.zeroPoint);
     const int64_t row = outer == 0 ? 0 : node.input(i)->type.numElements() / outer;
     const int8_t *x = inputs[i]->data<int8_t>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t k = 0; k < row; ++k) {
         const int8_t v = x[o * row + k];
-        y[o * outRow + offset + k] =
-            in == out ? v
-                      : clampToInt8(int64_t(multiplyByQuantizedMultiplier(v - in.zeroPoint, q)) +
-                                    out.zeroPoint);
+        y[o * outRow + offset + k] = in == out ? v : table[size_t(v + 128)];
       }
     offset += row;
   }

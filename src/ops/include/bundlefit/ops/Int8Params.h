@@ -98,7 +98,8 @@ struct Int8BinaryArgs {
 Int8BinaryArgs int8BinaryArgs(const Node &node);
 
 /// Relu / Clip / Rescale: bf_clamp_s8 when `clampOnly` (equal parameters),
-/// else bf_rescale_s8.
+/// else bf_requantize_table_s8 (the table from ops/common/RequantizeTable.h;
+/// `scale` and the offsets describe the same map in fixed point).
 struct Int8RescaleArgs {
   int32_t n = 0;
   bool clampOnly = false;
@@ -117,8 +118,8 @@ struct Int8ConvertArgs {
 Int8ConvertArgs int8ConvertArgs(const Node &node);
 
 /// Concat: one strided copy per input into the output (elements), through
-/// bf_rescale_strided_s8 when that input's parameters differ from the
-/// output's, else a plain byte copy.
+/// bf_requantize_table_strided_s8 when that input's parameters differ from
+/// the output's (`rescale`), else a plain byte copy.
 struct Int8ConcatPart {
   std::array<int32_t, 6> dims{}, srcStrides{}, dstStrides{};
   int64_t dstOffset = 0; ///< Elements into the output.
