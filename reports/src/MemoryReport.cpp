@@ -98,6 +98,11 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
   // region room in `fit`), 0 for none, and what the plan is worth against it.
   report["activations_capacity"] = plan.activationCapacity;
   report["activations_proof"] = plan.activationsProof;
+  // Whether a limit ended the arena search, and where (empty: it ended by
+  // itself, at the bound or with a proof).
+  report["activations_search"] = {{"stopped_by", plan.activationsStoppedBy},
+                                   {"stopped_in", plan.activationsStoppedIn},
+                                   {"work_units", plan.activationsWorkUnits}};
 
   json placeholders = json::array();
   for (const Value *value : plan.placeholders) {

@@ -128,8 +128,9 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
                       "Network name (default: model file name)");
   command
       ->add_option("--time-limit", options->timeLimit,
-                   "Seconds the memory planner may spend, its first placement included "
-                   "(default 5; its work is counted, about 10^8 units a second)")
+                   "Seconds the command may spend before its memory plan is done: loading, "
+                   "ordering and planning (default 5; the planner's work is counted, "
+                   "10^8 units a second, so its plan does not depend on the load)")
       ->check(secondsCheck());
   command
       ->add_option("--arena-capacity", options->arenaCapacity,

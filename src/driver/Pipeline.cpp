@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -302,12 +303,16 @@ PlanOptions planOptionsFor(const ModelOptions &model, double timeLimitSeconds) {
 
 PlannedModel planModel(const ModelOptions &model, const QuantCliOptions &quant,
                        const PlanOptions &planOptions) {
+  auto start = std::chrono::steady_clock::now(); // The time limit counts from here.
   PlannedModel planned;
   planned.graph = loadModel(model);
   quantizeLoadedModel(*planned.graph, model, quant);
   applyMemoryOptPasses(*planned.graph, model);
   Stage stage("plan memory");
-  planned.plan = planGraphMemory(*planned.graph, planOptions);
+  PlanOptions options = planOptions;
+  options.secondsSpentBefore +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  planned.plan = planGraphMemory(*planned.graph, options);
   return planned;
 }
 

@@ -30,6 +30,10 @@ TEST_CASE("Caffe LeNet float: Glow-compatible sizes and offsets, activations at 
   CHECK(report["sizes"]["activations"].get<uint64_t>() <=
         57600); // 46,080 + 11,520 (LeNet by hand: tests/models/README.md)
   CHECK(report["sizes"]["activations"] == report["activations_lower_bound"]);
+  // At the bound: no limit ended the search, and the work it did is counted.
+  CHECK(report["activations_search"]["stopped_by"] == "");
+  CHECK(report["activations_search"]["stopped_in"] == "");
+  CHECK(report["activations_search"]["work_units"].get<uint64_t>() > 0);
   REQUIRE(report["placeholders"].size() == 2);
   CHECK(report["placeholders"][0]["name"] == "data");
   CHECK(report["placeholders"][0]["kind"] == "input");

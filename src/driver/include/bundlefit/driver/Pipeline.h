@@ -108,8 +108,9 @@ struct PlannedModel {
 
 /// load -> quantize (--load-profile / pre-quantized) -> --memory-opt passes ->
 /// memory plan with `planOptions` (from planOptionsFor, plus what the caller
-/// adds: an arena capacity, in-place off). `bundlefit plan` and Python's
-/// plan() both run this.
+/// adds: an arena capacity, in-place off); the time limit counts loading
+/// and the passes too (PlanOptions::secondsSpentBefore). `bundlefit plan`
+/// and Python's plan() both run this.
 PlannedModel planModel(const ModelOptions &model, const QuantCliOptions &quant,
                        const PlanOptions &planOptions);
 

@@ -88,6 +88,12 @@ struct MemoryPlan {
   std::string activationsProof;
   /// The capacity the search targeted (PlanOptions), 0 for none.
   uint64_t activationCapacity = 0;
+  /// What ended the activation search before it proved its plan: "" (it
+  /// did not stop early), "time", "work" (the work the time limit allows)
+  /// or "nodes"; and the step it was in (planner::Plan::stoppedIn).
+  std::string activationsStoppedBy, activationsStoppedIn;
+  /// Work units the planner spent (planner::Plan::workUnits).
+  uint64_t activationsWorkUnits = 0;
 
   /// Empty: Glow's single constantWeight region. Else one entry per memory
   /// region holding weights, in weights.bin order (splitWeightSegments).
@@ -121,7 +127,14 @@ inline constexpr int kDefaultMemoryOpt = 2;
 inline constexpr int kMaxMemoryOpt = 2;
 
 struct PlanOptions {
-  double exactTimeBudgetSeconds = 5.0; ///< For the search-based allocator.
+  /// The time limit (seconds) of the whole command. The activation
+  /// planner's work count is the whole limit's (so its plan does not depend
+  /// on the load); its clock gets what is left once the order search and
+  /// secondsSpentBefore are taken off.
+  double exactTimeBudgetSeconds = 5.0;
+  /// Seconds of exactTimeBudgetSeconds the caller spent before
+  /// planGraphMemory (loading the model, graph passes).
+  double secondsSpentBefore = 0;
   bool reorderForMemory = true;        ///< Memory-aware topological order.
   /// Work bound of the order search (planner::OrderOptions::maxWork).
   uint64_t orderWorkBudget = 30'000'000;
