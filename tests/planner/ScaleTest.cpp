@@ -63,6 +63,26 @@ TEST_CASE("with no time at all the plan is the first placement, and says so") {
   CHECK(std::string(proofOf(plan, 0)) == "best effort");
 }
 
+TEST_CASE("no plan is above TFLM's order where the work covers its pass, however little is left") {
+  // On these the bottom-left placement ends above TFLM's order (seed 4 by
+  // 6%); with work for TFLM's pass and little more, the pass is what runs.
+  for (uint32_t seed : {4u, 8u}) {
+    CAPTURE(seed);
+    Problem p = formats::networkLikeProblem(20000, seed);
+    Plan tflm = planGreedy(p, GreedyOrder::BySize, GreedyFit::FirstFit);
+    for (uint64_t work : {6'000'000, 8'000'000, 30'000'000}) {
+      CAPTURE(work);
+      PlanOptions options;
+      options.exact.workLimit = work;
+      options.exact.timeBudgetSeconds = 600;
+      Plan plan = planMemory(p, options);
+      requireValid(p, plan);
+      CHECK(plan.arenaSize <= tflm.arenaSize);
+      CHECK(plan.workUnits <= work);
+    }
+  }
+}
+
 TEST_CASE("the first placement is O(n log n) where every buffer meets every other") {
   // 200,000 buffers all live on one step: a first-fit pass gathers every
   // placed buffer for each new one (2 * 10^10 ranges); the bottom-left
