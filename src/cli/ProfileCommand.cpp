@@ -15,6 +15,7 @@
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/quant/Profile.h"
+#include "bundlefit/quant/UnfuseActivations.h"
 #include "bundlefit/support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -43,9 +44,12 @@ std::string fileName(const std::string &path) {
 
 } // namespace
 
-ProfileData recordProfileOf(const Graph &graph, const std::vector<Tensor> &samples,
+ProfileData recordProfileOf(Graph &graph, const std::vector<Tensor> &samples,
                             const std::string &modelPath, const std::string &outputPath) {
   const std::string &inputName = graph.inputs()[0]->name;
+  // The ranges an int8 build needs where it runs a fused activation as a
+  // table after its layer (quantizeGraph splits it off the same way).
+  unfuseTableActivations(graph, [](const std::string &) { return true; });
   ProfileRecorder recorder;
   Interpreter interpreter(graph);
   size_t sampleIndex = 0;

@@ -43,8 +43,9 @@ std::vector<Tensor> loadCalibrationSamples(const Graph &graph,
 
 /// Runs the float interpreter over `samples` (the graph's single input),
 /// writes the profile YAML to `outputPath` and returns it (ProfileCommand.cpp;
+/// first splits table activations off their layers: unfuseTableActivations;
 /// also Glow's model-profiler and image-classifier front ends).
-ProfileData recordProfileOf(const Graph &graph, const std::vector<Tensor> &samples,
+ProfileData recordProfileOf(Graph &graph, const std::vector<Tensor> &samples,
                             const std::string &modelPath, const std::string &outputPath);
 
 /// "profiling [#####.....] 120/200" on one self-erasing stderr line, when

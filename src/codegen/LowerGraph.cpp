@@ -227,6 +227,8 @@ private:
   llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(builder_.getPtrTy()); }
 
   llvm::Value *intTable(const std::vector<int32_t> &values);
+  /// `values` (each in int8 range) as a private constant int8 array.
+  llvm::Value *byteTable(const std::vector<int32_t> &values);
   /// intTable of int64 values (3-D window vectors), each checked to fit int32.
   llvm::Value *intTable(const Ints &values) {
     std::vector<int32_t> narrow;
@@ -357,6 +359,7 @@ private:
   /// Tile buffers of the PatchStage being lowered (inside its scratch).
   std::map<const Value *, Placement> tilePlacements_;
   std::map<std::vector<int32_t>, llvm::GlobalVariable *> intTables_;
+  std::map<std::vector<int32_t>, llvm::GlobalVariable *> byteTables_;
   std::map<std::vector<float>, llvm::GlobalVariable *> floatTables_;
 };
 
@@ -371,6 +374,19 @@ llvm::Value *Lowering::intTable(const std::vector<int32_t> &values) {
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   global->setAlignment(llvm::Align(4));
   intTables_[values] = global;
+  return global;
+}
+
+llvm::Value *Lowering::byteTable(const std::vector<int32_t> &values) {
+  auto it = byteTables_.find(values);
+  if (it != byteTables_.end())
+    return it->second;
+  std::vector<uint8_t> raw(values.begin(), values.end()); // two's complement
+  auto *init = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint8_t>(raw));
+  auto *global = new llvm::GlobalVariable(module_, init->getType(), /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage, init, "bf.lut");
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  byteTables_[values] = global;
   return global;
 }
 
@@ -709,6 +725,9 @@ void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> 
     return;
   case KernelArg::I32Table:
     args.push_back(intTable(arg.table));
+    return;
+  case KernelArg::I8Table:
+    args.push_back(byteTable(arg.table));
     return;
   case KernelArg::Scratch: {
     const Placement *where = !inPatchTile_  ? plan_.scratchOf(current_)

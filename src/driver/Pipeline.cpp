@@ -439,8 +439,10 @@ bool quantizeLoadedModel(Graph &graph, const ModelOptions &model, const QuantCli
     checkInt8IoBuild(model, false);
     return false;
   }
-  if (isInt8Graph(graph)) {
-    // Pre-quantized: loadModel applied the model's own parameters.
+  if (isInt8Graph(graph) || options.preQuantized) {
+    // Pre-quantized: loadModel applied the model's own parameters; an op
+    // without an int8 kernel runs in float between Dequantize and Quantize
+    // (quantizePreQuantized says which), even when that leaves no int8 op.
     if (!options.profilePath.empty())
       throw Error(ExitCode::Usage, "--load-profile " + options.profilePath + ": " + modelPath +
                                        " is pre-quantized (QuantizeLinear/DequantizeLinear); it "

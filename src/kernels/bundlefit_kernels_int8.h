@@ -244,6 +244,12 @@ void bf_dequantize_s8_f32(const int8_t *in, float *out, int32_t n, float scale, 
 void bf_softmax_s8(const int8_t *in, int8_t *out, int32_t outer, int32_t axis, int32_t inner,
                    int32_t mult, int32_t shift, int32_t diffMin);
 
+/* An elementwise activation as a lookup: out[i] = table[in[i] + 128], the
+ * 256-entry table being f(dequantize(q)) quantized to the output's parameters
+ * (TFLite's LUT kernels for Logistic/Tanh/HardSwish/LeakyRelu/Elu/Gelu). Safe
+ * in place. */
+void bf_lut_s8(const int8_t *in, int8_t *out, int32_t n, const int8_t *table);
+
 #ifdef __cplusplus
 }
 #endif

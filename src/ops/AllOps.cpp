@@ -28,6 +28,7 @@ const OpRegistry &OpRegistry::get() {
     registerIndexOps(*r);
     registerUnaryMathOps(*r);
     registerRecurrentOps(*r);
+    registerLutOps(*r); // int8 tables for activations registered above
     return r;
   }();
   return registry;

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/passes/Passes.h"
 
+#include "bundlefit/ops/OpRegistry.h" // kActivationInputAttr
+
 #include "PassUtils.h"
 
 #include <algorithm>
@@ -84,6 +86,7 @@ bool tryFuse(const ReadCounts &reads, Node &activation, const MayFuseActivation 
     return false;
   for (const auto &[name, attribute] : fused.all())
     producer->attrs.set(name, attribute);
+  producer->attrs.setString(kActivationInputAttr, x->name);
   pass_utils::takeOverOutput(producer, 0, y);
   return true;
 }
@@ -117,6 +120,8 @@ Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul, const MayFuseActivat
       producer->attrs.setFloat("activation_alpha", gate->attrs.getFloat("alpha", 0.2f));
       producer->attrs.setFloat("activation_beta", gate->attrs.getFloat("beta", 0.5f));
     }
+    producer->attrs.setString(kActivationInputAttr, x->name);
+    producer->attrs.setString(kActivationGateAttr, g->name);
     pass_utils::takeOverOutput(producer, 0, mul.output());
     return gate;
   }

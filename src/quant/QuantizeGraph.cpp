@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/QuantizeGraph.h"
 
+#include "bundlefit/quant/UnfuseActivations.h"
+
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
@@ -65,6 +67,15 @@ public:
       : graph_(graph), profile_(profile), options_(options), profileName_(profileName) {}
 
   QuantizationSummary run() {
+    // Table activations fused into a layer run after it in int8, where the
+    // profile or the model gives the layer's own output parameters.
+    unfuseTableActivations(
+        graph_,
+        [&](const std::string &name) {
+          return options_.preset ? options_.preset->activations.count(name) != 0
+                                 : profile_.find(name) != nullptr;
+        },
+        /*gates=*/options_.preset != nullptr);
     makeInputsInt8();
     std::vector<Node *> original = graph_.nodes();
     for (Node *node : original) {
@@ -78,6 +89,13 @@ public:
                                     (reason == kNotApplicable ? "no int8 kernel" : reason) +
                                     ") between Dequantize and Quantize");
     }
+    if (options_.preset)
+      for (Value *input : graph_.inputs())
+        for (Node *reader : graph_.users(input))
+          if (!int8_.count(reader) && !isViewOrTranspose(reader->opType)) {
+            quantizeInputAsPreset(input, original.empty() ? nullptr : original.front());
+            break;
+          }
     for (Node *node : original) {
       if (int8_.count(node)) {
         rewriteInt8(*node);
@@ -320,6 +338,50 @@ private:
     for (Value *&input : node.inputs)
       if (isInt8Activation(input))
         input = dequantized(input, &node);
+    quantizeAsPreset(node);
+  }
+
+  /// A float node whose output the model quantizes (an op without an int8
+  /// kernel between Q/DQ pairs): its output is rounded and saturated as the
+  /// model's QuantizeLinear does (quantizeAsPreset).
+  void quantizeAsPreset(Node &node) {
+    if (!options_.preset || isViewOrTranspose(node.opType) || node.outputs.size() != 1 ||
+        !node.output() || !options_.preset->activations.count(node.output()->name))
+      return;
+    std::vector<Node *> order = graph_.nodes(); // O(n), for the few such nodes
+    auto at = std::find(order.begin(), order.end(), &node);
+    quantizeAsPreset(node.output(),
+                     (at == order.end() || at + 1 == order.end()) ? nullptr : *(at + 1));
+  }
+
+  /// A float `value` the model quantizes: a Quantize (before `next`) with
+  /// the model's parameters computes it under its name, and its readers get
+  /// that int8 value (float ones through a Dequantize), not the unrounded
+  /// float. Graph inputs too: a float op reading one sees it as onnxruntime
+  /// does, after its QuantizeLinear.
+  void quantizeAsPreset(Value *value, Node *next) { quantizeAsPreset(value, next, false); }
+  void quantizeInputAsPreset(Value *input, Node *first) { quantizeAsPreset(input, first, true); }
+  void quantizeAsPreset(Value *value, Node *next, bool graphInput) {
+    // A graph output moves to the Quantize (dequantized at the end, as any
+    // int8 output); a graph input that is also an output stays as it is.
+    if (!value || value->type.dtype != DType::Float32 || (graphInput && value->isGraphOutput))
+      return;
+    auto it = options_.preset->activations.find(value->name);
+    if (it == options_.preset->activations.end())
+      return;
+    // A graph input keeps its name (the bundle's placeholder).
+    const std::string name = value->name;
+    if (!graphInput)
+      graph_.renameValue(value, name + "_float");
+    Node *quantize = graph_.insertNodeBefore(next, "Quantize", name + "_quantize", {value},
+                                             {graphInput ? name + "_int8" : name});
+    Value *q = quantize->output();
+    q->type = TensorType{DType::Int8, value->type.shape, perTensor(it->second)};
+    q->typeKnown = true;
+    graph_.replaceAllUsesWith(value, q);
+    quantize->inputs[0] = value;
+    quantized_[value] = q;
+    ++summary_.quantizeNodes;
   }
 
   /// The graph output keeps its name and stays float: the int8 value moves to

@@ -277,3 +277,25 @@ TEST_CASE("profile --json prints the recorded ranges and still writes the YAML")
   CHECK(data["min"].get<float>() >= 0.0f);
   CHECK(data["max"].get<float>() <= 1.0f);
 }
+
+TEST_CASE("MobileNetV3 and EfficientNet int8: fused HardSwish, SiLU and SE gates run as tables") {
+  // Their activations are fused into the convs (x*HardSigmoid(x), x*Sigmoid(x),
+  // SE gates): profiled, every node is int8 (before the tables: half the MACs
+  // stayed float), and the split-off activations have ranges in the profile.
+  for (const char *name : {"mobilenet_v3_small_tiny", "efficientnet_b0_tiny"}) {
+    INFO(name);
+    const std::string yaml = tmp(std::string(name) + ".yaml");
+    const std::string npy = std::string(BUNDLEFIT_MODELS_DIR) + "/" + name + ".input.npy";
+    CommandResult profiled = runTool("profile " + model(name) + " " + npy + " -o " + yaml + " -q");
+    REQUIRE(profiled.exitCode == 0);
+    CommandResult planned = runTool("plan " + model(name) + " --load-profile " + yaml);
+    REQUIRE(planned.exitCode == 0);
+    const size_t at = planned.output.find("quantized ");
+    REQUIRE(at != std::string::npos);
+    int int8Nodes = 0, nodes = 0;
+    REQUIRE(std::sscanf(planned.output.c_str() + at, "quantized %d of %d nodes", &int8Nodes,
+                        &nodes) == 2);
+    CHECK(nodes > 100);
+    CHECK(int8Nodes == nodes);
+  }
+}

@@ -166,6 +166,20 @@ std::unique_ptr<Graph> buildVariants() {
   b.graph->markOutput(gemm);
   b.graph->markOutput(out);
   b.graph->markOutput(asym);
+  // Table activations (src/ops/lut/) and a squeeze-and-excitation gate: a
+  // broadcasting Mul by HardSigmoid(GlobalAveragePool(x)).
+  const Shape s = {1, 4, 9, 9};
+  b.graph->markOutput(b.op("Sigmoid", "sig", {q}, int8Type(s, 1.0f / 256, -128)));
+  b.graph->markOutput(b.op("Tanh", "tanh", {q}, int8Type(s, 1.0f / 128, 0)));
+  b.graph->markOutput(b.op("LeakyRelu", "lrelu", {q}, int8Type(s, 0.012f, -60),
+                           [](Attributes &a) { a.setFloat("alpha", 0.2f); }));
+  b.graph->markOutput(b.op("Elu", "elu", {q}, int8Type(s, 0.015f, -50)));
+  b.graph->markOutput(b.op("HardSwish", "hswish", {q}, int8Type(s, 0.011f, -90)));
+  Value *silu = b.op("Silu", "silu", {q}, int8Type(s, 0.011f, -103));
+  Value *pool = b.op("GlobalAveragePool", "se_pool", {q}, int8Type({1, 4, 1, 1}, 1.0f / 50, -2));
+  Value *gate = b.op("HardSigmoid", "se_gate", {pool}, int8Type({1, 4, 1, 1}, 1.0f / 255, -128),
+                     [](Attributes &a) { a.setFloat("alpha", 1.0f / 6); });
+  b.graph->markOutput(b.op("Mul", "se_scale", {silu, gate}, int8Type(s, 0.01f, -110)));
   return std::move(b.graph);
 }
 

@@ -134,6 +134,10 @@ std::vector<KernelCall> lowerBinary(const Node &node) {
 }
 
 std::string whyFloatBinary(const Node &node) {
+  // Mul broadcasts (a squeeze-and-excitation gate [N, C, 1, 1] over its
+  // feature map): the kernel's strides; Add's int8 path stays same-shape.
+  if (node.opType == "Mul")
+    return "";
   for (size_t i = 0; i < 2; ++i)
     if (node.input(i)->type.shape != node.output()->type.shape)
       return "broadcasting " + node.opType + " has no int8 kernel";

@@ -22,7 +22,10 @@ void inferUnaryMath(Node &node) {
   Value *y = node.output(0);
   if (!x || !y)
     throw Error(ExitCode::Unsupported, node.describe() + ": needs input 'X' and output 'Y'");
-  if (x->type.dtype != DType::Float32)
+  // int8: a quantized node whose definition has a table (src/ops/lut/: Elu).
+  const bool int8Table = x->type.dtype == DType::Int8 && !x->type.quant.empty() &&
+                         int8RuleOf(node.opType) != Int8Rule::None;
+  if (x->type.dtype != DType::Float32 && !int8Table)
     throw Error(ExitCode::Unsupported, node.describe() + ": input '" + x->name + "' is " +
                                            x->type.str() + "; only float32 is supported");
   y->type.dtype = x->type.dtype;
@@ -67,6 +70,9 @@ const std::vector<UnaryMathOp> &unaryMathOps() {
       {"Mish", BF_UNARY_MISH},
       {"ThresholdedRelu", BF_UNARY_THRESHOLDED_RELU, "alpha", 1.0f},
       {"Shrink", BF_UNARY_SHRINK, "lambd", 0.5f, "bias", 0.0f},
+      // Not ONNX: x * Sigmoid(x), which an int8 build splits off the layer
+      // it was fused into (quant/UnfuseActivations.cpp) to run as one table.
+      {"Silu", BF_UNARY_SILU},
   };
   return ops;
 }

@@ -28,6 +28,7 @@ struct KernelArg {
     I32,        ///< `i`.
     F32,        ///< `f`.
     I32Table,   ///< `table` as a private constant global (read-only data, not weights).
+    I8Table,    ///< `table` (int8 values) as a private constant int8 array.
     Scratch,    ///< The node's planned workspace (a null pointer when it has none).
     Struct,     ///< A pointer to a stack struct of `fields` (CMSIS-NN's context and quant structs).
     Activation, ///< Three arguments (kind, a, b): `node`'s fused activation.
@@ -57,6 +58,11 @@ struct KernelArg {
   static KernelArg i32Table(std::vector<int32_t> values) {
     KernelArg a;
     a.kind = I32Table, a.table = std::move(values);
+    return a;
+  }
+  static KernelArg i8Table(const std::vector<int8_t> &values) {
+    KernelArg a;
+    a.kind = I8Table, a.table.assign(values.begin(), values.end());
     return a;
   }
   static KernelArg scratch() {

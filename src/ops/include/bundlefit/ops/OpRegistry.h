@@ -16,6 +16,9 @@
 //   Conv/Gemm/MatMul    activation="Relu"|"Clip"|"LeakyRelu"|"Sigmoid"|...
 //                       activation_min/activation_max/activation_alpha:
 //                       an activation fused into the producer (passes).
+//                       activation_input (activation_gate): the names the
+//                       producer's output (and Silu's gate) had, which an
+//                       int8 build unfuses under (quant/UnfuseActivations.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -268,6 +271,13 @@ Int8Rule int8RuleOf(const std::string &opType);
 /// absent (TFLM's and CMSIS-NN's default double rounding).
 inline constexpr const char *kInt8RoundingAttr = "int8_rounding";
 
+/// Attributes of a producer with a fused activation (FuseActivations.cpp):
+/// the name of the value the activation read, and of Silu's (x *
+/// Sigmoid(x)) or XHardSigmoid's gate, so that an int8 build can split the
+/// activation off again under the names its profile or its QDQ parameters use.
+inline constexpr const char *kActivationInputAttr = "activation_input";
+inline constexpr const char *kActivationGateAttr = "activation_gate";
+
 /// Whether `node` computes on quantized int8 data: any operand that is Int8
 /// with quantization parameters (Quantize's output, Dequantize's input...).
 bool isInt8Node(const Node &node);
@@ -298,8 +308,9 @@ void registerReduceOps(OpRegistry &registry);      // ReduceMean, ReduceMax
 void registerQuantOps(OpRegistry &registry);       // Quantize, Dequantize, Rescale (internal)
 void registerLinearQuantOps(OpRegistry &registry); // ONNX QuantizeLinear, DequantizeLinear
 void registerFusedOps(OpRegistry &registry);       // ConvPool (FusedOps.h)
-void registerMovementOps(OpRegistry &registry);    // Expand, Tile, DepthToSpace, Trilu...
-void registerIndexOps(OpRegistry &registry); // GatherElements, GatherND, ScatterElements, OneHot
+void registerLutOps(OpRegistry &registry);      // int8 tables of Sigmoid, Tanh, HardSwish... (lut/)
+void registerMovementOps(OpRegistry &registry); // Expand, Tile, DepthToSpace, Trilu...
+void registerIndexOps(OpRegistry &registry);    // GatherElements, GatherND, ScatterElements, OneHot
 void registerUnaryMathOps(OpRegistry &registry); // Neg, Log, Erf, Selu... (UnaryMath.h)
 void registerRecurrentOps(OpRegistry &registry); // LSTM, GRU, RNN (unrolled by a pass)
 

@@ -5,8 +5,12 @@
 // - A node becomes int8 when its op is int8-capable (isInt8CapableOp), its kind
 //   is not kept float (--keep-original-precision-for-nodes), its operands suit
 //   the int8 kernels (constant weights, Relu/Clip as the only fused
-//   activations, no broadcasting Add/Mul...), and the profile covers the
-//   tensors whose parameters it needs. Views and Transpose are int8 exactly
+//   activations, no broadcasting Add...), and the profile covers the
+//   tensors whose parameters it needs. A fused Sigmoid, Tanh, HardSigmoid,
+//   HardSwish, LeakyRelu, Silu or XHardSigmoid is first split off its layer
+//   when the profile (or model) has the layer's own output
+//   (UnfuseActivations.h): the layer then runs in int8 and the activation
+//   as a lookup table. Views and Transpose are int8 exactly
 //   when their input is.
 // - An int8 node keeps its op type and its output Value (same name): only the
 //   type changes to int8 with `quant`. Float inputs reach it through a

@@ -1,0 +1,54 @@
+//===- LutInt8.cpp - The table of an int8 activation and its call ---------===//
+#include "lut/Lut.h"
+
+#include "common/CallArgs.h"
+#include "common/Int8Args.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bundlefit {
+namespace lut {
+
+using namespace int8_args;
+
+std::array<int8_t, 256> buildTable(const Node &node, Function f, float inScale, int32_t inZeroPoint,
+                                   float outScale, int32_t outZeroPoint) {
+  std::array<int8_t, 256> table{};
+  for (int32_t q = -128; q <= 127; ++q) {
+    const float x = float(q - inZeroPoint) * inScale;
+    const float y = f(x, node) / outScale;
+    // Half to even, as QuantizeLinear (std::nearbyint in the default mode).
+    const float r = std::isnan(y) ? 0.0f : std::nearbyint(y);
+    const float v = std::min(127.0f, std::max(-128.0f, r + float(outZeroPoint)));
+    table[size_t(q + 128)] = int8_t(v);
+  }
+  return table;
+}
+
+namespace {
+
+std::vector<KernelCall> lowerLut(const Node &node) {
+  const Value &x = operand(node, node.input(0), "input");
+  const Value &y = operand(node, node.output(0), "output");
+  const Affine in = activationParams(node, &x, "input");
+  const Affine out = activationParams(node, &y, "output");
+  const std::array<int8_t, 256> table =
+      buildTable(node, functionOf(node), in.scale, in.zeroPoint, out.scale, out.zeroPoint);
+  call_args::Args args;
+  args.addr(&x).addr(&y).i32(narrow(node, y.type.numElements()));
+  KernelCall call = args.call("bf_lut_s8");
+  call.args.push_back(KernelArg::i8Table(std::vector<int8_t>(table.begin(), table.end())));
+  return {call};
+}
+
+} // namespace
+
+void registerInt8(OpRegistry &registry, const char *opType) {
+  OpDef &def = registry.at(opType).quantized(Int8Rule::OwnParams).int8Runs(reference);
+  def.int8.anyLayout = true;
+  def.int8.lower = lowerLut;
+}
+
+} // namespace lut
+} // namespace bundlefit

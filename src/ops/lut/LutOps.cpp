@@ -1,0 +1,65 @@
+//===- LutOps.cpp - The activations that run in int8 as a table -----------===//
+//
+// One row per activation: the float function its table samples, written as
+// onnxruntime's CPU kernels compute it (float arithmetic; exp, tanh, erf
+// evaluated in double and rounded once), so that a table entry equals what
+// onnxruntime's DequantizeLinear -> op -> QuantizeLinear gives for that input.
+//
+//===----------------------------------------------------------------------===//
+#include "lut/Lut.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace bundlefit {
+namespace lut {
+namespace {
+
+float clamp01(float v) { return std::max(0.0f, std::min(1.0f, v)); }
+
+float sigmoid(float x, const Node &) { return float(1.0 / (1.0 + std::exp(-double(x)))); }
+float tanhOf(float x, const Node &) { return float(std::tanh(double(x))); }
+float hardSigmoid(float x, const Node &node) {
+  return clamp01(node.attrs.getFloat("alpha", 0.2f) * x + node.attrs.getFloat("beta", 0.5f));
+}
+// ONNX's function body: Mul(X, HardSigmoid<alpha = 1/6, beta = 0.5>(X)).
+float hardSwish(float x, const Node &) { return x * clamp01(float(1.0 / 6.0) * x + 0.5f); }
+float leakyRelu(float x, const Node &node) {
+  return x >= 0 ? x : node.attrs.getFloat("alpha", 0.01f) * x;
+}
+float elu(float x, const Node &node) {
+  return x >= 0 ? x : node.attrs.getFloat("alpha", 1.0f) * (float(std::exp(double(x))) - 1.0f);
+}
+
+// bundlefit's Silu (UnaryMathOps.cpp): x * Sigmoid(x) in one table.
+float silu(float x, const Node &) { return float(double(x) / (1.0 + std::exp(-double(x)))); }
+
+struct Row {
+  const char *opType;
+  Function f;
+};
+
+constexpr Row kRows[] = {
+    {"Sigmoid", sigmoid},     {"Tanh", tanhOf},         {"HardSigmoid", hardSigmoid},
+    {"HardSwish", hardSwish}, {"LeakyRelu", leakyRelu}, {"Elu", elu},
+    {"Silu", silu},
+};
+
+} // namespace
+
+Function functionOf(const Node &node) {
+  for (const Row &row : kRows)
+    if (node.opType == row.opType)
+      return row.f;
+  return nullptr;
+}
+
+} // namespace lut
+
+void registerLutOps(OpRegistry &registry) {
+  for (const lut::Row &row : lut::kRows)
+    lut::registerInt8(registry, row.opType);
+}
+
+} // namespace bundlefit

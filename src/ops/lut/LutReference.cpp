@@ -1,0 +1,31 @@
+//===- LutReference.cpp - The int8 reference of the table activations ----===//
+//
+// QDQ semantics element by element, without a table: dequantize the input
+// ((q - zp) * scale in float), apply the activation, quantize to the
+// output's parameters (half to even, saturated).
+//
+//===----------------------------------------------------------------------===//
+#include "lut/Lut.h"
+
+#include "common/Int8Reference.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bundlefit::lut {
+
+void reference(const Node &node, const std::vector<const Tensor *> &inputs,
+               std::vector<Tensor> &outputs) {
+  const int8_ref::Affine in = int8_ref::activationOf(node, node.input(0), "input");
+  const int8_ref::Affine out = int8_ref::activationOf(node, node.output(0), "output");
+  const Function f = functionOf(node);
+  const int8_t *x = inputs[0]->data<int8_t>();
+  int8_t *y = outputs[0].data<int8_t>();
+  for (int64_t i = 0; i < outputs[0].numElements(); ++i) {
+    const float real = f(float(x[i] - in.zeroPoint) * float(in.scale), node);
+    const double q = double(std::nearbyint(real / float(out.scale))) + out.zeroPoint;
+    y[i] = std::isnan(q) ? int8_t(out.zeroPoint) : int8_t(std::min(127.0, std::max(-128.0, q)));
+  }
+}
+
+} // namespace bundlefit::lut

@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""QDQ models of one activation each, for the int8 lookup-table kernels.
+
+  input -> Q -> DQ -> OP -> Q -> DQ -> output
+
+for OP in Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu, with int8
+(s8) and uint8 (u8) activations; each writes NAME.input.npy whose first
+sample holds every one of the 256 input codes exactly (and the others
+random values past both ends of the range, which saturate). compare_qdq.py
+then runs them in bundlefit and onnxruntime: a table built from the
+parameters must agree on every element (--max-lsb 0). And fallback/: a
+Softplus (no int8 kernel) between pairs, which runs in float. Only onnx and
+numpy.
+
+usage: make_lut_models.py --out DIR
+"""
+import argparse
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+SHAPE = [1, 4, 8, 8]  # 256 elements: one sample covers every int8 code
+SAMPLES = 3
+
+# op, attributes, input range, output range (the float op's image of it).
+OPS = [
+    ("Sigmoid", {}, (-8.0, 6.0), (0.0, 1.0)),
+    ("Tanh", {}, (-3.0, 4.0), (-1.0, 1.0)),
+    ("HardSigmoid", {"alpha": 0.25, "beta": 0.4}, (-4.0, 3.5), (0.0, 1.0)),
+    ("HardSwish", {}, (-5.0, 7.0), (-0.375, 7.0)),
+    ("LeakyRelu", {"alpha": 0.1}, (-6.0, 5.0), (-0.6, 5.0)),
+    ("Elu", {"alpha": 0.7}, (-4.0, 3.0), (-0.7, 3.0)),
+]
+
+
+def params(lo, hi, dtype):
+    """Scale and zero point covering [lo, hi] (0 included), as onnxruntime's
+    MinMax calibration picks them."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    scale = np.float32((hi - lo) / 255.0)
+    qmin = -128 if dtype == "s8" else 0
+    zp = int(np.clip(round(qmin - lo / scale), qmin, qmin + 255))
+    return scale, zp
+
+
+def model(op, attrs, in_range, out_range, dtype):
+    np_type, onnx_type = (np.int8, TensorProto.INT8) if dtype == "s8" else (np.uint8,
+                                                                             TensorProto.UINT8)
+    si, zi = params(*in_range, dtype)
+    so, zo = params(*out_range, dtype)
+    inits = [numpy_helper.from_array(np.array(si, np.float32), "in_scale"),
+             numpy_helper.from_array(np.array(zi, np_type), "in_zp"),
+             numpy_helper.from_array(np.array(so, np.float32), "out_scale"),
+             numpy_helper.from_array(np.array(zo, np_type), "out_zp")]
+    nodes = [helper.make_node("QuantizeLinear", ["input", "in_scale", "in_zp"], ["xq"], name="q_in"),
+             helper.make_node("DequantizeLinear", ["xq", "in_scale", "in_zp"], ["x"], name="dq_in"),
+             helper.make_node(op, ["x"], ["y"], name=op.lower(), **attrs),
+             helper.make_node("QuantizeLinear", ["y", "out_scale", "out_zp"], ["yq"], name="q_out"),
+             helper.make_node("DequantizeLinear", ["yq", "out_scale", "out_zp"], ["output"],
+                              name="dq_out")]
+    graph = helper.make_graph(
+        nodes, f"lut_{op.lower()}", [helper.make_tensor_value_info("input", TensorProto.FLOAT, SHAPE)],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, SHAPE)], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                          producer_name="tests/qdq/make_lut_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    # Every code once, then values up to a quarter of the range past each end.
+    qmin = -128 if dtype == "s8" else 0
+    rng = np.random.default_rng(len(op) * 7 + (dtype == "u8"))
+    codes = rng.permutation(np.arange(qmin, qmin + 256))
+    first = ((codes - zi) * si).astype(np.float32)
+    lo, hi = (qmin - zi) * si, (qmin + 255 - zi) * si
+    span = hi - lo
+    rest = rng.uniform(lo - span / 4, hi + span / 4, size=(SAMPLES - 1, 256)).astype(np.float32)
+    samples = np.concatenate([first[None], rest]).reshape([SAMPLES] + SHAPE[1:])
+    return m, samples
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for op, attrs, in_range, out_range in OPS:
+        for dtype in ("s8", "u8"):
+            m, samples = model(op, attrs, in_range, out_range, dtype)
+            name = f"{op.lower()}_qdq_{dtype}"
+            onnx.save(m, os.path.join(args.out, name + ".onnx"))
+            np.save(os.path.join(args.out, name + ".input.npy"), samples)
+    # An op with no int8 kernel as the model's only quantized op: it runs in
+    # float between the pairs (a note, not a refusal), its input and output
+    # rounded as the QuantizeLinear nodes do.
+    fallback = os.path.join(args.out, "fallback")
+    os.makedirs(fallback, exist_ok=True)
+    m, samples = model("Softplus", {}, (-4.0, 4.0), (0.0, 4.1), "s8")
+    onnx.save(m, os.path.join(fallback, "softplus_qdq_s8.onnx"))
+    np.save(os.path.join(fallback, "softplus_qdq_s8.input.npy"), samples)
+    print(f"wrote {2 * len(OPS)} activation QDQ models to {args.out}, 1 to {fallback}")
+
+
+if __name__ == "__main__":
+    main()
