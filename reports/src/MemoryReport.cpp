@@ -101,8 +101,8 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
   // Whether a limit ended the arena search, and where (empty: it ended by
   // itself, at the bound or with a proof).
   report["activations_search"] = {{"stopped_by", plan.activationsStoppedBy},
-                                   {"stopped_in", plan.activationsStoppedIn},
-                                   {"work_units", plan.activationsWorkUnits}};
+                                  {"stopped_in", plan.activationsStoppedIn},
+                                  {"work_units", plan.activationsWorkUnits}};
 
   json placeholders = json::array();
   for (const Value *value : plan.placeholders) {

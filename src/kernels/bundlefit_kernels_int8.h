@@ -161,20 +161,19 @@ void bf_fully_connected_s8(const int8_t *in, const int8_t *w, const int32_t *bia
  * filterOffset) and the M / outDepth offsets last. Plain loops, exact; no
  * CMSIS-NN counterpart (its kernels take symmetric weights). */
 void bf_conv2d_wzp_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                      int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
-                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                      int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
-                      int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
-                      const int32_t *outShift, int32_t quantFlags, int32_t actMin,
-                      int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                      const int32_t *biasShift, const int32_t *wOffset);
-void bf_fully_connected_wzp_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
-                               int8_t *out, int32_t batches, int32_t accumDepth,
-                               int32_t outDepth, int32_t transB, int32_t inputOffset,
-                               int32_t outputOffset, const int32_t *outMult,
-                               const int32_t *outShift, int32_t quantFlags, int32_t actMin,
-                               int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                               const int32_t *biasShift, const int32_t *wOffset);
+                      int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW,
+                      int32_t KH, int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
+                      int32_t padL, int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
+                      int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
+                      int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                      const int32_t *biasMult, const int32_t *biasShift, const int32_t *wOffset);
+void bf_fully_connected_wzp_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                               int32_t batches, int32_t accumDepth, int32_t outDepth,
+                               int32_t transB, int32_t inputOffset, int32_t outputOffset,
+                               const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
+                               int32_t actMin, int32_t actMax, const int8_t *bias8,
+                               const int32_t *biasMult, const int32_t *biasShift,
+                               const int32_t *wOffset);
 
 /* ---- int8_pool.c ------------------------------------------------------- */
 /* NC planes HxW -> OHxOW; output parameters equal the input's.

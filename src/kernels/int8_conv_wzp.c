@@ -17,8 +17,7 @@ void bf_conv2d_wzp_s8(const int8_t *restrict in, const int8_t *restrict w,
                       int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
                       int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
                       int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
-                      const int32_t *biasMult, const int32_t *biasShift,
-                      const int32_t *wOffset) {
+                      const int32_t *biasMult, const int32_t *biasShift, const int32_t *wOffset) {
   const int32_t Cg = C / groups, Mg = M / groups;
   for (int32_t n = 0; n < N; ++n)
     for (int32_t m = 0; m < M; ++m) {

@@ -9,8 +9,7 @@
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
-void bf_requantize_table_s8(const int8_t *in, int8_t *out, int32_t n,
-                            const int32_t *table) {
+void bf_requantize_table_s8(const int8_t *in, int8_t *out, int32_t n, const int32_t *table) {
   const int8_t *t = (const int8_t *)table + 128;
   for (int32_t i = 0; i < n; ++i)
     out[i] = t[in[i]];

@@ -24,8 +24,8 @@ namespace {
 /// The Reduce operators whose axes moved from attribute to operand in opset 18.
 bool isReduce(const std::string &op) {
   static const char *const kReduceOps[] = {
-      "ReduceL1",  "ReduceL2",  "ReduceLogSum",  "ReduceLogSumExp", "ReduceMax",
-      "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum",       "ReduceSumSquare"};
+      "ReduceL1",   "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+      "ReduceMean", "ReduceMin", "ReduceProd",   "ReduceSum",       "ReduceSumSquare"};
   return std::find(std::begin(kReduceOps), std::end(kReduceOps), op) != std::end(kReduceOps);
 }
 
@@ -403,8 +403,8 @@ void Normalizer::linearQuant() {
   if (node_.input(2))
     return; // The zero point's type rules (ONNX requires them to agree).
   TensorType type{code == 3 ? DType::Int8 : DType::UInt8, {}, {}};
-  setInput(2, context_.graph.addConstant(context_.freshValueName(node_.name + "_zero_point"),
-                                         type, std::vector<uint8_t>(1, 0)));
+  setInput(2, context_.graph.addConstant(context_.freshValueName(node_.name + "_zero_point"), type,
+                                         std::vector<uint8_t>(1, 0)));
 }
 
 // Reshape-1: attribute shape -> int64 operand 1.

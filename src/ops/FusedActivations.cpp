@@ -39,6 +39,10 @@ const FusedActivationKind &fusedActivationOf(const Node &node) {
   return *kind;
 }
 
+bool isInt8ClampActivation(const FusedActivationKind &kind) {
+  return kind.code == BF_ACT_NONE || kind.code == BF_ACT_RELU || kind.code == BF_ACT_CLIP;
+}
+
 void fusedActivationParams(const FusedActivationKind &kind, const Node &node, float &a, float &b) {
   a = kind.attrA ? node.attrs.getFloat(kind.attrA, kind.a) : 0.0f;
   b = kind.attrB ? node.attrs.getFloat(kind.attrB, kind.b) : 0.0f;

@@ -110,8 +110,7 @@ Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul, const MayFuseActivat
     Node *producer = x->producer;
     if (!producer || !isFusableProducer(*producer) || producer->output(0) != x ||
         x->isGraphOutput || reads.at(x) != 2 || x->type.dtype != DType::Float32 ||
-        !x->type.sameShapeAndType(mul.output()->type) || !mayFuse(*x, *gate) ||
-        !mayFuse(*x, mul))
+        !x->type.sameShapeAndType(mul.output()->type) || !mayFuse(*x, *gate) || !mayFuse(*x, mul))
       continue;
     if (gate->opType == "Sigmoid") {
       producer->attrs.setString("activation", "Silu");

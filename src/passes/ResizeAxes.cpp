@@ -18,8 +18,8 @@ namespace bundlefit {
 namespace {
 
 template <typename T>
-Value *fullRankConstant(Graph &graph, const Node &node, const std::string &operand,
-                        DType dtype, const std::vector<T> &values) {
+Value *fullRankConstant(Graph &graph, const Node &node, const std::string &operand, DType dtype,
+                        const std::vector<T> &values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(T));
   if (!values.empty())
     copyBytes(bytes.data(), values.data(), bytes.size());
@@ -46,17 +46,17 @@ bool expandResizeAxes(Graph &graph, Node &node) {
                                              x->type.str());
     axis = axis < 0 ? axis + rank : axis;
     if (!seen.insert(axis).second)
-      throw Error(ExitCode::Unsupported, node.describe() + ": attribute 'axes' repeats axis " +
-                                             std::to_string(axis));
+      throw Error(ExitCode::Unsupported,
+                  node.describe() + ": attribute 'axes' repeats axis " + std::to_string(axis));
   }
   const size_t n = axes.size();
   auto requireLength = [&](const Value *operand, const char *what, size_t expected) {
     if (size_t(operand->type.numElements()) != expected)
-      throw Error(ExitCode::Unsupported,
-                  node.describe() + ": input '" + what + "' has " +
-                      std::to_string(operand->type.numElements()) + " elements; attribute 'axes' " +
-                      "names " + std::to_string(n) + " axes (expected " +
-                      std::to_string(expected) + ")");
+      throw Error(ExitCode::Unsupported, node.describe() + ": input '" + what + "' has " +
+                                             std::to_string(operand->type.numElements()) +
+                                             " elements; attribute 'axes' " + "names " +
+                                             std::to_string(n) + " axes (expected " +
+                                             std::to_string(expected) + ")");
   };
   const Value *roi = node.input(1), *scales = node.input(2), *sizes = node.input(3);
   if (roi && roi->type.numElements() > 0) {

@@ -66,10 +66,9 @@ private:
                                   "bundlefit computes in float (dynamic quantization)");
     const std::string where = path_ + ": " + dq.describe();
     graph_.eraseNode(&dq);
-    notes_.push_back(where +
-                     ": dynamic quantization (a scale computed at run time) runs in float: "
-                     "MatMul by the dequantized weights; results differ from onnxruntime's "
-                     "by the input's 8-bit rounding");
+    notes_.push_back(where + ": dynamic quantization (a scale computed at run time) runs in float: "
+                             "MatMul by the dequantized weights; results differ from onnxruntime's "
+                             "by the input's 8-bit rounding");
   }
 
   /// MatMulInteger(y, Wq, yz, Wz) -> Cast(FLOAT) -> Mul(., Mul(ys, Ws)) becomes
@@ -100,15 +99,17 @@ private:
     const int64_t k = wq->type.shape[0], n = wq->type.shape[1];
     if (!ws || !ws->isConstant() || (ws->type.numElements() != 1 && ws->type.numElements() != n))
       throw unsupported(*mul, "expected a multiplier Mul(y_scale, weight scale) with a constant "
-                              "weight scale of 1 or " + std::to_string(n) + " elements");
+                              "weight scale of 1 or " +
+                                  std::to_string(n) + " elements");
     if (wz && wz->type.numElements() != 1 && wz->type.numElements() != n)
-      throw unsupported(matMul, "weight zero point must have 1 or " + std::to_string(n) +
-                                    " elements");
+      throw unsupported(matMul,
+                        "weight zero point must have 1 or " + std::to_string(n) + " elements");
     std::vector<float> scales = ws->toFloats();
     std::vector<float> w(size_t(k * n));
     for (int64_t r = 0; r < k; ++r)
       for (int64_t c = 0; c < n; ++c) {
-        const int64_t zero = wz ? int64_t(wz->elementAsDouble(wz->type.numElements() > 1 ? c : 0)) : 0;
+        const int64_t zero =
+            wz ? int64_t(wz->elementAsDouble(wz->type.numElements() > 1 ? c : 0)) : 0;
         const float s = scales[scales.size() > 1 ? size_t(c) : 0];
         w[size_t(r * n + c)] = float(int64_t(wq->elementAsDouble(r * n + c)) - zero) * s;
       }

@@ -130,8 +130,9 @@ private:
     Shape shape = scales.size() > 1 ? Shape{int64_t(scales.size())} : Shape{};
     Value *scale = graph_.addConstant(graph_.uniqueValueName(node.name + "_bias_scale"),
                                       TensorType{DType::Float32, shape, {}}, std::move(bytes));
-    Node *dq = graph_.insertNodeBefore(&node, "DequantizeLinear", node.name + "_bias",
-                                       {bias, scale}, {graph_.uniqueValueName(node.name + "_bias")});
+    Node *dq =
+        graph_.insertNodeBefore(&node, "DequantizeLinear", node.name + "_bias", {bias, scale},
+                                {graph_.uniqueValueName(node.name + "_bias")});
     if (scales.size() > 1)
       dq->attrs.setInt("axis", 0);
     return dq->output();

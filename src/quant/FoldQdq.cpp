@@ -230,11 +230,10 @@ private:
                                           "Transpose", "Squeeze", "Unsqueeze"};
     bool wrapped = false;
     for (Node *reader : graph_.users(y)) {
-      const bool direct = std::find(std::begin(kDirect), std::end(kDirect), reader->opType) !=
-                          std::end(kDirect);
+      const bool direct =
+          std::find(std::begin(kDirect), std::end(kDirect), reader->opType) != std::end(kDirect);
       Value *v = reader->outputs.empty() ? nullptr : reader->output(0);
-      if (!direct || reader->input(0) != y || reader->outputs.size() != 1 || !v ||
-          v->isGraphOutput)
+      if (!direct || reader->input(0) != y || reader->outputs.size() != 1 || !v || v->isGraphOutput)
         continue;
       std::vector<Value *> params = {q.input(1)};
       if (q.input(2))

@@ -11,6 +11,7 @@
 
 #include "bundlefit/quant/UnfuseActivations.h"
 
+#include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
@@ -245,8 +246,10 @@ private:
       if (input->type.dtype != DType::Float32 && !isInt8Activation(input)) // int8: --keep-int8-io
         return "operand '" + input->name + "' is " + dtypeName(input->type.dtype);
     }
+    // The same test as the int8 kernels' (fusedActivationRange): "None" is none.
     std::string activation = node.attrs.getString("activation", "");
-    if (!activation.empty() && activation != "Relu" && activation != "Clip")
+    const FusedActivationKind *fused = findFusedActivation(activation);
+    if (!fused || !isInt8ClampActivation(*fused))
       return "fused " + activation + " has no int8 kernel";
     // The operator's own conditions (OpDef::int8.whyFloat).
     if (const Int8Def &int8 = int8Of(node); int8.whyFloat)
@@ -484,7 +487,7 @@ private:
     for (size_t i = 0; i < values.size(); ++i) {
       size_t c = it->second.axis >= 0 ? size_t(int64_t(i) / inner % shape[size_t(axis)]) : 0;
       const float zp = float(it->second.zeroPoints.size() > 1 ? it->second.zeroPoints[c]
-                                                               : it->second.zeroPoints.at(0));
+                                                              : it->second.zeroPoints.at(0));
       const float q = values[i] / it->second.scales[c] + zp;
       if (!(q >= -128.5f && q <= 127.5f)) {
         summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +

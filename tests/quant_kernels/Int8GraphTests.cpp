@@ -151,12 +151,12 @@ std::unique_ptr<Graph> buildVariants() {
                      int8Type({1, 7}, 0.03f, 5));
   Value *wa = b.weights("wa", {3, 4, 3, 3}, {0.004f, 0.005f, 0.006f});
   wa->type.quant.zeroPoints = {3, -7, 0};
-  Value *asym = b.op("Conv", "asym", {q, wa, b.int32Bias("ba", 3, {0.004f / 50, 0.005f / 50,
-                                                                    0.006f / 50})},
-                     int8Type({1, 3, 9, 9}, 0.02f, -3), [](Attributes &a) {
-                       a.setInts("kernel_shape", {3, 3});
-                       a.setInts("pads", {1, 1, 1, 1});
-                     });
+  Value *asym =
+      b.op("Conv", "asym", {q, wa, b.int32Bias("ba", 3, {0.004f / 50, 0.005f / 50, 0.006f / 50})},
+           int8Type({1, 3, 9, 9}, 0.02f, -3), [](Attributes &a) {
+             a.setInts("kernel_shape", {3, 3});
+             a.setInts("pads", {1, 1, 1, 1});
+           });
   TensorType addend = int8Type({1, 4, 1, 1}, 0.01f, 7);
   Value *c = b.graph->addConstant("addend", addend, {10, 250, 100, 7});
   Value *sum = b.op("Add", "sum", {q, c}, int8Type({1, 4, 9, 9}, 0.025f, -1));
@@ -526,8 +526,8 @@ TEST_CASE("asymmetric int8 weights take the exact zero-point kernel, never CMSIS
   b.graph->markOutput(y);
   const Node *node = b.graph->findNode("conv");
   REQUIRE(node != nullptr);
-  CHECK(int8ConvIm2colBytes(*node) == 0);  // no im2col scratch
-  CHECK(!hasInPlaceConvKernel(*node));     // no in-place form
+  CHECK(int8ConvIm2colBytes(*node) == 0); // no im2col scratch
+  CHECK(!hasInPlaceConvKernel(*node));    // no in-place form
   std::string whyNot;
   const OpDef *conv = OpRegistry::get().find("Conv");
   REQUIRE(conv != nullptr);

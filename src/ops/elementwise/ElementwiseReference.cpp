@@ -82,8 +82,8 @@ void clampAt(const Node &node, const Tensor &x, Tensor &y, double lowReal, doubl
   const Affine in = activationOf(node, node.input(0), "input");
   const Affine out = activationOf(node, node.output(0), "output");
   const int32_t lo = quantizeBound(lowReal, out), hi = quantizeBound(highReal, out);
-  const std::array<int8_t, 256> table = requantizeTable(
-      float(in.scale), in.zeroPoint, float(out.scale), out.zeroPoint, lo, hi);
+  const std::array<int8_t, 256> table =
+      requantizeTable(float(in.scale), in.zeroPoint, float(out.scale), out.zeroPoint, lo, hi);
   const int8_t *xd = x.data<int8_t>();
   int8_t *yd = y.data<int8_t>();
   for (int64_t i = 0; i < y.numElements(); ++i)

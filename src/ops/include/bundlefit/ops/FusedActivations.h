@@ -31,6 +31,10 @@ const FusedActivationKind *findFusedActivation(const std::string &name);
 /// The activation `node` carries (the no-op row when it has none); throws
 /// Error(Unsupported) naming the node when the name is unknown.
 const FusedActivationKind &fusedActivationOf(const Node &node);
+/// Whether an int8 kernel applies `kind` itself: the ones that are a clamp of
+/// the output range (None, Relu, Clip; fusedActivationRange). The others are
+/// split off before quantization and run as tables (quant/UnfuseActivations).
+bool isInt8ClampActivation(const FusedActivationKind &kind);
 /// The kernel parameters a, b of `node`'s fused activation.
 void fusedActivationParams(const FusedActivationKind &kind, const Node &node, float &a, float &b);
 

@@ -135,7 +135,7 @@ struct PlanOptions {
   /// Seconds of exactTimeBudgetSeconds the caller spent before
   /// planGraphMemory (loading the model, graph passes).
   double secondsSpentBefore = 0;
-  bool reorderForMemory = true;        ///< Memory-aware topological order.
+  bool reorderForMemory = true; ///< Memory-aware topological order.
   /// Work bound of the order search (planner::OrderOptions::maxWork).
   uint64_t orderWorkBudget = 30'000'000;
   bool allowInPlace = true; ///< Elementwise ops overwrite a dying input.
