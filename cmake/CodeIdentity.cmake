@@ -44,7 +44,11 @@ function(bundlefit_add_code_identity)
             -P ${PROJECT_SOURCE_DIR}/cmake/WriteCodeIdentity.cmake
     DEPENDS ${libraries} ${PROJECT_SOURCE_DIR}/cmake/WriteCodeIdentity.cmake
     COMMENT "Code identity of the bundle-sizing libraries"
-    VERBATIM COMMAND_EXPAND_LISTS)
+    # No COMMAND_EXPAND_LISTS: it split "-DFILES=a;b;..." into separate
+    # arguments, so FILES held the first library alone and a change to the
+    # kernels or code generation kept the identity (and the stale cached
+    # code sizes). VERBATIM passes the list as one argument.
+    VERBATIM)
   add_custom_target(bundlefit_code_identity DEPENDS ${BUNDLEFIT_CODE_IDENTITY_HEADER})
 endfunction()
 
