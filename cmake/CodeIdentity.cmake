@@ -50,6 +50,10 @@ function(bundlefit_add_code_identity)
     # code sizes). VERBATIM passes the list as one argument.
     VERBATIM)
   add_custom_target(bundlefit_code_identity DEPENDS ${BUNDLEFIT_CODE_IDENTITY_HEADER})
+  # The list the identity must cover, for tests/project's check that the
+  # header hashes every library (cmake/CheckCodeIdentity.cmake).
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/generated/CodeIdentityFiles.txt
+       CONTENT "$<JOIN:${files},\n>\n")
 endfunction()
 
 # Lets `target` include "CodeIdentity.h", rebuilt after the libraries.
