@@ -33,11 +33,8 @@ MAX_LSB = 0.0
 # ort_dynamic runs in float (DynamicQuantizeLinear's fallback), so it is
 # measured against the rounding of its input, in that LSB: below one half.
 BOUNDS = {"ort_dynamic": 0.5}
-# Models bundlefit refuses today, with what the one-line error must say (the
-# user's node, never an internal one). None since a 3-D QLinearMatMul runs its
-# MatMul in float (issue 32 item 2's float fallback); a model that starts to be
-# refused fails the test.
-REFUSED = {}
+# Every model must load: a refusal fails the test (the last refused one, a 3-D
+# QLinearMatMul, runs its MatMul in float since issue 32 item 2's fallback).
 
 
 def main():
@@ -67,16 +64,9 @@ def main():
             print(e)
             return SKIP
         except RuntimeError as e:
-            expected = REFUSED.get(name)
-            if expected and all(text in str(e) for text in expected) and "Gemm" not in str(e):
-                print(f"{name:14s} {args.target}: refused as expected: {str(e).splitlines()[-1]}")
-                continue
             print(f"{name}: FAIL: {e}")
             failed += 1
             continue
-        if name in REFUSED:
-            print(f"{name}: loads now: remove it from REFUSED")
-            failed += 1
         if missing:
             print(f"{name:14s} {args.target}: runs (no onnxruntime to compare with)")
             continue
