@@ -4,7 +4,8 @@
 // spotter's 49 frames), so bundlefit unrolls it, as an ONNX function body
 // would, into nodes every engine runs: per step the input and recurrent
 // MatMuls, the gate Slices, Sigmoid, Tanh, Mul and Add. Weights that are
-// constants fold (pre-transposed per direction) in the next folding round;
+// constants fold (pre-transposed and sliced once per direction, every step
+// reading the same constants) in the next folding round;
 // int8 quantizes the unrolled nodes like any others; the planner sees each
 // step's state as a short-lived buffer. Equations: ONNX's LSTM/GRU/RNN
 // (default activations; inference in ops/recurrent/RecurrentOps.cpp refuses
@@ -19,7 +20,9 @@
 #include "bundlefit/support/MemoryBudget.h"
 
 #include <cstring>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace bundlefit {
@@ -39,7 +42,12 @@ public:
   }
 
   /// An int64 (or int32) constant: a vector, or with `scalar` one value.
+  /// One constant per distinct value: every step's Slice and Reshape read
+  /// the same few, as the weights are shared by the steps.
   Value *ints(const std::vector<int64_t> &values, bool scalar = false, DType dtype = DType::Int64) {
+    Value *&cached = ints_[{values, scalar, int(dtype)}];
+    if (cached)
+      return cached;
     TensorType type;
     type.dtype = dtype;
     if (!scalar)
@@ -56,17 +64,20 @@ public:
         std::memcpy(bytes.data() + at, &value, sizeof value);
       }
     }
-    return graph_.addConstant(graph_.uniqueValueName(node_.name + "_const"), type,
-                              std::move(bytes));
+    return cached = graph_.addConstant(graph_.uniqueValueName(node_.name + "_const"), type,
+                                       std::move(bytes));
   }
   Value *floats(const Shape &shape, float value) {
+    Value *&cached = floats_[{shape, value}];
+    if (cached)
+      return cached;
     // An initial state of [batch, hidden]: a 300-byte LSTM with batch 2^30
     // once asked for 23 GB here and in the folding that follows.
     checkMemoryBudget(uint64_t(numElements(shape)) * sizeof(float),
                       node_.describe() + ": its unrolled constant of shape " +
                           shapeToString(shape));
     std::vector<float> values(size_t(numElements(shape)), value);
-    return pass_utils::addFloatConstant(graph_, node_.name + "_const", shape, values);
+    return cached = pass_utils::addFloatConstant(graph_, node_.name + "_const", shape, values);
   }
 
   /// x[index] along `axis`, the axis dropped.
@@ -74,6 +85,12 @@ public:
     Value *out = op("Gather", {x, ints({index}, /*scalar=*/true)});
     last_->attrs.setInt("axis", axis);
     return out;
+  }
+  /// x[index] along `axis`, the axis dropped, as a Slice and a Reshape: a
+  /// Slice's bounds are compiled into the kernel call, where a Gather's
+  /// index would be a constant per step.
+  Value *step(Value *x, int64_t index, int64_t axis, const std::vector<int64_t> &shape) {
+    return reshape(slice(x, axis, index, index + 1), shape);
   }
   /// Columns [begin, end) of the last axis `axis`.
   Value *slice(Value *x, int64_t axis, int64_t begin, int64_t end) {
@@ -102,6 +119,8 @@ private:
   Graph &graph_;
   Node &node_;
   Node *last_ = nullptr;
+  std::map<std::tuple<std::vector<int64_t>, bool, int>, Value *> ints_;
+  std::map<std::pair<Shape, float>, Value *> floats_;
 };
 
 struct Dims {
@@ -117,6 +136,12 @@ struct DirectionWeights {
   Value *inputBias = nullptr;         // [G*H] (null: no B)
   Value *recurrentBias = nullptr;     // [G*H]
   Value *peepholes = nullptr;         // [3H] (LSTM, iof)
+  // Parts the steps read, sliced once per direction: a Slice per step would
+  // fold into a copy of the weights per step (GRU, 49 steps: 2.41 MB of
+  // constants for 81 KB of weights).
+  Value *peepholeI = nullptr, *peepholeO = nullptr, *peepholeF = nullptr; // [H] each
+  Value *recurrentZrT = nullptr, *recurrentHT = nullptr; // GRU: [H, 2H], [H, H]
+  Value *recurrentBiasH = nullptr;                       // GRU: Rb_h [H]
 };
 
 class RecurrentExpander {
@@ -140,7 +165,8 @@ public:
         // as TFLM's kernel computes them: all steps' at once would be a
         // [S, B, G*H] buffer live through the whole sequence (mnist_lstm:
         // 8,960 bytes, more than TFLM's whole planned arena).
-        Value *gates = b_.matmul(b_.pick(x, t, dims_.batchMajor ? 1 : 0), weights.inputWeightsT);
+        Value *xt = b_.step(x, t, dims_.batchMajor ? 1 : 0, {dims_.batch, dims_.input});
+        Value *gates = b_.matmul(xt, weights.inputWeightsT);
         if (bias)
           gates = b_.add(gates, bias);
         Value *newH = nullptr, *newC = nullptr;
@@ -232,9 +258,20 @@ private:
       weights.inputBias = b_.slice(both, 0, 0, rows);
       weights.recurrentBias = b_.slice(both, 0, rows, 2 * rows);
     }
+    const int64_t H = dims_.hidden;
     if (node_.opType == "LSTM")
-      if (Value *peepholes = node_.input(7))
+      if (Value *peepholes = node_.input(7)) {
         weights.peepholes = b_.pick(peepholes, d);
+        weights.peepholeI = b_.slice(weights.peepholes, 0, 0, H);
+        weights.peepholeO = b_.slice(weights.peepholes, 0, H, 2 * H);
+        weights.peepholeF = b_.slice(weights.peepholes, 0, 2 * H, 3 * H);
+      }
+    if (node_.opType == "GRU") {
+      weights.recurrentZrT = b_.slice(weights.recurrentWeightsT, 1, 0, 2 * H);
+      weights.recurrentHT = b_.slice(weights.recurrentWeightsT, 1, 2 * H, 3 * H);
+      if (weights.recurrentBias)
+        weights.recurrentBiasH = b_.slice(weights.recurrentBias, 0, 2 * H, 3 * H);
+    }
     return weights;
   }
 
@@ -270,15 +307,15 @@ private:
     Value *i = b_.slice(gates, 1, 0, H), *o = b_.slice(gates, 1, H, 2 * H);
     Value *f = b_.slice(gates, 1, 2 * H, 3 * H), *cell = b_.slice(gates, 1, 3 * H, 4 * H);
     if (w.peepholes) {
-      i = b_.add(i, b_.mul(b_.slice(w.peepholes, 0, 0, H), c));
-      f = b_.add(f, b_.mul(b_.slice(w.peepholes, 0, 2 * H, 3 * H), c));
+      i = b_.add(i, b_.mul(w.peepholeI, c));
+      f = b_.add(f, b_.mul(w.peepholeF, c));
     }
     newC = b_.add(b_.mul(b_.sigmoid(f), c), b_.mul(b_.sigmoid(i), b_.tanh(cell)));
     const float cellClip = node_.attrs.getFloat("cell_clip", 0.0f);
     if (cellClip > 0.0f)
       newC = b_.op("Clip", {newC, b_.floats({}, -cellClip), b_.floats({}, cellClip)});
     if (w.peepholes)
-      o = b_.add(o, b_.mul(b_.slice(w.peepholes, 0, H, 2 * H), newC));
+      o = b_.add(o, b_.mul(w.peepholeO, newC));
     newH = b_.mul(b_.sigmoid(o), b_.tanh(newC));
   }
 
@@ -286,16 +323,15 @@ private:
   /// or r * (h R_h^T + Rb_h) with linear_before_reset.
   Value *gruStep(Value *xGates, const DirectionWeights &w, Value *h) {
     const int64_t H = dims_.hidden;
-    Value *rzr = b_.slice(w.recurrentWeightsT, 1, 0, 2 * H);
-    Value *rh = b_.slice(w.recurrentWeightsT, 1, 2 * H, 3 * H);
-    Value *hzr = b_.matmul(h, rzr);
+    Value *rh = w.recurrentHT;
+    Value *hzr = b_.matmul(h, w.recurrentZrT);
     Value *z = b_.sigmoid(b_.add(b_.slice(xGates, 1, 0, H), b_.slice(hzr, 1, 0, H)));
     Value *r = b_.sigmoid(b_.add(b_.slice(xGates, 1, H, 2 * H), b_.slice(hzr, 1, H, 2 * H)));
     Value *hh;
     if (linearBeforeReset()) {
       Value *product = b_.matmul(h, rh);
-      if (w.recurrentBias)
-        product = b_.add(product, b_.slice(w.recurrentBias, 0, 2 * H, 3 * H));
+      if (w.recurrentBiasH)
+        product = b_.add(product, w.recurrentBiasH);
       hh = b_.mul(r, product);
     } else {
       hh = b_.matmul(b_.mul(r, h), rh);
