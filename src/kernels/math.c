@@ -75,6 +75,12 @@ BF_INLINE float bf_unary(float x, int32_t op, float a, float b) {
     return bf_siluf(x);
   case BF_UNARY_SCALE:
     return a * x;
+  case BF_UNARY_GELU:
+    /* libm's erff/tanhf for now; a vectorised erf belongs in vector_math.h. */
+    if (a != 0.0f)
+      return 0.5f * x *
+             (1.0f + __builtin_tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    return 0.5f * x * (1.0f + __builtin_erff(x * 0.70710678118654752f));
   default:
     return x;
   }

@@ -22,6 +22,10 @@ PassStats runDefaultPasses(Graph &graph, const PassOptions &options) {
   // then get types, and constant weights fold, in a second round.
   if (expandRecurrentOps(graph) > 0)
     stats.folded += foldConstantsAndInferTypes(graph);
+  // Exported GELU chains (Div, Erf, Add, Mul, Mul) become one Gelu before
+  // the sweep removes what they leave, so activation fusion sees Gelu.
+  if (options.fuseActivations)
+    stats.activationsFused += fuseGelu(graph);
   // An early sweep so that "single reader" tests below do not see dead readers.
   stats.deadNodesRemoved += eliminateDeadNodes(graph);
   if (options.foldBatchNorm)

@@ -12,6 +12,7 @@
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -545,6 +546,54 @@ TEST_CASE("fuseActivations fuses x*Sigmoid(x) and x*HardSigmoid(x) into the prod
       CHECK(g->nodes()[0]->attrs.getString("activation", "") == c.fused);
       CHECK(g->nodes()[0]->output()->name == "act");
     }
+}
+
+/// x -> Relu -> GELU spelled as exporters write it -> out. `form`: 0 torch's
+/// erf export Mul(Mul(x, 1 + Erf(x / sqrt 2)), 0.5); 1 the same with
+/// Mul(x, 0.5) first and x * 0.70710677; 2 the tanh form with Pow(x, 3);
+/// 3 the tanh form with x * x * x, constants first.
+Builder geluChain(int form, bool extraReader = false) {
+  return [=](Graph &g) {
+    Value *in = g.addInput("x", floatType({2, 3, 4}));
+    Value *x = g.addNode("Relu", "relu", {in}, {"r"})->output();
+    auto c = [&](const char *name, float v) { return floatConst(g, name, {}, {v}); };
+    auto op = [&](const char *type, const char *name, std::vector<Value *> in) {
+      return g.addNode(type, name, in, {std::string(name) + "_out"})->output();
+    };
+    Value *f;
+    if (form <= 1) {
+      Value *scaled = form == 0 ? op("Div", "div", {x, c("sqrt2", 1.4142135f)})
+                                : op("Mul", "div", {x, c("rsqrt2", 0.70710677f)});
+      f = op("Erf", "erf", {scaled});
+    } else {
+      Value *cube = form == 2 ? op("Pow", "pow", {x, c("three", 3.0f)})
+                              : op("Mul", "cube", {c("dummy_one", 1.0f), op("Mul", "sq", {x, x})});
+      if (form == 3) // x * (x * x) times the 1 above: a product of three x.
+        cube = op("Mul", "cube3", {cube, x});
+      Value *term = op("Mul", "kappa", {c("k", 0.044715f), cube});
+      Value *inner = op("Add", "inner", {x, term});
+      f = op("Tanh", "tanh", {op("Mul", "beta", {c("b", 0.7978846f), inner})});
+    }
+    Value *gate = op("Add", "plus1", {c("one", 1.0f), f});
+    Value *y = form == 0 ? op("Mul", "half", {op("Mul", "xg", {x, gate}), c("h", 0.5f)})
+                         : op("Mul", "xg", {op("Mul", "half", {c("h", 0.5f), x}), gate});
+    if (extraReader) // f is also read elsewhere: the chain must stay.
+      g.markOutput(op("Neg", "neg", {f}));
+    g.markOutput(op("Neg", "out", {y}));
+  };
+}
+
+TEST_CASE("fuseGelu turns exported erf and tanh GELU chains into one Gelu") {
+  for (int form = 0; form < 4; ++form) {
+    INFO("form " << form);
+    auto g = checkPreservesOutputs(geluChain(form), defaultPasses, 1e-6);
+    REQUIRE(opTypes(*g) == Ops{"Relu", "Gelu", "Neg"});
+    CHECK(g->nodes()[1]->attrs.getString("approximate", "") == (form <= 1 ? "none" : "tanh"));
+  }
+  // A chain value with another reader is left as written.
+  auto g = checkPreservesOutputs(geluChain(0, true), defaultPasses, 1e-6);
+  const Ops ops = opTypes(*g);
+  CHECK(std::count(ops.begin(), ops.end(), "Gelu") == 0);
 }
 
 TEST_CASE("fuseActivations stores Clip without bounds as +-FLT_MAX") {

@@ -3,7 +3,8 @@
 
   input -> Q -> DQ -> OP -> Q -> DQ -> output
 
-for OP in Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu, with int8
+for OP in Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu and Gelu
+(opset 20; approximate "none" and "tanh"), with int8
 (s8) and uint8 (u8) activations; each writes NAME.input.npy whose first
 sample holds every one of the 256 input codes exactly (and the others
 random values past both ends of the range, which saturate). compare_qdq.py
@@ -32,7 +33,27 @@ OPS = [
     ("HardSwish", {}, (-5.0, 7.0), (-0.375, 7.0)),
     ("LeakyRelu", {"alpha": 0.1}, (-6.0, 5.0), (-0.6, 5.0)),
     ("Elu", {"alpha": 0.7}, (-4.0, 3.0), (-0.7, 3.0)),
+    ("Gelu", {}, (-5.0, 4.0), (-0.17, 4.0)),
+    ("Gelu", {"approximate": "tanh"}, (-4.5, 6.0), (-0.17, 6.0)),
 ]
+# Ops newer than opset 17, and the opset their models import: onnx's
+# checker here (1.12) predates them, so those models are not checked.
+OPSET = {"Gelu": 20}
+# GELU as torch.onnx.export writes it before opset 20 (symbolic_opset9.gelu):
+# Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5). bundlefit's fuseGelu makes
+# it one Gelu, hence one table; onnxruntime runs the five float nodes.
+CHAINS = {"GeluErfChain": ("Gelu", (-5.0, 4.0), (-0.17, 4.0))}
+
+
+def gelu_chain_nodes():
+    consts = [numpy_helper.from_array(np.array(v, np.float32), n)
+              for n, v in (("sqrt2", 1.4142135), ("one", 1.0), ("half", 0.5))]
+    nodes = [helper.make_node("Div", ["x", "sqrt2"], ["scaled"], name="div"),
+             helper.make_node("Erf", ["scaled"], ["erf"], name="erf"),
+             helper.make_node("Add", ["erf", "one"], ["gate"], name="add"),
+             helper.make_node("Mul", ["x", "gate"], ["xg"], name="mul"),
+             helper.make_node("Mul", ["xg", "half"], ["y"], name="mul_half")]
+    return consts, nodes
 
 
 def params(lo, hi, dtype):
@@ -54,19 +75,26 @@ def model(op, attrs, in_range, out_range, dtype):
              numpy_helper.from_array(np.array(zi, np_type), "in_zp"),
              numpy_helper.from_array(np.array(so, np.float32), "out_scale"),
              numpy_helper.from_array(np.array(zo, np_type), "out_zp")]
+    if op in CHAINS:
+        chain_consts, body = gelu_chain_nodes()
+        inits += chain_consts
+    else:
+        body = [helper.make_node(op, ["x"], ["y"], name=op.lower(), **attrs)]
     nodes = [helper.make_node("QuantizeLinear", ["input", "in_scale", "in_zp"], ["xq"], name="q_in"),
              helper.make_node("DequantizeLinear", ["xq", "in_scale", "in_zp"], ["x"], name="dq_in"),
-             helper.make_node(op, ["x"], ["y"], name=op.lower(), **attrs),
+             *body,
              helper.make_node("QuantizeLinear", ["y", "out_scale", "out_zp"], ["yq"], name="q_out"),
              helper.make_node("DequantizeLinear", ["yq", "out_scale", "out_zp"], ["output"],
                               name="dq_out")]
     graph = helper.make_graph(
         nodes, f"lut_{op.lower()}", [helper.make_tensor_value_info("input", TensorProto.FLOAT, SHAPE)],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, SHAPE)], inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+    opset = OPSET.get(op, 17)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                           producer_name="tests/qdq/make_lut_models.py")
-    m.ir_version = 8
-    onnx.checker.check_model(m)
+    m.ir_version = 8 if opset <= 17 else 9
+    if opset <= 17:
+        onnx.checker.check_model(m)
     # Every code once, then values up to a quarter of the range past each end.
     qmin = -128 if dtype == "s8" else 0
     rng = np.random.default_rng(len(op) * 7 + (dtype == "u8"))
@@ -84,10 +112,11 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for op, attrs, in_range, out_range in OPS:
+    rows = OPS + [(name, {}, r_in, r_out) for name, (_, r_in, r_out) in CHAINS.items()]
+    for op, attrs, in_range, out_range in rows:
         for dtype in ("s8", "u8"):
             m, samples = model(op, attrs, in_range, out_range, dtype)
-            name = f"{op.lower()}_qdq_{dtype}"
+            name = f"{op.lower()}{'_' + attrs['approximate'] if 'approximate' in attrs else ''}_qdq_{dtype}"
             onnx.save(m, os.path.join(args.out, name + ".onnx"))
             np.save(os.path.join(args.out, name + ".input.npy"), samples)
     # An op with no int8 kernel as the model's only quantized op: it runs in
@@ -98,7 +127,7 @@ def main():
     m, samples = model("Softplus", {}, (-4.0, 4.0), (0.0, 4.1), "s8")
     onnx.save(m, os.path.join(fallback, "softplus_qdq_s8.onnx"))
     np.save(os.path.join(fallback, "softplus_qdq_s8.input.npy"), samples)
-    print(f"wrote {2 * len(OPS)} activation QDQ models to {args.out}, 1 to {fallback}")
+    print(f"wrote {2 * len(rows)} activation QDQ models to {args.out}, 1 to {fallback}")
 
 
 if __name__ == "__main__":

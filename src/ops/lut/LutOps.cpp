@@ -35,6 +35,15 @@ float elu(float x, const Node &node) {
 // bundlefit's Silu (UnaryMathOps.cpp): x * Sigmoid(x) in one table.
 float silu(float x, const Node &) { return float(double(x) / (1.0 + std::exp(-double(x)))); }
 
+// ONNX Gelu (opset 20): 0.5 x (1 + erf(x / sqrt 2)), or with approximate =
+// "tanh" 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+float gelu(float x, const Node &node) {
+  const double v = x;
+  if (node.attrs.getString("approximate", "none") == "tanh")
+    return float(0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v))));
+  return float(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
+}
+
 struct Row {
   const char *opType;
   Function f;
@@ -43,7 +52,7 @@ struct Row {
 constexpr Row kRows[] = {
     {"Sigmoid", sigmoid},     {"Tanh", tanhOf},         {"HardSigmoid", hardSigmoid},
     {"HardSwish", hardSwish}, {"LeakyRelu", leakyRelu}, {"Elu", elu},
-    {"Silu", silu},
+    {"Silu", silu},           {"Gelu", gelu},
 };
 
 } // namespace

@@ -82,6 +82,10 @@ double evaluate(double x, int32_t code, double a, double b) {
     return x < -a ? x + b : x > a ? x - b : 0.0;
   case BF_UNARY_SILU:
     return x / (1 + std::exp(-x));
+  case BF_UNARY_GELU:
+    if (a != 0)
+      return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
   }
   fatalInternal("unary math code " + std::to_string(code) + " has no reference");
 }

@@ -28,6 +28,12 @@ void inferUnaryMath(Node &node) {
   if (x->type.dtype != DType::Float32 && !int8Table)
     throw Error(ExitCode::Unsupported, node.describe() + ": input '" + x->name + "' is " +
                                            x->type.str() + "; only float32 is supported");
+  if (node.opType == "Gelu") {
+    const std::string approximate = node.attrs.getString("approximate", "none");
+    if (approximate != "none" && approximate != "tanh")
+      throw Error(ExitCode::Unsupported, node.describe() + ": attribute approximate='" +
+                                             approximate + "'; ONNX defines 'none' and 'tanh'");
+  }
   y->type.dtype = x->type.dtype;
   y->type.shape = x->type.shape;
 }
@@ -73,6 +79,8 @@ const std::vector<UnaryMathOp> &unaryMathOps() {
       // Not ONNX: x * Sigmoid(x), which an int8 build splits off the layer
       // it was fused into (quant/UnfuseActivations.cpp) to run as one table.
       {"Silu", BF_UNARY_SILU},
+      // Opset 20; its string attribute approximate becomes a (unaryMathParams).
+      {"Gelu", BF_UNARY_GELU},
   };
   return ops;
 }
@@ -87,6 +95,8 @@ const UnaryMathOp *findUnaryMathOp(const std::string &opType) {
 void unaryMathParams(const UnaryMathOp &op, const Node &node, float &a, float &b) {
   a = op.attrA ? node.attrs.getFloat(op.attrA, op.a) : 0.0f;
   b = op.attrB ? node.attrs.getFloat(op.attrB, op.b) : 0.0f;
+  if (op.code == BF_UNARY_GELU)
+    a = node.attrs.getString("approximate", "none") == "tanh" ? 1.0f : 0.0f;
 }
 
 void registerUnaryMathOps(OpRegistry &registry) {

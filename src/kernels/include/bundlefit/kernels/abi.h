@@ -78,7 +78,8 @@ enum bf_unary_op {
   BF_UNARY_THRESHOLDED_RELU = 26, /* a: alpha */
   BF_UNARY_SHRINK = 27,           /* a: lambd, b: bias */
   BF_UNARY_SILU = 28,             /* x * sigmoid(x) */
-  BF_UNARY_SCALE = 29             /* a * x (Mean's division) */
+  BF_UNARY_SCALE = 29,            /* a * x (Mean's division) */
+  BF_UNARY_GELU = 30              /* a: 0 erf form, 1 tanh form (approximate) */
 };
 
 /* Comparisons (bf_compare_<type>) and logical ops (bf_logical_u8). */

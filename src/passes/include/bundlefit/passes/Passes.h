@@ -82,6 +82,12 @@ size_t fuseActivations(Graph &graph, const MayFuseActivation &mayFuse);
 /// runDefaultPasses. Returns the number of fusions.
 size_t fuseConvPool(Graph &graph);
 
+/// Replaces each GELU spelled as its formula (PyTorch's export before opset
+/// 20: x * 0.5 * (1 + Erf(x / sqrt 2)), or the tanh approximation) by one
+/// Gelu node; the chain it read is left for eliminateDeadNodes. Returns how
+/// many were replaced.
+size_t fuseGelu(Graph &graph);
+
 struct PatchStageOptions {
   /// Extra MACs the recomputed tile halos may cost, as a fraction of the
   /// model's MACs (--patch-recompute-budget).
