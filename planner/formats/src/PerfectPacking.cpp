@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <set>
@@ -19,8 +18,8 @@ constexpr uint64_t kHeight = uint64_t(1) << 24;
 // and so sizes, would shrink step after step.
 constexpr double kTogether = 0.5;
 constexpr double kGrow = 0.05;
-static uint64_t DIVLO = getenv("DIVLO") ? atoi(getenv("DIVLO")) : 256,
-                DIVHI = getenv("DIVHI") ? atoi(getenv("DIVHI")) : 8;
+// Uniform sizes: from 1/256 to 1/8 of the strip.
+constexpr uint64_t kSmallestPart = 256, kLargestPart = 8;
 
 // splitmix64: the same numbers on every platform and standard library.
 class Random {
@@ -59,7 +58,7 @@ struct Shape {
   uint64_t size(Random &r) const {
     switch (family) {
     case PackingFamily::Uniform:
-      return r.between(kHeight / DIVLO, kHeight / DIVHI);
+      return r.between(kHeight / kSmallestPart, kHeight / kLargestPart);
     case PackingFamily::HeavyTailed:
       return uint64_t(
           std::min(double(kHeight / 2), (kHeight / 256) / std::pow(1 - r.unit(), 1 / 1.1)));
