@@ -107,6 +107,10 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 4, 14, 14, 4, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 4},  // 3x3 stride 2, TF "same"
       {1, 2, 13, 13, 2, 5, 5, 3, 3, 2, 2, 2, 2, 1, 1, 2},  // stride 3: scatter fallback
       {1, 2, 13, 13, 2, 5, 5, 1, 1, 4, 4, 4, 4, 2, 2, 2},  // dilation 2: scatter fallback
+      // Pointwise column tails as dot products (hosts), over channel chunks.
+      {1, 300, 7, 7, 10, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 7x7 plane: 48 + 1 columns
+      {1, 40, 14, 14, 6, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 14x14: 192 + 4 columns
+      {1, 64, 1, 67, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // whole tail vectors + 3
   };
   unsigned seed = 1;
   for (const ConvCase &c : cases) {
@@ -129,6 +133,12 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       for (float &v : clipped)
         v = std::min(std::max(v, -0.25f), 0.5f);
       checkClose(got, clipped);
+      bf_conv2d_f32(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH, OW, c.KH,
+                    c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, BF_ACT_RELU, 0, 0);
+      Vec rectified = referenceConv(c, x, w, &b, OH, OW);
+      for (float &v : rectified)
+        v = std::max(v, 0.0f);
+      checkClose(got, rectified);
     }
   }
 }
