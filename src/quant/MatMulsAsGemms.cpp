@@ -5,23 +5,94 @@
 // Gemm(A, B) with transB = 0 computes the same product. QLinearMatMul gets
 // there in ExpandQOperators.cpp; this gives the QDQ form the same int8
 // kernel instead of float between a Dequantize and a Quantize. It runs after
-// the default passes, when every operand's rank is known: a MatMul of a
-// batched (3-D and up) activation is left alone.
+// the default passes, when every operand's rank is known.
+//
+// A batched activation [..., M, K] by a 2-D weight (a Linear on [batch,
+// tokens, features], attention's projections) is the same product on its
+// rows: Reshape to [rows, K] -> Gemm -> Reshape to [..., M, N]. The Reshapes
+// are views (no copy) and take the parameters of the values they view, so
+// the Gemm's integers are those of onnxruntime's QLinearMatMul. A MatMul of
+// two activations (attention's scores) is left alone.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/FoldQdq.h"
 
-namespace bundlefit {
+#include <cstring>
 
-size_t matMulsAsGemms(Graph &graph, const PresetQuantParams &preset) {
+namespace bundlefit {
+namespace {
+
+Value *shapeConstant(Graph &graph, const std::string &base, const Shape &shape) {
+  TensorType type;
+  type.dtype = DType::Int64;
+  type.shape = {int64_t(shape.size())};
+  std::vector<uint8_t> bytes(shape.size() * sizeof(int64_t));
+  std::memcpy(bytes.data(), shape.data(), bytes.size());
+  return graph.addConstant(graph.uniqueValueName(base), type, std::move(bytes));
+}
+
+TensorType floatType(const Shape &shape) {
+  TensorType type;
+  type.dtype = DType::Float32;
+  type.shape = shape;
+  return type;
+}
+
+/// Makes the batched MatMul `node` (a: [..., M, K], b: [K, N], output y)
+/// Reshape -> Gemm (the node, keeping its name) -> Reshape.
+void rowsAsGemm(Graph &graph, Node *node, Node *next, PresetQuantParams &preset) {
+  Value *a = node->input(0), *y = node->output();
+  const int64_t k = a->type.shape.back(), n = node->input(1)->type.shape.back();
+  const int64_t rows = a->type.numElements() / k;
+  Node *in = graph.insertNodeBefore(node, "Reshape", node->name + "_rows",
+                                    {a, shapeConstant(graph, a->name + "_rows_shape", {rows, k})},
+                                    {a->name + "_rows"});
+  Value *aRows = in->output();
+  aRows->type = floatType({rows, k});
+  aRows->typeKnown = true;
+  // The output Reshape reads the Gemm's [rows, N] and computes y, which keeps
+  // its name and readers.
+  Node *out = next ? graph.insertNodeBefore(next, "Reshape", node->name + "_unrows",
+                                            {y, shapeConstant(graph, y->name + "_shape",
+                                                              y->type.shape)},
+                                            {y->name + "_rows"})
+                   : graph.addNode("Reshape", node->name + "_unrows",
+                                   {y, shapeConstant(graph, y->name + "_shape", y->type.shape)},
+                                   {y->name + "_rows"});
+  Value *yRows = out->output();
+  yRows->type = floatType({rows, n});
+  yRows->typeKnown = true;
+  node->outputs[0] = yRows;
+  yRows->producer = node;
+  out->outputs[0] = y;
+  y->producer = out;
+  out->inputs[0] = yRows;
+  node->inputs[0] = aRows;
+  preset.activations[aRows->name] = preset.activations.at(a->name);
+  preset.activations[yRows->name] = preset.activations.at(y->name);
+}
+
+} // namespace
+
+size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset) {
   size_t count = 0;
-  for (Node *node : graph.nodes()) {
-    if (node->opType != "MatMul" || node->inputs.size() != 2)
+  const std::vector<Node *> nodes = graph.nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node *node = nodes[i];
+    if (node->opType != "MatMul" || node->inputs.size() != 2 || node->outputs.size() != 1)
       continue;
-    const Value *a = node->input(0), *b = node->input(1);
-    if (!a || !b || !a->typeKnown || a->type.rank() != 2 || !b->isConstant() ||
+    const Value *a = node->input(0), *b = node->input(1), *y = node->output();
+    if (!a || !b || !y || !a->typeKnown || a->type.rank() < 2 || !b->isConstant() ||
         b->type.rank() != 2 || !preset.weights.count(b->name) || !preset.activations.count(a->name))
       continue;
+    if (a->type.rank() > 2) {
+      // Batched: only with the output's parameters (the Reshape back views
+      // them) and a non-empty product.
+      if (!y->typeKnown || !preset.activations.count(y->name) || a->type.shape.back() <= 0 ||
+          a->type.numElements() <= 0)
+        continue;
+      rowsAsGemm(graph, node, i + 1 < nodes.size() ? nodes[i + 1] : nullptr, preset);
+    }
     node->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
     ++count;
   }

@@ -243,7 +243,7 @@ TestModel qdqMatMul(const std::vector<int64_t> &xShape) {
   return m;
 }
 
-TEST_CASE("QDQ MatMul by a constant: the int8 Gemm with the model's integers; batched stays") {
+TEST_CASE("QDQ MatMul by a constant: the int8 Gemm with the model's integers, batched too") {
   Folded f = compileQdq(qdqMatMul({1, 4}), "qdq_matmul.onnx");
   CHECK(f.summary.warnings.empty());
   const Node &gemm = *onlyNode(*f.graph, "Gemm");
@@ -256,11 +256,23 @@ TEST_CASE("QDQ MatMul by a constant: the int8 Gemm with the model's integers; ba
   CHECK(w.elementAsDouble(11) == 127.0);
   CHECK(gemm.output()->type.dtype == DType::Int8);
 
-  // [1, 2, 4]: a batched MatMul is not a Gemm; it stays float, with a warning.
-  Folded batched = compileQdq(qdqMatMul({1, 2, 4}), "qdq_matmul_3d.onnx");
-  onlyNode(*batched.graph, "MatMul");
-  REQUIRE(batched.summary.warnings.size() == 1);
-  CHECK(batched.summary.warnings[0].find("'mm' (MatMul): kept in float") != std::string::npos);
+  // [2, 3, 4]: a batched MatMul is the same Gemm on its 6 rows, between
+  // Reshapes that view the model's parameters; it keeps the user's name.
+  Folded batched = compileQdq(qdqMatMul({2, 3, 4}), "qdq_matmul_3d.onnx");
+  CHECK(batched.summary.warnings.empty());
+  const Node &rows = *onlyNode(*batched.graph, "Gemm");
+  CHECK(rows.name == "mm");
+  CHECK(rows.input(0)->type.shape == Shape{6, 4});
+  REQUIRE(rows.output()->type.dtype == DType::Int8);
+  CHECK(rows.output()->type.quant.scales == std::vector<float>{0.2f});
+  CHECK(rows.output()->type.quant.zeroPoints == std::vector<int32_t>{1});
+  CHECK(rows.input(0)->type.quant.scales == std::vector<float>{0.1f});
+  const Node *back = nullptr;
+  for (const Node *node : batched.graph->nodes())
+    if (node->opType == "Reshape" && node->input(0) == rows.output())
+      back = node;
+  REQUIRE(back);
+  CHECK(back->output()->type.shape == Shape{2, 3, 3});
 }
 
 /// x[1,2,4,4] -> Q/DQ (0.1, 0) -> AveragePool 2x2 (`pads`) -> Q/DQ (0.02, -5) -> y

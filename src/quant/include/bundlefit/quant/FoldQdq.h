@@ -67,8 +67,10 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
 
 /// After the default passes: each MatMul of a quantized 2-D activation by a
 /// constant 2-D weight the model quantizes becomes a Gemm (transB = 0, no
-/// bias), the int8 fully connected layer (MatMulsAsGemms.cpp). Returns how many.
-size_t matMulsAsGemms(Graph &graph, const PresetQuantParams &preset);
+/// bias), the int8 fully connected layer (MatMulsAsGemms.cpp); a batched
+/// activation's rows are viewed as 2-D by Reshapes around it (their values'
+/// parameters added to `preset`). Returns how many.
+size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset);
 
 /// Whether `graph` has a QuantizeLinear or DequantizeLinear node.
 bool hasLinearQuantNodes(const Graph &graph);
