@@ -57,6 +57,8 @@ const Function kFunctions[] = {
      [](double x) { return std::tanh(x); }, 3},
     {"elu", [](const float *i, float *o, int32_t n) { bf_elu_f32(i, o, n, 1.0f, 0); },
      [](double x) { return x >= 0 ? x : std::expm1(x); }, 2},
+    {"erf", [](const float *i, float *o, int32_t n) { unaryKernel(i, o, n, BF_UNARY_ERF); },
+     [](double x) { return std::erf(x); }, 1},
 };
 
 /// Largest error over `inputs`; where the reference is subnormal (or 0) the
@@ -87,13 +89,14 @@ void checkAccuracy(const Function &f, const std::vector<float> &inputs) {
 
 } // namespace
 
-TEST_CASE("vector math: exp, sigmoid, SiLU, tanh, ELU within their ULP bounds of libm") {
+TEST_CASE("vector math: exp, sigmoid, SiLU, tanh, ELU, erf within their ULP bounds of libm") {
   std::vector<float> inputs;
   // Every 4099th bit pattern: all exponents, both signs, NaN payloads, inf.
   for (uint64_t u = 0; u <= 0xffffffffu; u += 4099)
     inputs.push_back(fromBits(uint32_t(u)));
   // Dense runs around 0, 1, the regime edges and the saturation points.
-  for (float centre : {0.0f, 0.5f, 1.0f, 2.0f, 9.0f, 17.0f, 20.0f, 24.0f, 87.3f, 88.72f, 103.9f}) {
+  for (float centre : {0.0f, 0.5f, 0.875f, 1.0f, 2.0f, 3.92f, 9.0f, 17.0f, 20.0f, 24.0f, 87.3f,
+                       88.72f, 103.9f}) {
     for (float sign : {1.0f, -1.0f}) {
       float x = sign * centre;
       for (int i = 0; i < 20000; ++i) {
@@ -157,6 +160,41 @@ TEST_CASE("vector math: edge cases") {
   CHECK(y[3] == 0.0f);
   CHECK(y[7] == 200.0f);
   CHECK((y[8] == 0.0f && std::signbit(y[8])));
+
+  bf_unary_f32(x.data(), y.data(), int32_t(x.size()), BF_UNARY_ERF, 0, 0);
+  CHECK(y[0] == -1.0f);
+  CHECK(y[1] == 1.0f);
+  CHECK(std::isnan(y[2]));
+  CHECK((y[3] == 0.0f && std::signbit(y[3]))); // erf(-0) = -0
+  CHECK((y[4] == 0.0f && !std::signbit(y[4])));
+  CHECK(y[5] > 0.0f);
+  CHECK(y[6] == -y[5]); // odd
+  CHECK(y[7] == 1.0f);
+  CHECK(y[8] == -1.0f);
+}
+
+TEST_CASE("vector math: Gelu (erf and tanh forms) against the double-precision formulas") {
+  // Relative to |Gelu(x)| + |x| / 2: the formula's 1 + erf cancels for
+  // negative x, so there the error is measured on the scale of the terms
+  // that cancel (whatever erf's accuracy: it did with libm too).
+  std::vector<float> x;
+  for (float v = -12.0f; v <= 12.0f; v += 1.0f / 64)
+    x.push_back(v);
+  std::vector<float> y(x.size());
+  for (float approx : {0.0f, 1.0f}) {
+    bf_unary_f32(x.data(), y.data(), int32_t(x.size()), BF_UNARY_GELU, approx, 0);
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double v = x[i];
+      const double want =
+          approx != 0.0f
+              ? 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
+              : 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752));
+      worst = std::max(worst, std::fabs(y[i] - want) / (std::fabs(want) + 0.5 * std::fabs(v)));
+    }
+    INFO("approximate " << approx << ": " << worst / std::ldexp(1.0, -24) << " x 2^-24");
+    CHECK(worst <= 4 * std::ldexp(1.0, -24));
+  }
 }
 
 TEST_CASE("vector math: fused SiLU and Sigmoid in a convolution match the unary kernels") {
