@@ -300,6 +300,9 @@ void bf_pad_u64(const uint64_t *in, uint64_t *out, const int32_t *inDims, const 
  * (the code generator applies the coordinate transformation and rounding). */
 void bf_resize_nearest_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
                            int32_t OH, int32_t OW, const int32_t *srcH, const int32_t *srcW);
+/* The same copy of 1-byte elements (int8 Resize: the codes themselves). */
+void bf_resize_nearest_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t IH, int32_t IW,
+                          int32_t OH, int32_t OW, const int32_t *srcH, const int32_t *srcW);
 /* Bilinear: row oh blends input rows h0[oh], h1[oh] with weight hw[oh] on h1. */
 void bf_resize_linear_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
                           int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,

@@ -116,19 +116,23 @@ BF_DEFINE_PAD(u8, uint8_t)
 BF_DEFINE_PAD(u32, uint32_t)
 BF_DEFINE_PAD(u64, uint64_t)
 
-void bf_resize_nearest_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t IH,
-                           int32_t IW, int32_t OH, int32_t OW, const int32_t *srcH,
-                           const int32_t *srcW) {
-  for (int32_t p = 0; p < NC; ++p) {
-    const float *x = in + (int64_t)p * IH * IW;
-    float *o = out + (int64_t)p * OH * OW;
-    for (int32_t oh = 0; oh < OH; ++oh) {
-      const float *xr = x + (int64_t)srcH[oh] * IW;
-      for (int32_t ow = 0; ow < OW; ++ow)
-        o[oh * OW + ow] = xr[srcW[ow]];
-    }
+/* Nearest resize copies elements by the precomputed source row and column:
+ * one body for float and for 1-byte codes (int8 Resize). */
+#define BF_DEFINE_RESIZE_NEAREST(NAME, T)                                                          \
+  void NAME(const T *restrict in, T *restrict out, int32_t NC, int32_t IH, int32_t IW, int32_t OH, \
+            int32_t OW, const int32_t *srcH, const int32_t *srcW) {                                \
+    for (int32_t p = 0; p < NC; ++p) {                                                             \
+      const T *x = in + (int64_t)p * IH * IW;                                                      \
+      T *o = out + (int64_t)p * OH * OW;                                                           \
+      for (int32_t oh = 0; oh < OH; ++oh) {                                                        \
+        const T *xr = x + (int64_t)srcH[oh] * IW;                                                  \
+        for (int32_t ow = 0; ow < OW; ++ow)                                                        \
+          o[oh * OW + ow] = xr[srcW[ow]];                                                          \
+      }                                                                                            \
+    }                                                                                              \
   }
-}
+BF_DEFINE_RESIZE_NEAREST(bf_resize_nearest_f32, float)
+BF_DEFINE_RESIZE_NEAREST(bf_resize_nearest_u8, uint8_t)
 
 void bf_resize_linear_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t IH,
                           int32_t IW, int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,

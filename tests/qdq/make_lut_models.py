@@ -9,7 +9,9 @@ for OP in Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu and Gelu
 sample holds every one of the 256 input codes exactly (and the others
 random values past both ends of the range, which saturate). compare_qdq.py
 then runs them in bundlefit and onnxruntime: a table built from the
-parameters must agree on every element (--max-lsb 0). And fallback/: a
+parameters must agree on every element (--max-lsb 0). Also nearest Resize
+models (RESIZES: upsampling by scales, sizes with align_corners/ceil,
+asymmetric/floor downsampling at opset 18), the int8 copy by indices. And fallback/: a
 Softplus (no int8 kernel) between pairs, which runs in float. Only onnx and
 numpy.
 
@@ -107,6 +109,50 @@ def model(op, attrs, in_range, out_range, dtype):
     return m, samples
 
 
+# Nearest Resize (no table: a copy by indices, src/ops/resize/ResizeInt8.cpp)
+# with the same parameters on both sides, as onnxruntime's quantizer writes
+# it: name, attributes, scales or sizes, opset.
+RESIZES = [
+    ("resize_up2", {"mode": "nearest"}, {"scales": [1, 1, 2, 2]}, 13),
+    ("resize_sizes_ceil", {"mode": "nearest", "coordinate_transformation_mode": "align_corners",
+                           "nearest_mode": "ceil"}, {"sizes": [1, 4, 5, 13]}, 13),
+    ("resize_down_asym", {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+                          "nearest_mode": "floor"}, {"scales": [1, 1, 0.5, 0.75]}, 18),
+]
+
+
+def resize_model(name, attrs, operand, opset, dtype):
+    """input -> Q -> DQ -> Resize -> Q -> DQ, one scale and zero point, and the
+    every-code samples of model()."""
+    base, samples = model("Relu", {}, (-3.0, 5.0), (-3.0, 5.0), dtype)
+    g = base.graph
+    relu = [n for n in g.node if n.op_type == "Relu"][0]
+    inputs = ["x", ""]
+    if "scales" in operand:
+        g.initializer.append(numpy_helper.from_array(np.array(operand["scales"], np.float32),
+                                                     "scales"))
+        inputs.append("scales")
+    else:
+        g.initializer.append(numpy_helper.from_array(np.array(operand["sizes"], np.int64),
+                                                     "sizes"))
+        inputs += ["", "sizes"]
+    resize = helper.make_node("Resize", inputs, ["y"], name=name, **attrs)
+    g.node.insert(list(g.node).index(relu), resize)
+    g.node.remove(relu)
+    # The output's parameters are the input's.
+    for init in g.initializer:
+        if init.name == "out_scale":
+            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(
+                [i for i in g.initializer if i.name == "in_scale"][0]), "out_scale"))
+        if init.name == "out_zp":
+            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(
+                [i for i in g.initializer if i.name == "in_zp"][0]), "out_zp"))
+    g.ClearField("output")
+    g.output.append(helper.make_tensor_value_info("output", TensorProto.FLOAT, None))
+    base.opset_import[0].version = opset
+    return base, samples
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -119,6 +165,11 @@ def main():
             name = f"{op.lower()}{'_' + attrs['approximate'] if 'approximate' in attrs else ''}_qdq_{dtype}"
             onnx.save(m, os.path.join(args.out, name + ".onnx"))
             np.save(os.path.join(args.out, name + ".input.npy"), samples)
+    for name, attrs, operand, opset in RESIZES:
+        for dtype in ("s8", "u8"):
+            m, samples = resize_model(name, attrs, operand, opset, dtype)
+            onnx.save(m, os.path.join(args.out, f"{name}_qdq_{dtype}.onnx"))
+            np.save(os.path.join(args.out, f"{name}_qdq_{dtype}.input.npy"), samples)
     # An op with no int8 kernel as the model's only quantized op: it runs in
     # float between the pairs (a note, not a refusal), its input and output
     # rounded as the QuantizeLinear nodes do.
@@ -127,7 +178,7 @@ def main():
     m, samples = model("Softplus", {}, (-4.0, 4.0), (0.0, 4.1), "s8")
     onnx.save(m, os.path.join(fallback, "softplus_qdq_s8.onnx"))
     np.save(os.path.join(fallback, "softplus_qdq_s8.input.npy"), samples)
-    print(f"wrote {2 * len(rows)} activation QDQ models to {args.out}, 1 to {fallback}")
+    print(f"wrote {2 * len(rows)} activation and {2 * len(RESIZES)} nearest Resize QDQ models to {args.out}, 1 to {fallback}")
 
 
 if __name__ == "__main__":

@@ -21,30 +21,13 @@ using namespace kernel_util;
 
 namespace resize_interp {
 
-struct DimMap {
-  std::vector<int64_t> i0, i1; // neighbour indices per output coordinate
-  std::vector<double> w1;      // weight of i1 (i0 gets 1 - w1)
-  std::vector<bool> outside;   // tf_crop_and_resize: use extrapolation_value
-};
-
-void resizeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
-                  std::vector<Tensor> &outputs) {
-  const Tensor &xt = in(node, inputs, 0);
-  const Tensor *roiT = optionalIn(inputs, 1);
-  const Tensor *scalesT = optionalIn(inputs, 2);
-  const Tensor *sizesT = optionalIn(inputs, 3);
-  Tensor &yt = outputs[0];
-  const Shape &xs = xt.type.shape, &ys = yt.type.shape;
-  size_t rank = xs.size();
-  bool linear = node.attrs.getString("mode", "nearest") == "linear";
-  std::string nearestMode = node.attrs.getString("nearest_mode", "round_prefer_floor");
-  std::string ctm = node.attrs.getString("coordinate_transformation_mode", "half_pixel");
-  double extrapolation = node.attrs.getFloat("extrapolation_value", 0.0f);
-  std::vector<double> roi = roiT ? toDoubles(*roiT) : std::vector<double>();
-  std::vector<double> scaleValues =
-      (scalesT && scalesT->type.rank() > 0) ? toDoubles(*scalesT) : std::vector<double>();
-  bool useSizes = sizesT && sizesT->type.rank() > 0;
-
+std::vector<DimMap> dimMaps(const Node &node, const Shape &xs, const Shape &ys,
+                            const std::vector<double> &roi, const std::vector<double> &scaleValues,
+                            bool useSizes) {
+  const size_t rank = xs.size();
+  const bool linear = node.attrs.getString("mode", "nearest") == "linear";
+  const std::string nearestMode = node.attrs.getString("nearest_mode", "round_prefer_floor");
+  const std::string ctm = node.attrs.getString("coordinate_transformation_mode", "half_pixel");
   std::vector<DimMap> maps(rank);
   for (size_t d = 0; d < rank; ++d) {
     int64_t inLen = xs[d], outLen = ys[d];
@@ -97,6 +80,25 @@ void resizeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
       m.w1[o] = w1;
     }
   }
+  return maps;
+}
+
+void resizeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                  std::vector<Tensor> &outputs) {
+  const Tensor &xt = in(node, inputs, 0);
+  const Tensor *roiT = optionalIn(inputs, 1);
+  const Tensor *scalesT = optionalIn(inputs, 2);
+  const Tensor *sizesT = optionalIn(inputs, 3);
+  Tensor &yt = outputs[0];
+  const Shape &xs = xt.type.shape, &ys = yt.type.shape;
+  size_t rank = xs.size();
+  double extrapolation = node.attrs.getFloat("extrapolation_value", 0.0f);
+  std::vector<double> roi = roiT ? toDoubles(*roiT) : std::vector<double>();
+  std::vector<double> scaleValues =
+      (scalesT && scalesT->type.rank() > 0) ? toDoubles(*scalesT) : std::vector<double>();
+  bool useSizes = sizesT && sizesT->type.rank() > 0;
+
+  std::vector<DimMap> maps = dimMaps(node, xs, ys, roi, scaleValues, useSizes);
 
   std::vector<int64_t> inStrides = stridesOf(xs);
   std::vector<double> x = toDoubles(xt);

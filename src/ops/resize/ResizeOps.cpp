@@ -105,7 +105,8 @@ void inferResize(Node &node) {
                               std::to_string(values[i]) + ") gives an empty output");
     }
   }
-  node.output(0)->type = TensorType{x.type.dtype, out, {}};
+  // Keeps an int8 output's parameters (the quantizer's; Int8Rule::SameParams).
+  setDTypeAndShape(*node.output(0), x.type.dtype, out);
 }
 
 uint64_t noMacs(const Node &) { return 0; }
@@ -116,6 +117,7 @@ void registerResizeOps(OpRegistry &registry) {
   registry.add({"Resize", inferResize, noMacs})
       .parameters(kParametersFrom1)
       .runs(resize_interp::resizeKernel);
+  registerResizeInt8(registry);
 }
 
 } // namespace bundlefit
