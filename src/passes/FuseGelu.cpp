@@ -53,6 +53,11 @@ const Node *readerOf(const std::vector<Node *> &nodes, const Value *value) {
   return nullptr;
 }
 
+/// GELU's products have at most 4 Mul nodes (0.044715 * (1 * x * x) * x);
+/// the cap keeps a long chain of Muls linear (each root expands at most
+/// this many) and the recursion shallow.
+constexpr size_t kMaxProductNodes = 4;
+
 /// The factors of the product `node` computes: Mul operands, recursing into
 /// Mul producers that only this product reads. `inner` collects the nodes
 /// expanded (root first).
@@ -62,7 +67,7 @@ void flattenProduct(const ReadCounts &reads, Node *node, std::vector<Value *> &f
   for (Value *operand : node->inputs) {
     Node *producer = operand ? operand->producer : nullptr;
     if (producer && producer->opType == "Mul" && producer->inputs.size() == 2 &&
-        swallowable(reads, operand, node))
+        inner.size() < kMaxProductNodes && swallowable(reads, operand, node))
       flattenProduct(reads, producer, factors, inner);
     else
       factors.push_back(operand);

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -594,6 +595,21 @@ TEST_CASE("fuseGelu turns exported erf and tanh GELU chains into one Gelu") {
   auto g = checkPreservesOutputs(geluChain(0, true), defaultPasses, 1e-6);
   const Ops ops = opTypes(*g);
   CHECK(std::count(ops.begin(), ops.end(), "Gelu") == 0);
+}
+
+TEST_CASE("fuseGelu on a 20,000-Mul chain: no match, each product expanded a few nodes deep") {
+  // Unbounded, every root flattens the whole chain below it: 2e8 steps and
+  // a 20,000-frame recursion.
+  Graph g;
+  Value *v = g.addInput("x", floatType({4}));
+  Value *c = floatConst(g, "c", {}, {0.5f});
+  for (int i = 0; i < 20000; ++i)
+    v = g.addNode("Mul", "m" + std::to_string(i), {v, c}, {"v" + std::to_string(i)})->output();
+  g.markOutput(v);
+  inferGraphTypes(g);
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(fuseGelu(g) == 0);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
 }
 
 TEST_CASE("fuseActivations stores Clip without bounds as +-FLT_MAX") {
