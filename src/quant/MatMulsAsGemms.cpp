@@ -12,7 +12,8 @@
 // rows: Reshape to [rows, K] -> Gemm -> Reshape to [..., M, N]. The Reshapes
 // are views (no copy) and take the parameters of the values they view, so
 // the Gemm's integers are those of onnxruntime's QLinearMatMul. A MatMul of
-// two activations (attention's scores) is left alone.
+// two activations (attention's scores) is left alone: it has an int8 kernel
+// of its own (ops/matmul/MatMulInt8.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/FoldQdq.h"

@@ -30,6 +30,8 @@ quantization/operators/*.py):
   ort_matmul3d  QLinearMatMul of a 3-D activation by a constant (attention's
              projection; onnxruntime's quantizer emits it for a Linear on
              [batch, tokens, features]).
+  ort_attention  QLinearMatMul of two activations, 4-D (attention's scores
+             X x Transpose(X) on the uint8 tensors, then scores x X).
 
 Writes NAME.onnx and NAME.input.npy (4 samples stacked on the first axis).
 Only onnx and numpy.
@@ -368,6 +370,31 @@ def ort_dynamic_model():
                     "onnxruntime quantize_dynamic (MatMulInteger)"), None)
 
 
+def ort_attention_model():
+    """Attention's two activation x activation products as quantize_static
+    writes them (QOperator, uint8): scores = QLinearMatMul(X, Transpose(X))
+    on the uint8 tensors, then QLinearMatMul(scores, X); [batch 1, 2 heads,
+    5 tokens, 8 features]."""
+    calib = RNG.standard_normal((8, 2, 5, 8)).astype(np.float32)
+    scores = calib @ calib.transpose(0, 1, 3, 2)
+    out = scores @ calib
+    si, zi = u8_params(float(calib.min()), float(calib.max()))
+    ss, zs = u8_params(float(scores.min()), float(scores.max()))
+    so, zo = u8_params(float(out.min()), float(out.max()))
+    g = G()
+    x = g.op("QuantizeLinear", ["input", g.init("x_scale", si), g.init("x_zero_point", zi)])
+    k = g.op("Transpose", [x], base="k_transpose", perm=[0, 1, 3, 2])
+    s = g.op("QLinearMatMul", [x, g.init("x_scale", si), g.init("x_zero_point", zi),
+                               k, g.init("x_scale", si), g.init("x_zero_point", zi),
+                               g.init("s_scale", ss), g.init("s_zero_point", zs)], base="scores")
+    y = g.op("QLinearMatMul", [s, g.init("s_scale", ss), g.init("s_zero_point", zs),
+                               x, g.init("x_scale", si), g.init("x_zero_point", zi),
+                               g.init("y_scale", so), g.init("y_zero_point", zo)], base="context")
+    result = g.op("DequantizeLinear", [y, g.init("y_scale", so), g.init("y_zero_point", zo)])
+    return (g.model("ort_attention", "input", [1, 2, 5, 8], result, [("", 13)],
+                    "QLinearMatMul of two activations (attention scores and context)"), so)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -378,7 +405,8 @@ def main():
               (lambda: ort_qop_model(False, True), [4, 3, 8, 8]),
               (lambda: ort_qop_model(True, True), [4, 3, 8, 8]),
               (ort_qop_pool_model, [4, 3, 8, 8]),
-              (ort_matmul3d_model, [4, 5, 16]), (ort_dynamic_model, [4, 16])]
+              (ort_matmul3d_model, [4, 5, 16]), (ort_dynamic_model, [4, 16]),
+              (ort_attention_model, [4, 2, 5, 8])]
     for make, shape in makers:
         model, out_scale = make()
         name = model.graph.name

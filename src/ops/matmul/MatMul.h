@@ -25,6 +25,8 @@ void matMulKernel(const Node &node, const std::vector<const Tensor *> &inputs,
 /// Gemm's int8 build: quantizer rule, kernel call, CMSIS-NN mapping
 /// (GemmInt8.cpp), after the float registration.
 void registerGemmInt8(OpRegistry &registry);
+/// MatMul of two int8 activations (MatMulInt8.cpp).
+void registerMatMulInt8(OpRegistry &registry);
 /// Gemm's int8 reference kernel (GemmReference.cpp).
 void registerGemmInt8Reference(OpRegistry &registry);
 

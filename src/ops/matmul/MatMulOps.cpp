@@ -156,6 +156,7 @@ void registerMatMulOps(OpRegistry &registry) {
       .runs(linear_quant_interp::qlinearMatMulKernel);
   registerGemmInt8(registry);
   registerGemmInt8Reference(registry);
+  registerMatMulInt8(registry);
 }
 
 } // namespace bundlefit
