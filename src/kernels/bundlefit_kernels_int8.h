@@ -243,6 +243,18 @@ void bf_dequantize_s8_f32(const int8_t *in, float *out, int32_t n, float scale, 
 void bf_softmax_s8(const int8_t *in, int8_t *out, int32_t outer, int32_t axis, int32_t inner,
                    int32_t mult, int32_t shift, int32_t diffMin);
 
+/* ---- int8_lstm.c ------------------------------------------------------- */
+/* TFLite's integer UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's 8x8->16 kernel, no
+ * CIFG/peephole/projection/layer norm) over the whole sequence: x int8
+ * [batch][steps][inputs] ([steps][batch][inputs] when timeMajor), weights
+ * w [4][cells][inputs] and r [4][cells][cells] int8 and bias [4][cells]
+ * int32, gates in TFLite's order i, f, c, o; y int8 like x with `cells`
+ * columns, the hidden state. p: the BF_LSTM_* parameters (kernels/abi.h);
+ * cell: int16 [batch][cells] scratch. Zero initial state. */
+void bf_lstm_s8(const int8_t *x, const int8_t *w, const int8_t *r, const int32_t *bias,
+                const int32_t *p, int8_t *y, int16_t *cell, int32_t batch, int32_t steps,
+                int32_t inputs, int32_t cells, int32_t timeMajor);
+
 /* An elementwise activation as a lookup: out[i] = table[in[i] + 128], the
  * 256-entry table being f(dequantize(q)) quantized to the output's parameters
  * (TFLite's LUT kernels for Logistic/Tanh/HardSwish/LeakyRelu/Elu/Gelu). Safe

@@ -1,4 +1,4 @@
-//===- TfliteLstm.cpp - UNIDIRECTIONAL_SEQUENCE_LSTM as the IR's LSTM ------===//
+//===- TfliteLstm.cpp - UNIDIRECTIONAL_SEQUENCE_LSTM into the IR -----------===//
 //
 // TFLite's operand list (lstm_shared.h): 0 input; 1-4 input-to-gate
 // weights i, f, c, o [cells, inputs]; 5-8 recurrent weights i, f, c, o
@@ -10,15 +10,23 @@
 // computes ONNX's LSTM (gates Sigmoid, cell and output Tanh) plus TFLite's
 // cell clipping, so it becomes one LSTM node (gates stacked in ONNX's i, o,
 // f, c order, the recurrent bias zero, `cell_clip` carried over), which
-// passes/ExpandRecurrent.cpp unrolls like an ONNX model's. Every other variant is refused by name
-// before any work (unsupportedLstmVariant, consulted with the list of unsupported ops). The bundle
-// starts each inference from zero state, as a fresh TFLM interpreter does; TFLM's variable tensors
-// carry state across Invokes.
+// passes/ExpandRecurrent.cpp unrolls like an ONNX model's.
+//
+// The int8 variant (int8 weights, int32 biases, int16 cell state) keeps
+// TFLM's int16 gates, which no int8 expansion reproduces: it becomes one
+// `TfliteLstm` node (ops/recurrent/TfliteLstmInt8.cpp) reading the stored
+// integers stacked gate by gate (i, f, c, o) and writing the hidden states
+// with the output state's quantization. Every other variant is refused by
+// name before any work (unsupportedLstmVariant, consulted with the list of
+// unsupported ops). The bundle starts each inference from zero state, as a
+// fresh TFLM interpreter does; TFLM's variable tensors carry state across
+// Invokes.
 //
 //===----------------------------------------------------------------------===//
 #include "TfliteOperators.h"
 
 #include <cfloat>
+#include <cmath>
 #include <cstring>
 
 namespace bundlefit::tflite_import {
@@ -32,6 +40,8 @@ constexpr size_t kRecurrentWeights[4] = {5, 6, 7, 8}; // i, f, c, o
 constexpr size_t kPeepholes[3] = {9, 10, 11};
 constexpr size_t kBiases[4] = {12, 13, 14, 15}; // i, f, c, o
 constexpr size_t kProjection[2] = {16, 17};
+constexpr size_t kOutputState = 18;
+constexpr size_t kCellState = 19;
 constexpr size_t kFirstLayerNorm = 20;
 constexpr size_t kLayerNormEnd = 24;
 /// TFLite's gate g (i, f, c, o) in ONNX's order i, o, f, c.
@@ -44,43 +54,151 @@ bool present(const tflite::Operator &op, size_t i) {
 
 } // namespace
 
+namespace {
+
+/// The int8 variant's operand types (TFLM's 8x8->16 integer LSTM): "" or
+/// why it is refused.
+std::string unsupportedInt8Lstm(const TfliteFile &file, const tflite::Operator &op) {
+  const std::string name = "UNIDIRECTIONAL_SEQUENCE_LSTM int8";
+  auto typeOf = [&](size_t i) { return file.tensor(op.inputs()->Get(unsigned(i))).type(); };
+  for (size_t i = 1; i < 9; ++i)
+    if (present(op, i) && typeOf(i) != tflite::TensorType_INT8)
+      return name + " with " + tflite::EnumNameTensorType(typeOf(i)) + " weights: not supported";
+  for (size_t i : kBiases)
+    if (present(op, i) && typeOf(i) != tflite::TensorType_INT32)
+      return name + " with " + tflite::EnumNameTensorType(typeOf(i)) + " biases: not supported";
+  if (!present(op, kOutputState) || !present(op, kCellState))
+    return name + " without its output and cell state tensors: not supported";
+  if (typeOf(kOutputState) != tflite::TensorType_INT8 ||
+      typeOf(kCellState) != tflite::TensorType_INT16)
+    return name + " with a " + tflite::EnumNameTensorType(typeOf(kOutputState)) +
+           " output state and a " + tflite::EnumNameTensorType(typeOf(kCellState)) +
+           " cell state (TFLM's int8 and int16): not supported";
+  return "";
+}
+
+/// The int8 variant as one TfliteLstm node (ops/recurrent/TfliteLstmInt8.cpp).
+void convertInt8Lstm(Converter &c, const tflite::Operator &op,
+                     const tflite::UnidirectionalSequenceLSTMOptions &options, int32_t x, int32_t y,
+                     const Shape &xs, int64_t cells) {
+  const TfliteFile &file = c.file();
+  auto operand = [&](size_t i) { return op.inputs()->Get(unsigned(i)); };
+  const std::string base =
+      file.tensor(y).name() ? file.tensor(y).name()->str() : "lstm_" + std::to_string(y);
+  // The four gates' stored integers stacked [4, rows, columns] (sizes of
+  // constants the file holds: no overflow), one scale per gate.
+  auto stack = [&](const size_t(&indices)[4], const Shape &shape, DType dtype,
+                   const std::string &name) {
+    const size_t elementSize = dtype == DType::Int8 ? 1 : 4;
+    std::vector<uint8_t> bytes;
+    QuantParams quant;
+    quant.axis = 0;
+    for (size_t g : indices) {
+      const int32_t t = operand(g);
+      if (!c.isConstant(t))
+        throw c.unsupported(file.describeTensor(t) + " must be a constant");
+      if (file.shapeOf(t) != shape)
+        throw c.bad(file.describeTensor(t) + " is " + shapeToString(file.shapeOf(t)) +
+                    "; expected " + shapeToString(shape));
+      const TensorInfo info = c.info(t);
+      if (info.quant.scales.size() != 1 || info.quant.zeroPoints.at(0) != 0)
+        throw c.unsupported(file.describeTensor(t) +
+                            " must be quantized per tensor with zero point 0");
+      const ByteSpan data = file.dataOf(t);
+      if (data.size != size_t(numElements(shape)) * elementSize)
+        throw c.bad(file.describeTensor(t) + " holds " + std::to_string(data.size) +
+                    " bytes; its shape needs " +
+                    std::to_string(size_t(numElements(shape)) * elementSize));
+      bytes.insert(bytes.end(), data.data, data.data + data.size);
+      quant.scales.push_back(info.quant.scales[0]);
+      quant.zeroPoints.push_back(0);
+    }
+    Shape stacked = {4};
+    stacked.insert(stacked.end(), shape.begin(), shape.end());
+    return c.graph().addConstant(base + name, TensorType{dtype, stacked, quant}, std::move(bytes));
+  };
+  Value *w = stack(kInputWeights, {cells, xs[2]}, DType::Int8, "_W");
+  Value *r = stack(kRecurrentWeights, {cells, cells}, DType::Int8, "_R");
+  Value *b = stack(kBiases, {cells}, DType::Int32, "_B");
+
+  // TFLM copies the output state into the output: the two must agree.
+  const TensorInfo hidden = c.info(operand(kOutputState));
+  const TensorInfo out = c.info(y);
+  if (hidden.quant.scales.size() != 1 || out.quant.scales.size() != 1 ||
+      hidden.quant.scales != out.quant.scales || hidden.quant.zeroPoints != out.quant.zeroPoints)
+    throw c.unsupported(file.describeTensor(y) + " is not quantized as the output state " +
+                        file.describeTensor(operand(kOutputState)));
+  // The int16 cell state is the kernel's own (Converter::info refuses
+  // int16 model tensors): its one scale, a power of two (TFLM's CheckedLog2).
+  const int32_t cellState = operand(kCellState);
+  const tflite::QuantizationParameters *q = file.tensor(cellState).quantization();
+  const bool single = q && q->scale() && q->scale()->size() == 1 &&
+                      (!q->zero_point() || q->zero_point()->size() <= 1);
+  const float cellScale = single ? q->scale()->Get(0) : 0.0f;
+  const int64_t cellZero = single && q->zero_point() && q->zero_point()->size() == 1
+                               ? q->zero_point()->Get(0)
+                               : 0;
+  int power = 0;
+  if (!single || cellZero != 0 || !(cellScale > 0.0f) || cellScale > FLT_MAX ||
+      std::frexp(cellScale, &power) != 0.5f)
+    throw c.unsupported(file.describeTensor(cellState) +
+                        " must have one scale, a power of two, and zero point 0 (TFLM's rule)");
+
+  Attributes attrs;
+  attrs.setInt("time_major", options.time_major() ? 1 : 0);
+  attrs.setFloat("cell_scale", cellScale);
+  if (options.cell_clip() > 0.0f)
+    attrs.setFloat("cell_clip", options.cell_clip());
+  const Shape ys = file.shapeOf(y);
+  const Shape expected = {xs[0], xs[1], cells};
+  if (ys != expected)
+    throw c.bad(file.describeTensor(y) + " is " + shapeToString(ys) + "; the LSTM writes " +
+                shapeToString(expected));
+  c.emit("TfliteLstm", {c.value(x), w, r, b}, attrs, y, false);
+}
+
+} // namespace
+
 std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operator &op) {
   const std::string name = "UNIDIRECTIONAL_SEQUENCE_LSTM";
   if (!present(op, kInput))
     return ""; // the converter reports the missing operand as a bad file
   const tflite::TensorType inputType = file.tensor(op.inputs()->Get(kInput)).type();
-  if (inputType == tflite::TensorType_INT8)
-    return name + " int8: not supported yet";
   if (inputType == tflite::TensorType_INT16)
     return name + " int16x8: not supported yet";
-  if (inputType != tflite::TensorType_FLOAT32)
+  if (inputType != tflite::TensorType_FLOAT32 && inputType != tflite::TensorType_INT8)
     return name + " with a " + tflite::EnumNameTensorType(inputType) + " input: not supported";
-  for (size_t i = 1; i < 16; ++i)
-    if (present(op, i) &&
-        file.tensor(op.inputs()->Get(unsigned(i))).type() != tflite::TensorType_FLOAT32)
-      return name + " hybrid (quantized weights, float input): not supported yet";
+  const bool int8 = inputType == tflite::TensorType_INT8;
+  const std::string variant = int8 ? name + " int8" : name;
+  if (!int8)
+    for (size_t i = 1; i < 16; ++i)
+      if (present(op, i) &&
+          file.tensor(op.inputs()->Get(unsigned(i))).type() != tflite::TensorType_FLOAT32)
+        return name + " hybrid (quantized weights, float input): not supported yet";
   if (!present(op, kInputWeights[0]) || !present(op, kRecurrentWeights[0]))
-    return name + " CIFG (no input gate): not supported yet";
+    return variant + " CIFG (no input gate): not supported yet";
   for (size_t i : kPeepholes)
     if (present(op, i))
-      return name + " with peephole weights: not supported yet";
+      return variant + " with peephole weights: not supported yet";
   for (size_t i : kProjection)
     if (present(op, i))
-      return name + " with projection: not supported yet";
+      return variant + " with projection: not supported yet";
   for (size_t i = kFirstLayerNorm; i < kLayerNormEnd; ++i)
     if (present(op, i))
-      return name + " with layer normalization: not supported yet";
+      return variant + " with layer normalization: not supported yet";
   if (const auto *o = op.builtin_options_as<tflite::UnidirectionalSequenceLSTMOptions>()) {
     if (!(o->cell_clip() >= 0.0f) || o->cell_clip() > FLT_MAX)
-      return name + " with cell_clip " + std::to_string(o->cell_clip()) + ": not supported";
+      return variant + " with cell_clip " + std::to_string(o->cell_clip()) + ": not supported";
     if (o->fused_activation_function() != tflite::ActivationFunctionType_TANH)
-      return name + " with fused activation " +
+      return variant + " with fused activation " +
              tflite::EnumNameActivationFunctionType(o->fused_activation_function()) +
              " (only TANH): not supported yet";
     if (o->diagonal_recurrent_tensors())
-      return name + " with diagonal recurrent weights: not supported yet";
+      return variant + " with diagonal recurrent weights: not supported yet";
+    if (int8 && o->proj_clip() != 0.0f)
+      return variant + " with proj_clip: not supported yet";
   }
-  return "";
+  return int8 ? unsupportedInt8Lstm(file, op) : "";
 }
 
 void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
@@ -109,6 +227,10 @@ void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
     throw c.bad("has " + std::to_string(cells) + " cells but " + std::to_string(r0[1]) +
                 " outputs without a projection");
 
+  if (file.tensor(x).type() == tflite::TensorType_INT8) {
+    convertInt8Lstm(c, op, *options, x, y, xs, cells);
+    return;
+  }
   // One gate's constant operand as floats, its shape checked.
   auto gate = [&](size_t i, const Shape &expected) {
     const int32_t t = operand(i);

@@ -9,7 +9,9 @@ bundlefit does not run) go through `tflm_run` and through `bundlefit run`
 hello_world's float model must be within 1e-5 (relative) of TFLM's, its
 byte-identical samples counted (bundlefit's float dot products are summed in
 vectorized order). mnist_lstm's float model (UNIDIRECTIONAL_SEQUENCE_LSTM) classifies its
-ten sample digits as TFLM does and as labelled, within 1e-5 of TFLM's outputs.
+ten sample digits as TFLM does and as labelled, within 1e-5 of TFLM's outputs; its int8
+model (TFLM's integer LSTM: int16 gates and cell state) byte for byte on random inputs,
+sparse digit-like ones (mostly background, whose outputs saturate less) and the ten digits.
 --use-cmsis leaves the float models out (CMSIS-NN is int8).
 
 Exit 77 (ctest SKIP) when ../shared/third_party/tflm is absent, or when a
@@ -122,28 +124,44 @@ def compare(bundlefit, tflm_run, model, arrays, work, options, tolerance=0.0):
     return bad, first, identical
 
 
-def mnist_digits(bundlefit, tflm_run, models, work, options):
-    """Float mnist_lstm (UNIDIRECTIONAL_SEQUENCE_LSTM) on its ten sample digits (pixels / 255,
-    as TFLM's example feeds them): each must classify as TFLM classifies it, as its file's
-    label, and within MNIST_TOLERANCE of TFLM's outputs. Returns the failures."""
-    model = os.path.join(models, "mnist_lstm", "trained_lstm.tflite")
-    digits = np.stack([read_gray_png(os.path.join(models, "mnist_lstm", f"sample{d}.png"))
-                       for d in range(10)]).astype(np.float32) / 255.0
+def mnist_digits(bundlefit, tflm_run, models, work, options, int8=False):
+    """mnist_lstm (UNIDIRECTIONAL_SEQUENCE_LSTM) on its ten sample digits as TFLM's example
+    feeds them (float: pixels / 255; int8: the input's scale 1/255 and zero point -128, so
+    pixel - 128): each must classify as TFLM classifies it and as its file's label; float
+    within MNIST_TOLERANCE of TFLM's outputs, int8 byte for byte. Returns the failures."""
+    name = "trained_lstm_int8.tflite" if int8 else "trained_lstm.tflite"
+    model = os.path.join(models, "mnist_lstm", name)
+    pixels = np.stack([read_gray_png(os.path.join(models, "mnist_lstm", f"sample{d}.png"))
+                       for d in range(10)])
+    digits = ((pixels.astype(np.int16) - 128).astype(np.int8) if int8
+              else pixels.astype(np.float32) / 255.0)
     ours = run_bundlefit(bundlefit, model, [digits], work, options)[0].reshape(10, -1)
-    failures, worst, labels = 0, 0.0, []
+    failures, worst, labels, identical = 0, 0.0, [], 0
     for d in range(10):
         _, want = tflm(tflm_run, model, digits[d].tobytes(), work)
-        want = np.frombuffer(want, np.float32)
+        identical += ours[d].tobytes() == want
+        want = np.frombuffer(want, ours.dtype)
         diff = float(np.max(np.abs(ours[d].astype(np.float64) - want)))
         worst = max(worst, diff)
         label = int(np.argmax(ours[d]))
         labels.append(label)
-        if label != int(np.argmax(want)) or label != d or diff > MNIST_TOLERANCE:
+        if (label != int(np.argmax(want)) or label != d or
+                (diff > 0 if int8 else diff > MNIST_TOLERANCE)):
             failures += 1
-            print(f"mnist_lstm sample{d}.png: bundlefit {label} {ours[d]}, TFLM {want}")
-    print(f"mnist_lstm float digits: classified {labels} ({10 - failures} of 10 as TFLM and "
-          f"their labels); max |diff| vs TFLM {worst:.3g} (tolerance {MNIST_TOLERANCE:g})")
+            print(f"mnist_lstm {name} sample{d}.png: bundlefit {label} {ours[d]}, TFLM {want}")
+    closeness = (f"{identical} of 10 byte-identical to TFLM" if int8 else
+                 f"max |diff| vs TFLM {worst:.3g} (tolerance {MNIST_TOLERANCE:g})")
+    print(f"mnist_lstm {'int8' if int8 else 'float'} digits: classified {labels} "
+          f"({10 - failures} of 10 as TFLM and their labels); {closeness}")
     return failures
+
+
+def sparse_digits(count, seed):
+    """int8 [count, 28, 28] like the digits: background (-128) with a fifth of the pixels
+    random."""
+    rng = np.random.default_rng(seed)
+    pixels = rng.integers(-128, 128, size=(count, 28, 28))
+    return [np.where(rng.random((count, 28, 28)) < 0.2, pixels, -128).astype(np.int8)]
 
 
 def main():
@@ -174,6 +192,7 @@ def main():
     # samples counted.
     cases = [("hello_world/hello_world_int8.tflite", 64, 0.0),
              ("micro_speech/micro_speech_quantized.tflite", 16, 0.0),
+             ("mnist_lstm/trained_lstm_int8.tflite", 16, 0.0),
              ("hello_world/hello_world_float.tflite", 64, 1e-5),
              ("mnist_lstm/trained_lstm.tflite", 8, MNIST_TOLERANCE)]
     for relative, count, tolerance in cases:
@@ -198,6 +217,14 @@ def main():
     print("micro_speech WAVs: " + ", ".join(f"{n} -> {l}" for n, l in zip(names, labels))
           + f"; {len(names) - bad} of {len(names)} byte-identical to TFLM" + (f"; {first}" if bad else ""))
     failures += bad
+    # mnist_lstm int8 on sparse digit-like inputs and on its digits.
+    model = os.path.join(models, "mnist_lstm", "trained_lstm_int8.tflite")
+    bad, first, identical = compare(bundlefit, tflm_run, model, sparse_digits(16, 33), work,
+                                    options)
+    print(f"mnist_lstm/trained_lstm_int8.tflite: {identical} of 16 sparse digit-like inputs "
+          "byte-identical to TFLM" + (f"; {first}" if bad else ""))
+    failures += bad
+    failures += mnist_digits(bundlefit, tflm_run, models, work, options, int8=True)
     if "--use-cmsis" not in options:
         failures += mnist_digits(bundlefit, tflm_run, models, work, options)
     print(f"{'FAIL' if failures else 'OK'}: {failures} samples differ from TFLM")

@@ -15,6 +15,7 @@
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "conv/Conv.h"
 #include "pool/Pool.h"
+#include "recurrent/TfliteLstm.h"
 
 namespace bundlefit {
 
@@ -106,6 +107,8 @@ uint64_t nodeScratchBytes(const Node &node) {
   // A CMSIS-NN call's context buffer (set by quant/CmsisLayout.h).
   if (node.attrs.has("cmsis_scratch"))
     return uint64_t(std::max<int64_t>(0, node.attrs.getInt("cmsis_scratch", 0)));
+  if (node.opType == kTfliteLstmOp) // its int16 cell state
+    return tfliteLstmScratchBytes(node);
   if (node.opType == "Conv") // int8, group 1: bf_conv2d_im2col_s8's columns
     return int8ConvIm2colBytes(node);
   if (node.opType != kConvPoolOp || !node.input(0) || !node.input(0)->typeKnown)

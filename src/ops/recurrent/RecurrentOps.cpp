@@ -20,6 +20,7 @@
 
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "bundlefit/support/CheckedMath.h"
+#include "recurrent/TfliteLstm.h"
 
 #include <optional>
 
@@ -156,6 +157,7 @@ uint64_t recurrentMacs(const Node &node) {
 void registerRecurrentOps(OpRegistry &registry) {
   for (const char *op : {"LSTM", "GRU", "RNN"})
     registry.add({op, inferRecurrent, recurrentMacs});
+  registerTfliteLstm(registry);
 }
 
 } // namespace bundlefit

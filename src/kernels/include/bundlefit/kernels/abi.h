@@ -2,7 +2,7 @@
  *
  * Layer 0 of bundlefit: the constants the C kernels (src/kernels) and the
  * C++ code that calls them (operator lowering in src/ops, code generation)
- * agree on. Plain C, no functions, included by both.
+ * agree on. Plain C, no functions (one data table), included by both.
  *===----------------------------------------------------------------------===*/
 #ifndef BUNDLEFIT_KERNELS_ABI_H
 #define BUNDLEFIT_KERNELS_ABI_H
@@ -30,6 +30,52 @@ enum bf_activation {
   BF_ACT_SILU = 8,           /* x * sigmoid(x) */
   BF_ACT_MISH = 9,           /* x * tanh(softplus(x)) */
   BF_ACT_X_HARD_SIGMOID = 10 /* x * hard_sigmoid(x; a, b) */
+};
+
+/* TFLite's sigmoid(i / 24) in 0.16 fixed point (tanh(x) = 2 sigmoid(2x) - 1
+ * reads it too): the table TFLM's int16 Logistic/Tanh and CMSIS-NN share, read by
+ * bf_lstm_s8 and by the interpreter's reference of it. */
+static const uint16_t bf_sigmoid_table_u16[256] = {
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149,
+    40794, 41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369,
+    47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169,
+    53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
+    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370,
+    60565, 60753, 60935, 61110, 61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302,
+    62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186, 63279, 63368, 63454, 63536,
+    63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
+    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786,
+    64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079,
+    65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234, 65246, 65258,
+    65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
+    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
+    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474,
+    65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498,
+    65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
+    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522,
+    65523, 65523, 65524, 65524, 65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528,
+    65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530, 65530, 65530, 65531, 65531,
+    65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
+    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534,
+    65534, 65534, 65534, 65535,
+};
+
+/* bf_lstm_s8's parameter table (TFLM's integer LSTM Prepare() arithmetic,
+ * ops/recurrent/TfliteLstmInt8.cpp). */
+enum bf_lstm_param {
+  /* p[4 * gate + 0..3]: input mult, shift, recurrent mult, shift (to 2^-12). */
+  BF_LSTM_FORGET_MULT = 16, /* forget gate x cell -> cell */
+  BF_LSTM_FORGET_SHIFT,
+  BF_LSTM_INPUT_MULT, /* input gate x cell gate -> cell */
+  BF_LSTM_INPUT_SHIFT,
+  BF_LSTM_OUTPUT_MULT, /* tanh(cell) x output gate -> hidden */
+  BF_LSTM_OUTPUT_SHIFT,
+  BF_LSTM_TANH_MULT, /* tanh(cell)'s input scaling (TFLM lstm_eval.cc Tanh) */
+  BF_LSTM_TANH_SHIFT,
+  BF_LSTM_INPUT_ZP,
+  BF_LSTM_HIDDEN_ZP,
+  BF_LSTM_CELL_CLIP, /* quantized; 0: none */
+  BF_LSTM_PARAM_COUNT
 };
 
 /* Binary operators of the integer kernels (bf_binary_<type>). */

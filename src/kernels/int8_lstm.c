@@ -1,0 +1,112 @@
+/*===- int8_lstm.c - TFLite's integer LSTM (int8 x int8 -> int16 gates) ---===
+ *
+ * UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's integer kernel computes it (no
+ * CIFG, peephole, projection or layer norm): each gate is two fully
+ * connected products (the input with its bias, the previous hidden state
+ * without), each requantized to int16 at scale 2^-12 and clamped, added with
+ * int16 saturation, then TFLite's int16 sigmoid (input, forget, output gates)
+ * or tanh (cell gate); the int16 cell state (scale 2^power) is
+ * forget * cell + input * cellGate (two int16 multiplies, a saturating add,
+ * the optional clip), the int8 hidden state tanh(cell) * output.
+ *
+ * Each step of cell j needs only the whole previous hidden state and cell
+ * j's own state, so the kernel runs cell by cell: no gate buffers. The
+ * previous hidden state is read from the output (step t - 1), so the only
+ * scratch is the int16 cell state [batch][cells]. Both states start at
+ * zero (the hidden state's zero point), as a fresh TFLM interpreter's.
+ *===----------------------------------------------------------------------===*/
+#include "int8_util.h"
+
+/* reference_integer_ops::Logistic, int16, power-of-two input scale 2^-12
+ * (input multiplier 3, no shift): Q3.12 in, Q0.15 out. */
+static int16_t bf_lstm_sigmoid(int16_t x) {
+  const int32_t in = (int32_t)x * 3;
+  const uint32_t a = (uint32_t)bf_i8_abs(in);
+  const uint32_t uh = a >> 9;
+  uint32_t r;
+  if (uh >= 255) {
+    r = 0x7FFFu << 10;
+  } else {
+    const uint32_t ua = bf_sigmoid_table_u16[uh], ub = bf_sigmoid_table_u16[uh + 1];
+    r = (ua << 9) + (a & 0x1FFu) * (ub - ua);
+  }
+  r = in >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
+  return (int16_t)(r >> 10);
+}
+
+/* reference_integer_ops::Tanh, int16, Q0.15 out. `mult` and `shift` are
+ * TFLM's for the input's power-of-two scale (lstm_eval.cc Tanh): the input is
+ * (x * mult + round) >> shift. */
+static int16_t bf_lstm_tanh(int16_t x, int32_t mult, int32_t shift) {
+  const int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
+  const int32_t in = ((int32_t)x * mult + round) >> shift;
+  const uint32_t a = (uint32_t)bf_i8_abs(in);
+  const uint32_t uh = a >> 8;
+  int32_t r;
+  if (uh >= 255) {
+    r = 0xFFFF << 8;
+  } else {
+    const uint32_t ua = bf_sigmoid_table_u16[uh], ub = bf_sigmoid_table_u16[uh + 1];
+    r = (int32_t)((ua << 8) + (a & 0xFFu) * (ub - ua));
+  }
+  r = in >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+  return (int16_t)(r >> 8);
+}
+
+BF_I8_INLINE int32_t bf_lstm_clamp16(int32_t v) { return bf_i8_min(32767, bf_i8_max(-32768, v)); }
+
+/* One fully connected row to int16: sum((v[k] + offset) * w[k]) (+ bias),
+ * requantized, clamped to int16. */
+static int32_t bf_lstm_row(const int8_t *v, const int8_t *w, int32_t n, int32_t offset,
+                           int32_t bias, int32_t mult, int32_t shift) {
+  int32_t acc = 0;
+  for (int32_t k = 0; k < n; ++k)
+    acc += ((int32_t)v[k] + offset) * (int32_t)w[k];
+  return bf_lstm_clamp16(bf_i8_requantize(acc + bias, mult, shift));
+}
+
+void bf_lstm_s8(const int8_t *x, const int8_t *w, const int8_t *r, const int32_t *bias,
+                const int32_t *p, int8_t *y, int16_t *cell, int32_t batch, int32_t steps,
+                int32_t inputs, int32_t cells, int32_t timeMajor) {
+  const int32_t inOffset = -p[BF_LSTM_INPUT_ZP], hiddenZp = p[BF_LSTM_HIDDEN_ZP];
+  const int32_t clip = p[BF_LSTM_CELL_CLIP];
+  for (int32_t i = 0; i < batch * cells; ++i)
+    cell[i] = 0;
+  for (int32_t t = 0; t < steps; ++t) {
+    for (int32_t b = 0; b < batch; ++b) {
+      const int32_t row = timeMajor ? t * batch + b : b * steps + t;
+      const int32_t prevRow = timeMajor ? (t - 1) * batch + b : b * steps + t - 1;
+      const int8_t *xt = x + row * inputs;
+      const int8_t *hPrev = t > 0 ? y + prevRow * cells : 0;
+      int8_t *h = y + row * cells;
+      for (int32_t j = 0; j < cells; ++j) {
+        int16_t gate[4]; /* i, f, c, o */
+        for (int32_t g = 0; g < 4; ++g) {
+          const int32_t *q = p + 4 * g;
+          const int32_t gj = g * cells + j;
+          const int32_t fromInput = bf_lstm_row(xt, w + gj * inputs, inputs, inOffset, bias[gj],
+                                                q[0], q[1]);
+          /* The initial hidden state is its zero point: the product is 0. */
+          const int32_t fromHidden =
+              hPrev ? bf_lstm_row(hPrev, r + gj * cells, cells, -hiddenZp, 0, q[2], q[3]) : 0;
+          const int16_t sum = (int16_t)bf_lstm_clamp16(fromInput + fromHidden);
+          gate[g] = g == 2 ? bf_lstm_tanh(sum, 3, 0) : bf_lstm_sigmoid(sum);
+        }
+        int16_t *c = cell + b * cells + j;
+        const int32_t kept = bf_lstm_clamp16(bf_i8_requantize(
+            (int32_t)gate[1] * *c, p[BF_LSTM_FORGET_MULT], p[BF_LSTM_FORGET_SHIFT]));
+        const int32_t added = bf_lstm_clamp16(bf_i8_requantize(
+            (int32_t)gate[0] * gate[2], p[BF_LSTM_INPUT_MULT], p[BF_LSTM_INPUT_SHIFT]));
+        int32_t next = bf_lstm_clamp16(kept + added);
+        if (clip > 0)
+          next = bf_i8_max(-clip, bf_i8_min(clip, next));
+        *c = (int16_t)next;
+        const int16_t squashed = bf_lstm_tanh(*c, p[BF_LSTM_TANH_MULT], p[BF_LSTM_TANH_SHIFT]);
+        const int32_t out = hiddenZp + bf_i8_requantize((int32_t)squashed * gate[3],
+                                                        p[BF_LSTM_OUTPUT_MULT],
+                                                        p[BF_LSTM_OUTPUT_SHIFT]);
+        h[j] = (int8_t)bf_i8_max(-128, bf_i8_min(127, out));
+      }
+    }
+  }
+}

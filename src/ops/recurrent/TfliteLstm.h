@@ -1,0 +1,24 @@
+//===- TfliteLstm.h - TFLite's integer LSTM node (family-internal) -*- C++ -*-===//
+#pragma once
+
+#include "bundlefit/ir/Graph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace bundlefit {
+
+class OpRegistry;
+
+/// The op the TFLite importer writes for an int8 UNIDIRECTIONAL_SEQUENCE_LSTM.
+inline constexpr const char *kTfliteLstmOp = "TfliteLstm";
+
+void registerTfliteLstm(OpRegistry &registry);
+/// Its int8 reference (TfliteLstmReference.cpp).
+void registerTfliteLstmReference(OpRegistry &registry);
+/// bf_lstm_s8's parameter table (BF_LSTM_*) of an int8 node.
+std::vector<int32_t> tfliteLstmParams(const Node &node);
+/// Its kernel scratch: the int16 cell state.
+uint64_t tfliteLstmScratchBytes(const Node &node);
+
+} // namespace bundlefit

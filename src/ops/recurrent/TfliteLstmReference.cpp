@@ -1,0 +1,154 @@
+//===- TfliteLstmReference.cpp - The int8 reference of TfliteLstm ----------===//
+//
+// TFLM's integer LSTM step (lstm_eval.h LstmStep with the int16 helpers of
+// lstm_eval.cc) written as TFLM structures it, a whole gate vector at a
+// time, from the node's scales (not bf_lstm_s8's parameter table, which
+// runs cell by cell), so comparing the bundle with the interpreter tests
+// both:
+//   gate = act(sat16(FC16(x, W, bias) + FC16(h, R)))   Q3.12 -> Q0.15
+//   c    = clip(sat16(mul16(f, c) + mul16(i, g)))      scale 2^power
+//   h    = mul8(tanh(c), o)                            the output's scale
+// FC16 requantizes to 2^-12 and clamps to int16; mul16/mul8 are
+// MulElementwise with the effective scale of the two operands' product.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/kernels/abi.h"
+
+#include "common/Int8Reference.h"
+#include "recurrent/TfliteLstm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace bundlefit {
+
+using namespace int8_ref;
+
+namespace {
+
+int16_t sat16(int64_t v) { return int16_t(std::clamp<int64_t>(v, -32768, 32767)); }
+
+/// reference_integer_ops::Logistic (int16) with input multiplier 0 and
+/// shift 0: the power-of-two case, multiplier 3.
+int16_t sigmoid16(int16_t x) {
+  const int32_t in = int32_t(x) * 3;
+  const uint32_t a = uint32_t(std::abs(in));
+  const uint32_t high = a >> 9;
+  uint32_t r = 0x7FFFu << 10;
+  if (high < 255) {
+    const uint32_t lo = bf_sigmoid_table_u16[high], hi = bf_sigmoid_table_u16[high + 1];
+    r = (lo << 9) + (a & 0x1FFu) * (hi - lo);
+  }
+  r = in >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
+  return int16_t(r >> 10);
+}
+
+/// reference_integer_ops::Tanh (int16) as lstm_eval.cc calls it for an
+/// input of scale 2^power.
+int16_t tanh16(int16_t x, int power) {
+  int32_t shift = 15 + power - 3, multiplier = 0;
+  if (shift < 0)
+    shift = -shift, multiplier = 3;
+  if (multiplier == 0) // power of two: the shift folds into the multiplier
+    multiplier = 3 << shift, shift = 0;
+  const int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
+  const int32_t in = (int32_t(x) * multiplier + round) >> shift;
+  const uint32_t a = uint32_t(std::abs(in));
+  const uint32_t high = a >> 8;
+  int32_t r = 0xFFFF << 8;
+  if (high < 255) {
+    const uint32_t lo = bf_sigmoid_table_u16[high], hi = bf_sigmoid_table_u16[high + 1];
+    r = int32_t((lo << 8) + uint32_t(uint8_t(a & 0xFF)) * (hi - lo));
+  }
+  r = in >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+  return int16_t(r >> 8);
+}
+
+/// One FullyConnected to int16 at scale 2^-12: out[j] = sat16(requantize(
+/// sum((v + offset) * w[j]) + bias[j])).
+std::vector<int16_t> fc16(const int8_t *v, int64_t n, int32_t offset, const int8_t *w,
+                          const int32_t *bias, int64_t rows, double real) {
+  const Multiplier q = quantizeMultiplier(real);
+  std::vector<int16_t> out(static_cast<size_t>(rows));
+  for (int64_t j = 0; j < rows; ++j) {
+    int32_t acc = 0;
+    for (int64_t k = 0; k < n; ++k)
+      acc += (int32_t(v[k]) + offset) * int32_t(w[j * n + k]);
+    if (bias)
+      acc += bias[j];
+    out[size_t(j)] = sat16(multiplyByQuantizedMultiplier(acc, q));
+  }
+  return out;
+}
+
+void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
+                std::vector<Tensor> &outputs) {
+  const Value &xv = *node.input(0), &rv = *node.input(2), &yv = *node.output(0);
+  const bool timeMajor = node.attrs.getInt("time_major", 0) != 0;
+  const int64_t steps = xv.type.shape[timeMajor ? 0 : 1], batch = xv.type.shape[timeMajor ? 1 : 0];
+  const int64_t nIn = xv.type.shape[2], cells = rv.type.shape[1];
+  const float inScale = xv.type.quant.scales.at(0), outScale = yv.type.quant.scales.at(0);
+  const int32_t inZero = xv.type.quant.zeroPoints.at(0), hZero = yv.type.quant.zeroPoints.at(0);
+  const std::vector<float> &wScales = node.input(1)->type.quant.scales;
+  const std::vector<float> &rScales = rv.type.quant.scales;
+  const double cellScale = node.attrs.getFloat("cell_scale", 1.0f);
+  int power = 0;
+  std::frexp(cellScale, &power);
+  --power;
+  const double clip = node.attrs.getFloat("cell_clip", 0.0f);
+  const int16_t clip16 =
+      clip > 0 ? int16_t(std::min(std::max(clip / cellScale, -32768.0), 32767.0)) : 0;
+  const double gate = 1.0 / 4096.0, act = 1.0 / 32768.0;
+  const Multiplier forgetMul = quantizeMultiplier(act * cellScale / cellScale);
+  const Multiplier inputMul = quantizeMultiplier(act * act / cellScale);
+  const Multiplier outputMul = quantizeMultiplier(act * act / double(outScale));
+
+  const int8_t *x = inputs[0]->data<int8_t>(), *w = inputs[1]->data<int8_t>();
+  const int8_t *r = inputs[2]->data<int8_t>();
+  const int32_t *bias = inputs[3]->data<int32_t>();
+  int8_t *y = outputs[0].data<int8_t>();
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<int8_t> h(static_cast<size_t>(cells), static_cast<int8_t>(hZero)); // TFLM resets to the zero point
+    std::vector<int16_t> c(static_cast<size_t>(cells), 0);
+    for (int64_t t = 0; t < steps; ++t) {
+      const int64_t row = timeMajor ? t * batch + b : b * steps + t;
+      std::vector<int16_t> gates[4]; // i, f, c, o
+      for (int g = 0; g < 4; ++g) {
+        std::vector<int16_t> in =
+            fc16(x + row * nIn, nIn, -inZero, w + g * cells * nIn, bias + g * cells, cells,
+                 double(inScale) * double(wScales[size_t(g)]) / gate);
+        std::vector<int16_t> rec = fc16(h.data(), cells, -hZero, r + g * cells * cells, nullptr,
+                                        cells, double(outScale) * double(rScales[size_t(g)]) / gate);
+        gates[g].resize(size_t(cells));
+        for (int64_t j = 0; j < cells; ++j) {
+          const int16_t sum = sat16(int32_t(in[size_t(j)]) + rec[size_t(j)]);
+          gates[g][size_t(j)] = g == 2 ? tanh16(sum, -12) : sigmoid16(sum);
+        }
+      }
+      for (int64_t j = 0; j < cells; ++j) {
+        const size_t k = size_t(j);
+        const int16_t kept =
+            sat16(multiplyByQuantizedMultiplier(int32_t(gates[1][k]) * c[k], forgetMul));
+        const int16_t added =
+            sat16(multiplyByQuantizedMultiplier(int32_t(gates[0][k]) * gates[2][k], inputMul));
+        c[k] = sat16(int32_t(kept) + added);
+        if (clip16 > 0)
+          c[k] = std::clamp<int16_t>(c[k], int16_t(-clip16), clip16);
+        const int32_t o = hZero + multiplyByQuantizedMultiplier(
+                                      int32_t(tanh16(c[k], power)) * gates[3][k], outputMul);
+        h[k] = int8_t(std::clamp<int32_t>(o, -128, 127));
+        y[row * cells + j] = h[k];
+      }
+    }
+  }
+}
+
+} // namespace
+
+void registerTfliteLstmReference(OpRegistry &registry) {
+  registry.at(kTfliteLstmOp).int8Runs(tfliteLstm);
+}
+
+} // namespace bundlefit
