@@ -100,8 +100,11 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
       if (file.shapeOf(t) != shape)
         throw c.bad(file.describeTensor(t) + " is " + shapeToString(file.shapeOf(t)) +
                     "; expected " + shapeToString(shape));
+      // TFLM reads the weights' scales, not the biases' (they are at the
+      // accumulator's scale by the converter's construction).
       const TensorInfo info = c.info(t);
-      if (info.quant.scales.size() != 1 || info.quant.zeroPoints.at(0) != 0)
+      if (dtype == DType::Int8 &&
+          (info.quant.scales.size() != 1 || info.quant.zeroPoints.at(0) != 0))
         throw c.unsupported(file.describeTensor(t) +
                             " must be quantized per tensor with zero point 0");
       const ByteSpan data = file.dataOf(t);
@@ -110,9 +113,13 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
                     " bytes; its shape needs " +
                     std::to_string(size_t(numElements(shape)) * elementSize));
       bytes.insert(bytes.end(), data.data, data.data + data.size);
-      quant.scales.push_back(info.quant.scales[0]);
-      quant.zeroPoints.push_back(0);
+      if (dtype == DType::Int8) {
+        quant.scales.push_back(info.quant.scales[0]);
+        quant.zeroPoints.push_back(0);
+      }
     }
+    if (quant.scales.empty())
+      quant.axis = -1;
     Shape stacked = {4};
     stacked.insert(stacked.end(), shape.begin(), shape.end());
     return c.graph().addConstant(base + name, TensorType{dtype, stacked, quant}, std::move(bytes));
@@ -135,9 +142,8 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
   const bool single = q && q->scale() && q->scale()->size() == 1 &&
                       (!q->zero_point() || q->zero_point()->size() <= 1);
   const float cellScale = single ? q->scale()->Get(0) : 0.0f;
-  const int64_t cellZero = single && q->zero_point() && q->zero_point()->size() == 1
-                               ? q->zero_point()->Get(0)
-                               : 0;
+  const int64_t cellZero =
+      single && q->zero_point() && q->zero_point()->size() == 1 ? q->zero_point()->Get(0) : 0;
   int power = 0;
   if (!single || cellZero != 0 || !(cellScale > 0.0f) || cellScale > FLT_MAX ||
       std::frexp(cellScale, &power) != 0.5f)

@@ -608,3 +608,87 @@ TEST_CASE("UNIDIRECTIONAL_SEQUENCE_LSTM variants bundlefit does not run are refu
                          ": not supported yet (operator 0)");
   }
 }
+
+namespace {
+
+/// An int8 UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's integer LSTM): int8 input,
+/// weights (scale 0.01 + 0.001 g) and output state (scale 1/128, zero point
+/// 3), int32 biases, an int16 cell state of scale `cellScale`.
+std::string int8LstmModel(const std::string &fileName, int t, int b, int i, int h, bool timeMajor,
+                          float cellClip, float cellScale, bool peephole = false) {
+  TfliteTestModel m;
+  const std::vector<int32_t> xShape =
+      timeMajor ? std::vector<int32_t>{t, b, i} : std::vector<int32_t>{b, t, i};
+  const TestQuant state{{1.0f / 128.0f}, {3}};
+  std::vector<int32_t> operands = {m.int8Tensor("x", xShape, {{0.05f}, {-2}})};
+  for (int g = 0; g < 8; ++g) {
+    const int columns = g < 4 ? i : h;
+    std::vector<int8_t> w(size_t(h * columns));
+    for (size_t k = 0; k < w.size(); ++k)
+      w[k] = int8_t(int(k * 37 + size_t(g) * 11) % 255 - 127);
+    operands.push_back(
+        m.int8Tensor("w" + std::to_string(g), {h, columns}, {{0.01f + 0.001f * float(g)}, {0}}, w));
+  }
+  operands.insert(
+      operands.end(),
+      {-1,
+       peephole ? m.int8Tensor("p", {h}, {{0.01f}, {0}}, std::vector<int8_t>(size_t(h), 1)) : -1,
+       -1});
+  for (int g = 0; g < 4; ++g)
+    operands.push_back(
+        m.int32Tensor("b" + std::to_string(g), {h}, std::vector<int32_t>(size_t(h), 100 * g - 50)));
+  operands.insert(operands.end(),
+                  {-1, -1, m.int8Tensor("state_h", {b, h}, state),
+                   m.tensor("state_c", tflite::TensorType_INT16, {b, h}, {{cellScale}, {0}})});
+  const std::vector<int32_t> yShape =
+      timeMajor ? std::vector<int32_t>{t, b, h} : std::vector<int32_t>{b, t, h};
+  int32_t y = m.int8Tensor("y", yShape, state);
+  auto options = tflite::CreateUnidirectionalSequenceLSTMOptions(
+      m.builder(), tflite::ActivationFunctionType_TANH, cellClip, 0.0f, timeMajor);
+  m.op(tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, operands, {y},
+       tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions, options.Union());
+  m.inputs({operands[0]});
+  m.outputs({y});
+  return m.save(fileName);
+}
+
+} // namespace
+
+TEST_CASE("UNIDIRECTIONAL_SEQUENCE_LSTM int8: one TfliteLstm node on the stored integers") {
+  auto graph =
+      importTfliteModel(int8LstmModel("lstm_int8.tflite", 3, 2, 4, 5, true, 2.0f, 1.0f / 2048.0f));
+  REQUIRE(countOps(*graph, "TfliteLstm") == 1);
+  CHECK(countOps(*graph, "LSTM") == 0);
+  for (const Node *node : graph->nodes()) {
+    if (node->opType != "TfliteLstm")
+      continue;
+    CHECK(node->attrs.getInt("time_major", 0) == 1);
+    CHECK(node->attrs.getFloat("cell_clip", 0.0f) == 2.0f);
+    CHECK(node->attrs.getFloat("cell_scale", 0.0f) == 1.0f / 2048.0f);
+    const Value &w = *node->input(1);
+    CHECK(w.type.dtype == DType::Int8);
+    CHECK(w.type.shape == Shape{4, 5, 4});
+    CHECK(w.type.quant.scales == std::vector<float>{0.01f, 0.011f, 0.012f, 0.013f});
+    CHECK(node->input(3)->type.dtype == DType::Int32);
+    CHECK(node->output()->type.shape == Shape{3, 2, 5});
+  }
+}
+
+TEST_CASE("UNIDIRECTIONAL_SEQUENCE_LSTM int8 variants are refused by name") {
+  {
+    const std::string path = int8LstmModel("lstm_int8_peephole.tflite", 2, 1, 2, 2, false, 0.0f,
+                                           1.0f / 2048.0f, /*peephole=*/true);
+    auto [code, message] = errorOf([&] { importTfliteModel(path); });
+    CHECK(code == ExitCode::Unsupported);
+    CHECK(message == path + ": 1 unsupported operator: UNIDIRECTIONAL_SEQUENCE_LSTM int8 with "
+                            "peephole weights: not supported yet (operator 0)");
+  }
+  {
+    const std::string path =
+        int8LstmModel("lstm_int8_cell.tflite", 2, 1, 2, 2, false, 0.0f, 0.0003f);
+    auto [code, message] = errorOf([&] { importTfliteModel(path); });
+    CHECK(code == ExitCode::Unsupported);
+    CHECK(message.find("'state_c') must have one scale, a power of two, and zero point 0") !=
+          std::string::npos);
+  }
+}

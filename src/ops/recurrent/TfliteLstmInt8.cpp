@@ -36,7 +36,7 @@ using namespace shape_helpers;
 
 namespace {
 
-constexpr double kGateScale = 1.0 / 4096.0;       // 2^-12: gate pre-activations (Q3.12)
+constexpr double kGateScale = 1.0 / 4096.0;        // 2^-12: gate pre-activations (Q3.12)
 constexpr double kActivationScale = 1.0 / 32768.0; // 2^-15: sigmoid/tanh outputs (Q0.15)
 
 struct Geometry {
@@ -125,8 +125,8 @@ std::vector<int32_t> tfliteLstmParams(const Node &node) {
   const float cellScale = node.attrs.getFloat("cell_scale", 0.0f);
   int power = 0;
   if (!(cellScale > 0.0f) || std::frexp(cellScale, &power) != 0.5f)
-    unsupported(node, "the cell state's scale " + std::to_string(cellScale) +
-                          " is not a power of two");
+    unsupported(node,
+                "the cell state's scale " + std::to_string(cellScale) + " is not a power of two");
   --power; // cellScale = 2^power
   put(BF_LSTM_FORGET_MULT, kActivationScale * double(cellScale) / double(cellScale));
   put(BF_LSTM_INPUT_MULT, kActivationScale * kActivationScale / double(cellScale));
@@ -139,8 +139,8 @@ std::vector<int32_t> tfliteLstmParams(const Node &node) {
   p[BF_LSTM_HIDDEN_ZP] = out.zeroPoint;
   const float clip = node.attrs.getFloat("cell_clip", 0.0f);
   if (clip > 0.0f) // TFLM CreateLstmCellStateInfo (truncated toward zero)
-    p[BF_LSTM_CELL_CLIP] = int16_t(std::min(std::max(double(clip) / double(cellScale), -32768.0),
-                                            32767.0));
+    p[BF_LSTM_CELL_CLIP] =
+        int16_t(std::min(std::max(double(clip) / double(cellScale), -32768.0), 32767.0));
   return p;
 }
 
@@ -165,8 +165,8 @@ std::vector<size_t> activationInputs(const Node &) { return {0}; }
 } // namespace
 
 void registerTfliteLstm(OpRegistry &registry) {
-  OpDef &def = registry.add({kTfliteLstmOp, inferTfliteLstm, tfliteLstmMacs})
-                   .quantized(Int8Rule::OwnParams);
+  OpDef &def =
+      registry.add({kTfliteLstmOp, inferTfliteLstm, tfliteLstmMacs}).quantized(Int8Rule::OwnParams);
   def.int8.activationInputs = activationInputs;
   def.int8.lower = lower;
   registerTfliteLstmReference(registry);

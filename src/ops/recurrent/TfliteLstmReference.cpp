@@ -12,8 +12,8 @@
 // MulElementwise with the effective scale of the two operands' product.
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/kernels/abi.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include "common/Int8Reference.h"
 #include "recurrent/TfliteLstm.h"
@@ -110,7 +110,8 @@ void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
   const int32_t *bias = inputs[3]->data<int32_t>();
   int8_t *y = outputs[0].data<int8_t>();
   for (int64_t b = 0; b < batch; ++b) {
-    std::vector<int8_t> h(static_cast<size_t>(cells), static_cast<int8_t>(hZero)); // TFLM resets to the zero point
+    std::vector<int8_t> h(static_cast<size_t>(cells),
+                          static_cast<int8_t>(hZero)); // TFLM resets to the zero point
     std::vector<int16_t> c(static_cast<size_t>(cells), 0);
     for (int64_t t = 0; t < steps; ++t) {
       const int64_t row = timeMajor ? t * batch + b : b * steps + t;
@@ -119,8 +120,9 @@ void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
         std::vector<int16_t> in =
             fc16(x + row * nIn, nIn, -inZero, w + g * cells * nIn, bias + g * cells, cells,
                  double(inScale) * double(wScales[size_t(g)]) / gate);
-        std::vector<int16_t> rec = fc16(h.data(), cells, -hZero, r + g * cells * cells, nullptr,
-                                        cells, double(outScale) * double(rScales[size_t(g)]) / gate);
+        std::vector<int16_t> rec =
+            fc16(h.data(), cells, -hZero, r + g * cells * cells, nullptr, cells,
+                 double(outScale) * double(rScales[size_t(g)]) / gate);
         gates[g].resize(size_t(cells));
         for (int64_t j = 0; j < cells; ++j) {
           const int16_t sum = sat16(int32_t(in[size_t(j)]) + rec[size_t(j)]);
