@@ -13,6 +13,7 @@
 #include "../memory_opt/MemoryOptTestSupport.h" // randomFloats
 #include "ErrorOf.h"
 
+#include "bundlefit/driver/ModelRun.h"
 #include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ops/OpRegistry.h"
@@ -690,5 +691,30 @@ TEST_CASE("UNIDIRECTIONAL_SEQUENCE_LSTM int8 variants are refused by name") {
     CHECK(code == ExitCode::Unsupported);
     CHECK(message.find("'state_c') must have one scale, a power of two, and zero point 0") !=
           std::string::npos);
+  }
+}
+
+TEST_CASE("UNIDIRECTIONAL_SEQUENCE_LSTM int8: the bundle's bf_lstm_s8 equals the interpreter's "
+          "reference, time-major, batched and clipped") {
+  // mnist_lstm (tflite_vs_tflm) is batch-major, one sample, no clip: this
+  // covers the rest. The two share only the parameters' scales.
+  for (bool timeMajor : {false, true}) {
+    CAPTURE(timeMajor);
+    const int t = 4, b = 3, i = 5, h = 6;
+    driver::ModelRunOptions options;
+    options.compile.model.path =
+        int8LstmModel(timeMajor ? "lstm_int8_tm.tflite" : "lstm_int8_bm.tflite", t, b, i, h,
+                      timeMajor, 1.5f, 1.0f / 2048.0f);
+    options.compare = true;
+    const Shape shape = timeMajor ? Shape{t, b, i} : Shape{b, t, i};
+    Tensor x(TensorType{DType::Int8, shape, {}});
+    std::mt19937 random(33);
+    for (uint8_t &byte : x.bytes)
+      byte = uint8_t(random());
+    const driver::ModelRun run = driver::runModel(options, {{"", x, "x"}});
+    REQUIRE(run.outputs.size() == 1);
+    REQUIRE(run.outputs[0].comparison);
+    CHECK(run.outputs[0].comparison->maxAbsDiff == 0);
+    CHECK(run.outputs[0].comparison->maxAbsReference > 0);
   }
 }
