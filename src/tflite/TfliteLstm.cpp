@@ -201,8 +201,6 @@ std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operato
              " (only TANH): not supported yet";
     if (o->diagonal_recurrent_tensors())
       return variant + " with diagonal recurrent weights: not supported yet";
-    if (int8 && o->proj_clip() != 0.0f)
-      return variant + " with proj_clip: not supported yet";
   }
   return int8 ? unsupportedInt8Lstm(file, op) : "";
 }
