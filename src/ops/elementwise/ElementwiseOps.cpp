@@ -258,6 +258,7 @@ void registerElementwiseOps(OpRegistry &registry) {
     registry.add({op, inferFloatTest, outputElements}).with(kOpElementwise).runs(floatTestKernel);
   registerElementwiseInt8(registry);
   registerElementwiseInt8Reference(registry);
+  registerElementwiseLowering(registry);
 }
 
 } // namespace bundlefit

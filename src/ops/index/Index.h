@@ -26,4 +26,8 @@ void nonZeroKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                    std::vector<Tensor> &outputs);
 } // namespace index_interp
 
+/// The bundle kernel calls (OpDef::lower) of GatherElements, ScatterElements, GatherND, OneHot
+/// (IndexLower.cpp), after the float registration.
+void registerIndexLowering(OpRegistry &registry);
+
 } // namespace bundlefit

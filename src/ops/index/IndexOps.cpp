@@ -146,6 +146,7 @@ void registerIndexOps(OpRegistry &registry) {
   registry.add({"ScatterElements", inferScatterElements, noMacs}).runs(scatterElementsKernel);
   registry.add({"OneHot", inferOneHot, noMacs}).parameters(1u << 1).runs(oneHotKernel);
   registry.add({"NonZero", inferNonZero, noMacs}).runs(nonZeroKernel);
+  registerIndexLowering(registry);
 }
 
 } // namespace bundlefit

@@ -18,4 +18,8 @@ void unaryMathKernel(const Node &node, const std::vector<const Tensor *> &inputs
                      std::vector<Tensor> &outputs);
 } // namespace math_interp
 
+/// The bundle kernel calls (OpDef::lower) of the float math ops
+/// (UnaryMathLower.cpp), after the float registration.
+void registerUnaryMathLowering(OpRegistry &registry);
+
 } // namespace bundlefit

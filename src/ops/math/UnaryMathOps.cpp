@@ -104,6 +104,7 @@ void registerUnaryMathOps(OpRegistry &registry) {
     registry.add({op.opType, inferUnaryMath, outputElements})
         .with(kOpElementwise)
         .runs(math_interp::unaryMathKernel);
+  registerUnaryMathLowering(registry);
 }
 
 } // namespace bundlefit

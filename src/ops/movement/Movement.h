@@ -24,4 +24,8 @@ void triluKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                  std::vector<Tensor> &outputs);
 } // namespace movement_interp
 
+/// The bundle kernel calls (OpDef::lower) of Expand, Tile, DepthToSpace, SpaceToDepth, Trilu
+/// (MovementLower.cpp), after the float registration.
+void registerMovementLowering(OpRegistry &registry);
+
 } // namespace bundlefit

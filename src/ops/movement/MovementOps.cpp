@@ -120,6 +120,7 @@ void registerMovementOps(OpRegistry &registry) {
       .with(kOpMovesBytes)
       .runs(spaceDepthKernel);
   registry.add({"Trilu", inferTrilu, noMacs}).parameters(kParametersFrom1).runs(triluKernel);
+  registerMovementLowering(registry);
 }
 
 } // namespace bundlefit

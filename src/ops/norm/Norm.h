@@ -32,4 +32,8 @@ void registerSoftmaxInt8(OpRegistry &registry);
 /// Its int8 reference kernel (SoftmaxReference.cpp).
 void registerSoftmaxInt8Reference(OpRegistry &registry);
 
+/// The bundle kernel calls (OpDef::lower) of the normalisations and (Log)Softmax
+/// (NormLower.cpp), after the float registration.
+void registerNormLowering(OpRegistry &registry);
+
 } // namespace bundlefit

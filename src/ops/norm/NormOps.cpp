@@ -151,6 +151,7 @@ void registerNormOps(OpRegistry &registry) {
       .runs(instanceNormKernel);
   registerSoftmaxInt8(registry);
   registerSoftmaxInt8Reference(registry);
+  registerNormLowering(registry);
 }
 
 } // namespace bundlefit

@@ -24,4 +24,8 @@ void hardmaxKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                    std::vector<Tensor> &outputs);
 } // namespace reduce_interp
 
+/// The bundle kernel calls (OpDef::lower) of the Reduce ops, ArgMax/ArgMin, Hardmax
+/// (ReduceLower.cpp), after the float registration.
+void registerReduceLowering(OpRegistry &registry);
+
 } // namespace bundlefit

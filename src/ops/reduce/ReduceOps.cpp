@@ -124,6 +124,7 @@ void registerReduceOps(OpRegistry &registry) {
   registry.add({"ArgMax", inferArgReduce, inputElements}).runs(argReduceKernel);
   registry.add({"ArgMin", inferArgReduce, inputElements}).runs(argReduceKernel);
   registry.add({"Hardmax", inferHardmax, inputElements}).runs(hardmaxKernel);
+  registerReduceLowering(registry);
 }
 
 } // namespace bundlefit

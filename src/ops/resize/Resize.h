@@ -35,4 +35,8 @@ void resizeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
 /// (ResizeInt8.cpp).
 void registerResizeInt8(OpRegistry &registry);
 
+/// The bundle kernel calls (OpDef::lower) of Resize
+/// (ResizeLower.cpp), after the float registration.
+void registerResizeLowering(OpRegistry &registry);
+
 } // namespace bundlefit

@@ -118,6 +118,7 @@ void registerResizeOps(OpRegistry &registry) {
       .parameters(kParametersFrom1)
       .runs(resize_interp::resizeKernel);
   registerResizeInt8(registry);
+  registerResizeLowering(registry);
 }
 
 } // namespace bundlefit

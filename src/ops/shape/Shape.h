@@ -48,4 +48,8 @@ void registerConcatInt8(OpRegistry &registry);
 /// Its int8 reference kernel (ConcatReference.cpp).
 void registerConcatInt8Reference(OpRegistry &registry);
 
+/// The bundle kernel calls (OpDef::lower) of Transpose, Concat, Split, Slice, Pad, Gather
+/// (ShapeLower.cpp), after the float registration.
+void registerShapeLowering(OpRegistry &registry);
+
 } // namespace bundlefit

@@ -591,6 +591,7 @@ void registerShapeOps(OpRegistry &registry) {
   registry.add({"Range", inferRange, noMacs}).parameters(kAllParameters).runs(rangeKernel);
   registerConcatInt8(registry);
   registerConcatInt8Reference(registry);
+  registerShapeLowering(registry);
 }
 
 } // namespace bundlefit

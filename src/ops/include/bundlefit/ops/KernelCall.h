@@ -1,9 +1,9 @@
 //===- KernelCall.h - A kernel call as plain data ---------------*- C++ -*-===//
 //
-// Every node the bundle runs through a library function - float kernels in
-// their --memory-opt forms (codegen/LowerFused.h), int8 kernels and CMSIS-NN
-// calls (each operator's definition: Int8Def::lower, CmsisDef::call) - is
-// first described as a KernelCall: the function and its arguments as data.
+// Every node the bundle runs through a library function - float kernels
+// (OpDef::lower; their --memory-opt forms in codegen/LowerFused.h), int8
+// kernels and CMSIS-NN calls (Int8Def::lower, CmsisDef::call) - is first
+// described as a KernelCall: the function and its arguments as data.
 // Code generation has one emitter that turns a call into LLVM IR, so an
 // operator's definition says which kernel it calls with what without
 // touching LLVM.
@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct KernelArg {
     F32,        ///< `f`.
     I32Table,   ///< `table` as a private constant global (read-only data, not weights).
     I8Table,    ///< `table` (int8 values) as a private constant int8 array.
+    F32Table,   ///< `floats` as a private constant float array.
+    Scalar,     ///< Element 0 of constant `value` as a private global of its dtype.
+    Bits,       ///< `i`'s low `bits` bits as an integer of that width (a fill pattern).
+    RegionBase, ///< The base pointer of memory region `i` (a copy table's pieces).
     Scratch,    ///< The node's planned workspace (a null pointer when it has none).
     Struct,     ///< A pointer to a stack struct of `fields` (CMSIS-NN's context and quant structs).
     Activation, ///< Three arguments (kind, a, b): `node`'s fused activation.
@@ -37,7 +42,9 @@ struct KernelArg {
   const Node *node = nullptr;
   int64_t i = 0;
   float f = 0.0f;
+  unsigned bits = 0;
   std::vector<int32_t> table;
+  std::vector<float> floats;
   std::vector<KernelArg> fields;
 
   static KernelArg address(const Value *value, int64_t byteOffset = 0) {
@@ -63,6 +70,26 @@ struct KernelArg {
   static KernelArg i8Table(const std::vector<int8_t> &values) {
     KernelArg a;
     a.kind = I8Table, a.table.assign(values.begin(), values.end());
+    return a;
+  }
+  static KernelArg f32Table(std::vector<float> values) {
+    KernelArg a;
+    a.kind = F32Table, a.floats = std::move(values);
+    return a;
+  }
+  static KernelArg scalar(const Value *constant) {
+    KernelArg a;
+    a.kind = Scalar, a.value = constant;
+    return a;
+  }
+  static KernelArg bitsOf(unsigned width, int64_t pattern) {
+    KernelArg a;
+    a.kind = Bits, a.bits = width, a.i = pattern;
+    return a;
+  }
+  static KernelArg regionBase(int region) {
+    KernelArg a;
+    a.kind = RegionBase, a.i = region;
     return a;
   }
   static KernelArg scratch() {
@@ -91,6 +118,23 @@ struct KernelCall {
   bool returnsVoid = false;
   /// Keeps the nodes Activation arguments point into alive (a ConvPool's parts).
   std::shared_ptr<ConvPoolParts> parts;
+};
+
+/// What a node's float lowering (OpDef::lower) may ask of the memory plan:
+/// code generation answers from its MemoryPlan, which src/ops cannot see.
+class PlanView {
+public:
+  struct Where {
+    int region = 0; ///< MemoryRegion
+    uint64_t offset = 0;
+  };
+  virtual ~PlanView() = default;
+  /// Where `value` is placed; nothing when it has no placement (an output
+  /// nobody reads).
+  virtual std::optional<Where> placementOf(const Value *value) const = 0;
+  /// The constants are split over several memory regions (the region base
+  /// of ConstantWeight then addresses only the first segment).
+  virtual bool splitWeights() const = 0;
 };
 
 } // namespace bundlefit

@@ -37,6 +37,7 @@
 namespace bundlefit {
 
 struct KernelCall; // bundlefit/ops/KernelCall.h
+class PlanView;    // bundlefit/ops/KernelCall.h
 
 /// Static traits of an operator. Passes, the planner, the quantizer and code
 /// generation ask the definition (hasOpTrait, isViewOp...) instead of keeping
@@ -79,6 +80,12 @@ enum class Int8Rule : uint8_t {
 /// types set from node.outputs[i]->type and bytes allocated.
 using KernelFn = void (*)(const Node &node, const std::vector<const Tensor *> &inputs,
                           std::vector<Tensor> &outputs);
+
+/// The bundle's kernel call(s) of a float (or plain integer) node, as data
+/// (bundlefit_kernels.h; helpers in bundlefit/ops/LowerHelpers.h): code
+/// generation emits them. Throws Error(Unsupported, ...) naming the node when
+/// no kernel covers its types or attributes.
+using LowerFn = std::vector<KernelCall> (*)(const Node &node, const PlanView &plan);
 
 /// How an operator runs once quantized (docs/quantized-ir.md).
 struct Int8Def {
@@ -177,6 +184,9 @@ struct OpDef {
   /// simple, obviously correct loops; the yardstick for bundles, the engine
   /// of constant folding and of the quantization profiler.
   KernelFn interpret = nullptr;
+  /// The bundle's float kernel calls. nullptr: none (codegen's own emitters
+  /// for the convolution family, or no bundle kernel).
+  LowerFn lower = nullptr;
   Int8Def int8 = {};
   CmsisDef cmsis = {};
   DeviceDef device = {};
