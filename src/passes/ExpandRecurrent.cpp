@@ -16,6 +16,7 @@
 #include "bundlefit/passes/Passes.h"
 
 #include "PassUtils.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 #include "bundlefit/support/MemoryBudget.h"
 
@@ -37,9 +38,20 @@ public:
   Value *op(const std::string &type, const std::vector<Value *> &inputs) {
     Node *created = graph_.insertNodeBefore(&node_, type, node_.name + "_" + type, inputs,
                                             {node_.name + "_" + type});
+    if (!role_.empty())
+      created->attrs.setString(kRecurrentRoleAttr, role_ + std::to_string(stepNodes_++));
     last_ = created;
     return created->output();
   }
+
+  /// Nodes made from here until endStep() are a step of direction `d`: the
+  /// k-th node of every step computes the same quantity at another time, and
+  /// says so in its kRecurrentRoleAttr (the quantizer gives those one range).
+  void beginStep(int64_t d) {
+    role_ = node_.name + "/" + std::to_string(d) + "/";
+    stepNodes_ = 0;
+  }
+  void endStep() { role_.clear(); }
 
   /// An int64 (or int32) constant: a vector, or with `scalar` one value.
   /// One constant per distinct value: every step's Slice and Reshape read
@@ -119,6 +131,8 @@ private:
   Graph &graph_;
   Node &node_;
   Node *last_ = nullptr;
+  std::string role_;
+  size_t stepNodes_ = 0;
   std::map<std::tuple<std::vector<int64_t>, bool, int>, Value *> ints_;
   std::map<std::pair<Shape, float>, Value *> floats_;
 };
@@ -161,6 +175,7 @@ public:
       std::vector<Value *> steps(size_t(dims_.seq));
       for (int64_t i = 0; i < dims_.seq; ++i) {
         const int64_t t = reverse ? dims_.seq - 1 - i : i;
+        b_.beginStep(d);
         // Each step's input products when the step comes, [B, I] x [I, G*H],
         // as TFLM's kernel computes them: all steps' at once would be a
         // [S, B, G*H] buffer live through the whole sequence (mnist_lstm:
@@ -187,6 +202,7 @@ public:
           y = b_.op("Where", {valid, newH, b_.floats({1}, 0.0f)});
         }
         steps[size_t(t)] = b_.reshape(y, {1, 1, dims_.batch, dims_.hidden});
+        b_.endStep();
         h = newH;
         c = newC;
       }

@@ -15,10 +15,16 @@
 // two activations (attention's scores) is left alone: it has an int8 kernel
 // of its own (ops/matmul/MatMulInt8.cpp).
 //
+// A profiled float graph's 2-D MatMuls by constants (an unrolled LSTM's
+// per-step products) take the same way, their bias Add folded into the
+// Gemm: int8 sums with an int32 bias at the accumulator's scale, not a float
+// MatMul between Quantize and Dequantize.
+//
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/FoldQdq.h"
 
 #include <cstring>
+#include <map>
 
 namespace bundlefit {
 namespace {
@@ -96,6 +102,59 @@ size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset) {
     }
     node->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
     ++count;
+  }
+  return count;
+}
+
+namespace {
+
+/// The constant per-column bias `add` adds to `product` [M, N], or nullptr.
+Value *columnBias(const Node &add, const Value *product) {
+  if (add.opType != "Add" || add.inputs.size() != 2 || !add.output() || !add.output()->typeKnown ||
+      add.output()->type.shape != product->type.shape)
+    return nullptr;
+  Value *bias = add.input(0) == product ? add.input(1) : add.input(0);
+  if (!bias || bias == product || !bias->isConstant() || bias->type.dtype != DType::Float32)
+    return nullptr;
+  const Shape &s = bias->type.shape;
+  const int64_t n = product->type.shape[1];
+  return (s == Shape{n} || s == Shape{1, n}) ? bias : nullptr;
+}
+
+} // namespace
+
+size_t matMulsByConstantAsGemms(Graph &graph,
+                                const std::function<bool(const std::string &)> &hasRange) {
+  std::map<const Value *, std::vector<Node *>> readers; // one walk, not users() per node
+  for (Node *node : graph.nodes())
+    for (const Value *input : node->inputs)
+      if (input)
+        readers[input].push_back(node);
+  size_t count = 0;
+  const std::vector<Node *> order = graph.nodes();
+  for (Node *node : order) {
+    if (node->opType != "MatMul" || node->inputs.size() != 2 || !node->output())
+      continue;
+    const Value *a = node->input(0), *b = node->input(1);
+    Value *product = node->output();
+    if (!a || !b || !a->typeKnown || a->type.rank() != 2 || a->isConstant() ||
+        a->type.dtype != DType::Float32 || !b->isConstant() || b->type.dtype != DType::Float32 ||
+        b->type.rank() != 2 || !product->typeKnown || !hasRange(a->name))
+      continue;
+    ++count;
+    const std::vector<Node *> &users = readers[product];
+    Value *bias = users.size() == 1 && !product->isGraphOutput ? columnBias(*users[0], product)
+                                                               : nullptr;
+    if (!bias || !hasRange(users[0]->output()->name)) {
+      node->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
+      continue;
+    }
+    // The Add computes the Gemm (keeping its output's name, which the
+    // profile knows, and its attributes); the MatMul goes.
+    Node &gemm = *users[0];
+    gemm.opType = "Gemm";
+    gemm.inputs = {node->inputs[0], node->inputs[1], bias};
+    graph.eraseNode(node);
   }
   return count;
 }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/QuantizeGraph.h"
 
+#include "bundlefit/quant/FoldQdq.h"
 #include "bundlefit/quant/UnfuseActivations.h"
 
 #include "bundlefit/ops/FusedActivations.h"
@@ -23,6 +24,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace bundlefit {
 
@@ -68,6 +70,13 @@ public:
       : graph_(graph), profile_(profile), options_(options), profileName_(profileName) {}
 
   QuantizationSummary run() {
+    if (!options_.preset) {
+      // A profiled MatMul by a constant (an unrolled recurrent layer's) is
+      // the int8 fully connected layer, its bias Add folded in.
+      matMulsByConstantAsGemms(
+          graph_, [&](const std::string &name) { return profile_.find(name) != nullptr; });
+      collectRoleRanges();
+    }
     // Table activations fused into a layer run after it in int8, where the
     // profile or the model gives the layer's own output parameters.
     unfuseTableActivations(
@@ -122,6 +131,41 @@ public:
 
 private:
   static constexpr const char *kNotApplicable = "-";
+
+  /// The union of the profiled ranges of each recurrent role's outputs
+  /// (kRecurrentRoleAttr): one set of int8 parameters for all the steps.
+  void collectRoleRanges() {
+    for (const Node *node : graph_.nodes()) {
+      const Attribute *role = node->attrs.find(kRecurrentRoleAttr);
+      const TensorProfile *entry =
+          role && node->outputs.size() == 1 && node->output() ? profile_.find(node->output()->name)
+                                                              : nullptr;
+      if (!entry)
+        continue;
+      auto [it, fresh] = roleRanges_.try_emplace(role->s, entry->min, entry->max);
+      if (!fresh)
+        it->second = {std::min(it->second.first, entry->min),
+                      std::max(it->second.second, entry->max)};
+    }
+  }
+
+  /// The profile's range of `value` (false when it has none): its role's
+  /// when a recurrent step computes it.
+  bool profiledRange(const Value &value, float &min, float &max) const {
+    if (const Node *producer = value.producer)
+      if (const Attribute *role = producer->attrs.find(kRecurrentRoleAttr)) {
+        auto it = roleRanges_.find(role->s);
+        if (it != roleRanges_.end()) {
+          min = it->second.first, max = it->second.second;
+          return true;
+        }
+      }
+    const TensorProfile *entry = profile_.find(value.name);
+    if (!entry)
+      return false;
+    min = entry->min, max = entry->max;
+    return true;
+  }
 
   /// --int8-io and -model-input int8q: the graph inputs that are int8 themselves.
   void makeInputsInt8() {
@@ -181,12 +225,12 @@ private:
 
   /// The schema's parameters for the profile's range of `value`.
   ScaleZeroPoint rangeParams(const Value &value, const std::string &what) const {
-    const TensorProfile *entry = profile_.find(value.name);
-    if (!entry)
+    float min = 0, max = 0;
+    if (!profiledRange(value, min, max))
       throw Error(ExitCode::BadInputFile,
                   profileName_ + ": no range recorded for " + what + " '" + value.name +
                       "' (--int8-io); record the profile again with the same model options");
-    return chooseQuantParams(entry->min, entry->max, options_.schema);
+    return chooseQuantParams(min, max, options_.schema);
   }
 
   /// --int8-io: a float graph output (computed by a float node) becomes int8:
@@ -298,12 +342,12 @@ private:
                       node.describe() + ")");
       return it->second;
     }
-    const TensorProfile *entry = profile_.find(value.name);
-    if (!entry)
+    float min = 0, max = 0;
+    if (!profiledRange(value, min, max))
       throw Error(ExitCode::BadInputFile,
                   profileName_ + ": no range recorded for tensor '" + value.name + "' (" +
                       node.describe() + "); record the profile again with the same model options");
-    return chooseQuantParams(entry->min, entry->max, options_.schema);
+    return chooseQuantParams(min, max, options_.schema);
   }
 
   static bool isInt8Activation(const Value *value) {
@@ -423,6 +467,14 @@ private:
   /// else symmetrically; returns the scale of each output channel (one entry
   /// when per tensor).
   std::vector<float> quantizeWeight(Node &node, size_t index, int axis) {
+    // A weight several nodes read (an unrolled layer's steps) is quantized
+    // once: the same values and axis give the same integers.
+    const auto key = std::make_pair(static_cast<const Value *>(node.input(index)), axis);
+    if (!options_.preset)
+      if (auto it = weightCache_.find(key); it != weightCache_.end()) {
+        node.inputs[index] = it->second.first;
+        return it->second.second;
+      }
     const Value &weight = *node.input(index);
     std::vector<float> values = weight.toFloats();
     const Shape &shape = weight.type.shape;
@@ -454,6 +506,8 @@ private:
     }
     std::vector<float> scales = quant.scales;
     replaceConstant(node, index, TensorType{DType::Int8, shape, quant}, toBytes(q));
+    if (!options_.preset)
+      weightCache_[key] = {node.inputs[index], scales};
     return scales;
   }
 
@@ -506,6 +560,22 @@ private:
     const Value *bias = node.input(index);
     if (!bias)
       return;
+    // Shared as the weights are (quantizeWeight), when the steps' input
+    // scales agree (their roles' ranges make them agree).
+    auto key = std::make_tuple(bias, inputScale, weightScales);
+    if (!options_.preset)
+      if (auto it = biasCache_.find(key); it != biasCache_.end()) {
+        node.inputs[index] = it->second;
+        return;
+      }
+    quantizeBiasValues(node, index, channels, inputScale, weightScales);
+    if (!options_.preset)
+      biasCache_[key] = node.inputs[index];
+  }
+
+  void quantizeBiasValues(Node &node, size_t index, int64_t channels, float inputScale,
+                          const std::vector<float> &weightScales) {
+    const Value *bias = node.input(index);
     std::vector<float> values = bias->toFloats();
     auto valueAt = [&](int64_t c) { return values.size() == 1 ? values[0] : values[size_t(c)]; };
     QuantParams quant;
@@ -650,6 +720,9 @@ private:
   std::string profileName_;
   std::set<const Node *> int8_;
   std::map<const Value *, Value *> quantized_, dequantized_;
+  std::map<std::string, std::pair<float, float>> roleRanges_;
+  std::map<std::pair<const Value *, int>, std::pair<Value *, std::vector<float>>> weightCache_;
+  std::map<std::tuple<const Value *, float, std::vector<float>>, Value *> biasCache_;
   QuantizationSummary summary_;
 };
 

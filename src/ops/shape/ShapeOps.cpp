@@ -579,12 +579,21 @@ void registerShapeOps(OpRegistry &registry) {
       .quantized(Int8Rule::SameParams);
   registry.add({"Concat", inferConcat, noMacs}).runs(concatKernel);
   registry.add({"Split", inferSplit, noMacs}).parameters(kParametersFrom1).runs(splitKernel);
-  registry.add({"Slice", inferSlice, noMacs}).parameters(kParametersFrom1).runs(sliceKernel);
+  // Slice and Gather copy elements (of any size): an int8 input's slice or
+  // row is int8 with its parameters (an unrolled LSTM's gates and steps).
+  registry.add({"Slice", inferSlice, noMacs})
+      .parameters(kParametersFrom1)
+      .with(kOpMovesBytes)
+      .runs(sliceKernel)
+      .quantized(Int8Rule::SameParams);
   registry.add({"Pad", inferPad, noMacs}).parameters(kParametersFrom1).runs(padKernel);
   registry.add({"Shape", inferShape, noMacs}).with(kOpReadsShapeOnly).runs(shapeKernel);
   registry.add({"Size", inferSize, noMacs}).with(kOpReadsShapeOnly).runs(sizeKernel);
   registry.add({"EyeLike", inferEyeLike, noMacs}).with(kOpReadsShapeOnly).runs(eyeLikeKernel);
-  registry.add({"Gather", inferGather, noMacs}).runs(gatherKernel);
+  registry.add({"Gather", inferGather, noMacs})
+      .with(kOpMovesBytes)
+      .runs(gatherKernel)
+      .quantized(Int8Rule::SameParams);
   registry.add({"ConstantOfShape", inferConstantOfShape, noMacs})
       .parameters(1u)
       .runs(constantOfShapeKernel);

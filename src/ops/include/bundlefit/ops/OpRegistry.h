@@ -288,6 +288,13 @@ inline constexpr const char *kInt8RoundingAttr = "int8_rounding";
 inline constexpr const char *kActivationInputAttr = "activation_input";
 inline constexpr const char *kActivationGateAttr = "activation_gate";
 
+/// Attribute of the nodes of an unrolled recurrent layer's step
+/// (ExpandRecurrent.cpp): "<layer>/<direction>/<k>", the same on the k-th
+/// node of every step. The quantizer gives the outputs of one role one range
+/// (the union of the steps'), so that every step runs with the same int8
+/// parameters and shares the weights' and biases' int8 constants.
+inline constexpr const char *kRecurrentRoleAttr = "recurrent_role";
+
 /// Whether `node` computes on quantized int8 data: any operand that is Int8
 /// with quantization parameters (Quantize's output, Dequantize's input...).
 bool isInt8Node(const Node &node);

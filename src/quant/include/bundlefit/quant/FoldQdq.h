@@ -28,6 +28,8 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/quant/QuantizeGraph.h"
 
+#include <functional>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -71,6 +73,14 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
 /// activation's rows are viewed as 2-D by Reshapes around it (their values'
 /// parameters added to `preset`). Returns how many.
 size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset);
+
+/// The profiled counterpart, before quantizeGraph: each MatMul of a 2-D
+/// activation `hasRange` knows by a constant 2-D float weight becomes a Gemm;
+/// an Add of a constant per-column bias that alone reads it becomes that
+/// Gemm's bias C (the unrolled recurrent layers' products,
+/// MatMulsAsGemms.cpp). Float results are the same sums. Returns how many.
+size_t matMulsByConstantAsGemms(Graph &graph,
+                                const std::function<bool(const std::string &)> &hasRange);
 
 /// Whether `graph` has a QuantizeLinear or DequantizeLinear node.
 bool hasLinearQuantNodes(const Graph &graph);
