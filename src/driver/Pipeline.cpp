@@ -82,6 +82,7 @@ void quantizePreQuantized(Graph &graph, const ModelOptions &model, QdqFoldResult
   options.int8Inputs = int8InputParams(model);
   options.channelwise = true; // for weights the model leaves float or asymmetric
   options.preset = &qdq.params;
+  options.onnxArithmetic = !tflite;
   QuantizationSummary summary;
   std::vector<std::string> poolWarnings;
   try {

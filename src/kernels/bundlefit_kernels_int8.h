@@ -192,6 +192,13 @@ void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32
                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
                      int32_t padT, int32_t padL, int32_t padB, int32_t padR,
                      int32_t countIncludePad, int32_t padValue, int32_t actMin, int32_t actMax);
+/* AveragePool to other output parameters, as onnxruntime's
+ * QLinearAveragePool: in float, one rounding (half to even). */
+void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
+                             int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
+                             int32_t strideW, int32_t padT, int32_t padL, int32_t countIncludePad,
+                             float inScale, int32_t inZeroPoint, float outScale,
+                             int32_t outZeroPoint, int32_t actMin, int32_t actMax);
 /* GlobalAveragePool: arm_avgpool_s8 with a HxW window. */
 void bf_global_avgpool_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t HW, int32_t actMin,
                           int32_t actMax);
@@ -212,6 +219,13 @@ void bf_mul_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dim
                const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t bOffset,
                int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
                int32_t actMax);
+/* Mul as onnxruntime's QLinearMul: (a + aOffset) * (b + bOffset) times the
+ * float ratio aScale * bScale / outScale = ratioMant * 2^ratioExp, rounded
+ * as float then half to even (exact integer emulation). */
+void bf_mul_ratio_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
+                     const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
+                     int32_t bOffset, int32_t outOffset, int32_t ratioMant, int32_t ratioExp,
+                     int32_t actMin, int32_t actMax);
 /* Relu/Clip with equal input/output parameters: out = clamp(in). Safe in place. */
 void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32_t actMax);
 /* Rescale (and Clip/Relu whose parameters change): out = clamp(requantize(
@@ -231,6 +245,9 @@ void bf_requantize_table_strided_s8(const int8_t *src, int8_t *dst, const int32_
 /* Quantize: q = clamp(round_half_away(x / scale) + zeroPoint, -128, 127)
  * (TFLM AffineQuantize; NaN gives zeroPoint). */
 void bf_quantize_f32_s8(const float *in, int8_t *out, int32_t n, float scale, int32_t zeroPoint);
+/* The same rounded half to even (ONNX QuantizeLinear, as onnxruntime). */
+void bf_quantize_even_f32_s8(const float *in, int8_t *out, int32_t n, float scale,
+                             int32_t zeroPoint);
 /* Dequantize: x = scale * (q - zeroPoint). */
 void bf_dequantize_s8_f32(const int8_t *in, float *out, int32_t n, float scale, int32_t zeroPoint);
 

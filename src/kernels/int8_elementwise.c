@@ -1,12 +1,42 @@
 /*===- int8_elementwise.c - int8 Add/Mul, clamp, rescale, (de)quantize -----===*/
 #include "int8_util.h"
 
-enum { BF_I8_ADD = 0, BF_I8_MUL = 1 };
+enum { BF_I8_ADD = 0, BF_I8_MUL = 1, BF_I8_MUL_RATIO = 2 };
 
 struct bf_i8_binary_params {
   int32_t aOffset, aMult, aShift, bOffset, bMult, bShift, leftShift;
   int32_t outOffset, outMult, outShift, actMin, actMax;
 };
+
+/* round(a / 2^s) half to even, for a < 2^42 and s >= 1. */
+BF_I8_INLINE uint64_t bf_i8_shift_even(uint64_t a, int32_t s) {
+  if (s > 42)
+    return 0;
+  const uint64_t q = a >> s, rem = a & ((1ull << s) - 1), half = 1ull << (s - 1);
+  return q + (rem > half || (rem == half && (q & 1)));
+}
+
+/* onnxruntime's QLinearMul (MLAS): nearbyint(ratio * (float)product), the
+ * float multiply rounded to 24 bits, emulated exactly in integers so that no
+ * target depends on an FPU or on FMA contraction. ratio = mant * 2^exp with
+ * mant < 2^24; |product| <= 255 * 255. */
+BF_I8_INLINE int32_t bf_i8_mul_ratio(int32_t product, int32_t mant, int32_t exp) {
+  const uint64_t magnitude = (uint64_t)(product < 0 ? -product : product);
+  uint64_t a = magnitude * (uint32_t)mant;
+  int32_t e = exp;
+  if (a >= (1ull << 24)) { /* the float product keeps 24 significant bits */
+    const int32_t drop = 40 - __builtin_clzll(a);
+    a = bf_i8_shift_even(a, drop);
+    e += drop;
+  }
+  int64_t r;
+  if (e >= 0)
+    r = e > 16 ? (a ? 1 << 20 : 0) : (int64_t)(a << e);
+  else
+    r = (int64_t)bf_i8_shift_even(a, -e);
+  r = r > (1 << 20) ? (1 << 20) : r;
+  return (int32_t)(product < 0 ? -r : r);
+}
 
 BF_I8_INLINE int8_t bf_i8_binary(int32_t a, int32_t b, const struct bf_i8_binary_params *p,
                                  int op) {
@@ -18,8 +48,10 @@ BF_I8_INLINE int8_t bf_i8_binary(int32_t a, int32_t b, const struct bf_i8_binary
     const int32_t sb =
         bf_i8_requantize(bf_i8_shl(b + p->bOffset, p->leftShift), p->bMult, p->bShift);
     raw = bf_i8_requantize(sa + sb, p->outMult, p->outShift);
-  } else {
+  } else if (op == BF_I8_MUL) {
     raw = bf_i8_requantize((a + p->aOffset) * (b + p->bOffset), p->outMult, p->outShift);
+  } else {
+    raw = bf_i8_mul_ratio((a + p->aOffset) * (b + p->bOffset), p->outMult, p->outShift);
   }
   return bf_i8_clamp(raw + p->outOffset, p->actMin, p->actMax);
 }
@@ -66,6 +98,15 @@ void bf_mul_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dim
   bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &p, BF_I8_MUL);
 }
 
+void bf_mul_ratio_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
+                     const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
+                     int32_t bOffset, int32_t outOffset, int32_t ratioMant, int32_t ratioExp,
+                     int32_t actMin, int32_t actMax) {
+  const struct bf_i8_binary_params p = {aOffset, 0,         0,         bOffset,  0,      0,
+                                        0,       outOffset, ratioMant, ratioExp, actMin, actMax};
+  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &p, BF_I8_MUL_RATIO);
+}
+
 void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32_t actMax) {
   for (int32_t i = 0; i < n; ++i)
     out[i] = bf_i8_clamp(in[i], actMin, actMax);
@@ -78,20 +119,33 @@ void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, i
         bf_i8_clamp(bf_i8_requantize(in[i] + inOffset, mult, shift) + outOffset, actMin, actMax);
 }
 
+/* x / scale bounded to +-1e6 (an out-of-range float->int is undefined; NaN
+ * fails both tests and becomes 0), rounded to an integer without libm:
+ * half away from zero (TFLM's AffineQuantize) or half to even (ONNX's
+ * QuantizeLinear, onnxruntime's nearbyint). v - t is exact below 2^23. */
+BF_I8_INLINE int32_t bf_i8_round_quotient(float x, float scale, int halfEven) {
+  float v = x / scale;
+  v = v > 1.0e6f ? 1.0e6f : v;
+  v = v >= -1.0e6f ? v : (v < -1.0e6f ? -1.0e6f : 0.0f);
+  int32_t t = (int32_t)v;
+  const float frac = v - (float)t;
+  if (frac > 0.5f || (frac == 0.5f && (!halfEven || (t & 1))))
+    ++t;
+  else if (frac < -0.5f || (frac == -0.5f && (!halfEven || (t & 1))))
+    --t;
+  return t;
+}
+
 void bf_quantize_f32_s8(const float *restrict in, int8_t *restrict out, int32_t n, float scale,
                         int32_t zeroPoint) {
-  for (int32_t i = 0; i < n; ++i) {
-    float v = in[i] / scale;
-    /* Bound before converting (an out-of-range float->int is undefined);
-     * NaN fails both tests and becomes 0. */
-    v = v > 1.0e6f ? 1.0e6f : v;
-    v = v >= -1.0e6f ? v : (v < -1.0e6f ? -1.0e6f : 0.0f);
-    /* round half away from zero without libm: v - t is exact here. */
-    int32_t t = (int32_t)v;
-    const float frac = v - (float)t;
-    t += frac >= 0.5f ? 1 : (frac <= -0.5f ? -1 : 0);
-    out[i] = bf_i8_clamp(t + zeroPoint, -128, 127);
-  }
+  for (int32_t i = 0; i < n; ++i)
+    out[i] = bf_i8_clamp(bf_i8_round_quotient(in[i], scale, 0) + zeroPoint, -128, 127);
+}
+
+void bf_quantize_even_f32_s8(const float *restrict in, int8_t *restrict out, int32_t n,
+                             float scale, int32_t zeroPoint) {
+  for (int32_t i = 0; i < n; ++i)
+    out[i] = bf_i8_clamp(bf_i8_round_quotient(in[i], scale, 1) + zeroPoint, -128, 127);
 }
 
 void bf_dequantize_s8_f32(const int8_t *restrict in, float *restrict out, int32_t n, float scale,

@@ -61,6 +61,48 @@ void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32
   }
 }
 
+/* An AveragePool whose output parameters are not its input's (a
+ * pre-quantized ONNX model's), computed as onnxruntime's QLinearAveragePool:
+ * each input dequantized in float, summed in window order, divided by the
+ * count, divided by the output scale, the zero point added, rounded half to
+ * even. Every step its own statement: FMA contraction would round
+ * differently. */
+void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
+                             int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
+                             int32_t strideW, int32_t padT, int32_t padL, int32_t countIncludePad,
+                             float inScale, int32_t inZeroPoint, float outScale,
+                             int32_t outZeroPoint, int32_t actMin, int32_t actMax) {
+  const float rounder = 12582912.0f; /* 1.5 * 2^23: adding it rounds half to even */
+  const float zero = (float)outZeroPoint;
+  for (int32_t p = 0; p < NC; ++p) {
+    const int8_t *x = in + (int64_t)p * H * W;
+    int8_t *o = out + (int64_t)p * OH * OW;
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      const int32_t h0 = oh * strideH - padT;
+      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + KH, H);
+      for (int32_t ow = 0; ow < OW; ++ow) {
+        const int32_t w0 = ow * strideW - padL;
+        const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + KW, W);
+        float sum = 0.0f;
+        for (int32_t ih = hb; ih < he; ++ih)
+          for (int32_t iw = wb; iw < we; ++iw) {
+            const float real = inScale * (float)((int32_t)x[ih * W + iw] - inZeroPoint);
+            sum += real;
+          }
+        const int32_t count =
+            countIncludePad ? KH * KW : bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
+        const float mean = count > 0 ? sum / (float)count : 0.0f;
+        const float scaled = mean / outScale;
+        float v = scaled + zero;
+        v = v > 4.0e6f ? 4.0e6f : (v < -4.0e6f ? -4.0e6f : v);
+        const float shifted = v + rounder;
+        const float rounded = shifted - rounder;
+        o[oh * OW + ow] = bf_i8_clamp((int32_t)rounded, actMin, actMax);
+      }
+    }
+  }
+}
+
 void bf_global_avgpool_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t HW,
                           int32_t actMin, int32_t actMax) {
   for (int32_t p = 0; p < NC; ++p) {

@@ -671,6 +671,8 @@ private:
     QuantParams params;
     if (reusesInputParams(node)) {
       params = x.type.quant;
+      if (ownsPresetOutput(node))
+        params = perTensor(options_.preset->activations.at(output.name));
     } else if (int8.fixedOutput) {
       params = perTensor({int8.outputScale, int8.outputZeroPoint});
     } else
@@ -679,6 +681,13 @@ private:
     output.type.quant = params;
     if (reusesInputParams(node) || int8.fixedOutput)
       rescaleToPreset(node, output, params);
+  }
+
+  /// An ONNX model's 2-D AveragePool with its own output parameters: the
+  /// int8 kernel requantizes (bf_avgpool2d_requant_s8).
+  bool ownsPresetOutput(const Node &node) const {
+    return options_.preset && options_.onnxArithmetic && node.opType == "AveragePool" &&
+           node.input(0)->type.rank() == 4 && options_.preset->activations.count(node.output()->name);
   }
 
   /// The int8 output of a MaxPool, Relu or pooling carries its input's

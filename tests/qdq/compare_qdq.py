@@ -37,18 +37,11 @@ from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime, run_bu
 # layer. Double rounding (TFLM's and CMSIS-NN's default) differed on about
 # one output in 2^(1-shift) per layer: 5-6 of 3,200 on op_conv.
 MAX_LSB = 0.0
-# Not yet exact (issue 32 item 1, open): the models matching these names may
-# be 1 LSB off; printed as KNOWN, and a failure if they get worse. An
-# AveragePool whose output parameters differ from its input's (calibrated, as
-# here) with padding excluded runs as the pool and a Rescale: two roundings
-# where onnxruntime's QLinearAveragePool rounds once, in float. A Mul of
-# inputs at other scales requantizes its integer product with a Q31
-# multiplier where onnxruntime rounds float(product) * float(ratio) half to
-# even.
-KNOWN_INEXACT = {
-    r"^op_avgpool_pad_": "AveragePool at other output parameters: pool + Rescale rounds twice",
-    r"^op_mul_mix_": "Mul: Q31 requantization of the product, not onnxruntime's float ratio",
-}
+# Models known to be up to 1 LSB off (printed as KNOWN, a failure if worse):
+# none. AveragePool at other output parameters averages in float as
+# onnxruntime's QLinearAveragePool (bf_avgpool2d_requant_s8) and Mul rounds
+# as its QLinearMul (bf_mul_ratio_s8), one rounding each.
+KNOWN_INEXACT = {}
 
 
 def boundary_params(model_path):

@@ -339,6 +339,35 @@ class QdqWriter:
         return model
 
 
+def write_ties(out):
+    """op_ties_qdq_pt_{s8,u8}: input -> Q -> DQ -> Relu -> Q -> DQ with a
+    power-of-two scale and inputs on the half steps, where rounding half to
+    even (ONNX's QuantizeLinear) and half away from zero (TFLite's) differ."""
+    for unsigned in (False, True):
+        zp_type, zp = (np.uint8, 128) if unsigned else (np.int8, 0)
+        inits = [numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+                 numpy_helper.from_array(np.array(zp, zp_type), "z")]
+        nodes = [helper.make_node("QuantizeLinear", ["input", "s", "z"], ["x_q"]),
+                 helper.make_node("DequantizeLinear", ["x_q", "s", "z"], ["x_dq"]),
+                 helper.make_node("Relu", ["x_dq"], ["r"]),
+                 helper.make_node("QuantizeLinear", ["r", "s", "z"], ["r_q"]),
+                 helper.make_node("DequantizeLinear", ["r_q", "s", "z"], ["output"])]
+        shape = [1, 64]
+        graph = helper.make_graph(
+            nodes, "ties", [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
+            [helper.make_tensor_value_info("output", TensorProto.FLOAT, shape)], inits)
+        model = helper.make_model(graph, producer_name="bundlefit-make_qdq_models",
+                                  opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = mm.IR_VERSION
+        tag = "op_ties_qdq_pt_" + ("u8" if unsigned else "s8")
+        with open(os.path.join(out, tag + ".onnx"), "wb") as f:
+            f.write(model.SerializeToString())
+        # x / 0.5 = k + 0.5 exactly: -32.5 .. 31.5, every half step, twice.
+        x = ((np.arange(SAMPLES * 64) % 64) - 32).astype(np.float32) * 0.5 + 0.25
+        np.save(os.path.join(out, tag + ".input.npy"), x.reshape([SAMPLES] + shape[1:]))
+        print(tag, len(nodes), "nodes")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="output directory")
@@ -364,6 +393,7 @@ def main(argv=None):
                 f.write(qdq.SerializeToString())
             np.save(os.path.join(args.out, tag + ".input.npy"), x)
             print(tag, len(qdq.graph.node), "nodes")
+    write_ties(args.out)
     write_fashion(args.out)
     return 0
 

@@ -499,6 +499,46 @@ TEST_CASE("bf_add_s8 / bf_mul_s8 (TFLM schemes, broadcasting) within one step") 
   CHECK(inplace == yadd);
 }
 
+TEST_CASE("bf_mul_ratio_s8 is onnxruntime's QLinearMul for every operand pair") {
+  // MLAS: nearbyint(float(aScale * bScale / outScale) * float(product)) +
+  // zero point, saturated. The kernel emulates the float multiply in
+  // integers; here the host's float does it, for all 65,536 pairs and
+  // ratios from tiny to above 1, including ones that hit exact halves.
+  I8 a(256), b(256);
+  for (int i = 0; i < 256; ++i)
+    a[size_t(i)] = int8_t(i - 128), b[size_t(i)] = int8_t(i - 128);
+  const int32_t dims[6] = {1, 1, 1, 1, 256, 256};
+  const int32_t aStrides[6] = {0, 0, 0, 0, 1, 0}, bStrides[6] = {0, 0, 0, 0, 0, 1};
+  for (float ratio : {0.0078125f, 0.25f, 0.5f, 0.003137f, 0.0123457f, 1.7f, 3.0e-6f, 1.0e-12f}) {
+    for (int za : {0, 7, -128}) {
+      const int zb = -za / 2, zo = za == 0 ? 0 : 5;
+      int exponent = 0;
+      const float fraction = std::frexp(ratio, &exponent);
+      I8 y(size_t(256) * 256);
+      bf_mul_ratio_s8(a.data(), b.data(), y.data(), dims, aStrides, bStrides, -za, -zb, zo,
+                      int32_t(std::ldexp(fraction, 24)), exponent - 24, -128, 127);
+      int wrong = 0;
+      for (int i = 0; i < 256; ++i)
+        for (int j = 0; j < 256; ++j) {
+          const int32_t product = (a[size_t(i)] - za) * (b[size_t(j)] - zb);
+          const float scaled = ratio * float(product);
+          const long want = std::min(127L, std::max(-128L, std::lrint(double(scaled)) + long(zo)));
+          wrong += y[size_t(i) * 256 + size_t(j)] != want;
+        }
+      CHECK_MESSAGE(wrong == 0, "ratio " << ratio << " zero point " << za);
+    }
+  }
+}
+
+TEST_CASE("bf_quantize_even_f32_s8 rounds half to even, bf_quantize_f32_s8 half away") {
+  const std::vector<float> x = {0.25f, 0.75f, 1.25f, -0.25f, -0.75f, -1.25f, 0.3f, -0.8f};
+  I8 even(x.size()), away(x.size());
+  bf_quantize_even_f32_s8(x.data(), even.data(), int32_t(x.size()), 0.5f, 3);
+  bf_quantize_f32_s8(x.data(), away.data(), int32_t(x.size()), 0.5f, 3);
+  CHECK(even == I8{3, 5, 5, 3, 1, 1, 4, 1});
+  CHECK(away == I8{4, 5, 6, 2, 1, 0, 4, 1});
+}
+
 TEST_CASE("quantize / dequantize / rescale / concat copy") {
   const float scale = 0.1f;
   const int zp = -4;

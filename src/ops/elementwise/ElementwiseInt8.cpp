@@ -13,6 +13,7 @@
 #include "elementwise/Elementwise.h"
 
 #include <cfloat>
+#include <cmath>
 
 namespace bundlefit {
 
@@ -55,6 +56,7 @@ Int8BinaryArgs int8BinaryArgs(const Node &node) {
     args.out = scaleOf(twiceMax / (double(1 << args.leftShift) * double(po.scale)));
   } else if (node.opType == "Mul") {
     args.out = scaleOf(double(pa.scale) * double(pb.scale) / double(po.scale));
+    args.onnxMul = node.attrs.getString(kInt8RoundingAttr, "") == "single";
   } else {
     unsupported(node, "no int8 binary kernel");
   }
@@ -97,6 +99,24 @@ Int8RescaleArgs int8RescaleArgs(const Node &node) {
   return args;
 }
 
+OnnxMulRatio onnxMulRatio(const Node &node) {
+  const Affine pa = activationParams(node, node.input(0), "first input");
+  const Affine pb = activationParams(node, node.input(1), "second input");
+  const Affine po = activationParams(node, node.output(0), "output");
+  // In float, in onnxruntime's order: ScaleA * ScaleB / ScaleC.
+  const float product = pa.scale * pb.scale;
+  const float ratio = product / po.scale;
+  if (!std::isfinite(ratio) || ratio <= 0.0f)
+    unsupported(node, "the scales' ratio " + std::to_string(ratio) +
+                          " (first * second / output) is not a positive float");
+  int exponent = 0;
+  const float fraction = std::frexp(ratio, &exponent); // in [0.5, 1)
+  OnnxMulRatio r;
+  r.mant = int32_t(std::ldexp(fraction, 24)); // exact: a float has 24 bits
+  r.exp = exponent - 24;
+  return r;
+}
+
 namespace elementwise_int8 {
 
 std::vector<KernelCall> lowerRescale(const Node &node) {
@@ -129,7 +149,13 @@ std::vector<KernelCall> lowerBinary(const Node &node) {
     args.i32(a.b.shift).i32(a.leftShift).i32(a.outOffset).i32(a.out.mult).i32(a.out.shift);
     return {args.i32(a.actMin).i32(a.actMax).call("bf_add_s8")};
   }
-  args.i32(a.aOffset).i32(a.bOffset).i32(a.outOffset).i32(a.out.mult).i32(a.out.shift);
+  args.i32(a.aOffset).i32(a.bOffset).i32(a.outOffset);
+  if (a.onnxMul) {
+    const OnnxMulRatio r = onnxMulRatio(node);
+    args.i32(r.mant).i32(r.exp);
+    return {args.i32(a.actMin).i32(a.actMax).call("bf_mul_ratio_s8")};
+  }
+  args.i32(a.out.mult).i32(a.out.shift);
   return {args.i32(a.actMin).i32(a.actMax).call("bf_mul_s8")};
 }
 
@@ -163,6 +189,8 @@ void registerElementwiseInt8(OpRegistry &registry) {
     def.int8.anyLayout = true;
     def.int8.lower = lowerBinary;
   }
+  // A pre-quantized ONNX model's Mul rounds as onnxruntime's QLinearMul.
+  registry.at("Mul").int8.singleRounding = true;
   OpDef &relu = registry.at("Relu").quantized(Int8Rule::SameParams);
   relu.int8.anyLayout = true;
   relu.int8.lower = elementwise_int8::lowerRescale;

@@ -7,6 +7,8 @@
 //        (twice the larger input scale) by MultiplyByQuantizedMultiplier,
 //        the two are summed, and the sum brought to the output scale;
 //   Mul: requantize((a - aZeroPoint) * (b - bZeroPoint), aScale * bScale / yScale);
+//        in a pre-quantized ONNX model (kInt8RoundingAttr "single"),
+//        onnxruntime's nearbyint(float(aScale * bScale / yScale) * product);
 //   Relu/Clip: the input at the output's parameters (a plain copy when they
 //        are equal, else requantized), clamped to the bounds' int8 values.
 //
@@ -17,6 +19,8 @@
 #include "common/Broadcast.h"
 #include "common/Int8Reference.h"
 #include "common/RequantizeTable.h"
+
+#include <cmath>
 
 #include <algorithm>
 #include <cfloat>
@@ -69,10 +73,17 @@ void mul(const Node &node, const std::vector<const Tensor *> &inputs,
   const Affine pb = activationOf(node, node.input(1), "second input");
   const Affine py = activationOf(node, node.output(0), "output");
   const Multiplier q = quantizeMultiplier(pa.scale * pb.scale / py.scale);
+  // An ONNX model's: onnxruntime's QLinearMul, in float (MLAS).
+  const bool onnx = singleRoundingOf(node);
+  const float ratio = float(pa.scale) * float(pb.scale) / float(py.scale);
   int32_t lo, hi;
   fusedActivationRange(node, py, lo, hi);
   broadcastBinary(node, *inputs[0], *inputs[1], outputs[0], [&](int8_t a, int8_t b) {
     const int32_t product = (a - pa.zeroPoint) * (b - pb.zeroPoint);
+    if (onnx) {
+      const float scaled = ratio * float(product);
+      return clampToInt8(int64_t(std::nearbyint(scaled)) + py.zeroPoint, lo, hi);
+    }
     return clampToInt8(int64_t(multiplyByQuantizedMultiplier(product, q)) + py.zeroPoint, lo, hi);
   });
 }

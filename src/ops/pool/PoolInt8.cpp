@@ -23,8 +23,13 @@ Int8PoolArgs int8PoolArgs(const Node &node) {
   const Value &y = operand(node, node.output(0), "output");
   const Affine in = activationParams(node, &x, "input");
   const Affine out = activationParams(node, &y, "output");
-  if (!(in == out))
-    unsupported(node, "int8 pooling needs equal input and output quantization parameters");
+  if (!(in == out)) {
+    if (node.opType != "AveragePool")
+      unsupported(node, "int8 pooling needs equal input and output quantization parameters");
+    args.requant = true;
+    args.inScale = in.scale, args.inZeroPoint = in.zeroPoint;
+    args.outScale = out.scale, args.outZeroPoint = out.zeroPoint;
+  }
   const Shape &xs = x.type.shape, &ys = y.type.shape;
   if (xs.size() < 3)
     unsupported(node, "input rank below 3");
@@ -44,6 +49,8 @@ Int8PoolArgs int8PoolArgs(const Node &node) {
   args.H = g.H, args.W = g.W, args.OH = g.OH, args.OW = g.OW, args.KH = g.KH, args.KW = g.KW;
   args.strideH = g.strideH, args.strideW = g.strideW, args.padT = g.padT, args.padL = g.padL;
   args.padB = g.padB, args.padR = g.padR, args.dilH = g.dilH, args.dilW = g.dilW;
+  if (args.requant && xs.size() != 4)
+    unsupported(node, "only a 2-D AveragePool may change the quantization parameters");
   if (node.opType == "AveragePool") {
     if (g.dilH != 1 || g.dilW != 1)
       unsupported(node, "dilated AveragePool has no int8 kernel");
@@ -62,6 +69,10 @@ KernelCall lowerPool(const Node &node) {
     return args.i32(int64_t(a.H) * a.W).i32(a.actMin).i32(a.actMax).call("bf_global_avgpool_s8");
   args.i32(a.H).i32(a.W).i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW).i32(a.strideH).i32(a.strideW);
   args.i32(a.padT).i32(a.padL);
+  if (a.requant) {
+    args.i32(a.countIncludePad).f32(a.inScale).i32(a.inZeroPoint).f32(a.outScale);
+    return args.i32(a.outZeroPoint).i32(a.actMin).i32(a.actMax).call("bf_avgpool2d_requant_s8");
+  }
   if (node.opType == "MaxPool")
     return args.i32(a.dilH).i32(a.dilW).i32(a.actMin).i32(a.actMax).call("bf_maxpool2d_s8");
   args.i32(a.padB).i32(a.padR).i32(a.countIncludePad).i32(a.padValue);
@@ -98,6 +109,9 @@ std::string cmsisChoose(const Node &node, std::string *whyNot) {
     return portable("only single-batch 2-D pooling calls CMSIS-NN");
   if (node.opType == "GlobalAveragePool")
     return "arm_avgpool_s8";
+  if (!(node.input(0)->type.quant.scales == node.output(0)->type.quant.scales &&
+        node.input(0)->type.quant.zeroPoints == node.output(0)->type.quant.zeroPoints))
+    return portable("output quantization parameters differ from the input's");
   const shape_helpers::Window w = shape_helpers::resolveWindow(
       node, Ints(xs.begin() + 2, xs.end()), node.attrs.getInts("kernel_shape"),
       node.attrs.getInt("ceil_mode", 0) != 0);

@@ -6,6 +6,9 @@
 // input; the average of their sum rounded half away from zero as TFLite
 // does, (sum +- count / 2) / count truncated. With count_include_pad each
 // padded position inside the padded input counts as the zero point (0.0).
+// An AveragePool at other output parameters (a pre-quantized ONNX model's)
+// is onnxruntime's QLinearAveragePool: the window's dequantized values summed
+// in float, divided by the count, quantized half to even.
 //
 //===----------------------------------------------------------------------===//
 #include "pool/Pool.h"
@@ -14,6 +17,7 @@
 #include "common/Int8Reference.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace bundlefit::pool_reference {
 
@@ -34,7 +38,10 @@ void pool(const Node &node, const std::vector<const Tensor *> &inputs,
           std::vector<Tensor> &outputs) {
   const Value &x = *node.input(0), &y = *node.output(0);
   const Affine in = activationOf(node, &x, "input"), out = activationOf(node, &y, "output");
-  if (!(in == out))
+  // A pre-quantized ONNX model's AveragePool may have its own output
+  // parameters: onnxruntime's QLinearAveragePool, in float.
+  const bool requant = !(in == out);
+  if (requant && node.opType != "AveragePool")
     shape_helpers::unsupported(node, "int8 pooling needs equal input and output parameters");
   if (node.outputs.size() > 1 && node.output(1) && !node.output(1)->name.empty())
     shape_helpers::unsupported(node, "MaxPool's Indices output has no int8 kernel");
@@ -61,6 +68,7 @@ void pool(const Node &node, const std::vector<const Tensor *> &inputs,
     for (int64_t oh = 0; oh < OH; ++oh)
       for (int64_t ow = 0; ow < OW; ++ow) {
         int64_t best = -128, sum = 0, count = 0, padded = 0;
+        float realSum = 0.0f;
         for (int64_t kh = 0; kh < KH; ++kh)
           for (int64_t kw = 0; kw < KW; ++kw) {
             const int64_t ih = oh * sH + kh * dH - padT, iw = ow * sW + kw * dW - padL;
@@ -72,7 +80,16 @@ void pool(const Node &node, const std::vector<const Tensor *> &inputs,
             const int64_t value = xd[(plane * H + ih) * W + iw];
             best = std::max(best, value);
             sum += value, ++count;
+            realSum += float(in.scale) * float(value - in.zeroPoint);
           }
+        if (requant) {
+          // onnxruntime counts kernel_shape's product with count_include_pad.
+          const int64_t n = countPad ? KH * KW : count;
+          const float mean = n > 0 ? realSum / float(n) : 0.0f;
+          const float q = std::nearbyint(mean / float(out.scale) + float(out.zeroPoint));
+          yd[(plane * OH + oh) * OW + ow] = clampToInt8(int64_t(std::max(-1e6f, std::min(1e6f, q))));
+          continue;
+        }
         if (countPad) {
           sum += (padded - count) * in.zeroPoint;
           count = padded;

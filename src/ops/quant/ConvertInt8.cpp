@@ -39,18 +39,25 @@ Int8ConvertArgs int8ConvertArgs(const Node &node) {
 
 namespace {
 
-/// bf_quantize_f32_s8 / bf_dequantize_s8_f32.
+/// bf_quantize_f32_s8 (TFLite's half away from zero), bf_quantize_even_f32_s8
+/// (ONNX's half to even: kInt8RoundingAttr "single") / bf_dequantize_s8_f32.
 std::vector<KernelCall> lowerConvert(const Node &node) {
   const Int8ConvertArgs a = int8ConvertArgs(node);
   call_args::Args args;
   args.addr(node.input(0)).addr(node.output(0)).i32(a.n).f32(a.scale).i32(a.zeroPoint);
-  return {args.call(node.opType == "Quantize" ? "bf_quantize_f32_s8" : "bf_dequantize_s8_f32")};
+  if (node.opType == "Dequantize")
+    return {args.call("bf_dequantize_s8_f32")};
+  const bool halfEven = node.attrs.getString(kInt8RoundingAttr, "") == "single";
+  return {args.call(halfEven ? "bf_quantize_even_f32_s8" : "bf_quantize_f32_s8")};
 }
 
 } // namespace
 
 void registerQuantInt8(OpRegistry &registry) {
-  registry.at("Quantize").int8.lower = lowerConvert;
+  OpDef &quantize = registry.at("Quantize");
+  quantize.int8.lower = lowerConvert;
+  quantize.int8.singleRounding = true; // ONNX rounds half to even, TFLite half away
+
   registry.at("Dequantize").int8.lower = lowerConvert;
   OpDef &rescale = registry.at("Rescale");
   rescale.int8.anyLayout = true;

@@ -2,7 +2,9 @@
 //
 // bundlefit's conversion nodes (docs/quantized-ir.md), as TFLite defines them:
 //   Quantize    q = clamp(round_half_away(x / scale) + zeroPoint)  (float
-//               division; NaN gives the zero point)
+//               division; NaN gives the zero point); an ONNX model's
+//               (kInt8RoundingAttr "single") rounds half to even instead,
+//               as QuantizeLinear defines it
 //   Dequantize  x = scale * (q - zeroPoint)                        (float)
 //   Rescale     q' = clamp(MultiplyByQuantizedMultiplier(q - zp, scale / scale') + zp')
 //
@@ -27,13 +29,17 @@ void quantize(const Node &node, const std::vector<const Tensor *> &inputs,
   const float scale = float(out.scale);
   const float *x = inputs[0]->data<float>();
   int8_t *y = outputs[0].data<int8_t>();
+  const bool halfEven = singleRoundingOf(node);
   for (int64_t i = 0; i < outputs[0].numElements(); ++i) {
     const float quotient = x[i] / scale;
     if (std::isnan(quotient)) {
       y[i] = clampToInt8(out.zeroPoint);
       continue;
     }
-    const double rounded = std::round(double(quotient)); // half away from zero
+    const double q = double(quotient);
+    const double away = std::round(q);
+    const double even = std::fabs(q - std::trunc(q)) == 0.5 ? 2.0 * std::round(q / 2.0) : away;
+    const double rounded = halfEven ? even : away;
     const double bounded = rounded < -1.0e6 ? -1.0e6 : rounded > 1.0e6 ? 1.0e6 : rounded;
     y[i] = clampToInt8(int64_t(bounded) + out.zeroPoint);
   }

@@ -71,10 +71,12 @@ struct Int8ConvArgs {
 Int8ConvArgs int8ConvArgs(const Node &node); ///< Conv
 Int8ConvArgs int8GemmArgs(const Node &node); ///< Gemm
 
-/// Sets (single) or removes (!single) kInt8RoundingAttr on every int8 Conv
-/// and Gemm of `graph`; returns how many nodes it set. Pre-quantized models
-/// round once; a --use-cmsis build takes it away again, since CMSIS-NN as
-/// built by default rounds twice and a bundle keeps one arithmetic.
+/// Sets (single) or removes (!single) kInt8RoundingAttr on every int8 node
+/// whose op rounds differently in ONNX and TFLite (OpDef::int8.singleRounding:
+/// Conv, Gemm, Quantize); returns how many nodes it set. Pre-quantized ONNX
+/// models round as ONNX does; TFLite models as TFLite Micro; a --use-cmsis
+/// build takes it away again, since CMSIS-NN as built by default rounds twice
+/// and a bundle keeps one arithmetic.
 size_t setInt8SingleRounding(Graph &graph, bool single);
 
 /// MaxPool / AveragePool / GlobalAveragePool (bf_maxpool2d_s8,
@@ -85,6 +87,11 @@ struct Int8PoolArgs {
   int32_t dilH = 1, dilW = 1;
   int32_t countIncludePad = 0, padValue = 0;
   int32_t actMin = -128, actMax = 127;
+  /// AveragePool at other output parameters than its input's (a
+  /// pre-quantized ONNX model's): bf_avgpool2d_requant_s8 with these.
+  bool requant = false;
+  float inScale = 1.0f, outScale = 1.0f;
+  int32_t inZeroPoint = 0, outZeroPoint = 0;
 };
 Int8PoolArgs int8PoolArgs(const Node &node);
 
@@ -94,8 +101,17 @@ struct Int8BinaryArgs {
   int32_t aOffset = 0, bOffset = 0, outOffset = 0, leftShift = 0;
   Int8Scale a, b, out; ///< Add: a, b and out; Mul: out only.
   int32_t actMin = -128, actMax = 127;
+  /// Mul of a pre-quantized ONNX model (kInt8RoundingAttr "single"):
+  /// onnxruntime's float ratio, bf_mul_ratio_s8 (onnxMulRatio), not `out`.
+  bool onnxMul = false;
 };
 Int8BinaryArgs int8BinaryArgs(const Node &node);
+
+/// float(aScale * bScale) / outScale as onnxruntime computes it, = mant * 2^exp.
+struct OnnxMulRatio {
+  int32_t mant = 0, exp = 0;
+};
+OnnxMulRatio onnxMulRatio(const Node &node);
 
 /// Relu / Clip / Rescale: bf_clamp_s8 when `clampOnly` (equal parameters),
 /// else bf_requantize_table_s8 (the table from ops/common/RequantizeTable.h;

@@ -111,7 +111,9 @@ struct Int8Def {
   bool fixedOutput = false;
   float outputScale = 0.0f;
   int32_t outputZeroPoint = 0;
-  /// The kernel's output stage may round once (kInt8RoundingAttr: Conv, Gemm).
+  /// The kernel may round as ONNX defines it, where TFLite differs
+  /// (kInt8RoundingAttr "single": Conv and Gemm round the requantized
+  /// value once; Quantize rounds half to even).
   bool singleRounding = false;
   /// The kernel reads and writes each operand in the same element order,
   /// whatever it is (Relu, Clip, Rescale; Add and Mul without broadcasting):

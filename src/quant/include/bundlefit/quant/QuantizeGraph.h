@@ -64,6 +64,11 @@ struct QuantizationOptions {
   /// is then empty); a node runs in int8 only where they cover it, and every
   /// change to the model's arithmetic is a QuantizationSummary warning.
   const PresetQuantParams *preset = nullptr;
+  /// The preset comes from an ONNX model, whose arithmetic is onnxruntime's:
+  /// an int8 AveragePool keeps the model's output parameters (the kernel
+  /// averages in float as QLinearAveragePool, one rounding) instead of a
+  /// Rescale after it (two). TFLite pools keep their input's, as TFLM.
+  bool onnxArithmetic = false;
   /// --int8-io: graph inputs and outputs are int8, with no Quantize or
   /// Dequantize at the boundary. With a preset: those the model quantizes,
   /// with its parameters. With a profile: every float input and output, with
