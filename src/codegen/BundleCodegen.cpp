@@ -3,6 +3,7 @@
 
 #include "BundleConfig.h"
 #include "KernelClasses.h"
+#include "KernelParamsCheck.h"
 #include "LowerGraph.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
@@ -177,6 +178,7 @@ std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context, const Targ
       flags->addOperand(flag);
   }
   (*module)->setDataLayout(machine.createDataLayout());
+  checkKernelParamsStructs(**module); // abi.h's structs: bitcode == code generation
   return std::move(*module);
 }
 
@@ -312,6 +314,21 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
 }
 
 } // namespace
+
+std::string kernelParamsMismatch(const TargetOptions &target, const std::string &cStruct,
+                                 size_t fieldCount) {
+  llvm::LLVMContext context;
+  quietDiagnostics(context);
+  const ResolvedCpu cpu = resolveCpu(target);
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, cpu);
+  llvm::MemoryBufferRef buffer(kernelBitcodeFor(target.triple, *machine), "bundlefit-kernels");
+  auto module = llvm::parseBitcodeFile(buffer, context);
+  if (!module)
+    fatalInternal("cannot parse the embedded kernel bitcode: " +
+                  llvm::toString(module.takeError()));
+  (*module)->setDataLayout(machine->createDataLayout());
+  return kernelParamsMismatch(**module, cStruct, fieldCount);
+}
 
 /// A 32-bit core addresses 4 GiB: every region, and the three together,
 /// must stay below that, or the offsets in the object would wrap.

@@ -1,6 +1,8 @@
 //===- LowerFused.cpp - ConvPool and in-place depthwise kernel calls --------===//
 #include "LowerFused.h"
 
+#include "bundlefit/kernels/abi.h" // the parameter structs
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/support/Error.h"
@@ -46,44 +48,31 @@ KernelCall convPoolCall(const Node &node, const MemoryPlan &plan) {
   const bool isMax = p.pool.opType == "MaxPool";
   if (!isMax && (pw.dilations[0] != 1 || pw.dilations[1] != 1))
     unsupported(node, "AveragePool with dilations");
+  const Node &n = node;
+  bf_conv_params conv = unsetKernelParams<bf_conv_params>();
+  conv.n = paramI32(n, xs[0]), conv.c = paramI32(n, xs[1]), conv.h = paramI32(n, xs[2]);
+  conv.w = paramI32(n, xs[3]), conv.m = paramI32(n, cs[1]), conv.oh = paramI32(n, cs[2]);
+  conv.ow = paramI32(n, cs[3]), conv.kh = paramI32(n, kernel[0]), conv.kw = paramI32(n, kernel[1]);
+  conv.stride_h = paramI32(n, cw.strides[0]), conv.stride_w = paramI32(n, cw.strides[1]);
+  conv.pad_t = paramI32(n, cw.padsBegin[0]), conv.pad_l = paramI32(n, cw.padsBegin[1]);
+  conv.dil_h = paramI32(n, cw.dilations[0]), conv.dil_w = paramI32(n, cw.dilations[1]);
+  conv.groups = paramI32(n, p.conv.attrs.getInt("group", 1));
+  bf_pool_params pool = unsetKernelParams<bf_pool_params>();
+  pool.oh = paramI32(n, ys[2]), pool.ow = paramI32(n, ys[3]);
+  pool.kh = paramI32(n, pw.kernel[0]), pool.kw = paramI32(n, pw.kernel[1]);
+  pool.stride_h = paramI32(n, pw.strides[0]), pool.stride_w = paramI32(n, pw.strides[1]);
+  pool.pad_t = paramI32(n, pw.padsBegin[0]), pool.pad_l = paramI32(n, pw.padsBegin[1]);
+  pool.pad_b = paramI32(n, pw.padsEnd[0]), pool.pad_r = paramI32(n, pw.padsEnd[1]);
+  pool.dil_h = paramI32(n, pw.dilations[0]), pool.dil_w = paramI32(n, pw.dilations[1]);
+  pool.is_max = isMax;
+  pool.count_include_pad = paramI32(n, p.pool.attrs.getInt("count_include_pad", 0));
+  pool.pad_value = 0, pool.act_min = 0, pool.act_max = 0; // int8 only
+  pool.chunk = paramI32(n, node.attrs.getInt("channel_chunk", cs[1]));
   call.kernel = "bf_conv_pool2d_f32";
-  call.args = {address(node.input(0)),
-               address(node.input(1)),
-               address(node.input(2)),
-               address(node.output()),
-               scratch(),
-               i32(xs[0]),
-               i32(xs[1]),
-               i32(xs[2]),
-               i32(xs[3]),
-               i32(cs[1]),
-               i32(cs[2]),
-               i32(cs[3]),
-               i32(kernel[0]),
-               i32(kernel[1]),
-               i32(cw.strides[0]),
-               i32(cw.strides[1]),
-               i32(cw.padsBegin[0]),
-               i32(cw.padsBegin[1]),
-               i32(cw.dilations[0]),
-               i32(cw.dilations[1]),
-               i32(p.conv.attrs.getInt("group", 1)),
-               activation(p.conv),
-               i32(node.attrs.getInt("channel_chunk", cs[1])),
-               i32(isMax),
-               i32(ys[2]),
-               i32(ys[3]),
-               i32(pw.kernel[0]),
-               i32(pw.kernel[1]),
-               i32(pw.strides[0]),
-               i32(pw.strides[1]),
-               i32(pw.padsBegin[0]),
-               i32(pw.padsBegin[1]),
-               i32(pw.padsEnd[0]),
-               i32(pw.padsEnd[1]),
-               i32(pw.dilations[0]),
-               i32(pw.dilations[1]),
-               i32(p.pool.attrs.getInt("count_include_pad", 0))};
+  call.args = {address(node.input(0)), address(node.input(1)), address(node.input(2)),
+               address(node.output()),  scratch(),
+               kernelParams(n, conv),   kernelParams(n, pool),
+               activation(p.conv)};
   return call;
 }
 

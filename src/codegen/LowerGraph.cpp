@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LowerGraph.h"
+#include "KernelParamsCheck.h"
 #include "LowerFused.h"
 #include "LowerInt8.h"
 #include "NodeFunctions.h"
@@ -166,6 +167,7 @@ private:
   llvm::Value *intTable(const std::vector<int32_t> &values);
   /// `values` (each in int8 range) as a private constant int8 array.
   llvm::Value *byteTable(const std::vector<int32_t> &values);
+  llvm::Value *paramsGlobal(const std::string &cStruct, const std::vector<int32_t> &values);
   /// intTable of int64 values (3-D window vectors), each checked to fit int32.
   llvm::Value *intTable(const Ints &values) {
     return intTable(lowering::intTable(*current_, values).table);
@@ -236,6 +238,7 @@ private:
   std::map<std::vector<int32_t>, llvm::GlobalVariable *> intTables_;
   std::map<std::vector<int32_t>, llvm::GlobalVariable *> byteTables_;
   std::map<std::vector<float>, llvm::GlobalVariable *> floatTables_;
+  std::map<std::pair<std::string, std::vector<int32_t>>, llvm::GlobalVariable *> paramsGlobals_;
 };
 
 llvm::Value *Lowering::intTable(const std::vector<int32_t> &values) {
@@ -249,6 +252,27 @@ llvm::Value *Lowering::intTable(const std::vector<int32_t> &values) {
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   global->setAlignment(llvm::Align(4));
   intTables_[values] = global;
+  return global;
+}
+
+/// A kernel parameter struct (KernelArg::Params) as a private constant of the
+/// kernel bitcode's own struct type, so the kernel's field loads fold once
+/// inlined, as the integer arguments they replace did.
+llvm::Value *Lowering::paramsGlobal(const std::string &cStruct,
+                                    const std::vector<int32_t> &values) {
+  auto key = std::make_pair(cStruct, values);
+  if (auto it = paramsGlobals_.find(key); it != paramsGlobals_.end())
+    return it->second;
+  llvm::StructType *type = kernelParamsType(module_, cStruct, values.size());
+  std::vector<llvm::Constant *> fields;
+  for (int32_t v : values)
+    fields.push_back(llvm::ConstantInt::get(builder_.getInt32Ty(), uint64_t(uint32_t(v))));
+  auto *global = new llvm::GlobalVariable(module_, type, /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage,
+                                          llvm::ConstantStruct::get(type, fields), "bf.params");
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(4));
+  paramsGlobals_[key] = global;
   return global;
 }
 
@@ -525,6 +549,9 @@ void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> 
     return;
   case KernelArg::RegionBase:
     args.push_back(bases_.at(size_t(arg.i)));
+    return;
+  case KernelArg::Params:
+    args.push_back(paramsGlobal(arg.type, arg.table));
     return;
   case KernelArg::Scratch: {
     const Placement *where = !inPatchTile_  ? plan_.scratchOf(current_)

@@ -60,16 +60,13 @@ void bf_conv_transpose3d_f32(const float *in, const float *w, const float *bias,
                              int32_t act, float actA, float actB);
 
 /* ---- conv_pool.c / conv_inplace.c (--memory-opt) ------------------------ */
-/* ConvPool (ops/FusedOps.h): conv [N,C,H,W] -> [N,M,CH,CW] pooled to
- * [N,M,PH,PW] without storing the conv output; scratch: chunk*CW floats. */
+/* ConvPool (ops/FusedOps.h): conv [N,C,H,W] -> [N,M,CH,CW] (conv: oh, ow =
+ * CH, CW) pooled to [N,M,PH,PW] (pool: is_max, count_include_pad, chunk;
+ * pad_value and act_min/max unused) without storing the conv output;
+ * scratch: chunk*CW floats. */
 void bf_conv_pool2d_f32(const float *in, const float *w, const float *bias, float *out,
-                        float *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                        int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
-                        int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
-                        int32_t groups, int32_t act, float actA, float actB, int32_t chunk,
-                        int32_t isMax, int32_t PH, int32_t PW, int32_t PKH, int32_t PKW,
-                        int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL, int32_t ppadB,
-                        int32_t ppadR, int32_t pdilH, int32_t pdilW, int32_t countIncludePad);
+                        float *scratch, const bf_conv_params *conv, const bf_pool_params *pool,
+                        int32_t act, float actA, float actB);
 /* Depthwise conv whose output may share the input's address (needs
  * OH*OW <= H*W); scratch: OH*OW floats. */
 void bf_depthwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,

@@ -97,33 +97,24 @@ void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bi
                             const int32_t *biasShift);
 
 /* --memory-opt >= 1: Conv (+activation) then MaxPool without the full conv
- * output: conv rows of `chunk` channels in scratch (int8_conv_pool.c). The
- * conv arguments are bf_conv2d_s8's (OH, OW -> CH, CW), then the pool's. */
+ * output: conv rows of pool->chunk channels in scratch (int8_conv_pool.c).
+ * conv, quant and the tables are bf_conv2d_s8's (conv->oh, ow: the conv
+ * output CH, CW); pool: oh, ow, kh, kw, strides, pad_t, pad_l, dilations and
+ * the clamp act_min/act_max (bf_maxpool2d_s8's). */
 void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                       int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                       int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
-                       int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
-                       int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                       const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                       int32_t actMin, int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                       const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW, int32_t PKH,
-                       int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL,
-                       int32_t pdilH, int32_t pdilW, int32_t poolMin, int32_t poolMax);
+                       int8_t *scratch, const bf_conv_params *conv, const bf_quant_params *quant,
+                       const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                       const int32_t *biasMult, const int32_t *biasShift,
+                       const bf_pool_params *pool);
 /* The same conv with an AveragePool whose windows do not overlap vertically
- * (psH >= PKH); the pool arguments are bf_avgpool2d_s8's. Scratch: chunk*CW
- * bytes rounded up to 4, then chunk*PW int32 sums. */
+ * (stride_h >= kh); pool also reads pad_b, pad_r, count_include_pad and
+ * pad_value (bf_avgpool2d_s8's). Scratch: chunk*CW bytes rounded up to 4,
+ * then chunk*PW int32 sums. */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                          int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
-                          int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
-                          int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                          const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                          int32_t actMin, int32_t actMax, const int8_t *bias8,
-                          const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
-                          int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
-                          int32_t psW, int32_t ppadT, int32_t ppadL, int32_t ppadB, int32_t ppadR,
-                          int32_t countIncludePad, int32_t padValue, int32_t poolMin,
-                          int32_t poolMax);
+                          int8_t *scratch, const bf_conv_params *conv,
+                          const bf_quant_params *quant, const int32_t *outMult,
+                          const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
+                          const int32_t *biasShift, const bf_pool_params *pool);
 
 /* --memory-opt >= 1: depthwise (chMult 1) with `out` == `in` allowed; one
  * output plane of scratch (int8_conv_inplace.c). */

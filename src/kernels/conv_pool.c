@@ -43,13 +43,18 @@ BF_INLINE void bf_pool_fold_row(const float *restrict row, float *restrict out, 
 
 void bf_conv_pool2d_f32(const float *restrict in, const float *restrict w,
                         const float *restrict bias, float *restrict out, float *restrict scratch,
-                        int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t CH,
-                        int32_t CW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                        int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
-                        int32_t act, float actA, float actB, int32_t chunk, int32_t isMax,
-                        int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH, int32_t psW,
-                        int32_t ppadT, int32_t ppadL, int32_t ppadB, int32_t ppadR, int32_t pdilH,
-                        int32_t pdilW, int32_t countIncludePad) {
+                        const bf_conv_params *conv, const bf_pool_params *pool, int32_t act,
+                        float actA, float actB) {
+  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, CH = conv->oh,
+                CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
+                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
+                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
+  const int32_t isMax = pool->is_max, PH = pool->oh, PW = pool->ow, PKH = pool->kh,
+                PKW = pool->kw, psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
+                ppadL = pool->pad_l, ppadB = pool->pad_b, ppadR = pool->pad_r,
+                pdilH = pool->dil_h, pdilW = pool->dil_w,
+                countIncludePad = pool->count_include_pad;
+  int32_t chunk = pool->chunk;
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
     chunk = M; /* a chunk never straddles groups */

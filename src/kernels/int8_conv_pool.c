@@ -13,15 +13,21 @@
 #include "int8_util.h"
 
 void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                       int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                       int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
-                       int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
-                       int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                       const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                       int32_t actMin, int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                       const int32_t *biasShift, int32_t chunk, int32_t PH, int32_t PW, int32_t PKH,
-                       int32_t PKW, int32_t psH, int32_t psW, int32_t ppadT, int32_t ppadL,
-                       int32_t pdilH, int32_t pdilW, int32_t poolMin, int32_t poolMax) {
+                       int8_t *scratch, const bf_conv_params *conv, const bf_quant_params *quant,
+                       const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                       const int32_t *biasMult, const int32_t *biasShift,
+                       const bf_pool_params *pool) {
+  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, CH = conv->oh,
+                CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
+                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
+                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
+  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
+                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
+  const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw,
+                psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
+                ppadL = pool->pad_l, pdilH = pool->dil_h, pdilW = pool->dil_w,
+                poolMin = pool->act_min, poolMax = pool->act_max;
+  int32_t chunk = pool->chunk;
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
     chunk = M; /* a chunk never straddles groups */
@@ -84,17 +90,22 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
  * chunk*CW bytes rounded up to 4, plus chunk*PW int32 (plus, group 1, the
  * conv's im2col columns). */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                          int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                          int32_t CH, int32_t CW, int32_t KH, int32_t KW, int32_t strideH,
-                          int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
-                          int32_t groups, int32_t inputOffset, int32_t outputOffset,
-                          const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                          int32_t actMin, int32_t actMax, const int8_t *bias8,
-                          const int32_t *biasMult, const int32_t *biasShift, int32_t chunk,
-                          int32_t PH, int32_t PW, int32_t PKH, int32_t PKW, int32_t psH,
-                          int32_t psW, int32_t ppadT, int32_t ppadL, int32_t ppadB, int32_t ppadR,
-                          int32_t countIncludePad, int32_t padValue, int32_t poolMin,
-                          int32_t poolMax) {
+                          int8_t *scratch, const bf_conv_params *conv,
+                          const bf_quant_params *quant, const int32_t *outMult,
+                          const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
+                          const int32_t *biasShift, const bf_pool_params *pool) {
+  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, CH = conv->oh,
+                CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
+                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
+                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
+  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
+                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
+  const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw,
+                psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
+                ppadL = pool->pad_l, ppadB = pool->pad_b, ppadR = pool->pad_r,
+                countIncludePad = pool->count_include_pad, padValue = pool->pad_value,
+                poolMin = pool->act_min, poolMax = pool->act_max;
+  int32_t chunk = pool->chunk;
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
     chunk = M; /* a chunk never straddles groups */

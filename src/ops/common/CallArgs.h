@@ -82,6 +82,11 @@ inline const Value *bias8(const Node &node, const Int8ConvArgs &a) {
   return a.int8Bias ? node.input(2) : nullptr;
 }
 
+/// A table argument, or a null pointer when empty (Args::table).
+inline KernelArg tableOrNull(const std::vector<int32_t> &values) {
+  return values.empty() ? KernelArg::address(nullptr) : KernelArg::i32Table(values);
+}
+
 // CMSIS-NN calls.
 inline KernelArg address(const Value *value) { return KernelArg::address(value); }
 inline KernelArg i32(int64_t v) { return KernelArg::i32(v); }

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/kernels/abi.h"
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/KernelCall.h"
 #include "bundlefit/ops/OpRegistry.h"
 
@@ -35,6 +37,10 @@ namespace conv_int8 {
 /// for bit) and never the im2col form: the fused ConvPool kernels place the
 /// columns in their own scratch (memopt/FusedOps.cpp).
 KernelCall lowerConv(const Node &node, bool grouped);
+/// The int8 kernels' geometry (m and groups as computed: a depthwise conv as
+/// the grouped conv it is) and requantization scalars, every field set.
+bf_conv_params convParams(const Int8ConvArgs &a);
+bf_quant_params quantParams(const Int8ConvArgs &a);
 } // namespace conv_int8
 
 } // namespace bundlefit

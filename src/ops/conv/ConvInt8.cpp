@@ -11,6 +11,7 @@
 
 #include "bundlefit/ir/QuantSymmetry.h"
 #include "bundlefit/ops/InPlaceOps.h"
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "cmsis/CmsisConstants.h"
 #include "common/CallArgs.h"
@@ -50,6 +51,21 @@ Int8ConvArgs int8ConvArgs(const Node &node) {
 }
 
 namespace conv_int8 {
+
+bf_conv_params convParams(const Int8ConvArgs &a) {
+  bf_conv_params p = unsetKernelParams<bf_conv_params>();
+  p.n = a.N, p.c = a.C, p.h = a.H, p.w = a.W, p.m = a.M, p.oh = a.OH, p.ow = a.OW;
+  p.kh = a.KH, p.kw = a.KW, p.stride_h = a.strideH, p.stride_w = a.strideW;
+  p.pad_t = a.padT, p.pad_l = a.padL, p.dil_h = a.dilH, p.dil_w = a.dilW, p.groups = a.groups;
+  return p;
+}
+
+bf_quant_params quantParams(const Int8ConvArgs &a) {
+  bf_quant_params q = unsetKernelParams<bf_quant_params>();
+  q.input_offset = a.inputOffset, q.output_offset = a.outputOffset;
+  q.quant_flags = a.quantFlags(), q.act_min = a.actMin, q.act_max = a.actMax;
+  return q;
+}
 
 KernelCall lowerConv(const Node &node, bool grouped) {
   Int8ConvArgs a = int8ConvArgs(node);

@@ -8,13 +8,14 @@
 #include "memopt/MemOpt.h"
 
 #include "bundlefit/ops/InPlaceOps.h"
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/PatchStage.h"
 #include "bundlefit/support/CheckedMath.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
+#include "common/CallArgs.h"
 #include "conv/Conv.h"
-#include "pool/Pool.h"
 #include "recurrent/TfliteLstm.h"
 
 namespace bundlefit {
@@ -132,29 +133,38 @@ uint64_t nodeScratchBytes(const Node &node) {
 
 namespace {
 
-/// int8: bf_conv2d_s8's arguments of the conv part with the fused node's
-/// operands, its scratch, then the pool's (bf_maxpool2d_s8's or
-/// bf_avgpool2d_s8's geometry: bf_conv_pool2d_s8 / bf_conv_avgpool2d_s8).
+/// int8: the conv part's parameters and tables (bf_conv2d_s8's) with the
+/// fused node's operands, its scratch, then the pool's (bf_maxpool2d_s8's or
+/// bf_avgpool2d_s8's geometry and clamp): bf_conv_pool2d_s8 /
+/// bf_conv_avgpool2d_s8.
 std::vector<KernelCall> lowerConvPoolInt8(const Node &node) {
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
-  const bool isMax = parts->pool.opType == "MaxPool";
-  KernelCall conv = conv_int8::lowerConv(parts->conv, true);
-  KernelCall pool = pool_int8::lowerPool(parts->pool);
-  for (KernelArg &a : conv.args)
-    if (a.kind == KernelArg::Address && a.value)
-      a.value = a.value == &parts->x   ? node.input(0)
-                : a.value == &parts->w ? node.input(1)
-                : a.value == &parts->b ? node.input(2)
-                                       : a.value;
+  const Int8ConvArgs a = int8ConvArgs(parts->conv);
+  const Int8PoolArgs pa = int8PoolArgs(parts->pool);
+  bf_pool_params pool = unsetKernelParams<bf_pool_params>();
+  pool.oh = pa.OH, pool.ow = pa.OW, pool.kh = pa.KH, pool.kw = pa.KW;
+  pool.stride_h = pa.strideH, pool.stride_w = pa.strideW;
+  pool.pad_t = pa.padT, pool.pad_l = pa.padL, pool.pad_b = pa.padB, pool.pad_r = pa.padR;
+  pool.dil_h = pa.dilH, pool.dil_w = pa.dilW, pool.is_max = parts->pool.opType == "MaxPool";
+  pool.count_include_pad = pa.countIncludePad, pool.pad_value = pa.padValue;
+  pool.act_min = pa.actMin, pool.act_max = pa.actMax;
+  pool.chunk = paramI32(node, node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1]));
   KernelCall call;
-  call.kernel = isMax ? "bf_conv_pool2d_s8" : "bf_conv_avgpool2d_s8";
-  call.args.assign(conv.args.begin(), conv.args.begin() + 3); // in, w, bias
-  call.args.push_back(KernelArg::address(node.output(0)));
-  call.args.push_back(KernelArg::scratch());
-  call.args.insert(call.args.end(), conv.args.begin() + 4, conv.args.end()); // N .. biasShift
-  call.args.push_back(
-      KernelArg::i32(node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1])));
-  call.args.insert(call.args.end(), pool.args.begin() + 5, pool.args.end()); // PH .. max
+  call.kernel = pool.is_max ? "bf_conv_pool2d_s8" : "bf_conv_avgpool2d_s8";
+  // The conv part's bias is the fused node's third operand (bias32/bias8).
+  call.args = {KernelArg::address(node.input(0)),
+               KernelArg::address(node.input(1)),
+               KernelArg::address(call_args::bias32(node, a)),
+               KernelArg::address(node.output(0)),
+               KernelArg::scratch(),
+               kernelParams(node, conv_int8::convParams(a)),
+               kernelParams(node, conv_int8::quantParams(a)),
+               call_args::tableOrNull(a.outMult),
+               call_args::tableOrNull(a.outShift),
+               KernelArg::address(call_args::bias8(node, a)),
+               call_args::tableOrNull(a.biasMult),
+               call_args::tableOrNull(a.biasShift),
+               kernelParams(node, pool)};
   return {call};
 }
 

@@ -69,4 +69,11 @@ struct ObjectSummary {
 };
 ObjectSummary inspectObject(const std::vector<char> &object);
 
+/// Why the kernel bitcode `target` compiles with disagrees with a parameter
+/// struct `cStruct` of bundlefit/kernels/abi.h that code generation fills
+/// with `fieldCount` int32 fields, or "" when they agree (every bundle
+/// checks every struct so before lowering; tests plant a wrong count).
+std::string kernelParamsMismatch(const TargetOptions &target, const std::string &cStruct,
+                                 size_t fieldCount);
+
 } // namespace bundlefit

@@ -155,6 +155,50 @@ enum bf_scatter_reduction { BF_SCATTER_NONE = 0, BF_SCATTER_ADD = 1, BF_SCATTER_
 #define BF_I8_PER_CHANNEL 1
 #define BF_I8_SINGLE_ROUNDING 2
 
+/* ---- Parameter structs (CMSIS-NN style: `const bf_conv_params *p`) ------
+ * Kernels whose argument lists were long take these instead of positional
+ * integers. Every field is an int32_t, so the layout is the same on every
+ * target, and code generation passes each one as a private constant global:
+ * after inlining LLVM folds every field as it folded the integers.
+ *
+ * Each struct is declared through its field list (an X-macro) so that the
+ * C++ side (bundlefit/ops/KernelParams.h) knows the fields' names: the
+ * lowering sets them by name, and a field it did not set is reported by
+ * name. Add a field only to its list. */
+#define BF_ABI_INT32_FIELD(name) int32_t name;
+
+/* A 2-D convolution [n, c, h, w] -> [n, m, oh, ow] with a kernel of kh x kw
+ * taps; pad_t/pad_l are the leading pads (trailing ones follow from oh, ow);
+ * groups divides c and m. */
+#define BF_CONV_PARAMS_FIELDS(X)                                                            \
+  X(n) X(c) X(h) X(w) X(m) X(oh) X(ow) X(kh) X(kw) X(stride_h) X(stride_w) X(pad_t) X(pad_l) \
+  X(dil_h) X(dil_w) X(groups)
+typedef struct bf_conv_params {
+  BF_CONV_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_conv_params;
+
+/* A 2-D pool [.., h, w] -> [.., oh, ow] (its input size is the conv's oh, ow
+ * in the fused kernels). is_max: MaxPool, else AveragePool (count_include_pad
+ * and, int8, pad_value: the input's zero point). act_min/act_max: the int8
+ * output clamp (0 in float). chunk: output channels per computed conv row in
+ * a fused conv + pool kernel (bf_conv_pool2d_*). */
+#define BF_POOL_PARAMS_FIELDS(X)                                                            \
+  X(oh) X(ow) X(kh) X(kw) X(stride_h) X(stride_w) X(pad_t) X(pad_l) X(pad_b) X(pad_r)       \
+  X(dil_h) X(dil_w) X(is_max) X(count_include_pad) X(pad_value) X(act_min) X(act_max) X(chunk)
+typedef struct bf_pool_params {
+  BF_POOL_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_pool_params;
+
+/* The int8 requantization's scalars (TFLM's Prepare(), ops/Int8Params.h):
+ * input_offset = -input zero point, output_offset = output zero point,
+ * quant_flags (BF_I8_*), the clamp of the fused activation. The per-channel
+ * tables stay pointer arguments of the kernels. */
+#define BF_QUANT_PARAMS_FIELDS(X) \
+  X(input_offset) X(output_offset) X(quant_flags) X(act_min) X(act_max)
+typedef struct bf_quant_params {
+  BF_QUANT_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_quant_params;
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,8 @@ struct KernelArg {
     Scratch,    ///< The node's planned workspace (a null pointer when it has none).
     Struct,     ///< A pointer to a stack struct of `fields` (CMSIS-NN's context and quant structs).
     Activation, ///< Three arguments (kind, a, b): `node`'s fused activation.
+    Params,     ///< A pointer to C struct `type` (bundlefit/kernels/abi.h) whose int32
+                ///< fields are `table`, as a private constant global (KernelParams.h).
   } kind = I32;
   const Value *value = nullptr;
   const Node *node = nullptr;
@@ -46,6 +48,7 @@ struct KernelArg {
   std::vector<int32_t> table;
   std::vector<float> floats;
   std::vector<KernelArg> fields;
+  std::string type;
 
   static KernelArg address(const Value *value, int64_t byteOffset = 0) {
     KernelArg a;
@@ -100,6 +103,12 @@ struct KernelArg {
   static KernelArg structOf(std::vector<KernelArg> fields) {
     KernelArg a;
     a.kind = Struct, a.fields = std::move(fields);
+    return a;
+  }
+  /// Use kernelParams() (KernelParams.h), which fills `table` from the struct.
+  static KernelArg params(std::string cStruct, std::vector<int32_t> fields) {
+    KernelArg a;
+    a.kind = Params, a.type = std::move(cStruct), a.table = std::move(fields);
     return a;
   }
   static KernelArg activation(const Node &node) {
