@@ -69,9 +69,13 @@ KernelCall convPoolCall(const Node &node, const MemoryPlan &plan) {
   pool.pad_value = 0, pool.act_min = 0, pool.act_max = 0; // int8 only
   pool.chunk = paramI32(n, node.attrs.getInt("channel_chunk", cs[1]));
   call.kernel = "bf_conv_pool2d_f32";
-  call.args = {address(node.input(0)), address(node.input(1)), address(node.input(2)),
-               address(node.output()),  scratch(),
-               kernelParams(n, conv),   kernelParams(n, pool),
+  call.args = {address(node.input(0)),
+               address(node.input(1)),
+               address(node.input(2)),
+               address(node.output()),
+               scratch(),
+               kernelParams(n, conv),
+               kernelParams(n, pool),
                activation(p.conv)};
   return call;
 }

@@ -111,10 +111,10 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
  * pad_value (bf_avgpool2d_s8's). Scratch: chunk*CW bytes rounded up to 4,
  * then chunk*PW int32 sums. */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                          int8_t *scratch, const bf_conv_params *conv,
-                          const bf_quant_params *quant, const int32_t *outMult,
-                          const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
-                          const int32_t *biasShift, const bf_pool_params *pool);
+                          int8_t *scratch, const bf_conv_params *conv, const bf_quant_params *quant,
+                          const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                          const int32_t *biasMult, const int32_t *biasShift,
+                          const bf_pool_params *pool);
 
 /* --memory-opt >= 1: depthwise (chMult 1) with `out` == `in` allowed; one
  * output plane of scratch (int8_conv_inplace.c). */

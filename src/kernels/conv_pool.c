@@ -49,11 +49,10 @@ void bf_conv_pool2d_f32(const float *restrict in, const float *restrict w,
                 CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
                 strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
                 dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
-  const int32_t isMax = pool->is_max, PH = pool->oh, PW = pool->ow, PKH = pool->kh,
-                PKW = pool->kw, psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
-                ppadL = pool->pad_l, ppadB = pool->pad_b, ppadR = pool->pad_r,
-                pdilH = pool->dil_h, pdilW = pool->dil_w,
-                countIncludePad = pool->count_include_pad;
+  const int32_t isMax = pool->is_max, PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw,
+                psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
+                ppadL = pool->pad_l, ppadB = pool->pad_b, ppadR = pool->pad_r, pdilH = pool->dil_h,
+                pdilW = pool->dil_w, countIncludePad = pool->count_include_pad;
   int32_t chunk = pool->chunk;
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)

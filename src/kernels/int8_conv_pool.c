@@ -23,10 +23,9 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
                 dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
   const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
                 quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
-  const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw,
-                psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
-                ppadL = pool->pad_l, pdilH = pool->dil_h, pdilW = pool->dil_w,
-                poolMin = pool->act_min, poolMax = pool->act_max;
+  const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw, psH = pool->stride_h,
+                psW = pool->stride_w, ppadT = pool->pad_t, ppadL = pool->pad_l, pdilH = pool->dil_h,
+                pdilW = pool->dil_w, poolMin = pool->act_min, poolMax = pool->act_max;
   int32_t chunk = pool->chunk;
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)
@@ -90,21 +89,20 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
  * chunk*CW bytes rounded up to 4, plus chunk*PW int32 (plus, group 1, the
  * conv's im2col columns). */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                          int8_t *scratch, const bf_conv_params *conv,
-                          const bf_quant_params *quant, const int32_t *outMult,
-                          const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
-                          const int32_t *biasShift, const bf_pool_params *pool) {
+                          int8_t *scratch, const bf_conv_params *conv, const bf_quant_params *quant,
+                          const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                          const int32_t *biasMult, const int32_t *biasShift,
+                          const bf_pool_params *pool) {
   const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, CH = conv->oh,
                 CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
                 strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
                 dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
   const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
                 quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
-  const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw,
-                psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
-                ppadL = pool->pad_l, ppadB = pool->pad_b, ppadR = pool->pad_r,
-                countIncludePad = pool->count_include_pad, padValue = pool->pad_value,
-                poolMin = pool->act_min, poolMax = pool->act_max;
+  const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw, psH = pool->stride_h,
+                psW = pool->stride_w, ppadT = pool->pad_t, ppadL = pool->pad_l, ppadB = pool->pad_b,
+                ppadR = pool->pad_r, countIncludePad = pool->count_include_pad,
+                padValue = pool->pad_value, poolMin = pool->act_min, poolMax = pool->act_max;
   int32_t chunk = pool->chunk;
   const int32_t Cg = C / groups, taps = KH * KW;
   if (groups != 1)

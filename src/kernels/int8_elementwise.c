@@ -142,8 +142,8 @@ void bf_quantize_f32_s8(const float *restrict in, int8_t *restrict out, int32_t 
     out[i] = bf_i8_clamp(bf_i8_round_quotient(in[i], scale, 0) + zeroPoint, -128, 127);
 }
 
-void bf_quantize_even_f32_s8(const float *restrict in, int8_t *restrict out, int32_t n,
-                             float scale, int32_t zeroPoint) {
+void bf_quantize_even_f32_s8(const float *restrict in, int8_t *restrict out, int32_t n, float scale,
+                             int32_t zeroPoint) {
   for (int32_t i = 0; i < n; ++i)
     out[i] = bf_i8_clamp(bf_i8_round_quotient(in[i], scale, 1) + zeroPoint, -128, 127);
 }

@@ -84,8 +84,8 @@ void bf_lstm_s8(const int8_t *x, const int8_t *w, const int8_t *r, const int32_t
         for (int32_t g = 0; g < 4; ++g) {
           const int32_t *q = p + 4 * g;
           const int32_t gj = g * cells + j;
-          const int32_t fromInput = bf_lstm_row(xt, w + gj * inputs, inputs, inOffset, bias[gj],
-                                                q[0], q[1]);
+          const int32_t fromInput =
+              bf_lstm_row(xt, w + gj * inputs, inputs, inOffset, bias[gj], q[0], q[1]);
           /* The initial hidden state is its zero point: the product is 0. */
           const int32_t fromHidden =
               hPrev ? bf_lstm_row(hPrev, r + gj * cells, cells, -hiddenZp, 0, q[2], q[3]) : 0;
@@ -102,9 +102,9 @@ void bf_lstm_s8(const int8_t *x, const int8_t *w, const int8_t *r, const int32_t
           next = bf_i8_max(-clip, bf_i8_min(clip, next));
         *c = (int16_t)next;
         const int16_t squashed = bf_lstm_tanh(*c, p[BF_LSTM_TANH_MULT], p[BF_LSTM_TANH_SHIFT]);
-        const int32_t out = hiddenZp + bf_i8_requantize((int32_t)squashed * gate[3],
-                                                        p[BF_LSTM_OUTPUT_MULT],
-                                                        p[BF_LSTM_OUTPUT_SHIFT]);
+        const int32_t out =
+            hiddenZp + bf_i8_requantize((int32_t)squashed * gate[3], p[BF_LSTM_OUTPUT_MULT],
+                                        p[BF_LSTM_OUTPUT_SHIFT]);
         h[j] = (int8_t)bf_i8_max(-128, bf_i8_min(127, out));
       }
     }

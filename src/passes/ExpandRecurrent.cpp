@@ -154,8 +154,8 @@ struct DirectionWeights {
   // fold into a copy of the weights per step (GRU, 49 steps: 2.41 MB of
   // constants for 81 KB of weights).
   Value *peepholeI = nullptr, *peepholeO = nullptr, *peepholeF = nullptr; // [H] each
-  Value *recurrentZrT = nullptr, *recurrentHT = nullptr; // GRU: [H, 2H], [H, H]
-  Value *recurrentBiasH = nullptr;                       // GRU: Rb_h [H]
+  Value *recurrentZrT = nullptr, *recurrentHT = nullptr;                  // GRU: [H, 2H], [H, H]
+  Value *recurrentBiasH = nullptr;                                        // GRU: Rb_h [H]
 };
 
 class RecurrentExpander {

@@ -125,8 +125,7 @@ bool isCube(const ReadCounts &reads, Value *value, const Node *reader, const Val
 /// Whether `value` (read only by `reader`) is sqrt(2/pi) * (x + 0.044715 x^3).
 bool isTanhArgument(const ReadCounts &reads, Value *value, const Node *reader, const Value *x) {
   Node *mul = value ? value->producer : nullptr;
-  if (!mul || mul->opType != "Mul" || mul->inputs.size() != 2 ||
-      !swallowable(reads, value, reader))
+  if (!mul || mul->opType != "Mul" || mul->inputs.size() != 2 || !swallowable(reads, value, reader))
     return false;
   std::vector<Value *> factors, values;
   std::vector<Node *> inner;
@@ -142,8 +141,8 @@ bool isTanhArgument(const ReadCounts &reads, Value *value, const Node *reader, c
   for (size_t side = 0; side < 2; ++side) {
     Value *term = add->input(1 - side);
     Node *scaled = term ? term->producer : nullptr;
-    if (add->input(side) != x || !scaled || scaled->opType != "Mul" ||
-        scaled->inputs.size() != 2 || !swallowable(reads, term, add))
+    if (add->input(side) != x || !scaled || scaled->opType != "Mul" || scaled->inputs.size() != 2 ||
+        !swallowable(reads, term, add))
       continue;
     // 0.044715 * cube, the cube as Pow or folded into the same product.
     std::vector<Value *> termFactors, termValues;
@@ -155,7 +154,8 @@ bool isTanhArgument(const ReadCounts &reads, Value *value, const Node *reader, c
       continue;
     if (termValues.size() == 3 && termValues[0] == x && termValues[1] == x && termValues[2] == x)
       return true;
-    if (termValues.size() == 1 && isCube(reads, termValues[0], readerOf(termInner, termValues[0]), x))
+    if (termValues.size() == 1 &&
+        isCube(reads, termValues[0], readerOf(termInner, termValues[0]), x))
       return true;
   }
   return false;
@@ -165,8 +165,7 @@ bool isTanhArgument(const ReadCounts &reads, Value *value, const Node *reader, c
 /// or 1 + Tanh(sqrt(2/pi) (x + 0.044715 x^3)); else "".
 const char *gateKind(const ReadCounts &reads, Value *value, const Node *reader, const Value *x) {
   Node *add = value ? value->producer : nullptr;
-  if (!add || add->opType != "Add" || add->inputs.size() != 2 ||
-      !swallowable(reads, value, reader))
+  if (!add || add->opType != "Add" || add->inputs.size() != 2 || !swallowable(reads, value, reader))
     return "";
   for (size_t side = 0; side < 2; ++side) {
     double one;

@@ -59,13 +59,13 @@ void rowsAsGemm(Graph &graph, Node *node, Node *next, PresetQuantParams &preset)
   aRows->typeKnown = true;
   // The output Reshape reads the Gemm's [rows, N] and computes y, which keeps
   // its name and readers.
-  Node *out = next ? graph.insertNodeBefore(next, "Reshape", node->name + "_unrows",
-                                            {y, shapeConstant(graph, y->name + "_shape",
-                                                              y->type.shape)},
-                                            {y->name + "_rows"})
-                   : graph.addNode("Reshape", node->name + "_unrows",
-                                   {y, shapeConstant(graph, y->name + "_shape", y->type.shape)},
-                                   {y->name + "_rows"});
+  Node *out =
+      next ? graph.insertNodeBefore(next, "Reshape", node->name + "_unrows",
+                                    {y, shapeConstant(graph, y->name + "_shape", y->type.shape)},
+                                    {y->name + "_rows"})
+           : graph.addNode("Reshape", node->name + "_unrows",
+                           {y, shapeConstant(graph, y->name + "_shape", y->type.shape)},
+                           {y->name + "_rows"});
   Value *yRows = out->output();
   yRows->type = floatType({rows, n});
   yRows->typeKnown = true;
@@ -143,8 +143,8 @@ size_t matMulsByConstantAsGemms(Graph &graph,
       continue;
     ++count;
     const std::vector<Node *> &users = readers[product];
-    Value *bias = users.size() == 1 && !product->isGraphOutput ? columnBias(*users[0], product)
-                                                               : nullptr;
+    Value *bias =
+        users.size() == 1 && !product->isGraphOutput ? columnBias(*users[0], product) : nullptr;
     if (!bias || !hasRange(users[0]->output()->name)) {
       node->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
       continue;

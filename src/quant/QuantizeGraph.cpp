@@ -137,9 +137,9 @@ private:
   void collectRoleRanges() {
     for (const Node *node : graph_.nodes()) {
       const Attribute *role = node->attrs.find(kRecurrentRoleAttr);
-      const TensorProfile *entry =
-          role && node->outputs.size() == 1 && node->output() ? profile_.find(node->output()->name)
-                                                              : nullptr;
+      const TensorProfile *entry = role && node->outputs.size() == 1 && node->output()
+                                       ? profile_.find(node->output()->name)
+                                       : nullptr;
       if (!entry)
         continue;
       auto [it, fresh] = roleRanges_.try_emplace(role->s, entry->min, entry->max);
@@ -687,7 +687,8 @@ private:
   /// int8 kernel requantizes (bf_avgpool2d_requant_s8).
   bool ownsPresetOutput(const Node &node) const {
     return options_.preset && options_.onnxArithmetic && node.opType == "AveragePool" &&
-           node.input(0)->type.rank() == 4 && options_.preset->activations.count(node.output()->name);
+           node.input(0)->type.rank() == 4 &&
+           options_.preset->activations.count(node.output()->name);
   }
 
   /// The int8 output of a MaxPool, Relu or pooling carries its input's

@@ -25,8 +25,8 @@ TEST_CASE("kernel parameter structs: bitcode and code generation agree, a plante
       CHECK(kernelParamsMismatch(target, name, fields) == "");
       for (size_t planted : {fields - 1, fields + 1}) {
         const std::string why = kernelParamsMismatch(target, name, planted);
-        CHECK(why.find("struct " + name + " has " + std::to_string(fields) +
-                       " int32 fields") != std::string::npos);
+        CHECK(why.find("struct " + name + " has " + std::to_string(fields) + " int32 fields") !=
+              std::string::npos);
         CHECK(why.find("but " + std::to_string(planted) + " in code generation") !=
               std::string::npos);
       }

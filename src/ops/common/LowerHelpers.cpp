@@ -66,8 +66,7 @@ const char *sizeSuffix(const Node &node, const Value *v) {
   case 8:
     return "u64";
   }
-  unsupported(node, "no kernel for " + std::to_string(dtypeSize(v->type.dtype)) +
-                        "-byte elements");
+  unsupported(node, "no kernel for " + std::to_string(dtypeSize(v->type.dtype)) + "-byte elements");
 }
 
 std::string indexSuffix(const Node &node, const Value *indices) {
@@ -185,9 +184,9 @@ KernelCall copyBytes(const Value *src, const Value *dst) {
 KernelCall unaryCall(const Node &node, const std::string &kernel, float a, float b) {
   const Value *x = input(node, 0), *y = node.output(0);
   requireFloat(node, x), requireFloat(node, y);
-  return call(kernel, {KernelArg::address(x), KernelArg::address(y),
-                       KernelArg::i32(y->type.numElements()), KernelArg::f32(a),
-                       KernelArg::f32(b)});
+  return call(kernel,
+              {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(y->type.numElements()),
+               KernelArg::f32(a), KernelArg::f32(b)});
 }
 
 KernelCall call(std::string kernel, std::vector<KernelArg> args) {

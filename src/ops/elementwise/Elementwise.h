@@ -60,8 +60,8 @@ namespace elementwise_int8 {
 std::vector<KernelCall> lowerRescale(const Node &node);
 } // namespace elementwise_int8
 
-/// The bundle kernel calls (OpDef::lower) of arithmetic, activations, Clip, Cast, comparisons, logic, Where, IsNaN/IsInf
-/// (ElementwiseLower.cpp), after the float registration.
+/// The bundle kernel calls (OpDef::lower) of arithmetic, activations, Clip, Cast, comparisons,
+/// logic, Where, IsNaN/IsInf (ElementwiseLower.cpp), after the float registration.
 void registerElementwiseLowering(OpRegistry &registry);
 
 } // namespace bundlefit

@@ -60,8 +60,7 @@ Calls lowerBinary(const Node &node, const std::string &floatKernel, int32_t op) 
   return calls;
 }
 
-template <const char *Kernel, int32_t Op>
-Calls lowerBinaryOp(const Node &node, const PlanView &) {
+template <const char *Kernel, int32_t Op> Calls lowerBinaryOp(const Node &node, const PlanView &) {
   return lowerBinary(node, Kernel, Op);
 }
 constexpr char kAdd[] = "bf_add_f32", kSub[] = "bf_sub_f32", kMul[] = "bf_mul_f32",
@@ -77,11 +76,11 @@ Calls lowerMean(const Node &node, const PlanView &) {
   const Value *y = node.output(0);
   requireFloat(node, y);
   Calls calls = lowerBinary(node, "bf_add_f32", BF_OP_ADD);
-  calls.push_back(call("bf_unary_f32", {KernelArg::address(y), KernelArg::address(y),
-                                        KernelArg::i32(y->type.numElements()),
-                                        KernelArg::i32(BF_UNARY_SCALE),
-                                        KernelArg::f32(float(1.0 / double(node.inputs.size()))),
-                                        KernelArg::f32(0)}));
+  calls.push_back(
+      call("bf_unary_f32",
+           {KernelArg::address(y), KernelArg::address(y), KernelArg::i32(y->type.numElements()),
+            KernelArg::i32(BF_UNARY_SCALE), KernelArg::f32(float(1.0 / double(node.inputs.size()))),
+            KernelArg::f32(0)}));
   return calls;
 }
 
@@ -137,8 +136,8 @@ Calls lowerClip(const Node &node, const PlanView &) {
     return v->isConstant() ? KernelArg::scalar(v) : KernelArg::address(v);
   };
   return {call(std::string("bf_clip_bounds_") + suffix,
-               {KernelArg::address(x), KernelArg::address(y),
-                KernelArg::i32(y->type.numElements()), boundPtr(lo), boundPtr(hi)})};
+               {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(y->type.numElements()),
+                boundPtr(lo), boundPtr(hi)})};
 }
 
 Calls lowerCast(const Node &node, const PlanView &) {
@@ -225,7 +224,8 @@ Calls lowerLogical(const Node &node, const PlanView &) {
 
 Calls lowerWhere(const Node &node, const PlanView &) {
   const Value *c = input(node, 0), *a = input(node, 1), *b = input(node, 2), *y = node.output(0);
-  return {call(std::string("bf_where_") + sizeSuffix(node, y), broadcastTables(node, {c, a, b}, y))};
+  return {
+      call(std::string("bf_where_") + sizeSuffix(node, y), broadcastTables(node, {c, a, b}, y))};
 }
 
 Calls lowerFloatTest(const Node &node, const PlanView &) {
@@ -234,10 +234,9 @@ Calls lowerFloatTest(const Node &node, const PlanView &) {
   const KernelArg n = KernelArg::i32(y->type.numElements());
   if (node.opType == "IsNaN")
     return {call("bf_isnan_f32", {KernelArg::address(x), KernelArg::address(y), n})};
-  return {call("bf_isinf_f32",
-               {KernelArg::address(x), KernelArg::address(y), n,
-                KernelArg::i32(node.attrs.getInt("detect_negative", 1) != 0),
-                KernelArg::i32(node.attrs.getInt("detect_positive", 1) != 0)})};
+  return {call("bf_isinf_f32", {KernelArg::address(x), KernelArg::address(y), n,
+                                KernelArg::i32(node.attrs.getInt("detect_negative", 1) != 0),
+                                KernelArg::i32(node.attrs.getInt("detect_positive", 1) != 0)})};
 }
 
 } // namespace

@@ -72,12 +72,12 @@ Calls lowerOneHot(const Node &node, const PlanView &) {
   int64_t axis = node.attrs.getInt("axis", -1);
   if (axis < 0)
     axis += int64_t(os.size());
-  return {call("bf_one_hot_" + indexSuffix(node, indices),
-               {KernelArg::address(indices), KernelArg::address(input(node, 2)),
-                KernelArg::address(y), KernelArg::i32(product(os, 0, size_t(axis))),
-                KernelArg::i32(os[size_t(axis)]),
-                KernelArg::i32(product(os, size_t(axis) + 1, os.size())),
-                KernelArg::i32(int64_t(dtypeSize(y->type.dtype)))})};
+  return {
+      call("bf_one_hot_" + indexSuffix(node, indices),
+           {KernelArg::address(indices), KernelArg::address(input(node, 2)), KernelArg::address(y),
+            KernelArg::i32(product(os, 0, size_t(axis))), KernelArg::i32(os[size_t(axis)]),
+            KernelArg::i32(product(os, size_t(axis) + 1, os.size())),
+            KernelArg::i32(int64_t(dtypeSize(y->type.dtype)))})};
 }
 
 } // namespace

@@ -37,9 +37,9 @@ std::vector<KernelCall> lowerUnaryMath(const Node &node, const PlanView &) {
   requireFloat(node, x), requireFloat(node, y);
   float a, b;
   unaryMathParams(*op, node, a, b);
-  return {call("bf_unary_f32", {KernelArg::address(x), KernelArg::address(y),
-                                KernelArg::i32(y->type.numElements()), KernelArg::i32(op->code),
-                                KernelArg::f32(a), KernelArg::f32(b)})};
+  return {call("bf_unary_f32",
+               {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(y->type.numElements()),
+                KernelArg::i32(op->code), KernelArg::f32(a), KernelArg::f32(b)})};
 }
 
 } // namespace

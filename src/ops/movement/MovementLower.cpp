@@ -78,11 +78,11 @@ Calls lowerTrilu(const Node &node, const PlanView &) {
   // k beyond the matrix keeps everything or nothing: clamp into int32.
   const int64_t diagonal =
       k.empty() ? 0 : std::max<int64_t>(-cols - rows, std::min(k[0], cols + rows));
-  return {call(std::string("bf_trilu_") + sizeSuffix(node, y),
-               {KernelArg::address(x), KernelArg::address(y),
-                KernelArg::i32(product(s, 0, s.size() - 2)), KernelArg::i32(rows),
-                KernelArg::i32(cols), KernelArg::i32(diagonal),
-                KernelArg::i32(node.attrs.getInt("upper", 1) != 0)})};
+  return {
+      call(std::string("bf_trilu_") + sizeSuffix(node, y),
+           {KernelArg::address(x), KernelArg::address(y),
+            KernelArg::i32(product(s, 0, s.size() - 2)), KernelArg::i32(rows), KernelArg::i32(cols),
+            KernelArg::i32(diagonal), KernelArg::i32(node.attrs.getInt("upper", 1) != 0)})};
 }
 
 } // namespace

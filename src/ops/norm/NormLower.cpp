@@ -15,7 +15,9 @@ namespace {
 using namespace lowering;
 using Calls = std::vector<KernelCall>;
 
-KernelArg epsilon(const Node &node) { return KernelArg::f32(node.attrs.getFloat("epsilon", 1e-5f)); }
+KernelArg epsilon(const Node &node) {
+  return KernelArg::f32(node.attrs.getFloat("epsilon", 1e-5f));
+}
 
 Calls lowerBatchNorm(const Node &node, const PlanView &) {
   const Value *x = input(node, 0), *y = node.output(0);
@@ -57,9 +59,9 @@ Calls lowerLayerNorm(const Node &node, const PlanView &plan) {
     return KernelArg::address(v && !v->name.empty() && plan.placementOf(v) ? v : nullptr);
   };
   return {call("bf_layernorm_f32",
-               {KernelArg::address(x), KernelArg::address(scale),
-                KernelArg::address(node.input(2)), KernelArg::address(y), optionalOutput(1),
-                optionalOutput(2), KernelArg::i32(outer), KernelArg::i32(inner), epsilon(node)})};
+               {KernelArg::address(x), KernelArg::address(scale), KernelArg::address(node.input(2)),
+                KernelArg::address(y), optionalOutput(1), optionalOutput(2), KernelArg::i32(outer),
+                KernelArg::i32(inner), epsilon(node)})};
 }
 
 Calls lowerInstanceNorm(const Node &node, const PlanView &) {

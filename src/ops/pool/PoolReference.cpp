@@ -87,7 +87,8 @@ void pool(const Node &node, const std::vector<const Tensor *> &inputs,
           const int64_t n = countPad ? KH * KW : count;
           const float mean = n > 0 ? realSum / float(n) : 0.0f;
           const float q = std::nearbyint(mean / float(out.scale) + float(out.zeroPoint));
-          yd[(plane * OH + oh) * OW + ow] = clampToInt8(int64_t(std::max(-1e6f, std::min(1e6f, q))));
+          yd[(plane * OH + oh) * OW + ow] =
+              clampToInt8(int64_t(std::max(-1e6f, std::min(1e6f, q))));
           continue;
         }
         if (countPad) {

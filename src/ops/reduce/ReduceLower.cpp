@@ -92,9 +92,9 @@ Calls lowerHardmax(const Node &node, const PlanView &) {
   splitAround(x->type.shape, node.attrs.getInt("axis", -1), outer, n, inner);
   if (node.attrs.getInt("coerce_to_2d", 0) != 0) // opset < 13: over dims [axis, rank)
     n *= inner, inner = 1;
-  return {call("bf_hardmax_f32", {KernelArg::address(x), KernelArg::address(y),
-                                  KernelArg::i32(outer), KernelArg::i32(n),
-                                  KernelArg::i32(inner)})};
+  return {
+      call("bf_hardmax_f32", {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(outer),
+                              KernelArg::i32(n), KernelArg::i32(inner)})};
 }
 
 } // namespace

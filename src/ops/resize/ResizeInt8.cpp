@@ -32,8 +32,7 @@ std::vector<double> constantValues(const Value *value) {
 std::string whyFloat(const Node &node) {
   if (node.attrs.getString("mode", "nearest") != "nearest")
     return "only nearest Resize runs in int8 (linear blends values)";
-  if (node.attrs.getString("coordinate_transformation_mode", "half_pixel") ==
-      "tf_crop_and_resize")
+  if (node.attrs.getString("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
     return "tf_crop_and_resize (extrapolation_value) has no int8 kernel";
   const Value *x = node.input(0), *y = node.output(0);
   if (!x || !y || x->type.rank() != 4 || x->type.shape[0] != y->type.shape[0] ||

@@ -136,11 +136,11 @@ std::vector<KernelCall> lowerResize(const Node &node, const PlanView &) {
       hIdx[o] = clampIndex(nearest(source(o, IH, OH, 2)), IH);
     for (int64_t o = 0; o < OW; ++o)
       wIdx[o] = clampIndex(nearest(source(o, IW, OW, 3)), IW);
-    calls.push_back(call("bf_resize_nearest_f32",
-                         {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(NC),
-                          KernelArg::i32(IH), KernelArg::i32(IW), KernelArg::i32(OH),
-                          KernelArg::i32(OW), KernelArg::i32Table(std::move(hIdx)),
-                          KernelArg::i32Table(std::move(wIdx))}));
+    calls.push_back(
+        call("bf_resize_nearest_f32",
+             {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(NC), KernelArg::i32(IH),
+              KernelArg::i32(IW), KernelArg::i32(OH), KernelArg::i32(OW),
+              KernelArg::i32Table(std::move(hIdx)), KernelArg::i32Table(std::move(wIdx))}));
     fillOutside();
     return calls;
   }
@@ -158,12 +158,12 @@ std::vector<KernelCall> lowerResize(const Node &node, const PlanView &) {
   std::vector<float> hw, ww;
   linearTables(IH, OH, 2, h0, h1, hw);
   linearTables(IW, OW, 3, w0, w1, ww);
-  calls.push_back(call(
-      "bf_resize_linear_f32",
-      {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(NC), KernelArg::i32(IH),
-       KernelArg::i32(IW), KernelArg::i32(OH), KernelArg::i32(OW), KernelArg::i32Table(h0),
-       KernelArg::i32Table(h1), KernelArg::f32Table(hw), KernelArg::i32Table(w0),
-       KernelArg::i32Table(w1), KernelArg::f32Table(ww)}));
+  calls.push_back(
+      call("bf_resize_linear_f32",
+           {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(NC), KernelArg::i32(IH),
+            KernelArg::i32(IW), KernelArg::i32(OH), KernelArg::i32(OW), KernelArg::i32Table(h0),
+            KernelArg::i32Table(h1), KernelArg::f32Table(hw), KernelArg::i32Table(w0),
+            KernelArg::i32Table(w1), KernelArg::f32Table(ww)}));
   fillOutside();
   return calls;
 }

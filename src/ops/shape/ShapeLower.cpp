@@ -106,9 +106,9 @@ Calls lowerConcat(const Node &node, const PlanView &plan) {
   const Shape &out = y->type.shape;
   const int64_t axis = axisOf(node, out.size());
   // The table addresses constants from constantWeight: not with split weights.
-  const bool constantInSegment = plan.splitWeights() &&
-                                 std::any_of(node.inputs.begin(), node.inputs.end(),
-                                             [](const Value *x) { return x && x->isConstant(); });
+  const bool constantInSegment =
+      plan.splitWeights() && std::any_of(node.inputs.begin(), node.inputs.end(),
+                                         [](const Value *x) { return x && x->isConstant(); });
   if (node.inputs.size() > kMaxSpecialisedPieces && y->type.numElements() > 0 && !constantInSegment)
     if (auto pieces = concatPieces(node, axis, plan))
       return {call("bf_concat_table",
@@ -125,9 +125,9 @@ Calls lowerConcat(const Node &node, const PlanView &plan) {
       continue;
     if (x->type.numElements() > 0) {
       LoopNest nest{x->type.shape, {denseStrides(x->type.shape), outStrides}};
-      calls.push_back(stridedCopy(
-          node, KernelArg::address(x),
-          KernelArg::address(y, offset * outStrides[axis] * int64_t(elem)), nest, elem));
+      calls.push_back(stridedCopy(node, KernelArg::address(x),
+                                  KernelArg::address(y, offset * outStrides[axis] * int64_t(elem)),
+                                  nest, elem));
     }
     offset += x->type.shape[axis];
   }
@@ -280,10 +280,10 @@ Calls lowerGather(const Node &node, const PlanView &) {
   if (!kernel)
     unsupported(node, "indices must be int32 or int64");
   const int64_t inner = product(s, axis + 1, s.size()) * int64_t(dtypeSize(data->type.dtype));
-  return {call(kernel, {KernelArg::address(data), KernelArg::address(indices),
-                        KernelArg::address(y), KernelArg::i32(product(s, 0, axis)),
-                        KernelArg::i32(s[axis]), KernelArg::i32(inner),
-                        KernelArg::i32(indices->type.numElements())})};
+  return {
+      call(kernel, {KernelArg::address(data), KernelArg::address(indices), KernelArg::address(y),
+                    KernelArg::i32(product(s, 0, axis)), KernelArg::i32(s[axis]),
+                    KernelArg::i32(inner), KernelArg::i32(indices->type.numElements())})};
 }
 
 } // namespace

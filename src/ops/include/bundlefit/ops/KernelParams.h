@@ -46,10 +46,11 @@ BF_KERNEL_PARAMS_INFO(bf_quant_params, BF_QUANT_PARAMS_FIELDS)
 
 /// Every parameter struct: (C name, field count), for the bitcode check.
 inline std::vector<std::pair<std::string, size_t>> kernelParamsStructs() {
-  return {{KernelParamsInfo<bf_conv_params>::name, std::size(KernelParamsInfo<bf_conv_params>::fields)},
-          {KernelParamsInfo<bf_pool_params>::name, std::size(KernelParamsInfo<bf_pool_params>::fields)},
-          {KernelParamsInfo<bf_quant_params>::name,
-           std::size(KernelParamsInfo<bf_quant_params>::fields)}};
+  return {
+      {KernelParamsInfo<bf_conv_params>::name, std::size(KernelParamsInfo<bf_conv_params>::fields)},
+      {KernelParamsInfo<bf_pool_params>::name, std::size(KernelParamsInfo<bf_pool_params>::fields)},
+      {KernelParamsInfo<bf_quant_params>::name,
+       std::size(KernelParamsInfo<bf_quant_params>::fields)}};
 }
 
 /// The value of a field not set yet (no kernel parameter is INT32_MIN).
