@@ -39,7 +39,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 MODELS = ["lenet", "resnet8", "ds_cnn", "mobilenet_v1_025", "autoencoder", "mobilenet_v2", "branchy"]
 # Built on request only: make_models.py's bench-only models and widths of
 # examples/sweep's MobileNetV2 (width, resolution).
-BENCH_ONLY = ["efficientnet_b0", "mobilenet_v3_small", "mnasnet1_0"]
+BENCH_ONLY = ["efficientnet_b0", "mobilenet_v3_small", "mnasnet1_0", "mobilenet_v3_large", "resnet18",
+              "squeezenet1_1"]
 SWEEP_MODELS = {"mobilenet_v2_035": (0.35, 96)}
 # The host comparison's model set (--levels): every architecture the repository builds.
 ORT_MODELS = MODELS + BENCH_ONLY + list(SWEEP_MODELS)
@@ -253,7 +254,8 @@ def main():
     ap.add_argument("--work", default="/tmp/bench-codegen", help="scratch directory (models, bundles)")
     ap.add_argument("--models", default=None,
                     help="comma list (default: the reference models; with --levels, also the "
-                         "bench-only EfficientNet-B0, MobileNetV3-small, MnasNet 1.0 and MobileNetV2-0.35 96x96)")
+                         "bench-only EfficientNet-B0, MobileNetV3-small/-large, MnasNet 1.0, ResNet-18, "
+                         "SqueezeNet 1.1 and MobileNetV2-0.35 96x96)")
     ap.add_argument("--targets", default=",".join(TARGETS))
     ap.add_argument("--opts", default=",".join(OPTS))
     ap.add_argument("--compile-reps", type=int, default=1, help="compiles per model/target/opt (median reported)")

@@ -46,6 +46,10 @@ REFERENCE = {
     "mobilenet_v3_small": ("torchvision mobilenet_v3_small 2,542,856", 2_542_856, 2_542_856,
                            "trainable"),
     "mnasnet1_0": ("torchvision mnasnet1_0 4,383,312", 4_383_312, 4_383_312, "trainable"),
+    "mobilenet_v3_large": ("torchvision mobilenet_v3_large 5,483,032", 5_483_032, 5_483_032,
+                           "trainable"),
+    "resnet18": ("torchvision resnet18 11,689,512", 11_689_512, 11_689_512, "trainable"),
+    "squeezenet1_1": ("torchvision squeezenet1_1 1,235,496", 1_235_496, 1_235_496, "trainable"),
 }
 
 DTYPE_BYTES = {onnx.TensorProto.FLOAT: 4, onnx.TensorProto.INT64: 8}

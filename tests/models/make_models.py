@@ -558,17 +558,26 @@ def efficientnet_b0(name="efficientnet_b0", res=224, width=1.0, classes=1000):
     return b, b.finish([x], f"EfficientNet-B0 width {width} {res}x{res}, torchvision layout, NCHW, logits out")
 
 
-def mobilenet_v3_small(name="mobilenet_v3_small", res=224, width=1.0, classes=1000):
-    """MobileNetV3-small (torchvision layout): HardSwish written as x*HardSigmoid(x)
-    (opset < 14), ReLU in the early blocks, SE with ReLU and HardSigmoid."""
+# (kernel, expanded, out, SE, hard-swish, stride), torchvision's _mobilenet_v3_conf
+MOBILENET_V3_SMALL = [(3, 16, 16, True, False, 2), (3, 72, 24, False, False, 2), (3, 88, 24, False, False, 1),
+                      (5, 96, 40, True, True, 2), (5, 240, 40, True, True, 1), (5, 240, 40, True, True, 1),
+                      (5, 120, 48, True, True, 1), (5, 144, 48, True, True, 1), (5, 288, 96, True, True, 2),
+                      (5, 576, 96, True, True, 1), (5, 576, 96, True, True, 1)]
+MOBILENET_V3_LARGE = [(3, 16, 16, False, False, 1), (3, 64, 24, False, False, 2), (3, 72, 24, False, False, 1),
+                      (5, 72, 40, True, False, 2), (5, 120, 40, True, False, 1), (5, 120, 40, True, False, 1),
+                      (3, 240, 80, False, True, 2), (3, 200, 80, False, True, 1), (3, 184, 80, False, True, 1),
+                      (3, 184, 80, False, True, 1), (3, 480, 112, True, True, 1), (3, 672, 112, True, True, 1),
+                      (5, 672, 160, True, True, 2), (5, 960, 160, True, True, 1), (5, 960, 160, True, True, 1)]
+
+
+def mobilenet_v3_small(name="mobilenet_v3_small", res=224, width=1.0, classes=1000,
+                       cfg=MOBILENET_V3_SMALL, last_channel=1024, doc_name="MobileNetV3-small"):
+    """MobileNetV3-small (torchvision layout; -large with cfg=MOBILENET_V3_LARGE,
+    last_channel=1280): HardSwish written as x*HardSigmoid(x) (opset < 14), ReLU in
+    the early blocks, SE with ReLU and HardSigmoid."""
     b = Builder(name, "input", [1, 3, res, res])
     x = b.conv("input", "stem", _scaled(16, width), 3, stride=2, bias=False)
     x = b.hard_swish(b.bn(x, "stem_bn"), "stem_hswish")
-    # (kernel, expanded, out, SE, hard-swish, stride), torchvision's "mobilenet_v3_small"
-    cfg = [(3, 16, 16, True, False, 2), (3, 72, 24, False, False, 2), (3, 88, 24, False, False, 1),
-           (5, 96, 40, True, True, 2), (5, 240, 40, True, True, 1), (5, 240, 40, True, True, 1),
-           (5, 120, 48, True, True, 1), (5, 144, 48, True, True, 1), (5, 288, 96, True, True, 2),
-           (5, 576, 96, True, True, 1), (5, 576, 96, True, True, 1)]
     for bi, (k, e, c, se, hs, stride) in enumerate(cfg, start=1):
         p = f"block{bi}"
         act = b.hard_swish if hs else b.relu
@@ -589,10 +598,10 @@ def mobilenet_v3_small(name="mobilenet_v3_small", res=224, width=1.0, classes=10
     x = b.conv(x, "head", 6 * b.v(x).shape[1], 1, pads=[0, 0, 0, 0], bias=False)
     x = b.hard_swish(b.bn(x, "head_bn"), "head_hswish")
     x = b.flatten(b.gap(x, "gap"), "flatten")
-    x = b.gemm(x, "classifier_fc1", 1024)
+    x = b.gemm(x, "classifier_fc1", last_channel)
     x = b.hard_swish(x, "classifier_hswish")
     x = b.gemm(x, "classifier", classes, logit_std=2.0)
-    return b, b.finish([x], f"MobileNetV3-small width {width} {res}x{res}, torchvision layout, NCHW, logits out")
+    return b, b.finish([x], f"{doc_name} width {width} {res}x{res}, torchvision layout, NCHW, logits out")
 
 
 def mnasnet1_0():
@@ -625,6 +634,50 @@ def mnasnet1_0():
     return b, b.finish([x], "MnasNet 1.0 224x224, torchvision layout, NCHW, logits out")
 
 
+def resnet18():
+    """ResNet-18 (torchvision `resnet18` layout): 7x7/2 stem + BN + ReLU, 3x3/2 max pool,
+    four stages of two basic blocks (64, 128, 256, 512), 1x1/2 conv + BN projection
+    shortcuts, global average pool, fc 1000."""
+    b = Builder("resnet18", "input", [1, 3, 224, 224])
+    x = b.relu(b.bn(b.conv("input", "stem", 64, 7, stride=2, bias=False), "stem_bn"), "stem_relu")
+    x = b.maxpool(x, "stem_pool", 3, 2, pads=(1, 1, 1, 1))
+    for si, c in enumerate([64, 128, 256, 512], start=1):
+        for bi in range(1, 3):
+            p = f"layer{si}_block{bi}"
+            stride = 2 if si > 1 and bi == 1 else 1
+            y = b.relu(b.bn(b.conv(x, p + "_conv1", c, 3, stride=stride, bias=False), p + "_bn1"), p + "_relu1")
+            y = b.bn(b.conv(y, p + "_conv2", c, 3, bias=False), p + "_bn2")
+            if stride != 1 or b.v(x).shape[1] != c:
+                x = b.bn(b.conv(x, p + "_down", c, 1, stride=stride, pads=[0, 0, 0, 0], bias=False),
+                         p + "_down_bn")
+            x = b.relu(b.add(y, x, p + "_add"), p + "_relu2")
+    x = b.flatten(b.gap(x, "gap"), "flatten")
+    x = b.gemm(x, "fc", 1000, logit_std=2.0)
+    return b, b.finish([x], "ResNet-18 224x224, torchvision layout, NCHW, logits out")
+
+
+def squeezenet1_1():
+    """SqueezeNet 1.1 (torchvision `squeezenet1_1` layout): 3x3/2 conv 64 + ReLU, fire
+    modules (1x1 squeeze + ReLU, 1x1 and 3x3 expands + ReLU, Concat) between 3x3/2 max
+    pools (ceil_mode gives the same sizes at 224), 1x1 conv 1000 + ReLU, global average
+    pool."""
+    b = Builder("squeezenet1_1", "input", [1, 3, 224, 224])
+    x = b.relu(b.conv("input", "conv1", 64, 3, stride=2, pads=[0, 0, 0, 0]), "conv1_relu")
+
+    def fire(x, p, squeeze, expand):
+        s = b.relu(b.conv(x, p + "_squeeze", squeeze, 1, pads=[0, 0, 0, 0]), p + "_squeeze_relu")
+        e1 = b.relu(b.conv(s, p + "_expand1x1", expand, 1, pads=[0, 0, 0, 0]), p + "_expand1x1_relu")
+        e3 = b.relu(b.conv(s, p + "_expand3x3", expand, 3), p + "_expand3x3_relu")
+        return b.concat([e1, e3], p + "_concat")
+
+    for i, layer in enumerate(["pool", (16, 64), (16, 64), "pool", (32, 128), (32, 128), "pool",
+                               (48, 192), (48, 192), (64, 256), (64, 256)], start=1):
+        x = b.maxpool(x, f"pool{i}", 3, 2) if layer == "pool" else fire(x, f"fire{i}", *layer)
+    x = b.relu(b.conv(x, "classifier", 1000, 1, pads=[0, 0, 0, 0], std=0.02), "classifier_relu")
+    x = b.flatten(b.gap(x, "gap"), "flatten")
+    return b, b.finish([x], "SqueezeNet 1.1 224x224, torchvision layout, NCHW, scores out")
+
+
 MODELS = {
     "lenet": lenet,
     "resnet8": resnet8,
@@ -640,10 +693,15 @@ MODELS = {
     "efficientnet_b0": efficientnet_b0,
     "mobilenet_v3_small": mobilenet_v3_small,
     "mnasnet1_0": mnasnet1_0,
+    "mobilenet_v3_large": lambda: mobilenet_v3_small("mobilenet_v3_large", cfg=MOBILENET_V3_LARGE,
+                                                     last_channel=1280, doc_name="MobileNetV3-large"),
+    "resnet18": resnet18,
+    "squeezenet1_1": squeezenet1_1,
 }
 # Built only when named with --only (bench/memory's bench_models target), so
-# the default build and CI do not write 31 MB more.
-BENCH_ONLY = {"efficientnet_b0", "mobilenet_v3_small", "mnasnet1_0"}
+# the default build and CI do not write 140 MB more.
+BENCH_ONLY = {"efficientnet_b0", "mobilenet_v3_small", "mnasnet1_0", "mobilenet_v3_large", "resnet18",
+              "squeezenet1_1"}
 
 LENET_ALIGNED_WEIGHT_BYTES = 1_724_608
 
