@@ -36,12 +36,10 @@ from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime, run_bu
 # their zero points (bf_conv2d_wzp_s8), so the int8 values agree at every
 # layer. Double rounding (TFLM's and CMSIS-NN's default) differed on about
 # one output in 2^(1-shift) per layer: 5-6 of 3,200 on op_conv.
+# AveragePool at other output parameters averages in float as onnxruntime's
+# QLinearAveragePool (bf_avgpool2d_requant_s8) and Mul rounds as its
+# QLinearMul (bf_mul_ratio_s8), one rounding each: no model is exempt.
 MAX_LSB = 0.0
-# Models known to be up to 1 LSB off (printed as KNOWN, a failure if worse):
-# none. AveragePool at other output parameters averages in float as
-# onnxruntime's QLinearAveragePool (bf_avgpool2d_requant_s8) and Mul rounds
-# as its QLinearMul (bf_mul_ratio_s8), one rounding each.
-KNOWN_INEXACT = {}
 
 
 def boundary_params(model_path):
@@ -136,14 +134,11 @@ def main():
         bound = MAX_LSB if args.max_lsb is None else args.max_lsb
         steps = np.rint(lsb)
         off1, off2 = int((steps == 1).sum()), int((steps >= 2).sum())
-        known = next((why for pattern, why in KNOWN_INEXACT.items() if re.search(pattern, name)),
-                     None)
-        ok = worst <= (max(bound, 1.0) if known else bound) + 1e-3
+        ok = worst <= bound + 1e-3
         failed += 0 if ok else 1
         print(f"{name:28s} {flavour}: {lsb.size - off1 - off2} exact, {off1} 1 LSB off, "
               f"{off2} >=2 LSB off (max {worst:.0f})"
               f"{'' if ok else '  FAIL (> %g LSB)' % bound}"
-              f"{'  KNOWN: ' + known if known and off1 else ''}"
               f"{'; ' + str(len(warnings)) + ' warnings' if warnings else ''}")
     print(f"{len(models) - failed} passed, {failed} failed")
     return 1 if failed else 0

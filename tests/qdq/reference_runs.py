@@ -2,6 +2,7 @@
 onnxruntime-node (ort_run.js), shared by the scripts that compare the two
 (compare_qdq.py, fashion_accuracy.py, layer_diff.py, tests/recurrent).
 """
+import argparse
 import glob
 import os
 import subprocess
@@ -22,6 +23,24 @@ def missing_onnxruntime(module_dir):
         return None
     return (f"SKIP: onnxruntime-node is not installed in {module_dir} "
             "(cd bench/codegen && ONNXRUNTIME_NODE_INSTALL=skip npm ci)")
+
+
+def comparison_args():
+    """BUNDLEFIT WORK ORT_MODULE_DIR [--target T], the arguments of the
+    scripts that compare generated models with onnxruntime, with WORK created;
+    None (after printing why) when onnxruntime-node is missing: exit SKIP."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bundlefit")
+    ap.add_argument("work")
+    ap.add_argument("ort_module_dir")
+    ap.add_argument("--target", default="host")
+    args = ap.parse_args()
+    missing = missing_onnxruntime(args.ort_module_dir)
+    if missing:
+        print(missing)
+        return None
+    os.makedirs(args.work, exist_ok=True)
+    return args
 
 
 def run_bundle(bundlefit, model, npy, outdir, target="host", extra=()):

@@ -15,7 +15,6 @@ on the same input; every output element must agree within 1e-4 absolute +
 
 Exit 77 (CTest SKIP) without onnxruntime-node or a runnable target.
 """
-import argparse
 import json
 import os
 import subprocess
@@ -26,7 +25,7 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper, save
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qdq"))
-from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime,  # noqa: E402
+from reference_runs import (SKIP, TargetUnavailable, comparison_args,  # noqa: E402
                             run_bundle, run_onnxruntime)
 
 
@@ -125,17 +124,9 @@ def check_shared_weights(bundlefit, work):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("bundlefit")
-    ap.add_argument("work")
-    ap.add_argument("ort_module_dir")
-    ap.add_argument("--target", default="host")
-    args = ap.parse_args()
-    missing = missing_onnxruntime(args.ort_module_dir)
-    if missing:
-        print(missing)
+    args = comparison_args()
+    if args is None:
         return SKIP
-    os.makedirs(args.work, exist_ok=True)
     failed = check_shared_weights(args.bundlefit, args.work) if args.target == "host" else 0
     for name, op, spec in CASES:
         model, x = recurrent_model(name, op, **spec)

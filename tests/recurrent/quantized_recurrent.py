@@ -21,7 +21,6 @@ An unrolled recurrent layer quantizes like any float graph (compile
 
 Exit 77 (CTest SKIP) without onnxruntime-node or a runnable target.
 """
-import argparse
 import json
 import os
 import re
@@ -35,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qdq"))
 sys.path.insert(0, HERE)
 from compare_recurrent import recurrent_model  # noqa: E402
-from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime,  # noqa: E402
+from reference_runs import (SKIP, TargetUnavailable, comparison_args,  # noqa: E402
                             run_bundle, run_onnxruntime)
 
 MAX_QDQ = 16
@@ -63,17 +62,9 @@ def quantization_counts(bundlefit, model, profile, report):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("bundlefit")
-    ap.add_argument("work")
-    ap.add_argument("ort_module_dir")
-    ap.add_argument("--target", default="host")
-    args = ap.parse_args()
-    missing = missing_onnxruntime(args.ort_module_dir)
-    if missing:
-        print(missing)
+    args = comparison_args()
+    if args is None:
         return SKIP
-    os.makedirs(args.work, exist_ok=True)
     failed = 0
     for name, op, spec in CASES:
         model, x = recurrent_model(name, op, **spec)
