@@ -683,10 +683,10 @@ private:
       rescaleToPreset(node, output, params);
   }
 
-  /// An ONNX model's 2-D AveragePool with its own output parameters: the
-  /// int8 kernel requantizes (bf_avgpool2d_requant_s8).
+  /// A pre-quantized ONNX model's output parameters that the int8 kernel
+  /// writes itself (Int8Def::requantizes: the 2-D AveragePool).
   bool ownsPresetOutput(const Node &node) const {
-    return options_.preset && options_.onnxArithmetic && node.opType == "AveragePool" &&
+    return options_.preset && options_.onnxArithmetic && int8Of(node).requantizes &&
            node.input(0)->type.rank() == 4 &&
            options_.preset->activations.count(node.output()->name);
   }

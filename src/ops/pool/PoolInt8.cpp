@@ -167,6 +167,7 @@ void registerPoolInt8(OpRegistry &registry) {
     def.cmsis.choose = cmsisChoose;
     def.cmsis.call = cmsisCall;
   }
+  registry.at("AveragePool").int8.requantizes = true;
   registry.at("AveragePool").cmsis.scratch = cmsisAvgPoolScratch;
   registry.at("GlobalAveragePool").cmsis.scratch = cmsisAvgPoolScratch;
   registry.at("MaxPool").device.nnlibScratch = nnlibScratch;

@@ -111,6 +111,10 @@ struct Int8Def {
   bool fixedOutput = false;
   float outputScale = 0.0f;
   int32_t outputZeroPoint = 0;
+  /// A SameParams kernel that can also write other output parameters in an
+  /// ONNX model's arithmetic (QuantizationOptions::onnxArithmetic): the 2-D
+  /// AveragePool (bf_avgpool2d_requant_s8) keeps a pre-quantized model's.
+  bool requantizes = false;
   /// The kernel may round as ONNX defines it, where TFLite differs
   /// (kInt8RoundingAttr "single": Conv and Gemm round the requantized
   /// value once; Quantize rounds half to even).
