@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/PatchStage.h"
+#include "lut/Lut.h"
 #include "memopt/MemOpt.h"
 
 #include "bundlefit/ops/InPlaceOps.h"
@@ -180,7 +181,14 @@ std::string whyNotPatchable(const Node &node) {
   static const std::set<std::string> ops = {"Conv", "Add", "Relu", "Clip", "Quantize", "Rescale"};
   if (node.opType == kPatchStageOp)
     return "already a patch stage";
-  if (!ops.count(node.opType)) {
+  // An int8 activation table (src/ops/lut/) is elementwise: the tile's bytes
+  // in, the tile's bytes out. Float activations come fused into their conv;
+  // int8 builds split them off (quant/UnfuseActivations.cpp), which without
+  // this would end a stage at every SiLU and HardSwish.
+  const bool int8Table = lut::functionOf(node) && node.input(0) &&
+                         node.input(0)->type.dtype == DType::Int8 &&
+                         !node.input(0)->type.quant.empty();
+  if (!ops.count(node.opType) && !int8Table) {
     // The two that end stages in SE nets: say what a stage could not do.
     const Value *y = node.output();
     if (node.opType.compare(0, 6, "Global") == 0)

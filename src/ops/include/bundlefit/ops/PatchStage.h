@@ -99,8 +99,8 @@ std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Val
 /// The program of a PatchStage node.
 std::unique_ptr<PatchProgram> buildPatchProgram(const Node &stage);
 
-/// Whether a body may contain `node` (Conv, Add, Relu, Clip, Quantize, Rescale
-/// on 4-D batch-1 tensors).
+/// Whether a body may contain `node` (Conv, Add, Relu, Clip, Quantize, Rescale,
+/// int8 activation tables, on 4-D batch-1 tensors).
 bool isPatchableNode(const Node &node);
 /// Why isPatchableNode is false, in a phrase ("op GlobalAveragePool has no
 /// patch form", "Mul broadcasts float32[1,32,1,1] to float32[1,32,112,112]");
