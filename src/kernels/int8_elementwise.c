@@ -119,23 +119,6 @@ void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, i
         bf_i8_clamp(bf_i8_requantize(in[i] + inOffset, mult, shift) + outOffset, actMin, actMax);
 }
 
-/* x / scale bounded to +-1e6 (an out-of-range float->int is undefined; NaN
- * fails both tests and becomes 0), rounded to an integer without libm:
- * half away from zero (TFLM's AffineQuantize) or half to even (ONNX's
- * QuantizeLinear, onnxruntime's nearbyint). v - t is exact below 2^23. */
-BF_I8_INLINE int32_t bf_i8_round_quotient(float x, float scale, int halfEven) {
-  float v = x / scale;
-  v = v > 1.0e6f ? 1.0e6f : v;
-  v = v >= -1.0e6f ? v : (v < -1.0e6f ? -1.0e6f : 0.0f);
-  int32_t t = (int32_t)v;
-  const float frac = v - (float)t;
-  if (frac > 0.5f || (frac == 0.5f && (!halfEven || (t & 1))))
-    ++t;
-  else if (frac < -0.5f || (frac == -0.5f && (!halfEven || (t & 1))))
-    --t;
-  return t;
-}
-
 void bf_quantize_f32_s8(const float *restrict in, int8_t *restrict out, int32_t n, float scale,
                         int32_t zeroPoint) {
   for (int32_t i = 0; i < n; ++i)

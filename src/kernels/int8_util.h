@@ -38,6 +38,23 @@ BF_I8_INLINE uint32_t bf_i8_pack16(int32_t lo, int32_t hi) {
 
 BF_I8_INLINE int32_t bf_i8_min(int32_t a, int32_t b) { return a < b ? a : b; }
 BF_I8_INLINE int32_t bf_i8_max(int32_t a, int32_t b) { return a > b ? a : b; }
+
+/* x / scale bounded to +-1e6 (an out-of-range float->int is undefined; NaN
+ * fails both tests and becomes 0), rounded to an integer without libm:
+ * half away from zero (TFLM's AffineQuantize) or half to even (ONNX's
+ * QuantizeLinear, onnxruntime's nearbyint). v - t is exact below 2^23. */
+BF_I8_INLINE int32_t bf_i8_round_quotient(float x, float scale, int halfEven) {
+  float v = x / scale;
+  v = v > 1.0e6f ? 1.0e6f : v;
+  v = v >= -1.0e6f ? v : (v < -1.0e6f ? -1.0e6f : 0.0f);
+  int32_t t = (int32_t)v;
+  const float frac = v - (float)t;
+  if (frac > 0.5f || (frac == 0.5f && (!halfEven || (t & 1))))
+    ++t;
+  else if (frac < -0.5f || (frac == -0.5f && (!halfEven || (t & 1))))
+    --t;
+  return t;
+}
 BF_I8_INLINE int32_t bf_i8_abs(int32_t a) { return a < 0 ? -a : a; }
 BF_I8_INLINE int8_t bf_i8_clamp(int32_t x, int32_t lo, int32_t hi) {
   return (int8_t)(x < lo ? lo : x > hi ? hi : x);

@@ -70,6 +70,9 @@ def main():
     ap.add_argument("--target", default="host")
     ap.add_argument("--only", default=None, help="only the models whose name matches this regex")
     ap.add_argument("--max-lsb", type=float, default=None)
+    ap.add_argument("--all-int8", action="store_true",
+                    help="fail a model any of whose nodes bundlefit keeps in float (a warning): "
+                         "equal to onnxruntime is not enough where an int8 kernel is expected")
     ap.add_argument("--keep-int8-io", action="store_true",
                     help="int8 bundle inputs/outputs: the input quantized as QuantizeLinear "
                          "does (half to even), the output dequantized here")
@@ -135,6 +138,10 @@ def main():
         steps = np.rint(lsb)
         off1, off2 = int((steps == 1).sum()), int((steps >= 2).sum())
         ok = worst <= bound + 1e-3
+        kept = [l for l in warnings if "kept in float" in l]
+        if args.all_int8 and kept:
+            failed += 1
+            print(f"{name}: FAIL, not all int8: {kept[0]}")
         failed += 0 if ok else 1
         print(f"{name:28s} {flavour}: {lsb.size - off1 - off2} exact, {off1} 1 LSB off, "
               f"{off2} >=2 LSB off (max {worst:.0f})"

@@ -9,9 +9,12 @@ for OP in Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu and Gelu
 sample holds every one of the 256 input codes exactly (and the others
 random values past both ends of the range, which saturate). compare_qdq.py
 then runs them in bundlefit and onnxruntime: a table built from the
-parameters must agree on every element (--max-lsb 0). Also nearest Resize
-models (RESIZES: upsampling by scales, sizes with align_corners/ceil,
-asymmetric/floor downsampling at opset 18), the int8 copy by indices. And fallback/: a
+parameters must agree on every element (--max-lsb 0). Also Resize models
+(RESIZES), nearest (upsampling by scales, sizes with align_corners/ceil,
+asymmetric/floor downsampling at opset 18: the int8 copy by indices) and
+linear (half_pixel by 2, align_corners sizes, asymmetric downsampling,
+pytorch_half_pixel by 3 x 1.7: onnxruntime blends them in float, as the
+int8 kernel does). And fallback/: a
 Softplus (no int8 kernel) between pairs, which runs in float. Only onnx and
 numpy.
 
@@ -109,15 +112,22 @@ def model(op, attrs, in_range, out_range, dtype):
     return m, samples
 
 
-# Nearest Resize (no table: a copy by indices, src/ops/resize/ResizeInt8.cpp)
-# with the same parameters on both sides, as onnxruntime's quantizer writes
-# it: name, attributes, scales or sizes, opset.
+# Resize (no table: src/ops/resize/ResizeInt8.cpp) with the same parameters
+# on both sides, as onnxruntime's quantizer writes it: name, attributes,
+# scales or sizes, opset. Nearest copies codes; linear blends in float.
 RESIZES = [
     ("resize_up2", {"mode": "nearest"}, {"scales": [1, 1, 2, 2]}, 13),
     ("resize_sizes_ceil", {"mode": "nearest", "coordinate_transformation_mode": "align_corners",
                            "nearest_mode": "ceil"}, {"sizes": [1, 4, 5, 13]}, 13),
     ("resize_down_asym", {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
                           "nearest_mode": "floor"}, {"scales": [1, 1, 0.5, 0.75]}, 18),
+    ("resize_linear_up2", {"mode": "linear"}, {"scales": [1, 1, 2, 2]}, 13),
+    ("resize_linear_sizes_ac", {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+     {"sizes": [1, 4, 5, 13]}, 13),
+    ("resize_linear_down_asym", {"mode": "linear", "coordinate_transformation_mode": "asymmetric"},
+     {"scales": [1, 1, 0.5, 0.75]}, 18),
+    ("resize_linear_pt", {"mode": "linear", "coordinate_transformation_mode": "pytorch_half_pixel"},
+     {"scales": [1, 1, 3, 1.7]}, 13),
 ]
 
 
@@ -178,7 +188,7 @@ def main():
     m, samples = model("Softplus", {}, (-4.0, 4.0), (0.0, 4.1), "s8")
     onnx.save(m, os.path.join(fallback, "softplus_qdq_s8.onnx"))
     np.save(os.path.join(fallback, "softplus_qdq_s8.input.npy"), samples)
-    print(f"wrote {2 * len(rows)} activation and {2 * len(RESIZES)} nearest Resize QDQ models to {args.out}, 1 to {fallback}")
+    print(f"wrote {2 * len(rows)} activation and {2 * len(RESIZES)} Resize QDQ models to {args.out}, 1 to {fallback}")
 
 
 if __name__ == "__main__":

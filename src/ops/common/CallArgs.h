@@ -60,6 +60,13 @@ public:
     args_.push_back(KernelArg::i32Table(v));
     return *this;
   }
+  /// A float table, or a null pointer when empty.
+  Args &floats(const std::vector<float> &v) {
+    if (v.empty())
+      return addr(nullptr);
+    args_.push_back(KernelArg::f32Table(v));
+    return *this;
+  }
   Args &table(const std::array<int32_t, 6> &v) {
     return table(std::vector<int32_t>(v.begin(), v.end()));
   }

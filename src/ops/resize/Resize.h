@@ -8,9 +8,47 @@
 
 #include "bundlefit/ops/OpRegistry.h"
 
+#include <string>
 #include <vector>
 
 namespace bundlefit {
+
+/// Where output index o of one axis reads in the input (before clamping or
+/// rounding), per coordinate_transformation_mode `ctm`: the one formula of
+/// every engine. T is double for the float engines (the ONNX reference) and
+/// float for int8 linear Resize (onnxruntime's arithmetic, whose rounding
+/// the int8 outputs reproduce). resizedLen is scale * inLen (ONNX) or the
+/// output length (onnxruntime); roi bounds matter to tf_crop_and_resize only.
+template <typename T>
+T resizeSourceCoordinate(const std::string &ctm, int64_t o, int64_t inLen, T scale, T resizedLen,
+                         T roiStart = T(0), T roiEnd = T(1)) {
+  const T x = T(o), last = T(inLen - 1);
+  if (ctm == "asymmetric")
+    return x / scale;
+  if (ctm == "align_corners")
+    return resizedLen == 1 ? T(0) : x * last / (resizedLen - 1);
+  if (ctm == "pytorch_half_pixel")
+    return resizedLen == 1 ? T(-0.5) : (x + T(0.5)) / scale - T(0.5);
+  if (ctm == "tf_half_pixel_for_nn")
+    return (x + T(0.5)) / scale;
+  if (ctm == "tf_crop_and_resize") {
+    const T v = resizedLen == 1 ? (roiEnd - roiStart) * last / T(2)
+                                : x * (roiEnd - roiStart) * last / (resizedLen - 1);
+    return v + roiStart * last;
+  }
+  return (x + T(0.5)) / scale - T(0.5); // half_pixel
+}
+
+/// One axis of an int8 linear Resize as onnxruntime sets it up: the lower
+/// and upper neighbour of every output index and their weights, in float.
+struct LinearAxis {
+  std::vector<int32_t> lo, hi;
+  std::vector<float> loWeight, hiWeight;
+};
+/// Axis `d` of `node`'s input resized to its output, by the constant scale
+/// (float, as given, or output / input length), for the node's
+/// coordinate_transformation_mode (not tf_crop_and_resize).
+LinearAxis linearAxisF32(const Node &node, size_t d);
 
 /// Reference interpreter kernels (ResizeInterp.cpp).
 namespace resize_interp {
@@ -31,8 +69,15 @@ void resizeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                   std::vector<Tensor> &outputs);
 } // namespace resize_interp
 
-/// Resize's int8 definition: nearest, a copy by precomputed indices
-/// (ResizeInt8.cpp).
+/// The int8 reference of Resize (ResizeReference.cpp): nearest copies codes
+/// (resize_interp::resizeKernel), linear blends as onnxruntime does.
+namespace resize_reference {
+void resize(const Node &node, const std::vector<const Tensor *> &inputs,
+            std::vector<Tensor> &outputs);
+} // namespace resize_reference
+
+/// Resize's int8 definition: nearest, a copy by precomputed indices;
+/// linear, a float blend rounded once (ResizeInt8.cpp).
 void registerResizeInt8(OpRegistry &registry);
 
 /// The bundle kernel calls (OpDef::lower) of Resize

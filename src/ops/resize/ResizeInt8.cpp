@@ -1,19 +1,29 @@
-//===- ResizeInt8.cpp - Nearest Resize in int8: a copy by indices ----------===//
+//===- ResizeInt8.cpp - Resize in int8 -------------------------------------===//
 //
 // Nearest-neighbour Resize only copies elements, so its int8 output carries
 // the input's scale and zero point (Int8Rule::SameParams) and equals
 // onnxruntime's DequantizeLinear -> Resize -> QuantizeLinear whenever the
 // model gives both sides the same parameters. The source row and column of
 // every output are the reference interpreter's (resize_interp::dimMaps),
-// computed at compile time; bf_resize_nearest_u8 copies by them. Linear
-// resizing blends values and would need the rescale onnxruntime does in
-// float: it stays float.
+// computed at compile time; bf_resize_nearest_u8 copies by them.
+//
+// Linear Resize blends four neighbours. onnxruntime runs a QDQ model's
+// linear Resize in float (no int8 kernel of its own), so the exact int8
+// result is its float arithmetic: neighbours and weights from its bilinear
+// setup in float (linearAxisF32, here at compile time), the dequantized
+// neighbours blended in float, rounded once half to even
+// (bf_resize_linear_s8). The output keeps the input's parameters when the
+// quantizer picks them (a blend stays in the input's range); a pre-quantized
+// model's own output parameters are honoured.
 //
 //===----------------------------------------------------------------------===//
 #include "resize/Resize.h"
 
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace bundlefit {
 namespace {
@@ -30,8 +40,6 @@ std::vector<double> constantValues(const Value *value) {
 }
 
 std::string whyFloat(const Node &node) {
-  if (node.attrs.getString("mode", "nearest") != "nearest")
-    return "only nearest Resize runs in int8 (linear blends values)";
   if (node.attrs.getString("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
     return "tf_crop_and_resize (extrapolation_value) has no int8 kernel";
   const Value *x = node.input(0), *y = node.output(0);
@@ -41,14 +49,29 @@ std::string whyFloat(const Node &node) {
   return "";
 }
 
+std::vector<KernelCall> lowerLinear(const Node &node, const Value &x, const Value &y) {
+  const Shape &xs = x.type.shape, &ys = y.type.shape;
+  const LinearAxis h = linearAxisF32(node, 2), w = linearAxisF32(node, 3);
+  const Affine in = activationParams(node, &x, "input"), out = activationParams(node, &y, "output");
+  call_args::Args args;
+  args.addr(&x).addr(&y).i32(narrow(node, xs[0] * xs[1])).i32(narrow(node, xs[2]));
+  args.i32(narrow(node, xs[3])).i32(narrow(node, ys[2])).i32(narrow(node, ys[3]));
+  args.table(h.lo).table(h.hi).floats(h.loWeight).floats(h.hiWeight);
+  args.table(w.lo).table(w.hi).floats(w.loWeight).floats(w.hiWeight);
+  args.f32(in.scale).i32(in.zeroPoint).f32(out.scale).i32(out.zeroPoint);
+  return {args.call("bf_resize_linear_s8")};
+}
+
 std::vector<KernelCall> lower(const Node &node) {
   const Value &x = operand(node, node.input(0), "input");
   const Value &y = operand(node, node.output(0), "output");
-  if (!(activationParams(node, &x, "input") == activationParams(node, &y, "output")))
-    unsupported(node, "int8 nearest Resize needs equal input and output quantization parameters");
   const std::string why = whyFloat(node);
   if (!why.empty())
     unsupported(node, why);
+  if (node.attrs.getString("mode", "nearest") == "linear")
+    return lowerLinear(node, x, y);
+  if (!(activationParams(node, &x, "input") == activationParams(node, &y, "output")))
+    unsupported(node, "int8 nearest Resize needs equal input and output quantization parameters");
   const Shape &xs = x.type.shape, &ys = y.type.shape;
   const std::vector<double> scales = constantValues(node.input(2));
   const bool useSizes = !constantValues(node.input(3)).empty();
@@ -70,10 +93,36 @@ std::vector<KernelCall> lower(const Node &node) {
 
 } // namespace
 
+LinearAxis linearAxisF32(const Node &node, size_t d) {
+  using namespace int8_args;
+  const Shape &xs = operand(node, node.input(0), "input").type.shape;
+  const Shape &ys = operand(node, node.output(0), "output").type.shape;
+  const std::vector<double> scales = constantValues(node.input(2));
+  const int64_t inLen = xs.at(d), outLen = ys.at(d);
+  const float scale = scales.size() == xs.size() ? float(scales[d]) : float(outLen) / float(inLen);
+  const std::string ctm = node.attrs.getString("coordinate_transformation_mode", "half_pixel");
+  if (ctm == "tf_crop_and_resize")
+    unsupported(node, "tf_crop_and_resize (extrapolation_value) has no int8 kernel");
+  LinearAxis axis;
+  const float last = float(inLen - 1);
+  for (int64_t o = 0; o < outLen; ++o) {
+    // onnxruntime's bilinear setup: an unscaled axis reads its own index.
+    float v = scale == 1.0f ? float(o)
+                            : resizeSourceCoordinate<float>(ctm, o, inLen, scale, float(outLen));
+    v = std::max(0.0f, std::min(v, last));
+    const int64_t lo = std::min<int64_t>(int64_t(v), inLen - 1), hi = std::min(lo + 1, inLen - 1);
+    float loWeight = std::fabs(v - float(hi)), hiWeight = std::fabs(v - float(lo));
+    if (lo == hi)
+      loWeight = hiWeight = 0.5f;
+    axis.lo.push_back(narrow(node, lo)), axis.hi.push_back(narrow(node, hi));
+    axis.loWeight.push_back(loWeight), axis.hiWeight.push_back(hiWeight);
+  }
+  return axis;
+}
+
 void registerResizeInt8(OpRegistry &registry) {
-  // The reference kernel reads and writes any dtype: nearest copies codes.
   OpDef &def =
-      registry.at("Resize").quantized(Int8Rule::SameParams).int8Runs(resize_interp::resizeKernel);
+      registry.at("Resize").quantized(Int8Rule::SameParams).int8Runs(resize_reference::resize);
   def.int8.whyFloat = whyFloat;
   def.int8.lower = lower;
 }

@@ -40,24 +40,11 @@ std::vector<DimMap> dimMaps(const Node &node, const Shape &xs, const Shape &ys,
     m.w1.resize(outLen);
     m.outside.assign(outLen, false);
     for (int64_t o = 0; o < outLen; ++o) {
-      double x;
-      if (ctm == "asymmetric") {
-        x = o / scale;
-      } else if (ctm == "align_corners") {
-        x = resizedLen == 1 ? 0.0 : o * double(inLen - 1) / (resizedLen - 1);
-      } else if (ctm == "pytorch_half_pixel") {
-        x = resizedLen == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
-      } else if (ctm == "tf_half_pixel_for_nn") {
-        x = (o + 0.5) / scale;
-      } else if (ctm == "tf_crop_and_resize") {
-        double start = roi[d], end = roi[d + rank];
-        x = resizedLen == 1 ? (end - start) * (inLen - 1) / 2.0
-                            : o * (end - start) * (inLen - 1) / (resizedLen - 1);
-        x += start * (inLen - 1);
+      const bool crop = ctm == "tf_crop_and_resize";
+      const double x = resizeSourceCoordinate<double>(
+          ctm, o, inLen, scale, resizedLen, crop ? roi[d] : 0.0, crop ? roi[d + rank] : 1.0);
+      if (crop)
         m.outside[o] = x < 0 || x > double(inLen - 1);
-      } else { // half_pixel
-        x = (o + 0.5) / scale - 0.5;
-      }
       double fl = std::floor(x), ratio = x - fl;
       int64_t base = int64_t(fl);
       double w1;

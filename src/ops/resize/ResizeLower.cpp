@@ -61,24 +61,12 @@ std::vector<KernelCall> lowerResize(const Node &node, const PlanView &) {
   auto source = [&](int64_t o, int64_t inLen, int64_t outLen, size_t axis) {
     const double scale = useSizes ? double(outLen) / double(inLen) : double(scales[axis]);
     const double resizedLen = useSizes ? double(outLen) : scale * double(inLen);
-    if (coord == "half_pixel")
-      return (o + 0.5) / scale - 0.5;
-    if (coord == "pytorch_half_pixel")
-      return resizedLen == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
-    if (coord == "align_corners")
-      return resizedLen == 1 ? 0.0 : double(o) * double(inLen - 1) / (resizedLen - 1);
-    if (coord == "asymmetric")
-      return o / scale;
-    if (coord == "tf_half_pixel_for_nn")
-      return (o + 0.5) / scale;
-    if (crop) {
-      const double start = roi[axis], end = roi[axis + 4];
-      const double v = resizedLen == 1
-                           ? (end - start) * double(inLen - 1) / 2.0
-                           : double(o) * (end - start) * double(inLen - 1) / (resizedLen - 1);
-      return v + start * double(inLen - 1);
-    }
-    unsupported(node, "coordinate_transformation_mode '" + coord + "'");
+    if (coord != "half_pixel" && coord != "pytorch_half_pixel" && coord != "align_corners" &&
+        coord != "asymmetric" && coord != "tf_half_pixel_for_nn" && !crop)
+      unsupported(node, "coordinate_transformation_mode '" + coord + "'");
+    return resizeSourceCoordinate<double>(coord, o, inLen, scale, resizedLen,
+                                          crop ? double(roi[axis]) : 0.0,
+                                          crop ? double(roi[axis + 4]) : 1.0);
   };
   auto clampIndex = [](int64_t i, int64_t n) { return int32_t(std::clamp<int64_t>(i, 0, n - 1)); };
   // Nearest picks floor(v) or floor(v) + 1 by the fraction, as the interpreter.
