@@ -15,17 +15,21 @@
 #include "bundlefit/planner/Exact.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
+#include <ctime>
 
 namespace bundlefit::planner::detail {
 
-// A unit is about a few nanoseconds of work: a range a greedy pass
-// gathers, two candidates a search node looks at, a third of an item an
-// ejection move reads. On the shared 2-core machine the benchmarks run on,
-// 10^8 units take 0.3-0.5 s of CPU: the work ends at under half the limit
-// in CPU time, so the plan is the one the work count gives unless the
-// machine is loaded more than about twice over.
+// A unit is about 2 ns of CPU (kWorkUnitsPerSecond): two candidates a
+// search node looks at, two sections a placement walks, a third of an item
+// an ejection move reads; a range a greedy pass gathers is kGatherUnits.
+// Calibrated on the shared 2-core machine the benchmarks run on (10^3 to
+// 10^6 buffers, every family), so that the work a limit gives takes about
+// that limit in CPU time. The clock reads CPU time, not wall time, so a
+// loaded machine takes longer but plans the same.
+
+/// Units per range a greedy pass gathers and sorts (about 4 ns).
+inline constexpr uint64_t kGatherUnits = 2;
 
 /// Why the work stopped before the planner had nothing left to try.
 enum class Limit { None, Work, Time, Nodes };
@@ -38,6 +42,15 @@ inline uint64_t sortUnits(uint64_t k) {
   return k * levels;
 }
 
+/// The process's CPU seconds: the limit is on CPU time, which load does
+/// not stretch, so the clock stops only work that took longer than it was
+/// calibrated to.
+inline double cpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
 class Budget {
 public:
   /// `work`: units to allow, 0 for the ones `seconds` gives.
@@ -45,18 +58,27 @@ public:
     // NaN and negative limits are refused by the callers; clamp anyway so
     // that "practically forever" cannot overflow the clock.
     double limit = seconds >= 0 ? std::min(seconds, 1e7) : 0;
-    deadline = std::chrono::steady_clock::now() +
-               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                   std::chrono::duration<double>(limit));
+    // The work is calibrated to end at about the limit; the clock, a
+    // tenth later, only where it ran slower than that.
+    deadline = cpuSeconds() + limit * kClockSlack;
     units = work ? work : uint64_t(limit * double(kWorkUnitsPerSecond));
     if (units == 0)
       stopped = Limit::Work;
+  }
+
+  /// Past about 10^5 items the same work costs more (cache misses: at 10^6
+  /// a greedy pass takes 1.9x the CPU per unit it takes at 10^5, ejection
+  /// 1.7x): every unit counts 1 + items / kItemsPerExtraUnit.
+  void scaleForItems(uint64_t items) {
+    sixteenths = 16 + std::min<uint64_t>(items, UINT64_MAX / 32) * 16 / kItemsPerExtraUnit;
   }
 
   /// Spends `n` units; false once the work or the time is used up.
   bool spend(uint64_t n) {
     if (stopped != Limit::None)
       return false;
+    if (sixteenths != 16)
+      n = n > UINT64_MAX / sixteenths ? UINT64_MAX : n * sixteenths / 16;
     if (n >= units) {
       units = 0;
       stopped = Limit::Work;
@@ -67,7 +89,7 @@ public:
     sinceClock += n;
     if (sinceClock >= kUnitsPerClockRead) {
       sinceClock = 0;
-      if (std::chrono::steady_clock::now() >= deadline) {
+      if (cpuSeconds() >= deadline) {
         stopped = Limit::Time;
         return false;
       }
@@ -97,8 +119,11 @@ public:
   void stopForNodes() { stopped = Limit::Nodes; }
 
 private:
-  static constexpr uint64_t kUnitsPerClockRead = uint64_t(1) << 16;
-  std::chrono::steady_clock::time_point deadline;
+  static constexpr uint64_t kUnitsPerClockRead = uint64_t(1) << 18;
+  static constexpr uint64_t kItemsPerExtraUnit = 1'250'000;
+  uint64_t sixteenths = 16;
+  static constexpr double kClockSlack = 1.1;
+  double deadline;
   uint64_t units = 0, used = 0, sinceClock = 0;
   Limit stopped = Limit::None;
 };

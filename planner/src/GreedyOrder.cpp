@@ -231,7 +231,7 @@ std::vector<int> dynamicOrder(const Items &items, GreedyOrder order) {
 
 uint64_t orderUnits(const Items &items, GreedyOrder order) {
   bool dynamic = order == GreedyOrder::MaxLiveBySize || order == GreedyOrder::MaxLiveByTime;
-  return (dynamic ? 20 : 1) * sortUnits(items.items.size());
+  return kGatherUnits * (dynamic ? 20 : 1) * sortUnits(items.items.size());
 }
 
 uint64_t passUnits(const Items &items) {
@@ -255,7 +255,7 @@ uint64_t passUnits(const Items &items) {
     most = std::max(most, uint64_t(running));
   }
   // Each item's ranges are sorted: at most log2 of the most live apiece.
-  return items.items.size() + pairs * (1 + sortUnits(most) / most);
+  return kGatherUnits * (items.items.size() + pairs * (1 + sortUnits(most) / most));
 }
 
 std::vector<int> orderItems(const Items &items, GreedyOrder order) {

@@ -65,7 +65,7 @@ bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit 
     occupied.clear();
     placed.forEachOverlapping(item.cfirst, item.clast,
                               [&](const Range &r) { occupied.push_back(r); });
-    if (!budget.spend(1 + occupied.size() + sortUnits(occupied.size())))
+    if (!budget.spend(kGatherUnits * (1 + occupied.size() + sortUnits(occupied.size()))))
       return false;
     offsets[i] = chooseOffset(occupied, item.size, item.alignment, fit);
     placed.insert({offsets[i], offsets[i] + item.size}, item.cfirst, item.clast);

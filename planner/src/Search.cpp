@@ -28,6 +28,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
 
 namespace bundlefit::planner::detail {
 
@@ -198,7 +199,7 @@ private:
   };
 
   // A node looks at every unplaced item of its part, twice, in tight
-  // loops: half a unit each.
+  // loops: half a unit each (about 1 ns, Budget.h).
   bool spendNode(const Part &part) {
     if (nodesUsed == nodeLimit)
       return false;
@@ -217,8 +218,12 @@ private:
     saved.reserve(order.size());
     for (int i : order)
       saved.push_back(rank[i]);
-    // Sorting the part costs about what as many nodes would.
-    if (!budget.spend(sortUnits(order.size())))
+    // Sorting the part costs about what as many nodes would, and its keys
+    // read every section of every item.
+    uint64_t spans = 0;
+    for (int i : order)
+      spans += uint64_t(in.hi[i] - in.lo[i]) + 1;
+    if (!budget.spend(sortUnits(order.size()) + spans))
       return Outcome::OutOfBudget;
     rankBy(in, keys, remaining, order, rank, totalScratch);
     Outcome result = searchFrom(part, sLo, sHi, 0, -1);
@@ -255,6 +260,7 @@ private:
       candidates.push_back(c);
     }
     std::sort(candidates.begin(), candidates.end());
+    looked += sortUnits(candidates.size());
     for (const Candidate &c : candidates) {
       ++depth;
       Outcome result = tryPlace(part, sLo, sHi, c);
@@ -273,8 +279,12 @@ private:
   Outcome tryPlace(Part &part, int sLo, int sHi, const Candidate &c) {
     // Placing and undoing it visit the item's overlaps and sections, and
     // every section of the part is checked after it.
-    if (!budget.spend(2 * (in.overlaps[c.item].size() + size_t(in.hi[c.item] - in.lo[c.item]) + 1) +
-                      size_t(sHi - sLo) + 1))
+    // The steps the placements so far walked beyond that (other items'
+    // sections, floor scans, splits) are counted as they are taken: on
+    // long-lived items they are most of the work.
+    uint64_t walked = std::exchange(looked, 0);
+    if (!budget.spend(in.overlaps[c.item].size() + size_t(in.hi[c.item] - in.lo[c.item]) + 1 +
+                      (size_t(sHi - sLo) + 1 + walked) / 2))
       return Outcome::OutOfBudget;
     size_t mark = log.size();
     std::swap(part.items[c.pos], part.items[part.live - 1]);
@@ -325,6 +335,7 @@ private:
         overflow = true; // j can no longer fit anywhere.
       // Only a section whose floor is below j's new min offset can rise;
       // the sections i spans now have their floor at i's end already.
+      looked += size_t(std::max(0, in.lo[i] - in.lo[j]) + std::max(0, in.hi[j] - in.hi[i]));
       for (int s = in.lo[j]; s < in.lo[i]; ++s)
         if (floor[s] < lowest)
           touch(s);
@@ -377,6 +388,7 @@ private:
       return;
     uint64_t lowest = kUnplaced;
     for (int k : unplacedIn[s]) {
+      ++looked;
       if (minOffset[k] <= floor[s]) {
         floorWitness[s] = k;
         return;
@@ -435,6 +447,7 @@ private:
     cutAfter.push_back(sHi);
     int pieceLo = sLo;
     for (int pieceHi : cutAfter) {
+      looked += part.live;
       Part piece;
       for (size_t p = 0; p < part.live; ++p) {
         int j = part.items[p];
@@ -465,6 +478,7 @@ private:
   bool placedHatless = false; // The last placement met no unplaced item.
   bool lastHatless = false;   // Same, for the candidate tryPlace just undid.
   size_t depth = 0;
+  uint64_t looked = 0;        // Steps walked since the last spend.
   std::deque<std::vector<Candidate>> candidatePool; // Stable references.
 
   std::vector<uint64_t> offset, solution, minOffset, floor, remaining;
