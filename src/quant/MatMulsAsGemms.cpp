@@ -15,14 +15,17 @@
 // two activations (attention's scores) is left alone: it has an int8 kernel
 // of its own (ops/matmul/MatMulInt8.cpp).
 //
-// A profiled float graph's 2-D MatMuls by constants (an unrolled LSTM's
-// per-step products) take the same way, their bias Add folded into the
-// Gemm: int8 sums with an int32 bias at the accumulator's scale, not a float
-// MatMul between Quantize and Dequantize.
+// A profiled float graph's MatMuls by constants (an unrolled LSTM's
+// per-step products, a Linear on [batch, tokens, features]) take the same
+// way, their bias Add folded into the Gemm: int8 sums with an int32 bias at
+// the accumulator's scale, not a float MatMul between Quantize and
+// Dequantize. A batched one's row views take the ranges of the values they
+// view (the `alias` callback: the profile knows only the model's names).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/FoldQdq.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -46,8 +49,10 @@ TensorType floatType(const Shape &shape) {
 }
 
 /// Makes the batched MatMul `node` (a: [..., M, K], b: [K, N], output y)
-/// Reshape -> Gemm (the node, keeping its name) -> Reshape.
-void rowsAsGemm(Graph &graph, Node *node, Node *next, PresetQuantParams &preset) {
+/// Reshape -> Gemm (the node, keeping its name) -> Reshape; `alias(view,
+/// of)` gives each new [rows, .] value the parameters of the value it views.
+void rowsAsGemm(Graph &graph, Node *node, Node *next,
+                const std::function<void(const std::string &, const std::string &)> &alias) {
   Value *a = node->input(0), *y = node->output();
   const int64_t k = a->type.shape.back(), n = node->input(1)->type.shape.back();
   const int64_t rows = a->type.numElements() / k;
@@ -75,8 +80,15 @@ void rowsAsGemm(Graph &graph, Node *node, Node *next, PresetQuantParams &preset)
   y->producer = out;
   out->inputs[0] = yRows;
   node->inputs[0] = aRows;
-  preset.activations[aRows->name] = preset.activations.at(a->name);
-  preset.activations[yRows->name] = preset.activations.at(y->name);
+  alias(aRows->name, a->name);
+  alias(yRows->name, y->name);
+}
+
+/// The node after `node` in execution order, or nullptr.
+Node *nodeAfter(Graph &graph, const Node *node) {
+  const std::vector<Node *> order = graph.nodes();
+  auto at = std::find(order.begin(), order.end(), node);
+  return at == order.end() || at + 1 == order.end() ? nullptr : *(at + 1);
 }
 
 } // namespace
@@ -98,7 +110,10 @@ size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset) {
       if (!y->typeKnown || !preset.activations.count(y->name) || a->type.shape.back() <= 0 ||
           a->type.numElements() <= 0)
         continue;
-      rowsAsGemm(graph, node, i + 1 < nodes.size() ? nodes[i + 1] : nullptr, preset);
+      rowsAsGemm(graph, node, i + 1 < nodes.size() ? nodes[i + 1] : nullptr,
+                 [&](const std::string &view, const std::string &of) {
+                   preset.activations[view] = preset.activations.at(of);
+                 });
     }
     node->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
     ++count;
@@ -108,7 +123,8 @@ size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset) {
 
 namespace {
 
-/// The constant per-column bias `add` adds to `product` [M, N], or nullptr.
+/// The constant per-column bias `add` adds to `product` [..., M, N], or
+/// nullptr: [N], or [1, N] when the product is 2-D.
 Value *columnBias(const Node &add, const Value *product) {
   if (add.opType != "Add" || add.inputs.size() != 2 || !add.output() || !add.output()->typeKnown ||
       add.output()->type.shape != product->type.shape)
@@ -117,14 +133,15 @@ Value *columnBias(const Node &add, const Value *product) {
   if (!bias || bias == product || !bias->isConstant() || bias->type.dtype != DType::Float32)
     return nullptr;
   const Shape &s = bias->type.shape;
-  const int64_t n = product->type.shape[1];
-  return (s == Shape{n} || s == Shape{1, n}) ? bias : nullptr;
+  const int64_t n = product->type.shape.back();
+  return (s == Shape{n} || (product->type.rank() == 2 && s == Shape{1, n})) ? bias : nullptr;
 }
 
 } // namespace
 
-size_t matMulsByConstantAsGemms(Graph &graph,
-                                const std::function<bool(const std::string &)> &hasRange) {
+size_t matMulsByConstantAsGemms(
+    Graph &graph, const std::function<bool(const std::string &)> &hasRange,
+    const std::function<void(const std::string &, const std::string &)> &alias) {
   std::map<const Value *, std::vector<Node *>> readers; // one walk, not users() per node
   for (Node *node : graph.nodes())
     for (const Value *input : node->inputs)
@@ -137,24 +154,30 @@ size_t matMulsByConstantAsGemms(Graph &graph,
       continue;
     const Value *a = node->input(0), *b = node->input(1);
     Value *product = node->output();
-    if (!a || !b || !a->typeKnown || a->type.rank() != 2 || a->isConstant() ||
+    if (!a || !b || !a->typeKnown || a->type.rank() < 2 || a->isConstant() ||
         a->type.dtype != DType::Float32 || !b->isConstant() || b->type.dtype != DType::Float32 ||
-        b->type.rank() != 2 || !product->typeKnown || !hasRange(a->name))
+        b->type.rank() != 2 || !product->typeKnown || product->type.rank() != a->type.rank() ||
+        !hasRange(a->name) || a->type.shape.back() <= 0 || a->type.numElements() <= 0)
       continue;
-    ++count;
     const std::vector<Node *> &users = readers[product];
     Value *bias =
         users.size() == 1 && !product->isGraphOutput ? columnBias(*users[0], product) : nullptr;
-    if (!bias || !hasRange(users[0]->output()->name)) {
-      node->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
-      continue;
+    Node *gemm = node;
+    if (bias && hasRange(users[0]->output()->name)) {
+      // The Add computes the Gemm (keeping its output's name, which the
+      // profile knows, and its attributes); the MatMul goes.
+      gemm = users[0];
+      gemm->inputs = {node->inputs[0], node->inputs[1], bias};
+      graph.eraseNode(node);
     }
-    // The Add computes the Gemm (keeping its output's name, which the
-    // profile knows, and its attributes); the MatMul goes.
-    Node &gemm = *users[0];
-    gemm.opType = "Gemm";
-    gemm.inputs = {node->inputs[0], node->inputs[1], bias};
-    graph.eraseNode(node);
+    if (a->type.rank() > 2) {
+      // The rows of a batched product, with its output's range.
+      if (!hasRange(gemm->output()->name))
+        continue;
+      rowsAsGemm(graph, gemm, nodeAfter(graph, gemm), alias);
+    }
+    gemm->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
+    ++count;
   }
   return count;
 }

@@ -74,7 +74,8 @@ public:
       // A profiled MatMul by a constant (an unrolled recurrent layer's) is
       // the int8 fully connected layer, its bias Add folded in.
       matMulsByConstantAsGemms(
-          graph_, [&](const std::string &name) { return profile_.find(name) != nullptr; });
+          graph_, [&](const std::string &name) { return profile_.find(name) != nullptr; },
+          [&](const std::string &view, const std::string &of) { rangeAliases_[view] = of; });
       collectRoleRanges();
     }
     // Table activations fused into a layer run after it in int8, where the
@@ -160,7 +161,9 @@ private:
           return true;
         }
       }
-    const TensorProfile *entry = profile_.find(value.name);
+    auto alias = rangeAliases_.find(value.name);
+    const TensorProfile *entry =
+        profile_.find(alias == rangeAliases_.end() ? value.name : alias->second);
     if (!entry)
       return false;
     min = entry->min, max = entry->max;
@@ -731,6 +734,9 @@ private:
   std::set<const Node *> int8_;
   std::map<const Value *, Value *> quantized_, dequantized_;
   std::map<std::string, std::pair<float, float>> roleRanges_;
+  /// Values made by the quantizer's rewrites (a batched MatMul's row views)
+  /// and the profiled value whose range each takes.
+  std::map<std::string, std::string> rangeAliases_;
   std::map<std::pair<const Value *, int>, std::pair<Value *, std::vector<float>>> weightCache_;
   std::map<std::tuple<const Value *, float, std::vector<float>>, Value *> biasCache_;
   QuantizationSummary summary_;

@@ -74,13 +74,17 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
 /// parameters added to `preset`). Returns how many.
 size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset);
 
-/// The profiled counterpart, before quantizeGraph: each MatMul of a 2-D
+/// The profiled counterpart, before quantizeGraph: each MatMul of an
 /// activation `hasRange` knows by a constant 2-D float weight becomes a Gemm;
 /// an Add of a constant per-column bias that alone reads it becomes that
-/// Gemm's bias C (the unrolled recurrent layers' products,
-/// MatMulsAsGemms.cpp). Float results are the same sums. Returns how many.
-size_t matMulsByConstantAsGemms(Graph &graph,
-                                const std::function<bool(const std::string &)> &hasRange);
+/// Gemm's bias C (the unrolled recurrent layers' products, a transformer's
+/// Linear, MatMulsAsGemms.cpp). A batched activation's rows are viewed as
+/// 2-D by Reshapes around the Gemm; `alias(view, of)` names each new value
+/// and the profiled value whose range it takes. Float results are the same
+/// sums. Returns how many.
+size_t matMulsByConstantAsGemms(
+    Graph &graph, const std::function<bool(const std::string &)> &hasRange,
+    const std::function<void(const std::string &, const std::string &)> &alias);
 
 /// Whether `graph` has a QuantizeLinear or DequantizeLinear node.
 bool hasLinearQuantNodes(const Graph &graph);
