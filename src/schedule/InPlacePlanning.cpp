@@ -125,13 +125,15 @@ planner::Problem withInPlaceOps(const planner::Problem &base, const std::vector<
 /// In-place operators are not free: the planner keeps an in-place chain
 /// as one block as large as its largest member for the chain's whole life,
 /// and each needs a workspace. Depthwise ones (a workspace of one plane,
-/// output no larger than input) are always taken; each 1x1 conv and pool, in
-/// schedule order, only when the (greedy) plan is no larger with it than
-/// without.
+/// output no larger than input) are taken (with `dropDepthwise`, each left
+/// out again where the greedy plan is smaller without it); each 1x1 conv and
+/// pool, in schedule order, only when the (greedy) plan is no larger with it
+/// than without.
 std::vector<InPlaceOp> chooseInPlaceOps(const planner::Problem &base,
                                         const std::vector<InPlaceOp> &candidates,
                                         const std::map<const Node *, uint64_t> &scratchBytes,
-                                        const std::vector<const Node *> &schedule) {
+                                        const std::vector<const Node *> &schedule,
+                                        bool dropDepthwise) {
   planner::PlanOptions greedyOnly;
   greedyOnly.useExact = false;
   auto arenaWith = [&](const std::vector<InPlaceOp> &chosen) {
@@ -147,6 +149,21 @@ std::vector<InPlaceOp> chooseInPlaceOps(const planner::Problem &base,
     if (depthwiseInPlaceScratch(*candidate.node))
       chosen.push_back(candidate);
   uint64_t best = arenaWith(chosen);
+  // dropDepthwise: a depthwise conv that shrinks its input (stride 2) joins
+  // its input's chain, which then keeps the input's size until the chain's
+  // last member dies (through the tables and SE gate run in place after
+  // it): dropped, in schedule order, when the plan is smaller without it.
+  for (size_t i = 0; dropDepthwise && i < chosen.size();) {
+    std::vector<InPlaceOp> without = chosen;
+    without.erase(without.begin() + std::ptrdiff_t(i));
+    const uint64_t arena = arenaWith(without);
+    if (arena < best) {
+      best = arena;
+      chosen = std::move(without);
+    } else {
+      ++i;
+    }
+  }
   for (const InPlaceOp &candidate : candidates) {
     if (depthwiseInPlaceScratch(*candidate.node))
       continue;

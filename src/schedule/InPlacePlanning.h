@@ -40,9 +40,12 @@ planner::Problem withInPlaceOps(const planner::Problem &base, const std::vector<
                                 std::vector<std::pair<const Node *, int>> *scratchOf);
 
 /// The candidates worth taking (see the definition for the rule).
+/// `dropDepthwise`: also leave out the depthwise convs whose in-place chain
+/// makes the greedy plan larger (the caller has the final planner judge).
 std::vector<InPlaceOp> chooseInPlaceOps(const planner::Problem &base,
                                         const std::vector<InPlaceOp> &candidates,
                                         const std::map<const Node *, uint64_t> &scratchBytes,
-                                        const std::vector<const Node *> &schedule);
+                                        const std::vector<const Node *> &schedule,
+                                        bool dropDepthwise);
 
 } // namespace bundlefit

@@ -286,6 +286,28 @@ TEST_CASE("depthwise convs run in place at --memory-opt 1 (stride 1 and 2, host)
   CHECK(inPlace == 2);
 }
 
+TEST_CASE("a stride-2 depthwise conv runs out of place where its chain would hold the large input "
+          "(host)") {
+  // In place, the depthwise output joins its input's chain, which the planner
+  // keeps as one block of the input's 65,536 B until the chain's last member
+  // (d, read by the Add) dies, so the 65,536 B expand output e comes on top:
+  // 131,072 B and more. Out of place: a + d, then d + e, 81,920 B and the
+  // workspaces. (MobileNetV3-small int8 224: 362,048 -> 250,880 B.)
+  GraphMaker make = [] {
+    Net n({1, 3, 32, 32});
+    Value *a = n.add("Relu", {n.conv(n.x, 3, 16, 1, 1, 0)});    // 16x32x32 floats
+    Value *d = n.add("Relu", {n.conv(a, 16, 16, 3, 2, 1, 16)}); // 16x16x16
+    Value *e = n.add("Relu", {n.conv(d, 16, 64, 1, 1, 0)});     // 64x16x16
+    return n.finish(n.add("Add", {n.conv(e, 64, 16, 1, 1, 0), d}));
+  };
+  Compiled opt = checkAgainstLevel0(make, "depthwise-chain");
+  for (const Node *node : opt.graph->nodes())
+    if (node->opType == "Conv" && node->attrs.getInt("group", 1) == 16)
+      CHECK(opt.plan.placementOf(node->input(0)).offset !=
+            opt.plan.placementOf(node->output()).offset);
+  CHECK(opt.plan.activationsSize < 2 * 65536);
+}
+
 TEST_CASE("1x1 convs run in place at --memory-opt 1, a few rows at a time (host)") {
   // One 1x1 conv that shrinks 32 -> 8 channels (output planes inside the
   // input) or grows 8 -> 32 (planes 8..31 past the input's end). Blocks are
