@@ -13,12 +13,6 @@ std::string toString(GreedyOrder order) {
   switch (order) {
   case GreedyOrder::BySize:
     return "by-size";
-  case GreedyOrder::ByArea:
-    return "by-area";
-  case GreedyOrder::ByLifetime:
-    return "by-lifetime";
-  case GreedyOrder::ByFirstUse:
-    return "by-first-use";
   case GreedyOrder::MaxLiveBySize:
     return "max-live-by-size";
   case GreedyOrder::MaxLiveByTime:
@@ -27,9 +21,7 @@ std::string toString(GreedyOrder order) {
   return "unknown";
 }
 
-std::string toString(GreedyFit fit) {
-  return fit == GreedyFit::FirstFit ? "first-fit" : "best-fit";
-}
+std::string toString(GreedyFit) { return "first-fit"; }
 
 namespace {
 using detail::GreedyStrategy;

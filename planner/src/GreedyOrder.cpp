@@ -1,6 +1,6 @@
 //===- GreedyOrder.cpp - The orders in which greedy passes place items ----===//
 //
-// Static orders are a sort. Glow's two dynamic orders repeatedly look at the
+// TFLM's order is a sort. Glow's two dynamic orders repeatedly look at the
 // step where the most unplaced bytes are live and take the largest (or the
 // longest-lived) unplaced item there. Both are done in O(n log^2 n) with a
 // max segment tree over steps and per-node candidate lists.
@@ -39,40 +39,6 @@ struct LongerThenLarger {
     return a < b;
   }
 };
-
-// Static orders sort with a concrete lambda (no std::function per compare).
-void sortStatic(const Items &items, GreedyOrder order, std::vector<int> &seq) {
-  const std::vector<Item> &v = items.items;
-  switch (order) {
-  case GreedyOrder::BySize: // As TFLM's planner, ties by the later item first: it
-                            // fills the array it sorts (stably) from the back.
-    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
-      return v[a].size != v[b].size ? v[a].size > v[b].size : a > b;
-    });
-    return;
-  case GreedyOrder::ByArea:
-    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
-      unsigned __int128 x = (unsigned __int128)v[a].size * v[a].length();
-      unsigned __int128 y = (unsigned __int128)v[b].size * v[b].length();
-      if (x != y)
-        return x > y;
-      if (v[a].size != v[b].size)
-        return v[a].size > v[b].size;
-      return a < b;
-    });
-    return;
-  case GreedyOrder::ByLifetime:
-    std::sort(seq.begin(), seq.end(), LongerThenLarger{v});
-    return;
-  default: // ByFirstUse
-    std::sort(seq.begin(), seq.end(), [&v](int a, int b) {
-      if (v[a].first != v[b].first)
-        return v[a].first < v[b].first;
-      return a < b;
-    });
-    return;
-  }
-}
 
 // Glow's tie-breaks: the first key, then the other one, then program order.
 // Returned as a rank per item (0 = best) so later comparisons are cheap.
@@ -261,9 +227,14 @@ uint64_t passUnits(const Items &items) {
 std::vector<int> orderItems(const Items &items, GreedyOrder order) {
   if (order == GreedyOrder::MaxLiveBySize || order == GreedyOrder::MaxLiveByTime)
     return dynamicOrder(items, order);
-  std::vector<int> sequence(items.items.size());
+  // TFLM's order, ties by the later item first: it fills the array it
+  // sorts (stably) from the back.
+  const std::vector<Item> &v = items.items;
+  std::vector<int> sequence(v.size());
   std::iota(sequence.begin(), sequence.end(), 0);
-  sortStatic(items, order, sequence);
+  std::sort(sequence.begin(), sequence.end(), [&v](int a, int b) {
+    return v[a].size != v[b].size ? v[a].size > v[b].size : a > b;
+  });
   return sequence;
 }
 

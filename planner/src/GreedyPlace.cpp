@@ -19,32 +19,21 @@
 namespace bundlefit::planner::detail {
 
 namespace {
-// Scans the occupied ranges bottom-up, in offset order. FirstFit takes the
-// first hole that is large enough; BestFit the tightest one, else the top.
-uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size, uint64_t alignment,
-                      GreedyFit fit) {
+// Scans the occupied ranges bottom-up, in offset order, for the first hole
+// that is large enough; else the top.
+uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size, uint64_t alignment) {
   std::sort(occupied.begin(), occupied.end());
   uint64_t candidate = 0;
-  uint64_t bestOffset = 0, bestHole = std::numeric_limits<uint64_t>::max();
-  bool found = false;
   for (const Range &r : occupied) {
-    if (r.first >= candidate + size) {
-      uint64_t hole = r.first - candidate;
-      if (fit == GreedyFit::FirstFit)
-        return candidate;
-      if (hole < bestHole) {
-        bestHole = hole;
-        bestOffset = candidate;
-        found = true;
-      }
-    }
+    if (r.first >= candidate + size)
+      return candidate;
     candidate = std::max(candidate, alignUp(r.second, alignment));
   }
-  return found ? bestOffset : candidate;
+  return candidate;
 }
 } // namespace
 
-bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,
+bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit,
                 std::vector<uint64_t> &offsets, Budget &budget,
                 const std::vector<char> *alreadyPlaced) {
   PlacedIndex placed(items);
@@ -67,7 +56,7 @@ bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit 
                               [&](const Range &r) { occupied.push_back(r); });
     if (!budget.spend(kGatherUnits * (1 + occupied.size() + sortUnits(occupied.size()))))
       return false;
-    offsets[i] = chooseOffset(occupied, item.size, item.alignment, fit);
+    offsets[i] = chooseOffset(occupied, item.size, item.alignment);
     placed.insert({offsets[i], offsets[i] + item.size}, item.cfirst, item.clast);
   }
   return true;

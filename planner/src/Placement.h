@@ -31,8 +31,8 @@ uint64_t orderUnits(const Items &items, GreedyOrder order);
 /// the order, each also sorted with the others an item meets.
 uint64_t passUnits(const Items &items);
 
-/// Places the items in the given order, each at its lowest (first fit) or
-/// tightest (best fit) free range among the placed items it meets in time.
+/// Places the items in the given order, each at its lowest free range
+/// (first fit) among the placed items it meets in time.
 /// Spends one unit per item and per placed range it looks at: false
 /// (offsets incomplete) when the budget ran out. With `alreadyPlaced` (per
 /// item), the items marked there keep the offsets `offsets` holds on entry

@@ -6,23 +6,20 @@ using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
 namespace {
-const GreedyOrder kOrders[] = {GreedyOrder::BySize,        GreedyOrder::ByArea,
-                               GreedyOrder::ByLifetime,    GreedyOrder::ByFirstUse,
-                               GreedyOrder::MaxLiveBySize, GreedyOrder::MaxLiveByTime};
-const GreedyFit kFits[] = {GreedyFit::FirstFit, GreedyFit::BestFit};
+const GreedyOrder kOrders[] = {GreedyOrder::BySize, GreedyOrder::MaxLiveBySize,
+                               GreedyOrder::MaxLiveByTime};
 } // namespace
 
 TEST_CASE("every greedy strategy gives a valid plan on random problems") {
   for (uint32_t seed = 1; seed <= 25; ++seed) {
     Problem p = randomProblem(60, 40, seed);
     uint64_t bound = computeLowerBound(p);
-    for (GreedyOrder order : kOrders)
-      for (GreedyFit fit : kFits) {
-        Plan plan = planGreedy(p, order, fit);
-        CAPTURE(seed);
-        requireValid(p, plan);
-        CHECK(plan.lowerBound == bound);
-      }
+    for (GreedyOrder order : kOrders) {
+      Plan plan = planGreedy(p, order);
+      CAPTURE(seed);
+      requireValid(p, plan);
+      CHECK(plan.lowerBound == bound);
+    }
   }
 }
 
@@ -31,10 +28,8 @@ TEST_CASE("best greedy is no worse than TFLM's order nor any strategy it runs") 
     Problem p = randomProblem(80, 30, seed, false);
     Plan best = planBestGreedy(p);
     requireValid(p, best);
-    for (auto [order, fit] : {std::pair{GreedyOrder::BySize, GreedyFit::FirstFit},
-                              std::pair{GreedyOrder::MaxLiveBySize, GreedyFit::FirstFit},
-                              std::pair{GreedyOrder::ByArea, GreedyFit::BestFit}}) {
-      Plan single = planGreedy(p, order, fit);
+    for (GreedyOrder order : {GreedyOrder::BySize, GreedyOrder::MaxLiveBySize}) {
+      Plan single = planGreedy(p, order);
       requireValid(p, single);
       CHECK(best.arenaSize <= single.arenaSize);
     }
@@ -78,8 +73,7 @@ TEST_CASE("greedy places buffers with mixed alignment on aligned offsets") {
   Problem p;
   p.buffers = {{0, 3, 1, 0, 2}, {1, 100, 64, 0, 2}, {2, 7, 8, 1, 1}, {3, 1, 128, 2, 2}};
   for (GreedyOrder order : kOrders)
-    for (GreedyFit fit : kFits)
-      requireValid(p, planGreedy(p, order, fit));
+    requireValid(p, planGreedy(p, order));
 }
 
 TEST_CASE("zero-size buffers are placed at zero and cost nothing") {
@@ -102,7 +96,7 @@ TEST_CASE("in-place hints are honoured by greedy, exact and planMemory") {
                {4, 512, 64, 3, 4}};
   p.inPlace = {{1, 0, 0, {}}, {3, 1, 0, {}}};
   std::vector<Plan> plans = {planGreedy(p, GreedyOrder::BySize),
-                             planGreedy(p, GreedyOrder::MaxLiveByTime, GreedyFit::BestFit),
+                             planGreedy(p, GreedyOrder::MaxLiveByTime),
                              planBestGreedy(p), planExact(p), planMemory(p)};
   for (const Plan &plan : plans) {
     requireValid(p, plan);

@@ -19,16 +19,15 @@ namespace bundlefit::planner {
 
 enum class GreedyOrder {
   BySize,        ///< Largest footprint first, ties by the later buffer (TFLM's planner).
-  ByArea,        ///< Largest footprint x lifetime first.
-  ByLifetime,    ///< Longest lifetime first, then largest.
-  ByFirstUse,    ///< Program order (Glow's "SameOrder").
   MaxLiveBySize, ///< Glow: at the step with most unplaced bytes, largest buffer.
   MaxLiveByTime, ///< Glow: at the step with most unplaced bytes, longest buffer.
 };
 
+/// Best fit (the tightest hole) was the other; it never won on any family
+/// (bench_planner --ablation) and was deleted. The enum keeps planGreedy's
+/// signature.
 enum class GreedyFit {
   FirstFit, ///< Lowest free address range that is large enough.
-  BestFit,  ///< Tightest free range between placed buffers, else on top.
 };
 
 std::string toString(GreedyOrder order);
