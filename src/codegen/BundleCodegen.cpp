@@ -4,6 +4,7 @@
 #include "BundleConfig.h"
 #include "KernelClasses.h"
 #include "KernelParamsCheck.h"
+#include "KernelParamsFold.h"
 #include "LowerGraph.h"
 #include "bundlefit/support/CheckedMath.h"
 #include "bundlefit/support/Error.h"
@@ -305,6 +306,7 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
   }
   setFunctionAttributes(*module, target, cpu, entry);
   setSizeFirstFlag(*module, target.optLevel);
+  foldSharedKernelParams(*module); // once the kernels are internal: every caller known
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   if (llvm::verifyModule(*module, &problemStream))

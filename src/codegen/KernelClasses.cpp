@@ -2,10 +2,13 @@
 #include "KernelClasses.h"
 
 #include "LowerGraph.h"
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/support/Error.h"
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -21,38 +24,44 @@
 namespace bundlefit {
 namespace {
 
-/// The integer arguments (0-based) a kernel takes at run time although they
-/// are constants: the output offset, one add per output either way. Every
-/// other constant (shapes, the input offset, flags, clamp bounds, null
-/// tables) stays in the class; pointers and tables are passed.
+/// The parameter-struct fields (abi.h, by name) a kernel takes at run time
+/// although they are constants: the output offset, one add per output
+/// either way. Every other constant (the geometry, the input offset, flags,
+/// clamp bounds, null tables) stays in the class; pointers and tables are
+/// passed.
 ///
 /// `noAliasArgs` are the weights, bias and requantization tables (only read,
 /// and planned apart from the node's output) and the node's own scratch:
 /// noalias in the wrapper, as the node function's distinct constant offsets
 /// showed before (the in-place kernels' input and output may be one address,
 /// so without it LLVM would reload around every store).
+struct RuntimeField {
+  const char *cStruct;
+  const char *field;
+};
 struct ShapeClassPolicy {
   const char *kernel;
-  /// The kernel's parameter count: the indices below are positions in its C
+  /// The kernel's parameter count: noAliasArgs are positions in its C
   /// signature, so a signature that changed is refused, never guessed at.
   unsigned arity;
-  std::vector<unsigned> runtimeArgs;
+  std::vector<RuntimeField> runtimeFields;
   std::vector<unsigned> noAliasArgs;
   /// Float constants (clamp bounds of a fused activation) shape the class
   /// too; the int8 kernels' scales stay run-time arguments.
   bool floatsInClass = false;
 };
 
-// outputOffset of each kernel; weights, bias, scratch and the quantization
-// tables (bundlefit_kernels_int8.h). Measured on Cortex-M7 (bench/mcu):
-// MobileNetV1-0.25's five 128-channel blocks share one depthwise and one
-// pointwise function (.text -4.8 KB, +1.9% instructions). Not bf_conv2d_s8 /
-// bf_conv2d_im2col_s8: ResNet-8's two shared 3x3 convolutions came out 1.1 KB
-// larger than their two specialised copies.
+// The quantization's output_offset; weights, bias, scratch and the
+// quantization tables (bundlefit_kernels_int8.h). Measured on Cortex-M7
+// (bench/mcu): MobileNetV1-0.25's five 128-channel blocks share one depthwise
+// and one pointwise function (.text -4.8 KB, +1.9% instructions). Not
+// bf_conv2d_s8 / bf_conv2d_im2col_s8: ResNet-8's two shared 3x3 convolutions
+// came out 1.1 KB larger than their two specialised copies.
+const RuntimeField kOutputOffset{"bf_quant_params", "output_offset"};
 const ShapeClassPolicy kPolicies[] = {
-    {"bf_pointwise_inplace_s8", 20, {11}, {1, 2, 4, 12, 13, 17, 18, 19}},
-    {"bf_depthwise_conv2d_s8", 29, {20}, {1, 2, 21, 22, 26, 27, 28}},
-    {"bf_depthwise_inplace_s8", 29, {20}, {1, 2, 4, 21, 22, 26, 27, 28}},
+    {"bf_pointwise_inplace_s8", 13, {kOutputOffset}, {1, 2, 4, 8, 9, 10, 11, 12}},
+    {"bf_depthwise_conv2d_s8", 11, {kOutputOffset}, {1, 2, 6, 7, 8, 9, 10}},
+    {"bf_depthwise_inplace_s8", 12, {kOutputOffset}, {1, 2, 4, 7, 8, 9, 10, 11}},
 };
 
 // The float convolutions, grouped only when their call sites outnumber
@@ -70,43 +79,160 @@ const ShapeClassPolicy *policyFor(llvm::StringRef name) {
   return nullptr;
 }
 
+/// A parameter struct argument: a constant global of a kernel struct type
+/// ("struct.bf_*", KernelArg::Params), or null.
+llvm::GlobalVariable *paramsGlobal(llvm::Value *arg) {
+  auto *global = llvm::dyn_cast<llvm::GlobalVariable>(arg);
+  if (!global || !global->isConstant() || !global->hasInitializer())
+    return nullptr;
+  auto *type = llvm::dyn_cast<llvm::StructType>(global->getValueType());
+  return type && type->hasName() && type->getName().startswith("struct.bf_") ? global : nullptr;
+}
+
+/// The fields of `global`'s struct that `policy` passes at run time.
+std::vector<unsigned> runtimeFieldsOf(const ShapeClassPolicy &policy,
+                                      const llvm::GlobalVariable &global) {
+  const llvm::StringRef cStruct = global.getValueType()->getStructName().drop_front(7); // struct.
+  std::vector<unsigned> fields;
+  for (const RuntimeField &f : policy.runtimeFields)
+    if (cStruct == f.cStruct)
+      fields.push_back(unsigned(kernelParamsFieldIndex(f.cStruct, f.field)));
+  return fields;
+}
+
+/// One global per class struct value: `global`'s fields with the run-time
+/// ones zeroed (the calls' own globals may repeat a value).
+class ClassStructs {
+public:
+  llvm::GlobalVariable *of(llvm::GlobalVariable &global, const std::vector<unsigned> &runtime) {
+    auto *value = llvm::cast<llvm::ConstantStruct>(global.getInitializer());
+    if (!runtime.empty()) {
+      std::vector<llvm::Constant *> fields;
+      for (unsigned i = 0; i < value->getNumOperands(); ++i)
+        fields.push_back(value->getOperand(i));
+      for (unsigned i : runtime)
+        fields.at(i) = llvm::Constant::getNullValue(fields[i]->getType());
+      value = llvm::cast<llvm::ConstantStruct>(llvm::ConstantStruct::get(value->getType(), fields));
+    }
+    auto [it, added] = globals_.try_emplace(value, nullptr);
+    if (added)
+      it->second = runtime.empty()
+                       ? &global
+                       : new llvm::GlobalVariable(*global.getParent(), value->getType(), true,
+                                                  llvm::GlobalValue::PrivateLinkage, value,
+                                                  "bf.params.class");
+    return it->second;
+  }
+
+private:
+  std::map<llvm::Constant *, llvm::GlobalVariable *> globals_;
+};
+
 /// The call's class: for each argument, its constant if it is a class
-/// argument (or a null pointer), else nullptr (passed at run time).
-std::vector<llvm::Constant *> classOf(const llvm::CallInst &call, const ShapeClassPolicy &policy) {
+/// argument (or a null pointer), else nullptr (passed at run time). A
+/// parameter struct is in the class with its run-time fields zeroed.
+std::vector<llvm::Constant *> classOf(const llvm::CallInst &call, const ShapeClassPolicy &policy,
+                                      ClassStructs &structs) {
   std::vector<llvm::Constant *> key(call.arg_size(), nullptr);
   for (unsigned i = 0; i < call.arg_size(); ++i) {
     auto *constant = llvm::dyn_cast<llvm::Constant>(call.getArgOperand(i));
     if (!constant)
       continue;
-    const bool runtime = std::find(policy.runtimeArgs.begin(), policy.runtimeArgs.end(), i) !=
-                         policy.runtimeArgs.end();
-    if (llvm::isa<llvm::ConstantInt>(constant)  ? !runtime
-        : llvm::isa<llvm::ConstantFP>(constant) ? policy.floatsInClass
-                                                : llvm::isa<llvm::ConstantPointerNull>(constant))
+    if (llvm::GlobalVariable *params = paramsGlobal(constant))
+      key[i] = structs.of(*params, runtimeFieldsOf(policy, *params));
+    else if (llvm::isa<llvm::ConstantInt>(constant) ? true
+             : llvm::isa<llvm::ConstantFP>(constant)
+                 ? policy.floatsInClass
+                 : llvm::isa<llvm::ConstantPointerNull>(constant))
       key[i] = constant;
   }
   return key;
 }
 
-/// `void kernel.class<n>(same parameters)`: calls the kernel with the
-/// class's constants in place of their parameters (inlined there later).
+/// The run-time fields of argument `i` of a class (empty unless the class
+/// holds it as a parameter struct with some).
+std::vector<unsigned> runtimeFieldsAt(const ShapeClassPolicy &policy,
+                                      const std::vector<llvm::Constant *> &key, unsigned i) {
+  llvm::GlobalVariable *params = key[i] ? paramsGlobal(key[i]) : nullptr;
+  return params ? runtimeFieldsOf(policy, *params) : std::vector<unsigned>();
+}
+
+/// `void kernel.class<n>(...)`: the kernel's parameters, but a struct with
+/// run-time fields becomes those fields (int32, passed as immediates as the
+/// positional integers were); calls the kernel with the class's constants
+/// in place of their parameters (inlined there later).
 llvm::Function *makeWrapper(llvm::Function &kernel, const ShapeClassPolicy &policy,
                             const std::vector<llvm::Constant *> &key, unsigned index) {
+  llvm::LLVMContext &context = kernel.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  const llvm::AttributeList kernelAttrs = kernel.getAttributes();
+  std::vector<llvm::Type *> params;
+  std::vector<llvm::AttributeSet> paramAttrs;
+  for (unsigned i = 0; i < kernel.arg_size(); ++i) {
+    const size_t fields = runtimeFieldsAt(policy, key, i).size();
+    if (fields == 0) {
+      params.push_back(kernel.getArg(i)->getType());
+      llvm::AttrBuilder attrs(context, kernelAttrs.getParamAttrs(i));
+      if (std::find(policy.noAliasArgs.begin(), policy.noAliasArgs.end(), i) !=
+              policy.noAliasArgs.end() &&
+          kernel.getArg(i)->getType()->isPointerTy())
+        attrs.addAttribute(llvm::Attribute::NoAlias);
+      paramAttrs.push_back(llvm::AttributeSet::get(context, attrs));
+    }
+    for (size_t f = 0; f < fields; ++f)
+      params.push_back(i32), paramAttrs.push_back(llvm::AttributeSet());
+  }
   auto *wrapper = llvm::Function::Create(
-      kernel.getFunctionType(), llvm::GlobalValue::InternalLinkage,
-      kernel.getName() + ".class" + std::to_string(index), kernel.getParent());
-  wrapper->setAttributes(kernel.getAttributes());
+      llvm::FunctionType::get(kernel.getReturnType(), params, false),
+      llvm::GlobalValue::InternalLinkage, kernel.getName() + ".class" + std::to_string(index),
+      kernel.getParent());
+  wrapper->setAttributes(llvm::AttributeList::get(context, kernelAttrs.getFnAttrs(),
+                                                  kernelAttrs.getRetAttrs(), paramAttrs));
   wrapper->addFnAttr(llvm::Attribute::NoInline);
-  for (unsigned i : policy.noAliasArgs)
-    if (i < wrapper->arg_size() && wrapper->getArg(i)->getType()->isPointerTy())
-      wrapper->addParamAttr(i, llvm::Attribute::NoAlias);
-  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(kernel.getContext(), "entry", wrapper));
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", wrapper));
   std::vector<llvm::Value *> args;
-  for (unsigned i = 0; i < wrapper->arg_size(); ++i)
-    args.push_back(key[i] ? static_cast<llvm::Value *>(key[i]) : wrapper->getArg(i));
+  unsigned next = 0; // the wrapper's parameter
+  for (unsigned i = 0; i < kernel.arg_size(); ++i) {
+    const std::vector<unsigned> runtime = runtimeFieldsAt(policy, key, i);
+    if (runtime.empty()) {
+      args.push_back(key[i] ? static_cast<llvm::Value *>(key[i]) : wrapper->getArg(next));
+      ++next;
+      continue;
+    }
+    // The class's struct with the call's run-time fields: a local that SROA
+    // turns back into constants and parameters once the kernel is inlined.
+    llvm::GlobalVariable *classStruct = paramsGlobal(key[i]);
+    llvm::Type *type = classStruct->getValueType();
+    llvm::AllocaInst *local = builder.CreateAlloca(type);
+    builder.CreateStore(classStruct->getInitializer(), local);
+    for (unsigned field : runtime)
+      builder.CreateStore(wrapper->getArg(next++), builder.CreateStructGEP(type, local, field));
+    args.push_back(local);
+  }
   builder.CreateCall(&kernel, args);
   builder.CreateRetVoid();
   return wrapper;
+}
+
+/// Replaces `call` of the kernel by a call of its class's wrapper: the
+/// run-time fields of a struct argument as immediates from its global.
+void callWrapper(llvm::CallInst &call, llvm::Function &wrapper, const ShapeClassPolicy &policy,
+                 const std::vector<llvm::Constant *> &key) {
+  std::vector<llvm::Value *> args;
+  for (unsigned i = 0; i < call.arg_size(); ++i) {
+    const std::vector<unsigned> runtime = runtimeFieldsAt(policy, key, i);
+    if (runtime.empty()) {
+      args.push_back(call.getArgOperand(i));
+      continue;
+    }
+    // In the class as a struct: the call passes a constant global of it.
+    llvm::Constant *value = paramsGlobal(call.getArgOperand(i))->getInitializer();
+    for (unsigned field : runtime)
+      args.push_back(value->getAggregateElement(field));
+  }
+  llvm::CallInst *replacement = llvm::CallInst::Create(&wrapper, args, "", &call);
+  replacement->setDebugLoc(call.getDebugLoc());
+  call.eraseFromParent();
 }
 
 using ClassKey = std::pair<llvm::Function *, std::vector<llvm::Constant *>>;
@@ -117,6 +243,7 @@ using ClassKey = std::pair<llvm::Function *, std::vector<llvm::Constant *>>;
 template <typename PolicyOf>
 std::vector<std::pair<ClassKey, std::vector<llvm::CallInst *>>>
 groupByClass(const std::vector<llvm::CallInst *> &calls, PolicyOf policyOf) {
+  ClassStructs structs;
   std::map<ClassKey, size_t> classIndex;
   std::vector<std::pair<ClassKey, std::vector<llvm::CallInst *>>> classes;
   for (llvm::CallInst *call : calls) {
@@ -126,7 +253,7 @@ groupByClass(const std::vector<llvm::CallInst *> &calls, PolicyOf policyOf) {
       fatalInternal("kernel " + kernel->getName().str() + " takes " +
                     std::to_string(kernel->arg_size()) + " arguments, its shape-class policy " +
                     std::to_string(policy.arity));
-    ClassKey key{kernel, classOf(*call, policy)};
+    ClassKey key{kernel, classOf(*call, policy, structs)};
     auto [it, added] = classIndex.try_emplace(key, classes.size());
     if (added)
       classes.push_back({key, {}});
@@ -142,33 +269,37 @@ groupByClass(const std::vector<llvm::CallInst *> &calls, PolicyOf policyOf) {
 constexpr size_t kMinSharedPointwiseShapes = 3;
 
 /// The constant shape of a call of an int8 1x1 stride-1 convolution kernel
-/// (empty if it is none): bf_pointwise_inplace_s8's C, H, W, M, rows and
-/// bf_conv2d_im2col_s8's N, C, H, W, M, OH, OW when its kernel is 1x1 with
-/// strides 1 (bundlefit_kernels_int8.h).
+/// (empty if it is none), from its bf_conv_params by field name:
+/// bf_pointwise_inplace_s8's c, h, w, m and rows (its one integer argument)
+/// and bf_conv2d_im2col_s8's n, c, h, w, m, oh, ow when its kernel is 1x1
+/// with strides 1 (bundlefit_kernels_int8.h).
 std::vector<int64_t> pointwiseShape(const llvm::CallInst &call) {
   const llvm::StringRef name = call.getCalledFunction()->getName();
-  auto constant = [&](unsigned i) -> std::optional<int64_t> {
-    if (i >= call.arg_size())
-      return std::nullopt;
-    if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(i)))
-      return c->getSExtValue();
-    return std::nullopt;
-  };
-  std::vector<unsigned> shapeArgs;
-  if (name == "bf_pointwise_inplace_s8") {
-    shapeArgs = {5, 6, 7, 8, 9};
-  } else if (name == "bf_conv2d_im2col_s8") {
-    for (unsigned i : {11u, 12u, 13u, 14u}) // KH, KW, strideH, strideW
-      if (constant(i) != 1)
-        return {};
-    shapeArgs = {4, 5, 6, 7, 8, 9, 10};
-  } else {
+  const bool inPlace = name == "bf_pointwise_inplace_s8";
+  if (!inPlace && name != "bf_conv2d_im2col_s8")
     return {};
+  const llvm::ConstantStruct *conv = nullptr;
+  std::optional<int64_t> rows;
+  for (const llvm::Use &arg : call.args()) {
+    if (llvm::GlobalVariable *params = paramsGlobal(arg.get());
+        params && params->getValueType()->getStructName() == "struct.bf_conv_params")
+      conv = llvm::dyn_cast<llvm::ConstantStruct>(params->getInitializer());
+    else if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(arg.get()))
+      rows = c->getSExtValue();
   }
-  std::vector<int64_t> shape{name == "bf_pointwise_inplace_s8"};
-  for (unsigned i : shapeArgs)
-    shape.push_back(constant(i).value_or(-1));
-  return shape;
+  if (!conv)
+    return {};
+  auto field = [&](const char *fieldName) {
+    return llvm::cast<llvm::ConstantInt>(
+               conv->getOperand(unsigned(kernelParamsFieldIndex<bf_conv_params>(fieldName))))
+        ->getSExtValue();
+  };
+  if (inPlace)
+    return {1, field("c"), field("h"), field("w"), field("m"), rows.value_or(-1)};
+  for (const char *one : {"kh", "kw", "stride_h", "stride_w"})
+    if (field(one) != 1)
+      return {};
+  return {0, field("n"), field("c"), field("h"), field("w"), field("m"), field("oh"), field("ow")};
 }
 
 } // namespace
@@ -211,10 +342,10 @@ void shareKernelsByShapeClass(llvm::Module &module) {
   for (auto &[key, members] : groupByClass(calls, policyFor)) {
     if (members.size() < 2) // specialised in its node function, as before
       continue;
-    llvm::Function *wrapper =
-        makeWrapper(*key.first, *policyFor(key.first->getName()), key.second, index++);
+    const ShapeClassPolicy &policy = *policyFor(key.first->getName());
+    llvm::Function *wrapper = makeWrapper(*key.first, policy, key.second, index++);
     for (llvm::CallInst *call : members)
-      call->setCalledFunction(wrapper);
+      callWrapper(*call, *wrapper, policy, key.second);
   }
 }
 
@@ -246,7 +377,7 @@ size_t shareConvolutionsByShape(llvm::Module &module) {
         continue;
       llvm::Function *wrapper = makeWrapper(*kernel, policy, key.second, index++);
       for (llvm::CallInst *call : members)
-        call->setCalledFunction(wrapper);
+        callWrapper(*call, *wrapper, policy, key.second);
     }
   }
   return classCount;

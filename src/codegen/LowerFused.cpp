@@ -160,23 +160,25 @@ void rewriteInt8InPlaceCalls(const Node &node, const MemoryPlan &plan,
     return;
   for (KernelCall &call : calls) {
     if (call.kernel == "bf_conv2d_s8" || call.kernel == "bf_conv2d_im2col_s8") {
-      // bf_conv2d_s8's arguments: in, w, bias, out (0..3), N, C, H, W, M (4..8),
-      // geometry and groups (9..19), then the quantization (20..29); the
-      // im2col scratch (30) becomes part of the in-place kernel's.
-      const std::vector<KernelArg> a = call.args;
+      // The same structs and tables (bundlefit_kernels_int8.h); the in-place
+      // kernel's scratch comes before the geometry, its row block after it,
+      // and the im2col columns (the last argument) become part of its scratch.
+      if (call.kernel == "bf_conv2d_im2col_s8")
+        call.args.pop_back();
+      const size_t conv = kernelParamsArg<bf_conv_params>(call);
       call.kernel = "bf_pointwise_inplace_s8";
-      call.args = {a[0], a[1], a[2], a[3], scratch(),
-                   a[5], a[6], a[7], a[8], i32(pointwiseRows(node, plan))};
-      call.args.insert(call.args.end(), a.begin() + 20, a.begin() + 30);
+      call.args.insert(call.args.begin() + conv + 1, i32(pointwiseRows(node, plan)));
+      call.args.insert(call.args.begin() + conv, scratch());
       continue;
     }
     if (call.kernel != "bf_depthwise_conv2d_s8")
       continue;
     requireScratch(node, plan);
+    if (kernelParamsField<bf_conv_params>(call, "m") !=
+        kernelParamsField<bf_conv_params>(call, "c"))
+      fatalInternal(node.describe() + " is in place with a channel multiplier");
     call.kernel = "bf_depthwise_inplace_s8";
-    call.args.insert(call.args.begin() + 4, scratch()); // After in, w, bias, out.
-    // Its signature has no chMult (always 1): drop that argument.
-    call.args.erase(call.args.begin() + 9); // N, C, H, W at 5..8, chMult at 9.
+    call.args.insert(call.args.begin() + kernelParamsArg<bf_conv_params>(call), scratch());
   }
 }
 

@@ -57,44 +57,34 @@ extern "C" {
 #endif
 
 /* ---- int8_conv.c ------------------------------------------------------- */
-/* in [N,C,H,W], w [M,C/groups,KH,KW] (symmetric), out [N,M,OH,OW].
- * CMSIS-NN: arm_convolve_wrapper_s8 (cmsis_nn_conv_params: input_offset,
- * output_offset, stride, padding, dilation, activation;
+/* in [N,C,H,W], w [M,C/groups,KH,KW] (symmetric), out [N,M,OH,OW]: the
+ * geometry in conv (abi.h), the requantization scalars in quant, then the
+ * per-channel tables and the int8 bias. CMSIS-NN: arm_convolve_wrapper_s8 (cmsis_nn_conv_params:
+ * input_offset, output_offset, stride, padding, dilation, activation;
  * cmsis_nn_per_channel_quant_params: multiplier, shift). */
-void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
-                  int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-                  int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                  int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
-                  int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
-                  int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
-                  const int32_t *biasMult, const int32_t *biasShift);
+void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                  const bf_conv_params *conv, const bf_quant_params *quant, const int32_t *outMult,
+                  const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
+                  const int32_t *biasShift);
 /* int8_conv_im2col.c: bf_conv2d_s8 (same arguments, same results) with
  * `im2col`, a planned scratch of two int8 columns of C*KH*KW values
  * (2*C*KH*KW bytes, every target), used when groups == 1 on the DSP
  * extension; null, or elsewhere, it is bf_conv2d_s8. CMSIS-NN:
  * arm_convolve_s8 (whose int16 columns take twice the bytes). */
 void bf_conv2d_im2col_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                         int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
-                         int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                         int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
-                         int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
-                         const int32_t *outShift, int32_t quantFlags, int32_t actMin,
-                         int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                         const int32_t *biasShift, int8_t *im2col);
+                         const bf_conv_params *conv, const bf_quant_params *quant,
+                         const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                         const int32_t *biasMult, const int32_t *biasShift, int8_t *im2col);
 /* ---- int8_depthwise.c -------------------------------------------------- */
-/* Depthwise: groups == C, M = C * chMult, w [M,1,KH,KW]; output channel
- * c * chMult + k reads input channel c. 3x3 kernels have a planar row kernel
+/* Depthwise: conv->groups == conv->c, conv->m = C * chMult, w [M,1,KH,KW];
+ * output channel c * chMult + k reads input channel c. 3x3 kernels have a planar row kernel
  * of their own; other shapes are bf_conv2d_s8 with groups = C.
  * CMSIS-NN: arm_depthwise_conv_wrapper_s8 (cmsis_nn_dw_conv_params adds
  * ch_mult). */
 void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                            int32_t N, int32_t C, int32_t H, int32_t W, int32_t chMult, int32_t OH,
-                            int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                            int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
-                            int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
-                            const int32_t *outShift, int32_t quantFlags, int32_t actMin,
-                            int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                            const int32_t *biasShift);
+                            const bf_conv_params *conv, const bf_quant_params *quant,
+                            const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                            const int32_t *biasMult, const int32_t *biasShift);
 
 /* --memory-opt >= 1: Conv (+activation) then MaxPool without the full conv
  * output: conv rows of pool->chunk channels in scratch (int8_conv_pool.c).
@@ -116,24 +106,21 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
                           const int32_t *biasMult, const int32_t *biasShift,
                           const bf_pool_params *pool);
 
-/* --memory-opt >= 1: depthwise (chMult 1) with `out` == `in` allowed; one
- * output plane of scratch (int8_conv_inplace.c). */
+/* --memory-opt >= 1: depthwise (chMult 1: conv->m == conv->c) with `out` ==
+ * `in` allowed; one output plane of scratch (int8_conv_inplace.c). */
 void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                             int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
-                             int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                             int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
-                             int32_t dilW, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                             int32_t actMin, int32_t actMax, const int8_t *bias8,
-                             const int32_t *biasMult, const int32_t *biasShift);
-/* 1x1 conv (stride 1, no pad, N = 1) with `out` == `in` allowed, `rows`
- * whole rows at a time; scratch: M * rows * W bytes (int8_conv_inplace.c). */
+                             int8_t *scratch, const bf_conv_params *conv,
+                             const bf_quant_params *quant, const int32_t *outMult,
+                             const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
+                             const int32_t *biasShift);
+/* 1x1 conv (stride 1, no pad, N = 1; reads conv's c, h, w, m) with `out` ==
+ * `in` allowed, `rows` whole rows at a time; scratch: M * rows * W bytes
+ * (int8_conv_inplace.c). */
 void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                             int8_t *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
-                             int32_t rows, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                             int32_t actMin, int32_t actMax, const int8_t *bias8,
-                             const int32_t *biasMult, const int32_t *biasShift);
+                             int8_t *scratch, const bf_conv_params *conv, int32_t rows,
+                             const bf_quant_params *quant, const int32_t *outMult,
+                             const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
+                             const int32_t *biasShift);
 /* Gemm: out[batches, outDepth] from in[batches, accumDepth]; w is
  * [outDepth, accumDepth] when transB (CMSIS-NN's layout), else
  * [accumDepth, outDepth]. CMSIS-NN: arm_fully_connected_s8 (per tensor) /
@@ -152,11 +139,8 @@ void bf_fully_connected_s8(const int8_t *in, const int8_t *w, const int32_t *bia
  * filterOffset) and the M / outDepth offsets last. Plain loops, exact; no
  * CMSIS-NN counterpart (its kernels take symmetric weights). */
 void bf_conv2d_wzp_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                      int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW,
-                      int32_t KH, int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
-                      int32_t padL, int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
-                      int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
-                      int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                      const bf_conv_params *conv, const bf_quant_params *quant,
+                      const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                       const int32_t *biasMult, const int32_t *biasShift, const int32_t *wOffset);
 void bf_fully_connected_wzp_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                                int32_t batches, int32_t accumDepth, int32_t outDepth,

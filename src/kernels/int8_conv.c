@@ -146,7 +146,7 @@ BF_I8_INLINE void bf_i8_conv_block(int8_t *o, int32_t nm, int32_t np, int32_t m,
                                       actMin, actMax);
 }
 
-void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int32_t *restrict bias,
+void bf_i8_conv2d(const int8_t *restrict in, const int8_t *restrict w, const int32_t *restrict bias,
                   int8_t *restrict out, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
                   int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
                   int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
@@ -287,4 +287,13 @@ void bf_fully_connected_s8(const int8_t *restrict in, const int8_t *restrict w,
       y[o] = bf_i8_output(acc, o, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
     }
   }
+}
+
+/* The entry point (abi.h's structs): bf_i8_conv2d's arguments. */
+void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int32_t *restrict bias,
+                  int8_t *restrict out, const bf_conv_params *conv, const bf_quant_params *quant,
+                  const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                  const int32_t *biasMult, const int32_t *biasShift) {
+  bf_i8_conv2d(in, w, bias, out, BF_I8_CONV_FIELDS(conv), conv->groups, BF_I8_QUANT_OFFSETS(quant),
+               outMult, outShift, BF_I8_QUANT_CLAMP(quant), bias8, biasMult, biasShift);
 }

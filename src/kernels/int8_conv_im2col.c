@@ -430,7 +430,7 @@ BF_I8_POINTWISE_KIND(bf_i8_pointwise_offx, -1)
 
 #endif
 
-void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
+void bf_i8_conv2d_im2col(const int8_t *restrict in, const int8_t *restrict w,
                          const int32_t *restrict bias, int8_t *restrict out, int32_t N, int32_t C,
                          int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
                          int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
@@ -517,7 +517,19 @@ void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
   }
 #endif
   (void)im2col;
-  bf_conv2d_s8(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
+  bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
                dilW, groups, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
                actMax, bias8, biasMult, biasShift);
+}
+
+/* The entry point (abi.h's structs): bf_i8_conv2d_im2col's arguments. */
+void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
+                         const int32_t *restrict bias, int8_t *restrict out,
+                         const bf_conv_params *conv, const bf_quant_params *quant,
+                         const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                         const int32_t *biasMult, const int32_t *biasShift,
+                         int8_t *restrict im2col) {
+  bf_i8_conv2d_im2col(in, w, bias, out, BF_I8_CONV_FIELDS(conv), conv->groups,
+                      BF_I8_QUANT_OFFSETS(quant), outMult, outShift, BF_I8_QUANT_CLAMP(quant),
+                      bias8, biasMult, biasShift, im2col);
 }

@@ -8,21 +8,23 @@
  * per-channel tables are passed from channel m on, so the numbers are those
  * of the whole-tensor call.
  *===----------------------------------------------------------------------===*/
-#include "bundlefit_kernels_int8.h"
+#include "int8_util.h"
 
 /* `in` and `out` may be the same address (not restrict). */
 void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                             int8_t *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
-                             int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                             int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
-                             int32_t dilW, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                             int32_t actMin, int32_t actMax, const int8_t *bias8,
-                             const int32_t *biasMult, const int32_t *biasShift) {
+                             int8_t *scratch, const bf_conv_params *conv,
+                             const bf_quant_params *quant, const int32_t *outMult,
+                             const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
+                             const int32_t *biasShift) {
+  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, OH = conv->oh, OW = conv->ow,
+                KH = conv->kh, KW = conv->kw, strideH = conv->stride_h, strideW = conv->stride_w,
+                padT = conv->pad_t, padL = conv->pad_l, dilH = conv->dil_h, dilW = conv->dil_w;
+  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
+                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   for (int32_t p = 0; p < N * C; ++p) {
     const int32_t m = p % C, k = (quantFlags & BF_I8_PER_CHANNEL) ? m : 0;
-    bf_depthwise_conv2d_s8(in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0,
+    bf_i8_depthwise_conv2d(in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0,
                            scratch, 1, 1, H, W, 1, OH, OW, KH, KW, strideH, strideW, padT, padL,
                            dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
                            quantFlags, actMin, actMax, bias8 ? bias8 + m : 0,
@@ -48,11 +50,13 @@ __attribute__((noinline)) static void bf_i8_copy_planes(int8_t *dst, int64_t str
  * -r0, so the numbers are the whole-tensor call's; its im2col columns follow
  * the block in scratch, from a multiple of 4. */
 void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                             int8_t *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
-                             int32_t rows, int32_t inputOffset, int32_t outputOffset,
-                             const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                             int32_t actMin, int32_t actMax, const int8_t *bias8,
-                             const int32_t *biasMult, const int32_t *biasShift) {
+                             int8_t *scratch, const bf_conv_params *conv, int32_t rows,
+                             const bf_quant_params *quant, const int32_t *outMult,
+                             const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
+                             const int32_t *biasShift) {
+  const int32_t C = conv->c, H = conv->h, W = conv->w, M = conv->m;
+  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
+                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
   const int64_t plane = (int64_t)H * W;
   /* The planned workspace is never null (so the call below needs no
    * fallback for a missing one); the im2col columns follow the block
@@ -62,7 +66,7 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
   int8_t *im2col = scratch + (((int64_t)M * rows * W + 3) & ~(int64_t)3);
   for (int32_t r0 = 0; r0 < H; r0 += rows) {
     const int32_t n = H - r0 < rows ? H - r0 : rows;
-    bf_conv2d_im2col_s8(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1,
+    bf_i8_conv2d_im2col(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1,
                         inputOffset, outputOffset, outMult, outShift, quantFlags, actMin, actMax,
                         bias8, biasMult, biasShift, im2col);
     bf_i8_copy_planes(out + (int64_t)r0 * W, plane, scratch, (int64_t)n * W, M);

@@ -48,7 +48,7 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {
         const int32_t mc = M - m0 < chunk ? M - m0 : chunk,
                       k0 = (quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
-        bf_conv2d_im2col_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H,
+        bf_i8_conv2d_im2col(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H,
                             W, mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
                             dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
                             quantFlags, actMin, actMax, bias8 ? bias8 + m0 : 0,
@@ -123,7 +123,7 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
         for (int32_t i = 0; i < mc * PW; ++i)
           acc[i] = 0;
         for (int32_t r = hb; r < he; ++r) {
-          bf_conv2d_im2col_s8(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W,
+          bf_i8_conv2d_im2col(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W,
                               mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
                               dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
                               quantFlags, actMin, actMax, bias8 ? bias8 + m0 : 0,

@@ -11,13 +11,16 @@
 #include "int8_util.h"
 
 void bf_conv2d_wzp_s8(const int8_t *restrict in, const int8_t *restrict w,
-                      const int32_t *restrict bias, int8_t *restrict out, int32_t N, int32_t C,
-                      int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-                      int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                      int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
-                      int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
-                      int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                      const int32_t *restrict bias, int8_t *restrict out,
+                      const bf_conv_params *conv, const bf_quant_params *quant,
+                      const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                       const int32_t *biasMult, const int32_t *biasShift, const int32_t *wOffset) {
+  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, OH = conv->oh,
+                OW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
+                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
+                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
+  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
+                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
   const int32_t Cg = C / groups, Mg = M / groups;
   for (int32_t n = 0; n < N; ++n)
     for (int32_t m = 0; m < M; ++m) {

@@ -274,7 +274,7 @@ bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *ou
               const int32_t *outMult, const int32_t *outShift, int32_t quantFlags, int32_t actMin,
               int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
               const int32_t *biasShift) {
-  bf_conv2d_s8(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
+  bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
                dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
                actMax, bias8, biasMult, biasShift);
 }
@@ -297,7 +297,7 @@ BF_DW3_PLANE_KIND(bf_dw3_plane_same3, 0, 3)
 BF_DW3_PLANE_KIND(bf_dw3_plane_rows, 0, 0)
 #undef BF_DW3_PLANE_KIND
 
-void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
+void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
                             const int32_t *restrict bias, int8_t *restrict out, int32_t N,
                             int32_t C, int32_t H, int32_t W, int32_t chMult, int32_t OH, int32_t OW,
                             int32_t KH, int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
@@ -355,4 +355,18 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
                     quantFlags, actMin, actMax, bias8 ? bias8 + m : 0, biasMult ? biasMult + k : 0,
                     biasShift ? biasShift + k : 0);
     }
+}
+
+/* The entry point (abi.h's structs): chMult is conv->m / conv->c (groups is
+ * conv->c, implied). */
+void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
+                            const int32_t *restrict bias, int8_t *restrict out,
+                            const bf_conv_params *conv, const bf_quant_params *quant,
+                            const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                            const int32_t *biasMult, const int32_t *biasShift) {
+  bf_i8_depthwise_conv2d(in, w, bias, out, conv->n, conv->c, conv->h, conv->w, conv->m / conv->c,
+                         conv->oh, conv->ow, conv->kh, conv->kw, conv->stride_h, conv->stride_w,
+                         conv->pad_t, conv->pad_l, conv->dil_h, conv->dil_w,
+                         BF_I8_QUANT_OFFSETS(quant), outMult, outShift, BF_I8_QUANT_CLAMP(quant),
+                         bias8, biasMult, biasShift);
 }

@@ -12,6 +12,43 @@
 
 #define BF_I8_INLINE static inline __attribute__((always_inline))
 
+/* The positional forms of the convolution entry points (whose arguments are
+ * the parameter structs of abi.h): the kernels call one another with
+ * run-time shapes (a chunk of channels, a block of rows), which these take
+ * without building a struct. Each entry point unpacks its structs once. */
+void bf_i8_conv2d(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
+                  int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+                  int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                  int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
+                  int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
+                  int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
+                  const int32_t *biasMult, const int32_t *biasShift);
+void bf_i8_conv2d_im2col(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                         int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
+                         int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                         int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
+                         int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
+                         const int32_t *outShift, int32_t quantFlags, int32_t actMin,
+                         int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                         const int32_t *biasShift, int8_t *im2col);
+void bf_i8_depthwise_conv2d(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                            int32_t N, int32_t C, int32_t H, int32_t W, int32_t chMult, int32_t OH,
+                            int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                            int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                            int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
+                            const int32_t *outShift, int32_t quantFlags, int32_t actMin,
+                            int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+                            const int32_t *biasShift);
+
+/* A convolution entry point's struct fields as the positional forms'
+ * arguments: N .. groups, then inputOffset, outputOffset (the tables follow
+ * them), then quantFlags, actMin, actMax. */
+#define BF_I8_CONV_FIELDS(p)                                                                       \
+  (p)->n, (p)->c, (p)->h, (p)->w, (p)->m, (p)->oh, (p)->ow, (p)->kh, (p)->kw, (p)->stride_h,       \
+      (p)->stride_w, (p)->pad_t, (p)->pad_l, (p)->dil_h, (p)->dil_w
+#define BF_I8_QUANT_OFFSETS(q) (q)->input_offset, (q)->output_offset
+#define BF_I8_QUANT_CLAMP(q) (q)->quant_flags, (q)->act_min, (q)->act_max
+
 /* The Arm DSP extension (Cortex-M4/M7/M33/M55): SXTAB16 widens two int8 lanes
  * to int16 and adds an offset, SMLAD does two 16x16 MACs in one instruction,
  * as CMSIS-NN does. cmake/Kernels.cmake compiles the thumbv7em,

@@ -21,6 +21,39 @@ namespace {
 
 using I8 = std::vector<int8_t>;
 
+// The convolution entry points take abi.h's structs; these build them from
+// the positional lists the cases below were written with.
+bf_conv_params convParams(int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
+                          int32_t OW, int32_t KH, int32_t KW, int32_t sH, int32_t sW, int32_t pT,
+                          int32_t pL, int32_t dH, int32_t dW, int32_t groups) {
+  return {N, C, H, W, M, OH, OW, KH, KW, sH, sW, pT, pL, dH, dW, groups};
+}
+
+void conv2dS8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
+              int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+              int32_t KW, int32_t sH, int32_t sW, int32_t pT, int32_t pL, int32_t dH, int32_t dW,
+              int32_t groups, int32_t inOff, int32_t outOff, const int32_t *outMult,
+              const int32_t *outShift, int32_t flags, int32_t actMin, int32_t actMax,
+              const int8_t *bias8, const int32_t *biasMult, const int32_t *biasShift) {
+  const bf_conv_params conv =
+      convParams(N, C, H, W, M, OH, OW, KH, KW, sH, sW, pT, pL, dH, dW, groups);
+  const bf_quant_params quant = {inOff, outOff, flags, actMin, actMax};
+  bf_conv2d_s8(in, w, bias, out, &conv, &quant, outMult, outShift, bias8, biasMult, biasShift);
+}
+
+void depthwiseS8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
+                 int32_t C, int32_t H, int32_t W, int32_t chMult, int32_t OH, int32_t OW,
+                 int32_t KH, int32_t KW, int32_t sH, int32_t sW, int32_t pT, int32_t pL, int32_t dH,
+                 int32_t dW, int32_t inOff, int32_t outOff, const int32_t *outMult,
+                 const int32_t *outShift, int32_t flags, int32_t actMin, int32_t actMax,
+                 const int8_t *bias8, const int32_t *biasMult, const int32_t *biasShift) {
+  const bf_conv_params conv =
+      convParams(N, C, H, W, C * chMult, OH, OW, KH, KW, sH, sW, pT, pL, dH, dW, C);
+  const bf_quant_params quant = {inOff, outOff, flags, actMin, actMax};
+  bf_depthwise_conv2d_s8(in, w, bias, out, &conv, &quant, outMult, outShift, bias8, biasMult,
+                         biasShift);
+}
+
 I8 randomI8(size_t n, unsigned seed, int lo = -128, int hi = 127) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> dist(lo, hi);
@@ -205,14 +238,13 @@ I8 runConv(const ConvCase &c, const ConvData &d, bool depthwise, int actMin, int
   const int perChannel = d.wScales.size() > 1;
   I8 y(size_t(c.N) * c.M * d.OH * d.OW);
   if (depthwise)
-    bf_depthwise_conv2d_s8(d.x.data(), d.w.data(), d.bias.data(), y.data(), c.N, c.C, c.H, c.W,
-                           c.M / c.C, d.OH, d.OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW,
-                           -d.inZp, d.outZp, mult.data(), shift.data(), perChannel, actMin, actMax,
-                           nullptr, nullptr, nullptr);
+    depthwiseS8(d.x.data(), d.w.data(), d.bias.data(), y.data(), c.N, c.C, c.H, c.W, c.M / c.C,
+                d.OH, d.OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, -d.inZp, d.outZp,
+                mult.data(), shift.data(), perChannel, actMin, actMax, nullptr, nullptr, nullptr);
   else
-    bf_conv2d_s8(d.x.data(), d.w.data(), d.bias.data(), y.data(), c.N, c.C, c.H, c.W, c.M, d.OH,
-                 d.OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, -d.inZp, d.outZp,
-                 mult.data(), shift.data(), perChannel, actMin, actMax, nullptr, nullptr, nullptr);
+    conv2dS8(d.x.data(), d.w.data(), d.bias.data(), y.data(), c.N, c.C, c.H, c.W, c.M, d.OH, d.OW,
+             c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, -d.inZp, d.outZp,
+             mult.data(), shift.data(), perChannel, actMin, actMax, nullptr, nullptr, nullptr);
   return y;
 }
 
@@ -303,12 +335,12 @@ TEST_CASE("depthwise fast path (3x3 rows) equals the grouped kernel on random sh
                << KH << "x" << KW << " s" << sH << "," << sW << " d" << dH << "," << dW << " pads "
                << pT << "," << pL << " inOff " << inOff << " flags " << flags);
     I8 dw(size_t(N) * M * OH * OW), grouped(dw.size());
-    bf_depthwise_conv2d_s8(x.data(), w.data(), b32, dw.data(), N, C, H, W, chMult, OH, OW, KH, KW,
-                           sH, sW, pT, pL, dH, dW, inOff, outOff, mult.data(), shift.data(), flags,
-                           actMin, actMax, b8, biasMult.data(), biasShift.data());
-    bf_conv2d_s8(x.data(), w.data(), b32, grouped.data(), N, C, H, W, M, OH, OW, KH, KW, sH, sW, pT,
-                 pL, dH, dW, C, inOff, outOff, mult.data(), shift.data(), flags, actMin, actMax, b8,
-                 biasMult.data(), biasShift.data());
+    depthwiseS8(x.data(), w.data(), b32, dw.data(), N, C, H, W, chMult, OH, OW, KH, KW, sH, sW, pT,
+                pL, dH, dW, inOff, outOff, mult.data(), shift.data(), flags, actMin, actMax, b8,
+                biasMult.data(), biasShift.data());
+    conv2dS8(x.data(), w.data(), b32, grouped.data(), N, C, H, W, M, OH, OW, KH, KW, sH, sW, pT, pL,
+             dH, dW, C, inOff, outOff, mult.data(), shift.data(), flags, actMin, actMax, b8,
+             biasMult.data(), biasShift.data());
     REQUIRE(dw == grouped);
   }
 }
@@ -326,8 +358,8 @@ TEST_CASE("int8 bias: brought to the accumulator scale, exact for power-of-two s
   const Requant o = requant(double(inScale) * wScale / outScale); // 2^-5
   I8 y(8);
   const int32_t om = o.mult, os = o.shift, bm = b.mult, bs = b.shift;
-  bf_conv2d_s8(x.data(), w.data(), nullptr, y.data(), 1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1,
-               1, 0, 0, &om, &os, 0, -128, 127, bias8.data(), &bm, &bs);
+  conv2dS8(x.data(), w.data(), nullptr, y.data(), 1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0,
+           0, &om, &os, 0, -128, 127, bias8.data(), &bm, &bs);
   std::vector<int> want;
   for (int m = 0; m < 2; ++m)
     for (int i = 0; i < 4; ++i) {

@@ -73,24 +73,32 @@ KernelCall lowerConv(const Node &node, bool grouped) {
   // forms refuse these convs, so `grouped` callers never see it).
   const bool asymmetric = !isSymmetric(node.input(1)->type.quant);
   a.depthwise = a.depthwise && !grouped && !asymmetric;
-  call_args::Args args;
-  args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
-  args.addr(node.output(0));
-  args.i32(a.N).i32(a.C).i32(a.H).i32(a.W).i32(a.depthwise ? a.chMult : a.M);
-  args.i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW).i32(a.strideH).i32(a.strideW);
-  args.i32(a.padT).i32(a.padL).i32(a.dilH).i32(a.dilW);
-  if (!a.depthwise)
-    args.i32(a.groups);
-  args.i32(a.inputOffset).i32(a.outputOffset).table(a.outMult).table(a.outShift);
-  args.i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
-  args.addr(call_args::bias8(node, a)).table(a.biasMult).table(a.biasShift);
-  if (asymmetric)
-    return args.table(weightOffsets(*node.input(1), a.M)).call("bf_conv2d_wzp_s8");
-  if (a.depthwise)
-    return args.call("bf_depthwise_conv2d_s8");
-  if (!grouped && int8ConvIm2colBytes(node))
-    return args.scratch().call("bf_conv2d_im2col_s8");
-  return args.call("bf_conv2d_s8");
+  // abi.h's structs: the geometry (a depthwise conv as the grouped conv it
+  // is: m = C * chMult, groups = C) and the requantization scalars.
+  KernelCall call;
+  call.args = {KernelArg::address(node.input(0)),
+               KernelArg::address(node.input(1)),
+               KernelArg::address(call_args::bias32(node, a)),
+               KernelArg::address(node.output(0)),
+               kernelParams(node, convParams(a)),
+               kernelParams(node, quantParams(a)),
+               call_args::tableOrNull(a.outMult),
+               call_args::tableOrNull(a.outShift),
+               KernelArg::address(call_args::bias8(node, a)),
+               call_args::tableOrNull(a.biasMult),
+               call_args::tableOrNull(a.biasShift)};
+  if (asymmetric) {
+    call.kernel = "bf_conv2d_wzp_s8";
+    call.args.push_back(call_args::tableOrNull(weightOffsets(*node.input(1), a.M)));
+  } else if (a.depthwise) {
+    call.kernel = "bf_depthwise_conv2d_s8";
+  } else if (!grouped && int8ConvIm2colBytes(node)) {
+    call.kernel = "bf_conv2d_im2col_s8";
+    call.args.push_back(KernelArg::scratch());
+  } else {
+    call.kernel = "bf_conv2d_s8";
+  }
+  return call;
 }
 
 } // namespace conv_int8

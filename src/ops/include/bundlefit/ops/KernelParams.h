@@ -22,6 +22,7 @@
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bundlefit {
@@ -85,6 +86,42 @@ template <typename T> KernelArg kernelParams(const Node &node, const T &params) 
       fatalInternal(node.describe() + ": the lowering left " + Info::name + "." + Info::fields[i] +
                     " unset");
   return KernelArg::params(Info::name, std::move(values));
+}
+
+/// The position of field `field` in struct T (its name in abi.h's list);
+/// a name T does not have is an internal error.
+template <typename T> size_t kernelParamsFieldIndex(std::string_view field) {
+  using Info = KernelParamsInfo<T>;
+  for (size_t i = 0; i < std::size(Info::fields); ++i)
+    if (field == Info::fields[i])
+      return i;
+  fatalInternal(std::string(Info::name) + " has no field " + std::string(field));
+}
+
+/// kernelParamsFieldIndex of the struct named `cStruct` (C name).
+inline size_t kernelParamsFieldIndex(std::string_view cStruct, std::string_view field) {
+  if (cStruct == KernelParamsInfo<bf_conv_params>::name)
+    return kernelParamsFieldIndex<bf_conv_params>(field);
+  if (cStruct == KernelParamsInfo<bf_pool_params>::name)
+    return kernelParamsFieldIndex<bf_pool_params>(field);
+  if (cStruct == KernelParamsInfo<bf_quant_params>::name)
+    return kernelParamsFieldIndex<bf_quant_params>(field);
+  fatalInternal("no kernel parameter struct " + std::string(cStruct));
+}
+
+/// The index of `call`'s KernelArg::Params of struct T: a call takes at most
+/// one of each, so the rewrites of a call find its structs by type, never
+/// by position. An internal error when it has none.
+template <typename T> size_t kernelParamsArg(const KernelCall &call) {
+  for (size_t i = 0; i < call.args.size(); ++i)
+    if (call.args[i].kind == KernelArg::Params && call.args[i].type == KernelParamsInfo<T>::name)
+      return i;
+  fatalInternal(call.kernel + " takes no " + KernelParamsInfo<T>::name);
+}
+
+/// Field `field` (by name) of the struct T a call passes (kernelParamsArg).
+template <typename T> int32_t kernelParamsField(const KernelCall &call, std::string_view field) {
+  return call.args[kernelParamsArg<T>(call)].table.at(kernelParamsFieldIndex<T>(field));
 }
 
 } // namespace bundlefit
