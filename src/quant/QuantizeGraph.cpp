@@ -662,7 +662,8 @@ private:
         node.inputs[index] = quantized(input, node);
     }
     const Int8Def &int8 = int8Of(node);
-    const Value &x = *node.input(0);
+    // The first activation operand (a Sub table's may be operand 1).
+    const Value &x = *node.input(dataInputs(node).front());
     float inputScale = x.type.quant.scales.at(0);
     if (int8.weightAxis) { // Weights (operand 1) per channel, the bias (2) to match.
       const int axis = int8.weightAxis(node);

@@ -58,10 +58,19 @@ void inferBroadcastOp(Node &node) {
   if (!isNumeric(dtype))
     fail(node, std::string("input '") + first.name + "' has unsupported dtype " + dtypeName(dtype));
   Shape shape = first.type.shape;
+  // An int8 Sub with a float scalar constant is a table of its other operand
+  // (src/ops/lut, GRU's 1 - z): the constant stays float.
+  auto tableScalar = [&](const Value &v) {
+    return node.opType == "Sub" && v.isConstant() && v.type.dtype == DType::Float32 &&
+           v.type.numElements() == 1;
+  };
+  if (tableScalar(first) && node.inputs.size() == 2 && node.input(1) &&
+      node.input(1)->type.dtype == DType::Int8)
+    dtype = DType::Int8;
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     std::string inputName = variadic ? "data_" + std::to_string(i) : names[i];
     const Value &input = requireInput(node, i, inputName.c_str());
-    if (input.type.dtype != dtype)
+    if (input.type.dtype != dtype && !(dtype == DType::Int8 && tableScalar(input)))
       fail(node, "input '" + inputName + "' is " + input.type.str() + " but input '" +
                      (variadic ? "data_0" : "A") + "' is " + first.type.str() +
                      " (dtypes must match)");

@@ -23,6 +23,10 @@ namespace bundlefit::lut {
 using Function = float (*)(float x, const Node &node);
 Function functionOf(const Node &node);
 
+/// The operand a table reads: 0, or for Sub with a scalar constant the
+/// other one (GRU's 1 - z).
+size_t activationOperand(const Node &node);
+
 /// quantize(f(dequantize(q))) for q = -128..127, as onnxruntime computes a
 /// QDQ activation: dequantize in float ((q - zp) * scale), f in float,
 /// quantize in float (y / scale, rounded half to even, + zp, saturated).
@@ -36,5 +40,7 @@ void reference(const Node &node, const std::vector<const Tensor *> &inputs,
 
 /// Sets the int8 definition of every activation of LutOps.cpp (LutInt8.cpp).
 void registerInt8(OpRegistry &registry, const char *opType);
+/// Sets Sub's: a table when one operand is a scalar constant (LutInt8.cpp).
+void registerScalarSubInt8(OpRegistry &registry);
 
 } // namespace bundlefit::lut

@@ -29,7 +29,7 @@ std::array<int8_t, 256> buildTable(const Node &node, Function f, float inScale, 
 namespace {
 
 std::vector<KernelCall> lowerLut(const Node &node) {
-  const Value &x = operand(node, node.input(0), "input");
+  const Value &x = operand(node, node.input(activationOperand(node)), "input");
   const Value &y = operand(node, node.output(0), "output");
   const Affine in = activationParams(node, &x, "input");
   const Affine out = activationParams(node, &y, "output");
@@ -42,7 +42,34 @@ std::vector<KernelCall> lowerLut(const Node &node) {
   return {call};
 }
 
+/// Whether `value` is a float constant of one element.
+bool isScalarConstant(const Value *value) {
+  return value && value->isConstant() && value->type.dtype == DType::Float32 &&
+         value->type.numElements() == 1;
+}
+
+std::string whyFloatSub(const Node &node) {
+  const Value *a = node.input(0), *b = node.input(1);
+  if (!a || !b || isScalarConstant(a) == isScalarConstant(b) ||
+      node.output(0)->type.shape != node.input(activationOperand(node))->type.shape)
+    return "int8 Sub needs one scalar constant operand (a table of the other)";
+  return "";
+}
+
+std::vector<size_t> subActivationInputs(const Node &node) { return {activationOperand(node)}; }
+
 } // namespace
+
+size_t activationOperand(const Node &node) {
+  return node.opType == "Sub" && isScalarConstant(node.input(0)) ? 1 : 0;
+}
+
+void registerScalarSubInt8(OpRegistry &registry) {
+  registerInt8(registry, "Sub");
+  OpDef &def = registry.at("Sub");
+  def.int8.whyFloat = whyFloatSub;
+  def.int8.activationInputs = subActivationInputs;
+}
 
 void registerInt8(OpRegistry &registry, const char *opType) {
   OpDef &def = registry.at(opType).quantized(Int8Rule::OwnParams).int8Runs(reference);

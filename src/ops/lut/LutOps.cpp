@@ -44,6 +44,15 @@ float gelu(float x, const Node &node) {
   return float(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
 }
 
+// Sub with a scalar constant (GRU's 1 - z): c - x or x - c, in float as
+// onnxruntime's Sub.
+float scalarSub(float x, const Node &node) {
+  const Value *a = node.input(0);
+  if (a && a->isConstant())
+    return float(a->elementAsDouble(0)) - x;
+  return x - float(node.input(1)->elementAsDouble(0));
+}
+
 struct Row {
   const char *opType;
   Function f;
@@ -52,7 +61,7 @@ struct Row {
 constexpr Row kRows[] = {
     {"Sigmoid", sigmoid},     {"Tanh", tanhOf},         {"HardSigmoid", hardSigmoid},
     {"HardSwish", hardSwish}, {"LeakyRelu", leakyRelu}, {"Elu", elu},
-    {"Silu", silu},           {"Gelu", gelu},
+    {"Silu", silu},           {"Gelu", gelu},           {"Sub", scalarSub},
 };
 
 } // namespace
@@ -68,7 +77,9 @@ Function functionOf(const Node &node) {
 
 void registerLutOps(OpRegistry &registry) {
   for (const lut::Row &row : lut::kRows)
-    lut::registerInt8(registry, row.opType);
+    if (std::strcmp(row.opType, "Sub") != 0)
+      lut::registerInt8(registry, row.opType);
+  lut::registerScalarSubInt8(registry);
 }
 
 } // namespace bundlefit

@@ -16,10 +16,11 @@ namespace bundlefit::lut {
 
 void reference(const Node &node, const std::vector<const Tensor *> &inputs,
                std::vector<Tensor> &outputs) {
-  const int8_ref::Affine in = int8_ref::activationOf(node, node.input(0), "input");
+  const size_t operand = activationOperand(node);
+  const int8_ref::Affine in = int8_ref::activationOf(node, node.input(operand), "input");
   const int8_ref::Affine out = int8_ref::activationOf(node, node.output(0), "output");
   const Function f = functionOf(node);
-  const int8_t *x = inputs[0]->data<int8_t>();
+  const int8_t *x = inputs[operand]->data<int8_t>();
   int8_t *y = outputs[0].data<int8_t>();
   for (int64_t i = 0; i < outputs[0].numElements(); ++i) {
     const float real = f(float(x[i] - in.zeroPoint) * float(in.scale), node);
