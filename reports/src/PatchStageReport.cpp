@@ -83,6 +83,10 @@ std::string patchStageLine(const PatchStageSummary &s) {
     line += "; tiles of " + std::to_string(s.narrowestTileColumns) + " columns (< " +
             std::to_string(kWideTileColumns) +
             ") miss the 16-pixel convolution tiles of AVX-512 hosts";
+  if (s.narrowTiles && s.narrowestTileColumns < kFlatRunColumns)
+    line += " (below " + std::to_string(kFlatRunColumns) +
+            " columns, 64-bit hosts run them as flat runs across rows, computing and dropping "
+            "the halo columns: more time than their MACs)";
   return line;
 }
 

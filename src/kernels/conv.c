@@ -604,6 +604,118 @@ BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
   }
 }
 
+/* ---- Narrow planes as flat runs, in place -----------------------------
+ * Patch-stage tiles are a few columns wide (ResNet-8's second stage: 3 to 6
+ * output columns). Without dilation and with stride 1, output (oh, ow)
+ * reads offset (oh * P + ow) + kh * P + kw of a plane of pitch P, so the
+ * outputs g = oh * P + ow form one flat run of whole unchecked tiles: the
+ * P - OW wrap-around lanes of each row are computed and dropped. Interior
+ * tiles need no padding, so the run reads the tile's own buffer in place
+ * (no copy, unlike the phase-split bands below, which take the stride-2 and
+ * the wider narrow planes); border tiles read a zero-padded stack copy (hosts
+ * only). `plan -v` says which patch stages take these (PatchStage.h's
+ * kFlatRunColumns is BF_NARROW_PB on 64-bit hosts). */
+#if BF_DW_PAD_FLOATS > 0
+#define BF_FLAT_PAD_FLOATS 4096
+/* Longer rows would drop more lanes than the checked tile leaves idle. */
+#define BF_FLAT_MAX_PITCH (2 * BF_NARROW_PB)
+
+/* Rows and columns from the first tap of output 0 to the last tap of the
+ * last output. */
+BF_INLINE int64_t bf_span(int32_t outLen, int32_t stride, int32_t K) {
+  return (int64_t)(outLen - 1) * stride + K;
+}
+
+/* The pitch of the stride-1 flat run (0: the plane does not take it) and
+ * whether it needs the padded copy. */
+BF_INLINE int32_t bf_conv_flat_pitch(int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
+                                     int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                                     int *copy) {
+  if (strideH != 1 || strideW != 1 || dilH != 1 || dilW != 1 || OW >= BF_NARROW_PB)
+    return 0;
+  const int64_t PH = bf_span(OH, 1, KH), PW = bf_span(OW, 1, KW);
+  *copy = !(padT == 0 && padL == 0 && PH <= H && PW <= W);
+  const int64_t pitch = *copy ? PW : W;
+  if (pitch > BF_FLAT_MAX_PITCH || (OH - 1) * pitch + OW < BF_NARROW_PB)
+    return 0;
+  if (*copy && (int64_t)Cg * PH * PW > BF_FLAT_PAD_FLOATS)
+    return 0;
+  return (int32_t)pitch;
+}
+
+/* Keeps the lanes of a flat tile from `start` that are outputs:
+ * g = oh * P + ow with ow < OW. */
+BF_INLINE void bf_flat_store(const float *restrict tile, int32_t lanes, float *restrict out,
+                             int32_t outPlane, int32_t OW, int32_t P, int32_t start) {
+  int32_t oh = start / P, ow = start - oh * P;
+  for (int32_t j = 0; j < lanes; ++j) {
+    if (ow < OW)
+      for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+        out[(int64_t)mi * outPlane + oh * OW + ow] = tile[mi * lanes + j];
+    if (++ow == P) {
+      ow = 0;
+      ++oh;
+    }
+  }
+}
+
+/* `blocks` groups of BF_CONV_MB output channels over the stride-1 flat run
+ * of pitch P (bf_conv_flat_pitch). */
+BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restrict w,
+                                   const float *restrict bias, float *restrict out, int32_t blocks,
+                                   int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
+                                   int32_t KH, int32_t KW, int32_t padT, int32_t padL, int32_t P,
+                                   int copy) {
+  float padded[BF_FLAT_PAD_FLOATS];
+  int32_t PH = H;
+  if (copy) {
+    PH = (int32_t)bf_span(OH, 1, KH);
+    /* Input rows and columns that land inside the padded plane. */
+    const int32_t ihBegin = padT < 0 ? -padT : 0, ihEnd = PH - padT < H ? PH - padT : H;
+    const int32_t iwBegin = padL < 0 ? -padL : 0, iwEnd = P - padL < W ? P - padL : W;
+    for (int32_t i = 0; i < Cg * PH * P; ++i)
+      padded[i] = 0.0f;
+    for (int32_t c = 0; c < Cg; ++c)
+      for (int32_t ih = ihBegin; ih < ihEnd; ++ih)
+        for (int32_t iw = iwBegin; iw < iwEnd; ++iw)
+          padded[(c * PH + ih + padT) * P + iw + padL] = x[((int64_t)c * H + ih) * W + iw];
+    x = padded;
+  }
+  const int32_t inPlane = PH * P, outPlane = OH * OW, taps = KH * KW;
+  /* The last tile is shifted left to end at the run's end, so no tile reads
+   * past the plane (the run's last output reads its last input). */
+  const int32_t runEnd = (OH - 1) * P + OW;
+#if defined(BF_WIDE_TILES)
+  /* Runs of 16 or more: the AVX-512 tiles, as for whole rows. */
+  const int32_t lanes = runEnd >= BF_WIDE_PB ? BF_WIDE_PB : BF_NARROW_PB;
+#else
+  const int32_t lanes = BF_NARROW_PB;
+#endif
+  const int32_t lastStart = runEnd - lanes;
+  for (int32_t g0 = 0;; g0 += lanes) {
+    const int32_t start = g0 < lastStart ? g0 : lastStart;
+    for (int32_t blk = 0; blk < blocks; ++blk) {
+      const int32_t m = blk * BF_CONV_MB;
+      float tile[BF_CONV_MB * 16];
+#if defined(BF_WIDE_TILES)
+      if (lanes == BF_WIDE_PB)
+        bf_conv_tile_wide(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0, tile, BF_WIDE_PB,
+                          Cg, inPlane, P, KW, taps, 0, KH, 0, 1, start, 1, 1, BF_TILE_INSIDE,
+                          BF_WIDE_PB, 0);
+      else
+#endif
+        bf_conv_tile(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0, tile, BF_NARROW_PB, Cg,
+                     inPlane, P, KW, taps, 0, KH, 0, 1, start, 1, 1, BF_TILE_INSIDE, BF_NARROW_PB,
+                     0);
+      bf_flat_store(tile, lanes, out + (int64_t)m * outPlane, outPlane, OW, P, start);
+    }
+    if (start == lastStart)
+      break;
+  }
+}
+#endif
+
 /* ---- Full convolutions through a zero-padded, phase-split copy ---------
  * Two shapes ran far below the row kernels' MAC rate: stride-1 rows
  * narrower than the widest tile (ResNet's 14x14 and 7x7 stages, SqueezeNet's
@@ -868,11 +980,21 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
       const float *x = in + ((int64_t)n * C + (int64_t)g * Cg) * inPlane;
       const int32_t blocks = Mg / BF_CONV_MB;
 #if BF_DW_PAD_FLOATS > 0
+      int copy = 0;
+      const int32_t flatPitch =
+          blocks > 0 && !bf_size_first
+              ? bf_conv_flat_pitch(Cg, H, W, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
+                                   dilW, &copy)
+              : 0;
       int32_t Q = 0;
       const int32_t rows = bf_size_first ? 0
                                          : bf_conv_phase_rows(Cg, Mg, OH, OW, KH, KW, strideH,
                                                               strideW, dilH, dilW, &Q);
-      if (rows > 0)
+      if (flatPitch)
+        bf_conv_blocks_flat(x, w + (int64_t)g * Mg * Cg * taps, bias ? bias + g * Mg : 0,
+                            out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH, OW,
+                            KH, KW, padT, padL, flatPitch, copy);
+      else if (rows > 0)
         bf_conv_phase_blocks(x, w + (int64_t)g * Mg * Cg * taps, bias ? bias + g * Mg : 0,
                              out + ((int64_t)n * M + g * Mg) * outPlane, blocks, Cg, H, W, OH, OW,
                              KH, KW, strideH, padT, padL, rows, Q);

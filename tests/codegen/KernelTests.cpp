@@ -125,6 +125,17 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 300, 7, 7, 10, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 7x7 plane: 48 + 1 columns
       {1, 40, 14, 14, 6, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 14x14: 192 + 4 columns
       {1, 64, 1, 67, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // whole tail vectors + 3
+      // Planes narrower than a tile (patch-stage tiles) as flat runs (hosts):
+      // in place when unpadded, else through a zero-padded copy; leftover
+      // channels beside the blocks; exactly one tile; stride 2 beside them.
+      {1, 16, 6, 5, 16, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // interior tile, 3 columns
+      {1, 16, 5, 4, 12, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1},  // corner tile: top/left pads
+      {1, 8, 7, 6, 8, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, 1},    // bottom/right pads, 4 columns
+      {1, 8, 6, 7, 8, 3, 3, 1, 1, 0, 0, 0, -2, 1, 1, 1},   // pitch 7 read in place, 5 used
+      {1, 16, 12, 9, 16, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1}, // stride 2, 4 columns
+      {1, 16, 8, 7, 8, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},   // 1x1 stride 2, 4 columns
+      {1, 4, 4, 5, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // run of exactly 8 outputs
+      {1, 3, 9, 9, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},    // 5x5 same, 9 columns: wide
   };
   unsigned seed = 1;
   for (const ConvCase &c : cases) {

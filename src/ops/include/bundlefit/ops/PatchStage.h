@@ -91,6 +91,11 @@ struct PatchProgram {
 /// allow (ResNet-8's 3-column tiles ran 0.43 ms for layers that take 0.19 ms
 /// whole, for 1.27x the MACs).
 inline constexpr int64_t kWideTileColumns = 16;
+/// Output columns below which 64-bit hosts run a stride-1 or stride-2
+/// convolution as flat runs across its rows (conv.c's bf_conv_blocks_flat and
+/// bf_conv_phase_blocks) rather than lane-by-lane checked tiles: the lanes of
+/// the halo columns are computed and dropped.
+inline constexpr int64_t kFlatRunColumns = 8;
 
 /// The tile program of `body` with its result cut into gridH x gridW tiles
 /// and pasted into `stageOutput`. Throws Unsupported for a body it cannot tile.
