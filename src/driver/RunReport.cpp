@@ -19,8 +19,11 @@ std::vector<std::string> writeRunOutputs(const ModelRun &run, const std::string 
   // together (support/OutputFile.h), its other files kept.
   OutputDirectory outputs(dir, "output directory");
   std::vector<std::string> names;
+  // A file name holds at most 255 bytes; TFLite tensor names (fused ops'
+  // names joined by ';') run longer. The first 200 characters stay.
+  constexpr size_t kMaxStem = 200;
   for (const RunOutput &output : run.outputs)
-    names.push_back(output.name);
+    names.push_back(output.name.substr(0, kMaxStem));
   const std::vector<std::string> stems = uniqueLegalNames(names);
   std::vector<std::string> files;
   for (size_t i = 0; i < run.outputs.size(); ++i) {

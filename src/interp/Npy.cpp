@@ -26,6 +26,8 @@ const char *descrOf(DType type) {
     return "|i1";
   case DType::UInt8:
     return "|u1";
+  case DType::Int16:
+    return "<i2";
   case DType::Int32:
     return "<i4";
   case DType::Int64:
@@ -39,8 +41,8 @@ const char *descrOf(DType type) {
 bool dtypeOfDescr(const std::string &descr, DType &out) {
   if (descr.size() < 2)
     return false; // a byte-order mark and a type code at least ('' came from a fuzzer)
-  for (DType type :
-       {DType::Float32, DType::Int8, DType::UInt8, DType::Int32, DType::Int64, DType::Bool})
+  for (DType type : {DType::Float32, DType::Int8, DType::UInt8, DType::Int16, DType::Int32,
+                     DType::Int64, DType::Bool})
     if (descr == descrOf(type) || descr.substr(1) == std::string(descrOf(type)).substr(1)) {
       if (descr[0] == '>')
         return false; // big-endian data is not converted

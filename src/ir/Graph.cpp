@@ -15,6 +15,8 @@ double Value::elementAsDouble(int64_t index) const {
     return dataAs<int8_t>()[index];
   case DType::UInt8:
     return dataAs<uint8_t>()[index];
+  case DType::Int16:
+    return dataAs<int16_t>()[index];
   case DType::Int32:
     return dataAs<int32_t>()[index];
   case DType::Int64:

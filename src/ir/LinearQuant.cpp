@@ -29,6 +29,8 @@ int64_t dtypeMin(DType dtype) {
     return -128;
   case DType::UInt8:
     return 0;
+  case DType::Int16:
+    return -32768;
   case DType::Int32:
     return std::numeric_limits<int32_t>::min();
   default:
@@ -42,6 +44,8 @@ int64_t dtypeMax(DType dtype) {
     return 127;
   case DType::UInt8:
     return 255;
+  case DType::Int16:
+    return 32767;
   case DType::Int32:
     return std::numeric_limits<int32_t>::max();
   default:

@@ -15,6 +15,8 @@ double Tensor::at(int64_t i) const {
     return data<int8_t>()[i];
   case DType::UInt8:
     return data<uint8_t>()[i];
+  case DType::Int16:
+    return data<int16_t>()[i];
   case DType::Int32:
     return data<int32_t>()[i];
   case DType::Int64:

@@ -12,6 +12,8 @@ size_t dtypeSize(DType type) {
     return 1;
   case DType::UInt8:
     return 1;
+  case DType::Int16:
+    return 2;
   case DType::Int32:
     return 4;
   case DType::Int64:
@@ -30,6 +32,8 @@ const char *dtypeName(DType type) {
     return "int8";
   case DType::UInt8:
     return "uint8";
+  case DType::Int16:
+    return "int16";
   case DType::Int32:
     return "int32";
   case DType::Int64:
@@ -51,6 +55,10 @@ bool parseDType(const std::string &text, DType &out) {
   }
   if (text == "uint8") {
     out = DType::UInt8;
+    return true;
+  }
+  if (text == "int16") {
+    out = DType::Int16;
     return true;
   }
   if (text == "int32") {

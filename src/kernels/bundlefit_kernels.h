@@ -265,6 +265,8 @@ void bf_copy_strided_f32(const float *src, float *dst, const int32_t *dims,
                          const int32_t *srcStrides, const int32_t *dstStrides);
 void bf_copy_strided_u8(const uint8_t *src, uint8_t *dst, const int32_t *dims,
                         const int32_t *srcStrides, const int32_t *dstStrides);
+void bf_copy_strided_u16(const uint16_t *src, uint16_t *dst, const int32_t *dims,
+                         const int32_t *srcStrides, const int32_t *dstStrides);
 void bf_copy_strided_i64(const int64_t *src, int64_t *dst, const int32_t *dims,
                          const int32_t *srcStrides, const int32_t *dstStrides);
 /* Concat of `count` pieces by table, for Concats with many inputs (one
@@ -283,12 +285,14 @@ void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight
 void bf_split_table(const uint8_t *src, uint8_t *mutableWeight, uint8_t *activations, int32_t rows,
                     int32_t count, const int32_t *pieces);
 /* out[outDims] from in[inDims] padded by padBegin (6-D), mode bf_pad_mode.
- * Pad only moves elements: u8/u32/u64 serve every type of that size (value
+ * Pad only moves elements: u8/u16/u32/u64 serve every type of that size (value
  * is the constant's bit pattern). */
 void bf_pad_f32(const float *in, float *out, const int32_t *inDims, const int32_t *outDims,
                 const int32_t *padBegin, int32_t mode, float value);
 void bf_pad_u8(const uint8_t *in, uint8_t *out, const int32_t *inDims, const int32_t *outDims,
                const int32_t *padBegin, int32_t mode, uint8_t value);
+void bf_pad_u16(const uint16_t *in, uint16_t *out, const int32_t *inDims, const int32_t *outDims,
+                const int32_t *padBegin, int32_t mode, uint16_t value);
 void bf_pad_u32(const uint32_t *in, uint32_t *out, const int32_t *inDims, const int32_t *outDims,
                 const int32_t *padBegin, int32_t mode, uint32_t value);
 void bf_pad_u64(const uint64_t *in, uint64_t *out, const int32_t *inDims, const int32_t *outDims,

@@ -25,6 +25,7 @@
   }
 BF_DEFINE_COPY_STRIDED(f32, float)
 BF_DEFINE_COPY_STRIDED(u8, uint8_t)
+BF_DEFINE_COPY_STRIDED(u16, uint16_t)
 BF_DEFINE_COPY_STRIDED(i64, int64_t)
 
 void bf_concat_table(const uint8_t *constantWeight, const uint8_t *mutableWeight,
@@ -113,6 +114,7 @@ BF_INLINE int32_t bf_pad_source(int32_t i, int32_t n, int32_t mode) {
   }
 BF_DEFINE_PAD(f32, float)
 BF_DEFINE_PAD(u8, uint8_t)
+BF_DEFINE_PAD(u16, uint16_t)
 BF_DEFINE_PAD(u32, uint32_t)
 BF_DEFINE_PAD(u64, uint64_t)
 

@@ -171,6 +171,9 @@ void storeInt(std::vector<uint8_t> &bytes, DType dtype, size_t index, int64_t in
   case DType::UInt8:
     storeElement(bytes, index, uint8_t(intValue));
     break;
+  case DType::Int16:
+    storeElement(bytes, index, int16_t(intValue));
+    break;
   case DType::Int32:
     storeElement(bytes, index, int32_t(intValue));
     break;

@@ -103,6 +103,9 @@ inline void store(Tensor &tensor, int64_t i, double value) {
   case DType::UInt8:
     tensor.data<uint8_t>()[i] = uint8_t(sat(0, 255));
     return;
+  case DType::Int16:
+    tensor.data<int16_t>()[i] = int16_t(sat(-32768, 32767));
+    return;
   case DType::Int32:
     tensor.data<int32_t>()[i] = int32_t(sat(-2147483648.0, 2147483647.0));
     return;

@@ -161,6 +161,7 @@ StridedCopy stridedCopyTables(const Node &node, LoopNest nest, size_t elemSize) 
   nest.simplify();
   const char *kernel = elemSize == 4   ? "bf_copy_strided_f32"
                        : elemSize == 1 ? "bf_copy_strided_u8"
+                       : elemSize == 2 ? "bf_copy_strided_u16"
                        : elemSize == 8 ? "bf_copy_strided_i64"
                                        : nullptr;
   if (!kernel)

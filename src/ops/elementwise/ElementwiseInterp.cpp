@@ -43,6 +43,9 @@ template <typename Fn> void dispatchNumeric(const Node &node, DType dtype, Fn &&
   case DType::UInt8:
     fn(Tag<uint8_t>{});
     return;
+  case DType::Int16:
+    fn(Tag<int16_t>{});
+    return;
   case DType::Int32:
     fn(Tag<int32_t>{});
     return;

@@ -150,6 +150,9 @@ void reduceMaxKernel(const Node &node, const std::vector<const Tensor *> &inputs
   case DType::UInt8:
     reduceMaxTyped<uint8_t>(in, strides, out, isMin);
     break;
+  case DType::Int16:
+    reduceMaxTyped<int16_t>(in, strides, out, isMin);
+    break;
   case DType::Int32:
     reduceMaxTyped<int32_t>(in, strides, out, isMin);
     break;

@@ -277,6 +277,9 @@ void constantOfShapeKernel(const Node &node, const Inputs &inputs, std::vector<T
     case DType::UInt8:
       out.data<uint8_t>()[i] = uint8_t(value);
       break;
+    case DType::Int16:
+      out.data<int16_t>()[i] = int16_t(value);
+      break;
     case DType::Int32:
       out.data<int32_t>()[i] = int32_t(value);
       break;

@@ -255,8 +255,11 @@ Calls lowerPad(const Node &node, const PlanView &) {
   const char *kernel = nullptr;
   if (isFloat) {
     kernel = "bf_pad_f32", fill = KernelArg::f32(value);
-  } else if (elem == 1 || elem == 4 || elem == 8) {
-    kernel = elem == 1 ? "bf_pad_u8" : elem == 4 ? "bf_pad_u32" : "bf_pad_u64";
+  } else if (elem == 1 || elem == 2 || elem == 4 || elem == 8) {
+    kernel = elem == 1   ? "bf_pad_u8"
+             : elem == 2 ? "bf_pad_u16"
+             : elem == 4 ? "bf_pad_u32"
+                         : "bf_pad_u64";
     fill = KernelArg::bitsOf(unsigned(elem * 8), intValue);
   } else {
     unsupported(node, "no pad kernel for " + std::to_string(elem) + "-byte elements");

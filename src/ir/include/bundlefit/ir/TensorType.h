@@ -9,11 +9,12 @@ namespace bundlefit {
 
 /// Element types the IR carries. Int64/Bool/Int32 appear in shape arithmetic
 /// that constant folding removes; Float32 and Int8 reach code generation.
-enum class DType : uint8_t { Float32, Int8, UInt8, Int32, Int64, Bool };
+/// Int16 last: the others keep their values (TFLite int16x8 activations).
+enum class DType : uint8_t { Float32, Int8, UInt8, Int32, Int64, Bool, Int16 };
 
 size_t dtypeSize(DType type);
 const char *dtypeName(DType type);
-/// Parses "float", "float32", "int8", "uint8", "int32", "int64", "bool".
+/// Parses "float", "float32", "int8", "uint8", "int16", "int32", "int64", "bool".
 bool parseDType(const std::string &text, DType &out);
 
 using Shape = std::vector<int64_t>;
