@@ -264,6 +264,30 @@ void bf_lstm_s8(const int8_t *x, const int8_t *w, const int8_t *r, const int32_t
  * in place. */
 void bf_lut_s8(const int8_t *in, int8_t *out, int32_t n, const int8_t *table);
 
+/* ---- int16x8.c ---------------------------------------------------------- */
+/* TFLite's int16x8 kernels (TFLM reference arithmetic; int16 zero points 0;
+ * multipliers and shifts from TFLM's Prepare, ops/int16x8). */
+/* LEAKY_RELU: x >= 0 requantized by the identity multiplier, else by alpha's. */
+void bf_leaky_relu_s16(const int16_t *in, int16_t *out, int32_t n, int32_t identityMult,
+                       int32_t identityShift, int32_t alphaMult, int32_t alphaShift);
+/* ADD / SUB over 6-D dims, a and b through strides (0: broadcast); p: aMult,
+ * aShift, bMult, bShift, outMult, outShift, actMin, actMax, subtract. */
+void bf_addsub_s16(const int16_t *a, const int16_t *b, int16_t *out, const int32_t *dims,
+                   const int32_t *aStrides, const int32_t *bStrides, const int32_t *p);
+/* CONV_2D 16x8: NHWC x int16, OHWI w int8, int64 bias [M], per-channel
+ * mult/shift; g: N, H, W, C, OH, OW, M, KH, KW, strideH, strideW, dilationH,
+ * dilationW, padTop, padLeft, actMin, actMax. int64 accumulators. */
+void bf_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
+                     const int32_t *mult, const int32_t *shift, const int32_t *g);
+/* QUANTIZE int16 <-> int32 (TFLM Requantize); p: mult, shift, input and
+ * output zero points. */
+void bf_requantize_s16_s32(const int16_t *in, int32_t *out, int32_t n, const int32_t *p);
+void bf_requantize_s32_s16(const int32_t *in, int16_t *out, int32_t n, const int32_t *p);
+/* TRANSPOSE_CONV 16x8: g as above, H/W the input's, OH/OW the output's,
+ * padTop/padLeft TFLite's; dilation 1. */
+void bf_transpose_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
+                               const int32_t *mult, const int32_t *shift, const int32_t *g);
+
 #ifdef __cplusplus
 }
 #endif

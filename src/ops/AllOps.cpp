@@ -28,6 +28,7 @@ const OpRegistry &OpRegistry::get() {
     registerIndexOps(*r);
     registerUnaryMathOps(*r);
     registerRecurrentOps(*r);
+    registerInt16x8Ops(*r);
     registerLutOps(*r); // int8 tables for activations registered above
     return r;
   }();

@@ -68,6 +68,8 @@ size_t fileElementSize(tflite::TensorType type) {
     return 4;
   case tflite::TensorType_INT64:
     return 8;
+  case tflite::TensorType_INT16:
+    return 2;
   case tflite::TensorType_INT8:
   case tflite::TensorType_BOOL:
     return 1;
@@ -86,6 +88,8 @@ DType plainDType(tflite::TensorType type) {
     return DType::Bool;
   case tflite::TensorType_INT8:
     return DType::Int8;
+  case tflite::TensorType_INT16:
+    return DType::Int16;
   default:
     return DType::Float32;
   }
@@ -112,8 +116,10 @@ TensorInfo Converter::info(int32_t t) const {
   case tflite::TensorType_BOOL:
     break;
   case tflite::TensorType_INT16:
-    throw file_.unsupported(what + " is int16: int16x8 quantization is not supported yet "
-                                   "(int8 and float32 models are)");
+    if (int16x8_)
+      break;
+    throw file_.unsupported(what + " is int16 in a model whose inputs and outputs are not: "
+                                   "int16 activations are supported in int16x8 models only");
   case tflite::TensorType_UINT8:
     throw file_.unsupported(what + " is uint8 (TFLite's legacy quantization); convert the model "
                                    "with int8 quantization");
@@ -123,10 +129,14 @@ TensorInfo Converter::info(int32_t t) const {
   }
   const tflite::QuantizationParameters *q = tensor.quantization();
   const bool hasScales = q && q->scale() && q->scale()->size() > 0;
-  if (info.fileType == tflite::TensorType_INT8 && !hasScales)
-    throw file_.unsupported(what + " is int8 without quantization parameters (scale, zero point)");
-  if (!hasScales ||
-      (info.fileType != tflite::TensorType_INT8 && info.fileType != tflite::TensorType_INT32))
+  const bool integer =
+      info.fileType == tflite::TensorType_INT8 || info.fileType == tflite::TensorType_INT16;
+  if (integer && !hasScales)
+    throw file_.unsupported(what + " is " + typeName(info.fileType) +
+                            " without quantization parameters (scale, zero point)");
+  // int64: the int16x8 biases.
+  if (!hasScales || (!integer && info.fileType != tflite::TensorType_INT32 &&
+                     info.fileType != tflite::TensorType_INT64))
     return info; // float tensors may carry min/max or scales: unused
   if (q->details_type() != tflite::QuantizationDetails_NONE)
     throw file_.unsupported(what + " has custom quantization details");
@@ -146,8 +156,12 @@ TensorInfo Converter::info(int32_t t) const {
                       std::to_string(info.shape[size_t(axis)]));
     info.quant.axis = axis;
   }
-  const int64_t lowest = info.fileType == tflite::TensorType_INT8 ? -128 : 0;
-  const int64_t highest = info.fileType == tflite::TensorType_INT8 ? 127 : 0;
+  const int64_t lowest = info.fileType == tflite::TensorType_INT8    ? -128
+                         : info.fileType == tflite::TensorType_INT16 ? -32768
+                                                                     : 0;
+  const int64_t highest = info.fileType == tflite::TensorType_INT8    ? 127
+                          : info.fileType == tflite::TensorType_INT16 ? 32767
+                                                                      : 0;
   for (size_t i = 0; i < count; ++i) {
     float scale = q->scale()->Get(unsigned(i));
     int64_t zeroPoint = q->zero_point()->Get(unsigned(i));

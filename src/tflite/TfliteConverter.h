@@ -37,7 +37,10 @@ Shape permuted(const Shape &shape, const std::vector<int64_t> &perm);
 
 class Converter {
 public:
-  Converter(const TfliteFile &file, Graph &graph) : file_(file), graph_(graph) {}
+  /// `int16x8`: the model's activations are int16 (TfliteInt16x8.h), and
+  /// info() accepts int16 tensors; otherwise it refuses them by name.
+  Converter(const TfliteFile &file, Graph &graph, bool int16x8 = false)
+      : file_(file), graph_(graph), int16x8_(int16x8) {}
 
   const TfliteFile &file() const { return file_; }
   Graph &graph() { return graph_; }
@@ -126,6 +129,7 @@ private:
 
   const TfliteFile &file_;
   Graph &graph_;
+  bool int16x8_ = false;
   std::vector<Held> held_;
   static constexpr size_t kNoOperator = ~size_t(0);
   /// kNoOperator before the first operator and after the last: a model

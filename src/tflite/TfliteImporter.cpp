@@ -3,6 +3,7 @@
 
 #include "TfliteConverter.h"
 #include "TfliteFile.h"
+#include "TfliteInt16x8.h"
 #include "TfliteOperators.h"
 
 #include "bundlefit/ops/OpRegistry.h"
@@ -20,15 +21,16 @@ namespace {
 
 /// "2 unsupported operators: CUSTOM 'Foo' (operators 3, 7), WHILE (operator 9)";
 /// a supported builtin's refused variant is named by unsupportedVariant.
-std::string listUnsupported(const TfliteFile &file) {
+std::string listUnsupported(const TfliteFile &file, bool int16x8) {
   std::map<std::string, std::vector<size_t>> byName;
   std::vector<std::string> order;
   const auto *ops = file.subgraph().operators();
   for (size_t i = 0; ops && i < ops->size(); ++i) {
     const tflite::Operator &op = *ops->Get(unsigned(i));
     const int32_t code = file.builtinCodeOf(op);
-    std::string name =
-        isSupportedBuiltin(code) ? unsupportedVariant(file, op, code) : file.operatorName(op);
+    std::string name = int16x8                    ? int16x8Unsupported(file, op, code)
+                       : isSupportedBuiltin(code) ? unsupportedVariant(file, op, code)
+                                                  : file.operatorName(op);
     if (name.empty())
       continue;
     if (!byName.count(name))
@@ -100,13 +102,20 @@ bool isTfliteModelFile(const std::string &path) {
 std::unique_ptr<Graph> importTfliteModel(const std::string &path,
                                          const TfliteImportOptions &options) {
   TfliteFile file(path);
-  if (options.rejectUnsupportedOps) {
-    std::string unsupported = listUnsupported(file);
+  const bool int16x8 = isInt16x8Model(file);
+  if (options.rejectUnsupportedOps || int16x8) {
+    std::string unsupported = listUnsupported(file, int16x8);
     if (!unsupported.empty())
       throw Error(ExitCode::Unsupported, path + ": " + unsupported);
   }
   auto graph = std::make_unique<Graph>();
   graph->name = graphName(file);
+  if (int16x8) {
+    importInt16x8(file, *graph);
+    graph->removeUnusedValues();
+    graph->verify();
+    return graph;
+  }
   Converter converter(file, *graph);
   converter.addGraphInputs();
   const auto *ops = file.subgraph().operators();

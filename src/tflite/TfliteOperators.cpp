@@ -31,6 +31,14 @@
 
 namespace bundlefit::tflite_import {
 
+std::pair<int64_t, int64_t> samePadding(int64_t in, int64_t kernel, int64_t stride,
+                                        int64_t dilation) {
+  const int64_t effective = (kernel - 1) * dilation + 1;
+  const int64_t out = (in + stride - 1) / stride;
+  const int64_t total = std::max<int64_t>(0, (out - 1) * stride + effective - in);
+  return {total / 2, total - total / 2};
+}
+
 namespace {
 
 using Op = tflite::BuiltinOperator;
@@ -81,16 +89,6 @@ public:
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-/// TFLite's ComputePaddingHeightWidth for one spatial dimension: the total
-/// padding SAME needs, the odd pixel after.
-std::pair<int64_t, int64_t> samePadding(int64_t in, int64_t kernel, int64_t stride,
-                                        int64_t dilation) {
-  const int64_t effective = (kernel - 1) * dilation + 1;
-  const int64_t out = (in + stride - 1) / stride;
-  const int64_t total = std::max<int64_t>(0, (out - 1) * stride + effective - in);
-  return {total / 2, total - total / 2};
-}
 
 /// Sets strides, dilations and ONNX pads [top, left, bottom, right] of a
 /// 2-D window over channels-first `x`.
@@ -386,10 +384,11 @@ void convertConcatenation(OpContext &ctx) {
   emitWithActivation(ctx, "Concat", inputs, attrs, channelsFirst, o.fused_activation_function());
 }
 
-void convertPad(OpContext &ctx) {
-  Value *input = ctx.c.value(ctx.input(0));
+} // namespace
+
+std::vector<int64_t> padOnnxPads(Converter &c, const tflite::Operator &op, size_t rank) {
+  OpContext ctx(c, op);
   std::vector<int64_t> paddings = ctx.ints(ctx.input(1));
-  const size_t rank = input->type.rank();
   if (paddings.size() != 2 * rank)
     throw ctx.c.bad("has " + std::to_string(paddings.size()) + " paddings for rank " +
                     std::to_string(rank));
@@ -398,6 +397,14 @@ void convertPad(OpContext &ctx) {
     pads[i] = paddings[2 * i];
     pads[rank + i] = paddings[2 * i + 1];
   }
+  return pads;
+}
+
+namespace {
+
+void convertPad(OpContext &ctx) {
+  Value *input = ctx.c.value(ctx.input(0));
+  std::vector<int64_t> pads = padOnnxPads(ctx.c, ctx.op, input->type.rank());
   std::vector<Value *> inputs = {input, ctx.c.int64Constant(input->name + "_pads", pads)};
   if (ctx.hasInput(2))
     inputs.push_back(ctx.c.value(ctx.input(2)));
@@ -436,18 +443,19 @@ void convertTranspose(OpContext &ctx) {
   ctx.c.emit("Transpose", {input}, attrs, ctx.output(), false);
 }
 
-void convertStridedSlice(OpContext &ctx) {
+} // namespace
+
+StridedSlice stridedSliceSpec(Converter &c, const tflite::Operator &op, const Shape &in) {
+  OpContext ctx(c, op);
   const auto *o = ctx.op.builtin_options_as<tflite::StridedSliceOptions>();
   if (o && (o->ellipsis_mask() || o->new_axis_mask() || o->offset()))
     throw ctx.c.unsupported("ellipsis_mask, new_axis_mask and offset are not supported");
-  Value *input = ctx.c.value(ctx.input(0));
-  const Shape &in = input->type.shape;
   std::vector<int64_t> begin = ctx.ints(ctx.input(1)), end = ctx.ints(ctx.input(2));
   std::vector<int64_t> strides =
       ctx.hasInput(3) ? ctx.ints(ctx.input(3)) : std::vector<int64_t>(in.size(), 1);
   if (begin.size() != in.size() || end.size() != in.size() || strides.size() != in.size())
     throw ctx.c.bad("begin/end/strides do not have one entry per dimension of " +
-                    input->type.str());
+                    shapeToString(in));
   const int32_t beginMask = o ? o->begin_mask() : 0, endMask = o ? o->end_mask() : 0;
   const int32_t shrinkMask = o ? o->shrink_axis_mask() : 0;
   std::vector<int64_t> axes;
@@ -466,12 +474,21 @@ void convertStridedSlice(OpContext &ctx) {
     }
     axes.push_back(int64_t(i));
   }
+  return {begin, end, axes, strides, shrinkMask != 0};
+}
+
+namespace {
+
+void convertStridedSlice(OpContext &ctx) {
+  Value *input = ctx.c.value(ctx.input(0));
+  const StridedSlice spec = stridedSliceSpec(ctx.c, ctx.op, input->type.shape);
   const std::string base = input->name + "_slice";
-  std::vector<Value *> inputs = {
-      input, ctx.c.int64Constant(base + "_starts", begin), ctx.c.int64Constant(base + "_ends", end),
-      ctx.c.int64Constant(base + "_axes", axes), ctx.c.int64Constant(base + "_steps", strides)};
+  std::vector<Value *> inputs = {input, ctx.c.int64Constant(base + "_starts", spec.begin),
+                                 ctx.c.int64Constant(base + "_ends", spec.end),
+                                 ctx.c.int64Constant(base + "_axes", spec.axes),
+                                 ctx.c.int64Constant(base + "_steps", spec.steps)};
   const Shape outShape = ctx.shape(ctx.output());
-  if (shrinkMask == 0) {
+  if (!spec.shrinks) {
     ctx.c.emit("Slice", inputs, Attributes(), ctx.output(), false);
     return;
   }

@@ -20,6 +20,21 @@ std::string unsupportedVariant(const TfliteFile &file, const tflite::Operator &o
 /// Adds the nodes computing `op` (its builtin and variant must be supported).
 void convertOperator(Converter &converter, const tflite::Operator &op, int32_t builtinCode);
 
+/// TFLite's ComputePaddingHeightWidth for one spatial dimension: the
+/// padding SAME needs (before, after), the odd pixel after.
+std::pair<int64_t, int64_t> samePadding(int64_t in, int64_t kernel, int64_t stride,
+                                        int64_t dilation);
+/// STRIDED_SLICE `op` on input shape `in` as the IR's Slice operands (masks
+/// applied; a shrunk axis is sliced to one element, `shrinks`: the output
+/// then drops it with a Reshape).
+struct StridedSlice {
+  std::vector<int64_t> begin, end, axes, steps;
+  bool shrinks = false;
+};
+StridedSlice stridedSliceSpec(Converter &c, const tflite::Operator &op, const Shape &in);
+/// PAD / PADV2 `op`'s paddings as the IR's Pad pads (begins, then ends).
+std::vector<int64_t> padOnnxPads(Converter &c, const tflite::Operator &op, size_t rank);
+
 /// UNIDIRECTIONAL_SEQUENCE_LSTM (TfliteLstm.cpp).
 std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operator &op);
 void convertSequenceLstm(Converter &converter, const tflite::Operator &op);

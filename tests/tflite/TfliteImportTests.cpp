@@ -475,7 +475,7 @@ TEST_CASE("a broken file is one BadInputFile line naming the tensor or operator"
 }
 
 TEST_CASE("legal TFLite bundlefit does not take is Unsupported, naming the tensor") {
-  SUBCASE("int16 activations") {
+  SUBCASE("an int16x8 operator without an int16 kernel") {
     TfliteTestModel m;
     int32_t x = m.tensor("x", tflite::TensorType_INT16, {1, 4}, {{0.1f}, {0}});
     int32_t y = m.tensor("y", tflite::TensorType_INT16, {1, 4}, {{0.1f}, {0}});
@@ -485,8 +485,22 @@ TEST_CASE("legal TFLite bundlefit does not take is Unsupported, naming the tenso
     const std::string path = m.save("int16.tflite");
     auto [code, message] = errorOf([&] { importTfliteModel(path); });
     CHECK(code == ExitCode::Unsupported);
-    CHECK(message == path + ": tensor 0 ('x') is int16: int16x8 quantization is not supported "
-                            "yet (int8 and float32 models are)");
+    CHECK(message == path + ": 1 unsupported operator: RELU int16x8 (operator 0)");
+  }
+  SUBCASE("an int16 activation inside an int8 model") {
+    TfliteTestModel m;
+    int32_t x = m.tensor("x", tflite::TensorType_INT8, {1, 4}, {{0.1f}, {0}});
+    int32_t y = m.tensor("y", tflite::TensorType_INT16, {1, 4}, {{0.1f}, {0}});
+    int32_t z = m.tensor("z", tflite::TensorType_INT8, {1, 4}, {{0.1f}, {0}});
+    m.op(tflite::BuiltinOperator_RELU, {x}, {y});
+    m.op(tflite::BuiltinOperator_RELU, {y}, {z});
+    m.inputs({x});
+    m.outputs({z});
+    const std::string path = m.save("int16_inside.tflite");
+    auto [code, message] = errorOf([&] { importTfliteModel(path); });
+    CHECK(code == ExitCode::Unsupported);
+    CHECK(message == path + ": tensor 1 ('y') is int16 in a model whose inputs and outputs are "
+                            "not: int16 activations are supported in int16x8 models only");
   }
   SUBCASE("a dynamic dimension") {
     TfliteTestModel m;

@@ -336,5 +336,6 @@ void registerMovementOps(OpRegistry &registry); // Expand, Tile, DepthToSpace, T
 void registerIndexOps(OpRegistry &registry);    // GatherElements, GatherND, ScatterElements, OneHot
 void registerUnaryMathOps(OpRegistry &registry); // Neg, Log, Erf, Selu... (UnaryMath.h)
 void registerRecurrentOps(OpRegistry &registry); // LSTM, GRU, RNN (unrolled by a pass)
+void registerInt16x8Ops(OpRegistry &registry);   // TFLite int16x8 (Int16Conv, Int16Add...)
 
 } // namespace bundlefit

@@ -1,0 +1,469 @@
+//===- Int16x8Ops.cpp - TFLite's int16x8 operators -------------------------===//
+//
+// The operators the TFLite importer writes for an int16x8 model
+// (tflite/TfliteInt16x8.cpp): int16 activations with zero point 0, in
+// TFLite's NHWC layout, computed with TFLM's reference arithmetic, which no
+// composition of the IR's int8 operators reproduces (15-bit headroom in
+// ADD/SUB, int64 accumulators rounded by TFLM's 64-bit
+// MultiplyByQuantizedMultiplier):
+//   Int16LeakyRelu   X -> Y, attribute alpha (bf_leaky_relu_s16);
+//   Int16Requantize  X int16 <-> Y int32, attribute output_bits (QUANTIZE;
+//                    bf_requantize_s16_s32 / _s32_s16);
+//   Int16Add         A, B -> Y broadcasting, attribute subtract (bf_addsub_s16);
+//   Int16Conv        X [N,H,W,C], W [M,KH,KW,C] int8 (one scale per M, or
+//                    one), B [M] int64 -> Y [N,OH,OW,M]; attributes strides,
+//                    dilations, pads [top, left, bottom, right]
+//                    (bf_conv2d_s16x8);
+//   Int16TransposeConv  X, W [O,KH,KW,I], B, and the model's output_shape
+//                    operand (unread) -> Y; attributes strides, pads
+//                    [top, left], output_shape (bf_transpose_conv2d_s16x8).
+// The parameters are TFLM's Prepare() arithmetic, from the values' scales.
+// Each has a reference kernel here for the interpreter, written from TFLM's
+// formulas without the bundles' C kernels. Conv's int8 weights make it an
+// int8 node to the registry (isInt8Node), so it registers both paths.
+//
+//===----------------------------------------------------------------------===//
+#include "bundlefit/ops/BroadcastShape.h"
+#include "bundlefit/ops/LowerHelpers.h"
+#include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/ShapeHelpers.h"
+
+#include "common/CallArgs.h"
+#include "common/Int8Reference.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace bundlefit {
+
+using namespace shape_helpers;
+using int8_ref::Multiplier;
+using int8_ref::quantizeMultiplier;
+using lowering::broadcastStrides;
+using lowering::Ints;
+using lowering::padFront;
+
+namespace {
+
+using Inputs = std::vector<const Tensor *>;
+
+/// The one scale of int16 operand `v` (zero point 0).
+float int16Scale(const Node &node, const Value *v, const char *role) {
+  if (!v || v->type.dtype != DType::Int16 || v->type.quant.scales.size() != 1 ||
+      v->type.quant.zeroPoints[0] != 0)
+    unsupported(node, std::string(role) + " must be int16 with one scale and zero point 0");
+  return v->type.quant.scales[0];
+}
+
+void requireInt16(const Node &node, size_t i, const char *role) {
+  const Value &v = requireInput(node, i, role);
+  if (v.type.dtype != DType::Int16)
+    unsupported(node, std::string(role) + " must be int16, got " + v.type.str());
+}
+
+int32_t mbqm(int32_t x, Multiplier q) { return int8_ref::multiplyByQuantizedMultiplier(x, q); }
+
+/// TFLM's MultiplyByQuantizedMultiplier of an int64 accumulator.
+int32_t mbqm64(int64_t x, Multiplier q) {
+  const int64_t reduced = q.m < 0x7FFF0000 ? (int64_t(q.m) + (1 << 15)) >> 16 : 0x7FFF;
+  const int total = 15 - q.s;
+  return int32_t((x * reduced + (int64_t(1) << (total - 1))) >> total);
+}
+
+int16_t clamp16(int64_t v, int32_t lo = -32768, int32_t hi = 32767) {
+  return int16_t(v < lo ? lo : v > hi ? hi : v);
+}
+
+//===----------------------------------------------------------------------===//
+// LEAKY_RELU
+//===----------------------------------------------------------------------===//
+
+void inferLeakyRelu(Node &node) {
+  requireInt16(node, 0, "X");
+  requireSingleOutput(node, "Y");
+  setDTypeAndShape(*node.output(0), DType::Int16, node.input(0)->type.shape);
+}
+
+/// TFLM leaky_relu_common.cc: the ratios in float, then QuantizeMultiplier.
+std::pair<Multiplier, Multiplier> leakyReluParams(const Node &node) {
+  const float in = int16Scale(node, node.input(0), "X");
+  const float out = int16Scale(node, node.output(0), "Y");
+  const float alpha = node.attrs.getFloat("alpha", 0.2f);
+  if (!(alpha > 0.0f))
+    unsupported(node, "alpha " + std::to_string(alpha) + " (int16 LEAKY_RELU needs alpha > 0)");
+  return {quantizeMultiplier(double(in / out)), quantizeMultiplier(double(in * alpha / out))};
+}
+
+void leakyReluKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  const auto [identity, alpha] = leakyReluParams(node);
+  const int16_t *x = inputs[0]->data<int16_t>();
+  int16_t *y = outputs[0].data<int16_t>();
+  for (int64_t i = 0; i < outputs[0].numElements(); ++i)
+    y[i] = clamp16(x[i] >= 0 ? mbqm(x[i], identity) : mbqm(x[i], alpha));
+}
+
+std::vector<KernelCall> lowerLeakyRelu(const Node &node, const PlanView &) {
+  const auto [identity, alpha] = leakyReluParams(node);
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(node.output(0)->type.numElements());
+  args.i32(identity.m).i32(identity.s).i32(alpha.m).i32(alpha.s);
+  return {args.call("bf_leaky_relu_s16")};
+}
+
+//===----------------------------------------------------------------------===//
+// QUANTIZE between int16 and int32
+//===----------------------------------------------------------------------===//
+
+/// The one scale and zero point of int16/int32 operand `v`.
+std::pair<double, int32_t> affineOf(const Node &node, const Value *v, const char *role) {
+  if (!v || (v->type.dtype != DType::Int16 && v->type.dtype != DType::Int32) ||
+      v->type.quant.scales.size() != 1)
+    unsupported(node, std::string(role) + " must be int16 or int32 with one scale");
+  return {double(v->type.quant.scales[0]), v->type.quant.zeroPoints[0]};
+}
+
+void inferRequantize(Node &node) {
+  const Value &x = requireInput(node, 0, "X");
+  const int64_t bits = node.attrs.getInt("output_bits", 16);
+  const DType out = bits == 32 ? DType::Int32 : DType::Int16;
+  if ((x.type.dtype != DType::Int16 && x.type.dtype != DType::Int32) ||
+      (bits != 16 && bits != 32) || x.type.dtype == out)
+    unsupported(node, "requantizes " + x.type.str() + " to int" + std::to_string(bits) +
+                          " (int16 <-> int32 only)");
+  requireSingleOutput(node, "Y");
+  setDTypeAndShape(*node.output(0), out, x.type.shape);
+}
+
+/// TFLM quantize_common.cc: double(input scale) / double(output scale).
+std::vector<int32_t> requantizeParams(const Node &node) {
+  const auto [inScale, inZero] = affineOf(node, node.input(0), "X");
+  const auto [outScale, outZero] = affineOf(node, node.output(0), "Y");
+  const Multiplier m = quantizeMultiplier(inScale / outScale);
+  return {m.m, m.s, inZero, outZero};
+}
+
+void requantizeKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  const std::vector<int32_t> p = requantizeParams(node);
+  const bool toInt32 = outputs[0].type.dtype == DType::Int32;
+  for (int64_t i = 0; i < outputs[0].numElements(); ++i) {
+    const int32_t x = toInt32 ? inputs[0]->data<int16_t>()[i] : inputs[0]->data<int32_t>()[i];
+    const int64_t y = int64_t(mbqm(x - p[2], {p[0], p[1]})) + p[3];
+    if (toInt32)
+      outputs[0].data<int32_t>()[i] =
+          int32_t(std::min<int64_t>(std::max<int64_t>(y, INT32_MIN), INT32_MAX));
+    else
+      outputs[0].data<int16_t>()[i] = clamp16(y);
+  }
+}
+
+std::vector<KernelCall> lowerRequantize(const Node &node, const PlanView &) {
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.output(0)).i32(node.output(0)->type.numElements());
+  args.table(requantizeParams(node));
+  return {args.call(node.output(0)->type.dtype == DType::Int32 ? "bf_requantize_s16_s32"
+                                                               : "bf_requantize_s32_s16")};
+}
+
+//===----------------------------------------------------------------------===//
+// ADD / SUB
+//===----------------------------------------------------------------------===//
+
+void inferAdd(Node &node) {
+  requireInt16(node, 0, "A");
+  requireInt16(node, 1, "B");
+  requireSingleOutput(node, "Y");
+  Shape out;
+  if (!broadcastShapes(node.input(0)->type.shape, node.input(1)->type.shape, out))
+    unsupported(node, "cannot broadcast " + node.input(0)->type.str() + " with " +
+                          node.input(1)->type.str());
+  setDTypeAndShape(*node.output(0), DType::Int16, out);
+}
+
+/// TFLM add_common.cc / sub_common.cc for int16: 15 bits of headroom; the
+/// table bf_addsub_s16 reads. ADD divides the scales in double, SUB in
+/// float (sub_common.cc), which can round a multiplier differently.
+std::vector<int32_t> addParams(const Node &node) {
+  const float a = int16Scale(node, node.input(0), "A");
+  const float b = int16Scale(node, node.input(1), "B");
+  const float y = int16Scale(node, node.output(0), "Y");
+  const bool subtract = node.attrs.getInt("subtract", 0) != 0;
+  Multiplier ma, mb, mo;
+  if (subtract) {
+    const float twiceMax = 2 * std::max(a, b);
+    ma = quantizeMultiplier(double(a / twiceMax));
+    mb = quantizeMultiplier(double(b / twiceMax));
+    mo = quantizeMultiplier(double(twiceMax / (float(1 << 15) * y)));
+  } else {
+    const double twiceMax = 2 * double(std::max(a, b));
+    ma = quantizeMultiplier(double(a) / twiceMax);
+    mb = quantizeMultiplier(double(b) / twiceMax);
+    mo = quantizeMultiplier(twiceMax / ((1 << 15) * double(y)));
+  }
+  if (ma.s > 0 || mb.s > 0 || mo.s > 0)
+    unsupported(node, "the output scale is too small for TFLM's int16 rescaling");
+  return {ma.m, ma.s, mb.m, mb.s, mo.m, mo.s, -32768, 32767, int32_t(subtract)};
+}
+
+void addKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  const std::vector<int32_t> p = addParams(node);
+  const Multiplier ma{p[0], p[1]}, mb{p[2], p[3]}, mo{p[4], p[5]};
+  const Shape &out = outputs[0].type.shape;
+  const Ints sa = broadcastStrides(node, node.input(0), out);
+  const Ints sb = broadcastStrides(node, node.input(1), out);
+  const int16_t *a = inputs[0]->data<int16_t>(), *b = inputs[1]->data<int16_t>();
+  int16_t *y = outputs[0].data<int16_t>();
+  std::vector<int64_t> index(out.size(), 0);
+  for (int64_t i = 0; i < outputs[0].numElements(); ++i) {
+    int64_t rest = i, ia = 0, ib = 0;
+    for (size_t d = out.size(); d-- > 0;) {
+      const int64_t coord = rest % out[d];
+      rest /= out[d];
+      ia += coord * sa[d];
+      ib += coord * sb[d];
+    }
+    const int32_t x1 = mbqm(int32_t(a[ia]) * (1 << 15), ma);
+    const int32_t x2 = mbqm(int32_t(b[ib]) * (1 << 15), mb);
+    y[i] = clamp16(mbqm(p[8] ? x1 - x2 : x1 + x2, mo), p[6], p[7]);
+  }
+}
+
+std::vector<KernelCall> lowerAdd(const Node &node, const PlanView &) {
+  const Shape &out = node.output(0)->type.shape;
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(node.output(0));
+  args.table(padFront(out, 1, node));
+  args.table(padFront(broadcastStrides(node, node.input(0), out), 0, node));
+  args.table(padFront(broadcastStrides(node, node.input(1), out), 0, node));
+  return {args.table(addParams(node)).call("bf_addsub_s16")};
+}
+
+//===----------------------------------------------------------------------===//
+// CONV_2D 16x8
+//===----------------------------------------------------------------------===//
+
+struct ConvGeometry {
+  int64_t n, h, w, c, oh, ow, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+void checkWeightsAndBias(const Node &node, const Value &w, const Value &b) {
+  const int64_t m = w.type.shape[0];
+  if (w.type.dtype != DType::Int8 || !w.isConstant() || b.type.dtype != DType::Int64 ||
+      !b.isConstant() || b.type.numElements() != m)
+    unsupported(node, "W must be constant int8 and B constant int64 [" + std::to_string(m) + "]");
+}
+
+/// The kernels' indices and int64 sums: every size well below 2^31.
+void checkSizes(const Node &node, const ConvGeometry &g) {
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  if (g.n * g.h * g.w * g.c > kLimit || g.n * g.oh * g.ow * g.m > kLimit ||
+      g.m * g.kh * g.kw * g.c > kLimit || g.oh > kLimit || g.ow > kLimit || g.pt > kLimit ||
+      g.pl > kLimit || g.oh < 1 || g.ow < 1)
+    unsupported(node, "sizes beyond int32");
+}
+
+ConvGeometry convGeometry(const Node &node) {
+  requireInt16(node, 0, "X");
+  const Value &w = requireInput(node, 1, "W");
+  const Value &b = requireInput(node, 2, "B");
+  const Shape &xs = node.input(0)->type.shape, &ws = w.type.shape;
+  if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
+    unsupported(node, "X " + node.input(0)->type.str() + " and W " + w.type.str() +
+                          " are not NHWC and OHWI of the same channels (groups are not supported)");
+  checkWeightsAndBias(node, w, b);
+  const std::vector<int64_t> s = node.attrs.getInts("strides", {1, 1});
+  const std::vector<int64_t> d = node.attrs.getInts("dilations", {1, 1});
+  const std::vector<int64_t> p = node.attrs.getInts("pads", {0, 0, 0, 0});
+  if (s.size() != 2 || d.size() != 2 || p.size() != 4 || s[0] < 1 || s[1] < 1 || d[0] < 1 ||
+      d[1] < 1 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
+    unsupported(node, "bad strides, dilations or pads");
+  ConvGeometry g{xs[0], xs[1], xs[2], xs[3], 0,    0,    ws[0], ws[1], ws[2],
+                 s[0],  s[1],  d[0],  d[1],  p[0], p[1], p[2],  p[3]};
+  const int64_t spanH = (g.kh - 1) * g.dh + 1, spanW = (g.kw - 1) * g.dw + 1;
+  g.oh = (g.h + g.pt + g.pb - spanH) / g.sh + 1;
+  g.ow = (g.w + g.pl + g.pr - spanW) / g.sw + 1;
+  if (g.h + g.pt + g.pb < spanH || g.w + g.pl + g.pr < spanW)
+    unsupported(node, "the window is larger than the padded input");
+  checkSizes(node, g);
+  return g;
+}
+
+void setConvOutput(Node &node, const ConvGeometry &g) {
+  requireSingleOutput(node, "Y");
+  setDTypeAndShape(*node.output(0), DType::Int16, {g.n, g.oh, g.ow, g.m});
+}
+
+void inferConv(Node &node) { setConvOutput(node, convGeometry(node)); }
+
+uint64_t convMacs(const Node &node) {
+  const ConvGeometry g = convGeometry(node);
+  return macProduct(node,
+                    {uint64_t(g.n * g.oh * g.ow), uint64_t(g.m), uint64_t(g.kh * g.kw * g.c)});
+}
+
+/// TFLM PopulateConvolutionQuantizationParams: per output channel,
+/// double(input scale) * double(filter scale) / double(output scale).
+std::vector<Multiplier> convMultipliers(const Node &node, int64_t channels) {
+  const double in = int16Scale(node, node.input(0), "X");
+  const double out = int16Scale(node, node.output(0), "Y");
+  const QuantParams &q = node.input(1)->type.quant;
+  if (q.scales.size() != 1 && int64_t(q.scales.size()) != channels)
+    unsupported(node, "W needs one scale per tensor or per output channel");
+  std::vector<Multiplier> m;
+  for (int64_t c = 0; c < channels; ++c) {
+    const double scale = q.scales[q.scales.size() == 1 ? 0 : size_t(c)];
+    if (q.zeroPoints[q.zeroPoints.size() == 1 ? 0 : size_t(c)] != 0)
+      unsupported(node, "W must be symmetric (zero point 0)");
+    m.push_back(quantizeMultiplier(in * scale / out));
+  }
+  return m;
+}
+
+void convKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  const ConvGeometry g = convGeometry(node);
+  const std::vector<Multiplier> mult = convMultipliers(node, g.m);
+  const int16_t *x = inputs[0]->data<int16_t>();
+  const int8_t *w = inputs[1]->data<int8_t>();
+  const int64_t *bias = inputs[2]->data<int64_t>();
+  int16_t *y = outputs[0].data<int16_t>();
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox)
+        for (int64_t m = 0; m < g.m; ++m) {
+          int64_t acc = 0;
+          for (int64_t ky = 0; ky < g.kh; ++ky)
+            for (int64_t kx = 0; kx < g.kw; ++kx) {
+              const int64_t iy = oy * g.sh - g.pt + ky * g.dh, ix = ox * g.sw - g.pl + kx * g.dw;
+              if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+                continue;
+              for (int64_t c = 0; c < g.c; ++c)
+                acc += int64_t(x[((n * g.h + iy) * g.w + ix) * g.c + c]) *
+                       w[((m * g.kh + ky) * g.kw + kx) * g.c + c];
+            }
+          y[((n * g.oh + oy) * g.ow + ox) * g.m + m] = clamp16(mbqm64(acc + bias[m], mult[m]));
+        }
+}
+
+/// bf_conv2d_s16x8 / bf_transpose_conv2d_s16x8: X, W, B, Y, the per-channel
+/// multipliers and shifts, the geometry table.
+KernelCall convCall(const Node &node, const ConvGeometry &g, const char *kernel) {
+  std::vector<int32_t> mults, shifts;
+  for (const Multiplier &m : convMultipliers(node, g.m))
+    mults.push_back(m.m), shifts.push_back(m.s);
+  std::vector<int32_t> geometry;
+  for (int64_t v : {g.n, g.h, g.w, g.c, g.oh, g.ow, g.m, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt,
+                    g.pl, int64_t(-32768), int64_t(32767)})
+    geometry.push_back(int32_t(v)); // each checked below 2^30 by the geometry
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(node.input(2)).addr(node.output(0));
+  return args.table(mults).table(shifts).table(geometry).call(kernel);
+}
+
+std::vector<KernelCall> lowerConv(const Node &node) {
+  return {convCall(node, convGeometry(node), "bf_conv2d_s16x8")};
+}
+
+std::vector<KernelCall> lowerConvPlain(const Node &node, const PlanView &) {
+  return lowerConv(node);
+}
+
+//===----------------------------------------------------------------------===//
+// TRANSPOSE_CONV 16x8
+//===----------------------------------------------------------------------===//
+
+/// X [N,h,w,I], W [O,KH,KW,I], B [O], the model's output_shape operand
+/// (read by nobody: the output's static shape is attribute output_shape).
+ConvGeometry transposeGeometry(const Node &node) {
+  requireInt16(node, 0, "X");
+  const Value &w = requireInput(node, 1, "W");
+  const Value &b = requireInput(node, 2, "B");
+  const Shape &xs = node.input(0)->type.shape, &ws = w.type.shape;
+  const std::vector<int64_t> out = node.attrs.getInts("output_shape", {});
+  if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3] || out.size() != 4 || out[0] != xs[0] ||
+      out[3] != ws[0])
+    unsupported(node, "X " + node.input(0)->type.str() + ", W " + w.type.str() +
+                          " and output_shape " + intsToString(out) +
+                          " are not NHWC, OHWI and NHWC of matching channels");
+  checkWeightsAndBias(node, w, b);
+  const std::vector<int64_t> s = node.attrs.getInts("strides", {1, 1});
+  const std::vector<int64_t> p = node.attrs.getInts("pads", {0, 0});
+  if (s.size() != 2 || p.size() != 2 || s[0] < 1 || s[1] < 1 || p[0] < 0 || p[1] < 0)
+    unsupported(node, "bad strides or pads");
+  ConvGeometry g{xs[0], xs[1], xs[2], xs[3], out[1], out[2], ws[0], ws[1], ws[2],
+                 s[0],  s[1],  1,     1,     p[0],   p[1],   0,     0};
+  checkSizes(node, g);
+  return g;
+}
+
+void inferTransposeConv(Node &node) { setConvOutput(node, transposeGeometry(node)); }
+
+uint64_t transposeConvMacs(const Node &node) {
+  const ConvGeometry g = transposeGeometry(node);
+  return macProduct(node, {uint64_t(g.n * g.h * g.w), uint64_t(g.m), uint64_t(g.kh * g.kw * g.c)});
+}
+
+/// TFLM's reference scatters each input pixel into an int64 scratch; the
+/// sums are exact, so gathering them per output pixel gives the same bytes.
+void transposeConvKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  const ConvGeometry g = transposeGeometry(node);
+  const std::vector<Multiplier> mult = convMultipliers(node, g.m);
+  const int16_t *x = inputs[0]->data<int16_t>();
+  const int8_t *w = inputs[1]->data<int8_t>();
+  const int64_t *bias = inputs[2]->data<int64_t>();
+  std::vector<int64_t> acc(size_t(g.n * g.oh * g.ow * g.m), 0);
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t iy = 0; iy < g.h; ++iy)
+      for (int64_t ix = 0; ix < g.w; ++ix)
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            const int64_t oy = iy * g.sh - g.pt + ky, ox = ix * g.sw - g.pl + kx;
+            if (oy < 0 || oy >= g.oh || ox < 0 || ox >= g.ow)
+              continue;
+            for (int64_t m = 0; m < g.m; ++m)
+              for (int64_t c = 0; c < g.c; ++c)
+                acc[size_t(((n * g.oh + oy) * g.ow + ox) * g.m + m)] +=
+                    int64_t(x[((n * g.h + iy) * g.w + ix) * g.c + c]) *
+                    w[((m * g.kh + ky) * g.kw + kx) * g.c + c];
+          }
+  int16_t *y = outputs[0].data<int16_t>();
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const size_t m = i % size_t(g.m);
+    y[i] = clamp16(mbqm64(acc[i] + bias[m], mult[m]));
+  }
+}
+
+std::vector<KernelCall> lowerTransposeConv(const Node &node) {
+  return {convCall(node, transposeGeometry(node), "bf_transpose_conv2d_s16x8")};
+}
+
+std::vector<KernelCall> lowerTransposeConvPlain(const Node &node, const PlanView &) {
+  return lowerTransposeConv(node);
+}
+
+} // namespace
+
+void registerInt16x8Ops(OpRegistry &registry) {
+  registry.add({"Int16LeakyRelu", inferLeakyRelu, [](const Node &) { return uint64_t(0); }})
+      .runs(leakyReluKernel)
+      .lower = lowerLeakyRelu;
+  registry.add({"Int16Requantize", inferRequantize, [](const Node &) { return uint64_t(0); }})
+      .runs(requantizeKernel)
+      .lower = lowerRequantize;
+  registry.add({"Int16Add", inferAdd, [](const Node &) { return uint64_t(0); }})
+      .runs(addKernel)
+      .lower = lowerAdd;
+  OpDef &conv = registry.add({"Int16Conv", inferConv, convMacs})
+                    .runs(convKernel)
+                    .quantized(Int8Rule::OwnParams)
+                    .int8Runs(convKernel);
+  conv.lower = lowerConvPlain;
+  conv.int8.lower = lowerConv;
+  OpDef &transpose = registry.add({"Int16TransposeConv", inferTransposeConv, transposeConvMacs})
+                         .runs(transposeConvKernel)
+                         .quantized(Int8Rule::OwnParams)
+                         .int8Runs(transposeConvKernel);
+  transpose.lower = lowerTransposeConvPlain;
+  transpose.int8.lower = lowerTransposeConv;
+}
+
+} // namespace bundlefit
