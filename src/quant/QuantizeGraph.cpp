@@ -288,6 +288,8 @@ private:
       return "output is not a single float32 tensor";
     for (size_t index : dataInputs(node)) {
       const Value *input = node.input(index);
+      if (input && presetConstantParams(input))
+        continue;
       if (!input || input->isConstant())
         return "operand " + std::to_string(index) + " is a constant, not an activation";
       if (input->type.dtype != DType::Float32 && !isInt8Activation(input)) // int8: --keep-int8-io
@@ -308,7 +310,35 @@ private:
   /// Whether a value has int8 parameters: from an int8 producer or the model.
   bool hasPresetParams(const Value *value) const {
     return (value->producer && int8_.count(value->producer)) ||
-           options_.preset->activations.count(value->name);
+           options_.preset->activations.count(value->name) || presetConstantParams(value);
+  }
+
+  /// A pre-quantized model's float constant read as an activation (the
+  /// bias of onnxruntime's QLinearAdd): its one scale and zero point, which
+  /// give back its stored integers exactly; nullptr otherwise.
+  const QuantParams *presetConstantParams(const Value *value) const {
+    if (!options_.preset || !value || !value->isConstant() || value->type.dtype != DType::Float32)
+      return nullptr;
+    auto it = options_.preset->weights.find(value->name);
+    return it != options_.preset->weights.end() && it->second.scales.size() == 1 &&
+                   it->second.zeroPoints.size() <= 1
+               ? &it->second
+               : nullptr;
+  }
+
+  /// The int8 constant of `value` at its model parameters (presetConstantParams).
+  Value *int8Constant(Value *value, const QuantParams &params) {
+    const float scale = params.scales[0];
+    const int32_t zeroPoint = params.zeroPoints.empty() ? 0 : params.zeroPoints[0];
+    std::vector<uint8_t> bytes(size_t(value->type.numElements()));
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const float q = std::nearbyint(float(value->elementAsDouble(int64_t(i))) / scale);
+      const float v = std::min(127.0f, std::max(-128.0f, q + float(zeroPoint)));
+      bytes[i] = uint8_t(int8_t(v));
+    }
+    TensorType type{DType::Int8, value->type.shape, perTensor({scale, zeroPoint})};
+    return graph_.addConstant(graph_.uniqueValueName(value->name + "_int8"), type,
+                              std::move(bytes));
   }
 
   /// Whether the model quantizes any activation `node` reads or writes.
@@ -658,7 +688,9 @@ private:
   void rewriteInt8(Node &node) {
     for (size_t index : dataInputs(node)) {
       Value *input = node.inputs[index];
-      if (input->type.dtype == DType::Float32)
+      if (const QuantParams *params = presetConstantParams(input))
+        node.inputs[index] = int8Constant(input, *params);
+      else if (input->type.dtype == DType::Float32)
         node.inputs[index] = quantized(input, node);
     }
     const Int8Def &int8 = int8Of(node);

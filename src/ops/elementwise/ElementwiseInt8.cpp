@@ -161,11 +161,12 @@ std::vector<KernelCall> lowerBinary(const Node &node) {
 
 std::string whyFloatBinary(const Node &node) {
   // Mul broadcasts (a squeeze-and-excitation gate [N, C, 1, 1] over its
-  // feature map): the kernel's strides; Add's int8 path stays same-shape.
+  // feature map): the kernel's strides; Add broadcasts a constant only (a
+  // pre-quantized model's bias, onnxruntime's QLinearAdd), else same-shape.
   if (node.opType == "Mul")
     return "";
   for (size_t i = 0; i < 2; ++i)
-    if (node.input(i)->type.shape != node.output()->type.shape)
+    if (node.input(i)->type.shape != node.output()->type.shape && !node.input(i)->isConstant())
       return "broadcasting " + node.opType + " has no int8 kernel";
   return "";
 }
