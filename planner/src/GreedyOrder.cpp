@@ -232,9 +232,8 @@ std::vector<int> orderItems(const Items &items, GreedyOrder order) {
   const std::vector<Item> &v = items.items;
   std::vector<int> sequence(v.size());
   std::iota(sequence.begin(), sequence.end(), 0);
-  std::sort(sequence.begin(), sequence.end(), [&v](int a, int b) {
-    return v[a].size != v[b].size ? v[a].size > v[b].size : a > b;
-  });
+  std::sort(sequence.begin(), sequence.end(),
+            [&v](int a, int b) { return v[a].size != v[b].size ? v[a].size > v[b].size : a > b; });
   return sequence;
 }
 

@@ -478,7 +478,7 @@ private:
   bool placedHatless = false; // The last placement met no unplaced item.
   bool lastHatless = false;   // Same, for the candidate tryPlace just undid.
   size_t depth = 0;
-  uint64_t looked = 0;        // Steps walked since the last spend.
+  uint64_t looked = 0;                              // Steps walked since the last spend.
   std::deque<std::vector<Candidate>> candidatePool; // Stable references.
 
   std::vector<uint64_t> offset, solution, minOffset, floor, remaining;

@@ -297,9 +297,9 @@ private:
       return false;
     SectionState &s = state[c];
     uint64_t target = std::max(s.provenLow, floor);
-    if (s.arena <= target || budget.left() < passUnits(sections[c].items) +
-                                                 orderUnits(sections[c].items,
-                                                            GreedyOrder::MaxLiveBySize))
+    if (s.arena <= target ||
+        budget.left() < passUnits(sections[c].items) +
+                            orderUnits(sections[c].items, GreedyOrder::MaxLiveBySize))
       return false;
     stage = "critical-first start towards " + std::to_string(target);
     std::vector<uint64_t> placed;

@@ -110,17 +110,17 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       // Full convolutions through the zero-padded, phase-split band copy
       // (hosts): stride-1 rows narrower than the widest tile, stride 2 at
       // any width; bands of rows, the last one moved up when too short.
-      {1, 16, 7, 7, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 7x7 "same" (ResNet-18 layer4)
-      {1, 8, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 14x14, 4 leftover channels
-      {1, 6, 16, 16, 16, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1},   // stride 2, TF "same" (ResNet-8)
-      {1, 5, 15, 13, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // stride 2, odd sizes
-      {1, 3, 23, 21, 8, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},    // 7x7 stride 2 (a stem)
-      {2, 4, 9, 10, 8, 5, 5, 2, 2, 2, 2, 1, 2, 1, 1, 1},     // 5x5 stride 2, asym pads
-      {1, 4, 5, 40, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},    // stride 2, groups, wide rows
-      {1, 512, 30, 6, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   // bands of 7 rows, last one short
-      {1, 1200, 20, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // stride 1, bands of 5 rows
-      {1, 8, 1, 9, 8, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1},      // one row of 9
-      {1, 3, 200, 200, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // flat span of 10 rows of 101
+      {1, 16, 7, 7, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 7x7 "same" (ResNet-18 layer4)
+      {1, 8, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 14x14, 4 leftover channels
+      {1, 6, 16, 16, 16, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1},  // stride 2, TF "same" (ResNet-8)
+      {1, 5, 15, 13, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   // stride 2, odd sizes
+      {1, 3, 23, 21, 8, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},   // 7x7 stride 2 (a stem)
+      {2, 4, 9, 10, 8, 5, 5, 2, 2, 2, 2, 1, 2, 1, 1, 1},    // 5x5 stride 2, asym pads
+      {1, 4, 5, 40, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},   // stride 2, groups, wide rows
+      {1, 512, 30, 6, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // bands of 7 rows, last one short
+      {1, 1200, 20, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // stride 1, bands of 5 rows
+      {1, 8, 1, 9, 8, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1},     // one row of 9
+      {1, 3, 200, 200, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, // flat span of 10 rows of 101
       // Pointwise column tails as dot products (hosts), over channel chunks.
       {1, 300, 7, 7, 10, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 7x7 plane: 48 + 1 columns
       {1, 40, 14, 14, 6, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 14x14: 192 + 4 columns

@@ -96,8 +96,8 @@ TEST_CASE("in-place hints are honoured by greedy, exact and planMemory") {
                {4, 512, 64, 3, 4}};
   p.inPlace = {{1, 0, 0, {}}, {3, 1, 0, {}}};
   std::vector<Plan> plans = {planGreedy(p, GreedyOrder::BySize),
-                             planGreedy(p, GreedyOrder::MaxLiveByTime),
-                             planBestGreedy(p), planExact(p), planMemory(p)};
+                             planGreedy(p, GreedyOrder::MaxLiveByTime), planBestGreedy(p),
+                             planExact(p), planMemory(p)};
   for (const Plan &plan : plans) {
     requireValid(p, plan);
     CHECK(plan.offsets[1] == plan.offsets[0]);

@@ -1,0 +1,320 @@
+/*===- conv_bands.h - Narrow and stride-2 full convolutions, host paths --===*
+ * Included once by conv.c: the flat runs of patch-stage tiles and the
+ * zero-padded, phase-split bands. Hosts only (BF_DW_PAD_FLOATS > 0). */
+/* ---- Narrow planes as flat runs, in place -----------------------------
+ * Patch-stage tiles are a few columns wide (ResNet-8's second stage: 3 to 6
+ * output columns). Without dilation and with stride 1, output (oh, ow)
+ * reads offset (oh * P + ow) + kh * P + kw of a plane of pitch P, so the
+ * outputs g = oh * P + ow form one flat run of whole unchecked tiles: the
+ * P - OW wrap-around lanes of each row are computed and dropped. Interior
+ * tiles need no padding, so the run reads the tile's own buffer in place
+ * (no copy, unlike the phase-split bands below, which take the stride-2 and
+ * the wider narrow planes); border tiles read a zero-padded stack copy (hosts
+ * only). `plan -v` says which patch stages take these (PatchStage.h's
+ * kFlatRunColumns is BF_NARROW_PB on 64-bit hosts). */
+#if BF_DW_PAD_FLOATS > 0
+#define BF_FLAT_PAD_FLOATS 4096
+/* Longer rows would drop more lanes than the checked tile leaves idle. */
+#define BF_FLAT_MAX_PITCH (2 * BF_NARROW_PB)
+
+/* Rows and columns from the first tap of output 0 to the last tap of the
+ * last output. */
+BF_INLINE int64_t bf_span(int32_t outLen, int32_t stride, int32_t K) {
+  return (int64_t)(outLen - 1) * stride + K;
+}
+
+/* The pitch of the stride-1 flat run (0: the plane does not take it) and
+ * whether it needs the padded copy. */
+BF_INLINE int32_t bf_conv_flat_pitch(int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
+                                     int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
+                                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,
+                                     int *copy) {
+  if (strideH != 1 || strideW != 1 || dilH != 1 || dilW != 1 || OW >= BF_NARROW_PB)
+    return 0;
+  const int64_t PH = bf_span(OH, 1, KH), PW = bf_span(OW, 1, KW);
+  *copy = !(padT == 0 && padL == 0 && PH <= H && PW <= W);
+  const int64_t pitch = *copy ? PW : W;
+  if (pitch > BF_FLAT_MAX_PITCH || (OH - 1) * pitch + OW < BF_NARROW_PB)
+    return 0;
+  if (*copy && (int64_t)Cg * PH * PW > BF_FLAT_PAD_FLOATS)
+    return 0;
+  return (int32_t)pitch;
+}
+
+/* Keeps the lanes of a flat tile from `start` that are outputs:
+ * g = oh * P + ow with ow < OW. */
+BF_INLINE void bf_flat_store(const float *restrict tile, int32_t lanes, float *restrict out,
+                             int32_t outPlane, int32_t OW, int32_t P, int32_t start) {
+  int32_t oh = start / P, ow = start - oh * P;
+  for (int32_t j = 0; j < lanes; ++j) {
+    if (ow < OW)
+      for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+        out[(int64_t)mi * outPlane + oh * OW + ow] = tile[mi * lanes + j];
+    if (++ow == P) {
+      ow = 0;
+      ++oh;
+    }
+  }
+}
+
+/* `blocks` groups of BF_CONV_MB output channels over the stride-1 flat run
+ * of pitch P (bf_conv_flat_pitch). */
+BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restrict w,
+                                   const float *restrict bias, float *restrict out, int32_t blocks,
+                                   int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
+                                   int32_t KH, int32_t KW, int32_t padT, int32_t padL, int32_t P,
+                                   int copy) {
+  float padded[BF_FLAT_PAD_FLOATS];
+  int32_t PH = H;
+  if (copy) {
+    PH = (int32_t)bf_span(OH, 1, KH);
+    /* Input rows and columns that land inside the padded plane. */
+    const int32_t ihBegin = padT < 0 ? -padT : 0, ihEnd = PH - padT < H ? PH - padT : H;
+    const int32_t iwBegin = padL < 0 ? -padL : 0, iwEnd = P - padL < W ? P - padL : W;
+    for (int32_t i = 0; i < Cg * PH * P; ++i)
+      padded[i] = 0.0f;
+    for (int32_t c = 0; c < Cg; ++c)
+      for (int32_t ih = ihBegin; ih < ihEnd; ++ih)
+        for (int32_t iw = iwBegin; iw < iwEnd; ++iw)
+          padded[(c * PH + ih + padT) * P + iw + padL] = x[((int64_t)c * H + ih) * W + iw];
+    x = padded;
+  }
+  const int32_t inPlane = PH * P, outPlane = OH * OW, taps = KH * KW;
+  /* The last tile is shifted left to end at the run's end, so no tile reads
+   * past the plane (the run's last output reads its last input). */
+  const int32_t runEnd = (OH - 1) * P + OW;
+#if defined(BF_WIDE_TILES)
+  /* Runs of 16 or more: the AVX-512 tiles, as for whole rows. */
+  const int32_t lanes = runEnd >= BF_WIDE_PB ? BF_WIDE_PB : BF_NARROW_PB;
+#else
+  const int32_t lanes = BF_NARROW_PB;
+#endif
+  const int32_t lastStart = runEnd - lanes;
+  for (int32_t g0 = 0;; g0 += lanes) {
+    const int32_t start = g0 < lastStart ? g0 : lastStart;
+    for (int32_t blk = 0; blk < blocks; ++blk) {
+      const int32_t m = blk * BF_CONV_MB;
+      float tile[BF_CONV_MB * 16];
+#if defined(BF_WIDE_TILES)
+      if (lanes == BF_WIDE_PB)
+        bf_conv_tile_wide(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0, tile, BF_WIDE_PB, Cg,
+                          inPlane, P, KW, taps, 0, KH, 0, 1, start, 1, 1, BF_TILE_INSIDE,
+                          BF_WIDE_PB, 0);
+      else
+#endif
+        bf_conv_tile(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0, tile, BF_NARROW_PB, Cg,
+                     inPlane, P, KW, taps, 0, KH, 0, 1, start, 1, 1, BF_TILE_INSIDE, BF_NARROW_PB,
+                     0);
+      bf_flat_store(tile, lanes, out + (int64_t)m * outPlane, outPlane, OW, P, start);
+    }
+    if (start == lastStart)
+      break;
+  }
+}
+#endif
+
+/* ---- Full convolutions through a zero-padded, phase-split copy ---------
+ * Two shapes ran far below the row kernels' MAC rate: stride-1 rows
+ * narrower than the widest tile (ResNet's 14x14 and 7x7 stages, SqueezeNet's
+ * 13x13: 8-float tiles two thirds useful, or lane-by-lane checked tiles
+ * below 8 columns) and every stride-2 convolution (a strided gather per tap
+ * and lane; ResNet-8's two stride-2 3x3 layers took 38% of its time). Here a
+ * band of output rows copies the input rows it reads into a zero-padded
+ * stack buffer, split by the parity of row and column when the stride is 2
+ * (phase (r % s, c % s) holds padded element (r, c) at (r / s, c / s)), so
+ * that in every phase the tap (kh, kw) of output (oh, ow) is at row
+ * oh + kh / s, column ow + kw / s: contiguous along ow for any stride. Each
+ * BF_CONV_MB-channel block then runs whole tiles along one flat span over
+ * the band (output pitch Q, the phase width; the Q - OW wrap-around outputs
+ * per row are computed into a scratch span and dropped when it is copied
+ * out), every tap of every lane inside. Hosts only: the buffers take
+ * BF_CONV_PAD_FLOATS + BF_CONV_MB * BF_CONV_FLAT_FLOATS floats of stack. */
+#if BF_DW_PAD_FLOATS > 0
+#define BF_CONV_PAD_FLOATS 65536
+#define BF_CONV_FLAT_FLOATS 1024
+#define BF_CONV_PHASE_K 7
+
+/* Phase width Q and the output rows per band (0: does not apply). */
+BF_INLINE int32_t bf_conv_phase_rows(int32_t Cg, int32_t Mg, int32_t OH, int32_t OW, int32_t KH,
+                                     int32_t KW, int32_t strideH, int32_t strideW, int32_t dilH,
+                                     int32_t dilW, int32_t *Q) {
+  const int32_t s = strideH;
+  if (strideW != s || (s != 1 && s != 2) || dilH != 1 || dilW != 1 || Mg < BF_CONV_MB ||
+      KH > BF_CONV_PHASE_K || KW > BF_CONV_PHASE_K || KH * KW == 1)
+    return 0;
+    /* Stride-1 rows at least as wide as the widest tile keep the row kernels. */
+#if defined(BF_WIDE_TILES)
+  if (s == 1 && OW >= BF_WIDE_PB)
+    return 0;
+#else
+  if (s == 1 && OW >= BF_NARROW_PB)
+    return 0;
+#endif
+  *Q = OW - 1 + (KW + s - 1) / s;
+  int32_t rows = BF_CONV_FLAT_FLOATS / *Q;
+  rows = rows < OH ? rows : OH;
+  /* Cg * s^2 phases of ((rows - 1) * s + KH) / s rows, rounded up. */
+  while (rows > 0 &&
+         (int64_t)Cg * s * s * (((rows - 1) * s + KH + s - 1) / s) * *Q > BF_CONV_PAD_FLOATS)
+    --rows;
+  if (rows == 0 || (int64_t)(rows - 1) * *Q + OW < BF_NARROW_PB)
+    return 0;
+  return rows;
+}
+
+/* One BF_CONV_MB x PB tile at x (a phase-split band): tap t of channel c
+ * is at x + c * chanStride + off[t], summed channel by channel in tap order
+ * as the row kernels do; taps == 9 has its loop unrolled. */
+#define BF_DEFINE_PHASE_TILE(NAME, VEC, PB)                                                        \
+  BF_INLINE void NAME(const float *restrict x, const int32_t *restrict off, int32_t taps,          \
+                      const float *restrict w, int64_t wStrideM, const float *restrict bias,       \
+                      float *restrict o, int32_t oStride, int32_t Cg, int32_t chanStride) {        \
+    VEC acc[BF_CONV_MB] = {{0}};                                                                   \
+    for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)                                                    \
+      for (int32_t j = 0; j < (PB); ++j)                                                           \
+        acc[mi][j] = bias ? bias[mi] : 0.0f;                                                       \
+    BF_NO_VECTORIZE                                                                                \
+    for (int32_t c = 0; c < Cg; ++c) {                                                             \
+      if (taps == 9) {                                                                             \
+        BF_NO_VECTORIZE_UNROLL                                                                     \
+        for (int32_t t = 0; t < 9; ++t) {                                                          \
+          VEC xv;                                                                                  \
+          __builtin_memcpy(&xv, x + off[t], sizeof xv);                                            \
+          for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)                                              \
+            acc[mi] += w[mi * wStrideM + t] * xv;                                                  \
+        }                                                                                          \
+      } else {                                                                                     \
+        BF_NO_VECTORIZE                                                                            \
+        for (int32_t t = 0; t < taps; ++t) {                                                       \
+          VEC xv;                                                                                  \
+          __builtin_memcpy(&xv, x + off[t], sizeof xv);                                            \
+          for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)                                              \
+            acc[mi] += w[mi * wStrideM + t] * xv;                                                  \
+        }                                                                                          \
+      }                                                                                            \
+      x += chanStride;                                                                             \
+      w += taps;                                                                                   \
+    }                                                                                              \
+    for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)                                                    \
+      __builtin_memcpy(o + (int64_t)mi * oStride, &acc[mi], sizeof acc[mi]);                       \
+  }
+BF_DEFINE_PHASE_TILE(bf_phase_tile, bf_tile_vec, BF_NARROW_PB)
+#if defined(BF_WIDE_TILES)
+BF_DEFINE_PHASE_TILE(bf_phase_tile_wide, bf_tile_vec_wide, BF_WIDE_PB)
+
+/* Two wide vectors per channel (32 outputs): 16 accumulators of AVX-512's
+ * 32 registers, and each broadcast weight feeds two FMAs, so a tap costs 10
+ * loads per 16 FMAs instead of 9 per 8 (the single tile is load-bound). */
+BF_INLINE void bf_phase_tile_wide2(const float *restrict x, const int32_t *restrict off,
+                                   int32_t taps, const float *restrict w, int64_t wStrideM,
+                                   const float *restrict bias, float *restrict o, int32_t oStride,
+                                   int32_t Cg, int32_t chanStride) {
+  bf_tile_vec_wide acc[BF_CONV_MB][2] = {{{0}}};
+  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+    for (int32_t j = 0; j < BF_WIDE_PB; ++j)
+      acc[mi][0][j] = acc[mi][1][j] = bias ? bias[mi] : 0.0f;
+  BF_NO_VECTORIZE
+  for (int32_t c = 0; c < Cg; ++c) {
+    BF_NO_VECTORIZE
+    for (int32_t t = 0; t < taps; ++t) {
+      bf_tile_vec_wide x0, x1;
+      __builtin_memcpy(&x0, x + off[t], sizeof x0);
+      __builtin_memcpy(&x1, x + off[t] + BF_WIDE_PB, sizeof x1);
+      for (int32_t mi = 0; mi < BF_CONV_MB; ++mi) {
+        const float k = w[mi * wStrideM + t];
+        acc[mi][0] += k * x0;
+        acc[mi][1] += k * x1;
+      }
+    }
+    x += chanStride;
+    w += taps;
+  }
+  for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+    __builtin_memcpy(o + (int64_t)mi * oStride, acc[mi], sizeof acc[mi]);
+}
+#endif
+#undef BF_DEFINE_PHASE_TILE
+
+/* Whole tiles along the flat span [0, L); the last one is shifted left to
+ * end at L (it recomputes a few outputs). */
+#define BF_CONV_PHASE_SPAN(TILE, PB)                                                               \
+  for (int32_t v0 = 0;; v0 += (PB)) {                                                              \
+    const int32_t v = v0 + (PB) > L ? L - (PB) : v0;                                               \
+    TILE(phases + v, off, taps, wm, wStrideM, bm, flat + v, BF_CONV_FLAT_FLOATS, Cg, chanStride);  \
+    if (v0 + (PB) >= L)                                                                            \
+      break;                                                                                       \
+  }
+
+/* Output channels [0, blocks * BF_CONV_MB) of one image and group, `rows`
+ * output rows at a time (bf_conv_phase_rows). */
+BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restrict w,
+                                    const float *restrict bias, float *restrict out, int32_t blocks,
+                                    int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
+                                    int32_t KH, int32_t KW, int32_t s, int32_t padT, int32_t padL,
+                                    int32_t rows, int32_t Q) {
+  const int32_t taps = KH * KW;
+  const int64_t wStrideM = (int64_t)Cg * taps;
+  const int32_t bandRows = ((rows - 1) * s + KH + s - 1) / s, phasePlane = bandRows * Q;
+  const int32_t chanStride = s * s * phasePlane;
+  float phases[BF_CONV_PAD_FLOATS], flat[BF_CONV_MB * BF_CONV_FLAT_FLOATS];
+  int32_t off[BF_CONV_PHASE_K * BF_CONV_PHASE_K];
+  for (int32_t kh = 0; kh < KH; ++kh)
+    for (int32_t kw = 0; kw < KW; ++kw)
+      off[kh * KW + kw] = ((kh % s) * s + kw % s) * phasePlane + (kh / s) * Q + kw / s;
+  for (int32_t band = 0; band < OH; band += rows) {
+    /* A last band too short for one tile moves up to end at OH (it
+     * recomputes rows of the band before). */
+    int32_t oh0 = band, R = OH - band < rows ? OH - band : rows;
+    if ((int64_t)(R - 1) * Q + OW < BF_NARROW_PB) {
+      oh0 = OH - rows;
+      R = rows;
+    }
+    /* Padded rows [oh0 * s, oh0 * s + PR) are input rows less padT. */
+    const int32_t PR = (R - 1) * s + KH, r0 = oh0 * s - padT;
+    for (int32_t i = 0; i < Cg * chanStride; ++i)
+      phases[i] = 0.0f;
+    for (int32_t c = 0; c < Cg; ++c) {
+      const float *xc = x + (int64_t)c * H * W;
+      float *pc = phases + (int64_t)c * chanStride;
+      for (int32_t r = 0; r < PR; ++r) {
+        const int32_t ih = r0 + r;
+        if (ih < 0 || ih >= H)
+          continue;
+        const float *xr = xc + (int64_t)ih * W;
+        float *pr = pc + (r % s) * s * phasePlane + (r / s) * Q;
+        for (int32_t p = 0; p < s; ++p) {
+          /* Phase column j holds padded column p + j * s, input column
+           * p + j * s - padL: inside the row for j in [jBegin, jEnd). */
+          int32_t jBegin, jEnd;
+          bf_valid_range(Q, W, s, padL, p, &jBegin, &jEnd);
+          float *pp = pr + p * phasePlane;
+          const float *xp = xr + p - padL;
+          for (int32_t j = jBegin; j < jEnd; ++j)
+            pp[j] = xp[j * s];
+        }
+      }
+    }
+    const int32_t L = (R - 1) * Q + OW;
+    for (int32_t blk = 0; blk < blocks; ++blk) {
+      const int32_t m = blk * BF_CONV_MB;
+      const float *wm = w + (int64_t)m * wStrideM;
+      const float *bm = bias ? bias + m : 0;
+#if defined(BF_WIDE_TILES)
+      if (L >= 2 * BF_WIDE_PB) {
+        BF_CONV_PHASE_SPAN(bf_phase_tile_wide2, 2 * BF_WIDE_PB)
+      } else if (L >= BF_WIDE_PB) {
+        BF_CONV_PHASE_SPAN(bf_phase_tile_wide, BF_WIDE_PB)
+      } else
+#endif
+      {
+        BF_CONV_PHASE_SPAN(bf_phase_tile, BF_NARROW_PB)
+      }
+      for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
+        for (int32_t r = 0; r < R; ++r)
+          __builtin_memcpy(out + (int64_t)(m + mi) * OH * OW + (int64_t)(oh0 + r) * OW,
+                           flat + mi * BF_CONV_FLAT_FLOATS + r * Q, sizeof(float) * OW);
+    }
+  }
+}
+#undef BF_CONV_PHASE_SPAN
+#endif
