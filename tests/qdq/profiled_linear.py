@@ -16,7 +16,6 @@ with --target, a Cortex-M under QEMU.
 
 Exit 77 (CTest SKIP) without onnxruntime-node or a runnable target.
 """
-import argparse
 import os
 import re
 import subprocess
@@ -28,7 +27,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from reference_runs import (SKIP, TargetUnavailable, missing_onnxruntime,  # noqa: E402
+from reference_runs import (SKIP, TargetUnavailable, comparison_args,  # noqa: E402
                             run_bundle, run_onnxruntime)
 
 MAX_ERROR = 0.15
@@ -62,17 +61,9 @@ def linear_model():
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("bundlefit")
-    ap.add_argument("work")
-    ap.add_argument("ort_module_dir")
-    ap.add_argument("--target", default="host")
-    args = ap.parse_args()
-    missing = missing_onnxruntime(args.ort_module_dir)
-    if missing:
-        print(missing)
+    args = comparison_args()
+    if args is None:
         return SKIP
-    os.makedirs(args.work, exist_ok=True)
     path = os.path.join(args.work, "profiled_linear.onnx")
     onnx.save(linear_model(), path)
     rng = np.random.default_rng(7)
