@@ -159,6 +159,10 @@ BF_INLINE int32_t bf_conv_phase_rows(int32_t Cg, int32_t Mg, int32_t OH, int32_t
     --rows;
   if (rows == 0 || (int64_t)(rows - 1) * *Q + OW < BF_NARROW_PB)
     return 0;
+  /* A one-row stride-1 band is the row itself: the copy buys nothing (the
+   * fused ConvPool computes one conv row per call). */
+  if (s == 1 && rows == 1)
+    return 0;
   return rows;
 }
 
