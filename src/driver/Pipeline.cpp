@@ -84,11 +84,11 @@ void quantizePreQuantized(Graph &graph, const ModelOptions &model, QdqFoldResult
   options.preset = &qdq.params;
   options.onnxArithmetic = !tflite;
   QuantizationSummary summary;
-  std::vector<std::string> poolWarnings;
+  std::vector<std::string> poolNotes;
   try {
     Stage stage("int8 from the model's Q/DQ parameters");
     matMulsAsGemms(graph, qdq.params);
-    averagePoolsAsConvs(graph, qdq.params, poolWarnings);
+    averagePoolsAsConvs(graph, qdq.params, poolNotes);
     summary = quantizeGraph(graph, ProfileData{}, options, path);
     // An ONNX model's arithmetic is ONNX's: QLinearConv and QDQ round the
     // exact requantized value once (CompileBundle undoes it for --use-cmsis).
@@ -101,9 +101,12 @@ void quantizePreQuantized(Graph &graph, const ModelOptions &model, QdqFoldResult
   std::cout.flush();
   for (const std::string &line : qdq.warnings)
     std::cerr << "warning: " << line << "\n";
-  for (const std::vector<std::string> *lines : {&poolWarnings, &summary.warnings})
-    for (const std::string &line : *lines)
-      std::cerr << "warning: " << path << ": " << line << "\n";
+  for (const std::string &line : summary.warnings)
+    std::cerr << "warning: " << path << ": " << line << "\n";
+  // A pool computed as a depthwise Conv is exact (one rounding, as
+  // onnxruntime's): a note on what runs, not a warning about the numbers.
+  for (const std::string &line : poolNotes)
+    std::cerr << "note: " << path << ": " << line << "\n";
   if (tflite)
     status("int8 TFLite model: " + std::to_string(qdq.pairs) + " quantized activations and " +
            std::to_string(qdq.constants) + " quantized constants; " +

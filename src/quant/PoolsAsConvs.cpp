@@ -44,7 +44,7 @@ std::vector<int64_t> fullWindow(const Node &node, const Shape &x) {
 } // namespace
 
 size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
-                           std::vector<std::string> &warnings) {
+                           std::vector<std::string> &notes) {
   size_t count = 0;
   for (Node *node : graph.nodes()) {
     if (node->opType != "AveragePool" && node->opType != "GlobalAveragePool")
@@ -73,10 +73,10 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
     std::vector<int64_t> strides = node->opType == "GlobalAveragePool"
                                        ? std::vector<int64_t>{1, 1}
                                        : node->attrs.getInts("strides", {1, 1});
-    warnings.push_back(node->describe() +
-                       ": output parameters differ from the input's; computed as "
-                       "a depthwise Conv with weights 1/" +
-                       std::to_string(elements) + " (one rounding, not pooling and a Rescale)");
+    notes.push_back(node->describe() +
+                    ": output parameters differ from the input's; computed as "
+                    "a depthwise Conv with weights 1/" +
+                    std::to_string(elements) + " (one rounding, not pooling and a Rescale)");
     node->opType = "Conv";
     node->attrs = Attributes();
     node->attrs.setInts("kernel_shape", window);

@@ -113,7 +113,7 @@ TestModel quantizedInput(int64_t n, const std::vector<float> &scales) {
 struct Folded {
   std::unique_ptr<Graph> graph;
   QdqFoldResult fold;
-  std::vector<std::string> poolWarnings;
+  std::vector<std::string> poolNotes;
   QuantizationSummary summary;
 };
 
@@ -126,7 +126,7 @@ Folded compileQdq(const TestModel &m, const std::string &file) {
   f.fold = foldQdqPairs(*f.graph, path);
   runDefaultPasses(*f.graph);
   matMulsAsGemms(*f.graph, f.fold.params);
-  averagePoolsAsConvs(*f.graph, f.fold.params, f.poolWarnings);
+  averagePoolsAsConvs(*f.graph, f.fold.params, f.poolNotes);
   QuantizationOptions options;
   options.channelwise = true;
   options.preset = &f.fold.params;
@@ -297,8 +297,8 @@ TestModel qdqAveragePool(const std::vector<int64_t> &pads) {
 
 TEST_CASE("QDQ average pooling with its own output scale: a depthwise Conv of weights 1/count") {
   Folded f = compileQdq(qdqAveragePool({0, 0, 0, 0}), "qdq_avgpool.onnx");
-  REQUIRE(f.poolWarnings.size() == 1);
-  CHECK(f.poolWarnings[0].find("'avg' (AveragePool)") != std::string::npos);
+  REQUIRE(f.poolNotes.size() == 1);
+  CHECK(f.poolNotes[0].find("'avg' (AveragePool)") != std::string::npos);
   const Node &conv = *onlyNode(*f.graph, "Conv");
   CHECK(conv.attrs.getInt("group", 0) == 2);
   const Value &w = *conv.input(1);
@@ -313,7 +313,7 @@ TEST_CASE("QDQ average pooling with its own output scale: a depthwise Conv of we
 
 TEST_CASE("QDQ padded average pooling with its own output scale: pooling, then a Rescale") {
   Folded f = compileQdq(qdqAveragePool({1, 1, 1, 1}), "qdq_avgpool_pads.onnx");
-  CHECK(f.poolWarnings.empty());
+  CHECK(f.poolNotes.empty());
   onlyNode(*f.graph, "AveragePool");
   const Node &rescale = *onlyNode(*f.graph, "Rescale");
   CHECK(rescale.output()->type.quant.scales == std::vector<float>{0.02f});

@@ -63,9 +63,9 @@ size_t replaceDynamicQuantization(Graph &graph, const std::string &modelPath,
 /// model output parameters differ from its input's becomes a depthwise Conv
 /// of weights 1/count (one rounding instead of pooling and a Rescale), when
 /// every window holds the same count (PoolsAsConvs.cpp). Adds the weights to
-/// `preset` and one line per node to `warnings`; returns how many.
+/// `preset` and one line per node to `notes`; returns how many.
 size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
-                           std::vector<std::string> &warnings);
+                           std::vector<std::string> &notes);
 
 /// After the default passes: each MatMul of a quantized 2-D activation by a
 /// constant 2-D weight the model quantizes becomes a Gemm (transB = 0, no
