@@ -12,7 +12,11 @@ symmetric_with_power2_scale with Int8 bias):
     on its 1,000 test images, on the host and on Cortex-M7 under QEMU (mps2-an500).
 The int8 profile comes from `bundlefit profile`: the 200 Fashion-MNIST calibration images,
 or random inputs for the reference models (weights are random too, so only sizes and
-agreement with float mean something there). Prints a table; writes bench/results/quant.json.
+agreement with float mean something there).
+Then, for the full-size EfficientNet-B0 and MobileNetV3-small (224x224, random weights), profiled
+on 2 random inputs: `bundlefit plan` float and int8 at --memory-opt 0 and 2, recording CONSTANT,
+ACTIVATIONS and the share of MACs and weight bytes left in float (layers whose output is float32,
+Quantize/Dequantize aside). Prints a table; writes bench/results/quant.json.
 
   /usr/bin/python3 bench/quant/bench_quant.py --bundlefit /tmp/build/bin/bundlefit
   # or, from a build directory:  ninja bench_quant
@@ -50,6 +54,12 @@ VARIANTS = [
 # profiles mobilenet_v2 at about 1 s a sample and its int8 host bundle is as slow.
 SAMPLES = {"mobilenet_v2": (8, 16)}
 DEFAULT_SAMPLES = (32, 100)
+# Full-size nets whose int8 build needs the table activations (SiLU, HardSwish, SE
+# gates). Planned only (no code generation, no run): sizes and float shares do not
+# depend on the ranges, so 2 calibration samples do (about 15 s of profiling).
+PROFILED_NETS = ["efficientnet_b0", "mobilenet_v3_small"]
+PROFILED_NET_SAMPLES = 2
+PROFILED_NET_LEVELS = [0, 2]
 
 
 def log(msg):
@@ -162,6 +172,47 @@ def random_inputs(work, name, model, calib_count, eval_count):
     return paths
 
 
+def float_shares(report):
+    """(share of MACs, share of weight bytes) in layers computing in float, from a
+    bundlefit.memory/1 report; Quantize and Dequantize count in neither."""
+    layers = [layer for layer in report["layers"] if layer["op"] not in ("Quantize", "Dequantize")]
+    in_float = [layer for layer in layers if layer["output_dtype"] == "float32"]
+    macs = sum(layer["macs"] for layer in layers)
+    weights = sum(layer["weight_bytes"] for layer in layers)
+    return (sum(layer["macs"] for layer in in_float) / macs if macs else 0.0,
+            sum(layer["weight_bytes"] for layer in in_float) / weights if weights else 0.0)
+
+
+def bench_profiled_net(args, name, model_dir):
+    model = os.path.join(model_dir, name + ".onnx")
+    if not os.path.exists(model):
+        log(f"generating {name} into {model_dir}")
+        run([sys.executable, os.path.join(ROOT, "tests", "models", "make_models.py"), "--out", model_dir,
+             "--only", name])
+    work = os.path.join(args.work, "profiled", name)
+    os.makedirs(work, exist_ok=True)
+    calib, _ = random_inputs(work, name, model, PROFILED_NET_SAMPLES, 1)
+    profile = os.path.join(work, name + ".profile.yaml")
+    t0 = time.monotonic()
+    run([args.bundlefit, "profile", model, calib, "-o", profile, "-q"])
+    entry = {"model": name, "calibration_samples": PROFILED_NET_SAMPLES,
+             "profile_s": round(time.monotonic() - t0, 2), "builds": []}
+    for variant, qargs in (("float", []), ("int8", ["--load-profile", profile])):
+        for level in PROFILED_NET_LEVELS:
+            log(f"  {name} {variant} --memory-opt {level}")
+            report_path = os.path.join(work, f"{variant}.{level}.memory.json")
+            run([args.bundlefit, "plan", model, "--memory-opt", str(level), "--json", report_path, "-q"] + qargs)
+            report = json.load(open(report_path))
+            mac_share, weight_share = float_shares(report)
+            entry["builds"].append({"variant": variant, "memory_opt": level,
+                                    "constant": report["sizes"]["constant"],
+                                    "mutable": report["sizes"]["mutable"],
+                                    "activations": report["sizes"]["activations"],
+                                    "macs": report["totals"]["macs"],
+                                    "float_mac_share": mac_share, "float_weight_share": weight_share})
+    return entry
+
+
 def cell(value, fmt):
     return "-" if value is None else format(value, fmt)
 
@@ -185,6 +236,18 @@ def print_table(results):
                   f"{100 * row['top1_agreement']:6.1f}% {cell(row['output_snr_db'], '7.1f'):>7s}")
     print("\ntop-1: accuracy (%) on the 1,000 Fashion-MNIST test images; agree: top-1 agreement with the"
           "\nfloat bundle on the evaluation inputs; SNR: int8 output vs float output. Sizes in bytes.")
+    if results.get("profiled_nets"):
+        head = (f"\n{'profiled net':<20s} {'build':<6s} {'level':>5s} {'CONSTANT':>11s} {'ACTIV.':>10s} "
+                f"{'MACs':>12s} {'float MACs':>10s} {'float wts':>9s}")
+        print(head)
+        print("-" * (len(head) - 1))
+        for entry in results["profiled_nets"]:
+            if "error" in entry:
+                print(f"{entry['model']:<20s} error: {entry['error'][:60]}")
+            for row in entry.get("builds", []):
+                print(f"{entry['model']:<20s} {row['variant']:<6s} {row['memory_opt']:>5d} {row['constant']:>11,} "
+                      f"{row['activations']:>10,} {row['macs']:>12,} {100 * row['float_mac_share']:9.1f}% "
+                      f"{100 * row['float_weight_share']:8.1f}%")
 
 
 def main():
@@ -192,6 +255,8 @@ def main():
     ap.add_argument("--bundlefit", default=os.environ.get("BUNDLEFIT", "/tmp/build/bin/bundlefit"))
     ap.add_argument("--work", default="/tmp/bench-quant", help="scratch directory (models, inputs, bundles)")
     ap.add_argument("--models", default=",".join(["fashion_cnn"] + REFERENCE_MODELS))
+    ap.add_argument("--profiled-nets", default=",".join(PROFILED_NETS),
+                    help="full-size nets planned float and int8 (comma list; empty: none)")
     ap.add_argument("--models-dir", default=None,
                     help="reference models (default: generate with tests/models/make_models.py into WORK/models)")
     ap.add_argument("--no-m7-run", action="store_true", help="skip the Fashion-MNIST runs under QEMU")
@@ -235,6 +300,14 @@ def main():
         except RuntimeError as error:
             log(f"  error: {error}")
             results["models"].append({"model": name, "error": str(error), "variants": []})
+    results["profiled_nets"] = []
+    for name in [m for m in args.profiled_nets.split(",") if m]:
+        log(f"{name} (profiled, planned)")
+        try:
+            results["profiled_nets"].append(bench_profiled_net(args, name, model_dir))
+        except RuntimeError as error:
+            log(f"  error: {error}")
+            results["profiled_nets"].append({"model": name, "error": str(error), "builds": []})
     results["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as out:
