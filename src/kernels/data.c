@@ -202,6 +202,35 @@ void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n) {
     dst[i] = src[i];
 }
 
+/* Col2Im: out[planes][height][width] = the sum, over the kernelH x kernelW
+ * columns of in[planes][kernelH * kernelW][blocksH * blocksW], of each block's
+ * value at the pixel it covers (y = by * strideH - padTop + i * dilationH, x
+ * likewise); pixels outside the image are dropped, uncovered ones are 0. */
+void bf_col2im_f32(const float *in, float *out, int32_t planes, int32_t height, int32_t width,
+                   int32_t kernelH, int32_t kernelW, int32_t dilationH, int32_t dilationW,
+                   int32_t padTop, int32_t padLeft, int32_t strideH, int32_t strideW,
+                   int32_t blocksH, int32_t blocksW) {
+  const int64_t plane = (int64_t)height * width, blocks = (int64_t)blocksH * blocksW;
+  for (int64_t i = 0; i < (int64_t)planes * plane; ++i)
+    out[i] = 0.0f;
+  for (int32_t p = 0; p < planes; ++p)
+    for (int32_t i = 0; i < kernelH; ++i)
+      for (int32_t j = 0; j < kernelW; ++j) {
+        const float *column = in + (((int64_t)p * kernelH + i) * kernelW + j) * blocks;
+        float *image = out + (int64_t)p * plane;
+        for (int32_t by = 0; by < blocksH; ++by) {
+          const int64_t y = (int64_t)by * strideH - padTop + (int64_t)i * dilationH;
+          if (y < 0 || y >= height)
+            continue;
+          for (int32_t bx = 0; bx < blocksW; ++bx) {
+            const int64_t x = (int64_t)bx * strideW - padLeft + (int64_t)j * dilationW;
+            if (x >= 0 && x < width)
+              image[y * width + x] += column[(int64_t)by * blocksW + bx];
+          }
+        }
+      }
+}
+
 /* Trilu: in[batch][rows][cols] with the elements off the kept triangle
  * (col - row >= k when upper, <= k otherwise) set to zero; safe in place. */
 #define BF_DEFINE_TRILU(name, T)                                                                   \

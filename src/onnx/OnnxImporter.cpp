@@ -55,9 +55,9 @@
 // (passes/FoldConstants.cpp); Resize's antialias=1 and
 // keep_aspect_ratio_policy (18), half_pixel_symmetric (19) and
 // ScatterElements' reduction max/min (18) are refused by the operator,
-// naming the attribute. Gelu (20) is a float math op with an int8 table. Newer
-// operators (GroupNormalization, Col2Im,
-// CenterCropPad, DFT...) are reported as unsupported operators. Opset 22 and
+// naming the attribute. Gelu (20) is a float math op with an int8 table;
+// Col2Im (18) runs in float (ops/movement/Col2Im.cpp). Newer operators
+// (GroupNormalization, CenterCropPad, DFT...) are reported as unsupported operators. Opset 22 and
 // newer are refused: their changes are not reviewed.
 //   Clip < 11             attributes min/max -> float32 scalar operands 1, 2
 //   Squeeze/Unsqueeze < 13  attribute axes -> int64 operand 1

@@ -28,16 +28,6 @@ const Value &data(const Node &node) {
   return *x;
 }
 
-std::vector<int64_t> constantOperand(const Node &node, size_t index, const char *name) {
-  const Value *v = node.input(index);
-  if (!v)
-    fail(node, std::string("missing input '") + name + "'");
-  if (!v->isConstant())
-    fail(node,
-         std::string("input '") + name + "' must be a constant (bundlefit compiles static shapes)");
-  return v->toInts();
-}
-
 void setOutput(Node &node, DType dtype, const Shape &shape) {
   node.output(0)->type.dtype = dtype;
   node.output(0)->type.shape = shape;
@@ -109,6 +99,16 @@ uint64_t noMacs(const Node &) { return 0; }
 
 } // namespace
 
+std::vector<int64_t> constantOperand(const Node &node, size_t index, const char *name) {
+  const Value *v = node.input(index);
+  if (!v)
+    fail(node, std::string("missing input '") + name + "'");
+  if (!v->isConstant())
+    fail(node,
+         std::string("input '") + name + "' must be a constant (bundlefit compiles static shapes)");
+  return v->toInts();
+}
+
 void registerMovementOps(OpRegistry &registry) {
   using namespace movement_interp;
   registry.add({"Expand", inferExpand, noMacs}).parameters(kParametersFrom1).runs(expandKernel);
@@ -121,6 +121,7 @@ void registerMovementOps(OpRegistry &registry) {
       .runs(spaceDepthKernel);
   registry.add({"Trilu", inferTrilu, noMacs}).parameters(kParametersFrom1).runs(triluKernel);
   registerMovementLowering(registry);
+  registerCol2Im(registry);
 }
 
 } // namespace bundlefit
