@@ -294,6 +294,7 @@ void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int
                   int8_t *restrict out, const bf_conv_params *conv, const bf_quant_params *quant,
                   const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                   const int32_t *biasMult, const int32_t *biasShift) {
-  bf_i8_conv2d(in, w, bias, out, BF_I8_CONV_FIELDS(conv), conv->groups, BF_I8_QUANT_OFFSETS(quant),
-               outMult, outShift, BF_I8_QUANT_CLAMP(quant), bias8, biasMult, biasShift);
+  const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
+  bf_i8_conv2d(in, w, bias, out, BF_I8_CONV_FIELDS(a), a.groups, BF_I8_QUANT_OFFSETS(a), outMult,
+               outShift, BF_I8_QUANT_CLAMP(a), bias8, biasMult, biasShift);
 }

@@ -16,19 +16,15 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              const bf_quant_params *quant, const int32_t *outMult,
                              const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
                              const int32_t *biasShift) {
-  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, OH = conv->oh, OW = conv->ow,
-                KH = conv->kh, KW = conv->kw, strideH = conv->stride_h, strideW = conv->stride_w,
-                padT = conv->pad_t, padL = conv->pad_l, dilH = conv->dil_h, dilW = conv->dil_w;
-  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
-                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
-  const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
-  for (int32_t p = 0; p < N * C; ++p) {
-    const int32_t m = p % C, k = (quantFlags & BF_I8_PER_CHANNEL) ? m : 0;
-    bf_i8_depthwise_conv2d(in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0,
-                           scratch, 1, 1, H, W, 1, OH, OW, KH, KW, strideH, strideW, padT, padL,
-                           dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
-                           quantFlags, actMin, actMax, bias8 ? bias8 + m : 0,
-                           biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0);
+  const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
+  const int32_t inPlane = a.H * a.W, outPlane = a.OH * a.OW, taps = a.KH * a.KW;
+  for (int32_t p = 0; p < a.N * a.C; ++p) {
+    const int32_t m = p % a.C, k = (a.quantFlags & BF_I8_PER_CHANNEL) ? m : 0;
+    bf_i8_depthwise_conv2d(
+        in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0, scratch, 1, 1, a.H,
+        a.W, 1, a.OH, a.OW, a.KH, a.KW, a.strideH, a.strideW, a.padT, a.padL, a.dilH, a.dilW,
+        a.inputOffset, a.outputOffset, outMult + k, outShift + k, a.quantFlags, a.actMin, a.actMax,
+        bias8 ? bias8 + m : 0, biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0);
     int8_t *o = out + (int64_t)p * outPlane;
     for (int32_t i = 0; i < outPlane; ++i)
       o[i] = scratch[i];
@@ -54,21 +50,19 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              const bf_quant_params *quant, const int32_t *outMult,
                              const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
                              const int32_t *biasShift) {
-  const int32_t C = conv->c, H = conv->h, W = conv->w, M = conv->m;
-  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
-                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
-  const int64_t plane = (int64_t)H * W;
+  const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
+  const int64_t plane = (int64_t)a.H * a.W;
   /* The planned workspace is never null (so the call below needs no
    * fallback for a missing one); the im2col columns follow the block
    * (pointwiseInPlaceScratch). */
   if (!scratch)
     __builtin_unreachable();
-  int8_t *im2col = scratch + (((int64_t)M * rows * W + 3) & ~(int64_t)3);
-  for (int32_t r0 = 0; r0 < H; r0 += rows) {
-    const int32_t n = H - r0 < rows ? H - r0 : rows;
-    bf_i8_conv2d_im2col(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1,
-                        inputOffset, outputOffset, outMult, outShift, quantFlags, actMin, actMax,
-                        bias8, biasMult, biasShift, im2col);
-    bf_i8_copy_planes(out + (int64_t)r0 * W, plane, scratch, (int64_t)n * W, M);
+  int8_t *im2col = scratch + (((int64_t)a.M * rows * a.W + 3) & ~(int64_t)3);
+  for (int32_t r0 = 0; r0 < a.H; r0 += rows) {
+    const int32_t n = a.H - r0 < rows ? a.H - r0 : rows;
+    bf_i8_conv2d_im2col(in, w, bias, scratch, 1, a.C, a.H, a.W, a.M, n, a.W, 1, 1, 1, 1, -r0, 0, 1,
+                        1, 1, a.inputOffset, a.outputOffset, outMult, outShift, a.quantFlags,
+                        a.actMin, a.actMax, bias8, biasMult, biasShift, im2col);
+    bf_i8_copy_planes(out + (int64_t)r0 * a.W, plane, scratch, (int64_t)n * a.W, a.M);
   }
 }

@@ -3,7 +3,7 @@
  * The int8 twins of conv_pool.c (the quantizer gives the pool the conv
  * output's parameters, so pooling works on the conv's int8 values).
  * For each conv row r some pool window reads, and each chunk of output
- * channels, the row is computed into `scratch` ([chunk][CW] int8) by
+ * channels, the row is computed into `scratch` ([chunk][conv ow] int8) by
  * bf_conv2d_s8 itself (OH = 1, top pad shifted by r*strideH, the channel
  * tables from the chunk's first channel), so every value equals the unfused
  * conv's; it is then folded into the pool rows whose windows contain r.
@@ -17,27 +17,22 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
                        const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                        const int32_t *biasMult, const int32_t *biasShift,
                        const bf_pool_params *pool) {
-  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, CH = conv->oh,
-                CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
-                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
-                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
-  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
-                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
+  const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw, psH = pool->stride_h,
                 psW = pool->stride_w, ppadT = pool->pad_t, ppadL = pool->pad_l, pdilH = pool->dil_h,
                 pdilW = pool->dil_w, poolMin = pool->act_min, poolMax = pool->act_max;
   int32_t chunk = pool->chunk;
-  const int32_t Cg = C / groups, taps = KH * KW;
-  if (groups != 1)
-    chunk = M; /* a chunk never straddles groups */
+  const int32_t Cg = a.C / a.groups, taps = a.KH * a.KW;
+  if (a.groups != 1)
+    chunk = a.M; /* a chunk never straddles groups */
   /* group 1: the conv's im2col columns after the row (nodeScratchBytes). */
-  int8_t *im2col = groups == 1 ? scratch + (((int64_t)chunk * CW + 3) & ~(int64_t)3) : 0;
-  for (int32_t n = 0; n < N; ++n) {
-    const int8_t *x = in + (int64_t)n * C * H * W;
-    int8_t *o = out + (int64_t)n * M * PH * PW;
-    for (int32_t i = 0; i < M * PH * PW; ++i)
+  int8_t *im2col = a.groups == 1 ? scratch + (((int64_t)chunk * a.OW + 3) & ~(int64_t)3) : 0;
+  for (int32_t n = 0; n < a.N; ++n) {
+    const int8_t *x = in + (int64_t)n * a.C * a.H * a.W;
+    int8_t *o = out + (int64_t)n * a.M * PH * PW;
+    for (int32_t i = 0; i < a.M * PH * PW; ++i)
       o[i] = -128;
-    for (int32_t r = 0; r < CH; ++r) {
+    for (int32_t r = 0; r < a.OH; ++r) {
       int32_t used = 0;
       for (int32_t kh = 0; kh < PKH && !used; ++kh) {
         const int32_t t = r + ppadT - kh * pdilH;
@@ -45,27 +40,28 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
       }
       if (!used)
         continue;
-      for (int32_t m0 = 0; m0 < M; m0 += chunk) {
-        const int32_t mc = M - m0 < chunk ? M - m0 : chunk,
-                      k0 = (quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
-        bf_i8_conv2d_im2col(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H,
-                            W, mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
-                            dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
-                            quantFlags, actMin, actMax, bias8 ? bias8 + m0 : 0,
-                            biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0, im2col);
+      for (int32_t m0 = 0; m0 < a.M; m0 += chunk) {
+        const int32_t mc = a.M - m0 < chunk ? a.M - m0 : chunk,
+                      k0 = (a.quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
+        bf_i8_conv2d_im2col(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, a.C,
+                            a.H, a.W, mc, 1, a.OW, a.KH, a.KW, a.strideH, a.strideW,
+                            a.padT - r * a.strideH, a.padL, a.dilH, a.dilW, a.groups, a.inputOffset,
+                            a.outputOffset, outMult + k0, outShift + k0, a.quantFlags, a.actMin,
+                            a.actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
+                            biasShift ? biasShift + k0 : 0, im2col);
         for (int32_t kh = 0; kh < PKH; ++kh) {
           const int32_t t = r + ppadT - kh * pdilH;
           if (t < 0 || t % psH != 0 || t / psH >= PH)
             continue;
           const int32_t ph = t / psH;
           for (int32_t mi = 0; mi < mc; ++mi) {
-            const int8_t *row = scratch + (int64_t)mi * CW;
+            const int8_t *row = scratch + (int64_t)mi * a.OW;
             int8_t *op = o + ((int64_t)(m0 + mi) * PH + ph) * PW;
             for (int32_t pw = 0; pw < PW; ++pw) {
               int32_t best = op[pw];
               for (int32_t kw = 0; kw < PKW; ++kw) {
                 const int32_t iw = pw * psW - ppadL + kw * pdilW;
-                if (iw >= 0 && iw < CW && row[iw] > best)
+                if (iw >= 0 && iw < a.OW && row[iw] > best)
                   best = row[iw];
               }
               op[pw] = (int8_t)best;
@@ -74,7 +70,7 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
         }
       }
     }
-    for (int32_t i = 0; i < M * PH * PW; ++i)
+    for (int32_t i = 0; i < a.M * PH * PW; ++i)
       o[i] = (int8_t)(o[i] < poolMin ? poolMin : o[i] > poolMax ? poolMax : o[i]);
   }
 }
@@ -86,61 +82,57 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
  * ([chunk][PW], after the row, 4-aligned); the pooled row is then finished
  * by bf_i8_window_mean, bf_avgpool2d_s8's rule. Sums of integers do not
  * depend on order, so the result equals conv-then-pool bit for bit. Scratch:
- * chunk*CW bytes rounded up to 4, plus chunk*PW int32 (plus, group 1, the
+ * chunk * conv ow bytes rounded up to 4, plus chunk*PW int32 (plus, group 1, the
  * conv's im2col columns). */
 void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                           int8_t *scratch, const bf_conv_params *conv, const bf_quant_params *quant,
                           const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                           const int32_t *biasMult, const int32_t *biasShift,
                           const bf_pool_params *pool) {
-  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, CH = conv->oh,
-                CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
-                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
-                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
-  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
-                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
+  const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw, psH = pool->stride_h,
                 psW = pool->stride_w, ppadT = pool->pad_t, ppadL = pool->pad_l, ppadB = pool->pad_b,
                 ppadR = pool->pad_r, countIncludePad = pool->count_include_pad,
                 padValue = pool->pad_value, poolMin = pool->act_min, poolMax = pool->act_max;
   int32_t chunk = pool->chunk;
-  const int32_t Cg = C / groups, taps = KH * KW;
-  if (groups != 1)
-    chunk = M; /* a chunk never straddles groups */
+  const int32_t Cg = a.C / a.groups, taps = a.KH * a.KW;
+  if (a.groups != 1)
+    chunk = a.M; /* a chunk never straddles groups */
   int8_t *row = scratch;
-  int32_t *acc = (int32_t *)(scratch + (((int64_t)chunk * CW + 3) & ~(int64_t)3));
-  int8_t *im2col = groups == 1 ? (int8_t *)(acc + (int64_t)chunk * PW) : 0;
-  for (int32_t n = 0; n < N; ++n) {
-    const int8_t *x = in + (int64_t)n * C * H * W;
-    int8_t *o = out + (int64_t)n * M * PH * PW;
+  int32_t *acc = (int32_t *)(scratch + (((int64_t)chunk * a.OW + 3) & ~(int64_t)3));
+  int8_t *im2col = a.groups == 1 ? (int8_t *)(acc + (int64_t)chunk * PW) : 0;
+  for (int32_t n = 0; n < a.N; ++n) {
+    const int8_t *x = in + (int64_t)n * a.C * a.H * a.W;
+    int8_t *o = out + (int64_t)n * a.M * PH * PW;
     for (int32_t ph = 0; ph < PH; ++ph) {
       const int32_t h0 = ph * psH - ppadT;
-      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + PKH, CH);
-      const int32_t pb = bf_i8_max(h0, -ppadT), pe = bf_i8_min(h0 + PKH, CH + ppadB);
-      for (int32_t m0 = 0; m0 < M; m0 += chunk) {
-        const int32_t mc = M - m0 < chunk ? M - m0 : chunk,
-                      k0 = (quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
+      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + PKH, a.OH);
+      const int32_t pb = bf_i8_max(h0, -ppadT), pe = bf_i8_min(h0 + PKH, a.OH + ppadB);
+      for (int32_t m0 = 0; m0 < a.M; m0 += chunk) {
+        const int32_t mc = a.M - m0 < chunk ? a.M - m0 : chunk,
+                      k0 = (a.quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
         for (int32_t i = 0; i < mc * PW; ++i)
           acc[i] = 0;
         for (int32_t r = hb; r < he; ++r) {
-          bf_i8_conv2d_im2col(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, C, H, W,
-                              mc, 1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH,
-                              dilW, groups, inputOffset, outputOffset, outMult + k0, outShift + k0,
-                              quantFlags, actMin, actMax, bias8 ? bias8 + m0 : 0,
+          bf_i8_conv2d_im2col(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, a.C,
+                              a.H, a.W, mc, 1, a.OW, a.KH, a.KW, a.strideH, a.strideW,
+                              a.padT - r * a.strideH, a.padL, a.dilH, a.dilW, a.groups,
+                              a.inputOffset, a.outputOffset, outMult + k0, outShift + k0,
+                              a.quantFlags, a.actMin, a.actMax, bias8 ? bias8 + m0 : 0,
                               biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0, im2col);
           for (int32_t mi = 0; mi < mc; ++mi)
             for (int32_t pw = 0; pw < PW; ++pw) {
               const int32_t w0 = pw * psW - ppadL;
-              const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, CW);
+              const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, a.OW);
               for (int32_t iw = wb; iw < we; ++iw)
-                acc[mi * PW + pw] += row[(int64_t)mi * CW + iw];
+                acc[mi * PW + pw] += row[(int64_t)mi * a.OW + iw];
             }
         }
         for (int32_t mi = 0; mi < mc; ++mi)
           for (int32_t pw = 0; pw < PW; ++pw) {
             const int32_t w0 = pw * psW - ppadL;
-            const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, CW);
-            const int32_t qb = bf_i8_max(w0, -ppadL), qe = bf_i8_min(w0 + PKW, CW + ppadR);
+            const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, a.OW);
+            const int32_t qb = bf_i8_max(w0, -ppadL), qe = bf_i8_min(w0 + PKW, a.OW + ppadR);
             const int32_t count = bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
             const int32_t total = bf_i8_max(pe - pb, 0) * bf_i8_max(qe - qb, 0);
             o[((int64_t)(m0 + mi) * PH + ph) * PW + pw] = (int8_t)bf_i8_clamp(

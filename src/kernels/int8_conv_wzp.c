@@ -15,38 +15,33 @@ void bf_conv2d_wzp_s8(const int8_t *restrict in, const int8_t *restrict w,
                       const bf_conv_params *conv, const bf_quant_params *quant,
                       const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                       const int32_t *biasMult, const int32_t *biasShift, const int32_t *wOffset) {
-  const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, OH = conv->oh,
-                OW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
-                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
-                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
-  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset,
-                quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
-  const int32_t Cg = C / groups, Mg = M / groups;
-  for (int32_t n = 0; n < N; ++n)
-    for (int32_t m = 0; m < M; ++m) {
-      const int8_t *x0 = in + ((int64_t)n * C + (int64_t)(m / Mg) * Cg) * H * W;
-      const int8_t *wm = w + (int64_t)m * Cg * KH * KW;
-      const int32_t base = bf_i8_bias(m, bias, bias8, biasMult, biasShift, quantFlags);
+  const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
+  const int32_t Cg = a.C / a.groups, Mg = a.M / a.groups;
+  for (int32_t n = 0; n < a.N; ++n)
+    for (int32_t m = 0; m < a.M; ++m) {
+      const int8_t *x0 = in + ((int64_t)n * a.C + (int64_t)(m / Mg) * Cg) * a.H * a.W;
+      const int8_t *wm = w + (int64_t)m * Cg * a.KH * a.KW;
+      const int32_t base = bf_i8_bias(m, bias, bias8, biasMult, biasShift, a.quantFlags);
       const int32_t wo = wOffset[m];
-      int8_t *y = out + ((int64_t)n * M + m) * OH * OW;
-      for (int32_t oh = 0; oh < OH; ++oh)
-        for (int32_t ow = 0; ow < OW; ++ow) {
+      int8_t *y = out + ((int64_t)n * a.M + m) * a.OH * a.OW;
+      for (int32_t oh = 0; oh < a.OH; ++oh)
+        for (int32_t ow = 0; ow < a.OW; ++ow) {
           int32_t acc = base;
           for (int32_t cg = 0; cg < Cg; ++cg)
-            for (int32_t kh = 0; kh < KH; ++kh) {
-              const int32_t ih = oh * strideH - padT + kh * dilH;
-              if (ih < 0 || ih >= H)
+            for (int32_t kh = 0; kh < a.KH; ++kh) {
+              const int32_t ih = oh * a.strideH - a.padT + kh * a.dilH;
+              if (ih < 0 || ih >= a.H)
                 continue; /* padding is the zero point: adds nothing */
-              for (int32_t kw = 0; kw < KW; ++kw) {
-                const int32_t iw = ow * strideW - padL + kw * dilW;
-                if (iw < 0 || iw >= W)
+              for (int32_t kw = 0; kw < a.KW; ++kw) {
+                const int32_t iw = ow * a.strideW - a.padL + kw * a.dilW;
+                if (iw < 0 || iw >= a.W)
                   continue;
-                acc += ((int32_t)x0[((int64_t)cg * H + ih) * W + iw] + inputOffset) *
-                       ((int32_t)wm[((int64_t)cg * KH + kh) * KW + kw] + wo);
+                acc += ((int32_t)x0[((int64_t)cg * a.H + ih) * a.W + iw] + a.inputOffset) *
+                       ((int32_t)wm[((int64_t)cg * a.KH + kh) * a.KW + kw] + wo);
               }
             }
-          y[(int64_t)oh * OW + ow] =
-              bf_i8_output(acc, m, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
+          y[(int64_t)oh * a.OW + ow] = bf_i8_output(acc, m, outMult, outShift, a.quantFlags,
+                                                    a.outputOffset, a.actMin, a.actMax);
         }
     }
 }

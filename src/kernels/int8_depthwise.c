@@ -364,9 +364,9 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
                             const bf_conv_params *conv, const bf_quant_params *quant,
                             const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                             const int32_t *biasMult, const int32_t *biasShift) {
-  bf_i8_depthwise_conv2d(in, w, bias, out, conv->n, conv->c, conv->h, conv->w, conv->m / conv->c,
-                         conv->oh, conv->ow, conv->kh, conv->kw, conv->stride_h, conv->stride_w,
-                         conv->pad_t, conv->pad_l, conv->dil_h, conv->dil_w,
-                         BF_I8_QUANT_OFFSETS(quant), outMult, outShift, BF_I8_QUANT_CLAMP(quant),
-                         bias8, biasMult, biasShift);
+  const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
+  bf_i8_depthwise_conv2d(in, w, bias, out, a.N, a.C, a.H, a.W, a.M / a.C, a.OH, a.OW, a.KH, a.KW,
+                         a.strideH, a.strideW, a.padT, a.padL, a.dilH, a.dilW,
+                         BF_I8_QUANT_OFFSETS(a), outMult, outShift, BF_I8_QUANT_CLAMP(a), bias8,
+                         biasMult, biasShift);
 }

@@ -40,14 +40,34 @@ void bf_i8_depthwise_conv2d(const int8_t *in, const int8_t *w, const int32_t *bi
                             int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
                             const int32_t *biasShift);
 
-/* A convolution entry point's struct fields as the positional forms'
- * arguments: N .. groups, then inputOffset, outputOffset (the tables follow
- * them), then quantFlags, actMin, actMax. */
-#define BF_I8_CONV_FIELDS(p)                                                                       \
-  (p)->n, (p)->c, (p)->h, (p)->w, (p)->m, (p)->oh, (p)->ow, (p)->kh, (p)->kw, (p)->stride_h,       \
-      (p)->stride_w, (p)->pad_t, (p)->pad_l, (p)->dil_h, (p)->dil_w
-#define BF_I8_QUANT_OFFSETS(q) (q)->input_offset, (q)->output_offset
-#define BF_I8_QUANT_CLAMP(q) (q)->quant_flags, (q)->act_min, (q)->act_max
+/* The scalars of a convolution entry point's structs (abi.h's
+ * bf_conv_params and bf_quant_params) under the positional forms' names.
+ * Every int8 convolution entry point reads its structs once into one of
+ * these, `const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);`: an
+ * int8 store may alias a field read through the pointer, which would then
+ * be reloaded in every loop. A macro, not a function: KernelParamsFold.cpp
+ * folds the loads a kernel makes through its own struct argument (the
+ * bitcode is unoptimised, so loads in an inlined helper are not its own), and
+ * the folded fields are what lets each kernel specialise. */
+typedef struct bf_i8_conv_args {
+  int32_t N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH, dilW, groups;
+  int32_t inputOffset, outputOffset, quantFlags, actMin, actMax;
+} bf_i8_conv_args;
+#define BF_I8_CONV_ARGS_OF(p, q)                                                                   \
+  {                                                                                                \
+    (p)->n, (p)->c, (p)->h, (p)->w, (p)->m, (p)->oh, (p)->ow, (p)->kh, (p)->kw, (p)->stride_h,     \
+        (p)->stride_w, (p)->pad_t, (p)->pad_l, (p)->dil_h, (p)->dil_w, (p)->groups,                \
+        (q)->input_offset, (q)->output_offset, (q)->quant_flags, (q)->act_min, (q)->act_max        \
+  }
+
+/* An unpacked bf_i8_conv_args as the positional forms' arguments: N .. dilW
+ * (groups follows, or not for depthwise), then inputOffset, outputOffset
+ * (the tables follow them), then quantFlags, actMin, actMax. */
+#define BF_I8_CONV_FIELDS(a)                                                                       \
+  (a).N, (a).C, (a).H, (a).W, (a).M, (a).OH, (a).OW, (a).KH, (a).KW, (a).strideH, (a).strideW,     \
+      (a).padT, (a).padL, (a).dilH, (a).dilW
+#define BF_I8_QUANT_OFFSETS(a) (a).inputOffset, (a).outputOffset
+#define BF_I8_QUANT_CLAMP(a) (a).quantFlags, (a).actMin, (a).actMax
 
 /* The Arm DSP extension (Cortex-M4/M7/M33/M55): SXTAB16 widens two int8 lanes
  * to int16 and adds an offset, SMLAD does two 16x16 MACs in one instruction,
