@@ -1,4 +1,5 @@
 /*===- elementwise.c - Broadcasting binary ops, unary ops, casts ----------===*/
+#include "broadcast.h"
 #include "kernel_util.h"
 
 BF_INLINE float bf_binary_op(float x, float y, int op) {
@@ -31,34 +32,23 @@ BF_INLINE float bf_binary_op(float x, float y, int op) {
 BF_INLINE void bf_binary_nd(const float *a, const float *b, float *out, const int32_t *dims,
                             const int32_t *sa, const int32_t *sb, int op) {
   const int32_t n5 = dims[5], sa5 = sa[5], sb5 = sb[5];
-  int64_t dst = 0;
-  for (int32_t i0 = 0; i0 < dims[0]; ++i0)
-    for (int32_t i1 = 0; i1 < dims[1]; ++i1)
-      for (int32_t i2 = 0; i2 < dims[2]; ++i2)
-        for (int32_t i3 = 0; i3 < dims[3]; ++i3)
-          for (int32_t i4 = 0; i4 < dims[4]; ++i4) {
-            const float *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] + (int64_t)i2 * sa[2] +
-                              (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
-            const float *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] + (int64_t)i2 * sb[2] +
-                              (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
-            float *po = out + dst;
-            if (sa5 == 1 && sb5 == 1) {
-              for (int32_t i = 0; i < n5; ++i)
-                po[i] = bf_binary_op(pa[i], pb[i], op);
-            } else if (sa5 == 1 && sb5 == 0) {
-              const float y = pb[0];
-              for (int32_t i = 0; i < n5; ++i)
-                po[i] = bf_binary_op(pa[i], y, op);
-            } else if (sa5 == 0 && sb5 == 1) {
-              const float x = pa[0];
-              for (int32_t i = 0; i < n5; ++i)
-                po[i] = bf_binary_op(x, pb[i], op);
-            } else {
-              for (int32_t i = 0; i < n5; ++i)
-                po[i] = bf_binary_op(pa[(int64_t)i * sa5], pb[(int64_t)i * sb5], op);
-            }
-            dst += n5;
-          }
+  BF_FOR_EACH_BROADCAST_ROW(dims, a, sa, pa, b, sb, pb, out, po, {
+    if (sa5 == 1 && sb5 == 1) {
+      for (int32_t i = 0; i < n5; ++i)
+        po[i] = bf_binary_op(pa[i], pb[i], op);
+    } else if (sa5 == 1 && sb5 == 0) {
+      const float y = pb[0];
+      for (int32_t i = 0; i < n5; ++i)
+        po[i] = bf_binary_op(pa[i], y, op);
+    } else if (sa5 == 0 && sb5 == 1) {
+      const float x = pa[0];
+      for (int32_t i = 0; i < n5; ++i)
+        po[i] = bf_binary_op(x, pb[i], op);
+    } else {
+      for (int32_t i = 0; i < n5; ++i)
+        po[i] = bf_binary_op(pa[(int64_t)i * sa5], pb[(int64_t)i * sb5], op);
+    }
+  });
 }
 
 #define BF_DEFINE_BINARY(name, op)                                                                 \

@@ -5,6 +5,7 @@
  * the same fixed-point helpers as the int8 kernels (int8_util.h), and TFLM's
  * 64-bit MultiplyByQuantizedMultiplier for the convolution accumulators.
  *===----------------------------------------------------------------------===*/
+#include "broadcast.h"
 #include "int8_util.h"
 
 BF_I8_INLINE int16_t bf_s16_clamp(int32_t x, int32_t lo, int32_t hi) {
@@ -34,32 +35,37 @@ void bf_addsub_s16(const int16_t *a, const int16_t *b, int16_t *out, const int32
   /* p: aMult, aShift, bMult, bShift, outMult, outShift, actMin, actMax,
    * subtract. Zero points are 0 (int16); inputs get 15 bits of headroom. */
   const int32_t subtract = p[8];
-  int64_t dst = 0;
-  for (int32_t i0 = 0; i0 < dims[0]; ++i0)
-    for (int32_t i1 = 0; i1 < dims[1]; ++i1)
-      for (int32_t i2 = 0; i2 < dims[2]; ++i2)
-        for (int32_t i3 = 0; i3 < dims[3]; ++i3)
-          for (int32_t i4 = 0; i4 < dims[4]; ++i4) {
-            const int64_t oa = (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] + (int64_t)i2 * sa[2] +
-                               (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
-            const int64_t ob = (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] + (int64_t)i2 * sb[2] +
-                               (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
-            for (int32_t i = 0; i < dims[5]; ++i) {
-              const int32_t x =
-                  bf_i8_requantize(bf_i8_shl(a[oa + (int64_t)i * sa[5]], 15), p[0], p[1]);
-              const int32_t y =
-                  bf_i8_requantize(bf_i8_shl(b[ob + (int64_t)i * sb[5]], 15), p[2], p[3]);
-              const int32_t raw = bf_i8_requantize(subtract ? x - y : x + y, p[4], p[5]);
-              out[dst + i] = bf_s16_clamp(raw, p[6], p[7]);
-            }
-            dst += dims[5];
-          }
+  BF_FOR_EACH_BROADCAST_ROW(dims, a, sa, pa, b, sb, pb, out, po, {
+    for (int32_t i = 0; i < dims[5]; ++i) {
+      const int32_t x = bf_i8_requantize(bf_i8_shl(pa[(int64_t)i * sa[5]], 15), p[0], p[1]);
+      const int32_t y = bf_i8_requantize(bf_i8_shl(pb[(int64_t)i * sb[5]], 15), p[2], p[3]);
+      const int32_t raw = bf_i8_requantize(subtract ? x - y : x + y, p[4], p[5]);
+      po[i] = bf_s16_clamp(raw, p[6], p[7]);
+    }
+  });
 }
 
-void bf_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
-                     const int32_t *mult, const int32_t *shift, const int32_t *g) {
-  /* g: N, H, W, C, OH, OW, M, KH, KW, strideH, strideW, dilationH, dilationW,
-   * padTop, padLeft, actMin, actMax. NHWC x, OHWI w (TFLite's layouts). */
+/* The input index a tap k of output index o reads along one axis, or -1
+ * when it reads padding. A convolution reads o * stride - pad + k * dil; a
+ * transposed one gathers what TFLM's reference scatters, the input i with
+ * i * stride - pad + k == o (its dilation is 1). */
+BF_I8_INLINE int32_t bf_s16_tap(int32_t o, int32_t k, int32_t stride, int32_t pad, int32_t dil,
+                                int32_t size, int transposed) {
+  if (transposed) {
+    const int32_t t = o + pad - k;
+    return t < 0 || t % stride != 0 || t / stride >= size ? -1 : t / stride;
+  }
+  const int32_t i = o * stride - pad + k * dil;
+  return i < 0 || i >= size ? -1 : i;
+}
+
+/* g: N, H, W, C, OH, OW, M, KH, KW, strideH, strideW, dilationH, dilationW,
+ * padTop, padLeft, actMin, actMax (H, W: the input's; OH, OW: the
+ * output's). NHWC x, OHWI w (TFLite's layouts). Each output is its int64
+ * sum plus bias, requantized by TFLM's 64-bit rule and clamped. */
+BF_I8_INLINE void bf_s16_conv(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
+                              const int32_t *mult, const int32_t *shift, const int32_t *g,
+                              int transposed) {
   const int32_t N = g[0], H = g[1], W = g[2], C = g[3], OH = g[4], OW = g[5], M = g[6];
   const int32_t KH = g[7], KW = g[8], SH = g[9], SW = g[10], DH = g[11], DW = g[12];
   const int32_t PT = g[13], PL = g[14], lo = g[15], hi = g[16];
@@ -69,12 +75,12 @@ void bf_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int
         for (int32_t m = 0; m < M; ++m) {
           int64_t acc = 0;
           for (int32_t ky = 0; ky < KH; ++ky) {
-            const int32_t iy = oy * SH - PT + ky * DH;
-            if (iy < 0 || iy >= H)
+            const int32_t iy = bf_s16_tap(oy, ky, SH, PT, DH, H, transposed);
+            if (iy < 0)
               continue;
             for (int32_t kx = 0; kx < KW; ++kx) {
-              const int32_t ix = ox * SW - PL + kx * DW;
-              if (ix < 0 || ix >= W)
+              const int32_t ix = bf_s16_tap(ox, kx, SW, PL, DW, W, transposed);
+              if (ix < 0)
                 continue;
               const int16_t *px = x + (((int64_t)n * H + iy) * W + ix) * C;
               const int8_t *pw = w + (((int64_t)m * KH + ky) * KW + kx) * C;
@@ -88,37 +94,15 @@ void bf_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int
         }
 }
 
+void bf_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
+                     const int32_t *mult, const int32_t *shift, const int32_t *g) {
+  bf_s16_conv(x, w, bias, y, mult, shift, g, 0);
+}
+
+/* g as bf_conv2d_s16x8's; its dilations are not read. */
 void bf_transpose_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
                                const int32_t *mult, const int32_t *shift, const int32_t *g) {
-  /* g as bf_conv2d_s16x8's (H, W: the input's; OH, OW: the output's). Each
-   * output pixel gathers the input pixels TFLM's reference scatters into it:
-   * oy = iy * strideH - padTop + ky. */
-  const int32_t N = g[0], H = g[1], W = g[2], C = g[3], OH = g[4], OW = g[5], M = g[6];
-  const int32_t KH = g[7], KW = g[8], SH = g[9], SW = g[10];
-  const int32_t PT = g[13], PL = g[14], lo = g[15], hi = g[16];
-  for (int32_t n = 0; n < N; ++n)
-    for (int32_t oy = 0; oy < OH; ++oy)
-      for (int32_t ox = 0; ox < OW; ++ox)
-        for (int32_t m = 0; m < M; ++m) {
-          int64_t acc = 0;
-          for (int32_t ky = 0; ky < KH; ++ky) {
-            const int32_t ty = oy + PT - ky;
-            if (ty < 0 || ty % SH != 0 || ty / SH >= H)
-              continue;
-            for (int32_t kx = 0; kx < KW; ++kx) {
-              const int32_t tx = ox + PL - kx;
-              if (tx < 0 || tx % SW != 0 || tx / SW >= W)
-                continue;
-              const int16_t *px = x + (((int64_t)n * H + ty / SH) * W + tx / SW) * C;
-              const int8_t *pw = w + (((int64_t)m * KH + ky) * KW + kx) * C;
-              for (int32_t c = 0; c < C; ++c)
-                acc += (int32_t)px[c] * pw[c];
-            }
-          }
-          acc += bias[m];
-          const int32_t v = bf_s16_requantize64(acc, mult[m], shift[m]);
-          y[(((int64_t)n * OH + oy) * OW + ox) * M + m] = bf_s16_clamp(v, lo, hi);
-        }
+  bf_s16_conv(x, w, bias, y, mult, shift, g, 1);
 }
 
 /* QUANTIZE between int16 and int32 (TFLM's Requantize): p = mult, shift,

@@ -1,4 +1,5 @@
 /*===- int8_elementwise.c - int8 Add/Mul, clamp, rescale, (de)quantize -----===*/
+#include "broadcast.h"
 #include "int8_util.h"
 
 enum { BF_I8_ADD = 0, BF_I8_MUL = 1, BF_I8_MUL_RATIO = 2 };
@@ -62,21 +63,10 @@ BF_I8_INLINE void bf_i8_binary_nd(const int8_t *a, const int8_t *b, int8_t *out,
                                   const int32_t *dims, const int32_t *sa, const int32_t *sb,
                                   const struct bf_i8_binary_params *p, int op) {
   const int32_t n5 = dims[5], sa5 = sa[5], sb5 = sb[5];
-  int64_t dst = 0;
-  for (int32_t i0 = 0; i0 < dims[0]; ++i0)
-    for (int32_t i1 = 0; i1 < dims[1]; ++i1)
-      for (int32_t i2 = 0; i2 < dims[2]; ++i2)
-        for (int32_t i3 = 0; i3 < dims[3]; ++i3)
-          for (int32_t i4 = 0; i4 < dims[4]; ++i4) {
-            const int8_t *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] + (int64_t)i2 * sa[2] +
-                               (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];
-            const int8_t *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] + (int64_t)i2 * sb[2] +
-                               (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];
-            int8_t *po = out + dst;
-            for (int32_t i = 0; i < n5; ++i)
-              po[i] = bf_i8_binary(pa[(int64_t)i * sa5], pb[(int64_t)i * sb5], p, op);
-            dst += n5;
-          }
+  BF_FOR_EACH_BROADCAST_ROW(dims, a, sa, pa, b, sb, pb, out, po, {
+    for (int32_t i = 0; i < n5; ++i)
+      po[i] = bf_i8_binary(pa[(int64_t)i * sa5], pb[(int64_t)i * sb5], p, op);
+  });
 }
 
 void bf_add_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
