@@ -29,8 +29,8 @@ import wave
 import numpy as np
 
 from gray_png import read_gray_png
+from tflm_skip import SKIP, skip_reason
 
-SKIP = 77
 TYPES = {"INT8": np.int8, "INT16": np.int16, "FLOAT32": np.float32}
 # TFLM's micro_speech labels, in the model's output order.
 SPEECH_LABELS = ["silence", "unknown", "yes", "no"]
@@ -172,20 +172,10 @@ def main():
     options = sys.argv[4:]
     tflm_run = os.path.join(tflm_dir, "bin", "tflm_run")
     models = os.path.join(tflm_dir, "models")
-    if "--use-cmsis" in options:
-        cmsis = options[options.index("--cmsis-nn") + 1]
-        if not os.path.isdir(cmsis):
-            print(f"SKIP: {cmsis} is absent")
-            return SKIP
-    if not os.path.exists(tflm_run):
-        print(f"SKIP: {tflm_run} is absent (../shared/third_party/tflm beside the clone)")
+    why = skip_reason(tflm_dir, options)
+    if why:
+        print(why)
         return SKIP
-    if "--target" in options:
-        target = options[options.index("--target") + 1]
-        if target != "host" and not (shutil.which("qemu-system-arm") and
-                                     shutil.which("arm-none-eabi-gcc")):
-            print("SKIP: qemu-system-arm or arm-none-eabi-gcc is missing")
-            return SKIP
     os.makedirs(work, exist_ok=True)
     failures = 0
     # int8 models byte for byte; the float one within 1e-5 (relative), its byte-identical

@@ -17,9 +17,14 @@ Exit 77 (ctest SKIP) when ../shared/third_party/tflm is absent, or when a
 Cortex-M target is asked and QEMU or the Arm toolchain is missing.
 
 --per-op K runs only the first K layers of each operator (Cortex-M7 under QEMU: each
-layer is one bundle build and link, so CI runs a sample there); MIN_EXACT counts those.
+layer is one bundle build and link, so CI runs a sample there); --ops a,b only the layers of
+those folders (add, conv, ...); MIN_EXACT counts those. With --use-cmsis among the run options,
+each bundle's CMSIS-NN calls are counted from `bundlefit run`'s status line, and --min-cmsis N
+fails when fewer than N layers call CMSIS-NN (so a mapping that silently falls back to
+bundlefit's own kernels cannot pass).
 
-usage: seanet_int16.py BUNDLEFIT TFLM_DIR WORK_DIR MIN_EXACT [--per-op K] [bundlefit run options...]
+usage: seanet_int16.py BUNDLEFIT TFLM_DIR WORK_DIR MIN_EXACT [--per-op K] [--ops a,b]
+                       [--min-cmsis N] [bundlefit run options...]
 """
 import json
 import os
@@ -31,7 +36,8 @@ from collections import Counter
 
 import numpy as np
 
-SKIP = 77
+from tflm_skip import SKIP, skip_reason
+
 UNSUPPORTED = 5
 TYPES = {"INT16": np.int16, "INT32": np.int32, "INT8": np.int8}
 
@@ -68,24 +74,27 @@ def main():
         return 2
     bundlefit, tflm_dir, work, min_exact = sys.argv[1:5]
     options = sys.argv[5:]
-    per_op = None
-    if options[:1] == ["--per-op"]:
-        per_op, options = int(options[1]), options[2:]
+    per_op, ops, min_cmsis = None, None, 0
+    while options[:1] and options[0] in ("--per-op", "--ops", "--min-cmsis"):
+        if options[0] == "--per-op":
+            per_op = int(options[1])
+        elif options[0] == "--ops":
+            ops = options[1].split(",")
+        else:
+            min_cmsis = int(options[1])
+        options = options[2:]
     tflm_run = os.path.join(tflm_dir, "bin", "tflm_run")
     seanet = os.path.join(tflm_dir, "models", "seanet")
-    if not os.path.exists(tflm_run) or not os.path.isdir(seanet):
-        print(f"SKIP: {tflm_run} or {seanet} is absent (../shared/third_party/tflm beside the clone)")
+    why = skip_reason(tflm_dir, options, needs=[os.path.join("models", "seanet")])
+    if why:
+        print(why)
         return SKIP
-    if "--target" in options:
-        target = options[options.index("--target") + 1]
-        if target != "host" and not (shutil.which("qemu-system-arm") and
-                                     shutil.which("arm-none-eabi-gcc")):
-            print("SKIP: qemu-system-arm or arm-none-eabi-gcc is missing")
-            return SKIP
     os.makedirs(work, exist_ok=True)
     exact, golden_equal, failures = 0, 0, []
-    refused = Counter()
+    refused, cmsis_layers = Counter(), Counter()
     all_layers = layers(seanet)
+    if ops is not None:
+        all_layers = [(f, s) for f, s in all_layers if f in ops]
     if per_op is not None:
         all_layers = [(f, s) for f, s in all_layers
                       if int(re.sub(r"\D", "", s) or 0) < per_op]
@@ -103,15 +112,21 @@ def main():
         _, theirs = tflm(tflm_run, model, arrays, work)
         out_dir = os.path.join(work, "out")
         shutil.rmtree(out_dir, ignore_errors=True)
-        args = [bundlefit, "run", model, "--output-dir", out_dir, "-q", *options]
+        # Not -q with --use-cmsis: the status line counts the CMSIS-NN calls.
+        quiet = [] if "--use-cmsis" in options else ["-q"]
+        args = [bundlefit, "run", model, "--output-dir", out_dir, *quiet, *options]
         for i, array in enumerate(arrays):
             path = os.path.join(work, f"in{i}.npy")
             np.save(path, array)
             args += ["--input", path]
-        run = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        run = subprocess.run(args, capture_output=True, text=True)
+        calls = re.search(r"^CMSIS-NN \(\w+ build\): (\d+) calls", run.stdout + run.stderr, re.M)
+        if calls and int(calls.group(1)) > 0:
+            cmsis_layers[folder.upper()] += 1
         op = folder.upper()
         if run.returncode == UNSUPPORTED:
-            message = run.stderr.strip()
+            message = "\n".join(line for line in run.stderr.splitlines()
+                                if line.startswith("bundlefit:"))
             if op not in message or "\n" in message:
                 failures.append(f"{stem}: refused without naming {op} in one line: {message}")
             refused[op] += 1
@@ -140,6 +155,12 @@ def main():
           f"{golden_equal} equal to TFLM's goldens")
     if refused:
         print("refused by name: " + ", ".join(f"{op} ({n})" for op, n in sorted(refused.items())))
+    if "--use-cmsis" in options:
+        print(f"CMSIS-NN calls in {sum(cmsis_layers.values())} layers: " +
+              ", ".join(f"{op} ({n})" for op, n in sorted(cmsis_layers.items())))
+        if sum(cmsis_layers.values()) < min_cmsis:
+            failures.append(f"{sum(cmsis_layers.values())} layers call CMSIS-NN, fewer than the "
+                            f"{min_cmsis} expected")
     for line in failures:
         print("FAIL " + line)
     if exact < int(min_exact):
