@@ -51,6 +51,17 @@ const char *prototypeOf(const std::string &function) {
            "cmsis_nn_pool_params *, "
            "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const cmsis_nn_dims *, "
            "int8_t *);";
+  if (function == "arm_convolve_wrapper_s16")
+    return "arm_cmsis_nn_status arm_convolve_wrapper_s16(const cmsis_nn_context *, "
+           "const cmsis_nn_conv_params *, const cmsis_nn_per_channel_quant_params *, "
+           "const cmsis_nn_dims *, const int16_t *, const cmsis_nn_dims *, const int8_t *, "
+           "const cmsis_nn_dims *, const cmsis_nn_bias_data *, const cmsis_nn_dims *, int16_t *);\n"
+           "BF_CMSIS_NN_LAYOUT(cmsis_nn_bias_data, is_int32_bias, sizeof(void *));";
+  if (function == "arm_elementwise_add_s16")
+    return "arm_cmsis_nn_status arm_elementwise_add_s16(const int16_t *, const int16_t *, "
+           "const int32_t, const int32_t, const int32_t, const int32_t, const int32_t, "
+           "const int32_t, const int32_t, int16_t *, const int32_t, const int32_t, const int32_t, "
+           "const int32_t, const int32_t, const int32_t);";
   if (function == "arm_softmax_s8")
     return "void arm_softmax_s8(const int8_t *, const int32_t, const int32_t, const int32_t, "
            "const int32_t, const int32_t, int8_t *);";

@@ -21,6 +21,7 @@
 
 #include "bundlefit/ops/ShapeHelpers.h"
 
+#include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/LowerHelpers.h"
@@ -494,7 +495,8 @@ void Lowering::lowerNode(const Node &node) {
     return lowerView(node);
   if (op == kPatchStageOp)
     return lowerPatchStage(node);
-  if (needsInt8Kernel(node)) // Quantized: the int8 kernels (LowerInt8.cpp).
+  // Quantized: the int8 kernels (LowerInt8.cpp); a CMSIS-NN call (an int16x8 ADD's too).
+  if (needsInt8Kernel(node) || node.attrs.has(kCmsisAttribute))
     return emitInt8Calls(node);
   if (std::optional<KernelCall> memoryOpt = describeMemoryOptCall(node, plan_))
     return emitKernelCall(*memoryOpt);

@@ -135,16 +135,29 @@ std::unique_ptr<Graph> importTfliteModel(const std::string &path,
   return graph;
 }
 
-bool tfliteModelIsQuantized(const std::string &path) {
+namespace {
+
+/// Whether a tensor of `type` has no buffer data (an activation, not a
+/// constant). False for an unreadable file.
+bool hasActivationOf(const std::string &path, tflite::TensorType type) {
   try {
     TfliteFile file(path);
     for (size_t t = 0; t < file.numTensors(); ++t)
-      if (file.tensor(int32_t(t)).type() == tflite::TensorType_INT8 &&
-          !file.dataOf(int32_t(t)).size)
+      if (file.tensor(int32_t(t)).type() == type && !file.dataOf(int32_t(t)).size)
         return true;
   } catch (const Error &) {
   }
   return false;
+}
+
+} // namespace
+
+bool tfliteModelIsQuantized(const std::string &path) {
+  return hasActivationOf(path, tflite::TensorType_INT8);
+}
+
+bool tfliteModelHasInt16Activations(const std::string &path) {
+  return hasActivationOf(path, tflite::TensorType_INT16);
 }
 
 bool tfliteModelHasInt8Io(const std::string &path) {

@@ -8,13 +8,16 @@ namespace bundlefit {
 namespace {
 
 bool isInt8(const Value *v) { return v && v->type.dtype == DType::Int8; }
+bool isInt16(const Value *v) { return v && v->type.dtype == DType::Int16; }
 
 /// The definition's choice for `node` from its geometry and attributes.
 std::string chooseFunction(const Node &node, std::string *whyNot) {
   const OpDef *def = OpRegistry::get().find(node.opType);
   if (!def || !def->cmsis.function) {
     if (whyNot)
-      *whyNot = "no CMSIS-NN s8 function for " + node.opType;
+      *whyNot = std::string("no CMSIS-NN ") +
+                (node.output(0) && node.output(0)->type.dtype == DType::Int16 ? "s16" : "s8") +
+                " function for " + node.opType;
     return "";
   }
   if (!def->cmsis.choose) // Mapped with no condition on the node.
@@ -33,7 +36,11 @@ std::vector<std::string> cmsisNnOps() {
 }
 
 std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
-  if (!needsInt8Kernel(node) || !isInt8(node.input(0)) || !isInt8(node.output(0))) {
+  // int8 operators call the s8 functions; TFLite's int16x8 ones (src/ops/int16x8, NHWC already)
+  // the s16 functions their definitions name.
+  const bool s8 = needsInt8Kernel(node) && isInt8(node.input(0)) && isInt8(node.output(0));
+  const bool s16 = isInt16(node.input(0)) && isInt16(node.output(0));
+  if (!s8 && !s16) {
     if (whyNot)
       *whyNot = "not an int8 operator";
     return "";

@@ -21,12 +21,16 @@
 // Each has a reference kernel here for the interpreter, written from TFLM's
 // formulas without the bundles' C kernels. Conv's int8 weights make it an
 // int8 node to the registry (isInt8Node), so it registers both paths.
+// With --use-cmsis, Int16Conv calls arm_convolve_wrapper_s16 and Int16Add
+// arm_elementwise_add_s16 where those give TFLM's bytes (CmsisDef below).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/ops/LowerHelpers.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/ShapeHelpers.h"
+
+#include "bundlefit/ops/Cmsis.h"
 
 #include "common/CallArgs.h"
 #include "common/Int8Reference.h"
@@ -440,6 +444,92 @@ std::vector<KernelCall> lowerTransposeConvPlain(const Node &node, const PlanView
   return lowerTransposeConv(node);
 }
 
+//===----------------------------------------------------------------------===//
+// CMSIS-NN's s16 functions (`--use-cmsis`), where they give TFLM's reference
+// bytes: the operands are NHWC already, so no layout copies (nhwc = false).
+//===----------------------------------------------------------------------===//
+
+/// arm_convolve_s16 without Helium sums C*KH*KW products of int16 x int8
+/// (each at most 2^22 in magnitude) in int32 before widening to int64: up to
+/// 511 of them cannot overflow; more could, where TFLM's reference sums in int64.
+constexpr int64_t kCmsisS16ExactProducts = 511;
+
+std::string cmsisConvChoose(const Node &node, std::string *whyNot) {
+  const ConvGeometry g = convGeometry(node);
+  const int64_t products = g.c * g.kh * g.kw;
+  if (products <= kCmsisS16ExactProducts)
+    return "arm_convolve_wrapper_s16";
+  if (whyNot)
+    *whyNot = "C*KH*KW = " + std::to_string(products) +
+              " products: arm_convolve_s16's int32 sums could overflow beyond " +
+              std::to_string(kCmsisS16ExactProducts) + " (TFLM sums in int64)";
+  return "";
+}
+
+/// arm_convolve_wrapper_s16_get_buffer_size: an im2col of two output pixels,
+/// with Helium four, each padded to 8 lanes.
+int64_t cmsisConvScratch(const Node &node, const std::string &, CmsisExtension extension) {
+  const ConvGeometry g = convGeometry(node);
+  const int64_t column = g.c * g.kh * g.kw;
+  if (extension == CmsisExtension::Mve)
+    return 4 * ((column + 7) / 8) * 8 * int64_t(sizeof(int16_t));
+  return 2 * column * int64_t(sizeof(int16_t));
+}
+
+/// arm_convolve_wrapper_s16(ctx, conv_params, quant_params, input_dims, input,
+/// filter_dims, filter, bias_dims, bias_data {int64 bias, is_int32_bias 0},
+/// output_dims, output).
+KernelCall cmsisConvCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const ConvGeometry g = convGeometry(node);
+  std::vector<int32_t> mults, shifts;
+  for (const Multiplier &m : convMultipliers(node, g.m))
+    mults.push_back(m.m), shifts.push_back(m.s);
+  // Each below 2^30 (checkSizes).
+  auto n32 = [](int64_t v) { return int32_t(v); };
+  const KernelArg params = table({0, 0, n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), n32(g.dw),
+                                  n32(g.dh), -32768, 32767});
+  const KernelArg bias =
+      KernelArg::structOf({address(node.input(2)), KernelArg::bitsOf(8, 0)});
+  return externalCall(function,
+                      {context(node), params, KernelArg::structOf({table(mults), table(shifts)}),
+                       dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)), address(node.input(0)),
+                       dims(n32(g.m), n32(g.kh), n32(g.kw), n32(g.c)), address(node.input(1)),
+                       dims(1, 1, 1, n32(g.m)), bias,
+                       dims(n32(g.n), n32(g.oh), n32(g.ow), n32(g.m)), address(node.output(0))});
+}
+
+/// arm_elementwise_add_s16 adds two vectors of one shape (TFLM's CMSIS-NN ADD
+/// calls it without broadcasting); CMSIS-NN has no s16 subtraction.
+std::string cmsisAddChoose(const Node &node, std::string *whyNot) {
+  std::string why;
+  if (node.attrs.getInt("subtract", 0) != 0)
+    why = "SUB: no CMSIS-NN s16 subtraction";
+  else if (node.input(0)->type.shape != node.output(0)->type.shape ||
+           node.input(1)->type.shape != node.output(0)->type.shape)
+    why = "broadcasting (arm_elementwise_add_s16 adds operands of one shape)";
+  else
+    return "arm_elementwise_add_s16";
+  if (whyNot)
+    *whyNot = why;
+  return "";
+}
+
+/// arm_elementwise_add_s16(a, b, offset, mult, shift (a), offset, mult, shift
+/// (b), left_shift 15, y, offset, mult, shift, min, max, count): the numbers
+/// bf_addsub_s16 reads (addParams), zero points 0.
+KernelCall cmsisAddCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const std::vector<int32_t> p = addParams(node);
+  const int64_t count = node.output(0)->type.numElements();
+  if (count > INT32_MAX)
+    unsupported(node, "more than 2^31 elements");
+  return externalCall(function, {address(node.input(0)), address(node.input(1)), i32(0),
+                                 i32(p[0]), i32(p[1]), i32(0), i32(p[2]), i32(p[3]), i32(15),
+                                 address(node.output(0)), i32(0), i32(p[4]), i32(p[5]),
+                                 i32(p[6]), i32(p[7]), i32(count)});
+}
+
 } // namespace
 
 void registerInt16x8Ops(OpRegistry &registry) {
@@ -449,15 +539,24 @@ void registerInt16x8Ops(OpRegistry &registry) {
   registry.add({"Int16Requantize", inferRequantize, [](const Node &) { return uint64_t(0); }})
       .runs(requantizeKernel)
       .lower = lowerRequantize;
-  registry.add({"Int16Add", inferAdd, [](const Node &) { return uint64_t(0); }})
-      .runs(addKernel)
-      .lower = lowerAdd;
+  OpDef &add = registry.add({"Int16Add", inferAdd, [](const Node &) { return uint64_t(0); }})
+                   .runs(addKernel);
+  add.lower = lowerAdd;
+  add.cmsis.function = "arm_elementwise_add_s16";
+  add.cmsis.choose = cmsisAddChoose;
+  add.cmsis.nhwc = false;
+  add.cmsis.call = cmsisAddCall;
   OpDef &conv = registry.add({"Int16Conv", inferConv, convMacs})
                     .runs(convKernel)
                     .quantized(Int8Rule::OwnParams)
                     .int8Runs(convKernel);
   conv.lower = lowerConvPlain;
   conv.int8.lower = lowerConv;
+  conv.cmsis.function = "arm_convolve_wrapper_s16";
+  conv.cmsis.choose = cmsisConvChoose;
+  conv.cmsis.scratch = cmsisConvScratch;
+  conv.cmsis.nhwc = false;
+  conv.cmsis.call = cmsisConvCall;
   OpDef &transpose = registry.add({"Int16TransposeConv", inferTransposeConv, transposeConvMacs})
                          .runs(transposeConvKernel)
                          .quantized(Int8Rule::OwnParams)

@@ -60,6 +60,11 @@ std::unique_ptr<Graph> importTfliteModel(const std::string &path,
 /// for a file that is not a readable model: importTfliteModel reports that.
 bool tfliteModelIsQuantized(const std::string &path);
 
+/// Whether a non-constant tensor is int16 (an int16x8 model: integer
+/// arithmetic throughout, so `--use-cmsis` needs no profile). False for an
+/// unreadable file.
+bool tfliteModelHasInt16Activations(const std::string &path);
+
 /// Whether a graph input or output is int8: the model's I/O stays int8
 /// (the driver keeps it so, --keep-int8-io). False for an unreadable file.
 bool tfliteModelHasInt8Io(const std::string &path);
