@@ -46,10 +46,14 @@ for kind in npy png plan-buffers; do
   cp "$root"/fuzz/corpus/$kind/* "$seeds/$kind/" 2>/dev/null || true
 done
 cp "$root"/tests/models/*.npy "$seeds/npy/" 2>/dev/null || true
-# TFLite: the shipped seeds, and TFLM's small example models when ../shared is beside the clone.
+# TFLite: the shipped seeds (int8 and int16x8), and TFLM's small example models and seanet's
+# int16x8 layers (models/seanet/<op>/) when ../shared is beside the clone.
 cp "$root"/fuzz/corpus/tflite/* "$seeds/tflite/" 2>/dev/null || true
-for model in "$root"/../shared/third_party/tflm/models/*/*.tflite; do
-  if [ -f "$model" ] && [ "$(stat -c %s "$model")" -le 8192 ]; then cp "$model" "$seeds/tflite/"; fi
+for model in "$root"/../shared/third_party/tflm/models/*/*.tflite \
+             "$root"/../shared/third_party/tflm/models/seanet/*/*.tflite; do
+  if [ -f "$model" ] && [ "$(stat -c %s "$model")" -le 8192 ]; then
+    cp "$model" "$seeds/tflite/$(basename "$(dirname "$model")")_$(basename "$model")"
+  fi
 done
 if [ -d /usr/share/libonnx-testdata/data/node ]; then
   for model in /usr/share/libonnx-testdata/data/node/*/model.onnx; do
