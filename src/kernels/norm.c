@@ -166,23 +166,31 @@ void bf_hardmax_f32(const float *in, float *out, int32_t outer, int32_t n, int32
     }
 }
 
-/* Mean and variance in two passes over the row (stable for the magnitudes
- * activations have); out may equal in. */
+/* The mean and the (biased) variance of x[0, n), in two passes over it
+ * (stable for the magnitudes activations have). */
+BF_INLINE void bf_mean_variance(const float *x, int32_t n, float *mean, float *variance) {
+  float sum = 0.0f;
+  BF_VECTORIZE
+  for (int32_t i = 0; i < n; ++i)
+    sum += x[i];
+  const float m = sum / (float)n;
+  float var = 0.0f;
+  BF_VECTORIZE
+  for (int32_t i = 0; i < n; ++i)
+    var += (x[i] - m) * (x[i] - m);
+  *mean = m;
+  *variance = var / (float)n;
+}
+
+/* Each row normalised by its own mean and variance; out may equal in. */
 void bf_layernorm_f32(const float *in, const float *scale, const float *bias, float *out,
                       float *mean, float *invStd, int32_t outer, int32_t inner, float eps) {
   for (int32_t o = 0; o < outer; ++o) {
     const float *x = in + (int64_t)o * inner;
     float *y = out + (int64_t)o * inner;
-    float sum = 0.0f;
-    BF_VECTORIZE
-    for (int32_t i = 0; i < inner; ++i)
-      sum += x[i];
-    const float m = sum / (float)inner;
-    float var = 0.0f;
-    BF_VECTORIZE
-    for (int32_t i = 0; i < inner; ++i)
-      var += (x[i] - m) * (x[i] - m);
-    const float r = 1.0f / bf_sqrtf(var / (float)inner + eps);
+    float m, var;
+    bf_mean_variance(x, inner, &m, &var);
+    const float r = 1.0f / bf_sqrtf(var + eps);
     for (int32_t i = 0; i < inner; ++i)
       y[i] = (x[i] - m) * r * scale[i] + (bias ? bias[i] : 0.0f);
     if (mean)
@@ -199,16 +207,9 @@ void bf_instancenorm_f32(const float *in, const float *scale, const float *bias,
       const int64_t base = ((int64_t)n * C + c) * plane;
       const float *x = in + base;
       float *y = out + base;
-      float sum = 0.0f;
-      BF_VECTORIZE
-      for (int32_t i = 0; i < plane; ++i)
-        sum += x[i];
-      const float m = sum / (float)plane;
-      float var = 0.0f;
-      BF_VECTORIZE
-      for (int32_t i = 0; i < plane; ++i)
-        var += (x[i] - m) * (x[i] - m);
-      const float k = scale[c] / bf_sqrtf(var / (float)plane + eps);
+      float m, var;
+      bf_mean_variance(x, plane, &m, &var);
+      const float k = scale[c] / bf_sqrtf(var + eps);
       for (int32_t i = 0; i < plane; ++i)
         y[i] = (x[i] - m) * k + bias[c];
     }
