@@ -9,9 +9,90 @@
  *===----------------------------------------------------------------------===*/
 #include "kernel_util.h"
 
+/* Row-first float MaxPool (hosts): for each output row, the element-wise
+ * max of the KH input rows it reads goes into a stack row (contiguous, so it
+ * vectorises), then each output takes the max of KW entries of that row, the
+ * interior outputs without bounds checks. The window-by-window loop below
+ * checked every tap and ran scalar: 6% of SqueezeNet 1.1's time in its
+ * 111x111x64 pool. Every input row an output row reads is read before that
+ * output row is written (no later than in the loop below), so the overlaps
+ * the planner proves for that loop stay safe. The max is exact, so the
+ * result is the same whatever the order. Hosts only: the row takes
+ * BF_POOL_ROW_FLOATS floats of stack. */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
+#define BF_POOL_ROW_FLOATS 4096
+#else
+#define BF_POOL_ROW_FLOATS 0
+#endif
+
+#if BF_POOL_ROW_FLOATS > 0
+/* Max of the KW taps from iw0 that fall inside the row of W. */
+BF_INLINE float bf_pool_row_max_checked(const float *row, int32_t W, int32_t iw0, int32_t KW,
+                                        int32_t dilW) {
+  float best = -BF_FLT_MAX;
+  for (int32_t kw = 0; kw < KW; ++kw) {
+    const int32_t iw = iw0 + kw * dilW;
+    if (iw >= 0 && iw < W)
+      best = bf_maxf(best, row[iw]);
+  }
+  return best;
+}
+
+BF_INLINE void bf_maxpool2d_rows_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W,
+                                     int32_t OH, int32_t OW, int32_t KH, int32_t KW,
+                                     int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+                                     int32_t dilH, int32_t dilW) {
+  float row[BF_POOL_ROW_FLOATS];
+  /* Outputs [owBegin, owEnd) have every tap inside the row. */
+  int32_t owBegin = 0, owEnd = OW;
+  while (owBegin < OW && owBegin * strideW - padL < 0)
+    ++owBegin;
+  while (owEnd > owBegin && (owEnd - 1) * strideW - padL + (KW - 1) * dilW >= W)
+    --owEnd;
+  for (int32_t p = 0; p < NC; ++p) {
+    const float *x = in + (int64_t)p * H * W;
+    float *o = out + (int64_t)p * OH * OW;
+    for (int32_t oh = 0; oh < OH; ++oh) {
+      for (int32_t iw = 0; iw < W; ++iw)
+        row[iw] = -BF_FLT_MAX;
+      for (int32_t kh = 0; kh < KH; ++kh) {
+        const int32_t ih = oh * strideH - padT + kh * dilH;
+        if (ih < 0 || ih >= H)
+          continue;
+        const float *xr = x + (int64_t)ih * W;
+        for (int32_t iw = 0; iw < W; ++iw)
+          row[iw] = bf_maxf(row[iw], xr[iw]);
+      }
+      /* Border outputs checked, the interior in a loop of its own (it
+       * vectorises for stride 1). */
+      float *orow = o + (int64_t)oh * OW;
+      int32_t ow = 0;
+      for (; ow < owBegin; ++ow)
+        orow[ow] = bf_pool_row_max_checked(row, W, ow * strideW - padL, KW, dilW);
+      for (; ow < owEnd; ++ow) {
+        const float *r = row + ow * strideW - padL;
+        float best = -BF_FLT_MAX;
+        for (int32_t kw = 0; kw < KW; ++kw)
+          best = bf_maxf(best, r[kw * dilW]);
+        orow[ow] = best;
+      }
+      for (; ow < OW; ++ow)
+        orow[ow] = bf_pool_row_max_checked(row, W, ow * strideW - padL, KW, dilW);
+    }
+  }
+}
+#endif
+
 void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
                       int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
                       int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {
+#if BF_POOL_ROW_FLOATS > 0
+  if (W <= BF_POOL_ROW_FLOATS) {
+    bf_maxpool2d_rows_f32(in, out, NC, H, W, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
+                          dilW);
+    return;
+  }
+#endif
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * H * W;
     float *o = out + (int64_t)p * OH * OW;

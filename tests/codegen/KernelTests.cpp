@@ -241,6 +241,48 @@ TEST_CASE("kernel pools match reference loops") {
   checkClose(gmax, wantM);
 }
 
+// Float MaxPool through the row-first path (hosts) and, for rows wider than
+// its stack row, the window loop: exact maxima, so compared for equality.
+TEST_CASE("kernel maxpool matches the window definition") {
+  struct PoolCase {
+    int NC, H, W, KH, KW, sH, sW, pT, pL, pB, pR, dH, dW;
+  };
+  const PoolCase cases[] = {
+      {64, 111, 111, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1}, // SqueezeNet: ceil mode, last window short
+      {3, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},  // ResNet-18 stem
+      {2, 9, 10, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1},     // LeNet-style 2x2
+      {2, 11, 13, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},    // 5x5 "same", stride 1
+      {2, 12, 14, 3, 3, 1, 2, 2, 1, 0, 3, 2, 2},    // dilation 2, uneven strides and pads
+      {1, 3, 2, 3, 3, 1, 1, 2, 2, 2, 2, 1, 1},      // windows wholly in the padding
+      {1, 4, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},      // one column
+      {1, 2, 5000, 2, 3, 1, 2, 0, 1, 0, 1, 1, 1},   // row wider than the stack row
+  };
+  unsigned seed = 300;
+  for (const PoolCase &c : cases) {
+    CAPTURE(seed);
+    const int OH = (c.H + c.pT + c.pB - ((c.KH - 1) * c.dH + 1)) / c.sH + 1;
+    const int OW = (c.W + c.pL + c.pR - ((c.KW - 1) * c.dW + 1)) / c.sW + 1;
+    Vec x = randomVec(size_t(c.NC) * c.H * c.W, seed++, -4.0f, 1.0f);
+    Vec want(size_t(c.NC) * OH * OW);
+    for (int p = 0; p < c.NC; ++p)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          float mx = -FLT_MAX;
+          for (int kh = 0; kh < c.KH; ++kh)
+            for (int kw = 0; kw < c.KW; ++kw) {
+              const int ih = oh * c.sH - c.pT + kh * c.dH, iw = ow * c.sW - c.pL + kw * c.dW;
+              if (ih >= 0 && ih < c.H && iw >= 0 && iw < c.W)
+                mx = std::max(mx, x[(size_t(p) * c.H + ih) * c.W + iw]);
+            }
+          want[(size_t(p) * OH + oh) * OW + ow] = mx;
+        }
+    Vec got(want.size(), 123.0f);
+    bf_maxpool2d_f32(x.data(), got.data(), c.NC, c.H, c.W, OH, OW, c.KH, c.KW, c.sH, c.sW, c.pT,
+                     c.pL, c.dH, c.dW);
+    checkClose(got, want, 0.0f);
+  }
+}
+
 TEST_CASE("kernel gemm and matmul match reference loops") {
   const int M = 3, N = 17, K = 33;
   Vec a = randomVec(size_t(M) * K, 21), b = randomVec(size_t(K) * N, 22), c = randomVec(N, 23);
