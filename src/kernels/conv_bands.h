@@ -127,7 +127,9 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
  * BF_CONV_MB-channel block then runs whole tiles along one flat span over
  * the band (output pitch Q, the phase width; the Q - OW wrap-around outputs
  * per row are computed into a scratch span and dropped when it is copied
- * out), every tap of every lane inside. Hosts only: the buffers take
+ * out), every tap of every lane inside. On AVX-512 the bands also take
+ * stride-1 rows that whole row tiles would overrun (bf_conv_phase_rows).
+ * Hosts only: the buffers take
  * BF_CONV_PAD_FLOATS + BF_CONV_MB * BF_CONV_FLAT_FLOATS floats of stack. */
 #if BF_DW_PAD_FLOATS > 0
 #define BF_CONV_PAD_FLOATS 65536
@@ -142,9 +144,15 @@ BF_INLINE int32_t bf_conv_phase_rows(int32_t Cg, int32_t Mg, int32_t OH, int32_t
   if (strideW != s || (s != 1 && s != 2) || dilH != 1 || dilW != 1 || Mg < BF_CONV_MB ||
       KH > BF_CONV_PHASE_K || KW > BF_CONV_PHASE_K || KH * KW == 1)
     return 0;
-    /* Stride-1 rows at least as wide as the widest tile keep the row kernels. */
+    /* Stride-1 rows at least as wide as the widest tile keep the row
+     * kernels, except on AVX-512 where whole row tiles would compute more
+     * lanes per row than the band's span (OW + KW - 1): rows of 55 take 64
+     * lanes of row tiles against 57 here, and the band's two-vector tile
+     * (bf_phase_tile_wide2) is FMA-bound where the row tile is load-bound.
+     * Rows that are a multiple of 16 (ResNet-8's 32 and 16) stay on the row
+     * tiles, which were faster there. */
 #if defined(BF_WIDE_TILES)
-  if (s == 1 && OW >= BF_WIDE_PB)
+  if (s == 1 && OW >= BF_WIDE_PB && (OW + BF_WIDE_PB - 1) / BF_WIDE_PB * BF_WIDE_PB <= OW + KW - 1)
     return 0;
 #else
   if (s == 1 && OW >= BF_NARROW_PB)
@@ -173,10 +181,10 @@ BF_INLINE int32_t bf_conv_phase_rows(int32_t Cg, int32_t Mg, int32_t OH, int32_t
   BF_INLINE void NAME(const float *restrict x, const int32_t *restrict off, int32_t taps,          \
                       const float *restrict w, int64_t wStrideM, const float *restrict bias,       \
                       float *restrict o, int32_t oStride, int32_t Cg, int32_t chanStride) {        \
-    VEC acc[BF_CONV_MB] = {{0}};                                                                   \
+    const VEC zero = {0};                                                                          \
+    VEC acc[BF_CONV_MB];                                                                           \
     for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)                                                    \
-      for (int32_t j = 0; j < (PB); ++j)                                                           \
-        acc[mi][j] = bias ? bias[mi] : 0.0f;                                                       \
+      acc[mi] = (bias ? bias[mi] : 0.0f) - zero; /* a splat, as in bf_phase_tile_wide2 */          \
     BF_NO_VECTORIZE                                                                                \
     for (int32_t c = 0; c < Cg; ++c) {                                                             \
       if (taps == 9) {                                                                             \
@@ -213,10 +221,12 @@ BF_INLINE void bf_phase_tile_wide2(const float *restrict x, const int32_t *restr
                                    int32_t taps, const float *restrict w, int64_t wStrideM,
                                    const float *restrict bias, float *restrict o, int32_t oStride,
                                    int32_t Cg, int32_t chanStride) {
-  bf_tile_vec_wide acc[BF_CONV_MB][2] = {{{0}}};
+  /* The bias as a splat (b - 0 is b, signed zeros included): filled lane by
+   * lane, the null test stayed in the loop (16 masked moves per channel). */
+  const bf_tile_vec_wide zero = {0};
+  bf_tile_vec_wide acc[BF_CONV_MB][2];
   for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
-    for (int32_t j = 0; j < BF_WIDE_PB; ++j)
-      acc[mi][0][j] = acc[mi][1][j] = bias ? bias[mi] : 0.0f;
+    acc[mi][0] = acc[mi][1] = (bias ? bias[mi] : 0.0f) - zero;
   BF_NO_VECTORIZE
   for (int32_t c = 0; c < Cg; ++c) {
     BF_NO_VECTORIZE
@@ -293,8 +303,16 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
           bf_valid_range(Q, W, s, padL, p, &jBegin, &jEnd);
           float *pp = pr + p * phasePlane;
           const float *xp = xr + p - padL;
-          for (int32_t j = jBegin; j < jEnd; ++j)
-            pp[j] = xp[j * s];
+          /* s is 1 or 2 (bf_conv_phase_rows): as literals the copies are
+           * plain or shuffled wide loads; with s a variable they were
+           * gathers (12% of this function's time in SqueezeNet 1.1). */
+          if (s == 1) {
+            for (int32_t j = jBegin; j < jEnd; ++j)
+              pp[j] = xp[j];
+          } else {
+            for (int32_t j = jBegin; j < jEnd; ++j)
+              pp[j] = xp[j * 2];
+          }
         }
       }
     }

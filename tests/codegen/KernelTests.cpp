@@ -121,6 +121,12 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 1200, 20, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // stride 1, bands of 5 rows
       {1, 8, 1, 9, 8, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1},     // one row of 9
       {1, 3, 200, 200, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, // flat span of 10 rows of 101
+      // Stride-1 rows of any width on AVX-512 (bf_phase_tile_wide2 spans).
+      {1, 8, 55, 55, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // SqueezeNet expand: bands of 17
+      {1, 300, 27, 27, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // bands of 5 rows (buffer-bound)
+      {1, 4, 21, 40, 12, 5, 5, 1, 1, 2, 1, 0, 3, 1, 1, 1},  // 5x5, uneven pads, 4 leftover
+      {1, 3, 12, 33, 8, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 1},   // 7x7 "same", 33 columns
+      {1, 2, 3, 1100, 8, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1},  // row wider than a band: rows
       // Pointwise column tails as dot products (hosts), over channel chunks.
       {1, 300, 7, 7, 10, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 7x7 plane: 48 + 1 columns
       {1, 40, 14, 14, 6, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 14x14: 192 + 4 columns
