@@ -279,7 +279,8 @@ private:
       const Value *input = node.input(0);
       // int8 from an int8 node, or an int8 graph input (--keep-int8-io).
       bool int8Input = input && ((input->producer && int8_.count(input->producer)) ||
-                                 (input->isGraphInput() && isInt8Activation(input)));
+                                 (input->isGraphInput() && isInt8Activation(input)) ||
+                                 quantizedOnceForViews(input));
       return int8Input && node.outputs.size() == 1 ? "" : kNotApplicable;
     }
     if (options_.keepFloatOps.count(op))
@@ -305,6 +306,44 @@ private:
       if (std::string reason = int8.whyFloat(node); !reason.empty())
         return reason;
     return options_.preset ? whyNotPreset(node) : "";
+  }
+
+  /// A float graph input that several views read and whose views lead only to
+  /// int8-capable ops (the per-step Slices of an unrolled LSTM/GRU/RNN): it is
+  /// quantized once, whole, and the views run in int8 on it, instead of one
+  /// Quantize after each float view (one per step). Profile-guided builds
+  /// only: a pre-quantized model places its own Quantize nodes.
+  bool quantizedOnceForViews(const Value *input) const {
+    if (options_.preset || !input->isGraphInput() || input->type.dtype != DType::Float32 ||
+        !profile_.find(input->name))
+      return false;
+    auto cached = quantizedOnce_.find(input);
+    if (cached != quantizedOnce_.end())
+      return cached->second;
+    std::vector<Node *> readers = graph_.users(input);
+    bool once = readers.size() >= 2;
+    for (const Node *reader : readers)
+      once = once && isViewOrTranspose(reader->opType) && reader->outputs.size() == 1 &&
+             feedsOnlyInt8Ops(*reader->output());
+    return quantizedOnce_[input] = once;
+  }
+
+  /// Whether every reader of `value`, through views, is an op that can run in
+  /// int8 (and is not kept float): quantizing it early then adds no
+  /// Dequantize. A graph output is read as float, so it fails.
+  bool feedsOnlyInt8Ops(const Value &value) const {
+    std::vector<Node *> readers = graph_.users(&value);
+    if (value.isGraphOutput || readers.empty())
+      return false;
+    for (const Node *reader : readers) {
+      if (isViewOrTranspose(reader->opType)) {
+        if (reader->outputs.size() != 1 || !feedsOnlyInt8Ops(*reader->output()))
+          return false;
+      } else if (!isInt8CapableOp(reader->opType) || options_.keepFloatOps.count(reader->opType)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /// Whether a value has int8 parameters: from an int8 producer or the model.
@@ -766,6 +805,8 @@ private:
   std::string profileName_;
   std::set<const Node *> int8_;
   std::map<const Value *, Value *> quantized_, dequantized_;
+  /// quantizedOnceForViews, per graph input (users() walks the whole graph).
+  mutable std::map<const Value *, bool> quantizedOnce_;
   std::map<std::string, std::pair<float, float>> roleRanges_;
   /// Values made by the quantizer's rewrites (a batched MatMul's row views)
   /// and the profiled value whose range each takes.

@@ -4,16 +4,18 @@
 An unrolled recurrent layer quantizes like any float graph (compile
 --load-profile), with three things asked of it here:
 - the per-step products run as int8 Gemms, the gates through the int8 LUTs
-  (Sigmoid, Tanh): besides the Quantize of each step's input (a Slice of
-  the float graph input), at most `MAX_QDQ` Quantize and Dequantize nodes
-  are left (the output, the first step's nodes that read the zero initial
-  state, a constant); GRU's 1 - z is an int8 table (a Sub of a scalar
-  constant; it was a Dequantize and a Quantize per step in float);
+  (Sigmoid, Tanh): at most `MAX_QDQ` Quantize and Dequantize nodes in all,
+  whatever the sequence length (the float input quantized once, whole, its
+  per-step Slices int8 views; the output; the first step's nodes that read
+  the zero initial state; a constant). Measured 9-16; it was 25-47 with a
+  float Slice and a Quantize per step. GRU's 1 - z is an int8 table (a Sub of
+  a scalar constant; it was a Dequantize and a Quantize per step in float);
 - the steps share the int8 weights: the planned constants are at most the
   float weights' bytes / 2 (int8 weights, int32 biases), not one copy per step;
 - the int8 outputs stay within `MAX_ERROR` (absolute, `MAX_MEAN_ERROR` on
   average; the state lies in [-1, 1]) of onnxruntime's float outputs on an
-  input outside the profile's. (Measured: max 0.032-0.15, mean 0.007-0.02;
+  input outside the profile's. (Measured: max 0.032-0.15, mean 0.007-0.02,
+  the same to 4 digits with one Quantize per step or one for the whole input;
   the float MatMuls between Quantize and Dequantize before were max 0.04-0.23,
   mean 0.008-0.025 on the same models.)
 
@@ -99,9 +101,8 @@ def main():
         problems = []
         if float(error.max()) > MAX_ERROR or float(error.mean()) > MAX_MEAN_ERROR:
             problems.append(f"error above {MAX_ERROR} (mean {MAX_MEAN_ERROR})")
-        steps = spec["seq"] * (2 if spec.get("direction") == "bidirectional" else 1)
-        if quantize + dequantize > steps + MAX_QDQ:
-            problems.append(f"more than {MAX_QDQ} Quantize + Dequantize")
+        if quantize + dequantize > MAX_QDQ:
+            problems.append(f"more than {MAX_QDQ} Quantize + Dequantize (a Quantize per step?)")
         if constants > weights // 2 + 64 * count or count > 20:
             problems.append("int8 weights copied per step?")
         failed += 1 if problems else 0
