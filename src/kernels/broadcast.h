@@ -16,7 +16,10 @@
  * element declared as pa (in a, through element strides sa), pb (in b,
  * through sb) and po (in the dense output out; rows are dims[5] long). A
  * macro rather than a function so that each kernel's row loop, with its
- * element types and operation, is inlined into the loop nest unchanged. */
+ * element types and operation, is inlined into the loop nest unchanged.
+ * Inside ROW, BF_BROADCAST_OFFSET(s) is the row's first element offset
+ * through strides s, for a third operand (a sum left unparenthesised: a
+ * pointer plus it steps term by term, as the kernels always did). */
 #define BF_FOR_EACH_BROADCAST_ROW(dims, a, sa, pa, b, sb, pb, out, po, ...)                        \
   do {                                                                                             \
     const int32_t bf_n5 = (dims)[5];                                                               \
@@ -26,16 +29,15 @@
         for (int32_t bf_i2 = 0; bf_i2 < (dims)[2]; ++bf_i2)                                        \
           for (int32_t bf_i3 = 0; bf_i3 < (dims)[3]; ++bf_i3)                                      \
             for (int32_t bf_i4 = 0; bf_i4 < (dims)[4]; ++bf_i4) {                                  \
-              __typeof__(a) pa = (a) + (int64_t)bf_i0 * (sa)[0] + (int64_t)bf_i1 * (sa)[1] +       \
-                                 (int64_t)bf_i2 * (sa)[2] + (int64_t)bf_i3 * (sa)[3] +             \
-                                 (int64_t)bf_i4 * (sa)[4];                                         \
-              __typeof__(b) pb = (b) + (int64_t)bf_i0 * (sb)[0] + (int64_t)bf_i1 * (sb)[1] +       \
-                                 (int64_t)bf_i2 * (sb)[2] + (int64_t)bf_i3 * (sb)[3] +             \
-                                 (int64_t)bf_i4 * (sb)[4];                                         \
+              __typeof__(a) pa = (a) + BF_BROADCAST_OFFSET(sa);                                    \
+              __typeof__(b) pb = (b) + BF_BROADCAST_OFFSET(sb);                                    \
               __typeof__(out) po = (out) + bf_dst;                                                 \
               __VA_ARGS__                                                                          \
               bf_dst += bf_n5;                                                                     \
             }                                                                                      \
   } while (0)
+#define BF_BROADCAST_OFFSET(s)                                                                     \
+  (int64_t) bf_i0 *(s)[0] + (int64_t)bf_i1 *(s)[1] + (int64_t)bf_i2 *(s)[2] +                      \
+      (int64_t)bf_i3 *(s)[3] + (int64_t)bf_i4 *(s)[4]
 
 #endif /* BUNDLEFIT_KERNELS_BROADCAST_H */

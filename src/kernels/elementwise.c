@@ -156,21 +156,10 @@ BF_DEFINE_CAST(f32_i64, float, int64_t)
   /* Same loop nest and broadcasting strides as the float kernels. */                              \
   void bf_binary_##name(const T *a, const T *b, T *out, const int32_t *dims, const int32_t *sa,    \
                         const int32_t *sb, int32_t op) {                                           \
-    int64_t dst = 0;                                                                               \
-    for (int32_t i0 = 0; i0 < dims[0]; ++i0)                                                       \
-      for (int32_t i1 = 0; i1 < dims[1]; ++i1)                                                     \
-        for (int32_t i2 = 0; i2 < dims[2]; ++i2)                                                   \
-          for (int32_t i3 = 0; i3 < dims[3]; ++i3)                                                 \
-            for (int32_t i4 = 0; i4 < dims[4]; ++i4) {                                             \
-              const T *pa = a + (int64_t)i0 * sa[0] + (int64_t)i1 * sa[1] + (int64_t)i2 * sa[2] +  \
-                            (int64_t)i3 * sa[3] + (int64_t)i4 * sa[4];                             \
-              const T *pb = b + (int64_t)i0 * sb[0] + (int64_t)i1 * sb[1] + (int64_t)i2 * sb[2] +  \
-                            (int64_t)i3 * sb[3] + (int64_t)i4 * sb[4];                             \
-              for (int32_t i = 0; i < dims[5]; ++i)                                                \
-                out[dst + i] =                                                                     \
-                    bf_int_op_##name(pa[(int64_t)i * sa[5]], pb[(int64_t)i * sb[5]], op);          \
-              dst += dims[5];                                                                      \
-            }                                                                                      \
+    BF_FOR_EACH_BROADCAST_ROW(dims, a, sa, pa, b, sb, pb, out, po, {                               \
+      for (int32_t i = 0; i < dims[5]; ++i)                                                        \
+        po[i] = bf_int_op_##name(pa[(int64_t)i * sa[5]], pb[(int64_t)i * sb[5]], op);              \
+    });                                                                                            \
   }
 BF_DEFINE_INT_BINARY(i8, int8_t, uint8_t)
 BF_DEFINE_INT_BINARY(u8, uint8_t, uint8_t)
