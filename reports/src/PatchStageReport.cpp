@@ -34,6 +34,13 @@ std::string percent(uint64_t part, uint64_t whole) {
   return text;
 }
 
+/// "1.27" (two decimals), for `plan -v`'s estimated time.
+std::string timeRatio(double time, uint64_t base) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", base ? time / double(base) : 0.0);
+  return text;
+}
+
 } // namespace
 
 std::vector<PatchStageSummary> summarizePatchStages(const MemoryPlan &plan) {
@@ -61,6 +68,7 @@ std::vector<PatchStageSummary> summarizePatchStages(const MemoryPlan &plan) {
     s.stageBytes = aligned(s.arenaBytes) + wholeLayerBytes(*node);
     s.narrowestTileColumns = program->narrowestConvColumns;
     s.narrowTiles = program->narrowConvTiles;
+    s.timeMacs = patchTimeMacs(*program, s.gridW);
     stages.push_back(s);
   }
   return stages;
@@ -78,7 +86,12 @@ std::string patchStageLine(const PatchStageSummary &s) {
       withThousands(s.stageBytes) + " B with a " + withThousands(s.arenaBytes) +
       " B tile arena); costs " + withThousands(extra) + " extra MACs recomputing halos (+" +
       percent(extra, s.layerMacs) + " of its layers', +" + percent(extra, s.modelMacs) +
-      " of the model's: about as much more time)";
+      " of the model's); estimated time " + timeRatio(s.timeMacs, s.layerMacs) +
+      "x its layers' run whole (its MACs" +
+      (s.gridW == 1 ? ""
+                    : ", times 1 + " + timeRatio(kColumnSplitTimeFactor, 1) + " log2 of its " +
+                          std::to_string(s.gridW) + " column bands for the cropped, shorter rows") +
+      ")";
   if (s.narrowTiles)
     line += "; tiles of " + std::to_string(s.narrowestTileColumns) + " columns (< " +
             std::to_string(kWideTileColumns) +

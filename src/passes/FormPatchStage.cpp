@@ -19,7 +19,13 @@
 // wide convolution tiles (kWideTileColumns), then fewer extra MACs. No stage is formed
 // unless it lowers the estimate; stages are formed one after the other while
 // each lowers it (at most kMaxStages), then each stage's grid is chosen again
-// against the peak the others leave (regridStages). Run after quantization
+// against the peak the others leave (regridStages). Last, with the peak
+// final, each stage takes the fastest grid that keeps it (patchTimeMacs:
+// fewer column bands before fewer recomputed MACs): the peak is often set
+// elsewhere, so a stage may take taller, wider tiles at no cost in bytes.
+// Not earlier: a stage formed first that filled the headroom with coarse
+// tiles would leave a later stage nothing to lower (MobileNetV3-small int8
+// lost its second stage, 4,096 -> 8,256 B). Run after quantization
 // (the body keeps int8 types) and after fuseConvPool.
 //
 //===----------------------------------------------------------------------===//
@@ -188,12 +194,19 @@ struct Choice {
   int64_t gridH = 1, gridW = 1;
   uint64_t peak = 0, extraMacs = 0;
   bool narrow = false; ///< PatchProgram::narrowConvTiles.
+  /// patchTimeMacs less the run's MACs: the time the tiles add, so runs of
+  /// different layers compare too.
+  double addedTime = 0;
 
   /// Among grids of one peak, tiles wide enough for the wide convolution
   /// tiles first (full-width row bands where the bytes allow), then fewer
-  /// recomputed MACs.
-  bool fasterThan(const Choice &o) const {
-    return narrow != o.narrow ? !narrow : extraMacs < o.extraMacs;
+  /// recomputed MACs, or `byTime` the least estimated time.
+  bool fasterThan(const Choice &o, bool byTime) const {
+    if (narrow != o.narrow)
+      return !narrow;
+    if (byTime && addedTime != o.addedTime)
+      return addedTime < o.addedTime;
+    return extraMacs < o.extraMacs;
   }
 };
 
@@ -251,16 +264,24 @@ bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, ui
       if (profile.peakWith(first, last, 0, cutBytes) >= best.peak)
         continue;
       std::shared_ptr<PatchBody> body = makeBody(nodes, first, last);
-      forEachGrid(
-          *body, *cut, runMacs, budget,
-          [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
-            const uint64_t peak = profile.peakWith(first, last, program.arenaBytes, cutBytes);
-            const Choice choice{first, last, gh, gw, peak, extra, program.narrowConvTiles};
-            if (peak < best.peak || (found && peak == best.peak && choice.fasterThan(best))) {
-              best = choice;
-              found = true;
-            }
-          });
+      forEachGrid(*body, *cut, runMacs, budget,
+                  [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
+                    const uint64_t peak =
+                        profile.peakWith(first, last, program.arenaBytes, cutBytes);
+                    const Choice choice{first,
+                                        last,
+                                        gh,
+                                        gw,
+                                        peak,
+                                        extra,
+                                        program.narrowConvTiles,
+                                        patchTimeMacs(program, gw) - double(runMacs)};
+                    if (peak < best.peak ||
+                        (found && peak == best.peak && choice.fasterThan(best, /*byTime=*/false))) {
+                      best = choice;
+                      found = true;
+                    }
+                  });
     }
   }
   return found;
@@ -305,9 +326,12 @@ Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &ch
 /// be the peak itself (MobileNetV3-small's first stage). Chooses each grid
 /// again with the other stages fixed: the lowest peak, then Choice::fasterThan.
 /// Each pass lowers a stage only to the others' peak, so passes repeat while
-/// a grid changes (at most kMaxRegridPasses). Returns whether one did.
+/// a grid changes (at most kMaxRegridPasses). With a `ceiling` (the final
+/// peak), each stage instead takes the fastest grid (Choice::fasterThan by
+/// time) whose peak stays at or under it. Returns whether a grid changed.
 bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
-                  std::map<const Node *, uint64_t> &extras, double &budget) {
+                  std::map<const Node *, uint64_t> &extras, double &budget,
+                  const uint64_t *ceiling) {
   bool changed = false;
   const std::vector<Node *> nodes = graph.nodes();
   for (size_t at = 0; at < nodes.size(); ++at) {
@@ -329,14 +353,27 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
                 stage->attrs.getInt("grid_h", 1),
                 stage->attrs.getInt("grid_w", 1),
                 profile.peakWith(at, at, arenas[stage], cutBytes),
-                extras[stage],
-                buildPatchProgram(*stage)->narrowConvTiles};
+                extras[stage]};
+    const std::unique_ptr<PatchProgram> current = buildPatchProgram(*stage);
+    best.narrow = current->narrowConvTiles;
+    best.addedTime = patchTimeMacs(*current, best.gridW) - double(runMacs);
     uint64_t bestArena = arenas[stage];
     forEachGrid(*body, cut, runMacs, allowed,
                 [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
                   const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
-                  const Choice choice{at, at, gh, gw, peak, extra, program.narrowConvTiles};
-                  if (peak < best.peak || (peak == best.peak && choice.fasterThan(best))) {
+                  const Choice choice{at,
+                                      at,
+                                      gh,
+                                      gw,
+                                      peak,
+                                      extra,
+                                      program.narrowConvTiles,
+                                      patchTimeMacs(program, gw) - double(runMacs)};
+                  const bool better =
+                      ceiling ? peak <= *ceiling && choice.fasterThan(best, /*byTime=*/true)
+                              : peak < best.peak ||
+                                    (peak == best.peak && choice.fasterThan(best, false));
+                  if (better) {
                     best = choice;
                     bestArena = program.arenaBytes;
                   }
@@ -375,7 +412,11 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
     ++formed;
   }
   for (int pass = 0; formed > 1 && pass < kMaxRegridPasses; ++pass)
-    if (!regridStages(graph, arenas, extras, budget))
+    if (!regridStages(graph, arenas, extras, budget, nullptr))
+      break;
+  const uint64_t peak = liveProfile(graph.nodes(), arenas).maxBefore.back();
+  for (int pass = 0; formed > 0 && pass < kMaxRegridPasses; ++pass)
+    if (!regridStages(graph, arenas, extras, budget, &peak))
       break;
   return formed;
 }

@@ -147,6 +147,12 @@ TEST_CASE("plan -v says what each patch stage saves in bytes and costs in recomp
                     "recomputing halos (+16.6% of its layers', +5.8% of the model's") !=
                     std::string::npos,
                 result.output);
+  // Its time, estimated: the tiles' 6,036,736 MACs x (1 + 0.6 log2 2) over the layers'
+  // 5,177,344 = 1.87.
+  CHECK_MESSAGE(result.output.find("of the model's); estimated time 1.87x its layers' run whole "
+                                   "(its MACs, times 1 + 0.60 log2 of its 2 column bands") !=
+                    std::string::npos,
+                result.output);
   // The second stage sets the peak: its 3-column tiles are what the bytes allow.
   CHECK_MESSAGE(result.output.find("patch stage patch_stage_stage2_add: 5 layers in 5x5 tiles") !=
                     std::string::npos,

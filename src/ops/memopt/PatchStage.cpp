@@ -23,6 +23,7 @@
 #include "bundlefit/ops/ShapeHelpers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <set>
 
@@ -226,6 +227,11 @@ std::string whyNotPatchable(const Node &node) {
 }
 
 bool isPatchableNode(const Node &node) { return whyNotPatchable(node).empty(); }
+
+double patchTimeMacs(const PatchProgram &program, int64_t gridW) {
+  return double(program.macs) *
+         (1.0 + kColumnSplitTimeFactor * std::log2(double(std::max<int64_t>(gridW, 1))));
+}
 
 std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Value &stageOutput,
                                                 int64_t gridH, int64_t gridW) {

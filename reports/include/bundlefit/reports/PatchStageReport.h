@@ -30,14 +30,15 @@ struct PatchStageSummary {
   uint64_t wholeBytes = 0, stageBytes = 0;
   uint64_t layerMacs = 0, tileMacs = 0; ///< The layers' own MACs; the tiles'.
   uint64_t modelMacs = 0;               ///< Of the whole scheduled graph.
+  double timeMacs = 0;                  ///< patchTimeMacs of its program.
 };
 
 /// One summary per PatchStage of the plan's schedule, in schedule order.
 std::vector<PatchStageSummary> summarizePatchStages(const MemoryPlan &plan);
 
 /// "patch stage NAME: 5 layers in 4x1 tiles (... columns); saves N B (...);
-/// costs N extra MACs (+x% of its layers, +y% of the model's, about as much
-/// more time for them)[; tiles under 16 columns: ...]".
+/// costs N extra MACs (+x% of its layers, +y% of the model's); estimated
+/// time N.NNx its layers' run whole (...)[; tiles under 16 columns: ...]".
 std::string patchStageLine(const PatchStageSummary &summary);
 
 } // namespace bundlefit

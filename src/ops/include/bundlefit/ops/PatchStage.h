@@ -97,6 +97,21 @@ inline constexpr int64_t kWideTileColumns = 16;
 /// the halo columns are computed and dropped.
 inline constexpr int64_t kFlatRunColumns = 8;
 
+/// How much slower a stage's MACs run per doubling of its column splits
+/// (patchTimeMacs). Rows are the contiguous axis: a split crops every input
+/// band with strided copies, shortens each kernel row and recomputes halo
+/// columns on every row. Fitted on host side-by-side CPU times (shared
+/// machine) of the grids of equal peak: ResNet-8's first stage, 8x1 / 4x2 /
+/// 8x2 / 3x3 / 2x4 / 1x8 tiles ran 0.91 / 1 / 1.06 / 1.12 / 1.12 / 1.16x the
+/// model's 4x2 time for +27.4 / 16.6 / 33.5 / 16.9 / 16.6 / 27.4% MACs, the
+/// order this factor gives; MobileNetV1-0.25's 4x3 ran 0.97x its 3x4.
+inline constexpr double kColumnSplitTimeFactor = 0.6;
+
+/// The estimated time of a stage's tiles in MAC-equivalents: their MACs
+/// (recomputed halos included) times 1 + kColumnSplitTimeFactor * log2(gridW).
+/// Grids of one peak are told apart by it (fewer is faster).
+double patchTimeMacs(const PatchProgram &program, int64_t gridW);
+
 /// The tile program of `body` with its result cut into gridH x gridW tiles
 /// and pasted into `stageOutput`. Throws Unsupported for a body it cannot tile.
 std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Value &stageOutput,
