@@ -322,7 +322,17 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
       const float *wm = w + (int64_t)m * wStrideM;
       const float *bm = bias ? bias + m : 0;
 #if defined(BF_WIDE_TILES)
-      if (L >= 2 * BF_WIDE_PB) {
+      if (L >= 2 * BF_WIDE_PB && L % (2 * BF_WIDE_PB) != 0 && L % (2 * BF_WIDE_PB) <= BF_WIDE_PB) {
+        /* A remainder of at most 16 lanes takes one 16-lane tile ending at
+         * L instead of a 32-lane one (SqueezeNet 1.1's 13x13 span of 193:
+         * 208 lanes instead of 224); every lane sums in the same order. */
+        const int32_t L2 = L - L % (2 * BF_WIDE_PB);
+        for (int32_t v = 0; v < L2; v += 2 * BF_WIDE_PB)
+          bf_phase_tile_wide2(phases + v, off, taps, wm, wStrideM, bm, flat + v,
+                              BF_CONV_FLAT_FLOATS, Cg, chanStride);
+        bf_phase_tile_wide(phases + L - BF_WIDE_PB, off, taps, wm, wStrideM, bm,
+                           flat + L - BF_WIDE_PB, BF_CONV_FLAT_FLOATS, Cg, chanStride);
+      } else if (L >= 2 * BF_WIDE_PB) {
         BF_CONV_PHASE_SPAN(bf_phase_tile_wide2, 2 * BF_WIDE_PB)
       } else if (L >= BF_WIDE_PB) {
         BF_CONV_PHASE_SPAN(bf_phase_tile_wide, BF_WIDE_PB)

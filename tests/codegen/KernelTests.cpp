@@ -127,6 +127,8 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 4, 21, 40, 12, 5, 5, 1, 1, 2, 1, 0, 3, 1, 1, 1},  // 5x5, uneven pads, 4 leftover
       {1, 3, 12, 33, 8, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 1},   // 7x7 "same", 33 columns
       {1, 2, 3, 1100, 8, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1},  // row wider than a band: rows
+      {1, 8, 13, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // span of 193: 6 x 32 + one 16
+      {1, 4, 10, 10, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // span of 118: 3 x 32 + one 32
       // Pointwise column tails as dot products (hosts), over channel chunks.
       {1, 300, 7, 7, 10, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 7x7 plane: 48 + 1 columns
       {1, 40, 14, 14, 6, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 14x14: 192 + 4 columns
