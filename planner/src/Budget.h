@@ -21,8 +21,9 @@
 namespace bundlefit::planner::detail {
 
 // A unit is about 2 ns of CPU (kWorkUnitsPerSecond): two candidates a
-// search node looks at, two sections a placement walks, a third of an item
-// an ejection move reads; a range a greedy pass gathers is kGatherUnits.
+// search node looks at, two sections a placement walks, one change it logs
+// and undoes, a third of an item an ejection move reads; a range a greedy
+// pass gathers is kGatherUnits.
 // Calibrated on the shared 2-core machine the benchmarks run on (10^3 to
 // 10^6 buffers, every family), so that the work a limit gives takes about
 // that limit in CPU time. The clock reads CPU time, not wall time, so a

@@ -294,6 +294,10 @@ private:
     Outcome result = Outcome::Infeasible;
     if (!overflow && sectionsFit(sLo, sHi, c.offset))
       result = continueAfter(part, sLo, sHi, c);
+    // Each change the placement logged is written, read back and undone,
+    // often a cache miss on long-lived items (many overlaps, many
+    // sections): a unit each on top of the visits counted above.
+    looked += 2 * (log.size() - mark);
     unplace(c.item, mark);
     ++part.live;
     std::swap(part.items[c.pos], part.items[part.live - 1]);
