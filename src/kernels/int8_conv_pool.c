@@ -105,9 +105,8 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
     const int8_t *x = in + (int64_t)n * a.C * a.H * a.W;
     int8_t *o = out + (int64_t)n * a.M * PH * PW;
     for (int32_t ph = 0; ph < PH; ++ph) {
-      const int32_t h0 = ph * psH - ppadT;
-      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + PKH, a.OH);
-      const int32_t pb = bf_i8_max(h0, -ppadT), pe = bf_i8_min(h0 + PKH, a.OH + ppadB);
+      int32_t hb, he;
+      const int32_t hTotal = bf_i8_pool_span(ph, psH, ppadT, ppadB, PKH, a.OH, &hb, &he);
       for (int32_t m0 = 0; m0 < a.M; m0 += chunk) {
         const int32_t mc = a.M - m0 < chunk ? a.M - m0 : chunk,
                       k0 = (a.quantFlags & BF_I8_PER_CHANNEL) ? m0 : 0;
@@ -122,19 +121,18 @@ void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias
                               biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0, im2col);
           for (int32_t mi = 0; mi < mc; ++mi)
             for (int32_t pw = 0; pw < PW; ++pw) {
-              const int32_t w0 = pw * psW - ppadL;
-              const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, a.OW);
+              int32_t wb, we;
+              bf_i8_pool_span(pw, psW, ppadL, ppadR, PKW, a.OW, &wb, &we);
               for (int32_t iw = wb; iw < we; ++iw)
                 acc[mi * PW + pw] += row[(int64_t)mi * a.OW + iw];
             }
         }
         for (int32_t mi = 0; mi < mc; ++mi)
           for (int32_t pw = 0; pw < PW; ++pw) {
-            const int32_t w0 = pw * psW - ppadL;
-            const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + PKW, a.OW);
-            const int32_t qb = bf_i8_max(w0, -ppadL), qe = bf_i8_min(w0 + PKW, a.OW + ppadR);
+            int32_t wb, we;
+            const int32_t wTotal = bf_i8_pool_span(pw, psW, ppadL, ppadR, PKW, a.OW, &wb, &we);
             const int32_t count = bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
-            const int32_t total = bf_i8_max(pe - pb, 0) * bf_i8_max(qe - qb, 0);
+            const int32_t total = hTotal * wTotal;
             o[((int64_t)(m0 + mi) * PH + ph) * PW + pw] = (int8_t)bf_i8_clamp(
                 bf_i8_window_mean(acc[mi * PW + pw], count, total, countIncludePad, padValue),
                 poolMin, poolMax);

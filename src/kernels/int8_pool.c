@@ -41,19 +41,17 @@ void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32
     const int8_t *x = in + (int64_t)p * H * W;
     int8_t *o = out + (int64_t)p * OH * OW;
     for (int32_t oh = 0; oh < OH; ++oh) {
-      const int32_t h0 = oh * strideH - padT;
-      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + KH, H);
-      const int32_t pb = bf_i8_max(h0, -padT), pe = bf_i8_min(h0 + KH, H + padB);
+      int32_t hb, he;
+      const int32_t hTotal = bf_i8_pool_span(oh, strideH, padT, padB, KH, H, &hb, &he);
       for (int32_t ow = 0; ow < OW; ++ow) {
-        const int32_t w0 = ow * strideW - padL;
-        const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + KW, W);
+        int32_t wb, we;
+        const int32_t wTotal = bf_i8_pool_span(ow, strideW, padL, padR, KW, W, &wb, &we);
         int32_t sum = 0;
         for (int32_t ih = hb; ih < he; ++ih)
           for (int32_t iw = wb; iw < we; ++iw)
             sum += x[ih * W + iw];
-        const int32_t qb = bf_i8_max(w0, -padL), qe = bf_i8_min(w0 + KW, W + padR);
         const int32_t count = bf_i8_max(he - hb, 0) * bf_i8_max(we - wb, 0);
-        const int32_t total = bf_i8_max(pe - pb, 0) * bf_i8_max(qe - qb, 0);
+        const int32_t total = hTotal * wTotal;
         o[oh * OW + ow] = bf_i8_clamp(
             bf_i8_window_mean(sum, count, total, countIncludePad, padValue), actMin, actMax);
       }
@@ -78,11 +76,11 @@ void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t 
     const int8_t *x = in + (int64_t)p * H * W;
     int8_t *o = out + (int64_t)p * OH * OW;
     for (int32_t oh = 0; oh < OH; ++oh) {
-      const int32_t h0 = oh * strideH - padT;
-      const int32_t hb = bf_i8_max(h0, 0), he = bf_i8_min(h0 + KH, H);
+      int32_t hb, he;
+      bf_i8_pool_span(oh, strideH, padT, 0, KH, H, &hb, &he);
       for (int32_t ow = 0; ow < OW; ++ow) {
-        const int32_t w0 = ow * strideW - padL;
-        const int32_t wb = bf_i8_max(w0, 0), we = bf_i8_min(w0 + KW, W);
+        int32_t wb, we;
+        bf_i8_pool_span(ow, strideW, padL, 0, KW, W, &wb, &we);
         float sum = 0.0f;
         for (int32_t ih = hb; ih < he; ++ih)
           for (int32_t iw = wb; iw < we; ++iw) {

@@ -222,6 +222,20 @@ BF_I8_INLINE int32_t bf_i8_window_mean(int32_t sum, int32_t count, int32_t total
   return count > 0 ? bf_i8_rounded_mean(sum, count) : padValue;
 }
 
+/* One axis of output o's average-pool window, taps [o * stride - padLo,
+ * + k): those inside the input [0, size) as [*begin, *end) (empty when
+ * *end <= *begin), and the return value, how many lie inside the padded
+ * input [-padLo, size + padHi) (the divisor with count_include_pad). The
+ * int8 average pools (bf_avgpool2d_s8, its requantizing form and
+ * bf_conv_avgpool2d_s8) share it. */
+BF_I8_INLINE int32_t bf_i8_pool_span(int32_t o, int32_t stride, int32_t padLo, int32_t padHi,
+                                     int32_t k, int32_t size, int32_t *begin, int32_t *end) {
+  const int32_t first = o * stride - padLo;
+  *begin = bf_i8_max(first, 0);
+  *end = bf_i8_min(first + k, size);
+  return bf_i8_max(bf_i8_min(first + k, size + padHi) - bf_i8_max(first, -padLo), 0);
+}
+
 /* A channel's output stage in an exact cheaper form (the depthwise and
  * im2col kernels'): clamp((mulhi_r(acc * 2^s, mult) + add + sign) >> e),
  * with acc * 2^s formed by the caller (the depthwise kernel folds 2^s into
