@@ -14,7 +14,6 @@
 #include "bundlefit/support/MemoryBudget.h"
 #include "bundlefit/support/Names.h"
 #include "bundlefit/support/OutputFile.h"
-#include "bundlefit/tflite/TfliteImporter.h"
 
 #include <filesystem>
 
@@ -76,9 +75,7 @@ CompiledBundle buildBundle(const CompileRequest &original) {
   bundle.networkName = request.networkName.empty() ? networkNameFromPath(request.model.path)
                                                    : legalizeName(request.networkName);
   if (request.useCmsis && !request.quant.enabled() && !request.syntheticProfile &&
-      !modelIsPreQuantized(request.model.path) &&
-      !(isTfliteModelFile(request.model.path) &&
-        tfliteModelHasInt16Activations(request.model.path)))
+      !modelIsPreQuantized(request.model.path))
     throw Error(ExitCode::Usage, "--use-cmsis: CMSIS-NN kernels are int8; add --load-profile");
   if (!request.cmsisNnDir.empty() && !std::filesystem::is_directory(request.cmsisNnDir))
     throw Error(ExitCode::Usage, "--cmsis-nn-dir " + request.cmsisNnDir + ": not a directory");

@@ -19,6 +19,8 @@ std::vector<std::string> notesFor(const Device &device, const ModelFootprint &fp
   std::vector<std::string> notes;
   for (const std::string &estimate : fp.estimates)
     notes.push_back("estimate: " + estimate);
+  if (!fp.portable.empty())
+    notes.push_back(portableNote(fp.variant.name, fp.portable));
   if (!fp.buildable)
     notes.push_back(fp.variant.name + " is not buildable: bundlefit generates no HiFi4 DSP code; "
                                       "this verdict is planning and cost only");
@@ -65,6 +67,18 @@ DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &deviceFiles) {
   for (const std::string &file : deviceFiles)
     db.addFile(file);
   return db;
+}
+
+std::string portableNote(const std::string &variant, const std::vector<std::string> &portable) {
+  constexpr size_t kListed = 3;
+  std::string text = variant + ": " + std::to_string(portable.size()) +
+                     (portable.size() == 1 ? " node stays" : " nodes stay") +
+                     " on bundlefit's kernels (no CMSIS-NN function gives its bytes): ";
+  for (size_t i = 0; i < portable.size() && i < kListed; ++i)
+    text += (i ? "; " : "") + portable[i];
+  if (portable.size() > kListed)
+    text += "; and " + std::to_string(portable.size() - kListed) + " more (compile -v lists them)";
+  return text;
 }
 
 Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {

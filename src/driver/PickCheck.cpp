@@ -21,6 +21,9 @@ std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions 
     for (const std::string &estimate : c.estimates)
       if (seen.insert(c.variant.name + estimate).second)
         notes.push_back(c.variant.name + ": estimate: " + estimate);
+  for (const Candidate &c : candidates)
+    if (!c.portable.empty() && seen.insert(c.variant.name + " portable").second)
+      notes.push_back(portableNote(c.variant.name, c.portable));
   bool anyInt8 = false;
   for (const Candidate &c : candidates)
     anyInt8 = anyInt8 || c.variant.precision == Precision::Int8;

@@ -217,8 +217,8 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
 }
 
 bool modelIsPreQuantized(const std::string &modelPath) {
-  if (isTfliteModelFile(modelPath))
-    return tfliteModelIsQuantized(modelPath);
+  if (isTfliteModelFile(modelPath)) // int8, or int16x8: integer builds only either way
+    return tfliteModelIsQuantized(modelPath) || tfliteModelHasInt16Activations(modelPath);
   return onnxModelHasOps(modelPath, preQuantizedOps());
 }
 

@@ -393,6 +393,7 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
     generateBundleCode(bundle, request);
   }
   out.footprint = footprintOfPlan(bundle.plan, variant, device);
+  out.footprint.portable = bundle.cmsisPortable;
   if (!cached) {
     out.code.text = bundle.code.textBytes;
     out.code.rodata = bundle.code.rodataBytes;

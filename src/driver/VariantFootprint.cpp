@@ -128,9 +128,11 @@ ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &varia
     // buffers for the core's build, and the NCHW <-> NHWC copies.
     std::unique_ptr<Graph> copy =
         copyWithKernelScratch(int8Graph, parseVariant("int8"), device.bundleCore());
-    prepareCmsisGraph(*copy, cmsisExtensionOf(device.bundleCore()));
+    const CmsisPreparation cmsis = prepareCmsisGraph(*copy, cmsisExtensionOf(device.bundleCore()));
     runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
-    return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
+    ModelFootprint fp = footprintOfPlan(planGraphMemory(*copy, options), variant, device);
+    fp.portable = cmsis.portable;
+    return fp;
   }
   std::unique_ptr<Graph> copy = copyWithKernelScratch(int8Graph, variant, device.bundleCore());
   if (variant.kernels == Kernels::HiFi4 || variant.kernels == Kernels::HiFi4WithCmsis) {

@@ -6,7 +6,9 @@ pick, compile, run (int8 .npy in and out for the int8 model), profile (float mod
 model-compiler -model= and, when built, `import bundlefit` (plan, from the path and from the bytes,
 equal to the CLI's; run's int8 outputs equal to the CLI's) must succeed; a truncated copy of the int8 model must make each of them
 exit 4 with exactly one line on stderr naming the file and the verifier's refusal; TFLM's int8
-mnist_lstm (its integer UNIDIRECTIONAL_SEQUENCE_LSTM) must pass each of them but run.
+mnist_lstm (its integer UNIDIRECTIONAL_SEQUENCE_LSTM) must pass each of them but run. pick on
+two int16x8 seanet layers offers integer builds only and counts CMSIS-NN's s16 scratch, or names
+the convolution CMSIS-NN cannot run exactly (check_int16_pick).
 Exit 77 (ctest SKIP) without the models.
 
 usage: commands_tflite.py BIN_DIR TFLM_DIR WORK_DIR
@@ -56,6 +58,40 @@ def check_refused(commands, model, tag, code, reason):
         ok = done.returncode == code and len(lines) == 1 and model in lines[0] and reason in lines[0]
         print(f"{name} {os.path.basename(model)}: exit {done.returncode}, "
               f"{len(lines)} line(s): {lines[0] if lines else ''}" + ("" if ok else " FAIL"))
+        failures += not ok
+    return failures
+
+
+def check_int16_pick(bf, tflm_dir):
+    """pick on int16x8 seanet layers (rt1062, Cortex-M7): integer builds only (int8, int8-cmsis);
+    conv0 calls arm_convolve_wrapper_s16, whose im2col scratch makes int8-cmsis need more RAM;
+    conv9 (3x3 over 64 channels: 576 products) stays on bundlefit's kernel and a note says so."""
+    import json
+    seanet = os.path.join(tflm_dir, "models", "seanet", "conv")
+    if not os.path.isdir(seanet):
+        print("pick int16x8: seanet absent, not checked")
+        return 0
+    failures = 0
+    for layer in ("conv0", "conv9"):
+        done = subprocess.run([bf, "-q", "pick", os.path.join(seanet, layer + ".tflite"),
+                               "--device", "rt1062", "--json"], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"pick {layer}.tflite: FAIL {done.stderr.strip()}")
+            failures += 1
+            continue
+        report = json.loads(done.stdout)
+        ram = {(c["variant"], c["weights"]): c["ram"] for c in report["candidates"]}
+        portable = [n for n in report["notes"] if "stays on bundlefit's kernels" in n]
+        variants = sorted({v for v, _ in ram})
+        ok = variants == ["int8", "int8-cmsis"]
+        if layer == "conv0":
+            ok = ok and ram[("int8-cmsis", "flash")] > ram[("int8", "flash")] and not portable
+        else:
+            ok = (ok and ram[("int8-cmsis", "flash")] == ram[("int8", "flash")] and
+                  len(portable) == 1 and portable[0].startswith("int8-cmsis: 1 node") and
+                  "576 products" in portable[0])
+        print(f"pick {layer}.tflite (int16x8): {'ok' if ok else 'FAIL'} variants {variants}, "
+              f"RAM {ram}, portable notes {portable}")
         failures += not ok
     return failures
 
@@ -120,6 +156,7 @@ def main():
         ok = done.returncode == 0
         print(f"{name} trained_lstm_int8.tflite: {'ok' if ok else 'FAIL ' + done.stderr.strip()}")
         failures += not ok
+    failures += check_int16_pick(bf, tflm_dir)
     print(f"{'FAIL' if failures else 'OK'}: {failures} failures")
     return 1 if failures else 0
 

@@ -189,6 +189,7 @@ struct Candidate {
   bool best = false;
   bool buildable = true;              ///< bundlefit generates this build.
   std::vector<std::string> estimates; ///< What is estimated, and why.
+  std::vector<std::string> portable;  ///< ModelFootprint::portable.
   bool eligible(bool allowEstimates) const {
     return result.fits && (allowEstimates || (buildable && estimates.empty()));
   }

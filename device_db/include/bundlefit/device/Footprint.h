@@ -85,6 +85,8 @@ struct ModelFootprint {
   bool buildable = true;
   /// What is estimated and why ("code: ... because ..."); empty: all measured.
   std::vector<std::string> estimates;
+  /// A CMSIS-NN build's nodes left on bundlefit's kernels ("node 'x' (Op): why").
+  std::vector<std::string> portable;
   std::vector<WeightTensor> weights;
   std::vector<LayerWork> layers;
   uint64_t totalMacs() const;

@@ -68,6 +68,10 @@ device::DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &device
 /// The variant `fit` sizes: `name`, or int8 with a profile, else float.
 device::Variant fitVariant(const std::string &name, const QuantCliOptions &quant);
 
+/// The fit/pick note for a CMSIS-NN variant's nodes left on bundlefit's
+/// kernels (ModelFootprint::portable): how many, and the first few with why.
+std::string portableNote(const std::string &variant, const std::vector<std::string> &portable);
+
 /// Sizes the build and fits it. Throws bundlefit::Error naming the model,
 /// part or option at fault.
 std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options);

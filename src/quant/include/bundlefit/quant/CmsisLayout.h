@@ -54,7 +54,9 @@ namespace bundlefit {
 struct CmsisPreparation {
   int cmsisNodes = 0;                ///< Nodes that now call CMSIS-NN.
   int layoutNodes = 0;               ///< CmsisLayout copies inserted.
-  std::vector<std::string> portable; ///< "node 'x' (Op): reason" for int8 nodes left portable.
+  /// "node 'x' (Op): reason" for the int8 nodes left portable, and the int16
+  /// nodes CMSIS-NN has no s16 function for.
+  std::vector<std::string> portable;
 };
 
 /// Rewrites a quantized graph for CMSIS-NN calls (see above). Idempotent
