@@ -16,28 +16,21 @@
 #include "elementwise/Elementwise.h"
 
 #include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/Error.h"
 
 namespace bundlefit {
+
+using shape_helpers::requireInput;
+using shape_helpers::unsupported;
 namespace {
-
-[[noreturn]] void fail(const Node &node, const std::string &message) {
-  throw Error(ExitCode::Unsupported, node.describe() + ": " + message);
-}
-
-const Value &requireInput(const Node &node, size_t index, const char *name) {
-  const Value *value = node.input(index);
-  if (!value)
-    fail(node, std::string("missing input '") + name + "'");
-  return *value;
-}
 
 void setOutput(Node &node, DType dtype, const Shape &shape) {
   Value *out = node.output(0);
   if (!out)
-    fail(node, "has no output");
+    unsupported(node, "has no output");
   out->type.dtype = dtype;
   out->type.shape = shape;
 }
@@ -47,16 +40,17 @@ bool isNumeric(DType dtype) { return dtype != DType::Bool; }
 /// Add, Sub, Mul, Div, Max, Min: all inputs share one dtype; shapes broadcast.
 void inferBroadcastOp(Node &node) {
   if (node.inputs.empty())
-    fail(node, "needs at least one input");
+    unsupported(node, "needs at least one input");
   const char *names[] = {"A", "B"};
   bool variadic =
       node.opType == "Max" || node.opType == "Min" || node.opType == "Sum" || node.opType == "Mean";
   if (!variadic && node.inputs.size() != 2)
-    fail(node, "expects 2 inputs (A, B), got " + std::to_string(node.inputs.size()));
+    unsupported(node, "expects 2 inputs (A, B), got " + std::to_string(node.inputs.size()));
   const Value &first = requireInput(node, 0, variadic ? "data_0" : "A");
   DType dtype = first.type.dtype;
   if (!isNumeric(dtype))
-    fail(node, std::string("input '") + first.name + "' has unsupported dtype " + dtypeName(dtype));
+    unsupported(node, std::string("input '") + first.name + "' has unsupported dtype " +
+                          dtypeName(dtype));
   Shape shape = first.type.shape;
   // An int8 Sub with a float scalar constant is a table of its other operand
   // (src/ops/lut, GRU's 1 - z): the constant stays float.
@@ -71,13 +65,13 @@ void inferBroadcastOp(Node &node) {
     std::string inputName = variadic ? "data_" + std::to_string(i) : names[i];
     const Value &input = requireInput(node, i, inputName.c_str());
     if (input.type.dtype != dtype && !(dtype == DType::Int8 && tableScalar(input)))
-      fail(node, "input '" + inputName + "' is " + input.type.str() + " but input '" +
-                     (variadic ? "data_0" : "A") + "' is " + first.type.str() +
-                     " (dtypes must match)");
+      unsupported(node, "input '" + inputName + "' is " + input.type.str() + " but input '" +
+                            (variadic ? "data_0" : "A") + "' is " + first.type.str() +
+                            " (dtypes must match)");
     Shape next;
     if (!broadcastShapes(shape, input.type.shape, next))
-      fail(node, "cannot broadcast input '" + inputName + "' " + input.type.str() + " with " +
-                     shapeToString(shape));
+      unsupported(node, "cannot broadcast input '" + inputName + "' " + input.type.str() +
+                            " with " + shapeToString(shape));
     shape = next;
   }
   setOutput(node, dtype, shape);
@@ -87,11 +81,11 @@ void inferPRelu(Node &node) {
   const Value &x = requireInput(node, 0, "X");
   const Value &slope = requireInput(node, 1, "slope");
   if (slope.type.dtype != x.type.dtype)
-    fail(node, "input 'slope' is " + slope.type.str() + " but 'X' is " + x.type.str());
+    unsupported(node, "input 'slope' is " + slope.type.str() + " but 'X' is " + x.type.str());
   Shape shape;
   if (!broadcastShapes(x.type.shape, slope.type.shape, shape) || shape != x.type.shape)
-    fail(node, "input 'slope' " + slope.type.str() +
-                   " does not broadcast unidirectionally to 'X' " + x.type.str());
+    unsupported(node, "input 'slope' " + slope.type.str() +
+                          " does not broadcast unidirectionally to 'X' " + x.type.str());
   setOutput(node, x.type.dtype, x.type.shape);
 }
 
@@ -109,11 +103,11 @@ void inferClip(Node &node) {
     if (!bound)
       continue;
     if (bound->type.numElements() != 1)
-      fail(node,
-           std::string("input '") + names[i] + "' must be a scalar, got " + bound->type.str());
+      unsupported(node, std::string("input '") + names[i] + "' must be a scalar, got " +
+                            bound->type.str());
     if (bound->type.dtype != x.type.dtype)
-      fail(node, std::string("input '") + names[i] + "' is " + bound->type.str() +
-                     " but 'input' is " + x.type.str());
+      unsupported(node, std::string("input '") + names[i] + "' is " + bound->type.str() +
+                            " but 'input' is " + x.type.str());
   }
   setOutput(node, x.type.dtype, x.type.shape);
 }
@@ -123,11 +117,11 @@ void inferClip(Node &node) {
 DType castTargetDType(const Node &node) {
   const Attribute *to = node.attrs.find("to");
   if (!to)
-    fail(node, "missing attribute 'to'");
+    unsupported(node, "missing attribute 'to'");
   if (to->kind == Attribute::Kind::String) {
     DType dtype;
     if (!parseDType(to->s, dtype))
-      fail(node, "attribute 'to' names unsupported type '" + to->s + "'");
+      unsupported(node, "attribute 'to' names unsupported type '" + to->s + "'");
     return dtype;
   }
   switch (to->i) {
@@ -144,9 +138,9 @@ DType castTargetDType(const Node &node) {
   case 9:
     return DType::Bool;
   }
-  fail(node, "attribute 'to' = " + std::to_string(to->i) +
-                 " (ONNX data type) is not supported; bundlefit supports float32, "
-                 "uint8, int8, int32, int64 and bool");
+  unsupported(node, "attribute 'to' = " + std::to_string(to->i) +
+                        " (ONNX data type) is not supported; bundlefit supports float32, "
+                        "uint8, int8, int32, int64 and bool");
 }
 
 void inferCast(Node &node) {
@@ -161,8 +155,8 @@ Shape broadcastAll(const Node &node) {
     const Value &input = requireInput(node, i, ("input " + std::to_string(i)).c_str());
     Shape next;
     if (!broadcastShapes(shape, input.type.shape, next))
-      fail(node, "cannot broadcast input '" + input.name + "' " + input.type.str() + " with " +
-                     shapeToString(shape));
+      unsupported(node, "cannot broadcast input '" + input.name + "' " + input.type.str() +
+                            " with " + shapeToString(shape));
     shape = next;
   }
   return shape;
@@ -170,8 +164,8 @@ Shape broadcastAll(const Node &node) {
 
 void requireInputCount(const Node &node, size_t count) {
   if (node.inputs.size() != count)
-    fail(node,
-         "expects " + std::to_string(count) + " inputs, got " + std::to_string(node.inputs.size()));
+    unsupported(node, "expects " + std::to_string(count) + " inputs, got " +
+                          std::to_string(node.inputs.size()));
 }
 
 /// Pow: X and Y broadcast; Y may have another numeric dtype; Y's dtype is X's.
@@ -180,7 +174,7 @@ void inferPow(Node &node) {
   const Value &x = requireInput(node, 0, "X");
   const Value &y = requireInput(node, 1, "Y");
   if (!isNumeric(x.type.dtype) || !isNumeric(y.type.dtype))
-    fail(node, "inputs must be numeric");
+    unsupported(node, "inputs must be numeric");
   setOutput(node, x.type.dtype, broadcastAll(node));
 }
 
@@ -189,7 +183,7 @@ void inferPow(Node &node) {
 void inferMod(Node &node) {
   inferBroadcastOp(node);
   if (node.input(0)->type.dtype == DType::Float32 && node.attrs.getInt("fmod", 0) == 0)
-    fail(node, "float Mod needs fmod=1 (ONNX)");
+    unsupported(node, "float Mod needs fmod=1 (ONNX)");
 }
 
 /// Equal, Less, LessOrEqual, Greater, GreaterOrEqual: same dtype, bool output.
@@ -198,9 +192,9 @@ void inferCompare(Node &node) {
   const Value &a = requireInput(node, 0, "A");
   const Value &b = requireInput(node, 1, "B");
   if (a.type.dtype != b.type.dtype)
-    fail(node, "input 'B' is " + b.type.str() + " but 'A' is " + a.type.str());
+    unsupported(node, "input 'B' is " + b.type.str() + " but 'A' is " + a.type.str());
   if (a.type.dtype == DType::Bool && node.opType != "Equal")
-    fail(node, "compares numbers, input 'A' is " + a.type.str());
+    unsupported(node, "compares numbers, input 'A' is " + a.type.str());
   setOutput(node, DType::Bool, broadcastAll(node));
 }
 
@@ -210,7 +204,7 @@ void inferLogical(Node &node) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Value &v = requireInput(node, i, i == 0 ? "A" : "B");
     if (v.type.dtype != DType::Bool)
-      fail(node, "input '" + v.name + "' is " + v.type.str() + ", expected bool");
+      unsupported(node, "input '" + v.name + "' is " + v.type.str() + ", expected bool");
   }
   setOutput(node, DType::Bool, broadcastAll(node));
 }
@@ -222,9 +216,9 @@ void inferWhere(Node &node) {
   const Value &x = requireInput(node, 1, "X");
   const Value &y = requireInput(node, 2, "Y");
   if (c.type.dtype != DType::Bool)
-    fail(node, "input 'condition' is " + c.type.str() + ", expected bool");
+    unsupported(node, "input 'condition' is " + c.type.str() + ", expected bool");
   if (x.type.dtype != y.type.dtype)
-    fail(node, "input 'Y' is " + y.type.str() + " but 'X' is " + x.type.str());
+    unsupported(node, "input 'Y' is " + y.type.str() + " but 'X' is " + x.type.str());
   setOutput(node, x.type.dtype, broadcastAll(node));
 }
 
@@ -232,7 +226,7 @@ void inferWhere(Node &node) {
 void inferFloatTest(Node &node) {
   const Value &x = requireInput(node, 0, "X");
   if (x.type.dtype != DType::Float32)
-    fail(node, "input 'X' is " + x.type.str() + "; only float32 is supported");
+    unsupported(node, "input 'X' is " + x.type.str() + "; only float32 is supported");
   setOutput(node, DType::Bool, x.type.shape);
 }
 

@@ -21,11 +21,9 @@
 #include <algorithm>
 
 namespace bundlefit {
-namespace {
 
-[[noreturn]] void fail(const Node &node, const std::string &message) {
-  throw Error(ExitCode::Unsupported, node.describe() + ": " + message);
-}
+using lowering::unsupported;
+namespace {
 
 /// The geometry of one Col2Im as 2-D (a 1-D image is height 1, kernel 1).
 struct Geometry {
@@ -38,8 +36,8 @@ struct Geometry {
 std::vector<int64_t> intsAttr(const Node &node, const char *name, size_t size, int64_t fill) {
   std::vector<int64_t> values = node.attrs.getInts(name, std::vector<int64_t>(size, fill));
   if (values.size() != size)
-    fail(node, std::string("attribute '") + name + "' has " + std::to_string(values.size()) +
-                   " entries, expected " + std::to_string(size));
+    unsupported(node, std::string("attribute '") + name + "' has " + std::to_string(values.size()) +
+                          " entries, expected " + std::to_string(size));
   return values;
 }
 
@@ -48,17 +46,19 @@ std::vector<int64_t> intsAttr(const Node &node, const char *name, size_t size, i
 Geometry geometryOf(const Node &node) {
   const Value *x = node.input(0);
   if (!x || !node.output(0))
-    fail(node, "needs input 'input' and an output");
+    unsupported(node, "needs input 'input' and an output");
   if (x->type.rank() != 3)
-    fail(node, "input " + x->type.str() + " must have rank 3 [N, C x prod(block_shape), L]");
+    unsupported(node, "input " + x->type.str() + " must have rank 3 [N, C x prod(block_shape), L]");
   const std::vector<int64_t> image = constantOperand(node, 1, "image_shape");
   const std::vector<int64_t> block = constantOperand(node, 2, "block_shape");
   if (image.size() != block.size())
-    fail(node, "inputs 'image_shape' and 'block_shape' have " + std::to_string(image.size()) +
-                   " and " + std::to_string(block.size()) + " entries; they must match");
+    unsupported(node, "inputs 'image_shape' and 'block_shape' have " +
+                          std::to_string(image.size()) + " and " + std::to_string(block.size()) +
+                          " entries; they must match");
   if (image.empty() || image.size() > 2)
-    fail(node, std::to_string(image.size()) +
-                   " spatial dimensions; bundlefit runs Col2Im on 1 or 2 (1-D or 2-D images)");
+    unsupported(node,
+                std::to_string(image.size()) +
+                    " spatial dimensions; bundlefit runs Col2Im on 1 or 2 (1-D or 2-D images)");
   const size_t rank = image.size();
   const std::vector<int64_t> dilations = intsAttr(node, "dilations", rank, 1);
   const std::vector<int64_t> strides = intsAttr(node, "strides", rank, 1);
@@ -69,33 +69,35 @@ Geometry geometryOf(const Node &node) {
   for (size_t d = 0; d < rank; ++d) {
     const std::string dim = " of spatial dimension " + std::to_string(d);
     if (image[d] < 1 || image[d] >= kLimit || block[d] < 1 || block[d] >= kLimit)
-      fail(node, "image_shape " + std::to_string(image[d]) + " and block_shape " +
-                     std::to_string(block[d]) + dim + " must be in 1..2^31-1");
+      unsupported(node, "image_shape " + std::to_string(image[d]) + " and block_shape " +
+                            std::to_string(block[d]) + dim + " must be in 1..2^31-1");
     if (dilations[d] < 1 || dilations[d] >= kLimit || strides[d] < 1 || strides[d] >= kLimit)
-      fail(node, "attributes 'dilations' and 'strides'" + dim + " must be in 1..2^31-1");
+      unsupported(node, "attributes 'dilations' and 'strides'" + dim + " must be in 1..2^31-1");
     if (pads[d] < 0 || pads[d] >= kLimit || pads[d + rank] < 0 || pads[d + rank] >= kLimit)
-      fail(node, "attribute 'pads'" + dim + " must be in 0..2^31-1");
+      unsupported(node, "attribute 'pads'" + dim + " must be in 0..2^31-1");
     // All operands are below 2^31: these sums and products fit in int64.
     const int64_t span = dilations[d] * (block[d] - 1) + 1;
     const int64_t padded = image[d] + pads[d] + pads[d + rank];
     if (padded < span)
-      fail(node, "the block" + dim + " (" + std::to_string(span) +
-                     " with dilation) is larger than the padded image (" + std::to_string(padded) +
-                     ")");
+      unsupported(node, "the block" + dim + " (" + std::to_string(span) +
+                            " with dilation) is larger than the padded image (" +
+                            std::to_string(padded) + ")");
     perDim[d] = (padded - span) / strides[d] + 1;
     std::optional<int64_t> nextBlocks = checkedMul(blocks, perDim[d]);
     std::optional<int64_t> nextSize = checkedMul(blockSize, block[d]);
     if (!nextBlocks || !nextSize)
-      fail(node, "the number of blocks or the block size overflows int64");
+      unsupported(node, "the number of blocks or the block size overflows int64");
     blocks = *nextBlocks, blockSize = *nextSize;
   }
   const Shape &s = x->type.shape;
   if (s[1] % blockSize != 0)
-    fail(node, "input " + x->type.str() + ": dimension 1 is not a multiple of the block size " +
-                   std::to_string(blockSize));
+    unsupported(node, "input " + x->type.str() +
+                          ": dimension 1 is not a multiple of the block size " +
+                          std::to_string(blockSize));
   if (s[2] != blocks)
-    fail(node, "input " + x->type.str() + ": dimension 2 must be the number of blocks, " +
-                   std::to_string(blocks) + " for this image, block, dilations, pads and strides");
+    unsupported(node, "input " + x->type.str() + ": dimension 2 must be the number of blocks, " +
+                          std::to_string(blocks) +
+                          " for this image, block, dilations, pads and strides");
   Geometry g;
   g.batch = s[0], g.channels = s[1] / blockSize;
   if (rank == 2) {
@@ -112,12 +114,12 @@ void inferCol2Im(Node &node) {
   const Geometry g = geometryOf(node);
   const Value *x = node.input(0);
   if (x->type.dtype != DType::Float32)
-    fail(node, "input " + x->type.str() + ": Col2Im runs on float32");
+    unsupported(node, "input " + x->type.str() + ": Col2Im runs on float32");
   const std::vector<int64_t> image = node.input(1)->toInts();
   Shape shape{g.batch, g.channels};
   shape.insert(shape.end(), image.begin(), image.end());
   if (!checkedElementCount(shape))
-    fail(node, "output " + shapeToString(shape) + " overflows int64");
+    unsupported(node, "output " + shapeToString(shape) + " overflows int64");
   node.output(0)->type.dtype = DType::Float32;
   node.output(0)->type.shape = shape;
 }
@@ -162,7 +164,7 @@ std::vector<KernelCall> lowerCol2Im(const Node &node, const PlanView &) {
   // The kernel takes int32 counts: N x C planes and the element counts must fit.
   if (!checkedMul(g.batch, g.channels) || g.batch * g.channels >= (int64_t(1) << 31) ||
       x->type.numElements() >= (int64_t(1) << 31) || y->type.numElements() >= (int64_t(1) << 31))
-    fail(node, "tensors of 2^31 elements or more are past the bundle kernels' int32 counts");
+    unsupported(node, "tensors of 2^31 elements or more are past the bundle kernels' int32 counts");
   return {call("bf_col2im_f32",
                {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(g.batch * g.channels),
                 KernelArg::i32(g.height), KernelArg::i32(g.width), KernelArg::i32(g.kernelH),

@@ -10,21 +10,20 @@
 #include "movement/Movement.h"
 
 #include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/Error.h"
 
 namespace bundlefit {
-namespace {
 
-[[noreturn]] void fail(const Node &node, const std::string &message) {
-  throw Error(ExitCode::Unsupported, node.describe() + ": " + message);
-}
+using shape_helpers::unsupported;
+namespace {
 
 const Value &data(const Node &node) {
   const Value *x = node.input(0);
   if (!x || !node.output(0))
-    fail(node, "needs input 'input' and an output");
+    unsupported(node, "needs input 'input' and an output");
   return *x;
 }
 
@@ -38,11 +37,11 @@ void inferExpand(Node &node) {
   std::vector<int64_t> target = constantOperand(node, 1, "shape");
   for (int64_t d : target)
     if (d < 0)
-      fail(node, "input 'shape' has a negative dimension " + std::to_string(d));
+      unsupported(node, "input 'shape' has a negative dimension " + std::to_string(d));
   Shape shape;
   if (!broadcastShapes(x.type.shape, Shape(target.begin(), target.end()), shape))
-    fail(node, "input " + x.type.str() + " does not broadcast to shape " +
-                   shapeToString(Shape(target.begin(), target.end())));
+    unsupported(node, "input " + x.type.str() + " does not broadcast to shape " +
+                          shapeToString(Shape(target.begin(), target.end())));
   setOutput(node, x.type.dtype, shape);
 }
 
@@ -50,14 +49,14 @@ void inferTile(Node &node) {
   const Value &x = data(node);
   std::vector<int64_t> repeats = constantOperand(node, 1, "repeats");
   if (repeats.size() != x.type.rank())
-    fail(node, "input 'repeats' has " + std::to_string(repeats.size()) + " entries for a rank-" +
-                   std::to_string(x.type.rank()) + " input");
+    unsupported(node, "input 'repeats' has " + std::to_string(repeats.size()) +
+                          " entries for a rank-" + std::to_string(x.type.rank()) + " input");
   Shape shape = x.type.shape;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (repeats[d] < 0)
-      fail(node, "input 'repeats' has a negative entry");
+      unsupported(node, "input 'repeats' has a negative entry");
     if (repeats[d] != 0 && shape[d] > INT64_MAX / repeats[d])
-      fail(node, "the output dimension " + std::to_string(d) + " overflows int64");
+      unsupported(node, "the output dimension " + std::to_string(d) + " overflows int64");
     shape[d] *= repeats[d];
   }
   setOutput(node, x.type.dtype, shape);
@@ -68,20 +67,20 @@ void inferSpaceDepth(Node &node) {
   const Value &x = data(node);
   const int64_t b = node.attrs.getInt("blocksize", 0);
   if (x.type.rank() != 4)
-    fail(node, "input " + x.type.str() + " must have rank 4 (NCHW)");
+    unsupported(node, "input " + x.type.str() + " must have rank 4 (NCHW)");
   if (b <= 0 || b > 4096)
-    fail(node, "attribute 'blocksize' must be in 1..4096, got " + std::to_string(b));
+    unsupported(node, "attribute 'blocksize' must be in 1..4096, got " + std::to_string(b));
   Shape s = x.type.shape;
   if (node.opType == "DepthToSpace") {
     const std::string mode = node.attrs.getString("mode", "DCR");
     if (mode != "DCR" && mode != "CRD")
-      fail(node, "attribute 'mode' must be DCR or CRD, got '" + mode + "'");
+      unsupported(node, "attribute 'mode' must be DCR or CRD, got '" + mode + "'");
     if (s[1] % (b * b) != 0)
-      fail(node, "channels " + std::to_string(s[1]) + " are not a multiple of blocksize^2");
+      unsupported(node, "channels " + std::to_string(s[1]) + " are not a multiple of blocksize^2");
     setOutput(node, x.type.dtype, {s[0], s[1] / (b * b), s[2] * b, s[3] * b});
   } else {
     if (s[2] % b != 0 || s[3] % b != 0)
-      fail(node, "height and width " + shapeToString(s) + " are not multiples of blocksize");
+      unsupported(node, "height and width " + shapeToString(s) + " are not multiples of blocksize");
     setOutput(node, x.type.dtype, {s[0], s[1] * b * b, s[2] / b, s[3] / b});
   }
 }
@@ -89,9 +88,9 @@ void inferSpaceDepth(Node &node) {
 void inferTrilu(Node &node) {
   const Value &x = data(node);
   if (x.type.rank() < 2)
-    fail(node, "input " + x.type.str() + " must have rank >= 2");
+    unsupported(node, "input " + x.type.str() + " must have rank >= 2");
   if (node.input(1) && constantOperand(node, 1, "k").size() != 1)
-    fail(node, "input 'k' must be a scalar");
+    unsupported(node, "input 'k' must be a scalar");
   setOutput(node, x.type.dtype, x.type.shape);
 }
 
@@ -102,10 +101,10 @@ uint64_t noMacs(const Node &) { return 0; }
 std::vector<int64_t> constantOperand(const Node &node, size_t index, const char *name) {
   const Value *v = node.input(index);
   if (!v)
-    fail(node, std::string("missing input '") + name + "'");
+    unsupported(node, std::string("missing input '") + name + "'");
   if (!v->isConstant())
-    fail(node,
-         std::string("input '") + name + "' must be a constant (bundlefit compiles static shapes)");
+    unsupported(node, std::string("input '") + name +
+                          "' must be a constant (bundlefit compiles static shapes)");
   return v->toInts();
 }
 

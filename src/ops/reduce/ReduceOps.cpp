@@ -12,41 +12,40 @@
 #include "reduce/Reduce.h"
 
 #include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/support/Error.h"
 
 #include <set>
 
 namespace bundlefit {
-namespace {
 
-[[noreturn]] void fail(const Node &node, const std::string &message) {
-  throw Error(ExitCode::Unsupported, node.describe() + ": " + message);
-}
+using shape_helpers::unsupported;
+namespace {
 
 void inferReduce(Node &node) {
   const Value *data = node.input(0);
   if (!data)
-    fail(node, "missing input 'data'");
+    unsupported(node, "missing input 'data'");
   std::vector<int64_t> axes = node.attrs.getInts("axes");
   if (const Value *axesInput = node.input(1)) {
     if (!axesInput->isConstant())
-      fail(node, "input 'axes' must be a constant (bundlefit compiles static shapes)");
+      unsupported(node, "input 'axes' must be a constant (bundlefit compiles static shapes)");
     axes = axesInput->toInts();
   }
   int64_t rank = int64_t(data->type.rank());
   std::set<int64_t> reduced;
   for (int64_t axis : axes) {
     if (axis < -rank || axis >= rank)
-      fail(node,
-           "'axes' entry " + std::to_string(axis) + " is out of range for " + data->type.str());
+      unsupported(node, "'axes' entry " + std::to_string(axis) + " is out of range for " +
+                            data->type.str());
     reduced.insert(axis < 0 ? axis + rank : axis);
   }
   bool keepDims = node.attrs.getInt("keepdims", 1) != 0;
   if (axes.empty() && node.attrs.getInt("noop_with_empty_axes", 0) != 0) {
     Value *out = node.output(0);
     if (!out)
-      fail(node, "has no output");
+      unsupported(node, "has no output");
     out->type.dtype = data->type.dtype;
     out->type.shape = data->type.shape;
     return;
@@ -61,7 +60,7 @@ void inferReduce(Node &node) {
   }
   Value *out = node.output(0);
   if (!out)
-    fail(node, "has no output");
+    unsupported(node, "has no output");
   out->type.dtype = data->type.dtype;
   out->type.shape = shape;
 }
@@ -72,7 +71,8 @@ int64_t normalizedAxis(const Node &node, int64_t fallback) {
   const int64_t rank = int64_t(data->type.rank());
   const int64_t axis = node.attrs.getInt("axis", fallback);
   if (axis < -rank || axis >= rank || rank == 0)
-    fail(node, "'axis' " + std::to_string(axis) + " is out of range for " + data->type.str());
+    unsupported(node,
+                "'axis' " + std::to_string(axis) + " is out of range for " + data->type.str());
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -80,7 +80,7 @@ void inferArgReduce(Node &node) {
   const Value *data = node.input(0);
   Value *out = node.output(0);
   if (!data || !out)
-    fail(node, "needs input 'data' and output 'reduced'");
+    unsupported(node, "needs input 'data' and output 'reduced'");
   const int64_t axis = normalizedAxis(node, 0);
   Shape shape = data->type.shape;
   if (node.attrs.getInt("keepdims", 1) != 0)
@@ -95,10 +95,10 @@ void inferHardmax(Node &node) {
   const Value *data = node.input(0);
   Value *out = node.output(0);
   if (!data || !out)
-    fail(node, "needs input 'input' and output 'output'");
+    unsupported(node, "needs input 'input' and output 'output'");
   normalizedAxis(node, -1);
   if (data->type.dtype != DType::Float32)
-    fail(node, "input '" + data->name + "' is " + data->type.str() + "; only float32");
+    unsupported(node, "input '" + data->name + "' is " + data->type.str() + "; only float32");
   out->type.dtype = data->type.dtype;
   out->type.shape = data->type.shape;
 }

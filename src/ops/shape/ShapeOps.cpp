@@ -18,6 +18,7 @@
 #include "shape/Shape.h"
 
 #include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "bundlefit/ops/BroadcastShape.h"
 #include "bundlefit/support/CheckedMath.h"
@@ -30,25 +31,17 @@
 #include <set>
 
 namespace bundlefit {
+
+using shape_helpers::requireInput;
+using shape_helpers::unsupported;
 namespace {
-
-[[noreturn]] void fail(const Node &node, const std::string &message) {
-  throw Error(ExitCode::Unsupported, node.describe() + ": " + message);
-}
-
-const Value &requireInput(const Node &node, size_t index, const char *name) {
-  const Value *value = node.input(index);
-  if (!value)
-    fail(node, std::string("missing input '") + name + "'");
-  return *value;
-}
 
 /// The elements of a constant operand (shape, starts, axes...).
 std::vector<int64_t> constantInts(const Node &node, size_t index, const char *name) {
   const Value &value = requireInput(node, index, name);
   if (!value.isConstant())
-    fail(node,
-         std::string("input '") + name + "' must be a constant (bundlefit compiles static shapes)");
+    unsupported(node, std::string("input '") + name +
+                          "' must be a constant (bundlefit compiles static shapes)");
   return value.toInts();
 }
 
@@ -70,15 +63,15 @@ std::vector<int64_t> optionalInts(const Node &node, size_t index, const char *na
 /// Maps an axis in [-rank, rank) to [0, rank); `what` names it in errors.
 int64_t normalizeAxis(const Node &node, int64_t axis, int64_t rank, const std::string &what) {
   if (axis < -rank || axis >= rank)
-    fail(node,
-         what + " = " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    unsupported(node, what + " = " + std::to_string(axis) + " is out of range for rank " +
+                          std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
 void setOutput(Node &node, size_t index, DType dtype, const Shape &shape) {
   Value *out = node.output(index);
   if (!out)
-    fail(node, "missing output " + std::to_string(index));
+    unsupported(node, "missing output " + std::to_string(index));
   out->type.dtype = dtype;
   out->type.shape = shape;
 }
@@ -97,11 +90,11 @@ std::vector<int64_t> transposePerm(const Node &node, size_t rank) {
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i)
     if (sorted[i] != int64_t(i) || sorted.size() != rank)
-      fail(node, "attribute 'perm' " + shapeToString(perm) + " is not a permutation of the " +
-                     std::to_string(rank) + " dims");
+      unsupported(node, "attribute 'perm' " + shapeToString(perm) +
+                            " is not a permutation of the " + std::to_string(rank) + " dims");
   if (perm.size() != rank)
-    fail(node, "attribute 'perm' " + shapeToString(perm) + " does not match rank " +
-                   std::to_string(rank));
+    unsupported(node, "attribute 'perm' " + shapeToString(perm) + " does not match rank " +
+                          std::to_string(rank));
   return perm;
 }
 
@@ -112,28 +105,29 @@ std::vector<int64_t> splitSizes(const Node &node, int64_t dim) {
   std::vector<int64_t> sizes = optionalInts(node, 1, "split", &given);
   size_t parts = node.outputs.size();
   if (node.attrs.has("num_outputs") && node.attrs.getInt("num_outputs", 0) != int64_t(parts))
-    fail(node,
-         "attribute 'num_outputs' does not match the node's " + std::to_string(parts) + " outputs");
+    unsupported(node, "attribute 'num_outputs' does not match the node's " + std::to_string(parts) +
+                          " outputs");
   if (given) {
     int64_t sum = 0;
     for (int64_t s : sizes) {
       std::optional<int64_t> next = checkedAdd(sum, s);
       if (s < 0 || !next)
-        fail(node, "input 'split' has a negative size or sizes past int64");
+        unsupported(node, "input 'split' has a negative size or sizes past int64");
       sum = *next;
     }
     if (sizes.size() != parts || sum != dim)
-      fail(node, "input 'split' " + shapeToString(sizes) + " does not split " +
-                     std::to_string(dim) + " elements into " + std::to_string(parts) + " outputs");
+      unsupported(node, "input 'split' " + shapeToString(sizes) + " does not split " +
+                            std::to_string(dim) + " elements into " + std::to_string(parts) +
+                            " outputs");
     return sizes;
   }
   if (parts == 0)
-    fail(node, "has no outputs");
+    unsupported(node, "has no outputs");
   int64_t chunk = (dim + int64_t(parts) - 1) / int64_t(parts);
   int64_t last = dim - chunk * int64_t(parts - 1);
   if (last < 0)
-    fail(node, "cannot split " + std::to_string(dim) + " elements into " + std::to_string(parts) +
-                   " parts");
+    unsupported(node, "cannot split " + std::to_string(dim) + " elements into " +
+                          std::to_string(parts) + " parts");
   sizes.assign(parts, chunk);
   sizes.back() = last;
   return sizes;
@@ -147,14 +141,14 @@ void sliceParams(const Node &node, const Shape &inShape, const std::vector<int64
                  std::vector<int64_t> &step, Shape &outShape) {
   int64_t rank = int64_t(inShape.size());
   if (starts.size() != ends.size())
-    fail(node, "inputs 'starts' and 'ends' have different lengths");
+    unsupported(node, "inputs 'starts' and 'ends' have different lengths");
   std::vector<int64_t> axes = axesIn;
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i)
       axes.push_back(int64_t(i));
   std::vector<int64_t> steps = stepsIn.empty() ? std::vector<int64_t>(starts.size(), 1) : stepsIn;
   if (axes.size() != starts.size() || steps.size() != starts.size())
-    fail(node, "inputs 'axes'/'steps' do not match the length of 'starts'");
+    unsupported(node, "inputs 'axes'/'steps' do not match the length of 'starts'");
   start.assign(size_t(rank), 0);
   step.assign(size_t(rank), 1);
   outShape = inShape;
@@ -162,11 +156,11 @@ void sliceParams(const Node &node, const Shape &inShape, const std::vector<int64
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t axis = normalizeAxis(node, axes[i], rank, "input 'axes' entry");
     if (!seen.insert(axis).second)
-      fail(node, "input 'axes' repeats axis " + std::to_string(axes[i]));
+      unsupported(node, "input 'axes' repeats axis " + std::to_string(axes[i]));
     int64_t dim = inShape[size_t(axis)];
     int64_t s = starts[i], e = ends[i], st = steps[i];
     if (st == 0)
-      fail(node, "input 'steps' has a 0 step");
+      unsupported(node, "input 'steps' has a 0 step");
     if (s < 0)
       s += dim;
     if (e < 0)
@@ -196,8 +190,8 @@ std::vector<int64_t> padAmounts(const Node &node, size_t rank, const std::vector
     for (size_t i = 0; i < rank; ++i)
       axes.push_back(int64_t(i));
   if (pads.size() != 2 * axes.size())
-    fail(node, "input 'pads' has " + std::to_string(pads.size()) + " values, expected " +
-                   std::to_string(2 * axes.size()));
+    unsupported(node, "input 'pads' has " + std::to_string(pads.size()) + " values, expected " +
+                          std::to_string(2 * axes.size()));
   std::vector<int64_t> full(2 * rank, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t axis = normalizeAxis(node, axes[i], int64_t(rank), "input 'axes' entry");
@@ -223,20 +217,21 @@ void inferReshape(Node &node) {
     int64_t dim = requested[i];
     if (dim == 0 && !allowZero) {
       if (i >= data.type.rank())
-        fail(node, "input 'shape' copies dim " + std::to_string(i) + " (0) but 'data' is " +
-                       data.type.str());
+        unsupported(node, "input 'shape' copies dim " + std::to_string(i) + " (0) but 'data' is " +
+                              data.type.str());
       dim = data.type.shape[i];
     }
     if (dim == -1) {
       if (inferred >= 0)
-        fail(node, "input 'shape' has more than one -1");
+        unsupported(node, "input 'shape' has more than one -1");
       inferred = int64_t(i);
     } else if (dim < 0) {
-      fail(node, "input 'shape' has invalid dim " + std::to_string(dim));
+      unsupported(node, "input 'shape' has invalid dim " + std::to_string(dim));
     } else {
       std::optional<int64_t> product = checkedMul(known, dim);
       if (!product)
-        fail(node, "input 'shape' " + shapeToString(requested) + " overflows int64 elements");
+        unsupported(node,
+                    "input 'shape' " + shapeToString(requested) + " overflows int64 elements");
       known = *product;
     }
     shape.push_back(dim);
@@ -244,13 +239,13 @@ void inferReshape(Node &node) {
   int64_t total = data.type.numElements();
   if (inferred >= 0) {
     if (known == 0 || total % known != 0)
-      fail(node, "cannot infer the -1 in input 'shape' " + shapeToString(requested) +
-                     " for 'data' " + data.type.str());
+      unsupported(node, "cannot infer the -1 in input 'shape' " + shapeToString(requested) +
+                            " for 'data' " + data.type.str());
     shape[size_t(inferred)] = total / known;
   }
   if (numElements(shape) != total)
-    fail(node,
-         "input 'shape' " + shapeToString(requested) + " does not match 'data' " + data.type.str());
+    unsupported(node, "input 'shape' " + shapeToString(requested) + " does not match 'data' " +
+                          data.type.str());
   setOutput(node, 0, data.type.dtype, shape);
 }
 
@@ -259,8 +254,8 @@ void inferFlatten(Node &node) {
   int64_t rank = int64_t(input.type.rank());
   int64_t axis = node.attrs.getInt("axis", 1);
   if (axis < -rank || axis > rank)
-    fail(node,
-         "attribute 'axis' = " + std::to_string(axis) + " is out of range for " + input.type.str());
+    unsupported(node, "attribute 'axis' = " + std::to_string(axis) + " is out of range for " +
+                          input.type.str());
   if (axis < 0)
     axis += rank;
   int64_t outer = 1, inner = 1;
@@ -278,8 +273,8 @@ void inferSqueeze(Node &node) {
   for (int64_t axis : axes) {
     int64_t a = normalizeAxis(node, axis, rank, "axes entry");
     if (data.type.shape[size_t(a)] != 1)
-      fail(node, "cannot squeeze axis " + std::to_string(axis) + " of 'data' " + data.type.str() +
-                     " (size is not 1)");
+      unsupported(node, "cannot squeeze axis " + std::to_string(axis) + " of 'data' " +
+                            data.type.str() + " (size is not 1)");
     squeezed.insert(a);
   }
   Shape shape;
@@ -297,12 +292,12 @@ void inferUnsqueeze(Node &node) {
   bool given = false;
   std::vector<int64_t> axes = optionalInts(node, 1, "axes", &given);
   if (!given)
-    fail(node, "missing input 'axes'");
+    unsupported(node, "missing input 'axes'");
   int64_t outRank = int64_t(data.type.rank() + axes.size());
   std::set<int64_t> inserted;
   for (int64_t axis : axes)
     if (!inserted.insert(normalizeAxis(node, axis, outRank, "axes entry")).second)
-      fail(node, "input 'axes' repeats axis " + std::to_string(axis));
+      unsupported(node, "input 'axes' repeats axis " + std::to_string(axis));
   Shape shape;
   size_t next = 0;
   for (int64_t i = 0; i < outRank; ++i)
@@ -321,10 +316,10 @@ void inferTranspose(Node &node) {
 
 void inferConcat(Node &node) {
   if (node.inputs.empty())
-    fail(node, "needs at least one input");
+    unsupported(node, "needs at least one input");
   const Value &first = requireInput(node, 0, "inputs");
   if (!node.attrs.has("axis"))
-    fail(node, "missing attribute 'axis'");
+    unsupported(node, "missing attribute 'axis'");
   int64_t rank = int64_t(first.type.rank());
   int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", 0), rank, "attribute 'axis'");
   Shape shape = first.type.shape;
@@ -335,9 +330,9 @@ void inferConcat(Node &node) {
     for (int64_t d = 0; compatible && d < rank; ++d)
       compatible = d == axis || input.type.shape[size_t(d)] == first.type.shape[size_t(d)];
     if (!compatible)
-      fail(node, "input " + std::to_string(i) + " '" + input.name + "' " + input.type.str() +
-                     " cannot be concatenated with " + first.type.str() + " on axis " +
-                     std::to_string(axis));
+      unsupported(node, "input " + std::to_string(i) + " '" + input.name + "' " + input.type.str() +
+                            " cannot be concatenated with " + first.type.str() + " on axis " +
+                            std::to_string(axis));
     shape[size_t(axis)] += input.type.shape[size_t(axis)];
   }
   setOutput(node, 0, first.type.dtype, shape);
@@ -373,18 +368,19 @@ void inferPad(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   std::string mode = node.attrs.getString("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    fail(node,
-         "attribute 'mode' = '" + mode + "' is not supported (constant, reflect, edge, wrap)");
+    unsupported(node, "attribute 'mode' = '" + mode +
+                          "' is not supported (constant, reflect, edge, wrap)");
   bool given = false;
   std::vector<int64_t> pads = optionalInts(node, 1, "pads", &given);
   if (!given)
-    fail(node, "missing input 'pads'");
+    unsupported(node, "missing input 'pads'");
   std::vector<int64_t> axes =
       node.input(3) ? constantInts(node, 3, "axes") : std::vector<int64_t>{};
   if (const Value *value = node.input(2))
     if (value->type.numElements() != 1 || value->type.dtype != data.type.dtype)
-      fail(node, "input 'constant_value' must be a " + std::string(dtypeName(data.type.dtype)) +
-                     " scalar, got " + value->type.str());
+      unsupported(node, "input 'constant_value' must be a " +
+                            std::string(dtypeName(data.type.dtype)) + " scalar, got " +
+                            value->type.str());
   size_t rank = data.type.rank();
   std::vector<int64_t> full = padAmounts(node, rank, pads, axes);
   Shape shape = data.type.shape;
@@ -394,13 +390,13 @@ void inferPad(Node &node) {
     if (padded)
       padded = checkedAdd(shape[i], *padded);
     if (!padded)
-      fail(node, "input 'pads' of dim " + std::to_string(i) + " overflow int64");
+      unsupported(node, "input 'pads' of dim " + std::to_string(i) + " overflow int64");
     shape[i] = *padded;
     if (shape[i] < 0)
-      fail(node,
-           "input 'pads' crops dim " + std::to_string(i) + " of " + data.type.str() + " below 0");
+      unsupported(node, "input 'pads' crops dim " + std::to_string(i) + " of " + data.type.str() +
+                            " below 0");
     if (mode != "constant" && data.type.shape[i] == 0 && shape[i] > 0)
-      fail(node, "mode '" + mode + "' cannot pad an empty dim");
+      unsupported(node, "mode '" + mode + "' cannot pad an empty dim");
   }
   setOutput(node, 0, data.type.dtype, shape);
 }
@@ -415,7 +411,7 @@ void inferDropout(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   if (const Value *training = node.input(2))
     if (!training->isConstant() || training->toInts() != std::vector<int64_t>{0})
-      fail(node, "input 'training_mode' must be a constant false (inference only)");
+      unsupported(node, "input 'training_mode' must be a constant false (inference only)");
   setOutput(node, 0, data.type.dtype, data.type.shape);
   if (node.output(1))
     setOutput(node, 1, DType::Bool, data.type.shape);
@@ -445,7 +441,7 @@ void inferSize(Node &node) {
 void inferEyeLike(Node &node) {
   const Value &input = requireInput(node, 0, "input");
   if (input.type.rank() != 2)
-    fail(node, "input " + input.type.str() + " must be 2-D");
+    unsupported(node, "input " + input.type.str() + " must be 2-D");
   DType dtype = input.type.dtype;
   if (node.attrs.has("dtype")) {
     switch (node.attrs.getInt("dtype", 1)) {
@@ -468,8 +464,8 @@ void inferEyeLike(Node &node) {
       dtype = DType::Bool;
       break;
     default:
-      fail(node, "attribute 'dtype'=" + std::to_string(node.attrs.getInt("dtype", 1)) +
-                     " is not supported");
+      unsupported(node, "attribute 'dtype'=" + std::to_string(node.attrs.getInt("dtype", 1)) +
+                            " is not supported");
     }
   }
   setOutput(node, 0, dtype, input.type.shape);
@@ -479,15 +475,16 @@ void inferGather(Node &node) {
   const Value &data = requireInput(node, 0, "data");
   const Value &indices = requireInput(node, 1, "indices");
   if (indices.type.dtype != DType::Int64 && indices.type.dtype != DType::Int32)
-    fail(node, "input 'indices' must be int32 or int64, got " + indices.type.str());
+    unsupported(node, "input 'indices' must be int32 or int64, got " + indices.type.str());
   int64_t rank = int64_t(data.type.rank());
   int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", 0), rank, "attribute 'axis'");
   if (indices.isConstant()) {
     int64_t dim = data.type.shape[size_t(axis)];
     for (int64_t index : indices.toInts())
       if (index < -dim || index >= dim)
-        fail(node, "input 'indices' holds " + std::to_string(index) + ", out of range for dim " +
-                       std::to_string(dim) + " of 'data' " + data.type.str());
+        unsupported(node, "input 'indices' holds " + std::to_string(index) +
+                              ", out of range for dim " + std::to_string(dim) + " of 'data' " +
+                              data.type.str());
   }
   Shape shape(data.type.shape.begin(), data.type.shape.begin() + axis);
   shape.insert(shape.end(), indices.type.shape.begin(), indices.type.shape.end());
@@ -499,10 +496,10 @@ void inferConstantOfShape(Node &node) {
   Shape shape = constantInts(node, 0, "input");
   for (int64_t dim : shape)
     if (dim < 0)
-      fail(node, "input 'input' has a negative dim " + std::to_string(dim));
+      unsupported(node, "input 'input' has a negative dim " + std::to_string(dim));
   int64_t dtype = node.attrs.getInt("value_dtype", int64_t(DType::Float32));
   if (dtype < 0 || dtype > int64_t(DType::Bool))
-    fail(node, "attribute 'value_dtype' = " + std::to_string(dtype) + " is not a DType");
+    unsupported(node, "attribute 'value_dtype' = " + std::to_string(dtype) + " is not a DType");
   setOutput(node, 0, DType(dtype), shape);
 }
 
@@ -513,19 +510,19 @@ void inferRange(Node &node) {
   for (size_t i = 0; i < 3; ++i) {
     const Value &input = requireInput(node, i, names[i]);
     if (!input.isConstant())
-      fail(node, std::string("input '") + names[i] +
-                     "' must be a constant (bundlefit compiles static shapes)");
+      unsupported(node, std::string("input '") + names[i] +
+                            "' must be a constant (bundlefit compiles static shapes)");
     if (input.type.numElements() != 1 || input.type.dtype != dtype)
-      fail(node, std::string("input '") + names[i] +
-                     "' must be a scalar of the same type as "
-                     "'start', got " +
-                     input.type.str());
+      unsupported(node, std::string("input '") + names[i] +
+                            "' must be a scalar of the same type as "
+                            "'start', got " +
+                            input.type.str());
     v[i] = input.elementAsDouble(0);
   }
   if (dtype != DType::Float32 && dtype != DType::Int32 && dtype != DType::Int64)
-    fail(node, std::string("dtype ") + dtypeName(dtype) + " is not supported");
+    unsupported(node, std::string("dtype ") + dtypeName(dtype) + " is not supported");
   if (v[2] == 0)
-    fail(node, "input 'delta' is 0");
+    unsupported(node, "input 'delta' is 0");
   // The element count must be exact and fit int64 for every input: a float
   // quotient that is not finite (or past 2^62) and an integer span past
   // int64 would otherwise wrap or be undefined.
@@ -533,10 +530,10 @@ void inferRange(Node &node) {
   if (dtype == DType::Float32) {
     for (size_t i = 0; i < 3; ++i)
       if (!std::isfinite(v[i]))
-        fail(node, std::string("input '") + names[i] + "' is not finite");
+        unsupported(node, std::string("input '") + names[i] + "' is not finite");
     double quotient = std::ceil((v[1] - v[0]) / v[2]);
     if (!(quotient < 0x1p62))
-      fail(node, "(limit - start) / delta is past 2^62 elements");
+      unsupported(node, "(limit - start) / delta is past 2^62 elements");
     count = quotient > 0 ? int64_t(quotient) : 0;
   } else {
     // Exact integer ceil division in 128 bits: limit - start of two int64
@@ -548,7 +545,7 @@ void inferRange(Node &node) {
       span = -span, step = -step;
     __int128 elements = span > 0 ? (span + step - 1) / step : 0;
     if (elements > std::numeric_limits<int64_t>::max())
-      fail(node, "(limit - start) / delta is past 2^63 elements");
+      unsupported(node, "(limit - start) / delta is past 2^63 elements");
     count = int64_t(elements);
   }
   setOutput(node, 0, dtype, {count});
