@@ -27,9 +27,11 @@ FLAGS = {
     "cortex-m7": ["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"],
     "cortex-m33": ["-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"],
 }
-# The functions bundlefit's int8-cmsis bundles call (src/quant/CmsisLayout.cpp).
+# The functions bundlefit's int8-cmsis bundles call (src/quant/CmsisLayout.cpp), and those of
+# int16x8 TFLite models (src/ops/int16x8).
 FUNCTIONS = ["arm_convolve_wrapper_s8", "arm_depthwise_conv_wrapper_s8", "arm_fully_connected_s8",
-             "arm_avgpool_s8", "arm_max_pool_s8", "arm_softmax_s8"]
+             "arm_avgpool_s8", "arm_max_pool_s8", "arm_softmax_s8", "arm_convolve_wrapper_s16",
+             "arm_elementwise_add_s16"]
 
 
 def run(argv, **kw):
