@@ -68,8 +68,8 @@ const ShapeClassPolicy kPolicies[] = {
 // kMaxSpecialisedConvolutions (patch tiles multiply them): all four pointers
 // at run time, the C kernel's restrict already says they do not alias.
 const ShapeClassPolicy kConvolutionPolicies[] = {
-    {"bf_conv2d_f32", 23, {}, {}, true},
-    {"bf_conv_transpose2d_f32", 23, {}, {}, true},
+    {"bf_conv2d_f32", 8, {}, {}, true},
+    {"bf_conv_transpose2d_f32", 8, {}, {}, true},
 };
 
 const ShapeClassPolicy *policyFor(llvm::StringRef name) {

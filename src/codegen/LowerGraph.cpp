@@ -8,21 +8,18 @@
 //
 // Operators describe their calls as data (OpDef::lower, Int8Def::lower,
 // CmsisDef::call: KernelCall.h) and emitKernelCall is the one place that
-// turns a call into IR. The convolution family (Conv, pools, Gemm, MatMul)
-// still has its emitters below, until its kernels take parameter structs;
-// they are why this file is above ~800 lines.
+// turns a call into IR. Gemm and MatMul still have emitters below, until
+// their kernels take parameter structs.
 //
 //===----------------------------------------------------------------------===//
 #include "LowerGraph.h"
 #include "KernelParamsCheck.h"
-#include "LowerFused.h"
 #include "LowerInt8.h"
 #include "NodeFunctions.h"
 
-#include "bundlefit/ops/ShapeHelpers.h"
-
 #include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/ops/FusedActivations.h"
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/LowerHelpers.h"
 #include "bundlefit/ops/OpRegistry.h"
@@ -40,7 +37,6 @@
 #include <climits>
 #include <map>
 #include <optional>
-#include <unordered_map>
 
 namespace bundlefit {
 
@@ -61,80 +57,6 @@ Activation fusedActivation(const Node &node) {
   return act;
 }
 
-/// Spatial parameters of a 1-D or 2-D window op, as 2-D (1-D gets H = 1).
-struct Window {
-  int64_t N = 1, C = 1, H = 1, W = 1, OH = 1, OW = 1, KH = 1, KW = 1;
-  int64_t strideH = 1, strideW = 1, dilH = 1, dilW = 1;
-  int64_t padT = 0, padL = 0, padB = 0, padR = 0;
-};
-
-/// Window geometry of Conv/Pool (`transposed` false) or ConvTranspose. Pads
-/// come from bundlefit/ops/ShapeHelpers.h, the helper type inference and the
-/// interpreter use, so auto_pad / output_shape / ceil_mode resolve exactly as
-/// they do there (ConvTranspose SAME pads depend on the *input* length and may
-/// be negative with output_shape; a private copy of the formula got it wrong).
-struct SpatialWindow {
-  Ints strides, dilations, padsBegin, padsEnd;
-};
-
-SpatialWindow resolveSpatial(const Node &node, const Shape &in, const Shape &out,
-                             const Ints &kernel, bool transposed, bool ceilMode) {
-  const size_t rank = in.size();
-  if (rank < 3 || rank > 5)
-    throw Error(ExitCode::Unsupported, node.describe() + ": only 1-D, 2-D and 3-D windows (input " +
-                                           shapeToString(in) + ") are supported");
-  const size_t spatial = rank - 2;
-  if (kernel.size() != spatial || out.size() != rank)
-    throw Error(ExitCode::Unsupported, node.describe() + ": kernel/output do not match the rank");
-  const Ints inSpatial(in.begin() + 2, in.end());
-  Ints strides, dilations, padsBegin, padsEnd, outSpatial;
-  if (transposed) {
-    shape_helpers::TransposeWindow t =
-        shape_helpers::resolveTransposeWindow(node, inSpatial, kernel);
-    strides = t.strides, dilations = t.dilations, outSpatial = t.outSpatial;
-    padsBegin = t.padsBegin, padsEnd = t.padsEnd;
-  } else {
-    shape_helpers::Window t = shape_helpers::resolveWindow(node, inSpatial, kernel, ceilMode);
-    strides = t.strides, dilations = t.dilations, outSpatial = t.outSpatial;
-    padsBegin = t.padsBegin, padsEnd = t.padsEnd;
-  }
-  // The kernels take the output extent from `out`: it must be what the
-  // geometry above produces, or the pads would be applied to another shape.
-  for (size_t i = 0; i < spatial; ++i)
-    if (outSpatial[i] != out[2 + i])
-      throw Error(ExitCode::Unsupported, node.describe() + ": output " + shapeToString(out) +
-                                             " differs from the window geometry");
-  return {strides, dilations, padsBegin, padsEnd};
-}
-
-Window windowOf(const Node &node, const Shape &in, const Shape &out, const Ints &kernel,
-                bool transposed, bool ceilMode) {
-  const size_t rank = in.size();
-  if (rank != 3 && rank != 4)
-    throw Error(ExitCode::Unsupported, node.describe() + ": only 1-D and 2-D windows (input " +
-                                           shapeToString(in) + ") are supported");
-  const SpatialWindow sw = resolveSpatial(node, in, out, kernel, transposed, ceilMode);
-  const Ints &strides = sw.strides, &dilations = sw.dilations;
-  const Ints &padsBegin = sw.padsBegin, &padsEnd = sw.padsEnd;
-  Window w;
-  w.N = in[0];
-  w.C = in[1];
-  w.OH = rank == 4 ? out[2] : 1;
-  w.OW = out[rank - 1];
-  w.H = rank == 4 ? in[2] : 1;
-  w.W = in[rank - 1];
-  if (rank == 4) {
-    w.KH = kernel[0], w.KW = kernel[1];
-    w.strideH = strides[0], w.strideW = strides[1];
-    w.dilH = dilations[0], w.dilW = dilations[1];
-    w.padT = padsBegin[0], w.padL = padsBegin[1], w.padB = padsEnd[0], w.padR = padsEnd[1];
-  } else {
-    w.KW = kernel[0], w.strideW = strides[0], w.dilW = dilations[0];
-    w.padL = padsBegin[0], w.padR = padsEnd[0];
-  }
-  return w;
-}
-
 class Lowering : public PlanView {
 public:
   Lowering(llvm::Module &module, const Graph &graph, const MemoryPlan &plan)
@@ -153,6 +75,20 @@ public:
     return Where{int(it->second.region), it->second.offset};
   }
   bool splitWeights() const override { return plan_.weightSegments.size() > 1; }
+  bool outputOnInput(const Node &node) const override {
+    if (!node.input(0) || !node.output())
+      return false;
+    auto x = plan_.placements.find(node.input(0)), y = plan_.placements.find(node.output());
+    if (x == plan_.placements.end() || y == plan_.placements.end())
+      return false;
+    return x->second.region == y->second.region && x->second.offset == y->second.offset &&
+           x->second.size > 0 && y->second.size > 0;
+  }
+  std::optional<uint64_t> scratchBytes(const Node &node) const override {
+    if (const Placement *scratch = plan_.scratchOf(&node))
+      return scratch->size;
+    return std::nullopt;
+  }
 
 private:
   // ---- values ----------------------------------------------------------
@@ -203,9 +139,6 @@ private:
   void emitInt8Calls(const Node &node);   // LowerInt8.h
   void lowerPatchStage(const Node &node); // ops/PatchStage.h
   void lowerView(const Node &node);
-  void lowerConv(const Node &node, bool transposed);
-  void lowerPool(const Node &node, bool isMax);
-  void lowerGlobalPool(const Node &node, bool isMax);
   void lowerGemm(const Node &node);
   void lowerMatMul(const Node &node);
 
@@ -498,28 +431,17 @@ void Lowering::lowerNode(const Node &node) {
   // Quantized: the int8 kernels (LowerInt8.cpp); a CMSIS-NN call (an int16x8 ADD's too).
   if (needsInt8Kernel(node) || node.attrs.has(kCmsisAttribute))
     return emitInt8Calls(node);
-  if (std::optional<KernelCall> memoryOpt = describeMemoryOptCall(node, plan_))
-    return emitKernelCall(*memoryOpt);
   // The families' float lowerings describe their calls (OpDef::lower).
   if (const OpDef *def = OpRegistry::get().find(op); def && def->lower) {
     for (const KernelCall &c : def->lower(node, *this))
       emitKernelCall(c);
     return;
   }
-  // The convolution family's emitters.
-  using Emitter = void (*)(Lowering &, const Node &);
-  static const std::unordered_map<std::string, Emitter> emitters = {
-      {"Conv", [](Lowering &l, const Node &n) { l.lowerConv(n, false); }},
-      {"ConvTranspose", [](Lowering &l, const Node &n) { l.lowerConv(n, true); }},
-      {"MaxPool", [](Lowering &l, const Node &n) { l.lowerPool(n, true); }},
-      {"AveragePool", [](Lowering &l, const Node &n) { l.lowerPool(n, false); }},
-      {"GlobalMaxPool", [](Lowering &l, const Node &n) { l.lowerGlobalPool(n, true); }},
-      {"GlobalAveragePool", [](Lowering &l, const Node &n) { l.lowerGlobalPool(n, false); }},
-      {"Gemm", [](Lowering &l, const Node &n) { l.lowerGemm(n); }},
-      {"MatMul", [](Lowering &l, const Node &n) { l.lowerMatMul(n); }},
-  };
-  if (auto it = emitters.find(op); it != emitters.end())
-    return it->second(*this, node);
+  // Gemm and MatMul's emitters (their kernels still take positional lists).
+  if (op == "Gemm")
+    return lowerGemm(node);
+  if (op == "MatMul")
+    return lowerMatMul(node);
   unsupported("no bundle kernel for this operator");
 }
 
@@ -607,7 +529,7 @@ void Lowering::emitKernelCall(const KernelCall &kernelCall) {
 
 void Lowering::emitInt8Calls(const Node &node) {
   std::vector<KernelCall> calls = describeInt8Calls(node);
-  rewriteInt8InPlaceCalls(node, plan_, calls); // --memory-opt (LowerFused.h)
+  rewriteInt8InPlaceCalls(node, *this, calls); // --memory-opt (ops/InPlaceOps.h)
   for (const KernelCall &c : calls)
     emitKernelCall(c);
 }
@@ -726,98 +648,6 @@ void Lowering::lowerView(const Node &node) {
   if (from.region == to.region && from.offset == to.offset)
     return; // Shared storage: nothing to do.
   call("bf_copy_bytes", {address(src), address(dst), i32(int64_t(dst->type.bytes()))});
-}
-
-void Lowering::lowerConv(const Node &node, bool transposed) {
-  const Value *x = in(node, 0), *w = in(node, 1), *b = node.input(2), *y = node.output(0);
-  requireFloat(x), requireFloat(w), requireFloat(y);
-  if (b)
-    requireFloat(b);
-  const Shape &ws = w->type.shape;
-  if (ws.size() != x->type.rank())
-    unsupported("weight rank differs from input rank");
-  // The weight's spatial dims are the kernel (as in the interpreter).
-  const Ints kernel(ws.begin() + 2, ws.end());
-  if (x->type.rank() == 5) { // 3-D: direct-loop kernels taking {D, H, W} tables.
-    const SpatialWindow sw =
-        resolveSpatial(node, x->type.shape, y->type.shape, kernel, transposed, false);
-    const Shape &xs = x->type.shape, &ys = y->type.shape;
-    const int64_t groups = node.attrs.getInt("group", 1);
-    if (groups <= 0 || xs[1] % groups != 0 || ys[1] % groups != 0)
-      unsupported("group " + std::to_string(groups) + " does not divide the channels");
-    const Activation act = fusedActivation(node);
-    call(transposed ? "bf_conv_transpose3d_f32" : "bf_conv3d_f32",
-         {address(x), address(w), address(b), address(y), i32(xs[0]), i32(xs[1]), i32(ys[1]),
-          intTable(Ints(xs.begin() + 2, xs.end())), intTable(Ints(ys.begin() + 2, ys.end())),
-          intTable(kernel), intTable(sw.strides), intTable(sw.padsBegin), intTable(sw.dilations),
-          i32(groups), i32(act.kind), f32(act.a), f32(act.b)});
-    return;
-  }
-  const Window win = windowOf(node, x->type.shape, y->type.shape, kernel, transposed, false);
-  const int64_t groups = node.attrs.getInt("group", 1);
-  const int64_t M = y->type.shape[1];
-  if (groups <= 0 || win.C % groups != 0 || M % groups != 0)
-    unsupported("group " + std::to_string(groups) + " does not divide the channels");
-  const Activation act = fusedActivation(node);
-  call(transposed ? "bf_conv_transpose2d_f32" : "bf_conv2d_f32",
-       {address(x),    address(w),    address(b),    address(y),       i32(win.N),
-        i32(win.C),    i32(win.H),    i32(win.W),    i32(M),           i32(win.OH),
-        i32(win.OW),   i32(win.KH),   i32(win.KW),   i32(win.strideH), i32(win.strideW),
-        i32(win.padT), i32(win.padL), i32(win.dilH), i32(win.dilW),    i32(groups),
-        i32(act.kind), f32(act.a),    f32(act.b)});
-}
-
-void Lowering::lowerPool(const Node &node, bool isMax) {
-  const Value *x = in(node, 0), *y = node.output(0);
-  // MaxPool also has uint8/int8 kernels (the max of integers is exact).
-  const DType dtype = y->type.dtype;
-  const bool intMax = isMax && (dtype == DType::UInt8 || dtype == DType::Int8);
-  if (!intMax)
-    requireFloat(y);
-  requireDType(x, dtype);
-  if (node.outputs.size() > 1 && node.output(1) && !graph_.users(node.output(1)).empty())
-    unsupported("MaxPool's Indices output");
-  if (node.attrs.getInt("storage_order", 0) != 0)
-    unsupported("storage_order=1");
-  const Ints kernel = node.attrs.getInts("kernel_shape");
-  const bool ceilMode = node.attrs.getInt("ceil_mode", 0) != 0;
-  if (x->type.rank() == 5) { // 3-D: one direct-loop kernel for max and average.
-    if (intMax)
-      requireFloat(y);
-    const SpatialWindow sw =
-        resolveSpatial(node, x->type.shape, y->type.shape, kernel, false, ceilMode);
-    const Shape &xs = x->type.shape, &ys = y->type.shape;
-    call("bf_pool3d_f32",
-         {address(x), address(y), i32(xs[0] * xs[1]), intTable(Ints(xs.begin() + 2, xs.end())),
-          intTable(Ints(ys.begin() + 2, ys.end())), intTable(kernel), intTable(sw.strides),
-          intTable(sw.padsBegin), intTable(sw.padsEnd), intTable(sw.dilations), i32(isMax ? 1 : 0),
-          i32(node.attrs.getInt("count_include_pad", 0) != 0)});
-    return;
-  }
-  const Window win = windowOf(node, x->type.shape, y->type.shape, kernel, false, ceilMode);
-  if (isMax) {
-    call(std::string("bf_maxpool2d_") + (intMax ? intKernelSuffix(dtype) : "f32"),
-         {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W), i32(win.OH),
-          i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH), i32(win.strideW), i32(win.padT),
-          i32(win.padL), i32(win.dilH), i32(win.dilW)});
-    return;
-  }
-  if (win.dilH != 1 || win.dilW != 1)
-    unsupported("AveragePool with dilations");
-  call("bf_avgpool2d_f32", {address(x), address(y), i32(win.N * win.C), i32(win.H), i32(win.W),
-                            i32(win.OH), i32(win.OW), i32(win.KH), i32(win.KW), i32(win.strideH),
-                            i32(win.strideW), i32(win.padT), i32(win.padL), i32(win.padB),
-                            i32(win.padR), i32(node.attrs.getInt("count_include_pad", 0))});
-}
-
-void Lowering::lowerGlobalPool(const Node &node, bool isMax) {
-  const Value *x = in(node, 0), *y = node.output(0);
-  requireFloat(x), requireFloat(y);
-  const Shape &s = x->type.shape;
-  if (s.size() < 2)
-    unsupported("input rank below 2");
-  call(isMax ? "bf_global_maxpool_f32" : "bf_global_avgpool_f32",
-       {address(x), address(y), i32(s[0] * s[1]), i32(product(s, 2, s.size()))});
 }
 
 void Lowering::lowerGemm(const Node &node) {

@@ -35,18 +35,14 @@ extern "C" {
 #endif
 
 /* ---- conv.c ------------------------------------------------------------ */
-/* in [N,C,H,W], w [M,C/groups,KH,KW], bias [M] or NULL, out [N,M,OH,OW]. */
-void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
-                   int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-                   int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                   int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA, float actB);
-/* in [N,C,H,W], w [C,M/groups,KH,KW], bias [M] or NULL, out [N,M,OH,OW]
- * (OH/OW already include output_padding). */
+/* in [n,c,h,w], w [m,c/groups,kh,kw], bias [m] or NULL, out [n,m,oh,ow]
+ * (the fields of `conv`, abi.h). */
+void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out,
+                   const bf_conv_params *conv, int32_t act, float actA, float actB);
+/* in [n,c,h,w], w [c,m/groups,kh,kw], bias [m] or NULL, out [n,m,oh,ow]
+ * (oh/ow already include output_padding; pad_t/pad_l are the pads). */
 void bf_conv_transpose2d_f32(const float *in, const float *w, const float *bias, float *out,
-                             int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
-                             int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                             int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
-                             int32_t act, float actA, float actB);
+                             const bf_conv_params *conv, int32_t act, float actA, float actB);
 /* 3-D (NCDHW): inDims/outDims/kernel/strides/pads(begin)/dilations are
  * {D, H, W} vectors. Weights as above with a KD dimension. */
 void bf_conv3d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
@@ -67,13 +63,11 @@ void bf_conv_transpose3d_f32(const float *in, const float *w, const float *bias,
 void bf_conv_pool2d_f32(const float *in, const float *w, const float *bias, float *out,
                         float *scratch, const bf_conv_params *conv, const bf_pool_params *pool,
                         int32_t act, float actA, float actB);
-/* Depthwise conv whose output may share the input's address (needs
- * OH*OW <= H*W); scratch: OH*OW floats. */
+/* Depthwise conv (conv: m = groups = c) whose output may share the input's
+ * address (needs oh*ow <= h*w); scratch: oh*ow floats. */
 void bf_depthwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,
-                              float *scratch, int32_t N, int32_t C, int32_t H, int32_t W,
-                              int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                              int32_t strideW, int32_t padT, int32_t padL, int32_t dilH,
-                              int32_t dilW, int32_t act, float actA, float actB);
+                              float *scratch, const bf_conv_params *conv, int32_t act, float actA,
+                              float actB);
 /* 1x1 conv (stride 1, no pad, N = 1) whose output may share the input's
  * address, `rows` whole rows at a time; scratch: M * rows * W floats. */
 void bf_pointwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,
@@ -81,28 +75,21 @@ void bf_pointwise_inplace_f32(const float *in, const float *w, const float *bias
                               int32_t rows, int32_t act, float actA, float actB);
 
 /* ---- pool.c ------------------------------------------------------------ */
-/* NC = N*C planes of HxW -> OHxOW. */
-void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                      int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
+/* n*c planes of h x w -> oh x ow (the fields of `pool`, abi.h; MaxPool reads
+ * the geometry only). */
+void bf_maxpool2d_f32(const float *in, float *out, const bf_pool_params *pool);
 /* The same for integer planes (padding never wins: it is the type's lowest). */
-void bf_maxpool2d_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
-void bf_maxpool2d_i8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW);
+void bf_maxpool2d_u8(const uint8_t *in, uint8_t *out, const bf_pool_params *pool);
+void bf_maxpool2d_i8(const int8_t *in, int8_t *out, const bf_pool_params *pool);
 /* 3-D max (isMax) or average pooling of NC planes; {D, H, W} vectors. */
 void bf_pool3d_f32(const float *in, float *out, int32_t NC, const int32_t *inDims,
                    const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
                    const int32_t *padsBegin, const int32_t *padsEnd, const int32_t *dilations,
                    int32_t isMax, int32_t countIncludePad);
-/* countIncludePad: divisor counts padded positions inside
- * [-padT, H+padB) x [-padL, W+padR) (ONNX count_include_pad=1). */
-void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                      int32_t padT, int32_t padL, int32_t padB, int32_t padR,
-                      int32_t countIncludePad);
+/* count_include_pad: the divisor counts padded positions inside
+ * [-pad_t, h+pad_b) x [-pad_l, w+pad_r) (ONNX count_include_pad=1);
+ * dilations must be 1. */
+void bf_avgpool2d_f32(const float *in, float *out, const bf_pool_params *pool);
 void bf_global_avgpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
 void bf_global_maxpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
 

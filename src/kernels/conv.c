@@ -364,10 +364,12 @@ BF_INLINE void bf_depthwise_kxk(const float *restrict x, const float *restrict w
  * 7x7 through bf_depthwise_kxk; other depthwise shapes and leftover
  * channels use the per-tap scatter (bf_conv_channel). */
 void bf_conv2d_f32(const float *restrict in, const float *restrict w, const float *restrict bias,
-                   float *restrict out, int32_t N, int32_t C, int32_t H, int32_t W, int32_t M,
-                   int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                   int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
-                   int32_t act, float actA, float actB) {
+                   float *restrict out, const bf_conv_params *p, int32_t act, float actA,
+                   float actB) {
+  const int32_t N = p->n, C = p->c, M = p->m, KH = p->kh, KW = p->kw, strideH = p->stride_h,
+                strideW = p->stride_w, padT = p->pad_t, padL = p->pad_l, dilH = p->dil_h,
+                dilW = p->dil_w, groups = p->groups;
+  int32_t H = p->h, W = p->w, OH = p->oh, OW = p->ow; /* a whole-plane 1x1 flattens them */
   /* A 1x1, stride-1 convolution over a band of whole rows (rows -padT ..
    * -padT + OH - 1: all of them, or the few bf_pointwise_inplace_f32 computes
    * at a time) is a matrix product over those rows, input channels a plane
@@ -463,11 +465,12 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
 /* Transposed convolution as a scatter: every input pixel adds weight *
  * value to the output taps it reaches. */
 void bf_conv_transpose2d_f32(const float *restrict in, const float *restrict w,
-                             const float *restrict bias, float *restrict out, int32_t N, int32_t C,
-                             int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-                             int32_t KW, int32_t strideH, int32_t strideW, int32_t padT,
-                             int32_t padL, int32_t dilH, int32_t dilW, int32_t groups, int32_t act,
-                             float actA, float actB) {
+                             const float *restrict bias, float *restrict out,
+                             const bf_conv_params *p, int32_t act, float actA, float actB) {
+  const int32_t N = p->n, C = p->c, H = p->h, W = p->w, M = p->m, OH = p->oh, OW = p->ow,
+                KH = p->kh, KW = p->kw, strideH = p->stride_h, strideW = p->stride_w,
+                padT = p->pad_t, padL = p->pad_l, dilH = p->dil_h, dilW = p->dil_w,
+                groups = p->groups;
   const int32_t Cg = C / groups, Mg = M / groups;
   const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
   for (int32_t n = 0; n < N; ++n) {

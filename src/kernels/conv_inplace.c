@@ -19,23 +19,19 @@
  *===----------------------------------------------------------------------===*/
 #include "kernel_util.h"
 
-void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
-                   int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-                   int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                   int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA, float actB);
-
 /* `in` and `out` may be the same address (not restrict). */
 void bf_depthwise_inplace_f32(const float *in, const float *restrict w, const float *restrict bias,
-                              float *out, float *restrict scratch, int32_t N, int32_t C, int32_t H,
-                              int32_t W, int32_t OH, int32_t OW, int32_t KH, int32_t KW,
-                              int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                              int32_t dilH, int32_t dilW, int32_t act, float actA, float actB) {
-  const int32_t inPlane = H * W, outPlane = OH * OW, taps = KH * KW;
+                              float *out, float *restrict scratch, const bf_conv_params *conv,
+                              int32_t act, float actA, float actB) {
+  const int32_t N = conv->n, C = conv->c;
+  const int32_t inPlane = conv->h * conv->w, outPlane = conv->oh * conv->ow,
+                taps = conv->kh * conv->kw;
+  bf_conv_params plane = *conv; /* one channel of one image */
+  plane.n = 1, plane.c = 1, plane.m = 1, plane.groups = 1;
   for (int32_t p = 0; p < N * C; ++p) {
     const int32_t m = p % C;
-    bf_conv2d_f32(in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0, scratch, 1,
-                  1, H, W, 1, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH, dilW, 1, act,
-                  actA, actB);
+    bf_conv2d_f32(in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0, scratch,
+                  &plane, act, actA, actB);
     float *o = out + (int64_t)p * outPlane;
     for (int32_t i = 0; i < outPlane; ++i)
       o[i] = scratch[i];
@@ -60,8 +56,23 @@ void bf_pointwise_inplace_f32(const float *in, const float *restrict w, const fl
   const int64_t plane = (int64_t)H * W;
   for (int32_t r0 = 0; r0 < H; r0 += rows) {
     const int32_t n = H - r0 < rows ? H - r0 : rows;
-    bf_conv2d_f32(in, w, bias, scratch, 1, C, H, W, M, n, W, 1, 1, 1, 1, -r0, 0, 1, 1, 1, act, actA,
-                  actB);
+    const bf_conv_params band = {.n = 1,
+                                 .c = C,
+                                 .h = H,
+                                 .w = W,
+                                 .m = M,
+                                 .oh = n,
+                                 .ow = W,
+                                 .kh = 1,
+                                 .kw = 1,
+                                 .stride_h = 1,
+                                 .stride_w = 1,
+                                 .pad_t = -r0,
+                                 .pad_l = 0,
+                                 .dil_h = 1,
+                                 .dil_w = 1,
+                                 .groups = 1};
+    bf_conv2d_f32(in, w, bias, scratch, &band, act, actA, actB);
     for (int32_t m = 0; m < M; ++m)
       for (int32_t i = 0; i < n * W; ++i)
         out[m * plane + (int64_t)r0 * W + i] = scratch[(int64_t)m * n * W + i];

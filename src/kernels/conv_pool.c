@@ -15,11 +15,6 @@
  *===----------------------------------------------------------------------===*/
 #include "kernel_util.h"
 
-void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
-                   int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-                   int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-                   int32_t dilH, int32_t dilW, int32_t groups, int32_t act, float actA, float actB);
-
 /* Folds one computed conv row (mc channels starting at m0) into pool row ph. */
 BF_INLINE void bf_pool_fold_row(const float *restrict row, float *restrict out, int32_t mc,
                                 int32_t m0, int32_t CW, int32_t PH, int32_t PW, int32_t ph,
@@ -47,8 +42,7 @@ void bf_conv_pool2d_f32(const float *restrict in, const float *restrict w,
                         float actA, float actB) {
   const int32_t N = conv->n, C = conv->c, H = conv->h, W = conv->w, M = conv->m, CH = conv->oh,
                 CW = conv->ow, KH = conv->kh, KW = conv->kw, strideH = conv->stride_h,
-                strideW = conv->stride_w, padT = conv->pad_t, padL = conv->pad_l,
-                dilH = conv->dil_h, dilW = conv->dil_w, groups = conv->groups;
+                padT = conv->pad_t, groups = conv->groups;
   const int32_t isMax = pool->is_max, PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw,
                 psH = pool->stride_h, psW = pool->stride_w, ppadT = pool->pad_t,
                 ppadL = pool->pad_l, ppadB = pool->pad_b, ppadR = pool->pad_r, pdilH = pool->dil_h,
@@ -73,9 +67,10 @@ void bf_conv_pool2d_f32(const float *restrict in, const float *restrict w,
         continue;
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {
         const int32_t mc = M - m0 < chunk ? M - m0 : chunk;
-        bf_conv2d_f32(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, 1, C, H, W, mc,
-                      1, CW, KH, KW, strideH, strideW, padT - r * strideH, padL, dilH, dilW, groups,
-                      act, actA, actB);
+        bf_conv_params row = *conv; /* conv row r of channels m0 .. m0 + mc - 1 */
+        row.n = 1, row.m = mc, row.oh = 1, row.pad_t = padT - r * strideH;
+        bf_conv2d_f32(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, scratch, &row, act,
+                      actA, actB);
         for (int32_t kh = 0; kh < PKH; ++kh) {
           const int32_t t = r + ppadT - kh * pdilH;
           if (t < 0 || t % psH != 0 || t / psH >= PH)

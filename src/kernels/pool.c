@@ -9,6 +9,13 @@
  *===----------------------------------------------------------------------===*/
 #include "kernel_util.h"
 
+/* The geometry of a 2-D pool's loops: n * c planes of h x w -> oh x ow. */
+#define BF_POOL_GEOMETRY(p)                                                                        \
+  const int32_t NC = (p)->n * (p)->c, H = (p)->h, W = (p)->w, OH = (p)->oh, OW = (p)->ow,          \
+                KH = (p)->kh, KW = (p)->kw, strideH = (p)->stride_h, strideW = (p)->stride_w,      \
+                padT = (p)->pad_t, padL = (p)->pad_l, dilH = (p)->dil_h, dilW = (p)->dil_w;        \
+  (void)dilH, (void)dilW
+
 /* Row-first float MaxPool (hosts): for each output row, the element-wise
  * max of the KH input rows it reads goes into a stack row (contiguous, so it
  * vectorises), then each output takes the max of KW entries of that row, the
@@ -83,9 +90,8 @@ BF_INLINE void bf_maxpool2d_rows_f32(const float *in, float *out, int32_t NC, in
 }
 #endif
 
-void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                      int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {
+void bf_maxpool2d_f32(const float *in, float *out, const bf_pool_params *params) {
+  BF_POOL_GEOMETRY(params);
 #if BF_POOL_ROW_FLOATS > 0
   if (W <= BF_POOL_ROW_FLOATS) {
     bf_maxpool2d_rows_f32(in, out, NC, H, W, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
@@ -119,9 +125,8 @@ void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_
  * a window lying entirely in the padding gives it (the interpreter saturates
  * -inf to it). Max of integers is exact, so the result equals the input's. */
 #define BF_DEFINE_MAXPOOL_INT(name, T, lowest)                                                     \
-  void bf_maxpool2d_##name(const T *in, T *out, int32_t NC, int32_t H, int32_t W, int32_t OH,      \
-                           int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,   \
-                           int32_t padT, int32_t padL, int32_t dilH, int32_t dilW) {               \
+  void bf_maxpool2d_##name(const T *in, T *out, const bf_pool_params *params) {                    \
+    BF_POOL_GEOMETRY(params);                                                                      \
     for (int32_t p = 0; p < NC; ++p) {                                                             \
       const T *x = in + (int64_t)p * H * W;                                                        \
       T *o = out + (int64_t)p * OH * OW;                                                           \
@@ -146,10 +151,10 @@ void bf_maxpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_
 BF_DEFINE_MAXPOOL_INT(u8, uint8_t, 0)
 BF_DEFINE_MAXPOOL_INT(i8, int8_t, -128)
 
-void bf_avgpool2d_f32(const float *in, float *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                      int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                      int32_t padT, int32_t padL, int32_t padB, int32_t padR,
-                      int32_t countIncludePad) {
+void bf_avgpool2d_f32(const float *in, float *out, const bf_pool_params *params) {
+  BF_POOL_GEOMETRY(params); /* dilations 1 (the lowering refuses others) */
+  const int32_t padB = params->pad_b, padR = params->pad_r,
+                countIncludePad = params->count_include_pad;
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * H * W;
     float *o = out + (int64_t)p * OH * OW;

@@ -1,6 +1,6 @@
 // Kernel unit tests: src/kernels/*.c compiled with the host C compiler into
 // this executable, compared with plain reference loops on random data.
-#include "bundlefit_kernels.h"
+#include "PositionalKernels.h"
 
 #include <doctest/doctest.h>
 
@@ -155,19 +155,21 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
     for (int withBias = 0; withBias < 2; ++withBias) {
       Vec want = referenceConv(c, x, w, withBias ? &b : nullptr, OH, OW);
       Vec got(want.size(), 123.0f);
-      bf_conv2d_f32(x.data(), w.data(), withBias ? b.data() : nullptr, got.data(), c.N, c.C, c.H,
-                    c.W, c.M, OH, OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups,
-                    BF_ACT_NONE, 0, 0);
+      kernel_tests::conv2d(x.data(), w.data(), withBias ? b.data() : nullptr, got.data(), c.N, c.C,
+                           c.H, c.W, c.M, OH, OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW,
+                           c.groups, BF_ACT_NONE, 0, 0);
       checkClose(got, want);
       // Fused Relu and Clip.
-      bf_conv2d_f32(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH, OW, c.KH,
-                    c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, BF_ACT_CLIP, -0.25f, 0.5f);
+      kernel_tests::conv2d(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH,
+                           OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups,
+                           BF_ACT_CLIP, -0.25f, 0.5f);
       Vec clipped = referenceConv(c, x, w, &b, OH, OW);
       for (float &v : clipped)
         v = std::min(std::max(v, -0.25f), 0.5f);
       checkClose(got, clipped);
-      bf_conv2d_f32(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH, OW, c.KH,
-                    c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups, BF_ACT_RELU, 0, 0);
+      kernel_tests::conv2d(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH,
+                           OW, c.KH, c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW, c.groups,
+                           BF_ACT_RELU, 0, 0);
       Vec rectified = referenceConv(c, x, w, &b, OH, OW);
       for (float &v : rectified)
         v = std::max(v, 0.0f);
@@ -199,8 +201,8 @@ TEST_CASE("kernel conv_transpose2d matches the scatter definition") {
                     x[(c * H + ih) * W + iw] * w[((c * Mg + mg) * KH + kh) * KW + kw];
             }
   Vec got(want.size());
-  bf_conv_transpose2d_f32(x.data(), w.data(), b.data(), got.data(), N, C, H, W, M, OH, OW, KH, KW,
-                          s, s, p, p, 1, 1, groups, BF_ACT_NONE, 0, 0);
+  kernel_tests::convTranspose2d(x.data(), w.data(), b.data(), got.data(), N, C, H, W, M, OH, OW, KH,
+                                KW, s, s, p, p, 1, 1, groups, BF_ACT_NONE, 0, 0);
   checkClose(got, want);
 }
 
@@ -229,11 +231,12 @@ TEST_CASE("kernel pools match reference loops") {
         wantMax[o] = mx, wantAvg[o] = sum / count, wantAvgPad[o] = sum / countPad;
       }
   Vec got(wantMax.size());
-  bf_maxpool2d_f32(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, 1, 1);
+  kernel_tests::maxpool2d(bf_maxpool2d_f32, x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT,
+                          pL, 1, 1);
   checkClose(got, wantMax);
-  bf_avgpool2d_f32(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, pB, pR, 0);
+  kernel_tests::avgpool2d(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, pB, pR, 0);
   checkClose(got, wantAvg);
-  bf_avgpool2d_f32(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, pB, pR, 1);
+  kernel_tests::avgpool2d(x.data(), got.data(), NC, H, W, OH, OW, K, K, s, s, pT, pL, pB, pR, 1);
   checkClose(got, wantAvgPad);
 
   Vec gavg(NC), gmax(NC), want(NC), wantM(NC);
@@ -285,8 +288,8 @@ TEST_CASE("kernel maxpool matches the window definition") {
           want[(size_t(p) * OH + oh) * OW + ow] = mx;
         }
     Vec got(want.size(), 123.0f);
-    bf_maxpool2d_f32(x.data(), got.data(), c.NC, c.H, c.W, OH, OW, c.KH, c.KW, c.sH, c.sW, c.pT,
-                     c.pL, c.dH, c.dW);
+    kernel_tests::maxpool2d(bf_maxpool2d_f32, x.data(), got.data(), c.NC, c.H, c.W, OH, OW, c.KH,
+                            c.KW, c.sH, c.sW, c.pT, c.pL, c.dH, c.dW);
     checkClose(got, want, 0.0f);
   }
 }
@@ -652,7 +655,7 @@ TEST_CASE("kernel integer arithmetic wraps, Div truncates and x / 0 is 0") {
   // uint8 MaxPool: a window entirely in the padding gives 0.
   const uint8_t mp[4] = {1, 200, 3, 4};
   uint8_t mo[9];
-  bf_maxpool2d_u8(mp, mo, 1, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+  kernel_tests::maxpool2d(bf_maxpool2d_u8, mp, mo, 1, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
   CHECK(mo[0] == 0);
   CHECK(mo[4] == 1);
   CHECK(mo[5] == 200);
@@ -671,8 +674,8 @@ TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1")
   const int32_t inDims[3] = {1, H, W}, outDims[3] = {1, OH, OW}, kernel[3] = {1, KH, KW};
   const int32_t strides[3] = {1, sH, sW}, pads[3] = {0, pT, pL}, dil[3] = {1, dH, dW};
   Vec want(size_t(N) * M * OH * OW), got(want.size(), 5.0f);
-  bf_conv2d_f32(x.data(), w.data(), b.data(), want.data(), N, C, H, W, M, OH, OW, KH, KW, sH, sW,
-                pT, pL, dH, dW, groups, BF_ACT_RELU, 0, 0);
+  kernel_tests::conv2d(x.data(), w.data(), b.data(), want.data(), N, C, H, W, M, OH, OW, KH, KW, sH,
+                       sW, pT, pL, dH, dW, groups, BF_ACT_RELU, 0, 0);
   bf_conv3d_f32(x.data(), w.data(), b.data(), got.data(), N, C, M, inDims, outDims, kernel, strides,
                 pads, dil, groups, BF_ACT_RELU, 0, 0);
   checkClose(got, want);
@@ -683,8 +686,8 @@ TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1")
   const int32_t tOut[3] = {1, TH, TW};
   Vec wt = randomVec(size_t(C) * (M / groups) * KH * KW, 94);
   Vec tWant(size_t(N) * M * TH * TW), tGot(tWant.size(), 5.0f);
-  bf_conv_transpose2d_f32(x.data(), wt.data(), b.data(), tWant.data(), N, C, H, W, M, TH, TW, KH,
-                          KW, sH, sW, pT, pL, dH, dW, groups, BF_ACT_NONE, 0, 0);
+  kernel_tests::convTranspose2d(x.data(), wt.data(), b.data(), tWant.data(), N, C, H, W, M, TH, TW,
+                                KH, KW, sH, sW, pT, pL, dH, dW, groups, BF_ACT_NONE, 0, 0);
   bf_conv_transpose3d_f32(x.data(), wt.data(), b.data(), tGot.data(), N, C, M, inDims, tOut, kernel,
                           strides, pads, dil, groups, BF_ACT_NONE, 0, 0);
   checkClose(tGot, tWant);
@@ -695,12 +698,13 @@ TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1")
   const int32_t pOut[3] = {1, POH, POW}, pKernel[3] = {1, PK, PK}, pStrides[3] = {1, ps, ps};
   const int32_t pBegin[3] = {0, pp, pp}, pEnd[3] = {0, pp, pp}, one[3] = {1, 1, 1};
   Vec pWant(size_t(C) * POH * POW), pGot(pWant.size());
-  bf_maxpool2d_f32(x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps, ps, pp, pp, 1, 1);
+  kernel_tests::maxpool2d(bf_maxpool2d_f32, x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps,
+                          ps, pp, pp, 1, 1);
   bf_pool3d_f32(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd, one, 1, 0);
   checkClose(pGot, pWant);
   for (int include = 0; include < 2; ++include) {
-    bf_avgpool2d_f32(x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps, ps, pp, pp, pp, pp,
-                     include);
+    kernel_tests::avgpool2d(x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps, ps, pp, pp, pp,
+                            pp, include);
     bf_pool3d_f32(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd, one, 0,
                   include);
     checkClose(pGot, pWant);

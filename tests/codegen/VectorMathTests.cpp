@@ -3,7 +3,7 @@
 // double-precision functions rounded to float: a stride through every float
 // bit pattern, dense runs where the functions change regime, and the edge
 // cases (+-inf, NaN, -0, subnormals, saturation).
-#include "bundlefit_kernels.h"
+#include "PositionalKernels.h"
 
 #include <doctest/doctest.h>
 
@@ -205,12 +205,12 @@ TEST_CASE("vector math: fused SiLU and Sigmoid in a convolution match the unary 
   for (int i = 0; i < 64; ++i)
     x[i] = -12.0f + 0.37f * float(i);
   const float one = 1.0f;
-  bf_conv2d_f32(x.data(), &one, nullptr, got.data(), 1, 1, 1, 64, 1, 1, 64, 1, 1, 1, 1, 0, 0, 1, 1,
-                1, BF_ACT_SILU, 0, 0);
+  kernel_tests::conv2d(x.data(), &one, nullptr, got.data(), 1, 1, 1, 64, 1, 1, 64, 1, 1, 1, 1, 0, 0,
+                       1, 1, 1, BF_ACT_SILU, 0, 0);
   bf_unary_f32(x.data(), want.data(), 64, BF_UNARY_SILU, 0, 0);
   CHECK(got == want);
-  bf_conv2d_f32(x.data(), &one, nullptr, got.data(), 1, 1, 1, 64, 1, 1, 64, 1, 1, 1, 1, 0, 0, 1, 1,
-                1, BF_ACT_SIGMOID, 0, 0);
+  kernel_tests::conv2d(x.data(), &one, nullptr, got.data(), 1, 1, 1, 64, 1, 1, 64, 1, 1, 1, 1, 0, 0,
+                       1, 1, 1, BF_ACT_SIGMOID, 0, 0);
   bf_sigmoid_f32(x.data(), want.data(), 64, 0, 0);
   CHECK(got == want);
 }

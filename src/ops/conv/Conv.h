@@ -31,6 +31,12 @@ void registerConvInt8(OpRegistry &registry);
 /// Conv's int8 reference kernel (ConvReference.cpp).
 void registerConvInt8Reference(OpRegistry &registry);
 
+/// The bundle's float calls (ConvLower.cpp), the in-place forms included.
+namespace conv_float {
+std::vector<KernelCall> lowerConv(const Node &node, const PlanView &plan);
+std::vector<KernelCall> lowerConvTranspose(const Node &node, const PlanView &plan);
+} // namespace conv_float
+
 namespace conv_int8 {
 /// bf_conv2d_s8's call (bf_depthwise_conv2d_s8, bf_conv2d_im2col_s8). With
 /// `grouped`, a depthwise conv as the grouped conv it is (the same sums, bit

@@ -146,9 +146,11 @@ void registerConvOps(OpRegistry &registry) {
   OpDef &conv = registry.add({"Conv", inferConv, convMacs}).runs(conv_interp::convKernel);
   conv.biasOperand = 2;
   conv.glowNames = {"convolution"};
-  registry.add({"ConvTranspose", inferConvTranspose, convTransposeMacs})
-      .runs(conv_interp::convTransposeKernel)
-      .biasOperand = 2;
+  conv.lower = conv_float::lowerConv;
+  OpDef &transpose = registry.add({"ConvTranspose", inferConvTranspose, convTransposeMacs})
+                         .runs(conv_interp::convTransposeKernel);
+  transpose.biasOperand = 2;
+  transpose.lower = conv_float::lowerConvTranspose;
   registerConvInt8(registry);
   registerConvInt8Reference(registry);
 }

@@ -15,6 +15,7 @@
 
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "common/CallArgs.h"
+#include "common/WindowParams.h"
 #include "conv/Conv.h"
 #include "recurrent/TfliteLstm.h"
 
@@ -142,6 +143,9 @@ std::vector<KernelCall> lowerConvPoolInt8(const Node &node) {
   const Int8ConvArgs a = int8ConvArgs(parts->conv);
   const Int8PoolArgs pa = int8PoolArgs(parts->pool);
   bf_pool_params pool = unsetKernelParams<bf_pool_params>();
+  const Shape &cs = parts->convOut.type.shape; // the pool's input
+  pool.n = paramI32(node, cs[0]), pool.c = paramI32(node, cs[1]);
+  pool.h = paramI32(node, cs[2]), pool.w = paramI32(node, cs[3]);
   pool.oh = pa.OH, pool.ow = pa.OW, pool.kh = pa.KH, pool.kw = pa.KW;
   pool.stride_h = pa.strideH, pool.stride_w = pa.strideW;
   pool.pad_t = pa.padT, pool.pad_l = pa.padL, pool.pad_b = pa.padB, pool.pad_r = pa.padR;
@@ -168,14 +172,48 @@ std::vector<KernelCall> lowerConvPoolInt8(const Node &node) {
   return {call};
 }
 
+/// float: the conv's and the pool's parameters as their unfused kernels
+/// take them (pool: the conv output in, channel_chunk at a time):
+/// bf_conv_pool2d_f32, max and average.
+std::vector<KernelCall> lowerConvPoolF32(const Node &node, const PlanView &plan) {
+  KernelCall call;
+  call.parts = splitConvPool(node);
+  const ConvPoolParts &p = *call.parts;
+  for (const Value *v : {&p.x, &p.w, &p.convOut, &p.y})
+    if (v->type.dtype != DType::Float32)
+      shape_helpers::unsupported(node, "only float32 ConvPool has a kernel (" + v->name + " is " +
+                                           v->type.str() + ")");
+  if (!plan.scratchBytes(node))
+    fatalInternal(node.describe() + " runs with a workspace the memory plan did not reserve");
+  const Shape &xs = p.x.type.shape, &cs = p.convOut.type.shape, &ys = p.y.type.shape;
+  const std::vector<int64_t> kernel(p.w.type.shape.begin() + 2, p.w.type.shape.end());
+  const bf_conv_params conv = window_params::convParams(p.conv, xs, cs, kernel, false);
+  const bool isMax = p.pool.opType == "MaxPool";
+  bf_pool_params pool = window_params::poolParams(p.pool, cs, ys, isMax);
+  if (!isMax && (pool.dil_h != 1 || pool.dil_w != 1))
+    shape_helpers::unsupported(node, "AveragePool with dilations");
+  pool.chunk = paramI32(node, node.attrs.getInt("channel_chunk", cs[1]));
+  call.kernel = "bf_conv_pool2d_f32";
+  call.args = {KernelArg::address(node.input(0)),
+               KernelArg::address(node.input(1)),
+               KernelArg::address(node.input(2)),
+               KernelArg::address(node.output()),
+               KernelArg::scratch(),
+               kernelParams(node, conv),
+               kernelParams(node, pool),
+               KernelArg::activation(p.conv)};
+  return {call};
+}
+
 } // namespace
 
 void registerFusedOps(OpRegistry &registry) {
   // Evaluated as the Conv and pool it replaced, int8 or float alike.
-  registry.add({kConvPoolOp, inferConvPool, convPoolMacs})
-      .runs(memopt_interp::convPoolKernel)
-      .int8Runs(memopt_interp::convPoolKernel)
-      .int8.lower = lowerConvPoolInt8;
+  OpDef &convPool = registry.add({kConvPoolOp, inferConvPool, convPoolMacs})
+                        .runs(memopt_interp::convPoolKernel)
+                        .int8Runs(memopt_interp::convPoolKernel);
+  convPool.lower = lowerConvPoolF32;
+  convPool.int8.lower = lowerConvPoolInt8;
   registerPatchStageOp(registry);
 }
 

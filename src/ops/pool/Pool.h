@@ -30,6 +30,14 @@ void registerPoolInt8(OpRegistry &registry);
 /// Their int8 reference kernels (PoolReference.cpp).
 void registerPoolInt8Reference(OpRegistry &registry);
 
+/// The bundle's float calls (PoolLower.cpp; MaxPool also uint8 and int8).
+namespace pool_float {
+std::vector<KernelCall> lowerMaxPool(const Node &node, const PlanView &plan);
+std::vector<KernelCall> lowerAveragePool(const Node &node, const PlanView &plan);
+std::vector<KernelCall> lowerGlobalMaxPool(const Node &node, const PlanView &plan);
+std::vector<KernelCall> lowerGlobalAveragePool(const Node &node, const PlanView &plan);
+} // namespace pool_float
+
 namespace pool_int8 {
 /// bf_maxpool2d_s8 / bf_avgpool2d_s8 / bf_global_avgpool_s8's call (the
 /// fused ConvPool kernels take the same geometry: memopt/FusedOps.cpp).

@@ -75,11 +75,16 @@ uint64_t noMacs(const Node &) { return 0; }
 
 void registerPoolOps(OpRegistry &registry) {
   using namespace pool_interp;
-  registry.add({"MaxPool", inferPool, noMacs}).runs(poolKernel);
-  registry.add({"AveragePool", inferPool, noMacs}).runs(poolKernel).glowNames = {"avgpool"};
-  registry.add({"GlobalAveragePool", inferGlobalPool, noMacs}).runs(globalPoolKernel).glowNames = {
-      "globalavgpool"};
-  registry.add({"GlobalMaxPool", inferGlobalPool, noMacs}).runs(globalPoolKernel);
+  registry.add({"MaxPool", inferPool, noMacs}).runs(poolKernel).lower = pool_float::lowerMaxPool;
+  OpDef &average = registry.add({"AveragePool", inferPool, noMacs}).runs(poolKernel);
+  average.glowNames = {"avgpool"};
+  average.lower = pool_float::lowerAveragePool;
+  OpDef &globalAverage =
+      registry.add({"GlobalAveragePool", inferGlobalPool, noMacs}).runs(globalPoolKernel);
+  globalAverage.glowNames = {"globalavgpool"};
+  globalAverage.lower = pool_float::lowerGlobalAveragePool;
+  registry.add({"GlobalMaxPool", inferGlobalPool, noMacs}).runs(globalPoolKernel).lower =
+      pool_float::lowerGlobalMaxPool;
   registerPoolInt8(registry);
   registerPoolInt8Reference(registry);
 }

@@ -177,15 +177,16 @@ typedef struct bf_conv_params {
   BF_CONV_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_conv_params;
 
-/* A 2-D pool [.., h, w] -> [.., oh, ow] (its input size is the conv's oh, ow
- * in the fused kernels). is_max: MaxPool, else AveragePool (count_include_pad
- * and, int8, pad_value: the input's zero point). act_min/act_max: the int8
- * output clamp (0 in float). chunk: output channels per computed conv row in
- * a fused conv + pool kernel (bf_conv_pool2d_*). */
+/* A 2-D pool [n, c, h, w] -> [n, c, oh, ow] (in the fused kernels its input
+ * is the conv's output: n, m, oh, ow). is_max: MaxPool, else AveragePool
+ * (count_include_pad and, int8, pad_value: the input's zero point).
+ * act_min/act_max: the int8 output clamp (0 in float). chunk: output
+ * channels per computed conv row in a fused conv + pool kernel
+ * (bf_conv_pool2d_*; 0 elsewhere). */
 // clang-format off
 #define BF_POOL_PARAMS_FIELDS(X)                                                    \
-  X(oh) X(ow) X(kh) X(kw) X(stride_h) X(stride_w)                                   \
-  X(pad_t) X(pad_l) X(pad_b) X(pad_r) X(dil_h) X(dil_w)                             \
+  X(n) X(c) X(h) X(w) X(oh) X(ow) X(kh) X(kw)                                      \
+  X(stride_h) X(stride_w) X(pad_t) X(pad_l) X(pad_b) X(pad_r) X(dil_h) X(dil_w)     \
   X(is_max) X(count_include_pad) X(pad_value) X(act_min) X(act_max) X(chunk)
 // clang-format on
 typedef struct bf_pool_params {

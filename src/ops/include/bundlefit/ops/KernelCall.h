@@ -1,7 +1,7 @@
 //===- KernelCall.h - A kernel call as plain data ---------------*- C++ -*-===//
 //
 // Every node the bundle runs through a library function - float kernels
-// (OpDef::lower; their --memory-opt forms in codegen/LowerFused.h), int8
+// (OpDef::lower, their --memory-opt forms included), int8
 // kernels and CMSIS-NN calls (Int8Def::lower, CmsisDef::call) - is first
 // described as a KernelCall: the function and its arguments as data.
 // Code generation has one emitter that turns a call into LLVM IR, so an
@@ -144,6 +144,12 @@ public:
   /// The constants are split over several memory regions (the region base
   /// of ConstantWeight then addresses only the first segment).
   virtual bool splitWeights() const = 0;
+  /// The plan put `node`'s output at its input's address (--memory-opt: a
+  /// Conv that runs in place, InPlaceOps.h).
+  virtual bool outputOnInput(const Node &node) const = 0;
+  /// The size of `node`'s planned workspace (KernelArg::Scratch); nothing
+  /// when the plan reserved none.
+  virtual std::optional<uint64_t> scratchBytes(const Node &node) const = 0;
 };
 
 } // namespace bundlefit
