@@ -7,7 +7,6 @@
 #include "common/Int8Args.h"
 
 #include "bundlefit/ops/ShapeHelpers.h"
-#include "bundlefit/support/Error.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -17,10 +16,6 @@
 namespace bundlefit {
 
 namespace int8_args {
-
-[[noreturn]] void unsupported(const Node &node, const std::string &what) {
-  throw Error(ExitCode::Unsupported, node.describe() + ": " + what);
-}
 
 int32_t narrow(const Node &node, int64_t v) {
   if (v > INT32_MAX || v < INT32_MIN)

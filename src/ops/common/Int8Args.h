@@ -9,6 +9,7 @@
 #pragma once
 
 #include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include <array>
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace bundlefit::int8_args {
 
 using Ints = std::vector<int64_t>;
 
-[[noreturn]] void unsupported(const Node &node, const std::string &what);
+using shape_helpers::unsupported;
 /// `v` as int32, or Unsupported.
 int32_t narrow(const Node &node, int64_t v);
 

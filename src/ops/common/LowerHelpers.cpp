@@ -1,16 +1,11 @@
 //===- LowerHelpers.cpp - Building float kernel calls as data --------------===//
 #include "bundlefit/ops/LowerHelpers.h"
 
-#include "bundlefit/support/Error.h"
 
 #include <climits>
 
 namespace bundlefit {
 namespace lowering {
-
-void unsupported(const Node &node, const std::string &what) {
-  throw Error(ExitCode::Unsupported, node.describe() + ": " + what);
-}
 
 const Value *input(const Node &node, size_t i) {
   const Value *v = node.input(i);

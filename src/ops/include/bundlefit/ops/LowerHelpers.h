@@ -11,6 +11,7 @@
 
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ops/KernelCall.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include <cstdint>
 #include <string>
@@ -23,7 +24,7 @@ constexpr int kMaxRank = 6; // BF_MAX_RANK
 
 using Ints = std::vector<int64_t>;
 
-[[noreturn]] void unsupported(const Node &node, const std::string &what);
+using shape_helpers::unsupported;
 /// Operand `i`, which must be present.
 const Value *input(const Node &node, size_t i);
 void requireFloat(const Node &node, const Value *value);
