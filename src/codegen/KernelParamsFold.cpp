@@ -1,6 +1,7 @@
 //===- KernelParamsFold.cpp - Fields every call of a kernel shares ---------===//
 #include "KernelParamsFold.h"
 
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -215,9 +216,25 @@ unsigned foldLoads(llvm::Argument &arg, llvm::Value &base, const Fields &fields)
   return folded;
 }
 
+/// Kernels nothing calls (O2's GlobalDCE would drop them later) must not
+/// count as callers: conv_pool.c's call of bf_conv2d_f32 with its conv row
+/// struct, say, would otherwise hide the fields a model's convolutions share
+/// when it has no ConvPool at all.
+void eraseUncalledKernels(llvm::Module &module) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (llvm::Function &fn : llvm::make_early_inc_range(module))
+      if (!fn.isDeclaration() && fn.hasLocalLinkage() && fn.use_empty()) {
+        fn.eraseFromParent();
+        erased = true;
+      }
+  }
+}
+
 } // namespace
 
 unsigned foldSharedKernelParams(llvm::Module &module) {
+  eraseUncalledKernels(module);
   Folder folder;
   unsigned folded = 0;
   for (llvm::Function &fn : module) {
