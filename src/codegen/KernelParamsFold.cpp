@@ -8,6 +8,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Operator.h>
 
@@ -125,7 +126,8 @@ public:
   }
 
   /// A local struct a shape-class wrapper builds (KernelClasses.cpp): one
-  /// store of a constant struct, then stores of run-time fields, then calls.
+  /// store of a constant struct, then stores of run-time fields, then calls;
+  /// or a C kernel's copy of its own struct argument, then stores.
   std::optional<Fields> fieldsOfLocal(llvm::AllocaInst &local, unsigned depth) {
     if (!isParamsStruct(local.getAllocatedType()))
       return std::nullopt;
@@ -150,6 +152,16 @@ public:
           value = intOf(store->getValueOperand(), depth);
         }
         runtime.push_back({unsigned(offset.getZExtValue() / 4), value});
+      } else if (auto *copy = llvm::dyn_cast<llvm::MemCpyInst>(user)) {
+        // A C kernel's `bf_conv_params row = *conv;` (conv_pool.c): the
+        // fields its own callers pass, then its stores of some of them.
+        auto *length = llvm::dyn_cast<llvm::ConstantInt>(copy->getLength());
+        if (copy->getDest() != &local || fields || !length ||
+            length->getZExtValue() != layout.getTypeAllocSize(local.getAllocatedType()))
+          return std::nullopt;
+        fields = fieldsOf(copy->getSource(), depth);
+        if (!fields)
+          return std::nullopt;
       } else if (!llvm::isa<llvm::CallInst>(user)) {
         return std::nullopt;
       }
