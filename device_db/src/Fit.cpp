@@ -569,9 +569,8 @@ PickResult pickBuild(const Device &device, const FitRequest &request,
       FitRequest changed = request;
       changed.weights = weights;
       const ModelFootprint fp = unplaced ? *unplaced : placedFootprintOf(device, variant, changed);
-      pick.candidates.push_back(
-          {variant, weights, fitModel(device, fp, changed), false, fp.buildable, fp.estimates,
-           fp.portable});
+      pick.candidates.push_back({variant, weights, fitModel(device, fp, changed), false,
+                                 fp.buildable, fp.estimates, fp.portable});
     }
   }
   // The best per family (eligible or not), and the overall best eligible one.

@@ -1,7 +1,6 @@
 //===- LowerHelpers.cpp - Building float kernel calls as data --------------===//
 #include "bundlefit/ops/LowerHelpers.h"
 
-
 #include <climits>
 
 namespace bundlefit {

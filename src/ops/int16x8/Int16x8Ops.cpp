@@ -487,10 +487,9 @@ KernelCall cmsisConvCall(const Node &node, const std::string &function) {
     mults.push_back(m.m), shifts.push_back(m.s);
   // Each below 2^30 (checkSizes).
   auto n32 = [](int64_t v) { return int32_t(v); };
-  const KernelArg params = table({0, 0, n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), n32(g.dw),
-                                  n32(g.dh), -32768, 32767});
-  const KernelArg bias =
-      KernelArg::structOf({address(node.input(2)), KernelArg::bitsOf(8, 0)});
+  const KernelArg params = table(
+      {0, 0, n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), n32(g.dw), n32(g.dh), -32768, 32767});
+  const KernelArg bias = KernelArg::structOf({address(node.input(2)), KernelArg::bitsOf(8, 0)});
   return externalCall(function,
                       {context(node), params, KernelArg::structOf({table(mults), table(shifts)}),
                        dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)), address(node.input(0)),
@@ -524,10 +523,10 @@ KernelCall cmsisAddCall(const Node &node, const std::string &function) {
   const int64_t count = node.output(0)->type.numElements();
   if (count > INT32_MAX)
     unsupported(node, "more than 2^31 elements");
-  return externalCall(function, {address(node.input(0)), address(node.input(1)), i32(0),
-                                 i32(p[0]), i32(p[1]), i32(0), i32(p[2]), i32(p[3]), i32(15),
-                                 address(node.output(0)), i32(0), i32(p[4]), i32(p[5]),
-                                 i32(p[6]), i32(p[7]), i32(count)});
+  return externalCall(function,
+                      {address(node.input(0)), address(node.input(1)), i32(0), i32(p[0]), i32(p[1]),
+                       i32(0), i32(p[2]), i32(p[3]), i32(15), address(node.output(0)), i32(0),
+                       i32(p[4]), i32(p[5]), i32(p[6]), i32(p[7]), i32(count)});
 }
 
 } // namespace

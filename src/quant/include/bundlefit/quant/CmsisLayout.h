@@ -52,8 +52,8 @@
 namespace bundlefit {
 
 struct CmsisPreparation {
-  int cmsisNodes = 0;                ///< Nodes that now call CMSIS-NN.
-  int layoutNodes = 0;               ///< CmsisLayout copies inserted.
+  int cmsisNodes = 0;  ///< Nodes that now call CMSIS-NN.
+  int layoutNodes = 0; ///< CmsisLayout copies inserted.
   /// "node 'x' (Op): reason" for the int8 nodes left portable, and the int16
   /// nodes CMSIS-NN has no s16 function for.
   std::vector<std::string> portable;
