@@ -215,6 +215,21 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const std::string
   for (const std::string &a : argv)
     cargv.push_back(const_cast<char *>(a.c_str()));
   cargv.push_back(nullptr);
+  // The tools' own temporary files (cc's .s and .o) go into the work
+  // directory too, so a killed bundlefit leaves nothing behind in the user's
+  // TMPDIR beyond that directory, which the next run removes. Built before
+  // fork: the child may only call async-signal-safe functions.
+  extern char **environ;
+  std::vector<std::string> envText;
+  for (char **e = environ; *e; ++e)
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0)
+      envText.push_back(*e);
+  if (!cwd.empty() && cwd != ".")
+    envText.push_back("TMPDIR=" + cwd);
+  std::vector<char *> cenv;
+  for (std::string &e : envText)
+    cenv.push_back(e.data());
+  cenv.push_back(nullptr);
 
   // A close-on-exec pipe tells the parent whether exec succeeded: the child
   // writes errno into it only when exec fails.
@@ -249,7 +264,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const std::string
       const char msg[] = "bundlefit: cannot chdir to the run directory\n";
       (void)!::write(2, msg, sizeof(msg) - 1);
     } else {
-      ::execvp(cargv[0], cargv.data());
+      ::execvpe(cargv[0], cargv.data(), cenv.data());
       err = errno;
       const char msg[] = "bundlefit: exec failed\n";
       (void)!::write(2, msg, sizeof(msg) - 1);

@@ -167,6 +167,7 @@ struct ProcessResult {
 
 /// Runs argv[0] (PATH searched) in `cwd` with stdin from /dev/null, stdout
 /// and stderr into `logPath`; kills its process group after `timeoutSeconds`.
+/// A `cwd` other than "." is also the tools' TMPDIR.
 ProcessResult runProcess(const std::vector<std::string> &argv, const std::string &cwd,
                          double timeoutSeconds, const std::string &logPath);
 
