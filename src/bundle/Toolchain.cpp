@@ -219,7 +219,6 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const std::string
   // directory too, so a killed bundlefit leaves nothing behind in the user's
   // TMPDIR beyond that directory, which the next run removes. Built before
   // fork: the child may only call async-signal-safe functions.
-  extern char **environ;
   std::vector<std::string> envText;
   for (char **e = environ; *e; ++e)
     if (std::strncmp(*e, "TMPDIR=", 7) != 0)
