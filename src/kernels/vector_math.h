@@ -103,21 +103,47 @@ BF_INLINE float bf_expm1f(float x) {
   return x == 0.0f ? x : y;
 }
 
+/* e^a for a in [-110, 0] as p t 2^-64, p = e^r in [0.7, 1.42] and t = 2^(n + 64)
+ * a normal float (n is in [-159, 0]): one power of two instead of
+ * bf_exp_scaled's two, because sigmoid and SiLU only need e^-|x| and below
+ * -110 both round to (-)0. A product m p t then rounds once at the last
+ * multiply by 2^-64, into the subnormals if it must. */
+#define BF_EXP_NONPOS_UNSCALE 5.42101086242752217e-20f /* 2^-64 */
+BF_INLINE float bf_exp_nonpos_parts(float a, float *t) {
+  const float shift = 12582912.0f; /* 1.5 * 2^23, as in bf_exp_reduce */
+  const float kf = a * 1.44269504088896341f + shift;
+  const float nf = kf - shift;
+  const float r = (a - nf * 0.693359375f) + nf * 2.12194440e-4f;
+  *t = bf_bits_float((bf_float_bits(kf) - bf_float_bits(shift) + 127u + 64u) << 23);
+  return 1.0f + bf_expm1_reduced(r);
+}
+
 /* sigmoid(x) = 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, so
- * the far negative tail keeps its tiny values instead of 1 / inf = 0. */
+ * the far negative tail keeps its tiny values instead of 1 / inf = 0.
+ * |x| is clamped at 110 (sigmoid is 1 or rounds to 0 beyond 104); NaN
+ * passes the clamp. */
 BF_INLINE float bf_sigmoidf(float x) {
-  const float e = bf_expf(-__builtin_fabsf(x));
+  float a = __builtin_fabsf(x);
+  a = a > 110.0f ? -110.0f : -a;
+  float t;
+  const float p = bf_exp_nonpos_parts(a, &t);
+  const float e = p * t * BF_EXP_NONPOS_UNSCALE;
   const float s = 1.0f / (1.0f + e);
   return x >= 0.0f ? s : e * s;
 }
 
-/* x * sigmoid(x), the same way; below 0 the factor x is applied before
- * the powers of two, so x e^x keeps its precision where e^x alone would be
- * subnormal (x < -87.3). The two exp calls share their arithmetic (CSE). */
+/* x * sigmoid(x), the same way; below 0 the factor x/(1 + e^x) is applied
+ * before the power of two, so x e^x keeps its precision where e^x alone
+ * would be subnormal (x < -87.3). x is clamped at -110 first (x e^x is
+ * below half the least subnormal from there: the result is -0, also for
+ * -inf) and |x| at 110 in the exponent (+inf stays +inf in the quotient). */
 BF_INLINE float bf_siluf(float x) {
-  const float a = -__builtin_fabsf(x);
-  const float s = x / (1.0f + bf_expf(a));
-  return x >= 0.0f ? s : x < -150.0f ? -0.0f : bf_exp_scaled(a, s);
+  const float xc = x < -110.0f ? -110.0f : x;
+  const float a = xc > 110.0f ? -110.0f : -__builtin_fabsf(xc);
+  float t;
+  const float p = bf_exp_nonpos_parts(a, &t);
+  const float s = xc / (1.0f + p * t * BF_EXP_NONPOS_UNSCALE);
+  return x >= 0.0f ? s : s * p * t * BF_EXP_NONPOS_UNSCALE;
 }
 
 /* tanh |x| = q / (q + 2) with q = e^(2|x|) - 1 (no cancellation near 0);
