@@ -4,24 +4,26 @@
 // view is int8 exactly when its producer is), then rewrite in the same order,
 // inserting Quantize before int8 readers of float values and Dequantize
 // before float readers of int8 values. See QuantizeGraph.h for the rules and
-// docs/quantized-ir.md for the graph this must produce.
+// docs/quantized-ir.md for the graph this must produce. Rules that stand on
+// their own live beside it (QuantizeRules.h): the sequence inputs quantized
+// once (InputsQuantizedOnce.cpp), the weight and bias integers
+// (QuantizeWeights.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/quant/QuantizeGraph.h"
+
+#include "QuantizeRules.h"
 
 #include "bundlefit/quant/FoldQdq.h"
 #include "bundlefit/quant/UnfuseActivations.h"
 
 #include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/ops/OpRegistry.h"
-#include "bundlefit/support/Bytes.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstring>
-#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -49,20 +51,6 @@ std::vector<size_t> dataInputs(const Node &node) {
   return int8.activationInputs ? int8.activationInputs(node) : std::vector<size_t>{0};
 }
 
-QuantParams perTensor(ScaleZeroPoint params) {
-  QuantParams quant;
-  quant.scales = {params.scale};
-  quant.zeroPoints = {params.zeroPoint};
-  return quant;
-}
-
-template <typename T> std::vector<uint8_t> toBytes(const std::vector<T> &values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  if (!values.empty())
-    copyBytes(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
 class Quantizer {
 public:
   Quantizer(Graph &graph, const ProfileData &profile, const QuantizationOptions &options,
@@ -88,6 +76,7 @@ public:
         },
         /*gates=*/options_.preset != nullptr);
     makeInputsInt8();
+    quantizedOnce_ = inputsQuantizedOnce(graph_, profile_, options_);
     std::vector<Node *> original = graph_.nodes();
     for (Node *node : original) {
       std::string reason = whyFloat(*node);
@@ -280,7 +269,7 @@ private:
       // int8 from an int8 node, or an int8 graph input (--keep-int8-io).
       bool int8Input = input && ((input->producer && int8_.count(input->producer)) ||
                                  (input->isGraphInput() && isInt8Activation(input)) ||
-                                 quantizedOnceForViews(input));
+                                 quantizedOnce_.count(input));
       return int8Input && node.outputs.size() == 1 ? "" : kNotApplicable;
     }
     if (options_.keepFloatOps.count(op))
@@ -306,44 +295,6 @@ private:
       if (std::string reason = int8.whyFloat(node); !reason.empty())
         return reason;
     return options_.preset ? whyNotPreset(node) : "";
-  }
-
-  /// A float graph input that several views read and whose views lead only to
-  /// int8-capable ops (the per-step Slices of an unrolled LSTM/GRU/RNN): it is
-  /// quantized once, whole, and the views run in int8 on it, instead of one
-  /// Quantize after each float view (one per step). Profile-guided builds
-  /// only: a pre-quantized model places its own Quantize nodes.
-  bool quantizedOnceForViews(const Value *input) const {
-    if (options_.preset || !input->isGraphInput() || input->type.dtype != DType::Float32 ||
-        !profile_.find(input->name))
-      return false;
-    auto cached = quantizedOnce_.find(input);
-    if (cached != quantizedOnce_.end())
-      return cached->second;
-    std::vector<Node *> readers = graph_.users(input);
-    bool once = readers.size() >= 2;
-    for (const Node *reader : readers)
-      once = once && isViewOrTranspose(reader->opType) && reader->outputs.size() == 1 &&
-             feedsOnlyInt8Ops(*reader->output());
-    return quantizedOnce_[input] = once;
-  }
-
-  /// Whether every reader of `value`, through views, is an op that can run in
-  /// int8 (and is not kept float): quantizing it early then adds no
-  /// Dequantize. A graph output is read as float, so it fails.
-  bool feedsOnlyInt8Ops(const Value &value) const {
-    std::vector<Node *> readers = graph_.users(&value);
-    if (value.isGraphOutput || readers.empty())
-      return false;
-    for (const Node *reader : readers) {
-      if (isViewOrTranspose(reader->opType)) {
-        if (reader->outputs.size() != 1 || !feedsOnlyInt8Ops(*reader->output()))
-          return false;
-      } else if (!isInt8CapableOp(reader->opType) || options_.keepFloatOps.count(reader->opType)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /// Whether a value has int8 parameters: from an int8 producer or the model.
@@ -547,83 +498,13 @@ private:
         node.inputs[index] = it->second.first;
         return it->second.second;
       }
-    const Value &weight = *node.input(index);
-    std::vector<float> values = weight.toFloats();
-    const Shape &shape = weight.type.shape;
-    int64_t channels = shape[size_t(axis)];
-    int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
-    QuantParams quant;
-    bool preset = presetWeightParams(node, weight, axis, quant);
-    bool perChannel = preset ? quant.axis >= 0 : options_.channelwise;
-    auto channelOf = [&](size_t i) { return perChannel ? int64_t(i) / inner % channels : 0; };
-    if (!preset) {
-      std::vector<float> maxAbs(perChannel ? size_t(channels) : 1, 0.0f);
-      for (size_t i = 0; i < values.size(); ++i)
-        if (std::isfinite(values[i]))
-          maxAbs[size_t(channelOf(i))] =
-              std::max(maxAbs[size_t(channelOf(i))], std::abs(values[i]));
-      bool power2 = options_.schema == QuantSchema::SymmetricWithPower2Scale;
-      for (float m : maxAbs) {
-        quant.scales.push_back(chooseWeightParams(m, power2).scale);
-        quant.zeroPoints.push_back(0);
-      }
-      quant.axis = perChannel ? axis : -1;
-    }
-    std::vector<int8_t> q(values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-      // The model's integers as they are (-128 included); our own in [-127, 127].
-      const size_t c = size_t(channelOf(i));
-      const int32_t zp = quant.zeroPoints.size() > 1 ? quant.zeroPoints[c] : quant.zeroPoints[0];
-      q[i] = int8_t(quantizeValue(values[i], {quant.scales[c], zp}, preset ? -128 : -127, 127));
-    }
-    std::vector<float> scales = quant.scales;
-    replaceConstant(node, index, TensorType{DType::Int8, shape, quant}, toBytes(q));
+    QuantizedConstant q =
+        quantizeWeightValues(node, *node.input(index), axis, options_, summary_.warnings);
+    std::vector<float> scales = q.type.quant.scales;
+    replaceConstant(node, index, q.type, std::move(q.bytes));
     if (!options_.preset)
       weightCache_[key] = {node.inputs[index], scales};
     return scales;
-  }
-
-  /// The model's scales and zero points for `weight` when they suit the
-  /// kernel (per tensor, or per `axis`); with a preset, a weight it lacks or
-  /// gives along another axis is requantized symmetric, with a warning (the
-  /// model's float weight has no integers to keep, or the kernel's channels
-  /// differ from the model's).
-  bool presetWeightParams(const Node &node, const Value &weight, int axis, QuantParams &quant) {
-    if (!options_.preset)
-      return false;
-    auto it = options_.preset->weights.find(weight.name);
-    if (it == options_.preset->weights.end()) {
-      summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
-                                  "' is not int8 in the model; requantized symmetric" +
-                                  (options_.channelwise ? " per channel" : ""));
-      return false;
-    }
-    if (it->second.axis >= 0 && it->second.axis != axis) {
-      summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
-                                  "' is quantized along axis " + std::to_string(it->second.axis) +
-                                  ", the kernel's channels are axis " + std::to_string(axis) +
-                                  "; requantized symmetric");
-      return false;
-    }
-    // A pass may have changed the weight since (a folded BatchNormalization):
-    // the model's scales then no longer cover it.
-    std::vector<float> values = weight.toFloats();
-    const Shape &shape = weight.type.shape;
-    int64_t inner = numElements(Shape(shape.begin() + axis + 1, shape.end()));
-    for (size_t i = 0; i < values.size(); ++i) {
-      size_t c = it->second.axis >= 0 ? size_t(int64_t(i) / inner % shape[size_t(axis)]) : 0;
-      const float zp = float(it->second.zeroPoints.size() > 1 ? it->second.zeroPoints[c]
-                                                              : it->second.zeroPoints.at(0));
-      const float q = values[i] / it->second.scales[c] + zp;
-      if (!(q >= -128.5f && q <= 127.5f)) {
-        summary_.warnings.push_back(node.describe() + ": weight '" + weight.name +
-                                    "' no longer fits the model's int8 scale (changed by a graph "
-                                    "pass); requantized symmetric");
-        return false;
-      }
-    }
-    quant = it->second;
-    return true;
   }
 
   /// Quantizes bias operand `index` (absent: nothing) to `channels` values.
@@ -640,88 +521,11 @@ private:
         node.inputs[index] = it->second;
         return;
       }
-    quantizeBiasValues(node, index, channels, inputScale, weightScales);
+    QuantizedConstant q = quantizeBiasValues(node, *bias, channels, inputScale, weightScales,
+                                             options_, summary_.warnings);
+    replaceConstant(node, index, q.type, std::move(q.bytes));
     if (!options_.preset)
       biasCache_[key] = node.inputs[index];
-  }
-
-  void quantizeBiasValues(Node &node, size_t index, int64_t channels, float inputScale,
-                          const std::vector<float> &weightScales) {
-    const Value *bias = node.input(index);
-    std::vector<float> values = bias->toFloats();
-    auto valueAt = [&](int64_t c) { return values.size() == 1 ? values[0] : values[size_t(c)]; };
-    QuantParams quant;
-    if (options_.biasPrecision == BiasPrecision::Int32) {
-      // At accumulator scale, so the kernel adds it without rescaling.
-      for (float w : weightScales) {
-        quant.scales.push_back(float(double(inputScale) * double(w)));
-        quant.zeroPoints.push_back(0);
-      }
-      quant.axis = weightScales.size() > 1 ? 0 : -1;
-      const std::vector<int64_t> *exact =
-          presetBiasIntegers(node, *bias, values, quant.scales, channels);
-      std::vector<int32_t> q(static_cast<size_t>(channels));
-      for (int64_t c = 0; c < channels; ++c)
-        q[size_t(c)] =
-            exact ? int32_t(std::clamp<int64_t>((*exact)[exact->size() == 1 ? 0 : size_t(c)],
-                                                std::numeric_limits<int32_t>::min(),
-                                                std::numeric_limits<int32_t>::max()))
-                  : int32_t(quantizeValue(
-                        valueAt(c), {quant.scales[weightScales.size() > 1 ? size_t(c) : 0], 0},
-                        std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
-      replaceConstant(node, index, TensorType{DType::Int32, {channels}, quant}, toBytes(q));
-      return;
-    }
-    float maxAbs = 0;
-    for (int64_t c = 0; c < channels; ++c)
-      if (std::isfinite(valueAt(c)))
-        maxAbs = std::max(maxAbs, std::abs(valueAt(c)));
-    ScaleZeroPoint params =
-        chooseWeightParams(maxAbs, options_.schema == QuantSchema::SymmetricWithPower2Scale);
-    std::vector<int8_t> q(static_cast<size_t>(channels));
-    for (int64_t c = 0; c < channels; ++c)
-      q[size_t(c)] = int8_t(quantizeValue(valueAt(c), params, -127, 127));
-    replaceConstant(node, index, TensorType{DType::Int8, {channels}, perTensor(params)},
-                    toBytes(q));
-  }
-
-  /// The model's int32 bias integers when its bias scale is the
-  /// accumulator's (inputScale * weightScale, per channel); otherwise
-  /// nullptr, with a warning when the model had an int32 bias: it is then
-  /// requantized to the accumulator's scale.
-  const std::vector<int64_t> *presetBiasIntegers(const Node &node, const Value &bias,
-                                                 const std::vector<float> &values,
-                                                 const std::vector<float> &scales,
-                                                 int64_t channels) {
-    if (!options_.preset)
-      return nullptr;
-    auto it = options_.preset->biasScales.find(bias.name);
-    auto integers = options_.preset->biasIntegers.find(bias.name);
-    if (it == options_.preset->biasScales.end() || integers == options_.preset->biasIntegers.end())
-      return nullptr;
-    for (int64_t c = 0; c < channels; ++c) {
-      float have = it->second[it->second.size() == 1 ? 0 : size_t(c)];
-      float want = scales[scales.size() == 1 ? 0 : size_t(c)];
-      if (std::abs(have - want) > 1e-6f * want) {
-        summary_.warnings.push_back(
-            node.describe() + ": bias '" + bias.name + "' scale " + std::to_string(have) +
-            " is not input scale x weight scale; requantized to " + std::to_string(want));
-        return nullptr;
-      }
-    }
-    const std::vector<int64_t> &exact = integers->second;
-    if (exact.size() != 1 && exact.size() != size_t(channels))
-      return nullptr;
-    // A graph pass may have changed the bias since (a folded BatchNormalization):
-    // then the float values, not the model's integers, are the bias.
-    for (int64_t c = 0; c < channels; ++c) {
-      double scale = it->second[it->second.size() == 1 ? 0 : size_t(c)];
-      double value = values[values.size() == 1 ? 0 : size_t(c)];
-      if (std::abs(value - double(exact[exact.size() == 1 ? 0 : size_t(c)]) * scale) >
-          0.5 * scale + 1e-6 * std::abs(value))
-        return nullptr;
-    }
-    return &exact;
   }
 
   void rewriteInt8(Node &node) {
@@ -805,8 +609,8 @@ private:
   std::string profileName_;
   std::set<const Node *> int8_;
   std::map<const Value *, Value *> quantized_, dequantized_;
-  /// quantizedOnceForViews, per graph input (users() walks the whole graph).
-  mutable std::map<const Value *, bool> quantizedOnce_;
+  /// Graph inputs quantized once for the views that read them.
+  std::set<const Value *> quantizedOnce_;
   std::map<std::string, std::pair<float, float>> roleRanges_;
   /// Values made by the quantizer's rewrites (a batched MatMul's row views)
   /// and the profiled value whose range each takes.
