@@ -387,6 +387,18 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
                      M / groups, OH * OW, inPlane, act, actA, actB);
     return;
   }
+#if defined(BF_WIDE_TILES)
+  if (!bf_size_first && KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padT == 0 &&
+      padL == 0 && OH == H && OW == W && bf_pw_small_applies(OH * OW)) {
+    const int32_t P = OH * OW, Cg = C / groups, Mg = M / groups;
+    for (int32_t n = 0; n < N; ++n)
+      for (int32_t g = 0; g < groups; ++g)
+        bf_pw_small(in + ((int64_t)n * C + (int64_t)g * Cg) * P, w + (int64_t)g * Mg * Cg,
+                    bias ? bias + g * Mg : 0, out + ((int64_t)n * M + (int64_t)g * Mg) * P, Cg, Mg,
+                    P, act, actA, actB);
+    return;
+  }
+#endif
   /* Otherwise a 1x1, stride-1, unpadded convolution over the whole plane
    * still runs best as one long row through the direct loops. */
   if (KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padT == 0 && padL == 0 && OH == H &&

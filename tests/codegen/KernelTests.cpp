@@ -133,6 +133,10 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 300, 7, 7, 10, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 7x7 plane: 48 + 1 columns
       {1, 40, 14, 14, 6, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 14x14: 192 + 4 columns
       {1, 64, 1, 67, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // whole tail vectors + 3
+      // Pointwise on planes of 9-15 floats (AVX-512: one vector per channel).
+      {1, 37, 3, 3, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 3x3: 2 tiles of 16 + 8 rows
+      {2, 20, 3, 5, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 2}, // 15, groups: last tile ends M
+      {1, 1, 1, 9, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // one channel: the padded copy
       // Planes narrower than a tile (patch-stage tiles) as flat runs (hosts):
       // in place when unpadded, else through a zero-padded copy; leftover
       // channels beside the blocks; exactly one tile; stride 2 beside them.
@@ -174,6 +178,47 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       for (float &v : rectified)
         v = std::max(v, 0.0f);
       checkClose(got, rectified);
+    }
+  }
+}
+
+TEST_CASE("kernel pointwise on 9-15 float planes: fused activations, nothing past the end") {
+  // On AVX-512 these planes take one 16-lane vector per channel, whose lanes
+  // past the plane read the next channel and are stored over the next row.
+  // The last row must store only its plane, and the activation cover every row.
+  const ConvCase cases[] = {
+      {1, 24, 3, 3, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
+      {1, 16, 3, 4, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
+      {1, 5, 1, 15, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
+  };
+  unsigned seed = 900;
+  for (const ConvCase &c : cases) {
+    CAPTURE(c.C);
+    CAPTURE(c.M);
+    Vec x = randomVec(size_t(c.N) * c.C * c.H * c.W, seed++, -3.0f, 3.0f);
+    Vec w = randomVec(size_t(c.M) * c.C, seed++);
+    Vec b = randomVec(size_t(c.M), seed++);
+    int OH, OW;
+    const Vec plain = referenceConv(c, x, w, &b, OH, OW);
+    for (int act : {BF_ACT_NONE, BF_ACT_RELU, BF_ACT_CLIP, BF_ACT_SILU, BF_ACT_SIGMOID}) {
+      CAPTURE(act);
+      Vec want = plain;
+      for (float &v : want) {
+        const double d = v;
+        v = act == BF_ACT_RELU      ? std::max(v, 0.0f)
+            : act == BF_ACT_CLIP    ? std::min(std::max(v, -0.25f), 0.5f)
+            : act == BF_ACT_SILU    ? float(d / (1.0 + std::exp(-d)))
+            : act == BF_ACT_SIGMOID ? float(1.0 / (1.0 + std::exp(-d)))
+                                    : v;
+      }
+      const size_t guard = 16;
+      Vec got(want.size() + guard, 123.0f);
+      kernel_tests::conv2d(x.data(), w.data(), b.data(), got.data(), c.N, c.C, c.H, c.W, c.M, OH,
+                           OW, 1, 1, 1, 1, 0, 0, 1, 1, c.groups, act, -0.25f, 0.5f);
+      for (size_t i = want.size(); i < got.size(); ++i)
+        REQUIRE(got[i] == 123.0f);
+      got.resize(want.size());
+      checkClose(got, want);
     }
   }
 }
