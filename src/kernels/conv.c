@@ -526,17 +526,22 @@ void bf_conv_transpose2d_f32(const float *restrict in, const float *restrict w,
  * Rare in MCU models, so plain direct loops without register tiles. The
  * spatial vectors are {D, H, W}: in/out extents, kernel, strides, padsBegin
  * (may be negative for ConvTranspose with output_shape), dilations. */
+
+/* The extents both 3-D kernels read from their vectors and channel counts. */
+#define BF_CONV3D_GEOMETRY()                                                                       \
+  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];                                       \
+  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];                                 \
+  const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];                                    \
+  const int32_t Cg = C / groups, Mg = M / groups;                                                  \
+  const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;                        \
+  const int32_t taps = KD * KH * KW
+
 void bf_conv3d_f32(const float *restrict in, const float *restrict w, const float *restrict bias,
                    float *restrict out, int32_t N, int32_t C, int32_t M, const int32_t *inDims,
                    const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
                    const int32_t *pads, const int32_t *dilations, int32_t groups, int32_t act,
                    float actA, float actB) {
-  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
-  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
-  const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];
-  const int32_t Cg = C / groups, Mg = M / groups;
-  const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;
-  const int32_t taps = KD * KH * KW;
+  BF_CONV3D_GEOMETRY();
   for (int32_t n = 0; n < N; ++n) {
     for (int32_t m = 0; m < M; ++m) {
       const int32_t g = m / Mg;
@@ -579,12 +584,7 @@ void bf_conv_transpose3d_f32(const float *restrict in, const float *restrict w,
                              const int32_t *kernel, const int32_t *strides, const int32_t *pads,
                              const int32_t *dilations, int32_t groups, int32_t act, float actA,
                              float actB) {
-  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
-  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
-  const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];
-  const int32_t Cg = C / groups, Mg = M / groups;
-  const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;
-  const int32_t taps = KD * KH * KW;
+  BF_CONV3D_GEOMETRY();
   for (int32_t n = 0; n < N; ++n) {
     float *y = out + (int64_t)n * M * outVol;
     for (int64_t i = 0; i < (int64_t)M * outVol; ++i)

@@ -13,6 +13,7 @@
  * Scratch: chunk * CW floats (the ring of pool-window rows degenerates to one
  * row because partial results accumulate in the output itself).
  *===----------------------------------------------------------------------===*/
+#include "conv_pool_rows.h"
 #include "kernel_util.h"
 
 /* Folds one computed conv row (mc channels starting at m0) into pool row ph. */
@@ -57,12 +58,7 @@ void bf_conv_pool2d_f32(const float *restrict in, const float *restrict w,
     for (int32_t i = 0; i < M * PH * PW; ++i)
       o[i] = isMax ? -BF_FLT_MAX : 0.0f;
     for (int32_t r = 0; r < CH; ++r) {
-      /* Is conv row r inside some pool window? */
-      int32_t used = 0;
-      for (int32_t kh = 0; kh < PKH && !used; ++kh) {
-        const int32_t t = r + ppadT - kh * pdilH;
-        used = t >= 0 && t % psH == 0 && t / psH < PH;
-      }
+      BF_POOL_ROW_USED(used, r, PH, PKH, psH, ppadT, pdilH);
       if (!used)
         continue;
       for (int32_t m0 = 0; m0 < M; m0 += chunk) {

@@ -10,13 +10,18 @@
  * Max is order-free and bf_maxpool2d_s8 starts from -128 and clamps at the
  * end, as this does: the result equals conv-then-pool bit for bit.
  *===----------------------------------------------------------------------===*/
+#include "conv_pool_rows.h"
 #include "int8_util.h"
 
-void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                       int8_t *scratch, const bf_conv_params *conv, const bf_quant_params *quant,
-                       const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
-                       const int32_t *biasMult, const int32_t *biasShift,
-                       const bf_pool_params *pool) {
+/* The parameter list both entry points share (bundlefit_kernels_int8.h):
+ * bf_conv2d_s8's, the scratch row and the pool's struct. */
+#define BF_CONV_POOL_S8_PARAMS                                                                     \
+  const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int8_t *scratch,            \
+      const bf_conv_params *conv, const bf_quant_params *quant, const int32_t *outMult,            \
+      const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,                       \
+      const int32_t *biasShift, const bf_pool_params *pool
+
+void bf_conv_pool2d_s8(BF_CONV_POOL_S8_PARAMS) {
   const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw, psH = pool->stride_h,
                 psW = pool->stride_w, ppadT = pool->pad_t, ppadL = pool->pad_l, pdilH = pool->dil_h,
@@ -33,11 +38,7 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
     for (int32_t i = 0; i < a.M * PH * PW; ++i)
       o[i] = -128;
     for (int32_t r = 0; r < a.OH; ++r) {
-      int32_t used = 0;
-      for (int32_t kh = 0; kh < PKH && !used; ++kh) {
-        const int32_t t = r + ppadT - kh * pdilH;
-        used = t >= 0 && t % psH == 0 && t / psH < PH;
-      }
+      BF_POOL_ROW_USED(used, r, PH, PKH, psH, ppadT, pdilH);
       if (!used)
         continue;
       for (int32_t m0 = 0; m0 < a.M; m0 += chunk) {
@@ -84,11 +85,7 @@ void bf_conv_pool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, i
  * depend on order, so the result equals conv-then-pool bit for bit. Scratch:
  * chunk * conv ow bytes rounded up to 4, plus chunk*PW int32 (plus, group 1, the
  * conv's im2col columns). */
-void bf_conv_avgpool2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                          int8_t *scratch, const bf_conv_params *conv, const bf_quant_params *quant,
-                          const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
-                          const int32_t *biasMult, const int32_t *biasShift,
-                          const bf_pool_params *pool) {
+void bf_conv_avgpool2d_s8(BF_CONV_POOL_S8_PARAMS) {
   const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   const int32_t PH = pool->oh, PW = pool->ow, PKH = pool->kh, PKW = pool->kw, psH = pool->stride_h,
                 psW = pool->stride_w, ppadT = pool->pad_t, ppadL = pool->pad_l, ppadB = pool->pad_b,
