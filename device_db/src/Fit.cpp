@@ -508,7 +508,7 @@ std::string variantFamily(const Variant &variant) {
     return "float";
   switch (variant.kernels) {
   case Kernels::Portable:
-    return "int8";
+    return isInt16x8(variant) ? "int16x8" : "int8";
   case Kernels::CmsisNn:
     return "CMSIS-NN";
   case Kernels::HiFi4:

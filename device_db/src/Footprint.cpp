@@ -95,15 +95,29 @@ const std::vector<Variant> &allVariants() {
   return variants;
 }
 
+namespace {
+constexpr const char kInt8[] = "int8";
+constexpr const char kInt16x8[] = "int16x8";
+} // namespace
+
+Variant asInt16x8(const Variant &variant) {
+  Variant out = variant;
+  if (variant.precision == Precision::Int8 && !isInt16x8(variant))
+    out.name = kInt16x8 + variant.name.substr(sizeof(kInt8) - 1);
+  return out;
+}
+
+bool isInt16x8(const Variant &variant) { return variant.name.rfind(kInt16x8, 0) == 0; }
+
 Variant parseVariant(const std::string &text) {
   for (const Variant &variant : allVariants())
-    if (variant.name == text)
-      return variant;
+    if (variant.name == text || asInt16x8(variant).name == text)
+      return variant.name == text ? variant : asInt16x8(variant);
   std::string known;
   for (const Variant &variant : allVariants())
     known += (known.empty() ? "" : ", ") + variant.name;
-  throw Error(ExitCode::Usage,
-              "unknown variant '" + text + "' (option --variant); known: " + known);
+  throw Error(ExitCode::Usage, "unknown variant '" + text + "' (option --variant); known: " +
+                                   known + " (int16x8 models: int16x8, int16x8-cmsis, ...)");
 }
 
 bool variantAvailable(const Device &device, const Variant &variant) {

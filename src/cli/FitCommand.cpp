@@ -176,7 +176,7 @@ int runFit(const FitOptions &given) {
   // so they show the int8 build's plan, labelled as such.
   const driver::VariantBuild *shown = &build;
   if (!build.bundle)
-    shown = &check->sizer->build(device, parseVariant("int8"));
+    shown = &check->sizer->build(device, driver::fitVariant("int8", options.quant));
   const MemoryPlan &plan = shown->bundle->plan;
   LayerTiming timing = layerTimingOf(device, fit);
   std::string code = withThousands(fit.terms.code) + " (" + codeOrigin(build, request) + ")";
@@ -257,10 +257,11 @@ int runFit(const FitOptions &given) {
   text += table.render() + "\n";
   for (const auto &[what, where] : fit.homes)
     text += "  " + what + ": " + where + "\n";
-  text +=
-      "\nlayers of the " +
-      (shown == &build ? variant.name : "int8 (the " + variant.name + " build is not compiled)") +
-      " build for " + build.target + ", predicted time of " + variant.name + "\n";
+  text += "\nlayers of the " +
+          (shown == &build ? variant.name
+                           : shown->footprint.variant.name + " (the " + variant.name +
+                                 " build is not compiled)") +
+          " build for " + build.target + ", predicted time of " + variant.name + "\n";
   text += "\n" + renderLayerTable(plan, &timing);
   text += "\ntotals (AN13001 formulas): Flash " + withThousands(fit.totals.flash) + " of " +
           withThousands(fit.flashCapacity) + ", RAM " + withThousands(fit.totals.ram) + " of " +
@@ -309,8 +310,9 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
       ->check(CLI::IsMember({"flash", "ram", "auto"}));
   command->add_option(
       "--variant", options->variant,
-      "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis (default int8 with "
-      "--load-profile, else float)");
+      "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis; an int16x8 .tflite's are "
+      "int16x8, int16x8-cmsis, ... (default int8 with --load-profile or a pre-quantized model, "
+      "else float)");
   command
       ->add_option("--static-bytes", options->staticBytes,
                    "Initialized application data to count in Flash and RAM (e.g. a test image)")

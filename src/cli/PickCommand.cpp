@@ -14,6 +14,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/PickCheck.h"
 #include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/ir/Graph.h"
@@ -61,7 +62,7 @@ void writePickHtml(const PickOptions &options, const Device &device, driver::Bui
     const Candidate &shown = pick.candidates[pick.best >= 0 ? size_t(pick.best) : 0];
     const driver::VariantBuild *build = &sizer.build(device, shown.variant);
     if (!build->bundle) // HiFi4: not compiled; its int8 plan
-      build = &sizer.build(device, parseVariant("int8"));
+      build = &sizer.build(device, driver::fitVariant("int8", options.quant));
     shownBundle = build->bundle;
     html.plan = &shownBundle->plan;
     timing = layerTimingOf(device, shown.result);

@@ -31,7 +31,7 @@ std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model,
   report->db = driver::loadDeviceDatabase(deviceFiles);
   report->device = &report->db.get(deviceId);
   Stage stage("fit on " + report->device->id);
-  Variant variant = parseVariant(quant.enabled() ? "int8" : "float");
+  Variant variant = driver::fitVariant("", quant);
   driver::BuildSizer sizer({model, quant});
   const driver::VariantBuild &build = sizer.build(*report->device, variant);
   report->footprint = build.footprint;

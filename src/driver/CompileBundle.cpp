@@ -51,6 +51,8 @@ std::unique_ptr<PlacedPart> resolvePart(CompileRequest &request) {
   }
   const bool int8 = request.quant.enabled() || request.syntheticProfile;
   part->variant = device::parseVariant(!int8 ? "float" : request.useCmsis ? "int8-cmsis" : "int8");
+  if (request.quant.int16x8)
+    part->variant = device::asInt16x8(part->variant);
   if (request.target == "host" && request.triple.empty() && request.mcpu.empty()) {
     PartToolchain toolchain = driver::partToolchain(*part->device);
     request.target = toolchain.codegenTarget;

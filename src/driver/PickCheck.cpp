@@ -28,9 +28,11 @@ std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions 
   for (const Candidate &c : candidates)
     anyInt8 = anyInt8 || c.variant.precision == Precision::Int8;
   if (anyInt8)
-    notes.push_back(std::string("int8 rows: the bundle compiled ") +
-                    (quant.preQuantized ? std::string("with the model's own Q/DQ parameters")
-                     : quant.enabled()  ? "with " + quant.profilePath
+    notes.push_back(std::string(quant.int16x8 ? "int16x8" : "int8") +
+                    " rows: the bundle compiled " +
+                    (quant.int16x8 ? std::string("with the model's own quantization parameters")
+                     : quant.preQuantized ? std::string("with the model's own Q/DQ parameters")
+                     : quant.enabled()    ? "with " + quant.profilePath
                                        : std::string("with a synthetic profile (no --load-profile; "
                                                      "sizes do not depend on the ranges)")));
   // int8-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can equal int8-hifi4.
@@ -90,11 +92,12 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
   for (const std::string &name : options.variants)
     if (!name.empty())
       check->pickRequest.variants.push_back(fitVariant(name, options.build.quant));
-  // A pre-quantized model has int8 builds only.
+  // A pre-quantized model has int8 (or int16x8) builds only.
   if (options.build.quant.preQuantized && check->pickRequest.variants.empty())
     for (const Variant &variant : allVariants())
       if (variant.precision == Precision::Int8 && variantAvailable(device, variant))
-        check->pickRequest.variants.push_back(variant);
+        check->pickRequest.variants.push_back(options.build.quant.int16x8 ? asInt16x8(variant)
+                                                                          : variant);
   check->request = options.request;
   check->sizer = std::make_unique<BuildSizer>(options.build);
   {

@@ -7,8 +7,9 @@ model-compiler -model= and, when built, `import bundlefit` (plan, from the path 
 equal to the CLI's; run's int8 outputs equal to the CLI's) must succeed; a truncated copy of the int8 model must make each of them
 exit 4 with exactly one line on stderr naming the file and the verifier's refusal; TFLM's int8
 mnist_lstm (its integer UNIDIRECTIONAL_SEQUENCE_LSTM) must pass each of them but run. pick on
-two int16x8 seanet layers offers integer builds only and counts CMSIS-NN's s16 scratch, or names
-the convolution CMSIS-NN cannot run exactly (check_int16_pick).
+two int16x8 seanet layers offers integer builds only, named int16x8 and int16x8-cmsis, and counts
+CMSIS-NN's s16 scratch, or names the convolution CMSIS-NN cannot run exactly (check_int16_pick);
+fit's --variant names each model's builds (check_int16_variants).
 Exit 77 (ctest SKIP) without the models.
 
 usage: commands_tflite.py BIN_DIR TFLM_DIR WORK_DIR
@@ -63,8 +64,9 @@ def check_refused(commands, model, tag, code, reason):
 
 
 def check_int16_pick(bf, tflm_dir):
-    """pick on int16x8 seanet layers (rt1062, Cortex-M7): integer builds only (int8, int8-cmsis);
-    conv0 calls arm_convolve_wrapper_s16, whose im2col scratch makes int8-cmsis need more RAM;
+    """pick on int16x8 seanet layers (rt1062, Cortex-M7): integer builds only (int16x8,
+    int16x8-cmsis, family int16x8 and CMSIS-NN in the JSON); conv0 calls
+    arm_convolve_wrapper_s16, whose im2col scratch makes int16x8-cmsis need more RAM;
     conv9 (3x3 over 64 channels: 576 products) stays on bundlefit's kernel and a note says so."""
     import json
     seanet = os.path.join(tflm_dir, "models", "seanet", "conv")
@@ -81,17 +83,49 @@ def check_int16_pick(bf, tflm_dir):
             continue
         report = json.loads(done.stdout)
         ram = {(c["variant"], c["weights"]): c["ram"] for c in report["candidates"]}
+        families = sorted({c["family"] for c in report["candidates"]})
         portable = [n for n in report["notes"] if "stays on bundlefit's kernels" in n]
         variants = sorted({v for v, _ in ram})
-        ok = variants == ["int8", "int8-cmsis"]
+        ok = (variants == ["int16x8", "int16x8-cmsis"] and families == ["CMSIS-NN", "int16x8"] and
+              any(n.startswith("int16x8 rows:") for n in report["notes"]))
         if layer == "conv0":
-            ok = ok and ram[("int8-cmsis", "flash")] > ram[("int8", "flash")] and not portable
+            ok = ok and ram[("int16x8-cmsis", "flash")] > ram[("int16x8", "flash")] and not portable
         else:
-            ok = (ok and ram[("int8-cmsis", "flash")] == ram[("int8", "flash")] and
-                  len(portable) == 1 and portable[0].startswith("int8-cmsis: 1 node") and
+            ok = (ok and ram[("int16x8-cmsis", "flash")] == ram[("int16x8", "flash")] and
+                  len(portable) == 1 and portable[0].startswith("int16x8-cmsis: 1 node") and
                   "576 products" in portable[0])
         print(f"pick {layer}.tflite (int16x8): {'ok' if ok else 'FAIL'} variants {variants}, "
               f"RAM {ram}, portable notes {portable}")
+        failures += not ok
+    return failures
+
+
+def check_int16_variants(bf, tflm_dir, int8_model):
+    """fit --variant on an int16x8 model: float is refused naming its int16x8 builds; int8-cmsis
+    (the name earlier sessions gave) is taken as int16x8-cmsis; int16x8 on an int8 model is
+    refused naming int8."""
+    conv0 = os.path.join(tflm_dir, "models", "seanet", "conv", "conv0.tflite")
+    if not os.path.exists(conv0):
+        print("fit --variant int16x8: seanet absent, not checked")
+        return 0
+    cases = [  # model, --variant, exit code, text the one output line must hold
+        (conv0, "float", 2, "the model is int16x8 (int16 activations, int8 weights); it has "
+                            "integer builds only: int16x8, int16x8-cmsis"),
+        (conv0, "int8-cmsis", 0, "variant int16x8-cmsis, weights"),
+        (conv0, "int16x8", 0, "variant int16x8, weights"),
+        (int8_model, "int16x8-cmsis", 2, "the model is not int16x8 (only a TFLite model with "
+                                         "int16 activations is); use --variant int8-cmsis"),
+    ]
+    failures = 0
+    for model, variant, code, text in cases:
+        done = subprocess.run([bf, "fit", model, "--device", "rt1062", "--variant", variant],
+                              capture_output=True, text=True)
+        lines = (done.stdout if code == 0 else done.stderr).strip().splitlines()
+        ok = done.returncode == code and any(text in line for line in lines[:3])
+        if code:
+            ok = ok and len(lines) == 1
+        print(f"fit {os.path.basename(model)} --variant {variant}: exit {done.returncode}"
+              f"{'' if ok else ' FAIL ' + (lines[0] if lines else '')}")
         failures += not ok
     return failures
 
@@ -157,6 +191,7 @@ def main():
         print(f"{name} trained_lstm_int8.tflite: {'ok' if ok else 'FAIL ' + done.stderr.strip()}")
         failures += not ok
     failures += check_int16_pick(bf, tflm_dir)
+    failures += check_int16_variants(bf, tflm_dir, int8)
     print(f"{'FAIL' if failures else 'OK'}: {failures} failures")
     return 1 if failures else 0
 

@@ -199,7 +199,7 @@ struct PickResult {
   int best = -1;
   std::string reason; ///< Why the winner, against the best of every other family.
 };
-/// The family a variant belongs to for the "why" line: float, int8 (portable
+/// The family a variant belongs to for the "why" line: float, int8 or int16x8 (portable
 /// kernels), CMSIS-NN, HiFi4.
 std::string variantFamily(const Variant &variant);
 /// With `placedFootprintOf`, each candidate is sized as the bundle placed for

@@ -29,13 +29,21 @@ enum class Precision { Float, Int8 };
 enum class Kernels { Portable, CmsisNn, HiFi4, HiFi4WithCmsis };
 
 struct Variant {
-  std::string name; ///< float | int8 | int8-cmsis | int8-hifi4 | int8-hifi4-cmsis
+  /// float | int8 | int8-cmsis | int8-hifi4 | int8-hifi4-cmsis; an int16x8
+  /// model's integer builds are named int16x8, int16x8-cmsis, ... (asInt16x8).
+  std::string name;
   Precision precision = Precision::Float;
   Kernels kernels = Kernels::Portable;
 };
 
-/// Parses a --variant value; throws Error(Usage) naming the option.
+/// Parses a --variant value; throws Error(Usage) naming the option. Takes
+/// the int16x8 names too (int16x8, int16x8-cmsis, ...).
 Variant parseVariant(const std::string &text);
+/// The integer variant as an int16x8 model builds it: the same kernels, int16
+/// activations, named int16x8[-...]. A float variant comes back unchanged.
+Variant asInt16x8(const Variant &variant);
+/// Whether the variant is named as an int16x8 model's build.
+bool isInt16x8(const Variant &variant);
 const std::vector<Variant> &allVariants();
 /// Whether `device` has the libraries the variant needs.
 bool variantAvailable(const Device &device, const Variant &variant);

@@ -65,7 +65,10 @@ struct FitCheck {
 /// (DeviceDatabase::warnings) is a warning on stderr, once per process.
 device::DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &deviceFiles);
 
-/// The variant `fit` sizes: `name`, or int8 with a profile, else float.
+/// The variant `fit` sizes: `name`, or int8 with a profile, else float; an
+/// int16x8 model's integer builds named int16x8 (int8 names are taken for
+/// them). Throws Error(Usage) for a float build of a pre-quantized model, and
+/// for an int16x8 name on a model that is not int16x8.
 device::Variant fitVariant(const std::string &name, const QuantCliOptions &quant);
 
 /// The fit/pick note for a CMSIS-NN variant's nodes left on bundlefit's

@@ -62,6 +62,9 @@ struct QuantCliOptions {
   /// The model is pre-quantized (QDQ): int8 without a profile; loadModel
   /// quantizes it with the model's own parameters (markPreQuantized).
   bool preQuantized = false;
+  /// ... and int16x8 (a TFLite model with int16 activations): its integer
+  /// builds are named int16x8 (device::asInt16x8).
+  bool int16x8 = false;
 
   bool enabled() const { return !profilePath.empty() || preQuantized; }
 };
@@ -78,7 +81,8 @@ const std::vector<std::string> &preQuantizedOps();
 bool modelIsPreQuantized(const std::string &modelPath);
 
 /// Sets options.preQuantized when modelIsPreQuantized(modelPath), so that
-/// commands treat the model as int8.
+/// commands treat the model as int8 (options.int16x8 for an int16x8 TFLite
+/// model).
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options);
 
 /// Imports the model (ONNX, or TFLite told by its file identifier) and runs
