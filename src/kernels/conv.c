@@ -214,11 +214,15 @@ BF_INLINE int bf_depthwise_kxk_applies(int32_t KH, int32_t KW, int32_t strideW, 
  * On 7x7 and 14x14 planes most outputs touch the padding, and the checked
  * border code dominated (EfficientNet-B0's 1152 channels at 7x7: 28 of 49
  * outputs per channel). Each channel is copied into a zero-padded stack
- * buffer instead, so every output takes the unchecked row kernel: for
- * stride 1 as one flat span over the padded rows (outputs at the PW - OW
- * wrap-around columns are computed and dropped; long vectors even at 7
- * columns), for stride 2 row by row. Only where stacks are large (hosts):
- * the two buffers take 2 x BF_DW_PAD_FLOATS floats. */
+ * buffer instead, so every output takes the unchecked row kernel as one
+ * flat span over the padded rows (outputs at the wrap-around columns are
+ * computed and dropped; long vectors even at 7 columns). For stride 1 the
+ * copy is the padded plane; for stride 2 it is the padded plane's four
+ * row/column phases (even/odd rows x even/odd columns), each tap reading
+ * one phase at a stride-1 offset, so stride 2 also runs as one flat span
+ * (row by row, a 7-column output row never filled a vector: 672 channels
+ * of 5x5 stride 2 at 14x14 ran 0.21 outputs/ns). Only where stacks are
+ * large (hosts): the two buffers take 2 x BF_DW_PAD_FLOATS floats. */
 #if (defined(__x86_64__) || defined(__aarch64__)) && !defined(BF_SMALL_TILES)
 #define BF_DW_PAD_FLOATS 4096
 #else
@@ -226,13 +230,74 @@ BF_INLINE int bf_depthwise_kxk_applies(int32_t KH, int32_t KW, int32_t strideW, 
 #endif
 
 #if BF_DW_PAD_FLOATS > 0
+/* Flat output span of the phased stride-2 plane: output (oh, ow) is
+ * o[oh * QW + ow] and tap (r, kw) reads phase (r & 1, kw & 1) of `q` (four
+ * planes of qPlane floats) at row oh + r / 2, column ow + kw / 2. The sums
+ * run in bf_dwk_span's order, so results equal the row-by-row kernel's. */
+BF_INLINE void bf_dwk_span_phased(const float *restrict q, int32_t qPlane, int32_t QW,
+                                  const float *restrict k, int32_t K, float b, float *restrict o,
+                                  int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    float acc = 0.0f;
+    BF_NO_VECTORIZE_UNROLL
+    for (int32_t r = 0; r < K; ++r) {
+      const float *qr = q + ((r & 1) * 2) * qPlane + (r >> 1) * QW + i;
+      float s = r == 0 ? b : 0.0f;
+      BF_NO_VECTORIZE_UNROLL
+      for (int32_t kw = 0; kw < K; ++kw)
+        s += k[r * K + kw] * qr[(kw & 1) * qPlane + (kw >> 1)];
+      acc += s;
+    }
+    o[i] = acc;
+  }
+}
+
+#define BF_DEFINE_DWK_PHASED(K)                                                                    \
+  BF_SHARED void bf_dw##K##_phased(const float *restrict q, int32_t qPlane, int32_t QW,            \
+                                   const float *restrict k, float b, float *restrict o,            \
+                                   int32_t n) {                                                    \
+    bf_dwk_span_phased(q, qPlane, QW, k, K, b, o, n);                                              \
+  }
+BF_DEFINE_DWK_PHASED(3)
+BF_DEFINE_DWK_PHASED(5)
+BF_DEFINE_DWK_PHASED(7)
+#undef BF_DEFINE_DWK_PHASED
+
 /* Padded extents: rows and columns from the first tap of output 0 to the
- * last tap of the last output. */
+ * last tap of the last output; stride 2 keeps four phases of half of each
+ * (rounded up). */
 BF_INLINE int bf_depthwise_padded_fits(int32_t OH, int32_t OW, int32_t K, int32_t strideH,
                                        int32_t strideW) {
   const int64_t PH = (int64_t)(OH - 1) * strideH + K, PW = (int64_t)(OW - 1) * strideW + K;
-  return strideH == strideW && (strideH == 1 || strideH == 2) && (K == 3 || K == 5 || K == 7) &&
-         PH * PW <= BF_DW_PAD_FLOATS && (int64_t)OH * PW <= BF_DW_PAD_FLOATS;
+  if (strideH != strideW || (K != 3 && K != 5 && K != 7))
+    return 0;
+  if (strideH == 1)
+    return PH * PW <= BF_DW_PAD_FLOATS && (int64_t)OH * PW <= BF_DW_PAD_FLOATS;
+  const int64_t QH = (PH + 1) / 2, QW = (PW + 1) / 2;
+  return strideH == 2 && 4 * QH * QW <= BF_DW_PAD_FLOATS && (int64_t)OH * QW <= BF_DW_PAD_FLOATS;
+}
+
+/* Phases of the zero-padded plane for stride 2: q[(pr * 2 + pc) * QH * QW
+ * + i * QW + j] = padded[2i + pr][2j + pc], 0 past the padded extents. */
+BF_INLINE void bf_depthwise_phases(const float *restrict xc, float *restrict q, int32_t H,
+                                   int32_t W, int32_t PH, int32_t PW, int32_t padT, int32_t padL) {
+  const int32_t QH = (PH + 1) / 2, QW = (PW + 1) / 2, qPlane = QH * QW;
+  float row[BF_DW_PAD_FLOATS / 2 + 2];
+  for (int32_t pr = 0; pr < 2 * QH; ++pr) {
+    const int32_t ih = pr - padT;
+    for (int32_t j = 0; j < 2 * QW; ++j)
+      row[j] = 0.0f;
+    if (pr < PH && ih >= 0 && ih < H) {
+      const int32_t iwBegin = padL < 0 ? -padL : 0, iwEnd = PW - padL < W ? PW - padL : W;
+      for (int32_t iw = iwBegin; iw < iwEnd; ++iw)
+        row[iw + padL] = xc[(int64_t)ih * W + iw];
+    }
+    float *even = q + (pr & 1) * 2 * qPlane + (pr >> 1) * QW, *odd = even + qPlane;
+    for (int32_t j = 0; j < QW; ++j) {
+      even[j] = row[2 * j];
+      odd[j] = row[2 * j + 1];
+    }
+  }
 }
 
 BF_INLINE void bf_depthwise_padded(const float *restrict x, const float *restrict w,
@@ -250,20 +315,29 @@ BF_INLINE void bf_depthwise_padded(const float *restrict x, const float *restric
     const float *kc = w + (int64_t)c * K * K;
     const float b = bias ? bias[c] : 0.0f;
     float *oc = out + (int64_t)c * OH * OW;
-    for (int32_t i = 0; i < PH * PW; ++i)
-      padded[i] = 0.0f;
-    for (int32_t ih = ihBegin; ih < ihEnd; ++ih)
-      for (int32_t iw = iwBegin; iw < iwEnd; ++iw)
-        padded[(ih + padT) * PW + iw + padL] = xc[(int64_t)ih * W + iw];
     if (stride == 1) {
+      for (int32_t i = 0; i < PH * PW; ++i)
+        padded[i] = 0.0f;
+      for (int32_t ih = ihBegin; ih < ihEnd; ++ih)
+        for (int32_t iw = iwBegin; iw < iwEnd; ++iw)
+          padded[(ih + padT) * PW + iw + padL] = xc[(int64_t)ih * W + iw];
       /* flat[g] for g = oh * PW + ow reads padded[g + r * PW + kw]. */
       bf_dwk_span_any(padded, PW, kc, K, b, flat, 0, (OH - 1) * PW + OW, 1, 0);
       for (int32_t oh = 0; oh < OH; ++oh)
         for (int32_t ow = 0; ow < OW; ++ow)
           oc[oh * OW + ow] = flat[oh * PW + ow];
     } else {
+      const int32_t QH = (PH + 1) / 2, QW = (PW + 1) / 2, n = (OH - 1) * QW + OW;
+      bf_depthwise_phases(xc, padded, H, W, PH, PW, padT, padL);
+      if (K == 3)
+        bf_dw3_phased(padded, QH * QW, QW, kc, b, flat, n);
+      else if (K == 5)
+        bf_dw5_phased(padded, QH * QW, QW, kc, b, flat, n);
+      else
+        bf_dw7_phased(padded, QH * QW, QW, kc, b, flat, n);
       for (int32_t oh = 0; oh < OH; ++oh)
-        bf_dwk_span_any(padded + oh * stride * PW, PW, kc, K, b, oc + oh * OW, 0, OW, stride, 0);
+        for (int32_t ow = 0; ow < OW; ++ow)
+          oc[oh * OW + ow] = flat[oh * QW + ow];
     }
     bf_activate_array(oc, OH * OW, act, actA, actB);
   }

@@ -105,6 +105,11 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 2, 66, 70, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  // 3x3 rows, large plane
       {1, 4, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},    // 3x3 padded copy, 7x7
       {1, 4, 14, 14, 4, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 4},  // 3x3 stride 2, TF "same"
+      // Stride 2 on hosts: the padded plane's four phases, one flat span.
+      {1, 3, 10, 11, 3, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 3},  // last row/column unread
+      {2, 2, 13, 12, 2, 5, 5, 2, 2, 2, 1, 2, 2, 1, 1, 2},  // asymmetric pads, odd extents
+      {1, 2, 28, 28, 2, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 2},  // 7x7 stride 2
+      {1, 3, 56, 56, 3, 5, 5, 2, 2, 1, 1, 2, 2, 1, 1, 3},  // phases fill most of the buffer
       {1, 2, 13, 13, 2, 5, 5, 3, 3, 2, 2, 2, 2, 1, 1, 2},  // stride 3: scatter fallback
       {1, 2, 13, 13, 2, 5, 5, 1, 1, 4, 4, 4, 4, 2, 2, 2},  // dilation 2: scatter fallback
       // Full convolutions through the zero-padded, phase-split band copy
