@@ -8,16 +8,27 @@
 // arithmetic: every conv row is computed exactly once (rows no pool window
 // reads are not computed at all).
 //
+// Not free in time: the fused kernel computes a few channels of one conv row
+// at a time, which on narrow rows runs far slower than the conv and pool
+// apart (DS-CNN: its one ConvPool was 23% of the level-1 run). So a pair is
+// fused only where that lowers the estimated peak of the whole run
+// (lowersPeak below); where another layer sets the peak, it stays two layers.
+//
 // Only run with --memory-opt >= 1 (after runDefaultPasses, so the activation
 // is already inside the Conv).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ir/QuantSymmetry.h"
 #include "bundlefit/ops/FusedOps.h"
+#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
+#include "bundlefit/support/CheckedMath.h"
 
 #include "PassUtils.h"
+
+#include <algorithm>
+#include <set>
 
 namespace bundlefit {
 namespace {
@@ -54,17 +65,19 @@ bool rowsDoNotOverlap(const Node &pool) {
   return !kernel.empty() && kernel[0] <= (strides.empty() ? 1 : strides[0]);
 }
 
-bool tryFuse(Graph &graph, ReadCounts &reads, Node &pool) {
+/// The channel chunk of `pool` fused with the Conv it reads, or 0 when the
+/// two cannot be fused.
+int64_t fusableChunk(const ReadCounts &reads, const Node &pool) {
   if (!isFusablePool(reads, pool))
-    return false;
-  Value *convOut = pool.input(0);
-  Node *conv = convOut ? convOut->producer : nullptr;
+    return 0;
+  const Value *convOut = pool.input(0);
+  const Node *conv = convOut ? convOut->producer : nullptr;
   if (!conv || conv->opType != "Conv" || conv->output(0) != convOut || convOut->isGraphOutput ||
       !pass_utils::hasSingleReader(reads, convOut, &pool))
-    return false;
+    return 0;
   const Value *x = conv->input(0);
   if (!x || x->type.rank() != 4)
-    return false;
+    return 0;
   const bool isFloat = x->type.dtype == DType::Float32 && convOut->type.dtype == DType::Float32;
   // int8 (after quantization): the pool on the conv's own parameters, so it
   // works on int8 values: a max (bf_conv_pool2d_s8), or an average whose
@@ -78,10 +91,10 @@ bool tryFuse(Graph &graph, ReadCounts &reads, Node &pool) {
                       // Asymmetric weights: bf_conv2d_wzp_s8, which has no fused form.
                       conv->input(1) && isSymmetric(conv->input(1)->type.quant);
   if (!isFloat && !isInt8)
-    return false;
+    return 0;
   for (const auto &[name, attribute] : conv->attrs.all())
     if (name.compare(0, 5, "cmsis") == 0)
-      return false; // A CMSIS-NN call (quant/CmsisLayout.h).
+      return 0; // A CMSIS-NN call (quant/CmsisLayout.h).
   const int64_t groups = conv->attrs.getInt("group", 1);
   const int64_t channels = convOut->type.shape[1];
   // Chunks must not straddle groups: grouped convs take whole rows.
@@ -89,8 +102,14 @@ bool tryFuse(Graph &graph, ReadCounts &reads, Node &pool) {
   const uint64_t rowBytes =
       uint64_t(chunk * convOut->type.shape[3]) * dtypeSize(convOut->type.dtype);
   if (rowBytes >= convOut->type.bytes())
-    return false; // Nothing to save (a one-row conv output).
+    return 0; // Nothing to save (a one-row conv output).
+  return chunk;
+}
 
+void fuse(Graph &graph, ReadCounts &reads, Node &pool, int64_t chunk) {
+  Value *convOut = pool.input(0);
+  Node *conv = convOut->producer;
+  const bool isInt8 = convOut->type.dtype == DType::Int8;
   Attributes attrs = makeConvPoolAttributes(*conv, pool, chunk);
   if (isInt8) {
     attrs.setFloats("conv_out_scales", convOut->type.quant.scales);
@@ -112,19 +131,148 @@ bool tryFuse(Graph &graph, ReadCounts &reads, Node &pool) {
   convOut->producer = nullptr;
   pass_utils::eraseCounted(graph, conv, reads);
   inferNodeTypes(*fused);
-  return true;
+}
+
+uint64_t aligned(uint64_t bytes) { return alignUp(bytes, 64); }
+
+/// Bytes a value takes in the activation arena (inputs, outputs and
+/// constants live elsewhere).
+uint64_t arenaBytes(const Value *v) {
+  return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput ? aligned(v->type.bytes())
+                                                                      : 0;
+}
+
+/// The graph run layer by layer in graph order, as the level-1 plan can
+/// run it: per step, the arena bytes live on entering it and in use while
+/// it runs. A depthwise or 1x1 conv whose input dies there runs over it
+/// (InPlaceOps.h), an elementwise op takes a same-shaped dying input, a
+/// view shares its input's bytes. An estimate the plan meets or beats at
+/// the peak: the fusions it leaves out are those whose layers stay under it.
+struct StepBytes {
+  std::vector<uint64_t> entering, during;
+};
+
+StepBytes stepBytes(const std::vector<Node *> &nodes) {
+  std::map<const Value *, const Value *> owner;
+  auto ownerOf = [&](const Value *v) {
+    auto it = owner.find(v);
+    return it == owner.end() ? v : it->second;
+  };
+  std::map<const Value *, size_t> lastUse;
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    for (const Value *in : nodes[j]->inputs)
+      if (in)
+        lastUse[ownerOf(in)] = j;
+    if (isViewOp(nodes[j]->opType) && nodes[j]->input(0) && nodes[j]->output())
+      owner[nodes[j]->output()] = ownerOf(nodes[j]->input(0));
+  }
+  StepBytes steps;
+  std::set<const Value *> live;
+  uint64_t liveBytes = 0;
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const Node &node = *nodes[j];
+    steps.entering.push_back(liveBytes);
+    auto dies = [&](const Value *in) {
+      auto last = in ? lastUse.find(in) : lastUse.end();
+      return last != lastUse.end() && last->second == j && ownerOf(in) == in && live.count(in);
+    };
+    const Value *x = node.input(0);
+    uint64_t scratch = nodeScratchBytes(node);
+    uint64_t reused = 0; // Bytes of a dying input the output writes over.
+    if (dies(x) && node.opType == "Conv" && hasInPlaceConvKernel(node)) {
+      if (uint64_t dw = depthwiseInPlaceScratch(node))
+        reused = arenaBytes(x), scratch = dw;
+      else if (pointwiseInPlaceRows(node))
+        reused = arenaBytes(x), scratch = pointwiseInPlaceScratch(node);
+    }
+    if (hasOpTrait(node.opType, kOpElementwise) && node.output())
+      for (const Value *in : node.inputs)
+        if (dies(in) && in->type.sameShapeAndType(node.output()->type))
+          reused = arenaBytes(in);
+    uint64_t produced = 0;
+    if (!isViewOp(node.opType))
+      for (const Value *out : node.outputs)
+        if (out && !live.count(out)) {
+          produced += arenaBytes(out);
+          if (arenaBytes(out) && lastUse.count(out)) {
+            live.insert(out);
+            liveBytes += arenaBytes(out);
+          }
+        }
+    // Written over a dying input: the larger of the two, not both.
+    steps.during.push_back(steps.entering[j] + produced - std::min(reused, produced) +
+                           aligned(scratch));
+    for (const Value *in : node.inputs)
+      if (dies(in)) {
+        live.erase(in);
+        liveBytes -= arenaBytes(in);
+      }
+  }
+  return steps;
+}
+
+/// A Conv and the pool reading it (steps conv..pool of the graph's order),
+/// fusable with `chunk` channels per scratch row.
+struct Candidate {
+  Node *pool = nullptr;
+  size_t conv = 0, at = 0;
+  int64_t chunk = 0;
+};
+
+/// The candidates whose fusion lowers the estimated peak: run apart, one of
+/// their steps would be above the peak of the graph with every candidate
+/// fused (a fused pair needs its input, its pooled output and one scratch
+/// row). Each pair is judged against that one peak (pairs whose steps
+/// interleave see each other run apart: judged high, so kept fused).
+std::vector<bool> lowersPeak(const std::vector<Node *> &nodes,
+                             const std::vector<Candidate> &candidates) {
+  const StepBytes steps = stepBytes(nodes);
+  std::vector<bool> inPair(nodes.size(), false);
+  uint64_t peak = 0;
+  for (const Candidate &c : candidates) {
+    // Fused at the conv's step, the pooled output is made there and the
+    // conv output never is: steps up to the pool's hold the one, not the other.
+    const Value *convOut = c.pool->input(0);
+    const uint64_t y = arenaBytes(c.pool->output(0)), out = arenaBytes(convOut);
+    const uint64_t row = uint64_t(c.chunk * convOut->type.shape[3]) * dtypeSize(convOut->type.dtype);
+    peak = std::max(peak, steps.entering[c.conv] + y + aligned(row) +
+                              aligned(nodeScratchBytes(*convOut->producer)));
+    for (size_t k = c.conv + 1; k < c.at; ++k)
+      peak = std::max(peak, steps.during[k] - out + y);
+    for (size_t k = c.conv; k <= c.at; ++k)
+      inPair[k] = true;
+  }
+  for (size_t k = 0; k < nodes.size(); ++k)
+    if (!inPair[k])
+      peak = std::max(peak, steps.during[k]);
+  std::vector<bool> lowers;
+  for (const Candidate &c : candidates)
+    lowers.push_back(*std::max_element(steps.during.begin() + std::ptrdiff_t(c.conv),
+                                       steps.during.begin() + std::ptrdiff_t(c.at) + 1) > peak);
+  return lowers;
 }
 
 } // namespace
 
 size_t fuseConvPool(Graph &graph) {
-  size_t fused = 0;
   // Counted once and kept current (users/hasSingleReader per node scanned
   // the whole graph: quadratic).
   ReadCounts reads = pass_utils::countReads(graph);
-  for (Node *node : graph.nodes())
-    if (tryFuse(graph, reads, *node))
+  const std::vector<Node *> nodes = graph.nodes();
+  std::map<const Node *, size_t> stepOf;
+  for (size_t j = 0; j < nodes.size(); ++j)
+    stepOf[nodes[j]] = j;
+  std::vector<Candidate> candidates;
+  for (size_t j = 0; j < nodes.size(); ++j)
+    if (int64_t chunk = fusableChunk(reads, *nodes[j]))
+      candidates.push_back({nodes[j], stepOf.at(nodes[j]->input(0)->producer), j, chunk});
+  const std::vector<bool> lowers = lowersPeak(nodes, candidates);
+  size_t fused = 0;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (lowers[i]) {
+      fuse(graph, reads, *candidates[i].pool, candidates[i].chunk);
       ++fused;
+    }
   graph.removeUnusedValues();
   return fused;
 }

@@ -205,17 +205,43 @@ TEST_CASE("fuseConvPool visits a long chain's nodes a bounded number of times") 
   // Counted, not timed: asking the graph per pool (users, hasSingleReader)
   // and erasing from the node vector one node at a time visit every node
   // each time, about n^2 / 2 visits on this chain instead of a few n.
+  // Each conv pads its 8x8 input to a 10x10 output that its 3x3 pool takes
+  // back to 8x8: fused, no step holds a 10x10 tensor, so every pair lowers
+  // the peak and is fused.
   constexpr int kPairs = 300;
   Net n({1, 2, 8, 8});
   Value *last = n.x;
   for (int i = 0; i < kPairs; ++i)
-    last = pool(n, n.conv(last, 2, 2, 3, 1, 1), "MaxPool", {1, 1}, {1, 1}, {0, 0, 0, 0});
+    last = pool(n, n.conv(last, 2, 2, 3, 1, 2), "MaxPool", {3, 3}, {1, 1}, {0, 0, 0, 0});
   std::unique_ptr<Graph> g = n.finish(last);
   const size_t nodes = g->numNodes(), before = g->nodesVisited();
   CHECK(fuseConvPool(*g) == size_t(kPairs));
   CHECK(g->numNodes() == nodes / 2);
   CHECK(g->nodesVisited() - before <= 8 * nodes);
   g->verify();
+}
+
+TEST_CASE("fuseConvPool fuses only the pairs that lower the peak") {
+  // conv1 (16x32x32 floats, 64 KB) then its pool (16 KB): fused, the 64 KB
+  // never exists. Then the peak is pool1's 16 KB with what reads it; the
+  // small pair at the end (4x8x8 -> 4x8x8 -> 4x4x4) holds 2 KB at most run
+  // apart, so fusing it would lower nothing and only cost time (the fused
+  // kernel computes a few channels of one row at a time).
+  Net n({1, 3, 32, 32});
+  Value *p1 = pool(n, n.conv(n.x, 3, 16, 3, 1, 1), "MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0});
+  Value *c2 = n.add("Relu", {n.conv(p1, 16, 4, 3, 2, 1)});
+  Value *y = pool(n, n.conv(c2, 4, 4, 3, 1, 1), "MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0});
+  std::unique_ptr<Graph> g = n.finish(y);
+  std::map<std::string, Tensor> before = Interpreter(*g).run(inputsFor(*g));
+  CHECK(fuseConvPool(*g) == 1);
+  REQUIRE(countOps(*g, kConvPoolOp) == 1);
+  CHECK(countOps(*g, "MaxPool") == 1);
+  CHECK(countOps(*g, "Conv") == 2);
+  for (const Node *node : g->nodes())
+    if (node->opType == kConvPoolOp)
+      CHECK(node->input(0) == g->inputs().at(0));
+  std::map<std::string, Tensor> after = Interpreter(*g).run(inputsFor(*g));
+  CHECK(maxRelativeDiff(after, before) == 0);
 }
 
 TEST_CASE("ConvPool bundles equal Conv then pool for every pool geometry (host)") {
@@ -346,6 +372,45 @@ TEST_CASE("1x1 convs run in place at --memory-opt 1, a few rows at a time (host)
     CHECK(base.plan.activationsSize == c.level0);
     CHECK(opt.plan.activationsSize == c.level1);
   }
+}
+
+TEST_CASE("a 1x1 conv runs in place only where that makes the plan smaller") {
+  // The peak is conv a's 32 KB with its reader's output; the 1x1 conv on
+  // the 1 KB tensor after it lowers nothing in place, and its in-place
+  // kernel (a few rows at a time) is slower than the conv's own: it runs
+  // out of place. DS-CNN's four 1x1 convs, each a peak of its own, stay in
+  // place (no one of them alone lowers the plan, all together do).
+  Net n({1, 3, 16, 16});
+  Value *a = n.add("Relu", {n.conv(n.x, 3, 32, 3, 1, 1)});
+  Value *b = n.add("Relu", {n.conv(a, 32, 4, 3, 2, 1)});
+  Value *p = n.conv(b, 4, 4, 1, 1, 0);
+  std::unique_ptr<Graph> g = n.finish(n.conv(p, 4, 4, 3, 1, 1));
+  PlanOptions options;
+  options.memoryOpt = 1;
+  const MemoryPlan plan = planGraphMemory(*g, options);
+  for (const Node *node : g->nodes())
+    if (node->output() == p) {
+      CHECK(plan.placementOf(b).offset != plan.placementOf(p).offset);
+      CHECK(!plan.scratchOf(node));
+    }
+  options.memoryOpt = 0;
+  CHECK(plan.activationsSize == planGraphMemory(*g, options).activationsSize);
+
+  ModelOptions model;
+  model.path = std::string(BUNDLEFIT_MODELS_DIR) + "/ds_cnn.onnx";
+  model.memoryOpt = 1;
+  std::unique_ptr<Graph> ds = loadModel(model);
+  applyMemoryOptPasses(*ds, model);
+  options.memoryOpt = 1;
+  const MemoryPlan dsPlan = planGraphMemory(*ds, options);
+  CHECK(dsPlan.activationsSize == 37120);
+  CHECK(countOps(*ds, kConvPoolOp) == 0); // Its last conv's step is not the peak.
+  int inPlace = 0;
+  for (const Node *node : ds->nodes())
+    if (node->opType == "Conv" && node->input(1)->type.shape[2] == 1)
+      inPlace +=
+          dsPlan.placementOf(node->input(0)).offset == dsPlan.placementOf(node->output()).offset;
+  CHECK(inPlace == 4);
 }
 
 TEST_CASE("a pool that cannot be fused starts its output just before its input (host, M7)") {
