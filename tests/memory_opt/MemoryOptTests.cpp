@@ -288,6 +288,31 @@ TEST_CASE("ConvPool bundles equal Conv then pool for every pool geometry (host)"
   }
 }
 
+TEST_CASE("int8 Conv + AveragePool fused at --memory-opt 1: bit-exact with level 0 (host)") {
+  // bf_conv_avgpool2d_s8 on a graph where the fusion lowers the peak (the
+  // 16-channel conv output is the largest tensor).
+  GraphMaker make = [] {
+    Net n({1, 4, 10, 10});
+    std::unique_ptr<Graph> g =
+        n.finish(pool(n, n.conv(n.x, 4, 16, 3, 1, 1), "AveragePool", {2, 2}, {2, 2}, {0, 0, 0, 0}));
+    ModelOptions model;
+    QuantCliOptions quant;
+    quant.schema = "symmetric";
+    quantizeWithSyntheticProfile(*g, model, quant);
+    return g;
+  };
+  Compiled base = compileAndRun(make(), 0, "host", "int8-avgpool");
+  Compiled opt = compileAndRun(make(), 1, "host", "int8-avgpool");
+  int averages = 0;
+  for (const Node *node : opt.graph->nodes())
+    averages += node->opType == kConvPoolOp &&
+                node->attrs.getString("pool.op", "") == "AveragePool" &&
+                node->output()->type.dtype == DType::Int8;
+  CHECK(averages == 1);
+  CHECK(opt.plan.activationsSize < base.plan.activationsSize);
+  CHECK(maxRelativeDiff(opt.outputs, base.outputs) == 0.0);
+}
+
 TEST_CASE("depthwise convs run in place at --memory-opt 1 (stride 1 and 2, host)") {
   GraphMaker make = [] {
     Net n({1, 3, 16, 16});
