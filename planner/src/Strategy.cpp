@@ -12,10 +12,11 @@
 //      to reach a target, never its own minimum. With a capacity every
 //      section is first brought under it; then the largest go lower in
 //      turn, towards the highest floor anyone has, bisecting upwards:
-//        - a section of up to kWholeSearchItems items by the exact search
+//        - a section of up to kSearchItems items by the exact search
 //          (Search.h), a node limit per target that grows fourfold per
 //          round, so an unreachable floor does not take every node;
-//        - a larger one, where a search node costs too much, by ejection
+//        - a larger one, where the search proves nothing and ejection
+//          alone ends lower, by ejection
 //          (EjectionRepair.h) from its critical items placed first
 //          (CriticalFirst.h), a fixed number of moves per target.
 //      Each section gets an equal share of the work still left.
@@ -31,7 +32,6 @@
 #include "Budget.h"
 #include "CriticalFirst.h"
 #include "EjectionRepair.h"
-#include "LargeStack.h"
 #include "Placement.h"
 #include "Search.h"
 #include "Sections.h"
@@ -50,8 +50,13 @@ using namespace detail;
 // Work units the bottom-left placement costs per sortUnits(n): 0.085 s of
 // CPU for 10^5 buffers, 1.4 s for 10^6 (with Budget's scaling for size).
 constexpr uint64_t kBottomLeftUnits = 24;
-// Larger sections are repaired by ejection: a search node costs O(items).
-constexpr size_t kWholeSearchItems = 16384;
+// The exact search runs on sections of up to this many items: it proves
+// optimality there (Glow's traces, MiniMalloc's instances). On larger
+// sections of every family it proved nothing, and ejection alone ended the
+// same or lower (every perfect-packing family at 10^4, network-like at
+// 10^4) with the search's share of the work. Its recursion (one level per
+// placed item) fits a default stack at this size.
+constexpr size_t kSearchItems = 1000;
 // Search nodes per item the first bisection round gives each target (a
 // whole search's first round robin spends 2 per item and preorder).
 constexpr uint64_t kFirstNodesPerItem = 8;
@@ -248,7 +253,7 @@ private:
     }
   }
 
-  bool large(size_t c) const { return sections[c].items.items.size() > kWholeSearchItems; }
+  bool large(size_t c) const { return sections[c].items.items.size() > kSearchItems; }
 
   // A whole section: from its critical items placed first, then the
   // bisection; the better of that and where it was stays.
@@ -354,8 +359,7 @@ private:
     const Items &local = sections[c].items;
     uint64_t nodes = std::min(perTarget, nodesLeft);
     std::vector<uint64_t> placed;
-    Outcome result = runOnLargeStack(
-        local.items.size(), [&] { return searchCapacity(local, target, budget, nodes, placed); });
+    Outcome result = searchCapacity(local, target, budget, nodes, placed);
     searchNodes += nodes;
     nodesLeft -= nodes;
     if (nodesLeft == 0 && result == Outcome::Unsolved) {
