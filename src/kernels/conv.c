@@ -461,6 +461,18 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
                      M / groups, OH * OW, inPlane, act, actA, actB);
     return;
   }
+#if BF_PW_NV == 3
+  if (!bf_size_first && KH == 1 && KW == 1 && H == 1 && W == 1 && OH == 1 && OW == 1 &&
+      padT == 0 && padL == 0) {
+    const int32_t Cg = C / groups, Mg = M / groups;
+    for (int32_t n = 0; n < N; ++n)
+      for (int32_t g = 0; g < groups; ++g)
+        bf_pw_matvec(in + (int64_t)n * C + (int64_t)g * Cg, w + (int64_t)g * Mg * Cg,
+                     bias ? bias + g * Mg : 0, out + (int64_t)n * M + (int64_t)g * Mg, Cg, Mg, act,
+                     actA, actB);
+    return;
+  }
+#endif
 #if defined(BF_WIDE_TILES)
   if (!bf_size_first && KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padT == 0 &&
       padL == 0 && OH == H && OW == W && bf_pw_small_applies(OH * OW)) {

@@ -148,6 +148,29 @@ BF_INLINE float bf_pw_hsum(const bf_pw_vec *a) {
   return (v[0] + v[2]) + (v[1] + v[3]);
 }
 
+/* w . x over n floats (a multiple of BF_PW_VL) in two vector accumulators. */
+BF_INLINE float bf_pw_dot(const float *restrict w, const float *restrict x, int32_t n) {
+  bf_pw_vec acc0 = {0}, acc1 = {0};
+  int32_t c = 0;
+  for (; c + 2 * BF_PW_VL <= n; c += 2 * BF_PW_VL) {
+    bf_pw_vec w0, w1, x0, x1;
+    __builtin_memcpy(&w0, w + c, sizeof w0);
+    __builtin_memcpy(&w1, w + c + BF_PW_VL, sizeof w1);
+    __builtin_memcpy(&x0, x + c, sizeof x0);
+    __builtin_memcpy(&x1, x + c + BF_PW_VL, sizeof x1);
+    acc0 += w0 * x0;
+    acc1 += w1 * x1;
+  }
+  if (c < n) {
+    bf_pw_vec w0, x0;
+    __builtin_memcpy(&w0, w + c, sizeof w0);
+    __builtin_memcpy(&x0, x + c, sizeof x0);
+    acc0 += w0 * x0;
+  }
+  acc0 += acc1;
+  return bf_pw_hsum(&acc0);
+}
+
 /* Column tail: the `r` (< BF_PW_VL) columns from `p0` as dot products over
  * the input channels (vectors along the chunk's kc channels, the column
  * gathered once into `xcol`), so a 7x7 plane's 49th column costs kc / VL
@@ -166,32 +189,33 @@ BF_SHARED void bf_pw_dot_cols(const float *restrict x, const float *restrict w,
     const float *wm = w + (int64_t)m * C;
     float *o = out + (int64_t)m * P + p0;
     for (int32_t j = 0; j < r; ++j) {
-      bf_pw_vec acc0 = {0}, acc1 = {0};
-      int32_t c = 0;
-      for (; c + 2 * BF_PW_VL <= kv; c += 2 * BF_PW_VL) {
-        bf_pw_vec w0, w1, x0, x1;
-        __builtin_memcpy(&w0, wm + c, sizeof w0);
-        __builtin_memcpy(&w1, wm + c + BF_PW_VL, sizeof w1);
-        __builtin_memcpy(&x0, &xcol[j][c], sizeof x0);
-        __builtin_memcpy(&x1, &xcol[j][c + BF_PW_VL], sizeof x1);
-        acc0 += w0 * x0;
-        acc1 += w1 * x1;
-      }
-      if (c < kv) {
-        bf_pw_vec w0, x0;
-        __builtin_memcpy(&w0, wm + c, sizeof w0);
-        __builtin_memcpy(&x0, &xcol[j][c], sizeof x0);
-        acc0 += w0 * x0;
-      }
-      acc0 += acc1;
-      float s = bf_pw_hsum(&acc0);
-      for (c = kv; c < kc; ++c)
+      float s = bf_pw_dot(wm, xcol[j], kv);
+      for (int32_t c = kv; c < kc; ++c)
         s += wm[c] * xcol[j][c];
       o[j] = first ? s + (bias ? bias[m] : 0.0f) : o[j] + s;
     }
     if (last)
       bf_activate_array(o, r, act, actA, actB);
   }
+}
+
+/* A 1x1 plane (the FC layers of squeeze-and-excitation blocks): out[m] =
+ * w[m] . x + bias[m], one dot product per weight row, the rows read in
+ * order (one sequential stream through the weights, which come from L3 at
+ * this size: the direct loops' 8-pixel tiles used one lane in 8, and
+ * bf_pw_dot_cols' channel chunks stride across the rows). */
+BF_SHARED void bf_pw_matvec(const float *restrict x, const float *restrict w,
+                            const float *restrict bias, float *restrict out, int32_t C, int32_t M,
+                            int32_t act, float actA, float actB) {
+  const int32_t cv = C - C % BF_PW_VL;
+  for (int32_t m = 0; m < M; ++m) {
+    const float *wm = w + (int64_t)m * C;
+    float s = bf_pw_dot(wm, x, cv);
+    for (int32_t c = cv; c < C; ++c)
+      s += wm[c] * x[c];
+    out[m] = s + (bias ? bias[m] : 0.0f);
+  }
+  bf_activate_array(out, M, act, actA, actB);
 }
 
 /* Whether r tail columns cost less as dot products (about kc / VL + 3

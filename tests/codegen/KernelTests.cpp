@@ -142,6 +142,10 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 37, 3, 3, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // 3x3: 2 tiles of 16 + 8 rows
       {2, 20, 3, 5, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 2}, // 15, groups: last tile ends M
       {1, 1, 1, 9, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // one channel: the padded copy
+      // 1x1 planes (squeeze-and-excitation FCs) as dot products (hosts).
+      {2, 37, 1, 1, 21, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // batch 2, 5 channels past 32
+      {1, 64, 1, 1, 8, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 2},  // groups
+      {1, 3, 1, 1, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},   // fewer channels than a vector
       // Planes narrower than a tile (patch-stage tiles) as flat runs (hosts):
       // in place when unpadded, else through a zero-padded copy; leftover
       // channels beside the blocks; exactly one tile; stride 2 beside them.
@@ -187,11 +191,13 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
   }
 }
 
-TEST_CASE("kernel pointwise on 9-15 float planes: fused activations, nothing past the end") {
-  // On AVX-512 these planes take one 16-lane vector per channel, whose lanes
-  // past the plane read the next channel and are stored over the next row.
-  // The last row must store only its plane, and the activation cover every row.
+TEST_CASE("kernel pointwise on 1x1 and 9-15 float planes: fused activations, nothing past the end") {
+  // On AVX-512 9-15 float planes take one 16-lane vector per channel, whose
+  // lanes past the plane read the next channel and are stored over the next
+  // row. The last row must store only its plane, and the activation cover
+  // every row. 1x1 planes are dot products, activated after the last one.
   const ConvCase cases[] = {
+      {1, 40, 1, 1, 19, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
       {1, 24, 3, 3, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
       {1, 16, 3, 4, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
       {1, 5, 1, 15, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
