@@ -90,7 +90,7 @@ CmsisPreparation prepareCmsisGraph(Graph &graph, CmsisExtension extension) {
       continue;
     }
     std::string why;
-    std::string function = cmsisFunctionFor(*node, &why);
+    std::string function = cmsisFunctionFor(*node, extension, &why);
     if (!function.empty() && def->cmsis.nhwc && node->output(0)->isGraphOutput &&
         !layoutFree(node->output(0)))
       function.clear(), why = "its output is a graph output (kept NCHW)";

@@ -350,6 +350,38 @@ TEST_CASE("fit/pick int8-cmsis scratch: the formulas for the part's core, as bun
   CHECK(cmsisScratchFor(*fc, mve) == 0);
 }
 
+TEST_CASE("int16x8 CONV_2D of 576 products: arm_convolve_wrapper_s16 on Helium only, "
+          "unless a filter's first 512 weights are -128") {
+  // seanet's conv9: 3x3 over 64 channels. Without Helium arm_convolve_s16
+  // sums all 576 products in int32; Helium's kernel only the first 512.
+  Graph graph;
+  auto conv = [&](const std::string &name, int8_t weight) {
+    Value *in = graph.addInput(name + "_x", TensorType{DType::Int16, {1, 3, 3, 64}, {}});
+    TensorType wt{DType::Int8, {2, 3, 3, 64}, {}};
+    std::vector<uint8_t> w(2 * 576, uint8_t(7));
+    for (size_t i = 576; i < 576 + 512; ++i) // channel 1's first 512
+      w[i] = uint8_t(weight);
+    Value *weights = graph.addConstant(name + "_w", wt, w);
+    TensorType bt{DType::Int64, {2}, {}};
+    Value *bias = graph.addConstant(name + "_b", bt, std::vector<uint8_t>(bt.bytes(), 0));
+    Node *node = graph.addNode("Int16Conv", name, {in, weights, bias}, {name});
+    node->output(0)->type = TensorType{DType::Int16, {1, 1, 1, 2}, {}};
+    node->output(0)->typeKnown = true;
+    return node;
+  };
+  const Node *usual = conv("usual", -127);
+  const Node *extreme = conv("extreme", -128);
+  std::string why;
+  CHECK(cmsisFunctionFor(*usual, CmsisExtension::Mve) == "arm_convolve_wrapper_s16");
+  CHECK(cmsisFunctionFor(*usual, CmsisExtension::Dsp, &why).empty());
+  CHECK(why.find("576 products") != std::string::npos);
+  CHECK(cmsisFunctionFor(*usual, CmsisExtension::None).empty());
+  CHECK(cmsisFunctionFor(*extreme, CmsisExtension::Mve, &why).empty());
+  CHECK(why.find("first 512 weights are -128") != std::string::npos);
+  CHECK(cmsisScratchFor(*usual, CmsisExtension::Mve) == 4 * 576 * 2);
+  CHECK(cmsisScratchFor(*usual, CmsisExtension::Dsp) == 0);
+}
+
 TEST_CASE("fit's int8-cmsis footprint plans what compile --use-cmsis plans") {
   const device::DeviceDatabase db = device::DeviceDatabase::loadDefault();
   const device::Device &rt1062 = db.get("rt1060");

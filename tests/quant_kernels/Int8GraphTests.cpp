@@ -531,7 +531,7 @@ TEST_CASE("asymmetric int8 weights take the exact zero-point kernel, never CMSIS
   std::string whyNot;
   const OpDef *conv = OpRegistry::get().find("Conv");
   REQUIRE(conv != nullptr);
-  CHECK(conv->cmsis.choose(*node, &whyNot).empty());
+  CHECK(conv->cmsis.choose(*node, CmsisExtension::None, &whyNot).empty());
   CHECK(whyNot.find("asymmetric weights") != std::string::npos);
   // Its results: buildVariants' "asym" and "gemm", interpreter == bundle.
 }

@@ -11,7 +11,7 @@ bool isInt8(const Value *v) { return v && v->type.dtype == DType::Int8; }
 bool isInt16(const Value *v) { return v && v->type.dtype == DType::Int16; }
 
 /// The definition's choice for `node` from its geometry and attributes.
-std::string chooseFunction(const Node &node, std::string *whyNot) {
+std::string chooseFunction(const Node &node, CmsisExtension extension, std::string *whyNot) {
   const OpDef *def = OpRegistry::get().find(node.opType);
   if (!def || !def->cmsis.function) {
     if (whyNot)
@@ -22,7 +22,7 @@ std::string chooseFunction(const Node &node, std::string *whyNot) {
   }
   if (!def->cmsis.choose) // Mapped with no condition on the node.
     return def->cmsis.function;
-  return def->cmsis.choose(node, whyNot);
+  return def->cmsis.choose(node, extension, whyNot);
 }
 
 } // namespace
@@ -35,7 +35,7 @@ std::vector<std::string> cmsisNnOps() {
   return ops;
 }
 
-std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
+std::string cmsisFunctionFor(const Node &node, CmsisExtension extension, std::string *whyNot) {
   // int8 operators call the s8 functions; TFLite's int16x8 ones (src/ops/int16x8, NHWC already)
   // the s16 functions their definitions name.
   const bool s8 = needsInt8Kernel(node) && isInt8(node.input(0)) && isInt8(node.output(0));
@@ -45,11 +45,11 @@ std::string cmsisFunctionFor(const Node &node, std::string *whyNot) {
       *whyNot = "not an int8 operator";
     return "";
   }
-  return chooseFunction(node, whyNot);
+  return chooseFunction(node, extension, whyNot);
 }
 
 int64_t cmsisScratchFor(const Node &node, CmsisExtension extension) {
-  const std::string function = chooseFunction(node, nullptr);
+  const std::string function = chooseFunction(node, extension, nullptr);
   const OpDef *def = OpRegistry::get().find(node.opType);
   if (function.empty() || !def->cmsis.scratch)
     return 0;

@@ -120,7 +120,7 @@ std::string whyFloat(const Node &node) {
 
 int weightAxis(const Node &) { return 0; }
 
-std::string cmsisChoose(const Node &node, std::string *whyNot) {
+std::string cmsisChoose(const Node &node, CmsisExtension, std::string *whyNot) {
   const Shape &xs = node.input(0)->type.shape;
   const int64_t groups = node.attrs.getInt("group", 1);
   std::string why;

@@ -453,16 +453,45 @@ std::vector<KernelCall> lowerTransposeConvPlain(const Node &node, const PlanView
 /// (each at most 2^22 in magnitude) in int32 before widening to int64: up to
 /// 511 of them cannot overflow; more could, where TFLM's reference sums in int64.
 constexpr int64_t kCmsisS16ExactProducts = 511;
+/// Helium's arm_nn_mat_mult_nt_t_s16 (int64 bias) sums a filter row's first
+/// MAX_COL_COUNT products in int32 and the rest in int64.
+constexpr int64_t kMveInt32Columns = 512;
 
-std::string cmsisConvChoose(const Node &node, std::string *whyNot) {
+/// Whether Helium's int32 part of each output channel's sum is exact for every
+/// input: |sum| <= 32768 * sum(|w|) over the row's first 512 weights (OHWI, the
+/// im2col order) stays below 2^31 unless all 512 are -128.
+bool mveSumsExact(const Node &node, const ConvGeometry &g) {
+  const Value &w = *node.input(1);
+  const int64_t row = g.c * g.kh * g.kw;
+  const int64_t counted = std::min(row, kMveInt32Columns);
+  if (!w.isConstant() || w.type.dtype != DType::Int8 || int64_t(w.data.size()) != g.m * row)
+    return false;
+  const int8_t *weights = w.dataAs<int8_t>();
+  for (int64_t m = 0; m < g.m; ++m) {
+    int64_t magnitude = 0;
+    for (int64_t j = 0; j < counted; ++j)
+      magnitude += std::abs(int64_t(weights[m * row + j]));
+    if (magnitude * 32768 > int64_t(INT32_MAX))
+      return false;
+  }
+  return true;
+}
+
+std::string cmsisConvChoose(const Node &node, CmsisExtension extension, std::string *whyNot) {
   const ConvGeometry g = convGeometry(node);
   const int64_t products = g.c * g.kh * g.kw;
   if (products <= kCmsisS16ExactProducts)
     return "arm_convolve_wrapper_s16";
+  if (extension == CmsisExtension::Mve && mveSumsExact(node, g))
+    return "arm_convolve_wrapper_s16";
   if (whyNot)
     *whyNot = "C*KH*KW = " + std::to_string(products) +
               " products: arm_convolve_s16's int32 sums could overflow beyond " +
-              std::to_string(kCmsisS16ExactProducts) + " (TFLM sums in int64)";
+              std::to_string(kCmsisS16ExactProducts) +
+              (extension == CmsisExtension::Mve
+                   ? " (Helium's, where a filter's first 512 weights are -128)"
+                   : "") +
+              " (TFLM sums in int64)";
   return "";
 }
 
@@ -500,7 +529,7 @@ KernelCall cmsisConvCall(const Node &node, const std::string &function) {
 
 /// arm_elementwise_add_s16 adds two vectors of one shape (TFLM's CMSIS-NN ADD
 /// calls it without broadcasting); CMSIS-NN has no s16 subtraction.
-std::string cmsisAddChoose(const Node &node, std::string *whyNot) {
+std::string cmsisAddChoose(const Node &node, CmsisExtension, std::string *whyNot) {
   std::string why;
   if (node.attrs.getInt("subtract", 0) != 0)
     why = "SUB: no CMSIS-NN s16 subtraction";

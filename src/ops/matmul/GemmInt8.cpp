@@ -97,7 +97,7 @@ std::string whyFloat(const Node &node) {
 
 int weightAxis(const Node &node) { return node.attrs.getInt("transB", 0) != 0 ? 0 : 1; }
 
-std::string cmsisChoose(const Node &node, std::string *whyNot) {
+std::string cmsisChoose(const Node &node, CmsisExtension, std::string *whyNot) {
   if (!isSymmetric(node.input(1)->type.quant)) {
     if (whyNot)
       *whyNot = "asymmetric weights (CMSIS-NN takes symmetric ones; bundlefit's exact kernel runs "

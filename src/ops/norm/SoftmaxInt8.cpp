@@ -82,7 +82,7 @@ std::string whyFloat(const Node &node) {
   return axis == rank - 1 ? "" : "int8 Softmax normalises the last axis only";
 }
 
-std::string cmsisChoose(const Node &node, std::string *whyNot) {
+std::string cmsisChoose(const Node &node, CmsisExtension, std::string *whyNot) {
   if (softmaxExtents(node, node.input(0)->type.shape).inner == 1)
     return "arm_softmax_s8";
   if (whyNot)

@@ -98,7 +98,7 @@ std::string whyFloat(const Node &node) {
   return "";
 }
 
-std::string cmsisChoose(const Node &node, std::string *whyNot) {
+std::string cmsisChoose(const Node &node, CmsisExtension, std::string *whyNot) {
   auto portable = [&](const std::string &reason) {
     if (whyNot)
       *whyNot = reason;

@@ -31,8 +31,10 @@ inline constexpr int kCmsisKernelSumsInput = 3;
 std::vector<std::string> cmsisNnOps();
 
 /// The CMSIS-NN function that computes `node` (an int8 node of a graph not
-/// yet prepared), or "" with `whyNot` set when it stays portable.
-std::string cmsisFunctionFor(const Node &node, std::string *whyNot = nullptr);
+/// yet prepared) in the build `extension`, or "" with `whyNot` set when it
+/// stays portable.
+std::string cmsisFunctionFor(const Node &node, CmsisExtension extension,
+                             std::string *whyNot = nullptr);
 
 /// The bytes of the CMSIS-NN context buffer `node` needs in the build
 /// `extension`, from its geometry alone (0 when it would stay portable): the

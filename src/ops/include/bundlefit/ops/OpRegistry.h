@@ -135,10 +135,11 @@ struct CmsisDef {
   /// The CMSIS-NN function the op maps to (nullptr: none): what a device's
   /// cmsis_nn library covers (cmsisNnOps).
   const char *function = nullptr;
-  /// The function for int8 `node` (`function` or a form of it: a depthwise
-  /// Conv calls the wrapper's depthwise form), or "" with `whyNot` set when
-  /// the node stays on the portable kernels.
-  std::string (*choose)(const Node &node, std::string *whyNot) = nullptr;
+  /// The function for int8 `node` in the CMSIS-NN build `extension`
+  /// (`function` or a form of it: a depthwise Conv calls the wrapper's
+  /// depthwise form), or "" with `whyNot` set when the node stays on the
+  /// portable kernels.
+  std::string (*choose)(const Node &node, CmsisExtension extension, std::string *whyNot) = nullptr;
   /// The bytes of `function`'s context buffer for `node` in the CMSIS-NN
   /// build `extension` (its *_get_buffer_size). Geometry only, so a float
   /// graph sized as its int8 build asks it too. nullptr: none.
