@@ -27,7 +27,7 @@ struct ExactOptions {
   /// work units (kWorkUnitsPerSecond per second: items visited by passes,
   /// searches and moves, calibrated to take about the limit in CPU time),
   /// so the plan is the same on an idle and a loaded machine; the clock
-  /// (CPU time, a tenth later) stops only work that ran slower than that. The first
+  /// (CPU time, a twentieth later) stops only work that ran slower than that. The first
   /// placement (O(n log n)) runs whatever the limit.
   double timeBudgetSeconds = 5.0;
   /// 0: minimise the arena. Otherwise first find a plan with arenaSize <=
