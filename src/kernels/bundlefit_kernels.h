@@ -68,11 +68,12 @@ void bf_conv_pool2d_f32(const float *in, const float *w, const float *bias, floa
 void bf_depthwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,
                               float *scratch, const bf_conv_params *conv, int32_t act, float actA,
                               float actB);
-/* 1x1 conv (stride 1, no pad, N = 1) whose output may share the input's
- * address, `rows` whole rows at a time; scratch: M * rows * W floats. */
+/* 1x1 conv (conv: stride 1, no pad, n = 1) whose output may share the
+ * input's address, `rows` whole rows at a time; scratch: m * rows * w
+ * floats. */
 void bf_pointwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,
-                              float *scratch, int32_t C, int32_t H, int32_t W, int32_t M,
-                              int32_t rows, int32_t act, float actA, float actB);
+                              float *scratch, const bf_conv_params *conv, int32_t rows, int32_t act,
+                              float actA, float actB);
 
 /* ---- pool.c ------------------------------------------------------------ */
 /* n*c planes of h x w -> oh x ow (the fields of `pool`, abi.h; MaxPool reads

@@ -51,8 +51,11 @@ void bf_depthwise_inplace_f32(const float *in, const float *restrict w, const fl
  * hands this access pattern to the planner's checker (InPlacePlanning.cpp),
  * which proves it for every plan rather than trusting this comment. */
 void bf_pointwise_inplace_f32(const float *in, const float *restrict w, const float *restrict bias,
-                              float *out, float *restrict scratch, int32_t C, int32_t H, int32_t W,
-                              int32_t M, int32_t rows, int32_t act, float actA, float actB) {
+                              float *out, float *restrict scratch, const bf_conv_params *conv,
+                              int32_t rows, int32_t act, float actA, float actB) {
+  /* Read once, through the argument itself: KernelParamsFold folds those
+   * loads (conv is the node's whole 1x1 convolution: n 1, oh = h, ow = w). */
+  const int32_t C = conv->c, H = conv->h, W = conv->w, M = conv->m;
   const int64_t plane = (int64_t)H * W;
   for (int32_t r0 = 0; r0 < H; r0 += rows) {
     const int32_t n = H - r0 < rows ? H - r0 : rows;

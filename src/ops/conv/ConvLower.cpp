@@ -41,8 +41,8 @@ KernelCall inPlaceCall(const Node &node, const PlanView &plan, const bf_conv_par
       fatalInternal(node.describe() + " is in place but is no 1x1 convolution");
     requireScratch(node, plan, pointwiseInPlaceScratch(node));
     call.kernel = "bf_pointwise_inplace_f32";
-    for (int64_t v : {int64_t(conv.c), int64_t(conv.h), int64_t(conv.w), int64_t(conv.m), rows})
-      call.args.push_back(KernelArg::i32(v));
+    call.args.push_back(kernelParams(node, conv));
+    call.args.push_back(KernelArg::i32(rows));
   } else {
     if (conv.m != conv.c || conv.groups != conv.c)
       fatalInternal(node.describe() + " is in place but is no depthwise convolution");
