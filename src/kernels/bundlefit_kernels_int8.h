@@ -151,22 +151,17 @@ void bf_fully_connected_wzp_s8(const int8_t *in, const int8_t *w, const int32_t 
                                const int32_t *wOffset);
 
 /* ---- int8_pool.c ------------------------------------------------------- */
-/* NC planes HxW -> OHxOW; output parameters equal the input's.
+/* n*c planes h x w -> oh x ow (the fields of `pool`, abi.h); output
+ * parameters equal the input's; the result clamped to act_min..act_max.
  * CMSIS-NN: arm_max_pool_s8 (cmsis_nn_pool_params: stride, padding,
- * activation). Padding never wins. */
-void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t actMin,
-                     int32_t actMax);
+ * activation). MaxPool reads the geometry and the clamp; padding never wins. */
+void bf_maxpool2d_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool);
 /* Average of the window's int8 values rounded half away from zero (TFLM and
- * arm_avgpool_s8). countIncludePad 0 divides by the valid elements (CMSIS-NN);
- * 1 (ONNX count_include_pad) counts padded positions inside
- * [-padT, H+padB) x [-padL, W+padR) as `padValue` (the zero point).
- * CMSIS-NN: arm_avgpool_s8 (countIncludePad 0 only). */
-void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                     int32_t padT, int32_t padL, int32_t padB, int32_t padR,
-                     int32_t countIncludePad, int32_t padValue, int32_t actMin, int32_t actMax);
+ * arm_avgpool_s8); dilations 1. count_include_pad 0 divides by the valid
+ * elements (CMSIS-NN); 1 (ONNX count_include_pad) counts padded positions
+ * inside [-pad_t, h+pad_b) x [-pad_l, w+pad_r) as `pad_value` (the zero
+ * point). CMSIS-NN: arm_avgpool_s8 (count_include_pad 0 only). */
+void bf_avgpool2d_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool);
 /* AveragePool to other output parameters, as onnxruntime's
  * QLinearAveragePool: in float, one rounding (half to even). */
 void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,

@@ -7,10 +7,17 @@
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
-void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                     int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t actMin,
-                     int32_t actMax) {
+/* The geometry of an int8 pool's loops, read once through the kernel's own
+ * argument (KernelParamsFold folds such loads; a helper taking the pointer
+ * would hide them): n * c planes of h x w -> oh x ow. */
+#define BF_I8_POOL_GEOMETRY(p)                                                                     \
+  const int32_t NC = (p)->n * (p)->c, H = (p)->h, W = (p)->w, OH = (p)->oh, OW = (p)->ow,          \
+                KH = (p)->kh, KW = (p)->kw, strideH = (p)->stride_h, strideW = (p)->stride_w,      \
+                padT = (p)->pad_t, padL = (p)->pad_l, actMin = (p)->act_min, actMax = (p)->act_max
+
+void bf_maxpool2d_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool) {
+  BF_I8_POOL_GEOMETRY(pool);
+  const int32_t dilH = pool->dil_h, dilW = pool->dil_w;
   for (int32_t p = 0; p < NC; ++p) {
     const int8_t *x = in + (int64_t)p * H * W;
     int8_t *o = out + (int64_t)p * OH * OW;
@@ -33,10 +40,10 @@ void bf_maxpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32
   }
 }
 
-void bf_avgpool2d_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W, int32_t OH,
-                     int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
-                     int32_t padT, int32_t padL, int32_t padB, int32_t padR,
-                     int32_t countIncludePad, int32_t padValue, int32_t actMin, int32_t actMax) {
+void bf_avgpool2d_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool) {
+  BF_I8_POOL_GEOMETRY(pool); /* dilations 1 (the lowering refuses others) */
+  const int32_t padB = pool->pad_b, padR = pool->pad_r, countIncludePad = pool->count_include_pad,
+                padValue = pool->pad_value;
   for (int32_t p = 0; p < NC; ++p) {
     const int8_t *x = in + (int64_t)p * H * W;
     int8_t *o = out + (int64_t)p * OH * OW;

@@ -461,11 +461,18 @@ TEST_CASE("int8 pooling: max exact, average = rounded integer mean (exact)") {
   // 3x3 stride 2 pads 1: windows at the border are partial.
   const int OH = (H + 2 - 3) / 2 + 1, OW = (W + 2 - 3) / 2 + 1;
   I8 ymax(size_t(C) * OH * OW), yavg(ymax.size()), yavgInc(ymax.size());
-  bf_maxpool2d_s8(x.data(), ymax.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, -128, 127);
-  bf_avgpool2d_s8(x.data(), yavg.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, -128, 127);
+  bf_pool_params pool;
+  pool.n = 1, pool.c = C, pool.h = H, pool.w = W, pool.oh = OH, pool.ow = OW, pool.kh = 3;
+  pool.kw = 3, pool.stride_h = 2, pool.stride_w = 2, pool.pad_t = 1, pool.pad_l = 1;
+  pool.pad_b = 1, pool.pad_r = 1, pool.dil_h = 1, pool.dil_w = 1, pool.is_max = 1;
+  pool.count_include_pad = 0, pool.pad_value = 0, pool.act_min = -128, pool.act_max = 127;
+  pool.chunk = 0;
+  bf_maxpool2d_s8(x.data(), ymax.data(), &pool);
+  pool.is_max = 0;
+  bf_avgpool2d_s8(x.data(), yavg.data(), &pool);
   const int zp = -20;
-  bf_avgpool2d_s8(x.data(), yavgInc.data(), C, H, W, OH, OW, 3, 3, 2, 2, 1, 1, 1, 1, 1, zp, -128,
-                  127);
+  pool.count_include_pad = 1, pool.pad_value = zp;
+  bf_avgpool2d_s8(x.data(), yavgInc.data(), &pool);
   for (int c = 0; c < C; ++c)
     for (int oh = 0; oh < OH; ++oh)
       for (int ow = 0; ow < OW; ++ow) {

@@ -17,6 +17,7 @@
 #include "common/CallArgs.h"
 #include "common/WindowParams.h"
 #include "conv/Conv.h"
+#include "pool/Pool.h"
 #include "recurrent/TfliteLstm.h"
 
 namespace bundlefit {
@@ -142,16 +143,7 @@ std::vector<KernelCall> lowerConvPoolInt8(const Node &node) {
   std::unique_ptr<ConvPoolParts> parts = splitConvPool(node);
   const Int8ConvArgs a = int8ConvArgs(parts->conv);
   const Int8PoolArgs pa = int8PoolArgs(parts->pool);
-  bf_pool_params pool = unsetKernelParams<bf_pool_params>();
-  const Shape &cs = parts->convOut.type.shape; // the pool's input
-  pool.n = paramI32(node, cs[0]), pool.c = paramI32(node, cs[1]);
-  pool.h = paramI32(node, cs[2]), pool.w = paramI32(node, cs[3]);
-  pool.oh = pa.OH, pool.ow = pa.OW, pool.kh = pa.KH, pool.kw = pa.KW;
-  pool.stride_h = pa.strideH, pool.stride_w = pa.strideW;
-  pool.pad_t = pa.padT, pool.pad_l = pa.padL, pool.pad_b = pa.padB, pool.pad_r = pa.padR;
-  pool.dil_h = pa.dilH, pool.dil_w = pa.dilW, pool.is_max = parts->pool.opType == "MaxPool";
-  pool.count_include_pad = pa.countIncludePad, pool.pad_value = pa.padValue;
-  pool.act_min = pa.actMin, pool.act_max = pa.actMax;
+  bf_pool_params pool = pool_int8::poolParams(parts->pool, pa); // its input: the conv's output
   pool.chunk = paramI32(node, node.attrs.getInt("channel_chunk", parts->convOut.type.shape[1]));
   KernelCall call;
   call.kernel = pool.is_max ? "bf_conv_pool2d_s8" : "bf_conv_avgpool2d_s8";

@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/KernelCall.h"
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <cstdint>
@@ -39,9 +41,12 @@ std::vector<KernelCall> lowerGlobalAveragePool(const Node &node, const PlanView 
 } // namespace pool_float
 
 namespace pool_int8 {
-/// bf_maxpool2d_s8 / bf_avgpool2d_s8 / bf_global_avgpool_s8's call (the
-/// fused ConvPool kernels take the same geometry: memopt/FusedOps.cpp).
+/// bf_maxpool2d_s8 / bf_avgpool2d_s8 / bf_global_avgpool_s8's call.
 KernelCall lowerPool(const Node &node);
+/// The bf_pool_params of int8 MaxPool / AveragePool `node` (its input: n, c,
+/// h, w; chunk 0). The fused ConvPool kernels take the same struct with
+/// their chunk (memopt/FusedOps.cpp).
+bf_pool_params poolParams(const Node &node, const Int8PoolArgs &args);
 } // namespace pool_int8
 
 } // namespace bundlefit

@@ -61,22 +61,36 @@ Int8PoolArgs int8PoolArgs(const Node &node) {
 
 namespace pool_int8 {
 
+bf_pool_params poolParams(const Node &node, const Int8PoolArgs &a) {
+  const Shape &xs = operand(node, node.input(0), "input").type.shape; // rank >= 3 (int8PoolArgs)
+  bf_pool_params pool = unsetKernelParams<bf_pool_params>();
+  pool.n = paramI32(node, xs[0]), pool.c = paramI32(node, xs[1]);
+  pool.h = a.H, pool.w = a.W, pool.oh = a.OH, pool.ow = a.OW, pool.kh = a.KH, pool.kw = a.KW;
+  pool.stride_h = a.strideH, pool.stride_w = a.strideW;
+  pool.pad_t = a.padT, pool.pad_l = a.padL, pool.pad_b = a.padB, pool.pad_r = a.padR;
+  pool.dil_h = a.dilH, pool.dil_w = a.dilW, pool.is_max = node.opType == "MaxPool";
+  pool.count_include_pad = a.countIncludePad, pool.pad_value = a.padValue;
+  pool.act_min = a.actMin, pool.act_max = a.actMax, pool.chunk = 0;
+  return pool;
+}
+
 KernelCall lowerPool(const Node &node) {
   const Int8PoolArgs a = int8PoolArgs(node);
   call_args::Args args;
-  args.addr(node.input(0)).addr(node.output(0)).i32(a.NC);
-  if (node.opType == "GlobalAveragePool")
-    return args.i32(int64_t(a.H) * a.W).i32(a.actMin).i32(a.actMax).call("bf_global_avgpool_s8");
-  args.i32(a.H).i32(a.W).i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW).i32(a.strideH).i32(a.strideW);
-  args.i32(a.padT).i32(a.padL);
+  args.addr(node.input(0)).addr(node.output(0));
+  if (node.opType == "GlobalAveragePool") {
+    args.i32(a.NC).i32(int64_t(a.H) * a.W).i32(a.actMin).i32(a.actMax);
+    return args.call("bf_global_avgpool_s8");
+  }
   if (a.requant) {
+    args.i32(a.NC).i32(a.H).i32(a.W).i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW);
+    args.i32(a.strideH).i32(a.strideW).i32(a.padT).i32(a.padL);
     args.i32(a.countIncludePad).f32(a.inScale).i32(a.inZeroPoint).f32(a.outScale);
     return args.i32(a.outZeroPoint).i32(a.actMin).i32(a.actMax).call("bf_avgpool2d_requant_s8");
   }
-  if (node.opType == "MaxPool")
-    return args.i32(a.dilH).i32(a.dilW).i32(a.actMin).i32(a.actMax).call("bf_maxpool2d_s8");
-  args.i32(a.padB).i32(a.padR).i32(a.countIncludePad).i32(a.padValue);
-  return args.i32(a.actMin).i32(a.actMax).call("bf_avgpool2d_s8");
+  KernelCall call = args.call(node.opType == "MaxPool" ? "bf_maxpool2d_s8" : "bf_avgpool2d_s8");
+  call.args.push_back(kernelParams(node, poolParams(node, a)));
+  return call;
 }
 
 } // namespace pool_int8
