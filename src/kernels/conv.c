@@ -462,8 +462,8 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
     return;
   }
 #if BF_PW_NV == 3
-  if (!bf_size_first && KH == 1 && KW == 1 && H == 1 && W == 1 && OH == 1 && OW == 1 &&
-      padT == 0 && padL == 0) {
+  if (!bf_size_first && KH == 1 && KW == 1 && H == 1 && W == 1 && OH == 1 && OW == 1 && padT == 0 &&
+      padL == 0) {
     const int32_t Cg = C / groups, Mg = M / groups;
     for (int32_t n = 0; n < N; ++n)
       for (int32_t g = 0; g < groups; ++g)

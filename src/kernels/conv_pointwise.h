@@ -294,11 +294,11 @@ BF_SHARED void bf_pw_small(const float *restrict x, const float *restrict w,
     tail[t] = x[(int64_t)(C - 1) * P + t];
   int32_t m = 0;
   for (; m + BF_PW_SMALL_MB <= M; m += BF_PW_SMALL_MB)
-    bf_pw_small_tile(x, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C,
-                     P, BF_PW_SMALL_MB, m + BF_PW_SMALL_MB == M, act, actA, actB);
+    bf_pw_small_tile(x, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C, P,
+                     BF_PW_SMALL_MB, m + BF_PW_SMALL_MB == M, act, actA, actB);
   for (; m < M; ++m)
-    bf_pw_small_tile(x, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C,
-                     P, 1, m + 1 == M, act, actA, actB);
+    bf_pw_small_tile(x, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C, P,
+                     1, m + 1 == M, act, actA, actB);
 }
 #endif
 

@@ -17,7 +17,7 @@
 #define BF_POOL_ROW_USED(used, r, PH, PKH, psH, ppadT, pdilH)                                      \
   int32_t used = 0;                                                                                \
   for (int32_t kh_ = 0; kh_ < (PKH) && !used; ++kh_) {                                             \
-    const int32_t t_ = (r) + (ppadT) - kh_ * (pdilH);                                              \
+    const int32_t t_ = (r) + (ppadT)-kh_ * (pdilH);                                                \
     used = t_ >= 0 && t_ % (psH) == 0 && t_ / (psH) < (PH);                                        \
   }
 

@@ -234,7 +234,8 @@ std::vector<bool> lowersPeak(const std::vector<Node *> &nodes,
     // conv output never is: steps up to the pool's hold the one, not the other.
     const Value *convOut = c.pool->input(0);
     const uint64_t y = arenaBytes(c.pool->output(0)), out = arenaBytes(convOut);
-    const uint64_t row = uint64_t(c.chunk * convOut->type.shape[3]) * dtypeSize(convOut->type.dtype);
+    const uint64_t row =
+        uint64_t(c.chunk * convOut->type.shape[3]) * dtypeSize(convOut->type.dtype);
     peak = std::max(peak, steps.entering[c.conv] + y + aligned(row) +
                               aligned(nodeScratchBytes(*convOut->producer)));
     for (size_t k = c.conv + 1; k < c.at; ++k)

@@ -45,10 +45,9 @@ bool presetWeightParams(const Node &node, const Value &weight, int axis,
     return false;
   }
   if (it->second.axis >= 0 && it->second.axis != axis) {
-    warnings.push_back(node.describe() + ": weight '" + weight.name +
-                       "' is quantized along axis " + std::to_string(it->second.axis) +
-                       ", the kernel's channels are axis " + std::to_string(axis) +
-                       "; requantized symmetric");
+    warnings.push_back(node.describe() + ": weight '" + weight.name + "' is quantized along axis " +
+                       std::to_string(it->second.axis) + ", the kernel's channels are axis " +
+                       std::to_string(axis) + "; requantized symmetric");
     return false;
   }
   // A pass may have changed the weight since (a folded BatchNormalization):
@@ -78,8 +77,7 @@ bool presetWeightParams(const Node &node, const Value &weight, int axis,
 /// requantized to the accumulator's scale.
 const std::vector<int64_t> *presetBiasIntegers(const Node &node, const Value &bias,
                                                const std::vector<float> &values,
-                                               const std::vector<float> &scales,
-                                               int64_t channels,
+                                               const std::vector<float> &scales, int64_t channels,
                                                const QuantizationOptions &options,
                                                std::vector<std::string> &warnings) {
   if (!options.preset)
@@ -92,9 +90,9 @@ const std::vector<int64_t> *presetBiasIntegers(const Node &node, const Value &bi
     float have = it->second[it->second.size() == 1 ? 0 : size_t(c)];
     float want = scales[scales.size() == 1 ? 0 : size_t(c)];
     if (std::abs(have - want) > 1e-6f * want) {
-      warnings.push_back(node.describe() + ": bias '" + bias.name + "' scale " +
-                         std::to_string(have) + " is not input scale x weight scale; requantized to " +
-                         std::to_string(want));
+      warnings.push_back(
+          node.describe() + ": bias '" + bias.name + "' scale " + std::to_string(have) +
+          " is not input scale x weight scale; requantized to " + std::to_string(want));
       return nullptr;
     }
   }

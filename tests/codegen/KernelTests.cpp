@@ -106,12 +106,12 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 4, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},    // 3x3 padded copy, 7x7
       {1, 4, 14, 14, 4, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 4},  // 3x3 stride 2, TF "same"
       // Stride 2 on hosts: the padded plane's four phases, one flat span.
-      {1, 3, 10, 11, 3, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 3},  // last row/column unread
-      {2, 2, 13, 12, 2, 5, 5, 2, 2, 2, 1, 2, 2, 1, 1, 2},  // asymmetric pads, odd extents
-      {1, 2, 28, 28, 2, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 2},  // 7x7 stride 2
-      {1, 3, 56, 56, 3, 5, 5, 2, 2, 1, 1, 2, 2, 1, 1, 3},  // phases fill most of the buffer
-      {1, 2, 13, 13, 2, 5, 5, 3, 3, 2, 2, 2, 2, 1, 1, 2},  // stride 3: scatter fallback
-      {1, 2, 13, 13, 2, 5, 5, 1, 1, 4, 4, 4, 4, 2, 2, 2},  // dilation 2: scatter fallback
+      {1, 3, 10, 11, 3, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 3}, // last row/column unread
+      {2, 2, 13, 12, 2, 5, 5, 2, 2, 2, 1, 2, 2, 1, 1, 2}, // asymmetric pads, odd extents
+      {1, 2, 28, 28, 2, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 2}, // 7x7 stride 2
+      {1, 3, 56, 56, 3, 5, 5, 2, 2, 1, 1, 2, 2, 1, 1, 3}, // phases fill most of the buffer
+      {1, 2, 13, 13, 2, 5, 5, 3, 3, 2, 2, 2, 2, 1, 1, 2}, // stride 3: scatter fallback
+      {1, 2, 13, 13, 2, 5, 5, 1, 1, 4, 4, 4, 4, 2, 2, 2}, // dilation 2: scatter fallback
       // Full convolutions through the zero-padded, phase-split band copy
       // (hosts): stride-1 rows narrower than the widest tile, stride 2 at
       // any width; bands of rows, the last one moved up when too short.
@@ -191,7 +191,8 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
   }
 }
 
-TEST_CASE("kernel pointwise on 1x1 and 9-15 float planes: fused activations, nothing past the end") {
+TEST_CASE(
+    "kernel pointwise on 1x1 and 9-15 float planes: fused activations, nothing past the end") {
   // On AVX-512 9-15 float planes take one 16-lane vector per channel, whose
   // lanes past the plane read the next channel and are stored over the next
   // row. The last row must store only its plane, and the activation cover

@@ -95,9 +95,8 @@ TEST_CASE("vector math: exp, sigmoid, SiLU, tanh, ELU, erf within their ULP boun
   for (uint64_t u = 0; u <= 0xffffffffu; u += 4099)
     inputs.push_back(fromBits(uint32_t(u)));
   // Dense runs around 0, 1, the regime edges and the saturation points.
-  for (float centre :
-       {0.0f, 0.5f, 0.875f, 1.0f, 2.0f, 3.92f, 9.0f, 17.0f, 20.0f, 24.0f, 87.3f, 88.72f, 103.9f,
-        110.0f}) {
+  for (float centre : {0.0f, 0.5f, 0.875f, 1.0f, 2.0f, 3.92f, 9.0f, 17.0f, 20.0f, 24.0f, 87.3f,
+                       88.72f, 103.9f, 110.0f}) {
     for (float sign : {1.0f, -1.0f}) {
       float x = sign * centre;
       for (int i = 0; i < 20000; ++i) {
