@@ -68,7 +68,7 @@ std::vector<PatchStageSummary> summarizePatchStages(const MemoryPlan &plan) {
     s.stageBytes = aligned(s.arenaBytes) + wholeLayerBytes(*node);
     s.narrowestTileColumns = program->narrowestConvColumns;
     s.narrowTiles = program->narrowConvTiles;
-    s.timeMacs = patchTimeMacs(*program, s.gridW);
+    s.timeMacs = patchTimeMacs(*program, s.gridH, s.gridW);
     stages.push_back(s);
   }
   return stages;
@@ -87,11 +87,10 @@ std::string patchStageLine(const PatchStageSummary &s) {
       " B tile arena); costs " + withThousands(extra) + " extra MACs recomputing halos (+" +
       percent(extra, s.layerMacs) + " of its layers', +" + percent(extra, s.modelMacs) +
       " of the model's); estimated time " + timeRatio(s.timeMacs, s.layerMacs) +
-      "x its layers' run whole (its MACs" +
-      (s.gridW == 1 ? ""
-                    : ", times 1 + " + timeRatio(kColumnSplitTimeFactor, 1) + " log2 of its " +
-                          std::to_string(s.gridW) + " column bands for the cropped, shorter rows") +
-      ")";
+      "x its layers' run whole (its MACs, times 1 + " + timeRatio(kColumnSplitTimeFactor, 1) +
+      " log2 of its " + std::to_string(s.gridW) +
+      " column band(s), for the cropped, shorter rows, + " + timeRatio(kRowSplitTimeFactor, 1) +
+      " log2 of its " + std::to_string(s.gridH) + " row band(s), for the calls)";
   if (s.narrowTiles)
     line += "; tiles of " + std::to_string(s.narrowestTileColumns) + " columns (< " +
             std::to_string(kWideTileColumns) +
@@ -101,6 +100,25 @@ std::string patchStageLine(const PatchStageSummary &s) {
             " columns, 64-bit hosts run them as flat runs across rows, computing and dropping "
             "the halo columns: more time than their MACs)";
   return line;
+}
+
+std::string patchBudgetLine(const std::vector<PatchStageSummary> &stages, double budget) {
+  if (stages.empty())
+    return "";
+  uint64_t extra = 0;
+  for (const PatchStageSummary &s : stages)
+    extra += s.tileMacs > s.layerMacs ? s.tileMacs - s.layerMacs : 0;
+  // The model's MACs as formPatchStage counted them: before the stages.
+  const uint64_t whole = stages.front().modelMacs > extra ? stages.front().modelMacs - extra : 0;
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g", budget);
+  const bool past = double(extra) > budget * double(whole);
+  return "patch stages: " + withThousands(extra) + " extra MACs recomputed (+" +
+         percent(extra, whole) + " of the model's MACs run whole); --patch-recompute-budget " +
+         bound + " bounds those of the grids that set the peak" +
+         (past ? "; past it, each stage that recomputes more than its grid within the budget "
+                 "runs a grid of no higher peak estimated faster (patchTimeMacs)"
+               : " (within it)");
 }
 
 } // namespace bundlefit

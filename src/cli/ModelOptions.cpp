@@ -28,8 +28,10 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
       ->check(CLI::Range(0, kMaxMemoryOpt));
   command
       .add_option("--patch-recompute-budget", options.patchRecomputeBudget,
-                  "--memory-opt 2: extra MACs the tiles' recomputed halos may cost, as a "
-                  "fraction of the model's MACs (default 0.2)")
+                  "--memory-opt 2: extra MACs the recomputed halos of the tile grids that set "
+                  "the peak may cost, as a fraction of the model's MACs (default 0.2); with the "
+                  "peak final, a stage passes it only for a grid of no higher peak estimated "
+                  "under 0.8x the time of its grid within it (plan -v)")
       ->check(finiteCheck(0, 100));
   command.add_flag("--keep-model-order", options.keepModelOrder,
                    "Run nodes in the model's order instead of a memory-aware order (plan, "

@@ -103,8 +103,11 @@ int runPlan(const PlanCommandOptions &options) {
   if (verbosity() == Verbosity::Verbose) { // What keeps the arena where it is.
     for (const PeakLayer &layer : explainPeakLayers(plan, options.model.memoryOpt))
       status(peakLayerLine(layer));
-    for (const PatchStageSummary &stage : summarizePatchStages(plan)) // And what tiles cost.
+    const std::vector<PatchStageSummary> stages = summarizePatchStages(plan);
+    for (const PatchStageSummary &stage : stages) // And what tiles cost.
       status(patchStageLine(stage));
+    if (!stages.empty())
+      status(patchBudgetLine(stages, options.model.patchRecomputeBudget));
   }
   return 0;
 }

@@ -9,7 +9,7 @@
 // The choice: every run of consecutive nodes (in graph order) that holds only
 // patchable nodes (PatchStage.h) and ends in a cut (one value leaves it),
 // times every grid up to kMaxGrid x kMaxGrid, whose recomputed halos stay
-// within the budget (a fraction of the model's MACs). A run need not start
+// within the recompute budget (a fraction of the model's MACs). A run need not start
 // the graph: EfficientNet's and MobileNetV3's squeeze-and-excitation blocks
 // (a global pool, then a Mul by a [1,C,1,1] gate) need their whole input, so
 // no stage can cross one, and their largest tensors come after the first.
@@ -23,6 +23,14 @@
 // final, each stage takes the fastest grid that keeps it (patchTimeMacs:
 // fewer column bands before fewer recomputed MACs): the peak is often set
 // elsewhere, so a stage may take taller, wider tiles at no cost in bytes.
+// That grid may recompute past the budget only if it is estimated faster
+// than the stage's grid within it, by more than the estimate errs
+// (kPastBudgetTimeRatio). So --patch-recompute-budget bounds the
+// recomputed MACs of the grids that set the peak, and through them the
+// stages' estimated time. Not estimated time alone: as the bound of the
+// search for the peak it lowers peaks by slower tiles (at 1.25 of the
+// model's MACs, the least that kept every bench model's arena,
+// MobileNetV1-0.25 took 6x4 tiles, 57,088 B, at 1.21x the time).
 // Not earlier: a stage formed first that filled the headroom with coarse
 // tiles would leave a later stage nothing to lower (MobileNetV3-small int8
 // lost its second stage, 4,096 -> 8,256 B). Run after quantization
@@ -275,7 +283,7 @@ bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, ui
                                         peak,
                                         extra,
                                         program.narrowConvTiles,
-                                        patchTimeMacs(program, gw) - double(runMacs)};
+                                        patchTimeMacs(program, gh, gw) - double(runMacs)};
                     if (peak < best.peak ||
                         (found && peak == best.peak && choice.fasterThan(best, /*byTime=*/false))) {
                       best = choice;
@@ -328,7 +336,11 @@ Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &ch
 /// Each pass lowers a stage only to the others' peak, so passes repeat while
 /// a grid changes (at most kMaxRegridPasses). With a `ceiling` (the final
 /// peak), each stage instead takes the fastest grid (Choice::fasterThan by
-/// time) whose peak stays at or under it. Returns whether a grid changed.
+/// time) whose peak stays at or under it, past the recompute budget only when
+/// its estimated time is below kPastBudgetTimeRatio of that of the stage's
+/// grid within it (what the option promises: the stages never cost more
+/// estimated time than grids within the budget). Returns whether a grid
+/// changed.
 bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
                   std::map<const Node *, uint64_t> &extras, double &budget,
                   const uint64_t *ceiling) {
@@ -356,9 +368,12 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
                 extras[stage]};
     const std::unique_ptr<PatchProgram> current = buildPatchProgram(*stage);
     best.narrow = current->narrowConvTiles;
-    best.addedTime = patchTimeMacs(*current, best.gridW) - double(runMacs);
+    best.addedTime = patchTimeMacs(*current, best.gridH, best.gridW) - double(runMacs);
     uint64_t bestArena = arenas[stage];
-    forEachGrid(*body, cut, runMacs, allowed,
+    const double withinBudgetTime = best.addedTime;
+    // addedTime >= extra MACs (patchTimeMacs' factor is at least 1), so no
+    // grid past withinBudgetTime extra MACs can be faster.
+    forEachGrid(*body, cut, runMacs, ceiling ? std::max(allowed, withinBudgetTime) : allowed,
                 [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
                   const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
                   const Choice choice{at,
@@ -368,11 +383,15 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
                                       peak,
                                       extra,
                                       program.narrowConvTiles,
-                                      patchTimeMacs(program, gw) - double(runMacs)};
+                                      patchTimeMacs(program, gh, gw) - double(runMacs)};
                   const bool better =
-                      ceiling ? peak <= *ceiling && choice.fasterThan(best, /*byTime=*/true)
-                              : peak < best.peak ||
-                                    (peak == best.peak && choice.fasterThan(best, false));
+                      ceiling
+                          ? peak <= *ceiling && choice.fasterThan(best, /*byTime=*/true) &&
+                                (double(extra) <= allowed ||
+                                 choice.addedTime + double(runMacs) <
+                                     kPastBudgetTimeRatio * (withinBudgetTime + double(runMacs)))
+                          : peak < best.peak ||
+                                (peak == best.peak && choice.fasterThan(best, false));
                   if (better) {
                     best = choice;
                     bestArena = program.arenaBytes;
@@ -384,7 +403,7 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
     stage->attrs.setInt("grid_w", best.gridW);
     arenas[stage] = bestArena;
     extras[stage] = best.extraMacs;
-    budget = allowed - double(best.extraMacs);
+    budget = std::max(0.0, allowed - double(best.extraMacs));
   }
   return changed;
 }
@@ -415,7 +434,7 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
     if (!regridStages(graph, arenas, extras, budget, nullptr))
       break;
   const uint64_t peak = liveProfile(graph.nodes(), arenas).maxBefore.back();
-  for (int pass = 0; formed > 0 && pass < kMaxRegridPasses; ++pass)
+  for (int pass = 0; formed > 0 && options.fastestGridAtPeak && pass < kMaxRegridPasses; ++pass)
     if (!regridStages(graph, arenas, extras, budget, &peak))
       break;
   return formed;

@@ -228,9 +228,10 @@ std::string whyNotPatchable(const Node &node) {
 
 bool isPatchableNode(const Node &node) { return whyNotPatchable(node).empty(); }
 
-double patchTimeMacs(const PatchProgram &program, int64_t gridW) {
+double patchTimeMacs(const PatchProgram &program, int64_t gridH, int64_t gridW) {
   return double(program.macs) *
-         (1.0 + kColumnSplitTimeFactor * std::log2(double(std::max<int64_t>(gridW, 1))));
+         (1.0 + kColumnSplitTimeFactor * std::log2(double(std::max<int64_t>(gridW, 1))) +
+          kRowSplitTimeFactor * std::log2(double(std::max<int64_t>(gridH, 1))));
 }
 
 std::unique_ptr<PatchProgram> buildPatchProgram(const PatchBody &body, const Value &stageOutput,

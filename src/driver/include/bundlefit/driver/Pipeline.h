@@ -36,8 +36,9 @@ struct ModelOptions {
   /// --memory-opt: 0..kMaxMemoryOpt (MemoryPlan.h). >= 1 also fuses Conv+pool
   /// in loadModel; planners must get the same level (PlanOptions::memoryOpt).
   int memoryOpt = kDefaultMemoryOpt;
-  /// --patch-recompute-budget: extra MACs a level-2 patch stage may cost, as a
-  /// fraction of the model's MACs.
+  /// --patch-recompute-budget: extra MACs the level-2 patch stages' grids that
+  /// set the peak may recompute, as a fraction of the model's MACs; a stage
+  /// passes it only for a grid estimated faster (PatchStageOptions).
   double patchRecomputeBudget = 0.2;
   /// --keep-model-order: nodes run in the model's order, not a memory-aware
   /// one (PlanOptions::reorderForMemory), for every command that plans.

@@ -106,11 +106,25 @@ inline constexpr int64_t kFlatRunColumns = 8;
 /// model's 4x2 time for +27.4 / 16.6 / 33.5 / 16.9 / 16.6 / 27.4% MACs, the
 /// order this factor gives; MobileNetV1-0.25's 4x3 ran 0.97x its 3x4.
 inline constexpr double kColumnSplitTimeFactor = 0.6;
+/// The same per doubling of its row bands (more kernel calls, fewer rows per
+/// call): small, but it must tell ResNet-8's second stage's 5x5 tiles from
+/// 8x4 (+40.6% and +51.3% MACs, 1 + 0.6 log2 5 and 1 + 0.6 log2 4: equal to
+/// within 2% without it), and 8x4 ran 1.13x slower. At most 0.067, or
+/// ResNet-8's 3x3 would come before its faster 8x2.
+inline constexpr double kRowSplitTimeFactor = 0.05;
+/// A grid past the recompute budget must be estimated at most this fraction
+/// of the time of the stage's grid within it (formPatchStage): the estimate
+/// errs by up to ~15% between grids of one peak. MobileNetV2-0.35's 6x2
+/// tiles, estimated 0.89x its 4x3's time, ran 1.04x; MobileNetV1-0.25's 6x2,
+/// 0.89x, ran 1.02x; ResNet-8's first stage's 8x1 row bands, 0.74x its 4x2,
+/// ran 0.95x the model's time.
+inline constexpr double kPastBudgetTimeRatio = 0.8;
 
 /// The estimated time of a stage's tiles in MAC-equivalents: their MACs
-/// (recomputed halos included) times 1 + kColumnSplitTimeFactor * log2(gridW).
-/// Grids of one peak are told apart by it (fewer is faster).
-double patchTimeMacs(const PatchProgram &program, int64_t gridW);
+/// (recomputed halos included) times 1 + kColumnSplitTimeFactor * log2(gridW)
+/// + kRowSplitTimeFactor * log2(gridH). Grids of one peak are told apart by
+/// it (fewer is faster).
+double patchTimeMacs(const PatchProgram &program, int64_t gridH, int64_t gridW);
 
 /// The tile program of `body` with its result cut into gridH x gridW tiles
 /// and pasted into `stageOutput`. Throws Unsupported for a body it cannot tile.

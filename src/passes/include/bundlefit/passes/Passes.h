@@ -89,9 +89,15 @@ size_t fuseConvPool(Graph &graph);
 size_t fuseGelu(Graph &graph);
 
 struct PatchStageOptions {
-  /// Extra MACs the recomputed tile halos may cost, as a fraction of the
-  /// model's MACs (--patch-recompute-budget).
+  /// Extra MACs the recomputed tile halos of the grids that lower the peak
+  /// may cost, as a fraction of the model's MACs (--patch-recompute-budget).
+  /// With the peak final, a stage takes a grid of no higher peak past it only
+  /// if that grid is estimated faster (patchTimeMacs) than its grid within
+  /// it: the stages are never estimated slower than grids within the budget.
   double recomputeBudget = 0.2;
+  /// With the peak final, each stage takes the fastest grid that keeps it
+  /// (off: the grids within the budget that set the peak; tests).
+  bool fastestGridAtPeak = true;
   /// When set, the stage must end at the value of this name (tests,
   /// experiments); the best grid within the budget is still chosen.
   std::string stageOutput;
