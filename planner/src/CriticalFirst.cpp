@@ -34,6 +34,8 @@ bool placeCritical(const Items &critical, uint64_t target, Budget &budget,
       return true;
     }
   }
+  if (critical.items.size() > kMostSearchItems)
+    return false;
   uint64_t nodes = kNodesPerItem * std::max<uint64_t>(critical.items.size(), 64);
   return searchCapacity(critical, target, budget, nodes, placed) == Outcome::Found;
 }

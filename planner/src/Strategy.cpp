@@ -12,7 +12,7 @@
 //      to reach a target, never its own minimum. With a capacity every
 //      section is first brought under it; then the largest go lower in
 //      turn, towards the highest floor anyone has, bisecting upwards:
-//        - a section of up to kSearchItems items by the exact search
+//        - a section of up to kMostSearchItems items by the exact search
 //          (Search.h), a node limit per target that grows fourfold per
 //          round, so an unreachable floor does not take every node;
 //        - a larger one, where the search proves nothing and ejection
@@ -50,13 +50,6 @@ using namespace detail;
 // Work units the bottom-left placement costs per sortUnits(n): 0.085 s of
 // CPU for 10^5 buffers, 1.4 s for 10^6 (with Budget's scaling for size).
 constexpr uint64_t kBottomLeftUnits = 24;
-// The exact search runs on sections of up to this many items: it proves
-// optimality there (Glow's traces, MiniMalloc's instances). On larger
-// sections of every family it proved nothing, and ejection alone ended the
-// same or lower (every perfect-packing family at 10^4, network-like at
-// 10^4) with the search's share of the work. Its recursion (one level per
-// placed item) fits a default stack at this size.
-constexpr size_t kSearchItems = 1000;
 // Search nodes per item the first bisection round gives each target (a
 // whole search's first round robin spends 2 per item and preorder).
 constexpr uint64_t kFirstNodesPerItem = 8;
@@ -253,7 +246,7 @@ private:
     }
   }
 
-  bool large(size_t c) const { return sections[c].items.items.size() > kSearchItems; }
+  bool large(size_t c) const { return sections[c].items.items.size() > kMostSearchItems; }
 
   // A whole section: from its critical items placed first, then the
   // bisection; the better of that and where it was stays.

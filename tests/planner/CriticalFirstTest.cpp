@@ -4,8 +4,11 @@
 #include "CriticalFirst.h"
 #include "EjectionRepair.h"
 #include "Items.h"
+#include "Placement.h"
+#include "Search.h"
 #include "Sections.h"
 #include "bundlefit/planner/formats/NetworkLike.h"
+#include "bundlefit/planner/formats/PerfectPacking.h"
 
 #include <chrono>
 
@@ -128,4 +131,31 @@ TEST_CASE("no critical-first start when most items are critical: the problem aga
   detail::Budget budget = unlimited();
   CHECK_FALSE(detail::placeCriticalFirst(items, computeLowerBound(p), budget, offsets, critical));
   CHECK(budget.spent() == 0);
+}
+
+TEST_CASE("no search over kMostSearchItems critical items: greedy or nothing") {
+  // A perfect packing of about 1,200 items (every one critical) beside
+  // 4,000 one-byte items on later steps: the critical items are more than
+  // the search takes but under a quarter of all. Greedy passes do not
+  // pack them at the bound, and no search follows: the work spent is at
+  // most the two passes over them.
+  Problem p = formats::perfectPackingProblem(1200, formats::PackingFamily::Uniform, 1);
+  int end = 0;
+  for (const Buffer &b : p.buffers)
+    end = std::max(end, b.last + 1);
+  size_t packed = p.buffers.size();
+  for (int i = 0; i < 4000; ++i)
+    p.buffers.push_back({int(packed) + i, 1, 1, end + i, end + i});
+  detail::Items items = detail::buildItems(p);
+  REQUIRE(packed > detail::kMostSearchItems);
+  REQUIRE(packed <= items.items.size() / 4);
+  std::vector<uint64_t> offsets;
+  std::vector<char> critical;
+  detail::Budget budget = unlimited();
+  CHECK_FALSE(detail::placeCriticalFirst(items, computeLowerBound(p), budget, offsets, critical));
+  uint64_t passes = 0;
+  for (GreedyOrder order : {GreedyOrder::MaxLiveBySize, GreedyOrder::MaxLiveByTime})
+    passes += detail::orderUnits(items, order) + detail::passUnits(items);
+  MESSAGE("spent " << budget.spent() << " units, two passes over every item " << passes);
+  CHECK(budget.spent() <= passes);
 }
