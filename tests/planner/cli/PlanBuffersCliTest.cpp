@@ -178,6 +178,10 @@ TEST_CASE("plan-buffers: --time-limit bounds the whole run at 10^6 buffers") {
                            << report["problems"][0]["arena"] << ", bound "
                            << report["problems"][0]["lower_bound"]);
   CHECK(cpu <= 5.5);
+  // The run's own count of its CPU time (the clock its shares are given in)
+  // agrees with what the parent measured.
+  CHECK(report["cpu_seconds"].get<double>() <= cpu + 0.05);
+  CHECK(report["problems"][0]["cpu_seconds"].get<double>() <= report["cpu_seconds"].get<double>());
   // The wall clock too, unless the machine gave this run under half a core
   // (the parts that cannot stop, reading and the first placement, then
   // take longer than the limit by themselves).
