@@ -206,11 +206,13 @@ int runPlanBuffers(PlanBuffersOptions options) {
                               : int(ExitCode::NotFoundInTime);
   options.html.writeTable(options.path + ": buffer plans", {}, "Problems", table);
   if (options.json.wanted()) {
-    nlohmann::json report = {
-        {"schema", "bundlefit.plan-buffers/1"}, {"time_limit_seconds", options.timeLimit},
-        {"node_limit", options.nodeLimit},      {"stop_when_fits", options.stopWhenFits},
-        {"seconds", secondsSince(start)},       {"cpu_seconds", cpuSeconds() - cpuStart},
-        {"problems", rows}};
+    nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"},
+                             {"time_limit_seconds", options.timeLimit},
+                             {"node_limit", options.nodeLimit},
+                             {"stop_when_fits", options.stopWhenFits},
+                             {"seconds", secondsSince(start)},
+                             {"cpu_seconds", cpuSeconds() - cpuStart},
+                             {"problems", rows}};
     if (options.capacity)
       report["capacity"] = {
           {"bytes", options.capacity}, {"fits", allFit}, {"proven", allFit || provenNotToFit}};
