@@ -85,21 +85,23 @@ Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
   // A profile means an int8 build unless the variant is named.
   Variant variant = parseVariant(name.empty() ? (quant.enabled() ? "int8" : "float") : name);
   const bool integer = variant.precision == device::Precision::Int8;
+  // One line naming the model, the option and the builds the model has.
+  auto refuse = [&](const std::string &why) {
+    return Error(ExitCode::Usage,
+                 (quant.markedModel.empty() ? "" : quant.markedModel + ": ") + "--variant " +
+                     name + ": " + why);
+  };
   if (quant.int16x8 && !integer)
-    throw Error(ExitCode::Usage, "--variant " + name +
-                                     ": the model is int16x8 (int16 activations, int8 weights); "
-                                     "it has integer builds only: int16x8, int16x8-cmsis");
+    throw refuse("the model is int16x8 (int16 activations, int8 weights); "
+                 "it has integer builds only: int16x8, int16x8-cmsis");
   if (quant.preQuantized && !integer)
-    throw Error(ExitCode::Usage, "--variant " + name +
-                                     ": the model is pre-quantized "
-                                     "(QuantizeLinear/DequantizeLinear, or an int8 TFLite model); "
-                                     "it has int8 builds only");
+    throw refuse("the model is pre-quantized "
+                 "(QuantizeLinear/DequantizeLinear, or an int8 TFLite model); "
+                 "it has int8 builds only");
   if (!quant.int16x8 && isInt16x8(variant))
-    throw Error(ExitCode::Usage,
-                "--variant " + name +
-                    ": the model is not int16x8 (only a TFLite model with int16 activations is); "
-                    "use --variant int8" +
-                    name.substr(std::string("int16x8").size()));
+    throw refuse("the model is not int16x8 (only a TFLite model with int16 activations is); "
+                 "use --variant int8" +
+                 name.substr(std::string("int16x8").size()));
   // int8 names, as users passed them before, name the int16x8 build.
   return quant.int16x8 ? asInt16x8(variant) : variant;
 }

@@ -274,6 +274,7 @@ void checkInt8IoBuild(const ModelOptions &model, bool int8Build) {
 }
 
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options) {
+  options.markedModel = modelPath;
   options.preQuantized = modelIsPreQuantized(modelPath);
   options.int16x8 = options.preQuantized && isTfliteModelFile(modelPath) &&
                     tfliteModelHasInt16Activations(modelPath);

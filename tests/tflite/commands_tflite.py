@@ -103,7 +103,7 @@ def check_int16_pick(bf, tflm_dir):
 def check_int16_variants(bf, tflm_dir, int8_model):
     """fit --variant on an int16x8 model: float is refused naming its int16x8 builds; int8-cmsis
     (the name earlier sessions gave) is taken as int16x8-cmsis; int16x8 on an int8 model is
-    refused naming int8."""
+    refused naming int8. Each refusal is one line naming the model."""
     conv0 = os.path.join(tflm_dir, "models", "seanet", "conv", "conv0.tflite")
     if not os.path.exists(conv0):
         print("fit --variant int16x8: seanet absent, not checked")
@@ -122,8 +122,8 @@ def check_int16_variants(bf, tflm_dir, int8_model):
                               capture_output=True, text=True)
         lines = (done.stdout if code == 0 else done.stderr).strip().splitlines()
         ok = done.returncode == code and any(text in line for line in lines[:3])
-        if code:
-            ok = ok and len(lines) == 1
+        if code:  # one line, naming the model first as every error does
+            ok = ok and len(lines) == 1 and f"error: {model}: --variant {variant}: " in lines[0]
         print(f"fit {os.path.basename(model)} --variant {variant}: exit {done.returncode}"
               f"{'' if ok else ' FAIL ' + (lines[0] if lines else '')}")
         failures += not ok

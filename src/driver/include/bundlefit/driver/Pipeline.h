@@ -66,6 +66,8 @@ struct QuantCliOptions {
   /// ... and int16x8 (a TFLite model with int16 activations): its integer
   /// builds are named int16x8 (device::asInt16x8).
   bool int16x8 = false;
+  /// The model markPreQuantized looked at, so that --variant refusals name it.
+  std::string markedModel;
 
   bool enabled() const { return !profilePath.empty() || preQuantized; }
 };
