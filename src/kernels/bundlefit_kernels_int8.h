@@ -274,6 +274,10 @@ void bf_addsub_s16(const int16_t *a, const int16_t *b, int16_t *out, const int32
  * dilationW, padTop, padLeft, actMin, actMax. int64 accumulators. */
 void bf_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
                      const int32_t *mult, const int32_t *shift, const int32_t *g);
+/* DEPTHWISE_CONV_2D 16x8: g as above, w [1,KH,KW,M] (TFLite's layout), M a
+ * multiple of C; output channel m reads input channel m / (M / C). */
+void bf_depthwise_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
+                               const int32_t *mult, const int32_t *shift, const int32_t *g);
 /* QUANTIZE int16 <-> int32 (TFLM Requantize); p: mult, shift, input and
  * output zero points. */
 void bf_requantize_s16_s32(const int16_t *in, int32_t *out, int32_t n, const int32_t *p);

@@ -49,9 +49,11 @@ void bf_addsub_s16(const int16_t *a, const int16_t *b, int16_t *out, const int32
  * when it reads padding. A convolution reads o * stride - pad + k * dil; a
  * transposed one gathers what TFLM's reference scatters, the input i with
  * i * stride - pad + k == o (its dilation is 1). */
+enum { BF_S16_CONV, BF_S16_TRANSPOSED, BF_S16_DEPTHWISE };
+
 BF_I8_INLINE int32_t bf_s16_tap(int32_t o, int32_t k, int32_t stride, int32_t pad, int32_t dil,
-                                int32_t size, int transposed) {
-  if (transposed) {
+                                int32_t size, int kind) {
+  if (kind == BF_S16_TRANSPOSED) {
     const int32_t t = o + pad - k;
     return t < 0 || t % stride != 0 || t / stride >= size ? -1 : t / stride;
   }
@@ -61,28 +63,34 @@ BF_I8_INLINE int32_t bf_s16_tap(int32_t o, int32_t k, int32_t stride, int32_t pa
 
 /* g: N, H, W, C, OH, OW, M, KH, KW, strideH, strideW, dilationH, dilationW,
  * padTop, padLeft, actMin, actMax (H, W: the input's; OH, OW: the
- * output's). NHWC x, OHWI w (TFLite's layouts). Each output is its int64
+ * output's). NHWC x, OHWI w (TFLite's layouts); depthwise: w [1,KH,KW,M],
+ * output channel m reads input channel m / (M / C). Each output is its int64
  * sum plus bias, requantized by TFLM's 64-bit rule and clamped. */
 BF_I8_INLINE void bf_s16_conv(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
                               const int32_t *mult, const int32_t *shift, const int32_t *g,
-                              int transposed) {
+                              int kind) {
   const int32_t N = g[0], H = g[1], W = g[2], C = g[3], OH = g[4], OW = g[5], M = g[6];
   const int32_t KH = g[7], KW = g[8], SH = g[9], SW = g[10], DH = g[11], DW = g[12];
   const int32_t PT = g[13], PL = g[14], lo = g[15], hi = g[16];
+  const int32_t depthMultiplier = kind == BF_S16_DEPTHWISE ? M / C : 0;
   for (int32_t n = 0; n < N; ++n)
     for (int32_t oy = 0; oy < OH; ++oy)
       for (int32_t ox = 0; ox < OW; ++ox)
         for (int32_t m = 0; m < M; ++m) {
           int64_t acc = 0;
           for (int32_t ky = 0; ky < KH; ++ky) {
-            const int32_t iy = bf_s16_tap(oy, ky, SH, PT, DH, H, transposed);
+            const int32_t iy = bf_s16_tap(oy, ky, SH, PT, DH, H, kind);
             if (iy < 0)
               continue;
             for (int32_t kx = 0; kx < KW; ++kx) {
-              const int32_t ix = bf_s16_tap(ox, kx, SW, PL, DW, W, transposed);
+              const int32_t ix = bf_s16_tap(ox, kx, SW, PL, DW, W, kind);
               if (ix < 0)
                 continue;
               const int16_t *px = x + (((int64_t)n * H + iy) * W + ix) * C;
+              if (depthMultiplier) {
+                acc += (int32_t)px[m / depthMultiplier] * w[((int64_t)ky * KW + kx) * M + m];
+                continue;
+              }
               const int8_t *pw = w + (((int64_t)m * KH + ky) * KW + kx) * C;
               for (int32_t c = 0; c < C; ++c)
                 acc += (int32_t)px[c] * pw[c];
@@ -96,13 +104,19 @@ BF_I8_INLINE void bf_s16_conv(const int16_t *x, const int8_t *w, const int64_t *
 
 void bf_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
                      const int32_t *mult, const int32_t *shift, const int32_t *g) {
-  bf_s16_conv(x, w, bias, y, mult, shift, g, 0);
+  bf_s16_conv(x, w, bias, y, mult, shift, g, BF_S16_CONV);
+}
+
+/* g as bf_conv2d_s16x8's, M a multiple of C. */
+void bf_depthwise_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
+                               const int32_t *mult, const int32_t *shift, const int32_t *g) {
+  bf_s16_conv(x, w, bias, y, mult, shift, g, BF_S16_DEPTHWISE);
 }
 
 /* g as bf_conv2d_s16x8's; its dilations are not read. */
 void bf_transpose_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
                                const int32_t *mult, const int32_t *shift, const int32_t *g) {
-  bf_s16_conv(x, w, bias, y, mult, shift, g, 1);
+  bf_s16_conv(x, w, bias, y, mult, shift, g, BF_S16_TRANSPOSED);
 }
 
 /* QUANTIZE between int16 and int32 (TFLM's Requantize): p = mult, shift,

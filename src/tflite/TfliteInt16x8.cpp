@@ -163,6 +163,10 @@ private:
       return convertAddSub(op, code == tflite::BuiltinOperator_SUB);
     case tflite::BuiltinOperator_CONV_2D:
       return convertConv(op);
+    case tflite::BuiltinOperator_DEPTHWISE_CONV_2D:
+      return convertDepthwiseConv(op);
+    case tflite::BuiltinOperator_FULLY_CONNECTED:
+      return convertFullyConnected(op);
     case tflite::BuiltinOperator_TRANSPOSE_CONV:
       return convertTransposeConv(op);
     case tflite::BuiltinOperator_QUANTIZE:
@@ -227,29 +231,61 @@ private:
       throw c_.unsupported("int16x8 with a fused activation is not supported yet");
   }
 
-  /// Input `wi` (constant int8 OHWI weights of `x`'s channels) and input
-  /// `bi` (int64 bias; absent: zeros).
-  std::pair<Value *, Value *> weightsAndBias(const tflite::Operator &op, const Value *x, size_t wi,
-                                             size_t bi) {
+  /// Input `wi`: constant int8 weights.
+  Value *int8Weights(const tflite::Operator &op, size_t wi) {
     const int32_t wt = input(op, wi);
     if (!c_.isConstant(wt) || c_.info(wt).fileType != tflite::TensorType_INT8)
       throw c_.unsupported(file_.describeTensor(wt) + ": int16x8 weights must be constant int8");
-    Value *w = value(wt);
-    const Shape &xs = x->type.shape, &ws = w->type.shape;
-    if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
-      throw c_.unsupported("input " + x->type.str() + " and weights " + w->type.str() +
-                           " are not NHWC and OHWI of the same channels (grouped convolutions "
-                           "are not supported in int16x8)");
+    return value(wt);
+  }
+
+  /// Input `bi` (a constant int64 bias), or int64 zeros for `channels`
+  /// outputs when the operator has none (TFLM then adds nothing).
+  Value *biasOrZeros(const tflite::Operator &op, size_t bi, const Value *x, int64_t channels) {
     if (op.inputs()->size() > bi && op.inputs()->Get(unsigned(bi)) >= 0) {
       Value *bias = value(input(op, bi));
       if (bias->type.dtype != DType::Int64 || !bias->isConstant())
         throw c_.unsupported(file_.describeTensor(input(op, bi)) +
                              ": int16x8 biases must be constant int64");
-      return {w, bias};
+      return bias;
     }
-    return {w, graph_.addConstant(graph_.uniqueValueName(x->name + "_zero_bias"),
-                                  TensorType{DType::Int64, {ws[0]}, {}},
-                                  std::vector<uint8_t>(size_t(ws[0]) * 8, 0))};
+    return graph_.addConstant(graph_.uniqueValueName(x->name + "_zero_bias"),
+                              TensorType{DType::Int64, {channels}, {}},
+                              std::vector<uint8_t>(size_t(channels) * 8, 0));
+  }
+
+  /// Input `wi` (constant int8 OHWI weights of `x`'s channels) and input
+  /// `bi` (int64 bias; absent: zeros).
+  std::pair<Value *, Value *> weightsAndBias(const tflite::Operator &op, const Value *x, size_t wi,
+                                             size_t bi) {
+    Value *w = int8Weights(op, wi);
+    const Shape &xs = x->type.shape, &ws = w->type.shape;
+    if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
+      throw c_.unsupported("input " + x->type.str() + " and weights " + w->type.str() +
+                           " are not NHWC and OHWI of the same channels (grouped convolutions "
+                           "are not supported in int16x8)");
+    return {w, biasOrZeros(op, bi, x, ws[0])};
+  }
+
+  /// Strides, dilations and pads [top, left, bottom, right] of a window of
+  /// `ws` [.,KH,KW,.] over NHWC `xs`, as TFLite's padding computes them.
+  Attributes windowAttributes(const Shape &xs, const Shape &ws, int32_t sh, int32_t sw, int32_t dh,
+                              int32_t dw, tflite::Padding padding) const {
+    if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
+      throw c_.bad("has stride " + std::to_string(sh) + "x" + std::to_string(sw) +
+                   " and dilation " + std::to_string(dh) + "x" + std::to_string(dw) +
+                   " (each must be >= 1)");
+    Attributes attrs;
+    attrs.setInts("strides", {sh, sw});
+    attrs.setInts("dilations", {dh, dw});
+    if (padding == tflite::Padding_SAME) {
+      auto [top, bottom] = samePadding(xs[1], ws[1], sh, dh);
+      auto [left, right] = samePadding(xs[2], ws[2], sw, dw);
+      attrs.setInts("pads", {top, left, bottom, right});
+    } else {
+      attrs.setInts("pads", {0, 0, 0, 0});
+    }
+    return attrs;
   }
 
   /// TFLite's CONV_2D as Int16Conv in NHWC/OHWI.
@@ -260,24 +296,57 @@ private:
     requireNoActivation(o->fused_activation_function());
     Value *x = value(input(op, 0));
     auto [w, bias] = weightsAndBias(op, x, 1, 2);
+    emit("Int16Conv", {x, w, bias},
+         windowAttributes(x->type.shape, w->type.shape, o->stride_h(), o->stride_w(),
+                          o->dilation_h_factor(), o->dilation_w_factor(), o->padding()),
+         output(op));
+  }
+
+  /// DEPTHWISE_CONV_2D as Int16DepthwiseConv: weights [1,KH,KW,C*multiplier]
+  /// as the file has them. TFLM loops over the options' depth_multiplier, so
+  /// it must be what the shapes say.
+  void convertDepthwiseConv(const tflite::Operator &op) {
+    const auto *o = op.builtin_options_as<tflite::DepthwiseConv2DOptions>();
+    if (!o)
+      throw c_.bad("has no DepthwiseConv2DOptions");
+    requireNoActivation(o->fused_activation_function());
+    Value *x = value(input(op, 0));
+    Value *w = int8Weights(op, 1);
     const Shape &xs = x->type.shape, &ws = w->type.shape;
+    if (xs.size() != 4 || ws.size() != 4 || ws[0] != 1 || xs[3] < 1 || ws[3] % xs[3] != 0)
+      throw c_.unsupported("input " + x->type.str() + " and weights " + w->type.str() +
+                           " are not NHWC and [1,KH,KW,C*multiplier]");
+    if (o->depth_multiplier() != ws[3] / xs[3])
+      throw c_.unsupported("depth_multiplier " + std::to_string(o->depth_multiplier()) +
+                           " but the weights give " + std::to_string(ws[3] / xs[3]) +
+                           " output channels per input channel");
+    Value *bias = biasOrZeros(op, 2, x, ws[3]);
+    emit("Int16DepthwiseConv", {x, w, bias},
+         windowAttributes(xs, ws, o->stride_h(), o->stride_w(), o->dilation_h_factor(),
+                          o->dilation_w_factor(), o->padding()),
+         output(op));
+  }
+
+  /// FULLY_CONNECTED as Int16FullyConnected: weights [O,K], per-tensor.
+  void convertFullyConnected(const tflite::Operator &op) {
+    const auto *o = op.builtin_options_as<tflite::FullyConnectedOptions>();
     Attributes attrs;
-    const int32_t sh = o->stride_h(), sw = o->stride_w();
-    const int32_t dh = o->dilation_h_factor(), dw = o->dilation_w_factor();
-    if (sh < 1 || sw < 1 || dh < 1 || dw < 1)
-      throw c_.bad("has stride " + std::to_string(sh) + "x" + std::to_string(sw) +
-                   " and dilation " + std::to_string(dh) + "x" + std::to_string(dw) +
-                   " (each must be >= 1)");
-    attrs.setInts("strides", {sh, sw});
-    attrs.setInts("dilations", {dh, dw});
-    if (o->padding() == tflite::Padding_SAME) {
-      auto [top, bottom] = samePadding(xs[1], ws[1], sh, dh);
-      auto [left, right] = samePadding(xs[2], ws[2], sw, dw);
-      attrs.setInts("pads", {top, left, bottom, right});
-    } else {
-      attrs.setInts("pads", {0, 0, 0, 0});
+    if (o) {
+      requireNoActivation(o->fused_activation_function());
+      if (o->weights_format() != tflite::FullyConnectedOptionsWeightsFormat_DEFAULT)
+        throw c_.unsupported("shuffled FULLY_CONNECTED weights are not supported");
+      attrs.setInt("keep_num_dims", o->keep_num_dims() ? 1 : 0);
     }
-    emit("Int16Conv", {x, w, bias}, attrs, output(op));
+    Value *x = value(input(op, 0));
+    Value *w = int8Weights(op, 1);
+    const Shape &ws = w->type.shape;
+    if (ws.size() != 2)
+      throw c_.unsupported("weights " + w->type.str() + " are not [O, K]");
+    if (w->type.quant.scales.size() != 1)
+      throw c_.unsupported(file_.describeTensor(input(op, 1)) +
+                           ": int16x8 FULLY_CONNECTED weights need one scale "
+                           "(TFLM's int16 kernel is per-tensor)");
+    emit("Int16FullyConnected", {x, w, biasOrZeros(op, 2, x, ws[0])}, attrs, output(op));
   }
 
   /// QUANTIZE int16 <-> int32: the output written with its own
@@ -349,6 +418,8 @@ std::string int16x8Unsupported(const TfliteFile &file, const tflite::Operator &o
   case tflite::BuiltinOperator_ADD:
   case tflite::BuiltinOperator_SUB:
   case tflite::BuiltinOperator_CONV_2D:
+  case tflite::BuiltinOperator_DEPTHWISE_CONV_2D:
+  case tflite::BuiltinOperator_FULLY_CONNECTED:
   case tflite::BuiltinOperator_TRANSPOSE_CONV:
     return "";
   case tflite::BuiltinOperator_QUANTIZE: {

@@ -14,6 +14,13 @@
 //                    one), B [M] int64 -> Y [N,OH,OW,M]; attributes strides,
 //                    dilations, pads [top, left, bottom, right]
 //                    (bf_conv2d_s16x8);
+//   Int16DepthwiseConv  X [N,H,W,C], W [1,KH,KW,M] int8 (TFLite's layout,
+//                    M = C * depth multiplier), B [M] int64 -> Y [N,OH,OW,M];
+//                    attributes as Int16Conv's (bf_depthwise_conv2d_s16x8);
+//   Int16FullyConnected X [..., K], W [O,K] int8 (one scale), B [O] int64 ->
+//                    Y [X.size / K, O], or X's leading dimensions and O with
+//                    keep_num_dims; computed as Int16Conv on [B,1,1,K]
+//                    (bf_conv2d_s16x8);
 //   Int16TransposeConv  X, W [O,KH,KW,I], B, and the model's output_shape
 //                    operand (unread) -> Y; attributes strides, pads
 //                    [top, left], output_shape (bf_transpose_conv2d_s16x8).
@@ -248,10 +255,13 @@ std::vector<KernelCall> lowerAdd(const Node &node, const PlanView &) {
 
 struct ConvGeometry {
   int64_t n, h, w, c, oh, ow, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  /// Depthwise: output channel m reads input channel m / depthMultiplier
+  /// and weights [1,KH,KW,M]; 0: a dense convolution (weights OHWI).
+  int64_t depthMultiplier = 0;
 };
 
-void checkWeightsAndBias(const Node &node, const Value &w, const Value &b) {
-  const int64_t m = w.type.shape[0];
+/// W constant int8, B constant int64 [m] (m output channels).
+void checkWeightsAndBias(const Node &node, const Value &w, const Value &b, int64_t m) {
   if (w.type.dtype != DType::Int8 || !w.isConstant() || b.type.dtype != DType::Int64 ||
       !b.isConstant() || b.type.numElements() != m)
     unsupported(node, "W must be constant int8 and B constant int64 [" + std::to_string(m) + "]");
@@ -266,23 +276,33 @@ void checkSizes(const Node &node, const ConvGeometry &g) {
     unsupported(node, "sizes beyond int32");
 }
 
+/// Int16Conv (dense, OHWI weights) or Int16DepthwiseConv ([1,KH,KW,M]).
 ConvGeometry convGeometry(const Node &node) {
   requireInt16(node, 0, "X");
   const Value &w = requireInput(node, 1, "W");
   const Value &b = requireInput(node, 2, "B");
+  const bool depthwise = node.opType == "Int16DepthwiseConv";
   const Shape &xs = node.input(0)->type.shape, &ws = w.type.shape;
-  if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3])
+  if (depthwise) {
+    if (xs.size() != 4 || ws.size() != 4 || ws[0] != 1 || xs[3] < 1 || ws[3] % xs[3] != 0)
+      unsupported(node, "X " + node.input(0)->type.str() + " and W " + w.type.str() +
+                            " are not NHWC and [1,KH,KW,C*multiplier]");
+  } else if (xs.size() != 4 || ws.size() != 4 || ws[3] != xs[3]) {
     unsupported(node, "X " + node.input(0)->type.str() + " and W " + w.type.str() +
                           " are not NHWC and OHWI of the same channels (groups are not supported)");
-  checkWeightsAndBias(node, w, b);
+  }
+  const int64_t m = depthwise ? ws[3] : ws[0];
+  checkWeightsAndBias(node, w, b, m);
   const std::vector<int64_t> s = node.attrs.getInts("strides", {1, 1});
   const std::vector<int64_t> d = node.attrs.getInts("dilations", {1, 1});
   const std::vector<int64_t> p = node.attrs.getInts("pads", {0, 0, 0, 0});
   if (s.size() != 2 || d.size() != 2 || p.size() != 4 || s[0] < 1 || s[1] < 1 || d[0] < 1 ||
       d[1] < 1 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
     unsupported(node, "bad strides, dilations or pads");
-  ConvGeometry g{xs[0], xs[1], xs[2], xs[3], 0,    0,    ws[0], ws[1], ws[2],
-                 s[0],  s[1],  d[0],  d[1],  p[0], p[1], p[2],  p[3]};
+  ConvGeometry g{xs[0], xs[1], xs[2], xs[3], 0,    0,    m,    ws[1], ws[2],
+                 s[0],  s[1],  d[0],  d[1],  p[0], p[1], p[2], p[3]};
+  if (depthwise)
+    g.depthMultiplier = m / g.c;
   const int64_t spanH = (g.kh - 1) * g.dh + 1, spanW = (g.kw - 1) * g.dw + 1;
   g.oh = (g.h + g.pt + g.pb - spanH) / g.sh + 1;
   g.ow = (g.w + g.pl + g.pr - spanW) / g.sw + 1;
@@ -301,8 +321,9 @@ void inferConv(Node &node) { setConvOutput(node, convGeometry(node)); }
 
 uint64_t convMacs(const Node &node) {
   const ConvGeometry g = convGeometry(node);
+  const int64_t depth = g.depthMultiplier ? 1 : g.c; // products per output
   return macProduct(node,
-                    {uint64_t(g.n * g.oh * g.ow), uint64_t(g.m), uint64_t(g.kh * g.kw * g.c)});
+                    {uint64_t(g.n * g.oh * g.ow), uint64_t(g.m), uint64_t(g.kh * g.kw * depth)});
 }
 
 /// TFLM PopulateConvolutionQuantizationParams: per output channel,
@@ -323,8 +344,11 @@ std::vector<Multiplier> convMultipliers(const Node &node, int64_t channels) {
   return m;
 }
 
-void convKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
-  const ConvGeometry g = convGeometry(node);
+/// TFLM's reference int16x8 CONV_2D and DEPTHWISE_CONV_2D (and
+/// FULLY_CONNECTED as a 1x1 convolution): int64 sums, the bias, the 64-bit
+/// MultiplyByQuantizedMultiplier, clamped.
+void convKernelOf(const Node &node, const ConvGeometry &g, const Inputs &inputs,
+                  std::vector<Tensor> &outputs) {
   const std::vector<Multiplier> mult = convMultipliers(node, g.m);
   const int16_t *x = inputs[0]->data<int16_t>();
   const int8_t *w = inputs[1]->data<int8_t>();
@@ -340,12 +364,19 @@ void convKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &out
               const int64_t iy = oy * g.sh - g.pt + ky * g.dh, ix = ox * g.sw - g.pl + kx * g.dw;
               if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
                 continue;
-              for (int64_t c = 0; c < g.c; ++c)
-                acc += int64_t(x[((n * g.h + iy) * g.w + ix) * g.c + c]) *
-                       w[((m * g.kh + ky) * g.kw + kx) * g.c + c];
+              const int16_t *px = x + ((n * g.h + iy) * g.w + ix) * g.c;
+              if (g.depthMultiplier)
+                acc += int64_t(px[m / g.depthMultiplier]) * w[(ky * g.kw + kx) * g.m + m];
+              else
+                for (int64_t c = 0; c < g.c; ++c)
+                  acc += int64_t(px[c]) * w[((m * g.kh + ky) * g.kw + kx) * g.c + c];
             }
           y[((n * g.oh + oy) * g.ow + ox) * g.m + m] = clamp16(mbqm64(acc + bias[m], mult[m]));
         }
+}
+
+void convKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  convKernelOf(node, convGeometry(node), inputs, outputs);
 }
 
 /// bf_conv2d_s16x8 / bf_transpose_conv2d_s16x8: X, W, B, Y, the per-channel
@@ -364,11 +395,55 @@ KernelCall convCall(const Node &node, const ConvGeometry &g, const char *kernel)
 }
 
 std::vector<KernelCall> lowerConv(const Node &node) {
-  return {convCall(node, convGeometry(node), "bf_conv2d_s16x8")};
+  const ConvGeometry g = convGeometry(node);
+  return {convCall(node, g, g.depthMultiplier ? "bf_depthwise_conv2d_s16x8" : "bf_conv2d_s16x8")};
 }
 
-std::vector<KernelCall> lowerConvPlain(const Node &node, const PlanView &) {
-  return lowerConv(node);
+//===----------------------------------------------------------------------===//
+// FULLY_CONNECTED 16x8: a 1x1 convolution of B pixels of K channels
+//===----------------------------------------------------------------------===//
+
+/// X [..., K] (any shape of B*K elements, as TFLM reads it), W [O,K], B [O].
+ConvGeometry fullyConnectedGeometry(const Node &node) {
+  requireInt16(node, 0, "X");
+  const Value &w = requireInput(node, 1, "W");
+  const Value &b = requireInput(node, 2, "B");
+  const Shape &xs = node.input(0)->type.shape, &ws = w.type.shape;
+  const int64_t k = ws.size() == 2 ? ws[1] : 0;
+  if (xs.empty() || k < 1 || xs.back() != k || node.input(0)->type.numElements() % k != 0)
+    unsupported(node, "X " + node.input(0)->type.str() + " and W " + w.type.str() +
+                          " are not [..., K] and [O, K]");
+  if (w.type.quant.scales.size() != 1)
+    unsupported(node, "W needs one scale (TFLM's int16 FULLY_CONNECTED is per-tensor)");
+  checkWeightsAndBias(node, w, b, ws[0]);
+  const int64_t batches = node.input(0)->type.numElements() / k;
+  ConvGeometry g{batches, 1, 1, k, 1, 1, ws[0], 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+  checkSizes(node, g);
+  return g;
+}
+
+void inferFullyConnected(Node &node) {
+  const ConvGeometry g = fullyConnectedGeometry(node);
+  requireSingleOutput(node, "Y");
+  Shape out = {g.n, g.m};
+  if (node.attrs.getInt("keep_num_dims", 0) != 0) {
+    out = node.input(0)->type.shape;
+    out.back() = g.m;
+  }
+  setDTypeAndShape(*node.output(0), DType::Int16, out);
+}
+
+uint64_t fullyConnectedMacs(const Node &node) {
+  const ConvGeometry g = fullyConnectedGeometry(node);
+  return macProduct(node, {uint64_t(g.n), uint64_t(g.m), uint64_t(g.c)});
+}
+
+void fullyConnectedKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
+  convKernelOf(node, fullyConnectedGeometry(node), inputs, outputs);
+}
+
+std::vector<KernelCall> lowerFullyConnected(const Node &node) {
+  return {convCall(node, fullyConnectedGeometry(node), "bf_conv2d_s16x8")};
 }
 
 //===----------------------------------------------------------------------===//
@@ -388,7 +463,7 @@ ConvGeometry transposeGeometry(const Node &node) {
     unsupported(node, "X " + node.input(0)->type.str() + ", W " + w.type.str() +
                           " and output_shape " + intsToString(out) +
                           " are not NHWC, OHWI and NHWC of matching channels");
-  checkWeightsAndBias(node, w, b);
+  checkWeightsAndBias(node, w, b, ws[0]);
   const std::vector<int64_t> s = node.attrs.getInts("strides", {1, 1});
   const std::vector<int64_t> p = node.attrs.getInts("pads", {0, 0});
   if (s.size() != 2 || p.size() != 2 || s[0] < 1 || s[1] < 1 || p[0] < 0 || p[1] < 0)
@@ -438,10 +513,6 @@ void transposeConvKernel(const Node &node, const Inputs &inputs, std::vector<Ten
 
 std::vector<KernelCall> lowerTransposeConv(const Node &node) {
   return {convCall(node, transposeGeometry(node), "bf_transpose_conv2d_s16x8")};
-}
-
-std::vector<KernelCall> lowerTransposeConvPlain(const Node &node, const PlanView &) {
-  return lowerTransposeConv(node);
 }
 
 //===----------------------------------------------------------------------===//
@@ -558,6 +629,17 @@ KernelCall cmsisAddCall(const Node &node, const std::string &function) {
                        i32(p[4]), i32(p[5]), i32(p[6]), i32(p[7]), i32(count)});
 }
 
+/// An operator with int8 weights is an int8 node to the registry
+/// (isInt8Node): `kernel` and `Lower` serve both of its paths.
+template <std::vector<KernelCall> (*Lower)(const Node &)>
+OpDef &addWeighted(OpRegistry &registry, OpDef def, KernelFn kernel) {
+  OpDef &op =
+      registry.add(std::move(def)).runs(kernel).quantized(Int8Rule::OwnParams).int8Runs(kernel);
+  op.lower = [](const Node &node, const PlanView &) { return Lower(node); };
+  op.int8.lower = Lower;
+  return op;
+}
+
 } // namespace
 
 void registerInt16x8Ops(OpRegistry &registry) {
@@ -574,23 +656,18 @@ void registerInt16x8Ops(OpRegistry &registry) {
   add.cmsis.choose = cmsisAddChoose;
   add.cmsis.nhwc = false;
   add.cmsis.call = cmsisAddCall;
-  OpDef &conv = registry.add({"Int16Conv", inferConv, convMacs})
-                    .runs(convKernel)
-                    .quantized(Int8Rule::OwnParams)
-                    .int8Runs(convKernel);
-  conv.lower = lowerConvPlain;
-  conv.int8.lower = lowerConv;
+  OpDef &conv = addWeighted<lowerConv>(registry, {"Int16Conv", inferConv, convMacs}, convKernel);
   conv.cmsis.function = "arm_convolve_wrapper_s16";
   conv.cmsis.choose = cmsisConvChoose;
   conv.cmsis.scratch = cmsisConvScratch;
   conv.cmsis.nhwc = false;
   conv.cmsis.call = cmsisConvCall;
-  OpDef &transpose = registry.add({"Int16TransposeConv", inferTransposeConv, transposeConvMacs})
-                         .runs(transposeConvKernel)
-                         .quantized(Int8Rule::OwnParams)
-                         .int8Runs(transposeConvKernel);
-  transpose.lower = lowerTransposeConvPlain;
-  transpose.int8.lower = lowerTransposeConv;
+  addWeighted<lowerConv>(registry, {"Int16DepthwiseConv", inferConv, convMacs}, convKernel);
+  addWeighted<lowerFullyConnected>(registry,
+                                   {"Int16FullyConnected", inferFullyConnected, fullyConnectedMacs},
+                                   fullyConnectedKernel);
+  addWeighted<lowerTransposeConv>(
+      registry, {"Int16TransposeConv", inferTransposeConv, transposeConvMacs}, transposeConvKernel);
 }
 
 } // namespace bundlefit
