@@ -163,15 +163,15 @@ void bf_maxpool2d_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool);
  * point). CMSIS-NN: arm_avgpool_s8 (count_include_pad 0 only). */
 void bf_avgpool2d_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool);
 /* AveragePool to other output parameters, as onnxruntime's
- * QLinearAveragePool: in float, one rounding (half to even). */
-void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
-                             int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                             int32_t strideW, int32_t padT, int32_t padL, int32_t countIncludePad,
-                             float inScale, int32_t inZeroPoint, float outScale,
-                             int32_t outZeroPoint, int32_t actMin, int32_t actMax);
-/* GlobalAveragePool: arm_avgpool_s8 with a HxW window. */
-void bf_global_avgpool_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t HW, int32_t actMin,
-                          int32_t actMax);
+ * QLinearAveragePool: in float, one rounding (half to even). Reads `pool`'s
+ * geometry (pad_b, pad_r unused), count_include_pad, the clamp and pad_value
+ * as the input's zero point; the scales (float) and the output's zero point
+ * are the arguments after it. */
+void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool,
+                             float inScale, float outScale, int32_t outZeroPoint);
+/* GlobalAveragePool: arm_avgpool_s8 with an h x w window over each of the
+ * n*c planes; reads `pool`'s n, c, h, w and the clamp. */
+void bf_global_avgpool_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool);
 
 /* ---- int8_elementwise.c ------------------------------------------------ */
 /* out[dims] (dense, 6-D) = a + b read through strides (0 broadcasts), TFLM's

@@ -72,11 +72,10 @@ void bf_avgpool2d_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool) 
  * count, divided by the output scale, the zero point added, rounded half to
  * even. Every step its own statement: FMA contraction would round
  * differently. */
-void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t H, int32_t W,
-                             int32_t OH, int32_t OW, int32_t KH, int32_t KW, int32_t strideH,
-                             int32_t strideW, int32_t padT, int32_t padL, int32_t countIncludePad,
-                             float inScale, int32_t inZeroPoint, float outScale,
-                             int32_t outZeroPoint, int32_t actMin, int32_t actMax) {
+void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, const bf_pool_params *pool,
+                             float inScale, float outScale, int32_t outZeroPoint) {
+  BF_I8_POOL_GEOMETRY(pool); /* dilations 1 (the lowering refuses others) */
+  const int32_t countIncludePad = pool->count_include_pad, inZeroPoint = pool->pad_value;
   const float rounder = 12582912.0f; /* 1.5 * 2^23: adding it rounds half to even */
   const float zero = (float)outZeroPoint;
   for (int32_t p = 0; p < NC; ++p) {
@@ -108,8 +107,12 @@ void bf_avgpool2d_requant_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t 
   }
 }
 
-void bf_global_avgpool_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t HW,
-                          int32_t actMin, int32_t actMax) {
+void bf_global_avgpool_s8(const int8_t *restrict in, int8_t *restrict out,
+                          const bf_pool_params *pool) {
+  /* One window over each whole plane (h x w; the lowering flattens the
+   * spatial dimensions into w). */
+  const int32_t NC = pool->n * pool->c, HW = pool->h * pool->w, actMin = pool->act_min,
+                actMax = pool->act_max;
   for (int32_t p = 0; p < NC; ++p) {
     const int8_t *x = in + (int64_t)p * HW;
     int32_t sum = 0;

@@ -497,7 +497,11 @@ TEST_CASE("int8 pooling: max exact, average = rounded integer mean (exact)") {
       }
   // Global average, with a clamp.
   I8 g(C);
-  bf_global_avgpool_s8(x.data(), g.data(), C, H * W, -10, 10);
+  bf_pool_params global = pool;
+  global.h = 1, global.w = H * W, global.oh = 1, global.ow = 1, global.kh = 1, global.kw = H * W;
+  global.stride_h = 1, global.stride_w = 1, global.pad_t = 0, global.pad_l = 0, global.pad_b = 0;
+  global.pad_r = 0, global.count_include_pad = 0, global.act_min = -10, global.act_max = 10;
+  bf_global_avgpool_s8(x.data(), g.data(), &global);
   for (int c = 0; c < C; ++c) {
     int sum = 0;
     for (int i = 0; i < H * W; ++i)

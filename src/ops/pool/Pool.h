@@ -41,11 +41,13 @@ std::vector<KernelCall> lowerGlobalAveragePool(const Node &node, const PlanView 
 } // namespace pool_float
 
 namespace pool_int8 {
-/// bf_maxpool2d_s8 / bf_avgpool2d_s8 / bf_global_avgpool_s8's call.
+/// bf_maxpool2d_s8 / bf_avgpool2d_s8 / bf_global_avgpool_s8 /
+/// bf_avgpool2d_requant_s8's call; each takes poolParams().
 KernelCall lowerPool(const Node &node);
-/// The bf_pool_params of int8 MaxPool / AveragePool `node` (its input: n, c,
-/// h, w; chunk 0). The fused ConvPool kernels take the same struct with
-/// their chunk (memopt/FusedOps.cpp).
+/// The bf_pool_params of int8 MaxPool / AveragePool / GlobalAveragePool
+/// `node` (its input: n, c, h, w; GlobalAveragePool's spatial dimensions
+/// flattened into w, one window of 1 x w; chunk 0). The fused ConvPool
+/// kernels take the same struct with their chunk (memopt/FusedOps.cpp).
 bf_pool_params poolParams(const Node &node, const Int8PoolArgs &args);
 } // namespace pool_int8
 

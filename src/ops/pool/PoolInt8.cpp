@@ -78,18 +78,17 @@ KernelCall lowerPool(const Node &node) {
   const Int8PoolArgs a = int8PoolArgs(node);
   call_args::Args args;
   args.addr(node.input(0)).addr(node.output(0));
-  if (node.opType == "GlobalAveragePool") {
-    args.i32(a.NC).i32(int64_t(a.H) * a.W).i32(a.actMin).i32(a.actMax);
-    return args.call("bf_global_avgpool_s8");
-  }
-  if (a.requant) {
-    args.i32(a.NC).i32(a.H).i32(a.W).i32(a.OH).i32(a.OW).i32(a.KH).i32(a.KW);
-    args.i32(a.strideH).i32(a.strideW).i32(a.padT).i32(a.padL);
-    args.i32(a.countIncludePad).f32(a.inScale).i32(a.inZeroPoint).f32(a.outScale);
-    return args.i32(a.outZeroPoint).i32(a.actMin).i32(a.actMax).call("bf_avgpool2d_requant_s8");
-  }
-  KernelCall call = args.call(node.opType == "MaxPool" ? "bf_maxpool2d_s8" : "bf_avgpool2d_s8");
+  const char *kernel = a.requant                            ? "bf_avgpool2d_requant_s8"
+                       : node.opType == "MaxPool"           ? "bf_maxpool2d_s8"
+                       : node.opType == "GlobalAveragePool" ? "bf_global_avgpool_s8"
+                                                            : "bf_avgpool2d_s8";
+  KernelCall call = args.call(kernel);
   call.args.push_back(kernelParams(node, poolParams(node, a)));
+  if (a.requant) { // the input's zero point is the struct's pad_value
+    call.args.push_back(KernelArg::f32(a.inScale));
+    call.args.push_back(KernelArg::f32(a.outScale));
+    call.args.push_back(KernelArg::i32(a.outZeroPoint));
+  }
   return call;
 }
 
