@@ -2,6 +2,7 @@
 #include "bundlefit/codegen/BundleCodegen.h"
 
 #include "BundleConfig.h"
+#include "CallMarks.h"
 #include "KernelClasses.h"
 #include "KernelParamsCheck.h"
 #include "KernelParamsFold.h"
@@ -187,10 +188,8 @@ std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context, const Targ
 /// grouped its calls by shape, O2 keeps one shared generic copy of a
 /// convolution kernel; O3 specialises every call.
 bool isExpensiveToSpecialize(const llvm::Function &fn) {
-  const llvm::StringRef name = fn.getName();
-  return (name == "bf_conv2d_f32" || name == "bf_conv_transpose2d_f32") &&
-         !fn.hasFnAttribute(kShapesGroupedAttribute) &&
-         fn.getNumUses() > kMaxSpecialisedConvolutions;
+  return !fn.hasFnAttribute(kShapesGroupedAttribute) &&
+         fn.getNumUses() > kMaxSpecialisedConvolutions && hasCallMarked(fn, CallSharing::ByShape);
 }
 
 /// conv.c's weak `bf_size_first` becomes a constant: 1 at Os drops the
@@ -307,6 +306,7 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
   setFunctionAttributes(*module, target, cpu, entry);
   setSizeFirstFlag(*module, target.optLevel);
   foldSharedKernelParams(*module); // once the kernels are internal: every caller known
+  stripCallMarks(*module);         // read by the sharing and attributes above
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   if (llvm::verifyModule(*module, &problemStream))

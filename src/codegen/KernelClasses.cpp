@@ -1,9 +1,9 @@
 //===- KernelClasses.cpp - Share big kernels by shape class ----------------===//
 #include "KernelClasses.h"
 
+#include "CallMarks.h"
 #include "LowerGraph.h"
 #include "bundlefit/ops/KernelParams.h"
-#include "bundlefit/support/Error.h"
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/IR/Constants.h>
@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -30,20 +29,17 @@ namespace {
 /// clamp bounds, null tables) stays in the class; pointers and tables are
 /// passed.
 ///
-/// `noAliasArgs` are the weights, bias and requantization tables (only read,
-/// and planned apart from the node's output) and the node's own scratch:
-/// noalias in the wrapper, as the node function's distinct constant offsets
-/// showed before (the in-place kernels' input and output may be one address,
-/// so without it LLVM would reload around every store).
+/// `noAliasArgs` are the arguments the call marks noAlias (CallMarks.h):
+/// weights, bias and requantization tables (only read, and planned apart
+/// from the node's output) and the node's own scratch. noalias in the
+/// wrapper, as the node function's distinct constant offsets showed before
+/// (the in-place kernels' input and output may be one address, so without
+/// it LLVM would reload around every store).
 struct RuntimeField {
   const char *cStruct;
   const char *field;
 };
 struct ShapeClassPolicy {
-  const char *kernel;
-  /// The kernel's parameter count: noAliasArgs are positions in its C
-  /// signature, so a signature that changed is refused, never guessed at.
-  unsigned arity;
   std::vector<RuntimeField> runtimeFields;
   std::vector<unsigned> noAliasArgs;
   /// Float constants (clamp bounds of a fused activation) shape the class
@@ -51,32 +47,24 @@ struct ShapeClassPolicy {
   bool floatsInClass = false;
 };
 
-// The quantization's output_offset; weights, bias, scratch and the
-// quantization tables (bundlefit_kernels_int8.h). Measured on Cortex-M7
-// (bench/mcu): MobileNetV1-0.25's five 128-channel blocks share one depthwise
-// and one pointwise function (.text -4.8 KB, +1.9% instructions). Not
-// bf_conv2d_s8 / bf_conv2d_im2col_s8: ResNet-8's two shared 3x3 convolutions
-// came out 1.1 KB larger than their two specialised copies.
+// CallSharing::ShapeClass: the quantization's output_offset at run time
+// (bundlefit_kernels_int8.h). CallSharing::ByShape (the float convolutions,
+// grouped only when their call sites outnumber kMaxSpecialisedConvolutions:
+// patch tiles multiply them): all pointers at run time, the C kernel's
+// restrict already says they do not alias.
 const RuntimeField kOutputOffset{"bf_quant_params", "output_offset"};
-const ShapeClassPolicy kPolicies[] = {
-    {"bf_pointwise_inplace_s8", 13, {kOutputOffset}, {1, 2, 4, 8, 9, 10, 11, 12}},
-    {"bf_depthwise_conv2d_s8", 11, {kOutputOffset}, {1, 2, 6, 7, 8, 9, 10}},
-    {"bf_depthwise_inplace_s8", 12, {kOutputOffset}, {1, 2, 4, 7, 8, 9, 10, 11}},
-};
 
-// The float convolutions, grouped only when their call sites outnumber
-// kMaxSpecialisedConvolutions (patch tiles multiply them): all four pointers
-// at run time, the C kernel's restrict already says they do not alias.
-const ShapeClassPolicy kConvolutionPolicies[] = {
-    {"bf_conv2d_f32", 8, {}, {}, true},
-    {"bf_conv_transpose2d_f32", 8, {}, {}, true},
-};
-
-const ShapeClassPolicy *policyFor(llvm::StringRef name) {
-  for (const ShapeClassPolicy &policy : kPolicies)
-    if (name == policy.kernel)
-      return &policy;
-  return nullptr;
+/// The policy of a call marked ShapeClass or ByShape.
+ShapeClassPolicy policyOf(const llvm::CallInst &call) {
+  ShapeClassPolicy policy;
+  if (sharingOf(call) == CallSharing::ShapeClass)
+    policy.runtimeFields = {kOutputOffset};
+  else
+    policy.floatsInClass = true;
+  for (unsigned i = 0; i < call.arg_size(); ++i)
+    if (isNoAliasArg(call, i))
+      policy.noAliasArgs.push_back(i);
+  return policy;
 }
 
 /// A parameter struct argument: a constant global of a kernel struct type
@@ -239,27 +227,38 @@ using ClassKey = std::pair<llvm::Function *, std::vector<llvm::Constant *>>;
 
 /// The calls grouped by (kernel, class), classes in the order of their first
 /// call, not of their keys' addresses, so that the same model always gives
-/// the same object file.
-template <typename PolicyOf>
-std::vector<std::pair<ClassKey, std::vector<llvm::CallInst *>>>
-groupByClass(const std::vector<llvm::CallInst *> &calls, PolicyOf policyOf) {
+/// the same object file. A class's policy is its first call's (calls of one
+/// kernel mark the same arguments).
+struct CallClass {
+  ClassKey key;
+  ShapeClassPolicy policy;
+  std::vector<llvm::CallInst *> members;
+};
+std::vector<CallClass> groupByClass(const std::vector<llvm::CallInst *> &calls) {
   ClassStructs structs;
   std::map<ClassKey, size_t> classIndex;
-  std::vector<std::pair<ClassKey, std::vector<llvm::CallInst *>>> classes;
+  std::vector<CallClass> classes;
   for (llvm::CallInst *call : calls) {
-    llvm::Function *kernel = call->getCalledFunction();
-    const ShapeClassPolicy &policy = *policyOf(kernel->getName());
-    if (kernel->arg_size() != policy.arity)
-      fatalInternal("kernel " + kernel->getName().str() + " takes " +
-                    std::to_string(kernel->arg_size()) + " arguments, its shape-class policy " +
-                    std::to_string(policy.arity));
-    ClassKey key{kernel, classOf(*call, policy, structs)};
+    ShapeClassPolicy policy = policyOf(*call);
+    ClassKey key{call->getCalledFunction(), classOf(*call, policy, structs)};
     auto [it, added] = classIndex.try_emplace(key, classes.size());
     if (added)
-      classes.push_back({key, {}});
-    classes[it->second].second.push_back(call);
+      classes.push_back({key, std::move(policy), {}});
+    classes[it->second].members.push_back(call);
   }
   return classes;
+}
+
+/// Routes each class of two or more calls through one wrapper; `index`
+/// numbers the wrappers.
+void callWrappers(const std::vector<CallClass> &classes, unsigned &index) {
+  for (const CallClass &c : classes) {
+    if (c.members.size() < 2) // specialised where it is called, as before
+      continue;
+    llvm::Function *wrapper = makeWrapper(*c.key.first, c.policy, c.key.second, index++);
+    for (llvm::CallInst *call : c.members)
+      callWrapper(*call, *wrapper, c.policy, c.key.second);
+  }
 }
 
 /// Measured on Cortex-M7 (bench/mcu): MobileNetV1-0.25's 13 pointwise
@@ -267,40 +266,6 @@ groupByClass(const std::vector<llvm::CallInst *> &calls, PolicyOf policyOf) {
 /// instructions (0.76x specialised); DS-CNN's four (one shape, one class
 /// function) shared: 0.92x instead of 0.87x and 80 bytes more.
 constexpr size_t kMinSharedPointwiseShapes = 3;
-
-/// The constant shape of a call of an int8 1x1 stride-1 convolution kernel
-/// (empty if it is none), from its bf_conv_params by field name:
-/// bf_pointwise_inplace_s8's c, h, w, m and rows (its one integer argument)
-/// and bf_conv2d_im2col_s8's n, c, h, w, m, oh, ow when its kernel is 1x1
-/// with strides 1 (bundlefit_kernels_int8.h).
-std::vector<int64_t> pointwiseShape(const llvm::CallInst &call) {
-  const llvm::StringRef name = call.getCalledFunction()->getName();
-  const bool inPlace = name == "bf_pointwise_inplace_s8";
-  if (!inPlace && name != "bf_conv2d_im2col_s8")
-    return {};
-  const llvm::ConstantStruct *conv = nullptr;
-  std::optional<int64_t> rows;
-  for (const llvm::Use &arg : call.args()) {
-    if (llvm::GlobalVariable *params = paramsGlobal(arg.get());
-        params && params->getValueType()->getStructName() == "struct.bf_conv_params")
-      conv = llvm::dyn_cast<llvm::ConstantStruct>(params->getInitializer());
-    else if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(arg.get()))
-      rows = c->getSExtValue();
-  }
-  if (!conv)
-    return {};
-  auto field = [&](const char *fieldName) {
-    return llvm::cast<llvm::ConstantInt>(
-               conv->getOperand(unsigned(kernelParamsFieldIndex<bf_conv_params>(fieldName))))
-        ->getSExtValue();
-  };
-  if (inPlace)
-    return {1, field("c"), field("h"), field("w"), field("m"), rows.value_or(-1)};
-  for (const char *one : {"kh", "kw", "stride_h", "stride_w"})
-    if (field(one) != 1)
-      return {};
-  return {0, field("n"), field("c"), field("h"), field("w"), field("m"), field("oh"), field("ow")};
-}
 
 } // namespace
 
@@ -316,7 +281,7 @@ void choosePointwiseSharing(llvm::Module &module) {
       for (llvm::Instruction &inst : block)
         if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
           if (call->getCalledFunction())
-            if (std::vector<int64_t> shape = pointwiseShape(*call); !shape.empty())
+            if (std::vector<int64_t> shape = pointwiseShapeOf(*call); !shape.empty())
               shapes.insert(shape);
   }
   flag->setInitializer(
@@ -335,50 +300,38 @@ void shareKernelsByShapeClass(llvm::Module &module) {
         if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
           if (llvm::Function *callee = call->getCalledFunction();
               callee && !callee->isDeclaration() && callee->getReturnType()->isVoidTy() &&
-              policyFor(callee->getName()))
+              sharingOf(*call) == CallSharing::ShapeClass)
             calls.push_back(call);
   }
   unsigned index = 0;
-  for (auto &[key, members] : groupByClass(calls, policyFor)) {
-    if (members.size() < 2) // specialised in its node function, as before
-      continue;
-    const ShapeClassPolicy &policy = *policyFor(key.first->getName());
-    llvm::Function *wrapper = makeWrapper(*key.first, policy, key.second, index++);
-    for (llvm::CallInst *call : members)
-      callWrapper(*call, *wrapper, policy, key.second);
-  }
+  callWrappers(groupByClass(calls), index);
 }
 
 size_t shareConvolutionsByShape(llvm::Module &module) {
   size_t classCount = 0;
   unsigned index = 0;
-  for (const ShapeClassPolicy &policy : kConvolutionPolicies) {
-    llvm::Function *kernel = module.getFunction(policy.kernel);
-    if (!kernel || kernel->isDeclaration() || kernel->getNumUses() <= kMaxSpecialisedConvolutions)
+  for (llvm::Function &kernel : module) {
+    if (kernel.isDeclaration() || kernel.getNumUses() <= kMaxSpecialisedConvolutions)
       continue;
     // The graph's call sites: in node functions and patch tiles' functions
     // (conv_pool.c and conv_inplace.c call the kernel with run-time shapes).
     std::vector<llvm::CallInst *> calls;
-    for (llvm::User *user : kernel->users())
+    for (llvm::User *user : kernel.users())
       if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
-        if (call->getCalledFunction() == kernel &&
+        if (call->getCalledFunction() == &kernel && sharingOf(*call) == CallSharing::ByShape &&
             (call->getFunction()->hasFnAttribute(kNodeFunctionAttribute) ||
              call->getFunction()->hasFnAttribute(kTileFunctionAttribute)))
           calls.push_back(call);
-    auto classes = groupByClass(calls, [&](llvm::StringRef) { return &policy; });
+    if (calls.empty())
+      continue;
+    std::vector<CallClass> classes = groupByClass(calls);
     // The other uses are kernels calling it with their own run-time shapes
     // (conv_pool.c, conv_inplace.c): specialised where those are inlined.
     if (classes.size() > kMaxSpecialisedConvolutionShapes)
       continue; // Too many shapes: one shared generic copy, as before.
-    kernel->addFnAttr(kShapesGroupedAttribute);
-    for (auto &[key, members] : classes) {
-      ++classCount;
-      if (members.size() < 2) // Specialised where it is called.
-        continue;
-      llvm::Function *wrapper = makeWrapper(*kernel, policy, key.second, index++);
-      for (llvm::CallInst *call : members)
-        callWrapper(*call, *wrapper, policy, key.second);
-    }
+    kernel.addFnAttr(kShapesGroupedAttribute);
+    classCount += classes.size();
+    callWrappers(classes, index);
   }
   return classCount;
 }

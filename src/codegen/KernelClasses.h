@@ -4,8 +4,9 @@
 // for all its constant arguments, so layers of one shape but their own
 // requantization tables (MobileNetV1's five 128-channel blocks) were five
 // copies of the same loop nest: the node-function pool (NodeFunctions.h)
-// cannot merge them, their tables differ. Calls of a listed kernel that
-// agree on every constant shaping the code (sizes, strides, padding, the
+// cannot merge them, their tables differ. Calls of one kernel that its
+// operator family marked CallSharing::ShapeClass (KernelCall.h, CallMarks.h)
+// and that agree on every constant shaping the code (sizes, strides, padding, the
 // input offset, flags, clamp bounds, null optional tables) share one
 // noinline function specialised for those, and pass what only feeds
 // arithmetic (tensor and table pointers, the output offset) at run time.
@@ -21,14 +22,15 @@ class Module;
 
 namespace bundlefit {
 
-/// Routes each call of a kernel with a shape-class policy through one
+/// Routes each call marked CallSharing::ShapeClass through one
 /// noinline wrapper per class (the kernel inlined into it with the class's
 /// constants), instead of the call being specialised on its own.
 void shareKernelsByShapeClass(llvm::Module &module);
 
 /// Sets the int8 kernels' `bf_pointwise_shared` (int8_conv_im2col.c): 1 when
-/// the node functions call int8 1x1 stride-1 convolutions of at least
-/// kMinSharedPointwiseShapes distinct shapes, which then run one shared
+/// the node functions' calls carry at least kMinSharedPointwiseShapes
+/// distinct pointwise shapes (KernelCall::pointwiseShape: int8 1x1 stride-1
+/// convolutions), which then run one shared
 /// function with their sizes at run time (smaller; slower per MAC), else 0:
 /// each shape specialised (one shape, as DS-CNN's, is one copy anyway). Call
 /// before shareKernelsByShapeClass, while the calls are in node functions.
@@ -53,13 +55,14 @@ inline constexpr unsigned kMaxSpecialisedConvolutions = 64;
 /// keeps code small.
 inline constexpr unsigned kMaxSpecialisedConvolutionShapes = 256;
 
-/// When the float convolution kernels have more call sites than
-/// kMaxSpecialisedConvolutions, routes the calls of each distinct shape
-/// (every integer and float constant, null bias) through one noinline
-/// function specialised for it, so the kernel is specialised once per shape
-/// instead of running one generic copy. More shapes than
-/// kMaxSpecialisedConvolutionShapes: nothing changes. A grouped kernel carries
-/// kShapesGroupedAttribute. Returns the number of shapes grouped (0 if none).
+/// When a kernel whose calls are marked CallSharing::ByShape (the float
+/// convolutions) has more call sites than kMaxSpecialisedConvolutions,
+/// routes the calls of each distinct shape (every integer and float
+/// constant, null bias) through one noinline function specialised for it,
+/// so the kernel is specialised once per shape instead of running one
+/// generic copy. More shapes than kMaxSpecialisedConvolutionShapes: nothing
+/// changes. A grouped kernel carries kShapesGroupedAttribute. Returns the
+/// number of shapes grouped (0 if none).
 size_t shareConvolutionsByShape(llvm::Module &module);
 
 /// String attribute of a convolution kernel whose calls

@@ -8,11 +8,13 @@
 //
 // Operators describe their calls as data (OpDef::lower, Int8Def::lower,
 // CmsisDef::call: KernelCall.h) and emitKernelCall is the one place that
-// turns a call into IR. Gemm and MatMul still have emitters below, until
+// turns a call into IR, marking it with what its family said about sharing
+// its kernel (CallMarks.h). Gemm and MatMul still have emitters below, until
 // their kernels take parameter structs.
 //
 //===----------------------------------------------------------------------===//
 #include "LowerGraph.h"
+#include "CallMarks.h"
 #include "KernelParamsCheck.h"
 #include "LowerInt8.h"
 #include "NodeFunctions.h"
@@ -117,7 +119,7 @@ private:
   llvm::Value *regionAddress(MemoryRegion region, int64_t offset, const llvm::Twine &name = "");
   const Placement &placement(const Value *value);
 
-  void call(const std::string &kernel, std::vector<llvm::Value *> args);
+  llvm::CallInst *call(const std::string &kernel, std::vector<llvm::Value *> args);
 
   // ---- helpers ---------------------------------------------------------
   [[noreturn]] void unsupported(const std::string &what) {
@@ -298,7 +300,7 @@ void Lowering::nameBases(llvm::Function *fn) {
     fn->getArg(0)->setName("weights_" + plan_.weightSegments[0].region);
 }
 
-void Lowering::call(const std::string &kernel, std::vector<llvm::Value *> args) {
+llvm::CallInst *Lowering::call(const std::string &kernel, std::vector<llvm::Value *> args) {
   llvm::Function *fn = module_.getFunction(kernel);
   if (!fn || fn->isDeclaration())
     fatalInternal("kernel bitcode has no definition of " + kernel);
@@ -309,7 +311,7 @@ void Lowering::call(const std::string &kernel, std::vector<llvm::Value *> args) 
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i]->getType() != type->getParamType(i))
       fatalInternal(kernel + ": argument " + std::to_string(i) + " has the wrong type");
-  builder_.CreateCall(fn, args);
+  return builder_.CreateCall(fn, args);
 }
 
 void Lowering::stridedCopy(llvm::Value *src, llvm::Value *dst, LoopNest nest, size_t elemSize) {
@@ -512,10 +514,16 @@ void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> 
 
 void Lowering::emitKernelCall(const KernelCall &kernelCall) {
   std::vector<llvm::Value *> args;
-  for (const KernelArg &arg : kernelCall.args)
+  std::vector<unsigned> noAliasArgs; // positions in `args`
+  for (const KernelArg &arg : kernelCall.args) {
+    if (arg.noAlias)
+      noAliasArgs.push_back(unsigned(args.size()));
     appendKernelArg(arg, args);
-  if (!kernelCall.external)
-    return call(kernelCall.kernel, std::move(args));
+  }
+  if (!kernelCall.external) {
+    markCall(*call(kernelCall.kernel, std::move(args)), kernelCall, noAliasArgs);
+    return;
+  }
   // A library function the user links (CMSIS-NN): declared here, its status
   // ignored (arguments are valid by construction).
   std::vector<llvm::Type *> types;
@@ -524,7 +532,7 @@ void Lowering::emitKernelCall(const KernelCall &kernelCall) {
   llvm::Type *result = kernelCall.returnsVoid ? builder_.getVoidTy() : builder_.getInt32Ty();
   llvm::FunctionCallee fn =
       module_.getOrInsertFunction(kernelCall.kernel, llvm::FunctionType::get(result, types, false));
-  builder_.CreateCall(fn, args);
+  markCall(*builder_.CreateCall(fn, args), kernelCall, noAliasArgs);
 }
 
 void Lowering::emitInt8Calls(const Node &node) {

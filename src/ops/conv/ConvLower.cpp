@@ -81,9 +81,14 @@ std::vector<KernelCall> lowerConvF32(const Node &node, const PlanView &plan, boo
   const bf_conv_params conv = window_params::convParams(node, xs, ys, kernel, transposed);
   if (!transposed && plan.outputOnInput(node))
     return {inPlaceCall(node, plan, conv)};
-  return {call(transposed ? "bf_conv_transpose2d_f32" : "bf_conv2d_f32",
-               {KernelArg::address(x), KernelArg::address(w), KernelArg::address(b),
-                KernelArg::address(y), kernelParams(node, conv), KernelArg::activation(node)})};
+  // Big loop nests: past kMaxSpecialisedConvolutions call sites (patch
+  // tiles repeat each layer), specialised once per shape (KernelClasses.h).
+  KernelCall c =
+      call(transposed ? "bf_conv_transpose2d_f32" : "bf_conv2d_f32",
+           {KernelArg::address(x), KernelArg::address(w), KernelArg::address(b),
+            KernelArg::address(y), kernelParams(node, conv), KernelArg::activation(node)});
+  c.sharing = CallSharing::ByShape;
+  return {c};
 }
 
 } // namespace

@@ -134,8 +134,15 @@ void rewriteInt8InPlaceCalls(const Node &node, const PlanView &plan,
         call.args.pop_back();
       const size_t conv = kernelParamsArg<bf_conv_params>(call);
       call.kernel = "bf_pointwise_inplace_s8";
+      call.sharing = CallSharing::ShapeClass;
+      call.pointwiseShape = {1,
+                             kernelParamsField<bf_conv_params>(call, "c"),
+                             kernelParamsField<bf_conv_params>(call, "h"),
+                             kernelParamsField<bf_conv_params>(call, "w"),
+                             kernelParamsField<bf_conv_params>(call, "m"),
+                             rows};
       call.args.insert(call.args.begin() + conv + 1, KernelArg::i32(rows));
-      call.args.insert(call.args.begin() + conv, KernelArg::scratch());
+      call.args.insert(call.args.begin() + conv, KernelArg::scratch().unaliased());
       continue;
     }
     if (call.kernel != "bf_depthwise_conv2d_s8")
@@ -145,9 +152,9 @@ void rewriteInt8InPlaceCalls(const Node &node, const PlanView &plan,
     if (kernelParamsField<bf_conv_params>(call, "m") !=
         kernelParamsField<bf_conv_params>(call, "c"))
       fatalInternal(node.describe() + " is in place with a channel multiplier");
-    call.kernel = "bf_depthwise_inplace_s8";
+    call.kernel = "bf_depthwise_inplace_s8"; // shared by shape class, as the depthwise call
     call.args.insert(call.args.begin() + kernelParamsArg<bf_conv_params>(call),
-                     KernelArg::scratch());
+                     KernelArg::scratch().unaliased());
   }
 }
 

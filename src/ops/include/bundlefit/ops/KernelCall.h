@@ -17,11 +17,27 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bundlefit {
 
 struct ConvPoolParts;
+
+/// How code generation may share one kernel's code between its calls
+/// (codegen/KernelClasses.h). The family that chose the kernel says so on
+/// the call; code generation reads the mark, never the kernel's name.
+enum class CallSharing {
+  /// Inlined and specialised for all its constants (the default).
+  Specialise,
+  /// An int8 kernel whose calls of one shape class (every constant but the
+  /// quantization's output offset) share one noinline copy: its noAlias
+  /// arguments are noalias there.
+  ShapeClass,
+  /// A float convolution: past kMaxSpecialisedConvolutions call sites, one
+  /// copy per distinct shape (every integer and float constant).
+  ByShape,
+};
 
 struct KernelArg {
   enum Kind {
@@ -49,6 +65,16 @@ struct KernelArg {
   std::vector<float> floats;
   std::vector<KernelArg> fields;
   std::string type;
+  /// A pointer the kernel only reads (weights, bias, tables) or owns (the
+  /// node's scratch), planned apart from everything else the call passes:
+  /// noalias where CallSharing::ShapeClass shares the kernel.
+  bool noAlias = false;
+
+  /// This argument, marked noAlias.
+  KernelArg unaliased() && {
+    noAlias = true;
+    return std::move(*this);
+  }
 
   static KernelArg address(const Value *value, int64_t byteOffset = 0) {
     KernelArg a;
@@ -125,6 +151,11 @@ struct KernelCall {
   /// bitcode's: declared, returning int32 (a status) or void.
   bool external = false;
   bool returnsVoid = false;
+  CallSharing sharing = CallSharing::Specialise;
+  /// An int8 1x1 stride-1 convolution: the shape its code specialises for
+  /// (codegen counts the distinct ones to set bf_pointwise_shared,
+  /// int8_conv_im2col.c); empty for any other call.
+  std::vector<int64_t> pointwiseShape;
   /// Keeps the nodes Activation arguments point into alive (a ConvPool's parts).
   std::shared_ptr<ConvPoolParts> parts;
 };
