@@ -198,10 +198,6 @@ void bf_mul_ratio_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_
                      int32_t actMin, int32_t actMax);
 /* Relu/Clip with equal input/output parameters: out = clamp(in). Safe in place. */
 void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32_t actMax);
-/* Rescale (and Clip/Relu whose parameters change): out = clamp(requantize(
- * in + inOffset) + outOffset). TFLM: Requantize. Safe in place. */
-void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, int32_t mult,
-                   int32_t shift, int32_t outOffset, int32_t actMin, int32_t actMax);
 /* int8_requantize_table.c: out = table[in + 128] (64 words of four
  * little-endian int8 entries), the table ONNX's DequantizeLinear ->
  * QuantizeLinear in float32 (half to even) with any clamp folded in: Rescale,

@@ -102,13 +102,6 @@ void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32
     out[i] = bf_i8_clamp(in[i], actMin, actMax);
 }
 
-void bf_rescale_s8(const int8_t *in, int8_t *out, int32_t n, int32_t inOffset, int32_t mult,
-                   int32_t shift, int32_t outOffset, int32_t actMin, int32_t actMax) {
-  for (int32_t i = 0; i < n; ++i)
-    out[i] =
-        bf_i8_clamp(bf_i8_requantize(in[i] + inOffset, mult, shift) + outOffset, actMin, actMax);
-}
-
 void bf_quantize_f32_s8(const float *restrict in, int8_t *restrict out, int32_t n, float scale,
                         int32_t zeroPoint) {
   for (int32_t i = 0; i < n; ++i)

@@ -2,6 +2,9 @@
 // TFLM arithmetic (exact) and double-precision references (within one
 // quantization step where the kernels round twice).
 #include "bundlefit_kernels_int8.h"
+extern "C" {
+#include "int8_util.h" // bf_i8_requantize, bf_i8_clamp: what every int8 kernel rounds with
+}
 
 #include "bundlefit/ops/Int8Params.h"
 
@@ -91,13 +94,10 @@ int maxStepDiff(const I8 &got, const std::vector<int> &want, int tolerance = 1) 
   return worst;
 }
 
-/// A one-element requantize through bf_rescale_s8 (offsets 0, full range).
+/// The int8 kernels' requantization of one value (int8_util.h), clamped to
+/// int8.
 int requantizeOne(int32_t x, int32_t mult, int32_t shift) {
-  // bf_rescale_s8 takes int8 inputs; use the offset to reach larger x.
-  const int8_t in = 0;
-  int8_t out = 0;
-  bf_rescale_s8(&in, &out, 1, x, mult, shift, 0, -128, 127);
-  return out;
+  return bf_i8_clamp(bf_i8_requantize(x, mult, shift), -128, 127);
 }
 
 } // namespace
@@ -162,8 +162,7 @@ TEST_CASE("requantize agrees with a double reference within one step over random
     const double r = ratio(rng);
     const Requant q = requant(r);
     const int x = value(rng);
-    int8_t in = 0, out = 0;
-    bf_rescale_s8(&in, &out, 1, x, q.mult, q.shift, 0, -128, 127);
+    const int out = requantizeOne(x, q.mult, q.shift);
     const int want = quantizeRef(x * r, 1.0, 0);
     INFO("x " << x << " ratio " << r);
     REQUIRE(std::abs(int(out) - want) <= 1);
@@ -601,8 +600,9 @@ TEST_CASE("quantize / dequantize / rescale / concat copy") {
   // Rescale 0.1/zp -4 -> 0.25/zp 10: within one step of the exact value.
   const I8 in = randomI8(256, 100);
   const Requant r = requant(0.1 / 0.25);
-  I8 out(in.size());
-  bf_rescale_s8(in.data(), out.data(), int32_t(in.size()), 4, r.mult, r.shift, 10, -128, 127);
+  I8 out;
+  for (int8_t v : in)
+    out.push_back(int8_t(bf_i8_clamp(bf_i8_requantize(v + 4, r.mult, r.shift) + 10, -128, 127)));
   std::vector<int> wantRescale;
   for (int8_t v : in)
     wantRescale.push_back(quantizeRef(0.1 * (v + 4), 0.25, 10));
