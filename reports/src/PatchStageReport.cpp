@@ -110,14 +110,16 @@ std::string patchBudgetLine(const std::vector<PatchStageSummary> &stages, double
     extra += s.tileMacs > s.layerMacs ? s.tileMacs - s.layerMacs : 0;
   // The model's MACs as formPatchStage counted them: before the stages.
   const uint64_t whole = stages.front().modelMacs > extra ? stages.front().modelMacs - extra : 0;
-  char bound[32];
+  char bound[32], ratio[32];
   std::snprintf(bound, sizeof bound, "%g", budget);
+  std::snprintf(ratio, sizeof ratio, "%g", kPastBudgetTimeRatio);
   const bool past = double(extra) > budget * double(whole);
   return "patch stages: " + withThousands(extra) + " extra MACs recomputed (+" +
          percent(extra, whole) + " of the model's MACs run whole); --patch-recompute-budget " +
          bound + " bounds those of the grids that set the peak" +
-         (past ? "; past it, each stage that recomputes more than its grid within the budget "
-                 "runs a grid of no higher peak estimated faster (patchTimeMacs)"
+         (past ? std::string("; past it, each stage that recomputes more than its grid within "
+                             "the budget runs a grid of no higher peak estimated under ") +
+                     ratio + "x that grid's time (patchTimeMacs)"
                : " (within it)");
 }
 

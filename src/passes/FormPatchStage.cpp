@@ -23,9 +23,9 @@
 // final, each stage takes the fastest grid that keeps it (patchTimeMacs:
 // fewer column bands before fewer recomputed MACs): the peak is often set
 // elsewhere, so a stage may take taller, wider tiles at no cost in bytes.
-// That grid may recompute past the budget only if it is estimated faster
-// than the stage's grid within it, by more than the estimate errs
-// (kPastBudgetTimeRatio). So --patch-recompute-budget bounds the
+// That grid may recompute past the budget only if it is estimated under
+// kPastBudgetTimeRatio (0.8) of the time of the stage's grid within it,
+// faster by more than the estimate errs. So --patch-recompute-budget bounds the
 // recomputed MACs of the grids that set the peak, and through them the
 // stages' estimated time. Not estimated time alone: as the bound of the
 // search for the peak it lowers peaks by slower tiles (at 1.25 of the

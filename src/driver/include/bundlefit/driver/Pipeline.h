@@ -38,7 +38,8 @@ struct ModelOptions {
   int memoryOpt = kDefaultMemoryOpt;
   /// --patch-recompute-budget: extra MACs the level-2 patch stages' grids that
   /// set the peak may recompute, as a fraction of the model's MACs; a stage
-  /// passes it only for a grid estimated faster (PatchStageOptions).
+  /// passes it only for a grid estimated under kPastBudgetTimeRatio of its
+  /// grid within it's time (PatchStageOptions).
   double patchRecomputeBudget = 0.2;
   /// --keep-model-order: nodes run in the model's order, not a memory-aware
   /// one (PlanOptions::reorderForMemory), for every command that plans.

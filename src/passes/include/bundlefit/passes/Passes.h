@@ -92,8 +92,9 @@ struct PatchStageOptions {
   /// Extra MACs the recomputed tile halos of the grids that lower the peak
   /// may cost, as a fraction of the model's MACs (--patch-recompute-budget).
   /// With the peak final, a stage takes a grid of no higher peak past it only
-  /// if that grid is estimated faster (patchTimeMacs) than its grid within
-  /// it: the stages are never estimated slower than grids within the budget.
+  /// if that grid is estimated (patchTimeMacs) under kPastBudgetTimeRatio
+  /// (0.8) of the time of its grid within it: the stages are never estimated
+  /// slower than grids within the budget.
   double recomputeBudget = 0.2;
   /// With the peak final, each stage takes the fastest grid that keeps it
   /// (off: the grids within the budget that set the peak; tests).
