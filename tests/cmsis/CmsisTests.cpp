@@ -382,6 +382,61 @@ TEST_CASE("int16x8 CONV_2D of 576 products: arm_convolve_wrapper_s16 on Helium o
   CHECK(cmsisScratchFor(*usual, CmsisExtension::Dsp) == 0);
 }
 
+TEST_CASE("int16x8 FULLY_CONNECTED: arm_fully_connected_s16 up to 511 columns, beyond unless a "
+          "row's first 512 weights are -128") {
+  // arm_nn_vec_mat_mult_t_s16 sums a row's first 512 products in int32 (DSP
+  // and Helium), the rest in int64.
+  Graph graph;
+  auto fc = [&](const std::string &name, int64_t k, int8_t weight) {
+    Value *in = graph.addInput(name + "_x", TensorType{DType::Int16, {1, k}, {}});
+    TensorType wt{DType::Int8, {2, k}, {{0.01f}, {0}, -1}};
+    std::vector<uint8_t> w(size_t(2 * k), uint8_t(7));
+    for (int64_t i = k; i < k + std::min<int64_t>(k, 512); ++i) // row 1's first 512
+      w[size_t(i)] = uint8_t(weight);
+    Value *weights = graph.addConstant(name + "_w", wt, w);
+    TensorType bt{DType::Int64, {2}, {}};
+    Value *bias = graph.addConstant(name + "_b", bt, std::vector<uint8_t>(bt.bytes(), 0));
+    Node *node = graph.addNode("Int16FullyConnected", name, {in, weights, bias}, {name});
+    node->output(0)->type = TensorType{DType::Int16, {1, 2}, {}};
+    node->output(0)->typeKnown = true;
+    return node;
+  };
+  const Node *narrow = fc("narrow", 511, -128);
+  const Node *usual = fc("usual", 600, -127);
+  const Node *extreme = fc("extreme", 600, -128);
+  std::string why;
+  for (CmsisExtension extension : {CmsisExtension::Dsp, CmsisExtension::Mve}) {
+    CHECK(cmsisFunctionFor(*narrow, extension) == "arm_fully_connected_s16");
+    CHECK(cmsisFunctionFor(*usual, extension) == "arm_fully_connected_s16");
+    CHECK(cmsisFunctionFor(*extreme, extension, &why).empty());
+    CHECK(why.find("K = 600") != std::string::npos);
+    CHECK(cmsisScratchFor(*usual, extension) == 0);
+  }
+}
+
+TEST_CASE("int16x8 DEPTHWISE_CONV_2D: arm_depthwise_conv_wrapper_s16, its fast form's scratch") {
+  Graph graph;
+  auto depthwise = [&](const std::string &name, int64_t multiplier) {
+    Value *in = graph.addInput(name + "_x", TensorType{DType::Int16, {1, 5, 5, 8}, {}});
+    TensorType wt{DType::Int8, {1, 3, 3, 8 * multiplier}, {}};
+    Value *weights = graph.addConstant(name + "_w", wt, std::vector<uint8_t>(wt.bytes(), 1));
+    TensorType bt{DType::Int64, {8 * multiplier}, {}};
+    Value *bias = graph.addConstant(name + "_b", bt, std::vector<uint8_t>(bt.bytes(), 0));
+    Node *node = graph.addNode("Int16DepthwiseConv", name, {in, weights, bias}, {name});
+    node->output(0)->type = TensorType{DType::Int16, {1, 3, 3, 8 * multiplier}, {}};
+    node->output(0)->typeKnown = true;
+    return node;
+  };
+  const Node *fast = depthwise("fast", 1);
+  const Node *generic = depthwise("generic", 2);
+  CHECK(cmsisFunctionFor(*fast, CmsisExtension::Dsp) == "arm_depthwise_conv_wrapper_s16");
+  CHECK(cmsisFunctionFor(*generic, CmsisExtension::Dsp) == "arm_depthwise_conv_wrapper_s16");
+  CHECK(cmsisScratchFor(*fast, CmsisExtension::Dsp) == 8 * 9 * 2); // one im2col column
+  CHECK(cmsisScratchFor(*fast, CmsisExtension::Mve) == 4 * 8 * 9 * 2 + 8);
+  CHECK(cmsisScratchFor(*fast, CmsisExtension::None) == 0);
+  CHECK(cmsisScratchFor(*generic, CmsisExtension::Dsp) == 0); // multiplier 2: no buffer
+}
+
 TEST_CASE("fit's int8-cmsis footprint plans what compile --use-cmsis plans") {
   const device::DeviceDatabase db = device::DeviceDatabase::loadDefault();
   const device::Device &rt1062 = db.get("rt1060");

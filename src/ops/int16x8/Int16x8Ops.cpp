@@ -28,8 +28,10 @@
 // Each has a reference kernel here for the interpreter, written from TFLM's
 // formulas without the bundles' C kernels. Conv's int8 weights make it an
 // int8 node to the registry (isInt8Node), so it registers both paths.
-// With --use-cmsis, Int16Conv calls arm_convolve_wrapper_s16 and Int16Add
-// arm_elementwise_add_s16 where those give TFLM's bytes (CmsisDef below).
+// With --use-cmsis, Int16Conv calls arm_convolve_wrapper_s16,
+// Int16DepthwiseConv arm_depthwise_conv_wrapper_s16, Int16FullyConnected
+// arm_fully_connected_s16 and Int16Add arm_elementwise_add_s16 where those
+// give TFLM's bytes (CmsisDef below).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/BroadcastShape.h"
@@ -344,6 +346,16 @@ std::vector<Multiplier> convMultipliers(const Node &node, int64_t channels) {
   return m;
 }
 
+/// convMultipliers as the kernels read them: a table of multipliers, one of
+/// shifts.
+std::pair<std::vector<int32_t>, std::vector<int32_t>> multipliersAndShifts(const Node &node,
+                                                                           int64_t channels) {
+  std::vector<int32_t> mults, shifts;
+  for (const Multiplier &m : convMultipliers(node, channels))
+    mults.push_back(m.m), shifts.push_back(m.s);
+  return {mults, shifts};
+}
+
 /// TFLM's reference int16x8 CONV_2D and DEPTHWISE_CONV_2D (and
 /// FULLY_CONNECTED as a 1x1 convolution): int64 sums, the bias, the 64-bit
 /// MultiplyByQuantizedMultiplier, clamped.
@@ -382,9 +394,7 @@ void convKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &out
 /// bf_conv2d_s16x8 / bf_transpose_conv2d_s16x8: X, W, B, Y, the per-channel
 /// multipliers and shifts, the geometry table.
 KernelCall convCall(const Node &node, const ConvGeometry &g, const char *kernel) {
-  std::vector<int32_t> mults, shifts;
-  for (const Multiplier &m : convMultipliers(node, g.m))
-    mults.push_back(m.m), shifts.push_back(m.s);
+  const auto [mults, shifts] = multipliersAndShifts(node, g.m);
   std::vector<int32_t> geometry;
   for (int64_t v : {g.n, g.h, g.w, g.c, g.oh, g.ow, g.m, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt,
                     g.pl, int64_t(-32768), int64_t(32767)})
@@ -528,10 +538,13 @@ constexpr int64_t kCmsisS16ExactProducts = 511;
 /// MAX_COL_COUNT products in int32 and the rest in int64.
 constexpr int64_t kMveInt32Columns = 512;
 
-/// Whether Helium's int32 part of each output channel's sum is exact for every
-/// input: |sum| <= 32768 * sum(|w|) over the row's first 512 weights (OHWI, the
-/// im2col order) stays below 2^31 unless all 512 are -128.
-bool mveSumsExact(const Node &node, const ConvGeometry &g) {
+/// Whether the int32 part of each output channel's sum is exact for every
+/// input where CMSIS-NN sums a row's first 512 products in int32 and the rest
+/// in int64 (Helium's arm_nn_mat_mult_nt_t_s16; arm_nn_vec_mat_mult_t_s16 with
+/// DSP or Helium): |sum| <= 32768 * sum(|w|) over the row's first 512 weights
+/// (OHWI, the im2col order; [O,K] for FC) stays below 2^31 unless all 512 are
+/// -128.
+bool int32PrefixExact(const Node &node, const ConvGeometry &g) {
   const Value &w = *node.input(1);
   const int64_t row = g.c * g.kh * g.kw;
   const int64_t counted = std::min(row, kMveInt32Columns);
@@ -553,7 +566,7 @@ std::string cmsisConvChoose(const Node &node, CmsisExtension extension, std::str
   const int64_t products = g.c * g.kh * g.kw;
   if (products <= kCmsisS16ExactProducts)
     return "arm_convolve_wrapper_s16";
-  if (extension == CmsisExtension::Mve && mveSumsExact(node, g))
+  if (extension == CmsisExtension::Mve && int32PrefixExact(node, g))
     return "arm_convolve_wrapper_s16";
   if (whyNot)
     *whyNot = "C*KH*KW = " + std::to_string(products) +
@@ -582,9 +595,7 @@ int64_t cmsisConvScratch(const Node &node, const std::string &, CmsisExtension e
 KernelCall cmsisConvCall(const Node &node, const std::string &function) {
   using namespace call_args;
   const ConvGeometry g = convGeometry(node);
-  std::vector<int32_t> mults, shifts;
-  for (const Multiplier &m : convMultipliers(node, g.m))
-    mults.push_back(m.m), shifts.push_back(m.s);
+  const auto [mults, shifts] = multipliersAndShifts(node, g.m);
   // Each below 2^30 (checkSizes).
   auto n32 = [](int64_t v) { return int32_t(v); };
   const KernelArg params = table(
@@ -629,6 +640,75 @@ KernelCall cmsisAddCall(const Node &node, const std::string &function) {
                        i32(p[4]), i32(p[5]), i32(p[6]), i32(p[7]), i32(count)});
 }
 
+/// arm_depthwise_conv_wrapper_s16 gives TFLM's bytes on every geometry: its
+/// fast form (multiplier 1, no dilation, KH*KW < 512) sums at most 511
+/// products of int16 x int8 per output in int32, which cannot overflow; the
+/// generic form sums in int64.
+std::string cmsisDepthwiseChoose(const Node &, CmsisExtension, std::string *) {
+  return "arm_depthwise_conv_wrapper_s16";
+}
+
+/// arm_depthwise_conv_wrapper_s16_get_buffer_size: the fast form's im2col of
+/// one output pixel (DSP), four plus an 8-byte overread (Helium), none
+/// without DSP; the generic form takes none.
+int64_t cmsisDepthwiseScratch(const Node &node, const std::string &, CmsisExtension extension) {
+  const ConvGeometry g = convGeometry(node);
+  const bool fast = g.depthMultiplier == 1 && g.dh == 1 && g.dw == 1 && g.kh * g.kw < 512;
+  const int64_t column = g.c * g.kh * g.kw * int64_t(sizeof(int16_t));
+  if (!fast || extension == CmsisExtension::None)
+    return 0;
+  return extension == CmsisExtension::Mve ? 4 * column + 8 : column;
+}
+
+/// arm_depthwise_conv_wrapper_s16(ctx, dw_conv_params {input and output
+/// offsets 0, ch_mult, stride, padding, dilation, activation}, quant_params,
+/// input_dims, input, filter_dims [1,KH,KW,M], filter, bias_dims, bias,
+/// output_dims, output).
+KernelCall cmsisDepthwiseCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const ConvGeometry g = convGeometry(node);
+  const auto [mults, shifts] = multipliersAndShifts(node, g.m);
+  auto n32 = [](int64_t v) { return int32_t(v); }; // each below 2^30 (checkSizes)
+  const KernelArg params = table({0, 0, n32(g.depthMultiplier), n32(g.sw), n32(g.sh), n32(g.pl),
+                                  n32(g.pt), n32(g.dw), n32(g.dh), -32768, 32767});
+  return externalCall(function,
+                      {context(node), params, KernelArg::structOf({table(mults), table(shifts)}),
+                       dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)), address(node.input(0)),
+                       dims(1, n32(g.kh), n32(g.kw), n32(g.m)), address(node.input(1)),
+                       dims(1, 1, 1, n32(g.m)), address(node.input(2)),
+                       dims(n32(g.n), n32(g.oh), n32(g.ow), n32(g.m)), address(node.output(0))});
+}
+
+/// arm_fully_connected_s16 (arm_nn_vec_mat_mult_t_s16) sums each row's first
+/// 512 products in int32 with DSP or Helium: up to 511 cannot overflow, more
+/// only where a row's first 512 weights are all -128 (TFLM sums in int64).
+std::string cmsisFullyConnectedChoose(const Node &node, CmsisExtension, std::string *whyNot) {
+  const ConvGeometry g = fullyConnectedGeometry(node);
+  if (g.c <= kCmsisS16ExactProducts || int32PrefixExact(node, g))
+    return "arm_fully_connected_s16";
+  if (whyNot)
+    *whyNot = "K = " + std::to_string(g.c) +
+              ": arm_fully_connected_s16's int32 sums of a row's first 512 products could "
+              "overflow (TFLM sums in int64)";
+  return "";
+}
+
+/// arm_fully_connected_s16(ctx, fc_params {offsets 0, activation},
+/// quant_params {multiplier, shift}, input_dims [B,1,1,K], input,
+/// filter_dims [K,1,1,O], filter, bias_dims, bias, output_dims [B,1,1,O],
+/// output). Its buffer size is 0 on every build.
+KernelCall cmsisFullyConnectedCall(const Node &node, const std::string &function) {
+  using namespace call_args;
+  const ConvGeometry g = fullyConnectedGeometry(node);
+  const Multiplier m = convMultipliers(node, 1)[0];
+  auto n32 = [](int64_t v) { return int32_t(v); }; // each below 2^30 (checkSizes)
+  return externalCall(function, {context(node), table({0, 0, 0, -32768, 32767}), table({m.m, m.s}),
+                                 dims(n32(g.n), 1, 1, n32(g.c)), address(node.input(0)),
+                                 dims(n32(g.c), 1, 1, n32(g.m)), address(node.input(1)),
+                                 dims(1, 1, 1, n32(g.m)), address(node.input(2)),
+                                 dims(n32(g.n), 1, 1, n32(g.m)), address(node.output(0))});
+}
+
 /// An operator with int8 weights is an int8 node to the registry
 /// (isInt8Node): `kernel` and `Lower` serve both of its paths.
 template <std::vector<KernelCall> (*Lower)(const Node &)>
@@ -662,10 +742,20 @@ void registerInt16x8Ops(OpRegistry &registry) {
   conv.cmsis.scratch = cmsisConvScratch;
   conv.cmsis.nhwc = false;
   conv.cmsis.call = cmsisConvCall;
-  addWeighted<lowerConv>(registry, {"Int16DepthwiseConv", inferConv, convMacs}, convKernel);
-  addWeighted<lowerFullyConnected>(registry,
-                                   {"Int16FullyConnected", inferFullyConnected, fullyConnectedMacs},
-                                   fullyConnectedKernel);
+  OpDef &depthwise =
+      addWeighted<lowerConv>(registry, {"Int16DepthwiseConv", inferConv, convMacs}, convKernel);
+  depthwise.cmsis.function = "arm_depthwise_conv_wrapper_s16";
+  depthwise.cmsis.choose = cmsisDepthwiseChoose;
+  depthwise.cmsis.scratch = cmsisDepthwiseScratch;
+  depthwise.cmsis.nhwc = false;
+  depthwise.cmsis.call = cmsisDepthwiseCall;
+  OpDef &fc = addWeighted<lowerFullyConnected>(
+      registry, {"Int16FullyConnected", inferFullyConnected, fullyConnectedMacs},
+      fullyConnectedKernel);
+  fc.cmsis.function = "arm_fully_connected_s16";
+  fc.cmsis.choose = cmsisFullyConnectedChoose;
+  fc.cmsis.nhwc = false;
+  fc.cmsis.call = cmsisFullyConnectedCall;
   addWeighted<lowerTransposeConv>(
       registry, {"Int16TransposeConv", inferTransposeConv, transposeConvMacs}, transposeConvKernel);
 }
