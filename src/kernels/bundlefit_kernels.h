@@ -69,11 +69,16 @@ void bf_depthwise_inplace_f32(const float *in, const float *w, const float *bias
                               float *scratch, const bf_conv_params *conv, int32_t act, float actA,
                               float actB);
 /* 1x1 conv (conv: stride 1, no pad, n = 1) whose output may share the
- * input's address, `rows` whole rows at a time; scratch: m * rows * w
- * floats. */
+ * input's address, `block` pixels at a time (the first block P % block of
+ * them, or a whole block); scratch: m * min(block, h * w) floats. */
 void bf_pointwise_inplace_f32(const float *in, const float *w, const float *bias, float *out,
-                              float *scratch, const bf_conv_params *conv, int32_t rows, int32_t act,
-                              float actA, float actB);
+                              float *scratch, const bf_conv_params *conv, int32_t block,
+                              int32_t act, float actA, float actB);
+/* The matrix product behind it (conv.c): out [m][p] = w [m][c] x [c][p]
+ * (+ bias, activation), input channels xs floats apart, p >= 16. */
+void bf_pointwise_block_f32(const float *x, const float *w, const float *bias, float *out,
+                            int32_t c, int32_t m, int32_t p, int64_t xs, int32_t act, float actA,
+                            float actB);
 
 /* ---- pool.c ------------------------------------------------------------ */
 /* n*c planes of h x w -> oh x ow (the fields of `pool`, abi.h; MaxPool reads

@@ -433,6 +433,26 @@ BF_INLINE void bf_depthwise_kxk(const float *restrict x, const float *restrict w
 
 #include "conv_bands.h"
 
+/* bf_pointwise for bf_pointwise_inplace_f32 (conv_inplace.c): out [M][P] =
+ * w [M][C] x [C][P] (+ bias, activation), input channels xs floats apart,
+ * P >= BF_PW_VL. Size-first builds take one dot product per output. */
+void bf_pointwise_block_f32(const float *restrict x, const float *restrict w,
+                            const float *restrict bias, float *restrict out, int32_t C, int32_t M,
+                            int32_t P, int64_t xs, int32_t act, float actA, float actB) {
+  if (!bf_size_first) {
+    bf_pointwise(x, w, bias, out, C, M, P, xs, act, actA, actB);
+    return;
+  }
+  for (int32_t m = 0; m < M; ++m)
+    for (int32_t p = 0; p < P; ++p) {
+      float s = bias ? bias[m] : 0.0f;
+      for (int32_t c = 0; c < C; ++c)
+        s += w[(int64_t)m * C + c] * x[(int64_t)c * xs + p];
+      out[(int64_t)m * P + p] = s;
+    }
+  bf_activate_array(out, M * P, act, actA, actB);
+}
+
 /* Direct convolution, no scratch memory. Output channels go BF_CONV_MB at
  * a time through register tiles (bf_conv_blocks); depthwise 3x3, 5x5 and
  * 7x7 through bf_depthwise_kxk; other depthwise shapes and leftover
@@ -445,10 +465,9 @@ void bf_conv2d_f32(const float *restrict in, const float *restrict w, const floa
                 dilW = p->dil_w, groups = p->groups;
   int32_t H = p->h, W = p->w, OH = p->oh, OW = p->ow; /* a whole-plane 1x1 flattens them */
   /* A 1x1, stride-1 convolution over a band of whole rows (rows -padT ..
-   * -padT + OH - 1: all of them, or the few bf_pointwise_inplace_f32 computes
-   * at a time) is a matrix product over those rows, input channels a plane
-   * apart. The only pointwise path: smaller or size-first ones take the
-   * direct loops below. */
+   * -padT + OH - 1: all of them, or a band) is a matrix product over those
+   * rows, input channels a plane apart. The only pointwise path: smaller or
+   * size-first ones take the direct loops below. */
   if (!bf_size_first && KH == 1 && KW == 1 && (strideH == 1 || OH == 1) && strideW == 1 &&
       padL == 0 && padT <= 0 && OW == W && OH - padT <= H && OH * OW >= BF_PW_VL) {
     const int64_t inPlane = (int64_t)H * W, outPlane = (int64_t)OH * OW;

@@ -39,45 +39,38 @@ void bf_depthwise_inplace_f32(const float *in, const float *restrict w, const fl
 }
 
 /* 1x1 convolution over its own input (--memory-opt >= 1), one image of C
- * planes of H x W into M planes, `rows` whole rows at a time: the block's
- * rows of every output channel are computed by bf_conv2d_f32 itself (OH =
- * rows, top pad -r0, so it reads input rows r0.. only) into `scratch`
- * (M x rows x W floats), then copied to those rows of every output plane.
+ * planes of P = H x W pixels into M planes, `block` pixels at a time (a
+ * whole plane when block >= P): the block of every output channel is
+ * computed by bf_pointwise_block_f32 (conv.c) into `scratch` (M x block
+ * floats), then copied to those pixels of every output plane. The first
+ * block holds the P % block pixels left over (or a whole block): it is
+ * computed over a whole block from pixel 0 and only its first pixels are
+ * kept, so every block is a full vector tile and no read passes pixel P.
  *
- * Why it is safe with the output at the input's address: output row r of
- * plane m lands on input row r of plane m (planes are H*W floats in both),
- * and every input row of the block has been read for the last time before
- * any of them is written; planes m >= C lie past the input. MemoryPlan
- * hands this access pattern to the planner's checker (InPlacePlanning.cpp),
- * which proves it for every plan rather than trusting this comment. */
+ * Why it is safe with the output at the input's address: output pixel p of
+ * plane m lands on input pixel p of plane m (planes are P floats in both),
+ * every input pixel of the block has been read for the last time before any
+ * of them is written, and a block reads no pixel before its own; planes
+ * m >= C lie past the input. MemoryPlan hands this access pattern to the
+ * planner's checker (InPlacePlanning.cpp), which proves it for every plan
+ * rather than trusting this comment. */
 void bf_pointwise_inplace_f32(const float *in, const float *restrict w, const float *restrict bias,
                               float *out, float *restrict scratch, const bf_conv_params *conv,
-                              int32_t rows, int32_t act, float actA, float actB) {
+                              int32_t block, int32_t act, float actA, float actB) {
   /* Read once, through the argument itself: KernelParamsFold folds those
    * loads (conv is the node's whole 1x1 convolution: n 1, oh = h, ow = w). */
-  const int32_t C = conv->c, H = conv->h, W = conv->w, M = conv->m;
-  const int64_t plane = (int64_t)H * W;
-  for (int32_t r0 = 0; r0 < H; r0 += rows) {
-    const int32_t n = H - r0 < rows ? H - r0 : rows;
-    const bf_conv_params band = {.n = 1,
-                                 .c = C,
-                                 .h = H,
-                                 .w = W,
-                                 .m = M,
-                                 .oh = n,
-                                 .ow = W,
-                                 .kh = 1,
-                                 .kw = 1,
-                                 .stride_h = 1,
-                                 .stride_w = 1,
-                                 .pad_t = -r0,
-                                 .pad_l = 0,
-                                 .dil_h = 1,
-                                 .dil_w = 1,
-                                 .groups = 1};
-    bf_conv2d_f32(in, w, bias, scratch, &band, act, actA, actB);
+  const int32_t C = conv->c, M = conv->m, P = conv->h * conv->w;
+  if (block >= P) {
+    bf_conv2d_f32(in, w, bias, scratch, conv, act, actA, actB);
+    for (int64_t i = 0; i < (int64_t)M * P; ++i)
+      out[i] = scratch[i];
+    return;
+  }
+  const int32_t lead = P % block ? P % block : block;
+  for (int32_t p0 = 0, n = lead; p0 < P; p0 += n, n = block) {
+    bf_pointwise_block_f32(in + p0, w, bias, scratch, C, M, block, P, act, actA, actB);
     for (int32_t m = 0; m < M; ++m)
-      for (int32_t i = 0; i < n * W; ++i)
-        out[m * plane + (int64_t)r0 * W + i] = scratch[(int64_t)m * n * W + i];
+      for (int32_t i = 0; i < n; ++i)
+        out[(int64_t)m * P + p0 + i] = scratch[(int64_t)m * block + i];
   }
 }

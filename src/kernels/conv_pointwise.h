@@ -242,8 +242,10 @@ BF_INLINE int bf_pw_dot_pays(int32_t r, int32_t kc) {
 
 BF_INLINE int bf_pw_small_applies(int32_t P) { return P > BF_PW_VL / 2 && P < BF_PW_VL; }
 
-/* `mb` (<= BF_PW_SMALL_MB) output channels; `tail` is channel C - 1 padded. */
-BF_INLINE void bf_pw_small_tile(const float *restrict x, const float *restrict tail,
+/* `mb` (<= BF_PW_SMALL_MB) output channels of one vector each, input
+ * channels xs floats apart (the last read from `tail` when given), output
+ * channels P floats apart; the last `lastRows` store only P lanes. */
+BF_INLINE void bf_pw_small_tile(const float *restrict x, int64_t xs, const float *restrict tail,
                                 const float *restrict w, const float *restrict bias,
                                 float *restrict out, int32_t C, int32_t P, int32_t mb,
                                 int32_t lastRows, int32_t act, float actA, float actB) {
@@ -256,7 +258,7 @@ BF_INLINE void bf_pw_small_tile(const float *restrict x, const float *restrict t
   BF_NO_VECTORIZE
   for (int32_t c = 0; c < C; ++c) {
     bf_pw_vec xv;
-    __builtin_memcpy(&xv, c < C - 1 ? x + (int64_t)c * P : tail, sizeof xv);
+    __builtin_memcpy(&xv, tail && c == C - 1 ? tail : x + (int64_t)c * xs, sizeof xv);
     BF_NO_VECTORIZE_UNROLL
     for (int32_t mi = 0; mi < mb; ++mi)
       acc[mi] += w[(int64_t)mi * C + c] * xv;
@@ -294,11 +296,35 @@ BF_SHARED void bf_pw_small(const float *restrict x, const float *restrict w,
     tail[t] = x[(int64_t)(C - 1) * P + t];
   int32_t m = 0;
   for (; m + BF_PW_SMALL_MB <= M; m += BF_PW_SMALL_MB)
-    bf_pw_small_tile(x, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C, P,
-                     BF_PW_SMALL_MB, m + BF_PW_SMALL_MB == M, act, actA, actB);
+    bf_pw_small_tile(x, P, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C,
+                     P, BF_PW_SMALL_MB, m + BF_PW_SMALL_MB == M, act, actA, actB);
   for (; m < M; ++m)
-    bf_pw_small_tile(x, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C, P,
-                     1, m + 1 == M, act, actA, actB);
+    bf_pw_small_tile(x, P, tail, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * P, C,
+                     P, 1, m + 1 == M, act, actA, actB);
+}
+
+/* ---- Pointwise on exactly one vector of columns (P == 16, AVX-512) -------
+ * bf_pointwise_inplace_f32's 16-pixel blocks (input channels a plane apart)
+ * and 4x4 planes. The column tiles take 4 channels x 1 vector there: 4 FMA
+ * chains, too few to cover the FMA latency (DS-CNN's in-place 1x1s spent
+ * twice level 0's time); here bf_pw_small_tile's 16 channels x 1 vector,
+ * each input channel's vector loaded once per 16 outputs. The sums run in
+ * the column tiles' order (bias, then channel 0, 1, ...), so the results
+ * are theirs. out [M][16] = w [M][C] x [C][16] (+ bias, activation), input
+ * channels xs floats apart: 16 output channels at a time, then 4, then 1. */
+BF_SHARED void bf_pw_one_vec(const float *restrict x, const float *restrict w,
+                             const float *restrict bias, float *restrict out, int32_t C, int32_t M,
+                             int64_t xs, int32_t act, float actA, float actB) {
+  int32_t m = 0;
+  for (; m + BF_PW_SMALL_MB <= M; m += BF_PW_SMALL_MB)
+    bf_pw_small_tile(x, xs, 0, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * BF_PW_VL,
+                     C, BF_PW_VL, BF_PW_SMALL_MB, 0, act, actA, actB);
+  for (; m + 4 <= M; m += 4)
+    bf_pw_small_tile(x, xs, 0, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * BF_PW_VL,
+                     C, BF_PW_VL, 4, 0, act, actA, actB);
+  for (; m < M; ++m)
+    bf_pw_small_tile(x, xs, 0, w + (int64_t)m * C, bias ? bias + m : 0, out + (int64_t)m * BF_PW_VL,
+                     C, BF_PW_VL, 1, 0, act, actA, actB);
 }
 #endif
 
@@ -308,6 +334,12 @@ BF_SHARED void bf_pw_small(const float *restrict x, const float *restrict w,
 BF_INLINE void bf_pointwise(const float *restrict x, const float *restrict w,
                             const float *restrict bias, float *restrict out, int32_t C, int32_t M,
                             int32_t P, int64_t xs, int32_t act, float actA, float actB) {
+#if defined(BF_WIDE_TILES)
+  if (P == BF_PW_VL) {
+    bf_pw_one_vec(x, w, bias, out, C, M, xs, act, actA, actB);
+    return;
+  }
+#endif
   const int32_t NB = BF_PW_NV * BF_PW_VL;
   const int32_t pFull = P - P % NB, rest = P - pFull;
   /* Tail vectors: ceil(rest / VL) of them, the last ending at column P. */

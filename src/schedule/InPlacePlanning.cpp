@@ -35,18 +35,19 @@ std::vector<planner::AccessPhase> depthwiseAccess(const Node &node) {
   return phases;
 }
 
-/// bf_pointwise_inplace_*: pixel block [p0, p1) (whole rows) of every input
-/// plane is read to compute the block of every output plane into scratch,
-/// which is then written; later blocks read only pixels from p1 on. Output
-/// plane m thus lands on input pixels already read (proved by the planner's
-/// checker, not assumed).
-std::vector<planner::AccessPhase> pointwiseAccess(const Node &node, uint64_t block) {
+/// bf_pointwise_inplace_*: pixel block [p0, p1) of every input plane is
+/// read (float: from p0 for a whole block, past p1 in the first one) to
+/// compute the block of every output plane into scratch, which is then
+/// written; later blocks read only pixels from p1 on. Output plane m thus
+/// lands on input pixels already read (proved by the planner's checker, not
+/// assumed).
+std::vector<planner::AccessPhase> pointwiseAccess(const Node &node, uint64_t block, uint64_t lead) {
   const TensorType &x = node.input(0)->type, &y = node.output()->type;
   const uint64_t es = dtypeSize(x.dtype), pixels = uint64_t(x.shape[2] * x.shape[3]);
   const uint64_t plane = pixels * es, C = uint64_t(x.shape[1]), M = uint64_t(y.shape[1]);
   std::vector<planner::AccessPhase> phases;
-  for (uint64_t p0 = 0; p0 < pixels; p0 += block) {
-    const uint64_t p1 = std::min(pixels, p0 + block);
+  for (uint64_t p0 = 0, n = lead; p0 < pixels; p0 += n, n = block) {
+    const uint64_t p1 = std::min(pixels, p0 + n);
     planner::AccessPhase phase;
     phase.writes.push_back({p0 * es, (p1 - p0) * es, plane, M});
     if (p1 < pixels)
@@ -89,8 +90,9 @@ std::vector<InPlaceOp> inPlaceCandidates(const MemoryPlan &plan, const planner::
       op.hint.shift = margin >= 0 ? margin / a * a : -((-margin + a - 1) / a * a);
     } else if ((op.scratch = depthwiseInPlaceScratch(*node))) {
       op.hint.access = depthwiseAccess(*node);
-    } else if (int64_t rows = pointwiseInPlaceRows(*node)) {
-      op.hint.access = pointwiseAccess(*node, uint64_t(rows * node->input(0)->type.shape[3]));
+    } else if (int64_t block = pointwiseInPlacePixels(*node)) {
+      op.hint.access =
+          pointwiseAccess(*node, uint64_t(block), uint64_t(pointwiseInPlaceLead(*node)));
       op.scratch = pointwiseInPlaceScratch(*node);
     } else {
       continue;

@@ -235,6 +235,53 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("kernel pointwise in place: pixel blocks over the conv's own input") {
+  // The output shares the input's address (planes m >= C past it); blocks of
+  // 16 pixels, the first holding the plane's leftover pixels: DS-CNN's
+  // 25x5 (125 = 13 + 7 x 16), a 4x4 plane (one vector, 16 channels at a
+  // time plus 4s and 1s), 7x7, and a plane smaller than a block. Everything
+  // the kernel writes past the output and its workspace would be caught.
+  struct Case {
+    int C, H, W, M, block;
+  };
+  const Case cases[] = {{64, 25, 5, 64, 16}, {24, 4, 4, 37, 16}, {40, 7, 7, 8, 16},
+                        {8, 7, 7, 40, 16},   {12, 3, 3, 20, 16}, {33, 9, 9, 21, 27}};
+  unsigned seed = 950;
+  for (const Case &c : cases) {
+    CAPTURE(c.C);
+    CAPTURE(c.H);
+    CAPTURE(c.M);
+    const ConvCase cc{1, c.C, c.H, c.W, c.M, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1};
+    const size_t P = size_t(c.H) * c.W, block = std::min<size_t>(c.block, P);
+    Vec x = randomVec(size_t(c.C) * P, seed++, -3.0f, 3.0f);
+    Vec w = randomVec(size_t(c.M) * c.C, seed++);
+    Vec b = randomVec(size_t(c.M), seed++);
+    int OH, OW;
+    const Vec plain = referenceConv(cc, x, w, &b, OH, OW);
+    for (int act : {BF_ACT_NONE, BF_ACT_RELU, BF_ACT_SIGMOID}) {
+      CAPTURE(act);
+      Vec want = plain;
+      for (float &v : want)
+        v = act == BF_ACT_RELU      ? std::max(v, 0.0f)
+            : act == BF_ACT_SIGMOID ? float(1.0 / (1.0 + std::exp(-double(v))))
+                                    : v;
+      const size_t guard = 16, n = std::max(x.size(), want.size());
+      Vec arena(n + guard, 123.0f), scratch(size_t(c.M) * block + guard, 123.0f);
+      std::copy(x.begin(), x.end(), arena.begin());
+      const bf_conv_params p =
+          kernel_tests::convParams(1, c.C, c.H, c.W, c.M, c.H, c.W, 1, 1, 1, 1, 0, 0, 1, 1, 1);
+      bf_pointwise_inplace_f32(arena.data(), w.data(), b.data(), arena.data(), scratch.data(), &p,
+                               c.block, act, 0.0f, 0.0f);
+      for (size_t i = n; i < arena.size(); ++i)
+        REQUIRE(arena[i] == 123.0f);
+      for (size_t i = scratch.size() - guard; i < scratch.size(); ++i)
+        REQUIRE(scratch[i] == 123.0f);
+      arena.resize(want.size());
+      checkClose(arena, want);
+    }
+  }
+}
+
 TEST_CASE("kernel conv_transpose2d matches the scatter definition") {
   const int N = 1, C = 4, H = 3, W = 4, M = 6, KH = 3, KW = 3, s = 2, p = 1, groups = 2;
   const int OH = (H - 1) * s - 2 * p + KH + 1,

@@ -361,10 +361,10 @@ TEST_CASE("a stride-2 depthwise conv runs out of place where its chain would hol
 
 TEST_CASE("1x1 convs run in place at --memory-opt 1, a few rows at a time (host)") {
   // One 1x1 conv that shrinks 32 -> 8 channels (output planes inside the
-  // input) or grows 8 -> 32 (planes 8..31 past the input's end). Blocks are
-  // whole rows, at least 16 pixels: 9x9 planes go two rows at a time (the
-  // last block one row), 7x7 planes three. Workspace: one block of output
-  // rows, every channel.
+  // input) or grows 8 -> 32 (planes 8..31 past the input's end). The float
+  // kernel takes blocks of 16 pixels (the first one the leftover pixels);
+  // the workspace stays whole rows of at least 16 pixels, the int8 kernel's
+  // blocks (9x9 planes: two rows, 7x7 planes: three), every channel.
   struct Case {
     int64_t size, before, after;
     uint64_t scratch, level0, level1;

@@ -28,21 +28,21 @@ void requireScratch(const Node &node, const PlanView &plan, uint64_t bytes) {
     fatalInternal(node.describe() + " runs in place without the workspace its kernel needs");
 }
 
-/// Conv in place: a depthwise conv one plane at a time, a 1x1 conv a few
-/// whole rows at a time (MemoryPlan.cpp only places those two on their input).
+/// Conv in place: a depthwise conv one plane at a time, a 1x1 conv a block
+/// of pixels at a time (MemoryPlan.cpp only places those two on their input).
 KernelCall inPlaceCall(const Node &node, const PlanView &plan, const bf_conv_params &conv) {
   KernelCall call;
   call.args = {KernelArg::address(node.input(0)), KernelArg::address(node.input(1)),
                KernelArg::address(node.input(2)), KernelArg::address(node.output()),
                KernelArg::scratch()};
   if (conv.groups == 1) {
-    const int64_t rows = pointwiseInPlaceRows(node);
-    if (!rows)
+    const int64_t block = pointwiseInPlacePixels(node);
+    if (!block)
       fatalInternal(node.describe() + " is in place but is no 1x1 convolution");
     requireScratch(node, plan, pointwiseInPlaceScratch(node));
     call.kernel = "bf_pointwise_inplace_f32";
     call.args.push_back(kernelParams(node, conv));
-    call.args.push_back(KernelArg::i32(rows));
+    call.args.push_back(KernelArg::i32(block));
   } else {
     if (conv.m != conv.c || conv.groups != conv.c)
       fatalInternal(node.describe() + " is in place but is no depthwise convolution");

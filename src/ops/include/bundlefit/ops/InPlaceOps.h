@@ -33,14 +33,22 @@ uint64_t int8ConvIm2colBytes(const Node &node);
 /// needs, or 0 when it cannot run in place.
 uint64_t depthwiseInPlaceScratch(const Node &node);
 
-/// A 1x1 Conv (stride 1, no padding, one image) runs in place a few whole
-/// rows at a time (bf_pointwise_inplace_*): the rows per block (enough for
-/// kPointwiseMinPixels pixels, the widest vector tile of the float kernels,
-/// so a block takes their matrix-product path), or 0 when it cannot. Its
-/// workspace holds one block of output, every channel: M x rows x W elements
-/// (int8: then, from a multiple of 4, int8ConvIm2colBytes).
+/// A 1x1 Conv (stride 1, no padding, one image) runs in place a block of
+/// pixels at a time (bf_pointwise_inplace_*). pointwiseInPlaceRows: 0 when
+/// it cannot, else the int8 kernel's block, whole rows (enough for
+/// kPointwiseMinPixels pixels). pointwiseInPlacePixels: the pixels per
+/// block, int8 those rows, float kPointwiseMinPixels (the widest vector tile
+/// of the float kernels, so a block takes their matrix-product path; the
+/// whole plane when it is no larger). pointwiseInPlaceLead: the pixels of
+/// the first block (float: the plane's pixels left over after whole blocks,
+/// or a whole block; int8: a whole block, the leftover rows come last). The
+/// workspace holds one block of whole rows of output, every channel: M x
+/// rows x W elements (int8: then, from a multiple of 4, int8ConvIm2colBytes;
+/// float uses the first M x pointwiseInPlacePixels of it).
 inline constexpr int64_t kPointwiseMinPixels = 16;
 int64_t pointwiseInPlaceRows(const Node &node);
+int64_t pointwiseInPlacePixels(const Node &node);
+int64_t pointwiseInPlaceLead(const Node &node);
 uint64_t pointwiseInPlaceScratch(const Node &node);
 
 /// A 2-D MaxPool or AveragePool, float32 or int8 (uint8 for max), one
