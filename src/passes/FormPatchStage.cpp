@@ -86,19 +86,9 @@ struct LiveProfile {
 LiveProfile liveProfile(const std::vector<Node *> &nodes,
                         const std::map<const Node *, uint64_t> &arenas) {
   const size_t n = nodes.size();
-  std::map<const Value *, size_t> lastUse;
-  std::map<const Value *, const Value *> owner;
-  auto ownerOf = [&](const Value *v) {
-    auto it = owner.find(v);
-    return it == owner.end() ? v : it->second;
-  };
-  for (size_t j = 0; j < n; ++j) {
-    for (const Value *in : nodes[j]->inputs)
-      if (in)
-        lastUse[ownerOf(in)] = j;
-    if (isViewOp(nodes[j]->opType) && nodes[j]->input(0) && nodes[j]->output())
-      owner[nodes[j]->output()] = ownerOf(nodes[j]->input(0));
-  }
+  pass_utils::LastUses uses = pass_utils::lastUses(nodes);
+  std::map<const Value *, size_t> &lastUse = uses.lastUse;
+  auto ownerOf = [&](const Value *v) { return uses.ownerOf(v); };
   LiveProfile profile;
   profile.entering.resize(n);
   profile.during.resize(n);

@@ -153,19 +153,9 @@ struct StepBytes {
 };
 
 StepBytes stepBytes(const std::vector<Node *> &nodes) {
-  std::map<const Value *, const Value *> owner;
-  auto ownerOf = [&](const Value *v) {
-    auto it = owner.find(v);
-    return it == owner.end() ? v : it->second;
-  };
-  std::map<const Value *, size_t> lastUse;
-  for (size_t j = 0; j < nodes.size(); ++j) {
-    for (const Value *in : nodes[j]->inputs)
-      if (in)
-        lastUse[ownerOf(in)] = j;
-    if (isViewOp(nodes[j]->opType) && nodes[j]->input(0) && nodes[j]->output())
-      owner[nodes[j]->output()] = ownerOf(nodes[j]->input(0));
-  }
+  const pass_utils::LastUses uses = pass_utils::lastUses(nodes);
+  const std::map<const Value *, size_t> &lastUse = uses.lastUse;
+  auto ownerOf = [&](const Value *v) { return uses.ownerOf(v); };
   StepBytes steps;
   std::set<const Value *> live;
   uint64_t liveBytes = 0;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Bytes.h"
 
 #include <algorithm>
@@ -172,6 +173,32 @@ inline Value *addFloatConstant(Graph &graph, const std::string &base, const Shap
 inline bool isFloatConstant(const Value *value) {
   return value && value->isConstant() && value->type.dtype == DType::Float32 &&
          value->type.quant.empty();
+}
+
+/// The nodes run in order, as the memory estimates of the passes walk them
+/// (formPatchStage's and fuseConvPool's): a view's output shares its input's
+/// bytes (`owner`, the value that holds them; absent: its own), and
+/// `lastUse` is the step of each owner's last read, through its views too.
+struct LastUses {
+  std::map<const Value *, size_t> lastUse;
+  std::map<const Value *, const Value *> owner;
+
+  const Value *ownerOf(const Value *v) const {
+    auto it = owner.find(v);
+    return it == owner.end() ? v : it->second;
+  }
+};
+
+inline LastUses lastUses(const std::vector<Node *> &nodes) {
+  LastUses uses;
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    for (const Value *in : nodes[j]->inputs)
+      if (in)
+        uses.lastUse[uses.ownerOf(in)] = j;
+    if (isViewOp(nodes[j]->opType) && nodes[j]->input(0) && nodes[j]->output())
+      uses.owner[nodes[j]->output()] = uses.ownerOf(nodes[j]->input(0));
+  }
+  return uses;
 }
 
 } // namespace pass_utils
