@@ -10,6 +10,10 @@
 using namespace bundlefit::test;
 using nlohmann::json;
 
+static bool contains(const std::string &output, const std::string &text) {
+  return output.find(text) != std::string::npos;
+}
+
 static json planJson(const std::string &model) {
   CommandResult result = runBundlefit("plan " + modelPath(model) + " --json -");
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
@@ -62,8 +66,8 @@ TEST_CASE("plan writes the JSON file it is asked for and prints the text report"
   std::remove(path.c_str());
   CommandResult result = runBundlefit("plan " + modelPath("lenet") + " --json " + path);
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
-  CHECK(result.output.find("constantWeight") != std::string::npos);
-  CHECK(result.output.find("1,724,608") != std::string::npos); // CONSTANT, derived above
+  CHECK(contains(result.output, "constantWeight"));
+  CHECK(contains(result.output, "1,724,608")); // CONSTANT, derived above
   FILE *file = std::fopen(path.c_str(), "r");
   REQUIRE(file);
   std::fclose(file);
@@ -72,11 +76,11 @@ TEST_CASE("plan writes the JSON file it is asked for and prints the text report"
 TEST_CASE("bad input gets one line naming the file and a documented exit code") {
   CommandResult missing = runBundlefit("plan /nonexistent/model.onnx");
   CHECK(missing.exitCode == 4);
-  CHECK(missing.output.find("/nonexistent/model.onnx") != std::string::npos);
+  CHECK(contains(missing.output, "/nonexistent/model.onnx"));
 
   CommandResult unknownOption = runBundlefit("plan " + modelPath("lenet") + " --no-such-option");
   CHECK(unknownOption.exitCode == 2);
-  CHECK(unknownOption.output.find("--no-such-option") != std::string::npos);
+  CHECK(contains(unknownOption.output, "--no-such-option"));
 }
 
 TEST_CASE("plan-buffers solves a MiniMalloc CSV, writes offsets, and gates on capacity") {
@@ -87,7 +91,7 @@ TEST_CASE("plan-buffers solves a MiniMalloc CSV, writes offsets, and gates on ca
   CommandResult fits = runBundlefit(
       "plan-buffers " + dir + "/small.csv --format csv --capacity 12 -o " + dir + "/small.out.csv");
   CHECK_MESSAGE(fits.exitCode == 0, fits.output);
-  CHECK(fits.output.find("fits in capacity 12") != std::string::npos);
+  CHECK(contains(fits.output, "fits in capacity 12"));
   std::ifstream out(dir + "/small.out.csv");
   std::string header;
   std::getline(out, header);
@@ -96,14 +100,14 @@ TEST_CASE("plan-buffers solves a MiniMalloc CSV, writes offsets, and gates on ca
   CommandResult tooSmall =
       runBundlefit("plan-buffers " + dir + "/small.csv --format csv --capacity 11");
   CHECK(tooSmall.exitCode == 3);
-  CHECK(tooSmall.output.find("does not fit") != std::string::npos);
+  CHECK(contains(tooSmall.output, "does not fit"));
 
   std::ofstream(dir + "/trace.txt") << "MODEL tiny\nALIGN 64\nALLOC 0 100\nALLOC 1 64\nFREE 0\n"
                                        "ALLOC 2 128\nFREE 1\nFREE 2\nMEM 256\nEFF 1.0\n";
   CommandResult glow =
       runBundlefit("plan-buffers " + dir + "/trace.txt --format glow --model tiny");
   CHECK_MESSAGE(glow.exitCode == 0, glow.output);
-  CHECK(glow.output.find("tiny") != std::string::npos);
+  CHECK(contains(glow.output, "tiny"));
 }
 
 TEST_CASE("plan -v names the peak layer and why: an SE gate's broadcast Mul ends the run") {
@@ -112,23 +116,23 @@ TEST_CASE("plan -v names the peak layer and why: an SE gate's broadcast Mul ends
   CommandResult result = runBundlefit("plan " + modelPath("efficientnet_b0_tiny") +
                                       " --memory-opt 2 --patch-recompute-budget 0 -v");
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
-  CHECK_MESSAGE(result.output.find(
-                    "peak layer stage2_block1_expand (Conv, live 229,376 B): patchable, but no "
-                    "stage over it lowered the peak within the recompute budget; its run of "
-                    "patchable layers is bounded by stage1_block1_se_scale: op Mul broadcasts "
-                    "float32[1,8,1,1] to float32[1,8,32,32] (no patch form) and by "
-                    "stage2_block1_se_pool: op GlobalAveragePool reads its whole input (no patch "
-                    "form)") != std::string::npos,
-                result.output);
+  CHECK_MESSAGE(
+      contains(result.output,
+               "peak layer stage2_block1_expand (Conv, live 229,376 B): patchable, but no "
+               "stage over it lowered the peak within the recompute budget; its run of "
+               "patchable layers is bounded by stage1_block1_se_scale: op Mul broadcasts "
+               "float32[1,8,1,1] to float32[1,8,32,32] (no patch form) and by "
+               "stage2_block1_se_pool: op GlobalAveragePool reads its whole input (no patch "
+               "form)"),
+      result.output);
   // At the default budget a stage takes that peak; -v then names the stage.
   result = runBundlefit("plan " + modelPath("efficientnet_b0_tiny") + " -v");
   REQUIRE_MESSAGE(result.exitCode == 0, result.output);
-  CHECK_MESSAGE(result.output.find("peak layer patch_stage_stage2_block1_dw_silu (PatchStage") !=
-                    std::string::npos,
+  CHECK_MESSAGE(contains(result.output, "peak layer patch_stage_stage2_block1_dw_silu (PatchStage"),
                 result.output);
   // Without -v, no such line.
   result = runBundlefit("plan " + modelPath("efficientnet_b0_tiny"));
-  CHECK(result.output.find("peak layer") == std::string::npos);
+  CHECK(!contains(result.output, "peak layer"));
 }
 
 TEST_CASE("plan -v says what each patch stage saves in bytes and costs in recomputed MACs") {
@@ -142,42 +146,44 @@ TEST_CASE("plan -v says what each patch stage saves in bytes and costs in recomp
   // 9.2% of the model's 15,479,680. It does not set the peak, so it takes full-width row
   // bands, estimated faster than 4x2 tiles for +10.8% more MACs (and measured 0.95x the model's
   // time), past the recompute budget.
-  CHECK_MESSAGE(result.output.find(
-                    "patch stage patch_stage_stage1_add: 4 layers in 8x1 tiles (full-width row "
-                    "bands); saves 73,728 B (its largest layer run whole holds 196,608 B, the "
-                    "stage 122,880 B with a 45,056 B tile arena); costs 1,419,264 extra MACs "
-                    "recomputing halos (+27.4% of its layers', +9.2% of the model's") !=
-                    std::string::npos,
-                result.output);
+  CHECK_MESSAGE(
+      contains(result.output,
+               "patch stage patch_stage_stage1_add: 4 layers in 8x1 tiles (full-width row "
+               "bands); saves 73,728 B (its largest layer run whole holds 196,608 B, the "
+               "stage 122,880 B with a 45,056 B tile arena); costs 1,419,264 extra MACs "
+               "recomputing halos (+27.4% of its layers', +9.2% of the model's"),
+      result.output);
   // Its time, estimated: the tiles' 6,596,608 MACs x (1 + 0.6 log2 1 + 0.05 log2 8) over the
   // layers' 5,177,344 = 1.47.
-  CHECK_MESSAGE(result.output.find("of the model's); estimated time 1.47x its layers' run whole "
-                                   "(its MACs, times 1 + 0.60 log2 of its 1 column band(s), for "
-                                   "the cropped, shorter rows, + 0.05 log2 of its 8 row band(s)") !=
-                    std::string::npos,
+  CHECK_MESSAGE(contains(result.output,
+                         "of the model's); estimated time 1.47x its layers' run whole "
+                         "(its MACs, times 1 + 0.60 log2 of its 1 column band(s), for "
+                         "the cropped, shorter rows, + 0.05 log2 of its 8 row band(s)"),
                 result.output);
   // The second stage sets the peak: its 3-column tiles are what the bytes allow.
-  CHECK_MESSAGE(result.output.find("patch stage patch_stage_stage2_add: 5 layers in 5x5 tiles") !=
-                    std::string::npos,
-                result.output);
-  CHECK(result.output.find("tiles of 3 columns (< 16) miss the 16-pixel convolution tiles of "
-                           "AVX-512 hosts (below 8 columns, 64-bit hosts run them as flat runs") !=
-        std::string::npos);
+  CHECK_MESSAGE(
+      contains(result.output, "patch stage patch_stage_stage2_add: 5 layers in 5x5 tiles"),
+      result.output);
+  CHECK(contains(result.output,
+                 "tiles of 3 columns (< 16) miss the 16-pixel convolution tiles of "
+                 "AVX-512 hosts (below 8 columns, 64-bit hosts run them as flat runs"));
   // The budget's line: 1,419,264 + 1,501,440 = 2,920,704 extra MACs over the model's 12,558,976
   // run whole (12,558,976 + 2,920,704 = 15,479,680 scheduled) = 23.3%, past 0.2: the first
   // stage's row bands recompute more than its 4x2 tiles within the budget, estimated 0.74x their
   // time, under kPastBudgetTimeRatio (printed from the constant).
-  CHECK_MESSAGE(result.output.find(
-                    "patch stages: 2,920,704 extra MACs recomputed (+23.3% of the model's MACs "
-                    "run whole); --patch-recompute-budget 0.2 bounds those of the grids that set "
-                    "the peak; past it, each stage that recomputes more than its grid within the "
-                    "budget runs a grid of no higher peak estimated under 0.8x that grid's time "
-                    "(patchTimeMacs)") != std::string::npos,
-                result.output);
+  CHECK_MESSAGE(
+      contains(result.output,
+               "patch stages: 2,920,704 extra MACs recomputed (+23.3% of the model's MACs "
+               "run whole); --patch-recompute-budget 0.2 bounds those of the grids that set "
+               "the peak; past it, each stage that recomputes more than its grid within the "
+               "budget runs a grid of no higher peak estimated under 0.8x that grid's time "
+               "(patchTimeMacs)"),
+      result.output);
   result = runBundlefit("plan " + modelPath("resnet8") + " -v --patch-recompute-budget 0.3");
-  CHECK_MESSAGE(result.output.find("--patch-recompute-budget 0.3 bounds those of the grids that "
-                                   "set the peak (within it)") != std::string::npos,
+  CHECK_MESSAGE(contains(result.output,
+                         "--patch-recompute-budget 0.3 bounds those of the grids that "
+                         "set the peak (within it)"),
                 result.output);
   result = runBundlefit("plan " + modelPath("resnet8"));
-  CHECK(result.output.find("patch stage") == std::string::npos);
+  CHECK(!contains(result.output, "patch stage"));
 }
