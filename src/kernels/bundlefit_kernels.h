@@ -43,17 +43,12 @@ void bf_conv2d_f32(const float *in, const float *w, const float *bias, float *ou
  * (oh/ow already include output_padding; pad_t/pad_l are the pads). */
 void bf_conv_transpose2d_f32(const float *in, const float *w, const float *bias, float *out,
                              const bf_conv_params *conv, int32_t act, float actA, float actB);
-/* 3-D (NCDHW): inDims/outDims/kernel/strides/pads(begin)/dilations are
- * {D, H, W} vectors. Weights as above with a KD dimension. */
-void bf_conv3d_f32(const float *in, const float *w, const float *bias, float *out, int32_t N,
-                   int32_t C, int32_t M, const int32_t *inDims, const int32_t *outDims,
-                   const int32_t *kernel, const int32_t *strides, const int32_t *pads,
-                   const int32_t *dilations, int32_t groups, int32_t act, float actA, float actB);
+/* 3-D (NCDHW), the geometry in `conv` (abi.h). Weights as above with a KD
+ * dimension. */
+void bf_conv3d_f32(const float *in, const float *w, const float *bias, float *out,
+                   const bf_window3d_params *conv, int32_t act, float actA, float actB);
 void bf_conv_transpose3d_f32(const float *in, const float *w, const float *bias, float *out,
-                             int32_t N, int32_t C, int32_t M, const int32_t *inDims,
-                             const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
-                             const int32_t *pads, const int32_t *dilations, int32_t groups,
-                             int32_t act, float actA, float actB);
+                             const bf_window3d_params *conv, int32_t act, float actA, float actB);
 
 /* ---- conv_pool.c / conv_inplace.c (--memory-opt) ------------------------ */
 /* ConvPool (ops/FusedOps.h): conv [N,C,H,W] -> [N,M,CH,CW] (conv: oh, ow =
@@ -87,11 +82,8 @@ void bf_maxpool2d_f32(const float *in, float *out, const bf_pool_params *pool);
 /* The same for integer planes (padding never wins: it is the type's lowest). */
 void bf_maxpool2d_u8(const uint8_t *in, uint8_t *out, const bf_pool_params *pool);
 void bf_maxpool2d_i8(const int8_t *in, int8_t *out, const bf_pool_params *pool);
-/* 3-D max (isMax) or average pooling of NC planes; {D, H, W} vectors. */
-void bf_pool3d_f32(const float *in, float *out, int32_t NC, const int32_t *inDims,
-                   const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
-                   const int32_t *padsBegin, const int32_t *padsEnd, const int32_t *dilations,
-                   int32_t isMax, int32_t countIncludePad);
+/* 3-D max (pool->is_max) or average pooling of n*c planes (abi.h). */
+void bf_pool3d_f32(const float *in, float *out, const bf_window3d_params *pool);
 /* count_include_pad: the divisor counts padded positions inside
  * [-pad_t, h+pad_b) x [-pad_l, w+pad_r) (ONNX count_include_pad=1);
  * dilations must be 1. */

@@ -629,24 +629,26 @@ void bf_conv_transpose2d_f32(const float *restrict in, const float *restrict w,
 
 /* ---- 3-D (NCDHW) ---------------------------------------------------------
  * Rare in MCU models, so plain direct loops without register tiles. The
- * spatial vectors are {D, H, W}: in/out extents, kernel, strides, padsBegin
- * (may be negative for ConvTranspose with output_shape), dilations. */
+ * geometry is a bf_window3d_params (abi.h); its leading pads may be negative
+ * for ConvTranspose with output_shape. */
 
-/* The extents both 3-D kernels read from their vectors and channel counts. */
-#define BF_CONV3D_GEOMETRY()                                                                       \
-  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];                                       \
-  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];                                 \
-  const int32_t KD = kernel[0], KH = kernel[1], KW = kernel[2];                                    \
+/* The fields both 3-D kernels read, once, through their own argument
+ * (KernelParamsFold folds such loads), and the extents they derive. */
+#define BF_CONV3D_GEOMETRY(p)                                                                      \
+  const int32_t N = (p)->n, C = (p)->c, M = (p)->m, groups = (p)->groups;                          \
+  const int32_t D = (p)->d, H = (p)->h, W = (p)->w, OD = (p)->od, OH = (p)->oh, OW = (p)->ow;      \
+  const int32_t KD = (p)->kd, KH = (p)->kh, KW = (p)->kw;                                          \
+  const int32_t strides[3] = {(p)->stride_d, (p)->stride_h, (p)->stride_w};                        \
+  const int32_t pads[3] = {(p)->pad_d, (p)->pad_h, (p)->pad_w};                                    \
+  const int32_t dilations[3] = {(p)->dil_d, (p)->dil_h, (p)->dil_w};                               \
   const int32_t Cg = C / groups, Mg = M / groups;                                                  \
   const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;                        \
   const int32_t taps = KD * KH * KW
 
 void bf_conv3d_f32(const float *restrict in, const float *restrict w, const float *restrict bias,
-                   float *restrict out, int32_t N, int32_t C, int32_t M, const int32_t *inDims,
-                   const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
-                   const int32_t *pads, const int32_t *dilations, int32_t groups, int32_t act,
-                   float actA, float actB) {
-  BF_CONV3D_GEOMETRY();
+                   float *restrict out, const bf_window3d_params *conv, int32_t act, float actA,
+                   float actB) {
+  BF_CONV3D_GEOMETRY(conv);
   for (int32_t n = 0; n < N; ++n) {
     for (int32_t m = 0; m < M; ++m) {
       const int32_t g = m / Mg;
@@ -684,12 +686,9 @@ void bf_conv3d_f32(const float *restrict in, const float *restrict w, const floa
 /* w [C, M/groups, KD, KH, KW]; scatters every input element (the definition
  * of the transposed convolution), then adds the bias and the activation. */
 void bf_conv_transpose3d_f32(const float *restrict in, const float *restrict w,
-                             const float *restrict bias, float *restrict out, int32_t N, int32_t C,
-                             int32_t M, const int32_t *inDims, const int32_t *outDims,
-                             const int32_t *kernel, const int32_t *strides, const int32_t *pads,
-                             const int32_t *dilations, int32_t groups, int32_t act, float actA,
-                             float actB) {
-  BF_CONV3D_GEOMETRY();
+                             const float *restrict bias, float *restrict out,
+                             const bf_window3d_params *conv, int32_t act, float actA, float actB) {
+  BF_CONV3D_GEOMETRY(conv);
   for (int32_t n = 0; n < N; ++n) {
     float *y = out + (int64_t)n * M * outVol;
     for (int64_t i = 0; i < (int64_t)M * outVol; ++i)

@@ -205,15 +205,20 @@ void bf_global_maxpool_f32(const float *restrict in, float *restrict out, int32_
 }
 
 /* 3-D (NCDHW) max / average pooling, direct loops as in the interpreter:
- * spatial vectors are {D, H, W}. Average divides by the taps inside the input
- * or, with countIncludePad, inside [-padsBegin, in + padsEnd) per axis (so a
- * ceil_mode window hanging past the end padding does not count those taps). */
-void bf_pool3d_f32(const float *restrict in, float *restrict out, int32_t NC, const int32_t *inDims,
-                   const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
-                   const int32_t *padsBegin, const int32_t *padsEnd, const int32_t *dilations,
-                   int32_t isMax, int32_t countIncludePad) {
-  const int32_t D = inDims[0], H = inDims[1], W = inDims[2];
-  const int32_t OD = outDims[0], OH = outDims[1], OW = outDims[2];
+ * geometry is a bf_window3d_params (abi.h). Average divides by the taps inside
+ * the input or, with count_include_pad, inside [-pad, in + pad_end) per axis
+ * (so a ceil_mode window hanging past the end padding does not count those
+ * taps). */
+void bf_pool3d_f32(const float *restrict in, float *restrict out, const bf_window3d_params *pool) {
+  /* Read once, through the argument itself: KernelParamsFold folds these. */
+  const int32_t NC = pool->n * pool->c, D = pool->d, H = pool->h, W = pool->w;
+  const int32_t OD = pool->od, OH = pool->oh, OW = pool->ow;
+  const int32_t kernel[3] = {pool->kd, pool->kh, pool->kw};
+  const int32_t strides[3] = {pool->stride_d, pool->stride_h, pool->stride_w};
+  const int32_t padsBegin[3] = {pool->pad_d, pool->pad_h, pool->pad_w};
+  const int32_t padsEnd[3] = {pool->pad_d_end, pool->pad_h_end, pool->pad_w_end};
+  const int32_t dilations[3] = {pool->dil_d, pool->dil_h, pool->dil_w};
+  const int32_t isMax = pool->is_max, countIncludePad = pool->count_include_pad;
   const int64_t inVol = (int64_t)D * H * W, outVol = (int64_t)OD * OH * OW;
   for (int32_t p = 0; p < NC; ++p) {
     const float *x = in + (int64_t)p * inVol;

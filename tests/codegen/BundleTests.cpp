@@ -849,3 +849,72 @@ TEST_CASE("host bundle: operator zoo against reference loops") {
     }
   }
 }
+
+TEST_CASE("host bundle: 3-D Conv and pools with a different stride, pad and dilation per axis") {
+  // Every axis of bf_window3d_params differs from the others, so a field
+  // swapped between axes (in the lowering or the kernels) changes the result.
+  const int C = 2, M = 4, G = 2, D = 4, H = 5, W = 6;
+  const int k[3] = {2, 3, 2}, s[3] = {1, 2, 3}, pb[3] = {0, 1, 1}, pe[3] = {1, 0, 1},
+            dl[3] = {2, 1, 1}, in[3] = {D, H, W};
+  int out[3];
+  for (int a = 0; a < 3; ++a)
+    out[a] = (in[a] + pb[a] + pe[a] - ((k[a] - 1) * dl[a] + 1)) / s[a] + 1;
+  Graph g;
+  g.name = "win3d";
+  Value *x = g.addInput("x", f32({1, C, D, H, W}));
+  const std::vector<float> w = randomFloats(size_t(M) * (C / G) * k[0] * k[1] * k[2], 31),
+                           b = randomFloats(M, 32);
+  Node *conv = node(
+      g, "Conv", {x, constant(g, "w", {M, C / G, k[0], k[1], k[2]}, w), constant(g, "b", {M}, b)},
+      {1, M, out[0], out[1], out[2]});
+  Node *pool = node(g, "MaxPool", {x}, {1, C, out[0], out[1], out[2]});
+  for (Node *n : {conv, pool}) {
+    n->attrs.setInts("strides", {s[0], s[1], s[2]});
+    n->attrs.setInts("pads", {pb[0], pb[1], pb[2], pe[0], pe[1], pe[2]});
+    n->attrs.setInts("dilations", {dl[0], dl[1], dl[2]});
+  }
+  conv->attrs.setInt("group", G);
+  pool->attrs.setInts("kernel_shape", {k[0], k[1], k[2]});
+  g.markOutput(conv->output(0));
+  g.markOutput(pool->output(0));
+  const std::vector<float> input = randomFloats(size_t(C) * D * H * W, 33);
+  // Reference: direct loops over every output position and tap.
+  const int outVol = out[0] * out[1] * out[2];
+  std::vector<float> wantConv(size_t(M) * outVol), wantPool(size_t(C) * outVol);
+  for (int m = 0; m < M; ++m)
+    for (int o = 0; o < outVol; ++o) {
+      const int od = o / (out[1] * out[2]), oh = o / out[2] % out[1], ow = o % out[2];
+      float acc = b[m];
+      const int cg = C / G, g0 = m / (M / G) * cg;
+      for (int ci = 0; ci < cg; ++ci)
+        for (int kd = 0; kd < k[0]; ++kd)
+          for (int kh = 0; kh < k[1]; ++kh)
+            for (int kw = 0; kw < k[2]; ++kw) {
+              const int id = od * s[0] - pb[0] + kd * dl[0], ih = oh * s[1] - pb[1] + kh * dl[1],
+                        iw = ow * s[2] - pb[2] + kw * dl[2];
+              if (id < 0 || id >= D || ih < 0 || ih >= H || iw < 0 || iw >= W)
+                continue;
+              const float v = input[((size_t(g0 + ci) * D + id) * H + ih) * W + iw];
+              acc += w[(((size_t(m) * cg + ci) * k[0] + kd) * k[1] + kh) * k[2] + kw] * v;
+            }
+      wantConv[size_t(m) * outVol + o] = acc;
+      if (m < C) { // the pool's plane m
+        float pbest = -INFINITY;
+        for (int kd = 0; kd < k[0]; ++kd)
+          for (int kh = 0; kh < k[1]; ++kh)
+            for (int kw = 0; kw < k[2]; ++kw) {
+              const int id = od * s[0] - pb[0] + kd * dl[0], ih = oh * s[1] - pb[1] + kh * dl[1],
+                        iw = ow * s[2] - pb[2] + kw * dl[2];
+              if (id >= 0 && id < D && ih >= 0 && ih < H && iw >= 0 && iw < W)
+                pbest = std::max(pbest, input[((size_t(m) * D + id) * H + ih) * W + iw]);
+            }
+        wantPool[size_t(m) * outVol + o] = pbest;
+      }
+    }
+  MemoryPlan plan = simplePlan(g);
+  const std::vector<std::vector<float>> got =
+      runAllOnHost(g, plan, "win3d", input, CodegenOptLevel::O2);
+  REQUIRE(got.size() == 2);
+  checkClose(got[0], wantConv);
+  checkClose(got[1], wantPool);
+}

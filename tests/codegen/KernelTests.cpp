@@ -780,8 +780,9 @@ TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1")
   Vec want(size_t(N) * M * OH * OW), got(want.size(), 5.0f);
   kernel_tests::conv2d(x.data(), w.data(), b.data(), want.data(), N, C, H, W, M, OH, OW, KH, KW, sH,
                        sW, pT, pL, dH, dW, groups, BF_ACT_RELU, 0, 0);
-  bf_conv3d_f32(x.data(), w.data(), b.data(), got.data(), N, C, M, inDims, outDims, kernel, strides,
-                pads, dil, groups, BF_ACT_RELU, 0, 0);
+  const bf_window3d_params conv3 =
+      kernel_tests::conv3dParams(N, C, M, inDims, outDims, kernel, strides, pads, dil, groups);
+  bf_conv3d_f32(x.data(), w.data(), b.data(), got.data(), &conv3, BF_ACT_RELU, 0, 0);
   checkClose(got, want);
 
   // ConvTranspose: w [C, M/groups, 1, KH, KW], output = the full scatter.
@@ -792,8 +793,10 @@ TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1")
   Vec tWant(size_t(N) * M * TH * TW), tGot(tWant.size(), 5.0f);
   kernel_tests::convTranspose2d(x.data(), wt.data(), b.data(), tWant.data(), N, C, H, W, M, TH, TW,
                                 KH, KW, sH, sW, pT, pL, dH, dW, groups, BF_ACT_NONE, 0, 0);
-  bf_conv_transpose3d_f32(x.data(), wt.data(), b.data(), tGot.data(), N, C, M, inDims, tOut, kernel,
-                          strides, pads, dil, groups, BF_ACT_NONE, 0, 0);
+  const bf_window3d_params transpose3 =
+      kernel_tests::conv3dParams(N, C, M, inDims, tOut, kernel, strides, pads, dil, groups);
+  bf_conv_transpose3d_f32(x.data(), wt.data(), b.data(), tGot.data(), &transpose3, BF_ACT_NONE, 0,
+                          0);
   checkClose(tGot, tWant);
 
   // Pools (no dilation, symmetric pads): max and average with/without pads.
@@ -804,13 +807,14 @@ TEST_CASE("kernel 3-D conv, conv_transpose and pools agree with 2-D on depth 1")
   Vec pWant(size_t(C) * POH * POW), pGot(pWant.size());
   kernel_tests::maxpool2d(bf_maxpool2d_f32, x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps,
                           ps, pp, pp, 1, 1);
-  bf_pool3d_f32(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd, one, 1, 0);
+  kernel_tests::pool3d(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd, one,
+                       1, 0);
   checkClose(pGot, pWant);
   for (int include = 0; include < 2; ++include) {
     kernel_tests::avgpool2d(x.data(), pWant.data(), C, H, W, POH, POW, PK, PK, ps, ps, pp, pp, pp,
                             pp, include);
-    bf_pool3d_f32(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd, one, 0,
-                  include);
+    kernel_tests::pool3d(x.data(), pGot.data(), C, inDims, pOut, pKernel, pStrides, pBegin, pEnd,
+                         one, 0, include);
     checkClose(pGot, pWant);
   }
 }

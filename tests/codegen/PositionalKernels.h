@@ -75,4 +75,34 @@ inline void avgpool2d(const float *in, float *out, int32_t NC, int32_t H, int32_
   bf_avgpool2d_f32(in, out, &p);
 }
 
+/// The 3-D kernels' {D, H, W} vectors as their structs.
+inline bf_window3d_params conv3dParams(int32_t N, int32_t C, int32_t M, const int32_t *in,
+                                       const int32_t *out, const int32_t *kernel,
+                                       const int32_t *strides, const int32_t *pads,
+                                       const int32_t *dil, int32_t groups) {
+  bf_window3d_params p;
+  p.n = N, p.c = C, p.m = M, p.d = in[0], p.h = in[1], p.w = in[2];
+  p.od = out[0], p.oh = out[1], p.ow = out[2], p.kd = kernel[0], p.kh = kernel[1];
+  p.kw = kernel[2], p.stride_d = strides[0], p.stride_h = strides[1], p.stride_w = strides[2];
+  p.pad_d = pads[0], p.pad_h = pads[1], p.pad_w = pads[2];
+  p.pad_d_end = 0, p.pad_h_end = 0, p.pad_w_end = 0; // unread by the convolutions
+  p.dil_d = dil[0], p.dil_h = dil[1], p.dil_w = dil[2], p.groups = groups;
+  p.is_max = 0, p.count_include_pad = 0;
+  return p;
+}
+inline void pool3d(const float *in, float *out, int32_t NC, const int32_t *inDims,
+                   const int32_t *outDims, const int32_t *kernel, const int32_t *strides,
+                   const int32_t *padsBegin, const int32_t *padsEnd, const int32_t *dil,
+                   int32_t isMax, int32_t countIncludePad) {
+  bf_window3d_params p;
+  p.n = 1, p.c = NC, p.m = NC, p.groups = 1, p.d = inDims[0], p.h = inDims[1], p.w = inDims[2];
+  p.od = outDims[0], p.oh = outDims[1], p.ow = outDims[2];
+  p.kd = kernel[0], p.kh = kernel[1], p.kw = kernel[2];
+  p.stride_d = strides[0], p.stride_h = strides[1], p.stride_w = strides[2];
+  p.pad_d = padsBegin[0], p.pad_h = padsBegin[1], p.pad_w = padsBegin[2];
+  p.pad_d_end = padsEnd[0], p.pad_h_end = padsEnd[1], p.pad_w_end = padsEnd[2];
+  p.dil_d = dil[0], p.dil_h = dil[1], p.dil_w = dil[2];
+  p.is_max = isMax, p.count_include_pad = countIncludePad;
+  bf_pool3d_f32(in, out, &p);
+}
 } // namespace kernel_tests

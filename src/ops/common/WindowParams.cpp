@@ -109,4 +109,49 @@ bf_pool_params poolParams(const Node &node, const Shape &in, const Shape &out, b
   return p;
 }
 
+namespace {
+
+/// The fields of bf_window3d_params that convolutions and pools share.
+bf_window3d_params window3d(const Node &n, const Shape &in, const Shape &out, const Ints &kernel,
+                            const SpatialWindow &sw) {
+  bf_window3d_params p = unsetKernelParams<bf_window3d_params>();
+  p.n = paramI32(n, in[0]), p.c = paramI32(n, in[1]), p.m = paramI32(n, out[1]);
+  p.d = paramI32(n, in[2]), p.h = paramI32(n, in[3]), p.w = paramI32(n, in[4]);
+  p.od = paramI32(n, out[2]), p.oh = paramI32(n, out[3]), p.ow = paramI32(n, out[4]);
+  p.kd = paramI32(n, kernel[0]), p.kh = paramI32(n, kernel[1]), p.kw = paramI32(n, kernel[2]);
+  p.stride_d = paramI32(n, sw.strides[0]), p.stride_h = paramI32(n, sw.strides[1]);
+  p.stride_w = paramI32(n, sw.strides[2]);
+  p.pad_d = paramI32(n, sw.padsBegin[0]), p.pad_h = paramI32(n, sw.padsBegin[1]);
+  p.pad_w = paramI32(n, sw.padsBegin[2]);
+  p.pad_d_end = paramI32(n, sw.padsEnd[0]), p.pad_h_end = paramI32(n, sw.padsEnd[1]);
+  p.pad_w_end = paramI32(n, sw.padsEnd[2]);
+  p.dil_d = paramI32(n, sw.dilations[0]), p.dil_h = paramI32(n, sw.dilations[1]);
+  p.dil_w = paramI32(n, sw.dilations[2]);
+  return p;
+}
+
+} // namespace
+
+bf_window3d_params conv3dParams(const Node &node, const Shape &in, const Shape &out,
+                                const Ints &kernel, bool transposed) {
+  const int64_t groups = node.attrs.getInt("group", 1);
+  if (groups <= 0 || in[1] % groups != 0 || out[1] % groups != 0)
+    throw Error(ExitCode::Unsupported, node.describe() + ": group " + std::to_string(groups) +
+                                           " does not divide the channels");
+  bf_window3d_params p =
+      window3d(node, in, out, kernel, resolveSpatial(node, in, out, kernel, transposed, false));
+  p.groups = paramI32(node, groups), p.is_max = 0, p.count_include_pad = 0;
+  return p;
+}
+
+bf_window3d_params pool3dParams(const Node &node, const Shape &in, const Shape &out, bool isMax) {
+  const Ints kernel = node.attrs.getInts("kernel_shape");
+  const bool ceilMode = node.attrs.getInt("ceil_mode", 0) != 0;
+  bf_window3d_params p =
+      window3d(node, in, out, kernel, resolveSpatial(node, in, out, kernel, false, ceilMode));
+  p.groups = 1, p.is_max = isMax;
+  p.count_include_pad = node.attrs.getInt("count_include_pad", 0) != 0;
+  return p;
+}
+
 } // namespace bundlefit::window_params

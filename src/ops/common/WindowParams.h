@@ -1,8 +1,8 @@
 //===- WindowParams.h - 2-D window geometry as kernel structs (internal) ---===//
 //
 // The float convolutions and pools of the bundle (Conv, ConvTranspose,
-// MaxPool, AveragePool and their fused ConvPool form) pass their geometry
-// as abi.h's parameter structs. The pads come from ShapeHelpers.h, the
+// MaxPool, AveragePool and their fused ConvPool form; 1-D to 3-D) pass
+// their geometry as abi.h's parameter structs. The pads come from ShapeHelpers.h, the
 // helper type inference and the interpreter use, so auto_pad, output_shape
 // and ceil_mode resolve exactly as they do there (ConvTranspose SAME pads
 // depend on the *input* length and may be negative with output_shape).
@@ -36,5 +36,13 @@ bf_conv_params convParams(const Node &node, const Shape &in, const Shape &out,
 /// `in` into `out`: geometry, is_max and count_include_pad; the int8 clamp,
 /// pad_value and chunk are 0 (the int8 and fused kernels set their own).
 bf_pool_params poolParams(const Node &node, const Shape &in, const Shape &out, bool isMax);
+
+/// The bf_window3d_params of a 3-D Conv (ConvTranspose with `transposed`) of
+/// `in` into `out`; its group must divide both channels.
+bf_window3d_params conv3dParams(const Node &node, const Shape &in, const Shape &out,
+                                const std::vector<int64_t> &kernel, bool transposed);
+
+/// The bf_window3d_params of a 3-D MaxPool / AveragePool of `in` into `out`.
+bf_window3d_params pool3dParams(const Node &node, const Shape &in, const Shape &out, bool isMax);
 
 } // namespace bundlefit::window_params

@@ -19,7 +19,7 @@ namespace bundlefit {
 
 namespace {
 
-using namespace lowering; // Ints, input, requireFloat, intTable, call
+using namespace lowering; // Ints, input, requireFloat, call
 
 /// The in-place kernels' workspace must be the plan's: at least `bytes`.
 void requireScratch(const Node &node, const PlanView &plan, uint64_t bytes) {
@@ -64,19 +64,10 @@ std::vector<KernelCall> lowerConvF32(const Node &node, const PlanView &plan, boo
     unsupported(node, "weight rank differs from input rank");
   const Ints kernel(ws.begin() + 2, ws.end()); // the weight's spatial dims (as the interpreter)
   if (xs.size() == 5) {
-    const window_params::SpatialWindow sw =
-        window_params::resolveSpatial(node, xs, ys, kernel, transposed, false);
-    const int64_t groups = node.attrs.getInt("group", 1);
-    if (groups <= 0 || xs[1] % groups != 0 || ys[1] % groups != 0)
-      unsupported(node, "group " + std::to_string(groups) + " does not divide the channels");
-    return {
-        call(transposed ? "bf_conv_transpose3d_f32" : "bf_conv3d_f32",
-             {KernelArg::address(x), KernelArg::address(w), KernelArg::address(b),
-              KernelArg::address(y), KernelArg::i32(xs[0]), KernelArg::i32(xs[1]),
-              KernelArg::i32(ys[1]), intTable(node, Ints(xs.begin() + 2, xs.end())),
-              intTable(node, Ints(ys.begin() + 2, ys.end())), intTable(node, kernel),
-              intTable(node, sw.strides), intTable(node, sw.padsBegin),
-              intTable(node, sw.dilations), KernelArg::i32(groups), KernelArg::activation(node)})};
+    const bf_window3d_params conv = window_params::conv3dParams(node, xs, ys, kernel, transposed);
+    return {call(transposed ? "bf_conv_transpose3d_f32" : "bf_conv3d_f32",
+                 {KernelArg::address(x), KernelArg::address(w), KernelArg::address(b),
+                  KernelArg::address(y), kernelParams(node, conv), KernelArg::activation(node)})};
   }
   const bf_conv_params conv = window_params::convParams(node, xs, ys, kernel, transposed);
   if (!transposed && plan.outputOnInput(node))

@@ -2,8 +2,8 @@
 //
 // 1-D and 2-D: bf_maxpool2d_<f32|u8|i8> / bf_avgpool2d_f32 with a
 // bf_pool_params (common/WindowParams.h); MaxPool also runs uint8 and int8
-// tensors (the max of integers is exact). 3-D: bf_pool3d_f32 with {D, H, W}
-// tables. Global pools: one reduction per plane.
+// tensors (the max of integers is exact). 3-D: bf_pool3d_f32 with a
+// bf_window3d_params. Global pools: one reduction per plane.
 //
 //===----------------------------------------------------------------------===//
 #include "common/WindowParams.h"
@@ -16,7 +16,7 @@ namespace bundlefit {
 
 namespace {
 
-using namespace lowering; // Ints, input, requireFloat, intTable, call
+using namespace lowering; // Ints, input, requireFloat, call
 
 std::vector<KernelCall> lowerPool(const Node &node, const PlanView &plan, bool isMax) {
   const Value *x = input(node, 0), *y = node.output(0);
@@ -36,18 +36,9 @@ std::vector<KernelCall> lowerPool(const Node &node, const PlanView &plan, bool i
   if (xs.size() == 5) {
     if (intMax)
       requireFloat(node, y);
-    const Ints kernel = node.attrs.getInts("kernel_shape");
-    const bool ceilMode = node.attrs.getInt("ceil_mode", 0) != 0;
-    const window_params::SpatialWindow sw =
-        window_params::resolveSpatial(node, xs, ys, kernel, false, ceilMode);
-    return {
-        call("bf_pool3d_f32",
-             {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(xs[0] * xs[1]),
-              intTable(node, Ints(xs.begin() + 2, xs.end())),
-              intTable(node, Ints(ys.begin() + 2, ys.end())), intTable(node, kernel),
-              intTable(node, sw.strides), intTable(node, sw.padsBegin), intTable(node, sw.padsEnd),
-              intTable(node, sw.dilations), KernelArg::i32(isMax ? 1 : 0),
-              KernelArg::i32(node.attrs.getInt("count_include_pad", 0) != 0)})};
+    const bf_window3d_params pool = window_params::pool3dParams(node, xs, ys, isMax);
+    return {call("bf_pool3d_f32",
+                 {KernelArg::address(x), KernelArg::address(y), kernelParams(node, pool)})};
   }
   const bf_pool_params pool = window_params::poolParams(node, xs, ys, isMax);
   if (!isMax && (pool.dil_h != 1 || pool.dil_w != 1))

@@ -162,7 +162,12 @@ enum bf_scatter_reduction { BF_SCATTER_NONE = 0, BF_SCATTER_ADD = 1, BF_SCATTER_
  * Each struct is declared through its field list (an X-macro) so that the
  * C++ side (bundlefit/ops/KernelParams.h) knows the fields' names: the
  * lowering sets them by name, and a field it did not set is reported by
- * name. Add a field only to its list. */
+ * name. Add a field only to its list.
+ *
+ * No two structs may have the same number of fields: llvm-link merges
+ * structurally identical struct types into one name when it links the
+ * kernels' bitcode, and code generation finds each struct by its name
+ * (KernelParams.h asserts the counts differ). */
 #define BF_ABI_INT32_FIELD(name) int32_t name;
 
 /* A 2-D convolution [n, c, h, w] -> [n, m, oh, ow] with a kernel of kh x kw
@@ -192,6 +197,22 @@ typedef struct bf_conv_params {
 typedef struct bf_pool_params {
   BF_POOL_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_pool_params;
+
+/* A 3-D window [n, c, d, h, w] -> [n, m, od, oh, ow] of kd x kh x kw taps,
+ * shared by the 3-D convolutions (groups divides c and m; the leading pads
+ * pad_d/pad_h/pad_w are negative for a ConvTranspose with output_shape) and
+ * pools (m = c, groups 1; is_max, else AveragePool, whose
+ * count_include_pad counts the taps inside the trailing pads *_end too). */
+// clang-format off
+#define BF_WINDOW3D_PARAMS_FIELDS(X)                                                \
+  X(n) X(c) X(d) X(h) X(w) X(m) X(od) X(oh) X(ow) X(kd) X(kh) X(kw)                 \
+  X(stride_d) X(stride_h) X(stride_w) X(pad_d) X(pad_h) X(pad_w)                    \
+  X(pad_d_end) X(pad_h_end) X(pad_w_end) X(dil_d) X(dil_h) X(dil_w)                 \
+  X(groups) X(is_max) X(count_include_pad)
+// clang-format on
+typedef struct bf_window3d_params {
+  BF_WINDOW3D_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_window3d_params;
 
 /* The int8 requantization's scalars (TFLM's Prepare(), ops/Int8Params.h):
  * input_offset = -input zero point, output_offset = output zero point,
