@@ -21,7 +21,6 @@
 
 #include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/ops/FusedActivations.h"
-#include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/LowerHelpers.h"
 #include "bundlefit/ops/OpRegistry.h"
@@ -537,7 +536,9 @@ void Lowering::emitKernelCall(const KernelCall &kernelCall) {
 
 void Lowering::emitInt8Calls(const Node &node) {
   std::vector<KernelCall> calls = describeInt8Calls(node);
-  rewriteInt8InPlaceCalls(node, *this, calls); // --memory-opt (ops/InPlaceOps.h)
+  if (outputOnInput(node)) // --memory-opt: the family's in-place kernels
+    if (const OpDef *def = OpRegistry::get().find(node.opType); def && def->int8.lowerInPlace)
+      def->int8.lowerInPlace(node, *this, calls);
   for (const KernelCall &c : calls)
     emitKernelCall(c);
 }

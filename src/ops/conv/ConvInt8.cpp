@@ -2,9 +2,10 @@
 //
 // The int8 kernel's arguments (TFLM's Prepare() arithmetic,
 // bundlefit/ops/Int8Params.h, computed once from the node's operand types),
-// what the quantizer asks of a float Conv, the bundle's kernel call, how an
-// int8 Conv calls CMSIS-NN, and what a device sizing a build needs to know
-// about it: everything registerConvInt8 puts in Conv's definition.
+// what the quantizer asks of a float Conv, the bundle's kernel call (and its
+// in-place forms under --memory-opt), how an int8 Conv calls CMSIS-NN, and
+// what a device sizing a build needs to know about it: everything
+// registerConvInt8 puts in Conv's definition.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
@@ -17,6 +18,9 @@
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "conv/Conv.h"
+
+#include <optional>
+#include <vector>
 
 namespace bundlefit {
 
@@ -233,6 +237,49 @@ uint64_t nnlibScratch(const Node &node) {
   return rows + (grouped ? 0 : uint64_t(y->type.shape[3] * y->type.shape[1]) * 4);
 }
 
+/// The plan put the conv in place (PlanView::outputOnInput): lower's calls
+/// become those of the in-place kernels, the same structs and tables plus
+/// the workspace: bf_depthwise_inplace_s8 for a depthwise conv,
+/// bf_pointwise_inplace_s8 for a 1x1 conv (InPlaceOps.h sizes both). Other
+/// calls are kept.
+void lowerInPlace(const Node &node, const PlanView &plan, std::vector<KernelCall> &calls) {
+  const std::optional<uint64_t> scratch = plan.scratchBytes(node);
+  for (KernelCall &call : calls) {
+    if (call.kernel == "bf_conv2d_s8" || call.kernel == "bf_conv2d_im2col_s8") {
+      // The same structs and tables (bundlefit_kernels_int8.h); the in-place
+      // kernel's scratch comes before the geometry, its row block after it,
+      // and the im2col columns (the last argument) become part of its scratch.
+      const int64_t rows = pointwiseInPlaceRows(node);
+      if (!rows || !scratch || *scratch < pointwiseInPlaceScratch(node))
+        fatalInternal(node.describe() + " is in place without the workspace of a 1x1 conv");
+      if (call.kernel == "bf_conv2d_im2col_s8")
+        call.args.pop_back();
+      const size_t conv = kernelParamsArg<bf_conv_params>(call);
+      call.kernel = "bf_pointwise_inplace_s8";
+      call.sharing = CallSharing::ShapeClass;
+      call.pointwiseShape = {1,
+                             kernelParamsField<bf_conv_params>(call, "c"),
+                             kernelParamsField<bf_conv_params>(call, "h"),
+                             kernelParamsField<bf_conv_params>(call, "w"),
+                             kernelParamsField<bf_conv_params>(call, "m"),
+                             rows};
+      call.args.insert(call.args.begin() + conv + 1, KernelArg::i32(rows));
+      call.args.insert(call.args.begin() + conv, KernelArg::scratch().unaliased());
+      continue;
+    }
+    if (call.kernel != "bf_depthwise_conv2d_s8")
+      continue;
+    if (!scratch)
+      fatalInternal(node.describe() + " runs with a workspace the memory plan did not reserve");
+    if (kernelParamsField<bf_conv_params>(call, "m") !=
+        kernelParamsField<bf_conv_params>(call, "c"))
+      fatalInternal(node.describe() + " is in place with a channel multiplier");
+    call.kernel = "bf_depthwise_inplace_s8"; // shared by shape class, as the depthwise call
+    call.args.insert(call.args.begin() + kernelParamsArg<bf_conv_params>(call),
+                     KernelArg::scratch().unaliased());
+  }
+}
+
 } // namespace
 
 void registerConvInt8(OpRegistry &registry) {
@@ -241,6 +288,7 @@ void registerConvInt8(OpRegistry &registry) {
   conv.int8.weightAxis = weightAxis;
   conv.int8.singleRounding = true;
   conv.int8.lower = lower;
+  conv.int8.lowerInPlace = lowerInPlace;
   conv.cmsis.function = "arm_convolve_wrapper_s8";
   conv.cmsis.choose = cmsisChoose;
   conv.cmsis.scratch = cmsisScratch;

@@ -3,7 +3,6 @@
 #include "bundlefit/support/CheckedMath.h"
 
 #include "bundlefit/ir/QuantSymmetry.h"
-#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/ShapeHelpers.h"
 #include "bundlefit/support/Error.h"
 
@@ -136,47 +135,6 @@ std::vector<PoolRowAccess> poolRowAccess(const Node &node) {
       rows.push_back({(plane * OH * OW + (oh + 1) * OW) * es, (plane * H * W + firstRow * W) * es});
     }
   return rows;
-}
-
-void rewriteInt8InPlaceCalls(const Node &node, const PlanView &plan,
-                             std::vector<KernelCall> &calls) {
-  if (node.opType != "Conv" || !node.input(0) || !node.output() || !plan.outputOnInput(node))
-    return;
-  const std::optional<uint64_t> scratch = plan.scratchBytes(node);
-  for (KernelCall &call : calls) {
-    if (call.kernel == "bf_conv2d_s8" || call.kernel == "bf_conv2d_im2col_s8") {
-      // The same structs and tables (bundlefit_kernels_int8.h); the in-place
-      // kernel's scratch comes before the geometry, its row block after it,
-      // and the im2col columns (the last argument) become part of its scratch.
-      const int64_t rows = pointwiseInPlaceRows(node);
-      if (!rows || !scratch || *scratch < pointwiseInPlaceScratch(node))
-        fatalInternal(node.describe() + " is in place without the workspace of a 1x1 conv");
-      if (call.kernel == "bf_conv2d_im2col_s8")
-        call.args.pop_back();
-      const size_t conv = kernelParamsArg<bf_conv_params>(call);
-      call.kernel = "bf_pointwise_inplace_s8";
-      call.sharing = CallSharing::ShapeClass;
-      call.pointwiseShape = {1,
-                             kernelParamsField<bf_conv_params>(call, "c"),
-                             kernelParamsField<bf_conv_params>(call, "h"),
-                             kernelParamsField<bf_conv_params>(call, "w"),
-                             kernelParamsField<bf_conv_params>(call, "m"),
-                             rows};
-      call.args.insert(call.args.begin() + conv + 1, KernelArg::i32(rows));
-      call.args.insert(call.args.begin() + conv, KernelArg::scratch().unaliased());
-      continue;
-    }
-    if (call.kernel != "bf_depthwise_conv2d_s8")
-      continue;
-    if (!scratch)
-      fatalInternal(node.describe() + " runs with a workspace the memory plan did not reserve");
-    if (kernelParamsField<bf_conv_params>(call, "m") !=
-        kernelParamsField<bf_conv_params>(call, "c"))
-      fatalInternal(node.describe() + " is in place with a channel multiplier");
-    call.kernel = "bf_depthwise_inplace_s8"; // shared by shape class, as the depthwise call
-    call.args.insert(call.args.begin() + kernelParamsArg<bf_conv_params>(call),
-                     KernelArg::scratch().unaliased());
-  }
 }
 
 } // namespace bundlefit

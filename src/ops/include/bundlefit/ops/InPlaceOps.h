@@ -11,7 +11,6 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
-#include "bundlefit/ops/KernelCall.h"
 
 #include <cstdint>
 #include <vector>
@@ -66,12 +65,5 @@ struct PoolRowAccess {
   uint64_t readBegin = 0;
 };
 std::vector<PoolRowAccess> poolRowAccess(const Node &node);
-
-/// An int8 Conv the plan put in place (PlanView::outputOnInput): its calls
-/// (Int8Def::lower) become those of the in-place kernels, the same structs
-/// and tables plus the workspace: bf_depthwise_inplace_s8 for a depthwise
-/// conv, bf_pointwise_inplace_s8 for a 1x1 conv. Other calls are kept.
-void rewriteInt8InPlaceCalls(const Node &node, const PlanView &plan,
-                             std::vector<KernelCall> &calls);
 
 } // namespace bundlefit

@@ -127,6 +127,11 @@ struct Int8Def {
   /// (bundlefit_kernels_int8.h, arguments from Int8Params.h), as data:
   /// code generation emits them. nullptr: no int8 bundle kernel.
   std::vector<KernelCall> (*lower)(const Node &node) = nullptr;
+  /// --memory-opt: rewrites lower's calls of a node the plan put in place
+  /// (PlanView::outputOnInput) into the in-place kernels'. nullptr: the
+  /// plan never puts the node's int8 kernel in place.
+  void (*lowerInPlace)(const Node &node, const PlanView &plan,
+                       std::vector<KernelCall> &calls) = nullptr;
 };
 
 /// How an int8 node of the operator calls CMSIS-NN's s8 wrapper API
