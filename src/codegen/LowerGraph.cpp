@@ -22,6 +22,7 @@
 #include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/LowerHelpers.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/PatchStage.h"
@@ -100,6 +101,11 @@ private:
     return builder_.getInt32(uint32_t(int32_t(v)));
   }
   llvm::Value *f32(double v) { return llvm::ConstantFP::get(builder_.getFloatTy(), v); }
+  /// `p` as a kernel's parameter struct (every field set: kernelParams).
+  template <typename T> llvm::Value *params(const Node &node, const T &p) {
+    const KernelArg arg = kernelParams(node, p);
+    return paramsGlobal(arg.type, arg.table);
+  }
   llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(builder_.getPtrTy()); }
 
   llvm::Value *intTable(const std::vector<int32_t> &values);
@@ -680,10 +686,14 @@ void Lowering::lowerGemm(const Node &node) {
     cStrideN = cs[1] == 1 ? 0 : 1;
   }
   const Activation act = fusedActivation(node);
-  call("bf_gemm_f32", {address(a), address(b), address(c), address(y), i32(M), i32(N), i32(K),
-                       i32(transA), i32(transB), f32(node.attrs.getFloat("alpha", 1.0f)),
-                       f32(node.attrs.getFloat("beta", 1.0f)), i32(cStrideM), i32(cStrideN),
-                       i32(act.kind), f32(act.a), f32(act.b)});
+  bf_gemm_params gemm = unsetKernelParams<bf_gemm_params>();
+  gemm.m = paramI32(node, M), gemm.n = paramI32(node, N), gemm.k = paramI32(node, K);
+  gemm.trans_a = transA != 0, gemm.trans_b = transB != 0;
+  gemm.c_stride_m = paramI32(node, cStrideM), gemm.c_stride_n = paramI32(node, cStrideN);
+  call("bf_gemm_f32",
+       {address(a), address(b), address(c), address(y), params(node, gemm),
+        f32(node.attrs.getFloat("alpha", 1.0f)), f32(node.attrs.getFloat("beta", 1.0f)),
+        i32(act.kind), f32(act.a), f32(act.b)});
 }
 
 void Lowering::lowerMatMul(const Node &node) {
@@ -725,16 +735,21 @@ void Lowering::lowerMatMul(const Node &node) {
   for (int64_t i = 0; i < count && linear; ++i)
     linear = aOff[i] == i * (count > 1 ? aOff[1] : 0) && bOff[i] == i * (count > 1 ? bOff[1] : 0);
   const Activation act = fusedActivation(node);
+  bf_matmul_params mm = unsetKernelParams<bf_matmul_params>();
+  mm.m = paramI32(node, M), mm.k = paramI32(node, K), mm.n = paramI32(node, N);
   if (linear) {
-    call("bf_matmul_f32", {address(a), address(b), address(y), i32(count), i32(M), i32(K), i32(N),
-                           i32(count > 1 ? aOff[1] : 0), i32(count > 1 ? bOff[1] : 0),
-                           i32(act.kind), f32(act.a), f32(act.b)});
+    mm.batch = paramI32(node, count);
+    mm.a_batch_stride = paramI32(node, count > 1 ? aOff[1] : 0);
+    mm.b_batch_stride = paramI32(node, count > 1 ? bOff[1] : 0);
+    call("bf_matmul_f32", {address(a), address(b), address(y), params(node, mm), i32(act.kind),
+                           f32(act.a), f32(act.b)});
     return;
   }
+  mm.batch = 1, mm.a_batch_stride = 0, mm.b_batch_stride = 0;
   for (int64_t i = 0; i < count; ++i)
     call("bf_matmul_f32",
-         {address(a, aOff[i] * 4), address(b, bOff[i] * 4), address(y, i * M * N * 4), i32(1),
-          i32(M), i32(K), i32(N), i32(0), i32(0), i32(act.kind), f32(act.a), f32(act.b)});
+         {address(a, aOff[i] * 4), address(b, bOff[i] * 4), address(y, i * M * N * 4),
+          params(node, mm), i32(act.kind), f32(act.a), f32(act.b)});
 }
 
 } // namespace

@@ -96,13 +96,12 @@ void bf_global_maxpool_f32(const float *in, float *out, int32_t NC, int32_t HW);
  * op(A) is [M,K] (A stored [K,M] when transA), op(B) is [K,N] (stored [N,K]
  * when transB). C may be NULL; C(i,j) = C[i*cStrideM + j*cStrideN] (strides
  * 0 broadcast). */
-void bf_gemm_f32(const float *A, const float *B, const float *C, float *Y, int32_t M, int32_t N,
-                 int32_t K, int32_t transA, int32_t transB, float alpha, float beta,
-                 int32_t cStrideM, int32_t cStrideN, int32_t act, float actA, float actB);
+void bf_gemm_f32(const float *A, const float *B, const float *C, float *Y,
+                 const bf_gemm_params *gemm, float alpha, float beta, int32_t act, float actA,
+                 float actB);
 /* Batched Y[b] = A[b] * B[b]; A[b] starts at A + b*aBatchStride (0 broadcasts). */
-void bf_matmul_f32(const float *A, const float *B, float *Y, int32_t batch, int32_t M, int32_t K,
-                   int32_t N, int32_t aBatchStride, int32_t bBatchStride, int32_t act, float actA,
-                   float actB);
+void bf_matmul_f32(const float *A, const float *B, float *Y, const bf_matmul_params *mm,
+                   int32_t act, float actA, float actB);
 
 /* ---- norm.c ------------------------------------------------------------ */
 void bf_batchnorm_f32(const float *in, float *out, int32_t N, int32_t C, int32_t HW,

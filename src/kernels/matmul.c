@@ -40,9 +40,11 @@ BF_INLINE void bf_gemm_core(const float *restrict A, const float *restrict B, fl
 }
 
 void bf_gemm_f32(const float *restrict A, const float *restrict B, const float *restrict C,
-                 float *restrict Y, int32_t M, int32_t N, int32_t K, int32_t transA, int32_t transB,
-                 float alpha, float beta, int32_t cStrideM, int32_t cStrideN, int32_t act,
-                 float actA, float actB) {
+                 float *restrict Y, const bf_gemm_params *gemm, float alpha, float beta,
+                 int32_t act, float actA, float actB) {
+  /* Read once, through the argument itself: KernelParamsFold folds these. */
+  const int32_t M = gemm->m, N = gemm->n, K = gemm->k, transA = gemm->trans_a,
+                transB = gemm->trans_b, cStrideM = gemm->c_stride_m, cStrideN = gemm->c_stride_n;
   bf_gemm_core(A, B, Y, M, N, K, transA, transB);
   for (int32_t i = 0; i < M; ++i) {
     float *y = Y + (int64_t)i * N;
@@ -59,8 +61,9 @@ void bf_gemm_f32(const float *restrict A, const float *restrict B, const float *
 }
 
 void bf_matmul_f32(const float *restrict A, const float *restrict B, float *restrict Y,
-                   int32_t batch, int32_t M, int32_t K, int32_t N, int32_t aBatchStride,
-                   int32_t bBatchStride, int32_t act, float actA, float actB) {
+                   const bf_matmul_params *mm, int32_t act, float actA, float actB) {
+  const int32_t batch = mm->batch, M = mm->m, K = mm->k, N = mm->n,
+                aBatchStride = mm->a_batch_stride, bBatchStride = mm->b_batch_stride;
   for (int32_t b = 0; b < batch; ++b)
     bf_gemm_core(A + (int64_t)b * aBatchStride, B + (int64_t)b * bBatchStride,
                  Y + (int64_t)b * M * N, M, N, K, 0, 0);

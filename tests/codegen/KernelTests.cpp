@@ -415,8 +415,8 @@ TEST_CASE("kernel gemm and matmul match reference loops") {
           want[i * N + j] = std::max(0.0f, float(0.5 * acc + 2.0 * c[j]));
         }
       Vec got(want.size());
-      bf_gemm_f32(a.data(), b.data(), c.data(), got.data(), M, N, K, transA, transB, 0.5f, 2.0f, 0,
-                  1, BF_ACT_RELU, 0, 0);
+      const bf_gemm_params gemm = {M, N, K, transA, transB, 0, 1};
+      bf_gemm_f32(a.data(), b.data(), c.data(), got.data(), &gemm, 0.5f, 2.0f, BF_ACT_RELU, 0, 0);
       checkClose(got, want);
     }
   // Batched matmul, B broadcast over the batch.
@@ -431,7 +431,8 @@ TEST_CASE("kernel gemm and matmul match reference loops") {
           acc += double(A[(t * M + i) * K + k]) * B[k * N + j];
         want[(t * M + i) * N + j] = float(acc);
       }
-  bf_matmul_f32(A.data(), B.data(), got.data(), batch, M, K, N, M * K, 0, BF_ACT_NONE, 0, 0);
+  const bf_matmul_params mm = {batch, M, K, N, M * K, 0};
+  bf_matmul_f32(A.data(), B.data(), got.data(), &mm, BF_ACT_NONE, 0, 0);
   checkClose(got, want);
 }
 

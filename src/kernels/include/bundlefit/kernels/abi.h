@@ -214,6 +214,21 @@ typedef struct bf_window3d_params {
   BF_WINDOW3D_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_window3d_params;
 
+/* Gemm Y[m, n] = alpha * op(A) op(B) + beta * C (bf_gemm_f32): k is the
+ * inner extent; C(i, j) = C[i * c_stride_m + j * c_stride_n] (0
+ * broadcasts). */
+#define BF_GEMM_PARAMS_FIELDS(X) X(m) X(n) X(k) X(trans_a) X(trans_b) X(c_stride_m) X(c_stride_n)
+typedef struct bf_gemm_params {
+  BF_GEMM_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_gemm_params;
+
+/* Batched MatMul Y[b] = A[b] B[b] of [m, k] x [k, n] (bf_matmul_f32);
+ * A[b] starts at A + b * a_batch_stride (0 broadcasts), B[b] likewise. */
+#define BF_MATMUL_PARAMS_FIELDS(X) X(batch) X(m) X(k) X(n) X(a_batch_stride) X(b_batch_stride)
+typedef struct bf_matmul_params {
+  BF_MATMUL_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_matmul_params;
+
 /* The int8 requantization's scalars (TFLM's Prepare(), ops/Int8Params.h):
  * input_offset = -input zero point, output_offset = output zero point,
  * quant_flags (BF_I8_*), the clamp of the fused activation. The per-channel

@@ -1,7 +1,8 @@
 //===- KernelParams.h - The kernels' parameter structs, set by name -*- C++ -*-===//
 //
 // The C++ side of the parameter structs of bundlefit/kernels/abi.h
-// (bf_conv_params, bf_pool_params, bf_quant_params, bf_window3d_params):
+// (bf_conv_params, bf_pool_params, bf_quant_params, bf_window3d_params,
+// bf_gemm_params, bf_matmul_params):
 // the lowering fills the very C struct the kernel reads, field by field and
 // by name, and passes it as a KernelArg::Params (a private constant global
 // in the bundle, folded into the kernel after inlining). A field left unset is an internal error
@@ -43,23 +44,27 @@ BF_KERNEL_PARAMS_INFO(bf_conv_params, BF_CONV_PARAMS_FIELDS)
 BF_KERNEL_PARAMS_INFO(bf_pool_params, BF_POOL_PARAMS_FIELDS)
 BF_KERNEL_PARAMS_INFO(bf_quant_params, BF_QUANT_PARAMS_FIELDS)
 BF_KERNEL_PARAMS_INFO(bf_window3d_params, BF_WINDOW3D_PARAMS_FIELDS)
+BF_KERNEL_PARAMS_INFO(bf_gemm_params, BF_GEMM_PARAMS_FIELDS)
+BF_KERNEL_PARAMS_INFO(bf_matmul_params, BF_MATMUL_PARAMS_FIELDS)
 #undef BF_KERNEL_PARAMS_INFO
 
 // llvm-link merges structurally identical struct types of the kernels'
 // bitcode under one name, and code generation finds each struct by name
 // (KernelParamsCheck): the structs' field counts must differ.
-static_assert(std::size(KernelParamsInfo<bf_conv_params>::fields) !=
-                      std::size(KernelParamsInfo<bf_pool_params>::fields) &&
-                  std::size(KernelParamsInfo<bf_conv_params>::fields) !=
-                      std::size(KernelParamsInfo<bf_quant_params>::fields) &&
-                  std::size(KernelParamsInfo<bf_conv_params>::fields) !=
-                      std::size(KernelParamsInfo<bf_window3d_params>::fields) &&
-                  std::size(KernelParamsInfo<bf_pool_params>::fields) !=
-                      std::size(KernelParamsInfo<bf_quant_params>::fields) &&
-                  std::size(KernelParamsInfo<bf_pool_params>::fields) !=
-                      std::size(KernelParamsInfo<bf_window3d_params>::fields) &&
-                  std::size(KernelParamsInfo<bf_quant_params>::fields) !=
-                      std::size(KernelParamsInfo<bf_window3d_params>::fields),
+constexpr bool kernelParamsCountsDiffer() {
+  const size_t counts[] = {std::size(KernelParamsInfo<bf_conv_params>::fields),
+                           std::size(KernelParamsInfo<bf_pool_params>::fields),
+                           std::size(KernelParamsInfo<bf_quant_params>::fields),
+                           std::size(KernelParamsInfo<bf_window3d_params>::fields),
+                           std::size(KernelParamsInfo<bf_gemm_params>::fields),
+                           std::size(KernelParamsInfo<bf_matmul_params>::fields)};
+  for (size_t i = 0; i < std::size(counts); ++i)
+    for (size_t j = i + 1; j < std::size(counts); ++j)
+      if (counts[i] == counts[j])
+        return false;
+  return true;
+}
+static_assert(kernelParamsCountsDiffer(),
               "two kernel parameter structs have the same field count (see abi.h)");
 #undef BF_ABI_FIELD_NAME
 
@@ -71,7 +76,10 @@ inline std::vector<std::pair<std::string, size_t>> kernelParamsStructs() {
       {KernelParamsInfo<bf_quant_params>::name,
        std::size(KernelParamsInfo<bf_quant_params>::fields)},
       {KernelParamsInfo<bf_window3d_params>::name,
-       std::size(KernelParamsInfo<bf_window3d_params>::fields)}};
+       std::size(KernelParamsInfo<bf_window3d_params>::fields)},
+      {KernelParamsInfo<bf_gemm_params>::name, std::size(KernelParamsInfo<bf_gemm_params>::fields)},
+      {KernelParamsInfo<bf_matmul_params>::name,
+       std::size(KernelParamsInfo<bf_matmul_params>::fields)}};
 }
 
 /// The value of a field not set yet (no kernel parameter is INT32_MIN).
@@ -128,6 +136,10 @@ inline size_t kernelParamsFieldIndex(std::string_view cStruct, std::string_view 
     return kernelParamsFieldIndex<bf_quant_params>(field);
   if (cStruct == KernelParamsInfo<bf_window3d_params>::name)
     return kernelParamsFieldIndex<bf_window3d_params>(field);
+  if (cStruct == KernelParamsInfo<bf_gemm_params>::name)
+    return kernelParamsFieldIndex<bf_gemm_params>(field);
+  if (cStruct == KernelParamsInfo<bf_matmul_params>::name)
+    return kernelParamsFieldIndex<bf_matmul_params>(field);
   fatalInternal("no kernel parameter struct " + std::string(cStruct));
 }
 
