@@ -3,15 +3,19 @@
 // The graph is handed to the planner's ordering search as plain numbers: one
 // tensor per activation buffer owner (views share their source's tensor),
 // one op per node. Placeholders and constants are not in the arena, so they
-// do not count.
+// do not count; but a graph output that a later node reads is a dependency
+// all the same: it is a tensor of no bytes, so the order search never runs
+// that reader before its producer.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/schedule/Schedule.h"
 
 #include "bundlefit/planner/OpOrder.h"
 #include "bundlefit/schedule/MemoryPlan.h"
+#include "bundlefit/support/Error.h"
 
 #include <map>
+#include <set>
 
 namespace bundlefit {
 
@@ -27,18 +31,32 @@ bool isActivation(const Value *value) {
   return value->kind == ValueKind::Intermediate && !value->isGraphOutput;
 }
 
+/// A graph output (a placeholder) that some node of `nodes` reads.
+std::set<const Value *> readGraphOutputs(const std::vector<const Node *> &nodes) {
+  std::set<const Value *> read;
+  for (const Node *node : nodes)
+    for (const Value *input : node->inputs) {
+      const Value *owner = input ? ownerOf(input) : nullptr;
+      if (owner && owner->kind == ValueKind::Intermediate && owner->isGraphOutput)
+        read.insert(owner);
+    }
+  return read;
+}
+
 /// The graph as the planner's OpGraph, with nodes in graph order.
 planner::OpGraph toOpGraph(const std::vector<const Node *> &nodes) {
   planner::OpGraph opGraph;
   std::map<const Value *, int> tensorOf;
+  const std::set<const Value *> readOutputs = readGraphOutputs(nodes);
   auto tensorIndex = [&](const Value *value) -> int {
     const Value *owner = ownerOf(value);
-    if (!isActivation(owner))
+    const bool dependencyOnly = readOutputs.count(owner) != 0;
+    if (!isActivation(owner) && !dependencyOnly)
       return -1;
     auto [it, inserted] = tensorOf.emplace(owner, int(opGraph.tensorSizes.size()));
     if (inserted) {
       uint64_t a = MemoryPlan::kAlignment;
-      opGraph.tensorSizes.push_back((owner->type.bytes() + a - 1) / a * a);
+      opGraph.tensorSizes.push_back(dependencyOnly ? 0 : (owner->type.bytes() + a - 1) / a * a);
     }
     return it->second;
   };
@@ -87,8 +105,21 @@ std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemo
               : result.method == "given: too large to reorder" ? "model order: too large to reorder"
                                                                : result.method;
   std::vector<const Node *> order;
-  for (int index : result.order)
+  std::set<const Node *> done;
+  for (int index : result.order) {
+    // Each node after the producers of the bytes it reads (a view's
+    // source's): a reordering that breaks that would compute from bytes not
+    // yet written. Views themselves run no code, so their order is free.
+    for (const Value *input : nodes[index]->inputs) {
+      const Value *owner = input ? ownerOf(input) : nullptr;
+      if (owner && owner->producer && !done.count(owner->producer))
+        fatalInternal("schedule runs " + nodes[index]->describe() + " before " +
+                      owner->producer->describe() + ", the producer of its input '" + owner->name +
+                      "'");
+    }
+    done.insert(nodes[index]);
     order.push_back(nodes[index]);
+  }
   return order;
 }
 
