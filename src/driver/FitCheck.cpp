@@ -87,9 +87,8 @@ Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
   const bool integer = variant.precision == device::Precision::Int8;
   // One line naming the model, the option and the builds the model has.
   auto refuse = [&](const std::string &why) {
-    return Error(ExitCode::Usage,
-                 (quant.markedModel.empty() ? "" : quant.markedModel + ": ") + "--variant " +
-                     name + ": " + why);
+    return Error(ExitCode::Usage, (quant.markedModel.empty() ? "" : quant.markedModel + ": ") +
+                                      "--variant " + name + ": " + why);
   };
   if (quant.int16x8 && !integer)
     throw refuse("the model is int16x8 (int16 activations, int8 weights); "

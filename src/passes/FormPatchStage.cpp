@@ -248,9 +248,8 @@ void forEachGrid(const PatchBody &body, const Value &cut, uint64_t runMacs, doub
                       [&](const auto &g) { return g.first <= gh && g.second <= gw; }))
         continue;
       std::unique_ptr<PatchProgram> built;
-      const PatchProgram &program = stagePrograms
-                                        ? stagePrograms->get(body, cut, gh, gw)
-                                        : *(built = buildPatchProgram(body, cut, gh, gw));
+      const PatchProgram &program = stagePrograms ? stagePrograms->get(body, cut, gh, gw)
+                                                  : *(built = buildPatchProgram(body, cut, gh, gw));
       const uint64_t extra = program.macs > runMacs ? program.macs - runMacs : 0;
       if (double(extra) > budget)
         overBudget.push_back({gh, gw});
@@ -360,8 +359,8 @@ Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &ch
 /// estimated time than grids within the budget). Returns whether a grid
 /// changed.
 bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
-                  std::map<const Node *, uint64_t> &extras, double &budget,
-                  const uint64_t *ceiling, StagePrograms &stagePrograms) {
+                  std::map<const Node *, uint64_t> &extras, double &budget, const uint64_t *ceiling,
+                  StagePrograms &stagePrograms) {
   bool changed = false;
   const std::vector<Node *> nodes = graph.nodes();
   for (size_t at = 0; at < nodes.size(); ++at) {
@@ -391,31 +390,29 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
     const double withinBudgetTime = best.addedTime;
     // addedTime >= extra MACs (patchTimeMacs' factor is at least 1), so no
     // grid past withinBudgetTime extra MACs can be faster.
-    forEachGrid(*body, cut, runMacs, ceiling ? std::max(allowed, withinBudgetTime) : allowed,
-                &stagePrograms,
-                [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
-                  const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
-                  const Choice choice{at,
-                                      at,
-                                      gh,
-                                      gw,
-                                      peak,
-                                      extra,
-                                      program.narrowConvTiles,
-                                      patchTimeMacs(program, gh, gw) - double(runMacs)};
-                  const bool better =
-                      ceiling
-                          ? peak <= *ceiling && choice.fasterThan(best, /*byTime=*/true) &&
-                                (double(extra) <= allowed ||
-                                 choice.addedTime + double(runMacs) <
-                                     kPastBudgetTimeRatio * (withinBudgetTime + double(runMacs)))
-                          : peak < best.peak ||
-                                (peak == best.peak && choice.fasterThan(best, false));
-                  if (better) {
-                    best = choice;
-                    bestArena = program.arenaBytes;
-                  }
-                });
+    forEachGrid(
+        *body, cut, runMacs, ceiling ? std::max(allowed, withinBudgetTime) : allowed,
+        &stagePrograms, [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
+          const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
+          const Choice choice{at,
+                              at,
+                              gh,
+                              gw,
+                              peak,
+                              extra,
+                              program.narrowConvTiles,
+                              patchTimeMacs(program, gh, gw) - double(runMacs)};
+          const bool better =
+              ceiling ? peak <= *ceiling && choice.fasterThan(best, /*byTime=*/true) &&
+                            (double(extra) <= allowed ||
+                             choice.addedTime + double(runMacs) <
+                                 kPastBudgetTimeRatio * (withinBudgetTime + double(runMacs)))
+                      : peak < best.peak || (peak == best.peak && choice.fasterThan(best, false));
+          if (better) {
+            best = choice;
+            bestArena = program.arenaBytes;
+          }
+        });
     changed = changed || best.gridH != stage->attrs.getInt("grid_h", 1) ||
               best.gridW != stage->attrs.getInt("grid_w", 1);
     stage->attrs.setInt("grid_h", best.gridH);

@@ -44,7 +44,8 @@ std::string patchStageLine(const PatchStageSummary &summary);
 /// "patch stages: N extra MACs recomputed (+x% of the model's MACs run
 /// whole); --patch-recompute-budget F bounds those of the grids that set the
 /// peak (...)": what the option promised and whether a stage passed it (only
-/// for a grid estimated under kPastBudgetTimeRatio of the time, formPatchStage). Empty without stages.
+/// for a grid estimated under kPastBudgetTimeRatio of the time, formPatchStage). Empty without
+/// stages.
 std::string patchBudgetLine(const std::vector<PatchStageSummary> &stages, double budget);
 
 } // namespace bundlefit
