@@ -209,6 +209,21 @@ struct Choice {
   }
 };
 
+/// The choice of nodes[first..last] on a gh x gw grid whose tile program is
+/// `program` (whole or a StagePrograms entry), at `peak`, recomputing `extra`
+/// of the run's `runMacs` MACs.
+Choice choiceFor(size_t first, size_t last, int64_t gh, int64_t gw, const PatchProgram &program,
+                 uint64_t runMacs, uint64_t peak, uint64_t extra) {
+  return Choice{first,
+                last,
+                gh,
+                gw,
+                peak,
+                extra,
+                program.narrowConvTiles,
+                patchTimeMacs(program, gh, gw) - double(runMacs)};
+}
+
 /// The tile programs of the formed stages' grids, each built once: every
 /// regrid pass visits the same grids of the same bodies again
 /// (MobileNetV2-0.35 96x96: 441 programs for 128 grids, its whole plan
@@ -293,14 +308,8 @@ bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, ui
                   [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
                     const uint64_t peak =
                         profile.peakWith(first, last, program.arenaBytes, cutBytes);
-                    const Choice choice{first,
-                                        last,
-                                        gh,
-                                        gw,
-                                        peak,
-                                        extra,
-                                        program.narrowConvTiles,
-                                        patchTimeMacs(program, gh, gw) - double(runMacs)};
+                    const Choice choice =
+                        choiceFor(first, last, gh, gw, program, runMacs, peak, extra);
                     if (peak < best.peak ||
                         (found && peak == best.peak && choice.fasterThan(best, /*byTime=*/false))) {
                       best = choice;
@@ -377,15 +386,11 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
     const Value &cut = *stage->output();
     const uint64_t cutBytes = aligned(cut.type.bytes());
     const double allowed = budget + double(extras[stage]);
-    Choice best{at,
-                at,
-                stage->attrs.getInt("grid_h", 1),
-                stage->attrs.getInt("grid_w", 1),
-                profile.peakWith(at, at, arenas[stage], cutBytes),
-                extras[stage]};
-    const PatchProgram &current = stagePrograms.get(*body, cut, best.gridH, best.gridW);
-    best.narrow = current.narrowConvTiles;
-    best.addedTime = patchTimeMacs(current, best.gridH, best.gridW) - double(runMacs);
+    const int64_t gridH = stage->attrs.getInt("grid_h", 1),
+                  gridW = stage->attrs.getInt("grid_w", 1);
+    Choice best =
+        choiceFor(at, at, gridH, gridW, stagePrograms.get(*body, cut, gridH, gridW), runMacs,
+                  profile.peakWith(at, at, arenas[stage], cutBytes), extras[stage]);
     uint64_t bestArena = arenas[stage];
     const double withinBudgetTime = best.addedTime;
     // addedTime >= extra MACs (patchTimeMacs' factor is at least 1), so no
@@ -394,14 +399,7 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
         *body, cut, runMacs, ceiling ? std::max(allowed, withinBudgetTime) : allowed,
         &stagePrograms, [&](int64_t gh, int64_t gw, const PatchProgram &program, uint64_t extra) {
           const uint64_t peak = profile.peakWith(at, at, program.arenaBytes, cutBytes);
-          const Choice choice{at,
-                              at,
-                              gh,
-                              gw,
-                              peak,
-                              extra,
-                              program.narrowConvTiles,
-                              patchTimeMacs(program, gh, gw) - double(runMacs)};
+          const Choice choice = choiceFor(at, at, gh, gw, program, runMacs, peak, extra);
           const bool better =
               ceiling ? peak <= *ceiling && choice.fasterThan(best, /*byTime=*/true) &&
                             (double(extra) <= allowed ||
