@@ -42,11 +42,12 @@ BF_INLINE int32_t bf_conv_flat_pitch(int32_t Cg, int32_t H, int32_t W, int32_t O
 }
 
 /* Keeps the lanes of a flat tile from `start` that are outputs:
- * g = oh * P + ow with ow < OW. */
-BF_INLINE void bf_flat_store(const float *restrict tile, int32_t lanes, float *restrict out,
-                             int32_t outPlane, int32_t OW, int32_t P, int32_t start) {
+ * g = oh * P + ow with ow < OW, the first `count` lanes (<= lanes). */
+BF_INLINE void bf_flat_store(const float *restrict tile, int32_t lanes, int32_t count,
+                             float *restrict out, int32_t outPlane, int32_t OW, int32_t P,
+                             int32_t start) {
   int32_t oh = start / P, ow = start - oh * P;
-  for (int32_t j = 0; j < lanes; ++j) {
+  for (int32_t j = 0; j < count; ++j) {
     if (ow < OW)
       for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
         out[(int64_t)mi * outPlane + oh * OW + ow] = tile[mi * lanes + j];
@@ -64,14 +65,30 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
                                    int32_t Cg, int32_t H, int32_t W, int32_t OH, int32_t OW,
                                    int32_t KH, int32_t KW, int32_t padT, int32_t padL, int32_t P,
                                    int copy) {
-  float padded[BF_FLAT_PAD_FLOATS];
+  /* Room for one tile's lanes past the run (see `single` below). */
+  float padded[BF_FLAT_PAD_FLOATS + 16];
   int32_t PH = H;
+  /* The last tile is shifted left to end at the run's end, so no tile reads
+   * past the plane (the run's last output reads its last input). */
+  const int32_t runEnd = (OH - 1) * P + OW;
+#if defined(BF_WIDE_TILES)
+  /* A run shorter than 16 (ResNet-8's 3x3 patch-stage tiles, pitch 5: 13)
+   * takes one 16-lane tile over the padded copy, whose lanes past the run
+   * read the copy's zero tail or the next channel and are dropped: on
+   * AVX-512 hosts an 8-lane tile costs as much as a 16-lane one, and two of
+   * them ran. Planes the copy cannot hold keep the 8-lane tiles. */
+  const int single =
+      runEnd < BF_WIDE_PB && (int64_t)Cg * bf_span(OH, 1, KH) * P <= BF_FLAT_PAD_FLOATS;
+#else
+  const int single = 0;
+#endif
+  copy |= single;
   if (copy) {
     PH = (int32_t)bf_span(OH, 1, KH);
     /* Input rows and columns that land inside the padded plane. */
     const int32_t ihBegin = padT < 0 ? -padT : 0, ihEnd = PH - padT < H ? PH - padT : H;
     const int32_t iwBegin = padL < 0 ? -padL : 0, iwEnd = P - padL < W ? P - padL : W;
-    for (int32_t i = 0; i < Cg * PH * P; ++i)
+    for (int32_t i = 0; i < Cg * PH * P + 16; ++i)
       padded[i] = 0.0f;
     for (int32_t c = 0; c < Cg; ++c)
       for (int32_t ih = ihBegin; ih < ihEnd; ++ih)
@@ -80,10 +97,17 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
     x = padded;
   }
   const int32_t inPlane = PH * P, outPlane = OH * OW, taps = KH * KW;
-  /* The last tile is shifted left to end at the run's end, so no tile reads
-   * past the plane (the run's last output reads its last input). */
-  const int32_t runEnd = (OH - 1) * P + OW;
 #if defined(BF_WIDE_TILES)
+  if (single) {
+    for (int32_t blk = 0; blk < blocks; ++blk) {
+      const int32_t m = blk * BF_CONV_MB;
+      float tile[BF_CONV_MB * BF_WIDE_PB];
+      bf_conv_tile_wide(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0, tile, BF_WIDE_PB, Cg,
+                        inPlane, P, KW, taps, 0, KH, 0, 1, 0, 1, 1, BF_TILE_INSIDE, BF_WIDE_PB, 0);
+      bf_flat_store(tile, BF_WIDE_PB, runEnd, out + (int64_t)m * outPlane, outPlane, OW, P, 0);
+    }
+    return;
+  }
   /* Runs of 16 or more: the AVX-512 tiles, as for whole rows. */
   const int32_t lanes = runEnd >= BF_WIDE_PB ? BF_WIDE_PB : BF_NARROW_PB;
 #else
@@ -105,7 +129,7 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
         bf_conv_tile(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0, tile, BF_NARROW_PB, Cg,
                      inPlane, P, KW, taps, 0, KH, 0, 1, start, 1, 1, BF_TILE_INSIDE, BF_NARROW_PB,
                      0);
-      bf_flat_store(tile, lanes, out + (int64_t)m * outPlane, outPlane, OW, P, start);
+      bf_flat_store(tile, lanes, lanes, out + (int64_t)m * outPlane, outPlane, OW, P, start);
     }
     if (start == lastStart)
       break;
@@ -275,6 +299,12 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
   for (int32_t kh = 0; kh < KH; ++kh)
     for (int32_t kw = 0; kw < KW; ++kw)
       off[kh * KW + kw] = ((kh % s) * s + kw % s) * phasePlane + (kh / s) * Q + kw / s;
+  /* Phase column j of phase p holds padded column p + j * s, input column
+   * p + j * s - padL: inside the row for j in [jBegin[p], jEnd[p]), the
+   * same for every row and channel. */
+  int32_t jBegin[2] = {0, 0}, jEnd[2] = {0, 0};
+  for (int32_t p = 0; p < s; ++p)
+    bf_valid_range(Q, W, s, padL, p, &jBegin[p], &jEnd[p]);
   for (int32_t band = 0; band < OH; band += rows) {
     /* A last band too short for one tile moves up to end at OH (it
      * recomputes rows of the band before). */
@@ -294,25 +324,21 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
         const int32_t ih = r0 + r;
         if (ih < 0 || ih >= H)
           continue;
-        const float *xr = xc + (int64_t)ih * W;
-        float *pr = pc + (r % s) * s * phasePlane + (r / s) * Q;
-        for (int32_t p = 0; p < s; ++p) {
-          /* Phase column j holds padded column p + j * s, input column
-           * p + j * s - padL: inside the row for j in [jBegin, jEnd). */
-          int32_t jBegin, jEnd;
-          bf_valid_range(Q, W, s, padL, p, &jBegin, &jEnd);
-          float *pp = pr + p * phasePlane;
-          const float *xp = xr + p - padL;
-          /* s is 1 or 2 (bf_conv_phase_rows): as literals the copies are
-           * plain or shuffled wide loads; with s a variable they were
-           * gathers (12% of this function's time in SqueezeNet 1.1). */
-          if (s == 1) {
-            for (int32_t j = jBegin; j < jEnd; ++j)
-              pp[j] = xp[j];
-          } else {
-            for (int32_t j = jBegin; j < jEnd; ++j)
-              pp[j] = xp[j * 2];
-          }
+        const float *xr = xc + (int64_t)ih * W - padL;
+        /* s is 1 or 2 (bf_conv_phase_rows): as literals the copies are
+         * plain or shuffled wide loads and the row's phase plane a shift;
+         * with s a variable they were gathers (12% of this function's time
+         * in SqueezeNet 1.1) and divisions per row. */
+        if (s == 1) {
+          float *pr = pc + r * Q;
+          for (int32_t j = jBegin[0]; j < jEnd[0]; ++j)
+            pr[j] = xr[j];
+        } else {
+          float *even = pc + (r & 1) * 2 * phasePlane + (r >> 1) * Q, *odd = even + phasePlane;
+          for (int32_t j = jBegin[0]; j < jEnd[0]; ++j)
+            even[j] = xr[2 * j];
+          for (int32_t j = jBegin[1]; j < jEnd[1]; ++j)
+            odd[j] = xr[2 * j + 1];
         }
       }
     }
