@@ -238,8 +238,31 @@ TEST_CASE("fuseConvPool fuses only the pairs that lower the peak") {
   CHECK(countOps(*g, "MaxPool") == 1);
   CHECK(countOps(*g, "Conv") == 2);
   for (const Node *node : g->nodes())
-    if (node->opType == kConvPoolOp)
+    if (node->opType == kConvPoolOp) {
       CHECK(node->input(0) == g->inputs().at(0));
+      // Its step is the peak: 16-channel rows would raise it.
+      CHECK(node->attrs.getInt("channel_chunk", 0) == 8);
+    }
+  std::map<std::string, Tensor> after = Interpreter(*g).run(inputsFor(*g));
+  CHECK(maxRelativeDiff(after, before) == 0);
+}
+
+TEST_CASE("fuseConvPool gives a pair under the peak all its channels per row") {
+  // Apart, conv1's 16x64x64 output (256 KB) is the peak; fused, its step
+  // holds the pooled 16x32x32 (64 KB) and one scratch row, and conv2's step
+  // (64 KB in, 128 KB out, read by conv3) sets the peak. So the row takes
+  // all 16 channels (4 KB; one conv call per row, not two) and the peak
+  // stays conv2's. (Graph inputs and outputs are not in the arena.)
+  Net n({1, 3, 64, 64});
+  Value *p1 = pool(n, n.conv(n.x, 3, 16, 3, 1, 1), "MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0});
+  Value *c2 = n.add("Relu", {n.conv(p1, 16, 32, 3, 1, 1)});
+  std::unique_ptr<Graph> g = n.finish(n.conv(c2, 32, 4, 3, 2, 1));
+  std::map<std::string, Tensor> before = Interpreter(*g).run(inputsFor(*g));
+  CHECK(fuseConvPool(*g) == 1);
+  REQUIRE(countOps(*g, kConvPoolOp) == 1);
+  const Node *fused = g->nodes().front();
+  CHECK(fused->attrs.getInt("channel_chunk", 0) == 16);
+  CHECK(nodeScratchBytes(*fused) == 16 * 64 * 4);
   std::map<std::string, Tensor> after = Interpreter(*g).run(inputsFor(*g));
   CHECK(maxRelativeDiff(after, before) == 0);
 }
