@@ -2,6 +2,7 @@
 #include "KernelClasses.h"
 
 #include "CallMarks.h"
+#include "KernelParamsCheck.h"
 #include "LowerGraph.h"
 #include "bundlefit/ops/KernelParams.h"
 
@@ -67,20 +68,19 @@ ShapeClassPolicy policyOf(const llvm::CallInst &call) {
   return policy;
 }
 
-/// A parameter struct argument: a constant global of a kernel struct type
-/// ("struct.bf_*", KernelArg::Params), or null.
+/// A parameter struct argument: a constant global of a kernel parameter
+/// type (KernelArg::Params, kernelParamsType), or null.
 llvm::GlobalVariable *paramsGlobal(llvm::Value *arg) {
   auto *global = llvm::dyn_cast<llvm::GlobalVariable>(arg);
   if (!global || !global->isConstant() || !global->hasInitializer())
     return nullptr;
-  auto *type = llvm::dyn_cast<llvm::StructType>(global->getValueType());
-  return type && type->hasName() && type->getName().startswith("struct.bf_") ? global : nullptr;
+  return kernelParamsStructOf(global->getValueType()) ? global : nullptr;
 }
 
 /// The fields of `global`'s struct that `policy` passes at run time.
 std::vector<unsigned> runtimeFieldsOf(const ShapeClassPolicy &policy,
                                       const llvm::GlobalVariable &global) {
-  const llvm::StringRef cStruct = global.getValueType()->getStructName().drop_front(7); // struct.
+  const llvm::StringRef cStruct = *kernelParamsStructOf(global.getValueType());
   std::vector<unsigned> fields;
   for (const RuntimeField &f : policy.runtimeFields)
     if (cStruct == f.cStruct)

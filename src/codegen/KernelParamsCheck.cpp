@@ -5,47 +5,74 @@
 #include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/support/Error.h"
 
-#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Module.h>
 
-namespace bundlefit {
+#include <vector>
 
-llvm::StructType *findKernelParamsType(const llvm::Module &kernels, const std::string &cStruct) {
-  // clang names a C struct type "struct.<tag>"; the kernels that read it
-  // reference it (every field access is a GEP on it in the unoptimised bitcode).
-  return llvm::StructType::getTypeByName(kernels.getContext(), "struct." + cStruct);
+namespace bundlefit {
+namespace {
+
+constexpr llvm::StringLiteral kTypePrefix = "bf.params.";
+
+/// abi.c's `const int32_t bf_abi_sizeof_<cStruct>`, or null.
+const llvm::GlobalVariable *sizeGlobal(const llvm::Module &kernels, const std::string &cStruct) {
+  return kernels.getNamedGlobal(BF_ABI_SIZEOF_PREFIX + cStruct);
 }
+
+} // namespace
 
 std::string kernelParamsMismatch(const llvm::Module &kernels, const std::string &cStruct,
                                  size_t fieldCount) {
-  llvm::StructType *type = findKernelParamsType(kernels, cStruct);
-  if (!type || type->isOpaque())
+  const llvm::GlobalVariable *global = sizeGlobal(kernels, cStruct);
+  const auto *size = global && global->hasInitializer()
+                         ? llvm::dyn_cast<llvm::ConstantInt>(global->getInitializer())
+                         : nullptr;
+  if (!size)
     return "the kernel bitcode has no struct " + cStruct;
-  const unsigned elements = type->getNumElements();
-  for (unsigned i = 0; i < elements; ++i)
-    if (!type->getElementType(i)->isIntegerTy(32))
-      return "the kernel bitcode's struct " + cStruct + " has a field (" + std::to_string(i) +
-             ") that is not int32";
-  const uint64_t bytes = kernels.getDataLayout().getTypeAllocSize(type);
-  if (elements != fieldCount || bytes != 4 * uint64_t(fieldCount))
-    return "struct " + cStruct + " has " + std::to_string(elements) + " int32 fields (" +
+  // abi.c asserts that the struct has only int32 fields.
+  const uint64_t bytes = size->getZExtValue();
+  if (bytes != 4 * uint64_t(fieldCount))
+    return "struct " + cStruct + " has " + std::to_string(bytes / 4) + " int32 fields (" +
            std::to_string(bytes) + " bytes) in the kernel bitcode but " +
            std::to_string(fieldCount) + " in code generation (bundlefit/kernels/abi.h differs)";
   return "";
 }
 
-void checkKernelParamsStructs(const llvm::Module &kernels) {
+void checkKernelParamsStructs(llvm::Module &kernels) {
   for (const auto &[name, fields] : kernelParamsStructs())
     if (std::string why = kernelParamsMismatch(kernels, name, fields); !why.empty())
       fatalInternal(why);
+  std::vector<llvm::GlobalVariable *> sizes;
+  for (llvm::GlobalVariable &global : kernels.globals())
+    if (global.getName().startswith(BF_ABI_SIZEOF_PREFIX))
+      sizes.push_back(&global);
+  for (llvm::GlobalVariable *global : sizes)
+    if (global->use_empty())
+      global->eraseFromParent();
 }
 
-llvm::StructType *kernelParamsType(const llvm::Module &kernels, const std::string &cStruct,
+llvm::StructType *kernelParamsType(llvm::Module &module, const std::string &cStruct,
                                    size_t fieldCount) {
-  if (std::string why = kernelParamsMismatch(kernels, cStruct, fieldCount); !why.empty())
-    fatalInternal(why);
-  return findKernelParamsType(kernels, cStruct);
+  llvm::LLVMContext &ctx = module.getContext();
+  const std::string name = (kTypePrefix + cStruct).str();
+  if (llvm::StructType *type = llvm::StructType::getTypeByName(ctx, name)) {
+    if (type->getNumElements() != fieldCount)
+      fatalInternal("struct " + cStruct + " passed with " + std::to_string(fieldCount) +
+                    " fields and with " + std::to_string(type->getNumElements()));
+    return type;
+  }
+  std::vector<llvm::Type *> fields(fieldCount, llvm::Type::getInt32Ty(ctx));
+  return llvm::StructType::create(ctx, fields, name);
+}
+
+std::optional<llvm::StringRef> kernelParamsStructOf(const llvm::Type *type) {
+  const auto *st = llvm::dyn_cast<llvm::StructType>(type);
+  if (!st || !st->hasName() || !st->getName().startswith(kTypePrefix))
+    return std::nullopt;
+  return st->getName().drop_front(kTypePrefix.size());
 }
 
 } // namespace bundlefit

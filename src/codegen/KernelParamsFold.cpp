@@ -1,6 +1,8 @@
 //===- KernelParamsFold.cpp - Fields every call of a kernel shares ---------===//
 #include "KernelParamsFold.h"
 
+#include "KernelParamsCheck.h"
+
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -27,7 +29,13 @@ struct Fields {
   std::vector<llvm::Constant *> values;
 };
 
+/// A parameter struct: code generation's type of one (the constants calls
+/// pass, the locals of shape-class wrappers) or, for a C kernel's local copy
+/// of its struct argument, clang's type ("struct.bf_*"; llvm-link may have
+/// given it another struct's name, but the prefix stays).
 bool isParamsStruct(llvm::Type *type) {
+  if (kernelParamsStructOf(type))
+    return true;
   auto *st = llvm::dyn_cast<llvm::StructType>(type);
   return st && st->hasName() && st->getName().startswith("struct.bf_");
 }

@@ -196,9 +196,10 @@ llvm::Value *Lowering::intTable(const std::vector<int32_t> &values) {
   return global;
 }
 
-/// A kernel parameter struct (KernelArg::Params) as a private constant of the
-/// kernel bitcode's own struct type, so the kernel's field loads fold once
-/// inlined, as the integer arguments they replace did.
+/// A kernel parameter struct (KernelArg::Params) as a private constant of
+/// code generation's type of it (kernelParamsType: not the bitcode's, whose
+/// names llvm-link merges), so the kernel's field loads fold once inlined,
+/// as the integer arguments they replace did.
 llvm::Value *Lowering::paramsGlobal(const std::string &cStruct,
                                     const std::vector<int32_t> &values) {
   auto key = std::make_pair(cStruct, values);

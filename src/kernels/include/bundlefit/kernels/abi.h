@@ -164,10 +164,11 @@ enum bf_scatter_reduction { BF_SCATTER_NONE = 0, BF_SCATTER_ADD = 1, BF_SCATTER_
  * lowering sets them by name, and a field it did not set is reported by
  * name. Add a field only to its list.
  *
- * No two structs may have the same number of fields: llvm-link merges
- * structurally identical struct types into one name when it links the
- * kernels' bitcode, and code generation finds each struct by its name
- * (KernelParams.h asserts the counts differ). */
+ * A new struct is also added to BF_ABI_PARAMS_STRUCTS (the end of this
+ * file). Two structs may have the same fields: code generation never looks a
+ * struct type up by name in the kernel bitcode (llvm-link merges
+ * structurally identical types under one name), it reads each struct's size
+ * from the global abi.c defines for it (codegen/KernelParamsCheck.cpp). */
 #define BF_ABI_INT32_FIELD(name) int32_t name;
 
 /* A 2-D convolution [n, c, h, w] -> [n, m, oh, ow] with a kernel of kh x kw
@@ -238,6 +239,19 @@ typedef struct bf_matmul_params {
 typedef struct bf_quant_params {
   BF_QUANT_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_quant_params;
+
+/* Every parameter struct with its field list: KernelParams.h (the C++ side)
+ * and abi.c (the struct's size in the kernel bitcode) iterate over it. */
+#define BF_ABI_PARAMS_STRUCTS(X)                                                                   \
+  X(bf_conv_params, BF_CONV_PARAMS_FIELDS)                                                         \
+  X(bf_pool_params, BF_POOL_PARAMS_FIELDS)                                                         \
+  X(bf_quant_params, BF_QUANT_PARAMS_FIELDS)                                                       \
+  X(bf_window3d_params, BF_WINDOW3D_PARAMS_FIELDS)                                                 \
+  X(bf_gemm_params, BF_GEMM_PARAMS_FIELDS)                                                         \
+  X(bf_matmul_params, BF_MATMUL_PARAMS_FIELDS)
+
+/* The name of the int32 global abi.c defines with sizeof(type). */
+#define BF_ABI_SIZEOF_PREFIX "bf_abi_sizeof_"
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,12 @@
 //===- KernelParams.h - The kernels' parameter structs, set by name -*- C++ -*-===//
 //
-// The C++ side of the parameter structs of bundlefit/kernels/abi.h
-// (bf_conv_params, bf_pool_params, bf_quant_params, bf_window3d_params,
-// bf_gemm_params, bf_matmul_params):
-// the lowering fills the very C struct the kernel reads, field by field and
-// by name, and passes it as a KernelArg::Params (a private constant global
-// in the bundle, folded into the kernel after inlining). A field left unset is an internal error
-// naming it; code generation checks the struct's field count against the
-// kernel bitcode's type (KernelParamsCheck in codegen).
+// The C++ side of the parameter structs of bundlefit/kernels/abi.h (every
+// struct of its BF_ABI_PARAMS_STRUCTS): the lowering fills the very C struct
+// the kernel reads, field by field and by name, and passes it as a
+// KernelArg::Params (a private constant global in the bundle, folded into
+// the kernel after inlining). A field left unset is an internal error naming
+// it; code generation checks the struct's field count against the size the
+// kernel bitcode was compiled with (abi.c; KernelParamsCheck in codegen).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -40,46 +39,16 @@ template <typename T> struct KernelParamsInfo;
   };                                                                                               \
   static_assert(sizeof(type) == sizeof(int32_t) * std::size(KernelParamsInfo<type>::fields),       \
                 #type " must consist of int32_t fields only");
-BF_KERNEL_PARAMS_INFO(bf_conv_params, BF_CONV_PARAMS_FIELDS)
-BF_KERNEL_PARAMS_INFO(bf_pool_params, BF_POOL_PARAMS_FIELDS)
-BF_KERNEL_PARAMS_INFO(bf_quant_params, BF_QUANT_PARAMS_FIELDS)
-BF_KERNEL_PARAMS_INFO(bf_window3d_params, BF_WINDOW3D_PARAMS_FIELDS)
-BF_KERNEL_PARAMS_INFO(bf_gemm_params, BF_GEMM_PARAMS_FIELDS)
-BF_KERNEL_PARAMS_INFO(bf_matmul_params, BF_MATMUL_PARAMS_FIELDS)
+BF_ABI_PARAMS_STRUCTS(BF_KERNEL_PARAMS_INFO)
 #undef BF_KERNEL_PARAMS_INFO
-
-// llvm-link merges structurally identical struct types of the kernels'
-// bitcode under one name, and code generation finds each struct by name
-// (KernelParamsCheck): the structs' field counts must differ.
-constexpr bool kernelParamsCountsDiffer() {
-  const size_t counts[] = {std::size(KernelParamsInfo<bf_conv_params>::fields),
-                           std::size(KernelParamsInfo<bf_pool_params>::fields),
-                           std::size(KernelParamsInfo<bf_quant_params>::fields),
-                           std::size(KernelParamsInfo<bf_window3d_params>::fields),
-                           std::size(KernelParamsInfo<bf_gemm_params>::fields),
-                           std::size(KernelParamsInfo<bf_matmul_params>::fields)};
-  for (size_t i = 0; i < std::size(counts); ++i)
-    for (size_t j = i + 1; j < std::size(counts); ++j)
-      if (counts[i] == counts[j])
-        return false;
-  return true;
-}
-static_assert(kernelParamsCountsDiffer(),
-              "two kernel parameter structs have the same field count (see abi.h)");
 #undef BF_ABI_FIELD_NAME
 
 /// Every parameter struct: (C name, field count), for the bitcode check.
 inline std::vector<std::pair<std::string, size_t>> kernelParamsStructs() {
-  return {
-      {KernelParamsInfo<bf_conv_params>::name, std::size(KernelParamsInfo<bf_conv_params>::fields)},
-      {KernelParamsInfo<bf_pool_params>::name, std::size(KernelParamsInfo<bf_pool_params>::fields)},
-      {KernelParamsInfo<bf_quant_params>::name,
-       std::size(KernelParamsInfo<bf_quant_params>::fields)},
-      {KernelParamsInfo<bf_window3d_params>::name,
-       std::size(KernelParamsInfo<bf_window3d_params>::fields)},
-      {KernelParamsInfo<bf_gemm_params>::name, std::size(KernelParamsInfo<bf_gemm_params>::fields)},
-      {KernelParamsInfo<bf_matmul_params>::name,
-       std::size(KernelParamsInfo<bf_matmul_params>::fields)}};
+#define BF_KERNEL_PARAMS_ENTRY(type, fieldList)                                                    \
+  {KernelParamsInfo<type>::name, std::size(KernelParamsInfo<type>::fields)},
+  return {BF_ABI_PARAMS_STRUCTS(BF_KERNEL_PARAMS_ENTRY)};
+#undef BF_KERNEL_PARAMS_ENTRY
 }
 
 /// The value of a field not set yet (no kernel parameter is INT32_MIN).
@@ -128,18 +97,11 @@ template <typename T> size_t kernelParamsFieldIndex(std::string_view field) {
 
 /// kernelParamsFieldIndex of the struct named `cStruct` (C name).
 inline size_t kernelParamsFieldIndex(std::string_view cStruct, std::string_view field) {
-  if (cStruct == KernelParamsInfo<bf_conv_params>::name)
-    return kernelParamsFieldIndex<bf_conv_params>(field);
-  if (cStruct == KernelParamsInfo<bf_pool_params>::name)
-    return kernelParamsFieldIndex<bf_pool_params>(field);
-  if (cStruct == KernelParamsInfo<bf_quant_params>::name)
-    return kernelParamsFieldIndex<bf_quant_params>(field);
-  if (cStruct == KernelParamsInfo<bf_window3d_params>::name)
-    return kernelParamsFieldIndex<bf_window3d_params>(field);
-  if (cStruct == KernelParamsInfo<bf_gemm_params>::name)
-    return kernelParamsFieldIndex<bf_gemm_params>(field);
-  if (cStruct == KernelParamsInfo<bf_matmul_params>::name)
-    return kernelParamsFieldIndex<bf_matmul_params>(field);
+#define BF_KERNEL_PARAMS_FIELD_INDEX(type, fieldList)                                              \
+  if (cStruct == KernelParamsInfo<type>::name)                                                     \
+    return kernelParamsFieldIndex<type>(field);
+  BF_ABI_PARAMS_STRUCTS(BF_KERNEL_PARAMS_FIELD_INDEX)
+#undef BF_KERNEL_PARAMS_FIELD_INDEX
   fatalInternal("no kernel parameter struct " + std::string(cStruct));
 }
 
