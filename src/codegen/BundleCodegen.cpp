@@ -287,14 +287,15 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
                                           const MemoryPlan &plan, const std::string &name,
                                           const TargetOptions &target, bool withBundleConfig,
                                           std::unique_ptr<llvm::TargetMachine> &machine,
-                                          const LayerCallback &onLayer = {}) {
+                                          const LayerCallback &onLayer = {},
+                                          size_t *fusedTables = nullptr) {
   if (name.empty())
     throw Error(ExitCode::Usage, "--network-name must not be empty");
   const ResolvedCpu cpu = resolveCpu(target);
   machine = createTargetMachine(target, cpu);
   auto module = loadKernels(context, target, cpu, *machine);
   module->setModuleIdentifier(name);
-  llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name, onLayer);
+  llvm::Function *entry = lowerGraphToEntry(*module, graph, plan, name, onLayer, fusedTables);
   if (withBundleConfig)
     emitBundleConfig(*module, plan, name);
   choosePointwiseSharing(*module); // sets a kernel flag (internal, constant) at every level
@@ -360,8 +361,9 @@ CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
   llvm::LLVMContext context;
   quietDiagnostics(context);
   std::unique_ptr<llvm::TargetMachine> machine;
-  auto module =
-      buildModule(context, graph, plan, networkName, target, withBundleConfig, machine, onLayer);
+  size_t fusedTables = 0;
+  auto module = buildModule(context, graph, plan, networkName, target, withBundleConfig, machine,
+                            onLayer, &fusedTables);
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
@@ -376,6 +378,7 @@ CodegenResult generateBundleObject(const Graph &graph, const MemoryPlan &plan,
   result.textBytes = summary.textBytes;
   result.rodataBytes = summary.rodataBytes;
   result.dataBytes = summary.dataBytes;
+  result.fusedTables = fusedTables;
   result.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -17,6 +17,7 @@
 #include "CallMarks.h"
 #include "KernelParamsCheck.h"
 #include "LowerInt8.h"
+#include "LutFusion.h"
 #include "NodeFunctions.h"
 
 #include "bundlefit/ops/Cmsis.h"
@@ -65,6 +66,8 @@ public:
       : module_(module), ctx_(module.getContext()), builder_(ctx_), graph_(graph), plan_(plan) {}
 
   llvm::Function *run(const std::string &name, const LayerCallback &onLayer);
+  /// Table activations applied in their convs' stores (LutFusion.h).
+  size_t fusedTables() const { return fusedTables_; }
 
   // PlanView, for the families' float lowerings (OpDef::lower).
   std::optional<Where> placementOf(const Value *value) const override {
@@ -170,6 +173,7 @@ private:
   /// the tiles' arena; a step's workspace is the arena's im2col part (int8
   /// convolutions), or none.
   bool inPatchTile_ = false;
+  size_t fusedTables_ = 0;
   std::optional<Placement> patchIm2col_;
   /// The node function being lowered and its tensor addresses, in order.
   llvm::Function *nodeFunction_ = nullptr;
@@ -542,7 +546,17 @@ void Lowering::emitKernelCall(const KernelCall &kernelCall) {
 }
 
 void Lowering::emitInt8Calls(const Node &node) {
+  // A table activation fused into its producing conv (LutFusion.h): the conv
+  // applies the table at its stores, the activation emits nothing. Not in a
+  // patch stage's tiles, which run their steps unfused.
+  if (!inPatchTile_ && lutFusedIntoProducer(graph_, *this, node))
+    return;
   std::vector<KernelCall> calls = describeInt8Calls(node);
+  if (!inPatchTile_)
+    if (const Node *activation = fusedLutConsumer(graph_, *this, node)) {
+      applyFusedLut(node, *activation, calls);
+      ++fusedTables_;
+    }
   if (outputOnInput(node)) // --memory-opt: the family's in-place kernels
     if (const OpDef *def = OpRegistry::get().find(node.opType); def && def->int8.lowerInPlace)
       def->int8.lowerInPlace(node, *this, calls);
@@ -756,8 +770,13 @@ void Lowering::lowerMatMul(const Node &node) {
 } // namespace
 
 llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph, const MemoryPlan &plan,
-                                  const std::string &name, const LayerCallback &onLayer) {
-  return Lowering(module, graph, plan).run(name, onLayer);
+                                  const std::string &name, const LayerCallback &onLayer,
+                                  size_t *fusedTables) {
+  Lowering lowering(module, graph, plan);
+  llvm::Function *entry = lowering.run(name, onLayer);
+  if (fusedTables)
+    *fusedTables = lowering.fusedTables();
+  return entry;
 }
 
 } // namespace bundlefit

@@ -23,7 +23,8 @@ namespace bundlefit {
 /// *mutableWeight, uint8_t *activations)`, one base per segment, which the
 /// Glow entry calls with the segments' offsets in constantWeight.
 llvm::Function *lowerGraphToEntry(llvm::Module &module, const Graph &graph, const MemoryPlan &plan,
-                                  const std::string &name, const LayerCallback &onLayer = {});
+                                  const std::string &name, const LayerCallback &onLayer = {},
+                                  size_t *fusedTables = nullptr);
 
 /// String attribute marking the entry points (external; everything else is
 /// internal to the bundle).

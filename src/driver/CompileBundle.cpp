@@ -151,6 +151,9 @@ void generateBundleCode(CompiledBundle &bundle, const CompileRequest &request) {
   }
   status("compiled " + bundle.networkName + " for " + describeTarget(bundle.target) + " in " +
          std::to_string(bundle.code.compileSeconds).substr(0, 5) + " s");
+  if (verbosity() == Verbosity::Verbose && bundle.code.fusedTables)
+    status("  " + std::to_string(bundle.code.fusedTables) +
+           " int8 activation table(s) applied in their convs' stores");
 }
 
 CompiledBundle compileBundle(const CompileRequest &request) {

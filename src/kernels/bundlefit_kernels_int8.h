@@ -59,13 +59,17 @@ extern "C" {
 /* ---- int8_conv.c ------------------------------------------------------- */
 /* in [N,C,H,W], w [M,C/groups,KH,KW] (symmetric), out [N,M,OH,OW]: the
  * geometry in conv (abi.h), the requantization scalars in quant, then the
- * per-channel tables and the int8 bias. CMSIS-NN: arm_convolve_wrapper_s8 (cmsis_nn_conv_params:
+ * per-channel tables and the int8 bias; `lut`, null or the 256-entry table
+ * of an activation fused into the conv (src/codegen/LutFusion.cpp), maps
+ * every stored output v to lut[v + 128], as bf_lut_s8 would after it; the
+ * im2col, depthwise and in-place forms below take it too (last before
+ * their scratch). CMSIS-NN: arm_convolve_wrapper_s8 (cmsis_nn_conv_params:
  * input_offset, output_offset, stride, padding, dilation, activation;
  * cmsis_nn_per_channel_quant_params: multiplier, shift). */
 void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                   const bf_conv_params *conv, const bf_quant_params *quant, const int32_t *outMult,
                   const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
-                  const int32_t *biasShift);
+                  const int32_t *biasShift, const int8_t *lut);
 /* int8_conv_im2col.c: bf_conv2d_s8 (same arguments, same results) with
  * `im2col`, a planned scratch of two int8 columns of C*KH*KW values
  * (2*C*KH*KW bytes, every target), used when groups == 1 on the DSP
@@ -74,7 +78,8 @@ void bf_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t
 void bf_conv2d_im2col_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                          const bf_conv_params *conv, const bf_quant_params *quant,
                          const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
-                         const int32_t *biasMult, const int32_t *biasShift, int8_t *im2col);
+                         const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut,
+                         int8_t *im2col);
 /* ---- int8_depthwise.c -------------------------------------------------- */
 /* Depthwise: conv->groups == conv->c, conv->m = C * chMult, w [M,1,KH,KW];
  * output channel c * chMult + k reads input channel c. 3x3 kernels have a planar row kernel
@@ -84,7 +89,7 @@ void bf_conv2d_im2col_s8(const int8_t *in, const int8_t *w, const int32_t *bias,
 void bf_depthwise_conv2d_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                             const bf_conv_params *conv, const bf_quant_params *quant,
                             const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
-                            const int32_t *biasMult, const int32_t *biasShift);
+                            const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut);
 
 /* --memory-opt >= 1: Conv (+activation) then MaxPool without the full conv
  * output: conv rows of pool->chunk channels in scratch (int8_conv_pool.c).
@@ -112,7 +117,7 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              int8_t *scratch, const bf_conv_params *conv,
                              const bf_quant_params *quant, const int32_t *outMult,
                              const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
-                             const int32_t *biasShift);
+                             const int32_t *biasShift, const int8_t *lut);
 /* 1x1 conv (stride 1, no pad, N = 1; reads conv's c, h, w, m) with `out` ==
  * `in` allowed, `rows` whole rows at a time; scratch: M * rows * W bytes
  * (int8_conv_inplace.c). */
@@ -120,7 +125,7 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              int8_t *scratch, const bf_conv_params *conv, int32_t rows,
                              const bf_quant_params *quant, const int32_t *outMult,
                              const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
-                             const int32_t *biasShift);
+                             const int32_t *biasShift, const int8_t *lut);
 /* Gemm: out[batches, outDepth] from in[batches, accumDepth]; w is
  * [outDepth, accumDepth] when transB (CMSIS-NN's layout), else
  * [accumDepth, outDepth]. CMSIS-NN: arm_fully_connected_s8 (per tensor) /

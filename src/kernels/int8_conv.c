@@ -136,14 +136,15 @@ BF_I8_INLINE void bf_i8_conv_block(int8_t *o, int32_t nm, int32_t np, int32_t m,
                                    int32_t dilH, int32_t dilW, int32_t inputOffset, int32_t sw,
                                    int64_t plane, const int32_t *outMult, const int32_t *outShift,
                                    int32_t quantFlags, int32_t outputOffset, int32_t actMin,
-                                   int32_t actMax) {
+                                   int32_t actMax, const int8_t *lut) {
   int32_t acc[2][4] = {{b0, b0, b0, b0}, {b1, b1, b1, b1}};
   bf_i8_conv_px4(acc, nm, np, x0, wm, Cg, H, W, KH, KW, ih0, iw0, khb, khe, kwb, kwe, dilH, dilW,
                  inputOffset, sw);
   for (int32_t i = 0; i < nm; ++i)
     for (int32_t j = 0; j < np; ++j)
-      o[i * plane + j] = bf_i8_output(acc[i][j], m + i, outMult, outShift, quantFlags, outputOffset,
-                                      actMin, actMax);
+      o[i * plane + j] = bf_i8_lut(bf_i8_output(acc[i][j], m + i, outMult, outShift, quantFlags,
+                                                outputOffset, actMin, actMax),
+                                   lut);
 }
 
 void bf_i8_conv2d(const int8_t *restrict in, const int8_t *restrict w, const int32_t *restrict bias,
@@ -152,7 +153,8 @@ void bf_i8_conv2d(const int8_t *restrict in, const int8_t *restrict w, const int
                   int32_t padT, int32_t padL, int32_t dilH, int32_t dilW, int32_t groups,
                   int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
                   const int32_t *outShift, int32_t quantFlags, int32_t actMin, int32_t actMax,
-                  const int8_t *bias8, const int32_t *biasMult, const int32_t *biasShift) {
+                  const int8_t *bias8, const int32_t *biasMult, const int32_t *biasShift,
+                  const int8_t *lut) {
   if (KH == 1 && KW == 1 && strideH == 1 && strideW == 1 && padL == 0 && OW == W) {
     /* A 1x1 convolution maps output row oh to input row oh - padT, whole: as
      * one row of H*W inputs (top pad becoming a left one), all its pixels
@@ -204,7 +206,7 @@ void bf_i8_conv2d(const int8_t *restrict in, const int8_t *restrict w, const int
 #define BF_I8_CONV_BLOCK(NM, NP, KWB, KWE)                                                         \
   bf_i8_conv_block(ob, NM, NP, m, b0, b1, x0, wm, Cg, H, W, KH, KW, ih0, iw0, khb, khe, KWB, KWE,  \
                    dilH, dilW, inputOffset, strideW, plane, outMult, outShift, quantFlags,         \
-                   outputOffset, actMin, actMax)
+                   outputOffset, actMin, actMax, lut)
           if (np == 4 && nm == 2)
             BF_I8_CONV_BLOCK(2, 4, 0, KW);
           else if (np == 4)
@@ -293,8 +295,9 @@ void bf_fully_connected_s8(const int8_t *restrict in, const int8_t *restrict w,
 void bf_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w, const int32_t *restrict bias,
                   int8_t *restrict out, const bf_conv_params *conv, const bf_quant_params *quant,
                   const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
-                  const int32_t *biasMult, const int32_t *biasShift) {
+                  const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut) {
   const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   bf_i8_conv2d(in, w, bias, out, BF_I8_CONV_FIELDS(a), a.groups, BF_I8_QUANT_OFFSETS(a), outMult,
-               outShift, BF_I8_QUANT_CLAMP(a), bias8, biasMult, biasShift);
+               outShift, BF_I8_QUANT_CLAMP(a), bias8, biasMult, biasShift, BF_I8_STORE_LUT(lut));
+  bf_i8_lut_after(out, (int64_t)a.N * a.M * a.OH * a.OW, lut);
 }

@@ -270,6 +270,7 @@ typedef struct {
   const int32_t *biasMult, *biasShift, *outMult, *outShift;
   int32_t outputOffset, actMin, actMax;
   uint32_t biasLimit;
+  const int8_t *lut; /* a fused activation's table (bf_i8_lut), or null */
   bf_i8_fast_rq fast;
 } bf_i8_rq;
 
@@ -280,7 +281,8 @@ typedef struct {
 BF_I8_INLINE void bf_i8_rq_init(bf_i8_rq *rq, int32_t K, int32_t inputOffset, int32_t outputOffset,
                                 const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
                                 int32_t actMin, int32_t actMax, const int32_t *biasMult,
-                                const int32_t *biasShift) {
+                                const int32_t *biasShift, const int8_t *lut) {
+  rq->lut = lut;
   rq->biasMult = biasMult, rq->biasShift = biasShift, rq->outMult = outMult;
   rq->outShift = outShift, rq->outputOffset = outputOffset, rq->actMin = actMin;
   rq->actMax = actMax, rq->biasLimit = 0;
@@ -288,7 +290,7 @@ BF_I8_INLINE void bf_i8_rq_init(bf_i8_rq *rq, int32_t K, int32_t inputOffset, in
   const uint32_t tapBound = (uint32_t)K * 128u * (uint32_t)xMax;
   if (!(quantFlags & (BF_I8_PER_CHANNEL | BF_I8_SINGLE_ROUNDING)) && K < 65536 && outMult[0] > 0 &&
       bf_i8_fast_rq_setup(&rq->fast, outMult[0], outShift[0], outputOffset, actMin, actMax, 0,
-                          tapBound))
+                          tapBound, lut))
     rq->biasLimit = (1u << (31 - rq->fast.s)) - tapBound;
 }
 
@@ -302,11 +304,13 @@ BF_I8_INLINE void bf_i8_output_pair(int8_t *o, int32_t np, int32_t a0, int32_t a
     bf_i8_fast_store2(o, np, bf_i8_shl(a0, rq->fast.s), bf_i8_shl(a1, rq->fast.s), &rq->fast);
     return;
   }
-  o[0] = bf_i8_output(a0, m, rq->outMult, rq->outShift, quantFlags, rq->outputOffset, rq->actMin,
-                      rq->actMax);
+  o[0] = bf_i8_lut(bf_i8_output(a0, m, rq->outMult, rq->outShift, quantFlags, rq->outputOffset,
+                                rq->actMin, rq->actMax),
+                   rq->lut);
   if (np == 2)
-    o[1] = bf_i8_output(a1, m, rq->outMult, rq->outShift, quantFlags, rq->outputOffset, rq->actMin,
-                        rq->actMax);
+    o[1] = bf_i8_lut(bf_i8_output(a1, m, rq->outMult, rq->outShift, quantFlags, rq->outputOffset,
+                                  rq->actMin, rq->actMax),
+                     rq->lut);
 }
 
 /* The outputs of a block of two output channels (m, m + 1: nm of them, b0,
@@ -413,14 +417,18 @@ BF_I8_INLINE void bf_i8_pointwise(const int8_t *x, int32_t HW, int32_t C, int32_
 /* Shared copies, one per input-offset kind (the column widening differs;
  * OFF: the offset, or -1 for any other, passed), chosen by the specialised
  * caller, so a bundle keeps only the kinds its layers use. The loops need
- * no constant shapes: C, M, P and the pointers are run-time values. */
+ * no constant shapes: C, M, P and the pointers are run-time values. `lut`
+ * comes as itself, not in *rq, so that a bundle whose calls all pass null
+ * drops the table's test (interprocedural constant propagation). */
 #define BF_I8_POINTWISE_KIND(NAME, OFF)                                                            \
   __attribute__((noinline)) static void NAME(                                                      \
       const int8_t *restrict x, int32_t HW, int32_t C, int32_t P, int8_t *restrict cols,           \
       const int8_t *restrict w, int32_t M, int8_t *restrict o, const int32_t *restrict bias,       \
       const int8_t *restrict bias8, const bf_i8_rq *restrict rq, int32_t quantFlags,               \
-      int32_t inputOffset) {                                                                       \
-    bf_i8_pointwise(x, HW, C, P, cols, w, M, o, bias, bias8, rq, quantFlags,                       \
+      int32_t inputOffset, const int8_t *lut) {                                                    \
+    bf_i8_rq r = *rq;                                                                              \
+    r.lut = r.fast.lut = lut;                                                                      \
+    bf_i8_pointwise(x, HW, C, P, cols, w, M, o, bias, bias8, &r, quantFlags,                       \
                     OFF < 0 ? inputOffset : OFF);                                                  \
   }
 BF_I8_POINTWISE_KIND(bf_i8_pointwise_off0, 0)
@@ -437,8 +445,8 @@ void bf_i8_conv2d_im2col(const int8_t *restrict in, const int8_t *restrict w,
                          int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
                          int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
                          int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
-                         const int32_t *biasMult, const int32_t *biasShift,
-                         int8_t *restrict im2col) {
+                         const int32_t *biasMult, const int32_t *biasShift, int8_t *restrict im2col,
+                         const int8_t *lut) {
 #if defined(BF_I8_DSP)
   if (groups == 1 && im2col) {
     const int32_t K = C * KH * KW, P = OH * OW;
@@ -462,16 +470,16 @@ void bf_i8_conv2d_im2col(const int8_t *restrict in, const int8_t *restrict w,
         const int8_t *x0 = x - (int64_t)padT * W;
         bf_i8_rq rq;
         bf_i8_rq_init(&rq, K, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
-                      actMax, biasMult, biasShift);
+                      actMax, biasMult, biasShift, lut);
         if (BF_I8_OFFSET_IS(0))
           bf_i8_pointwise_off0(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
-                               inputOffset);
+                               inputOffset, lut);
         else if (BF_I8_OFFSET_IS(128))
           bf_i8_pointwise_off128(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
-                                 inputOffset);
+                                 inputOffset, lut);
         else
           bf_i8_pointwise_offx(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
-                               inputOffset);
+                               inputOffset, lut);
         continue;
       }
       for (int32_t p = 0; p < P; p += 2) {
@@ -507,8 +515,10 @@ void bf_i8_conv2d_im2col(const int8_t *restrict in, const int8_t *restrict w,
 #else
           for (int32_t i = 0; i < nm; ++i)
             for (int32_t j = 0; j < np; ++j)
-              o[(int64_t)(m + i) * P + p + j] = bf_i8_output(
-                  acc[i][j], m + i, outMult, outShift, quantFlags, outputOffset, actMin, actMax);
+              o[(int64_t)(m + i) * P + p + j] =
+                  bf_i8_lut(bf_i8_output(acc[i][j], m + i, outMult, outShift, quantFlags,
+                                         outputOffset, actMin, actMax),
+                            lut);
 #endif
         }
       }
@@ -519,7 +529,7 @@ void bf_i8_conv2d_im2col(const int8_t *restrict in, const int8_t *restrict w,
   (void)im2col;
   bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
                dilW, groups, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
-               actMax, bias8, biasMult, biasShift);
+               actMax, bias8, biasMult, biasShift, lut);
 }
 
 /* The entry point (abi.h's structs): bf_i8_conv2d_im2col's arguments. */
@@ -527,9 +537,11 @@ void bf_conv2d_im2col_s8(const int8_t *restrict in, const int8_t *restrict w,
                          const int32_t *restrict bias, int8_t *restrict out,
                          const bf_conv_params *conv, const bf_quant_params *quant,
                          const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
-                         const int32_t *biasMult, const int32_t *biasShift,
+                         const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut,
                          int8_t *restrict im2col) {
   const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   bf_i8_conv2d_im2col(in, w, bias, out, BF_I8_CONV_FIELDS(a), a.groups, BF_I8_QUANT_OFFSETS(a),
-                      outMult, outShift, BF_I8_QUANT_CLAMP(a), bias8, biasMult, biasShift, im2col);
+                      outMult, outShift, BF_I8_QUANT_CLAMP(a), bias8, biasMult, biasShift, im2col,
+                      BF_I8_STORE_LUT(lut));
+  bf_i8_lut_after(out, (int64_t)a.N * a.M * a.OH * a.OW, lut);
 }

@@ -15,20 +15,22 @@ void bf_depthwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              int8_t *scratch, const bf_conv_params *conv,
                              const bf_quant_params *quant, const int32_t *outMult,
                              const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
-                             const int32_t *biasShift) {
+                             const int32_t *biasShift, const int8_t *lut) {
   const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   const int32_t inPlane = a.H * a.W, outPlane = a.OH * a.OW, taps = a.KH * a.KW;
   for (int32_t p = 0; p < a.N * a.C; ++p) {
     const int32_t m = p % a.C, k = (a.quantFlags & BF_I8_PER_CHANNEL) ? m : 0;
-    bf_i8_depthwise_conv2d(
-        in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0, scratch, 1, 1, a.H,
-        a.W, 1, a.OH, a.OW, a.KH, a.KW, a.strideH, a.strideW, a.padT, a.padL, a.dilH, a.dilW,
-        a.inputOffset, a.outputOffset, outMult + k, outShift + k, a.quantFlags, a.actMin, a.actMax,
-        bias8 ? bias8 + m : 0, biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0);
+    bf_i8_depthwise_conv2d(in + (int64_t)p * inPlane, w + (int64_t)m * taps, bias ? bias + m : 0,
+                           scratch, 1, 1, a.H, a.W, 1, a.OH, a.OW, a.KH, a.KW, a.strideH, a.strideW,
+                           a.padT, a.padL, a.dilH, a.dilW, a.inputOffset, a.outputOffset,
+                           outMult + k, outShift + k, a.quantFlags, a.actMin, a.actMax,
+                           bias8 ? bias8 + m : 0, biasMult ? biasMult + k : 0,
+                           biasShift ? biasShift + k : 0, BF_I8_STORE_LUT(lut));
     int8_t *o = out + (int64_t)p * outPlane;
     for (int32_t i = 0; i < outPlane; ++i)
       o[i] = scratch[i];
   }
+  bf_i8_lut_after(out, (int64_t)a.N * a.C * outPlane, lut);
 }
 
 /* M planes of n bytes from src (back to back) to dst, plane stride
@@ -49,7 +51,7 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
                              int8_t *scratch, const bf_conv_params *conv, int32_t rows,
                              const bf_quant_params *quant, const int32_t *outMult,
                              const int32_t *outShift, const int8_t *bias8, const int32_t *biasMult,
-                             const int32_t *biasShift) {
+                             const int32_t *biasShift, const int8_t *lut) {
   const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   const int64_t plane = (int64_t)a.H * a.W;
   /* The planned workspace is never null (so the call below needs no
@@ -62,7 +64,9 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
     const int32_t n = a.H - r0 < rows ? a.H - r0 : rows;
     bf_i8_conv2d_im2col(in, w, bias, scratch, 1, a.C, a.H, a.W, a.M, n, a.W, 1, 1, 1, 1, -r0, 0, 1,
                         1, 1, a.inputOffset, a.outputOffset, outMult, outShift, a.quantFlags,
-                        a.actMin, a.actMax, bias8, biasMult, biasShift, im2col);
+                        a.actMin, a.actMax, bias8, biasMult, biasShift, im2col,
+                        BF_I8_STORE_LUT(lut));
     bf_i8_copy_planes(out + (int64_t)r0 * a.W, plane, scratch, (int64_t)n * a.W, a.M);
   }
+  bf_i8_lut_after(out, (int64_t)a.M * plane, lut);
 }

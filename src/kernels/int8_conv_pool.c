@@ -49,7 +49,7 @@ void bf_conv_pool2d_s8(BF_CONV_POOL_S8_PARAMS) {
                             a.padT - r * a.strideH, a.padL, a.dilH, a.dilW, a.groups, a.inputOffset,
                             a.outputOffset, outMult + k0, outShift + k0, a.quantFlags, a.actMin,
                             a.actMax, bias8 ? bias8 + m0 : 0, biasMult ? biasMult + k0 : 0,
-                            biasShift ? biasShift + k0 : 0, im2col);
+                            biasShift ? biasShift + k0 : 0, im2col, 0);
         for (int32_t kh = 0; kh < PKH; ++kh) {
           const int32_t t = r + ppadT - kh * pdilH;
           if (t < 0 || t % psH != 0 || t / psH >= PH)
@@ -110,12 +110,12 @@ void bf_conv_avgpool2d_s8(BF_CONV_POOL_S8_PARAMS) {
         for (int32_t i = 0; i < mc * PW; ++i)
           acc[i] = 0;
         for (int32_t r = hb; r < he; ++r) {
-          bf_i8_conv2d_im2col(x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, a.C,
-                              a.H, a.W, mc, 1, a.OW, a.KH, a.KW, a.strideH, a.strideW,
-                              a.padT - r * a.strideH, a.padL, a.dilH, a.dilW, a.groups,
-                              a.inputOffset, a.outputOffset, outMult + k0, outShift + k0,
-                              a.quantFlags, a.actMin, a.actMax, bias8 ? bias8 + m0 : 0,
-                              biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0, im2col);
+          bf_i8_conv2d_im2col(
+              x, w + (int64_t)m0 * Cg * taps, bias ? bias + m0 : 0, row, 1, a.C, a.H, a.W, mc, 1,
+              a.OW, a.KH, a.KW, a.strideH, a.strideW, a.padT - r * a.strideH, a.padL, a.dilH,
+              a.dilW, a.groups, a.inputOffset, a.outputOffset, outMult + k0, outShift + k0,
+              a.quantFlags, a.actMin, a.actMax, bias8 ? bias8 + m0 : 0,
+              biasMult ? biasMult + k0 : 0, biasShift ? biasShift + k0 : 0, im2col, 0);
           for (int32_t mi = 0; mi < mc; ++mi)
             for (int32_t pw = 0; pw < PW; ++pw) {
               int32_t wb, we;

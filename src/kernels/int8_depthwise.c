@@ -73,18 +73,19 @@ BF_I8_INLINE void bf_dw_gather(int8_t *dst, const int8_t *row, int32_t c0, int32
  * output row from kernel rows r[0..2], starting at input column c0 =
  * p * stride - padL, where some byte read is outside [0, W) (and not the
  * shifted-word cases of bf_dw3_row): bytes gathered, zp outside. */
-__attribute__((noinline)) static void bf_dw3_edge_pair(int8_t *o, int32_t p, int32_t OW,
-                                                       const int8_t *const r[3], int32_t c0,
-                                                       int32_t W, int8_t zp, const uint32_t A[3],
-                                                       const uint32_t C[3], int32_t b,
-                                                       const bf_i8_fast_rq *q, int32_t s2) {
+__attribute__((noinline)) static void
+bf_dw3_edge_pair(int8_t *o, int32_t p, int32_t OW, const int8_t *const r[3], int32_t c0, int32_t W,
+                 int8_t zp, const uint32_t A[3], const uint32_t C[3], int32_t b,
+                 const bf_i8_fast_rq *q, int32_t s2, const int8_t *lut) {
+  bf_i8_fast_rq qq = *q; /* the table as itself: see bf_i8_lut */
+  qq.lut = lut;
   int32_t a0 = b, a1 = b;
   for (int32_t k = 0; k < 3; ++k) {
     int8_t g[8];
     bf_dw_gather(g, r[k], c0, s2 ? 5 : 4, W, zp);
     bf_dw_row2(&a0, &a1, bf_i8_load4(g), g[4], A[k], C[k], s2);
   }
-  bf_i8_fast_store2(o + p, p + 1 < OW ? 2 : 1, a0, a1, q);
+  bf_i8_fast_store2(o + p, p + 1 < OW ? 2 : 1, a0, a1, &qq);
 }
 
 /* One output row of a 3x3 kernel, stride 1 or 2 (s2, a literal) along it:
@@ -127,7 +128,7 @@ BF_I8_INLINE void bf_dw3_row(int8_t *o, const int8_t *const r[3], const uint32_t
       bf_dw3_pair(o + p, n, bf_i8_load4(r[0] + W - 4), bf_i8_load4(r[1] + W - 4),
                   bf_i8_load4(r[2] + W - 4), zp, zp, zp, A0, A1, A2, C0, C1, C2, b, &qq, 1);
     else
-      bf_dw3_edge_pair(o, p, OW, r, c0, W, zp, A, C, b, q, s2);
+      bf_dw3_edge_pair(o, p, OW, r, c0, W, zp, A, C, b, q, s2, q->lut);
     ow = p + 2;
   }
 }
@@ -176,7 +177,8 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
                                   int32_t H, int32_t W, int32_t OH, int32_t OW, int32_t strideH,
                                   int32_t padT, int32_t padL, int32_t dilH, int32_t s2,
                                   int32_t same, int32_t inputOffset, int32_t outputOffset,
-                                  int32_t mult, int32_t shift, int32_t actMin, int32_t actMax) {
+                                  int32_t mult, int32_t shift, int32_t actMin, int32_t actMax,
+                                  const int8_t *lut) {
   /* The largest |x + inputOffset| of an int8 x. */
   const int32_t xLo = inputOffset - 128, xHi = inputOffset + 127;
   const int32_t xMax = bf_i8_max(xLo < 0 ? -xLo : xLo, xHi < 0 ? -xHi : xHi);
@@ -185,7 +187,7 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
     sumAbs += wk[i] < 0 ? -wk[i] : wk[i];
   bf_i8_fast_rq q;
   if (!bf_i8_fast_rq_setup(&q, mult, shift, outputOffset, actMin, actMax,
-                           b < 0 ? 0u - (uint32_t)b : (uint32_t)b, (uint32_t)(sumAbs * xMax)))
+                           b < 0 ? 0u - (uint32_t)b : (uint32_t)b, (uint32_t)(sumAbs * xMax), lut))
     return 0;
   /* Weights times 2^s (|w| <= 128, s <= 8: int16), packed per kernel row. */
   uint32_t Af[3], Cf[3];
@@ -273,10 +275,10 @@ bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *ou
               int32_t dilH, int32_t dilW, int32_t inputOffset, int32_t outputOffset,
               const int32_t *outMult, const int32_t *outShift, int32_t quantFlags, int32_t actMin,
               int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-              const int32_t *biasShift) {
+              const int32_t *biasShift, const int8_t *lut) {
   bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
                dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
-               actMax, bias8, biasMult, biasShift);
+               actMax, bias8, biasMult, biasShift, lut);
 }
 
 /* One shared copy per row kind (the row loops need no constant shapes),
@@ -285,9 +287,10 @@ bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *ou
   __attribute__((noinline)) static int32_t NAME(                                                   \
       const int8_t *x, const int8_t *wk, int32_t b, int8_t *o, int32_t H, int32_t W, int32_t OH,   \
       int32_t OW, int32_t strideH, int32_t padT, int32_t padL, int32_t dilH, int32_t inputOffset,  \
-      int32_t outputOffset, int32_t mult, int32_t shift, int32_t actMin, int32_t actMax) {         \
+      int32_t outputOffset, int32_t mult, int32_t shift, int32_t actMin, int32_t actMax,           \
+      const int8_t *lut) {                                                                         \
     return bf_dw3_plane(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, S2, SAME,            \
-                        inputOffset, outputOffset, mult, shift, actMin, actMax);                   \
+                        inputOffset, outputOffset, mult, shift, actMin, actMax, lut);              \
   }
 BF_DW3_PLANE_KIND(bf_dw3_plane_s2, 1, 0)
 #if !defined(BF_I8_MVE) /* MVE: bf_dw3_plane_rows for every stride-1 row */
@@ -304,7 +307,7 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
                             int32_t padL, int32_t dilH, int32_t dilW, int32_t inputOffset,
                             int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
                             int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
-                            const int32_t *biasMult, const int32_t *biasShift) {
+                            const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut) {
   const int32_t M = C * chMult;
   const int32_t fast = KH == 3 && KW == 3 && dilW == 1 && (strideW == 1 || strideW == 2) &&
                        !(quantFlags & BF_I8_SINGLE_ROUNDING) && inputOffset >= -127 &&
@@ -314,7 +317,7 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
      * C, chMult outputs each): same channel mapping, same sums. */
     bf_dw_general(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL,
                   dilH, dilW, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
-                  actMax, bias8, biasMult, biasShift);
+                  actMax, bias8, biasMult, biasShift, lut);
     return;
   }
   const int64_t inPlane = (int64_t)H * W, outPlane = (int64_t)OH * OW;
@@ -327,7 +330,7 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
       const int8_t *wk = w + (int64_t)m * 9;
 #define BF_DW3_PLANE(FN)                                                                           \
   FN(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, inputOffset, outputOffset, outMult[k],  \
-     outShift[k], actMin, actMax)
+     outShift[k], actMin, actMax, lut)
       /* The row kind, from the call's (constant) shape. */
       int32_t done = 0;
       if (outMult[k] > 0) {
@@ -353,7 +356,7 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
       bf_dw_general(x, wk, bias ? bias + m : 0, o, 1, 1, H, W, 1, OH, OW, 3, 3, strideH, strideW,
                     padT, padL, dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
                     quantFlags, actMin, actMax, bias8 ? bias8 + m : 0, biasMult ? biasMult + k : 0,
-                    biasShift ? biasShift + k : 0);
+                    biasShift ? biasShift + k : 0, lut);
     }
 }
 
@@ -363,10 +366,11 @@ void bf_depthwise_conv2d_s8(const int8_t *restrict in, const int8_t *restrict w,
                             const int32_t *restrict bias, int8_t *restrict out,
                             const bf_conv_params *conv, const bf_quant_params *quant,
                             const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
-                            const int32_t *biasMult, const int32_t *biasShift) {
+                            const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut) {
   const bf_i8_conv_args a = BF_I8_CONV_ARGS_OF(conv, quant);
   bf_i8_depthwise_conv2d(in, w, bias, out, a.N, a.C, a.H, a.W, a.M / a.C, a.OH, a.OW, a.KH, a.KW,
                          a.strideH, a.strideW, a.padT, a.padL, a.dilH, a.dilW,
                          BF_I8_QUANT_OFFSETS(a), outMult, outShift, BF_I8_QUANT_CLAMP(a), bias8,
-                         biasMult, biasShift);
+                         biasMult, biasShift, BF_I8_STORE_LUT(lut));
+  bf_i8_lut_after(out, (int64_t)a.N * a.M * a.OH * a.OW, lut);
 }

@@ -22,7 +22,7 @@ void bf_i8_conv2d(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t
                   int32_t dilH, int32_t dilW, int32_t groups, int32_t inputOffset,
                   int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,
                   int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,
-                  const int32_t *biasMult, const int32_t *biasShift);
+                  const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut);
 void bf_i8_conv2d_im2col(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                          int32_t N, int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH,
                          int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
@@ -30,7 +30,7 @@ void bf_i8_conv2d_im2col(const int8_t *in, const int8_t *w, const int32_t *bias,
                          int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
                          const int32_t *outShift, int32_t quantFlags, int32_t actMin,
                          int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                         const int32_t *biasShift, int8_t *im2col);
+                         const int32_t *biasShift, int8_t *im2col, const int8_t *lut);
 void bf_i8_depthwise_conv2d(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                             int32_t N, int32_t C, int32_t H, int32_t W, int32_t chMult, int32_t OH,
                             int32_t OW, int32_t KH, int32_t KW, int32_t strideH, int32_t strideW,
@@ -38,7 +38,35 @@ void bf_i8_depthwise_conv2d(const int8_t *in, const int8_t *w, const int32_t *bi
                             int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
                             const int32_t *outShift, int32_t quantFlags, int32_t actMin,
                             int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                            const int32_t *biasShift);
+                            const int32_t *biasShift, const int8_t *lut);
+
+/* An activation table fused into a convolution's stores (`lut`, the
+ * 256-entry table of src/ops/lut, chosen by src/codegen/LutFusion.cpp): v,
+ * the clamped int8 output, becomes lut[v + 128], exactly what bf_lut_s8
+ * would have made of it in a pass of its own. A null lut is a constant in
+ * every unfused call (or in every call of a shared helper, which
+ * interprocedural constant propagation then sees), so the test folds away
+ * and unfused code is unchanged. Helium's vector stores take no table: an
+ * MVE build gives the store paths a null one (BF_I8_STORE_LUT) and the entry
+ * point applies the table over its output afterwards (bf_i8_lut_after). */
+BF_I8_INLINE int8_t bf_i8_lut(int32_t v, const int8_t *lut) {
+  return lut ? lut[v + 128] : (int8_t)v;
+}
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) /* int8_mve.h's BF_I8_MVE */
+#define BF_I8_LUT_AFTER 1
+#define BF_I8_STORE_LUT(lut) ((const int8_t *)0)
+#else
+#define BF_I8_STORE_LUT(lut) (lut)
+#endif
+BF_I8_INLINE void bf_i8_lut_after(int8_t *out, int64_t n, const int8_t *lut) {
+#if defined(BF_I8_LUT_AFTER)
+  if (lut)
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = lut[out[i] + 128];
+#else
+  (void)out, (void)n, (void)lut;
+#endif
+}
 
 /* The scalars of a convolution entry point's structs (abi.h's
  * bf_conv_params and bf_quant_params) under the positional forms' names.
@@ -243,6 +271,7 @@ BF_I8_INLINE int32_t bf_i8_pool_span(int32_t o, int32_t stride, int32_t padLo, i
 typedef struct {
   int32_t mult, add, e, lo, hi, s;
   uint32_t lo2, hi2; /* {lo, lo}, {hi, hi} */
+  const int8_t *lut; /* a fused activation's table (bf_i8_lut), or null */
 } bf_i8_fast_rq;
 
 /* round(a * b / 2^32), ties up: one SMMULR on Arm (LLVM matches the
@@ -263,7 +292,7 @@ BF_I8_INLINE int32_t bf_i8_mulhi_r(int32_t a, int32_t b) {
  * the caller checks mult > 0 (bf_i8_fast_scale). */
 BF_I8_INLINE int32_t bf_i8_fast_rq_setup(bf_i8_fast_rq *q, int32_t mult, int32_t shift,
                                          int32_t outputOffset, int32_t actMin, int32_t actMax,
-                                         uint32_t absBias, uint32_t tapBound) {
+                                         uint32_t absBias, uint32_t tapBound, const int8_t *lut) {
   const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
   q->s = left + 1;
   q->e = right;
@@ -272,6 +301,7 @@ BF_I8_INLINE int32_t bf_i8_fast_rq_setup(bf_i8_fast_rq *q, int32_t mult, int32_t
   q->hi = actMax;
   q->lo2 = bf_i8_pack16(actMin, actMin);
   q->hi2 = bf_i8_pack16(actMax, actMax);
+  q->lut = lut;
   if (right < 1 || right > 24 || q->s > 8 || actMin < -128 || actMax > 127 || actMin > actMax)
     return 0;
   /* |acc| <= |bias| + tapBound must stay below 2^(31 - s). */
@@ -294,7 +324,7 @@ BF_I8_INLINE int32_t bf_i8_fast_scale(int32_t acc, const bf_i8_fast_rq *q) {
 }
 
 BF_I8_INLINE int8_t bf_i8_fast_requant(int32_t acc, const bf_i8_fast_rq *q) {
-  return bf_i8_clamp(bf_i8_fast_scale(acc, q), q->lo, q->hi);
+  return bf_i8_lut(bf_i8_clamp(bf_i8_fast_scale(acc, q), q->lo, q->hi), q->lut);
 }
 
 /* o[0] and, if n == 2, o[1]: the outputs of a0 and a1. DSP: both saturate
@@ -309,9 +339,9 @@ BF_I8_INLINE void bf_i8_fast_store2(int8_t *o, int32_t n, int32_t a0, int32_t a1
   p = __sel(p, q->lo2);
   (void)__ssub16(q->hi2, p);
   p = __sel(p, q->hi2);
-  o[0] = (int8_t)p;
+  o[0] = bf_i8_lut((int8_t)p, q->lut);
   if (n == 2)
-    o[1] = (int8_t)(p >> 16);
+    o[1] = bf_i8_lut((int8_t)(p >> 16), q->lut);
 #else
   o[0] = bf_i8_fast_requant(a0, q);
   if (n == 2)

@@ -366,6 +366,65 @@ std::unique_ptr<Graph> buildRandomPointwise(unsigned seed) {
   return std::move(b.graph);
 }
 
+/// int8 convolutions each followed by a table activation that alone reads
+/// its output (src/codegen/LutFusion.h: the table is applied at the conv's
+/// stores): a 3x3 conv, depthwise 3x3 "same" and stride 2 (the row fast
+/// paths, per-tensor scales), a depthwise 5x5 (the grouped kernel), 1x1
+/// convs (the im2col/pointwise kernels, one with a fused Relu before its
+/// table); and two that must stay unfused: a conv whose output another node
+/// also reads and a table of the quantized input. kFusedTables of them fuse.
+constexpr size_t kFusedTables = 6;
+std::unique_ptr<Graph> buildTableConvs(unsigned seed) {
+  Builder b("qluts" + std::to_string(seed), seed);
+  RandomDraws draws(seed);
+  const int C = 8, H = 9, W = 9;
+  Value *x = b.input("x", {1, C, H, W});
+  Value *q = b.op("Quantize", "q", {x}, int8Type({1, C, H, W}, 1.0f / 64, draws.pick(-20, 20)));
+  struct Layer {
+    const char *table;
+    int M, K, stride, group;
+    bool relu, alsoOutput;
+  };
+  const Layer layers[] = {
+      {"HardSwish", 6, 3, 1, 1, false, false},    {"Silu", C, 3, 1, C, false, false},
+      {"Sigmoid", C, 3, 2, C, false, false},      {"Tanh", C, 5, 1, C, false, false},
+      {"HardSigmoid", 10, 1, 1, 1, false, false}, {"LeakyRelu", 5, 1, 1, 1, true, false},
+      {"HardSwish", 7, 3, 1, 1, false, true}};
+  int i = 0;
+  for (const Layer &l : layers) {
+    const std::string id = std::to_string(i++);
+    const int pad = l.K / 2, OH = (H + 2 * pad - l.K) / l.stride + 1,
+              OW = (W + 2 * pad - l.K) / l.stride + 1;
+    std::vector<float> biasScales;
+    // Per-tensor weight scales (the depthwise and pointwise fast paths).
+    std::vector<float> scales = {0.004f + 0.0005f * float(draws.pick(0, 20))};
+    biasScales = {scales[0] / 64};
+    const int Cg = C / l.group;
+    Value *conv = b.op("Conv", "c" + id,
+                       {q, b.weights("w" + id, {l.M, Cg, l.K, l.K}, scales),
+                        b.int32Bias("b" + id, l.M, biasScales)},
+                       int8Type({1, l.M, OH, OW}, 0.01f * std::sqrt(float(Cg * l.K * l.K)),
+                                l.relu ? -128 : draws.pick(-40, 40)),
+                       [&](Attributes &a) {
+                         a.setInts("kernel_shape", {l.K, l.K});
+                         a.setInts("strides", {l.stride, l.stride});
+                         a.setInts("pads", {pad, pad, pad, pad});
+                         a.setInt("group", l.group);
+                         if (l.relu)
+                           a.setString("activation", "Relu");
+                       });
+    // Dequantized: a graph output gets storage of its own, and the plan puts
+    // an intermediate table's output on its input, as fusion requires.
+    Value *t =
+        b.op(l.table, "t" + id, {conv}, int8Type({1, l.M, OH, OW}, 0.012f, draws.pick(-100, -20)));
+    b.graph->markOutput(b.op("Dequantize", "o" + id, {t}, floatType({1, l.M, OH, OW})));
+    if (l.alsoOutput) // a second reader
+      b.graph->markOutput(b.op("Dequantize", "oc" + id, {conv}, floatType({1, l.M, OH, OW})));
+  }
+  b.graph->markOutput(b.op("Sigmoid", "tq", {q}, int8Type({1, C, H, W}, 1.0f / 256, -128)));
+  return std::move(b.graph);
+}
+
 std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
   std::map<std::string, Tensor> inputs;
   for (const Value *in : graph.inputs())
@@ -376,12 +435,15 @@ std::map<std::string, Tensor> inputsFor(const Graph &graph, unsigned seed) {
 }
 
 std::map<std::string, Tensor> runAsBundle(const Graph &graph, const std::string &target,
-                                          const std::map<std::string, Tensor> &inputs) {
+                                          const std::map<std::string, Tensor> &inputs,
+                                          size_t *fusedTables = nullptr) {
   const MemoryPlan plan = planGraphMemory(graph);
   const fs::path work = fs::path(BUNDLEFIT_TEST_TMP) / (graph.name + "-" + target);
   fs::remove_all(work);
   const std::string net = graph.name;
   CodegenResult code = generateBundleObject(graph, plan, net, resolveTarget(target));
+  if (fusedTables)
+    *fusedTables = code.fusedTables;
   const std::vector<uint8_t> weights = packWeights(plan);
   const std::string bundleDir = (work / "bundle").string();
   writeBundleDirectory(bundleDir,
@@ -392,11 +454,15 @@ std::map<std::string, Tensor> runAsBundle(const Graph &graph, const std::string 
   return runBundle(spec, inputs, (work / "run").string());
 }
 
-/// Interpreter vs bundle: every output byte for byte.
-void checkBitExact(const Graph &graph, const std::string &target, unsigned seed) {
+/// Interpreter vs bundle: every output byte for byte; the bundle applied
+/// `fusedTables` table activations in their convs' stores.
+void checkBitExact(const Graph &graph, const std::string &target, unsigned seed,
+                   size_t fusedTables = 0) {
   const auto inputs = inputsFor(graph, seed);
   const auto expected = Interpreter(graph).run(inputs);
-  const auto got = runAsBundle(graph, target, inputs);
+  size_t fused = 0;
+  const auto got = runAsBundle(graph, target, inputs, &fused);
+  CHECK_MESSAGE(fused == fusedTables, "table activations fused on " << target);
   REQUIRE(got.size() == expected.size());
   for (const auto &[name, tensor] : expected) {
     INFO("output " << name << " on " << target);
@@ -456,6 +522,7 @@ TEST_CASE("interpreter int8 == host bundle int8, bit for bit") {
   for (unsigned seed : {3u, 4u}) {
     checkBitExact(*buildConvNet(), "host", seed);
     checkBitExact(*buildVariants(), "host", seed);
+    checkBitExact(*buildTableConvs(seed), "host", seed, kFusedTables);
   }
 }
 
@@ -469,6 +536,7 @@ TEST_CASE("interpreter int8 == Cortex-M7 / M33 bundle int8 under QEMU, bit for b
     BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   checkBitExact(*buildConvNet(), "cortex-m7", 5);
   checkBitExact(*buildVariants(), "cortex-m7", 6);
+  checkBitExact(*buildTableConvs(5), "cortex-m7", 5, kFusedTables);
   // Another kernel bitcode family (thumbv8m.main).
   checkBitExact(*buildConvNet(), "cortex-m33", 7);
 }
@@ -481,6 +549,8 @@ TEST_CASE("interpreter int8 == Cortex-M55 (Helium) bundle int8 under QEMU, bit f
     BUNDLEFIT_SKIP_TEST("qemu-system-arm or arm-none-eabi-gcc missing");
   checkBitExact(*buildConvNet(), "cortex-m55", 8);
   checkBitExact(*buildVariants(), "cortex-m55", 9);
+  // Helium's vector stores take no table: the entry points apply it after.
+  checkBitExact(*buildTableConvs(8), "cortex-m55", 8, kFusedTables);
   for (unsigned seed = 20; seed < 32; ++seed)
     checkBitExact(*buildRandomConvs(seed), "cortex-m55", seed);
 }

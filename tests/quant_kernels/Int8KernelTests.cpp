@@ -41,7 +41,8 @@ void conv2dS8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *ou
   const bf_conv_params conv =
       convParams(N, C, H, W, M, OH, OW, KH, KW, sH, sW, pT, pL, dH, dW, groups);
   const bf_quant_params quant = {inOff, outOff, flags, actMin, actMax};
-  bf_conv2d_s8(in, w, bias, out, &conv, &quant, outMult, outShift, bias8, biasMult, biasShift);
+  bf_conv2d_s8(in, w, bias, out, &conv, &quant, outMult, outShift, bias8, biasMult, biasShift,
+               nullptr);
 }
 
 void depthwiseS8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
@@ -54,7 +55,7 @@ void depthwiseS8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t 
       convParams(N, C, H, W, C * chMult, OH, OW, KH, KW, sH, sW, pT, pL, dH, dW, C);
   const bf_quant_params quant = {inOff, outOff, flags, actMin, actMax};
   bf_depthwise_conv2d_s8(in, w, bias, out, &conv, &quant, outMult, outShift, bias8, biasMult,
-                         biasShift);
+                         biasShift, nullptr);
 }
 
 I8 randomI8(size_t n, unsigned seed, int lo = -128, int hi = 127) {

@@ -96,7 +96,12 @@ KernelCall lowerConv(const Node &node, bool grouped) {
   if (asymmetric) {
     call.kernel = "bf_conv2d_wzp_s8";
     call.args.push_back(call_args::tableOrNull(weightOffsets(*node.input(1), a.M)).unaliased());
-  } else if (a.depthwise) {
+    return call;
+  }
+  // The table of an activation fused into the stores: none here; code
+  // generation sets it (src/codegen/LutFusion.cpp).
+  call.args.push_back(KernelArg::address(nullptr).unaliased());
+  if (a.depthwise) {
     // Measured on Cortex-M7 (bench/mcu): MobileNetV1-0.25's five 128-channel
     // blocks share one depthwise function (with the pointwise one, .text
     // -4.8 KB, +1.9% instructions).

@@ -36,6 +36,9 @@ struct CodegenResult {
   uint64_t textBytes = 0;   ///< Sum of executable sections: code in Flash.
   uint64_t rodataBytes = 0; ///< Read-only data (shape tables, literals): Flash.
   uint64_t dataBytes = 0;   ///< Writable data + bss (normally 0): RAM.
+  /// int8 table activations applied in their producing convs' stores instead
+  /// of a pass of their own (src/codegen/LutFusion.h).
+  size_t fusedTables = 0;
   double compileSeconds = 0.0;
 };
 
