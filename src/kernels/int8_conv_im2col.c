@@ -420,21 +420,28 @@ BF_I8_INLINE void bf_i8_pointwise(const int8_t *x, int32_t HW, int32_t C, int32_
  * no constant shapes: C, M, P and the pointers are run-time values. `lut`
  * comes as itself, not in *rq, so that a bundle whose calls all pass null
  * drops the table's test (interprocedural constant propagation). */
-#define BF_I8_POINTWISE_KIND(NAME, OFF)                                                            \
+#define BF_I8_POINTWISE_KIND1(NAME, OFF, LUT, HAS_LUT)                                             \
   __attribute__((noinline)) static void NAME(                                                      \
       const int8_t *restrict x, int32_t HW, int32_t C, int32_t P, int8_t *restrict cols,           \
       const int8_t *restrict w, int32_t M, int8_t *restrict o, const int32_t *restrict bias,       \
       const int8_t *restrict bias8, const bf_i8_rq *restrict rq, int32_t quantFlags,               \
       int32_t inputOffset, const int8_t *lut) {                                                    \
+    if (HAS_LUT)                                                                                   \
+      BF_I8_LUT_NONNULL(lut);                                                                      \
     bf_i8_rq r = *rq;                                                                              \
-    r.lut = r.fast.lut = lut;                                                                      \
+    r.lut = r.fast.lut = LUT;                                                                      \
     bf_i8_pointwise(x, HW, C, P, cols, w, M, o, bias, bias8, &r, quantFlags,                       \
                     OFF < 0 ? inputOffset : OFF);                                                  \
   }
+/* Each kind without a table (a literal null) and with one (NAME_lut). */
+#define BF_I8_POINTWISE_KIND(NAME, OFF)                                                            \
+  BF_I8_POINTWISE_KIND1(NAME, OFF, (const int8_t *)0, 0)                                           \
+  BF_I8_POINTWISE_KIND1(NAME##_lut, OFF, lut, 1)
 BF_I8_POINTWISE_KIND(bf_i8_pointwise_off0, 0)
 BF_I8_POINTWISE_KIND(bf_i8_pointwise_off128, 128)
 BF_I8_POINTWISE_KIND(bf_i8_pointwise_offx, -1)
 #undef BF_I8_POINTWISE_KIND
+#undef BF_I8_POINTWISE_KIND1
 
 #endif
 
@@ -471,15 +478,22 @@ void bf_i8_conv2d_im2col(const int8_t *restrict in, const int8_t *restrict w,
         bf_i8_rq rq;
         bf_i8_rq_init(&rq, K, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
                       actMax, biasMult, biasShift, lut);
+        /* Direct calls (a literal null or the table), so that interprocedural
+         * constant propagation still sees each kind's callers. */
+#define BF_I8_POINTWISE_CALL(NAME)                                                                 \
+  do {                                                                                             \
+    if (lut)                                                                                       \
+      NAME##_lut(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags, inputOffset, lut);   \
+    else                                                                                           \
+      NAME(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags, inputOffset, 0);           \
+  } while (0)
         if (BF_I8_OFFSET_IS(0))
-          bf_i8_pointwise_off0(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
-                               inputOffset, lut);
+          BF_I8_POINTWISE_CALL(bf_i8_pointwise_off0);
         else if (BF_I8_OFFSET_IS(128))
-          bf_i8_pointwise_off128(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
-                                 inputOffset, lut);
+          BF_I8_POINTWISE_CALL(bf_i8_pointwise_off128);
         else
-          bf_i8_pointwise_offx(x0, HW, C, P, im2col, w, M, o, bias, bias8, &rq, quantFlags,
-                               inputOffset, lut);
+          BF_I8_POINTWISE_CALL(bf_i8_pointwise_offx);
+#undef BF_I8_POINTWISE_CALL
         continue;
       }
       for (int32_t p = 0; p < P; p += 2) {

@@ -267,31 +267,45 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
 
 /* bf_conv2d_s8 with groups = C (one input channel per group): the general
  * path. One shared copy, not inlined into every depthwise call beside the
- * fast path. */
-__attribute__((noinline)) static void
-bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
-              int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
-              int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
-              int32_t dilH, int32_t dilW, int32_t inputOffset, int32_t outputOffset,
-              const int32_t *outMult, const int32_t *outShift, int32_t quantFlags, int32_t actMin,
-              int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-              const int32_t *biasShift, const int8_t *lut) {
-  bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
-               dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
-               actMax, bias8, biasMult, biasShift, lut);
-}
+ * fast path; a second one with a table (bf_dw_general_lut, as the row
+ * kinds below). */
+#define BF_DW_GENERAL(NAME, LUT, HAS_LUT)                                                          \
+  __attribute__((noinline)) static void NAME(                                                      \
+      const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N, int32_t C,   \
+      int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,             \
+      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,    \
+      int32_t inputOffset, int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,  \
+      int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,                     \
+      const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut) {                      \
+    if (HAS_LUT)                                                                                   \
+      BF_I8_LUT_NONNULL(lut);                                                                      \
+    bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL,    \
+                 dilH, dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift,           \
+                 quantFlags, actMin, actMax, bias8, biasMult, biasShift, LUT);                     \
+  }
+BF_DW_GENERAL(bf_dw_general, (const int8_t *)0, 0)
+BF_DW_GENERAL(bf_dw_general_lut, lut, 1)
+#undef BF_DW_GENERAL
 
 /* One shared copy per row kind (the row loops need no constant shapes),
- * chosen by the caller: a bundle keeps only the kinds its layers use. */
-#define BF_DW3_PLANE_KIND(NAME, S2, SAME)                                                          \
+ * chosen by the caller: a bundle keeps only the kinds its layers use. Each
+ * kind twice, without a table (a literal null: its stores as before) and
+ * with one (NAME_lut), so that one fused call does not put a test in every
+ * other call's stores. */
+#define BF_DW3_PLANE_KIND1(NAME, S2, SAME, LUT, HAS_LUT)                                           \
   __attribute__((noinline)) static int32_t NAME(                                                   \
       const int8_t *x, const int8_t *wk, int32_t b, int8_t *o, int32_t H, int32_t W, int32_t OH,   \
       int32_t OW, int32_t strideH, int32_t padT, int32_t padL, int32_t dilH, int32_t inputOffset,  \
       int32_t outputOffset, int32_t mult, int32_t shift, int32_t actMin, int32_t actMax,           \
       const int8_t *lut) {                                                                         \
+    if (HAS_LUT)                                                                                   \
+      BF_I8_LUT_NONNULL(lut);                                                                      \
     return bf_dw3_plane(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, S2, SAME,            \
-                        inputOffset, outputOffset, mult, shift, actMin, actMax, lut);              \
+                        inputOffset, outputOffset, mult, shift, actMin, actMax, LUT);              \
   }
+#define BF_DW3_PLANE_KIND(NAME, S2, SAME)                                                          \
+  BF_DW3_PLANE_KIND1(NAME, S2, SAME, (const int8_t *)0, 0)                                         \
+  BF_DW3_PLANE_KIND1(NAME##_lut, S2, SAME, lut, 1)
 BF_DW3_PLANE_KIND(bf_dw3_plane_s2, 1, 0)
 #if !defined(BF_I8_MVE) /* MVE: bf_dw3_plane_rows for every stride-1 row */
 BF_DW3_PLANE_KIND(bf_dw3_plane_same, 0, 1)
@@ -299,6 +313,7 @@ BF_DW3_PLANE_KIND(bf_dw3_plane_same3, 0, 3)
 #endif
 BF_DW3_PLANE_KIND(bf_dw3_plane_rows, 0, 0)
 #undef BF_DW3_PLANE_KIND
+#undef BF_DW3_PLANE_KIND1
 
 void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
                             const int32_t *restrict bias, int8_t *restrict out, int32_t N,
@@ -315,9 +330,14 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
   if (!fast) {
     /* The grouped convolution with one input channel per group (groups =
      * C, chMult outputs each): same channel mapping, same sums. */
-    bf_dw_general(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL,
-                  dilH, dilW, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
-                  actMax, bias8, biasMult, biasShift, lut);
+    if (lut)
+      bf_dw_general_lut(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT,
+                        padL, dilH, dilW, inputOffset, outputOffset, outMult, outShift, quantFlags,
+                        actMin, actMax, bias8, biasMult, biasShift, lut);
+    else
+      bf_dw_general(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL,
+                    dilH, dilW, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
+                    actMax, bias8, biasMult, biasShift, 0);
     return;
   }
   const int64_t inPlane = (int64_t)H * W, outPlane = (int64_t)OH * OW;
@@ -328,9 +348,10 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
       int8_t *o = out + ((int64_t)n * M + m) * outPlane;
       const int32_t b = bf_i8_bias(m, bias, bias8, biasMult, biasShift, quantFlags);
       const int8_t *wk = w + (int64_t)m * 9;
-#define BF_DW3_PLANE(FN)                                                                           \
-  FN(x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, inputOffset, outputOffset, outMult[k],  \
-     outShift[k], actMin, actMax, lut)
+#define BF_DW3_PLANE_ARGS                                                                          \
+  (x, wk, b, o, H, W, OH, OW, strideH, padT, padL, dilH, inputOffset, outputOffset, outMult[k],    \
+   outShift[k], actMin, actMax, lut)
+#define BF_DW3_PLANE(FN) (lut ? FN##_lut BF_DW3_PLANE_ARGS : FN BF_DW3_PLANE_ARGS)
       /* The row kind, from the call's (constant) shape. */
       int32_t done = 0;
       if (outMult[k] > 0) {
@@ -349,14 +370,21 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
 #endif
       }
 #undef BF_DW3_PLANE
+#undef BF_DW3_PLANE_ARGS
       if (done)
         continue;
       /* This channel's numbers exceed the fast path's bounds: the exact
        * general kernel on its plane alone (tables from channel m on). */
-      bf_dw_general(x, wk, bias ? bias + m : 0, o, 1, 1, H, W, 1, OH, OW, 3, 3, strideH, strideW,
-                    padT, padL, dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
-                    quantFlags, actMin, actMax, bias8 ? bias8 + m : 0, biasMult ? biasMult + k : 0,
-                    biasShift ? biasShift + k : 0, lut);
+      if (lut)
+        bf_dw_general_lut(x, wk, bias ? bias + m : 0, o, 1, 1, H, W, 1, OH, OW, 3, 3, strideH,
+                          strideW, padT, padL, dilH, dilW, inputOffset, outputOffset, outMult + k,
+                          outShift + k, quantFlags, actMin, actMax, bias8 ? bias8 + m : 0,
+                          biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0, lut);
+      else
+        bf_dw_general(x, wk, bias ? bias + m : 0, o, 1, 1, H, W, 1, OH, OW, 3, 3, strideH, strideW,
+                      padT, padL, dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
+                      quantFlags, actMin, actMax, bias8 ? bias8 + m : 0,
+                      biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0, 0);
     }
 }
 

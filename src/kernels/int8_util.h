@@ -52,6 +52,13 @@ void bf_i8_depthwise_conv2d(const int8_t *in, const int8_t *w, const int32_t *bi
 BF_I8_INLINE int8_t bf_i8_lut(int32_t v, const int8_t *lut) {
   return lut ? lut[v + 128] : (int8_t)v;
 }
+/* In the shared copies that take a table (NAME_lut): it is never null
+ * there, and saying so drops bf_i8_lut's test from their stores. */
+#define BF_I8_LUT_NONNULL(lut)                                                                     \
+  do {                                                                                             \
+    if (!(lut))                                                                                    \
+      __builtin_unreachable();                                                                     \
+  } while (0)
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) /* int8_mve.h's BF_I8_MVE */
 #define BF_I8_LUT_AFTER 1
 #define BF_I8_STORE_LUT(lut) ((const int8_t *)0)
