@@ -4,6 +4,7 @@
 #include "LowerInt8.h"
 
 #include "bundlefit/ops/Cmsis.h"
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
@@ -19,6 +20,30 @@ constexpr size_t kLutArg = 11;
 bool takesLut(const std::string &kernel) {
   return kernel == "bf_conv2d_s8" || kernel == "bf_conv2d_im2col_s8" ||
          kernel == "bf_depthwise_conv2d_s8";
+}
+
+/// Whether a table in `call`'s stores costs less than its own pass. The
+/// pass costs about 4.2 Cortex-M7 instructions per element (qemu-insncount,
+/// a per-function profile of MobileNetV3-small and EfficientNet-B0-tiny);
+/// in the stores of the shared pointwise copies (bf_i8_pointwise_*_lut) and
+/// of the 3x3 depthwise rows (bf_dw3_plane_*_lut) it costs +1.7 to +2.7, a
+/// net gain of 1.45 to 4 per output. The general depthwise path (5x5
+/// kernels, dilation; bf_i8_conv2d with groups = C) lost 2.7 to 10 per
+/// output: its inlined stores keep the table's null test and the table
+/// pointer adds stack reloads to a function that already spills. Other
+/// convs were not measured to gain, so they keep the separate pass.
+bool paysAtStore(const KernelCall &call) {
+  auto field = [&](const char *name) { return kernelParamsField<bf_conv_params>(call, name); };
+  const bool depthwise3x3 = call.kernel == "bf_depthwise_conv2d_s8" && field("kh") == 3 &&
+                            field("kw") == 3 && field("dil_w") == 1 &&
+                            (field("stride_w") == 1 || field("stride_w") == 2) &&
+                            !(kernelParamsField<bf_quant_params>(call, "quant_flags") &
+                              BF_I8_SINGLE_ROUNDING); // bf_i8_depthwise_conv2d's `fast`
+  const bool pointwise = call.kernel != "bf_depthwise_conv2d_s8" && field("kh") == 1 &&
+                         field("kw") == 1 && field("stride_h") == 1 && field("stride_w") == 1 &&
+                         field("pad_t") == 0 && field("pad_l") == 0 && field("groups") == 1 &&
+                         field("oh") == field("h") && field("ow") == field("w");
+  return depthwise3x3 || pointwise;
 }
 
 /// An int8 node that runs the bundle's own kernels (not CMSIS-NN's).
@@ -52,7 +77,7 @@ bool fusible(const Graph &graph, const PlanView &plan, const Node &conv, const N
     return false;
   const std::vector<KernelCall> calls = describeInt8Calls(conv);
   return std::all_of(calls.begin(), calls.end(),
-                     [](const KernelCall &c) { return takesLut(c.kernel); });
+                     [](const KernelCall &c) { return takesLut(c.kernel) && paysAtStore(c); });
 }
 
 } // namespace

@@ -9,10 +9,14 @@
 // are the same with and without it, and so are the numbers: v becomes
 // table[v + 128] at the store instead of in a second pass.
 //
-// Not fused: CMSIS-NN convs (--use-cmsis: arm_convolve_wrapper_s8 and its
-// depthwise twin take no table, so the activation keeps its own pass), the
-// asymmetric-weight kernel, conv + pool kernels, and the steps of a patch
-// stage (their tiles run the unfused calls).
+// Fused only where the table in the stores costs less than its own pass:
+// 1x1 convs (the pointwise kernels) and 3x3 depthwise convs of the row fast
+// path (LutFusion.cpp's paysAtStore has the measured figures). Not fused:
+// other convs (the general depthwise path lost), CMSIS-NN convs
+// (--use-cmsis: arm_convolve_wrapper_s8 and its depthwise twin take no
+// table, so the activation keeps its own pass), the asymmetric-weight
+// kernel, conv + pool kernels, and the steps of a patch stage (their tiles
+// run the unfused calls).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -267,25 +267,21 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
 
 /* bf_conv2d_s8 with groups = C (one input channel per group): the general
  * path. One shared copy, not inlined into every depthwise call beside the
- * fast path; a second one with a table (bf_dw_general_lut, as the row
- * kinds below). */
-#define BF_DW_GENERAL(NAME, LUT, HAS_LUT)                                                          \
-  __attribute__((noinline)) static void NAME(                                                      \
-      const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N, int32_t C,   \
-      int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH, int32_t KW,             \
-      int32_t strideH, int32_t strideW, int32_t padT, int32_t padL, int32_t dilH, int32_t dilW,    \
-      int32_t inputOffset, int32_t outputOffset, const int32_t *outMult, const int32_t *outShift,  \
-      int32_t quantFlags, int32_t actMin, int32_t actMax, const int8_t *bias8,                     \
-      const int32_t *biasMult, const int32_t *biasShift, const int8_t *lut) {                      \
-    if (HAS_LUT)                                                                                   \
-      BF_I8_LUT_NONNULL(lut);                                                                      \
-    bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL,    \
-                 dilH, dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift,           \
-                 quantFlags, actMin, actMax, bias8, biasMult, biasShift, LUT);                     \
-  }
-BF_DW_GENERAL(bf_dw_general, (const int8_t *)0, 0)
-BF_DW_GENERAL(bf_dw_general_lut, lut, 1)
-#undef BF_DW_GENERAL
+ * fast path. It takes no table: code generation fuses tables only into
+ * calls of the fast path (src/codegen/LutFusion.cpp), and a call that still
+ * gets here with one applies it after (bf_i8_lut_over). */
+__attribute__((noinline)) static void
+bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,
+              int32_t C, int32_t H, int32_t W, int32_t M, int32_t OH, int32_t OW, int32_t KH,
+              int32_t KW, int32_t strideH, int32_t strideW, int32_t padT, int32_t padL,
+              int32_t dilH, int32_t dilW, int32_t inputOffset, int32_t outputOffset,
+              const int32_t *outMult, const int32_t *outShift, int32_t quantFlags, int32_t actMin,
+              int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
+              const int32_t *biasShift) {
+  bf_i8_conv2d(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL, dilH,
+               dilW, /*groups=*/C, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
+               actMax, bias8, biasMult, biasShift, 0);
+}
 
 /* One shared copy per row kind (the row loops need no constant shapes),
  * chosen by the caller: a bundle keeps only the kinds its layers use. Each
@@ -330,14 +326,10 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
   if (!fast) {
     /* The grouped convolution with one input channel per group (groups =
      * C, chMult outputs each): same channel mapping, same sums. */
-    if (lut)
-      bf_dw_general_lut(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT,
-                        padL, dilH, dilW, inputOffset, outputOffset, outMult, outShift, quantFlags,
-                        actMin, actMax, bias8, biasMult, biasShift, lut);
-    else
-      bf_dw_general(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL,
-                    dilH, dilW, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
-                    actMax, bias8, biasMult, biasShift, 0);
+    bf_dw_general(in, w, bias, out, N, C, H, W, M, OH, OW, KH, KW, strideH, strideW, padT, padL,
+                  dilH, dilW, inputOffset, outputOffset, outMult, outShift, quantFlags, actMin,
+                  actMax, bias8, biasMult, biasShift);
+    bf_i8_lut_over(out, (int64_t)N * M * OH * OW, lut);
     return;
   }
   const int64_t inPlane = (int64_t)H * W, outPlane = (int64_t)OH * OW;
@@ -375,16 +367,11 @@ void bf_i8_depthwise_conv2d(const int8_t *restrict in, const int8_t *restrict w,
         continue;
       /* This channel's numbers exceed the fast path's bounds: the exact
        * general kernel on its plane alone (tables from channel m on). */
-      if (lut)
-        bf_dw_general_lut(x, wk, bias ? bias + m : 0, o, 1, 1, H, W, 1, OH, OW, 3, 3, strideH,
-                          strideW, padT, padL, dilH, dilW, inputOffset, outputOffset, outMult + k,
-                          outShift + k, quantFlags, actMin, actMax, bias8 ? bias8 + m : 0,
-                          biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0, lut);
-      else
-        bf_dw_general(x, wk, bias ? bias + m : 0, o, 1, 1, H, W, 1, OH, OW, 3, 3, strideH, strideW,
-                      padT, padL, dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
-                      quantFlags, actMin, actMax, bias8 ? bias8 + m : 0,
-                      biasMult ? biasMult + k : 0, biasShift ? biasShift + k : 0, 0);
+      bf_dw_general(x, wk, bias ? bias + m : 0, o, 1, 1, H, W, 1, OH, OW, 3, 3, strideH, strideW,
+                    padT, padL, dilH, dilW, inputOffset, outputOffset, outMult + k, outShift + k,
+                    quantFlags, actMin, actMax, bias8 ? bias8 + m : 0, biasMult ? biasMult + k : 0,
+                    biasShift ? biasShift + k : 0);
+      bf_i8_lut_over(o, outPlane, lut);
     }
 }
 

@@ -65,11 +65,15 @@ BF_I8_INLINE int8_t bf_i8_lut(int32_t v, const int8_t *lut) {
 #else
 #define BF_I8_STORE_LUT(lut) (lut)
 #endif
-BF_I8_INLINE void bf_i8_lut_after(int8_t *out, int64_t n, const int8_t *lut) {
-#if defined(BF_I8_LUT_AFTER)
+/* The table (when not null) over n outputs already stored. */
+BF_I8_INLINE void bf_i8_lut_over(int8_t *out, int64_t n, const int8_t *lut) {
   if (lut)
     for (int64_t i = 0; i < n; ++i)
       out[i] = lut[out[i] + 128];
+}
+BF_I8_INLINE void bf_i8_lut_after(int8_t *out, int64_t n, const int8_t *lut) {
+#if defined(BF_I8_LUT_AFTER)
+  bf_i8_lut_over(out, n, lut);
 #else
   (void)out, (void)n, (void)lut;
 #endif
