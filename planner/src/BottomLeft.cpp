@@ -262,28 +262,73 @@ private:
 };
 } // namespace
 
-std::vector<uint64_t> placeBottomLeft(const Items &items) {
-  std::vector<uint64_t> offsets(items.items.size(), 0);
-  ItemsByStart unplaced(items);
-  Skyline top(std::max(items.numSteps, 1));
-  uint64_t h = 0;
-  int a = 0;
-  while (top.bottom(h, a)) {
-    int b = top.endOf(a);
-    int i = unplaced.choose(a, b);
-    if (i >= 0) {
-      const Item &it = items.items[i];
-      offsets[i] = alignUp(h, it.alignment);
-      unplaced.remove(i);
-      top.raise(a, it.clast + 1, offsets[i] + it.size);
-      continue;
+bool placeBottomLeft(const Items &items, std::vector<uint64_t> &offsets, Budget *budget,
+                     uint64_t units) {
+  offsets.assign(items.items.size(), 0);
+  // The units are spent a batch of items at a time, as the items are
+  // placed, so that a budget that runs out stops the placement part way.
+  constexpr size_t kBatch = 1024;
+  uint64_t spent = 0;
+  size_t placed = 0, total = std::max<size_t>(items.items.size(), 1);
+  auto spend = [&](size_t done) {
+    uint64_t due = uint64_t((unsigned __int128)units * done / total);
+    bool ok = budget->spend(due - spent);
+    spent = due;
+    return ok;
+  };
+  std::vector<char> done(items.items.size(), 0);
+  bool complete = budget == nullptr || (budget->timeLeft() && spend(0));
+  if (complete) {
+    ItemsByStart unplaced(items);
+    Skyline top(std::max(items.numSteps, 1));
+    uint64_t h = 0;
+    int a = 0;
+    while (top.bottom(h, a)) {
+      int b = top.endOf(a);
+      int i = unplaced.choose(a, b);
+      if (i >= 0) {
+        const Item &it = items.items[i];
+        offsets[i] = alignUp(h, it.alignment);
+        done[i] = 1;
+        unplaced.remove(i);
+        top.raise(a, it.clast + 1, offsets[i] + it.size);
+        if (budget && ++placed % kBatch == 0 && !spend(placed)) {
+          complete = false;
+          break;
+        }
+        continue;
+      }
+      // Nothing can use [a, next) at h: an item covering it later starts
+      // before a (above the left neighbour) or dies at or after b (above
+      // the right one).
+      int next = unplaced.firstFitting(a + 1, b);
+      top.raise(a, next, std::min(top.heightBefore(a), top.heightAt(b)));
     }
-    // Nothing can use [a, next) at h: an item covering it later starts
-    // before a (above the left neighbour) or dies at or after b (above
-    // the right one).
-    int next = unplaced.firstFitting(a + 1, b);
-    top.raise(a, next, std::min(top.heightBefore(a), top.heightAt(b)));
   }
+  if (complete) {
+    if (budget)
+      spend(total);
+    return true;
+  }
+  // Cut short: the items not placed go one above the other over the rest,
+  // O(n), so the plan is valid whenever the budget ends.
+  uint64_t height = 0;
+  for (size_t i = 0; i < items.items.size(); ++i)
+    if (done[i])
+      height = std::max(height, offsets[i] + items.items[i].size);
+  for (size_t i = 0; i < items.items.size(); ++i) {
+    const Item &it = items.items[i];
+    if (done[i] || it.size == 0)
+      continue;
+    offsets[i] = alignUp(height, it.alignment);
+    height = offsets[i] + it.size;
+  }
+  return false;
+}
+
+std::vector<uint64_t> placeBottomLeft(const Items &items) {
+  std::vector<uint64_t> offsets;
+  placeBottomLeft(items, offsets, nullptr, 0);
   return offsets;
 }
 

@@ -100,6 +100,14 @@ public:
     return true;
   }
 
+  /// Reads the clock now, not at the next kUnitsPerClockRead units: for a
+  /// step whose setup alone (a sort of every item) may pass the deadline.
+  bool timeLeft() {
+    if (stopped == Limit::None && cpuSeconds() >= deadline)
+      stopped = Limit::Time;
+    return stopped == Limit::None;
+  }
+
   bool exhausted() const { return stopped != Limit::None; }
   Limit limit() const { return stopped; }
   uint64_t left() const { return units; }

@@ -44,6 +44,9 @@ std::vector<bool> selectHints(const Problem &problem);
 
 Items buildItems(const Problem &problem);
 
+/// computeLowerBound(problem) from its items, built once by the caller.
+uint64_t lowerBoundOf(const Problem &problem, const Items &items);
+
 /// max over items of offset + size (0 when nothing takes bytes).
 uint64_t arenaOf(const Items &items, const std::vector<uint64_t> &itemOffsets);
 

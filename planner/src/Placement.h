@@ -45,6 +45,13 @@ bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit 
 /// lifetimes, so it is the placement every plan starts from.
 std::vector<uint64_t> placeBottomLeft(const Items &items);
 
+/// The same, spending `units` from `budget` as the items are placed. When
+/// the budget runs out part way, the items not yet placed are stacked above
+/// the others (O(n): the plan is valid, far from tight) and it returns
+/// false.
+bool placeBottomLeft(const Items &items, std::vector<uint64_t> &offsets, Budget *budget,
+                     uint64_t units);
+
 } // namespace bundlefit::planner::detail
 
 #endif // BUNDLEFIT_PLANNER_SRC_PLACEMENT_H

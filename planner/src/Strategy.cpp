@@ -74,7 +74,7 @@ public:
   Planner(const Problem &problem, const PlanOptions &options)
       : budget(options.exact.timeBudgetSeconds, options.exact.workLimit), problem(problem),
         options(options), exact(options.exact), items(buildItems(problem)),
-        bound(computeLowerBound(problem)),
+        bound(lowerBoundOf(problem, items)),
         nodesLeft(exact.nodeLimit ? exact.nodeLimit : UINT64_MAX) {
     budget.scaleForItems(items.items.size());
   }
@@ -133,14 +133,18 @@ private:
     uint64_t cost = kBottomLeftUnits * sortUnits(items.items.size());
     if (!offsets.empty() && (arena <= bound || cost > budget.left()))
       return;
-    if (!known)
-      budget.spend(cost);
-    std::vector<uint64_t> placed = placeBottomLeft(items);
+    // With nothing placed it runs whatever the work left: where that runs
+    // out part way, the rest is stacked above it (valid, not tight), so a
+    // tiny limit is still a limit. A capacity under the bound is a proof
+    // already: the placement is only the answer's plan, so it is not cut.
+    std::vector<uint64_t> placed;
+    bool whole = known ? (placed = placeBottomLeft(items), true)
+                       : placeBottomLeft(items, placed, &budget, cost);
     uint64_t placedArena = arenaOf(items, placed);
     if (offsets.empty() || placedArena <= arena) { // Ties: the placement the search knows best.
       offsets = std::move(placed);
       arena = placedArena;
-      algorithm = "bottom-left";
+      algorithm = whole ? "bottom-left" : "bottom-left+stacked";
     }
   }
 

@@ -49,13 +49,15 @@ TEST_CASE("a greedy pass stops when its budget is spent, within one item") {
   CHECK(budget.limit() == detail::Limit::Work);
 }
 
-TEST_CASE("with no time at all the plan is the first placement, and says so") {
+TEST_CASE("with no time at all the plan is the first placement cut short, and says so") {
+  // Nothing placed yet: the bottom-left placement stops at once and stacks
+  // every item (valid, O(n)), so that a tiny limit is a limit.
   Problem p = formats::networkLikeProblem(30000, 9);
   PlanOptions options;
   options.exact.timeBudgetSeconds = 0;
   Plan plan = planMemory(p, options);
   requireValid(p, plan);
-  CHECK(plan.algorithm == "bottom-left");
+  CHECK(plan.algorithm == "bottom-left+stacked");
   CHECK(plan.arenaSize > plan.lowerBound); // Otherwise there was nothing to cut.
   CHECK(plan.budgetExhausted);
   CHECK(plan.stoppedBy == "work");
@@ -158,4 +160,49 @@ TEST_CASE("bottom-left placements are valid on random problems, hints and alignm
     requireValid(p, detail::makePlan(p, items, detail::placeBottomLeft(items), "bottom-left",
                                      computeLowerBound(p)));
   }
+}
+
+TEST_CASE("a bottom-left placement the budget cuts short is still valid, the rest stacked") {
+  // A tiny --time-limit stops the first placement part way (Strategy.cpp):
+  // the plan must stay valid, and with the work it needs it is the same as
+  // the one that never stops.
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    Problem p = randomProblem(3000, 200, seed, seed % 2 == 0);
+    detail::Items items = detail::buildItems(p);
+    std::vector<uint64_t> whole = detail::placeBottomLeft(items), offsets;
+    uint64_t units = 100'000;
+    detail::Budget small(1e7, units / 3); // Runs out about a third of the way.
+    CAPTURE(seed);
+    CHECK_FALSE(detail::placeBottomLeft(items, offsets, &small, units));
+    CHECK(small.limit() == detail::Limit::Work);
+    requireValid(p, detail::makePlan(p, items, offsets, "cut", computeLowerBound(p)));
+    detail::Budget none(1e7, 1);
+    none.spend(1); // Nothing left: everything stacked.
+    CHECK_FALSE(detail::placeBottomLeft(items, offsets, &none, units));
+    requireValid(p, detail::makePlan(p, items, offsets, "stacked", computeLowerBound(p)));
+    detail::Budget enough(1e7, 2 * units);
+    CHECK(detail::placeBottomLeft(items, offsets, &enough, units));
+    CHECK(offsets == whole);
+    CHECK(enough.spent() == units);
+  }
+}
+
+TEST_CASE("dense and sparse steps compress to the same items") {
+  // Dense steps are ranked through an array, sparse ones by sorting
+  // (Items.cpp): the same problem with its steps spread far apart must give
+  // the same compressed steps.
+  Problem dense = formats::networkLikeProblem(2000, 3), sparse = dense;
+  for (Buffer &b : sparse.buffers) {
+    b.first *= 50'000; // Every step t, start or one past an end, to 50,000 t.
+    b.last = (b.last + 1) * 50'000 - 1;
+  }
+  detail::Items a = detail::buildItems(dense), b = detail::buildItems(sparse);
+  REQUIRE(a.items.size() == b.items.size());
+  CHECK(a.numSteps == b.numSteps);
+  for (size_t i = 0; i < a.items.size(); ++i) {
+    CAPTURE(i);
+    CHECK(a.items[i].cfirst == b.items[i].cfirst);
+    CHECK(a.items[i].clast == b.items[i].clast);
+  }
+  CHECK(computeLowerBound(dense) == computeLowerBound(sparse));
 }

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sys/resource.h>
 
 using bundlefit::test::CommandResult;
@@ -189,6 +190,45 @@ TEST_CASE("plan-buffers: --time-limit bounds the whole run at 10^6 buffers") {
     CHECK(wall <= 5.5);
   else
     MESSAGE("machine overloaded (" << cpu / wall << " of a core): wall time not checked");
+}
+
+TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it cannot") {
+  // The first placement stops at the deadline and stacks what it has not
+  // placed (valid, far from tight); before, it always ran to the end: 2.3 s
+  // of CPU at --time-limit 0.01. Loading, reading and the check cannot
+  // stop: about 0.4-0.7 s here, so 1 s is a limit that can hold and 0.05
+  // one that cannot, which the run must say.
+  namespace bf = bundlefit::planner::formats;
+  std::string big = writeProblem("million-uniform.csv",
+                                 bf::perfectPackingProblem(1000000, bf::PackingFamily::Uniform, 7));
+  std::string log = std::string(BUNDLEFIT_TEST_TMP) + "/million-uniform.err";
+  auto run = [&](const char *limit, double &cpu) {
+    cpu = childCpu();
+    CommandResult r = bundlefit::test::runProgram(
+        BUNDLEFIT_EXE, "plan-buffers " + big + " --format csv --json --time-limit " + limit, log);
+    cpu = childCpu() - cpu;
+    REQUIRE_MESSAGE(r.exitCode == 0, r.output.substr(0, 500));
+    std::ifstream in(log);
+    std::string errors((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::make_pair(nlohmann::json::parse(r.output), errors);
+  };
+  double cpu = 0;
+  auto [held, heldErrors] = run("1", cpu);
+  MESSAGE("10^6 buffers at --time-limit 1: " << cpu << " s CPU, " << held["problems"][0]["algorithm"]
+                                             << ", stopped in " << held["problems"][0]["stopped_in"]);
+  CHECK(cpu <= 1.1);
+  CHECK(held["time_limit_overrun"] == false);
+  CHECK(heldErrors.empty());
+
+  auto [over, overErrors] = run("0.05", cpu);
+  MESSAGE("10^6 buffers at --time-limit 0.05: " << cpu << " s CPU: " << overErrors);
+  CHECK(cpu <= 1.1); // The least the run can take, not the whole placement.
+  CHECK(over["time_limit_overrun"] == true);
+  CHECK(over["problems"][0]["stopped_in"] == "first placement");
+  CHECK(over["problems"][0]["algorithm"] == "bottom-left+stacked");
+  CHECK(std::count(overErrors.begin(), overErrors.end(), '\n') == 1);
+  CHECK(overErrors.find("more than --time-limit 0.05") != std::string::npos);
+  CHECK(overErrors.find(big) != std::string::npos);
 }
 
 // Run as its own ctest (planner_cli_minimalloc_D): exit 77 = skipped when

@@ -27,8 +27,9 @@ struct ExactOptions {
   /// work units (kWorkUnitsPerSecond per second: items visited by passes,
   /// searches and moves, calibrated to take about the limit in CPU time),
   /// so the plan is the same on an idle and a loaded machine; the clock
-  /// (CPU time, a twentieth later) stops only work that ran slower than that. The first
-  /// placement (O(n log n)) runs whatever the limit.
+  /// (CPU time, a twentieth later) stops only work that ran slower than that. A limit
+  /// that does not cover the first placement (O(n log n)) stops it part way
+  /// and the items it had not placed are stacked above the rest (valid, O(n)).
   double timeBudgetSeconds = 5.0;
   /// 0: minimise the arena. Otherwise first find a plan with arenaSize <=
   /// capacity (Plan::provedInfeasible when that is proved impossible: at
