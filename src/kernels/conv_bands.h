@@ -159,6 +159,14 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
 #define BF_CONV_PAD_FLOATS 65536
 #define BF_CONV_FLAT_FLOATS 1024
 #define BF_CONV_PHASE_K 7
+/* Floats after each stride-2 phase plane: bf_phase_split_row stores whole
+ * 8-float chunks, up to 7 floats past a row. */
+#define BF_CONV_PHASE_SLACK 8
+
+/* Floats of one phase plane of `bandRows` rows of Q. */
+BF_INLINE int64_t bf_phase_plane(int64_t bandRows, int32_t Q, int32_t s) {
+  return bandRows * Q + (s == 2 ? BF_CONV_PHASE_SLACK : 0);
+}
 
 /* Phase width Q and the output rows per band (0: does not apply). */
 BF_INLINE int32_t bf_conv_phase_rows(int32_t Cg, int32_t Mg, int32_t OH, int32_t OW, int32_t KH,
@@ -187,7 +195,8 @@ BF_INLINE int32_t bf_conv_phase_rows(int32_t Cg, int32_t Mg, int32_t OH, int32_t
   rows = rows < OH ? rows : OH;
   /* Cg * s^2 phases of ((rows - 1) * s + KH) / s rows, rounded up. */
   while (rows > 0 &&
-         (int64_t)Cg * s * s * (((rows - 1) * s + KH + s - 1) / s) * *Q > BF_CONV_PAD_FLOATS)
+         (int64_t)Cg * s * s * bf_phase_plane(((rows - 1) * s + KH + s - 1) / s, *Q, s) >
+             BF_CONV_PAD_FLOATS)
     --rows;
   if (rows == 0 || (int64_t)(rows - 1) * *Q + OW < BF_NARROW_PB)
     return 0;
@@ -196,6 +205,45 @@ BF_INLINE int32_t bf_conv_phase_rows(int32_t Cg, int32_t Mg, int32_t OH, int32_t
   if (s == 1 && rows == 1)
     return 0;
   return rows;
+}
+
+/* One padded row's two column phases for stride 2: even[j] = xr[2j] for j
+ * in [jBegin[0], jEnd[0]), odd[j] = xr[2j + 1] for j in [jBegin[1],
+ * jEnd[1]), zero elsewhere below Q; `at` is xr's offset from the first of
+ * the `total` floats that may be read (negative with a left pad). Whole
+ * 8-float chunks, de-interleaved from one 16-float load by two shuffles:
+ * the two strided scalar loops were a third of the time of ResNet-8's
+ * stride-2 patch-stage tiles (5-7 columns per phase). A chunk stores up to
+ * 7 zeros past Q, into the next row of its phase plane (written after it,
+ * or padding) or the plane's slack (BF_CONV_PHASE_SLACK). */
+typedef float bf_phase_v16 __attribute__((vector_size(64)));
+typedef float bf_phase_v8 __attribute__((vector_size(32)));
+typedef int32_t bf_phase_i8 __attribute__((vector_size(32)));
+BF_INLINE void bf_phase_split_row(const float *restrict xr, int64_t at, int64_t total,
+                                  const int32_t *jBegin, const int32_t *jEnd, int32_t Q,
+                                  float *restrict even, float *restrict odd) {
+  const bf_phase_i8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int32_t j0 = 0; j0 < Q; j0 += 8) {
+    /* Input floats xr[2 * j0 + k], k < 16, at offset first + k of the
+     * readable ones. */
+    const int64_t first = at + 2 * j0;
+    bf_phase_v16 v;
+    if (first >= 0 && first + 16 <= total) {
+      __builtin_memcpy(&v, xr + 2 * j0, sizeof v);
+    } else {
+      for (int32_t k = 0; k < 16; ++k)
+        v[k] = first + k >= 0 && first + k < total ? xr[2 * j0 + k] : 0.0f;
+    }
+    const bf_phase_v8 ev = __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14);
+    const bf_phase_v8 od = __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15);
+    const bf_phase_i8 j = lane + j0;
+    const bf_phase_i8 keepE = (j >= jBegin[0]) & (j < jEnd[0]);
+    const bf_phase_i8 keepO = (j >= jBegin[1]) & (j < jEnd[1]);
+    const bf_phase_v8 e = (bf_phase_v8)((bf_phase_i8)ev & keepE);
+    const bf_phase_v8 o = (bf_phase_v8)((bf_phase_i8)od & keepO);
+    __builtin_memcpy(even + j0, &e, sizeof e);
+    __builtin_memcpy(odd + j0, &o, sizeof o);
+  }
 }
 
 /* One BF_CONV_MB x PB tile at x (a phase-split band): tap t of channel c
@@ -283,6 +331,23 @@ BF_INLINE void bf_phase_tile_wide2(const float *restrict x, const int32_t *restr
       break;                                                                                       \
   }
 
+/* n >= 1 floats in fixed-size moves, the last one overlapping: a memcpy
+ * of a run-time size was a libc call per row and channel (5-7 floats in
+ * ResNet-8's stride-2 patch-stage tiles: 10% of their time). */
+BF_INLINE void bf_copy_row(float *restrict d, const float *restrict s, int32_t n) {
+  if (n >= 8) {
+    for (int32_t i = 0; i + 8 <= n; i += 8)
+      __builtin_memcpy(d + i, s + i, 8 * sizeof(float));
+    __builtin_memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
+  } else if (n >= 4) {
+    __builtin_memcpy(d, s, 4 * sizeof(float));
+    __builtin_memcpy(d + n - 4, s + n - 4, 4 * sizeof(float));
+  } else {
+    for (int32_t i = 0; i < n; ++i)
+      d[i] = s[i];
+  }
+}
+
 /* Output channels [0, blocks * BF_CONV_MB) of one image and group, `rows`
  * output rows at a time (bf_conv_phase_rows). */
 BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restrict w,
@@ -292,7 +357,8 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
                                     int32_t rows, int32_t Q) {
   const int32_t taps = KH * KW;
   const int64_t wStrideM = (int64_t)Cg * taps;
-  const int32_t bandRows = ((rows - 1) * s + KH + s - 1) / s, phasePlane = bandRows * Q;
+  const int32_t bandRows = ((rows - 1) * s + KH + s - 1) / s;
+  const int32_t phasePlane = (int32_t)bf_phase_plane(bandRows, Q, s);
   const int32_t chanStride = s * s * phasePlane;
   float phases[BF_CONV_PAD_FLOATS], flat[BF_CONV_MB * BF_CONV_FLAT_FLOATS];
   int32_t off[BF_CONV_PHASE_K * BF_CONV_PHASE_K];
@@ -305,6 +371,14 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
   int32_t jBegin[2] = {0, 0}, jEnd[2] = {0, 0};
   for (int32_t p = 0; p < s; ++p)
     bf_valid_range(Q, W, s, padL, p, &jBegin[p], &jEnd[p]);
+#if defined(BF_WIDE_TILES)
+  /* Floats past the last channel's phases that a two-vector tile over a
+   * span of 17-31 may read (zeroed), if the buffer holds them. */
+  const int32_t wide2Tail =
+      (int64_t)Cg * chanStride + 2 * BF_WIDE_PB <= BF_CONV_PAD_FLOATS ? 2 * BF_WIDE_PB : 0;
+#else
+  const int32_t wide2Tail = 0;
+#endif
   for (int32_t band = 0; band < OH; band += rows) {
     /* A last band too short for one tile moves up to end at OH (it
      * recomputes rows of the band before). */
@@ -315,7 +389,7 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
     }
     /* Padded rows [oh0 * s, oh0 * s + PR) are input rows less padT. */
     const int32_t PR = (R - 1) * s + KH, r0 = oh0 * s - padT;
-    for (int32_t i = 0; i < Cg * chanStride; ++i)
+    for (int32_t i = 0; i < Cg * chanStride + wide2Tail; ++i)
       phases[i] = 0.0f;
     for (int32_t c = 0; c < Cg; ++c) {
       const float *xc = x + (int64_t)c * H * W;
@@ -334,11 +408,9 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
           for (int32_t j = jBegin[0]; j < jEnd[0]; ++j)
             pr[j] = xr[j];
         } else {
-          float *even = pc + (r & 1) * 2 * phasePlane + (r >> 1) * Q, *odd = even + phasePlane;
-          for (int32_t j = jBegin[0]; j < jEnd[0]; ++j)
-            even[j] = xr[2 * j];
-          for (int32_t j = jBegin[1]; j < jEnd[1]; ++j)
-            odd[j] = xr[2 * j + 1];
+          float *even = pc + (r & 1) * 2 * phasePlane + (r >> 1) * Q;
+          bf_phase_split_row(xr, ((int64_t)c * H + ih) * W - padL, (int64_t)Cg * H * W, jBegin,
+                             jEnd, Q, even, even + phasePlane);
         }
       }
     }
@@ -360,6 +432,12 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
                            flat + L - BF_WIDE_PB, BF_CONV_FLAT_FLOATS, Cg, chanStride);
       } else if (L >= 2 * BF_WIDE_PB) {
         BF_CONV_PHASE_SPAN(bf_phase_tile_wide2, 2 * BF_WIDE_PB)
+      } else if (L > BF_WIDE_PB && wide2Tail) {
+        /* 17-31 lanes (stride-2 patch-stage tiles: 5x5 outputs span 29): one
+         * two-vector tile, reading past the span into the zeroed tail,
+         * instead of two overlapping 16-lane tiles (9 loads per 8 FMAs). */
+        bf_phase_tile_wide2(phases, off, taps, wm, wStrideM, bm, flat, BF_CONV_FLAT_FLOATS, Cg,
+                            chanStride);
       } else if (L >= BF_WIDE_PB) {
         BF_CONV_PHASE_SPAN(bf_phase_tile_wide, BF_WIDE_PB)
       } else
@@ -369,8 +447,8 @@ BF_SHARED void bf_conv_phase_blocks(const float *restrict x, const float *restri
       }
       for (int32_t mi = 0; mi < BF_CONV_MB; ++mi)
         for (int32_t r = 0; r < R; ++r)
-          __builtin_memcpy(out + (int64_t)(m + mi) * OH * OW + (int64_t)(oh0 + r) * OW,
-                           flat + mi * BF_CONV_FLAT_FLOATS + r * Q, sizeof(float) * OW);
+          bf_copy_row(out + (int64_t)(m + mi) * OH * OW + (int64_t)(oh0 + r) * OW,
+                      flat + mi * BF_CONV_FLAT_FLOATS + r * Q, OW);
     }
   }
 }

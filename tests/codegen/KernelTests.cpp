@@ -159,10 +159,10 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 3, 9, 9, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},    // 5x5 same, 9 columns: wide
       // Runs shorter than 16 (AVX-512 hosts: one 16-lane tile over the padded
       // copy, lanes past the run dropped): ResNet-8's 3x3 patch-stage tiles.
-      {1, 32, 5, 5, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // interior 3x3 tile: run of 13
-      {1, 16, 4, 4, 20, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1},  // corner 3x3, 4 leftover channels
-      {1, 8, 4, 4, 16, 3, 3, 1, 1, 1, 1, 0, 1, 1, 1, 1},   // 3x4 tile: run of 16 exactly
-      {1, 200, 5, 5, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // copy too large: 8-lane tiles
+      {1, 32, 5, 5, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // interior 3x3 tile: run of 13
+      {1, 16, 4, 4, 20, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1}, // corner 3x3, 4 leftover channels
+      {1, 8, 4, 4, 16, 3, 3, 1, 1, 1, 1, 0, 1, 1, 1, 1},  // 3x4 tile: run of 16 exactly
+      {1, 200, 5, 5, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // copy too large: 8-lane tiles
   };
   unsigned seed = 1;
   for (const ConvCase &c : cases) {
