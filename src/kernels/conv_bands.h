@@ -9,9 +9,10 @@
  * P - OW wrap-around lanes of each row are computed and dropped. Interior
  * tiles need no padding, so the run reads the tile's own buffer in place
  * (no copy, unlike the phase-split bands below, which take the stride-2 and
- * the wider narrow planes); border tiles read a zero-padded stack copy (hosts
- * only). `plan -v` says which patch stages take these (PatchStage.h's
- * kFlatRunColumns is BF_NARROW_PB on 64-bit hosts). */
+ * the wider narrow planes); border tiles, and on AVX-512 runs shorter than
+ * one 16-lane tile, read a zero-padded stack copy (hosts only). `plan -v`
+ * says which patch stages take these (PatchStage.h's kFlatRunColumns is
+ * BF_NARROW_PB on 64-bit hosts). */
 #if BF_DW_PAD_FLOATS > 0
 #define BF_FLAT_PAD_FLOATS 4096
 /* Longer rows would drop more lanes than the checked tile leaves idle. */
