@@ -287,6 +287,17 @@ void bf_requantize_s32_s16(const int32_t *in, int16_t *out, int32_t n, const int
  * padTop/padLeft TFLite's; dilation 1. */
 void bf_transpose_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t *bias, int16_t *y,
                                const int32_t *mult, const int32_t *shift, const int32_t *g);
+/* AVERAGE_POOL_2D / MAX_POOL_2D int16: NHWC; g: N, H, W, C, OH, OW, KH, KW,
+ * strideH, strideW, padTop, padLeft, actMin, actMax, isMax. The window is
+ * clipped to the input; an average divides by its valid taps, rounding half
+ * away from zero (TFLM). */
+void bf_pool_s16(const int16_t *x, int16_t *y, const int32_t *g);
+/* SOFTMAX int16 over rows of `depth` (TFLM SoftmaxInt16): exp of the scaled
+ * difference to the row's maximum through a 513-entry table, their sum's
+ * reciprocal through another (int16 values held in int32 tables); y is the
+ * exp cache, so it must not alias x. */
+void bf_softmax_s16(const int16_t *x, int16_t *y, int32_t rows, int32_t depth, int32_t mult,
+                    int32_t shift, const int32_t *expTable, const int32_t *reciprocalTable);
 
 #ifdef __cplusplus
 }

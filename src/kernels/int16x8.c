@@ -134,3 +134,64 @@ void bf_requantize_s32_s16(const int32_t *in, int16_t *out, int32_t n, const int
         bf_i8_requantize((int32_t)((uint32_t)in[i] - (uint32_t)p[2]), p[0], p[1]) + p[3], -32768,
         32767);
 }
+
+void bf_pool_s16(const int16_t *x, int16_t *y, const int32_t *g) {
+  const int32_t N = g[0], H = g[1], W = g[2], C = g[3], OH = g[4], OW = g[5];
+  const int32_t KH = g[6], KW = g[7], SH = g[8], SW = g[9], PT = g[10], PL = g[11];
+  const int32_t lo = g[12], hi = g[13], isMax = g[14];
+  for (int32_t n = 0; n < N; ++n)
+    for (int32_t oy = 0; oy < OH; ++oy)
+      for (int32_t ox = 0; ox < OW; ++ox) {
+        const int32_t y0 = oy * SH - PT, x0 = ox * SW - PL;
+        const int32_t yBegin = y0 < 0 ? 0 : y0, yEnd = y0 + KH < H ? y0 + KH : H;
+        const int32_t xBegin = x0 < 0 ? 0 : x0, xEnd = x0 + KW < W ? x0 + KW : W;
+        const int32_t count = (yEnd - yBegin) * (xEnd - xBegin);
+        int16_t *out = y + (((int64_t)n * OH + oy) * OW + ox) * C;
+        for (int32_t c = 0; c < C; ++c) {
+          int32_t acc = isMax ? -32768 : 0;
+          for (int32_t iy = yBegin; iy < yEnd; ++iy)
+            for (int32_t ix = xBegin; ix < xEnd; ++ix) {
+              const int32_t v = x[(((int64_t)n * H + iy) * W + ix) * C + c];
+              acc = isMax ? (v > acc ? v : acc) : acc + v;
+            }
+          out[c] = bf_s16_clamp(isMax ? acc : bf_i8_rounded_mean(acc, count), lo, hi);
+        }
+      }
+}
+
+/* TFLM's interpolating lookup of a 513-entry int16 table at a Q0.15 value:
+ * the top 9 bits choose the entry, the low 7 interpolate to the next. */
+BF_I8_INLINE int16_t bf_s16_table(int16_t v, const int32_t *table) {
+  const int32_t index = 256 + (v >> 7), offset = v & 0x7f;
+  const int16_t slope = (int16_t)(table[index + 1] - table[index]);
+  return (int16_t)(table[index] + ((slope * offset + 64) >> 7));
+}
+
+void bf_softmax_s16(const int16_t *x, int16_t *y, int32_t rows, int32_t depth, int32_t mult,
+                    int32_t shift, const int32_t *expTable, const int32_t *reciprocalTable) {
+  for (int32_t r = 0; r < rows; ++r) {
+    const int16_t *in = x + (int64_t)r * depth;
+    int16_t *out = y + (int64_t)r * depth;
+    int16_t max = -32768;
+    for (int32_t i = 0; i < depth; ++i)
+      max = in[i] > max ? in[i] : max;
+    int32_t sum = 0; /* Q16.15; depth <= 65536 keeps it below 2^31 */
+    for (int32_t i = 0; i < depth; ++i) {
+      /* [-65535, 0] is [-10, 0], recentred to [-32768, 32767]. */
+      const int32_t scaled = bf_i8_requantize(in[i] - max, mult, shift) + 32767;
+      out[i] = bf_s16_table(bf_s16_clamp(scaled, -32768, 32767), expTable);
+      sum += out[i];
+    }
+    const int32_t headroomPlusOne = __builtin_clz((uint32_t)sum);
+    const int32_t shifted = (int32_t)((((int64_t)sum << (headroomPlusOne - 1)) + (1 << 13)) >> 14);
+    /* 1 / (1 + x) of x = sum - 1, recentred from [0, 65535]. */
+    const int32_t reciprocal =
+        bf_s16_table(bf_s16_clamp(shifted - ((1 << 15) + (1 << 16)), -32768, 32767),
+                     reciprocalTable);
+    const int32_t rightShift = 31 - headroomPlusOne;
+    for (int32_t i = 0; i < depth; ++i) {
+      const int64_t scaled = (int64_t)out[i] * reciprocal + ((int64_t)1 << (rightShift - 1));
+      out[i] = bf_s16_clamp((int32_t)(scaled >> rightShift), 0, 32767);
+    }
+  }
+}

@@ -21,6 +21,7 @@
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace bundlefit::tflite_import {
@@ -171,6 +172,17 @@ private:
       return convertTransposeConv(op);
     case tflite::BuiltinOperator_QUANTIZE:
       return convertQuantize(op);
+    case tflite::BuiltinOperator_AVERAGE_POOL_2D:
+      return convertPool(op, "Int16AveragePool");
+    case tflite::BuiltinOperator_MAX_POOL_2D:
+      return convertPool(op, "Int16MaxPool");
+    case tflite::BuiltinOperator_SOFTMAX: {
+      const auto *o = op.builtin_options_as<tflite::SoftmaxOptions>();
+      Attributes attrs;
+      attrs.setFloat("beta", o ? o->beta() : 1.0f);
+      emit("Int16Softmax", {value(input(op, 0))}, attrs, output(op));
+      return;
+    }
     default:
       fatalInternal(c_.where() + ": no int16x8 converter");
     }
@@ -349,6 +361,49 @@ private:
     emit("Int16FullyConnected", {x, w, biasOrZeros(op, 2, x, ws[0])}, attrs, output(op));
   }
 
+  /// AVERAGE_POOL_2D / MAX_POOL_2D: TFLite's window and padding; a fused
+  /// RELU, RELU6 or RELU_N1_TO_1 clamps to its range in the output's scale,
+  /// as TFLM's CalculateActivationRangeQuantized rounds it.
+  void convertPool(const tflite::Operator &op, const char *opType) {
+    const auto *o = op.builtin_options_as<tflite::Pool2DOptions>();
+    if (!o)
+      throw c_.bad("has no Pool2DOptions");
+    Value *x = value(input(op, 0));
+    const int32_t y = output(op);
+    const Shape window = {1, o->filter_height(), o->filter_width(), 1};
+    if (window[1] < 1 || window[2] < 1)
+      throw c_.bad("has a " + std::to_string(window[1]) + "x" + std::to_string(window[2]) +
+                   " filter (each must be >= 1)");
+    if (x->type.rank() != 4)
+      throw c_.unsupported("input " + x->type.str() + " is not NHWC");
+    Attributes attrs = windowAttributes(x->type.shape, window, o->stride_h(), o->stride_w(), 1, 1,
+                                        o->padding());
+    attrs.erase("dilations");
+    attrs.setInts("kernel_shape", {window[1], window[2]});
+    const float scale = c_.info(y).quant.scales.empty() ? 1.0f : c_.info(y).quant.scales[0];
+    auto quantize = [&](float v) { return int64_t(std::round(v / scale)); };
+    int64_t lo = -32768, hi = 32767;
+    switch (o->fused_activation_function()) {
+    case tflite::ActivationFunctionType_NONE:
+      break;
+    case tflite::ActivationFunctionType_RELU:
+      lo = std::max(lo, quantize(0.0f));
+      break;
+    case tflite::ActivationFunctionType_RELU6:
+      lo = std::max(lo, quantize(0.0f)), hi = std::min(hi, quantize(6.0f));
+      break;
+    case tflite::ActivationFunctionType_RELU_N1_TO_1:
+      lo = std::max(lo, quantize(-1.0f)), hi = std::min(hi, quantize(1.0f));
+      break;
+    default:
+      throw c_.unsupported("int16 pooling with fused activation " +
+                           std::string(tflite::EnumNameActivationFunctionType(
+                               o->fused_activation_function())));
+    }
+    attrs.setInts("activation_range", {lo, hi});
+    emit(opType, {x}, attrs, y);
+  }
+
   /// QUANTIZE int16 <-> int32: the output written with its own
   /// quantization (emit() takes int16 outputs only).
   void convertQuantize(const tflite::Operator &op) {
@@ -421,6 +476,9 @@ std::string int16x8Unsupported(const TfliteFile &file, const tflite::Operator &o
   case tflite::BuiltinOperator_DEPTHWISE_CONV_2D:
   case tflite::BuiltinOperator_FULLY_CONNECTED:
   case tflite::BuiltinOperator_TRANSPOSE_CONV:
+  case tflite::BuiltinOperator_AVERAGE_POOL_2D:
+  case tflite::BuiltinOperator_MAX_POOL_2D:
+  case tflite::BuiltinOperator_SOFTMAX:
     return "";
   case tflite::BuiltinOperator_QUANTIZE: {
     // int16 <-> int32 requantization (the seanet models' boundaries).

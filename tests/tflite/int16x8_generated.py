@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""bundlefit vs TFLite Micro on generated int16x8 DEPTHWISE_CONV_2D and FULLY_CONNECTED models.
+"""bundlefit vs TFLite Micro on generated int16x8 DEPTHWISE_CONV_2D, FULLY_CONNECTED, pooling and
+SOFTMAX models.
 
-seanet has neither operator, so this writes small one-operator .tflite models
-(int16 activations with zero point 0, int8 weights per channel or per tensor,
-int64 biases or none) as TFLite JSON and turns them into flatbuffers with
-flatc and the importer's schema: depthwise convolutions over several strides,
-dilations, depth multipliers and both paddings, fully-connected layers with
-and without bias, batched and keep_num_dims (TFLM's int16 depthwise needs a bias). Each runs on seeded random int16
-inputs through `tflm_run` and `bundlefit run`; the outputs must be equal byte
-for byte. A depthwise whose depth_multiplier contradicts its weights and a
-per-channel fully-connected must be refused in one line naming them. With --use-cmsis among the run options, --min-cmsis N fails when
-fewer than N models call CMSIS-NN (read from `bundlefit run`'s status line).
+seanet has none of these operators, so this writes small one-operator .tflite
+models (int16 activations with zero point 0, int8 weights per channel or per
+tensor, int64 biases or none) as TFLite JSON and turns them into flatbuffers
+with flatc and the importer's schema: depthwise convolutions over several
+strides, dilations, depth multipliers and both paddings; fully-connected
+layers with and without bias, batched and keep_num_dims (TFLM's int16
+depthwise needs a bias); average and max pooling over several filters,
+strides, both paddings and fused RELU/RELU6; softmaxes of several row
+lengths, betas and input scales. Each runs on seeded random int16 inputs
+through `tflm_run` and `bundlefit run`; the outputs must be equal byte for
+byte (on the host, the reference interpreter's too: `run --compare`). A
+depthwise whose depth_multiplier contradicts its weights, a per-channel
+fully-connected, a pooling that rescales and a softmax whose output scale is
+not 1/32768 must be refused in one line naming them. With --use-cmsis among
+the run options, --min-cmsis N fails when fewer than N models call CMSIS-NN
+(read from `bundlefit run`'s status line).
 
 Exit 77 (ctest SKIP) when ../shared/third_party/tflm is absent, or when a
 Cortex-M target is asked and QEMU or the Arm toolchain is missing.
@@ -29,7 +36,7 @@ import numpy as np
 
 from tflm_skip import SKIP, skip_reason
 
-DEPTHWISE_CONV_2D, FULLY_CONNECTED = 4, 9
+AVERAGE_POOL_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, MAX_POOL_2D, SOFTMAX = 1, 4, 9, 17, 25
 
 
 class Model:
@@ -117,6 +124,33 @@ def fully_connected(rng, x_shape, outputs, bias, keep_num_dims):
                       {"keep_num_dims": keep_num_dims})
 
 
+def pool(rng, kind, x_shape, filt, stride, padding, activation="NONE"):
+    """AVERAGE_POOL_2D or MAX_POOL_2D; TFLM requires the output's scale to be the input's."""
+    n, h, w, c = x_shape
+    model = Model()
+    scale = rng.uniform(1e-4, 1e-3)
+    x = model.tensor("x", x_shape, "INT16", [scale])
+    if padding == "SAME":
+        oh, ow = -(-h // stride[0]), -(-w // stride[1])
+    else:
+        oh, ow = (h - filt[0]) // stride[0] + 1, (w - filt[1]) // stride[1] + 1
+    y = model.tensor("y", [n, oh, ow, c], "INT16", [scale])
+    options = {"padding": padding, "stride_w": stride[1], "stride_h": stride[0],
+               "filter_width": filt[1], "filter_height": filt[0],
+               "fused_activation_function": activation}
+    code = AVERAGE_POOL_2D if kind == "avg" else MAX_POOL_2D
+    return model.json(code, "AVERAGE_POOL_2D" if kind == "avg" else "MAX_POOL_2D", [x], y,
+                      "Pool2DOptions", options)
+
+
+def softmax(rng, x_shape, beta, in_range):
+    """SOFTMAX over the last axis; inputs spanning +-in_range, output scale 1/32768 (TFLM's)."""
+    model = Model()
+    x = model.tensor("x", x_shape, "INT16", [in_range / 32768.0])
+    y = model.tensor("y", x_shape, "INT16", [1.0 / 32768.0])
+    return model.json(SOFTMAX, "SOFTMAX", [x], y, "SoftmaxOptions", {"beta": beta})
+
+
 def models(rng):
     """(name, JSON) of every generated model."""
     # Every depthwise has a bias: tflm_run crashes on an int16 DEPTHWISE_CONV_2D without one.
@@ -138,6 +172,26 @@ def models(rng):
     ]
     for i, case in enumerate(fc):
         yield f"fully_connected{i}", fully_connected(rng, *case)
+    pools = [  # kind, x shape, filter, stride, padding[, fused activation]
+        ("avg", [1, 9, 9, 4], (3, 3), (2, 2), "SAME"),
+        ("avg", [2, 8, 7, 3], (2, 3), (1, 2), "VALID"),
+        ("avg", [1, 6, 10, 16], (5, 5), (1, 1), "SAME"),  # edge windows of 9 to 25 taps
+        ("avg", [1, 7, 7, 9], (7, 7), (1, 1), "VALID", "RELU"),  # global, 49 taps
+        ("max", [1, 9, 9, 4], (3, 3), (2, 2), "SAME"),
+        ("max", [2, 8, 7, 3], (2, 2), (2, 2), "VALID"),
+        ("max", [1, 6, 10, 16], (4, 3), (3, 1), "SAME", "RELU6"),
+    ]
+    for i, case in enumerate(pools):
+        yield f"{case[0]}_pool{i}", pool(rng, *case)
+    softmaxes = [  # x shape, beta, input range
+        ([1, 10], 1.0, 8.0),
+        ([4, 33], 1.0, 20.0),
+        ([2, 3, 100], 0.5, 12.0),
+        ([3, 1000], 1.0, 4.0),
+        ([1, 7], 2.0, 3.0),
+    ]
+    for i, case in enumerate(softmaxes):
+        yield f"softmax{i}", softmax(rng, *case)
 
 
 def refusals(rng):
@@ -149,6 +203,12 @@ def refusals(rng):
     per_channel["subgraphs"][0]["tensors"][1]["quantization"]["scale"] = [0.01, 0.02, 0.03]
     per_channel["subgraphs"][0]["tensors"][1]["quantization"]["zero_point"] = [0, 0, 0]
     yield "refused_per_channel_fc", per_channel, "FULLY_CONNECTED weights need one scale"
+    rescaling = pool(rng, "avg", [1, 4, 4, 2], (2, 2), (2, 2), "VALID")
+    rescaling["subgraphs"][0]["tensors"][1]["quantization"]["scale"] = [0.5]
+    yield "refused_pool_scale", rescaling, "the output's scale must be the input's"
+    wrong_scale = softmax(rng, [1, 8], 1.0, 8.0)
+    wrong_scale["subgraphs"][0]["tensors"][1]["quantization"]["scale"] = [1.0 / 256]
+    yield "refused_softmax_scale", wrong_scale, "the output's scale must be 1/32768"
 
 
 def write_model(work, schema, name, spec):
@@ -190,12 +250,21 @@ def main():
         out_dir = os.path.join(work, "out")
         shutil.rmtree(out_dir, ignore_errors=True)
         quiet = [] if "--use-cmsis" in options else ["-q"]
+        # On the host, the reference interpreter's kernel too (--compare).
+        report = os.path.join(work, "run.json")
+        compare = [] if options else ["--compare", "--json", report]
         run = subprocess.run([bundlefit, "run", model, "--input", os.path.join(work, "in.npy"),
-                              "--output-dir", out_dir, *quiet, *options],
+                              "--output-dir", out_dir, *quiet, *compare, *options],
                              capture_output=True, text=True)
         if run.returncode != 0:
             failures.append(f"{name}: bundlefit run exit {run.returncode}: {run.stderr.strip()}")
             continue
+        if compare:
+            with open(report) as f:
+                diff = json.load(f)["outputs"][0].get("max_abs_diff")
+            if diff != 0:
+                failures.append(f"{name}: the interpreter's reference differs from the bundle "
+                                f"(max |diff| {diff})")
         calls = re.search(r"^CMSIS-NN \(\w+ build\): (\d+) calls", run.stdout + run.stderr, re.M)
         cmsis_models += bool(calls and int(calls.group(1)) > 0)
         ours = np.load(os.path.join(out_dir, sorted(os.listdir(out_dir))[0]))

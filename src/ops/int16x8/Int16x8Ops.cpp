@@ -24,13 +24,16 @@
 //   Int16TransposeConv  X, W [O,KH,KW,I], B, and the model's output_shape
 //                    operand (unread) -> Y; attributes strides, pads
 //                    [top, left], output_shape (bf_transpose_conv2d_s16x8).
+//   Int16AveragePool, Int16MaxPool (Int16x8Pool.cpp), Int16Softmax
+//                    (Int16x8Softmax.cpp).
 // The parameters are TFLM's Prepare() arithmetic, from the values' scales.
 // Each has a reference kernel here for the interpreter, written from TFLM's
 // formulas without the bundles' C kernels. Conv's int8 weights make it an
 // int8 node to the registry (isInt8Node), so it registers both paths.
 // With --use-cmsis, Int16Conv calls arm_convolve_wrapper_s16,
 // Int16DepthwiseConv arm_depthwise_conv_wrapper_s16, Int16FullyConnected
-// arm_fully_connected_s16 and Int16Add arm_elementwise_add_s16 where those
+// arm_fully_connected_s16, Int16Add arm_elementwise_add_s16 and the pools
+// arm_avgpool_s16 / arm_max_pool_s16 where those
 // give TFLM's bytes (CmsisDef below).
 //
 //===----------------------------------------------------------------------===//
@@ -42,6 +45,7 @@
 #include "bundlefit/ops/Cmsis.h"
 
 #include "common/CallArgs.h"
+#include "int16x8/Int16x8Common.h"
 #include "common/Int8Reference.h"
 
 #include <algorithm>
@@ -51,6 +55,7 @@
 namespace bundlefit {
 
 using namespace shape_helpers;
+using namespace int16x8;
 using int8_ref::Multiplier;
 using int8_ref::quantizeMultiplier;
 using lowering::broadcastStrides;
@@ -61,20 +66,6 @@ namespace {
 
 using Inputs = std::vector<const Tensor *>;
 
-/// The one scale of int16 operand `v` (zero point 0).
-float int16Scale(const Node &node, const Value *v, const char *role) {
-  if (!v || v->type.dtype != DType::Int16 || v->type.quant.scales.size() != 1 ||
-      v->type.quant.zeroPoints[0] != 0)
-    unsupported(node, std::string(role) + " must be int16 with one scale and zero point 0");
-  return v->type.quant.scales[0];
-}
-
-void requireInt16(const Node &node, size_t i, const char *role) {
-  const Value &v = requireInput(node, i, role);
-  if (v.type.dtype != DType::Int16)
-    unsupported(node, std::string(role) + " must be int16, got " + v.type.str());
-}
-
 int32_t mbqm(int32_t x, Multiplier q) { return int8_ref::multiplyByQuantizedMultiplier(x, q); }
 
 /// TFLM's MultiplyByQuantizedMultiplier of an int64 accumulator.
@@ -82,10 +73,6 @@ int32_t mbqm64(int64_t x, Multiplier q) {
   const int64_t reduced = q.m < 0x7FFF0000 ? (int64_t(q.m) + (1 << 15)) >> 16 : 0x7FFF;
   const int total = 15 - q.s;
   return int32_t((x * reduced + (int64_t(1) << (total - 1))) >> total);
-}
-
-int16_t clamp16(int64_t v, int32_t lo = -32768, int32_t hi = 32767) {
-  return int16_t(v < lo ? lo : v > hi ? hi : v);
 }
 
 //===----------------------------------------------------------------------===//
@@ -758,6 +745,8 @@ void registerInt16x8Ops(OpRegistry &registry) {
   fc.cmsis.call = cmsisFullyConnectedCall;
   addWeighted<lowerTransposeConv>(
       registry, {"Int16TransposeConv", inferTransposeConv, transposeConvMacs}, transposeConvKernel);
+  registerInt16x8Pool(registry);
+  registerInt16x8Softmax(registry);
 }
 
 } // namespace bundlefit
