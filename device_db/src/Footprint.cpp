@@ -49,9 +49,12 @@ ModelFootprint summarize(const MemoryPlan &plan, const Variant &variant, const D
     layer.outputElements = out ? uint64_t(out->type.numElements()) : 0;
     if (out)
       layer.activationBytes += out->type.bytes();
+    // How many output pixels read each weight: MACs over weights, whatever
+    // the layout (NCHW Conv, NHWC Int16Conv), N x OH x OW for either.
+    const Value *w = node->inputs.size() > 1 ? node->inputs[1] : nullptr;
     if ((layer.cls == LayerClass::Conv || layer.cls == LayerClass::Depthwise) && out &&
-        out->type.rank() == 4)
-      layer.reuse = uint64_t(out->type.shape[2] * out->type.shape[3]);
+        out->type.rank() == 4 && w && w->isConstant() && w->type.numElements() > 0)
+      layer.reuse = layer.macs / uint64_t(w->type.numElements());
     for (size_t i = 0; i < node->outputs.size(); ++i)
       if (i > 0 && node->outputs[i]->name == node->name + "_scratch")
         layer.scratchBytes = node->outputs[i]->type.bytes();

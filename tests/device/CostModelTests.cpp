@@ -1,12 +1,14 @@
 //===- CostModelTests.cpp - The cost model against AN13001's nine timings ==//
 #include "bundlefit/device/Fit.h"
 #include "bundlefit/driver/VariantFootprint.h"
+#include "bundlefit/ops/OpRegistry.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -43,6 +45,57 @@ TEST_CASE("reference workloads: LeNet and the CIFAR-10 stand-in") {
   // AN13001's CIFAR-10 int8 CONSTANT is 33,472 B; the stand-in is CMSIS-NN's
   // example network (33,210 parameters, device_db/README.md), so within 1%.
   CHECK(std::fabs(double(k.constantBytes) - 33472.0) / 33472.0 < 0.01);
+}
+
+TEST_CASE("int16x8 convolutions and fully-connected layers have the int8 layers' cost classes") {
+  // TFLite's int16x8 operators (src/ops/int16x8), NHWC: each must cost as its
+  // int8 counterpart, not as "Other", and a convolution's weights are read
+  // once per pixel of its NHWC output (8 x 8 here, not 8 x C).
+  Graph graph;
+  const QuantParams activation{{0.001f}, {0}};
+  auto weights = [&](const std::string &name, Shape shape) {
+    TensorType type{DType::Int8, shape, {{0.01f}, {0}}};
+    return graph.addConstant(name, type, std::vector<uint8_t>(size_t(type.bytes()), 1));
+  };
+  auto bias = [&](const std::string &name, int64_t n) {
+    return graph.addConstant(name, TensorType{DType::Int64, {n}, {}},
+                             std::vector<uint8_t>(size_t(n) * 8, 0));
+  };
+  auto layer = [&](const std::string &op, const std::string &name, std::vector<Value *> inputs,
+                   bool window) {
+    Node *node = graph.addNode(op, name, inputs, {name});
+    if (window) {
+      node->attrs.setInts("strides", {1, 1});
+      node->attrs.setInts("dilations", {1, 1});
+      node->attrs.setInts("pads", {1, 1, 1, 1});
+    }
+    inferNodeTypes(*node);
+    node->output()->type.quant = activation;
+    return node->output();
+  };
+  Value *x = graph.addInput("x", TensorType{DType::Int16, {1, 8, 8, 4}, activation});
+  Value *conv = layer("Int16Conv", "conv", {x, weights("w1", {6, 3, 3, 4}), bias("b1", 6)}, true);
+  Value *dw = layer("Int16DepthwiseConv", "dw", {conv, weights("w2", {1, 3, 3, 6}), bias("b2", 6)},
+                    true);
+  graph.markOutput(layer("Int16FullyConnected", "fc", {dw, weights("w3", {5, 6}), bias("b3", 5)},
+                         false));
+  DeviceDatabase db = DeviceDatabase::loadDefault();
+  const ModelFootprint f =
+      footprintOfQuantized(graph, asInt16x8(parseVariant("int8")), db.get("rt1062"));
+  std::map<std::string, const LayerWork *> byName;
+  for (const LayerWork &layer : f.layers)
+    byName[layer.name] = &layer;
+  REQUIRE(byName.count("conv"));
+  REQUIRE(byName.count("dw"));
+  REQUIRE(byName.count("fc"));
+  CHECK(byName["conv"]->cls == LayerClass::Conv);
+  CHECK(byName["dw"]->cls == LayerClass::Depthwise);
+  CHECK(byName["fc"]->cls == LayerClass::FullyConnected);
+  CHECK(byName["conv"]->macs == 64 * 6 * 36);
+  CHECK(byName["dw"]->macs == 64 * 6 * 9);
+  CHECK(byName["fc"]->macs == 64 * 5 * 6);
+  CHECK(byName["conv"]->reuse == 64);
+  CHECK(byName["dw"]->reuse == 64);
 }
 
 namespace {

@@ -696,6 +696,14 @@ KernelCall cmsisFullyConnectedCall(const Node &node, const std::string &function
                                  dims(n32(g.n), 1, 1, n32(g.m)), address(node.output(0))});
 }
 
+/// Cost classes (device_db), as the int8 Conv's and Gemm's: a depthwise or
+/// fully-connected MAC costs its library's own rate, and a convolution's
+/// weights are fetched once per output pixel when they miss the cache.
+CostClass convClass(const Node &node) {
+  return node.opType == "Int16DepthwiseConv" ? CostClass::Depthwise : CostClass::Conv;
+}
+CostClass fullyConnectedClass(const Node &) { return CostClass::FullyConnected; }
+
 /// An operator with int8 weights is an int8 node to the registry
 /// (isInt8Node): `kernel` and `Lower` serve both of its paths.
 template <std::vector<KernelCall> (*Lower)(const Node &)>
@@ -729,6 +737,7 @@ void registerInt16x8Ops(OpRegistry &registry) {
   conv.cmsis.scratch = cmsisConvScratch;
   conv.cmsis.nhwc = false;
   conv.cmsis.call = cmsisConvCall;
+  conv.device.costClass = convClass;
   OpDef &depthwise =
       addWeighted<lowerConv>(registry, {"Int16DepthwiseConv", inferConv, convMacs}, convKernel);
   depthwise.cmsis.function = "arm_depthwise_conv_wrapper_s16";
@@ -736,6 +745,7 @@ void registerInt16x8Ops(OpRegistry &registry) {
   depthwise.cmsis.scratch = cmsisDepthwiseScratch;
   depthwise.cmsis.nhwc = false;
   depthwise.cmsis.call = cmsisDepthwiseCall;
+  depthwise.device.costClass = convClass;
   OpDef &fc = addWeighted<lowerFullyConnected>(
       registry, {"Int16FullyConnected", inferFullyConnected, fullyConnectedMacs},
       fullyConnectedKernel);
@@ -743,6 +753,8 @@ void registerInt16x8Ops(OpRegistry &registry) {
   fc.cmsis.choose = cmsisFullyConnectedChoose;
   fc.cmsis.nhwc = false;
   fc.cmsis.call = cmsisFullyConnectedCall;
+  fc.device.costClass = fullyConnectedClass;
+  // Other, as the int8 ConvTranspose: its MACs cost at the library's general rate.
   addWeighted<lowerTransposeConv>(
       registry, {"Int16TransposeConv", inferTransposeConv, transposeConvMacs}, transposeConvKernel);
   registerInt16x8Pool(registry);
