@@ -26,12 +26,15 @@ FLAGS = {
     "cortex-m4": ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
     "cortex-m7": ["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"],
     "cortex-m33": ["-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"],
+    # Helium: gcc takes the FPU and MVE from -mcpu (build-cmsis-nn.sh builds it so too).
+    "cortex-m55": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-mfpu=auto"],
 }
 # The functions bundlefit's int8-cmsis bundles call (src/quant/CmsisLayout.cpp), and those of
 # int16x8 TFLite models (src/ops/int16x8).
 FUNCTIONS = ["arm_convolve_wrapper_s8", "arm_depthwise_conv_wrapper_s8", "arm_fully_connected_s8",
              "arm_avgpool_s8", "arm_max_pool_s8", "arm_softmax_s8", "arm_convolve_wrapper_s16",
-             "arm_elementwise_add_s16"]
+             "arm_depthwise_conv_wrapper_s16", "arm_fully_connected_s16", "arm_avgpool_s16",
+             "arm_max_pool_s16", "arm_elementwise_add_s16"]
 
 
 def run(argv, **kw):
