@@ -7,6 +7,9 @@
 // before the clock and the plan is the same whatever the load. The clock
 // is the safety net for a machine that is: this file is the only place in
 // the planner that reads it, once per kUnitsPerClockRead units spent.
+// Unless the caller wants the time used (ExactOptions::clockEnds): then
+// the clock ends the work, and counted work that runs out first is given
+// more at the rate the run measured.
 //
 //===----------------------------------------------------------------------===//
 #ifndef BUNDLEFIT_PLANNER_SRC_BUDGET_H
@@ -55,7 +58,7 @@ inline double cpuSeconds() {
 class Budget {
 public:
   /// `work`: units to allow, 0 for the ones `seconds` gives.
-  explicit Budget(double seconds, uint64_t work = 0) {
+  explicit Budget(double seconds, uint64_t work = 0, bool clockEnds = false) {
     // NaN and negative limits are refused by the callers; clamp anyway so
     // that "practically forever" cannot overflow the clock.
     double limit = seconds >= 0 ? std::min(seconds, 1e7) : 0;
@@ -63,7 +66,11 @@ public:
     // twentieth later, only where it ran slower than that (ejection on
     // long-lived items at 10^5 takes up to 1.06x): what the caller does
     // after (the plan's check, its output) then still ends within 1.1x.
-    deadline = cpuSeconds() + limit * kClockSlack;
+    // With clockEnds (ExactOptions) the deadline is the limit itself, and
+    // work that runs out before it is given more (refill()).
+    refills = clockEnds && work == 0;
+    start = cpuSeconds();
+    deadline = start + limit * (refills ? 1.0 : kClockSlack);
     units = work ? work : uint64_t(limit * double(kWorkUnitsPerSecond));
     if (units == 0)
       stopped = Limit::Work;
@@ -82,7 +89,7 @@ public:
       return false;
     if (sixteenths != 16)
       n = n > UINT64_MAX / sixteenths ? UINT64_MAX : n * sixteenths / 16;
-    if (n >= units) {
+    if (n >= units && !refill(n)) {
       units = 0;
       stopped = Limit::Work;
       return false;
@@ -118,18 +125,39 @@ public:
   uint64_t begin(uint64_t share) {
     uint64_t held = units - std::min(units, share);
     units -= held;
+    heldTotal += held;
     return held;
   }
   void end(uint64_t held) {
     if (stopped == Limit::Work && held > 0)
       stopped = Limit::None;
     units += held;
+    heldTotal -= held;
   }
 
   /// The search's own cap (--node-limit) ran out.
   void stopForNodes() { stopped = Limit::Nodes; }
 
 private:
+  // ExactOptions::clockEnds: the whole work (no step's share: those end
+  // where the caller gave them) ran out with time left, so what a unit
+  // cost this run is measured (CPU so far per unit spent) and the time
+  // left becomes units at that rate. False when no time is left.
+  bool refill(uint64_t n) {
+    if (!refills || heldTotal != 0)
+      return false;
+    double now = cpuSeconds();
+    if (deadline - now < kLeastRefillSeconds || used == 0 || now <= start)
+      return false;
+    double perSecond = double(used) / (now - start);
+    units += uint64_t(std::min(perSecond * (deadline - now), 1e18));
+    return n < units;
+  }
+
+  static constexpr double kLeastRefillSeconds = 0.001;
+  bool refills = false;
+  double start = 0;
+  uint64_t heldTotal = 0;
   static constexpr uint64_t kUnitsPerClockRead = uint64_t(1) << 18;
   static constexpr uint64_t kItemsPerExtraUnit = 1'250'000;
   uint64_t sixteenths = 16;

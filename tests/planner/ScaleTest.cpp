@@ -206,3 +206,31 @@ TEST_CASE("dense and sparse steps compress to the same items") {
   }
   CHECK(computeLowerBound(dense) == computeLowerBound(sparse));
 }
+
+TEST_CASE("with clockEnds the work ends at the limit, whatever a unit costs") {
+  // Work far cheaper than a unit is assumed to be (a unit is 2 ns): counted
+  // alone it ends at a few percent of the limit; given more at the measured
+  // rate it goes on to the limit (plan-buffers uses this so that a run uses
+  // its time).
+  auto run = [](bool clockEnds, detail::Limit &why) {
+    const double limit = 0.12;
+    detail::Budget budget(limit, 0, clockEnds);
+    double start = detail::cpuSeconds();
+    volatile uint64_t sink = 0;
+    do {
+      for (int k = 0; k < 250; ++k)
+        sink = sink + k;
+    } while (budget.spend(1000));
+    why = budget.limit();
+    return (detail::cpuSeconds() - start) / limit;
+  };
+  detail::Limit why = detail::Limit::None;
+  double counted = run(false, why);
+  MESSAGE("counted work alone: " << counted << " of the limit");
+  CHECK(why == detail::Limit::Work);
+  CHECK(counted < 0.8);
+  double timed = run(true, why);
+  MESSAGE("with clockEnds: " << timed << " of the limit");
+  CHECK(timed >= 0.9);
+  CHECK(timed <= 1.1);
+}

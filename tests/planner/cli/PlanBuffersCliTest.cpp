@@ -231,6 +231,24 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
   CHECK(overErrors.find(big) != std::string::npos);
 }
 
+TEST_CASE("plan-buffers uses its time limit, not only the work it counts") {
+  // A work unit costs 1.6-2.6 ns of CPU by family and size where 2 is
+  // assumed: on this power-of-two packing counted work alone ended at 0.80x
+  // the limit. The clock ends it now (ExactOptions::clockEnds).
+  namespace bf = bundlefit::planner::formats;
+  std::string path = writeProblem("pow2-10k.csv",
+                                  bf::perfectPackingProblem(10000, bf::PackingFamily::PowerOfTwo, 7));
+  double cpu = childCpu();
+  CommandResult r = runBundlefit("plan-buffers " + path + " --format csv --json --time-limit 0.6");
+  cpu = childCpu() - cpu;
+  REQUIRE_MESSAGE(r.exitCode == 0, r.output.substr(0, 500));
+  nlohmann::json report = nlohmann::json::parse(r.output);
+  MESSAGE("power-of-two 10^4 at --time-limit 0.6: " << cpu << " s CPU, stopped by "
+                                                   << report["problems"][0]["stopped_by"]);
+  CHECK(cpu >= 0.9 * 0.6);
+  CHECK(cpu <= 1.1 * 0.6);
+}
+
 // Run as its own ctest (planner_cli_minimalloc_D): exit 77 = skipped when
 // the benchmark data is not beside the repository.
 TEST_CASE("plan-buffers: MiniMalloc's D fits its capacity through the CLI" * doctest::skip()) {

@@ -45,6 +45,16 @@ struct ExactOptions {
   /// with a generous timeBudgetSeconds the plan is then the same on any
   /// machine.
   uint64_t workLimit = 0;
+  /// The clock, not the count, ends the work (when workLimit is 0): what a
+  /// work unit costs varies by family and size (1.6-2.6 ns of CPU measured
+  /// where 2 is assumed), so counted work alone ends at 0.8-1.05x the
+  /// limit. With this, work that runs out before the limit is given more,
+  /// at the rate this run measured, until the limit itself: the steps share
+  /// the counted work as usual, the last one gets the rest of the time, and
+  /// the plan depends on the CPU time the work took (little on load: the
+  /// clock reads CPU time). For a run that must use its time, not repeat a
+  /// plan.
+  bool clockEnds = false;
 };
 
 /// planMemory with every step (Strategy.cpp). Never worse than the greedy
