@@ -189,6 +189,8 @@ def models(rng):
         ([2, 3, 100], 0.5, 12.0),
         ([3, 1000], 1.0, 4.0),
         ([1, 7], 2.0, 3.0),
+        ([5, 1], 1.0, 8.0),  # one element per row: 1.0
+        ([2, 16], 1.0, 300.0),  # all but the maximum's exps vanish
     ]
     for i, case in enumerate(softmaxes):
         yield f"softmax{i}", softmax(rng, *case)

@@ -11,8 +11,8 @@
 // (within 0.1%) and its zero point 0.
 // No CMSIS-NN mapping: arm_softmax_s16 sums the shifted exps in int32 where
 // TFLM uses int64 (it wraps when the normalised sum's top bits are all ones)
-// and clamps neither the reciprocal's input nor the result, so it can differ
-// from TFLM's reference bytes.
+// and clamps neither the reciprocal's input nor the result: a row of one
+// element (1.0) comes out -32768 where TFLM writes 32767.
 //
 //===----------------------------------------------------------------------===//
 #include "common/CallArgs.h"
