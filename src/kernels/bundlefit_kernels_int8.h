@@ -180,27 +180,20 @@ void bf_global_avgpool_s8(const int8_t *in, int8_t *out, const bf_pool_params *p
 
 /* ---- int8_elementwise.c ------------------------------------------------ */
 /* out[dims] (dense, 6-D) = a + b read through strides (0 broadcasts), TFLM's
- * scheme: each input (q + offset) << leftShift (20) is requantized to a
- * common scale, summed, requantized to the output. Safe in place.
- * CMSIS-NN: arm_elementwise_add_s8 (same argument order; no broadcasting). */
+ * scheme (bf_add_params): each input (q + offset) << left_shift (20) is
+ * requantized to a common scale, summed, requantized to the output. Safe in
+ * place. CMSIS-NN: arm_elementwise_add_s8 (no broadcasting). */
 void bf_add_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t aMult,
-               int32_t aShift, int32_t bOffset, int32_t bMult, int32_t bShift, int32_t leftShift,
-               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
-               int32_t actMax);
-/* out = requantize((a + aOffset) * (b + bOffset)) + outOffset, clamped.
- * CMSIS-NN: arm_elementwise_mul_s8. Safe in place. */
+               const int32_t *aStrides, const int32_t *bStrides, const bf_add_params *p);
+/* out = requantize((a + a_offset) * (b + b_offset)) + out_offset, clamped
+ * (bf_mul_params). CMSIS-NN: arm_elementwise_mul_s8. Safe in place. */
 void bf_mul_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t bOffset,
-               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
-               int32_t actMax);
-/* Mul as onnxruntime's QLinearMul: (a + aOffset) * (b + bOffset) times the
- * float ratio aScale * bScale / outScale = ratioMant * 2^ratioExp, rounded
+               const int32_t *aStrides, const int32_t *bStrides, const bf_mul_params *p);
+/* Mul as onnxruntime's QLinearMul: (a + a_offset) * (b + b_offset) times the
+ * float ratio aScale * bScale / outScale = out_mult * 2^out_shift, rounded
  * as float then half to even (exact integer emulation). */
 void bf_mul_ratio_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-                     const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
-                     int32_t bOffset, int32_t outOffset, int32_t ratioMant, int32_t ratioExp,
-                     int32_t actMin, int32_t actMax);
+                     const int32_t *aStrides, const int32_t *bStrides, const bf_mul_params *p);
 /* Relu/Clip with equal input/output parameters: out = clamp(in). Safe in place. */
 void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32_t actMax);
 /* int8_requantize_table.c: out = table[in + 128] (64 words of four

@@ -4,11 +4,6 @@
 
 enum { BF_I8_ADD = 0, BF_I8_MUL = 1, BF_I8_MUL_RATIO = 2 };
 
-struct bf_i8_binary_params {
-  int32_t aOffset, aMult, aShift, bOffset, bMult, bShift, leftShift;
-  int32_t outOffset, outMult, outShift, actMin, actMax;
-};
-
 /* round(a / 2^s) half to even, for a < 2^42 and s >= 1. */
 BF_I8_INLINE uint64_t bf_i8_shift_even(uint64_t a, int32_t s) {
   if (s > 42)
@@ -39,29 +34,29 @@ BF_I8_INLINE int32_t bf_i8_mul_ratio(int32_t product, int32_t mant, int32_t exp)
   return (int32_t)(product < 0 ? -r : r);
 }
 
-BF_I8_INLINE int8_t bf_i8_binary(int32_t a, int32_t b, const struct bf_i8_binary_params *p,
-                                 int op) {
+/* Add's parameters; Mul's in bf_add_params (the others 0). */
+BF_I8_INLINE int8_t bf_i8_binary(int32_t a, int32_t b, const bf_add_params *p, int op) {
   int32_t raw;
   if (op == BF_I8_ADD) {
     /* TFLM: both inputs to a common scale with 20 bits of headroom. */
     const int32_t sa =
-        bf_i8_requantize(bf_i8_shl(a + p->aOffset, p->leftShift), p->aMult, p->aShift);
+        bf_i8_requantize(bf_i8_shl(a + p->a_offset, p->left_shift), p->a_mult, p->a_shift);
     const int32_t sb =
-        bf_i8_requantize(bf_i8_shl(b + p->bOffset, p->leftShift), p->bMult, p->bShift);
-    raw = bf_i8_requantize(sa + sb, p->outMult, p->outShift);
+        bf_i8_requantize(bf_i8_shl(b + p->b_offset, p->left_shift), p->b_mult, p->b_shift);
+    raw = bf_i8_requantize(sa + sb, p->out_mult, p->out_shift);
   } else if (op == BF_I8_MUL) {
-    raw = bf_i8_requantize((a + p->aOffset) * (b + p->bOffset), p->outMult, p->outShift);
+    raw = bf_i8_requantize((a + p->a_offset) * (b + p->b_offset), p->out_mult, p->out_shift);
   } else {
-    raw = bf_i8_mul_ratio((a + p->aOffset) * (b + p->bOffset), p->outMult, p->outShift);
+    raw = bf_i8_mul_ratio((a + p->a_offset) * (b + p->b_offset), p->out_mult, p->out_shift);
   }
-  return bf_i8_clamp(raw + p->outOffset, p->actMin, p->actMax);
+  return bf_i8_clamp(raw + p->out_offset, p->act_min, p->act_max);
 }
 
 /* Dense out over 6-D dims; a and b through strides (0 = broadcast). Each
  * output element reads its inputs before it is written: safe in place. */
 BF_I8_INLINE void bf_i8_binary_nd(const int8_t *a, const int8_t *b, int8_t *out,
                                   const int32_t *dims, const int32_t *sa, const int32_t *sb,
-                                  const struct bf_i8_binary_params *p, int op) {
+                                  const bf_add_params *p, int op) {
   const int32_t n5 = dims[5], sa5 = sa[5], sb5 = sb[5];
   BF_FOR_EACH_BROADCAST_ROW(dims, a, sa, pa, b, sb, pb, out, po, {
     for (int32_t i = 0; i < n5; ++i)
@@ -70,31 +65,28 @@ BF_I8_INLINE void bf_i8_binary_nd(const int8_t *a, const int8_t *b, int8_t *out,
 }
 
 void bf_add_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t aMult,
-               int32_t aShift, int32_t bOffset, int32_t bMult, int32_t bShift, int32_t leftShift,
-               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
-               int32_t actMax) {
-  const struct bf_i8_binary_params p = {aOffset,   aMult,     aShift,  bOffset,  bMult,  bShift,
-                                        leftShift, outOffset, outMult, outShift, actMin, actMax};
-  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &p, BF_I8_ADD);
+               const int32_t *aStrides, const int32_t *bStrides, const bf_add_params *p) {
+  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, p, BF_I8_ADD);
+}
+
+/* Mul's parameters in Add's struct, for the one element loop. */
+BF_I8_INLINE bf_add_params bf_i8_mul_as_add(const bf_mul_params *p) {
+  const bf_add_params q = {
+      p->a_offset,  0,          0,         p->b_offset, 0, 0, 0, p->out_offset, p->out_mult,
+      p->out_shift, p->act_min, p->act_max};
+  return q;
 }
 
 void bf_mul_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-               const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset, int32_t bOffset,
-               int32_t outOffset, int32_t outMult, int32_t outShift, int32_t actMin,
-               int32_t actMax) {
-  const struct bf_i8_binary_params p = {aOffset, 0,         0,       bOffset,  0,      0,
-                                        0,       outOffset, outMult, outShift, actMin, actMax};
-  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &p, BF_I8_MUL);
+               const int32_t *aStrides, const int32_t *bStrides, const bf_mul_params *p) {
+  const bf_add_params q = bf_i8_mul_as_add(p);
+  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &q, BF_I8_MUL);
 }
 
 void bf_mul_ratio_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
-                     const int32_t *aStrides, const int32_t *bStrides, int32_t aOffset,
-                     int32_t bOffset, int32_t outOffset, int32_t ratioMant, int32_t ratioExp,
-                     int32_t actMin, int32_t actMax) {
-  const struct bf_i8_binary_params p = {aOffset, 0,         0,         bOffset,  0,      0,
-                                        0,       outOffset, ratioMant, ratioExp, actMin, actMax};
-  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &p, BF_I8_MUL_RATIO);
+                     const int32_t *aStrides, const int32_t *bStrides, const bf_mul_params *p) {
+  const bf_add_params q = bf_i8_mul_as_add(p);
+  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &q, BF_I8_MUL_RATIO);
 }
 
 void bf_clamp_s8(const int8_t *in, int8_t *out, int32_t n, int32_t actMin, int32_t actMax) {

@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <iterator>
 #include <string>
 
 using namespace bundlefit;
@@ -34,6 +35,20 @@ TEST_CASE("kernel parameter structs: bitcode and code generation agree, a plante
     CHECK(kernelParamsMismatch(target, "bf_no_such_params", 1) ==
           "the kernel bitcode has no struct bf_no_such_params");
   }
+}
+
+TEST_CASE("kernel parameter structs: two of the same shape are told apart") {
+  // bf_mul_params and bf_gemm_params are both 7 int32 fields, so llvm-link
+  // gives them one struct type in the kernel bitcode; code generation reads
+  // each struct's size from its own global and gives each its own type
+  // (KernelParamsCheck.h). A planted mismatch of one is still named.
+  static_assert(std::size(KernelParamsInfo<bf_mul_params>::fields) ==
+                std::size(KernelParamsInfo<bf_gemm_params>::fields));
+  const TargetOptions target = resolveTarget("cortex-m7", "", "", "", "");
+  CHECK(kernelParamsMismatch(target, "bf_mul_params", 7) == "");
+  CHECK(kernelParamsMismatch(target, "bf_gemm_params", 7) == "");
+  CHECK(kernelParamsMismatch(target, "bf_mul_params", 8).find("struct bf_mul_params has 7") !=
+        std::string::npos);
 }
 
 TEST_CASE("kernel parameter structs: a field the lowering did not set is named") {

@@ -522,10 +522,11 @@ TEST_CASE("bf_add_s8 / bf_mul_s8 (TFLM schemes, broadcasting) within one step") 
   const Requant ro = requant(twiceMax / ((1 << 20) * double(so)));
   const Requant rm = requant(double(sa) * sb / sm);
   I8 yadd(size_t(C) * HW), ymul(yadd.size());
-  bf_add_s8(a.data(), b.data(), yadd.data(), dims, aStrides, bStrides, -za, ra.mult, ra.shift, -zb,
-            rb.mult, rb.shift, 20, zo, ro.mult, ro.shift, -128, 127);
-  bf_mul_s8(a.data(), b.data(), ymul.data(), dims, aStrides, bStrides, -za, -zb, zo, rm.mult,
-            rm.shift, -128, 127);
+  const bf_add_params add = {-za, ra.mult, ra.shift, -zb,      rb.mult, rb.shift,
+                             20,  zo,      ro.mult,  ro.shift, -128,    127};
+  const bf_mul_params mul = {-za, -zb, zo, rm.mult, rm.shift, -128, 127};
+  bf_add_s8(a.data(), b.data(), yadd.data(), dims, aStrides, bStrides, &add);
+  bf_mul_s8(a.data(), b.data(), ymul.data(), dims, aStrides, bStrides, &mul);
   std::vector<int> wantAdd, wantMul;
   for (int c = 0; c < C; ++c)
     for (int i = 0; i < HW; ++i) {
@@ -537,8 +538,7 @@ TEST_CASE("bf_add_s8 / bf_mul_s8 (TFLM schemes, broadcasting) within one step") 
   maxStepDiff(ymul, wantMul);
   // In place: out == a gives the same result.
   I8 inplace = a;
-  bf_add_s8(inplace.data(), b.data(), inplace.data(), dims, aStrides, bStrides, -za, ra.mult,
-            ra.shift, -zb, rb.mult, rb.shift, 20, zo, ro.mult, ro.shift, -128, 127);
+  bf_add_s8(inplace.data(), b.data(), inplace.data(), dims, aStrides, bStrides, &add);
   CHECK(inplace == yadd);
 }
 
@@ -558,8 +558,9 @@ TEST_CASE("bf_mul_ratio_s8 is onnxruntime's QLinearMul for every operand pair") 
       int exponent = 0;
       const float fraction = std::frexp(ratio, &exponent);
       I8 y(size_t(256) * 256);
-      bf_mul_ratio_s8(a.data(), b.data(), y.data(), dims, aStrides, bStrides, -za, -zb, zo,
-                      int32_t(std::ldexp(fraction, 24)), exponent - 24, -128, 127);
+      const bf_mul_params mul = {-za,           -zb,  zo, int32_t(std::ldexp(fraction, 24)),
+                                 exponent - 24, -128, 127};
+      bf_mul_ratio_s8(a.data(), b.data(), y.data(), dims, aStrides, bStrides, &mul);
       int wrong = 0;
       for (int i = 0; i < 256; ++i)
         for (int j = 0; j < 256; ++j) {

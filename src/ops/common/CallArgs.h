@@ -26,6 +26,7 @@
 #include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/KernelCall.h"
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/support/Error.h"
 
 #include <array>
@@ -69,6 +70,11 @@ public:
   }
   Args &table(const std::array<int32_t, 6> &v) {
     return table(std::vector<int32_t>(v.begin(), v.end()));
+  }
+  /// A parameter struct of abi.h, every field set (kernelParams).
+  template <typename T> Args &params(const Node &node, const T &p) {
+    args_.push_back(kernelParams(node, p));
+    return *this;
   }
   KernelCall call(const std::string &kernel) {
     KernelCall c;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/ops/KernelParams.h"
 
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
@@ -138,25 +139,33 @@ std::vector<KernelCall> lowerRescale(const Node &node) {
 
 namespace {
 
-/// bf_add_s8 / bf_mul_s8.
+/// bf_add_s8 / bf_mul_s8 / bf_mul_ratio_s8.
 std::vector<KernelCall> lowerBinary(const Node &node) {
   const Int8BinaryArgs a = int8BinaryArgs(node);
   call_args::Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(node.output(0));
   args.table(a.dims).table(a.aStrides).table(a.bStrides);
   if (node.opType == "Add") {
-    args.i32(a.aOffset).i32(a.a.mult).i32(a.a.shift).i32(a.bOffset).i32(a.b.mult);
-    args.i32(a.b.shift).i32(a.leftShift).i32(a.outOffset).i32(a.out.mult).i32(a.out.shift);
-    return {args.i32(a.actMin).i32(a.actMax).call("bf_add_s8")};
+    bf_add_params add = unsetKernelParams<bf_add_params>();
+    add.a_offset = paramI32(node, a.aOffset), add.a_mult = paramI32(node, a.a.mult);
+    add.a_shift = paramI32(node, a.a.shift), add.b_offset = paramI32(node, a.bOffset);
+    add.b_mult = paramI32(node, a.b.mult), add.b_shift = paramI32(node, a.b.shift);
+    add.left_shift = paramI32(node, a.leftShift), add.out_offset = paramI32(node, a.outOffset);
+    add.out_mult = paramI32(node, a.out.mult), add.out_shift = paramI32(node, a.out.shift);
+    add.act_min = paramI32(node, a.actMin), add.act_max = paramI32(node, a.actMax);
+    return {args.params(node, add).call("bf_add_s8")};
   }
-  args.i32(a.aOffset).i32(a.bOffset).i32(a.outOffset);
+  bf_mul_params mul = unsetKernelParams<bf_mul_params>();
+  mul.a_offset = paramI32(node, a.aOffset), mul.b_offset = paramI32(node, a.bOffset);
+  mul.out_offset = paramI32(node, a.outOffset);
+  mul.act_min = paramI32(node, a.actMin), mul.act_max = paramI32(node, a.actMax);
   if (a.onnxMul) {
     const OnnxMulRatio r = onnxMulRatio(node);
-    args.i32(r.mant).i32(r.exp);
-    return {args.i32(a.actMin).i32(a.actMax).call("bf_mul_ratio_s8")};
+    mul.out_mult = paramI32(node, r.mant), mul.out_shift = paramI32(node, r.exp);
+    return {args.params(node, mul).call("bf_mul_ratio_s8")};
   }
-  args.i32(a.out.mult).i32(a.out.shift);
-  return {args.i32(a.actMin).i32(a.actMax).call("bf_mul_s8")};
+  mul.out_mult = paramI32(node, a.out.mult), mul.out_shift = paramI32(node, a.out.shift);
+  return {args.params(node, mul).call("bf_mul_s8")};
 }
 
 std::string whyFloatBinary(const Node &node) {

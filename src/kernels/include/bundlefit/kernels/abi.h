@@ -240,6 +240,30 @@ typedef struct bf_quant_params {
   BF_QUANT_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_quant_params;
 
+/* int8 Add (bf_add_s8, TFLM's scheme): each input plus its offset (-zero
+ * point), shifted left by left_shift and requantized by its mult/shift to a
+ * common scale; the sum requantized by out_mult/out_shift, plus out_offset,
+ * clamped to [act_min, act_max]. */
+// clang-format off
+#define BF_ADD_PARAMS_FIELDS(X)                                                     \
+  X(a_offset) X(a_mult) X(a_shift) X(b_offset) X(b_mult) X(b_shift) X(left_shift)   \
+  X(out_offset) X(out_mult) X(out_shift) X(act_min) X(act_max)
+// clang-format on
+typedef struct bf_add_params {
+  BF_ADD_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_add_params;
+
+/* int8 Mul: (a + a_offset) * (b + b_offset) requantized by out_mult /
+ * out_shift (bf_mul_s8, TFLM), or times the float ratio out_mult *
+ * 2^out_shift rounded as onnxruntime's QLinearMul (bf_mul_ratio_s8); plus
+ * out_offset, clamped to [act_min, act_max]. As many fields as
+ * bf_gemm_params: llvm-link gives the two one type (KernelParamsCheck.h). */
+#define BF_MUL_PARAMS_FIELDS(X)                                                                    \
+  X(a_offset) X(b_offset) X(out_offset) X(out_mult) X(out_shift) X(act_min) X(act_max)
+typedef struct bf_mul_params {
+  BF_MUL_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_mul_params;
+
 /* Every parameter struct with its field list: KernelParams.h (the C++ side)
  * and abi.c (the struct's size in the kernel bitcode) iterate over it. */
 #define BF_ABI_PARAMS_STRUCTS(X)                                                                   \
@@ -248,7 +272,9 @@ typedef struct bf_quant_params {
   X(bf_quant_params, BF_QUANT_PARAMS_FIELDS)                                                       \
   X(bf_window3d_params, BF_WINDOW3D_PARAMS_FIELDS)                                                 \
   X(bf_gemm_params, BF_GEMM_PARAMS_FIELDS)                                                         \
-  X(bf_matmul_params, BF_MATMUL_PARAMS_FIELDS)
+  X(bf_matmul_params, BF_MATMUL_PARAMS_FIELDS)                                                     \
+  X(bf_add_params, BF_ADD_PARAMS_FIELDS)                                                           \
+  X(bf_mul_params, BF_MUL_PARAMS_FIELDS)
 
 /* The name of the int32 global abi.c defines with sizeof(type). */
 #define BF_ABI_SIZEOF_PREFIX "bf_abi_sizeof_"
