@@ -59,6 +59,16 @@ BF_INLINE void bf_flat_store(const float *restrict tile, int32_t lanes, int32_t 
   }
 }
 
+#if defined(BF_WIDE_TILES)
+BF_INLINE void bf_phase_tile_wide2(const float *restrict x, const int32_t *restrict off,
+                                   int32_t taps, const float *restrict w, int64_t wStrideM,
+                                   const float *restrict bias, float *restrict o, int32_t oStride,
+                                   int32_t Cg, int32_t chanStride);
+#endif
+
+/* Taps of the two-vector flat tile (bf_conv_blocks_flat). */
+#define BF_FLAT_PAIR_TAPS 49
+
 /* `blocks` groups of BF_CONV_MB output channels over the stride-1 flat run
  * of pitch P (bf_conv_flat_pitch). */
 BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restrict w,
@@ -67,7 +77,7 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
                                    int32_t KH, int32_t KW, int32_t padT, int32_t padL, int32_t P,
                                    int copy) {
   /* Room for one tile's lanes past the run (see `single` below). */
-  float padded[BF_FLAT_PAD_FLOATS + 16];
+  float padded[BF_FLAT_PAD_FLOATS + 32];
   int32_t PH = H;
   /* The last tile is shifted left to end at the run's end, so no tile reads
    * past the plane (the run's last output reads its last input). */
@@ -80,16 +90,22 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
    * them ran. Planes the copy cannot hold keep the 8-lane tiles. */
   const int single =
       runEnd < BF_WIDE_PB && (int64_t)Cg * bf_span(OH, 1, KH) * P <= BF_FLAT_PAD_FLOATS;
+  /* Runs of 17-32 (4-row tiles) likewise take one two-vector tile
+   * (bf_phase_tile_wide2: 10 loads per 16 FMAs) instead of two overlapping
+   * 16-lane ones (18). */
+  const int pair = runEnd > BF_WIDE_PB && runEnd <= 2 * BF_WIDE_PB &&
+                   KH * KW <= BF_FLAT_PAIR_TAPS &&
+                   (int64_t)Cg * bf_span(OH, 1, KH) * P <= BF_FLAT_PAD_FLOATS;
 #else
-  const int single = 0;
+  const int single = 0, pair = 0;
 #endif
-  copy |= single;
+  copy |= single | pair;
   if (copy) {
     PH = (int32_t)bf_span(OH, 1, KH);
     /* Input rows and columns that land inside the padded plane. */
     const int32_t ihBegin = padT < 0 ? -padT : 0, ihEnd = PH - padT < H ? PH - padT : H;
     const int32_t iwBegin = padL < 0 ? -padL : 0, iwEnd = P - padL < W ? P - padL : W;
-    for (int32_t i = 0; i < Cg * PH * P + 16; ++i)
+    for (int32_t i = 0; i < Cg * PH * P + 32; ++i)
       padded[i] = 0.0f;
     for (int32_t c = 0; c < Cg; ++c)
       for (int32_t ih = ihBegin; ih < ihEnd; ++ih)
@@ -106,6 +122,20 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
       bf_conv_tile_wide(x, w + (int64_t)m * Cg * taps, bias ? bias + m : 0, tile, BF_WIDE_PB, Cg,
                         inPlane, P, KW, taps, 0, KH, 0, 1, 0, 1, 1, BF_TILE_INSIDE, BF_WIDE_PB, 0);
       bf_flat_store(tile, BF_WIDE_PB, runEnd, out + (int64_t)m * outPlane, outPlane, OW, P, 0);
+    }
+    return;
+  }
+  if (pair) {
+    int32_t off[BF_FLAT_PAIR_TAPS];
+    for (int32_t kh = 0; kh < KH; ++kh)
+      for (int32_t kw = 0; kw < KW; ++kw)
+        off[kh * KW + kw] = kh * P + kw;
+    for (int32_t blk = 0; blk < blocks; ++blk) {
+      const int32_t m = blk * BF_CONV_MB;
+      float tile[BF_CONV_MB * 2 * BF_WIDE_PB];
+      bf_phase_tile_wide2(x, off, taps, w + (int64_t)m * Cg * taps, (int64_t)Cg * taps,
+                          bias ? bias + m : 0, tile, 2 * BF_WIDE_PB, Cg, inPlane);
+      bf_flat_store(tile, 2 * BF_WIDE_PB, runEnd, out + (int64_t)m * outPlane, outPlane, OW, P, 0);
     }
     return;
   }

@@ -163,6 +163,10 @@ TEST_CASE("kernel conv2d matches reference loops (groups, dilation, pads, stride
       {1, 16, 4, 4, 20, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1}, // corner 3x3, 4 leftover channels
       {1, 8, 4, 4, 16, 3, 3, 1, 1, 1, 1, 0, 1, 1, 1, 1},  // 3x4 tile: run of 16 exactly
       {1, 200, 5, 5, 8, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // copy too large: 8-lane tiles
+      // Runs of 17-32: one two-vector tile over the padded copy (AVX-512).
+      {1, 32, 6, 6, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // interior 4x4 tile: run of 22
+      {1, 16, 5, 5, 20, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, 1}, // corner 4x4, 4 leftover channels
+      {1, 2, 9, 9, 8, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 1},   // 7x7 taps, pitch 9: run of 21
   };
   unsigned seed = 1;
   for (const ConvCase &c : cases) {
