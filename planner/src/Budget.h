@@ -109,8 +109,9 @@ public:
 
   /// Reads the clock now, not at the next kUnitsPerClockRead units: for a
   /// step whose setup alone (a sort of every item) may pass the deadline.
-  bool timeLeft() {
-    if (stopped == Limit::None && cpuSeconds() >= deadline)
+  /// `margin`: seconds the caller needs after it stops.
+  bool timeLeft(double margin = 0) {
+    if (stopped == Limit::None && cpuSeconds() + margin >= deadline)
       stopped = Limit::Time;
     return stopped == Limit::None;
   }

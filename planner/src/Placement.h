@@ -46,9 +46,9 @@ bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit 
 std::vector<uint64_t> placeBottomLeft(const Items &items);
 
 /// The same, spending `units` from `budget` as the items are placed. When
-/// the budget runs out part way, the items not yet placed are stacked above
-/// the others (O(n): the plan is valid, far from tight) and it returns
-/// false.
+/// the budget runs out part way, the items not yet placed go on shelves
+/// above the others, one per size class and overlap (O(n log n): the plan
+/// is valid, far from tight), and it returns false.
 bool placeBottomLeft(const Items &items, std::vector<uint64_t> &offsets, Budget *budget,
                      uint64_t units);
 

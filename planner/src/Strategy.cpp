@@ -135,7 +135,7 @@ private:
     if (!offsets.empty() && (arena <= bound || cost > budget.left()))
       return;
     // With nothing placed it runs whatever the work left: where that runs
-    // out part way, the rest is stacked above it (valid, not tight), so a
+    // out part way, the rest goes on shelves above it (valid, not tight), so a
     // tiny limit is still a limit. A capacity under the bound is a proof
     // already: the placement is only the answer's plan, so it is not cut.
     std::vector<uint64_t> placed;
@@ -145,12 +145,13 @@ private:
     if (offsets.empty() || placedArena <= arena) { // Ties: the placement the search knows best.
       offsets = std::move(placed);
       arena = placedArena;
-      algorithm = whole ? "bottom-left" : "bottom-left+stacked";
+      algorithm = whole ? "bottom-left" : "bottom-left+shelves";
     }
   }
 
   // 2. The other greedy passes.
   void greedyPasses() {
+    stage = "greedy passes";
     const std::vector<GreedyStrategy> &all = greedyStrategies();
     for (auto g = std::next(all.begin()); g != all.end() && !finished(); ++g)
       if (!tryGreedy(*g))

@@ -50,14 +50,14 @@ TEST_CASE("a greedy pass stops when its budget is spent, within one item") {
 }
 
 TEST_CASE("with no time at all the plan is the first placement cut short, and says so") {
-  // Nothing placed yet: the bottom-left placement stops at once and stacks
-  // every item (valid, O(n)), so that a tiny limit is a limit.
+  // Nothing placed yet: the bottom-left placement stops at once and shelves
+  // every item (valid, O(n log n)), so that a tiny limit is a limit.
   Problem p = formats::networkLikeProblem(30000, 9);
   PlanOptions options;
   options.exact.timeBudgetSeconds = 0;
   Plan plan = planMemory(p, options);
   requireValid(p, plan);
-  CHECK(plan.algorithm == "bottom-left+stacked");
+  CHECK(plan.algorithm == "bottom-left+shelves");
   CHECK(plan.arenaSize > plan.lowerBound); // Otherwise there was nothing to cut.
   CHECK(plan.budgetExhausted);
   CHECK(plan.stoppedBy == "work");
@@ -162,7 +162,7 @@ TEST_CASE("bottom-left placements are valid on random problems, hints and alignm
   }
 }
 
-TEST_CASE("a bottom-left placement the budget cuts short is still valid, the rest stacked") {
+TEST_CASE("a bottom-left placement the budget cuts short is still valid, the rest on shelves") {
   // A tiny --time-limit stops the first placement part way (Strategy.cpp):
   // the plan must stay valid, and with the work it needs it is the same as
   // the one that never stops.
@@ -177,9 +177,9 @@ TEST_CASE("a bottom-left placement the budget cuts short is still valid, the res
     CHECK(small.limit() == detail::Limit::Work);
     requireValid(p, detail::makePlan(p, items, offsets, "cut", computeLowerBound(p)));
     detail::Budget none(1e7, 1);
-    none.spend(1); // Nothing left: everything stacked.
+    none.spend(1); // Nothing left: everything on shelves.
     CHECK_FALSE(detail::placeBottomLeft(items, offsets, &none, units));
-    requireValid(p, detail::makePlan(p, items, offsets, "stacked", computeLowerBound(p)));
+    requireValid(p, detail::makePlan(p, items, offsets, "shelves", computeLowerBound(p)));
     detail::Budget enough(1e7, 2 * units);
     CHECK(detail::placeBottomLeft(items, offsets, &enough, units));
     CHECK(offsets == whole);

@@ -183,17 +183,17 @@ TEST_CASE("plan-buffers: --time-limit bounds the whole run at 10^6 buffers") {
   // agrees with what the parent measured.
   CHECK(report["cpu_seconds"].get<double>() <= cpu + 0.05);
   CHECK(report["problems"][0]["cpu_seconds"].get<double>() <= report["cpu_seconds"].get<double>());
-  // The wall clock too, unless the machine gave this run under half a core
-  // (the parts that cannot stop, reading and the first placement, then
-  // take longer than the limit by themselves).
-  if (cpu >= wall / 2)
+  // The wall clock too, where the machine gave this run a core: the limit
+  // is CPU time and the planner uses all of its share (clockEnds), so on a
+  // machine that gives it 0.74 of a core the run takes 1.35x in wall time.
+  if (cpu >= wall * 0.95)
     CHECK(wall <= 5.5);
   else
     MESSAGE("machine overloaded (" << cpu / wall << " of a core): wall time not checked");
 }
 
 TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it cannot") {
-  // The first placement stops at the deadline and stacks what it has not
+  // The first placement stops at the deadline and shelves what it has not
   // placed (valid, far from tight); before, it always ran to the end: 2.3 s
   // of CPU at --time-limit 0.01. Loading, reading and the check cannot
   // stop: about 0.4-0.7 s here, so 1 s is a limit that can hold and 0.05
@@ -225,7 +225,7 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
   CHECK(cpu <= 1.1); // The least the run can take, not the whole placement.
   CHECK(over["time_limit_overrun"] == true);
   CHECK(over["problems"][0]["stopped_in"] == "first placement");
-  CHECK(over["problems"][0]["algorithm"] == "bottom-left+stacked");
+  CHECK(over["problems"][0]["algorithm"] == "bottom-left+shelves");
   CHECK(std::count(overErrors.begin(), overErrors.end(), '\n') == 1);
   CHECK(overErrors.find("more than --time-limit 0.05") != std::string::npos);
   CHECK(overErrors.find(big) != std::string::npos);

@@ -29,7 +29,7 @@ struct ExactOptions {
   /// so the plan is the same on an idle and a loaded machine; the clock
   /// (CPU time, a twentieth later) stops only work that ran slower than that. A limit
   /// that does not cover the first placement (O(n log n)) stops it part way
-  /// and the items it had not placed are stacked above the rest (valid, O(n)).
+  /// and the items it had not placed go on shelves above the rest (valid).
   double timeBudgetSeconds = 5.0;
   /// 0: minimise the arena. Otherwise first find a plan with arenaSize <=
   /// capacity (Plan::provedInfeasible when that is proved impossible: at
