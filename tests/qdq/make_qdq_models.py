@@ -115,6 +115,12 @@ SINGLE = {
     "op_avgpool": single("op_avgpool", [1, 4, 8, 8], lambda b: b.avgpool("input", "pool", (2, 2))),
     "op_avgpool_pad": single("op_avgpool_pad", [1, 4, 8, 8],
                              lambda b: avgpool_pad(b, "input", "pool", 3, [1, 1, 1, 1])),
+    # SiLU as exporters write it (Sigmoid, then Mul by its own input), and an
+    # SE gate: Mul of the [1, 8, 6, 6] activation by a [1, 8, 1, 1] sigmoid
+    # gate (GlobalAveragePool, 1x1 conv, Relu, 1x1 conv), as EfficientNet's.
+    "op_silu": single("op_silu", [1, 4, 8, 8], lambda b: b.silu("input", "silu")),
+    "op_se_gate": single("op_se_gate", [1, 8, 6, 6], lambda b: b.squeeze_excite(
+        "input", "se", 4, b.relu, b.sigmoid)),
 }
 # Also written with asymmetric weights (NAME_FORM_pt_s8_wa8: int8 with zero
 # points from each channel's min/max; _wu8: uint8 weights as onnxruntime's
