@@ -132,26 +132,22 @@ void bf_pointwise_inplace_s8(const int8_t *in, const int8_t *w, const int32_t *b
  * arm_fully_connected_per_channel_s8 (cmsis_nn_fc_params: input_offset,
  * filter_offset, output_offset, activation). */
 void bf_fully_connected_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                           int32_t batches, int32_t accumDepth, int32_t outDepth, int32_t transB,
-                           int32_t inputOffset, int32_t filterOffset, int32_t outputOffset,
-                           const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                           int32_t actMin, int32_t actMax, const int8_t *bias8,
+                           const bf_fc_params *fc, const bf_quant_params *quant,
+                           const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                            const int32_t *biasMult, const int32_t *biasShift);
 
 /* ---- int8_conv_wzp.c --------------------------------------------------- */
 /* Asymmetric weights (a zero point per output channel, wOffset[c] = -zero
- * point): bf_conv2d_s8's and bf_fully_connected_s8's arguments (without
- * filterOffset) and the M / outDepth offsets last. Plain loops, exact; no
+ * point): bf_conv2d_s8's and bf_fully_connected_s8's arguments (fc's
+ * filter_offset unread) and the M / outDepth offsets last. Plain loops, exact; no
  * CMSIS-NN counterpart (its kernels take symmetric weights). */
 void bf_conv2d_wzp_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                       const bf_conv_params *conv, const bf_quant_params *quant,
                       const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                       const int32_t *biasMult, const int32_t *biasShift, const int32_t *wOffset);
 void bf_fully_connected_wzp_s8(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                               int32_t batches, int32_t accumDepth, int32_t outDepth,
-                               int32_t transB, int32_t inputOffset, int32_t outputOffset,
-                               const int32_t *outMult, const int32_t *outShift, int32_t quantFlags,
-                               int32_t actMin, int32_t actMax, const int8_t *bias8,
+                               const bf_fc_params *fc, const bf_quant_params *quant,
+                               const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
                                const int32_t *biasMult, const int32_t *biasShift,
                                const int32_t *wOffset);
 

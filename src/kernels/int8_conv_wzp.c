@@ -47,12 +47,15 @@ void bf_conv2d_wzp_s8(const int8_t *restrict in, const int8_t *restrict w,
 }
 
 void bf_fully_connected_wzp_s8(const int8_t *restrict in, const int8_t *restrict w,
-                               const int32_t *restrict bias, int8_t *restrict out, int32_t batches,
-                               int32_t accumDepth, int32_t outDepth, int32_t transB,
-                               int32_t inputOffset, int32_t outputOffset, const int32_t *outMult,
-                               const int32_t *outShift, int32_t quantFlags, int32_t actMin,
-                               int32_t actMax, const int8_t *bias8, const int32_t *biasMult,
-                               const int32_t *biasShift, const int32_t *wOffset) {
+                               const int32_t *restrict bias, int8_t *restrict out,
+                               const bf_fc_params *fc, const bf_quant_params *quant,
+                               const int32_t *outMult, const int32_t *outShift, const int8_t *bias8,
+                               const int32_t *biasMult, const int32_t *biasShift,
+                               const int32_t *wOffset) {
+  const int32_t batches = fc->batches, accumDepth = fc->accum_depth, outDepth = fc->out_depth;
+  const int32_t transB = fc->trans_b;
+  const int32_t inputOffset = quant->input_offset, outputOffset = quant->output_offset;
+  const int32_t quantFlags = quant->quant_flags, actMin = quant->act_min, actMax = quant->act_max;
   /* Weight element (k, o): stride 1 along k when transB ([outDepth, K]). */
   const int32_t kStride = transB ? 1 : outDepth, oStride = transB ? accumDepth : 1;
   for (int32_t bt = 0; bt < batches; ++bt) {

@@ -404,9 +404,10 @@ TEST_CASE("bf_fully_connected_s8 (both weight layouts) within one step of the re
     want.push_back(quantizeRef(r, outScale, outZp));
   for (int transB : {0, 1}) {
     I8 y(size_t(B) * N);
-    bf_fully_connected_s8(x.data(), transB ? wT.data() : w.data(), bias.data(), y.data(), B, K, N,
-                          transB, -inZp, 0, outZp, mult.data(), shift.data(), 1, -128, 127, nullptr,
-                          nullptr, nullptr);
+    const bf_fc_params fc = {B, K, N, transB, 0};
+    const bf_quant_params quant = {-inZp, outZp, 1, -128, 127};
+    bf_fully_connected_s8(x.data(), transB ? wT.data() : w.data(), bias.data(), y.data(), &fc,
+                          &quant, mult.data(), shift.data(), nullptr, nullptr, nullptr);
     maxStepDiff(y, want);
   }
 }
@@ -415,8 +416,9 @@ TEST_CASE("bf_fully_connected_s8 (both weight layouts) within one step of the re
 int fullyConnectedOne(int8_t x, int8_t w, int32_t bias, int32_t mult, int32_t shift,
                       int32_t quantFlags) {
   int8_t y = 0;
-  bf_fully_connected_s8(&x, &w, &bias, &y, 1, 1, 1, 1, 0, 0, 0, &mult, &shift, quantFlags, -128,
-                        127, nullptr, nullptr, nullptr);
+  const bf_fc_params fc = {1, 1, 1, 1, 0};
+  const bf_quant_params quant = {0, 0, quantFlags, -128, 127};
+  bf_fully_connected_s8(&x, &w, &bias, &y, &fc, &quant, &mult, &shift, nullptr, nullptr, nullptr);
   return y;
 }
 

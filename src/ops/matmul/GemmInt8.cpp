@@ -6,11 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/ops/KernelParams.h"
 
 #include "bundlefit/ir/QuantSymmetry.h"
 #include "cmsis/CmsisConstants.h"
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
+#include "conv/Conv.h"
 #include "matmul/MatMul.h"
 
 namespace bundlefit {
@@ -46,6 +48,15 @@ namespace gemm_int8 {
 
 CostClass costClass(const Node &) { return CostClass::FullyConnected; }
 
+bf_fc_params fcParams(const Node &node, int64_t batches, int64_t accumDepth, int64_t outDepth,
+                      int64_t transB, int64_t filterOffset) {
+  bf_fc_params fc = unsetKernelParams<bf_fc_params>();
+  fc.batches = paramI32(node, batches), fc.accum_depth = paramI32(node, accumDepth);
+  fc.out_depth = paramI32(node, outDepth), fc.trans_b = paramI32(node, transB);
+  fc.filter_offset = paramI32(node, filterOffset);
+  return fc;
+}
+
 } // namespace gemm_int8
 
 namespace {
@@ -57,9 +68,8 @@ KernelCall lowerAsymmetric(const Node &node) {
   call_args::Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
   args.addr(node.output(0));
-  args.i32(a.batches).i32(a.accumDepth).i32(a.outDepth).i32(a.transB);
-  args.i32(a.inputOffset).i32(a.outputOffset);
-  args.table(a.outMult).table(a.outShift).i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
+  args.params(node, gemm_int8::fcParams(node, a.batches, a.accumDepth, a.outDepth, a.transB, 0));
+  args.params(node, conv_int8::quantParams(a)).table(a.outMult).table(a.outShift);
   args.addr(call_args::bias8(node, a)).table(a.biasMult).table(a.biasShift);
   args.table(weightOffsets(*node.input(1), a.outDepth));
   return args.call("bf_fully_connected_wzp_s8");
@@ -72,9 +82,9 @@ std::vector<KernelCall> lower(const Node &node) {
   call_args::Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(call_args::bias32(node, a));
   args.addr(node.output(0));
-  args.i32(a.batches).i32(a.accumDepth).i32(a.outDepth).i32(a.transB);
-  args.i32(a.inputOffset).i32(a.filterOffset).i32(a.outputOffset);
-  args.table(a.outMult).table(a.outShift).i32(a.quantFlags()).i32(a.actMin).i32(a.actMax);
+  args.params(node, gemm_int8::fcParams(node, a.batches, a.accumDepth, a.outDepth, a.transB,
+                                        a.filterOffset));
+  args.params(node, conv_int8::quantParams(a)).table(a.outMult).table(a.outShift);
   args.addr(call_args::bias8(node, a)).table(a.biasMult).table(a.biasShift);
   return {args.call("bf_fully_connected_s8")};
 }

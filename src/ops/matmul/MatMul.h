@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/kernels/abi.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <cstdint>
@@ -33,6 +34,9 @@ void registerGemmInt8Reference(OpRegistry &registry);
 namespace gemm_int8 {
 /// Gemm and MatMul are fully-connected work for the cost models.
 CostClass costClass(const Node &node);
+/// bf_fully_connected_s8's geometry (both call it), every field set.
+bf_fc_params fcParams(const Node &node, int64_t batches, int64_t accumDepth, int64_t outDepth,
+                      int64_t transB, int64_t filterOffset);
 } // namespace gemm_int8
 
 } // namespace bundlefit

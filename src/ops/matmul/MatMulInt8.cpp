@@ -17,6 +17,7 @@
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "common/Int8Reference.h"
+#include "conv/Conv.h"
 
 namespace bundlefit {
 namespace {
@@ -75,10 +76,8 @@ std::vector<KernelCall> lower(const Node &node) {
   for (int64_t i = 0; i < g.batch; ++i) {
     call_args::Args c;
     c.addr(a, i * g.M * g.K).addr(b, i * g.K * g.N).addr(nullptr).addr(y, i * g.M * g.N);
-    c.i32(g.M).i32(g.K).i32(g.N).i32(0);
-    c.i32(args.inputOffset).i32(args.filterOffset).i32(args.outputOffset);
-    c.table(args.outMult).table(args.outShift).i32(args.quantFlags());
-    c.i32(args.actMin).i32(args.actMax);
+    c.params(node, gemm_int8::fcParams(node, g.M, g.K, g.N, 0, args.filterOffset));
+    c.params(node, conv_int8::quantParams(args)).table(args.outMult).table(args.outShift);
     c.addr(nullptr).table(args.biasMult).table(args.biasShift);
     calls.push_back(c.call("bf_fully_connected_s8"));
   }

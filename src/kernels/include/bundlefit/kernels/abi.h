@@ -264,6 +264,16 @@ typedef struct bf_mul_params {
   BF_MUL_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_mul_params;
 
+/* An int8 fully connected layer (bf_fully_connected_s8, _wzp_s8):
+ * out[batches, out_depth] from in[batches, accum_depth]; the weights are
+ * [out_depth, accum_depth] when trans_b, else [accum_depth, out_depth];
+ * filter_offset = -the weights' zero point (0 in the _wzp_ kernel, which
+ * takes one per output). The requantization is a bf_quant_params. */
+#define BF_FC_PARAMS_FIELDS(X) X(batches) X(accum_depth) X(out_depth) X(trans_b) X(filter_offset)
+typedef struct bf_fc_params {
+  BF_FC_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_fc_params;
+
 /* Every parameter struct with its field list: KernelParams.h (the C++ side)
  * and abi.c (the struct's size in the kernel bitcode) iterate over it. */
 #define BF_ABI_PARAMS_STRUCTS(X)                                                                   \
@@ -274,7 +284,8 @@ typedef struct bf_mul_params {
   X(bf_gemm_params, BF_GEMM_PARAMS_FIELDS)                                                         \
   X(bf_matmul_params, BF_MATMUL_PARAMS_FIELDS)                                                     \
   X(bf_add_params, BF_ADD_PARAMS_FIELDS)                                                           \
-  X(bf_mul_params, BF_MUL_PARAMS_FIELDS)
+  X(bf_mul_params, BF_MUL_PARAMS_FIELDS)                                                           \
+  X(bf_fc_params, BF_FC_PARAMS_FIELDS)
 
 /* The name of the int32 global abi.c defines with sizeof(type). */
 #define BF_ABI_SIZEOF_PREFIX "bf_abi_sizeof_"
