@@ -66,11 +66,12 @@ public:
     // twentieth later, only where it ran slower than that (ejection on
     // long-lived items at 10^5 takes up to 1.06x): what the caller does
     // after (the plan's check, its output) then still ends within 1.1x.
-    // With clockEnds (ExactOptions) the deadline is the limit itself, and
-    // work that runs out before it is given more (refill()).
+    // With clockEnds (ExactOptions) work that runs out before the deadline
+    // is given more (refill()): the work of the slower families, which the
+    // clock ends, stays what it was, and the faster ones use their time.
     refills = clockEnds && work == 0;
     start = cpuSeconds();
-    deadline = start + limit * (refills ? 1.0 : kClockSlack);
+    deadline = start + limit * kClockSlack;
     units = work ? work : uint64_t(limit * double(kWorkUnitsPerSecond));
     if (units == 0)
       stopped = Limit::Work;

@@ -49,7 +49,8 @@ struct ExactOptions {
   /// work unit costs varies by family and size (1.6-2.6 ns of CPU measured
   /// where 2 is assumed), so counted work alone ends at 0.8-1.05x the
   /// limit. With this, work that runs out before the limit is given more,
-  /// at the rate this run measured, until the limit itself: the steps share
+  /// at the rate this run measured, until the clock (a twentieth after the
+  /// limit, as for any run) ends it: the steps share
   /// the counted work as usual, the last one gets the rest of the time, and
   /// the plan depends on the CPU time the work took (little on load: the
   /// clock reads CPU time). For a run that must use its time, not repeat a
