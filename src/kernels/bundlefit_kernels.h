@@ -304,10 +304,7 @@ void bf_gather_i32(const uint8_t *data, const int32_t *indices, uint8_t *out, in
                    int32_t axisDim, int32_t innerBytes, int32_t numIndices);
 /* Plain byte copy (a view whose storage could not be shared). */
 void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n);
-void bf_col2im_f32(const float *in, float *out, int32_t planes, int32_t height, int32_t width,
-                   int32_t kernelH, int32_t kernelW, int32_t dilationH, int32_t dilationW,
-                   int32_t padTop, int32_t padLeft, int32_t strideH, int32_t strideW,
-                   int32_t blocksH, int32_t blocksW);
+void bf_col2im_f32(const float *in, float *out, const bf_col2im_params *p);
 /* Trilu on in[batch][rows][cols] (elements of 1, 4 or 8 bytes). */
 #define BF_DECLARE_TRILU(name, T)                                                                  \
   void bf_trilu_##name(const T *in, T *out, int32_t batch, int32_t rows, int32_t cols, int32_t k,  \

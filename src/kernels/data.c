@@ -206,10 +206,12 @@ void bf_copy_bytes(const uint8_t *src, uint8_t *dst, int32_t n) {
  * columns of in[planes][kernelH * kernelW][blocksH * blocksW], of each block's
  * value at the pixel it covers (y = by * strideH - padTop + i * dilationH, x
  * likewise); pixels outside the image are dropped, uncovered ones are 0. */
-void bf_col2im_f32(const float *in, float *out, int32_t planes, int32_t height, int32_t width,
-                   int32_t kernelH, int32_t kernelW, int32_t dilationH, int32_t dilationW,
-                   int32_t padTop, int32_t padLeft, int32_t strideH, int32_t strideW,
-                   int32_t blocksH, int32_t blocksW) {
+void bf_col2im_f32(const float *in, float *out, const bf_col2im_params *p) {
+  const int32_t planes = p->planes, height = p->height, width = p->width;
+  const int32_t kernelH = p->kernel_h, kernelW = p->kernel_w;
+  const int32_t dilationH = p->dil_h, dilationW = p->dil_w, padTop = p->pad_t, padLeft = p->pad_l;
+  const int32_t strideH = p->stride_h, strideW = p->stride_w;
+  const int32_t blocksH = p->blocks_h, blocksW = p->blocks_w;
   const int64_t plane = (int64_t)height * width, blocks = (int64_t)blocksH * blocksW;
   for (int64_t i = 0; i < (int64_t)planes * plane; ++i)
     out[i] = 0.0f;

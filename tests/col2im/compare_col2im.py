@@ -29,6 +29,9 @@ CASES = {
     "col2im_dilations": ((1, 4, 5), [6, 6], [2, 2], {"dilations": [1, 5]}),
     "col2im_batch_channels": ((2, 3 * 6, 12), [6, 7], [2, 3], {"strides": [2, 2], "pads": [1, 0, 1, 1]}),
     "col2im_1d": ((1, 2 * 3, 6), [8], [3], {"strides": [1], "dilations": [1]}),
+    # A stride, dilation and leading pad of its own per axis (the backend
+    # cases repeat one per axis, so a swapped height/width field passed them).
+    "col2im_axes": ((1, 2 * 3, 6 * 4), [7, 9], [2, 3], {"strides": [1, 2], "dilations": [2, 1], "pads": [1, 0, 0, 1]}),
 }
 TOLERANCE = 1e-5
 

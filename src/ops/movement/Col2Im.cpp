@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "movement/Movement.h"
 
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/LowerHelpers.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/CheckedMath.h"
@@ -165,12 +166,16 @@ std::vector<KernelCall> lowerCol2Im(const Node &node, const PlanView &) {
   if (!checkedMul(g.batch, g.channels) || g.batch * g.channels >= (int64_t(1) << 31) ||
       x->type.numElements() >= (int64_t(1) << 31) || y->type.numElements() >= (int64_t(1) << 31))
     unsupported(node, "tensors of 2^31 elements or more are past the bundle kernels' int32 counts");
-  return {call("bf_col2im_f32",
-               {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(g.batch * g.channels),
-                KernelArg::i32(g.height), KernelArg::i32(g.width), KernelArg::i32(g.kernelH),
-                KernelArg::i32(g.kernelW), KernelArg::i32(g.dilationH), KernelArg::i32(g.dilationW),
-                KernelArg::i32(g.padTop), KernelArg::i32(g.padLeft), KernelArg::i32(g.strideH),
-                KernelArg::i32(g.strideW), KernelArg::i32(g.blocksH), KernelArg::i32(g.blocksW)})};
+  bf_col2im_params p = unsetKernelParams<bf_col2im_params>();
+  p.planes = paramI32(node, g.batch * g.channels);
+  p.height = paramI32(node, g.height), p.width = paramI32(node, g.width);
+  p.kernel_h = paramI32(node, g.kernelH), p.kernel_w = paramI32(node, g.kernelW);
+  p.dil_h = paramI32(node, g.dilationH), p.dil_w = paramI32(node, g.dilationW);
+  p.pad_t = paramI32(node, g.padTop), p.pad_l = paramI32(node, g.padLeft);
+  p.stride_h = paramI32(node, g.strideH), p.stride_w = paramI32(node, g.strideW);
+  p.blocks_h = paramI32(node, g.blocksH), p.blocks_w = paramI32(node, g.blocksW);
+  return {
+      call("bf_col2im_f32", {KernelArg::address(x), KernelArg::address(y), kernelParams(node, p)})};
 }
 
 } // namespace

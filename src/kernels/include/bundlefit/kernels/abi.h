@@ -274,6 +274,17 @@ typedef struct bf_fc_params {
   BF_FC_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_fc_params;
 
+/* Col2Im (bf_col2im_f32): `planes` images of height x width summed from
+ * columns of kernel_h x kernel_w taps over a blocks_h x blocks_w grid. */
+// clang-format off
+#define BF_COL2IM_PARAMS_FIELDS(X)                                                  \
+  X(planes) X(height) X(width) X(kernel_h) X(kernel_w) X(dil_h) X(dil_w)            \
+  X(pad_t) X(pad_l) X(stride_h) X(stride_w) X(blocks_h) X(blocks_w)
+// clang-format on
+typedef struct bf_col2im_params {
+  BF_COL2IM_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_col2im_params;
+
 /* Every parameter struct with its field list: KernelParams.h (the C++ side)
  * and abi.c (the struct's size in the kernel bitcode) iterate over it. */
 #define BF_ABI_PARAMS_STRUCTS(X)                                                                   \
@@ -285,7 +296,8 @@ typedef struct bf_fc_params {
   X(bf_matmul_params, BF_MATMUL_PARAMS_FIELDS)                                                     \
   X(bf_add_params, BF_ADD_PARAMS_FIELDS)                                                           \
   X(bf_mul_params, BF_MUL_PARAMS_FIELDS)                                                           \
-  X(bf_fc_params, BF_FC_PARAMS_FIELDS)
+  X(bf_fc_params, BF_FC_PARAMS_FIELDS)                                                             \
+  X(bf_col2im_params, BF_COL2IM_PARAMS_FIELDS)
 
 /* The name of the int32 global abi.c defines with sizeof(type). */
 #define BF_ABI_SIZEOF_PREFIX "bf_abi_sizeof_"
