@@ -104,11 +104,6 @@ private:
     return builder_.getInt32(uint32_t(int32_t(v)));
   }
   llvm::Value *f32(double v) { return llvm::ConstantFP::get(builder_.getFloatTy(), v); }
-  /// `p` as a kernel's parameter struct (every field set: kernelParams).
-  template <typename T> llvm::Value *params(const Node &node, const T &p) {
-    const KernelArg arg = kernelParams(node, p);
-    return paramsGlobal(arg.type, arg.table);
-  }
   llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(builder_.getPtrTy()); }
 
   llvm::Value *intTable(const std::vector<int32_t> &values);
@@ -149,8 +144,6 @@ private:
   void emitInt8Calls(const Node &node);   // LowerInt8.h
   void lowerPatchStage(const Node &node); // ops/PatchStage.h
   void lowerView(const Node &node);
-  void lowerGemm(const Node &node);
-  void lowerMatMul(const Node &node);
 
   llvm::Module &module_;
   llvm::LLVMContext &ctx_;
@@ -449,11 +442,6 @@ void Lowering::lowerNode(const Node &node) {
       emitKernelCall(c);
     return;
   }
-  // Gemm and MatMul's emitters (their kernels still take positional lists).
-  if (op == "Gemm")
-    return lowerGemm(node);
-  if (op == "MatMul")
-    return lowerMatMul(node);
   unsupported("no bundle kernel for this operator");
 }
 
@@ -678,93 +666,6 @@ void Lowering::lowerView(const Node &node) {
   if (from.region == to.region && from.offset == to.offset)
     return; // Shared storage: nothing to do.
   call("bf_copy_bytes", {address(src), address(dst), i32(int64_t(dst->type.bytes()))});
-}
-
-void Lowering::lowerGemm(const Node &node) {
-  const Value *a = in(node, 0), *b = in(node, 1), *c = node.input(2), *y = node.output(0);
-  requireFloat(a), requireFloat(b), requireFloat(y);
-  const int64_t transA = node.attrs.getInt("transA", 0), transB = node.attrs.getInt("transB", 0);
-  const Shape &as = a->type.shape, &ys = y->type.shape;
-  if (as.size() != 2 || b->type.rank() != 2 || ys.size() != 2)
-    unsupported("Gemm operands must be 2-D");
-  const int64_t M = ys[0], N = ys[1], K = transA ? as[0] : as[1];
-  int64_t cStrideM = 0, cStrideN = 0;
-  if (c) {
-    requireFloat(c);
-    Shape cs = c->type.shape;
-    while (cs.size() < 2)
-      cs.insert(cs.begin(), 1);
-    if (cs.size() != 2 || (cs[0] != 1 && cs[0] != M) || (cs[1] != 1 && cs[1] != N))
-      unsupported("C of shape " + shapeToString(c->type.shape) + " does not broadcast to " +
-                  shapeToString(ys));
-    cStrideM = cs[0] == 1 ? 0 : cs[1];
-    cStrideN = cs[1] == 1 ? 0 : 1;
-  }
-  const Activation act = fusedActivation(node);
-  bf_gemm_params gemm = unsetKernelParams<bf_gemm_params>();
-  gemm.m = paramI32(node, M), gemm.n = paramI32(node, N), gemm.k = paramI32(node, K);
-  gemm.trans_a = transA != 0, gemm.trans_b = transB != 0;
-  gemm.c_stride_m = paramI32(node, cStrideM), gemm.c_stride_n = paramI32(node, cStrideN);
-  call("bf_gemm_f32",
-       {address(a), address(b), address(c), address(y), params(node, gemm),
-        f32(node.attrs.getFloat("alpha", 1.0f)), f32(node.attrs.getFloat("beta", 1.0f)),
-        i32(act.kind), f32(act.a), f32(act.b)});
-}
-
-void Lowering::lowerMatMul(const Node &node) {
-  const Value *a = in(node, 0), *b = in(node, 1), *y = node.output(0);
-  requireFloat(a), requireFloat(b), requireFloat(y);
-  Shape as = a->type.shape, bs = b->type.shape;
-  if (as.empty() || bs.empty())
-    unsupported("scalar operand");
-  if (as.size() == 1)
-    as.insert(as.begin(), 1);
-  if (bs.size() == 1)
-    bs.push_back(1);
-  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
-  if (bs[bs.size() - 2] != K)
-    unsupported("inner dimensions differ");
-  // Broadcast the batch dimensions.
-  Shape aBatch(as.begin(), as.end() - 2), bBatch(bs.begin(), bs.end() - 2);
-  const size_t rank = std::max(aBatch.size(), bBatch.size());
-  aBatch.insert(aBatch.begin(), rank - aBatch.size(), 1);
-  bBatch.insert(bBatch.begin(), rank - bBatch.size(), 1);
-  Shape batch(rank);
-  for (size_t d = 0; d < rank; ++d)
-    batch[d] = std::max(aBatch[d], bBatch[d]);
-  const int64_t count = product(batch, 0, rank);
-  const Ints aStride = denseStrides(aBatch), bStride = denseStrides(bBatch);
-  std::vector<int64_t> aOff(count), bOff(count);
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t rest = i, ao = 0, bo = 0;
-    for (int d = int(rank) - 1; d >= 0; --d) {
-      const int64_t idx = rest % batch[d];
-      rest /= batch[d];
-      ao += (aBatch[d] == 1 ? 0 : idx) * aStride[d];
-      bo += (bBatch[d] == 1 ? 0 : idx) * bStride[d];
-    }
-    aOff[i] = ao * M * K;
-    bOff[i] = bo * K * N;
-  }
-  bool linear = true;
-  for (int64_t i = 0; i < count && linear; ++i)
-    linear = aOff[i] == i * (count > 1 ? aOff[1] : 0) && bOff[i] == i * (count > 1 ? bOff[1] : 0);
-  const Activation act = fusedActivation(node);
-  bf_matmul_params mm = unsetKernelParams<bf_matmul_params>();
-  mm.m = paramI32(node, M), mm.k = paramI32(node, K), mm.n = paramI32(node, N);
-  if (linear) {
-    mm.batch = paramI32(node, count);
-    mm.a_batch_stride = paramI32(node, count > 1 ? aOff[1] : 0);
-    mm.b_batch_stride = paramI32(node, count > 1 ? bOff[1] : 0);
-    call("bf_matmul_f32", {address(a), address(b), address(y), params(node, mm), i32(act.kind),
-                           f32(act.a), f32(act.b)});
-    return;
-  }
-  mm.batch = 1, mm.a_batch_stride = 0, mm.b_batch_stride = 0;
-  for (int64_t i = 0; i < count; ++i)
-    call("bf_matmul_f32",
-         {address(a, aOff[i] * 4), address(b, bOff[i] * 4), address(y, i * M * N * 4),
-          params(node, mm), i32(act.kind), f32(act.a), f32(act.b)});
 }
 
 } // namespace

@@ -28,6 +28,9 @@ void matMulKernel(const Node &node, const std::vector<const Tensor *> &inputs,
 void registerGemmInt8(OpRegistry &registry);
 /// MatMul of two int8 activations (MatMulInt8.cpp).
 void registerMatMulInt8(OpRegistry &registry);
+/// Gemm and MatMul's float kernel calls (MatMulLower.cpp), after their
+/// registration.
+void registerMatMulLowering(OpRegistry &registry);
 /// Gemm's int8 reference kernel (GemmReference.cpp).
 void registerGemmInt8Reference(OpRegistry &registry);
 

@@ -154,6 +154,7 @@ void registerMatMulOps(OpRegistry &registry) {
       .runs(linear_quant_interp::matMulIntegerKernel);
   registry.add({"QLinearMatMul", inferQLinearMatMul, matMulMacs})
       .runs(linear_quant_interp::qlinearMatMulKernel);
+  registerMatMulLowering(registry);
   registerGemmInt8(registry);
   registerGemmInt8Reference(registry);
   registerMatMulInt8(registry);
