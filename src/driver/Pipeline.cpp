@@ -5,6 +5,7 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/ops/Int8Params.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
 #include "bundlefit/quant/FoldQdq.h"
 #include "bundlefit/quant/Profile.h"
@@ -186,16 +187,17 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
   PassOptions passOptions;
   passOptions.fuseActivations = options.fuseActivations;
   if (qdq) {
-    // The model rounds each value it quantizes. Relu and Clip commute with
-    // that rounding when their output keeps the parameters; any other
-    // activation fused across it (onnxruntime's QLinearConv ->
-    // QLinearLeakyRelu) would skip a rounding onnxruntime does.
+    // The model rounds each value it quantizes. A clamp (an activation
+    // whose int8 output carries its input's parameters, Int8Rule::SameParams:
+    // Relu, Clip) commutes with that rounding when its output keeps the
+    // parameters; any other activation fused across it (onnxruntime's
+    // QLinearConv -> QLinearLeakyRelu) would skip a rounding onnxruntime does.
     const std::map<std::string, ScaleZeroPoint> &params = qdq->params.activations;
     passOptions.mayFuseActivation = [&params](const Value &x, const Node &activation) {
       auto in = params.find(x.name);
       if (in == params.end())
         return true;
-      if (activation.opType != "Relu" && activation.opType != "Clip")
+      if (int8RuleOf(activation.opType) != Int8Rule::SameParams)
         return false;
       auto out = params.find(activation.output(0)->name);
       return out == params.end() || (out->second.scale == in->second.scale &&
