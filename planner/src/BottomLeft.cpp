@@ -267,8 +267,7 @@ private:
 // item has died, else opens one. That is interval partitioning, which needs
 // as many shelves as the class has items live at once, so each class takes
 // at most twice its own peak; O(n log n), and valid whatever was placed.
-void shelveRest(const Items &items, const std::vector<char> &done,
-                std::vector<uint64_t> &offsets) {
+void shelveRest(const Items &items, const std::vector<char> &done, std::vector<uint64_t> &offsets) {
   uint64_t height = 0;
   std::vector<int> rest;
   for (size_t i = 0; i < items.items.size(); ++i) {

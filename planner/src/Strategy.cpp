@@ -73,8 +73,7 @@ class Planner {
 public:
   Planner(const Problem &problem, const PlanOptions &options)
       : budget(options.exact.timeBudgetSeconds, options.exact.workLimit, options.exact.clockEnds),
-        problem(problem),
-        options(options), exact(options.exact), items(buildItems(problem)),
+        problem(problem), options(options), exact(options.exact), items(buildItems(problem)),
         bound(lowerBoundOf(problem, items)),
         nodesLeft(exact.nodeLimit ? exact.nodeLimit : UINT64_MAX) {
     budget.scaleForItems(items.items.size());

@@ -159,8 +159,8 @@ int runPlanBuffers(PlanBuffersOptions options) {
   for (size_t k = 0; k < problems.size(); ++k) {
     const NamedProblem &named = problems[k];
     // An equal share of what is left of the limit, the checks kept aside.
-    double left = options.timeLimit - cpuSeconds() -
-                  checkReserve(buffersLeft, !options.outputPath.empty());
+    double left =
+        options.timeLimit - cpuSeconds() - checkReserve(buffersLeft, !options.outputPath.empty());
     buffersLeft -= named.problem.buffers.size();
     planner::PlanOptions planOptions;
     planOptions.exact.timeBudgetSeconds = std::max(0.0, left / double(problems.size() - k));
@@ -233,14 +233,11 @@ int runPlanBuffers(PlanBuffersOptions options) {
   }
   options.html.writeTable(options.path + ": buffer plans", {}, "Problems", table);
   if (options.json.wanted()) {
-    nlohmann::json report = {{"schema", "bundlefit.plan-buffers/1"},
-                             {"time_limit_seconds", options.timeLimit},
-                             {"node_limit", options.nodeLimit},
-                             {"stop_when_fits", options.stopWhenFits},
-                             {"seconds", secondsSince(start)},
-                             {"cpu_seconds", cpuTotal},
-                             {"time_limit_overrun", overrun},
-                             {"problems", rows}};
+    nlohmann::json report = {
+        {"schema", "bundlefit.plan-buffers/1"}, {"time_limit_seconds", options.timeLimit},
+        {"node_limit", options.nodeLimit},      {"stop_when_fits", options.stopWhenFits},
+        {"seconds", secondsSince(start)},       {"cpu_seconds", cpuTotal},
+        {"time_limit_overrun", overrun},        {"problems", rows}};
     if (options.capacity)
       report["capacity"] = {
           {"bytes", options.capacity}, {"fits", allFit}, {"proven", allFit || provenNotToFit}};

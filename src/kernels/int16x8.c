@@ -185,9 +185,8 @@ void bf_softmax_s16(const int16_t *x, int16_t *y, int32_t rows, int32_t depth, i
     const int32_t headroomPlusOne = __builtin_clz((uint32_t)sum);
     const int32_t shifted = (int32_t)((((int64_t)sum << (headroomPlusOne - 1)) + (1 << 13)) >> 14);
     /* 1 / (1 + x) of x = sum - 1, recentred from [0, 65535]. */
-    const int32_t reciprocal =
-        bf_s16_table(bf_s16_clamp(shifted - ((1 << 15) + (1 << 16)), -32768, 32767),
-                     reciprocalTable);
+    const int32_t reciprocal = bf_s16_table(
+        bf_s16_clamp(shifted - ((1 << 15) + (1 << 16)), -32768, 32767), reciprocalTable);
     const int32_t rightShift = 31 - headroomPlusOne;
     for (int32_t i = 0; i < depth; ++i) {
       const int64_t scaled = (int64_t)out[i] * reciprocal + ((int64_t)1 << (rightShift - 1));

@@ -376,8 +376,8 @@ private:
                    " filter (each must be >= 1)");
     if (x->type.rank() != 4)
       throw c_.unsupported("input " + x->type.str() + " is not NHWC");
-    Attributes attrs = windowAttributes(x->type.shape, window, o->stride_h(), o->stride_w(), 1, 1,
-                                        o->padding());
+    Attributes attrs =
+        windowAttributes(x->type.shape, window, o->stride_h(), o->stride_w(), 1, 1, o->padding());
     attrs.erase("dilations");
     attrs.setInts("kernel_shape", {window[1], window[2]});
     const float scale = c_.info(y).quant.scales.empty() ? 1.0f : c_.info(y).quant.scales[0];
@@ -396,9 +396,9 @@ private:
       lo = std::max(lo, quantize(-1.0f)), hi = std::min(hi, quantize(1.0f));
       break;
     default:
-      throw c_.unsupported("int16 pooling with fused activation " +
-                           std::string(tflite::EnumNameActivationFunctionType(
-                               o->fused_activation_function())));
+      throw c_.unsupported(
+          "int16 pooling with fused activation " +
+          std::string(tflite::EnumNameActivationFunctionType(o->fused_activation_function())));
     }
     attrs.setInts("activation_range", {lo, hi});
     emit(opType, {x}, attrs, y);

@@ -75,10 +75,10 @@ TEST_CASE("int16x8 convolutions and fully-connected layers have the int8 layers'
   };
   Value *x = graph.addInput("x", TensorType{DType::Int16, {1, 8, 8, 4}, activation});
   Value *conv = layer("Int16Conv", "conv", {x, weights("w1", {6, 3, 3, 4}), bias("b1", 6)}, true);
-  Value *dw = layer("Int16DepthwiseConv", "dw", {conv, weights("w2", {1, 3, 3, 6}), bias("b2", 6)},
-                    true);
-  graph.markOutput(layer("Int16FullyConnected", "fc", {dw, weights("w3", {5, 6}), bias("b3", 5)},
-                         false));
+  Value *dw =
+      layer("Int16DepthwiseConv", "dw", {conv, weights("w2", {1, 3, 3, 6}), bias("b2", 6)}, true);
+  graph.markOutput(
+      layer("Int16FullyConnected", "fc", {dw, weights("w3", {5, 6}), bias("b3", 5)}, false));
   DeviceDatabase db = DeviceDatabase::loadDefault();
   const ModelFootprint f =
       footprintOfQuantized(graph, asInt16x8(parseVariant("int8")), db.get("rt1062"));

@@ -45,8 +45,8 @@
 #include "bundlefit/ops/Cmsis.h"
 
 #include "common/CallArgs.h"
-#include "int16x8/Int16x8Common.h"
 #include "common/Int8Reference.h"
+#include "int16x8/Int16x8Common.h"
 
 #include <algorithm>
 #include <climits>

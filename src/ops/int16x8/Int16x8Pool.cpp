@@ -51,8 +51,8 @@ PoolGeometry poolGeometry(const Node &node) {
   const std::vector<int64_t> k = node.attrs.getInts("kernel_shape", {});
   const std::vector<int64_t> s = node.attrs.getInts("strides", {1, 1});
   const std::vector<int64_t> p = node.attrs.getInts("pads", {0, 0, 0, 0});
-  if (xs.size() != 4 || k.size() != 2 || s.size() != 2 || p.size() != 4 || k[0] < 1 ||
-      k[1] < 1 || s[0] < 1 || s[1] < 1 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
+  if (xs.size() != 4 || k.size() != 2 || s.size() != 2 || p.size() != 4 || k[0] < 1 || k[1] < 1 ||
+      s[0] < 1 || s[1] < 1 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0)
     unsupported(node, "X " + node.input(0)->type.str() +
                           " is not NHWC or the window's kernel_shape, strides or pads are bad");
   constexpr int64_t kLimit = int64_t(1) << 30;
@@ -140,12 +140,11 @@ KernelCall cmsisCall(const Node &node, const std::string &function) {
   using namespace call_args;
   const PoolGeometry g = poolGeometry(node);
   auto n32 = [](int64_t v) { return int32_t(v); }; // each below 2^30 (poolGeometry)
-  return externalCall(function, {context(node),
-                                 table({n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), g.lo, g.hi}),
-                                 dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)),
-                                 address(node.input(0)), dims(1, n32(g.kh), n32(g.kw), 1),
-                                 dims(n32(g.n), n32(g.oh), n32(g.ow), n32(g.c)),
-                                 address(node.output(0))});
+  return externalCall(
+      function, {context(node), table({n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), g.lo, g.hi}),
+                 dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)), address(node.input(0)),
+                 dims(1, n32(g.kh), n32(g.kw), 1), dims(n32(g.n), n32(g.oh), n32(g.ow), n32(g.c)),
+                 address(node.output(0))});
 }
 
 } // namespace

@@ -214,8 +214,9 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
   };
   double cpu = 0;
   auto [held, heldErrors] = run("1", cpu);
-  MESSAGE("10^6 buffers at --time-limit 1: " << cpu << " s CPU, " << held["problems"][0]["algorithm"]
-                                             << ", stopped in " << held["problems"][0]["stopped_in"]);
+  MESSAGE("10^6 buffers at --time-limit 1: " << cpu << " s CPU, "
+                                             << held["problems"][0]["algorithm"] << ", stopped in "
+                                             << held["problems"][0]["stopped_in"]);
   CHECK(cpu <= 1.1);
   CHECK(held["time_limit_overrun"] == false);
   CHECK(heldErrors.empty());
@@ -236,15 +237,15 @@ TEST_CASE("plan-buffers uses its time limit, not only the work it counts") {
   // assumed: on this power-of-two packing counted work alone ended at 0.80x
   // the limit. The clock ends it now (ExactOptions::clockEnds).
   namespace bf = bundlefit::planner::formats;
-  std::string path = writeProblem("pow2-10k.csv",
-                                  bf::perfectPackingProblem(10000, bf::PackingFamily::PowerOfTwo, 7));
+  std::string path = writeProblem(
+      "pow2-10k.csv", bf::perfectPackingProblem(10000, bf::PackingFamily::PowerOfTwo, 7));
   double cpu = childCpu();
   CommandResult r = runBundlefit("plan-buffers " + path + " --format csv --json --time-limit 0.6");
   cpu = childCpu() - cpu;
   REQUIRE_MESSAGE(r.exitCode == 0, r.output.substr(0, 500));
   nlohmann::json report = nlohmann::json::parse(r.output);
   MESSAGE("power-of-two 10^4 at --time-limit 0.6: " << cpu << " s CPU, stopped by "
-                                                   << report["problems"][0]["stopped_by"]);
+                                                    << report["problems"][0]["stopped_by"]);
   CHECK(cpu >= 0.9 * 0.6);
   CHECK(cpu <= 1.1 * 0.6);
 }
