@@ -66,7 +66,11 @@ BF_I8_INLINE void bf_i8_binary_nd(const int8_t *a, const int8_t *b, int8_t *out,
 
 void bf_add_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
                const int32_t *aStrides, const int32_t *bStrides, const bf_add_params *p) {
-  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, p, BF_I8_ADD);
+  /* A local copy: an int8 store may alias *p, so reading the fields through p
+   * reloads all twelve after every output element (own_insns: add 25.1 ->
+   * 31.4 instructions per element on Cortex-M7 when p was passed through). */
+  const bf_add_params q = *p;
+  bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &q, BF_I8_ADD);
 }
 
 /* Mul's parameters in Add's struct, for the one element loop. */
