@@ -64,32 +64,37 @@ BF_I8_INLINE void bf_i8_binary_nd(const int8_t *a, const int8_t *b, int8_t *out,
   });
 }
 
+/* Entry points read their struct field by field into a local, in their own
+ * body: an int8 store may alias a field read through the pointer (reloaded
+ * after every element), and KernelParamsFold.cpp folds only the loads a kernel
+ * makes through its own struct argument (not a struct copy, not an inlined
+ * helper's); with the fields folded, clang turns the clamp into one SSAT on
+ * Cortex-M (own_insns: 25.1 instructions per element, 31.4 without). */
+#define BF_I8_FIELD_OF_P(field) p->field,
+
 void bf_add_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
                const int32_t *aStrides, const int32_t *bStrides, const bf_add_params *p) {
-  /* A local copy: an int8 store may alias *p, so reading the fields through p
-   * reloads all twelve after every output element (own_insns: add 25.1 ->
-   * 31.4 instructions per element on Cortex-M7 when p was passed through). */
-  const bf_add_params q = *p;
+  const bf_add_params q = {BF_ADD_PARAMS_FIELDS(BF_I8_FIELD_OF_P)};
   bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &q, BF_I8_ADD);
 }
 
-/* Mul's parameters in Add's struct, for the one element loop. */
-BF_I8_INLINE bf_add_params bf_i8_mul_as_add(const bf_mul_params *p) {
-  const bf_add_params q = {
-      p->a_offset,  0,          0,         p->b_offset, 0, 0, 0, p->out_offset, p->out_mult,
-      p->out_shift, p->act_min, p->act_max};
-  return q;
-}
+/* Mul's parameters in Add's struct, for the one element loop (a macro, for
+ * the reason above). */
+#define BF_I8_MUL_AS_ADD(p)                                                                        \
+  {                                                                                                \
+    (p)->a_offset, 0, 0, (p)->b_offset, 0, 0, 0, (p)->out_offset, (p)->out_mult, (p)->out_shift,   \
+        (p)->act_min, (p)->act_max                                                                 \
+  }
 
 void bf_mul_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
                const int32_t *aStrides, const int32_t *bStrides, const bf_mul_params *p) {
-  const bf_add_params q = bf_i8_mul_as_add(p);
+  const bf_add_params q = BF_I8_MUL_AS_ADD(p);
   bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &q, BF_I8_MUL);
 }
 
 void bf_mul_ratio_s8(const int8_t *a, const int8_t *b, int8_t *out, const int32_t *dims,
                      const int32_t *aStrides, const int32_t *bStrides, const bf_mul_params *p) {
-  const bf_add_params q = bf_i8_mul_as_add(p);
+  const bf_add_params q = BF_I8_MUL_AS_ADD(p);
   bf_i8_binary_nd(a, b, out, dims, aStrides, bStrides, &q, BF_I8_MUL_RATIO);
 }
 
