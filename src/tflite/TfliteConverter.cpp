@@ -164,7 +164,7 @@ TensorInfo Converter::info(int32_t t) const {
                                                                       : 0;
   for (size_t i = 0; i < count; ++i) {
     float scale = q->scale()->Get(unsigned(i));
-    int64_t zeroPoint = q->zero_point()->Get(unsigned(i));
+    int64_t zeroPoint = int64At(*q->zero_point(), i);
     if (!std::isfinite(scale) || scale <= 0.0f)
       throw file_.bad(what + " has scale " + std::to_string(scale) + " (must be finite and > 0)");
     if (zeroPoint < lowest || zeroPoint > highest)

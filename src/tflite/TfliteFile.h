@@ -16,6 +16,7 @@
 #include "bundlefit/support/Error.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -76,5 +77,15 @@ private:
 
 /// The file identifier check alone (no verification).
 bool hasTfliteIdentifier(const uint8_t *head, size_t size);
+
+/// Element `i` of a `[long]` vector (a tensor's zero points). The flatbuffers
+/// Verifier (2.0.8) checks only the 4-byte length prefix's alignment, so a
+/// file it accepts may put the 8-byte elements 4 bytes off their alignment:
+/// copy them, never a typed load.
+inline int64_t int64At(const flatbuffers::Vector<int64_t> &vector, size_t i) {
+  int64_t value;
+  std::memcpy(&value, vector.Data() + i * sizeof(int64_t), sizeof(value));
+  return flatbuffers::EndianScalar(value);
+}
 
 } // namespace bundlefit::tflite_import

@@ -143,7 +143,7 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
                       (!q->zero_point() || q->zero_point()->size() <= 1);
   const float cellScale = single ? q->scale()->Get(0) : 0.0f;
   const int64_t cellZero =
-      single && q->zero_point() && q->zero_point()->size() == 1 ? q->zero_point()->Get(0) : 0;
+      single && q->zero_point() && q->zero_point()->size() == 1 ? int64At(*q->zero_point(), 0) : 0;
   int power = 0;
   if (!single || cellZero != 0 || !(cellScale > 0.0f) || cellScale > FLT_MAX ||
       std::frexp(cellScale, &power) != 0.5f)
