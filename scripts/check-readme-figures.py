@@ -29,120 +29,14 @@ without a source, a malformed block or (with --strict) a stale results file,
 checkout, or a shallow clone): ctest reports a skip, not a pass.
 """
 import argparse
-import glob
 import json
 import os
-import re
 import subprocess
 import sys
 
+from readme_figures import check_figures
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLOCK_RE = re.compile(r"<!--\s*figures:(.*?)-->(.*?)<!--\s*/figures\s*-->", re.S)
-# A number not glued to a word: 1,505,280  0.332  91.3%  7, or with the suffix M (millions) or x
-# (a ratio): 6.25M  1.12x
-NUMBER_RE = re.compile(
-    r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)([Mx])?(?![\w\-]|\.\d|,\d{3})")
-SUFFIX_SCALE = {"M": 1e6, "x": 1.0, None: 1.0}
-
-
-def numbers_in(text):
-    """(token, value, decimals, scale) for every figure-like number in `text`: the figure is
-    value x scale (6.25M: 6.25, scale 1e6)."""
-    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
-    text = re.sub(r"`[^`\n]*`", " ", text)           # code spans: commands and options
-    text = re.sub(r"\]\([^)]*\)", "]", text)          # link targets
-    for m in NUMBER_RE.finditer(text):
-        token = m.group(1) + (m.group(2) or "")
-        plain = m.group(1).replace(",", "")
-        decimals = len(plain.split(".")[1]) if "." in plain else 0
-        yield token, float(plain), decimals, SUFFIX_SCALE[m.group(2)]
-
-
-def leaves(node, out):
-    """Every number in a JSON document, plus the length of every list."""
-    if isinstance(node, bool) or node is None:
-        return out
-    if isinstance(node, (int, float)):
-        out.append(float(node))
-    elif isinstance(node, dict):
-        for value in node.values():
-            leaves(value, out)
-    elif isinstance(node, list):
-        out.append(float(len(node)))
-        for value in node:
-            leaves(value, out)
-    return out
-
-
-def has_source(value, decimals, candidates, scale=1.0):
-    for leaf in candidates:
-        for scaled in (leaf / scale,) if scale != 1.0 else (leaf, leaf * 100, leaf * 1000):
-            if decimals == 0:
-                if scaled == value or (scaled != int(scaled) and round(scaled) == value):
-                    return True
-            elif round(scaled, decimals) == value:
-                return True
-    return False
-
-
-def parse_header(header):
-    """'bench/results/a.json b.json; not figures: 0.25, 224' -> files, skips."""
-    parts = header.split(";")
-    files = parts[0].split()
-    skips = set()
-    for part in parts[1:]:
-        key, _, rest = part.partition(":")
-        if key.strip() != "not figures":
-            raise ValueError(f"unknown clause '{part.strip()}'")
-        skips.update(s.strip() for s in rest.split(",") if s.strip())
-    return files, skips
-
-
-def check_figures(readme_text, root):
-    """Returns (problems, files used, figures checked)."""
-    problems, used, checked = [], set(), 0
-    cache = {}
-    for block in BLOCK_RE.finditer(readme_text):
-        line = readme_text.count("\n", 0, block.start()) + 1
-        try:
-            files, skips = parse_header(block.group(1))
-        except ValueError as e:
-            problems.append(f"README.md:{line}: {e}")
-            continue
-        if not files:
-            problems.append(f"README.md:{line}: a figures block names no results file")
-            continue
-        candidates = []
-        names = []
-        for pattern in files:  # shell patterns allowed: codegen_memory_opt?.json
-            found = sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
-            names += found or [pattern]
-        for name in names:
-            path = os.path.join(root, name)
-            if name not in cache:
-                try:
-                    with open(path) as f:
-                        cache[name] = leaves(json.load(f), [])
-                except (OSError, ValueError) as e:
-                    problems.append(f"README.md:{line}: {name}: {e}")
-                    cache[name] = []
-            candidates += cache[name]
-            used.add(name)
-        for token, value, decimals, scale in numbers_in(block.group(2)):
-            if token in skips or token.rstrip("Mx") in skips:
-                continue
-            checked += 1
-            if not has_source(value, decimals, candidates, scale):
-                problems.append(f"README.md:{line}: {token} is in no number of {', '.join(names)}")
-    # The Figures section quotes measurements only: each needs a block.
-    section = re.search(r"^## Figures\n(.*?)(?=^## |\Z)", readme_text, re.S | re.M)
-    if section:
-        outside = BLOCK_RE.sub(" ", section.group(1))
-        start = readme_text.count("\n", 0, section.start()) + 1
-        for token, _, _, _ in numbers_in(outside):
-            problems.append(f"README.md (## Figures, from line {start}): {token} is outside any "
-                            "figures block, so it names no results file")
-    return problems, used, checked
 
 
 def git(root, *args):

@@ -1,0 +1,171 @@
+"""The README's figures blocks and the rules that tie a figure to a results-file number.
+
+Shared by check-readme-figures.py (is every figure some number of its files?) and
+refresh-readme-figures.py (which number was it, and what is that number now?), so both read a
+figure the same way. check-readme-figures.py's docstring states the rules.
+"""
+import collections
+import glob
+import json
+import os
+import re
+
+BLOCK_RE = re.compile(r"<!--\s*figures:(.*?)-->(.*?)<!--\s*/figures\s*-->", re.S)
+# A number not glued to a word: 1,505,280  0.332  91.3%  7, or with the suffix M (millions) or x
+# (a ratio): 6.25M  1.12x
+NUMBER_RE = re.compile(
+    r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)([Mx])?(?![\w\-]|\.\d|,\d{3})")
+SUFFIX_SCALE = {"M": 1e6, "x": 1.0, None: 1.0}
+
+# One figure: its text, its value as written (6.25 for 6.25M), its decimals, the scale of its
+# suffix (1e6 for M) and where it is in the text it was found in.
+Figure = collections.namedtuple("Figure", "token value decimals scale start end")
+
+# The path element that stands for a list's length (71 traces is len(traces)).
+LENGTH = "#length"
+
+
+def _blank(match):
+    """Text that is not figures, replaced by as many spaces: offsets stay those of the README."""
+    return " " * len(match.group(0))
+
+
+def figures_in(text):
+    """Every figure-like number in `text`, skipping comments, `code spans` and link targets."""
+    text = re.sub(r"<!--.*?-->", _blank, text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", _blank, text)           # code spans: commands and options
+    text = re.sub(r"(?<=\])\([^)]*\)", _blank, text)    # link targets
+    for m in NUMBER_RE.finditer(text):
+        token = m.group(1) + (m.group(2) or "")
+        plain = m.group(1).replace(",", "")
+        decimals = len(plain.split(".")[1]) if "." in plain else 0
+        yield Figure(token, float(plain), decimals, SUFFIX_SCALE[m.group(2)], m.start(), m.end())
+
+
+def leaf_paths(node, path=()):
+    """(path, number) for every number in a JSON document and the length of every list; a path
+    is a tuple of keys and indices, ending in LENGTH for a list's length."""
+    if isinstance(node, bool) or node is None:
+        return
+    if isinstance(node, (int, float)):
+        yield path, float(node)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from leaf_paths(value, path + (key,))
+    elif isinstance(node, list):
+        yield path + (LENGTH,), float(len(node))
+        for i, value in enumerate(node):
+            yield from leaf_paths(value, path + (i,))
+
+
+def value_at(node, path):
+    """The number at `path` (as leaf_paths names it), or None when the path is gone or holds
+    no number."""
+    for key in path:
+        if key == LENGTH:
+            return float(len(node)) if isinstance(node, list) else None
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    if isinstance(node, bool) or not isinstance(node, (int, float)):
+        return None
+    return float(node)
+
+
+def path_text(path):
+    """('host', 3, 'ratio') -> host[3].ratio; a list's length -> len(host)."""
+    out = ""
+    for key in path:
+        if key == LENGTH:
+            return f"len({out})"
+        out += f"[{key}]" if isinstance(key, int) else ("." if out else "") + str(key)
+    return out
+
+
+def factors(scale):
+    """The factors a leaf may be quoted at: itself, x100 (a percentage), x1000 (s as ms);
+    a suffix's scale divides (6,249,449 quoted as 6.25M)."""
+    return (1.0 / scale,) if scale != 1.0 else (1.0, 100.0, 1000.0)
+
+
+def quotes(value, decimals, leaf, factor):
+    """Does a figure of `value` with `decimals` quote leaf x factor at that precision?"""
+    scaled = leaf * factor
+    if decimals == 0:
+        return scaled == value or (scaled != int(scaled) and round(scaled) == value)
+    return round(scaled, decimals) == value
+
+
+def has_source(value, decimals, candidates, scale=1.0):
+    return any(quotes(value, decimals, leaf, f) for leaf in candidates for f in factors(scale))
+
+
+def parse_header(header):
+    """'bench/results/a.json b.json; not figures: 0.25, 224' -> files, skips."""
+    parts = header.split(";")
+    files = parts[0].split()
+    skips = set()
+    for part in parts[1:]:
+        key, _, rest = part.partition(":")
+        if key.strip() != "not figures":
+            raise ValueError(f"unknown clause '{part.strip()}'")
+        skips.update(s.strip() for s in rest.split(",") if s.strip())
+    return files, skips
+
+
+def skipped(token, skips):
+    """A number the block's "not figures:" lists (with or without its M or x)."""
+    return token in skips or token.rstrip("Mx") in skips
+
+
+def line_of(text, offset):
+    return text.count("\n", 0, offset) + 1
+
+
+def check_figures(readme_text, root):
+    """Returns (problems, files used, figures checked)."""
+    problems, used, checked = [], set(), 0
+    cache = {}
+    for block in BLOCK_RE.finditer(readme_text):
+        line = line_of(readme_text, block.start())
+        try:
+            files, skips = parse_header(block.group(1))
+        except ValueError as e:
+            problems.append(f"README.md:{line}: {e}")
+            continue
+        if not files:
+            problems.append(f"README.md:{line}: a figures block names no results file")
+            continue
+        candidates = []
+        names = []
+        for pattern in files:  # shell patterns allowed: codegen_memory_opt?.json
+            found = sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
+            names += found or [pattern]
+        for name in names:
+            path = os.path.join(root, name)
+            if name not in cache:
+                try:
+                    with open(path) as f:
+                        cache[name] = [leaf for _, leaf in leaf_paths(json.load(f))]
+                except (OSError, ValueError) as e:
+                    problems.append(f"README.md:{line}: {name}: {e}")
+                    cache[name] = []
+            candidates += cache[name]
+            used.add(name)
+        for fig in figures_in(block.group(2)):
+            if skipped(fig.token, skips):
+                continue
+            checked += 1
+            if not has_source(fig.value, fig.decimals, candidates, fig.scale):
+                problems.append(f"README.md:{line}: {fig.token} is in no number of "
+                                f"{', '.join(names)}")
+    # The Figures section quotes measurements only: each needs a block.
+    section = re.search(r"^## Figures\n(.*?)(?=^## |\Z)", readme_text, re.S | re.M)
+    if section:
+        outside = BLOCK_RE.sub(" ", section.group(1))
+        start = line_of(readme_text, section.start())
+        for fig in figures_in(outside):
+            problems.append(f"README.md (## Figures, from line {start}): {fig.token} is outside "
+                            "any figures block, so it names no results file")
+    return problems, used, checked
