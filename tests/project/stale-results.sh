@@ -3,10 +3,7 @@
 # the code it measures (sources.json): check-readme-figures.py --strict must fail and name both.
 set -euo pipefail
 script=$(cd "$(dirname "${1:?usage: stale-results.sh CHECK_SCRIPT}")" && pwd)/$(basename "$1")
-repo=$(mktemp -d)
-trap 'rm -rf "$repo"' EXIT
-cd "$repo"
-git init -q && git config user.email t@t && git config user.name t
+. "$(dirname "$0")/temp-git-repo.sh"
 mkdir -p bench/results src
 printf '<!-- figures: bench/results/speed.json -->\nIt takes 1.5 s.\n<!-- /figures -->\n' >README.md
 printf '{"speed.json": ["src"]}\n' >bench/results/sources.json
