@@ -232,10 +232,46 @@ private:
       if (o->pot_scale_int16())
         throw c_.unsupported("pot_scale_int16 (TFLite's power-of-two int16 SUB) is not supported");
     }
-    requireNoActivation(fused);
     Attributes attrs;
     attrs.setInt("subtract", subtract ? 1 : 0);
+    setActivationRange(attrs, fused, output(op));
     emit("Int16Add", {value(input(op, 0)), value(input(op, 1))}, attrs, output(op));
+  }
+
+  /// A fused RELU, RELU6 or RELU_N1_TO_1 as attribute activation_range: its
+  /// bounds in int16 output `y`'s integers, as TFLM's
+  /// CalculateActivationRangeQuantized rounds them (round(f / scale) in
+  /// float; a bound beyond int32 fails TFLM's Prepare).
+  void setActivationRange(Attributes &attrs, tflite::ActivationFunctionType fused,
+                          int32_t y) const {
+    const TensorInfo ti = c_.info(y);
+    const float scale = ti.quant.scales.empty() ? 1.0f : ti.quant.scales[0];
+    auto quantize = [&](float f) {
+      const float q = std::round(f / scale);
+      if (!(q >= -2147483648.0f && q < 2147483648.0f))
+        throw c_.unsupported("the fused activation's bound " + std::to_string(f) +
+                             " is beyond int32 in " + file_.describeTensor(y) + "'s scale");
+      return int64_t(q);
+    };
+    int64_t lo = -32768, hi = 32767;
+    switch (fused) {
+    case tflite::ActivationFunctionType_NONE:
+      return;
+    case tflite::ActivationFunctionType_RELU:
+      lo = std::max(lo, quantize(0.0f));
+      break;
+    case tflite::ActivationFunctionType_RELU6:
+      lo = std::max(lo, quantize(0.0f)), hi = std::min(hi, quantize(6.0f));
+      break;
+    case tflite::ActivationFunctionType_RELU_N1_TO_1:
+      lo = std::max(lo, quantize(-1.0f)), hi = std::min(hi, quantize(1.0f));
+      break;
+    default:
+      throw c_.unsupported("int16x8 with fused activation " +
+                           std::string(tflite::EnumNameActivationFunctionType(fused)) +
+                           " (RELU, RELU6 and RELU_N1_TO_1 are supported)");
+    }
+    attrs.setInts("activation_range", {lo, hi});
   }
 
   void requireNoActivation(tflite::ActivationFunctionType fused) const {
@@ -305,13 +341,13 @@ private:
     const auto *o = op.builtin_options_as<tflite::Conv2DOptions>();
     if (!o)
       throw c_.bad("has no Conv2DOptions");
-    requireNoActivation(o->fused_activation_function());
     Value *x = value(input(op, 0));
     auto [w, bias] = weightsAndBias(op, x, 1, 2);
-    emit("Int16Conv", {x, w, bias},
-         windowAttributes(x->type.shape, w->type.shape, o->stride_h(), o->stride_w(),
-                          o->dilation_h_factor(), o->dilation_w_factor(), o->padding()),
-         output(op));
+    Attributes attrs =
+        windowAttributes(x->type.shape, w->type.shape, o->stride_h(), o->stride_w(),
+                         o->dilation_h_factor(), o->dilation_w_factor(), o->padding());
+    setActivationRange(attrs, o->fused_activation_function(), output(op));
+    emit("Int16Conv", {x, w, bias}, attrs, output(op));
   }
 
   /// DEPTHWISE_CONV_2D as Int16DepthwiseConv: weights [1,KH,KW,C*multiplier]
@@ -321,7 +357,6 @@ private:
     const auto *o = op.builtin_options_as<tflite::DepthwiseConv2DOptions>();
     if (!o)
       throw c_.bad("has no DepthwiseConv2DOptions");
-    requireNoActivation(o->fused_activation_function());
     Value *x = value(input(op, 0));
     Value *w = int8Weights(op, 1);
     const Shape &xs = x->type.shape, &ws = w->type.shape;
@@ -333,10 +368,11 @@ private:
                            " but the weights give " + std::to_string(ws[3] / xs[3]) +
                            " output channels per input channel");
     Value *bias = biasOrZeros(op, 2, x, ws[3]);
-    emit("Int16DepthwiseConv", {x, w, bias},
-         windowAttributes(xs, ws, o->stride_h(), o->stride_w(), o->dilation_h_factor(),
-                          o->dilation_w_factor(), o->padding()),
-         output(op));
+    Attributes attrs =
+        windowAttributes(xs, ws, o->stride_h(), o->stride_w(), o->dilation_h_factor(),
+                         o->dilation_w_factor(), o->padding());
+    setActivationRange(attrs, o->fused_activation_function(), output(op));
+    emit("Int16DepthwiseConv", {x, w, bias}, attrs, output(op));
   }
 
   /// FULLY_CONNECTED as Int16FullyConnected: weights [O,K], per-tensor.
@@ -344,7 +380,7 @@ private:
     const auto *o = op.builtin_options_as<tflite::FullyConnectedOptions>();
     Attributes attrs;
     if (o) {
-      requireNoActivation(o->fused_activation_function());
+      setActivationRange(attrs, o->fused_activation_function(), output(op));
       if (o->weights_format() != tflite::FullyConnectedOptionsWeightsFormat_DEFAULT)
         throw c_.unsupported("shuffled FULLY_CONNECTED weights are not supported");
       attrs.setInt("keep_num_dims", o->keep_num_dims() ? 1 : 0);
@@ -361,9 +397,8 @@ private:
     emit("Int16FullyConnected", {x, w, biasOrZeros(op, 2, x, ws[0])}, attrs, output(op));
   }
 
-  /// AVERAGE_POOL_2D / MAX_POOL_2D: TFLite's window and padding; a fused
-  /// RELU, RELU6 or RELU_N1_TO_1 clamps to its range in the output's scale,
-  /// as TFLM's CalculateActivationRangeQuantized rounds it.
+  /// AVERAGE_POOL_2D / MAX_POOL_2D: TFLite's window and padding, and the
+  /// fused activation's range.
   void convertPool(const tflite::Operator &op, const char *opType) {
     const auto *o = op.builtin_options_as<tflite::Pool2DOptions>();
     if (!o)
@@ -380,27 +415,7 @@ private:
         windowAttributes(x->type.shape, window, o->stride_h(), o->stride_w(), 1, 1, o->padding());
     attrs.erase("dilations");
     attrs.setInts("kernel_shape", {window[1], window[2]});
-    const float scale = c_.info(y).quant.scales.empty() ? 1.0f : c_.info(y).quant.scales[0];
-    auto quantize = [&](float v) { return int64_t(std::round(v / scale)); };
-    int64_t lo = -32768, hi = 32767;
-    switch (o->fused_activation_function()) {
-    case tflite::ActivationFunctionType_NONE:
-      break;
-    case tflite::ActivationFunctionType_RELU:
-      lo = std::max(lo, quantize(0.0f));
-      break;
-    case tflite::ActivationFunctionType_RELU6:
-      lo = std::max(lo, quantize(0.0f)), hi = std::min(hi, quantize(6.0f));
-      break;
-    case tflite::ActivationFunctionType_RELU_N1_TO_1:
-      lo = std::max(lo, quantize(-1.0f)), hi = std::min(hi, quantize(1.0f));
-      break;
-    default:
-      throw c_.unsupported(
-          "int16 pooling with fused activation " +
-          std::string(tflite::EnumNameActivationFunctionType(o->fused_activation_function())));
-    }
-    attrs.setInts("activation_range", {lo, hi});
+    setActivationRange(attrs, o->fused_activation_function(), y);
     emit(opType, {x}, attrs, y);
   }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bundlefit vs TFLite Micro on generated int16x8 DEPTHWISE_CONV_2D, FULLY_CONNECTED, pooling and
-SOFTMAX models.
+SOFTMAX models, and CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD and SUB with fused activations.
 
 seanet has none of these operators, so this writes small one-operator .tflite
 models (int16 activations with zero point 0, int8 weights per channel or per
@@ -10,12 +10,18 @@ strides, dilations, depth multipliers and both paddings; fully-connected
 layers with and without bias, batched and keep_num_dims (TFLM's int16
 depthwise needs a bias); average and max pooling over several filters,
 strides, both paddings and fused RELU/RELU6; softmaxes of several row
-lengths, betas and input scales. Each runs on seeded random int16 inputs
+lengths, betas and input scales; convolutions, fully-connected layers, ADDs
+(one broadcasting) and a SUB with a fused RELU, RELU6 or RELU_N1_TO_1, their
+scales chosen so that the activation's bounds lie inside int16 where the
+random sums cross them (each such output must hold values at its bounds, as
+TFLM's CalculateActivationRangeQuantized places them). Each runs on seeded
+random int16 inputs
 through `tflm_run` and `bundlefit run`; the outputs must be equal byte for
 byte (on the host, the reference interpreter's too: `run --compare`). A
 depthwise whose depth_multiplier contradicts its weights, a per-channel
-fully-connected, a pooling that rescales and a softmax whose output scale is
-not 1/32768 must be refused in one line naming them. With --use-cmsis among
+fully-connected, a pooling that rescales, a softmax whose output scale is
+not 1/32768, a fused TANH and a RELU6 whose bound 6.0 is beyond int32 in the
+output's scale (TFLM's Prepare fails) must be refused in one line naming them. With --use-cmsis among
 the run options, --min-cmsis N fails when fewer than N models call CMSIS-NN
 (read from `bundlefit run`'s status line).
 
@@ -36,7 +42,10 @@ import numpy as np
 
 from tflm_skip import SKIP, skip_reason
 
-AVERAGE_POOL_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, MAX_POOL_2D, SOFTMAX = 1, 4, 9, 17, 25
+ADD, AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED = 0, 1, 3, 4, 9
+MAX_POOL_2D, SOFTMAX, SUB = 17, 25, 41
+# The real-valued upper bound of the fused activations that have one.
+UPPER_BOUND = {"RELU6": 6.0, "RELU_N1_TO_1": 1.0}
 
 
 class Model:
@@ -57,11 +66,13 @@ class Model:
                                               "quantized_dimension": axis}})
         return len(self.tensors) - 1
 
-    def json(self, code, name, inputs, output, options_type, options):
+    def json(self, code, name, inputs, output, options_type, options, graph_inputs=1):
+        """The model; its first `graph_inputs` operator inputs are the subgraph's inputs."""
         return {"version": 3,
                 "operator_codes": [{"deprecated_builtin_code": code, "builtin_code": name,
                                     "version": 1}],
-                "subgraphs": [{"tensors": self.tensors, "inputs": [inputs[0]], "outputs": [output],
+                "subgraphs": [{"tensors": self.tensors, "inputs": inputs[:graph_inputs],
+                               "outputs": [output],
                                "operators": [{"opcode_index": 0, "inputs": inputs,
                                               "outputs": [output],
                                               "builtin_options_type": options_type,
@@ -74,54 +85,112 @@ def out_scale(in_scale, w_scale, taps, rng):
     return in_scale * w_scale * 20000.0 * 64.0 * np.sqrt(taps) / 9000.0 * rng.uniform(0.5, 1.5)
 
 
-def depthwise(rng, x_shape, kernel, mult, stride, dilation, padding, bias, per_channel):
-    n, h, w, c = x_shape
-    m = c * mult
+def bound_factor(rng, activation, y_scale):
+    """The factor on a model's input and output scales (its integers unchanged) that puts the
+    fused activation's upper bound at 4,000 to 12,000 of the output's integers, inside int16,
+    where random sums cross it; 1 without such a bound."""
+    if activation not in UPPER_BOUND:
+        return 1.0
+    return UPPER_BOUND[activation] / rng.uniform(4000, 12000) / y_scale
+
+
+def with_activation(options, activation):
+    if activation != "NONE":
+        options["fused_activation_function"] = activation
+    return options
+
+
+def weighted(rng, model, x_shape, in_scale, weights, w_scales, axis, bias, taps, y_shape,
+             activation):
+    """Tensors x, int8 `weights` (scales `w_scales` along `axis`), int64 `bias` (None: none)
+    and y: the operator inputs [x, w, b or -1] and y. The output scale maps typical sums of
+    `taps` products into int16, scaled with the input's for the activation's bound."""
+    scale = out_scale(in_scale, float(np.max(w_scales)), taps, rng)
+    factor = bound_factor(rng, activation, scale)
+    in_scale, scale = in_scale * factor, scale * factor
+    inputs = [model.tensor("x", x_shape, "INT16", [in_scale]),
+              model.tensor("w", weights.shape, "INT8", w_scales, weights, axis=axis)]
+    if bias is None:
+        inputs.append(-1)
+    else:
+        inputs.append(model.tensor("b", [len(bias)], "INT64", in_scale * np.asarray(w_scales),
+                                   bias))
+    return inputs, model.tensor("y", y_shape, "INT16", [scale])
+
+
+def window_output(x_shape, kernel, stride, dilation, padding):
+    """TFLite's output height and width of a window over NHWC x_shape."""
+    h, w = x_shape[1], x_shape[2]
+    span = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
+    if padding == "SAME":
+        return -(-h // stride[0]), -(-w // stride[1])
+    return (h - span[0]) // stride[0] + 1, (w - span[1]) // stride[1] + 1
+
+
+def conv(rng, x_shape, m, kernel, stride, padding, activation):
+    """CONV_2D with per-channel weights OHWI and a bias."""
+    model = Model()
+    in_scale = rng.uniform(1e-4, 1e-3)
+    weights = rng.integers(-127, 128, size=(m, kernel[0], kernel[1], x_shape[3]), dtype=np.int8)
+    w_scales = rng.uniform(0.002, 0.02, size=m)
+    bias = rng.integers(-2**22, 2**22, size=m).astype(np.int64)
+    oh, ow = window_output(x_shape, kernel, stride, (1, 1), padding)
+    inputs, y = weighted(rng, model, x_shape, in_scale, weights, w_scales, 0, bias,
+                         kernel[0] * kernel[1] * x_shape[3], [x_shape[0], oh, ow, m], activation)
+    options = {"padding": padding, "stride_w": stride[1], "stride_h": stride[0],
+               "dilation_w_factor": 1, "dilation_h_factor": 1}
+    return model.json(CONV_2D, "CONV_2D", inputs, y, "Conv2DOptions",
+                      with_activation(options, activation))
+
+
+def depthwise(rng, x_shape, kernel, mult, stride, dilation, padding, bias, per_channel,
+              activation="NONE"):
+    m = x_shape[3] * mult
     model = Model()
     in_scale = rng.uniform(1e-4, 1e-3)
     weights = rng.integers(-127, 128, size=(1, kernel[0], kernel[1], m), dtype=np.int8)
     w_scales = rng.uniform(0.002, 0.02, size=m if per_channel else 1)
-    x = model.tensor("x", x_shape, "INT16", [in_scale])
-    wt = model.tensor("w", weights.shape, "INT8", w_scales, weights, axis=3)
-    inputs = [x, wt]
-    if bias:
-        values = rng.integers(-2**22, 2**22, size=m).astype(np.int64)
-        inputs.append(model.tensor("b", [m], "INT64", in_scale * w_scales, values))
-    else:
-        inputs.append(-1)
-    span = [(k - 1) * d + 1 for k, d in zip(kernel, dilation)]
-    if padding == "SAME":
-        oh, ow = -(-h // stride[0]), -(-w // stride[1])
-    else:
-        oh, ow = (h - span[0]) // stride[0] + 1, (w - span[1]) // stride[1] + 1
-    scale = out_scale(in_scale, float(np.max(w_scales)), kernel[0] * kernel[1], rng)
-    y = model.tensor("y", [n, oh, ow, m], "INT16", [scale])
+    values = rng.integers(-2**22, 2**22, size=m).astype(np.int64) if bias else None
+    oh, ow = window_output(x_shape, kernel, stride, dilation, padding)
+    inputs, y = weighted(rng, model, x_shape, in_scale, weights, w_scales, 3, values,
+                         kernel[0] * kernel[1], [x_shape[0], oh, ow, m], activation)
     options = {"padding": padding, "stride_w": stride[1], "stride_h": stride[0],
                "depth_multiplier": mult, "dilation_w_factor": dilation[1],
                "dilation_h_factor": dilation[0]}
     return model.json(DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", inputs, y,
-                      "DepthwiseConv2DOptions", options)
+                      "DepthwiseConv2DOptions", with_activation(options, activation))
 
 
-def fully_connected(rng, x_shape, outputs, bias, keep_num_dims):
+def fully_connected(rng, x_shape, outputs, bias, keep_num_dims, activation="NONE"):
     k = x_shape[-1]
     model = Model()
     in_scale = rng.uniform(1e-4, 1e-3)
     weights = rng.integers(-127, 128, size=(outputs, k), dtype=np.int8)
     w_scale = rng.uniform(0.002, 0.02)
-    x = model.tensor("x", x_shape, "INT16", [in_scale])
-    wt = model.tensor("w", weights.shape, "INT8", [w_scale], weights)
-    inputs = [x, wt]
-    if bias:
-        values = rng.integers(-2**24, 2**24, size=outputs).astype(np.int64)
-        inputs.append(model.tensor("b", [outputs], "INT64", [in_scale * w_scale], values))
-    else:
-        inputs.append(-1)
+    values = rng.integers(-2**24, 2**24, size=outputs).astype(np.int64) if bias else None
     batches = int(np.prod(x_shape)) // k
     y_shape = list(x_shape[:-1]) + [outputs] if keep_num_dims else [batches, outputs]
-    y = model.tensor("y", y_shape, "INT16", [out_scale(in_scale, w_scale, k, rng)])
+    inputs, y = weighted(rng, model, x_shape, in_scale, weights, [w_scale], 0, values, k,
+                         y_shape, activation)
     return model.json(FULLY_CONNECTED, "FULLY_CONNECTED", inputs, y, "FullyConnectedOptions",
-                      {"keep_num_dims": keep_num_dims})
+                      with_activation({"keep_num_dims": keep_num_dims}, activation))
+
+
+def add(rng, a_shape, b_shape, activation, subtract=False):
+    """ADD or SUB of two inputs (TFLite's general int16 rescaling, not pot_scale_int16); the
+    output scale a little below the inputs' sum, so that sums saturate."""
+    model = Model()
+    a_scale, b_scale = rng.uniform(5e-4, 1e-3, size=2)
+    scale = (a_scale + b_scale) * rng.uniform(0.5, 1.0)
+    factor = bound_factor(rng, activation, scale)
+    a = model.tensor("a", a_shape, "INT16", [a_scale * factor])
+    b = model.tensor("b", b_shape, "INT16", [b_scale * factor])
+    y_shape = list(np.broadcast_shapes(tuple(a_shape), tuple(b_shape)))
+    y = model.tensor("y", y_shape, "INT16", [scale * factor])
+    options = with_activation({"pot_scale_int16": False}, activation)
+    if subtract:
+        return model.json(SUB, "SUB", [a, b], y, "SubOptions", options, graph_inputs=2)
+    return model.json(ADD, "ADD", [a, b], y, "AddOptions", options, graph_inputs=2)
 
 
 def pool(rng, kind, x_shape, filt, stride, padding, activation="NONE"):
@@ -194,6 +263,26 @@ def models(rng):
     ]
     for i, case in enumerate(softmaxes):
         yield f"softmax{i}", softmax(rng, *case)
+    # Fused activations, after the models above so that their models and inputs stay the same.
+    for act in ("RELU", "RELU6", "RELU_N1_TO_1"):
+        suffix = act.lower()
+        conv_case = {"RELU": ([1, 8, 8, 3], 6, (3, 3), (1, 1), "SAME"),
+                     "RELU6": ([1, 9, 7, 4], 5, (3, 2), (2, 2), "VALID"),
+                     "RELU_N1_TO_1": ([2, 6, 6, 8], 4, (1, 1), (1, 1), "VALID")}[act]
+        yield f"conv_{suffix}", conv(rng, *conv_case, act)
+        dw_case = {"RELU": ([1, 8, 8, 4], (3, 3), 1, (1, 1), (1, 1), "SAME"),
+                   "RELU6": ([1, 9, 9, 3], (3, 3), 2, (2, 2), (1, 1), "VALID"),
+                   "RELU_N1_TO_1": ([1, 7, 7, 6], (3, 3), 1, (1, 1), (2, 2), "SAME")}[act]
+        yield f"depthwise_{suffix}", depthwise(rng, *dw_case, True, True, act)
+        fc_case = {"RELU": ([1, 48], 10, True, False),
+                   "RELU6": ([4, 20], 7, False, False),
+                   "RELU_N1_TO_1": ([3, 2, 16], 5, True, True)}[act]
+        yield f"fully_connected_{suffix}", fully_connected(rng, *fc_case, act)
+        add_case = {"RELU": ([1, 6, 6, 8], [1, 6, 6, 8]),
+                    "RELU6": ([2, 5, 7, 3], [1, 1, 7, 3]),  # broadcasting
+                    "RELU_N1_TO_1": ([1, 40], [1, 40])}[act]
+        yield f"add_{suffix}", add(rng, *add_case, act)
+    yield "sub_relu6", add(rng, [1, 4, 4, 6], [1, 4, 4, 6], "RELU6", subtract=True)
 
 
 def refusals(rng):
@@ -211,6 +300,48 @@ def refusals(rng):
     wrong_scale = softmax(rng, [1, 8], 1.0, 8.0)
     wrong_scale["subgraphs"][0]["tensors"][1]["quantization"]["scale"] = [1.0 / 256]
     yield "refused_softmax_scale", wrong_scale, "the output's scale must be 1/32768"
+    tanh = conv(rng, [1, 4, 4, 2], 3, (3, 3), (1, 1), "SAME", "RELU")
+    tanh["subgraphs"][0]["operators"][0]["builtin_options"]["fused_activation_function"] = "TANH"
+    yield "refused_fused_tanh", tanh, "int16x8 with fused activation TANH"
+    tiny = conv(rng, [1, 4, 4, 2], 3, (3, 3), (1, 1), "SAME", "RELU6")
+    tiny["subgraphs"][0]["tensors"][3]["quantization"]["scale"] = [1e-12]
+    yield "refused_activation_bound", tiny, "the fused activation's bound 6.000000 is beyond int32"
+
+
+def activation_bounds(spec):
+    """The fused activation and the integers TFLM clamps the output to for it
+    (CalculateActivationRangeQuantized: round(f / scale) in float, half away from zero, within
+    int16); None without one."""
+    op = spec["subgraphs"][0]["operators"][0]
+    activation = op["builtin_options"].get("fused_activation_function", "NONE")
+    if activation == "NONE":
+        return None
+    y = spec["subgraphs"][0]["tensors"][op["outputs"][0]]
+    scale = np.float32(y["quantization"]["scale"][0])
+
+    def quantize(f):
+        q = float(np.float32(f) / scale)
+        return int(np.sign(q) * np.floor(abs(q) + 0.5))
+    low = max(-32768, quantize(-1.0 if activation == "RELU_N1_TO_1" else 0.0))
+    high = min(32767, quantize(UPPER_BOUND[activation])) if activation in UPPER_BOUND else 32767
+    return activation, low, high
+
+
+def clamp_unreached(spec, ours):
+    """What of the fused activation's clamp the random output did not test: each of its bounds
+    must lie inside int16 and be held by some output value ('' when all are). Checked on the
+    operators whose models choose their scales for it (not pooling: the maximum of a random
+    window is rarely below zero)."""
+    bounds = activation_bounds(spec)
+    if bounds is None or spec["operator_codes"][0]["builtin_code"] in ("AVERAGE_POOL_2D",
+                                                                       "MAX_POOL_2D"):
+        return ""
+    activation, low, high = bounds
+    needed = [low] + ([high] if activation in UPPER_BOUND else [])
+    missing = [b for b in needed if b in (-32768, 32767) or not np.any(ours == b)]
+    if not missing:
+        return ""
+    return f"{activation} clamps to [{low}, {high}]: no output value at {missing} inside int16"
 
 
 def write_model(work, schema, name, spec):
@@ -241,21 +372,28 @@ def main():
     for name, spec in models(rng):
         total += 1
         model = write_model(work, schema, name, spec)
-        x_shape = spec["subgraphs"][0]["tensors"][0]["shape"]
-        x = rng.integers(-32768, 32768, size=x_shape, dtype=np.int16)
+        graph = spec["subgraphs"][0]
         src, dst = os.path.join(work, "tflm_in.bin"), os.path.join(work, "tflm_out.bin")
-        x.tofile(src)
+        inputs = []  # --input options of `bundlefit run`; tflm_run reads them concatenated
+        with open(src, "wb") as f:
+            for i, t in enumerate(graph["inputs"]):
+                x = rng.integers(-32768, 32768, size=graph["tensors"][t]["shape"], dtype=np.int16)
+                f.write(x.tobytes())
+                inputs += ["--input", os.path.join(work, f"in{i}.npy")]
+                np.save(inputs[-1], x)
         info = json.loads(subprocess.check_output([tflm_run, model, src, dst, "--no-breakdown"]))
         with open(dst, "rb") as f:
             theirs = f.read()
-        np.save(os.path.join(work, "in.npy"), x)
+        unreached = clamp_unreached(spec, np.frombuffer(theirs, dtype=np.int16))
+        if unreached:
+            failures.append(f"{name}: TFLM's output does not test the clamp: {unreached}")
         out_dir = os.path.join(work, "out")
         shutil.rmtree(out_dir, ignore_errors=True)
         quiet = [] if "--use-cmsis" in options else ["-q"]
         # On the host, the reference interpreter's kernel too (--compare).
         report = os.path.join(work, "run.json")
         compare = [] if options else ["--compare", "--json", report]
-        run = subprocess.run([bundlefit, "run", model, "--input", os.path.join(work, "in.npy"),
+        run = subprocess.run([bundlefit, "run", model, *inputs,
                               "--output-dir", out_dir, *quiet, *compare, *options],
                              capture_output=True, text=True)
         if run.returncode != 0:
@@ -280,12 +418,17 @@ def main():
                             f"from TFLM's, max {int(diff.max())}")
         else:
             saturated = int(np.count_nonzero(np.abs(ours.astype(np.int32)) == 32767 + (ours < 0)))
-            print(f"{name}: {ours.size} values byte-identical to TFLM ({saturated} saturated)")
+            bounds = activation_bounds(spec)
+            clamp = "" if bounds is None else \
+                f", {bounds[0]} to [{bounds[1]}, {bounds[2]}]: " \
+                f"{int(np.count_nonzero((ours == bounds[1]) | (ours == bounds[2])))} at a bound"
+            print(f"{name}: {ours.size} values byte-identical to TFLM ({saturated} saturated"
+                  f"{clamp})")
             exact += 1
     print(f"int16x8 generated: {exact} of {total} models byte-identical to TFLM (tflm_run)")
     for name, spec, text in refusals(rng):  # exit 5 (Unsupported), one line naming the model
         model = write_model(work, schema, name, spec)
-        run = subprocess.run([bundlefit, "run", model, "--input", os.path.join(work, "in.npy"),
+        run = subprocess.run([bundlefit, "run", model, "--input", os.path.join(work, "in0.npy"),
                               "--output-dir", os.path.join(work, "out"), "-q", *options],
                              capture_output=True, text=True)
         lines = run.stderr.strip().splitlines()

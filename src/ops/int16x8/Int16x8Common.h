@@ -34,6 +34,21 @@ inline int16_t clamp16(int64_t v, int32_t lo = -32768, int32_t hi = 32767) {
   return int16_t(v < lo ? lo : v > hi ? hi : v);
 }
 
+/// The clamp of a fused activation in the output's integers: attribute
+/// activation_range [lo, hi], which the TFLite importer computes as TFLM's
+/// CalculateActivationRangeQuantized does; int16's range without it.
+struct ActivationRange {
+  int32_t lo = -32768, hi = 32767;
+};
+
+inline ActivationRange activationRange(const Node &node) {
+  const std::vector<int64_t> range = node.attrs.getInts("activation_range", {-32768, 32767});
+  if (range.size() != 2 || range[0] < -32768 || range[1] > 32767 || range[0] > range[1])
+    shape_helpers::unsupported(node, "bad activation_range " + shape_helpers::intsToString(range) +
+                                         " (two int16 values, low first)");
+  return {int32_t(range[0]), int32_t(range[1])};
+}
+
 /// Registered by registerInt16x8Ops.
 void registerInt16x8Pool(OpRegistry &registry);
 void registerInt16x8Softmax(OpRegistry &registry);

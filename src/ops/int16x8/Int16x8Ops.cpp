@@ -24,6 +24,10 @@
 //   Int16TransposeConv  X, W [O,KH,KW,I], B, and the model's output_shape
 //                    operand (unread) -> Y; attributes strides, pads
 //                    [top, left], output_shape (bf_transpose_conv2d_s16x8).
+// Int16Add, Int16Conv, Int16DepthwiseConv and Int16FullyConnected clamp to
+// attribute activation_range [lo, hi] (a fused RELU, RELU6 or RELU_N1_TO_1
+// in the output's integers; int16's range without it), as TFLM's kernels
+// clamp to the activation range their Prepare computes.
 //   Int16AveragePool, Int16MaxPool (Int16x8Pool.cpp), Int16Softmax
 //                    (Int16x8Softmax.cpp).
 // The parameters are TFLM's Prepare() arithmetic, from the values' scales.
@@ -202,7 +206,8 @@ std::vector<int32_t> addParams(const Node &node) {
   }
   if (ma.s > 0 || mb.s > 0 || mo.s > 0)
     unsupported(node, "the output scale is too small for TFLM's int16 rescaling");
-  return {ma.m, ma.s, mb.m, mb.s, mo.m, mo.s, -32768, 32767, int32_t(subtract)};
+  const ActivationRange act = activationRange(node);
+  return {ma.m, ma.s, mb.m, mb.s, mo.m, mo.s, act.lo, act.hi, int32_t(subtract)};
 }
 
 void addKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
@@ -247,6 +252,9 @@ struct ConvGeometry {
   /// Depthwise: output channel m reads input channel m / depthMultiplier
   /// and weights [1,KH,KW,M]; 0: a dense convolution (weights OHWI).
   int64_t depthMultiplier = 0;
+  /// The fused activation's clamp (Int16Conv, Int16DepthwiseConv,
+  /// Int16FullyConnected); int16's range for Int16TransposeConv.
+  ActivationRange act{};
 };
 
 /// W constant int8, B constant int64 [m] (m output channels).
@@ -292,6 +300,7 @@ ConvGeometry convGeometry(const Node &node) {
                  s[0],  s[1],  d[0],  d[1],  p[0], p[1], p[2], p[3]};
   if (depthwise)
     g.depthMultiplier = m / g.c;
+  g.act = activationRange(node);
   const int64_t spanH = (g.kh - 1) * g.dh + 1, spanW = (g.kw - 1) * g.dw + 1;
   g.oh = (g.h + g.pt + g.pb - spanH) / g.sh + 1;
   g.ow = (g.w + g.pl + g.pr - spanW) / g.sw + 1;
@@ -370,7 +379,8 @@ void convKernelOf(const Node &node, const ConvGeometry &g, const Inputs &inputs,
                 for (int64_t c = 0; c < g.c; ++c)
                   acc += int64_t(px[c]) * w[((m * g.kh + ky) * g.kw + kx) * g.c + c];
             }
-          y[((n * g.oh + oy) * g.ow + ox) * g.m + m] = clamp16(mbqm64(acc + bias[m], mult[m]));
+          y[((n * g.oh + oy) * g.ow + ox) * g.m + m] =
+              clamp16(mbqm64(acc + bias[m], mult[m]), g.act.lo, g.act.hi);
         }
 }
 
@@ -384,7 +394,7 @@ KernelCall convCall(const Node &node, const ConvGeometry &g, const char *kernel)
   const auto [mults, shifts] = multipliersAndShifts(node, g.m);
   std::vector<int32_t> geometry;
   for (int64_t v : {g.n, g.h, g.w, g.c, g.oh, g.ow, g.m, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt,
-                    g.pl, int64_t(-32768), int64_t(32767)})
+                    g.pl, int64_t(g.act.lo), int64_t(g.act.hi)})
     geometry.push_back(int32_t(v)); // each checked below 2^30 by the geometry
   call_args::Args args;
   args.addr(node.input(0)).addr(node.input(1)).addr(node.input(2)).addr(node.output(0));
@@ -415,6 +425,7 @@ ConvGeometry fullyConnectedGeometry(const Node &node) {
   checkWeightsAndBias(node, w, b, ws[0]);
   const int64_t batches = node.input(0)->type.numElements() / k;
   ConvGeometry g{batches, 1, 1, k, 1, 1, ws[0], 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+  g.act = activationRange(node);
   checkSizes(node, g);
   return g;
 }
@@ -586,7 +597,7 @@ KernelCall cmsisConvCall(const Node &node, const std::string &function) {
   // Each below 2^30 (checkSizes).
   auto n32 = [](int64_t v) { return int32_t(v); };
   const KernelArg params = table(
-      {0, 0, n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), n32(g.dw), n32(g.dh), -32768, 32767});
+      {0, 0, n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), n32(g.dw), n32(g.dh), g.act.lo, g.act.hi});
   const KernelArg bias = KernelArg::structOf({address(node.input(2)), KernelArg::bitsOf(8, 0)});
   return externalCall(function,
                       {context(node), params, KernelArg::structOf({table(mults), table(shifts)}),
@@ -657,7 +668,7 @@ KernelCall cmsisDepthwiseCall(const Node &node, const std::string &function) {
   const auto [mults, shifts] = multipliersAndShifts(node, g.m);
   auto n32 = [](int64_t v) { return int32_t(v); }; // each below 2^30 (checkSizes)
   const KernelArg params = table({0, 0, n32(g.depthMultiplier), n32(g.sw), n32(g.sh), n32(g.pl),
-                                  n32(g.pt), n32(g.dw), n32(g.dh), -32768, 32767});
+                                  n32(g.pt), n32(g.dw), n32(g.dh), g.act.lo, g.act.hi});
   return externalCall(function,
                       {context(node), params, KernelArg::structOf({table(mults), table(shifts)}),
                        dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)), address(node.input(0)),
@@ -689,11 +700,11 @@ KernelCall cmsisFullyConnectedCall(const Node &node, const std::string &function
   const ConvGeometry g = fullyConnectedGeometry(node);
   const Multiplier m = convMultipliers(node, 1)[0];
   auto n32 = [](int64_t v) { return int32_t(v); }; // each below 2^30 (checkSizes)
-  return externalCall(function, {context(node), table({0, 0, 0, -32768, 32767}), table({m.m, m.s}),
-                                 dims(n32(g.n), 1, 1, n32(g.c)), address(node.input(0)),
-                                 dims(n32(g.c), 1, 1, n32(g.m)), address(node.input(1)),
-                                 dims(1, 1, 1, n32(g.m)), address(node.input(2)),
-                                 dims(n32(g.n), 1, 1, n32(g.m)), address(node.output(0))});
+  return externalCall(
+      function, {context(node), table({0, 0, 0, g.act.lo, g.act.hi}), table({m.m, m.s}),
+                 dims(n32(g.n), 1, 1, n32(g.c)), address(node.input(0)),
+                 dims(n32(g.c), 1, 1, n32(g.m)), address(node.input(1)), dims(1, 1, 1, n32(g.m)),
+                 address(node.input(2)), dims(n32(g.n), 1, 1, n32(g.m)), address(node.output(0))});
 }
 
 /// Cost classes (device_db), as the int8 Conv's and Gemm's: a depthwise or

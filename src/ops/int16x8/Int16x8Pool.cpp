@@ -36,7 +36,7 @@ constexpr int64_t kMostTaps = int64_t(1) << 16;
 
 struct PoolGeometry {
   int64_t n, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl;
-  int32_t lo = -32768, hi = 32767;
+  ActivationRange act{};
 };
 
 PoolGeometry poolGeometry(const Node &node) {
@@ -69,10 +69,7 @@ PoolGeometry poolGeometry(const Node &node) {
   g.ow = (g.w + p[1] + p[3] - g.kw) / g.sw + 1;
   if (g.n * g.h * g.w * g.c > kLimit || g.n * g.oh * g.ow * g.c > kLimit)
     unsupported(node, "sizes beyond int32");
-  const std::vector<int64_t> range = node.attrs.getInts("activation_range", {-32768, 32767});
-  if (range.size() != 2 || range[0] < -32768 || range[1] > 32767 || range[0] > range[1])
-    unsupported(node, "bad activation_range");
-  g.lo = int32_t(range[0]), g.hi = int32_t(range[1]);
+  g.act = activationRange(node);
   return g;
 }
 
@@ -102,7 +99,7 @@ void poolKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &out
             }
           if (!max) // half away from zero; C++ division truncates toward zero
             acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          y[((n * g.oh + oy) * g.ow + ox) * g.c + c] = clamp16(acc, g.lo, g.hi);
+          y[((n * g.oh + oy) * g.ow + ox) * g.c + c] = clamp16(acc, g.act.lo, g.act.hi);
         }
 }
 
@@ -111,7 +108,7 @@ std::vector<KernelCall> lowerPool(const Node &node, const PlanView &) {
   std::vector<int32_t> table;
   for (int64_t v : {g.n, g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pt, g.pl})
     table.push_back(int32_t(v)); // each below 2^30 (poolGeometry)
-  table.push_back(g.lo), table.push_back(g.hi);
+  table.push_back(g.act.lo), table.push_back(g.act.hi);
   table.push_back(node.opType == "Int16MaxPool" ? 1 : 0);
   call_args::Args args;
   args.addr(node.input(0)).addr(node.output(0));
@@ -140,11 +137,12 @@ KernelCall cmsisCall(const Node &node, const std::string &function) {
   using namespace call_args;
   const PoolGeometry g = poolGeometry(node);
   auto n32 = [](int64_t v) { return int32_t(v); }; // each below 2^30 (poolGeometry)
-  return externalCall(
-      function, {context(node), table({n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), g.lo, g.hi}),
-                 dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)), address(node.input(0)),
-                 dims(1, n32(g.kh), n32(g.kw), 1), dims(n32(g.n), n32(g.oh), n32(g.ow), n32(g.c)),
-                 address(node.output(0))});
+  return externalCall(function,
+                      {context(node),
+                       table({n32(g.sw), n32(g.sh), n32(g.pl), n32(g.pt), g.act.lo, g.act.hi}),
+                       dims(n32(g.n), n32(g.h), n32(g.w), n32(g.c)), address(node.input(0)),
+                       dims(1, n32(g.kh), n32(g.kw), 1),
+                       dims(n32(g.n), n32(g.oh), n32(g.ow), n32(g.c)), address(node.output(0))});
 }
 
 } // namespace
