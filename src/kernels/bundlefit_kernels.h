@@ -289,9 +289,9 @@ void bf_resize_nearest_f32(const float *in, float *out, int32_t NC, int32_t IH, 
 void bf_resize_nearest_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t IH, int32_t IW,
                           int32_t OH, int32_t OW, const int32_t *srcH, const int32_t *srcW);
 /* Bilinear: row oh blends input rows h0[oh], h1[oh] with weight hw[oh] on h1. */
-void bf_resize_linear_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
-                          int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
-                          const float *hw, const int32_t *w0, const int32_t *w1, const float *ww);
+void bf_resize_linear_f32(const float *in, float *out, const bf_resize_params *p, const int32_t *h0,
+                          const int32_t *h1, const float *hw, const int32_t *w0, const int32_t *w1,
+                          const float *ww);
 /* Writes `value` to every pixel outside rows [hBegin, hEnd) x columns
  * [wBegin, wEnd) of NC planes OHxOW (Resize tf_crop_and_resize). */
 void bf_fill_outside_f32(float *out, int32_t NC, int32_t OH, int32_t OW, int32_t hBegin,

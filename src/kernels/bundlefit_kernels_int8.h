@@ -212,15 +212,14 @@ void bf_quantize_even_f32_s8(const float *in, int8_t *out, int32_t n, float scal
 void bf_dequantize_s8_f32(const int8_t *in, float *out, int32_t n, float scale, int32_t zeroPoint);
 
 /* ---- int8_resize.c ----------------------------------------------------- */
-/* Linear Resize of NC planes IHxIW to OHxOW, as onnxruntime's
+/* Linear Resize of the planes of p, as onnxruntime's
  * DequantizeLinear -> Resize -> QuantizeLinear: rows h0/h1 with weights
  * hw0/hw1, columns w0/w1 with ww0/ww1, blended in float, one rounding (half
- * to even) at the output parameters. */
-void bf_resize_linear_s8(const int8_t *in, int8_t *out, int32_t NC, int32_t IH, int32_t IW,
-                         int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
-                         const float *hw0, const float *hw1, const int32_t *w0, const int32_t *w1,
-                         const float *ww0, const float *ww1, float inScale, int32_t inZeroPoint,
-                         float outScale, int32_t outZeroPoint);
+ * to even) at the output parameters (outScale, p->out_zero_point). */
+void bf_resize_linear_s8(const int8_t *in, int8_t *out, const bf_resize_params *p,
+                         const int32_t *h0, const int32_t *h1, const float *hw0, const float *hw1,
+                         const int32_t *w0, const int32_t *w1, const float *ww0, const float *ww1,
+                         float inScale, float outScale);
 
 /* ---- int8_softmax.c ---------------------------------------------------- */
 /* Softmax over `axis` elements spaced `inner` apart, for `outer` blocks;

@@ -136,12 +136,13 @@ BF_DEFINE_PAD(u64, uint64_t)
 BF_DEFINE_RESIZE_NEAREST(bf_resize_nearest_f32, float)
 BF_DEFINE_RESIZE_NEAREST(bf_resize_nearest_u8, uint8_t)
 
-void bf_resize_linear_f32(const float *restrict in, float *restrict out, int32_t NC, int32_t IH,
-                          int32_t IW, int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
-                          const float *hw, const int32_t *w0, const int32_t *w1, const float *ww) {
-  for (int32_t p = 0; p < NC; ++p) {
-    const float *x = in + (int64_t)p * IH * IW;
-    float *o = out + (int64_t)p * OH * OW;
+void bf_resize_linear_f32(const float *restrict in, float *restrict out, const bf_resize_params *p,
+                          const int32_t *h0, const int32_t *h1, const float *hw, const int32_t *w0,
+                          const int32_t *w1, const float *ww) {
+  const int32_t NC = p->nc, IH = p->ih, IW = p->iw, OH = p->oh, OW = p->ow;
+  for (int32_t plane = 0; plane < NC; ++plane) {
+    const float *x = in + (int64_t)plane * IH * IW;
+    float *o = out + (int64_t)plane * OH * OW;
     for (int32_t oh = 0; oh < OH; ++oh) {
       const float *r0 = x + (int64_t)h0[oh] * IW, *r1 = x + (int64_t)h1[oh] * IW;
       const float fh = hw[oh];

@@ -10,14 +10,17 @@
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
-void bf_resize_linear_s8(const int8_t *restrict in, int8_t *restrict out, int32_t NC, int32_t IH,
-                         int32_t IW, int32_t OH, int32_t OW, const int32_t *h0, const int32_t *h1,
-                         const float *hw0, const float *hw1, const int32_t *w0, const int32_t *w1,
-                         const float *ww0, const float *ww1, float inScale, int32_t inZeroPoint,
-                         float outScale, int32_t outZeroPoint) {
-  for (int32_t p = 0; p < NC; ++p) {
-    const int8_t *x = in + (int64_t)p * IH * IW;
-    int8_t *o = out + (int64_t)p * OH * OW;
+void bf_resize_linear_s8(const int8_t *restrict in, int8_t *restrict out, const bf_resize_params *p,
+                         const int32_t *h0, const int32_t *h1, const float *hw0, const float *hw1,
+                         const int32_t *w0, const int32_t *w1, const float *ww0, const float *ww1,
+                         float inScale, float outScale) {
+  /* Read here, in the entry function: code generation folds a constant
+   * struct's fields only where the kernel itself loads them. */
+  const int32_t NC = p->nc, IH = p->ih, IW = p->iw, OH = p->oh, OW = p->ow;
+  const int32_t inZeroPoint = p->in_zero_point, outZeroPoint = p->out_zero_point;
+  for (int32_t plane = 0; plane < NC; ++plane) {
+    const int8_t *x = in + (int64_t)plane * IH * IW;
+    int8_t *o = out + (int64_t)plane * OH * OW;
     for (int32_t oh = 0; oh < OH; ++oh) {
       const int8_t *r0 = x + (int64_t)h0[oh] * IW, *r1 = x + (int64_t)h1[oh] * IW;
       for (int32_t ow = 0; ow < OW; ++ow) {

@@ -108,7 +108,7 @@ std::unique_ptr<Graph> buildConvNet() {
 /// softmax over a strided axis, average pool with count_include_pad and
 /// ceil_mode, a broadcasting Add with an int8 constant, Gemm with [K,N]
 /// asymmetric weights, a conv with per-channel weight zero points, Rescale,
-/// Dequantize of an Add.
+/// Dequantize of an Add, a linear Resize to other output parameters.
 std::unique_ptr<Graph> buildVariants() {
   Builder b("qvar");
   Value *x = b.input("x", {1, 4, 9, 9});
@@ -180,6 +180,13 @@ std::unique_ptr<Graph> buildVariants() {
   Value *gate = b.op("HardSigmoid", "se_gate", {pool}, int8Type({1, 4, 1, 1}, 1.0f / 255, -128),
                      [](Attributes &a) { a.setFloat("alpha", 1.0f / 6); });
   b.graph->markOutput(b.op("Mul", "se_scale", {silu, gate}, int8Type(s, 0.01f, -110)));
+  // bf_resize_linear_s8 of a plane that is not square: every field of its
+  // bf_resize_params differs from the others, so a swapped one shows.
+  Value *wide = b.op("Reshape", "wide", {q, b.int64s("wide_shape", {1, 4, 3, 27})},
+                     int8Type({1, 4, 3, 27}, 1.0f / 50, -2));
+  b.graph->markOutput(b.op(
+      "Resize", "resize", {wide, nullptr, nullptr, b.int64s("resize_sizes", {1, 4, 5, 20})},
+      int8Type({1, 4, 5, 20}, 1.0f / 40, 5), [](Attributes &a) { a.setString("mode", "linear"); }));
   return std::move(b.graph);
 }
 

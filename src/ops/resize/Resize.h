@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/ops/KernelParams.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <string>
@@ -49,6 +50,10 @@ struct LinearAxis {
 /// (float, as given, or output / input length), for the node's
 /// coordinate_transformation_mode (not tf_crop_and_resize).
 LinearAxis linearAxisF32(const Node &node, size_t d);
+
+/// The planes and sizes of a 2-D resize of NCHW `in` to `out`
+/// (ResizeLower.cpp); the zero points are left to the caller to set.
+bf_resize_params resizeParams(const Node &node, const Shape &in, const Shape &out);
 
 /// Reference interpreter kernels (ResizeInterp.cpp).
 namespace resize_interp {

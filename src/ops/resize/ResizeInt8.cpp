@@ -53,12 +53,13 @@ std::vector<KernelCall> lowerLinear(const Node &node, const Value &x, const Valu
   const Shape &xs = x.type.shape, &ys = y.type.shape;
   const LinearAxis h = linearAxisF32(node, 2), w = linearAxisF32(node, 3);
   const Affine in = activationParams(node, &x, "input"), out = activationParams(node, &y, "output");
+  bf_resize_params p = resizeParams(node, xs, ys);
+  p.in_zero_point = paramI32(node, in.zeroPoint), p.out_zero_point = paramI32(node, out.zeroPoint);
   call_args::Args args;
-  args.addr(&x).addr(&y).i32(narrow(node, xs[0] * xs[1])).i32(narrow(node, xs[2]));
-  args.i32(narrow(node, xs[3])).i32(narrow(node, ys[2])).i32(narrow(node, ys[3]));
+  args.addr(&x).addr(&y).params(node, p);
   args.table(h.lo).table(h.hi).floats(h.loWeight).floats(h.hiWeight);
   args.table(w.lo).table(w.hi).floats(w.loWeight).floats(w.hiWeight);
-  args.f32(in.scale).i32(in.zeroPoint).f32(out.scale).i32(out.zeroPoint);
+  args.f32(in.scale).f32(out.scale);
   return {args.call("bf_resize_linear_s8")};
 }
 

@@ -146,17 +146,26 @@ std::vector<KernelCall> lowerResize(const Node &node, const PlanView &) {
   std::vector<float> hw, ww;
   linearTables(IH, OH, 2, h0, h1, hw);
   linearTables(IW, OW, 3, w0, w1, ww);
+  bf_resize_params p = resizeParams(node, is, os);
+  p.in_zero_point = 0, p.out_zero_point = 0;
   calls.push_back(
       call("bf_resize_linear_f32",
-           {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(NC), KernelArg::i32(IH),
-            KernelArg::i32(IW), KernelArg::i32(OH), KernelArg::i32(OW), KernelArg::i32Table(h0),
-            KernelArg::i32Table(h1), KernelArg::f32Table(hw), KernelArg::i32Table(w0),
-            KernelArg::i32Table(w1), KernelArg::f32Table(ww)}));
+           {KernelArg::address(x), KernelArg::address(y), kernelParams(node, p),
+            KernelArg::i32Table(h0), KernelArg::i32Table(h1), KernelArg::f32Table(hw),
+            KernelArg::i32Table(w0), KernelArg::i32Table(w1), KernelArg::f32Table(ww)}));
   fillOutside();
   return calls;
 }
 
 } // namespace
+
+bf_resize_params resizeParams(const Node &node, const Shape &in, const Shape &out) {
+  bf_resize_params p = unsetKernelParams<bf_resize_params>();
+  p.nc = paramI32(node, in.at(0) * in.at(1));
+  p.ih = paramI32(node, in.at(2)), p.iw = paramI32(node, in.at(3));
+  p.oh = paramI32(node, out.at(2)), p.ow = paramI32(node, out.at(3));
+  return p;
+}
 
 void registerResizeLowering(OpRegistry &registry) { registry.at("Resize").lower = lowerResize; }
 

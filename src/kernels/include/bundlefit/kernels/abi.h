@@ -285,6 +285,18 @@ typedef struct bf_col2im_params {
   BF_COL2IM_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_col2im_params;
 
+/* A linear Resize of nc planes ih x iw to oh x ow (bf_resize_linear_f32,
+ * _s8): the kernels blend the source rows and columns of the index and
+ * weight tables, pointer arguments computed at compile time. int8: each
+ * neighbour less in_zero_point, the blend plus out_zero_point (0 in float). */
+// clang-format off
+#define BF_RESIZE_PARAMS_FIELDS(X)                                                  \
+  X(nc) X(ih) X(iw) X(oh) X(ow) X(in_zero_point) X(out_zero_point)
+// clang-format on
+typedef struct bf_resize_params {
+  BF_RESIZE_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
+} bf_resize_params;
+
 /* Every parameter struct with its field list: KernelParams.h (the C++ side)
  * and abi.c (the struct's size in the kernel bitcode) iterate over it. */
 #define BF_ABI_PARAMS_STRUCTS(X)                                                                   \
@@ -297,7 +309,8 @@ typedef struct bf_col2im_params {
   X(bf_add_params, BF_ADD_PARAMS_FIELDS)                                                           \
   X(bf_mul_params, BF_MUL_PARAMS_FIELDS)                                                           \
   X(bf_fc_params, BF_FC_PARAMS_FIELDS)                                                             \
-  X(bf_col2im_params, BF_COL2IM_PARAMS_FIELDS)
+  X(bf_col2im_params, BF_COL2IM_PARAMS_FIELDS)                                                     \
+  X(bf_resize_params, BF_RESIZE_PARAMS_FIELDS)
 
 /* The name of the int32 global abi.c defines with sizeof(type). */
 #define BF_ABI_SIZEOF_PREFIX "bf_abi_sizeof_"
