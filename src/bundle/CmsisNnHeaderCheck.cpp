@@ -8,7 +8,8 @@
 // each parameter struct's size and field offsets, and, for Helium bundles
 // that pass compile-time kernel sums, that the library has arm_vector_sum_s8
 // (CMSIS-NN v5.0 and later). The pinned CMSIS-NN defines no version macro, so
-// the API itself is what is checked.
+// the API itself is what is checked. The prototypes are the operators'
+// definitions' (CmsisDef::prototypes, passed in); this file only writes them.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/bundle/BundleWriter.h"
@@ -18,55 +19,6 @@
 namespace bundlefit {
 
 namespace {
-
-const char *prototypeOf(const std::string &function) {
-  static const char *kCommonTail =
-      "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const int8_t *, "
-      "const cmsis_nn_dims *, const int32_t *, const cmsis_nn_dims *, int8_t *);";
-  static const std::string conv =
-      std::string("arm_cmsis_nn_status arm_convolve_wrapper_s8(const cmsis_nn_context *, "
-                  "const cmsis_nn_conv_params *, const cmsis_nn_per_channel_quant_params *, ") +
-      kCommonTail;
-  static const std::string depthwise =
-      std::string("arm_cmsis_nn_status arm_depthwise_conv_wrapper_s8(const cmsis_nn_context *, "
-                  "const cmsis_nn_dw_conv_params *, const cmsis_nn_per_channel_quant_params *, ") +
-      kCommonTail;
-  static const std::string fc =
-      std::string("arm_cmsis_nn_status arm_fully_connected_s8(const cmsis_nn_context *, "
-                  "const cmsis_nn_fc_params *, const cmsis_nn_per_tensor_quant_params *, ") +
-      kCommonTail;
-  if (function == "arm_convolve_wrapper_s8")
-    return conv.c_str();
-  if (function == "arm_depthwise_conv_wrapper_s8")
-    return depthwise.c_str();
-  if (function == "arm_fully_connected_s8")
-    return fc.c_str();
-  if (function == "arm_max_pool_s8")
-    return "arm_cmsis_nn_status arm_max_pool_s8(const cmsis_nn_context *, const "
-           "cmsis_nn_pool_params *, "
-           "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const cmsis_nn_dims *, "
-           "int8_t *);";
-  if (function == "arm_avgpool_s8")
-    return "arm_cmsis_nn_status arm_avgpool_s8(const cmsis_nn_context *, const "
-           "cmsis_nn_pool_params *, "
-           "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, const cmsis_nn_dims *, "
-           "int8_t *);";
-  if (function == "arm_convolve_wrapper_s16")
-    return "arm_cmsis_nn_status arm_convolve_wrapper_s16(const cmsis_nn_context *, "
-           "const cmsis_nn_conv_params *, const cmsis_nn_per_channel_quant_params *, "
-           "const cmsis_nn_dims *, const int16_t *, const cmsis_nn_dims *, const int8_t *, "
-           "const cmsis_nn_dims *, const cmsis_nn_bias_data *, const cmsis_nn_dims *, int16_t *);\n"
-           "BF_CMSIS_NN_LAYOUT(cmsis_nn_bias_data, is_int32_bias, sizeof(void *));";
-  if (function == "arm_elementwise_add_s16")
-    return "arm_cmsis_nn_status arm_elementwise_add_s16(const int16_t *, const int16_t *, "
-           "const int32_t, const int32_t, const int32_t, const int32_t, const int32_t, "
-           "const int32_t, const int32_t, int16_t *, const int32_t, const int32_t, const int32_t, "
-           "const int32_t, const int32_t, const int32_t);";
-  if (function == "arm_softmax_s8")
-    return "void arm_softmax_s8(const int8_t *, const int32_t, const int32_t, const int32_t, "
-           "const int32_t, const int32_t, int8_t *);";
-  return nullptr;
-}
 
 /// Struct layouts the generated argument tables follow (src/ops/common/CallArgs.h).
 const char *kLayoutChecks = R"(#define BF_CMSIS_NN_LAYOUT(type, field, offset) \
@@ -88,7 +40,7 @@ BF_CMSIS_NN_ASSERT(sizeof(cmsis_nn_per_tensor_quant_params) == 8, "per-tensor qu
 
 } // namespace
 
-std::string renderCmsisNnCheck(const MemoryPlan &plan) {
+std::string renderCmsisNnCheck(const MemoryPlan &plan, const CmsisNnPrototypes &prototypes) {
   std::set<std::string> functions;
   bool kernelSums = false;
   for (const Node *node : plan.schedule) {
@@ -114,8 +66,9 @@ std::string renderCmsisNnCheck(const MemoryPlan &plan) {
   text += kLayoutChecks;
   text += "// The prototypes the object code calls (a different one: conflicting types).\n";
   for (const std::string &f : functions)
-    if (const char *prototype = prototypeOf(f))
-      text += std::string(prototype) + "\n";
+    if (auto prototype = prototypes.find(f);
+        prototype != prototypes.end() && !prototype->second.empty())
+      text += prototype->second + "\n";
   if (kernelSums)
     text += "// Helium: the fully connected kernel sums weights.bin holds are arm_vector_sum_s8's "
             "(v5.0+).\n"

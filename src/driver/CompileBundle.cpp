@@ -5,6 +5,7 @@
 #include "bundlefit/driver/Progress.h"
 #include "bundlefit/driver/ToolInfo.h"
 
+#include "bundlefit/ops/Cmsis.h"
 #include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/quant/CmsisLayout.h"
 #include "bundlefit/reports/GraphDot.h"
@@ -62,6 +63,16 @@ std::unique_ptr<PlacedPart> resolvePart(CompileRequest &request) {
   if (request.activationRooms.empty() && request.activationCapacity == 0)
     request.activationRooms = device::arenaRooms(*part->device, part->variant, placement.request);
   return part;
+}
+
+/// What the header checks of each CMSIS-NN function the plan's nodes call:
+/// their definitions' prototypes (ops/Cmsis.h).
+CmsisNnPrototypes cmsisPrototypes(const MemoryPlan &plan) {
+  CmsisNnPrototypes prototypes;
+  for (const Node *node : plan.schedule)
+    if (node->attrs.has(kCmsisAttribute))
+      prototypes[node->attrs.getString(kCmsisAttribute, "")] = cmsisPrototypeFor(*node);
+  return prototypes;
 }
 
 } // namespace
@@ -215,7 +226,7 @@ void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
   nlohmann::json report = bundleMemoryReport(request, bundle);
   std::vector<BundleFile> files = {
       {net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},
-      {net + ".h", renderBundleHeader(bundle.plan, net, api)},
+      {net + ".h", renderBundleHeader(bundle.plan, net, api, cmsisPrototypes(bundle.plan))},
       {net + ".weights.bin", std::string(weights.begin(), weights.end())},
       {net + ".weights.txt", renderWeightsText(weights)},
       {net + ".memory.json", jsonText(report, 2) + "\n"}};

@@ -82,6 +82,14 @@ TEST_CASE("compile --use-cmsis / model-compiler -use-cmsis on LeNet int8 for Cor
   CHECK(armSymbols(bundle / "lenet.o") ==
         std::set<std::string>{"arm_convolve_wrapper_s8", "arm_fully_connected_s8",
                               "arm_max_pool_s8", "arm_softmax_s8"});
+  // The header states the prototype of every function the object calls
+  // (each operator definition's CmsisDef::prototypes), checked when the
+  // firmware compiles it with arm_nnfunctions.h.
+  std::ifstream headerFile(bundle / "lenet.h");
+  const std::string header((std::istreambuf_iterator<char>(headerFile)),
+                           std::istreambuf_iterator<char>());
+  for (const std::string &function : armSymbols(bundle / "lenet.o"))
+    CHECK_MESSAGE(has(header, " " + function + "(const "), function);
 
   // Glow's spelling (NXP's -use-cmsis).
   const fs::path glow = work / "glow";

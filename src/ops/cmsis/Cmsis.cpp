@@ -56,4 +56,15 @@ int64_t cmsisScratchFor(const Node &node, CmsisExtension extension) {
   return def->cmsis.scratch(node, function, extension);
 }
 
+std::string cmsisPrototypeFor(const Node &node) {
+  const std::string function = node.attrs.getString(kCmsisAttribute, "");
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  if (function.empty() || !def)
+    return "";
+  for (const CmsisPrototype &prototype : def->cmsis.prototypes)
+    if (function == prototype.function)
+      return prototype.declarations;
+  return "";
+}
+
 } // namespace bundlefit

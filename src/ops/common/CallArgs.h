@@ -27,6 +27,7 @@
 #include "bundlefit/ops/Int8Params.h"
 #include "bundlefit/ops/KernelCall.h"
 #include "bundlefit/ops/KernelParams.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
 #include <array>
@@ -127,6 +128,18 @@ inline const Value *cmsisBias(const Node &node, const Int8ConvArgs &a) {
   if (a.int8Bias)
     fatalInternal(node.describe() + ": int8 bias left for a CMSIS-NN call");
   return node.input(2);
+}
+
+/// The prototype of CMSIS-NN's s8 layer `function` (CmsisDef::prototypes):
+/// the context, its `params` and `quant` structs, then the input, filter,
+/// bias and output, each dims then data.
+inline CmsisPrototype s8LayerPrototype(const char *function, const std::string &params,
+                                       const std::string &quant) {
+  return {function, std::string("arm_cmsis_nn_status ") + function +
+                        "(const cmsis_nn_context *, const " + params + " *, const " + quant +
+                        " *, const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, "
+                        "const int8_t *, const cmsis_nn_dims *, const int32_t *, "
+                        "const cmsis_nn_dims *, int8_t *);"};
 }
 
 } // namespace bundlefit::call_args

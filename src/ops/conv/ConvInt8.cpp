@@ -299,6 +299,11 @@ void registerConvInt8(OpRegistry &registry) {
   conv.cmsis.scratch = cmsisScratch;
   conv.cmsis.prepare = cmsisPrepare;
   conv.cmsis.call = cmsisCall;
+  conv.cmsis.prototypes = {
+      call_args::s8LayerPrototype("arm_convolve_wrapper_s8", "cmsis_nn_conv_params",
+                                  "cmsis_nn_per_channel_quant_params"),
+      call_args::s8LayerPrototype("arm_depthwise_conv_wrapper_s8", "cmsis_nn_dw_conv_params",
+                                  "cmsis_nn_per_channel_quant_params")};
   conv.device.costClass = costClass;
   conv.device.nnlibScratch = nnlibScratch;
 }

@@ -742,12 +742,26 @@ void registerInt16x8Ops(OpRegistry &registry) {
   add.cmsis.choose = cmsisAddChoose;
   add.cmsis.nhwc = false;
   add.cmsis.call = cmsisAddCall;
+  add.cmsis.prototypes = {
+      {"arm_elementwise_add_s16",
+       "arm_cmsis_nn_status arm_elementwise_add_s16(const int16_t *, const int16_t *, "
+       "const int32_t, const int32_t, const int32_t, const int32_t, const int32_t, "
+       "const int32_t, const int32_t, int16_t *, const int32_t, const int32_t, const int32_t, "
+       "const int32_t, const int32_t, const int32_t);"}};
   OpDef &conv = addWeighted<lowerConv>(registry, {"Int16Conv", inferConv, convMacs}, convKernel);
   conv.cmsis.function = "arm_convolve_wrapper_s16";
   conv.cmsis.choose = cmsisConvChoose;
   conv.cmsis.scratch = cmsisConvScratch;
   conv.cmsis.nhwc = false;
   conv.cmsis.call = cmsisConvCall;
+  // The prototype, and where cmsis_nn_bias_data (only this call passes one) keeps is_int32_bias.
+  conv.cmsis.prototypes = {
+      {"arm_convolve_wrapper_s16",
+       "arm_cmsis_nn_status arm_convolve_wrapper_s16(const cmsis_nn_context *, "
+       "const cmsis_nn_conv_params *, const cmsis_nn_per_channel_quant_params *, "
+       "const cmsis_nn_dims *, const int16_t *, const cmsis_nn_dims *, const int8_t *, "
+       "const cmsis_nn_dims *, const cmsis_nn_bias_data *, const cmsis_nn_dims *, int16_t *);\n"
+       "BF_CMSIS_NN_LAYOUT(cmsis_nn_bias_data, is_int32_bias, sizeof(void *));"}};
   conv.device.costClass = convClass;
   OpDef &depthwise =
       addWeighted<lowerConv>(registry, {"Int16DepthwiseConv", inferConv, convMacs}, convKernel);

@@ -176,6 +176,8 @@ void registerGemmInt8(OpRegistry &registry) {
   gemm.cmsis.nhwc = false;
   gemm.cmsis.readFlattenedNhwc = readFlattenedNhwc;
   gemm.cmsis.call = cmsisCall;
+  gemm.cmsis.prototypes = {call_args::s8LayerPrototype(
+      "arm_fully_connected_s8", "cmsis_nn_fc_params", "cmsis_nn_per_tensor_quant_params")};
 }
 
 } // namespace bundlefit

@@ -104,6 +104,10 @@ void registerSoftmaxInt8(OpRegistry &registry) {
   softmax.cmsis.choose = cmsisChoose;
   softmax.cmsis.nhwc = false;
   softmax.cmsis.call = cmsisCall;
+  softmax.cmsis.prototypes = {{"arm_softmax_s8",
+                               "void arm_softmax_s8(const int8_t *, const int32_t, "
+                               "const int32_t, const int32_t, const int32_t, "
+                               "const int32_t, int8_t *);"}};
 }
 
 } // namespace bundlefit

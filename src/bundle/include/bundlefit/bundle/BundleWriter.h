@@ -12,6 +12,7 @@
 #include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,16 +25,23 @@ enum class BundleApi { Static, Dynamic };
 /// unique, with deterministic "_1", "_2" suffixes where names collide.
 std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan);
 
+/// The C declarations a --use-cmsis header checks of each CMSIS-NN function
+/// the bundle calls, by function name (a function without one, or with "",
+/// is not checked): the operators' definitions give them (ops/Cmsis.h,
+/// cmsisPrototypeFor), the driver passes them.
+using CmsisNnPrototypes = std::map<std::string, std::string>;
+
 /// The header: guards, common GLOW_* macros, a placeholder summary comment,
 /// placeholder offsets, memory sizes, alignment and the entry point; for the
 /// dynamic API, the BundleConfig/SymbolTableEntry types and `<net>_config`.
 std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networkName,
-                               BundleApi api);
+                               BundleApi api, const CmsisNnPrototypes &cmsisPrototypes);
 
 /// For a bundle that calls CMSIS-NN (nodes marked `cmsis`): a header block
 /// that includes arm_nnfunctions.h when available and checks at compile time
-/// the prototypes and struct layouts the object code assumes; "" otherwise.
-std::string renderCmsisNnCheck(const MemoryPlan &plan);
+/// the struct layouts the object code assumes and each function's
+/// `prototypes`; "" otherwise.
+std::string renderCmsisNnCheck(const MemoryPlan &plan, const CmsisNnPrototypes &prototypes);
 
 /// The constant-weight region's bytes: every constant at its planned offset,
 /// padding zeroed. Exactly plan.constantSize bytes.

@@ -41,4 +41,9 @@ std::string cmsisFunctionFor(const Node &node, CmsisExtension extension,
 /// same figure for an int8 node and for the float node it is quantized from.
 int64_t cmsisScratchFor(const Node &node, CmsisExtension extension);
 
+/// What a bundle's header declares of the CMSIS-NN function `node` calls (a
+/// node prepareCmsisGraph marked): its definition's CmsisPrototype, one
+/// declaration a line; "" when the definition lists none.
+std::string cmsisPrototypeFor(const Node &node);
+
 } // namespace bundlefit

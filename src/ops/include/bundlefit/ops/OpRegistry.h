@@ -134,6 +134,13 @@ struct Int8Def {
                        std::vector<KernelCall> &calls) = nullptr;
 };
 
+/// A CMSIS-NN function the operator may call and the C declarations a
+/// --use-cmsis bundle's header states for it (CmsisDef::prototypes).
+struct CmsisPrototype {
+  const char *function;
+  std::string declarations;
+};
+
 /// How an int8 node of the operator calls CMSIS-NN's s8 wrapper API
 /// (`--use-cmsis`, quant/CmsisLayout.h); the numbers are Int8Params.h's.
 struct CmsisDef {
@@ -163,6 +170,11 @@ struct CmsisDef {
   /// The call of `function` (the one `choose` picked) for a prepared node,
   /// as data (CMSIS-NN's structs as KernelArg::Struct and tables).
   KernelCall (*call)(const Node &node, const std::string &function) = nullptr;
+  /// The prototype `call` assumes of each function `choose` may return (and
+  /// the layout of a struct only that function takes), which the bundle
+  /// header checks against arm_nnfunctions.h at the firmware's compile time
+  /// (cmsisPrototypeFor, Cmsis.h). A function not listed is not checked.
+  std::vector<CmsisPrototype> prototypes;
 };
 
 /// The class of work a layer is for cost models (device_db's cost per MAC).
