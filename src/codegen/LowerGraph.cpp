@@ -107,8 +107,9 @@ private:
   llvm::Value *nullPtr() { return llvm::ConstantPointerNull::get(builder_.getPtrTy()); }
 
   llvm::Value *intTable(const std::vector<int32_t> &values);
-  /// `values` (each in int8 range) as a private constant int8 array.
-  llvm::Value *byteTable(const std::vector<int32_t> &values);
+  /// `values` (each in the range of `bits`-bit integers: KernelArg::I8Table,
+  /// I16Table) as a private constant array of that width.
+  llvm::Value *narrowTable(const std::vector<int32_t> &values, unsigned bits);
   llvm::Value *paramsGlobal(const std::string &cStruct, const std::vector<int32_t> &values);
   /// intTable of int64 values (3-D window vectors), each checked to fit int32.
   llvm::Value *intTable(const Ints &values) {
@@ -174,7 +175,7 @@ private:
   /// Tile buffers of the PatchStage being lowered (inside its scratch).
   std::map<const Value *, Placement> tilePlacements_;
   std::map<std::vector<int32_t>, llvm::GlobalVariable *> intTables_;
-  std::map<std::vector<int32_t>, llvm::GlobalVariable *> byteTables_;
+  std::map<std::pair<unsigned, std::vector<int32_t>>, llvm::GlobalVariable *> narrowTables_;
   std::map<std::vector<float>, llvm::GlobalVariable *> floatTables_;
   std::map<std::pair<std::string, std::vector<int32_t>>, llvm::GlobalVariable *> paramsGlobals_;
 };
@@ -215,16 +216,23 @@ llvm::Value *Lowering::paramsGlobal(const std::string &cStruct,
   return global;
 }
 
-llvm::Value *Lowering::byteTable(const std::vector<int32_t> &values) {
-  auto it = byteTables_.find(values);
-  if (it != byteTables_.end())
+llvm::Value *Lowering::narrowTable(const std::vector<int32_t> &values, unsigned bits) {
+  auto key = std::make_pair(bits, values);
+  auto it = narrowTables_.find(key);
+  if (it != narrowTables_.end())
     return it->second;
-  std::vector<uint8_t> raw(values.begin(), values.end()); // two's complement
-  auto *init = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint8_t>(raw));
+  llvm::Constant *init; // two's complement
+  if (bits == 8) {
+    const std::vector<uint8_t> raw(values.begin(), values.end());
+    init = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint8_t>(raw));
+  } else {
+    const std::vector<uint16_t> raw(values.begin(), values.end());
+    init = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint16_t>(raw));
+  }
   auto *global = new llvm::GlobalVariable(module_, init->getType(), /*isConstant=*/true,
                                           llvm::GlobalValue::PrivateLinkage, init, "bf.lut");
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  byteTables_[values] = global;
+  narrowTables_[key] = global;
   return global;
 }
 
@@ -460,7 +468,10 @@ void Lowering::appendKernelArg(const KernelArg &arg, std::vector<llvm::Value *> 
     args.push_back(intTable(arg.table));
     return;
   case KernelArg::I8Table:
-    args.push_back(byteTable(arg.table));
+    args.push_back(narrowTable(arg.table, 8));
+    return;
+  case KernelArg::I16Table:
+    args.push_back(narrowTable(arg.table, 16));
     return;
   case KernelArg::F32Table:
     args.push_back(floatTable(arg.floats));

@@ -281,11 +281,11 @@ void bf_transpose_conv2d_s16x8(const int16_t *x, const int8_t *w, const int64_t 
  * away from zero (TFLM). */
 void bf_pool_s16(const int16_t *x, int16_t *y, const int32_t *g);
 /* SOFTMAX int16 over rows of `depth` (TFLM SoftmaxInt16): exp of the scaled
- * difference to the row's maximum through a 513-entry table, their sum's
- * reciprocal through another (int16 values held in int32 tables); y is the
- * exp cache, so it must not alias x. */
+ * difference to the row's maximum through a 513-entry int16 table, their
+ * sum's reciprocal through another; y is the exp cache, so it must not alias
+ * x. */
 void bf_softmax_s16(const int16_t *x, int16_t *y, int32_t rows, int32_t depth, int32_t mult,
-                    int32_t shift, const int32_t *expTable, const int32_t *reciprocalTable);
+                    int32_t shift, const int16_t *expTable, const int16_t *reciprocalTable);
 
 #ifdef __cplusplus
 }

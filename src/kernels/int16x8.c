@@ -161,14 +161,14 @@ void bf_pool_s16(const int16_t *x, int16_t *y, const int32_t *g) {
 
 /* TFLM's interpolating lookup of a 513-entry int16 table at a Q0.15 value:
  * the top 9 bits choose the entry, the low 7 interpolate to the next. */
-BF_I8_INLINE int16_t bf_s16_table(int16_t v, const int32_t *table) {
+BF_I8_INLINE int16_t bf_s16_table(int16_t v, const int16_t *table) {
   const int32_t index = 256 + (v >> 7), offset = v & 0x7f;
   const int16_t slope = (int16_t)(table[index + 1] - table[index]);
   return (int16_t)(table[index] + ((slope * offset + 64) >> 7));
 }
 
 void bf_softmax_s16(const int16_t *x, int16_t *y, int32_t rows, int32_t depth, int32_t mult,
-                    int32_t shift, const int32_t *expTable, const int32_t *reciprocalTable) {
+                    int32_t shift, const int16_t *expTable, const int16_t *reciprocalTable) {
   for (int32_t r = 0; r < rows; ++r) {
     const int16_t *in = x + (int64_t)r * depth;
     int16_t *out = y + (int64_t)r * depth;

@@ -62,6 +62,14 @@ public:
     args_.push_back(KernelArg::i32Table(v));
     return *this;
   }
+  /// An int16 table (an int16_t array to the kernel), or a null pointer
+  /// when empty.
+  Args &table(const std::vector<int16_t> &v) {
+    if (v.empty())
+      return addr(nullptr);
+    args_.push_back(KernelArg::i16Table(v));
+    return *this;
+  }
   /// A float table, or a null pointer when empty.
   Args &floats(const std::vector<float> &v) {
     if (v.empty())

@@ -6,9 +6,10 @@
 // differences to its maximum, scaled so that [-65535, 0] is [-10, 0], go
 // through a 513-entry exp table; the sum of the row's exps through a
 // 1 / (1 + x) table; the products rounded to Q0.15. The tables are TFLM's
-// gen_lut in float, computed here at compile time (bf_softmax_s16 reads them
-// as int32 tables). TFLM's Prepare requires the output's scale to be 1/32768
-// (within 0.1%) and its zero point 0.
+// gen_lut in float, computed here at compile time and stored as int16, as
+// TFLM stores them (bf_softmax_s16 reads 2 x 1,026 bytes). TFLM's Prepare
+// requires the output's scale to be 1/32768 (within 0.1%) and its zero
+// point 0.
 // No CMSIS-NN mapping: arm_softmax_s16 sums the shifted exps in int32 where
 // TFLM uses int64 (it wraps when the normalised sum's top bits are all ones)
 // and clamps neither the reciprocal's input nor the result: a row of one
@@ -39,11 +40,11 @@ constexpr int64_t kMostDepth = int64_t(1) << 16;
 /// TFLM gen_lut<float, int16_t, int16_t>(f, inMin, inMax, -1, 1): f sampled
 /// at 512 steps, each sample corrected by half the midpoint's interpolation
 /// error, in float with std::round; the last entry f(inMax).
-std::vector<int32_t> tflmTable(float (*f)(float), float inMin, float inMax) {
+std::vector<int16_t> tflmTable(float (*f)(float), float inMin, float inMax) {
   const float step = (inMax - inMin) / 512, halfStep = step / 2;
   const float scale = 65536.0f / 2.0f; // int16's range over [-1, 1]
-  auto held = [](float v) { return int32_t(std::min(std::max(v, -32768.0f), 32767.0f)); };
-  std::vector<int32_t> table(kTableSize);
+  auto held = [](float v) { return int16_t(std::min(std::max(v, -32768.0f), 32767.0f)); };
+  std::vector<int16_t> table(kTableSize);
   for (int i = 0; i < 512; ++i) {
     const float value = f(inMin + float(i) * step);
     const float midpoint = f(inMin + float(i) * step + halfStep);
@@ -94,7 +95,7 @@ void inferSoftmax(Node &node) {
 }
 
 /// TFLM's interpolating table lookup.
-int32_t lookUp(int32_t v, const std::vector<int32_t> &table) {
+int32_t lookUp(int32_t v, const std::vector<int16_t> &table) {
   const size_t index = size_t(256 + (v >> 7));
   const int32_t slope = int16_t(table[index + 1] - table[index]);
   return int16_t(table[index] + ((slope * (v & 0x7f) + 64) >> 7));
@@ -103,8 +104,8 @@ int32_t lookUp(int32_t v, const std::vector<int32_t> &table) {
 /// The reference, following TFLM's SoftmaxInt16 step by step.
 void softmaxKernel(const Node &node, const Inputs &inputs, std::vector<Tensor> &outputs) {
   const SoftmaxParams p = softmaxParams(node);
-  const std::vector<int32_t> expTable = tflmTable(expOf, -10.0f, 0.0f);
-  const std::vector<int32_t> reciprocalTable = tflmTable(oneOverOnePlus, 0.0f, 1.0f);
+  const std::vector<int16_t> expTable = tflmTable(expOf, -10.0f, 0.0f);
+  const std::vector<int16_t> reciprocalTable = tflmTable(oneOverOnePlus, 0.0f, 1.0f);
   const int16_t *x = inputs[0]->data<int16_t>();
   int16_t *y = outputs[0].data<int16_t>();
   std::vector<int32_t> exps(size_t(p.depth));

@@ -46,6 +46,7 @@ struct KernelArg {
     F32,        ///< `f`.
     I32Table,   ///< `table` as a private constant global (read-only data, not weights).
     I8Table,    ///< `table` (int8 values) as a private constant int8 array.
+    I16Table,   ///< `table` (int16 values) as a private constant int16 array.
     F32Table,   ///< `floats` as a private constant float array.
     Scalar,     ///< Element 0 of constant `value` as a private global of its dtype.
     Bits,       ///< `i`'s low `bits` bits as an integer of that width (a fill pattern).
@@ -99,6 +100,11 @@ struct KernelArg {
   static KernelArg i8Table(const std::vector<int8_t> &values) {
     KernelArg a;
     a.kind = I8Table, a.table.assign(values.begin(), values.end());
+    return a;
+  }
+  static KernelArg i16Table(const std::vector<int16_t> &values) {
+    KernelArg a;
+    a.kind = I16Table, a.table.assign(values.begin(), values.end());
     return a;
   }
   static KernelArg f32Table(std::vector<float> values) {
