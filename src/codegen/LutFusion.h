@@ -9,9 +9,12 @@
 // are the same with and without it, and so are the numbers: v becomes
 // table[v + 128] at the store instead of in a second pass.
 //
-// Fused only where the table in the stores costs less than its own pass:
-// 1x1 convs (the pointwise kernels) and 3x3 depthwise convs of the row fast
-// path (LutFusion.cpp's paysAtStore has the measured figures). Not fused:
+// The families say which calls qualify (KernelCall::lut): the activation's
+// call is marked a lookup with its table's position, and a producer's call
+// marks where it takes a table at its stores and whether one pays there.
+// This file reads only those marks. Conv marks 1x1 convs (the pointwise
+// kernels) and 3x3 depthwise convs of the row fast path as paying
+// (ConvInt8.cpp's tablePaysAtStore has the measured figures). Not fused:
 // other convs (the general depthwise path lost), CMSIS-NN convs
 // (--use-cmsis: arm_convolve_wrapper_s8 and its depthwise twin take no
 // table, so the activation keeps its own pass), the asymmetric-weight
@@ -28,17 +31,18 @@
 
 namespace bundlefit {
 
-/// The table activation `conv`'s int8 calls apply at their stores, or
+/// The table activation `producer`'s int8 calls apply at their stores, or
 /// nullptr. The one decision: the activation's lowering asks the same
 /// question of its producer (lutFusedIntoProducer).
-const Node *fusedLutConsumer(const Graph &graph, const PlanView &plan, const Node &conv);
+const Node *fusedLutConsumer(const Graph &graph, const PlanView &plan, const Node &producer);
 
 /// Whether `activation`'s table runs in its producer's stores (its own call
 /// is then dropped).
 bool lutFusedIntoProducer(const Graph &graph, const PlanView &plan, const Node &activation);
 
-/// `convCalls` (the int8 Conv's, before the in-place rewrite) with
-/// `activation`'s table as their `lut` argument.
-void applyFusedLut(const Node &conv, const Node &activation, std::vector<KernelCall> &convCalls);
+/// `producerCalls` (before the in-place rewrite) with `activation`'s table
+/// as the table argument their marks name.
+void applyFusedLut(const Node &producer, const Node &activation,
+                   std::vector<KernelCall> &producerCalls);
 
 } // namespace bundlefit

@@ -268,7 +268,7 @@ BF_I8_INLINE int32_t bf_dw3_plane(const int8_t *x, const int8_t *wk, int32_t b, 
 /* bf_conv2d_s8 with groups = C (one input channel per group): the general
  * path. One shared copy, not inlined into every depthwise call beside the
  * fast path. It takes no table: code generation fuses tables only into
- * calls of the fast path (src/codegen/LutFusion.cpp), and a call that still
+ * calls of the fast path (src/ops/conv/ConvInt8.cpp), and a call that still
  * gets here with one applies it after (bf_i8_lut_over). */
 __attribute__((noinline)) static void
 bf_dw_general(const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, int32_t N,

@@ -71,6 +71,31 @@ bf_quant_params quantParams(const Int8ConvArgs &a) {
   return q;
 }
 
+namespace {
+
+/// Whether an activation table in the stores of the call for `p` and `q`
+/// costs less than its own pass (KernelCall::lut). The pass costs about 4.2
+/// Cortex-M7 instructions per element (qemu-insncount, a per-function
+/// profile of MobileNetV3-small and EfficientNet-B0-tiny); in the stores of
+/// the shared pointwise copies (bf_i8_pointwise_*_lut) and of the 3x3
+/// depthwise rows (bf_dw3_plane_*_lut) it costs +1.7 to +2.7, a net gain of
+/// 1.45 to 4 per output. The general depthwise path (5x5 kernels, dilation;
+/// bf_i8_conv2d with groups = C) lost 2.7 to 10 per output: its inlined
+/// stores keep the table's null test and the table pointer adds stack
+/// reloads to a function that already spills. Other convs were not measured
+/// to gain, so they keep the separate pass.
+bool tablePaysAtStore(const bf_conv_params &p, const bf_quant_params &q, bool depthwise) {
+  const bool depthwise3x3 =
+      depthwise && p.kh == 3 && p.kw == 3 && p.dil_w == 1 && (p.stride_w == 1 || p.stride_w == 2) &&
+      !(q.quant_flags & BF_I8_SINGLE_ROUNDING); // bf_i8_depthwise_conv2d's `fast`
+  const bool pointwise = !depthwise && p.kh == 1 && p.kw == 1 && p.stride_h == 1 &&
+                         p.stride_w == 1 && p.pad_t == 0 && p.pad_l == 0 && p.groups == 1 &&
+                         p.oh == p.h && p.ow == p.w;
+  return depthwise3x3 || pointwise;
+}
+
+} // namespace
+
 KernelCall lowerConv(const Node &node, bool grouped) {
   Int8ConvArgs a = int8ConvArgs(node);
   // Asymmetric weights: the exact plain kernel (the fusions and in-place
@@ -81,13 +106,14 @@ KernelCall lowerConv(const Node &node, bool grouped) {
   // is: m = C * chMult, groups = C) and the requantization scalars.
   // The weights, biases and tables are only read: noAlias (KernelCall.h).
   const bf_conv_params geometry = convParams(a);
+  const bf_quant_params quant = quantParams(a);
   KernelCall call;
   call.args = {KernelArg::address(node.input(0)),
                KernelArg::address(node.input(1)).unaliased(),
                KernelArg::address(call_args::bias32(node, a)).unaliased(),
                KernelArg::address(node.output(0)),
                kernelParams(node, geometry),
-               kernelParams(node, quantParams(a)),
+               kernelParams(node, quant),
                call_args::tableOrNull(a.outMult).unaliased(),
                call_args::tableOrNull(a.outShift).unaliased(),
                KernelArg::address(call_args::bias8(node, a)).unaliased(),
@@ -98,8 +124,11 @@ KernelCall lowerConv(const Node &node, bool grouped) {
     call.args.push_back(call_args::tableOrNull(weightOffsets(*node.input(1), a.M)).unaliased());
     return call;
   }
-  // The table of an activation fused into the stores: none here; code
-  // generation sets it (src/codegen/LutFusion.cpp).
+  // The table of an activation fused into the stores (`lut`): none here;
+  // code generation puts one there where the marks allow it
+  // (src/codegen/LutFusion.h).
+  call.lut.atStore = call.args.size();
+  call.lut.paysAtStore = tablePaysAtStore(geometry, quant, a.depthwise);
   call.args.push_back(KernelArg::address(nullptr).unaliased());
   if (a.depthwise) {
     // Measured on Cortex-M7 (bench/mcu): MobileNetV1-0.25's five 128-channel
@@ -268,8 +297,8 @@ void lowerInPlace(const Node &node, const PlanView &plan, std::vector<KernelCall
                              kernelParamsField<bf_conv_params>(call, "w"),
                              kernelParamsField<bf_conv_params>(call, "m"),
                              rows};
-      call.args.insert(call.args.begin() + conv + 1, KernelArg::i32(rows));
-      call.args.insert(call.args.begin() + conv, KernelArg::scratch().unaliased());
+      call.insertArg(conv + 1, KernelArg::i32(rows));
+      call.insertArg(conv, KernelArg::scratch().unaliased());
       continue;
     }
     if (call.kernel != "bf_depthwise_conv2d_s8")
@@ -280,8 +309,7 @@ void lowerInPlace(const Node &node, const PlanView &plan, std::vector<KernelCall
         kernelParamsField<bf_conv_params>(call, "c"))
       fatalInternal(node.describe() + " is in place with a channel multiplier");
     call.kernel = "bf_depthwise_inplace_s8"; // shared by shape class, as the depthwise call
-    call.args.insert(call.args.begin() + kernelParamsArg<bf_conv_params>(call),
-                     KernelArg::scratch().unaliased());
+    call.insertArg(kernelParamsArg<bf_conv_params>(call), KernelArg::scratch().unaliased());
   }
 }
 

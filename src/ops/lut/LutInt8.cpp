@@ -38,6 +38,7 @@ std::vector<KernelCall> lowerLut(const Node &node) {
   call_args::Args args;
   args.addr(&x).addr(&y).i32(narrow(node, y.type.numElements()));
   KernelCall call = args.call("bf_lut_s8");
+  call.lut.lookup = call.args.size(); // a producer's stores may apply it (KernelCall.h)
   call.args.push_back(KernelArg::i8Table(std::vector<int8_t>(table.begin(), table.end())));
   return {call};
 }

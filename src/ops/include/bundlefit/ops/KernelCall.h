@@ -13,6 +13,7 @@
 
 #include "bundlefit/ir/Graph.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -150,6 +151,22 @@ struct KernelArg {
   }
 };
 
+/// What an int8 call says about 256-entry activation tables (bf_lut_s8's,
+/// src/ops/lut), so that code generation can run a table activation in its
+/// producer's stores (codegen/LutFusion.h) reading these marks, never kernel
+/// names or argument positions of its own.
+struct LutMarks {
+  /// The call only maps its input through a table (y = table[x + 128]):
+  /// argument `lookup` is that table.
+  std::optional<size_t> lookup;
+  /// The kernel applies a table at its stores: argument `atStore` (a null
+  /// pointer until code generation puts one there).
+  std::optional<size_t> atStore;
+  /// A table at the stores costs less than the table's own pass (the family
+  /// says so where it measured it).
+  bool paysAtStore = false;
+};
+
 struct KernelCall {
   std::string kernel;
   std::vector<KernelArg> args;
@@ -162,8 +179,18 @@ struct KernelCall {
   /// (codegen counts the distinct ones to set bf_pointwise_shared,
   /// int8_conv_im2col.c); empty for any other call.
   std::vector<int64_t> pointwiseShape;
+  LutMarks lut;
   /// Keeps the nodes Activation arguments point into alive (a ConvPool's parts).
   std::shared_ptr<ConvPoolParts> parts;
+
+  /// Inserts `arg` before argument `at`, keeping the marks on the arguments
+  /// they name.
+  void insertArg(size_t at, KernelArg arg) {
+    args.insert(args.begin() + std::ptrdiff_t(at), std::move(arg));
+    for (std::optional<size_t> *mark : {&lut.lookup, &lut.atStore})
+      if (*mark && **mark >= at)
+        ++**mark;
+  }
 };
 
 /// What a node's float lowering (OpDef::lower) may ask of the memory plan:
