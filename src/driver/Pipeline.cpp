@@ -64,8 +64,13 @@ void status(const std::string &line) {
 }
 
 const std::vector<std::string> &preQuantizedOps() {
-  static const std::vector<std::string> ops = {"QuantizeLinear", "DequantizeLinear", "QLinearConv",
-                                               "QLinearMatMul"};
+  static const std::vector<std::string> ops = [] {
+    std::vector<std::string> names;
+    for (const std::string &op : OpRegistry::get().supportedOps())
+      if (hasOpTrait(op, kOpLinearQuant) || hasOpTrait(op, kOpQOperator))
+        names.push_back(op);
+    return names;
+  }();
   return ops;
 }
 
@@ -176,9 +181,8 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
     // so the folder can tell a no-op Cast, keeping the Q/DQ nodes themselves.
     try {
       Stage stage("fold quantization parameters");
-      foldConstantsAndInferTypes(*graph, [](const Node &node) {
-        return node.opType == "QuantizeLinear" || node.opType == "DequantizeLinear";
-      });
+      foldConstantsAndInferTypes(*graph,
+                                 [](const Node &node) { return isLinearQuantOp(node.opType); });
     } catch (const Error &e) {
       throw Error(e.code(), options.path + ": " + e.what());
     }

@@ -2,6 +2,7 @@
 #include "bundlefit/quant/FoldQdq.h"
 
 #include "bundlefit/ir/LinearQuant.h"
+#include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -288,7 +289,7 @@ private:
 
 bool hasLinearQuantNodes(const Graph &graph) {
   for (const Node *node : graph.nodes())
-    if (node->opType == "QuantizeLinear" || node->opType == "DequantizeLinear")
+    if (isLinearQuantOp(node->opType))
       return true;
   return false;
 }

@@ -142,6 +142,7 @@ void registerConvOps(OpRegistry &registry) {
   registry.add({"ConvInteger", inferConvInteger, convMacs})
       .runs(linear_quant_interp::convIntegerKernel);
   registry.add({"QLinearConv", inferQLinearConv, convMacs})
+      .with(kOpQOperator)
       .runs(linear_quant_interp::qlinearConvKernel);
   OpDef &conv = registry.add({"Conv", inferConv, convMacs}).runs(conv_interp::convKernel);
   conv.biasOperand = 2;

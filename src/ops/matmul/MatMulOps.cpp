@@ -153,6 +153,7 @@ void registerMatMulOps(OpRegistry &registry) {
   registry.add({"MatMulInteger", inferMatMulInteger, matMulMacs})
       .runs(linear_quant_interp::matMulIntegerKernel);
   registry.add({"QLinearMatMul", inferQLinearMatMul, matMulMacs})
+      .with(kOpQOperator)
       .runs(linear_quant_interp::qlinearMatMulKernel);
   registerMatMulLowering(registry);
   registerGemmInt8(registry);

@@ -140,8 +140,10 @@ void registerQuantOps(OpRegistry &registry) {
 
 void registerLinearQuantOps(OpRegistry &registry) {
   registry.add({"QuantizeLinear", inferQuantizeLinear, perElement})
+      .with(kOpLinearQuant)
       .runs(linear_quant_interp::quantizeLinearKernel);
   registry.add({"DequantizeLinear", inferDequantizeLinear, perElement})
+      .with(kOpLinearQuant)
       .runs(linear_quant_interp::dequantizeLinearKernel);
 }
 

@@ -60,6 +60,14 @@ enum OpTrait : uint32_t {
   /// Runs other operators' kernels, whatever its operands' types (PatchStage
   /// runs its body's): never an int8 kernel of its own.
   kOpCompound = 1u << 4,
+  /// ONNX's QuantizeLinear and DequantizeLinear: the quantization nodes of a
+  /// pre-quantized (QDQ) model, folded into the int8 IR before anything else
+  /// runs (quant/FoldQdq.h).
+  kOpLinearQuant = 1u << 5,
+  /// An int8 operator of ONNX's QOperator format (QLinearConv,
+  /// QLinearMatMul): its quantization parameters are operands; rewritten into
+  /// the QDQ form before folding (quant/FoldQdq.h's expandQOperators).
+  kOpQOperator = 1u << 6,
 };
 
 /// How an operator behaves once quantized (src/quant/QuantizeGraph.cpp).
@@ -297,6 +305,10 @@ bool isParameterOperand(const Node &node, size_t index);
 bool hasOpTrait(const std::string &opType, uint32_t traits);
 /// A view op (kOpView): its output may alias its input's storage.
 inline bool isViewOp(const std::string &opType) { return hasOpTrait(opType, kOpView); }
+/// QuantizeLinear or DequantizeLinear (kOpLinearQuant).
+inline bool isLinearQuantOp(const std::string &opType) {
+  return hasOpTrait(opType, kOpLinearQuant);
+}
 /// The int8 rule of `opType` (None when unknown).
 Int8Rule int8RuleOf(const std::string &opType);
 
