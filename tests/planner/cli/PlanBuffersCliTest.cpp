@@ -196,8 +196,8 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
   // The first placement stops at the deadline and shelves what it has not
   // placed (valid, far from tight); before, it always ran to the end: 2.3 s
   // of CPU at --time-limit 0.01. Loading, reading and the check cannot
-  // stop: about 0.4-0.7 s here, so 1 s is a limit that can hold and 0.05
-  // one that cannot, which the run must say.
+  // stop, so 0.05 s is a limit that cannot hold, which the run must say,
+  // and 1 s one that holds wherever the machine's floor is under it.
   namespace bf = bundlefit::planner::formats;
   std::string big = writeProblem("million-uniform.csv",
                                  bf::perfectPackingProblem(1000000, bf::PackingFamily::Uniform, 7));
@@ -212,24 +212,41 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
     std::string errors((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     return std::make_pair(nlohmann::json::parse(r.output), errors);
   };
-  double cpu = 0;
-  auto [held, heldErrors] = run("1", cpu);
-  MESSAGE("10^6 buffers at --time-limit 1: " << cpu << " s CPU, "
-                                             << held["problems"][0]["algorithm"] << ", stopped in "
-                                             << held["problems"][0]["stopped_in"]);
-  CHECK(cpu <= 1.1);
-  CHECK(held["time_limit_overrun"] == false);
-  CHECK(heldErrors.empty());
-
-  auto [over, overErrors] = run("0.05", cpu);
-  MESSAGE("10^6 buffers at --time-limit 0.05: " << cpu << " s CPU: " << overErrors);
-  CHECK(cpu <= 1.1); // The least the run can take, not the whole placement.
+  // The run at 0.05 s measures the floor on this machine: what cannot stop
+  // (loading, reading, shelving what the first placement did not reach, the
+  // check). 0.4-0.7 s where this was written, 1.2-1.3 s on a slower machine;
+  // before the placement could stop it was 2.3 s at 0.01 there, so 2 s still
+  // catches a placement that ignores the deadline.
+  double floorCpu = 0;
+  auto [over, overErrors] = run("0.05", floorCpu);
+  MESSAGE("10^6 buffers at --time-limit 0.05: " << floorCpu << " s CPU: " << overErrors);
+  CHECK(floorCpu <= 2.0);
   CHECK(over["time_limit_overrun"] == true);
   CHECK(over["problems"][0]["stopped_in"] == "first placement");
   CHECK(over["problems"][0]["algorithm"] == "bottom-left+shelves");
   CHECK(std::count(overErrors.begin(), overErrors.end(), '\n') == 1);
   CHECK(overErrors.find("more than --time-limit 0.05") != std::string::npos);
   CHECK(overErrors.find(big) != std::string::npos);
+
+  double cpu = 0;
+  auto [held, heldErrors] = run("1", cpu);
+  MESSAGE("10^6 buffers at --time-limit 1: " << cpu << " s CPU, "
+                                             << held["problems"][0]["algorithm"] << ", stopped in "
+                                             << held["problems"][0]["stopped_in"]);
+  if (floorCpu <= 0.9) { // 1 s is above the floor: the limit must hold
+    CHECK(cpu <= 1.1);
+    CHECK(held["time_limit_overrun"] == false);
+    CHECK(heldErrors.empty());
+  } else { // it may not hold here: the run stops at the floor and says when it overran
+    MESSAGE("the floor is near or above 1 s on this machine: checked the run stops at it");
+    CHECK(cpu <= floorCpu * 1.15 + 0.05);
+    if (held["time_limit_overrun"] == true) {
+      CHECK(heldErrors.find("more than --time-limit 1 ") != std::string::npos);
+    } else {
+      CHECK(cpu <= 1.15); // within its 1.1x, as the run measured itself
+      CHECK(heldErrors.empty());
+    }
+  }
 }
 
 TEST_CASE("plan-buffers uses its time limit, not only the work it counts") {
