@@ -274,11 +274,6 @@ private:
     attrs.setInts("activation_range", {lo, hi});
   }
 
-  void requireNoActivation(tflite::ActivationFunctionType fused) const {
-    if (fused != tflite::ActivationFunctionType_NONE)
-      throw c_.unsupported("int16x8 with a fused activation is not supported yet");
-  }
-
   /// Input `wi`: constant int8 weights.
   Value *int8Weights(const tflite::Operator &op, size_t wi) {
     const int32_t wt = input(op, wi);
@@ -435,12 +430,12 @@ private:
   }
 
   /// TRANSPOSE_CONV (output_shape, weights, input, bias): its padding is
-  /// TFLite's ComputePaddingHeightWidth over the output's size.
+  /// TFLite's ComputePaddingHeightWidth over the output's size; TFLM clamps
+  /// to the fused activation as its convolutions do.
   void convertTransposeConv(const tflite::Operator &op) {
     const auto *o = op.builtin_options_as<tflite::TransposeConvOptions>();
     if (!o)
       throw c_.bad("has no TransposeConvOptions");
-    requireNoActivation(o->fused_activation_function());
     Value *shapeOperand = value(input(op, 0));
     Value *x = value(input(op, 2));
     auto [w, bias] = weightsAndBias(op, x, 1, 3);
@@ -459,6 +454,7 @@ private:
     attrs.setInts("strides", {sh, sw});
     attrs.setInts("pads", {pad(out[1], ws[1], sh), pad(out[2], ws[2], sw)});
     attrs.setInts("output_shape", out);
+    setActivationRange(attrs, o->fused_activation_function(), output(op));
     emit("Int16TransposeConv", {x, w, bias, shapeOperand}, attrs, output(op));
   }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """bundlefit vs TFLite Micro on generated int16x8 DEPTHWISE_CONV_2D, FULLY_CONNECTED, pooling and
-SOFTMAX models, and CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD and SUB with fused activations.
+SOFTMAX models, and CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB and TRANSPOSE_CONV with
+fused activations.
 
 seanet has none of these operators, so this writes small one-operator .tflite
 models (int16 activations with zero point 0, int8 weights per channel or per
@@ -11,7 +12,8 @@ layers with and without bias, batched and keep_num_dims (TFLM's int16
 depthwise needs a bias); average and max pooling over several filters,
 strides, both paddings and fused RELU/RELU6; softmaxes of several row
 lengths, betas and input scales; convolutions, fully-connected layers, ADDs
-(one broadcasting) and a SUB with a fused RELU, RELU6 or RELU_N1_TO_1, their
+(one broadcasting), a SUB and transposed convolutions (strided, SAME and
+VALID) with a fused RELU, RELU6 or RELU_N1_TO_1, their
 scales chosen so that the activation's bounds lie inside int16 where the
 random sums cross them (each such output must hold values at its bounds, as
 TFLM's CalculateActivationRangeQuantized places them). Each runs on seeded
@@ -43,7 +45,7 @@ import numpy as np
 from tflm_skip import SKIP, skip_reason
 
 ADD, AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED = 0, 1, 3, 4, 9
-MAX_POOL_2D, SOFTMAX, SUB = 17, 25, 41
+MAX_POOL_2D, SOFTMAX, SUB, TRANSPOSE_CONV = 17, 25, 41, 67
 # The real-valued upper bound of the fused activations that have one.
 UPPER_BOUND = {"RELU6": 6.0, "RELU_N1_TO_1": 1.0}
 
@@ -141,6 +143,31 @@ def conv(rng, x_shape, m, kernel, stride, padding, activation):
                "dilation_w_factor": 1, "dilation_h_factor": 1}
     return model.json(CONV_2D, "CONV_2D", inputs, y, "Conv2DOptions",
                       with_activation(options, activation))
+
+
+def transpose_conv(rng, x_shape, m, kernel, stride, padding, activation):
+    """TRANSPOSE_CONV (operands output_shape, OHWI weights, x, bias) with per-channel weights;
+    each output sums about KH*KW*C/(SH*SW) products. TFLM clamps to its fused activation."""
+    model = Model()
+    in_scale = rng.uniform(1e-4, 1e-3)
+    weights = rng.integers(-127, 128, size=(m, kernel[0], kernel[1], x_shape[3]), dtype=np.int8)
+    w_scales = rng.uniform(0.002, 0.02, size=m)
+    bias = rng.integers(-2**22, 2**22, size=m).astype(np.int64)
+    if padding == "SAME":
+        oh, ow = x_shape[1] * stride[0], x_shape[2] * stride[1]
+    else:
+        oh, ow = [(x_shape[1 + i] - 1) * stride[i] + kernel[i] for i in (0, 1)]
+    y_shape = [x_shape[0], oh, ow, m]
+    taps = max(1, kernel[0] * kernel[1] * x_shape[3] // (stride[0] * stride[1]))
+    (x, w, b), y = weighted(rng, model, x_shape, in_scale, weights, w_scales, 0, bias, taps,
+                            y_shape, activation)
+    shape = model.tensor("output_shape", [4], "INT32", [1.0], np.array(y_shape, np.int32))
+    spec = model.json(TRANSPOSE_CONV, "TRANSPOSE_CONV", [shape, w, x, b], y,
+                      "TransposeConvOptions",
+                      with_activation({"padding": padding, "stride_w": stride[1],
+                                       "stride_h": stride[0]}, activation))
+    spec["subgraphs"][0]["inputs"] = [x]
+    return spec
 
 
 def depthwise(rng, x_shape, kernel, mult, stride, dilation, padding, bias, per_channel,
@@ -283,6 +310,12 @@ def models(rng):
                     "RELU_N1_TO_1": ([1, 40], [1, 40])}[act]
         yield f"add_{suffix}", add(rng, *add_case, act)
     yield "sub_relu6", add(rng, [1, 4, 4, 6], [1, 4, 4, 6], "RELU6", subtract=True)
+    transpose_cases = {  # x shape, output channels, kernel, stride, padding
+        "RELU": ([1, 5, 5, 3], 4, (3, 3), (2, 2), "SAME"),
+        "RELU6": ([1, 4, 6, 8], 3, (4, 2), (2, 1), "VALID"),
+        "RELU_N1_TO_1": ([2, 3, 3, 4], 5, (3, 3), (1, 1), "SAME")}
+    for act, case in transpose_cases.items():
+        yield f"transpose_conv_{act.lower()}", transpose_conv(rng, *case, act)
 
 
 def refusals(rng):

@@ -24,10 +24,10 @@
 //   Int16TransposeConv  X, W [O,KH,KW,I], B, and the model's output_shape
 //                    operand (unread) -> Y; attributes strides, pads
 //                    [top, left], output_shape (bf_transpose_conv2d_s16x8).
-// Int16Add, Int16Conv, Int16DepthwiseConv and Int16FullyConnected clamp to
-// attribute activation_range [lo, hi] (a fused RELU, RELU6 or RELU_N1_TO_1
-// in the output's integers; int16's range without it), as TFLM's kernels
-// clamp to the activation range their Prepare computes.
+// Int16Add, Int16Conv, Int16DepthwiseConv, Int16FullyConnected and
+// Int16TransposeConv clamp to attribute activation_range [lo, hi] (a fused
+// RELU, RELU6 or RELU_N1_TO_1 in the output's integers; int16's range without
+// it), as TFLM's kernels clamp to the activation range their Prepare computes.
 //   Int16AveragePool, Int16MaxPool (Int16x8Pool.cpp), Int16Softmax
 //                    (Int16x8Softmax.cpp).
 // The parameters are TFLM's Prepare() arithmetic, from the values' scales.
@@ -252,8 +252,7 @@ struct ConvGeometry {
   /// Depthwise: output channel m reads input channel m / depthMultiplier
   /// and weights [1,KH,KW,M]; 0: a dense convolution (weights OHWI).
   int64_t depthMultiplier = 0;
-  /// The fused activation's clamp (Int16Conv, Int16DepthwiseConv,
-  /// Int16FullyConnected); int16's range for Int16TransposeConv.
+  /// The fused activation's clamp.
   ActivationRange act{};
 };
 
@@ -478,6 +477,7 @@ ConvGeometry transposeGeometry(const Node &node) {
     unsupported(node, "bad strides or pads");
   ConvGeometry g{xs[0], xs[1], xs[2], xs[3], out[1], out[2], ws[0], ws[1], ws[2],
                  s[0],  s[1],  1,     1,     p[0],   p[1],   0,     0};
+  g.act = activationRange(node);
   checkSizes(node, g);
   return g;
 }
@@ -515,7 +515,7 @@ void transposeConvKernel(const Node &node, const Inputs &inputs, std::vector<Ten
   int16_t *y = outputs[0].data<int16_t>();
   for (size_t i = 0; i < acc.size(); ++i) {
     const size_t m = i % size_t(g.m);
-    y[i] = clamp16(mbqm64(acc[i] + bias[m], mult[m]));
+    y[i] = clamp16(mbqm64(acc[i] + bias[m], mult[m]), g.act.lo, g.act.hi);
   }
 }
 
