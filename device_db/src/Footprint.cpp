@@ -112,6 +112,11 @@ Variant asInt16x8(const Variant &variant) {
 
 bool isInt16x8(const Variant &variant) { return variant.name.rfind(kInt16x8, 0) == 0; }
 
+bool int16x8Builds(const Variant &variant) {
+  return variant.precision == Precision::Int8 &&
+         (variant.kernels == Kernels::Portable || variant.kernels == Kernels::CmsisNn);
+}
+
 Variant parseVariant(const std::string &text) {
   for (const Variant &variant : allVariants())
     if (variant.name == text || asInt16x8(variant).name == text)
@@ -120,7 +125,7 @@ Variant parseVariant(const std::string &text) {
   for (const Variant &variant : allVariants())
     known += (known.empty() ? "" : ", ") + variant.name;
   throw Error(ExitCode::Usage, "unknown variant '" + text + "' (option --variant); known: " +
-                                   known + " (int16x8 models: int16x8, int16x8-cmsis, ...)");
+                                   known + " (int16x8 models: int16x8, int16x8-cmsis)");
 }
 
 bool variantAvailable(const Device &device, const Variant &variant) {

@@ -311,7 +311,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
   command->add_option(
       "--variant", options->variant,
       "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis; an int16x8 .tflite's are "
-      "int16x8, int16x8-cmsis, ... (default int8 with --load-profile or a pre-quantized model, "
+      "int16x8 and int16x8-cmsis (default int8 with --load-profile or a pre-quantized model, "
       "else float)");
   command
       ->add_option("--static-bytes", options->staticBytes,

@@ -97,6 +97,10 @@ Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
     throw refuse("the model is pre-quantized "
                  "(QuantizeLinear/DequantizeLinear, or an int8 TFLite model); "
                  "it has int8 builds only");
+  if (quant.int16x8 && !int16x8Builds(variant))
+    throw refuse("bundlefit builds no int16x8 HiFi4 bundle (it generates no HiFi4 code and "
+                 "has no NNLib figures for int16 operators); the model's builds: int16x8, "
+                 "int16x8-cmsis");
   if (!quant.int16x8 && isInt16x8(variant))
     throw refuse("the model is not int16x8 (only a TFLite model with int16 activations is); "
                  "use --variant int8" +

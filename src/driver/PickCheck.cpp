@@ -35,7 +35,8 @@ std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions 
                      : quant.enabled()    ? "with " + quant.profilePath
                                        : std::string("with a synthetic profile (no --load-profile; "
                                                      "sizes do not depend on the ranges)")));
-  // int8-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can equal int8-hifi4.
+  // X-hifi4-cmsis takes CMSIS-NN only for ops NNLib lacks: say why it can
+  // equal X-hifi4 (named as compared: int8 here, int16x8 never offers them).
   const Candidate *hifi = nullptr, *hifiCmsis = nullptr;
   for (const Candidate &c : candidates) {
     if (c.variant.kernels == Kernels::HiFi4 && !hifi)
@@ -46,8 +47,8 @@ std::vector<std::string> notesFor(const PickCheck &check, const QuantCliOptions 
   if (hifi && hifiCmsis && hifi->result.totals.flash == hifiCmsis->result.totals.flash &&
       hifi->result.totals.ram == hifiCmsis->result.totals.ram &&
       hifi->result.time.ms == hifiCmsis->result.time.ms)
-    notes.push_back("int8-hifi4-cmsis equals int8-hifi4: NNLib runs every op of this model, so no "
-                    "CMSIS-NN kernel would be linked");
+    notes.push_back(hifiCmsis->variant.name + " equals " + hifi->variant.name +
+                    ": NNLib runs every op of this model, so no CMSIS-NN kernel would be linked");
   if (!candidates.empty())
     notes.push_back(candidates.front().result.baselineSource);
   return notes;
@@ -92,12 +93,14 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
   for (const std::string &name : options.variants)
     if (!name.empty())
       check->pickRequest.variants.push_back(fitVariant(name, options.build.quant));
-  // A pre-quantized model has int8 (or int16x8) builds only.
+  // A pre-quantized model has int8 builds only; an int16x8 one, those of
+  // int16x8Builds.
+  const bool int16x8 = options.build.quant.int16x8;
   if (options.build.quant.preQuantized && check->pickRequest.variants.empty())
     for (const Variant &variant : allVariants())
-      if (variant.precision == Precision::Int8 && variantAvailable(device, variant))
-        check->pickRequest.variants.push_back(options.build.quant.int16x8 ? asInt16x8(variant)
-                                                                          : variant);
+      if (variant.precision == Precision::Int8 && variantAvailable(device, variant) &&
+          (!int16x8 || int16x8Builds(variant)))
+        check->pickRequest.variants.push_back(int16x8 ? asInt16x8(variant) : variant);
   check->request = options.request;
   check->sizer = std::make_unique<BuildSizer>(options.build);
   {

@@ -7,9 +7,10 @@ model-compiler -model= and, when built, `import bundlefit` (plan, from the path 
 equal to the CLI's; run's int8 outputs equal to the CLI's) must succeed; a truncated copy of the int8 model must make each of them
 exit 4 with exactly one line on stderr naming the file and the verifier's refusal; TFLM's int8
 mnist_lstm (its integer UNIDIRECTIONAL_SEQUENCE_LSTM) must pass each of them but run. pick on
-two int16x8 seanet layers offers integer builds only, named int16x8 and int16x8-cmsis, and counts
-CMSIS-NN's s16 scratch, or names the convolution CMSIS-NN cannot run exactly (check_int16_pick);
-fit's --variant names each model's builds (check_int16_variants).
+two int16x8 seanet layers offers integer builds only, named int16x8 and int16x8-cmsis (on a HiFi4
+part too: bundlefit builds no int16x8 HiFi4 bundle), and counts CMSIS-NN's s16 scratch, or names
+the convolution CMSIS-NN cannot run exactly (check_int16_pick); fit's --variant names each model's
+builds and refuses the int16x8 HiFi4 ones (check_int16_variants).
 Exit 77 (ctest SKIP) without the models.
 
 usage: commands_tflite.py BIN_DIR TFLM_DIR WORK_DIR
@@ -64,8 +65,9 @@ def check_refused(commands, model, tag, code, reason):
 
 
 def check_int16_pick(bf, tflm_dir):
-    """pick on int16x8 seanet layers (rt1062, Cortex-M7): integer builds only (int16x8,
-    int16x8-cmsis, family int16x8 and CMSIS-NN in the JSON); conv0 calls
+    """pick on int16x8 seanet layers (rt1062, Cortex-M7; conv0 on rt685 too, whose HiFi4 DSP
+    has NNLib): integer builds only (int16x8, int16x8-cmsis, family int16x8 and CMSIS-NN in the
+    JSON; no HiFi4 row, as bundlefit builds no int16x8 HiFi4 bundle); conv0 calls
     arm_convolve_wrapper_s16, whose im2col scratch makes int16x8-cmsis need more RAM;
     conv9 (3x3 over 64 channels: 576 products) stays on bundlefit's kernel and a note says so."""
     import json
@@ -74,9 +76,9 @@ def check_int16_pick(bf, tflm_dir):
         print("pick int16x8: seanet absent, not checked")
         return 0
     failures = 0
-    for layer in ("conv0", "conv9"):
+    for layer, part in (("conv0", "rt1062"), ("conv9", "rt1062"), ("conv0", "rt685")):
         done = subprocess.run([bf, "-q", "pick", os.path.join(seanet, layer + ".tflite"),
-                               "--device", "rt1062", "--json"], capture_output=True, text=True)
+                               "--device", part, "--json"], capture_output=True, text=True)
         if done.returncode != 0:
             print(f"pick {layer}.tflite: FAIL {done.stderr.strip()}")
             failures += 1
@@ -94,37 +96,76 @@ def check_int16_pick(bf, tflm_dir):
             ok = (ok and ram[("int16x8-cmsis", "flash")] == ram[("int16x8", "flash")] and
                   len(portable) == 1 and portable[0].startswith("int16x8-cmsis: 1 node") and
                   "576 products" in portable[0])
-        print(f"pick {layer}.tflite (int16x8): {'ok' if ok else 'FAIL'} variants {variants}, "
+        print(f"pick {layer}.tflite (int16x8) on {part}: {'ok' if ok else 'FAIL'} "
+              f"variants {variants}, "
               f"RAM {ram}, portable notes {portable}")
         failures += not ok
     return failures
 
 
+def check_int16_hifi4_note(bf, tflm_dir):
+    """pick on an int16x8 LEAKY_RELU (no CMSIS-NN s16 function, no NNLib figure) on rt685: only
+    int16x8 rows, and no note saying a HiFi4 build equals another (an earlier pick listed
+    int16x8-hifi4 rows with the Cortex-M33's portable time, and said "int8-hifi4-cmsis equals
+    int8-hifi4: NNLib runs every op of this model" of them)."""
+    import json
+    model = os.path.join(tflm_dir, "models", "seanet", "leaky_relu", "leaky_relu0.tflite")
+    if not os.path.exists(model):
+        print("pick int16x8 on rt685: seanet absent, not checked")
+        return 0
+    done = subprocess.run([bf, "-q", "pick", model, "--device", "rt685", "--json"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"pick leaky_relu0.tflite on rt685: FAIL {done.stderr.strip()}")
+        return 1
+    report = json.loads(done.stdout)
+    variants = sorted({c["variant"] for c in report["candidates"]})
+    hifi4 = [n for n in report["notes"] if "hifi4" in n]
+    ok = variants == ["int16x8", "int16x8-cmsis"] and not hifi4
+    print(f"pick leaky_relu0.tflite (int16x8) on rt685: {'ok' if ok else 'FAIL'} variants "
+          f"{variants}, HiFi4 notes {hifi4}")
+    return int(not ok)
+
+
 def check_int16_variants(bf, tflm_dir, int8_model):
     """fit --variant on an int16x8 model: float is refused naming its int16x8 builds; int8-cmsis
     (the name earlier sessions gave) is taken as int16x8-cmsis; int16x8 on an int8 model is
-    refused naming int8. Each refusal is one line naming the model."""
+    refused naming int8; on a HiFi4 part (rt685), int16x8-hifi4 and int16x8-hifi4-cmsis (or their
+    int8 names) are refused, in fit and in pick --variants: bundlefit builds no such bundle. Each
+    refusal is one line naming the model."""
     conv0 = os.path.join(tflm_dir, "models", "seanet", "conv", "conv0.tflite")
     if not os.path.exists(conv0):
         print("fit --variant int16x8: seanet absent, not checked")
         return 0
-    cases = [  # model, --variant, exit code, text the one output line must hold
-        (conv0, "float", 2, "the model is int16x8 (int16 activations, int8 weights); it has "
-                            "integer builds only: int16x8, int16x8-cmsis"),
-        (conv0, "int8-cmsis", 0, "variant int16x8-cmsis, weights"),
-        (conv0, "int16x8", 0, "variant int16x8, weights"),
-        (int8_model, "int16x8-cmsis", 2, "the model is not int16x8 (only a TFLite model with "
-                                         "int16 activations is); use --variant int8-cmsis"),
+    no_hifi4 = ("bundlefit builds no int16x8 HiFi4 bundle (it generates no HiFi4 code and has "
+                "no NNLib figures for int16 operators); the model's builds: int16x8, "
+                "int16x8-cmsis")
+    cases = [  # command, part, model, --variant(s), exit code, text the one output line must hold
+        ("fit", "rt1062", conv0, "float", 2, "the model is int16x8 (int16 activations, int8 "
+                                             "weights); it has integer builds only: int16x8, "
+                                             "int16x8-cmsis"),
+        ("fit", "rt1062", conv0, "int8-cmsis", 0, "variant int16x8-cmsis, weights"),
+        ("fit", "rt1062", conv0, "int16x8", 0, "variant int16x8, weights"),
+        ("fit", "rt1062", int8_model, "int16x8-cmsis", 2, "the model is not int16x8 (only a "
+                                                          "TFLite model with int16 activations "
+                                                          "is); use --variant int8-cmsis"),
+        ("fit", "rt685", conv0, "int16x8", 0, "variant int16x8, weights"),
+        ("fit", "rt685", conv0, "int16x8-hifi4", 2, no_hifi4),
+        ("fit", "rt685", conv0, "int16x8-hifi4-cmsis", 2, no_hifi4),
+        ("fit", "rt685", conv0, "int8-hifi4", 2, no_hifi4),
+        ("pick", "rt685", conv0, "int16x8-hifi4", 2, no_hifi4),
     ]
     failures = 0
-    for model, variant, code, text in cases:
-        done = subprocess.run([bf, "fit", model, "--device", "rt1062", "--variant", variant],
+    for command, part, model, variant, code, text in cases:
+        option = "--variants" if command == "pick" else "--variant"
+        done = subprocess.run([bf, command, model, "--device", part, option, variant],
                               capture_output=True, text=True)
         lines = (done.stdout if code == 0 else done.stderr).strip().splitlines()
         ok = done.returncode == code and any(text in line for line in lines[:3])
         if code:  # one line, naming the model first as every error does
             ok = ok and len(lines) == 1 and f"error: {model}: --variant {variant}: " in lines[0]
-        print(f"fit {os.path.basename(model)} --variant {variant}: exit {done.returncode}"
+        print(f"{command} {os.path.basename(model)} on {part} {option} {variant}: "
+              f"exit {done.returncode}"
               f"{'' if ok else ' FAIL ' + (lines[0] if lines else '')}")
         failures += not ok
     return failures
@@ -191,6 +232,7 @@ def main():
         print(f"{name} trained_lstm_int8.tflite: {'ok' if ok else 'FAIL ' + done.stderr.strip()}")
         failures += not ok
     failures += check_int16_pick(bf, tflm_dir)
+    failures += check_int16_hifi4_note(bf, tflm_dir)
     failures += check_int16_variants(bf, tflm_dir, int8)
     print(f"{'FAIL' if failures else 'OK'}: {failures} failures")
     return 1 if failures else 0

@@ -30,20 +30,26 @@ enum class Kernels { Portable, CmsisNn, HiFi4, HiFi4WithCmsis };
 
 struct Variant {
   /// float | int8 | int8-cmsis | int8-hifi4 | int8-hifi4-cmsis; an int16x8
-  /// model's integer builds are named int16x8, int16x8-cmsis, ... (asInt16x8).
+  /// model's integer builds are named int16x8 and int16x8-cmsis (asInt16x8).
   std::string name;
   Precision precision = Precision::Float;
   Kernels kernels = Kernels::Portable;
 };
 
 /// Parses a --variant value; throws Error(Usage) naming the option. Takes
-/// the int16x8 names too (int16x8, int16x8-cmsis, ...).
+/// the int16x8 names too (int16x8, int16x8-cmsis; int16x8-hifi4... are
+/// parsed so that fit can refuse them naming the model).
 Variant parseVariant(const std::string &text);
 /// The integer variant as an int16x8 model builds it: the same kernels, int16
 /// activations, named int16x8[-...]. A float variant comes back unchanged.
 Variant asInt16x8(const Variant &variant);
 /// Whether the variant is named as an int16x8 model's build.
 bool isInt16x8(const Variant &variant);
+/// Whether an int16x8 model has this build: int16x8 and int16x8-cmsis. Not
+/// float, nor the HiFi4 ones: bundlefit generates no HiFi4 code, and the
+/// parts' NNLib figures (ops, cycles, scratch) are int8 kernels', so such a
+/// row would show the portable int16 kernels' time and no NNLib scratch.
+bool int16x8Builds(const Variant &variant);
 const std::vector<Variant> &allVariants();
 /// Whether `device` has the libraries the variant needs.
 bool variantAvailable(const Device &device, const Variant &variant);
