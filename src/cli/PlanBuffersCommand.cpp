@@ -63,7 +63,7 @@ std::vector<NamedProblem> readProblems(const PlanBuffersOptions &options) {
     auto csv = planner::formats::parseMiniMallocCsv(in, &error);
     if (!csv)
       throw Error(ExitCode::BadInputFile, options.path + ": " + error);
-    problems.push_back({options.path, csv->problem, csv->names});
+    problems.push_back({options.path, std::move(csv->problem), std::move(csv->names)});
     return problems;
   }
   auto traces = planner::formats::parseGlowTraces(in, &error);
@@ -120,11 +120,11 @@ double cpuSeconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
 
 // What checking a plan and writing it cost: kept out of the planner's share
 // of the limit. checkPlan is O(n log n) with a cost per buffer that grows
-// with n (cache misses): 0.15-0.55 s CPU for 10^6 buffers on the shared
-// 2-core machine, 0.03 s for 10^5; the CSV -o writes about 0.3 s more.
+// with n (cache misses): 0.15-0.37 s CPU for 10^6 buffers on the shared
+// 2-core machine, 0.02-0.03 s for 10^5; the CSV -o writes about 0.3 s more.
 double checkReserve(size_t buffers, bool writes) {
   double n = double(buffers);
-  return 0.002 + 0.3e-6 * n * (1 + n / 1e6) + (writes ? 0.3e-6 * n : 0);
+  return 0.002 + 0.25e-6 * n * (1 + n / 2e6) + (writes ? 0.3e-6 * n : 0);
 }
 
 int runPlanBuffers(PlanBuffersOptions options) {

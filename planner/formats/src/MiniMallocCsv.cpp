@@ -3,36 +3,64 @@
 
 #include "bundlefit/planner/CheckedArithmetic.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 namespace bundlefit::planner::formats {
 
 namespace {
 // Splits on commas, trimming spaces and a trailing CR; reuses `fields`.
-void splitFields(const std::string &line, std::vector<std::string> &fields) {
+void splitFields(std::string_view line, std::vector<std::string_view> &fields) {
   fields.clear();
-  size_t begin = 0;
   while (true) {
-    size_t comma = line.find(',', begin);
-    size_t end = comma == std::string::npos ? line.size() : comma;
-    size_t a = begin, b = end;
-    while (a < b && line[a] == ' ')
-      ++a;
-    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\r'))
-      --b;
-    fields.emplace_back(line, a, b - a);
-    if (comma == std::string::npos)
+    size_t comma = line.find(',');
+    std::string_view field = line.substr(0, comma);
+    while (!field.empty() && field.front() == ' ')
+      field.remove_prefix(1);
+    while (!field.empty() && (field.back() == ' ' || field.back() == '\r'))
+      field.remove_suffix(1);
+    fields.push_back(field);
+    if (comma == std::string_view::npos)
       return;
-    begin = comma + 1;
+    line.remove_prefix(comma + 1);
   }
+}
+
+// The whole stream: lines are then views into one string, with no stream
+// call per line (at 10^6 rows getline and a string per field took 0.2 s).
+// A file is read at once into a string of its size; growing the string
+// chunk by chunk took 0.05 s more for 27 MB.
+std::string readAll(std::istream &in) {
+  std::string text;
+  std::streambuf &source = *in.rdbuf();
+  std::streamoff at = source.pubseekoff(0, std::ios::cur, std::ios::in);
+  std::streamoff end = source.pubseekoff(0, std::ios::end, std::ios::in);
+  if (at >= 0 && end >= at && source.pubseekpos(at, std::ios::in) == at) {
+    text.resize(size_t(end - at));
+    text.resize(size_t(source.sgetn(text.data(), std::streamsize(text.size()))));
+    return text;
+  }
+  char chunk[1 << 16]; // Not seekable (a pipe): as it comes.
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
+    text.append(chunk, size_t(in.gcount()));
+  return text;
+}
+
+// Takes the next line (without its '\n') from the front of `text`.
+std::string_view nextLine(std::string_view &text) {
+  size_t newline = text.find('\n');
+  std::string_view line = text.substr(0, newline);
+  text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+  return line;
 }
 
 /// A decimal integer in [lowest, highest], nothing else (no sign for
 /// unsigned fields, no spaces, no wrap-around).
-bool toNumber(const std::string &text, int64_t lowest, int64_t highest, int64_t &value) {
+bool toNumber(std::string_view text, int64_t lowest, int64_t highest, int64_t &value) {
   size_t k = 0;
   bool negative = !text.empty() && text[0] == '-';
   if (negative)
@@ -66,12 +94,13 @@ constexpr int64_t kMaxBytes = int64_t(kMaxPlannerBytes);
 } // namespace
 
 std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *error) {
-  std::string line;
-  if (!std::getline(in, line))
+  std::string file = readAll(in);
+  std::string_view text = file;
+  if (text.empty())
     return fail(error, 1, "empty file");
-  std::vector<std::string> header, f;
-  splitFields(line, header);
-  std::map<std::string, size_t> column;
+  std::vector<std::string_view> header, f;
+  splitFields(nextLine(text), header);
+  std::map<std::string_view, size_t> column;
   for (size_t k = 0; k < header.size(); ++k)
     column[header[k]] = k;
   for (const char *required : {"id", "lower", "upper", "size"})
@@ -95,13 +124,17 @@ std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *erro
     fields.push_back({"offset", 0, kMaxBytes, 0, column["offset"]});
 
   CsvProblem result;
+  size_t rows = size_t(std::count(text.begin(), text.end(), '\n')) + 1;
+  result.problem.buffers.reserve(rows);
+  result.names.reserve(rows);
   int lineNumber = 1;
   uint64_t total = 0; // Footprints + alignments so far, as checkProblem counts.
-  while (std::getline(in, line)) {
+  while (!text.empty()) {
+    std::string_view line = nextLine(text);
     if (lineNumber == INT_MAX)
       return fail(error, lineNumber, "more lines than the planner can number");
     ++lineNumber;
-    if (line.find_first_not_of(" \r\t") == std::string::npos)
+    if (line.find_first_not_of(" \r\t") == std::string_view::npos)
       continue;
     splitFields(line, f);
     if (f.size() < header.size())
@@ -109,7 +142,7 @@ std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *erro
     for (Field &field : fields)
       if (!toNumber(f[field.column], field.lowest, field.highest, field.value))
         return fail(error, lineNumber,
-                    std::string("field '") + field.name + "': '" + f[field.column] +
+                    std::string("field '") + field.name + "': '" + std::string(f[field.column]) +
                         "' is not an integer in [" + std::to_string(field.lowest) + ", " +
                         std::to_string(field.highest) + "]");
     int64_t lower = fields[0].value, upper = fields[1].value, size = fields[2].value;
@@ -125,7 +158,7 @@ std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *erro
                   "field 'size': the buffers need more than 2^62 bytes in total");
     int id = int(result.problem.buffers.size());
     result.problem.buffers.push_back({id, uint64_t(size), alignment, int(lower), int(upper - 1)});
-    result.names.push_back(f[idColumn]);
+    result.names.emplace_back(f[idColumn]);
     if (hasOffset)
       result.offsets.push_back(uint64_t(fields.back().value));
   }
