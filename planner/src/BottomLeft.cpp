@@ -348,7 +348,11 @@ bool placeBottomLeft(const Items &items, std::vector<uint64_t> &offsets, Budget 
     return ok && budget->timeLeft(shelfSeconds * double(total - done));
   };
   std::vector<char> done(items.items.size(), 0);
-  bool complete = budget == nullptr || spend(0);
+  // Setting up (the items sorted, a tree over the steps) costs about as
+  // much again, 0.3 s at 10^6 perfect-packing items, and nothing can stop
+  // before the first batch: begin only where the time left covers both.
+  bool complete =
+      budget == nullptr || (spend(0) && budget->timeLeft(2 * shelfSeconds * double(total)));
   if (complete) {
     ItemsByStart unplaced(items);
     Skyline top(std::max(items.numSteps, 1));
