@@ -241,6 +241,11 @@ void bf_softmax_s8(const int8_t *in, int8_t *out, int32_t outer, int32_t axis, i
 void bf_lstm_s8(const int8_t *x, const int8_t *w, const int8_t *r, const int32_t *bias,
                 const int32_t *p, int8_t *y, int16_t *cell, int32_t batch, int32_t steps,
                 int32_t inputs, int32_t cells, int32_t timeMajor);
+/* The int16x8 LSTM (TFLM's, int64 sums requantized by the 64-bit rule): x
+ * and y int16 (zero point 0), bias int64 [4][cells]; otherwise bf_lstm_s8. */
+void bf_lstm_s16(const int16_t *x, const int8_t *w, const int8_t *r, const int64_t *bias,
+                 const int32_t *p, int16_t *y, int16_t *cell, int32_t batch, int32_t steps,
+                 int32_t inputs, int32_t cells, int32_t timeMajor);
 
 /* An elementwise activation as a lookup: out[i] = table[in[i] + 128], the
  * 256-entry table being f(dequantize(q)) quantized to the output's parameters

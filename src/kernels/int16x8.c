@@ -12,14 +12,6 @@ BF_I8_INLINE int16_t bf_s16_clamp(int32_t x, int32_t lo, int32_t hi) {
   return (int16_t)(x < lo ? lo : x > hi ? hi : x);
 }
 
-/* TFLM MultiplyByQuantizedMultiplier(int64_t x, ...): the multiplier
- * rounded to 16 bits, one rounding shift; |x| < 2^47, shift in [-31, 7]. */
-BF_I8_INLINE int32_t bf_s16_requantize64(int64_t x, int32_t mult, int32_t shift) {
-  const int64_t reduced = mult < 0x7FFF0000 ? (mult + (1 << 15)) >> 16 : 0x7FFF;
-  const int32_t total = 15 - shift;
-  return (int32_t)((x * reduced + ((int64_t)1 << (total - 1))) >> total);
-}
-
 void bf_leaky_relu_s16(const int16_t *in, int16_t *out, int32_t n, int32_t identityMult,
                        int32_t identityShift, int32_t alphaMult, int32_t alphaShift) {
   for (int32_t i = 0; i < n; ++i) {

@@ -1,4 +1,4 @@
-/*===- int8_lstm.c - TFLite's integer LSTM (int8 x int8 -> int16 gates) ---===
+/*===- int8_lstm.c - TFLite's integer LSTM (int8 and int16x8) ---------------===
  *
  * UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's integer kernel computes it (no
  * CIFG, peephole, projection or layer norm): each gate is two fully
@@ -14,6 +14,11 @@
  * previous hidden state is read from the output (step t - 1), so the only
  * scratch is the int16 cell state [batch][cells]. Both states start at
  * zero (the hidden state's zero point), as a fresh TFLM interpreter's.
+ *
+ * bf_lstm_s16 is TFLM's int16x8 LSTM (EvalLstm<int16_t, int8_t, int16_t,
+ * int64_t>): int16 input and hidden state, int64 biases; the fully connected
+ * products sum in int64 and requantize by the 64-bit rule, the hidden state
+ * is clamped to int16. The rest of the step is the int8 kernel's.
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
 
@@ -56,57 +61,82 @@ static int16_t bf_lstm_tanh(int16_t x, int32_t mult, int32_t shift) {
 BF_I8_INLINE int32_t bf_lstm_clamp16(int32_t v) { return bf_i8_min(32767, bf_i8_max(-32768, v)); }
 
 /* One fully connected row to int16: sum((v[k] + offset) * w[k]) (+ bias),
- * requantized, clamped to int16. */
-static int32_t bf_lstm_row(const int8_t *v, const int8_t *w, int32_t n, int32_t offset,
-                           int32_t bias, int32_t mult, int32_t shift) {
+ * requantized, clamped to int16. int8: int32 sums and bias, the 32-bit
+ * requantization. */
+static int32_t bf_lstm_row_s8(const int8_t *v, const int8_t *w, int32_t n, int32_t offset,
+                              int32_t bias, int32_t mult, int32_t shift) {
   int32_t acc = 0;
   for (int32_t k = 0; k < n; ++k)
     acc += ((int32_t)v[k] + offset) * (int32_t)w[k];
   return bf_lstm_clamp16(bf_i8_requantize(acc + bias, mult, shift));
 }
 
-void bf_lstm_s8(const int8_t *x, const int8_t *w, const int8_t *r, const int32_t *bias,
-                const int32_t *p, int8_t *y, int16_t *cell, int32_t batch, int32_t steps,
-                int32_t inputs, int32_t cells, int32_t timeMajor) {
-  const int32_t inOffset = -p[BF_LSTM_INPUT_ZP], hiddenZp = p[BF_LSTM_HIDDEN_ZP];
-  const int32_t clip = p[BF_LSTM_CELL_CLIP];
-  for (int32_t i = 0; i < batch * cells; ++i)
-    cell[i] = 0;
-  for (int32_t t = 0; t < steps; ++t) {
-    for (int32_t b = 0; b < batch; ++b) {
-      const int32_t row = timeMajor ? t * batch + b : b * steps + t;
-      const int32_t prevRow = timeMajor ? (t - 1) * batch + b : b * steps + t - 1;
-      const int8_t *xt = x + row * inputs;
-      const int8_t *hPrev = t > 0 ? y + prevRow * cells : 0;
-      int8_t *h = y + row * cells;
-      for (int32_t j = 0; j < cells; ++j) {
-        int16_t gate[4]; /* i, f, c, o */
-        for (int32_t g = 0; g < 4; ++g) {
-          const int32_t *q = p + 4 * g;
-          const int32_t gj = g * cells + j;
-          const int32_t fromInput =
-              bf_lstm_row(xt, w + gj * inputs, inputs, inOffset, bias[gj], q[0], q[1]);
-          /* The initial hidden state is its zero point: the product is 0. */
-          const int32_t fromHidden =
-              hPrev ? bf_lstm_row(hPrev, r + gj * cells, cells, -hiddenZp, 0, q[2], q[3]) : 0;
-          const int16_t sum = (int16_t)bf_lstm_clamp16(fromInput + fromHidden);
-          gate[g] = g == 2 ? bf_lstm_tanh(sum, 3, 0) : bf_lstm_sigmoid(sum);
-        }
-        int16_t *c = cell + b * cells + j;
-        const int32_t kept = bf_lstm_clamp16(bf_i8_requantize(
-            (int32_t)gate[1] * *c, p[BF_LSTM_FORGET_MULT], p[BF_LSTM_FORGET_SHIFT]));
-        const int32_t added = bf_lstm_clamp16(bf_i8_requantize(
-            (int32_t)gate[0] * gate[2], p[BF_LSTM_INPUT_MULT], p[BF_LSTM_INPUT_SHIFT]));
-        int32_t next = bf_lstm_clamp16(kept + added);
-        if (clip > 0)
-          next = bf_i8_max(-clip, bf_i8_min(clip, next));
-        *c = (int16_t)next;
-        const int16_t squashed = bf_lstm_tanh(*c, p[BF_LSTM_TANH_MULT], p[BF_LSTM_TANH_SHIFT]);
-        const int32_t out =
-            hiddenZp + bf_i8_requantize((int32_t)squashed * gate[3], p[BF_LSTM_OUTPUT_MULT],
-                                        p[BF_LSTM_OUTPUT_SHIFT]);
-        h[j] = (int8_t)bf_i8_max(-128, bf_i8_min(127, out));
-      }
-    }
-  }
+/* int16x8 (TFLM's int16 FullyConnected): int64 sums and bias, TFLM's 64-bit
+ * requantization; the offset is 0 (int16 zero points are 0). */
+static int32_t bf_lstm_row_s16(const int16_t *v, const int8_t *w, int32_t n, int32_t offset,
+                               int64_t bias, int32_t mult, int32_t shift) {
+  int64_t acc = 0;
+  (void)offset;
+  for (int32_t k = 0; k < n; ++k)
+    acc += (int32_t)v[k] * (int32_t)w[k];
+  return bf_lstm_clamp16(bf_s16_requantize64(acc + bias, mult, shift));
 }
+
+/* Cell j's step from its four gate pre-activations (int16 Q3.12, i f c o):
+ * the gates' sigmoid/tanh, the cell update into *c, and tanh(cell) x output
+ * gate requantized to the hidden state's scale (its zero point and clamp
+ * are the caller's). */
+static int32_t bf_lstm_cell(const int16_t pre[4], int16_t *c, const int32_t *p) {
+  const int16_t in = bf_lstm_sigmoid(pre[0]), forget = bf_lstm_sigmoid(pre[1]);
+  const int16_t cellGate = bf_lstm_tanh(pre[2], 3, 0), out = bf_lstm_sigmoid(pre[3]);
+  const int32_t clip = p[BF_LSTM_CELL_CLIP];
+  const int32_t kept = bf_lstm_clamp16(
+      bf_i8_requantize((int32_t)forget * *c, p[BF_LSTM_FORGET_MULT], p[BF_LSTM_FORGET_SHIFT]));
+  const int32_t added = bf_lstm_clamp16(
+      bf_i8_requantize((int32_t)in * cellGate, p[BF_LSTM_INPUT_MULT], p[BF_LSTM_INPUT_SHIFT]));
+  int32_t next = bf_lstm_clamp16(kept + added);
+  if (clip > 0)
+    next = bf_i8_max(-clip, bf_i8_min(clip, next));
+  *c = (int16_t)next;
+  const int16_t squashed = bf_lstm_tanh(*c, p[BF_LSTM_TANH_MULT], p[BF_LSTM_TANH_SHIFT]);
+  return bf_i8_requantize((int32_t)squashed * out, p[BF_LSTM_OUTPUT_MULT], p[BF_LSTM_OUTPUT_SHIFT]);
+}
+
+/* The kernel over the whole sequence for activations `Act` (clamped to
+ * [LO, HI]), biases `Bias` and fully connected row `ROW`: the int8 and the
+ * int16x8 LSTM differ only in these. */
+#define BF_LSTM_KERNEL(NAME, Act, Bias, ROW, LO, HI)                                               \
+  void NAME(const Act *x, const int8_t *w, const int8_t *r, const Bias *bias, const int32_t *p,    \
+            Act *y, int16_t *cell, int32_t batch, int32_t steps, int32_t inputs, int32_t cells,    \
+            int32_t timeMajor) {                                                                   \
+    const int32_t inOffset = -p[BF_LSTM_INPUT_ZP], hiddenZp = p[BF_LSTM_HIDDEN_ZP];                \
+    for (int32_t i = 0; i < batch * cells; ++i)                                                    \
+      cell[i] = 0;                                                                                 \
+    for (int32_t t = 0; t < steps; ++t) {                                                          \
+      for (int32_t b = 0; b < batch; ++b) {                                                        \
+        const int32_t row = timeMajor ? t * batch + b : b * steps + t;                             \
+        const int32_t prevRow = timeMajor ? (t - 1) * batch + b : b * steps + t - 1;               \
+        const Act *xt = x + row * inputs;                                                          \
+        const Act *hPrev = t > 0 ? y + prevRow * cells : 0;                                        \
+        Act *h = y + row * cells;                                                                  \
+        for (int32_t j = 0; j < cells; ++j) {                                                      \
+          int16_t pre[4]; /* i, f, c, o */                                                         \
+          for (int32_t g = 0; g < 4; ++g) {                                                        \
+            const int32_t *q = p + 4 * g;                                                          \
+            const int32_t gj = g * cells + j;                                                      \
+            const int32_t fromInput =                                                              \
+                ROW(xt, w + gj * inputs, inputs, inOffset, bias[gj], q[0], q[1]);                  \
+            /* The initial hidden state is its zero point: the product is 0. */                    \
+            const int32_t fromHidden =                                                             \
+                hPrev ? ROW(hPrev, r + gj * cells, cells, -hiddenZp, 0, q[2], q[3]) : 0;           \
+            pre[g] = (int16_t)bf_lstm_clamp16(fromInput + fromHidden);                             \
+          }                                                                                        \
+          const int32_t out = hiddenZp + bf_lstm_cell(pre, cell + b * cells + j, p);               \
+          h[j] = (Act)bf_i8_max(LO, bf_i8_min(HI, out));                                           \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+BF_LSTM_KERNEL(bf_lstm_s8, int8_t, int32_t, bf_lstm_row_s8, -128, 127)
+BF_LSTM_KERNEL(bf_lstm_s16, int16_t, int64_t, bf_lstm_row_s16, -32768, 32767)

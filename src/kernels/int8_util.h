@@ -186,6 +186,15 @@ BF_I8_INLINE int32_t bf_i8_requantize(int32_t x, int32_t mult, int32_t shift) {
   return bf_i8_rdbpot(bf_i8_srdhm(bf_i8_shl(x, left), mult), right);
 }
 
+/* TFLM MultiplyByQuantizedMultiplier(int64_t x, ...) of the int16x8
+ * kernels' int64 sums: the multiplier rounded to 16 bits, one rounding
+ * shift; |x| < 2^47, shift in [-31, 7]. */
+BF_I8_INLINE int32_t bf_s16_requantize64(int64_t x, int32_t mult, int32_t shift) {
+  const int64_t reduced = mult < 0x7FFF0000 ? (mult + (1 << 15)) >> 16 : 0x7FFF;
+  const int32_t total = 15 - shift;
+  return (int32_t)((x * reduced + ((int64_t)1 << (total - 1))) >> total);
+}
+
 /* BF_I8_SINGLE_ROUNDING: round(x * mult * 2^(shift - 31)) with one rounding
  * (half up), CMSIS-NN's arm_nn_requantize under CMSIS_NN_USE_SINGLE_ROUNDING.
  * |x * mult| < 2^62 and 31 - shift is in [1, 62], so the sum fits int64; the

@@ -176,6 +176,12 @@ private:
       return convertPool(op, "Int16AveragePool");
     case tflite::BuiltinOperator_MAX_POOL_2D:
       return convertPool(op, "Int16MaxPool");
+    case tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM: {
+      // TfliteLstm with int16 X and Y (TfliteLstm.cpp checks the operands).
+      const IntegerLstm l = integerLstm(c_, op);
+      emit("TfliteLstm", {value(l.x), l.w, l.r, l.b}, l.attrs, l.y);
+      return;
+    }
     case tflite::BuiltinOperator_SOFTMAX: {
       const auto *o = op.builtin_options_as<tflite::SoftmaxOptions>();
       Attributes attrs;
@@ -500,6 +506,15 @@ std::string int16x8Unsupported(const TfliteFile &file, const tflite::Operator &o
         (in == tflite::TensorType_INT32 && out == tflite::TensorType_INT16))
       return "";
     return "QUANTIZE int16x8 (other than int16 <-> int32)";
+  }
+  case tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM: {
+    // Its int16 variant; an int8 or float LSTM inside an int16x8 model is not.
+    const auto *inputs = op.inputs();
+    if (inputs && inputs->size() && inputs->Get(0) >= 0 &&
+        file.tensor(inputs->Get(0)).type() != tflite::TensorType_INT16)
+      return std::string("UNIDIRECTIONAL_SEQUENCE_LSTM int16x8 with a ") +
+             tflite::EnumNameTensorType(file.tensor(inputs->Get(0)).type()) + " input";
+    return unsupportedLstmVariant(file, op);
   }
   default:
     return file.operatorName(op) + " int16x8";

@@ -16,7 +16,9 @@
 // TFLM's int16 gates, which no int8 expansion reproduces: it becomes one
 // `TfliteLstm` node (ops/recurrent/TfliteLstmInt8.cpp) reading the stored
 // integers stacked gate by gate (i, f, c, o) and writing the hidden states
-// with the output state's quantization. Every other variant is refused by
+// with the output state's quantization. The int16x8 variant (int16 input
+// and output state, int8 weights, int64 biases) becomes the same node with
+// int16 X and Y (TfliteInt16x8.cpp emits it). Every other variant is refused by
 // name before any work (unsupportedLstmVariant, consulted with the list of
 // unsupported ops). The bundle starts each inference from zero state, as a
 // fresh TFLM interpreter does; TFLM's variable tensors carry state across
@@ -56,32 +58,39 @@ bool present(const tflite::Operator &op, size_t i) {
 
 namespace {
 
-/// The int8 variant's operand types (TFLM's 8x8->16 integer LSTM): "" or
-/// why it is refused.
-std::string unsupportedInt8Lstm(const TfliteFile &file, const tflite::Operator &op) {
-  const std::string name = "UNIDIRECTIONAL_SEQUENCE_LSTM int8";
+/// The integer variants' operand types: "" or why they are refused. int8
+/// (TFLM's 8x8->16 LSTM): int32 biases and an int8 output state; int16x8:
+/// int64 biases and an int16 output state. Both: int8 weights, an int16
+/// cell state.
+std::string unsupportedIntegerLstm(const TfliteFile &file, const tflite::Operator &op, bool int16) {
+  const std::string name =
+      std::string("UNIDIRECTIONAL_SEQUENCE_LSTM ") + (int16 ? "int16x8" : "int8");
+  const tflite::TensorType biasType = int16 ? tflite::TensorType_INT64 : tflite::TensorType_INT32;
+  const tflite::TensorType hiddenType = int16 ? tflite::TensorType_INT16 : tflite::TensorType_INT8;
   auto typeOf = [&](size_t i) { return file.tensor(op.inputs()->Get(unsigned(i))).type(); };
   for (size_t i = 1; i < 9; ++i)
     if (present(op, i) && typeOf(i) != tflite::TensorType_INT8)
       return name + " with " + tflite::EnumNameTensorType(typeOf(i)) + " weights: not supported";
   for (size_t i : kBiases)
-    if (present(op, i) && typeOf(i) != tflite::TensorType_INT32)
+    if (present(op, i) && typeOf(i) != biasType)
       return name + " with " + tflite::EnumNameTensorType(typeOf(i)) + " biases: not supported";
   if (!present(op, kOutputState) || !present(op, kCellState))
     return name + " without its output and cell state tensors: not supported";
-  if (typeOf(kOutputState) != tflite::TensorType_INT8 ||
-      typeOf(kCellState) != tflite::TensorType_INT16)
+  if (typeOf(kOutputState) != hiddenType || typeOf(kCellState) != tflite::TensorType_INT16)
     return name + " with a " + tflite::EnumNameTensorType(typeOf(kOutputState)) +
            " output state and a " + tflite::EnumNameTensorType(typeOf(kCellState)) +
-           " cell state (TFLM's int8 and int16): not supported";
+           " cell state (TFLM's " + tflite::EnumNameTensorType(hiddenType) +
+           " and INT16): not supported";
   return "";
 }
 
-/// The int8 variant as one TfliteLstm node (ops/recurrent/TfliteLstmInt8.cpp).
-void convertInt8Lstm(Converter &c, const tflite::Operator &op,
-                     const tflite::UnidirectionalSequenceLSTMOptions &options, int32_t x, int32_t y,
-                     const Shape &xs, int64_t cells) {
+/// An integer variant's TfliteLstm operands and attributes
+/// (ops/recurrent/TfliteLstmInt8.cpp); the int16x8 variant's biases are int64.
+IntegerLstm integerLstm(Converter &c, const tflite::Operator &op,
+                        const tflite::UnidirectionalSequenceLSTMOptions &options, int32_t x,
+                        int32_t y, const Shape &xs, int64_t cells) {
   const TfliteFile &file = c.file();
+  const bool int16 = file.tensor(x).type() == tflite::TensorType_INT16;
   auto operand = [&](size_t i) { return op.inputs()->Get(unsigned(i)); };
   const std::string base =
       file.tensor(y).name() ? file.tensor(y).name()->str() : "lstm_" + std::to_string(y);
@@ -89,7 +98,7 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
   // constants the file holds: no overflow), one scale per gate.
   auto stack = [&](const size_t(&indices)[4], const Shape &shape, DType dtype,
                    const std::string &name) {
-    const size_t elementSize = dtype == DType::Int8 ? 1 : 4;
+    const size_t elementSize = dtype == DType::Int8 ? 1 : dtype == DType::Int32 ? 4 : 8;
     std::vector<uint8_t> bytes;
     QuantParams quant;
     quant.axis = 0;
@@ -126,7 +135,7 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
   };
   Value *w = stack(kInputWeights, {cells, xs[2]}, DType::Int8, "_W");
   Value *r = stack(kRecurrentWeights, {cells, cells}, DType::Int8, "_R");
-  Value *b = stack(kBiases, {cells}, DType::Int32, "_B");
+  Value *b = stack(kBiases, {cells}, int16 ? DType::Int64 : DType::Int32, "_B");
 
   // TFLM copies the output state into the output: the two must agree.
   const TensorInfo hidden = c.info(operand(kOutputState));
@@ -135,8 +144,8 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
       hidden.quant.scales != out.quant.scales || hidden.quant.zeroPoints != out.quant.zeroPoints)
     throw c.unsupported(file.describeTensor(y) + " is not quantized as the output state " +
                         file.describeTensor(operand(kOutputState)));
-  // The int16 cell state is the kernel's own (Converter::info refuses
-  // int16 model tensors): its one scale, a power of two (TFLM's CheckedLog2).
+  // The int16 cell state is the kernel's own (outside int16x8 models,
+  // Converter::info refuses int16 tensors): its one scale, a power of two (TFLM's CheckedLog2).
   const int32_t cellState = operand(kCellState);
   const tflite::QuantizationParameters *q = file.tensor(cellState).quantization();
   const bool single = q && q->scale() && q->scale()->size() == 1 &&
@@ -160,7 +169,7 @@ void convertInt8Lstm(Converter &c, const tflite::Operator &op,
   if (ys != expected)
     throw c.bad(file.describeTensor(y) + " is " + shapeToString(ys) + "; the LSTM writes " +
                 shapeToString(expected));
-  c.emit("TfliteLstm", {c.value(x), w, r, b}, attrs, y, false);
+  return {x, y, w, r, b, attrs};
 }
 
 } // namespace
@@ -170,13 +179,13 @@ std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operato
   if (!present(op, kInput))
     return ""; // the converter reports the missing operand as a bad file
   const tflite::TensorType inputType = file.tensor(op.inputs()->Get(kInput)).type();
-  if (inputType == tflite::TensorType_INT16)
-    return name + " int16x8: not supported yet";
-  if (inputType != tflite::TensorType_FLOAT32 && inputType != tflite::TensorType_INT8)
+  if (inputType != tflite::TensorType_FLOAT32 && inputType != tflite::TensorType_INT8 &&
+      inputType != tflite::TensorType_INT16)
     return name + " with a " + tflite::EnumNameTensorType(inputType) + " input: not supported";
-  const bool int8 = inputType == tflite::TensorType_INT8;
-  const std::string variant = int8 ? name + " int8" : name;
-  if (!int8)
+  const bool integer = inputType != tflite::TensorType_FLOAT32;
+  const bool int16 = inputType == tflite::TensorType_INT16;
+  const std::string variant = !integer ? name : int16 ? name + " int16x8" : name + " int8";
+  if (!integer)
     for (size_t i = 1; i < 16; ++i)
       if (present(op, i) &&
           file.tensor(op.inputs()->Get(unsigned(i))).type() != tflite::TensorType_FLOAT32)
@@ -202,10 +211,21 @@ std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operato
     if (o->diagonal_recurrent_tensors())
       return variant + " with diagonal recurrent weights: not supported yet";
   }
-  return int8 ? unsupportedInt8Lstm(file, op) : "";
+  return integer ? unsupportedIntegerLstm(file, op, int16) : "";
 }
 
-void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
+namespace {
+
+/// What both the float and the integer variants read first: the options,
+/// input x [batch, time, inputs] (or time-major), output y and the cells.
+struct LstmOperands {
+  const tflite::UnidirectionalSequenceLSTMOptions *options;
+  int32_t x, y;
+  Shape xs;
+  int64_t cells;
+};
+
+LstmOperands lstmOperands(Converter &c, const tflite::Operator &op) {
   const TfliteFile &file = c.file();
   const auto *options = op.builtin_options_as<tflite::UnidirectionalSequenceLSTMOptions>();
   if (!options)
@@ -221,7 +241,6 @@ void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
   if (xs.size() != 3)
     throw c.unsupported(file.describeTensor(x) + " is " + shapeToString(xs) +
                         "; expected [batch, time, inputs] (or time-major)");
-  const int64_t inputs = xs[2];
   const Shape r0 = file.shapeOf(operand(kRecurrentWeights[0]));
   if (r0.size() != 2)
     throw c.bad(file.describeTensor(operand(kRecurrentWeights[0])) + " is " + shapeToString(r0) +
@@ -230,11 +249,30 @@ void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
   if (r0[1] != cells)
     throw c.bad("has " + std::to_string(cells) + " cells but " + std::to_string(r0[1]) +
                 " outputs without a projection");
+  return {options, x, y, xs, cells};
+}
 
+} // namespace
+
+IntegerLstm integerLstm(Converter &c, const tflite::Operator &op) {
+  const LstmOperands l = lstmOperands(c, op);
+  return integerLstm(c, op, *l.options, l.x, l.y, l.xs, l.cells);
+}
+
+void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
+  const TfliteFile &file = c.file();
+  const auto [options, x, y, xs, cells] = lstmOperands(c, op);
   if (file.tensor(x).type() == tflite::TensorType_INT8) {
-    convertInt8Lstm(c, op, *options, x, y, xs, cells);
+    const IntegerLstm l = integerLstm(c, op, *options, x, y, xs, cells);
+    c.emit("TfliteLstm", {c.value(x), l.w, l.r, l.b}, l.attrs, y, false);
     return;
   }
+  auto operand = [&](size_t i) {
+    if (!present(op, i))
+      throw c.bad("has no input " + std::to_string(i));
+    return op.inputs()->Get(unsigned(i));
+  };
+  const int64_t inputs = xs[2];
   // One gate's constant operand as floats, its shape checked.
   auto gate = [&](size_t i, const Shape &expected) {
     const int32_t t = operand(i);

@@ -38,5 +38,14 @@ std::vector<int64_t> padOnnxPads(Converter &c, const tflite::Operator &op, size_
 /// UNIDIRECTIONAL_SEQUENCE_LSTM (TfliteLstm.cpp).
 std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operator &op);
 void convertSequenceLstm(Converter &converter, const tflite::Operator &op);
+/// An integer (int8 or int16x8) LSTM as one TfliteLstm node: input x and
+/// output y (the file's tensors), the constants W, R, B stacked gate by gate
+/// and the node's attributes, every operand checked.
+struct IntegerLstm {
+  int32_t x, y;
+  Value *w, *r, *b;
+  Attributes attrs;
+};
+IntegerLstm integerLstm(Converter &converter, const tflite::Operator &op);
 
 } // namespace bundlefit::tflite_import

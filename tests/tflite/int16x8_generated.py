@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""bundlefit vs TFLite Micro on generated int16x8 DEPTHWISE_CONV_2D, FULLY_CONNECTED, pooling and
-SOFTMAX models, and CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB and TRANSPOSE_CONV with
-fused activations.
+"""bundlefit vs TFLite Micro on generated int16x8 DEPTHWISE_CONV_2D, FULLY_CONNECTED, pooling,
+SOFTMAX and UNIDIRECTIONAL_SEQUENCE_LSTM models, and CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
+ADD, SUB and TRANSPOSE_CONV with fused activations.
 
 seanet has none of these operators, so this writes small one-operator .tflite
 models (int16 activations with zero point 0, int8 weights per channel or per
@@ -16,13 +16,17 @@ lengths, betas and input scales; convolutions, fully-connected layers, ADDs
 VALID) with a fused RELU, RELU6 or RELU_N1_TO_1, their
 scales chosen so that the activation's bounds lie inside int16 where the
 random sums cross them (each such output must hold values at its bounds, as
-TFLM's CalculateActivationRangeQuantized places them). Each runs on seeded
+TFLM's CalculateActivationRangeQuantized places them); LSTMs (24 operands,
+variable int16 states, int64 biases) batch- and time-major over several
+steps, one with cell_clip, one whose hidden state saturates int16, one whose
+biases pass int32. Each runs on seeded
 random int16 inputs
 through `tflm_run` and `bundlefit run`; the outputs must be equal byte for
 byte (on the host, the reference interpreter's too: `run --compare`). A
 depthwise whose depth_multiplier contradicts its weights, a per-channel
 fully-connected, a pooling that rescales, a softmax whose output scale is
-not 1/32768, a fused TANH and a RELU6 whose bound 6.0 is beyond int32 in the
+not 1/32768, an LSTM with int32 biases or a cell scale that is not a power of
+two, a fused TANH and a RELU6 whose bound 6.0 is beyond int32 in the
 output's scale (TFLM's Prepare fails) must be refused in one line naming them. With --use-cmsis among
 the run options, --min-cmsis N fails when fewer than N models call CMSIS-NN
 (read from `bundlefit run`'s status line).
@@ -46,6 +50,7 @@ from tflm_skip import SKIP, skip_reason
 
 ADD, AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED = 0, 1, 3, 4, 9
 MAX_POOL_2D, SOFTMAX, SUB, TRANSPOSE_CONV = 17, 25, 41, 67
+UNIDIRECTIONAL_SEQUENCE_LSTM = 44
 # The real-valued upper bound of the fused activations that have one.
 UPPER_BOUND = {"RELU6": 6.0, "RELU_N1_TO_1": 1.0}
 
@@ -247,6 +252,38 @@ def softmax(rng, x_shape, beta, in_range):
     return model.json(SOFTMAX, "SOFTMAX", [x], y, "SoftmaxOptions", {"beta": beta})
 
 
+def lstm(rng, batch, steps, inputs, cells, time_major, in_scale, w_range, bias_range,
+         cell_power, cell_clip, hidden_scale):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM int16x8 (TFLM's EvalLstm<int16_t, int8_t, int16_t,
+    int64_t>): its 24 operands (no peephole, projection or layer norm), int8 weights with one
+    scale per gate (input weights' from `w_range`, recurrent ones' from 0.01 to 0.03, so that
+    the hidden state moves the gates), int64 biases in +-bias_range, variable int16 output and
+    cell states (the cell's scale 2^cell_power, TFLM's power-of-two rule). The hidden state's
+    scale 1/32768 holds tanh(cell) x output gate."""
+    model = Model()
+    x_shape = [steps, batch, inputs] if time_major else [batch, steps, inputs]
+    x = model.tensor("x", x_shape, "INT16", [in_scale])
+    w_scales = np.concatenate([rng.uniform(*w_range, size=4), rng.uniform(0.01, 0.03, size=4)])
+    operands = [x]
+    for g, columns in enumerate([inputs] * 4 + [cells] * 4):  # input, then recurrent, i f c o
+        weights = rng.integers(-127, 128, size=(cells, columns), dtype=np.int8)
+        operands.append(model.tensor(f"w{g}", [cells, columns], "INT8", [w_scales[g]], weights))
+    operands += [-1] * 3  # peepholes
+    for g in range(4):
+        bias = rng.integers(-bias_range, bias_range + 1, size=cells, dtype=np.int64)
+        operands.append(model.tensor(f"b{g}", [cells], "INT64", [in_scale * w_scales[g]], bias))
+    operands += [-1] * 2  # projection
+    for name, scale in (("output_state", hidden_scale), ("cell_state", 2.0 ** cell_power)):
+        operands.append(model.tensor(name, [batch, cells], "INT16", [scale]))
+        model.tensors[-1]["is_variable"] = True
+    operands += [-1] * 4  # layer norm
+    y = model.tensor("y", x_shape[:2] + [cells], "INT16", [hidden_scale])
+    options = {"fused_activation_function": "TANH", "cell_clip": cell_clip,
+               "time_major": time_major}
+    return model.json(UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", operands, y,
+                      "UnidirectionalSequenceLSTMOptions", options)
+
+
 def models(rng):
     """(name, JSON) of every generated model."""
     # Every depthwise has a bias: tflm_run crashes on an int16 DEPTHWISE_CONV_2D without one.
@@ -316,6 +353,17 @@ def models(rng):
         "RELU_N1_TO_1": ([2, 3, 3, 4], 5, (3, 3), (1, 1), "SAME")}
     for act, case in transpose_cases.items():
         yield f"transpose_conv_{act.lower()}", transpose_conv(rng, *case, act)
+    # Several steps, so that the hidden and cell states feed back. Inputs at 2^-12 (+-8) and
+    # weights summing to a few units at the gates' 2^-12, some saturating; the third's input
+    # scale is so small that its biases, up to 2^34, pass int32 and drive the gates.
+    lstms = [  # batch, steps, inputs, cells, time-major, input scale, weight scales, biases,
+        # cell scale 2^power, cell_clip, hidden scale
+        (2, 5, 12, 8, False, 2.0 ** -12, (0.001, 0.003), 2**22, -11, 0.0, 1 / 50000),
+        (3, 6, 20, 16, True, 2.0 ** -12, (0.0005, 0.002), 2**22, -12, 3.0, 1 / 32768),
+        (1, 8, 5, 4, False, 2.0 ** -26, (0.004, 0.008), 2**34, -11, 0.0, 1 / 40000),
+    ]
+    for i, case in enumerate(lstms):
+        yield f"lstm{i}", lstm(rng, *case)
 
 
 def refusals(rng):
@@ -339,6 +387,19 @@ def refusals(rng):
     tiny = conv(rng, [1, 4, 4, 2], 3, (3, 3), (1, 1), "SAME", "RELU6")
     tiny["subgraphs"][0]["tensors"][3]["quantization"]["scale"] = [1e-12]
     yield "refused_activation_bound", tiny, "the fused activation's bound 6.000000 is beyond int32"
+    lstm_case = (1, 3, 4, 2, False, 2.0 ** -12, (0.001, 0.003), 2**20, -11, 0.0, 1 / 32768)
+    int32_bias = lstm(rng, *lstm_case)
+    for t in int32_bias["subgraphs"][0]["tensors"]:
+        if t["type"] == "INT64":
+            t["type"] = "INT32"
+            buffer = int32_bias["buffers"][t["buffer"]]
+            buffer["data"] = buffer["data"][:len(buffer["data"]) // 2]
+    yield "refused_lstm_int32_bias", int32_bias, \
+        "UNIDIRECTIONAL_SEQUENCE_LSTM int16x8 with INT32 biases: not supported (operator 0)"
+    cell_scale = lstm(rng, *lstm_case)
+    cell_scale["subgraphs"][0]["tensors"][14]["quantization"]["scale"] = [0.001]
+    yield "refused_lstm_cell_scale", cell_scale, \
+        "'cell_state') must have one scale, a power of two, and zero point 0"
 
 
 def activation_bounds(spec):
@@ -347,7 +408,8 @@ def activation_bounds(spec):
     int16); None without one."""
     op = spec["subgraphs"][0]["operators"][0]
     activation = op["builtin_options"].get("fused_activation_function", "NONE")
-    if activation == "NONE":
+    if activation == "NONE" or spec["operator_codes"][0]["builtin_code"] == \
+            "UNIDIRECTIONAL_SEQUENCE_LSTM":  # its TANH is the cell's, not a clamp
         return None
     y = spec["subgraphs"][0]["tensors"][op["outputs"][0]]
     scale = np.float32(y["quantization"]["scale"][0])

@@ -34,6 +34,14 @@ inline int16_t clamp16(int64_t v, int32_t lo = -32768, int32_t hi = 32767) {
   return int16_t(v < lo ? lo : v > hi ? hi : v);
 }
 
+/// TFLM's MultiplyByQuantizedMultiplier of an int64 accumulator (the
+/// multiplier rounded to 16 bits, one rounding shift).
+inline int32_t mbqm64(int64_t x, int8_ref::Multiplier q) {
+  const int64_t reduced = q.m < 0x7FFF0000 ? (int64_t(q.m) + (1 << 15)) >> 16 : 0x7FFF;
+  const int total = 15 - q.s;
+  return int32_t((x * reduced + (int64_t(1) << (total - 1))) >> total);
+}
+
 /// The clamp of a fused activation in the output's integers: attribute
 /// activation_range [lo, hi], which the TFLite importer computes as TFLM's
 /// CalculateActivationRangeQuantized does; int16's range without it.

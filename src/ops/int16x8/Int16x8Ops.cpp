@@ -72,13 +72,6 @@ using Inputs = std::vector<const Tensor *>;
 
 int32_t mbqm(int32_t x, Multiplier q) { return int8_ref::multiplyByQuantizedMultiplier(x, q); }
 
-/// TFLM's MultiplyByQuantizedMultiplier of an int64 accumulator.
-int32_t mbqm64(int64_t x, Multiplier q) {
-  const int64_t reduced = q.m < 0x7FFF0000 ? (int64_t(q.m) + (1 << 15)) >> 16 : 0x7FFF;
-  const int total = 15 - q.s;
-  return int32_t((x * reduced + (int64_t(1) << (total - 1))) >> total);
-}
-
 //===----------------------------------------------------------------------===//
 // LEAKY_RELU
 //===----------------------------------------------------------------------===//

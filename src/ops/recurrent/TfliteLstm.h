@@ -10,13 +10,14 @@ namespace bundlefit {
 
 class OpRegistry;
 
-/// The op the TFLite importer writes for an int8 UNIDIRECTIONAL_SEQUENCE_LSTM.
+/// The op the TFLite importer writes for an int8 or int16x8
+/// UNIDIRECTIONAL_SEQUENCE_LSTM.
 inline constexpr const char *kTfliteLstmOp = "TfliteLstm";
 
 void registerTfliteLstm(OpRegistry &registry);
-/// Its int8 reference (TfliteLstmReference.cpp).
+/// Its integer reference (TfliteLstmReference.cpp).
 void registerTfliteLstmReference(OpRegistry &registry);
-/// bf_lstm_s8's parameter table (BF_LSTM_*) of an int8 node.
+/// bf_lstm_s8's and bf_lstm_s16's parameter table (BF_LSTM_*) of a node.
 std::vector<int32_t> tfliteLstmParams(const Node &node);
 /// Its kernel scratch: the int16 cell state.
 uint64_t tfliteLstmScratchBytes(const Node &node);

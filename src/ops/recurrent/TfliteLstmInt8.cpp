@@ -11,6 +11,11 @@
 //   attributes time_major, cell_scale (a power of two), cell_clip (0: none);
 //   Y [B, T, H] like X: the hidden state of every step, int8 with the hidden
 //     state's scale and zero point.
+// The int16x8 variant has int16 X and Y (zero point 0) and int64 biases B:
+// TFLM runs it through the same step code (lstm_eval.h, EvalLstm<int16_t,
+// int8_t, int16_t, int64_t>) except that both fully connected products sum
+// in int64 and requantize by the 64-bit rule of the int16 convolutions, and
+// the hidden state is clamped to int16 (kernel bf_lstm_s16).
 // The kernel's parameters are TFLM's Prepare() arithmetic (its
 // lstm_eval_common.cc): each gate's products requantized to 2^-12, the
 // inter-gate multiplies' effective scales, the tanh input scaling of the cell
@@ -24,6 +29,7 @@
 #include "common/CallArgs.h"
 #include "common/Int8Args.h"
 #include "common/Int8Reference.h"
+#include "int16x8/Int16x8Common.h"
 #include "recurrent/TfliteLstm.h"
 
 #include "bundlefit/kernels/abi.h"
@@ -65,8 +71,11 @@ Geometry geometryOf(const Node &node) {
       g.batch * g.steps * std::max(g.inputs, g.cells) > INT32_MAX ||
       4 * g.cells * std::max(g.inputs, g.cells) > INT32_MAX)
     unsupported(node, "sizes beyond int32");
-  if (w.type.dtype != DType::Int8 || r.type.dtype != DType::Int8 || b.type.dtype != DType::Int32)
-    unsupported(node, "W and R must be int8, B int32");
+  // int64 biases with int16 activations (TFLite's int16x8), int32 otherwise.
+  const DType bias = x.type.dtype == DType::Int16 ? DType::Int64 : DType::Int32;
+  if (w.type.dtype != DType::Int8 || r.type.dtype != DType::Int8 || b.type.dtype != bias)
+    unsupported(node, std::string("W and R must be int8, B ") +
+                          (bias == DType::Int64 ? "int64 (int16 X)" : "int32"));
   if (w.type.shape != Shape{4, g.cells, g.inputs} || r.type.shape != Shape{4, g.cells, g.cells} ||
       b.type.shape != Shape{4, g.cells})
     unsupported(node, "W " + w.type.str() + ", R " + r.type.str() + ", B " + b.type.str() +
@@ -78,8 +87,8 @@ Geometry geometryOf(const Node &node) {
 void inferTfliteLstm(Node &node) {
   const Geometry g = geometryOf(node);
   const DType dtype = node.input(0)->type.dtype;
-  if (dtype != DType::Float32 && dtype != DType::Int8)
-    unsupported(node, "X must be float32 (dequantized int8) or int8");
+  if (dtype != DType::Float32 && dtype != DType::Int8 && dtype != DType::Int16)
+    unsupported(node, "X must be float32 (dequantized int8), int8 or int16");
   requireSingleOutput(node, "Y");
   const Shape y = g.timeMajor ? Shape{g.steps, g.batch, g.cells} : Shape{g.batch, g.steps, g.cells};
   setDTypeAndShape(*node.output(0), dtype, y);
@@ -105,12 +114,20 @@ std::vector<float> gateScales(const Node &node, const Value &w, const char *role
   return q.scales;
 }
 
+/// The scale and zero point of activation `v`: int8, or int16 with zero
+/// point 0 (int16x8).
+int8_args::Affine activationParams(const Node &node, const Value *v, const char *role) {
+  if (v && v->type.dtype == DType::Int16)
+    return {int16x8::int16Scale(node, v, role), 0};
+  return int8_args::activationParams(node, v, role);
+}
+
 } // namespace
 
 std::vector<int32_t> tfliteLstmParams(const Node &node) {
   using int8_ref::quantizeMultiplier;
-  const int8_args::Affine in = int8_args::activationParams(node, node.input(0), "input");
-  const int8_args::Affine out = int8_args::activationParams(node, node.output(0), "output");
+  const int8_args::Affine in = activationParams(node, node.input(0), "input");
+  const int8_args::Affine out = activationParams(node, node.output(0), "output");
   const std::vector<float> w = gateScales(node, *node.input(1), "W");
   const std::vector<float> r = gateScales(node, *node.input(2), "R");
   std::vector<int32_t> p(BF_LSTM_PARAM_COUNT, 0);
@@ -157,7 +174,7 @@ std::vector<KernelCall> lower(const Node &node) {
   args.addr(node.input(0)).addr(node.input(1)).addr(node.input(2)).addr(node.input(3));
   args.table(tfliteLstmParams(node)).addr(node.output(0)).scratch();
   args.i32(g.batch).i32(g.steps).i32(g.inputs).i32(g.cells).i32(g.timeMajor ? 1 : 0);
-  return {args.call("bf_lstm_s8")};
+  return {args.call(node.input(0)->type.dtype == DType::Int16 ? "bf_lstm_s16" : "bf_lstm_s8")};
 }
 
 std::vector<size_t> activationInputs(const Node &) { return {0}; }

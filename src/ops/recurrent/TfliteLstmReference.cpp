@@ -10,17 +10,22 @@
 //   h    = mul8(tanh(c), o)                            the output's scale
 // FC16 requantizes to 2^-12 and clamps to int16; mul16/mul8 are
 // MulElementwise with the effective scale of the two operands' product.
+// The int16x8 variant (TFLM's EvalLstm<int16_t, int8_t, int16_t, int64_t>):
+// FC16 sums in int64 with the int64 bias and TFLM's 64-bit requantization,
+// and h = mul16(tanh(c), o), clamped to int16.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/kernels/abi.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "common/Int8Reference.h"
+#include "int16x8/Int16x8Common.h"
 #include "recurrent/TfliteLstm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace bundlefit {
 
@@ -66,23 +71,32 @@ int16_t tanh16(int16_t x, int power) {
   return int16_t(r >> 8);
 }
 
+/// TFLM's requantization of a FullyConnected sum: the 32-bit rule for int8's
+/// int32 sums, the 64-bit one for int16x8's int64 sums.
+int32_t requantize(int32_t acc, Multiplier q) { return multiplyByQuantizedMultiplier(acc, q); }
+int32_t requantize(int64_t acc, Multiplier q) { return int16x8::mbqm64(acc, q); }
+
 /// One FullyConnected to int16 at scale 2^-12: out[j] = sat16(requantize(
-/// sum((v + offset) * w[j]) + bias[j])).
-std::vector<int16_t> fc16(const int8_t *v, int64_t n, int32_t offset, const int8_t *w,
-                          const int32_t *bias, int64_t rows, double real) {
+/// sum((v + offset) * w[j]) + bias[j])), summed in the bias's type as TFLM
+/// does (reference_integer_ops::FullyConnected).
+template <typename Act, typename Bias>
+std::vector<int16_t> fc16(const Act *v, int64_t n, int32_t offset, const int8_t *w,
+                          const Bias *bias, int64_t rows, double real) {
   const Multiplier q = quantizeMultiplier(real);
   std::vector<int16_t> out(static_cast<size_t>(rows));
   for (int64_t j = 0; j < rows; ++j) {
-    int32_t acc = 0;
+    Bias acc = 0;
     for (int64_t k = 0; k < n; ++k)
       acc += (int32_t(v[k]) + offset) * int32_t(w[j * n + k]);
     if (bias)
       acc += bias[j];
-    out[size_t(j)] = sat16(multiplyByQuantizedMultiplier(acc, q));
+    out[size_t(j)] = sat16(requantize(acc, q));
   }
   return out;
 }
 
+/// Act int8 and Bias int32, or Act int16 and Bias int64 (int16x8).
+template <typename Act, typename Bias>
 void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
                 std::vector<Tensor> &outputs) {
   const Value &xv = *node.input(0), &rv = *node.input(2), &yv = *node.output(0);
@@ -105,13 +119,13 @@ void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
   const Multiplier inputMul = quantizeMultiplier(act * act / cellScale);
   const Multiplier outputMul = quantizeMultiplier(act * act / double(outScale));
 
-  const int8_t *x = inputs[0]->data<int8_t>(), *w = inputs[1]->data<int8_t>();
-  const int8_t *r = inputs[2]->data<int8_t>();
-  const int32_t *bias = inputs[3]->data<int32_t>();
-  int8_t *y = outputs[0].data<int8_t>();
+  const Act *x = inputs[0]->data<Act>();
+  const int8_t *w = inputs[1]->data<int8_t>(), *r = inputs[2]->data<int8_t>();
+  const Bias *bias = inputs[3]->data<Bias>();
+  Act *y = outputs[0].data<Act>();
   for (int64_t b = 0; b < batch; ++b) {
-    std::vector<int8_t> h(static_cast<size_t>(cells),
-                          static_cast<int8_t>(hZero)); // TFLM resets to the zero point
+    std::vector<Act> h(static_cast<size_t>(cells),
+                       static_cast<Act>(hZero)); // TFLM resets to the zero point
     std::vector<int16_t> c(static_cast<size_t>(cells), 0);
     for (int64_t t = 0; t < steps; ++t) {
       const int64_t row = timeMajor ? t * batch + b : b * steps + t;
@@ -121,8 +135,8 @@ void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
             fc16(x + row * nIn, nIn, -inZero, w + g * cells * nIn, bias + g * cells, cells,
                  double(inScale) * double(wScales[size_t(g)]) / gate);
         std::vector<int16_t> rec =
-            fc16(h.data(), cells, -hZero, r + g * cells * cells, nullptr, cells,
-                 double(outScale) * double(rScales[size_t(g)]) / gate);
+            fc16<Act, Bias>(h.data(), cells, -hZero, r + g * cells * cells, nullptr, cells,
+                            double(outScale) * double(rScales[size_t(g)]) / gate);
         gates[g].resize(size_t(cells));
         for (int64_t j = 0; j < cells; ++j) {
           const int16_t sum = sat16(int32_t(in[size_t(j)]) + rec[size_t(j)]);
@@ -140,17 +154,26 @@ void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
           c[k] = std::clamp<int16_t>(c[k], int16_t(-clip16), clip16);
         const int32_t o = hZero + multiplyByQuantizedMultiplier(
                                       int32_t(tanh16(c[k], power)) * gates[3][k], outputMul);
-        h[k] = int8_t(std::clamp<int32_t>(o, -128, 127));
+        h[k] = Act(std::clamp<int32_t>(o, std::numeric_limits<Act>::min(),
+                                       std::numeric_limits<Act>::max()));
         y[row * cells + j] = h[k];
       }
     }
   }
 }
 
+void tfliteLstmKernel(const Node &node, const std::vector<const Tensor *> &inputs,
+                      std::vector<Tensor> &outputs) {
+  if (node.input(0)->type.dtype == DType::Int16)
+    tfliteLstm<int16_t, int64_t>(node, inputs, outputs);
+  else
+    tfliteLstm<int8_t, int32_t>(node, inputs, outputs);
+}
+
 } // namespace
 
 void registerTfliteLstmReference(OpRegistry &registry) {
-  registry.at(kTfliteLstmOp).int8Runs(tfliteLstm);
+  registry.at(kTfliteLstmOp).int8Runs(tfliteLstmKernel);
 }
 
 } // namespace bundlefit
