@@ -241,6 +241,17 @@ void bf_cast_u8_f32(const uint8_t *in, float *out, int32_t n);
 void bf_cast_f32_i32(const float *in, int32_t *out, int32_t n);
 void bf_cast_f32_i64(const float *in, int64_t *out, int32_t n);
 
+/* ---- lstm.c ------------------------------------------------------------ */
+/* TFLite's float UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's, no CIFG/peephole/
+ * projection/layer norm) over the whole sequence: x [batch][steps][inputs]
+ * ([steps][batch][inputs] when timeMajor), w [4][cells][inputs],
+ * r [4][cells][cells], bias [4][cells], gates i, f, c, o; y like x with
+ * `cells` columns, the hidden state of every step. p[0]: cell_clip (0: none).
+ * cell: [batch][cells] scratch. Zero initial state. */
+void bf_lstm_f32(const float *x, const float *w, const float *r, const float *bias, const float *p,
+                 float *y, float *cell, int32_t batch, int32_t steps, int32_t inputs, int32_t cells,
+                 int32_t timeMajor);
+
 /* ---- data.c ------------------------------------------------------------ */
 /* dst[i0..i5 * dstStrides] = src[i0..i5 * srcStrides] over dims (6-D).
  * Transpose, Concat (one call per input), Split (one per output) and Slice

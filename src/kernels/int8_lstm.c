@@ -9,11 +9,10 @@
  * forget * cell + input * cellGate (two int16 multiplies, a saturating add,
  * the optional clip), the int8 hidden state tanh(cell) * output.
  *
- * Each step of cell j needs only the whole previous hidden state and cell
- * j's own state, so the kernel runs cell by cell: no gate buffers. The
- * previous hidden state is read from the output (step t - 1), so the only
- * scratch is the int16 cell state [batch][cells]. Both states start at
- * zero (the hidden state's zero point), as a fresh TFLM interpreter's.
+ * The loop over steps, rows and cells is lstm_kernel.h's (bf_lstm_f32's
+ * too): the only scratch is the int16 cell state [batch][cells]. Both states
+ * start at zero (the hidden state's zero point), as a fresh TFLM
+ * interpreter's.
  *
  * bf_lstm_s16 is TFLM's int16x8 LSTM (EvalLstm<int16_t, int8_t, int16_t,
  * int64_t>): int16 input and hidden state, int64 biases; the fully connected
@@ -21,6 +20,7 @@
  * is clamped to int16. The rest of the step is the int8 kernel's.
  *===----------------------------------------------------------------------===*/
 #include "int8_util.h"
+#include "lstm_kernel.h"
 
 /* reference_integer_ops::Logistic, int16, power-of-two input scale 2^-12
  * (input multiplier 3, no shift): Q3.12 in, Q0.15 out. */
@@ -102,41 +102,32 @@ static int32_t bf_lstm_cell(const int16_t pre[4], int16_t *c, const int32_t *p) 
   return bf_i8_requantize((int32_t)squashed * out, p[BF_LSTM_OUTPUT_MULT], p[BF_LSTM_OUTPUT_SHIFT]);
 }
 
-/* The kernel over the whole sequence for activations `Act` (clamped to
- * [LO, HI]), biases `Bias` and fully connected row `ROW`: the int8 and the
- * int16x8 LSTM differ only in these. */
-#define BF_LSTM_KERNEL(NAME, Act, Bias, ROW, LO, HI)                                               \
-  void NAME(const Act *x, const int8_t *w, const int8_t *r, const Bias *bias, const int32_t *p,    \
-            Act *y, int16_t *cell, int32_t batch, int32_t steps, int32_t inputs, int32_t cells,    \
-            int32_t timeMajor) {                                                                   \
-    const int32_t inOffset = -p[BF_LSTM_INPUT_ZP], hiddenZp = p[BF_LSTM_HIDDEN_ZP];                \
-    for (int32_t i = 0; i < batch * cells; ++i)                                                    \
-      cell[i] = 0;                                                                                 \
-    for (int32_t t = 0; t < steps; ++t) {                                                          \
-      for (int32_t b = 0; b < batch; ++b) {                                                        \
-        const int32_t row = timeMajor ? t * batch + b : b * steps + t;                             \
-        const int32_t prevRow = timeMajor ? (t - 1) * batch + b : b * steps + t - 1;               \
-        const Act *xt = x + row * inputs;                                                          \
-        const Act *hPrev = t > 0 ? y + prevRow * cells : 0;                                        \
-        Act *h = y + row * cells;                                                                  \
-        for (int32_t j = 0; j < cells; ++j) {                                                      \
-          int16_t pre[4]; /* i, f, c, o */                                                         \
-          for (int32_t g = 0; g < 4; ++g) {                                                        \
-            const int32_t *q = p + 4 * g;                                                          \
-            const int32_t gj = g * cells + j;                                                      \
-            const int32_t fromInput =                                                              \
-                ROW(xt, w + gj * inputs, inputs, inOffset, bias[gj], q[0], q[1]);                  \
-            /* The initial hidden state is its zero point: the product is 0. */                    \
-            const int32_t fromHidden =                                                             \
-                hPrev ? ROW(hPrev, r + gj * cells, cells, -hiddenZp, 0, q[2], q[3]) : 0;           \
-            pre[g] = (int16_t)bf_lstm_clamp16(fromInput + fromHidden);                             \
-          }                                                                                        \
-          const int32_t out = hiddenZp + bf_lstm_cell(pre, cell + b * cells + j, p);               \
-          h[j] = (Act)bf_i8_max(LO, bf_i8_min(HI, out));                                           \
-        }                                                                                          \
-      }                                                                                            \
-    }                                                                                              \
+/* Gate g's pre-activation (int16 Q3.12): the two fully connected products
+ * `ROW` (the input with its bias, the hidden state without), added with
+ * int16 saturation. */
+#define BF_LSTM_INT_GATE(NAME, Act, Bias, ROW)                                                     \
+  static int16_t NAME(const Act *xt, const int8_t *w, int32_t inputs, const Act *hPrev,            \
+                      const int8_t *r, int32_t cells, Bias bias, const int32_t *p, int32_t g) {    \
+    const int32_t *q = p + 4 * g;                                                                  \
+    const int32_t fromInput = ROW(xt, w, inputs, -p[BF_LSTM_INPUT_ZP], bias, q[0], q[1]);          \
+    /* The initial hidden state is its zero point: the product is 0. */                            \
+    const int32_t fromHidden =                                                                     \
+        hPrev ? ROW(hPrev, r, cells, -p[BF_LSTM_HIDDEN_ZP], 0, q[2], q[3]) : 0;                    \
+    return (int16_t)bf_lstm_clamp16(fromInput + fromHidden);                                       \
   }
 
-BF_LSTM_KERNEL(bf_lstm_s8, int8_t, int32_t, bf_lstm_row_s8, -128, 127)
-BF_LSTM_KERNEL(bf_lstm_s16, int16_t, int64_t, bf_lstm_row_s16, -32768, 32767)
+BF_LSTM_INT_GATE(bf_lstm_gate_s8, int8_t, int32_t, bf_lstm_row_s8)
+BF_LSTM_INT_GATE(bf_lstm_gate_s16, int16_t, int64_t, bf_lstm_row_s16)
+
+/* The hidden state: the cell's step plus the zero point, clamped to Act. */
+static int8_t bf_lstm_step_s8(const int16_t pre[4], int16_t *c, const int32_t *p) {
+  return (int8_t)bf_i8_max(-128, bf_i8_min(127, p[BF_LSTM_HIDDEN_ZP] + bf_lstm_cell(pre, c, p)));
+}
+static int16_t bf_lstm_step_s16(const int16_t pre[4], int16_t *c, const int32_t *p) {
+  return (int16_t)bf_lstm_clamp16(p[BF_LSTM_HIDDEN_ZP] + bf_lstm_cell(pre, c, p));
+}
+
+BF_LSTM_KERNEL(bf_lstm_s8, int8_t, int8_t, int32_t, int32_t, int16_t, int16_t, bf_lstm_gate_s8,
+               bf_lstm_step_s8)
+BF_LSTM_KERNEL(bf_lstm_s16, int16_t, int8_t, int64_t, int32_t, int16_t, int16_t, bf_lstm_gate_s16,
+               bf_lstm_step_s16)

@@ -6,11 +6,12 @@
 // projection; 18-19 the output and cell state (variable tensors, zero at
 // the first Invoke); 20-23 layer-norm coefficients.
 //
-// The float variant without peepholes, projection, layer norm or CIFG
-// computes ONNX's LSTM (gates Sigmoid, cell and output Tanh) plus TFLite's
-// cell clipping, so it becomes one LSTM node (gates stacked in ONNX's i, o,
-// f, c order, the recurrent bias zero, `cell_clip` carried over), which
-// passes/ExpandRecurrent.cpp unrolls like an ONNX model's.
+// The float variant without peepholes, projection, layer norm or CIFG is
+// TFLM's float LSTM (gates sigmoid, cell and output tanh, the cell state
+// clipped to +-cell_clip): one `TfliteLstm` node with float32 operands (the
+// four gates stacked i, f, c, o; ops/recurrent/TfliteLstmInt8.cpp), whose
+// kernel bf_lstm_f32 writes each step's hidden state straight into the
+// output, as TFLM does.
 //
 // The int8 variant (int8 weights, int32 biases, int16 cell state) keeps
 // TFLM's int16 gates, which no int8 expansion reproduces: it becomes one
@@ -29,7 +30,6 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstring>
 
 namespace bundlefit::tflite_import {
 
@@ -46,12 +46,24 @@ constexpr size_t kOutputState = 18;
 constexpr size_t kCellState = 19;
 constexpr size_t kFirstLayerNorm = 20;
 constexpr size_t kLayerNormEnd = 24;
-/// TFLite's gate g (i, f, c, o) in ONNX's order i, o, f, c.
-constexpr size_t kOnnxGateOrder[4] = {0, 3, 1, 2};
 
 bool present(const tflite::Operator &op, size_t i) {
   const auto *list = op.inputs();
   return list && i < list->size() && list->Get(unsigned(i)) >= 0;
+}
+
+/// Gate operand i: a constant of `shape` (the variants stack four of them).
+int32_t gateOperand(Converter &c, const tflite::Operator &op, size_t i, const Shape &shape) {
+  const TfliteFile &file = c.file();
+  if (!present(op, i))
+    throw c.bad("has no input " + std::to_string(i));
+  const int32_t t = op.inputs()->Get(unsigned(i));
+  if (!c.isConstant(t))
+    throw c.unsupported(file.describeTensor(t) + " must be a constant");
+  if (file.shapeOf(t) != shape)
+    throw c.bad(file.describeTensor(t) + " is " + shapeToString(file.shapeOf(t)) + "; expected " +
+                shapeToString(shape));
+  return t;
 }
 
 } // namespace
@@ -103,12 +115,7 @@ IntegerLstm integerLstm(Converter &c, const tflite::Operator &op,
     QuantParams quant;
     quant.axis = 0;
     for (size_t g : indices) {
-      const int32_t t = operand(g);
-      if (!c.isConstant(t))
-        throw c.unsupported(file.describeTensor(t) + " must be a constant");
-      if (file.shapeOf(t) != shape)
-        throw c.bad(file.describeTensor(t) + " is " + shapeToString(file.shapeOf(t)) +
-                    "; expected " + shapeToString(shape));
+      const int32_t t = gateOperand(c, op, g, shape);
       // TFLM reads the weights' scales, not the biases' (they are at the
       // accumulator's scale by the converter's construction).
       const TensorInfo info = c.info(t);
@@ -164,11 +171,6 @@ IntegerLstm integerLstm(Converter &c, const tflite::Operator &op,
   attrs.setFloat("cell_scale", cellScale);
   if (options.cell_clip() > 0.0f)
     attrs.setFloat("cell_clip", options.cell_clip());
-  const Shape ys = file.shapeOf(y);
-  const Shape expected = {xs[0], xs[1], cells};
-  if (ys != expected)
-    throw c.bad(file.describeTensor(y) + " is " + shapeToString(ys) + "; the LSTM writes " +
-                shapeToString(expected));
   return {x, y, w, r, b, attrs};
 }
 
@@ -249,6 +251,11 @@ LstmOperands lstmOperands(Converter &c, const tflite::Operator &op) {
   if (r0[1] != cells)
     throw c.bad("has " + std::to_string(cells) + " cells but " + std::to_string(r0[1]) +
                 " outputs without a projection");
+  const Shape ys = file.shapeOf(y);
+  const Shape expected = {xs[0], xs[1], cells};
+  if (ys != expected)
+    throw c.bad(file.describeTensor(y) + " is " + shapeToString(ys) + "; the LSTM writes " +
+                shapeToString(expected));
   return {options, x, y, xs, cells};
 }
 
@@ -267,59 +274,29 @@ void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
     c.emit("TfliteLstm", {c.value(x), l.w, l.r, l.b}, l.attrs, y, false);
     return;
   }
-  auto operand = [&](size_t i) {
-    if (!present(op, i))
-      throw c.bad("has no input " + std::to_string(i));
-    return op.inputs()->Get(unsigned(i));
-  };
-  const int64_t inputs = xs[2];
-  // One gate's constant operand as floats, its shape checked.
-  auto gate = [&](size_t i, const Shape &expected) {
-    const int32_t t = operand(i);
-    if (!c.isConstant(t))
-      throw c.unsupported(file.describeTensor(t) + " must be a constant");
-    if (file.shapeOf(t) != expected)
-      throw c.bad(file.describeTensor(t) + " is " + shapeToString(file.shapeOf(t)) + "; expected " +
-                  shapeToString(expected));
-    return c.constant(t)->toFloats();
-  };
-  // Stacks the four gates in ONNX's order: [1, 4 * cells, columns] (its
-  // size is four constants' the file holds: no overflow).
-  auto stack = [&](const size_t(&indices)[4], int64_t columns) {
-    std::vector<float> all;
-    all.reserve(size_t(4 * cells * columns));
-    for (size_t g : kOnnxGateOrder) {
-      std::vector<float> part = gate(indices[g], {cells, columns});
-      all.insert(all.end(), part.begin(), part.end());
-    }
-    return all;
-  };
   const std::string base =
       file.tensor(y).name() ? file.tensor(y).name()->str() : "lstm_" + std::to_string(y);
-  Value *w = c.floatConstant(base + "_W", stack(kInputWeights, inputs), {1, 4 * cells, inputs});
-  Value *r = c.floatConstant(base + "_R", stack(kRecurrentWeights, cells), {1, 4 * cells, cells});
-  std::vector<float> bias(size_t(8 * cells), 0.0f); // ONNX's Wb then Rb (zero)
-  for (size_t k = 0; k < 4; ++k) {
-    std::vector<float> part = gate(kBiases[kOnnxGateOrder[k]], {cells});
-    std::memcpy(bias.data() + k * size_t(cells), part.data(), part.size() * sizeof(float));
-  }
-  Value *b = c.floatConstant(base + "_B", bias, {1, 8 * cells});
-
-  const bool timeMajor = options->time_major();
+  // Stacks the four gates' float constants (i, f, c, o), each of `shape`
+  // checked: [4, shape...] (its size is four constants' the file holds: no
+  // overflow).
+  auto stack = [&](const size_t(&indices)[4], const Shape &shape, const std::string &name) {
+    std::vector<float> all;
+    for (size_t g : indices) {
+      const std::vector<float> part = c.constant(gateOperand(c, op, g, shape))->toFloats();
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    Shape stacked = {4};
+    stacked.insert(stacked.end(), shape.begin(), shape.end());
+    return c.floatConstant(base + name, all, stacked);
+  };
+  Value *w = stack(kInputWeights, {cells, xs[2]}, "_W");
+  Value *r = stack(kRecurrentWeights, {cells, cells}, "_R");
+  Value *b = stack(kBiases, {cells}, "_B");
   Attributes attrs;
-  attrs.setInt("hidden_size", cells);
-  attrs.setInt("layout", timeMajor ? 0 : 1);
+  attrs.setInt("time_major", options->time_major() ? 1 : 0);
   if (options->cell_clip() > 0.0f)
     attrs.setFloat("cell_clip", options->cell_clip());
-  // Y is [batch, time, 1, cells] (time-major: [time, 1, batch, cells]); the
-  // output tensor drops the direction axis.
-  Value *sequence = c.emitIntermediate("LSTM", {c.value(x), w, r, b}, attrs, base + "_Y", y);
-  const Shape ys = file.shapeOf(y);
-  const Shape expected = {xs[0], xs[1], cells};
-  if (ys != expected)
-    throw c.bad(file.describeTensor(y) + " is " + shapeToString(ys) + "; the LSTM writes " +
-                shapeToString(expected));
-  c.emit("Reshape", {sequence, c.int64Constant(base + "_shape", ys)}, Attributes(), y, false);
+  c.emit("TfliteLstm", {c.value(x), w, r, b}, attrs, y, false);
 }
 
 } // namespace bundlefit::tflite_import

@@ -18,7 +18,7 @@
 //       read and write the file's layout (their axes are NHWC axes).
 //   QUANTIZE float -> int8 and DEQUANTIZE int8 -> float  the Q/DQ pairs
 //       themselves: the output tensor's real values are the input's.
-//   UNIDIRECTIONAL_SEQUENCE_LSTM  float only, as the IR's LSTM
+//   UNIDIRECTIONAL_SEQUENCE_LSTM  float, int8, int16x8: one TfliteLstm
 //       (TfliteLstm.cpp).
 //
 //===----------------------------------------------------------------------===//

@@ -34,7 +34,7 @@ from tflm_skip import SKIP, skip_reason
 TYPES = {"INT8": np.int8, "INT16": np.int16, "FLOAT32": np.float32}
 # TFLM's micro_speech labels, in the model's output order.
 SPEECH_LABELS = ["silence", "unknown", "yes", "no"]
-# mnist_lstm float: 28 unrolled steps in float32; bundlefit's MatMuls sum in vectorized order.
+# mnist_lstm float: 28 float32 steps; bundlefit's Sigmoid and Tanh are its own (no libm).
 MNIST_TOLERANCE = 1e-5
 
 

@@ -10,16 +10,16 @@ namespace bundlefit {
 
 class OpRegistry;
 
-/// The op the TFLite importer writes for an int8 or int16x8
+/// The op the TFLite importer writes for a float, int8 or int16x8
 /// UNIDIRECTIONAL_SEQUENCE_LSTM.
 inline constexpr const char *kTfliteLstmOp = "TfliteLstm";
 
 void registerTfliteLstm(OpRegistry &registry);
-/// Its integer reference (TfliteLstmReference.cpp).
+/// Its float and integer references (TfliteLstmReference.cpp).
 void registerTfliteLstmReference(OpRegistry &registry);
 /// bf_lstm_s8's and bf_lstm_s16's parameter table (BF_LSTM_*) of a node.
 std::vector<int32_t> tfliteLstmParams(const Node &node);
-/// Its kernel scratch: the int16 cell state.
+/// Its kernel scratch: the cell state (int16, or float in the float LSTM).
 uint64_t tfliteLstmScratchBytes(const Node &node);
 
 } // namespace bundlefit

@@ -19,8 +19,11 @@
 // The kernel's parameters are TFLM's Prepare() arithmetic (its
 // lstm_eval_common.cc): each gate's products requantized to 2^-12, the
 // inter-gate multiplies' effective scales, the tanh input scaling of the cell
-// state. It has no float kernel: the importer writes it for int8 models only,
-// which the driver quantizes before any engine runs.
+// state.
+// The float variant (float32 X, W, R, B, Y; attribute cell_clip) is TFLM's
+// float LSTM, kernel bf_lstm_f32: the float model's LSTM as one node, each
+// step's hidden state written straight into Y (the IR's unrolled LSTM kept
+// one buffer per step). A quantized build keeps it float (whyFloat).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/OpRegistry.h"
@@ -71,11 +74,17 @@ Geometry geometryOf(const Node &node) {
       g.batch * g.steps * std::max(g.inputs, g.cells) > INT32_MAX ||
       4 * g.cells * std::max(g.inputs, g.cells) > INT32_MAX)
     unsupported(node, "sizes beyond int32");
-  // int64 biases with int16 activations (TFLite's int16x8), int32 otherwise.
-  const DType bias = x.type.dtype == DType::Int16 ? DType::Int64 : DType::Int32;
-  if (w.type.dtype != DType::Int8 || r.type.dtype != DType::Int8 || b.type.dtype != bias)
-    unsupported(node, std::string("W and R must be int8, B ") +
-                          (bias == DType::Int64 ? "int64 (int16 X)" : "int32"));
+  if (w.type.dtype == DType::Float32) { // TFLite's float LSTM
+    if (x.type.dtype != DType::Float32 || r.type.dtype != DType::Float32 ||
+        b.type.dtype != DType::Float32)
+      unsupported(node, "float32 W needs float32 X, R and B");
+  } else {
+    // int64 biases with int16 activations (TFLite's int16x8), int32 otherwise.
+    const DType bias = x.type.dtype == DType::Int16 ? DType::Int64 : DType::Int32;
+    if (w.type.dtype != DType::Int8 || r.type.dtype != DType::Int8 || b.type.dtype != bias)
+      unsupported(node, std::string("W and R must be int8 (or all float32), B ") +
+                            (bias == DType::Int64 ? "int64 (int16 X)" : "int32"));
+  }
   if (w.type.shape != Shape{4, g.cells, g.inputs} || r.type.shape != Shape{4, g.cells, g.cells} ||
       b.type.shape != Shape{4, g.cells})
     unsupported(node, "W " + w.type.str() + ", R " + r.type.str() + ", B " + b.type.str() +
@@ -163,7 +172,9 @@ std::vector<int32_t> tfliteLstmParams(const Node &node) {
 
 uint64_t tfliteLstmScratchBytes(const Node &node) {
   const Geometry g = geometryOf(node);
-  return uint64_t(g.batch * g.cells) * sizeof(int16_t); // the int16 cell state
+  // The cell state: int16, or float in the float LSTM.
+  const bool isFloat = node.input(1)->type.dtype == DType::Float32;
+  return uint64_t(g.batch * g.cells) * (isFloat ? sizeof(float) : sizeof(int16_t));
 }
 
 namespace {
@@ -179,12 +190,35 @@ std::vector<KernelCall> lower(const Node &node) {
 
 std::vector<size_t> activationInputs(const Node &) { return {0}; }
 
+/// The float LSTM (float32 W) stays float in a quantized build: TFLite's
+/// int8 LSTM needs the int8 weights and the cell scale of a converted model.
+std::string whyFloat(const Node &node) {
+  const Value *w = node.input(1);
+  return w && w->type.dtype == DType::Float32
+             ? "TFLite's float LSTM (float32 weights) has no int8 kernel here"
+             : "";
+}
+
+/// bf_lstm_f32: TFLite's float LSTM; its one parameter, cell_clip (0: none).
+std::vector<KernelCall> lowerFloat(const Node &node, const PlanView &) {
+  const Geometry g = geometryOf(node);
+  if (node.input(1)->type.dtype != DType::Float32)
+    unsupported(node, "int8 W in a float build (the int8 LSTM runs quantized only)");
+  call_args::Args args;
+  args.addr(node.input(0)).addr(node.input(1)).addr(node.input(2)).addr(node.input(3));
+  args.floats({node.attrs.getFloat("cell_clip", 0.0f)}).addr(node.output(0)).scratch();
+  args.i32(g.batch).i32(g.steps).i32(g.inputs).i32(g.cells).i32(g.timeMajor ? 1 : 0);
+  return {args.call("bf_lstm_f32")};
+}
+
 } // namespace
 
 void registerTfliteLstm(OpRegistry &registry) {
   OpDef &def =
       registry.add({kTfliteLstmOp, inferTfliteLstm, tfliteLstmMacs}).quantized(Int8Rule::OwnParams);
+  def.lower = lowerFloat;
   def.int8.activationInputs = activationInputs;
+  def.int8.whyFloat = whyFloat;
   def.int8.lower = lower;
   registerTfliteLstmReference(registry);
 }

@@ -1,4 +1,4 @@
-//===- TfliteLstmReference.cpp - The int8 reference of TfliteLstm ----------===//
+//===- TfliteLstmReference.cpp - The references of TfliteLstm --------------===//
 //
 // TFLM's integer LSTM step (lstm_eval.h LstmStep with the int16 helpers of
 // lstm_eval.cc) written as TFLM structures it, a whole gate vector at a
@@ -13,16 +13,20 @@
 // The int16x8 variant (TFLM's EvalLstm<int16_t, int8_t, int16_t, int64_t>):
 // FC16 sums in int64 with the int64 bias and TFLM's 64-bit requantization,
 // and h = mul16(tanh(c), o), clamped to int16.
+// The float variant is TFLM's float step (reference FullyConnected,
+// Logistic with its cutoffs, std::tanh) through the same loop (runLstm).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/kernels/abi.h"
 #include "bundlefit/ops/OpRegistry.h"
+#include "bundlefit/ops/ShapeHelpers.h"
 
 #include "common/Int8Reference.h"
 #include "int16x8/Int16x8Common.h"
 #include "recurrent/TfliteLstm.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -30,6 +34,7 @@
 namespace bundlefit {
 
 using namespace int8_ref;
+using shape_helpers::unsupported;
 
 namespace {
 
@@ -95,13 +100,40 @@ std::vector<int16_t> fc16(const Act *v, int64_t n, int32_t offset, const int8_t 
   return out;
 }
 
+/// TFLM's EvalLstm loop, shared by the variants: for each batch row and step,
+/// the four gate vectors (i, f, c, o) from `gate(g, xRow, h)`, then cell by
+/// cell `step(gates, c[k], k)` updates the cell state and returns the hidden
+/// state, which is written to Y. The hidden state starts at `h0`, the cell
+/// state at 0.
+template <typename Act, typename Cell, typename GateFn, typename StepFn>
+void runLstm(const Node &node, const Act *x, Act *y, Act h0, GateFn gate, StepFn step) {
+  const Value &xv = *node.input(0), &rv = *node.input(2);
+  const bool timeMajor = node.attrs.getInt("time_major", 0) != 0;
+  const int64_t steps = xv.type.shape[timeMajor ? 0 : 1], batch = xv.type.shape[timeMajor ? 1 : 0];
+  const int64_t nIn = xv.type.shape[2], cells = rv.type.shape[1];
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Act> h(static_cast<size_t>(cells), h0);
+    std::vector<Cell> c(static_cast<size_t>(cells), Cell(0));
+    for (int64_t t = 0; t < steps; ++t) {
+      const int64_t row = timeMajor ? t * batch + b : b * steps + t;
+      const Act *xRow = x + row * nIn;
+      const std::array<decltype(gate(0, xRow, h.data())), 4> gates = {
+          gate(0, xRow, h.data()), gate(1, xRow, h.data()), gate(2, xRow, h.data()),
+          gate(3, xRow, h.data())};
+      for (int64_t j = 0; j < cells; ++j) {
+        const size_t k = size_t(j);
+        h[k] = step(gates.data(), c[k], k);
+        y[row * cells + j] = h[k];
+      }
+    }
+  }
+}
+
 /// Act int8 and Bias int32, or Act int16 and Bias int64 (int16x8).
 template <typename Act, typename Bias>
 void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
                 std::vector<Tensor> &outputs) {
   const Value &xv = *node.input(0), &rv = *node.input(2), &yv = *node.output(0);
-  const bool timeMajor = node.attrs.getInt("time_major", 0) != 0;
-  const int64_t steps = xv.type.shape[timeMajor ? 0 : 1], batch = xv.type.shape[timeMajor ? 1 : 0];
   const int64_t nIn = xv.type.shape[2], cells = rv.type.shape[1];
   const float inScale = xv.type.quant.scales.at(0), outScale = yv.type.quant.scales.at(0);
   const int32_t inZero = xv.type.quant.zeroPoints.at(0), hZero = yv.type.quant.zeroPoints.at(0);
@@ -114,52 +146,85 @@ void tfliteLstm(const Node &node, const std::vector<const Tensor *> &inputs,
   const double clip = node.attrs.getFloat("cell_clip", 0.0f);
   const int16_t clip16 =
       clip > 0 ? int16_t(std::min(std::max(clip / cellScale, -32768.0), 32767.0)) : 0;
-  const double gate = 1.0 / 4096.0, act = 1.0 / 32768.0;
+  const double gateScale = 1.0 / 4096.0, act = 1.0 / 32768.0;
   const Multiplier forgetMul = quantizeMultiplier(act * cellScale / cellScale);
   const Multiplier inputMul = quantizeMultiplier(act * act / cellScale);
   const Multiplier outputMul = quantizeMultiplier(act * act / double(outScale));
 
-  const Act *x = inputs[0]->data<Act>();
   const int8_t *w = inputs[1]->data<int8_t>(), *r = inputs[2]->data<int8_t>();
   const Bias *bias = inputs[3]->data<Bias>();
-  Act *y = outputs[0].data<Act>();
-  for (int64_t b = 0; b < batch; ++b) {
-    std::vector<Act> h(static_cast<size_t>(cells),
-                       static_cast<Act>(hZero)); // TFLM resets to the zero point
-    std::vector<int16_t> c(static_cast<size_t>(cells), 0);
-    for (int64_t t = 0; t < steps; ++t) {
-      const int64_t row = timeMajor ? t * batch + b : b * steps + t;
-      std::vector<int16_t> gates[4]; // i, f, c, o
-      for (int g = 0; g < 4; ++g) {
-        std::vector<int16_t> in =
-            fc16(x + row * nIn, nIn, -inZero, w + g * cells * nIn, bias + g * cells, cells,
-                 double(inScale) * double(wScales[size_t(g)]) / gate);
-        std::vector<int16_t> rec =
-            fc16<Act, Bias>(h.data(), cells, -hZero, r + g * cells * cells, nullptr, cells,
-                            double(outScale) * double(rScales[size_t(g)]) / gate);
-        gates[g].resize(size_t(cells));
-        for (int64_t j = 0; j < cells; ++j) {
-          const int16_t sum = sat16(int32_t(in[size_t(j)]) + rec[size_t(j)]);
-          gates[g][size_t(j)] = g == 2 ? tanh16(sum, -12) : sigmoid16(sum);
-        }
-      }
-      for (int64_t j = 0; j < cells; ++j) {
-        const size_t k = size_t(j);
-        const int16_t kept =
-            sat16(multiplyByQuantizedMultiplier(int32_t(gates[1][k]) * c[k], forgetMul));
-        const int16_t added =
-            sat16(multiplyByQuantizedMultiplier(int32_t(gates[0][k]) * gates[2][k], inputMul));
-        c[k] = sat16(int32_t(kept) + added);
-        if (clip16 > 0)
-          c[k] = std::clamp<int16_t>(c[k], int16_t(-clip16), clip16);
-        const int32_t o = hZero + multiplyByQuantizedMultiplier(
-                                      int32_t(tanh16(c[k], power)) * gates[3][k], outputMul);
-        h[k] = Act(std::clamp<int32_t>(o, std::numeric_limits<Act>::min(),
-                                       std::numeric_limits<Act>::max()));
-        y[row * cells + j] = h[k];
-      }
+  // Gate g: act(sat16(FC16(x, W, bias) + FC16(h, R))), Q0.15.
+  auto gate = [&](int g, const Act *xRow, const Act *h) {
+    std::vector<int16_t> in = fc16(xRow, nIn, -inZero, w + g * cells * nIn, bias + g * cells, cells,
+                                   double(inScale) * double(wScales[size_t(g)]) / gateScale);
+    std::vector<int16_t> rec =
+        fc16<Act, Bias>(h, cells, -hZero, r + g * cells * cells, nullptr, cells,
+                        double(outScale) * double(rScales[size_t(g)]) / gateScale);
+    for (size_t j = 0; j < in.size(); ++j) {
+      const int16_t sum = sat16(int32_t(in[j]) + rec[j]);
+      in[j] = g == 2 ? tanh16(sum, -12) : sigmoid16(sum);
     }
-  }
+    return in;
+  };
+  auto step = [&](const std::vector<int16_t> *gates, int16_t &c, size_t k) {
+    const int16_t kept = sat16(multiplyByQuantizedMultiplier(int32_t(gates[1][k]) * c, forgetMul));
+    const int16_t added =
+        sat16(multiplyByQuantizedMultiplier(int32_t(gates[0][k]) * gates[2][k], inputMul));
+    c = sat16(int32_t(kept) + added);
+    if (clip16 > 0)
+      c = std::clamp<int16_t>(c, int16_t(-clip16), clip16);
+    const int32_t o =
+        hZero + multiplyByQuantizedMultiplier(int32_t(tanh16(c, power)) * gates[3][k], outputMul);
+    return Act(
+        std::clamp<int32_t>(o, std::numeric_limits<Act>::min(), std::numeric_limits<Act>::max()));
+  };
+  runLstm<Act, int16_t>(node, inputs[0]->data<Act>(), outputs[0].data<Act>(), Act(hZero), gate,
+                        step);
+}
+
+/// reference_ops::Logistic (float), as TFLM's float LSTM calls it.
+float sigmoidF32(float x) {
+  if (x > 16.619047164916992188f)
+    return 1.0f;
+  if (x < -9.0f)
+    return std::exp(x);
+  return 1.0f / (1.0f + std::exp(-x));
+}
+
+/// TFLM's float LSTM (lstm_eval.cc with float operands): gate =
+/// act(FC(x, W, bias) + FC(h, R)), each FC summed in order;
+/// c = clip(f * c + i * g); h = tanh(c) * o.
+void tfliteLstmFloat(const Node &node, const std::vector<const Tensor *> &inputs,
+                     std::vector<Tensor> &outputs) {
+  if (node.input(1)->type.dtype != DType::Float32)
+    unsupported(node, "int8 W in a float build (the int8 LSTM runs quantized only)");
+  const int64_t nIn = node.input(0)->type.shape[2], cells = node.input(2)->type.shape[1];
+  const float clip = node.attrs.getFloat("cell_clip", 0.0f);
+  const float *w = inputs[1]->data<float>(), *r = inputs[2]->data<float>();
+  const float *bias = inputs[3]->data<float>();
+  auto gate = [&](int g, const float *xRow, const float *h) {
+    std::vector<float> out(static_cast<size_t>(cells));
+    for (int64_t j = 0; j < cells; ++j) {
+      const float *wRow = w + (g * cells + j) * nIn, *rRow = r + (g * cells + j) * cells;
+      float in = 0.0f, rec = 0.0f;
+      for (int64_t k = 0; k < nIn; ++k)
+        in += xRow[k] * wRow[k];
+      for (int64_t k = 0; k < cells; ++k)
+        rec += h[k] * rRow[k];
+      const float sum = (in + bias[g * cells + j]) + rec;
+      out[size_t(j)] = g == 2 ? std::tanh(sum) : sigmoidF32(sum);
+    }
+    return out;
+  };
+  auto step = [&](const std::vector<float> *gates, float &c, size_t k) {
+    const float kept = gates[1][k] * c;
+    const float added = gates[0][k] * gates[2][k];
+    c = kept + added;
+    if (clip > 0.0f)
+      c = std::clamp(c, -clip, clip);
+    return std::tanh(c) * gates[3][k];
+  };
+  runLstm<float, float>(node, inputs[0]->data<float>(), outputs[0].data<float>(), 0.0f, gate, step);
 }
 
 void tfliteLstmKernel(const Node &node, const std::vector<const Tensor *> &inputs,
@@ -173,7 +238,7 @@ void tfliteLstmKernel(const Node &node, const std::vector<const Tensor *> &input
 } // namespace
 
 void registerTfliteLstmReference(OpRegistry &registry) {
-  registry.at(kTfliteLstmOp).int8Runs(tfliteLstmKernel);
+  registry.at(kTfliteLstmOp).runs(tfliteLstmFloat).int8Runs(tfliteLstmKernel);
 }
 
 } // namespace bundlefit
