@@ -292,13 +292,14 @@ void bf_pad_u32(const uint32_t *in, uint32_t *out, const int32_t *inDims, const 
                 const int32_t *padBegin, int32_t mode, uint32_t value);
 void bf_pad_u64(const uint64_t *in, uint64_t *out, const int32_t *inDims, const int32_t *outDims,
                 const int32_t *padBegin, int32_t mode, uint64_t value);
-/* 2-D resize of NC planes IHxIW -> OHxOW with precomputed source indices
- * (the code generator applies the coordinate transformation and rounding). */
-void bf_resize_nearest_f32(const float *in, float *out, int32_t NC, int32_t IH, int32_t IW,
-                           int32_t OH, int32_t OW, const int32_t *srcH, const int32_t *srcW);
+/* 2-D resize of the p->nc planes p->ih x p->iw -> p->oh x p->ow with
+ * precomputed source indices (the code generator applies the coordinate
+ * transformation and rounding); the zero points are unread. */
+void bf_resize_nearest_f32(const float *in, float *out, const bf_resize_params *p,
+                           const int32_t *srcH, const int32_t *srcW);
 /* The same copy of 1-byte elements (int8 Resize: the codes themselves). */
-void bf_resize_nearest_u8(const uint8_t *in, uint8_t *out, int32_t NC, int32_t IH, int32_t IW,
-                          int32_t OH, int32_t OW, const int32_t *srcH, const int32_t *srcW);
+void bf_resize_nearest_u8(const uint8_t *in, uint8_t *out, const bf_resize_params *p,
+                          const int32_t *srcH, const int32_t *srcW);
 /* Bilinear: row oh blends input rows h0[oh], h1[oh] with weight hw[oh] on h1. */
 void bf_resize_linear_f32(const float *in, float *out, const bf_resize_params *p, const int32_t *h0,
                           const int32_t *h1, const float *hw, const int32_t *w0, const int32_t *w1,

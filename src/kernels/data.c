@@ -119,13 +119,16 @@ BF_DEFINE_PAD(u32, uint32_t)
 BF_DEFINE_PAD(u64, uint64_t)
 
 /* Nearest resize copies elements by the precomputed source row and column:
- * one body for float and for 1-byte codes (int8 Resize). */
+ * one body for float and for 1-byte codes (int8 Resize). The sizes are read
+ * here, in the entry function, where code generation folds a constant
+ * struct's fields; the zero points are unread (a copy keeps the codes). */
 #define BF_DEFINE_RESIZE_NEAREST(NAME, T)                                                          \
-  void NAME(const T *restrict in, T *restrict out, int32_t NC, int32_t IH, int32_t IW, int32_t OH, \
-            int32_t OW, const int32_t *srcH, const int32_t *srcW) {                                \
-    for (int32_t p = 0; p < NC; ++p) {                                                             \
-      const T *x = in + (int64_t)p * IH * IW;                                                      \
-      T *o = out + (int64_t)p * OH * OW;                                                           \
+  void NAME(const T *restrict in, T *restrict out, const bf_resize_params *p, const int32_t *srcH, \
+            const int32_t *srcW) {                                                                 \
+    const int32_t NC = p->nc, IH = p->ih, IW = p->iw, OH = p->oh, OW = p->ow;                      \
+    for (int32_t plane = 0; plane < NC; ++plane) {                                                 \
+      const T *x = in + (int64_t)plane * IH * IW;                                                  \
+      T *o = out + (int64_t)plane * OH * OW;                                                       \
       for (int32_t oh = 0; oh < OH; ++oh) {                                                        \
         const T *xr = x + (int64_t)srcH[oh] * IW;                                                  \
         for (int32_t ow = 0; ow < OW; ++ow)                                                        \

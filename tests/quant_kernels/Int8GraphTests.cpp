@@ -108,7 +108,8 @@ std::unique_ptr<Graph> buildConvNet() {
 /// softmax over a strided axis, average pool with count_include_pad and
 /// ceil_mode, a broadcasting Add with an int8 constant, Gemm with [K,N]
 /// asymmetric weights, a conv with per-channel weight zero points, Rescale,
-/// Dequantize of an Add, a linear Resize to other output parameters.
+/// Dequantize of an Add, a linear Resize to other output parameters, a
+/// nearest Resize.
 std::unique_ptr<Graph> buildVariants() {
   Builder b("qvar");
   Value *x = b.input("x", {1, 4, 9, 9});
@@ -187,6 +188,10 @@ std::unique_ptr<Graph> buildVariants() {
   b.graph->markOutput(b.op(
       "Resize", "resize", {wide, nullptr, nullptr, b.int64s("resize_sizes", {1, 4, 5, 20})},
       int8Type({1, 4, 5, 20}, 1.0f / 40, 5), [](Attributes &a) { a.setString("mode", "linear"); }));
+  // bf_resize_nearest_u8 of the same plane (a copy: the input's parameters).
+  b.graph->markOutput(b.op("Resize", "resize_nearest",
+                           {wide, nullptr, nullptr, b.int64s("nearest_sizes", {1, 4, 5, 20})},
+                           int8Type({1, 4, 5, 20}, 1.0f / 50, -2)));
   return std::move(b.graph);
 }
 

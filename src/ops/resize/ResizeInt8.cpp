@@ -71,7 +71,8 @@ std::vector<KernelCall> lower(const Node &node) {
     unsupported(node, why);
   if (node.attrs.getString("mode", "nearest") == "linear")
     return lowerLinear(node, x, y);
-  if (!(activationParams(node, &x, "input") == activationParams(node, &y, "output")))
+  const Affine params = activationParams(node, &x, "input");
+  if (!(params == activationParams(node, &y, "output")))
     unsupported(node, "int8 nearest Resize needs equal input and output quantization parameters");
   const Shape &xs = x.type.shape, &ys = y.type.shape;
   const std::vector<double> scales = constantValues(node.input(2));
@@ -85,10 +86,10 @@ std::vector<KernelCall> lower(const Node &node) {
       index[o] = narrow(node, m.w1[o] != 0 ? m.i1[o] : m.i0[o]);
     return index;
   };
+  bf_resize_params p = resizeParams(node, xs, ys);
+  p.in_zero_point = p.out_zero_point = paramI32(node, params.zeroPoint); // unread by a copy
   call_args::Args args;
-  args.addr(&x).addr(&y).i32(narrow(node, xs[0] * xs[1])).i32(narrow(node, xs[2]));
-  args.i32(narrow(node, xs[3])).i32(narrow(node, ys[2])).i32(narrow(node, ys[3]));
-  args.table(sources(2)).table(sources(3));
+  args.addr(&x).addr(&y).params(node, p).table(sources(2)).table(sources(3));
   return {args.call("bf_resize_nearest_u8")};
 }
 

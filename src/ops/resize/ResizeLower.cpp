@@ -124,10 +124,11 @@ std::vector<KernelCall> lowerResize(const Node &node, const PlanView &) {
       hIdx[o] = clampIndex(nearest(source(o, IH, OH, 2)), IH);
     for (int64_t o = 0; o < OW; ++o)
       wIdx[o] = clampIndex(nearest(source(o, IW, OW, 3)), IW);
+    bf_resize_params p = resizeParams(node, is, os);
+    p.in_zero_point = 0, p.out_zero_point = 0;
     calls.push_back(
         call("bf_resize_nearest_f32",
-             {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(NC), KernelArg::i32(IH),
-              KernelArg::i32(IW), KernelArg::i32(OH), KernelArg::i32(OW),
+             {KernelArg::address(x), KernelArg::address(y), kernelParams(node, p),
               KernelArg::i32Table(std::move(hIdx)), KernelArg::i32Table(std::move(wIdx))}));
     fillOutside();
     return calls;

@@ -285,10 +285,12 @@ typedef struct bf_col2im_params {
   BF_COL2IM_PARAMS_FIELDS(BF_ABI_INT32_FIELD)
 } bf_col2im_params;
 
-/* A linear Resize of nc planes ih x iw to oh x ow (bf_resize_linear_f32,
- * _s8): the kernels blend the source rows and columns of the index and
- * weight tables, pointer arguments computed at compile time. int8: each
- * neighbour less in_zero_point, the blend plus out_zero_point (0 in float). */
+/* A Resize of nc planes ih x iw to oh x ow: the nearest kernels
+ * (bf_resize_nearest_f32, _u8) copy by, the linear ones (bf_resize_linear_f32,
+ * _s8) blend the source rows and columns of the index and weight tables,
+ * pointer arguments computed at compile time. int8 linear: each neighbour
+ * less in_zero_point, the blend plus out_zero_point (0 in float; a nearest
+ * copy reads neither). */
 // clang-format off
 #define BF_RESIZE_PARAMS_FIELDS(X)                                                  \
   X(nc) X(ih) X(iw) X(oh) X(ow) X(in_zero_point) X(out_zero_point)
