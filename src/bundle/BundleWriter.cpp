@@ -127,7 +127,7 @@ std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan) {
 }
 
 std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networkName,
-                               BundleApi api, const CmsisNnPrototypes &cmsisPrototypes) {
+                               BundleApi api, const CmsisNnChecks &cmsisChecks) {
   const std::string prefix = toUpper(networkName);
   std::string text;
   text += "// Bundle API auto-generated header file. Do not edit!\n";
@@ -171,7 +171,7 @@ std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networ
   text += "// NOTE: Placeholders are allocated within the \"mutableWeight\"\n";
   text += "// buffer and are identified using an offset relative to base.\n";
   text += "// ---------------------------------------------------------------\n";
-  text += renderCmsisNnCheck(plan, cmsisPrototypes);
+  text += renderCmsisNnCheck(plan, cmsisChecks);
   text += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
   if (api == BundleApi::Static) {

@@ -5,11 +5,12 @@
 // arm_nnfunctions.h when the firmware has it on the include path and states,
 // at compile time, what the object code assumes: each function it calls with
 // that exact prototype (a changed signature is a "conflicting types" error),
-// each parameter struct's size and field offsets, and, for Helium bundles
-// that pass compile-time kernel sums, that the library has arm_vector_sum_s8
-// (CMSIS-NN v5.0 and later). The pinned CMSIS-NN defines no version macro, so
-// the API itself is what is checked. The prototypes are the operators'
-// definitions' (CmsisDef::prototypes, passed in); this file only writes them.
+// each parameter struct's size and field offsets, and whatever else a call
+// relies on (Helium fully connected layers that pass compile-time kernel
+// sums: that the library has arm_vector_sum_s8, CMSIS-NN v5.0 and later). The
+// pinned CMSIS-NN defines no version macro, so the API itself is what is
+// checked. The prototypes and further checks are the operators' definitions'
+// (CmsisDef::prototypes and apiChecks, passed in); this file only writes them.
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/bundle/BundleWriter.h"
@@ -40,15 +41,12 @@ BF_CMSIS_NN_ASSERT(sizeof(cmsis_nn_per_tensor_quant_params) == 8, "per-tensor qu
 
 } // namespace
 
-std::string renderCmsisNnCheck(const MemoryPlan &plan, const CmsisNnPrototypes &prototypes) {
+std::string renderCmsisNnCheck(const MemoryPlan &plan, const CmsisNnChecks &checks) {
   std::set<std::string> functions;
-  bool kernelSums = false;
   for (const Node *node : plan.schedule) {
     const std::string function = node->attrs.getString("cmsis", "");
-    if (function.empty())
-      continue;
-    functions.insert(function);
-    kernelSums = kernelSums || (function == "arm_fully_connected_s8" && node->inputs.size() > 3);
+    if (!function.empty())
+      functions.insert(function);
   }
   if (functions.empty())
     return "";
@@ -66,13 +64,11 @@ std::string renderCmsisNnCheck(const MemoryPlan &plan, const CmsisNnPrototypes &
   text += kLayoutChecks;
   text += "// The prototypes the object code calls (a different one: conflicting types).\n";
   for (const std::string &f : functions)
-    if (auto prototype = prototypes.find(f);
-        prototype != prototypes.end() && !prototype->second.empty())
+    if (auto prototype = checks.prototypes.find(f);
+        prototype != checks.prototypes.end() && !prototype->second.empty())
       text += prototype->second + "\n";
-  if (kernelSums)
-    text += "// Helium: the fully connected kernel sums weights.bin holds are arm_vector_sum_s8's "
-            "(v5.0+).\n"
-            "BF_CMSIS_NN_ASSERT(sizeof(&arm_vector_sum_s8) != 0, \"arm_vector_sum_s8 exists\");\n";
+  for (const std::string &check : checks.apiChecks)
+    text += check + "\n";
   text += "#undef BF_CMSIS_NN_LAYOUT\n#undef BF_CMSIS_NN_ASSERT\n"
           "#ifdef __cplusplus\n}\n#endif\n#endif\n\n";
   return text;

@@ -65,14 +65,17 @@ std::unique_ptr<PlacedPart> resolvePart(CompileRequest &request) {
   return part;
 }
 
-/// What the header checks of each CMSIS-NN function the plan's nodes call:
-/// their definitions' prototypes (ops/Cmsis.h).
-CmsisNnPrototypes cmsisPrototypes(const MemoryPlan &plan) {
-  CmsisNnPrototypes prototypes;
+/// What the header checks of the CMSIS-NN API the plan's nodes call: their
+/// definitions' prototypes and further checks (ops/Cmsis.h).
+CmsisNnChecks cmsisChecks(const MemoryPlan &plan) {
+  CmsisNnChecks checks;
   for (const Node *node : plan.schedule)
-    if (node->attrs.has(kCmsisAttribute))
-      prototypes[node->attrs.getString(kCmsisAttribute, "")] = cmsisPrototypeFor(*node);
-  return prototypes;
+    if (node->attrs.has(kCmsisAttribute)) {
+      checks.prototypes[node->attrs.getString(kCmsisAttribute, "")] = cmsisPrototypeFor(*node);
+      if (std::string check = cmsisApiChecksFor(*node); !check.empty())
+        checks.apiChecks.insert(std::move(check));
+    }
+  return checks;
 }
 
 } // namespace
@@ -226,7 +229,7 @@ void writeBundle(const CompileRequest &request, const CompiledBundle &bundle) {
   nlohmann::json report = bundleMemoryReport(request, bundle);
   std::vector<BundleFile> files = {
       {net + ".o", std::string(bundle.code.object.begin(), bundle.code.object.end())},
-      {net + ".h", renderBundleHeader(bundle.plan, net, api, cmsisPrototypes(bundle.plan))},
+      {net + ".h", renderBundleHeader(bundle.plan, net, api, cmsisChecks(bundle.plan))},
       {net + ".weights.bin", std::string(weights.begin(), weights.end())},
       {net + ".weights.txt", renderWeightsText(weights)},
       {net + ".memory.json", jsonText(report, 2) + "\n"}};

@@ -638,6 +638,8 @@ TEST_CASE("Helium: fully connected kernel sums computed at compile time, stored 
     ++fcs;
     INFO(node->name);
     CHECK(node->attrs.getInt(kCmsisScratchAttribute, -1) == 0); // no arena scratch
+    // The bundle header checks that the library has arm_vector_sum_s8 (v5.0+).
+    CHECK(cmsisApiChecksFor(*node).find("sizeof(&arm_vector_sum_s8)") != std::string::npos);
     REQUIRE(node->inputs.size() == size_t(kCmsisKernelSumsInput) + 1);
     const Value *sums = node->inputs[kCmsisKernelSumsInput];
     REQUIRE(sums->isConstant());
@@ -659,6 +661,8 @@ TEST_CASE("Helium: fully connected kernel sums computed at compile time, stored 
   // CONSTANT counts them; the DSP build has none.
   const MemoryPlan dspPlan = planGraphMemory(*dsp), mvePlan = planGraphMemory(*mve);
   CHECK(mvePlan.constantSize >= dspPlan.constantSize + sumBytes);
-  for (const Node *node : dsp->nodes())
+  for (const Node *node : dsp->nodes()) {
     CHECK(node->inputs.size() <= size_t(kCmsisKernelSumsInput));
+    CHECK(cmsisApiChecksFor(*node).empty());
+  }
 }

@@ -67,4 +67,11 @@ std::string cmsisPrototypeFor(const Node &node) {
   return "";
 }
 
+std::string cmsisApiChecksFor(const Node &node) {
+  const OpDef *def = OpRegistry::get().find(node.opType);
+  if (!node.attrs.has(kCmsisAttribute) || !def || !def->cmsis.apiChecks)
+    return "";
+  return def->cmsis.apiChecks(node);
+}
+
 } // namespace bundlefit

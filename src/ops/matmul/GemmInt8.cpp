@@ -141,6 +141,12 @@ void readFlattenedNhwc(Graph &graph, Node &node, int64_t C, int64_t H, int64_t W
   node.attrs.setString("cmsis_input_order", "HWC");
 }
 
+/// Whether the prepared node reads the kernel sums constant (Helium).
+bool passesKernelSums(const Node &node) {
+  return node.inputs.size() > size_t(kCmsisKernelSumsInput) &&
+         node.inputs[kCmsisKernelSumsInput] != nullptr;
+}
+
 /// arm_fully_connected_s8. On Helium the context buffer is the kernel sums
 /// constant prepareCmsisGraph added (cmsisPrepare).
 KernelCall cmsisCall(const Node &node, const std::string &function) {
@@ -148,9 +154,7 @@ KernelCall cmsisCall(const Node &node, const std::string &function) {
   const Int8ConvArgs a = int8GemmArgs(node);
   if (!a.transB || a.perChannel)
     fatalInternal(node.describe() + ": not prepared for arm_fully_connected_s8");
-  const bool kernelSums = node.inputs.size() > size_t(kCmsisKernelSumsInput) &&
-                          node.inputs[kCmsisKernelSumsInput] != nullptr;
-  const KernelArg ctx = kernelSums
+  const KernelArg ctx = passesKernelSums(node)
                             ? KernelArg::structOf({address(node.input(kCmsisKernelSumsInput)),
                                                    i32(int64_t(a.outDepth) * 4)})
                             : context(node);
@@ -160,6 +164,17 @@ KernelCall cmsisCall(const Node &node, const std::string &function) {
                  address(node.input(0)), dims(a.accumDepth, 1, 1, a.outDepth),
                  address(node.input(1)), dims(1, 1, 1, a.outDepth), address(cmsisBias(node, a)),
                  dims(a.batches, 1, 1, a.outDepth), address(node.output(0))});
+}
+
+/// A call that passes kernel sums relies on the library computing them as
+/// arm_vector_sum_s8 does (its buffer's contents since v5.0): the header
+/// checks the function exists.
+std::string cmsisApiChecks(const Node &node) {
+  if (!passesKernelSums(node))
+    return "";
+  return "// Helium: the fully connected kernel sums weights.bin holds are arm_vector_sum_s8's "
+         "(v5.0+).\n"
+         "BF_CMSIS_NN_ASSERT(sizeof(&arm_vector_sum_s8) != 0, \"arm_vector_sum_s8 exists\");";
 }
 
 } // namespace
@@ -178,6 +193,7 @@ void registerGemmInt8(OpRegistry &registry) {
   gemm.cmsis.call = cmsisCall;
   gemm.cmsis.prototypes = {call_args::s8LayerPrototype(
       "arm_fully_connected_s8", "cmsis_nn_fc_params", "cmsis_nn_per_tensor_quant_params")};
+  gemm.cmsis.apiChecks = cmsisApiChecks;
 }
 
 } // namespace bundlefit

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,23 +26,29 @@ enum class BundleApi { Static, Dynamic };
 /// unique, with deterministic "_1", "_2" suffixes where names collide.
 std::vector<std::string> placeholderIdentifiers(const MemoryPlan &plan);
 
-/// The C declarations a --use-cmsis header checks of each CMSIS-NN function
-/// the bundle calls, by function name (a function without one, or with "",
-/// is not checked): the operators' definitions give them (ops/Cmsis.h,
-/// cmsisPrototypeFor), the driver passes them.
-using CmsisNnPrototypes = std::map<std::string, std::string>;
+/// What a --use-cmsis header checks of the CMSIS-NN API: the operators'
+/// definitions say it (ops/Cmsis.h), the driver passes it.
+struct CmsisNnChecks {
+  /// The C declarations of each function the bundle calls, by function
+  /// name (cmsisPrototypeFor; a function without one, or with "", is not
+  /// checked).
+  std::map<std::string, std::string> prototypes;
+  /// Further checks some call relies on (cmsisApiChecksFor), each written
+  /// once, after the prototypes.
+  std::set<std::string> apiChecks;
+};
 
 /// The header: guards, common GLOW_* macros, a placeholder summary comment,
 /// placeholder offsets, memory sizes, alignment and the entry point; for the
 /// dynamic API, the BundleConfig/SymbolTableEntry types and `<net>_config`.
 std::string renderBundleHeader(const MemoryPlan &plan, const std::string &networkName,
-                               BundleApi api, const CmsisNnPrototypes &cmsisPrototypes);
+                               BundleApi api, const CmsisNnChecks &cmsisChecks);
 
 /// For a bundle that calls CMSIS-NN (nodes marked `cmsis`): a header block
 /// that includes arm_nnfunctions.h when available and checks at compile time
 /// the struct layouts the object code assumes and each function's
 /// `prototypes`; "" otherwise.
-std::string renderCmsisNnCheck(const MemoryPlan &plan, const CmsisNnPrototypes &prototypes);
+std::string renderCmsisNnCheck(const MemoryPlan &plan, const CmsisNnChecks &checks);
 
 /// The constant-weight region's bytes: every constant at its planned offset,
 /// padding zeroed. Exactly plan.constantSize bytes.

@@ -46,4 +46,9 @@ int64_t cmsisScratchFor(const Node &node, CmsisExtension extension);
 /// declaration a line; "" when the definition lists none.
 std::string cmsisPrototypeFor(const Node &node);
 
+/// The further checks of the CMSIS-NN API a bundle's header states for the
+/// call of `node` (a node prepareCmsisGraph marked): its definition's
+/// CmsisDef::apiChecks; "" when none.
+std::string cmsisApiChecksFor(const Node &node);
+
 } // namespace bundlefit

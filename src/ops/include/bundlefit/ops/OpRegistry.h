@@ -183,6 +183,12 @@ struct CmsisDef {
   /// header checks against arm_nnfunctions.h at the firmware's compile time
   /// (cmsisPrototypeFor, Cmsis.h). A function not listed is not checked.
   std::vector<CmsisPrototype> prototypes;
+  /// Further C lines the bundle header states for a prepared `node` whose
+  /// call relies on more of the API than its function's prototype (Helium's
+  /// fully connected call passes kernel sums: arm_vector_sum_s8 must exist),
+  /// written once however many nodes give them (cmsisApiChecksFor). nullptr
+  /// or "": none.
+  std::string (*apiChecks)(const Node &node) = nullptr;
 };
 
 /// The class of work a layer is for cost models (device_db's cost per MAC).
