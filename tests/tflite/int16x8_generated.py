@@ -29,7 +29,12 @@ not 1/32768, an LSTM with int32 biases or a cell scale that is not a power of
 two, a fused TANH and a RELU6 whose bound 6.0 is beyond int32 in the
 output's scale (TFLM's Prepare fails) must be refused in one line naming them. With --use-cmsis among
 the run options, --min-cmsis N fails when fewer than N models call CMSIS-NN
-(read from `bundlefit run`'s status line).
+(read from `bundlefit run`'s status line). With --cmsis-nn DIR too, each
+model is also compiled with `bundlefit compile --use-cmsis` for the same
+target and its header compiled with DIR's arm_nnfunctions.h by the Arm
+toolchain (BUNDLEFIT_CHECK_CMSIS_NN): a prototype the header states that
+differs from the library's is a compile error, and every arm_ function the
+object calls must have its prototype there.
 
 Exit 77 (ctest SKIP) when ../shared/third_party/tflm is absent, or when a
 Cortex-M target is asked and QEMU or the Arm toolchain is missing.
@@ -447,6 +452,37 @@ def write_model(work, schema, name, spec):
     return os.path.join(work, name + ".tflite")  # the schema's file_extension
 
 
+def check_header(bundlefit, model, name, work, options):
+    """`bundlefit compile --use-cmsis` of `model` for the run's target, its header compiled against
+    the real CMSIS-NN's arm_nnfunctions.h (`--cmsis-nn DIR`); a failure line, or ""."""
+    target = options[options.index("--target") + 1]
+    cmsis = options[options.index("--cmsis-nn") + 1]
+    bundle = os.path.join(work, "bundle")
+    shutil.rmtree(bundle, ignore_errors=True)
+    compiled = subprocess.run([bundlefit, "-q", "compile", model, "-o", bundle, "--target", target,
+                               "--use-cmsis", "--network-name", name],
+                              capture_output=True, text=True)
+    if compiled.returncode != 0:
+        return f"{name}: bundlefit compile --use-cmsis exit {compiled.returncode}: " \
+               f"{compiled.stderr.strip()}"
+    header = os.path.join(bundle, name + ".h")
+    cc = subprocess.run(["arm-none-eabi-gcc", f"-mcpu={target}", "-mthumb", "-mfloat-abi=hard",
+                         "-fsyntax-only", "-DBUNDLEFIT_CHECK_CMSIS_NN", "-I",
+                         os.path.join(cmsis, "Include"), "-x", "c", header],
+                        capture_output=True, text=True)
+    if cc.returncode != 0:
+        return f"{name}: its header does not compile with {cmsis}/Include/arm_nnfunctions.h:\n" + \
+            cc.stderr.strip()
+    nm = subprocess.run(["arm-none-eabi-nm", "-u", os.path.join(bundle, name + ".o")],
+                        capture_output=True, text=True, check=True)
+    text = open(header).read()
+    unchecked = [f for f in re.findall(r"\b(arm_\w+)$", nm.stdout, re.M)
+                 if f" {f}(const " not in text]
+    if unchecked:
+        return f"{name}: the header states no prototype of {', '.join(unchecked)}"
+    return ""
+
+
 def main():
     if len(sys.argv) < 5:
         print(__doc__)
@@ -463,7 +499,7 @@ def main():
     tflm_run = os.path.join(tflm_dir, "bin", "tflm_run")
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(33)
-    failures, exact, cmsis_models, total = [], 0, 0, 0
+    failures, exact, cmsis_models, total, headers = [], 0, 0, 0, 0
     for name, spec in models(rng):
         total += 1
         model = write_model(work, schema, name, spec)
@@ -502,6 +538,11 @@ def main():
                                 f"(max |diff| {diff})")
         calls = re.search(r"^CMSIS-NN \(\w+ build\): (\d+) calls", run.stdout + run.stderr, re.M)
         cmsis_models += bool(calls and int(calls.group(1)) > 0)
+        if "--cmsis-nn" in options:
+            headers += 1
+            failure = check_header(bundlefit, model, name, work, options)
+            if failure:
+                failures.append(failure)
         ours = np.load(os.path.join(out_dir, sorted(os.listdir(out_dir))[0]))
         if list(ours.shape) != info["outputs"][0]["shape"] or ours.dtype != np.int16:
             failures.append(f"{name}: output {ours.dtype}{list(ours.shape)}, TFLM's "
@@ -533,6 +574,8 @@ def main():
             failures.append(f"{name}: not refused in one line naming the model and '{text}'")
     if "--use-cmsis" in options:
         print(f"CMSIS-NN calls in {cmsis_models} models")
+    if headers:
+        print(f"{headers} --use-cmsis headers compiled with the real arm_nnfunctions.h")
         if cmsis_models < min_cmsis:
             failures.append(f"{cmsis_models} models call CMSIS-NN, fewer than {min_cmsis}")
     for line in failures:

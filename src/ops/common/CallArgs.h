@@ -138,16 +138,35 @@ inline const Value *cmsisBias(const Node &node, const Int8ConvArgs &a) {
   return node.input(2);
 }
 
-/// The prototype of CMSIS-NN's s8 layer `function` (CmsisDef::prototypes):
-/// the context, its `params` and `quant` structs, then the input, filter,
-/// bias and output, each dims then data.
-inline CmsisPrototype s8LayerPrototype(const char *function, const std::string &params,
-                                       const std::string &quant) {
+/// The prototype of CMSIS-NN's layer `function` (CmsisDef::prototypes): the
+/// context, its `params` and `quant` structs, then the input, filter, bias
+/// and output, each dims then data; the activations are `activation` (int8_t,
+/// int16_t), the filter int8_t, the bias `bias` (a pointer type).
+inline CmsisPrototype layerPrototype(const char *function, const std::string &params,
+                                     const std::string &quant, const std::string &activation,
+                                     const std::string &bias) {
   return {function, std::string("arm_cmsis_nn_status ") + function +
                         "(const cmsis_nn_context *, const " + params + " *, const " + quant +
-                        " *, const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, "
-                        "const int8_t *, const cmsis_nn_dims *, const int32_t *, "
-                        "const cmsis_nn_dims *, int8_t *);"};
+                        " *, const cmsis_nn_dims *, const " + activation +
+                        " *, const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, " +
+                        bias + ", const cmsis_nn_dims *, " + activation + " *);"};
+}
+
+/// An s8 layer's (int32 bias).
+inline CmsisPrototype s8LayerPrototype(const char *function, const std::string &params,
+                                       const std::string &quant) {
+  return layerPrototype(function, params, quant, "int8_t", "const int32_t *");
+}
+
+/// The prototype of CMSIS-NN's pooling `function` on `activation` elements:
+/// the context, the pool parameters, then input dims and data, filter dims,
+/// output dims and data.
+inline CmsisPrototype poolPrototype(const char *function, const std::string &activation) {
+  return {function, std::string("arm_cmsis_nn_status ") + function +
+                        "(const cmsis_nn_context *, const cmsis_nn_pool_params *, "
+                        "const cmsis_nn_dims *, const " +
+                        activation + " *, const cmsis_nn_dims *, const cmsis_nn_dims *, " +
+                        activation + " *);"};
 }
 
 } // namespace bundlefit::call_args

@@ -748,13 +748,12 @@ void registerInt16x8Ops(OpRegistry &registry) {
   conv.cmsis.nhwc = false;
   conv.cmsis.call = cmsisConvCall;
   // The prototype, and where cmsis_nn_bias_data (only this call passes one) keeps is_int32_bias.
-  conv.cmsis.prototypes = {
-      {"arm_convolve_wrapper_s16",
-       "arm_cmsis_nn_status arm_convolve_wrapper_s16(const cmsis_nn_context *, "
-       "const cmsis_nn_conv_params *, const cmsis_nn_per_channel_quant_params *, "
-       "const cmsis_nn_dims *, const int16_t *, const cmsis_nn_dims *, const int8_t *, "
-       "const cmsis_nn_dims *, const cmsis_nn_bias_data *, const cmsis_nn_dims *, int16_t *);\n"
-       "BF_CMSIS_NN_LAYOUT(cmsis_nn_bias_data, is_int32_bias, sizeof(void *));"}};
+  CmsisPrototype convPrototype = call_args::layerPrototype(
+      "arm_convolve_wrapper_s16", "cmsis_nn_conv_params", "cmsis_nn_per_channel_quant_params",
+      "int16_t", "const cmsis_nn_bias_data *");
+  convPrototype.declarations +=
+      "\nBF_CMSIS_NN_LAYOUT(cmsis_nn_bias_data, is_int32_bias, sizeof(void *));";
+  conv.cmsis.prototypes = {convPrototype};
   conv.device.costClass = convClass;
   OpDef &depthwise =
       addWeighted<lowerConv>(registry, {"Int16DepthwiseConv", inferConv, convMacs}, convKernel);
@@ -763,6 +762,9 @@ void registerInt16x8Ops(OpRegistry &registry) {
   depthwise.cmsis.scratch = cmsisDepthwiseScratch;
   depthwise.cmsis.nhwc = false;
   depthwise.cmsis.call = cmsisDepthwiseCall;
+  depthwise.cmsis.prototypes = {
+      call_args::layerPrototype("arm_depthwise_conv_wrapper_s16", "cmsis_nn_dw_conv_params",
+                                "cmsis_nn_per_channel_quant_params", "int16_t", "const int64_t *")};
   depthwise.device.costClass = convClass;
   OpDef &fc = addWeighted<lowerFullyConnected>(
       registry, {"Int16FullyConnected", inferFullyConnected, fullyConnectedMacs},
@@ -771,6 +773,9 @@ void registerInt16x8Ops(OpRegistry &registry) {
   fc.cmsis.choose = cmsisFullyConnectedChoose;
   fc.cmsis.nhwc = false;
   fc.cmsis.call = cmsisFullyConnectedCall;
+  fc.cmsis.prototypes = {call_args::layerPrototype("arm_fully_connected_s16", "cmsis_nn_fc_params",
+                                                   "cmsis_nn_per_tensor_quant_params", "int16_t",
+                                                   "const int64_t *")};
   fc.device.costClass = fullyConnectedClass;
   // Other, as the int8 ConvTranspose: its MACs cost at the library's general rate.
   addWeighted<lowerTransposeConv>(

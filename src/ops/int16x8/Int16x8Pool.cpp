@@ -156,6 +156,7 @@ void registerInt16x8Pool(OpRegistry &registry) {
     op.cmsis.choose = cmsisChoose;
     op.cmsis.nhwc = false;
     op.cmsis.call = cmsisCall;
+    op.cmsis.prototypes = {call_args::poolPrototype(op.cmsis.function, "int16_t")};
     if (!max)
       op.cmsis.scratch = cmsisAvgPoolScratch;
   }

@@ -179,11 +179,7 @@ void registerPoolInt8(OpRegistry &registry) {
     def.cmsis.function = std::string(op) == "MaxPool" ? "arm_max_pool_s8" : "arm_avgpool_s8";
     def.cmsis.choose = cmsisChoose;
     def.cmsis.call = cmsisCall;
-    def.cmsis.prototypes = {
-        {def.cmsis.function, std::string("arm_cmsis_nn_status ") + def.cmsis.function +
-                                 "(const cmsis_nn_context *, const cmsis_nn_pool_params *, "
-                                 "const cmsis_nn_dims *, const int8_t *, const cmsis_nn_dims *, "
-                                 "const cmsis_nn_dims *, int8_t *);"}};
+    def.cmsis.prototypes = {call_args::poolPrototype(def.cmsis.function, "int8_t")};
   }
   registry.at("AveragePool").int8.requantizes = true;
   registry.at("AveragePool").cmsis.scratch = cmsisAvgPoolScratch;
