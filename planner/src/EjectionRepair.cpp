@@ -45,8 +45,9 @@ public:
   /// The offsets worth trying for an item of `size` (0, just above a placed
   /// item, just under one), ascending, each ending at or below `target`:
   /// two sorted runs merged (ends are sorted here, offsets by the caller).
+  /// `above`: lowered to the first end over the target, where the run stops.
   void candidates(const std::vector<Placed> &placed, uint64_t size, uint64_t alignment,
-                  uint64_t target, std::vector<uint64_t> &out) const {
+                  uint64_t target, std::vector<uint64_t> &out, uint64_t &above) const {
     std::vector<uint64_t> under;
     for (const Placed &p : placed)
       if (p.offset >= size)
@@ -58,8 +59,10 @@ public:
                                             alignUp(std::get<0>(ends[a]), alignment) < under[b])
                           ? alignUp(std::get<0>(ends[a++]), alignment)
                           : under[b++];
-      if (next + size > target)
+      if (next + size > target) {
+        above = std::min(above, next + size);
         break;
+      }
       if (next != out.back())
         out.push_back(next);
     }
@@ -98,8 +101,20 @@ private:
 } // namespace
 
 Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uint64_t target,
-                         const EjectionLimits &limits, Budget &budget) {
+                         const EjectionLimits &limits, Budget &budget, uint64_t *sameUpTo) {
   size_t n = items.items.size();
+  // The least end compared with the target and found over it (sameUpTo).
+  uint64_t above = UINT64_MAX;
+  auto over = [&](uint64_t end) {
+    if (end > target)
+      above = std::min(above, end);
+    return end > target;
+  };
+  auto result = [&](Outcome why) {
+    if (sameUpTo)
+      *sameUpTo = above - 1;
+    return why;
+  };
   auto isHeld = [&](size_t i) { return limits.held && (*limits.held)[i] != 0; };
   std::vector<char> out(n, 0);
   std::vector<uint32_t> evictions(n, 0);
@@ -113,16 +128,16 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
   };
   std::priority_queue<int, std::vector<int>, decltype(later)> takenOut(later);
   for (size_t i = 0; i < n; ++i)
-    if (items.items[i].size != 0 && offsets[i] + items.items[i].size > target) {
-      if (items.items[i].size > target || isHeld(i))
-        return Outcome::Unsolved; // Fits nowhere under the target, or may not move.
+    if (items.items[i].size != 0 && over(offsets[i] + items.items[i].size)) {
+      if (over(items.items[i].size) || isHeld(i))
+        return result(Outcome::Unsolved); // Fits nowhere under the target, or may not move.
       out[i] = 1;
       takenOut.push(int(i));
     }
   // Setting up reads every item once (and sorts them into a time index
   // when the caller has none).
   if (!budget.spend(n + (limits.index ? 0 : sortUnits(n))))
-    return Outcome::OutOfBudget;
+    return result(Outcome::OutOfBudget);
   std::optional<ItemsByTime> own;
   if (!limits.index)
     own.emplace(items);
@@ -130,7 +145,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
   std::vector<uint64_t> saved = offsets;
   auto giveUp = [&](Outcome why) {
     offsets = std::move(saved);
-    return why;
+    return result(why);
   };
 
   std::vector<Placed> placed;
@@ -165,7 +180,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
         break;
       at = std::max(at, alignUp(p.end, it.alignment));
     }
-    if (at + it.size <= target) {
+    if (!over(at + it.size)) {
       offsets[u] = at;
       out[u] = 0;
       continue;
@@ -180,7 +195,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
       held.push_back(isHeld(p.item));
     }
     EvictionCost cost(placed, weight, held);
-    cost.candidates(placed, it.size, it.alignment, target, candidates);
+    cost.candidates(placed, it.size, it.alignment, target, candidates, above);
     uint64_t o = 0;
     if (!cost.cheapest(placed, candidates, it.size, o))
       return giveUp(Outcome::Unsolved); // Held items fill every place.
@@ -193,7 +208,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
         takenOut.push(p.item);
       }
   }
-  return Outcome::Found;
+  return result(Outcome::Found);
 }
 
 } // namespace bundlefit::planner::detail

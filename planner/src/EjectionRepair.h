@@ -43,8 +43,14 @@ struct EjectionLimits {
 /// or below `target`. Found: offsets updated. Unsolved (maxMoves) or
 /// OutOfBudget: offsets unchanged. The moves are deterministic, so the same
 /// limits give the same placement on any machine.
+/// `sameUpTo` (optional): the target enters the moves only through ends
+/// compared with it, so every target from `target` to this one, one under
+/// the least end that was found above it, makes the same moves and ends
+/// the same way (on packings of power-of-two sizes often thousands of
+/// bytes: a descent that failed there need not try again in between).
 Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uint64_t target,
-                         const EjectionLimits &limits, Budget &budget);
+                         const EjectionLimits &limits, Budget &budget,
+                         uint64_t *sameUpTo = nullptr);
 
 } // namespace bundlefit::planner::detail
 

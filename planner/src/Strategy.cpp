@@ -372,9 +372,12 @@ private:
 
   // One ejection search over section c (EjectionRepair.h) for a placement
   // within `target`, from `start`: first with long-lived items kept where
-  // they are (cheap moves), then with every item as movable.
+  // they are (cheap moves), then with every item as movable. `failedUpTo`:
+  // on a failure, every target up to this one would fail the same way.
   bool ejectOnce(size_t c, uint64_t target, const std::vector<uint64_t> &start,
-                 const std::vector<char> *held, uint64_t moves = kEjectionMoves) {
+                 const std::vector<char> *held, uint64_t moves = kEjectionMoves,
+                 uint64_t *failedUpTo = nullptr) {
+    uint64_t same = UINT64_MAX;
     stage = "ejection towards " + std::to_string(target);
     if (!indexes[c]) { // Built once per section: a sort.
       if (!budget.spend(sortUnits(sections[c].items.items.size())))
@@ -383,15 +386,19 @@ private:
     }
     for (double exponent : {1.0, 0.0}) {
       std::vector<uint64_t> moved = start;
+      uint64_t upTo = target;
       Outcome result = repairByEjection(sections[c].items, moved, target,
-                                        {moves, exponent, held, indexes[c].get()}, budget);
+                                        {moves, exponent, held, indexes[c].get()}, budget, &upTo);
       if (result == Outcome::Found) {
         adopt(c, std::move(moved), "ejection");
         return true;
       }
       if (result == Outcome::OutOfBudget)
         return false;
+      same = std::min(same, upTo);
     }
+    if (failedUpTo)
+      *failedUpTo = same;
     return false;
   }
 
@@ -400,6 +407,10 @@ private:
   // best, after a failure at 1/kDescent of what is left of the gap
   // (nothing is proved). When the gap is closed that way, again with four
   // times the moves, while work is left. `held`: items that may not move.
+  // A target that the last failure's moves would have failed the same way
+  // (from the same placement, with as many moves) counts as failed
+  // without them: on power-of-two sizes the steps after a failure often
+  // fall there, and each repeat cost what the failure did.
   void descend(size_t c, uint64_t floor, const std::vector<char> *held = nullptr,
                uint64_t mostMoves = kMostEjectionMoves) {
     if (skipped("ejection"))
@@ -407,10 +418,15 @@ private:
     SectionState &s = state[c];
     for (uint64_t moves = kEjectionMoves; moves <= mostMoves; moves *= 4) {
       uint64_t low = std::max(s.provenLow, floor);
+      uint64_t failedFrom = 0, failedUpTo = 0; // failedFrom: the arena it started from.
       while (s.arena > low && !budget.exhausted()) {
         uint64_t target = s.arena - (s.arena - low) / kDescent - 1;
-        if (!ejectOnce(c, target, s.offsets, held, moves))
+        uint64_t upTo = target;
+        bool known = failedFrom == s.arena && target <= failedUpTo;
+        if (known || !ejectOnce(c, target, s.offsets, held, moves, &upTo))
           low = target + 1;
+        if (!known && s.arena > target) // The attempt failed.
+          failedFrom = s.arena, failedUpTo = upTo;
       }
       if (s.arena <= std::max(s.provenLow, floor) || budget.exhausted())
         return;
