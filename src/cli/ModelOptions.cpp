@@ -36,6 +36,14 @@ void addModelOptions(CLI::App &command, ModelOptions &options) {
   command.add_flag("--keep-model-order", options.keepModelOrder,
                    "Run nodes in the model's order instead of a memory-aware order (plan, "
                    "compile, run, fit, pick)");
+  command
+      .add_option("--buffer-alignment", options.bufferAlignment,
+                  "Align each activation buffer in the arena to N bytes, a power of two from " +
+                      std::to_string(MemoryPlan::kMinBufferAlignment) + " to " +
+                      std::to_string(MemoryPlan::kMaxBufferAlignment) +
+                      " (default 64 for ONNX, Glow's layout; 16 for .tflite, TFLite Micro's); "
+                      "the arena's base, the weights and the inputs/outputs stay 64-aligned")
+      ->check(powerOfTwoCheck(MemoryPlan::kMinBufferAlignment, MemoryPlan::kMaxBufferAlignment));
   command.add_flag("--int8-io,--keep-int8-io", options.keepInt8Io,
                    "int8 builds: int8 inputs and outputs, no Quantize/Dequantize at the boundary; "
                    "scales and zero points from the pre-quantized model or the profile's ranges "

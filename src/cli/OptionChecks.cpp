@@ -47,6 +47,21 @@ CLI::Validator finiteCheck(double min, double max) {
       "NUMBER");
 }
 
+CLI::Validator powerOfTwoCheck(uint64_t min, uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string &text) -> std::string {
+        char *end = nullptr;
+        errno = 0;
+        unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+        if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' ||
+            errno == ERANGE || value < min || value > max || (value & (value - 1)) != 0)
+          return text + ": expected a power of two from " + std::to_string(min) + " to " +
+                 std::to_string(max);
+        return "";
+      },
+      "N");
+}
+
 CLI::Validator secondsCheck() { return finiteCheck(0, kMaxSeconds); }
 
 } // namespace bundlefit

@@ -10,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+
 namespace bundlefit {
 
 /// An integer from 0 to kMaxByteCount (1 TiB).
@@ -20,5 +22,8 @@ CLI::Validator secondsCheck();
 
 /// A finite number from `min` to `max`.
 CLI::Validator finiteCheck(double min, double max);
+
+/// An integer power of two from `min` to `max` (an alignment).
+CLI::Validator powerOfTwoCheck(uint64_t min, uint64_t max);
 
 } // namespace bundlefit

@@ -311,7 +311,13 @@ PlanOptions planOptionsFor(const ModelOptions &model, double timeLimitSeconds) {
   options.reorderForMemory = !model.keepModelOrder;
   options.memoryOpt = model.memoryOpt;
   options.patchRecomputeBudget = model.patchRecomputeBudget;
+  options.bufferAlignment =
+      model.bufferAlignment ? model.bufferAlignment : defaultBufferAlignment(model.path);
   return options;
+}
+
+uint64_t defaultBufferAlignment(const std::string &modelPath) {
+  return isTfliteModelFile(modelPath) ? MemoryPlan::kMinBufferAlignment : MemoryPlan::kAlignment;
 }
 
 PlannedModel planModel(const ModelOptions &model, const QuantCliOptions &quant,

@@ -355,9 +355,7 @@ VariantBuild BuildSizer::make(const Device &device, const Variant &variant,
   if (isHiFi(variant)) {
     // No DSP code: the int8 graph as quantized, NNLib scratch, layer by layer.
     std::unique_ptr<Graph> int8 = quantizedGraphForSizing(options_.model, options_.quant);
-    PlanOptions plan;
-    plan.reorderForMemory = !options_.model.keepModelOrder;
-    plan.exactTimeBudgetSeconds = options_.exactTimeBudgetSeconds;
+    PlanOptions plan = planOptionsFor(options_.model, options_.exactTimeBudgetSeconds);
     plan.memoryOpt = 0;
     out.footprint = footprintOfQuantized(*int8, variant, device, plan);
     out.estimates.push_back("code: the device file's " + mainLibrary(device, variant).key +

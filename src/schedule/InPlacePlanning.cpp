@@ -86,7 +86,7 @@ std::vector<InPlaceOp> inPlaceCandidates(const MemoryPlan &plan, const planner::
     if (isPool) {
       op.hint.access = poolAccess(*node);
       const int64_t margin = planner::maxSafeShift(op.hint.access);
-      const int64_t a = int64_t(MemoryPlan::kAlignment); // The shift keeps both aligned.
+      const int64_t a = int64_t(plan.bufferAlignment); // The shift keeps both aligned.
       op.hint.shift = margin >= 0 ? margin / a * a : -((-margin + a - 1) / a * a);
     } else if ((op.scratch = depthwiseInPlaceScratch(*node))) {
       op.hint.access = depthwiseAccess(*node);
@@ -104,7 +104,7 @@ std::vector<InPlaceOp> inPlaceCandidates(const MemoryPlan &plan, const planner::
 
 planner::Problem withInPlaceOps(const planner::Problem &base, const std::vector<InPlaceOp> &chosen,
                                 std::map<const Node *, uint64_t> scratchBytes,
-                                const std::vector<const Node *> &schedule,
+                                const std::vector<const Node *> &schedule, uint64_t alignment,
                                 std::vector<std::pair<const Node *, int>> *scratchOf) {
   planner::Problem problem = base;
   for (const InPlaceOp &op : chosen) {
@@ -118,8 +118,7 @@ planner::Problem withInPlaceOps(const planner::Problem &base, const std::vector<
       continue;
     if (scratchOf)
       scratchOf->push_back({it->first, int(problem.buffers.size())});
-    problem.buffers.push_back(
-        {int(problem.buffers.size()), it->second, MemoryPlan::kAlignment, step, step});
+    problem.buffers.push_back({int(problem.buffers.size()), it->second, alignment, step, step});
   }
   return problem;
 }
@@ -136,11 +135,12 @@ std::vector<InPlaceOp> chooseInPlaceOps(const planner::Problem &base,
                                         const std::vector<InPlaceOp> &candidates,
                                         const std::map<const Node *, uint64_t> &scratchBytes,
                                         const std::vector<const Node *> &schedule,
-                                        bool dropDepthwise) {
+                                        uint64_t alignment, bool dropDepthwise) {
   planner::PlanOptions greedyOnly;
   greedyOnly.useExact = false;
   auto arenaWith = [&](const std::vector<InPlaceOp> &chosen) {
-    planner::Problem problem = withInPlaceOps(base, chosen, scratchBytes, schedule, nullptr);
+    planner::Problem problem =
+        withInPlaceOps(base, chosen, scratchBytes, schedule, alignment, nullptr);
     if (!chosen.empty() && !planner::honouredInPlaceHints(problem).back())
       return UINT64_MAX; // Its input already has an in-place output.
     if (planner::checkProblem(problem))

@@ -28,15 +28,17 @@ struct InPlaceOp {
 /// Every operator of `plan.schedule` whose kernel may write over its input
 /// (InPlaceOps.h) when that input dies on its step: the hint (output and
 /// input buffers of `problem`, shift, access pattern) and its workspace.
+/// Shifts are multiples of plan.bufferAlignment.
 std::vector<InPlaceOp> inPlaceCandidates(const MemoryPlan &plan, const planner::Problem &problem,
                                          const std::map<const Value *, int> &bufferOf);
 
 /// `base` plus the chosen in-place hints and one workspace buffer, live on
 /// its node's step only, per node that needs one (fused nodes' in
-/// `scratchBytes`, the chosen operators' own). `scratchOf` gets node -> buffer.
+/// `scratchBytes`, the chosen operators' own), aligned to `alignment`
+/// (PlanOptions::bufferAlignment). `scratchOf` gets node -> buffer.
 planner::Problem withInPlaceOps(const planner::Problem &base, const std::vector<InPlaceOp> &chosen,
                                 std::map<const Node *, uint64_t> scratchBytes,
-                                const std::vector<const Node *> &schedule,
+                                const std::vector<const Node *> &schedule, uint64_t alignment,
                                 std::vector<std::pair<const Node *, int>> *scratchOf);
 
 /// The candidates worth taking (see the definition for the rule).
@@ -46,6 +48,6 @@ std::vector<InPlaceOp> chooseInPlaceOps(const planner::Problem &base,
                                         const std::vector<InPlaceOp> &candidates,
                                         const std::map<const Node *, uint64_t> &scratchBytes,
                                         const std::vector<const Node *> &schedule,
-                                        bool dropDepthwise);
+                                        uint64_t alignment, bool dropDepthwise);
 
 } // namespace bundlefit

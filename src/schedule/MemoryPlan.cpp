@@ -30,7 +30,8 @@ namespace {
 /// broadcasting), so the output may overwrite a same-shaped input.
 bool isElementwise(const Node &node) { return hasOpTrait(node.opType, kOpElementwise); }
 
-/// Mutable region: graph inputs first, then outputs, each 64-aligned.
+/// Mutable region: graph inputs first, then outputs, each 64-aligned (Glow's
+/// layout, whatever PlanOptions::bufferAlignment is).
 void placePlaceholders(const Graph &graph, MemoryPlan &plan) {
   uint64_t offset = 0;
   auto place = [&](const Value *value) {
@@ -110,7 +111,7 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options, double secon
         continue;
       bufferOf[output] = int(problem.buffers.size());
       problem.buffers.push_back(
-          {int(problem.buffers.size()), output->type.bytes(), MemoryPlan::kAlignment, step, step});
+          {int(problem.buffers.size()), output->type.bytes(), plan.bufferAlignment, step, step});
     }
     for (const Value *input : node->inputs) {
       if (!input)
@@ -151,8 +152,9 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options, double secon
   std::vector<InPlaceOp> chosen, dropped;
   if (options.memoryOpt >= 1 && options.allowInPlace) {
     const std::vector<InPlaceOp> candidates = inPlaceCandidates(plan, problem, bufferOf);
-    chosen = chooseInPlaceOps(problem, candidates, scratchBytes, plan.schedule, false);
-    dropped = chooseInPlaceOps(problem, candidates, scratchBytes, plan.schedule, true);
+    const uint64_t a = plan.bufferAlignment;
+    chosen = chooseInPlaceOps(problem, candidates, scratchBytes, plan.schedule, a, false);
+    dropped = chooseInPlaceOps(problem, candidates, scratchBytes, plan.schedule, a, true);
   }
   const planner::Problem base = problem;
   const auto started = std::chrono::steady_clock::now();
@@ -161,7 +163,7 @@ void placeActivations(MemoryPlan &plan, const PlanOptions &options, double secon
   auto planWith = [&](const std::vector<InPlaceOp> &ops, planner::Problem &out,
                       std::vector<std::pair<const Node *, int>> &outScratch) {
     outScratch.clear();
-    out = withInPlaceOps(base, ops, scratchBytes, plan.schedule, &outScratch);
+    out = withInPlaceOps(base, ops, scratchBytes, plan.schedule, plan.bufferAlignment, &outScratch);
     rejectOversizedBuffers(out, bufferOf); // Now with the workspaces.
     // The work the whole limit allows, the clock only what is left of it.
     double limit = std::max(0.0, options.exactTimeBudgetSeconds);
@@ -292,10 +294,17 @@ bool isViewNode(const Node &node) {
 }
 
 MemoryPlan planGraphMemory(const Graph &graph, const PlanOptions &options) {
+  const uint64_t a = options.bufferAlignment;
+  if (a < MemoryPlan::kMinBufferAlignment || a > MemoryPlan::kMaxBufferAlignment || (a & (a - 1)))
+    throw Error(ExitCode::Usage, "buffer alignment " + std::to_string(a) +
+                                     ": expected a power of two from " +
+                                     std::to_string(MemoryPlan::kMinBufferAlignment) + " to " +
+                                     std::to_string(MemoryPlan::kMaxBufferAlignment));
   MemoryPlan plan;
+  plan.bufferAlignment = a;
   auto start = std::chrono::steady_clock::now();
   plan.schedule = chooseSchedule(graph, options.reorderForMemory, &plan.scheduleMethod,
-                                 options.orderWorkBudget);
+                                 options.orderWorkBudget, a);
   placePlaceholders(graph, plan);
   placeConstants(plan);
   double ordering = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

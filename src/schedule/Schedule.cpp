@@ -43,8 +43,9 @@ std::set<const Value *> readGraphOutputs(const std::vector<const Node *> &nodes)
   return read;
 }
 
-/// The graph as the planner's OpGraph, with nodes in graph order.
-planner::OpGraph toOpGraph(const std::vector<const Node *> &nodes) {
+/// The graph as the planner's OpGraph, with nodes in graph order and each
+/// activation's size rounded up to `alignment`.
+planner::OpGraph toOpGraph(const std::vector<const Node *> &nodes, uint64_t alignment) {
   planner::OpGraph opGraph;
   std::map<const Value *, int> tensorOf;
   const std::set<const Value *> readOutputs = readGraphOutputs(nodes);
@@ -55,7 +56,7 @@ planner::OpGraph toOpGraph(const std::vector<const Node *> &nodes) {
       return -1;
     auto [it, inserted] = tensorOf.emplace(owner, int(opGraph.tensorSizes.size()));
     if (inserted) {
-      uint64_t a = MemoryPlan::kAlignment;
+      const uint64_t a = alignment;
       opGraph.tensorSizes.push_back(dependencyOnly ? 0 : (owner->type.bytes() + a - 1) / a * a);
     }
     return it->second;
@@ -82,13 +83,15 @@ std::vector<int> identityOrder(size_t count) {
 
 } // namespace
 
-uint64_t peakLiveBytes(const Graph &graph, const std::vector<const Node *> &order) {
+uint64_t peakLiveBytes(const Graph &graph, const std::vector<const Node *> &order,
+                       uint64_t alignment) {
   (void)graph;
-  return planner::computePeak(toOpGraph(order), identityOrder(order.size()));
+  return planner::computePeak(toOpGraph(order, alignment), identityOrder(order.size()));
 }
 
 std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemory,
-                                         std::string *method, uint64_t workBudget) {
+                                         std::string *method, uint64_t workBudget,
+                                         uint64_t alignment) {
   std::vector<const Node *> nodes;
   for (const Node *node : graph.nodes())
     nodes.push_back(node);
@@ -98,8 +101,8 @@ std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemo
     return nodes;
   planner::OrderOptions orderOptions;
   orderOptions.maxWork = workBudget;
-  planner::OrderResult result =
-      planner::optimiseOrder(toOpGraph(nodes), identityOrder(nodes.size()), orderOptions);
+  planner::OrderResult result = planner::optimiseOrder(toOpGraph(nodes, alignment),
+                                                       identityOrder(nodes.size()), orderOptions);
   if (method)
     *method = result.method == "given"                         ? "model order"
               : result.method == "given: too large to reorder" ? "model order: too large to reorder"

@@ -10,7 +10,8 @@ mnist_lstm (its integer UNIDIRECTIONAL_SEQUENCE_LSTM) must pass each of them but
 two int16x8 seanet layers offers integer builds only, named int16x8 and int16x8-cmsis (on a HiFi4
 part too: bundlefit builds no int16x8 HiFi4 bundle), and counts CMSIS-NN's s16 scratch, or names
 the convolution CMSIS-NN cannot run exactly (check_int16_pick); fit's --variant names each model's
-builds and refuses the int16x8 HiFi4 ones (check_int16_variants).
+builds and refuses the int16x8 HiFi4 ones (check_int16_variants). On each TFLM example model,
+plan's activations are at most TFLM's planned arena (check_activations_vs_tflm).
 Exit 77 (ctest SKIP) without the models.
 
 usage: commands_tflite.py BIN_DIR TFLM_DIR WORK_DIR
@@ -48,6 +49,46 @@ def check_python(bin_dir, bf, model, x8):
     ok = ok and np.array_equal(next(iter(got.values())), want)
     print(f"python plan and run hello_world_int8.tflite: {'ok' if ok else 'FAIL'}")
     return 0 if ok else 1
+
+
+def check_activations_vs_tflm(bf, tflm_dir):
+    """Issue 33 item 3: on each TFLM example model bundlefit runs, `plan`'s activations (kernel
+    scratch included) are at most TFLM's planned non-persistent arena (tflm_run's
+    arena_nonpersistent), with a .tflite's default 16-byte buffer alignment; hello_world_int8's
+    two 16-byte buffers need 128 B at --buffer-alignment 64 (Glow's), so the option reaches
+    the planner. Failures counted; models absent are not checked."""
+    import json
+    tflm_run = os.path.join(tflm_dir, "bin", "tflm_run")
+    if not os.path.exists(tflm_run):
+        print(f"activations vs TFLM: {tflm_run} is absent, not checked")
+        return 0
+    models = os.path.join(tflm_dir, "models")
+
+    def activations(model, *options):
+        done = subprocess.run([bf, "-q", "plan", model, "--json", "-", *options],
+                              capture_output=True, text=True)
+        return json.loads(done.stdout)["sizes"]["activations"] if done.returncode == 0 else None
+
+    failures = 0
+    for name in ("hello_world/hello_world_int8.tflite", "hello_world/hello_world_float.tflite",
+                 "micro_speech/micro_speech_quantized.tflite", "mnist_lstm/trained_lstm.tflite",
+                 "mnist_lstm/trained_lstm_int8.tflite"):
+        model = os.path.join(models, name)
+        if not os.path.exists(model):
+            continue
+        info = json.loads(subprocess.check_output([tflm_run, model, "-", "-", "--no-breakdown"]))
+        planned, ours = info["arena_nonpersistent"], activations(model)
+        ok = ours is not None and ours <= planned
+        print(f"activations {os.path.basename(model)}: {ours} B, TFLM planned {planned} B"
+              + ("" if ok else " FAIL"))
+        failures += not ok
+    model = os.path.join(models, "hello_world", "hello_world_int8.tflite")
+    glow = activations(model, "--buffer-alignment", "64")
+    ok = glow == 128
+    print(f"activations hello_world_int8.tflite --buffer-alignment 64: {glow} B"
+          + ("" if ok else " FAIL (expected 128)"))
+    failures += not ok
+    return failures
 
 
 def check_refused(commands, model, tag, code, reason):
@@ -231,6 +272,7 @@ def main():
         ok = done.returncode == 0
         print(f"{name} trained_lstm_int8.tflite: {'ok' if ok else 'FAIL ' + done.stderr.strip()}")
         failures += not ok
+    failures += check_activations_vs_tflm(bf, tflm_dir)
     failures += check_int16_pick(bf, tflm_dir)
     failures += check_int16_hifi4_note(bf, tflm_dir)
     failures += check_int16_variants(bf, tflm_dir, int8)

@@ -50,7 +50,16 @@ struct ModelOptions {
   /// the profile's ranges (QuantizationOptions::keepInt8Io). A float build
   /// with it is a usage error (checkInt8IoBuild).
   bool keepInt8Io = false;
+  /// --buffer-alignment: the alignment of activation buffers in the arena
+  /// (PlanOptions::bufferAlignment); 0 = the model's: Glow's 64 for ONNX,
+  /// TFLite Micro's 16 for a .tflite (defaultBufferAlignment).
+  uint64_t bufferAlignment = 0;
 };
+
+/// The activation buffers' alignment when --buffer-alignment is not given:
+/// 16 for a TFLite model (TFLite Micro aligns its tensors to 16, so its
+/// users expect that arena), Glow's 64 for ONNX (bundles stay Glow's).
+uint64_t defaultBufferAlignment(const std::string &modelPath);
 
 /// The int8 options (Glow's names): --load-profile, --quantization-schema,
 /// --quantization-precision-bias, --keep-original-precision-for-nodes,
@@ -103,9 +112,10 @@ void applyMemoryOptPasses(Graph &graph, const ModelOptions &options);
 
 /// The planner's options for a model as every command plans it: its
 /// --memory-opt level and patch budget, memory-aware order unless
-/// --keep-model-order, with the search time limit `timeLimitSeconds`. The one
-/// place that turns ModelOptions into PlanOptions, so `plan`, `compile`,
-/// Python and the benches plan a model alike.
+/// --keep-model-order, its buffer alignment, with the search time limit
+/// `timeLimitSeconds`. The one place that turns ModelOptions into
+/// PlanOptions, so `plan`, `compile`, Python and the benches plan a model
+/// alike.
 PlanOptions planOptionsFor(const ModelOptions &model, double timeLimitSeconds);
 
 /// A model as `plan` reports it: the graph after every pass and its plan.

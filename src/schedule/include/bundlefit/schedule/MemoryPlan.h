@@ -61,7 +61,20 @@ struct PlannedBuffer {
 };
 
 struct MemoryPlan {
+  /// Glow's alignment: of each region's base (<NET>_MEM_ALIGN), of every
+  /// constant and placeholder, and of activation buffers unless
+  /// PlanOptions::bufferAlignment says otherwise.
   static constexpr uint64_t kAlignment = 64;
+  /// The range of PlanOptions::bufferAlignment. 16 is the least: it covers
+  /// every element type bundlefit computes in (int64 scratch, double: 8),
+  /// 128-bit SIMD loads (SSE on the host, Helium and NEON), CMSIS-NN's
+  /// buffers (4) and TFLite Micro's own tensor alignment
+  /// (MicroArenaBufferAlignment(), 16).
+  static constexpr uint64_t kMinBufferAlignment = 16;
+  static constexpr uint64_t kMaxBufferAlignment = 4096;
+  /// The alignment of every activation buffer's and workspace's offset in
+  /// the arena (PlanOptions::bufferAlignment).
+  uint64_t bufferAlignment = kAlignment;
 
   /// Nodes in execution order (may differ from the graph's order when the
   /// memory-aware scheduler found a better one). Views are included.
@@ -156,6 +169,12 @@ struct PlanOptions {
   /// regions, fastest first, as `fit` places it): when activationCapacity is
   /// 0, the capacity is the first room not below the arena's lower bound.
   std::vector<uint64_t> activationRooms;
+  /// Offsets of activation buffers and kernel workspaces in the arena are
+  /// multiples of this: a power of two, kMinBufferAlignment to
+  /// kMaxBufferAlignment. Glow's 64 by default; bundlefit's commands take a
+  /// TFLite model's 16 (planOptionsFor). The arena's base, the weights and
+  /// the placeholders stay 64-aligned whatever it is.
+  uint64_t bufferAlignment = MemoryPlan::kAlignment;
 };
 
 /// Plans all three regions of a type-inferred, pass-optimised graph.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/schedule/MemoryPlan.h"
 
 #include <cstdint>
 #include <string>
@@ -14,13 +15,17 @@ namespace bundlefit {
 /// planner's ordering search), never worse than the graph's own order.
 /// `method` (when given) receives how the order was found: "model order",
 /// or the search's planner::OrderResult::method.
-/// `workBudget` bounds the search's work (planner::OrderOptions::maxWork).
+/// `workBudget` bounds the search's work (planner::OrderOptions::maxWork);
+/// `alignment` is the activation buffers' (PlanOptions::bufferAlignment).
 std::vector<const Node *> chooseSchedule(const Graph &graph, bool reorderForMemory,
                                          std::string *method = nullptr,
-                                         uint64_t workBudget = 30'000'000);
+                                         uint64_t workBudget = 30'000'000,
+                                         uint64_t alignment = MemoryPlan::kAlignment);
 
-/// Peak live activation bytes (64-aligned) of running `graph` in `order`:
-/// the layer-by-layer figure the allocator's lower bound is computed from.
-uint64_t peakLiveBytes(const Graph &graph, const std::vector<const Node *> &order);
+/// Peak live activation bytes (each buffer rounded up to `alignment`) of
+/// running `graph` in `order`: the layer-by-layer figure the allocator's
+/// lower bound is computed from.
+uint64_t peakLiveBytes(const Graph &graph, const std::vector<const Node *> &order,
+                       uint64_t alignment = MemoryPlan::kAlignment);
 
 } // namespace bundlefit
