@@ -62,14 +62,13 @@ std::vector<LayerRow> computeLayerRows(const MemoryPlan &plan) {
       const PlannedBuffer &buffer = plan.buffers[b];
       ranges.push_back(
           {buffer.placement.offset,
-           buffer.placement.offset + alignUp(buffer.placement.size, MemoryPlan::kAlignment)});
+           buffer.placement.offset + alignUp(buffer.placement.size, plan.bufferAlignment)});
     }
     auto scratch = scratchOf.find(node);
     if (scratch != scratchOf.end())
       for (const ScratchBuffer *s : scratch->second)
-        ranges.push_back(
-            {s->placement.offset,
-             s->placement.offset + alignUp(s->placement.size, MemoryPlan::kAlignment)});
+        ranges.push_back({s->placement.offset,
+                          s->placement.offset + alignUp(s->placement.size, plan.bufferAlignment)});
     std::sort(ranges.begin(), ranges.end());
     uint64_t coveredTo = 0;
     for (const auto &[begin, end] : ranges) {
@@ -90,7 +89,8 @@ nlohmann::json memoryReportJson(const Graph &graph, const MemoryPlan &plan,
   report["sizes"] = {{"constant", plan.constantSize},
                      {"mutable", plan.mutableSize},
                      {"activations", plan.activationsSize},
-                     {"alignment", MemoryPlan::kAlignment}};
+                     {"alignment", MemoryPlan::kAlignment},
+                     {"buffer_alignment", plan.bufferAlignment}};
   report["activations_lower_bound"] = plan.activationsLowerBound;
   report["allocator"] = plan.allocator;
   report["schedule"] = plan.scheduleMethod;

@@ -140,3 +140,20 @@ TEST_CASE("the schemas reject broken documents") {
   badWeights["candidates"][0]["weights"] = "sdram";
   CHECK(anyViolationAt(pickSchema, badWeights, "candidates[0].weights"));
 }
+
+TEST_CASE("live bytes per layer count each buffer at the plan's own alignment") {
+  // EfficientNet-B0-tiny has activations whose sizes are not multiples of
+  // 64, so at --buffer-alignment 16 a layer counted at Glow's 64 would show
+  // more live bytes than the whole arena holds.
+  for (const char *alignment : {"16", "64"}) {
+    CAPTURE(alignment);
+    json report = runJson("plan " + modelPath("efficientnet_b0_tiny") +
+                          " --json --buffer-alignment " + std::string(alignment));
+    checkValid("memory.schema.json", report);
+    CHECK(report["sizes"]["buffer_alignment"] == std::stoi(alignment));
+    uint64_t peak = 0;
+    for (const json &layer : report["layers"])
+      peak = std::max(peak, layer["live_activation_bytes"].get<uint64_t>());
+    CHECK(peak <= report["sizes"]["activations"].get<uint64_t>());
+  }
+}
