@@ -299,7 +299,8 @@ void applyMemoryOptPasses(Graph &graph, const ModelOptions &options) {
   memoryOptUsed = options.memoryOpt;
   try {
     Stage stage("memory-opt passes");
-    runMemoryOptPasses(graph, options.memoryOpt, options.patchRecomputeBudget);
+    runMemoryOptPasses(graph, options.memoryOpt, options.patchRecomputeBudget,
+                       planOptionsFor(options, 0).bufferAlignment);
   } catch (const Error &e) {
     throw Error(e.code(), options.path + ": " + e.what());
   }

@@ -129,7 +129,8 @@ ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &varia
     std::unique_ptr<Graph> copy =
         copyWithKernelScratch(int8Graph, parseVariant("int8"), device.bundleCore());
     const CmsisPreparation cmsis = prepareCmsisGraph(*copy, cmsisExtensionOf(device.bundleCore()));
-    runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
+    runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget,
+                       options.bufferAlignment);
     ModelFootprint fp = footprintOfPlan(planGraphMemory(*copy, options), variant, device);
     fp.portable = cmsis.portable;
     return fp;
@@ -142,7 +143,8 @@ ModelFootprint footprintOfQuantized(const Graph &int8Graph, const Variant &varia
     layerByLayer.memoryOpt = 0;
     return footprintOfPlan(planGraphMemory(*copy, layerByLayer), variant, device);
   }
-  runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget);
+  runMemoryOptPasses(*copy, options.memoryOpt, options.patchRecomputeBudget,
+                     options.bufferAlignment);
   return footprintOfPlan(planGraphMemory(*copy, options), variant, device);
 }
 

@@ -41,7 +41,6 @@
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/ops/PatchStage.h"
 #include "bundlefit/passes/Passes.h"
-#include "bundlefit/support/CheckedMath.h"
 
 #include "PassUtils.h"
 
@@ -58,8 +57,6 @@ constexpr size_t kMaxStages = 4;
 /// Passes choosing the stages' grids again (regridStages).
 constexpr int kMaxRegridPasses = 16;
 
-uint64_t aligned(uint64_t bytes) { return alignUp(bytes, 64); }
-
 /// A value that occupies activation bytes (not a constant, input or output).
 bool isActivation(const Value *v) {
   return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput;
@@ -73,6 +70,7 @@ bool isActivation(const Value *v) {
 /// it (what the run leaves is its cut alone), so a candidate stage is judged
 /// from this one profile.
 struct LiveProfile {
+  pass_utils::ArenaSizes sizes;
   std::vector<uint64_t> entering, during;
   std::vector<uint64_t> maxBefore, maxAfter; ///< Of `during` over steps < j, > j.
   std::vector<size_t> lastRead;              ///< Of each step's output (its own index if none).
@@ -84,12 +82,14 @@ struct LiveProfile {
 };
 
 LiveProfile liveProfile(const std::vector<Node *> &nodes,
-                        const std::map<const Node *, uint64_t> &arenas) {
+                        const std::map<const Node *, uint64_t> &arenas,
+                        pass_utils::ArenaSizes sizes) {
   const size_t n = nodes.size();
   pass_utils::LastUses uses = pass_utils::lastUses(nodes);
   std::map<const Value *, size_t> &lastUse = uses.lastUse;
   auto ownerOf = [&](const Value *v) { return uses.ownerOf(v); };
   LiveProfile profile;
+  profile.sizes = sizes;
   profile.entering.resize(n);
   profile.during.resize(n);
   profile.lastRead.resize(n);
@@ -102,7 +102,7 @@ LiveProfile liveProfile(const std::vector<Node *> &nodes,
     profile.entering[j] = liveBytes;
     uint64_t bytes = liveBytes;
     if (auto it = arenas.find(&node); it != arenas.end())
-      bytes += aligned(it->second);
+      bytes += sizes.aligned(it->second);
     // A convolution the plan may run in place (InPlaceOps.h) writes over
     // its dying input: only its workspace and any growth are new bytes.
     const Value *input = node.input(0) ? ownerOf(node.input(0)) : nullptr;
@@ -118,23 +118,24 @@ LiveProfile liveProfile(const std::vector<Node *> &nodes,
     for (const Value *out : node.outputs) {
       if (!isActivation(out) || isViewOp(node.opType) || elementwiseInPlace)
         continue;
-      const uint64_t outBytes = aligned(out->type.bytes());
+      const uint64_t outBytes = sizes.aligned(out->type.bytes());
       if (inputDies && depthwiseInPlaceScratch(node))
-        bytes += aligned(depthwiseInPlaceScratch(node));
+        bytes += sizes.aligned(depthwiseInPlaceScratch(node));
       else if (inputDies && pointwiseInPlaceRows(node))
-        bytes +=
-            aligned(pointwiseInPlaceScratch(node)) +
-            (outBytes > aligned(input->type.bytes()) ? outBytes - aligned(input->type.bytes()) : 0);
+        bytes += sizes.aligned(pointwiseInPlaceScratch(node)) +
+                 (outBytes > sizes.aligned(input->type.bytes())
+                      ? outBytes - sizes.aligned(input->type.bytes())
+                      : 0);
       else
         bytes += outBytes;
     }
     profile.during[j] = bytes;
     for (const Value *out : node.outputs)
       if (isActivation(out) && !isViewOp(node.opType) && live.insert(out).second)
-        liveBytes += aligned(out->type.bytes());
+        liveBytes += sizes.aligned(out->type.bytes());
     for (auto it = live.begin(); it != live.end();) {
       if (lastUse.count(*it) && lastUse[*it] <= j) {
-        liveBytes -= aligned((*it)->type.bytes());
+        liveBytes -= sizes.aligned((*it)->type.bytes());
         it = live.erase(it);
       } else {
         ++it;
@@ -282,7 +283,8 @@ void forEachGrid(const PatchBody &body, const Value &cut, uint64_t runMacs, doub
 bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, uint64_t> &arenas,
                const PatchStageOptions &options, double budget, bool prefixOnly, Choice &best) {
   const bool forced = !options.stageOutput.empty();
-  const LiveProfile profile = liveProfile(nodes, arenas);
+  const LiveProfile profile =
+      liveProfile(nodes, arenas, pass_utils::ArenaSizes{options.bufferAlignment});
   bool found = false;
   for (size_t first = 0; first < nodes.size() && (!prefixOnly || first == 0); ++first) {
     uint64_t runMacs = 0;
@@ -300,7 +302,7 @@ bool findStage(const std::vector<Node *> &nodes, const std::map<const Node *, ui
       if (!isCut || (forced && cut->name != options.stageOutput))
         continue;
       // The rest of the graph alone (an empty arena) bounds the peak below.
-      const uint64_t cutBytes = aligned(cut->type.bytes());
+      const uint64_t cutBytes = profile.sizes.aligned(cut->type.bytes());
       if (profile.peakWith(first, last, 0, cutBytes) >= best.peak)
         continue;
       std::shared_ptr<PatchBody> body = makeBody(nodes, first, last);
@@ -369,7 +371,7 @@ Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &ch
 /// changed.
 bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
                   std::map<const Node *, uint64_t> &extras, double &budget, const uint64_t *ceiling,
-                  StagePrograms &stagePrograms) {
+                  StagePrograms &stagePrograms, pass_utils::ArenaSizes sizes) {
   bool changed = false;
   const std::vector<Node *> nodes = graph.nodes();
   for (size_t at = 0; at < nodes.size(); ++at) {
@@ -378,13 +380,13 @@ bool regridStages(Graph &graph, std::map<const Node *, uint64_t> &arenas,
       continue;
     std::map<const Node *, uint64_t> others = arenas;
     others.erase(stage);
-    const LiveProfile profile = liveProfile(nodes, others);
+    const LiveProfile profile = liveProfile(nodes, others, sizes);
     const std::shared_ptr<const PatchBody> body = patchBodyOf(*stage);
     uint64_t runMacs = 0;
     for (const auto &node : body->nodes)
       runMacs += countNodeMacs(*node);
     const Value &cut = *stage->output();
-    const uint64_t cutBytes = aligned(cut.type.bytes());
+    const uint64_t cutBytes = profile.sizes.aligned(cut.type.bytes());
     const double allowed = budget + double(extras[stage]);
     const int64_t gridH = stage->attrs.getInt("grid_h", 1),
                   gridW = stage->attrs.getInt("grid_w", 1);
@@ -430,12 +432,13 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
     totalMacs += countNodeMacs(*node);
   double budget = options.recomputeBudget * double(totalMacs);
   const bool forced = !options.stageOutput.empty();
+  const pass_utils::ArenaSizes sizes{options.bufferAlignment};
   std::map<const Node *, uint64_t> arenas, extras; // Of the stages formed so far.
   size_t formed = 0;
   while (formed < (forced ? 1 : kMaxStages)) {
     const std::vector<Node *> nodes = graph.nodes();
     Choice best;
-    best.peak = forced ? UINT64_MAX : liveProfile(nodes, arenas).maxBefore.back();
+    best.peak = forced ? UINT64_MAX : liveProfile(nodes, arenas, sizes).maxBefore.back();
     if (!findStage(nodes, arenas, options, budget, forced, best))
       break;
     Node *stage = formStage(graph, nodes, best);
@@ -446,21 +449,23 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options) {
   }
   StagePrograms stagePrograms;
   for (int pass = 0; formed > 1 && pass < kMaxRegridPasses; ++pass)
-    if (!regridStages(graph, arenas, extras, budget, nullptr, stagePrograms))
+    if (!regridStages(graph, arenas, extras, budget, nullptr, stagePrograms, sizes))
       break;
-  const uint64_t peak = liveProfile(graph.nodes(), arenas).maxBefore.back();
+  const uint64_t peak = liveProfile(graph.nodes(), arenas, sizes).maxBefore.back();
   for (int pass = 0; formed > 0 && options.fastestGridAtPeak && pass < kMaxRegridPasses; ++pass)
-    if (!regridStages(graph, arenas, extras, budget, &peak, stagePrograms))
+    if (!regridStages(graph, arenas, extras, budget, &peak, stagePrograms, sizes))
       break;
   return formed;
 }
 
-void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget) {
+void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget,
+                        uint64_t bufferAlignment) {
   if (level >= 1)
-    fuseConvPool(graph);
+    fuseConvPool(graph, bufferAlignment);
   if (level >= 2) {
     PatchStageOptions patch;
     patch.recomputeBudget = patchRecomputeBudget;
+    patch.bufferAlignment = bufferAlignment;
     formPatchStage(graph, patch);
   }
 }

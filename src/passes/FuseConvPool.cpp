@@ -23,7 +23,6 @@
 #include "bundlefit/ops/InPlaceOps.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/passes/Passes.h"
-#include "bundlefit/support/CheckedMath.h"
 
 #include "PassUtils.h"
 
@@ -137,15 +136,6 @@ void fuse(Graph &graph, ReadCounts &reads, Node &pool, int64_t chunk) {
   inferNodeTypes(*fused);
 }
 
-uint64_t aligned(uint64_t bytes) { return alignUp(bytes, 64); }
-
-/// Bytes a value takes in the activation arena (inputs, outputs and
-/// constants live elsewhere).
-uint64_t arenaBytes(const Value *v) {
-  return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput ? aligned(v->type.bytes())
-                                                                      : 0;
-}
-
 /// The graph run layer by layer in graph order, as the level-1 plan can
 /// run it: per step, the arena bytes live on entering it and in use while
 /// it runs. A depthwise or 1x1 conv whose input dies there runs over it
@@ -153,14 +143,15 @@ uint64_t arenaBytes(const Value *v) {
 /// view shares its input's bytes. An estimate the plan meets or beats at
 /// the peak: the fusions it leaves out are those whose layers stay under it.
 struct StepBytes {
+  pass_utils::ArenaSizes sizes;
   std::vector<uint64_t> entering, during;
 };
 
-StepBytes stepBytes(const std::vector<Node *> &nodes) {
+StepBytes stepBytes(const std::vector<Node *> &nodes, pass_utils::ArenaSizes sizes) {
   const pass_utils::LastUses uses = pass_utils::lastUses(nodes);
   const std::map<const Value *, size_t> &lastUse = uses.lastUse;
   auto ownerOf = [&](const Value *v) { return uses.ownerOf(v); };
-  StepBytes steps;
+  StepBytes steps{sizes, {}, {}};
   std::set<const Value *> live;
   uint64_t liveBytes = 0;
   for (size_t j = 0; j < nodes.size(); ++j) {
@@ -175,31 +166,31 @@ StepBytes stepBytes(const std::vector<Node *> &nodes) {
     uint64_t reused = 0; // Bytes of a dying input the output writes over.
     if (dies(x) && node.opType == "Conv" && hasInPlaceConvKernel(node)) {
       if (uint64_t dw = depthwiseInPlaceScratch(node))
-        reused = arenaBytes(x), scratch = dw;
+        reused = sizes.arenaBytes(x), scratch = dw;
       else if (pointwiseInPlaceRows(node))
-        reused = arenaBytes(x), scratch = pointwiseInPlaceScratch(node);
+        reused = sizes.arenaBytes(x), scratch = pointwiseInPlaceScratch(node);
     }
     if (hasOpTrait(node.opType, kOpElementwise) && node.output())
       for (const Value *in : node.inputs)
         if (dies(in) && in->type.sameShapeAndType(node.output()->type))
-          reused = arenaBytes(in);
+          reused = sizes.arenaBytes(in);
     uint64_t produced = 0;
     if (!isViewOp(node.opType))
       for (const Value *out : node.outputs)
         if (out && !live.count(out)) {
-          produced += arenaBytes(out);
-          if (arenaBytes(out) && lastUse.count(out)) {
+          produced += sizes.arenaBytes(out);
+          if (sizes.arenaBytes(out) && lastUse.count(out)) {
             live.insert(out);
-            liveBytes += arenaBytes(out);
+            liveBytes += sizes.arenaBytes(out);
           }
         }
     // Written over a dying input: the larger of the two, not both.
     steps.during.push_back(steps.entering[j] + produced - std::min(reused, produced) +
-                           aligned(scratch));
+                           sizes.aligned(scratch));
     for (const Value *in : node.inputs)
       if (dies(in)) {
         live.erase(in);
-        liveBytes -= arenaBytes(in);
+        liveBytes -= sizes.arenaBytes(in);
       }
   }
   return steps;
@@ -218,8 +209,8 @@ struct Candidate {
 uint64_t fusedStepBytes(const StepBytes &steps, const Candidate &c, int64_t chunk) {
   const Value *convOut = c.pool->input(0);
   const uint64_t row = uint64_t(chunk * convOut->type.shape[3]) * dtypeSize(convOut->type.dtype);
-  return steps.entering[c.conv] + arenaBytes(c.pool->output(0)) + aligned(row) +
-         aligned(nodeScratchBytes(*convOut->producer));
+  return steps.entering[c.conv] + steps.sizes.arenaBytes(c.pool->output(0)) +
+         steps.sizes.aligned(row) + steps.sizes.aligned(nodeScratchBytes(*convOut->producer));
 }
 
 /// The most channels per scratch row of a fused float pair whose conv step
@@ -251,15 +242,16 @@ int64_t widestChunk(const StepBytes &steps, const Candidate &c, uint64_t peak) {
 /// interleave see each other run apart: judged high, so kept fused). Each
 /// one fused then takes the widest chunk (widestChunk) under the peak of the
 /// graph as it will run: those fused, the others apart.
-std::vector<bool> lowersPeak(const std::vector<Node *> &nodes, std::vector<Candidate> &candidates) {
-  const StepBytes steps = stepBytes(nodes);
+std::vector<bool> lowersPeak(const std::vector<Node *> &nodes, std::vector<Candidate> &candidates,
+                             pass_utils::ArenaSizes sizes) {
+  const StepBytes steps = stepBytes(nodes, sizes);
   std::vector<bool> inPair(nodes.size(), false);
   uint64_t peak = 0;
   for (const Candidate &c : candidates) {
     // Fused at the conv's step, the pooled output is made there and the
     // conv output never is: steps up to the pool's hold the one, not the other.
     const Value *convOut = c.pool->input(0);
-    const uint64_t y = arenaBytes(c.pool->output(0)), out = arenaBytes(convOut);
+    const uint64_t y = sizes.arenaBytes(c.pool->output(0)), out = sizes.arenaBytes(convOut);
     peak = std::max(peak, fusedStepBytes(steps, c, c.chunk));
     for (size_t k = c.conv + 1; k < c.at; ++k)
       peak = std::max(peak, steps.during[k] - out + y);
@@ -287,7 +279,7 @@ std::vector<bool> lowersPeak(const std::vector<Node *> &nodes, std::vector<Candi
 
 } // namespace
 
-size_t fuseConvPool(Graph &graph) {
+size_t fuseConvPool(Graph &graph, uint64_t bufferAlignment) {
   // Counted once and kept current (users/hasSingleReader per node scanned
   // the whole graph: quadratic).
   ReadCounts reads = pass_utils::countReads(graph);
@@ -299,7 +291,8 @@ size_t fuseConvPool(Graph &graph) {
   for (size_t j = 0; j < nodes.size(); ++j)
     if (int64_t chunk = fusableChunk(reads, *nodes[j]))
       candidates.push_back({nodes[j], stepOf.at(nodes[j]->input(0)->producer), j, chunk});
-  const std::vector<bool> lowers = lowersPeak(nodes, candidates);
+  const std::vector<bool> lowers =
+      lowersPeak(nodes, candidates, pass_utils::ArenaSizes{bufferAlignment});
   size_t fused = 0;
   for (size_t i = 0; i < candidates.size(); ++i)
     if (lowers[i]) {

@@ -10,6 +10,7 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/support/Bytes.h"
+#include "bundlefit/support/CheckedMath.h"
 
 #include <algorithm>
 #include <cstring>
@@ -200,6 +201,24 @@ inline LastUses lastUses(const std::vector<Node *> &nodes) {
   }
   return uses;
 }
+
+/// Bytes as the plan lays activations out, for the memory estimates of the
+/// passes: each buffer rounded up to the plan's --buffer-alignment
+/// (PlanOptions::bufferAlignment: 16 for a .tflite, 64 for ONNX). Estimated
+/// at Glow's 64 under a 16-byte plan, a small tensor weighs up to four times
+/// what the plan gives it, and a fusion or stage is judged on bytes that the
+/// plan never spends.
+struct ArenaSizes {
+  uint64_t alignment;
+
+  uint64_t aligned(uint64_t bytes) const { return alignUp(bytes, alignment); }
+  /// Bytes a value takes in the activation arena (inputs, outputs and
+  /// constants live elsewhere).
+  uint64_t arenaBytes(const Value *v) const {
+    return v && v->kind == ValueKind::Intermediate && !v->isGraphOutput ? aligned(v->type.bytes())
+                                                                        : 0;
+  }
+};
 
 } // namespace pass_utils
 } // namespace bundlefit

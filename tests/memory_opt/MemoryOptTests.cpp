@@ -267,6 +267,34 @@ TEST_CASE("fuseConvPool gives a pair under the peak all its channels per row") {
   CHECK(maxRelativeDiff(after, before) == 0);
 }
 
+TEST_CASE("fuseConvPool sizes a pair's rows at the plan's buffer alignment") {
+  // conv1 (9 channels, 4x4) pooled to 9x2x2 floats (144 B), then conv2 (8
+  // channels, 128 B) and conv3 (10 channels, 160 B): conv3's step, 288 B at
+  // 16-byte buffers, is the peak. Fused, conv1's step holds the pooled 144 B
+  // and a row: all 9 channels (144 B) stay within it at 16-byte buffers, the
+  // plan of a .tflite. Rounded at Glow's 64 (192 + 192 against conv3's
+  // 128 + 192) they would not, and the row kept 8 channels: two conv calls
+  // per row for nothing.
+  auto make = [] {
+    Net n({1, 3, 4, 4});
+    Value *p1 = pool(n, n.conv(n.x, 3, 9, 3, 1, 1), "MaxPool", {2, 2}, {2, 2}, {0, 0, 0, 0});
+    Value *c3 = n.conv(n.conv(p1, 9, 8, 3, 1, 1), 8, 10, 3, 1, 1);
+    return n.finish(n.conv(c3, 10, 1, 3, 1, 1));
+  };
+  for (const auto &[alignment, chunk] : {std::pair<uint64_t, int64_t>{16, 9}, {64, 8}}) {
+    CAPTURE(alignment);
+    std::unique_ptr<Graph> g = make();
+    REQUIRE(fuseConvPool(*g, alignment) == 1);
+    const Node *fused = g->nodes().front();
+    REQUIRE(fused->opType == kConvPoolOp);
+    CHECK(fused->attrs.getInt("channel_chunk", 0) == chunk);
+    PlanOptions options;
+    options.memoryOpt = 1;
+    options.bufferAlignment = alignment;
+    CHECK(planGraphMemory(*g, options).activationsSize == (alignment == 16 ? 288 : 320));
+  }
+}
+
 TEST_CASE("ConvPool bundles equal Conv then pool for every pool geometry (host)") {
   struct Case {
     const char *name;

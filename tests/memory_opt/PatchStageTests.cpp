@@ -30,6 +30,7 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <tuple>
 
 using namespace bundlefit;
 using bundlefit::test::maxRelativeDiff;
@@ -550,5 +551,26 @@ TEST_CASE("float ResNet-8 and MobileNetV1-0.25 at --memory-opt 2: tiles wide eno
     const double rel = maxRelativeDiff(actual, expected);
     MESSAGE(name << " float: level 2 against level 0, max relative diff " << rel);
     CHECK(rel <= 1e-5);
+  }
+}
+
+TEST_CASE("formPatchStage judges a stage at the plan's buffer alignment") {
+  // The int8 net at 4x13: its tensors are a few hundred bytes, so rounding
+  // each to 64 rather than to a .tflite plan's 16 changes which step looks
+  // highest. At 16 no stage lowers the estimate and none is formed: the
+  // layers plan in 528 bytes. Judged at 64, a 1x2 stage was formed, and the
+  // plan at 16 then needed 576.
+  PlanOptions plan;
+  plan.memoryOpt = 2;
+  plan.bufferAlignment = 16;
+  for (const auto &[alignment, stages, bytes] :
+       {std::tuple<uint64_t, size_t, uint64_t>{16, 0, 528}, {64, 1, 576}}) {
+    CAPTURE(alignment);
+    std::unique_ptr<Graph> g = makeNet(4, 13);
+    quantize(*g);
+    PatchStageOptions options;
+    options.bufferAlignment = alignment;
+    CHECK(formPatchStage(*g, options) == stages);
+    CHECK(planGraphMemory(*g, plan).activationsSize == bytes);
   }
 }

@@ -16,6 +16,7 @@
 #include "bundlefit/ir/Graph.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -79,8 +80,11 @@ size_t fuseActivations(Graph &graph, const MayFuseActivation &mayFuse);
 /// --memory-opt >= 1: a 2-D float Conv (with its fused activation) whose
 /// output only feeds a MaxPool or AveragePool becomes one ConvPool node
 /// (ops/FusedOps.h) that never materialises the conv output. Run after
-/// runDefaultPasses. Returns the number of fusions.
-size_t fuseConvPool(Graph &graph);
+/// runDefaultPasses. Returns the number of fusions. A pair is fused where
+/// that lowers the estimated peak, with activations sized as the plan will
+/// align them (`bufferAlignment`, PlanOptions::bufferAlignment; 64 is
+/// Glow's, ONNX's default).
+size_t fuseConvPool(Graph &graph, uint64_t bufferAlignment = 64);
 
 /// Replaces each GELU spelled as its formula (PyTorch's export before opset
 /// 20: x * 0.5 * (1 + Erf(x / sqrt 2)), or the tanh approximation) by one
@@ -102,6 +106,9 @@ struct PatchStageOptions {
   /// When set, the stage must end at the value of this name (tests,
   /// experiments); the best grid within the budget is still chosen.
   std::string stageOutput;
+  /// The plan's alignment of activation buffers (PlanOptions::
+  /// bufferAlignment): the estimated peaks round each buffer up to it.
+  uint64_t bufferAlignment = 64;
 };
 
 /// --memory-opt >= 2: the run of nodes that lowers the estimated peak most
@@ -114,8 +121,10 @@ size_t formPatchStage(Graph &graph, const PatchStageOptions &options = {});
 /// The graph transforms of --memory-opt `level`: >= 1 fuseConvPool, >= 2
 /// also formPatchStage. Run after quantization and after CMSIS-NN
 /// preparation (both must see the plain layers); plan the result at the
-/// same level (PlanOptions::memoryOpt).
-void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget);
+/// same level (PlanOptions::memoryOpt) and buffer alignment
+/// (PlanOptions::bufferAlignment), which the passes' estimates take.
+void runMemoryOptPasses(Graph &graph, int level, double patchRecomputeBudget,
+                        uint64_t bufferAlignment);
 
 struct PassOptions {
   bool foldBatchNorm = true;
