@@ -9,8 +9,7 @@
 // int8 quantizes the unrolled nodes like any others; the planner sees each
 // step's state as a short-lived buffer. Equations: ONNX's LSTM/GRU/RNN
 // (default activations; inference in ops/recurrent/RecurrentOps.cpp refuses
-// the others), plus LSTM's cell_clip (TFLite's: the new cell state clipped
-// to [-cell_clip, cell_clip]).
+// the others, and ONNX's `clip`).
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/passes/Passes.h"
@@ -327,9 +326,6 @@ private:
       f = b_.add(f, b_.mul(w.peepholeF, c));
     }
     newC = b_.add(b_.mul(b_.sigmoid(f), c), b_.mul(b_.sigmoid(i), b_.tanh(cell)));
-    const float cellClip = node_.attrs.getFloat("cell_clip", 0.0f);
-    if (cellClip > 0.0f)
-      newC = b_.op("Clip", {newC, b_.floats({}, -cellClip), b_.floats({}, cellClip)});
     if (w.peepholes)
       o = b_.add(o, b_.mul(w.peepholeO, newC));
     newH = b_.mul(b_.sigmoid(o), b_.tanh(newC));

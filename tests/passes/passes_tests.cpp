@@ -316,6 +316,22 @@ TEST_CASE("NonZero of a graph input is refused: its output shape depends on the 
                     doctest::Contains("must be a constant: NonZero's output shape"));
 }
 
+TEST_CASE("an LSTM's cell_clip is refused, not ignored: it is not ONNX's") {
+  // TFLite's LSTMs (cell_clip included) are TfliteLstm nodes; the IR's LSTM
+  // no longer clips, so a model that carries the attribute is told so.
+  Graph g;
+  Node *lstm = g.addNode("LSTM", "lstm",
+                         {g.addInput("x", floatType({2, 1, 3})),
+                          floatConst(g, "w", {1, 8, 3}, std::vector<float>(24, 0.5f)),
+                          floatConst(g, "r", {1, 8, 2}, std::vector<float>(16, 0.5f))},
+                         {"y"});
+  lstm->attrs.setInt("hidden_size", 2);
+  lstm->attrs.setFloat("cell_clip", 0.5f);
+  g.markOutput(lstm->output());
+  CHECK_THROWS_WITH(foldConstantsAndInferTypes(g),
+                    doctest::Contains("'lstm' (LSTM): attribute 'cell_clip' is not supported"));
+}
+
 TEST_CASE("foldConstantsAndInferTypes folds ConstantOfShape, Range and Cast") {
   Builder build = [](Graph &g) {
     Value *x = g.addInput("x", floatType({2, 4}));

@@ -11,9 +11,7 @@
 //   Outputs Y [S, D, B, H] (layout 1: [B, S, D, H]), Y_h and LSTM's Y_c
 //   [D, B, H] (layout 1: [B, D, H]).
 // The default activations only (Sigmoid/Tanh), no clip, no input_forget.
-// LSTM's `cell_clip` (float > 0) is not ONNX's: the TFLite importer sets it
-// for UNIDIRECTIONAL_SEQUENCE_LSTM's cell_clip (the cell state clipped to
-// [-cell_clip, cell_clip] after each step, as TFLM does).
+// (TFLite's LSTMs, cell_clip included, are TfliteLstm nodes: TfliteLstm.h.)
 //
 //===----------------------------------------------------------------------===//
 #include "bundlefit/ops/OpRegistry.h"
@@ -44,12 +42,11 @@ std::vector<std::string> defaultActivations(const Node &node) {
 }
 
 void checkSupportedModes(const Node &node, int64_t directions) {
-  for (const char *name : {"clip", "activation_alpha", "activation_beta"})
+  // cell_clip is not ONNX's (TFLite's LSTMs are TfliteLstm nodes): refused,
+  // not ignored, in a model that carries it.
+  for (const char *name : {"clip", "cell_clip", "activation_alpha", "activation_beta"})
     if (node.attrs.has(name))
       unsupported(node, std::string("attribute '") + name + "' is not supported");
-  if (node.attrs.has("cell_clip") &&
-      (node.opType != "LSTM" || !(node.attrs.getFloat("cell_clip", 0.0f) > 0.0f)))
-    unsupported(node, "attribute 'cell_clip' must be a float > 0, on LSTM only");
   if (node.attrs.getInt("input_forget", 0) != 0)
     unsupported(node, "attribute 'input_forget' = 1 is not supported");
   if (const Attribute *given = node.attrs.find("activations")) {
