@@ -9,7 +9,7 @@
 // The float variant without peepholes, projection, layer norm or CIFG is
 // TFLM's float LSTM (gates sigmoid, cell and output tanh, the cell state
 // clipped to +-cell_clip): one `TfliteLstm` node with float32 operands (the
-// four gates stacked i, f, c, o; ops/recurrent/TfliteLstmInt8.cpp), whose
+// four gates stacked i, f, c, o; ops/recurrent/TfliteLstmFloat.cpp), whose
 // kernel bf_lstm_f32 writes each step's hidden state straight into the
 // output, as TFLM does.
 //

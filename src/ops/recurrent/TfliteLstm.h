@@ -1,4 +1,4 @@
-//===- TfliteLstm.h - TFLite's integer LSTM node (family-internal) -*- C++ -*-===//
+//===- TfliteLstm.h - TFLite's LSTM node (family-internal) ------*- C++ -*-===//
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
@@ -9,14 +9,26 @@
 namespace bundlefit {
 
 class OpRegistry;
+struct OpDef;
 
 /// The op the TFLite importer writes for a float, int8 or int16x8
 /// UNIDIRECTIONAL_SEQUENCE_LSTM.
 inline constexpr const char *kTfliteLstmOp = "TfliteLstm";
 
 void registerTfliteLstm(OpRegistry &registry);
+/// Its float kernel, bf_lstm_f32 (TfliteLstmFloat.cpp), on `def`.
+void addTfliteLstmFloatKernel(OpDef &def);
+/// Its int8 and int16x8 kernels, bf_lstm_s8 and bf_lstm_s16
+/// (TfliteLstmInt8.cpp), on `def`.
+void addTfliteLstmIntegerKernels(OpDef &def);
 /// Its float and integer references (TfliteLstmReference.cpp).
 void registerTfliteLstmReference(OpRegistry &registry);
+/// A node's sizes (its operands checked: every variant's shapes and types).
+struct TfliteLstmGeometry {
+  int64_t batch = 0, steps = 0, inputs = 0, cells = 0;
+  bool timeMajor = false;
+};
+TfliteLstmGeometry tfliteLstmGeometry(const Node &node);
 /// bf_lstm_s8's and bf_lstm_s16's parameter table (BF_LSTM_*) of a node.
 std::vector<int32_t> tfliteLstmParams(const Node &node);
 /// Its kernel scratch: the cell state (int16, or float in the float LSTM).
