@@ -81,14 +81,15 @@ std::string portableNote(const std::string &variant, const std::vector<std::stri
   return text;
 }
 
-Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
+Variant fitVariant(const std::string &name, const QuantCliOptions &quant,
+                   const std::string &option) {
   // A profile means an int8 build unless the variant is named.
   Variant variant = parseVariant(name.empty() ? (quant.enabled() ? "int8" : "float") : name);
   const bool integer = variant.precision == device::Precision::Int8;
   // One line naming the model, the option and the builds the model has.
   auto refuse = [&](const std::string &why) {
     return Error(ExitCode::Usage, (quant.markedModel.empty() ? "" : quant.markedModel + ": ") +
-                                      "--variant " + name + ": " + why);
+                                      option + " " + name + ": " + why);
   };
   if (quant.int16x8 && !integer)
     throw refuse("the model is int16x8 (int16 activations, int8 weights); "
@@ -103,8 +104,8 @@ Variant fitVariant(const std::string &name, const QuantCliOptions &quant) {
                  "int16x8-cmsis");
   if (!quant.int16x8 && isInt16x8(variant))
     throw refuse("the model is not int16x8 (only a TFLite model with int16 activations is); "
-                 "use --variant int8" +
-                 name.substr(std::string("int16x8").size()));
+                 "use " +
+                 option + " int8" + name.substr(std::string("int16x8").size()));
   // int8 names, as users passed them before, name the int16x8 build.
   return quant.int16x8 ? asInt16x8(variant) : variant;
 }

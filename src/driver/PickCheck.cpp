@@ -92,7 +92,7 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
   check->pickRequest.allowEstimates = options.allowEstimates;
   for (const std::string &name : options.variants)
     if (!name.empty())
-      check->pickRequest.variants.push_back(fitVariant(name, options.build.quant));
+      check->pickRequest.variants.push_back(fitVariant(name, options.build.quant, "--variants"));
   // A pre-quantized model has int8 builds only; an int16x8 one, those of
   // int16x8Builds.
   const bool int16x8 = options.build.quant.int16x8;

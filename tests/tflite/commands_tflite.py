@@ -173,7 +173,7 @@ def check_int16_variants(bf, tflm_dir, int8_model):
     (the name earlier sessions gave) is taken as int16x8-cmsis; int16x8 on an int8 model is
     refused naming int8; on a HiFi4 part (rt685), int16x8-hifi4 and int16x8-hifi4-cmsis (or their
     int8 names) are refused, in fit and in pick --variants: bundlefit builds no such bundle. Each
-    refusal is one line naming the model."""
+    refusal is one line naming the model and the option given (pick's is --variants)."""
     conv0 = os.path.join(tflm_dir, "models", "seanet", "conv", "conv0.tflite")
     if not os.path.exists(conv0):
         print("fit --variant int16x8: seanet absent, not checked")
@@ -195,6 +195,9 @@ def check_int16_variants(bf, tflm_dir, int8_model):
         ("fit", "rt685", conv0, "int16x8-hifi4-cmsis", 2, no_hifi4),
         ("fit", "rt685", conv0, "int8-hifi4", 2, no_hifi4),
         ("pick", "rt685", conv0, "int16x8-hifi4", 2, no_hifi4),
+        ("pick", "rt1062", int8_model, "int16x8-cmsis", 2, "the model is not int16x8 (only a "
+                                                           "TFLite model with int16 activations "
+                                                           "is); use --variants int8-cmsis"),
     ]
     failures = 0
     for command, part, model, variant, code, text in cases:
@@ -203,8 +206,8 @@ def check_int16_variants(bf, tflm_dir, int8_model):
                               capture_output=True, text=True)
         lines = (done.stdout if code == 0 else done.stderr).strip().splitlines()
         ok = done.returncode == code and any(text in line for line in lines[:3])
-        if code:  # one line, naming the model first as every error does
-            ok = ok and len(lines) == 1 and f"error: {model}: --variant {variant}: " in lines[0]
+        if code:  # one line, naming the model and the option given first, as every error does
+            ok = ok and len(lines) == 1 and f"error: {model}: {option} {variant}: " in lines[0]
         print(f"{command} {os.path.basename(model)} on {part} {option} {variant}: "
               f"exit {done.returncode}"
               f"{'' if ok else ' FAIL ' + (lines[0] if lines else '')}")

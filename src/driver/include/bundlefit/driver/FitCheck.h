@@ -68,8 +68,10 @@ device::DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &device
 /// The variant `fit` sizes: `name`, or int8 with a profile, else float; an
 /// int16x8 model's integer builds named int16x8 (int8 names are taken for
 /// them). Throws Error(Usage) for a float build of a pre-quantized model, and
-/// for an int16x8 name on a model that is not int16x8.
-device::Variant fitVariant(const std::string &name, const QuantCliOptions &quant);
+/// for an int16x8 name on a model that is not int16x8; the message names
+/// `option`, the one the user gave `name` with (pick's is --variants).
+device::Variant fitVariant(const std::string &name, const QuantCliOptions &quant,
+                           const std::string &option = "--variant");
 
 /// The fit/pick note for a CMSIS-NN variant's nodes left on bundlefit's
 /// kernels (ModelFootprint::portable): how many, and the first few with why.
