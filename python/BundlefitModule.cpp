@@ -17,10 +17,7 @@
 #include "ModelSource.h"
 #include "RunArrays.h"
 
-#include "bundlefit/driver/CompileBundle.h"
-#include "bundlefit/driver/FitCheck.h"
-#include "bundlefit/driver/ModelRun.h"
-#include "bundlefit/driver/PickCheck.h"
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/driver/ToolInfo.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/JsonText.h"
@@ -103,22 +100,34 @@ std::shared_ptr<ModelSource> modelOf(const py::object &model) {
       py::str(py::module_::import("os").attr("fspath")(model)).cast<std::string>(), "model")));
 }
 
-ModelOptions modelOptions(const ModelSource &source, int memoryOpt) {
-  ModelOptions options;
-  options.path = source.path();
-  options.memoryOpt = memoryOptArgument(memoryOpt);
-  return options;
+/// buffer_alignment: as --buffer-alignment, None for the model's default.
+uint64_t bufferAlignmentArgument(const std::optional<int64_t> &alignment) {
+  if (!alignment)
+    return 0;
+  const int64_t n = *alignment;
+  if (n < int64_t(MemoryPlan::kMinBufferAlignment) ||
+      n > int64_t(MemoryPlan::kMaxBufferAlignment) || (n & (n - 1)) != 0)
+    throw Error(ExitCode::Usage, "buffer_alignment " + std::to_string(n) +
+                                     ": expected a power of two from " +
+                                     std::to_string(MemoryPlan::kMinBufferAlignment) + " to " +
+                                     std::to_string(MemoryPlan::kMaxBufferAlignment));
+  return uint64_t(n);
 }
 
-/// A pre-quantized (QDQ / QOperator) model quantizes with its own parameters,
-/// as on the command line (markPreQuantized).
-QuantCliOptions quantOptions(const ModelSource &source, const std::optional<std::string> &profile,
-                             const std::string &schema) {
-  QuantCliOptions quant;
-  quant.profilePath = pathArgument(profile, "profile").value_or("");
-  quant.schema = schema;
-  markPreQuantized(source.path(), quant);
-  return quant;
+/// The keywords every function shares, in the one struct the command line
+/// fills (driver/Compilation.h); a pre-quantized model is marked int8 by the
+/// Compilation, as on the command line.
+driver::CompilationOptions compilationOptions(const ModelSource &source, int memoryOpt,
+                                              const std::optional<int64_t> &bufferAlignment,
+                                              const std::optional<std::string> &profile,
+                                              const std::string &schema) {
+  driver::CompilationOptions options;
+  options.model.path = source.path();
+  options.model.memoryOpt = memoryOptArgument(memoryOpt);
+  options.model.bufferAlignment = bufferAlignmentArgument(bufferAlignment);
+  options.quant.profilePath = pathArgument(profile, "profile").value_or("");
+  options.quant.schema = schema;
+  return options;
 }
 
 /// Reports carry the tool and the SHA-256 of the model's bytes, as the
@@ -148,6 +157,7 @@ device::FitRequest fitRequest(const std::string &weights,
 
 py::object fit(const py::object &model, const std::string &device,
                const std::optional<std::string> &variant, const std::string &weights, int memoryOpt,
+               const std::optional<int64_t> &bufferAlignment,
                const std::optional<std::string> &profile, const std::string &schema,
                const std::optional<std::string> &reserveRam,
                const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
@@ -155,17 +165,18 @@ py::object fit(const py::object &model, const std::string &device,
                const std::vector<std::string> &deviceFiles, bool suggestions,
                const std::vector<std::string> &suggestParts) {
   std::shared_ptr<ModelSource> source = modelOf(model);
-  driver::FitCheckOptions options;
-  options.suggest = {suggestions, suggestParts};
-  options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
-  options.device = device;
-  options.deviceFiles = pathsArgument(deviceFiles, "device_files");
-  options.variant = variant.value_or("");
-  options.request = fitRequest(weights, reserveRam, reserveFlash, appRam, appFlash, staticBytes);
+  driver::CompilationOptions options =
+      compilationOptions(*source, memoryOpt, bufferAlignment, profile, schema);
+  driver::FitQuery query;
+  query.suggest = {suggestions, suggestParts};
+  query.device = device;
+  query.deviceFiles = pathsArgument(deviceFiles, "device_files");
+  query.variant = variant.value_or("");
+  query.request = fitRequest(weights, reserveRam, reserveFlash, appRam, appFlash, staticBytes);
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
-    std::unique_ptr<driver::FitCheck> check = driver::checkFit(options);
+    std::unique_ptr<driver::FitCheck> check = driver::Compilation(options).fit(query);
     report = driver::fitReportJson(*check, source->label());
   }
   return stamped(std::move(report), *source);
@@ -173,43 +184,50 @@ py::object fit(const py::object &model, const std::string &device,
 
 py::object pick(const py::object &model, const std::string &device,
                 const std::vector<std::string> &variants, const std::string &goal,
-                bool allowEstimates, int memoryOpt, const std::optional<std::string> &profile,
-                const std::string &schema, const std::optional<std::string> &reserveRam,
+                bool allowEstimates, int memoryOpt, const std::optional<int64_t> &bufferAlignment,
+                const std::optional<std::string> &profile, const std::string &schema,
+                const std::optional<std::string> &reserveRam,
                 const std::optional<std::string> &reserveFlash, std::optional<uint64_t> appRam,
                 std::optional<uint64_t> appFlash, uint64_t staticBytes,
                 const std::vector<std::string> &deviceFiles, bool suggestions,
                 const std::vector<std::string> &suggestParts) {
   std::shared_ptr<ModelSource> source = modelOf(model);
-  driver::PickCheckOptions options;
-  options.suggest = {suggestions, suggestParts};
-  options.build = {modelOptions(*source, memoryOpt), quantOptions(*source, profile, schema)};
-  options.device = device;
-  options.deviceFiles = pathsArgument(deviceFiles, "device_files");
-  options.variants = variants;
-  options.goal = goal;
-  options.allowEstimates = allowEstimates;
-  options.request = fitRequest("auto", reserveRam, reserveFlash, appRam, appFlash, staticBytes);
+  driver::CompilationOptions options =
+      compilationOptions(*source, memoryOpt, bufferAlignment, profile, schema);
+  driver::PickQuery query;
+  query.suggest = {suggestions, suggestParts};
+  query.device = device;
+  query.deviceFiles = pathsArgument(deviceFiles, "device_files");
+  query.variants = variants;
+  query.goal = goal;
+  query.allowEstimates = allowEstimates;
+  query.request = fitRequest("auto", reserveRam, reserveFlash, appRam, appFlash, staticBytes);
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
-    std::unique_ptr<driver::PickCheck> check = driver::checkPick(options);
+    std::unique_ptr<driver::PickCheck> check = driver::Compilation(options).pick(query);
     report = driver::pickReportJson(*check, source->label());
   }
   return stamped(std::move(report), *source);
 }
 
-py::object plan(const py::object &model, int memoryOpt, const std::optional<std::string> &profile,
-                const std::string &schema, double timeLimit) {
+py::object plan(const py::object &model, int memoryOpt,
+                const std::optional<int64_t> &bufferAlignment,
+                const std::optional<std::string> &profile, const std::string &schema,
+                double timeLimit) {
   checkFiniteRange(timeLimit, "time_limit", 0, kMaxSeconds);
   std::shared_ptr<ModelSource> source = modelOf(model);
+  driver::CompilationOptions options =
+      compilationOptions(*source, memoryOpt, bufferAlignment, profile, schema);
+  options.timeLimitSeconds = timeLimit;
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
     // The driver's plan, as `bundlefit plan` runs it.
-    ModelOptions options = modelOptions(*source, memoryOpt);
-    PlannedModel planned = planModel(options, quantOptions(*source, profile, schema),
-                                     planOptionsFor(options, timeLimit));
-    report = memoryReportJson(*planned.graph, planned.plan, networkNameFromPath(options.path));
+    driver::Compilation compilation(std::move(options));
+    const PlannedModel &planned = compilation.plan();
+    report = memoryReportJson(*planned.graph, planned.plan,
+                              networkNameFromPath(compilation.options().model.path));
   }
   return stamped(std::move(report), *source);
 }
@@ -217,20 +235,20 @@ py::object plan(const py::object &model, int memoryOpt, const std::optional<std:
 /// Writes the bundle directory and returns its <net>.memory.json (what
 /// `bundlefit compile --json` prints).
 py::object compile(const py::object &model, const std::string &outputDir, const std::string &target,
-                   int memoryOpt, const std::optional<std::string> &profile,
-                   const std::string &schema, bool useCmsis, const std::string &opt) {
+                   int memoryOpt, const std::optional<int64_t> &bufferAlignment,
+                   const std::optional<std::string> &profile, const std::string &schema,
+                   bool useCmsis, const std::string &opt) {
   std::shared_ptr<ModelSource> source = modelOf(model);
+  driver::CompilationOptions options =
+      compilationOptions(*source, memoryOpt, bufferAlignment, profile, schema);
+  options.codegen.target = target;
+  options.codegen.useCmsis = useCmsis;
+  options.codegen.optLevel = opt;
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
-    CompileRequest request;
-    request.model = modelOptions(*source, memoryOpt);
-    request.outputDir = pathArgument(outputDir, "output_dir");
-    request.target = target;
-    request.quant = quantOptions(*source, profile, schema);
-    request.useCmsis = useCmsis;
-    request.optLevel = opt;
-    CompiledBundle bundle = compileBundle(request);
+    driver::Compilation compilation(std::move(options));
+    const CompiledBundle &bundle = compilation.writeBundle(pathArgument(outputDir, "output_dir"));
     std::string path = outputDir + "/" + bundle.networkName + ".memory.json";
     std::ifstream in(path);
     report = nlohmann::json::parse(in, nullptr, false);
@@ -244,22 +262,23 @@ py::object compile(const py::object &model, const std::string &outputDir, const 
 /// output_dir is given) plus "arrays", the outputs by name.
 py::object run(const py::object &model, const py::object &inputs, const std::string &target,
                const std::optional<std::string> &outputDir, bool compare, int memoryOpt,
+               const std::optional<int64_t> &bufferAlignment,
                const std::optional<std::string> &profile, const std::string &schema, bool useCmsis,
                const std::optional<std::string> &cmsisNn, const std::string &opt,
                const std::optional<std::string> &networkName, double timeout) {
   std::shared_ptr<ModelSource> source = modelOf(model);
-  driver::ModelRunOptions options;
-  options.compile.model = modelOptions(*source, memoryOpt);
-  options.compile.target = target;
-  options.compile.quant = quantOptions(*source, profile, schema);
-  options.compile.useCmsis = useCmsis;
-  options.compile.optLevel = opt;
-  options.compile.networkName = networkName.value_or("");
-  options.cmsisNnDir = pathArgument(cmsisNn, "cmsis_nn").value_or("");
-  options.compare = compare;
+  driver::CompilationOptions options =
+      compilationOptions(*source, memoryOpt, bufferAlignment, profile, schema);
+  options.codegen.target = target;
+  options.codegen.useCmsis = useCmsis;
+  options.codegen.optLevel = opt;
+  options.codegen.networkName = networkName.value_or("");
+  options.codegen.cmsisNnDir = pathArgument(cmsisNn, "cmsis_nn").value_or("");
+  driver::RunQuery query;
+  query.compare = compare;
   checkFiniteRange(timeout, "timeout", 0.001, kMaxSeconds);
-  options.timeoutSeconds = timeout;
-  options.inputOption = "inputs";
+  query.timeoutSeconds = timeout;
+  query.inputOption = "inputs";
   std::vector<driver::RunInput> given = bundlefit::python::runInputsOf(inputs);
   if (pathArgument(outputDir, "output_dir"))
     checkDirectoryCreatable(*outputDir, "output directory");
@@ -267,7 +286,7 @@ py::object run(const py::object &model, const py::object &inputs, const std::str
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
-    result = driver::runModel(options, given);
+    result = driver::Compilation(std::move(options)).run(given, query);
     std::vector<std::string> files;
     if (outputDir)
       files = driver::writeRunOutputs(result, *outputDir);
@@ -325,11 +344,12 @@ PYBIND11_MODULE(bundlefit, m) {
       "in reports (default model.onnx)");
   m.def("fit", &fit, py::arg("model"), py::kw_only(), py::arg("device"),
         py::arg("variant") = py::none(), py::arg("weights") = "auto", py::arg("memory_opt") = 2,
-        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
-        py::arg("reserve_ram") = py::none(), py::arg("reserve_flash") = py::none(),
-        py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(),
-        py::arg("static_bytes") = 0, py::arg("device_files") = std::vector<std::string>{},
-        py::arg("suggestions") = true, py::arg("suggest_parts") = std::vector<std::string>{},
+        py::arg("buffer_alignment") = py::none(), py::arg("profile") = py::none(),
+        py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
+        py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(),
+        py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
+        py::arg("device_files") = std::vector<std::string>{}, py::arg("suggestions") = true,
+        py::arg("suggest_parts") = std::vector<std::string>{},
         "Does the model fit the part: the bundlefit.fit/1 report of `bundlefit fit --json` as a "
         "dict: the bundle compiled for the part's core, its code size cached (the cache the "
         "command line uses, so a build either one compiled is only planned again). When it does "
@@ -338,27 +358,30 @@ PYBIND11_MODULE(bundlefit, m) {
   m.def("pick", &pick, py::arg("model"), py::kw_only(), py::arg("device"),
         py::arg("variants") = std::vector<std::string>{}, py::arg("goal") = "latency",
         py::arg("allow_estimates") = false, py::arg("memory_opt") = 2,
-        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
-        py::arg("reserve_ram") = py::none(), py::arg("reserve_flash") = py::none(),
-        py::arg("app_ram") = py::none(), py::arg("app_flash") = py::none(),
-        py::arg("static_bytes") = 0, py::arg("device_files") = std::vector<std::string>{},
-        py::arg("suggestions") = true, py::arg("suggest_parts") = std::vector<std::string>{},
+        py::arg("buffer_alignment") = py::none(), py::arg("profile") = py::none(),
+        py::arg("quantization_schema") = "asymmetric", py::arg("reserve_ram") = py::none(),
+        py::arg("reserve_flash") = py::none(), py::arg("app_ram") = py::none(),
+        py::arg("app_flash") = py::none(), py::arg("static_bytes") = 0,
+        py::arg("device_files") = std::vector<std::string>{}, py::arg("suggestions") = true,
+        py::arg("suggest_parts") = std::vector<std::string>{},
         "Which build suits the part: the bundlefit.pick/1 report of `bundlefit pick` as a dict "
         "(every variant compiled for the part's core, as the command does; 'best' indexes "
         "'candidates', None when nothing fits)");
   m.def("plan", &plan, py::arg("model"), py::kw_only(), py::arg("memory_opt") = 2,
-        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
-        py::arg("time_limit") = 5.0,
+        py::arg("buffer_alignment") = py::none(), py::arg("profile") = py::none(),
+        py::arg("quantization_schema") = "asymmetric", py::arg("time_limit") = 5.0,
         "The memory plan: the bundlefit.memory/1 report of `bundlefit plan`");
   m.def("compile", &compile, py::arg("model"), py::arg("output_dir"), py::kw_only(),
-        py::arg("target") = "host", py::arg("memory_opt") = 2, py::arg("profile") = py::none(),
+        py::arg("target") = "host", py::arg("memory_opt") = 2,
+        py::arg("buffer_alignment") = py::none(), py::arg("profile") = py::none(),
         py::arg("quantization_schema") = "asymmetric", py::arg("use_cmsis") = false,
         py::arg("opt") = "O2",
         "Writes the bundle directory (all or nothing); returns its <net>.memory.json");
   m.def("run", &run, py::arg("model"), py::arg("inputs"), py::kw_only(), py::arg("target") = "host",
         py::arg("output_dir") = py::none(), py::arg("compare") = false, py::arg("memory_opt") = 2,
-        py::arg("profile") = py::none(), py::arg("quantization_schema") = "asymmetric",
-        py::arg("use_cmsis") = false, py::arg("cmsis_nn") = py::none(), py::arg("opt") = "O2",
+        py::arg("buffer_alignment") = py::none(), py::arg("profile") = py::none(),
+        py::arg("quantization_schema") = "asymmetric", py::arg("use_cmsis") = false,
+        py::arg("cmsis_nn") = py::none(), py::arg("opt") = "O2",
         py::arg("network_name") = py::none(), py::arg("timeout") = 300.0,
         "Compiles the bundle, runs it on the host or a Cortex-M under QEMU as `bundlefit run` "
         "does, and returns its bundlefit.run/1 report as a dict plus 'arrays', the outputs as "

@@ -12,6 +12,7 @@
 #include "QuantOptions.h"
 #include "ReportSupport.h"
 
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/TextTable.h"
@@ -86,9 +87,9 @@ std::string formatDb(double db) {
 int runCompareQuant(const CompareQuantOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  std::unique_ptr<Graph> floatGraph = loadModel(options.model);
-  std::unique_ptr<Graph> int8Graph = loadModel(options.model);
-  quantizeLoadedModel(*int8Graph, options.model, options.quant);
+  const driver::Compilation compilation(options.model, options.quant);
+  std::unique_ptr<Graph> floatGraph = compilation.loadGraph();
+  std::unique_ptr<Graph> int8Graph = compilation.loadQuantizedGraph();
   std::vector<Tensor> samples = loadCalibrationSamples(*floatGraph, options.calibration);
   const std::string &inputName = floatGraph->inputs()[0]->name;
 

@@ -12,40 +12,43 @@ namespace bundlefit {
 
 namespace {
 
-/// Report options of `compile` only (CompileRequest is shared with `run`).
-struct CompileReportOptions {
+/// What `compile` adds to the compilation: where the bundle goes, reports.
+struct CompileCommandOptions {
+  driver::CompilationOptions compilation;
+  std::string outputDir;
   JsonReportOption json;
   HtmlReportOption html;
   PlacementCliOptions placement;
 };
 
-int runCompile(const CompileRequest &given, const CompileReportOptions &reports) {
-  reports.html.checkFileWritable(); // before the bundle is written: all or nothing
-  reports.json.checkFileWritable();
-  CompileRequest request = given;
-  request.placement = partPlacementOf(reports.placement);
-  CompiledBundle bundle = compileBundle(request);
+int runCompile(const CompileCommandOptions &given) {
+  given.html.checkFileWritable(); // before the bundle is written: all or nothing
+  given.json.checkFileWritable();
+  driver::CompilationOptions options = given.compilation;
+  options.placement = partPlacementOf(given.placement);
+  driver::Compilation compilation(std::move(options));
+  const CompiledBundle &bundle = compilation.writeBundle(given.outputDir);
+  const std::string &modelPath = compilation.options().model.path;
   const MemoryPlan &plan = bundle.plan;
   const std::string &net = bundle.networkName;
-  if (reports.html.wanted()) {
+  if (given.html.wanted()) {
     HtmlReport html;
     html.title = net + ": bundle for " + describeTarget(bundle.target);
-    html.summary = {request.model.path + " -> " + request.outputDir + ": .text " +
-                    withThousands(bundle.code.textBytes) + ", CONSTANT " +
-                    withThousands(plan.constantSize) + ", MUTABLE " +
-                    withThousands(plan.mutableSize) + ", ACTIVATIONS " +
-                    withThousands(plan.activationsSize)};
+    html.summary = {
+        modelPath + " -> " + given.outputDir + ": .text " + withThousands(bundle.code.textBytes) +
+        ", CONSTANT " + withThousands(plan.constantSize) + ", MUTABLE " +
+        withThousands(plan.mutableSize) + ", ACTIVATIONS " + withThousands(plan.activationsSize)};
     html.plan = &plan;
-    reports.html.write(html);
+    given.html.write(html);
   }
-  if (reports.json.wanted()) {
+  if (given.json.wanted()) {
     // Exactly what the bundle's <net>.memory.json holds (sizes, code size, target).
-    reports.json.emit(bundleMemoryReport(request, bundle), request.model.path);
-    if (reports.json.replacesText())
+    given.json.emit(compilation.memoryReport(), modelPath);
+    if (given.json.replacesText())
       return 0;
   }
   printText("bundle " + net + " for " + describeTarget(bundle.target) + " written to " +
-            request.outputDir + "\n");
+            given.outputDir + "\n");
   if (!plan.weightSegments.empty())
     printText("weights placed for " + plan.weightPlacementSource + ": " +
               driver::describeWeightSegments(plan) + "; entry " + net +
@@ -73,24 +76,18 @@ int runCompile(const CompileRequest &given, const CompileReportOptions &reports)
 } // namespace
 
 void addCompileCommand(CLI::App &app, CommandAction &action) {
-  auto request = std::make_shared<CompileRequest>();
+  auto options = std::make_shared<CompileCommandOptions>();
   CLI::App *command = app.add_subcommand(
       "compile", "Compile a model into a Glow-compatible bundle (.o, .h, .weights.bin/.txt, "
                  ".memory.json)");
-  addModelOptions(*command, request->model);
-  command->add_option("-o,--output-dir", request->outputDir, "Bundle directory")->required();
-  addCompileOptions(*command, *request);
-  addQuantOptions(*command, request->quant);
-  auto reports = std::make_shared<CompileReportOptions>();
-  addPlacementOptions(*command, reports->placement);
-  reports->json.addTo(*command, "the bundle's <net>.memory.json, bundlefit.memory/1");
-  reports->html.addTo(*command, "memory timeline, layers");
-  command->callback([request, reports, &action] {
-    action = [request, reports] {
-      markPreQuantized(request->model.path, request->quant);
-      return runCompile(*request, *reports);
-    };
-  });
+  addModelOptions(*command, options->compilation.model);
+  command->add_option("-o,--output-dir", options->outputDir, "Bundle directory")->required();
+  addCompileOptions(*command, options->compilation);
+  addQuantOptions(*command, options->compilation.quant);
+  addPlacementOptions(*command, options->placement);
+  options->json.addTo(*command, "the bundle's <net>.memory.json, bundlefit.memory/1");
+  options->html.addTo(*command, "memory timeline, layers");
+  command->callback([options, &action] { action = [options] { return runCompile(*options); }; });
 }
 
 } // namespace bundlefit

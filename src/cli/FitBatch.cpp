@@ -69,16 +69,17 @@ std::string errorLine(const std::string &model, ExitCode code, const std::string
   return jsonText(line);
 }
 
-Answer fitOne(const std::string &model, driver::FitCheckOptions options) {
-  options.build.model.path = model;
-  markPreQuantized(model, options.build.quant); // each model of the batch on its own
+Answer fitOne(const std::string &model, driver::CompilationOptions options,
+              const driver::FitQuery &query) {
+  options.model.path = model;
+  driver::Compilation compilation(std::move(options)); // each model of the batch on its own
   // Status and progress lines of threads running side by side would mix;
   // what each model did is in its line (-v still prints them).
   std::optional<QuietScope> quiet;
   if (verbosity() == Verbosity::Normal)
     quiet.emplace();
   try {
-    std::unique_ptr<driver::FitCheck> check = driver::checkFit(options);
+    std::unique_ptr<driver::FitCheck> check = compilation.fit(query);
     nlohmann::json report = driver::fitReportJson(*check, model);
     stampReport(report, model);
     return {jsonText(report), check->exitCode()};
@@ -152,11 +153,12 @@ std::vector<std::string> batchModelPaths(const std::string &list) {
   return isGlob(list) ? globbed(list) : listed(list);
 }
 
-int runFitBatch(const std::string &list, unsigned jobs, const driver::FitCheckOptions &base) {
+int runFitBatch(const std::string &list, unsigned jobs, const driver::CompilationOptions &base,
+                const driver::FitQuery &query) {
   std::vector<std::string> models = batchModelPaths(list);
   setStatusNotesSuppressed(true); // stdout is JSON lines; stderr only errors
   // A wrong part is the batch's mistake, not each model's: fail once, now.
-  (void)driver::loadDeviceDatabase(base.deviceFiles).get(base.device);
+  (void)driver::loadDeviceDatabase(query.deviceFiles).get(query.device);
   if (jobs == 0)
     jobs = std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, unsigned(models.size()));
@@ -178,7 +180,7 @@ int runFitBatch(const std::string &list, unsigned jobs, const driver::FitCheckOp
             return;
           index = next++;
         }
-        Answer answer = fitOne(models[index], base);
+        Answer answer = fitOne(models[index], base, query);
         std::lock_guard<std::mutex> lock(mutex);
         answers[index] = std::move(answer);
         ++done;

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/Compilation.h"
 
 #include <string>
 #include <vector>
@@ -22,10 +22,12 @@ namespace bundlefit {
 /// nothing matches.
 std::vector<std::string> batchModelPaths(const std::string &list);
 
-/// Fits every model of `list` with `base` (its model path replaced) on `jobs`
+/// Fits every model of `list`, compiled as `base` (its model path replaced),
+/// to `query`'s part on `jobs`
 /// threads (0: one per core) and prints one JSON line per model. Returns 0
 /// when every model fits, 3 when some do not and none failed, else the exit
 /// code of the first model that failed.
-int runFitBatch(const std::string &list, unsigned jobs, const driver::FitCheckOptions &base);
+int runFitBatch(const std::string &list, unsigned jobs, const driver::CompilationOptions &base,
+                const driver::FitQuery &query);
 
 } // namespace bundlefit

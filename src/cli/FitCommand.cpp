@@ -17,7 +17,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
-#include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/reports/DeviceReports.h"
 #include "bundlefit/reports/TextTable.h"
@@ -34,7 +34,7 @@ namespace {
 using namespace bundlefit::device;
 
 struct FitOptions {
-  ModelOptions model;
+  driver::CompilationOptions compilation; ///< The model and int8 options.
   std::string device;
   std::vector<std::string> deviceFiles;
   std::string weights = "auto";
@@ -46,7 +46,6 @@ struct FitOptions {
   bool verifyRun = false; ///< Also run the linked firmware under QEMU (FitVerifyRun.h).
   std::string linkDir;
   HtmlReportOption html;
-  QuantCliOptions quant; ///< --load-profile...: the int8 bundle sized (and linked).
   HeadroomOptions headroom;
   bool brief = false; ///< One line when it fits (the CMake check), the report when not.
   std::string batch;  ///< --batch LIST: JSON lines, one per model (FitBatch.h).
@@ -91,37 +90,35 @@ std::string briefLine(const std::string &model, const Device &device, const Vari
   return line + (fit.warnings.empty() ? "" : " (tight: fit shows the report)") + "\n";
 }
 
-driver::FitCheckOptions checkOptionsOf(const FitOptions &options) {
-  driver::FitCheckOptions check;
-  check.build = {options.model, options.quant};
-  check.build.useCache = !options.verifyLink; // the link needs the object itself
-  check.device = options.device;
-  check.deviceFiles = options.deviceFiles;
-  check.variant = options.variant;
-  check.request = fitRequestOf(options.headroom);
-  check.request.weights = parseWeightsPolicy(options.weights);
-  check.request.extraStaticBytes = options.staticBytes;
+driver::FitQuery queryOf(const FitOptions &options) {
+  driver::FitQuery query;
+  query.device = options.device;
+  query.deviceFiles = options.deviceFiles;
+  query.variant = options.variant;
+  query.request = fitRequestOf(options.headroom);
+  query.request.weights = parseWeightsPolicy(options.weights);
+  query.request.extraStaticBytes = options.staticBytes;
   if (options.codeBytes >= 0)
-    check.request.codeBytes = uint64_t(options.codeBytes);
-  check.suggest = options.suggest;
-  return check;
+    query.request.codeBytes = uint64_t(options.codeBytes);
+  query.suggest = options.suggest;
+  return query;
 }
 
 /// --batch takes the place of MODEL and prints JSON lines only.
 int runBatchOrCheckUsage(const FitOptions &options) {
   if (options.batch.empty()) {
-    if (options.model.path.empty())
+    if (options.compilation.model.path.empty())
       throw Error(ExitCode::Usage, "fit: a MODEL or --batch LIST is required");
     return -1;
   }
-  if (!options.model.path.empty())
+  if (!options.compilation.model.path.empty())
     throw Error(ExitCode::Usage, "fit: give either MODEL or --batch LIST, not both");
   if (options.verifyLink || options.verifyRun || options.html.wanted() ||
       !options.json.file().empty())
     throw Error(ExitCode::Usage,
                 "fit --batch: prints JSON lines on stdout; --verify-link, --html and --json FILE "
                 "are for one model");
-  return runFitBatch(options.batch, options.jobs, checkOptionsOf(options));
+  return runFitBatch(options.batch, options.jobs, options.compilation, queryOf(options));
 }
 
 int runFit(const FitOptions &given) {
@@ -133,13 +130,15 @@ int runFit(const FitOptions &given) {
   options.html.checkFileWritable();
   if (!options.linkDir.empty())
     checkDirectoryCreatable(options.linkDir, "--link-dir directory");
-  driver::FitCheckOptions checkOptions = checkOptionsOf(options);
+  options.compilation.useCodeCache = !options.verifyLink; // the link needs the object itself
+  const driver::Compilation compilation(options.compilation);
+  const std::string &modelPath = compilation.options().model.path;
+  const QuantCliOptions &quant = compilation.options().quant;
   if (options.verifyLink) { // before any compile
     DeviceDatabase db = driver::loadDeviceDatabase(options.deviceFiles);
-    checkLinkable(db.get(options.device), driver::fitVariant(options.variant, options.quant),
-                  options.quant);
+    checkLinkable(db.get(options.device), driver::fitVariant(options.variant, quant), quant);
   }
-  std::unique_ptr<driver::FitCheck> check = driver::checkFit(checkOptions);
+  std::unique_ptr<driver::FitCheck> check = compilation.fit(queryOf(options));
   const Device &device = *check->device;
   const Variant &variant = check->variant;
   const FitRequest &request = check->request;
@@ -157,7 +156,7 @@ int runFit(const FitOptions &given) {
     linked = verifyPartLink(*part, device, fp, fit, options.staticBytes);
     if (options.verifyRun && linked->linkedFits)
       ran = verifyPartRun(*part, device, fit, check->sizer->build(device, variant),
-                          checkOptions.build);
+                          compilation.buildOptions());
     if (!options.linkDir.empty()) // after the run, which works in the part's directory
       publishLinkDir(*part, options.linkDir, *linked);
   }
@@ -176,13 +175,13 @@ int runFit(const FitOptions &given) {
   // so they show the int8 build's plan, labelled as such.
   const driver::VariantBuild *shown = &build;
   if (!build.bundle)
-    shown = &check->sizer->build(device, driver::fitVariant("int8", options.quant));
+    shown = &check->sizer->build(device, driver::fitVariant("int8", quant));
   const MemoryPlan &plan = shown->bundle->plan;
   LayerTiming timing = layerTimingOf(device, fit);
   std::string code = withThousands(fit.terms.code) + " (" + codeOrigin(build, request) + ")";
   if (options.html.wanted()) {
     HtmlReport html;
-    html.title = options.model.path + " on " + device.id + ", variant " + variant.name;
+    html.title = modelPath + " on " + device.id + ", variant " + variant.name;
     html.summary = {device.name,
                     "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
                         withThousands(fp.mutableBytes) + ", ACTIVATIONS " +
@@ -207,7 +206,7 @@ int runFit(const FitOptions &given) {
   }
 
   if (options.json.wanted()) {
-    nlohmann::json report = driver::fitReportJson(*check, options.model.path);
+    nlohmann::json report = driver::fitReportJson(*check, modelPath);
     if (linked)
       report["verify_link"] = verifyLinkJson(*linked);
     if (options.verifyRun)
@@ -215,13 +214,13 @@ int runFit(const FitOptions &given) {
                                  : nlohmann::json{{"ran", false},
                                                   {"why", "the firmware did not link"},
                                                   {"outputs_equal", nullptr}};
-    options.json.emit(report, options.model.path);
+    options.json.emit(report, modelPath);
     if (options.json.replacesText())
       return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }
 
   if (options.brief && fit.fits && !linked) {
-    std::cout << briefLine(options.model.path, device, variant, request, fit); // unwrapped
+    std::cout << briefLine(modelPath, device, variant, request, fit); // unwrapped
     return 0;
   }
   // -q: the verdict line alone (--brief, the CMake check's, prints the whole
@@ -230,7 +229,7 @@ int runFit(const FitOptions &given) {
     std::cout << (fit.fits ? "verdict: FITS\n" : "verdict: DOES NOT FIT\n");
     return exitCode(fit.fits ? 0 : int(ExitCode::DoesNotFit));
   }
-  std::string text = options.model.path + " on " + device.id + " (" + device.name + "), variant " +
+  std::string text = modelPath + " on " + device.id + " (" + device.name + "), variant " +
                      variant.name + ", weights " + weightsPolicyName(request.weights) + "\n";
   text += "bundle: CONSTANT " + withThousands(fp.constantBytes) + ", MUTABLE " +
           withThousands(fp.mutableBytes) + ", ACTIVATIONS " + withThousands(fp.activationsBytes) +
@@ -297,7 +296,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command =
       app.add_subcommand("fit", "Check whether a model fits a part: per-region usage, placement, "
                                 "time, verdict (exit 3: does not fit)");
-  addModelOptions(*command, options->model);
+  addModelOptions(*command, options->compilation.model);
   command->add_option("--device", options->device, "Part or board id (bundlefit devices)")
       ->required();
   command->add_option(
@@ -345,13 +344,8 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--link-dir", options->linkDir,
                       "Keep the --verify-link firmware (linker script, sources, ELF, map) in DIR");
   options->html.addTo(*command, "Flash/RAM bars, memory timeline, layers");
-  addQuantOptions(*command, options->quant);
-  command->callback([options, &action] {
-    action = [options] {
-      markPreQuantized(options->model.path, options->quant);
-      return runFit(*options);
-    };
-  });
+  addQuantOptions(*command, options->compilation.quant);
+  command->callback([options, &action] { action = [options] { return runFit(*options); }; });
 }
 
 } // namespace bundlefit

@@ -2,6 +2,7 @@
 #include "Command.h"
 #include "ReportSupport.h"
 
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ops/OpRegistry.h"
 #include "bundlefit/reports/TextTable.h"
@@ -35,8 +36,7 @@ uint64_t weightBytes(const Node &node) {
 int runInspect(const InspectOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  std::unique_ptr<Graph> graph = loadModel(options.model);
-  applyMemoryOptPasses(*graph, options.model);
+  std::unique_ptr<Graph> graph = driver::Compilation(options.model).loadTransformedGraph();
   uint64_t totalMacs = 0, totalWeights = 0;
   nlohmann::json nodes = nlohmann::json::array();
   TextTable table({"node", "op", "inputs", "output", "MACs", "weight bytes"},

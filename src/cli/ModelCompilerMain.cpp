@@ -10,6 +10,7 @@
 #include "BundleCompilation.h"
 #include "GlowFrontEnd.h"
 #include "GlowTarget.h"
+#include "OptionChecks.h"
 #include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/support/Error.h"
@@ -60,34 +61,43 @@ int main(int argc, char **argv) {
   CLI::App app{"model-compiler (bundlefit " + bundlefitVersion() +
                "): Glow-compatible bundle compiler"};
   app.allow_windows_style_options(false);
-  CompileRequest request;
+  driver::CompilationOptions options;
+  driver::CodegenOptions &codegen = options.codegen;
+  std::string outputDir;
   // Glow's memory layout unless asked: a drop-in for existing scripts keeps
   // Glow's ACTIVATIONS and MACs (bundlefit compile defaults to the lowest).
-  request.model.memoryOpt = 0;
+  options.model.memoryOpt = 0;
   std::string backend = "CPU", glowTarget, mcpu, dumpProfile;
   std::vector<std::string> symbols;
   IgnoredGlowOptions ignored;
   bool quiet = false, verbose = false;
   app.set_version_flag("--version", "model-compiler (bundlefit) " + bundlefitVersion());
-  app.add_option("--model", request.model.path, "ONNX or TFLite (.tflite) model file")->required();
-  app.add_option("--emit-bundle", request.outputDir, "Bundle output directory")->required();
+  app.add_option("--model", options.model.path, "ONNX or TFLite (.tflite) model file")->required();
+  app.add_option("--emit-bundle", outputDir, "Bundle output directory")->required();
   app.add_option("--backend", backend, "Only CPU is supported");
   app.add_option("--target", glowTarget, "LLVM architecture: x86_64, aarch64, arm");
   app.add_option("--mcpu", mcpu,
                  "CPU: cortex-m0, cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55, "
                  "cortex-a53, ...");
-  app.add_option("--float-abi", request.floatAbi, "hard | soft");
-  app.add_option("--relocation-model", request.relocationModel, "static | pic");
-  app.add_option("--network-name", request.networkName, "Bundle name");
-  app.add_option("--bundle-api", request.bundleApi, "static | dynamic");
+  app.add_option("--float-abi", codegen.floatAbi, "hard | soft");
+  app.add_option("--relocation-model", codegen.relocationModel, "static | pic");
+  app.add_option("--network-name", codegen.networkName, "Bundle name");
+  app.add_option("--bundle-api", codegen.bundleApi, "static | dynamic");
   // bundlefit's spelling too: the importer's error names --define-symbol.
   app.add_option("--onnx-define-symbol,--define-symbol", symbols, "Symbolic dimension: name,value");
-  app.add_option("--model-input", request.model.modelInputs, "name,type,[shape]");
-  app.add_option("--dump-graph-DAG", request.dumpGraphDag, "Graphviz file of the final graph");
-  app.add_option("--memory-opt", request.model.memoryOpt,
+  app.add_option("--model-input", options.model.modelInputs, "name,type,[shape]");
+  app.add_option("--dump-graph-DAG", codegen.dumpGraphDag, "Graphviz file of the final graph");
+  app.add_option("--memory-opt", options.model.memoryOpt,
                  "bundlefit's --memory-opt (0 = Glow's layout, the default here; 1; 2)")
       ->check(CLI::Range(0, kMaxMemoryOpt));
-  app.add_option("--opt", request.optLevel, "bundlefit's code optimisation: O2 | O3 | Os");
+  app.add_option("--buffer-alignment", options.model.bufferAlignment,
+                 "bundlefit's --buffer-alignment: activation buffers aligned to N bytes, a power "
+                 "of two from " +
+                     std::to_string(MemoryPlan::kMinBufferAlignment) + " to " +
+                     std::to_string(MemoryPlan::kMaxBufferAlignment) +
+                     " (default 64 for ONNX, Glow's; 16 for .tflite, TFLite Micro's)")
+      ->check(powerOfTwoCheck(MemoryPlan::kMinBufferAlignment, MemoryPlan::kMaxBufferAlignment));
+  app.add_option("--opt", codegen.optLevel, "bundlefit's code optimisation: O2 | O3 | Os");
   app.add_option("--llvm-compiler", ignored.llvmCompiler,
                  "Glow: external LLVM compiler for the bundle (ignored: compiled in-process)");
   app.add_option("--llvm-compiler-opt", ignored.llvmCompilerOpts,
@@ -101,16 +111,16 @@ int main(int argc, char **argv) {
   app.add_option("--dump-profile", dumpProfile,
                  "Glow: write a quantization profile (needs inputs: use model-profiler)");
   // Glow's int8 options, same meaning as bundlefit's (QuantOptions.h).
-  app.add_option("--load-profile", request.quant.profilePath, "Quantization profile (int8)");
-  app.add_option("--quantization-schema", request.quant.schema,
+  app.add_option("--load-profile", options.quant.profilePath, "Quantization profile (int8)");
+  app.add_option("--quantization-schema", options.quant.schema,
                  "asymmetric | symmetric | symmetric_with_uint8 | symmetric_with_power2_scale");
-  app.add_option("--quantization-precision-bias", request.quant.biasPrecision, "Int32 | Int8");
-  app.add_option("--keep-original-precision-for-nodes", request.quant.keepOriginal,
+  app.add_option("--quantization-precision-bias", options.quant.biasPrecision, "Int32 | Int8");
+  app.add_option("--keep-original-precision-for-nodes", options.quant.keepOriginal,
                  "Node kinds kept float (Glow's names), e.g. Add,Sub,Mul,Div,Exp,SoftMax")
       ->delimiter(',');
-  app.add_flag("--enable-channelwise", request.quant.channelwise,
+  app.add_flag("--enable-channelwise", options.quant.channelwise,
                "Per-channel weight scales for Convolution and FullyConnected");
-  app.add_flag("--use-cmsis", request.useCmsis,
+  app.add_flag("--use-cmsis", codegen.useCmsis,
                "Call CMSIS-NN kernels (int8; ignored with a note for float models, as in Glow)");
   app.add_flag("-q,--quiet", quiet, "Print only errors");
   app.add_flag("-v,--verbose", verbose, "Print what each stage did");
@@ -138,29 +148,30 @@ int main(int argc, char **argv) {
       throw Error(ExitCode::Usage,
                   "-dump-profile=" + dumpProfile +
                       ": profiling runs the model on inputs; use `model-profiler -model=" +
-                      request.model.path + " -dump-profile=" + dumpProfile +
+                      options.model.path + " -dump-profile=" + dumpProfile +
                       " -input-dataset=NAME,rawbin,dir,DIR` (or image-classifier IMAGES... "
                       "-dump-profile=...), then -load-profile=" +
                       dumpProfile);
-    checkModelPath(request.model.path);
+    checkModelPath(options.model.path);
     for (const std::string &symbol : symbols)
-      request.model.defineSymbols.push_back(symbol);
+      options.model.defineSymbols.push_back(symbol);
     GlowTargetChoice choice = glowTargetChoice(glowTarget, mcpu);
-    request.target = choice.shorthand;
-    request.triple = choice.triple;
-    request.mcpu = choice.mcpu;
-    if (choice.noFpu && request.floatAbi.empty())
-      request.floatAbi = "soft";
-    if (request.useCmsis && !request.quant.enabled()) {
+    codegen.target = choice.shorthand;
+    codegen.triple = choice.triple;
+    codegen.mcpu = choice.mcpu;
+    if (choice.noFpu && codegen.floatAbi.empty())
+      codegen.floatAbi = "soft";
+    if (codegen.useCmsis && !options.quant.enabled()) {
       // Glow: "-use-cmsis will only have an effect if the model is also
       // quantized" (AN13001 2.2.2).
       status("note: -use-cmsis ignored: the model is float (CMSIS-NN kernels are int8; add "
              "-load-profile=profile.yml to quantize)");
-      request.useCmsis = false;
+      codegen.useCmsis = false;
     }
     noteIgnored(ignored);
     OutputSet outputs; // the bundle and -dump-graph-DAG, together
-    CompiledBundle bundle = compileBundle(request);
+    driver::Compilation compilation(std::move(options));
+    const CompiledBundle &bundle = compilation.writeBundle(outputDir);
     outputs.commit();
     if (dumpLlvmIr)
       std::cout << generateBundleIR(*bundle.graph, bundle.plan, bundle.networkName, bundle.target);

@@ -18,6 +18,7 @@
 #include "Command.h"
 #include "GlowFrontEnd.h"
 #include "QuantOptions.h"
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/driver/ToolInfo.h"
 
 #include "bundlefit/ir/Graph.h"
@@ -172,7 +173,7 @@ int main(int argc, char **argv) {
       resolveQuantOptions(schemaOnly);
     }
     model.defineSymbols = symbols;
-    std::unique_ptr<Graph> graph = loadModel(model);
+    std::unique_ptr<Graph> graph = driver::Compilation(model).loadGraph();
     if (!inputName.empty() &&
         (graph->inputs().size() != 1 || graph->inputs()[0]->name != inputName))
       throw Error(ExitCode::Usage, "-model-input-name=" + inputName + ": the model's input is '" +

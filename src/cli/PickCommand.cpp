@@ -14,7 +14,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/device/Fit.h"
-#include "bundlefit/driver/FitCheck.h"
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/driver/PickCheck.h"
 #include "bundlefit/driver/VariantBuild.h"
 #include "bundlefit/ir/Graph.h"
@@ -32,7 +32,7 @@ namespace {
 using namespace bundlefit::device;
 
 struct PickOptions {
-  ModelOptions model;
+  driver::CompilationOptions compilation; ///< The model; int8 options size the int8 rows.
   std::string device;
   std::vector<std::string> deviceFiles;
   uint64_t staticBytes = 0;
@@ -41,7 +41,6 @@ struct PickOptions {
   std::vector<std::string> variants; ///< --variants: empty, every variant of the part.
   std::string goal = "latency";
   bool allowEstimates = false;
-  QuantCliOptions quant; ///< Sizes the int8 rows (QuantOptions.h).
   HeadroomOptions headroom;
   driver::SuggestOptions suggest;
 };
@@ -49,10 +48,11 @@ struct PickOptions {
 /// The page shows the comparison, then the chosen build (or the first
 /// candidate when none fits): its Flash/RAM bars and per-layer times over
 /// that build's own memory plan.
-void writePickHtml(const PickOptions &options, const Device &device, driver::BuildSizer &sizer,
-                   const PickResult &pick, const std::vector<std::string> &notes) {
+void writePickHtml(const PickOptions &options, const driver::Compilation &compilation,
+                   const Device &device, driver::BuildSizer &sizer, const PickResult &pick,
+                   const std::vector<std::string> &notes) {
   HtmlReport html;
-  html.title = options.model.path + " on " + device.id + ": build variants";
+  html.title = compilation.options().model.path + " on " + device.id + ": build variants";
   html.summary = {device.name};
   html.variants = variantRowsOf(pick);
   html.pickReason = pick.reason;
@@ -62,7 +62,7 @@ void writePickHtml(const PickOptions &options, const Device &device, driver::Bui
     const Candidate &shown = pick.candidates[pick.best >= 0 ? size_t(pick.best) : 0];
     const driver::VariantBuild *build = &sizer.build(device, shown.variant);
     if (!build->bundle) // HiFi4: not compiled; its int8 plan
-      build = &sizer.build(device, driver::fitVariant("int8", options.quant));
+      build = &sizer.build(device, driver::fitVariant("int8", compilation.options().quant));
     shownBundle = build->bundle;
     html.plan = &shownBundle->plan;
     timing = layerTimingOf(device, shown.result);
@@ -80,8 +80,9 @@ void writePickHtml(const PickOptions &options, const Device &device, driver::Bui
 int runPick(const PickOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  driver::PickCheckOptions check;
-  check.build = {options.model, options.quant};
+  const driver::Compilation compilation(options.compilation);
+  const std::string &modelPath = compilation.options().model.path;
+  driver::PickQuery check;
   check.device = options.device;
   check.deviceFiles = options.deviceFiles;
   check.variants = options.variants;
@@ -90,14 +91,14 @@ int runPick(const PickOptions &options) {
   check.request = fitRequestOf(options.headroom);
   check.request.extraStaticBytes = options.staticBytes;
   check.suggest = options.suggest;
-  std::unique_ptr<driver::PickCheck> result = driver::checkPick(check);
+  std::unique_ptr<driver::PickCheck> result = compilation.pick(check);
   const Device &device = *result->device;
   const PickResult &pick = result->pick;
 
   if (options.html.wanted())
-    writePickHtml(options, device, *result->sizer, pick, result->notes);
+    writePickHtml(options, compilation, device, *result->sizer, pick, result->notes);
   if (options.json.wanted()) {
-    options.json.emit(driver::pickReportJson(*result, options.model.path), options.model.path);
+    options.json.emit(driver::pickReportJson(*result, modelPath), modelPath);
     if (options.json.replacesText())
       return result->exitCode();
   }
@@ -105,7 +106,7 @@ int runPick(const PickOptions &options) {
     std::cout << (pick.best >= 0 ? "* " : "") << pick.reason << "\n";
     return result->exitCode();
   }
-  std::string text = options.model.path + " on " + device.id + " (" + device.name + "), goal " +
+  std::string text = modelPath + " on " + device.id + " (" + device.name + "), goal " +
                      pickGoalName(result->pickRequest.goal) + "\n\n";
   TextTable table({"", "variant", "weights", "Flash", "RAM", "code", "fits", "predicted",
                    "buildable", "estimate"},
@@ -137,7 +138,7 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command =
       app.add_subcommand("pick", "Compare float/int8 x plain/CMSIS-NN/HiFi4 x weights Flash/RAM on "
                                  "a part and pick the best that fits");
-  addModelOptions(*command, options->model);
+  addModelOptions(*command, options->compilation.model);
   command->add_option("--device", options->device, "Part or board id (bundlefit devices)")
       ->required();
   command->add_option("--device-file", options->deviceFiles,
@@ -162,13 +163,8 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
       "Let the best be a build bundlefit cannot generate or sizes by estimate (HiFi4)");
   addHeadroomOptions(*command, options->headroom);
   addSuggestOptions(*command, options->suggest);
-  addQuantOptions(*command, options->quant);
-  command->callback([options, &action] {
-    action = [options] {
-      markPreQuantized(options->model.path, options->quant);
-      return runPick(*options);
-    };
-  });
+  addQuantOptions(*command, options->compilation.quant);
+  command->callback([options, &action] { action = [options] { return runPick(*options); }; });
 }
 
 } // namespace bundlefit

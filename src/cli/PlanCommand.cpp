@@ -25,38 +25,36 @@ namespace bundlefit {
 namespace {
 
 struct PlanCommandOptions {
-  ModelOptions model;
-  QuantCliOptions quant;
+  driver::CompilationOptions compilation; ///< The model, int8, time limit, capacity, in-place.
   JsonReportOption json;
   HtmlReportOption html;
   std::string device;
   std::vector<std::string> deviceFiles;
   std::string networkName;
-  double timeLimit = 5.0;
-  uint64_t arenaCapacity = 0;
   bool noInPlace = false;
 };
 
 int runPlan(const PlanCommandOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  std::string network = options.networkName.empty() ? networkNameFromPath(options.model.path)
+  const ModelOptions &model = options.compilation.model;
+  std::string network = options.networkName.empty() ? networkNameFromPath(model.path)
                                                     : legalizeName(options.networkName);
-  PlanOptions planOptions = planOptionsFor(options.model, options.timeLimit);
-  planOptions.activationCapacity = options.arenaCapacity;
-  planOptions.allowInPlace = !options.noInPlace;
-  PlannedModel planned = planModel(options.model, options.quant, planOptions);
+  driver::CompilationOptions compilationOptions = options.compilation;
+  compilationOptions.allowInPlace = !options.noInPlace;
+  driver::Compilation compilation(std::move(compilationOptions));
+  const PlannedModel &planned = compilation.plan();
   const std::unique_ptr<Graph> &graph = planned.graph;
   const MemoryPlan &plan = planned.plan;
   std::unique_ptr<DeviceFitReport> onDevice;
   if (!options.device.empty())
-    onDevice = fitForReport(options.model, options.quant, options.device, options.deviceFiles);
+    onDevice = fitForReport(compilation, options.device, options.deviceFiles);
   const LayerTiming *timing = onDevice ? &onDevice->timing : nullptr;
   if (options.html.wanted()) {
     HtmlReport html;
     html.title = network + ": memory plan";
-    html.summary = {options.model.path + ": CONSTANT " + withThousands(plan.constantSize) +
-                    ", MUTABLE " + withThousands(plan.mutableSize) + ", ACTIVATIONS " +
+    html.summary = {model.path + ": CONSTANT " + withThousands(plan.constantSize) + ", MUTABLE " +
+                    withThousands(plan.mutableSize) + ", ACTIVATIONS " +
                     withThousands(plan.activationsSize)};
     html.plan = &plan;
     if (onDevice) {
@@ -67,7 +65,7 @@ int runPlan(const PlanCommandOptions &options) {
   }
 
   if (options.json.wanted()) {
-    options.json.emit(memoryReportJson(*graph, plan, network, timing), options.model.path);
+    options.json.emit(memoryReportJson(*graph, plan, network, timing), model.path);
     if (options.json.replacesText())
       return 0;
   }
@@ -101,13 +99,13 @@ int runPlan(const PlanCommandOptions &options) {
   }
   printText(text);
   if (verbosity() == Verbosity::Verbose) { // What keeps the arena where it is.
-    for (const PeakLayer &layer : explainPeakLayers(plan, options.model.memoryOpt))
+    for (const PeakLayer &layer : explainPeakLayers(plan, model.memoryOpt))
       status(peakLayerLine(layer));
     const std::vector<PatchStageSummary> stages = summarizePatchStages(plan);
     for (const PatchStageSummary &stage : stages) // And what tiles cost.
       status(patchStageLine(stage));
     if (!stages.empty())
-      status(patchBudgetLine(stages, options.model.patchRecomputeBudget));
+      status(patchBudgetLine(stages, model.patchRecomputeBudget));
   }
   return 0;
 }
@@ -118,8 +116,8 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
   auto options = std::make_shared<PlanCommandOptions>();
   CLI::App *command = app.add_subcommand(
       "plan", "Plan constant, mutable and activation memory and print the report");
-  addModelOptions(*command, options->model);
-  addQuantOptions(*command, options->quant);
+  addModelOptions(*command, options->compilation.model);
+  addQuantOptions(*command, options->compilation.quant);
   options->json.addTo(*command, "bundlefit.memory/1");
   options->html.addTo(*command, "memory timeline, layers");
   command->add_option(
@@ -130,23 +128,18 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
   command->add_option("--network-name", options->networkName,
                       "Network name (default: model file name)");
   command
-      ->add_option("--time-limit", options->timeLimit,
+      ->add_option("--time-limit", options->compilation.timeLimitSeconds,
                    "Seconds the command may spend before its memory plan is done: loading, "
                    "ordering and planning (default 5; the planner's work is counted, "
                    "10^8 units a second, so its plan does not depend on the load)")
       ->check(secondsCheck());
   command
-      ->add_option("--arena-capacity", options->arenaCapacity,
+      ->add_option("--arena-capacity", options->compilation.arenaCapacity,
                    "Bytes the activation arena must fit in: a plan within it first, then lower")
       ->check(byteCountCheck());
   command->add_flag("--no-in-place", options->noInPlace,
                     "Never let an elementwise result overwrite its input");
-  command->callback([options, &action] {
-    action = [options] {
-      markPreQuantized(options->model.path, options->quant);
-      return runPlan(*options);
-    };
-  });
+  command->callback([options, &action] { action = [options] { return runPlan(*options); }; });
 }
 
 } // namespace bundlefit

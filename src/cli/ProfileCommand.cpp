@@ -12,6 +12,7 @@
 #include "QuantOptions.h"
 #include "ReportSupport.h"
 
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/quant/Profile.h"
@@ -97,7 +98,7 @@ int runProfile(const ProfileCommandOptions &options) {
   checkWritable(options.outputPath, "-o");
   options.json.checkFileWritable();
   options.html.checkFileWritable();
-  std::unique_ptr<Graph> graph = loadModel(options.model);
+  std::unique_ptr<Graph> graph = driver::Compilation(options.model).loadGraph();
   std::vector<Tensor> samples = loadCalibrationSamples(*graph, options.calibration);
   ProfileData profile = recordProfileOf(*graph, samples, options.model.path, options.outputPath);
   std::string written = "profile of " + std::to_string(profile.tensors.size()) + " tensors over " +

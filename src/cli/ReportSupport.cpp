@@ -23,16 +23,16 @@ namespace bundlefit {
 
 using namespace bundlefit::device;
 
-std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model,
-                                              const QuantCliOptions &quant,
+std::unique_ptr<DeviceFitReport> fitForReport(const driver::Compilation &compilation,
                                               const std::string &deviceId,
                                               const std::vector<std::string> &deviceFiles) {
   auto report = std::make_unique<DeviceFitReport>();
   report->db = driver::loadDeviceDatabase(deviceFiles);
   report->device = &report->db.get(deviceId);
   Stage stage("fit on " + report->device->id);
-  Variant variant = driver::fitVariant("", quant);
-  driver::BuildSizer sizer({model, quant});
+  Variant variant = driver::fitVariant("", compilation.options().quant);
+  // Planned per core, the arena only minimised: `plan` shows the model, not a part's build.
+  driver::BuildSizer sizer({compilation.options().model, compilation.options().quant});
   const driver::VariantBuild &build = sizer.build(*report->device, variant);
   report->footprint = build.footprint;
   FitRequest request;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/reports/HtmlReport.h"
 #include "bundlefit/reports/LayerTable.h"
@@ -34,9 +35,8 @@ struct DeviceFitReport {
 };
 
 /// The model's build on `deviceId` (after adding `deviceFiles`): int8 when
-/// `quant` has a profile, else float; sized as `fit` sizes it.
-std::unique_ptr<DeviceFitReport> fitForReport(const ModelOptions &model,
-                                              const QuantCliOptions &quant,
+/// the compilation has a profile, else float; sized as `fit` sizes it.
+std::unique_ptr<DeviceFitReport> fitForReport(const driver::Compilation &compilation,
                                               const std::string &deviceId,
                                               const std::vector<std::string> &deviceFiles);
 

@@ -1,6 +1,6 @@
 //===- RunCommand.cpp - bundlefit run MODEL --input a.npy --output-dir D ----===//
 //
-// The command line of driver::runModel (bundlefit/driver/ModelRun.h, shared
+// The command line of driver::Compilation::run (bundlefit/driver/ModelRun.h, shared
 // with the Python module's run()): compiles the bundle, links it into a
 // small driver (host) or firmware (Cortex-M under QEMU), runs it and writes
 // each output as .npy. With --compare, also runs the reference interpreter
@@ -14,7 +14,7 @@
 #include "ReportSupport.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
-#include "bundlefit/driver/ModelRun.h"
+#include "bundlefit/driver/Compilation.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/OptionChecks.h"
 #include "bundlefit/support/OutputFile.h"
@@ -26,7 +26,8 @@ namespace bundlefit {
 namespace {
 
 struct RunOptions {
-  driver::ModelRunOptions run; ///< The model, target, int8 and --compare options.
+  driver::CompilationOptions compilation; ///< The model, target and int8 options.
+  driver::RunQuery run;                   ///< --compare, --timeout.
   std::vector<std::string> inputs;
   std::string outputDir;
   JsonReportOption json;
@@ -43,7 +44,8 @@ int runRun(const RunOptions &options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
 
-  driver::ModelRun run = driver::runModel(options.run, inputs);
+  const driver::Compilation compilation(options.compilation);
+  driver::ModelRun run = compilation.run(inputs, options.run);
   std::vector<std::string> files = driver::writeRunOutputs(run, options.outputDir);
 
   std::vector<std::string> columns = {"output", "type", "file"};
@@ -63,7 +65,7 @@ int runRun(const RunOptions &options) {
     }
     table.addRow(row);
   }
-  const std::string &model = options.run.compile.model.path;
+  const std::string &model = compilation.options().model.path;
   std::string ran = "ran " + run.networkName + " on " + run.target +
                     (run.samples > 1 ? " over " + std::to_string(run.samples) + " samples" : "") +
                     " (build " + std::to_string(run.stats.buildSeconds).substr(0, 4) + " s, run " +
@@ -85,7 +87,7 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
   CLI::App *command = app.add_subcommand(
       "run",
       "Compile, link and run a bundle on the host or a Cortex-M under QEMU; write .npy outputs");
-  addModelOptions(*command, options->run.compile.model);
+  addModelOptions(*command, options->compilation.model);
   command
       ->add_option("--input", options->inputs,
                    "Input .npy, one per model input in order; N samples stacked along the "
@@ -95,17 +97,17 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
       ->required();
   command
       ->add_option(
-          "--target", options->run.compile.target,
+          "--target", options->compilation.codegen.target,
           "host | cortex-m7 (mps2-an500) | cortex-m33 (mps2-an505) | cortex-m4 (mps2-an386) | "
           "cortex-m55 (mps3-an547)")
       ->check(CLI::IsMember(supportedRunTargets()));
-  command->add_option("--opt", options->run.compile.optLevel, "O2 | O3 | Os")
+  command->add_option("--opt", options->compilation.codegen.optLevel, "O2 | O3 | Os")
       ->check(CLI::IsMember({"O2", "O3", "Os"}));
-  command->add_option("--network-name", options->run.compile.networkName, "Bundle name");
-  addQuantOptions(*command, options->run.compile.quant);
-  command->add_flag("--use-cmsis", options->run.compile.useCmsis,
+  command->add_option("--network-name", options->compilation.codegen.networkName, "Bundle name");
+  addQuantOptions(*command, options->compilation.quant);
+  command->add_flag("--use-cmsis", options->compilation.codegen.useCmsis,
                     "int8: call CMSIS-NN's s8 functions, linked from --cmsis-nn");
-  command->add_option("--cmsis-nn", options->run.cmsisNnDir,
+  command->add_option("--cmsis-nn", options->compilation.codegen.cmsisNnDir,
                       "CMSIS-NN source checkout (built per core, cached in ~/.cache/bundlefit) "
                       "or a directory holding libcmsis-nn.a; default $BUNDLEFIT_CMSIS_NN_DIR");
   command->add_flag("--compare", options->run.compare,
@@ -117,12 +119,7 @@ void addRunCommand(CLI::App &app, CommandAction &action) {
       ->check(finiteCheck(0.001, kMaxSeconds));
   options->json.addTo(*command, "bundlefit.run/1");
   options->html.addTo(*command, "the outputs, and how they compare with --compare");
-  command->callback([options, &action] {
-    action = [options] {
-      markPreQuantized(options->run.compile.model.path, options->run.compile.quant);
-      return runRun(*options);
-    };
-  });
+  command->callback([options, &action] { action = [options] { return runRun(*options); }; });
 }
 
 } // namespace bundlefit

@@ -4,7 +4,9 @@
 On TFLM's hello_world (float and int8, ../shared/third_party/tflm/models): inspect, plan, fit,
 pick, compile, run (int8 .npy in and out for the int8 model), profile (float model),
 model-compiler -model= and, when built, `import bundlefit` (plan, from the path and from the bytes,
-equal to the CLI's; run's int8 outputs equal to the CLI's) must succeed; a truncated copy of the int8 model must make each of them
+equal to the CLI's; run's int8 outputs equal to the CLI's) must succeed; --buffer-alignment 64
+gives the CLI's, model-compiler's and Python's bundles the same activations, other than their
+common 16-byte default (check_buffer_alignment); a truncated copy of the int8 model must make each of them
 exit 4 with exactly one line on stderr naming the file and the verifier's refusal; TFLM's int8
 mnist_lstm (its integer UNIDIRECTIONAL_SEQUENCE_LSTM) must pass each of them but run. pick on
 two int16x8 seanet layers offers integer builds only, named int16x8 and int16x8-cmsis (on a HiFi4
@@ -49,6 +51,77 @@ def check_python(bin_dir, bf, model, x8):
     ok = ok and np.array_equal(next(iter(got.values())), want)
     print(f"python plan and run hello_world_int8.tflite: {'ok' if ok else 'FAIL'}")
     return 0 if ok else 1
+
+
+def check_buffer_alignment(bin_dir, bf, model, work):
+    """--buffer-alignment reaches every front end, as all of them fill the one
+    driver::CompilationOptions: model-compiler's -buffer-alignment=64 and Python's
+    buffer_alignment=64 give the bundle the CLI's compile --buffer-alignment 64 gives, their
+    defaults the CLI's 16-byte .tflite default, and the two differ (hello_world_int8: 128 B
+    against 32 B); a value that is not a power of two is a usage error naming the option
+    (exit 2, one line). Failures counted."""
+    import json
+    mc = os.path.join(bin_dir, "model-compiler")
+    net = os.path.splitext(os.path.basename(model))[0]
+
+    def bundle_activations(argv, out):
+        shutil.rmtree(out, ignore_errors=True)
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode != 0:
+            return "exit %d: %s" % (done.returncode, done.stderr.strip())
+        with open(os.path.join(out, net + ".memory.json")) as f:
+            return json.load(f)["sizes"]["activations"]
+
+    got = {}
+    for alignment in (None, "64"):
+        tag = alignment or "default"
+        cli_out, mc_out = os.path.join(work, "align_cli_" + tag), os.path.join(work, "align_mc_" + tag)
+        extra = ["--buffer-alignment", alignment] if alignment else []
+        got[("cli", tag)] = bundle_activations([bf, "-q", "compile", model, "-o", cli_out, *extra],
+                                               cli_out)
+        extra = ["-buffer-alignment=" + alignment] if alignment else []
+        got[("model-compiler", tag)] = bundle_activations(
+            [mc, "-q", "-model=" + model, "-emit-bundle=" + mc_out, "-memory-opt=2", *extra],
+            mc_out)  # the CLI's level: model-compiler defaults to Glow's 0
+    sys.path.insert(0, os.path.join(os.path.dirname(bin_dir), "python"))
+    try:
+        import bundlefit
+    except ImportError:
+        bundlefit = None
+        print("buffer alignment: python module not built, not checked")
+    if bundlefit:
+        for alignment in (None, 64):
+            tag = str(alignment or "default")
+            out = os.path.join(work, "align_py_" + tag)
+            shutil.rmtree(out, ignore_errors=True)
+            got[("python compile", tag)] = bundlefit.compile(
+                model, out, buffer_alignment=alignment)["sizes"]["activations"]
+            got[("python plan", tag)] = bundlefit.plan(
+                model, buffer_alignment=alignment)["sizes"]["activations"]
+    default, wide = got[("cli", "default")], got[("cli", "64")]
+    ok = isinstance(default, int) and isinstance(wide, int) and default != wide
+    ok = ok and all(v == (wide if tag == "64" else default) for (_, tag), v in got.items())
+    print(f"buffer alignment {os.path.basename(model)} (default, 64): "
+          + ", ".join(f"{k[0]} {k[1]} {v}" for k, v in sorted(got.items()))
+          + ("" if ok else " FAIL"))
+    failures = int(not ok)
+    done = subprocess.run([mc, "-model=" + model, "-emit-bundle=" + os.path.join(work, "align_bad"),
+                           "-buffer-alignment=48"], capture_output=True, text=True)
+    lines = done.stderr.strip().splitlines()
+    ok = done.returncode == 2 and len(lines) == 1 and "buffer-alignment" in lines[0]
+    print(f"model-compiler -buffer-alignment=48: exit {done.returncode}: "
+          f"{lines[0] if lines else ''}" + ("" if ok else " FAIL"))
+    failures += not ok
+    if bundlefit:
+        try:
+            bundlefit.plan(model, buffer_alignment=48)
+            ok, text = False, "no error"
+        except bundlefit.Error as e:
+            text = str(e)
+            ok = e.exit_code == 2 and text.startswith("buffer_alignment 48: ")
+        print(f"python buffer_alignment=48: {text}" + ("" if ok else " FAIL"))
+        failures += not ok
+    return failures
 
 
 def check_activations_vs_tflm(bf, tflm_dir):
@@ -266,6 +339,7 @@ def main():
     failures += not ok
     failures += check_refused(commands, broken, "broken", 4, "flatbuffers verifier rejects it")
     failures += check_python(bin_dir, bf, int8, x8)
+    failures += check_buffer_alignment(bin_dir, bf, int8, work)
     # TFLM's int8 mnist_lstm: its integer LSTM (one TfliteLstm node) is taken by every command.
     lstm_int8 = os.path.join(tflm_dir, "models", "mnist_lstm", "trained_lstm_int8.tflite")
     for name, argv in commands(lstm_int8, "lstm_int8").items():

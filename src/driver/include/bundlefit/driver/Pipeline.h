@@ -9,8 +9,9 @@
 //   code generation -> bundle files
 //
 // Sizing a build for a part (VariantBuild.h) runs the same stages as
-// compiling it, so a verdict describes the bundle that will be built. The
-// command-line layer (src/cli) only parses options into these structs.
+// compiling it, so a verdict describes the bundle that will be built. Front
+// ends (src/cli, model-compiler, Python) call these through driver::Compilation
+// (Compilation.h): they fill its one CompilationOptions and format results.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
