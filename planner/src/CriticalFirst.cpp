@@ -26,8 +26,7 @@ bool placeCritical(const Items &critical, uint64_t target, Budget &budget,
   // problems (10^4 and 10^5 buffers); the search does the rest.
   for (GreedyOrder order : {GreedyOrder::MaxLiveBySize, GreedyOrder::MaxLiveByTime}) {
     std::vector<uint64_t> offsets;
-    if (!budget.spend(orderUnits(critical, order)) ||
-        !placeItems(critical, orderItems(critical, order), GreedyFit::FirstFit, offsets, budget))
+    if (!greedyPass(critical, order, offsets, budget))
       return false;
     if (arenaOf(critical, offsets) <= target) {
       placed = std::move(offsets);
@@ -81,10 +80,7 @@ bool placeCriticalFirst(const Items &items, uint64_t target, Budget &budget,
   offsets.assign(n, 0);
   for (size_t k = 0; k < global.size(); ++k)
     offsets[size_t(global[k])] = placed[k];
-  if (!budget.spend(orderUnits(items, GreedyOrder::MaxLiveBySize)))
-    return false;
-  return placeItems(items, orderItems(items, GreedyOrder::MaxLiveBySize), GreedyFit::FirstFit,
-                    offsets, budget, &critical);
+  return greedyPass(items, GreedyOrder::MaxLiveBySize, offsets, budget, &critical);
 }
 
 } // namespace bundlefit::planner::detail

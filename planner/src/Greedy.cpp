@@ -5,8 +5,6 @@
 
 #include "Placement.h"
 
-#include <iterator>
-
 namespace bundlefit::planner {
 
 std::string toString(GreedyOrder order) {
@@ -23,32 +21,26 @@ std::string toString(GreedyOrder order) {
 
 std::string toString(GreedyFit) { return "first-fit"; }
 
-namespace {
-using detail::GreedyStrategy;
-
 // TFLM's planner, so that a plan is never worse than it, and Glow's "max
 // live" order: of the twelve orders and fits, the only ones the ablation
 // benchmark (bench_planner --ablation) finds paying on some family
 // (network-like problems of 10^5 buffers, heavy-tailed perfect packings),
 // beside the bottom-left placement.
-const GreedyStrategy kStrategies[] = {
-    {GreedyOrder::BySize, GreedyFit::FirstFit},
-    {GreedyOrder::MaxLiveBySize, GreedyFit::FirstFit},
-};
-} // namespace
-
-const std::vector<GreedyStrategy> &detail::greedyStrategies() {
-  static const std::vector<GreedyStrategy> all(std::begin(kStrategies), std::end(kStrategies));
+const std::vector<GreedyOrder> &detail::greedyOrders() {
+  static const std::vector<GreedyOrder> all = {GreedyOrder::BySize, GreedyOrder::MaxLiveBySize};
   return all;
 }
 
-Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit fit) {
+std::string detail::greedyName(GreedyOrder order) {
+  return "greedy:" + toString(order) + "/" + toString(GreedyFit::FirstFit);
+}
+
+Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit) {
   detail::Items items = detail::buildItems(problem);
   detail::Budget unlimited(1e7);
   std::vector<uint64_t> offsets;
-  detail::placeItems(items, detail::orderItems(items, order), fit, offsets, unlimited);
-  return detail::makePlan(problem, items, offsets,
-                          "greedy:" + toString(order) + "/" + toString(fit),
+  detail::greedyPass(items, order, offsets, unlimited);
+  return detail::makePlan(problem, items, offsets, detail::greedyName(order),
                           computeLowerBound(problem));
 }
 

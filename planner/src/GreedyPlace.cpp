@@ -33,7 +33,7 @@ uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size, uint64_t alig
 }
 } // namespace
 
-bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit,
+bool placeItems(const Items &items, const std::vector<int> &sequence,
                 std::vector<uint64_t> &offsets, Budget &budget,
                 const std::vector<char> *alreadyPlaced) {
   PlacedIndex placed(items);
@@ -60,6 +60,12 @@ bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit,
     placed.insert({offsets[i], offsets[i] + item.size}, item.cfirst, item.clast);
   }
   return true;
+}
+
+bool greedyPass(const Items &items, GreedyOrder order, std::vector<uint64_t> &offsets,
+                Budget &budget, const std::vector<char> *alreadyPlaced) {
+  return budget.spend(orderUnits(items, order)) &&
+         placeItems(items, orderItems(items, order), offsets, budget, alreadyPlaced);
 }
 
 } // namespace bundlefit::planner::detail

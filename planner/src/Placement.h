@@ -7,17 +7,16 @@
 #include "bundlefit/planner/Greedy.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bundlefit::planner::detail {
 
-struct GreedyStrategy {
-  GreedyOrder order;
-  GreedyFit fit;
-};
+/// The greedy passes the planner runs (all first fit), in the order it runs them.
+const std::vector<GreedyOrder> &greedyOrders();
 
-/// The greedy passes the planner runs, in the order it runs them.
-const std::vector<GreedyStrategy> &greedyStrategies();
+/// "greedy:<order>/first-fit": Plan::algorithm and PlanOptions::skip's name.
+std::string greedyName(GreedyOrder order);
 
 /// The order in which a greedy pass places the items (every item once).
 std::vector<int> orderItems(const Items &items, GreedyOrder order);
@@ -37,9 +36,13 @@ uint64_t passUnits(const Items &items);
 /// (offsets incomplete) when the budget ran out. With `alreadyPlaced` (per
 /// item), the items marked there keep the offsets `offsets` holds on entry
 /// and the others go around them.
-bool placeItems(const Items &items, const std::vector<int> &sequence, GreedyFit fit,
+bool placeItems(const Items &items, const std::vector<int> &sequence,
                 std::vector<uint64_t> &offsets, Budget &budget,
                 const std::vector<char> *alreadyPlaced = nullptr);
+
+/// One greedy pass: spends orderUnits, then placeItems in that order.
+bool greedyPass(const Items &items, GreedyOrder order, std::vector<uint64_t> &offsets,
+                Budget &budget, const std::vector<char> *alreadyPlaced = nullptr);
 
 /// Bottom-left placement (BottomLeft.cpp): O(n log n) whatever the
 /// lifetimes, so it is the placement every plan starts from.

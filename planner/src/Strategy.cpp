@@ -119,13 +119,12 @@ private:
     stage = "first placement";
     bool known = exact.capacity != 0 && exact.capacity < bound; // "Does not fit", proven.
     if (!known)
-      tryGreedy(greedyStrategies().front());
+      tryGreedy(greedyOrders().front());
     if (skipped("bottom-left")) {
       if (offsets.empty()) { // For the ablation: TFLM's pass, whatever it costs.
         Budget unlimited(1e7);
-        placeItems(items, orderItems(items, GreedyOrder::BySize), GreedyFit::FirstFit, offsets,
-                   unlimited);
-        algorithm = "greedy:by-size/first-fit";
+        greedyPass(items, GreedyOrder::BySize, offsets, unlimited);
+        algorithm = greedyName(GreedyOrder::BySize);
         arena = arenaOf(items, offsets);
       }
       return;
@@ -151,7 +150,7 @@ private:
   // 2. The other greedy passes.
   void greedyPasses() {
     stage = "greedy passes";
-    const std::vector<GreedyStrategy> &all = greedyStrategies();
+    const std::vector<GreedyOrder> &all = greedyOrders();
     for (auto g = std::next(all.begin()); g != all.end() && !finished(); ++g)
       if (!tryGreedy(*g))
         break;
@@ -160,16 +159,14 @@ private:
   // One greedy pass, not begun when the work left would not cover it
   // (counted beforehand from the pairs of items that meet in time: a pass
   // cut short places nothing); kept when lower. False when the work ran out.
-  bool tryGreedy(const GreedyStrategy &g) {
-    std::string name = "greedy:" + toString(g.order) + "/" + toString(g.fit);
-    uint64_t sorting = orderUnits(items, g.order);
-    if (sorting + passUnits(items) > budget.left())
+  bool tryGreedy(GreedyOrder order) {
+    std::string name = greedyName(order);
+    if (orderUnits(items, order) + passUnits(items) > budget.left())
       return false;
     if (skipped(name))
       return true;
     std::vector<uint64_t> placed;
-    if (!budget.spend(sorting) ||
-        !placeItems(items, orderItems(items, g.order), g.fit, placed, budget))
+    if (!greedyPass(items, order, placed, budget))
       return false;
     uint64_t placedArena = arenaOf(items, placed);
     if (offsets.empty() || placedArena < arena) {

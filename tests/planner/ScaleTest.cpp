@@ -43,8 +43,8 @@ TEST_CASE("a greedy pass stops when its budget is spent, within one item") {
   detail::Items items = detail::buildItems(p);
   detail::Budget budget(0.0, 5000);
   std::vector<uint64_t> offsets;
-  CHECK_FALSE(detail::placeItems(items, detail::orderItems(items, GreedyOrder::BySize),
-                                 GreedyFit::FirstFit, offsets, budget));
+  CHECK_FALSE(
+      detail::placeItems(items, detail::orderItems(items, GreedyOrder::BySize), offsets, budget));
   CHECK(budget.spent() <= 5000);
   CHECK(budget.limit() == detail::Limit::Work);
 }
