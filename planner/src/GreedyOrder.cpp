@@ -10,46 +10,28 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 namespace bundlefit::planner::detail {
 
 namespace {
-// Every comparator ends with the item index, so every order is deterministic.
-
-/// Larger footprint first, then longer lifetime (TFLM's and Glow's size order).
-struct LargerThenLonger {
-  const std::vector<Item> &v;
-  bool operator()(int a, int b) const {
-    if (v[a].size != v[b].size)
-      return v[a].size > v[b].size;
-    if (v[a].length() != v[b].length())
-      return v[a].length() > v[b].length();
-    return a < b;
-  }
-};
-
-/// Longer lifetime first, then larger footprint.
-struct LongerThenLarger {
-  const std::vector<Item> &v;
-  bool operator()(int a, int b) const {
-    if (v[a].length() != v[b].length())
-      return v[a].length() > v[b].length();
-    if (v[a].size != v[b].size)
-      return v[a].size > v[b].size;
-    return a < b;
-  }
-};
-
-// Glow's tie-breaks: the first key, then the other one, then program order.
-// Returned as a rank per item (0 = best) so later comparisons are cheap.
+// Glow's tie-breaks: larger footprint then longer lifetime (MaxLiveBySize)
+// or the other way round, then program order, so every order is
+// deterministic. Returned as a rank per item (0 = best) so later
+// comparisons are cheap.
 std::vector<int> dynamicRanks(const Items &items, GreedyOrder order) {
   const std::vector<Item> &v = items.items;
+  bool sizeFirst = order == GreedyOrder::MaxLiveBySize;
+  auto key = [&](int i) {
+    return sizeFirst ? std::make_pair(v[i].size, v[i].length())
+                     : std::make_pair(v[i].length(), v[i].size);
+  };
   std::vector<int> seq(v.size());
   std::iota(seq.begin(), seq.end(), 0);
-  if (order == GreedyOrder::MaxLiveBySize)
-    std::sort(seq.begin(), seq.end(), LargerThenLonger{v});
-  else
-    std::sort(seq.begin(), seq.end(), LongerThenLarger{v});
+  std::sort(seq.begin(), seq.end(), [&](int a, int b) {
+    auto ka = key(a), kb = key(b);
+    return ka != kb ? ka > kb : a < b;
+  });
   std::vector<int> rank(v.size());
   for (size_t r = 0; r < seq.size(); ++r)
     rank[seq[r]] = int(r);
