@@ -1,5 +1,6 @@
 //===- EjectionRepair.cpp - Bring items under a target by evicting others -===//
 #include "EjectionRepair.h"
+#include "Placement.h"
 
 #include <algorithm>
 #include <cmath>
@@ -174,12 +175,8 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
     if (!budget.spend(12 + 9 * placed.size() + 3 * sortUnits(placed.size())))
       return giveUp(Outcome::OutOfBudget);
     // The lowest free fit, when it is under the target.
-    uint64_t at = 0;
-    for (const Placed &p : placed) {
-      if (at + it.size <= p.offset)
-        break;
-      at = std::max(at, alignUp(p.end, it.alignment));
-    }
+    uint64_t at = lowestFit(placed.begin(), placed.end(), it.size, it.alignment,
+                            [](const Placed &p) { return std::make_pair(p.offset, p.end); });
     if (!over(at + it.size)) {
       offsets[u] = at;
       out[u] = 0;

@@ -18,21 +18,6 @@
 
 namespace bundlefit::planner::detail {
 
-namespace {
-// Scans the occupied ranges bottom-up, in offset order, for the first hole
-// that is large enough; else the top.
-uint64_t chooseOffset(std::vector<Range> &occupied, uint64_t size, uint64_t alignment) {
-  std::sort(occupied.begin(), occupied.end());
-  uint64_t candidate = 0;
-  for (const Range &r : occupied) {
-    if (r.first >= candidate + size)
-      return candidate;
-    candidate = std::max(candidate, alignUp(r.second, alignment));
-  }
-  return candidate;
-}
-} // namespace
-
 bool placeItems(const Items &items, const std::vector<int> &sequence,
                 std::vector<uint64_t> &offsets, Budget &budget,
                 const std::vector<char> *alreadyPlaced) {
@@ -56,7 +41,9 @@ bool placeItems(const Items &items, const std::vector<int> &sequence,
                               [&](const Range &r) { occupied.push_back(r); });
     if (!budget.spend(kGatherUnits * (1 + occupied.size() + sortUnits(occupied.size()))))
       return false;
-    offsets[i] = chooseOffset(occupied, item.size, item.alignment);
+    std::sort(occupied.begin(), occupied.end());
+    offsets[i] = lowestFit(occupied.begin(), occupied.end(), item.size, item.alignment,
+                           [](const Range &r) { return r; });
     placed.insert({offsets[i], offsets[i] + item.size}, item.cfirst, item.clast);
   }
   return true;

@@ -6,8 +6,10 @@
 #include "Items.h"
 #include "bundlefit/planner/Greedy.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bundlefit::planner::detail {
@@ -29,6 +31,17 @@ uint64_t orderUnits(const Items &items, GreedyOrder order);
 /// ranges it gathers are the pairs of items that meet in time, whatever
 /// the order, each also sorted with the others an item meets.
 uint64_t passUnits(const Items &items);
+
+/// First fit: the lowest offset, a multiple of `alignment`, where `size`
+/// bytes overlap none of the ranges in [begin, end), which are sorted by
+/// start; rangeOf(*it) gives a range's {start, end}.
+template <typename It, typename RangeOf>
+uint64_t lowestFit(It begin, It end, uint64_t size, uint64_t alignment, RangeOf rangeOf) {
+  uint64_t at = 0;
+  for (It r = begin; r != end && rangeOf(*r).first < at + size; ++r)
+    at = std::max(at, alignUp(rangeOf(*r).second, alignment));
+  return at;
+}
 
 /// Places the items in the given order, each at its lowest free range
 /// (first fit) among the placed items it meets in time.
