@@ -6,6 +6,7 @@
 // max segment tree over steps and per-node candidate lists.
 //
 //===----------------------------------------------------------------------===//
+#include "PlacedIndex.h"
 #include "Placement.h"
 
 #include <algorithm>
@@ -90,25 +91,13 @@ private:
 class CandidateTree {
 public:
   CandidateTree(const Items &items, const std::vector<int> &rank)
-      : leaves(1), placed(items.items.size(), false), rank(rank) {
-    while (leaves < std::max(items.numSteps, 1))
-      leaves *= 2;
-    lists.resize(2 * size_t(leaves));
-    cursor.assign(2 * size_t(leaves), 0);
-    for (size_t i = 0; i < items.items.size(); ++i) {
-      const Item &it = items.items[i];
-      if (it.size == 0)
-        continue;
-      // A canonical node of [cfirst, clast] spans at most its length.
-      while ((2 << height) <= it.clast - it.cfirst + 1)
-        ++height;
-      for (int l = it.cfirst + leaves, r = it.clast + leaves + 1; l < r; l /= 2, r /= 2) {
-        if (l & 1)
-          lists[l++].push_back(int(i));
-        if (r & 1)
-          lists[--r].push_back(int(i));
-      }
-    }
+      : tree(items), placed(items.items.size(), false), rank(rank) {
+    lists.resize(2 * size_t(tree.leaves));
+    cursor.assign(2 * size_t(tree.leaves), 0);
+    for (size_t i = 0; i < items.items.size(); ++i)
+      if (items.items[i].size != 0)
+        tree.forEachCanonical(items.items[i].cfirst, items.items[i].clast,
+                              [&](int node) { lists[node].push_back(int(i)); });
     auto better = [&rank](int a, int b) { return rank[a] < rank[b]; };
     for (std::vector<int> &list : lists)
       std::sort(list.begin(), list.end(), better);
@@ -117,23 +106,22 @@ public:
   /// Best unplaced item live on step, or -1.
   int bestAt(int step) {
     int chosen = -1;
-    // No list is higher than `height`: 13 of 21 levels on 10^6 network-like items.
-    for (int node = step + leaves, level = 0; level <= height && node >= 1; node /= 2, ++level) {
+    // No list is higher than the tree's height: 13 of 21 levels on 10^6 network-like items.
+    tree.forEachAncestor(step, [&](int node) {
       std::vector<int> &list = lists[node];
       size_t &c = cursor[node];
       while (c < list.size() && placed[list[c]])
         ++c;
       if (c < list.size() && (chosen < 0 || rank[list[c]] < rank[chosen]))
         chosen = list[c];
-    }
+    });
     return chosen;
   }
 
   void markPlaced(int item) { placed[item] = true; }
 
 private:
-  int leaves;
-  int height = 0; // Of the highest node any list is on.
+  StepTree tree;
   std::vector<std::vector<int>> lists;
   std::vector<size_t> cursor;
   std::vector<char> placed; // Not vector<bool>: this is read in the hot loop.

@@ -28,11 +28,10 @@ namespace bundlefit::planner::detail {
 
 using Range = std::pair<uint64_t, uint64_t>; // [offset, end)
 
-class PlacedIndex {
-public:
-  /// Room for every item of non-zero size; each may be inserted once.
-  explicit PlacedIndex(const Items &items) {
-    leaves = 1;
+/// A segment tree over the compressed steps (leaf of step s: s + leaves),
+/// walked only up to the highest node an item's lifetime spans.
+struct StepTree {
+  explicit StepTree(const Items &items) {
     while (leaves < items.numSteps)
       leaves *= 2;
     int longest = 1;
@@ -42,6 +41,33 @@ public:
     // Canonical nodes of [first, last] cover at most last - first + 1 steps.
     while ((2 << height) <= longest)
       ++height;
+  }
+
+  /// The leaf of step and its ancestors up to `height`.
+  template <typename F> void forEachAncestor(int step, F f) const {
+    int node = step + leaves;
+    for (int level = 0; level <= height && node >= 1; ++level, node /= 2)
+      f(node);
+  }
+
+  /// The O(log T) nodes whose ranges exactly tile [first, last].
+  template <typename F> void forEachCanonical(int first, int last, F f) const {
+    for (int l = first + leaves, r = last + leaves + 1; l < r; l /= 2, r /= 2) {
+      if (l & 1)
+        f(l++);
+      if (r & 1)
+        f(--r);
+    }
+  }
+
+  int leaves = 1;
+  int height = 0; // Of the highest node any lifetime (or query) spans.
+};
+
+class PlacedIndex : StepTree {
+public:
+  /// Room for every item of non-zero size; each may be inserted once.
+  explicit PlacedIndex(const Items &items) : StepTree(items) {
     std::vector<uint32_t> coverCount(2 * size_t(leaves), 0), bornCount(2 * size_t(leaves), 0);
     for (const Item &it : items.items) {
       if (it.size == 0)
@@ -78,25 +104,6 @@ public:
   }
 
 private:
-  // The leaf of step and its ancestors up to `height` (no list is higher).
-  template <typename F> void forEachAncestor(int step, F f) const {
-    int node = step + leaves;
-    for (int level = 0; level <= height && node >= 1; ++level, node /= 2)
-      f(node);
-  }
-
-  // The O(log T) nodes whose ranges exactly tile [first, last].
-  template <typename F> void forEachCanonical(int first, int last, F f) const {
-    for (int l = first + leaves, r = last + leaves + 1; l < r; l /= 2, r /= 2) {
-      if (l & 1)
-        f(l++);
-      if (r & 1)
-        f(--r);
-    }
-  }
-
-  int leaves;
-  int height = 0;           // Of the highest node any lifetime or query spans.
   std::vector<Range> cover; // Per node: items whose lifetime covers the node.
   std::vector<Range> born;  // Per node: items born inside the node's range.
   struct Node {
