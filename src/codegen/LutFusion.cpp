@@ -90,7 +90,12 @@ void applyFusedLut(const Node &producer, const Node &activation,
         call.args[*at].value)
       fatalInternal(producer.describe() + ": " + call.kernel +
                     " has no null table argument where its mark says");
+    // The table takes the producer's slot with the slot's aliasing facts
+    // (KernelArg::noAlias): the lookup's own call does not mark its table,
+    // and a shared wrapper would lose noalias on it (KernelClasses.cpp).
+    const bool noAlias = call.args[*at].noAlias;
     call.args[*at] = table;
+    call.args[*at].noAlias = noAlias;
   }
 }
 

@@ -60,6 +60,28 @@ std::unique_ptr<Graph> buildNet() {
   return std::move(b.graph);
 }
 
+/// Two depthwise convolutions of one shape class, each followed by a Sigmoid
+/// (an int8 table activation) that LutFusion.h runs in the conv's stores.
+std::unique_ptr<Graph> buildLutNet() {
+  Builder b("share_lut", 31);
+  Value *x = b.input("x", {1, 8, 6, 6});
+  // Zero point -128 as the Sigmoids' outputs: both convs take one input
+  // offset, so they fall in one shape class.
+  Value *q = b.op("Quantize", "q", {x}, int8Type({1, 8, 6, 6}, 1.0f / 256, -128));
+  Value *d1 =
+      b.op("Conv", "d1",
+           {q, b.weights("wd1", {8, 1, 3, 3}, {0.01f}), b.int32Bias("bd1", 8, {0.01f / 256})},
+           int8Type({1, 8, 6, 6}, 0.05f, 0), window(3, 1, 8));
+  Value *s1 = b.op("Sigmoid", "s1", {d1}, int8Type({1, 8, 6, 6}, 1.0f / 256, -128));
+  Value *d2 =
+      b.op("Conv", "d2",
+           {s1, b.weights("wd2", {8, 1, 3, 3}, {0.02f}), b.int32Bias("bd2", 8, {0.02f / 256})},
+           int8Type({1, 8, 6, 6}, 0.06f, 0), window(3, 1, 8));
+  Value *s2 = b.op("Sigmoid", "s2", {d2}, int8Type({1, 8, 6, 6}, 1.0f / 256, -128));
+  b.graph->markOutput(b.op("Dequantize", "y", {s2}, floatType({1, 8, 6, 6})));
+  return std::move(b.graph);
+}
+
 /// The `define` line of the first function whose name starts with `prefix`
 /// ("" when there is none).
 std::string defineLine(const std::string &ir, const std::string &prefix) {
@@ -97,4 +119,20 @@ TEST_CASE("int8 depthwise calls of one shape share a noalias wrapper; 1x1 shapes
   // KernelCall::pointwiseShape on the 1x1 calls: three shapes set
   // bf_pointwise_shared, so the shared function is kept.
   CHECK_FALSE(defineLine(ir, "bf_i8_pointwise_off0").empty());
+}
+
+TEST_CASE("a table fused into int8 depthwise calls is noalias in their shared wrapper") {
+  std::unique_ptr<Graph> graph = buildLutNet();
+  const MemoryPlan plan = planGraphMemory(*graph);
+  const std::string ir = generateBundleIR(*graph, plan, "share_lut", resolveTarget("cortex-m7"));
+  // Both Sigmoids run in the convs' stores: no bf_lut_s8 call is left.
+  CHECK(ir.find("call void @bf_lut_s8") == std::string::npos);
+  // The wrapper takes buildNet's six pointers and the fused table, which is
+  // as read-only and planned apart as the requantization tables: every
+  // pointer is noalias.
+  const std::string wrapper = defineLine(ir, "bf_depthwise_conv2d_s8.class");
+  INFO(wrapper);
+  CHECK_FALSE(wrapper.empty());
+  CHECK(count(wrapper, "(ptr ") + count(wrapper, ", ptr ") == 7);
+  CHECK(count(wrapper, "ptr noalias ") == 7);
 }
