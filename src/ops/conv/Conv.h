@@ -38,11 +38,8 @@ std::vector<KernelCall> lowerConvTranspose(const Node &node, const PlanView &pla
 } // namespace conv_float
 
 namespace conv_int8 {
-/// bf_conv2d_s8's call (bf_depthwise_conv2d_s8, bf_conv2d_im2col_s8). With
-/// `grouped`, a depthwise conv as the grouped conv it is (the same sums, bit
-/// for bit) and never the im2col form: the fused ConvPool kernels place the
-/// columns in their own scratch (memopt/FusedOps.cpp).
-KernelCall lowerConv(const Node &node, bool grouped);
+/// bf_conv2d_s8's call (bf_depthwise_conv2d_s8, bf_conv2d_im2col_s8).
+KernelCall lowerConv(const Node &node);
 /// The int8 kernels' geometry (m and groups as computed: a depthwise conv as
 /// the grouped conv it is) and requantization scalars, every field set.
 bf_conv_params convParams(const Int8ConvArgs &a);

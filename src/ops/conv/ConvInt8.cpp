@@ -96,12 +96,12 @@ bool tablePaysAtStore(const bf_conv_params &p, const bf_quant_params &q, bool de
 
 } // namespace
 
-KernelCall lowerConv(const Node &node, bool grouped) {
+KernelCall lowerConv(const Node &node) {
   Int8ConvArgs a = int8ConvArgs(node);
   // Asymmetric weights: the exact plain kernel (the fusions and in-place
-  // forms refuse these convs, so `grouped` callers never see it).
+  // forms refuse these convs).
   const bool asymmetric = !isSymmetric(node.input(1)->type.quant);
-  a.depthwise = a.depthwise && !grouped && !asymmetric;
+  a.depthwise = a.depthwise && !asymmetric;
   // abi.h's structs: the geometry (a depthwise conv as the grouped conv it
   // is: m = C * chMult, groups = C) and the requantization scalars.
   // The weights, biases and tables are only read: noAlias (KernelCall.h).
@@ -136,7 +136,7 @@ KernelCall lowerConv(const Node &node, bool grouped) {
     // -4.8 KB, +1.9% instructions).
     call.kernel = "bf_depthwise_conv2d_s8";
     call.sharing = CallSharing::ShapeClass;
-  } else if (!grouped && int8ConvIm2colBytes(node)) {
+  } else if (int8ConvIm2colBytes(node)) {
     // Not shared by shape class: ResNet-8's two shared 3x3 convolutions came
     // out 1.1 KB larger than their two specialised copies (as bf_conv2d_s8's).
     call.kernel = "bf_conv2d_im2col_s8";
@@ -154,7 +154,7 @@ KernelCall lowerConv(const Node &node, bool grouped) {
 
 namespace {
 
-std::vector<KernelCall> lower(const Node &node) { return {conv_int8::lowerConv(node, false)}; }
+std::vector<KernelCall> lower(const Node &node) { return {conv_int8::lowerConv(node)}; }
 
 std::string whyFloat(const Node &node) {
   const Value *w = node.input(1), *b = node.input(2);
