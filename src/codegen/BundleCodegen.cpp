@@ -32,6 +32,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -178,6 +179,17 @@ std::unique_ptr<llvm::Module> loadKernels(llvm::LLVMContext &context, const Targ
     flags->clearOperands();
     for (llvm::MDNode *flag : keep)
       flags->addOperand(flag);
+  }
+  // llvm-link keeps each kernel file's compiler ident and the object writer
+  // puts every one in .comment (27 equal strings, 1.1 KB): keep one of each.
+  if (llvm::NamedMDNode *idents = (*module)->getNamedMetadata("llvm.ident")) {
+    std::vector<llvm::MDNode *> distinct;
+    for (llvm::MDNode *ident : idents->operands())
+      if (std::find(distinct.begin(), distinct.end(), ident) == distinct.end())
+        distinct.push_back(ident);
+    idents->clearOperands();
+    for (llvm::MDNode *ident : distinct)
+      idents->addOperand(ident);
   }
   (*module)->setDataLayout(machine.createDataLayout());
   checkKernelParamsStructs(**module); // abi.h's structs: bitcode == code generation

@@ -413,6 +413,13 @@ TEST_CASE("objects for every target: valid ELF, right machine, entry defined") {
       CHECK(std::count(summary.definedGlobals.begin(), summary.definedGlobals.end(), "small") == 1);
       // Only the entry point is exported: kernels are internal.
       CHECK(summary.definedGlobals.size() == 1);
+      // One compiler ident in .comment, not one per kernel file linked.
+      const std::string bytes(result.object.begin(), result.object.end());
+      size_t idents = 0;
+      for (size_t at = bytes.find("clang version"); at != std::string::npos;
+           at = bytes.find("clang version", at + 1))
+        ++idents;
+      CHECK(idents == 1);
       for (const std::string &sym : summary.undefinedSymbols) {
         INFO("undefined symbol " << sym);
         CHECK((allowedUndefined.count(sym) || sym.rfind("__aeabi_", 0) == 0));
