@@ -185,7 +185,15 @@ BF_INLINE void bf_conv_blocks_flat(const float *restrict x, const float *restric
  * out), every tap of every lane inside. On AVX-512 the bands also take
  * stride-1 rows that whole row tiles would overrun (bf_conv_phase_rows).
  * Hosts only: the buffers take
- * BF_CONV_PAD_FLOATS + BF_CONV_MB * BF_CONV_FLAT_FLOATS floats of stack. */
+ * BF_CONV_PAD_FLOATS + BF_CONV_MB * BF_CONV_FLAT_FLOATS floats of stack
+ * (clang-16 -O2 -fstack-usage on x86-64: bf_conv_phase_blocks 296,280
+ * bytes, its caller bf_conv2d_f32 45,496 more). They stay on the stack, not
+ * in the planner's workspace as device scratch is: the band size is chosen
+ * here at run time (bf_conv_phase_rows), so the lowering would need a C++
+ * copy of that choice per host family, a new workspace argument through
+ * bf_conv2d_f32, the fused ConvPool and the patch tiles, and every host
+ * plan (memory.json, the README's host figures) would grow by it. Cortex-M
+ * builds (BF_DW_PAD_FLOATS 0) never take this path. */
 #if BF_DW_PAD_FLOATS > 0
 #define BF_CONV_PAD_FLOATS 65536
 #define BF_CONV_FLAT_FLOATS 1024
