@@ -439,7 +439,7 @@ void Lowering::lowerNode(const Node &node) {
   const std::string &op = node.opType;
   if (isViewOp(op))
     return lowerView(node);
-  if (op == kPatchStageOp)
+  if (node.is(Op::PatchStage))
     return lowerPatchStage(node);
   // Quantized: the int8 kernels (LowerInt8.cpp); a CMSIS-NN call (an int16x8 ADD's too).
   if (needsInt8Kernel(node) || node.attrs.has(kCmsisAttribute))

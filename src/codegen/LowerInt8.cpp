@@ -41,7 +41,7 @@ KernelCall describeLayoutCopy(const Node &node) {
 std::vector<KernelCall> describeInt8Calls(const Node &node) {
   if (node.attrs.has(kCmsisAttribute))
     return {describeCmsisCall(node)};
-  if (node.opType == kCmsisLayoutOp)
+  if (node.is(Op::CmsisLayout))
     return {describeLayoutCopy(node)};
   const OpDef *def = OpRegistry::get().find(node.opType);
   if (!def || !def->int8.lower)

@@ -564,7 +564,7 @@ Attributes ModelImporter::convertAttributes(const onnx::NodeProto &proto, const 
       break;
     }
     case AttributeProto::TENSOR:
-      if (!foreign && op == "ConstantOfShape" && attr.name() == "value") {
+      if (!foreign && opFromName(op) == Op::ConstantOfShape && attr.name() == "value") {
         const std::string what =
             path_ + ": node '" + name + "' (ConstantOfShape) attribute 'value'";
         DecodedTensor decoded = decodeTensor(attr.t(), what);
@@ -589,7 +589,7 @@ Attributes ModelImporter::convertAttributes(const onnx::NodeProto &proto, const 
       break; // The node is reported unsupported anyway.
     }
   }
-  if (!foreign && op == "ConstantOfShape" && !attrs.has("value")) {
+  if (!foreign && opFromName(op) == Op::ConstantOfShape && !attrs.has("value")) {
     attrs.setFloat("value", 0.0f);
     attrs.setInt("value_dtype", int(DType::Float32));
   }
@@ -691,7 +691,7 @@ void ModelImporter::importOutputs(const onnx::GraphProto &graph) {
         graph_->renameValue(value, freshValueName(name + "_value"));
       else
         outputName = freshValueName(name + "_output");
-      Node *identity = graph_->addNode("Identity", "Identity_" + name, {value}, {outputName});
+      Node *identity = graph_->addNode(Op::Identity, "Identity_" + name, {value}, {outputName});
       value = identity->output(0);
     }
     graph_->markOutput(value);
@@ -704,9 +704,17 @@ namespace {
 /// parameters), so a node of that type in a model is an unsupported operator,
 /// not a shortcut into the passes' invariants.
 bool isInternalOp(const std::string &opType) {
-  static const std::set<std::string> internal = {"ConvPool",   "PatchStage", "Quantize",
-                                                 "Dequantize", "Rescale",    "CmsisLayout"};
-  return internal.count(opType) != 0;
+  switch (opFromName(opType)) {
+  case Op::ConvPool:
+  case Op::PatchStage:
+  case Op::Quantize:
+  case Op::Dequantize:
+  case Op::Rescale:
+  case Op::CmsisLayout:
+    return true;
+  default:
+    return false;
+  }
 }
 } // namespace
 

@@ -22,11 +22,22 @@ namespace onnximport {
 namespace {
 
 /// The Reduce operators whose axes moved from attribute to operand in opset 18.
-bool isReduce(const std::string &op) {
-  static const char *const kReduceOps[] = {
-      "ReduceL1",   "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
-      "ReduceMean", "ReduceMin", "ReduceProd",   "ReduceSum",       "ReduceSumSquare"};
-  return std::find(std::begin(kReduceOps), std::end(kReduceOps), op) != std::end(kReduceOps);
+bool isReduce(Op op) {
+  switch (op) {
+  case Op::ReduceL1:
+  case Op::ReduceL2:
+  case Op::ReduceLogSum:
+  case Op::ReduceLogSumExp:
+  case Op::ReduceMax:
+  case Op::ReduceMean:
+  case Op::ReduceMin:
+  case Op::ReduceProd:
+  case Op::ReduceSum:
+  case Op::ReduceSumSquare:
+    return true;
+  default:
+    return false;
+  }
 }
 
 template <typename T> std::vector<uint8_t> toBytes(const std::vector<T> &values) {
@@ -116,49 +127,51 @@ private:
 };
 
 void Normalizer::run() {
-  const std::string &op = node_.opType;
+  // The ONNX spelling's identity (Op::Unknown for what bundlefit lacks,
+  // which the importer reports once every node is read).
+  const Op op = opFromName(node_.opType);
   const int64_t opset = context_.opset;
   attrs_.erase("consumed_inputs"); // Opset < 6: an in-place hint, no semantics.
   if (opset < 7 && attrs_.has("broadcast"))
     legacyBroadcast();
-  if (op == "Concat" && opset < 4)
+  if (op == Op::Concat && opset < 4)
     attrs_.setInt("axis", attrs_.getInt("axis", 1));
-  if (op == "Tile" && opset < 6)
+  if (op == Op::Tile && opset < 6)
     throw unsupported("Tile-1 (tiles and axis operands) is not supported; re-export the "
                       "model with opset 6 or newer");
-  if (op == "Clip" && opset < 11)
+  if (op == Op::Clip && opset < 11)
     clip();
-  else if ((op == "Squeeze" || op == "Unsqueeze") && opset < 13)
+  else if ((op == Op::Squeeze || op == Op::Unsqueeze) && opset < 13)
     squeezeOrUnsqueeze();
-  else if (op == "Split" && opset < 13)
+  else if (op == Op::Split && opset < 13)
     split();
-  else if (op == "Pad" && opset < 11)
+  else if (op == Op::Pad && opset < 11)
     pad();
-  else if (op == "Slice" && opset < 10)
+  else if (op == Op::Slice && opset < 10)
     slice();
-  else if (op == "Upsample")
+  else if (op == Op::Upsample)
     upsample();
-  else if (op == "Resize")
+  else if (op == Op::Resize)
     resize();
-  else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax")
+  else if (op == Op::Softmax || op == Op::LogSoftmax || op == Op::Hardmax)
     softmaxFamily();
-  else if (op == "Dropout")
+  else if (op == Op::Dropout)
     dropout();
-  else if (op == "PRelu" && opset < 7)
+  else if (op == Op::PRelu && opset < 7)
     legacyPRelu();
-  else if (op == "BatchNormalization")
+  else if (op == Op::BatchNormalization)
     batchNormalization();
-  else if (op == "MaxPool")
+  else if (op == Op::MaxPool)
     maxPool();
-  else if ((op == "ReduceSum" && opset >= 13) || (isReduce(op) && opset >= 18))
+  else if ((op == Op::ReduceSum && opset >= 13) || (isReduce(op) && opset >= 18))
     reduceAxesOperand();
-  else if (op == "Cast" && opset >= 19)
+  else if (op == Op::Cast && opset >= 19)
     castSaturate();
-  else if ((op == "QuantizeLinear" || op == "DequantizeLinear") && opset >= 19)
+  else if ((op == Op::QuantizeLinear || op == Op::DequantizeLinear) && opset >= 19)
     linearQuant();
-  else if (op == "Reshape" && opset < 5)
+  else if (op == Op::Reshape && opset < 5)
     legacyReshape();
-  else if (op == "Cast" && opset < 6)
+  else if (op == Op::Cast && opset < 6)
     legacyCast();
   trimOmittedInputs(node_.inputs);
 }
@@ -171,7 +184,7 @@ void Normalizer::legacyBroadcast() {
   const bool hasAxis = attrs_.has("axis");
   const int64_t axis = attrs_.getInt("axis", 0);
   attrs_.erase("broadcast");
-  if (node_.opType == "Gemm" || !hasAxis)
+  if (opFromName(node_.opType) == Op::Gemm || !hasAxis)
     return;
   attrs_.erase("axis");
   Value *a = node_.input(0);
@@ -262,7 +275,7 @@ void Normalizer::upsample() {
   std::string mode = attrs_.getString("mode", "nearest");
   if (mode == "bilinear")
     mode = "linear";
-  node_.opType = "Resize";
+  node_.opType = opName(Op::Resize);
   node_.inputs = {x, nullptr, scales};
   node_.attrs = Attributes();
   attrs_.setString("mode", mode);

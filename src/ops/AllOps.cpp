@@ -30,6 +30,14 @@ const OpRegistry &OpRegistry::get() {
     registerRecurrentOps(*r);
     registerInt16x8Ops(*r);
     registerLutOps(*r); // int8 tables for activations registered above
+    // The other direction of add()'s check: every identity but a model-only
+    // one has a definition.
+    for (size_t i = 0; i < kNumOps; ++i) {
+      const Op op = static_cast<Op>(i);
+      if (!isModelOnlyOp(op) && !r->find(opName(op)))
+        fatalInternal("Ops.def lists '" + opName(op) +
+                      "' but no definition in src/ops registers it");
+    }
     return r;
   }();
   return registry;
@@ -38,6 +46,11 @@ const OpRegistry &OpRegistry::get() {
 OpDef &OpRegistry::add(OpDef def) {
   if (byName_.count(def.opType))
     fatalInternal("operator '" + def.opType + "' is registered twice");
+  // Passes name operators as Op::X (ir/Op.h): a definition needs a line there.
+  const Op op = opFromName(def.opType);
+  if (op == Op::Unknown || isModelOnlyOp(op))
+    fatalInternal("operator '" + def.opType +
+                  "' has no line in src/ir/include/bundlefit/ir/Ops.def");
   defs_.push_back(std::move(def));
   byName_[defs_.back().opType] = &defs_.back();
   return defs_.back();

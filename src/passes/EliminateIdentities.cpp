@@ -17,9 +17,9 @@ namespace bundlefit {
 namespace {
 
 bool isIdentityLike(const pass_utils::Readers &readers, const Node &node) {
-  if (node.opType == "Identity")
+  if (node.is(Op::Identity))
     return node.inputs.size() == 1 && node.input(0) && node.outputs.size() == 1;
-  if (node.opType != "Dropout" || !node.input(0) || !node.output(0))
+  if (!node.is(Op::Dropout) || !node.input(0) || !node.output(0))
     return false;
   // Dropout's optional mask output has no identity equivalent.
   for (size_t i = 1; i < node.outputs.size(); ++i)

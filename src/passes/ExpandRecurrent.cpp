@@ -34,9 +34,9 @@ class Unroller {
 public:
   Unroller(Graph &graph, Node &node) : graph_(graph), node_(node) {}
 
-  Value *op(const std::string &type, const std::vector<Value *> &inputs) {
-    Node *created = graph_.insertNodeBefore(&node_, type, node_.name + "_" + type, inputs,
-                                            {node_.name + "_" + type});
+  Value *op(Op type, const std::vector<Value *> &inputs) {
+    const std::string name = node_.name + "_" + opName(type);
+    Node *created = graph_.insertNodeBefore(&node_, type, name, inputs, {name});
     if (!role_.empty())
       created->attrs.setString(kRecurrentRoleAttr, role_ + std::to_string(stepNodes_++));
     last_ = created;
@@ -93,7 +93,7 @@ public:
 
   /// x[index] along `axis`, the axis dropped.
   Value *pick(Value *x, int64_t index, int64_t axis = 0) {
-    Value *out = op("Gather", {x, ints({index}, /*scalar=*/true)});
+    Value *out = op(Op::Gather, {x, ints({index}, /*scalar=*/true)});
     last_->attrs.setInt("axis", axis);
     return out;
   }
@@ -105,26 +105,26 @@ public:
   }
   /// Columns [begin, end) of the last axis `axis`.
   Value *slice(Value *x, int64_t axis, int64_t begin, int64_t end) {
-    return op("Slice", {x, ints({begin}), ints({end}), ints({axis})});
+    return op(Op::Slice, {x, ints({begin}), ints({end}), ints({axis})});
   }
   Value *transpose(Value *x, const std::vector<int64_t> &perm) {
-    Value *out = op("Transpose", {x});
+    Value *out = op(Op::Transpose, {x});
     last_->attrs.setInts("perm", perm);
     return out;
   }
   Value *reshape(Value *x, const std::vector<int64_t> &shape) {
-    return op("Reshape", {x, ints(shape)});
+    return op(Op::Reshape, {x, ints(shape)});
   }
   Value *concat(const std::vector<Value *> &parts, int64_t axis) {
-    Value *out = op("Concat", parts);
+    Value *out = op(Op::Concat, parts);
     last_->attrs.setInt("axis", axis);
     return out;
   }
-  Value *add(Value *a, Value *b) { return op("Add", {a, b}); }
-  Value *mul(Value *a, Value *b) { return op("Mul", {a, b}); }
-  Value *matmul(Value *a, Value *b) { return op("MatMul", {a, b}); }
-  Value *sigmoid(Value *x) { return op("Sigmoid", {x}); }
-  Value *tanh(Value *x) { return op("Tanh", {x}); }
+  Value *add(Value *a, Value *b) { return op(Op::Add, {a, b}); }
+  Value *mul(Value *a, Value *b) { return op(Op::Mul, {a, b}); }
+  Value *matmul(Value *a, Value *b) { return op(Op::MatMul, {a, b}); }
+  Value *sigmoid(Value *x) { return op(Op::Sigmoid, {x}); }
+  Value *tanh(Value *x) { return op(Op::Tanh, {x}); }
 
 private:
   Graph &graph_;
@@ -168,7 +168,7 @@ public:
     std::vector<Value *> ys, finalH, finalC;
     for (int64_t d = 0; d < dims_.directions; ++d) {
       DirectionWeights weights = directionWeights(d);
-      Value *h = initialState(5, d), *c = node_.opType == "LSTM" ? initialState(6, d) : nullptr;
+      Value *h = initialState(5, d), *c = node_.is(Op::LSTM) ? initialState(6, d) : nullptr;
       Value *bias = weights.inputBias ? inputSideBias(weights) : nullptr;
       const bool reverse = isReverse(d);
       std::vector<Value *> steps(size_t(dims_.seq));
@@ -184,9 +184,9 @@ public:
         if (bias)
           gates = b_.add(gates, bias);
         Value *newH = nullptr, *newC = nullptr;
-        if (node_.opType == "LSTM")
+        if (node_.is(Op::LSTM))
           lstmStep(gates, weights, h, c, newH, newC);
-        else if (node_.opType == "GRU")
+        else if (node_.is(Op::GRU))
           newH = gruStep(gates, weights, h);
         else
           newH = b_.tanh(b_.add(gates, b_.matmul(h, weights.recurrentWeightsT)));
@@ -194,11 +194,11 @@ public:
         if (lengths) {
           // Past a batch entry's length the state holds and Y is zero.
           Value *step = b_.ints({t}, /*scalar=*/true, lengths->type.dtype);
-          Value *valid = b_.reshape(b_.op("Less", {step, lengths}), {dims_.batch, 1});
-          newH = b_.op("Where", {valid, newH, h});
+          Value *valid = b_.reshape(b_.op(Op::Less, {step, lengths}), {dims_.batch, 1});
+          newH = b_.op(Op::Where, {valid, newH, h});
           if (newC)
-            newC = b_.op("Where", {valid, newC, c});
-          y = b_.op("Where", {valid, newH, b_.floats({1}, 0.0f)});
+            newC = b_.op(Op::Where, {valid, newC, c});
+          y = b_.op(Op::Where, {valid, newH, b_.floats({1}, 0.0f)});
         }
         steps[size_t(t)] = b_.reshape(y, {1, 1, dims_.batch, dims_.hidden});
         b_.endStep();
@@ -212,7 +212,7 @@ public:
     }
     bindOutput(0, ys, 1, {2, 0, 1, 3});
     bindOutput(1, finalH, 0, {1, 0, 2});
-    if (node_.opType == "LSTM")
+    if (node_.is(Op::LSTM))
       bindOutput(2, finalC, 0, {1, 0, 2});
     graph_.eraseNode(&node_);
   }
@@ -230,7 +230,7 @@ private:
     dims_.input = x[2];
     dims_.directions = r[0];
     dims_.hidden = r[2];
-    dims_.gates = node_.opType == "LSTM" ? 4 : node_.opType == "GRU" ? 3 : 1;
+    dims_.gates = node_.is(Op::LSTM) ? 4 : node_.is(Op::GRU) ? 3 : 1;
     // Folding turns each step into constants-free nodes: keep the unrolled
     // graph to a size a microcontroller model can have.
     if (dims_.seq * dims_.directions > 4096)
@@ -274,14 +274,14 @@ private:
       weights.recurrentBias = b_.slice(both, 0, rows, 2 * rows);
     }
     const int64_t H = dims_.hidden;
-    if (node_.opType == "LSTM")
+    if (node_.is(Op::LSTM))
       if (Value *peepholes = node_.input(7)) {
         weights.peepholes = b_.pick(peepholes, d);
         weights.peepholeI = b_.slice(weights.peepholes, 0, 0, H);
         weights.peepholeO = b_.slice(weights.peepholes, 0, H, 2 * H);
         weights.peepholeF = b_.slice(weights.peepholes, 0, 2 * H, 3 * H);
       }
-    if (node_.opType == "GRU") {
+    if (node_.is(Op::GRU)) {
       weights.recurrentZrT = b_.slice(weights.recurrentWeightsT, 1, 0, 2 * H);
       weights.recurrentHT = b_.slice(weights.recurrentWeightsT, 1, 2 * H, 3 * H);
       if (weights.recurrentBias)
@@ -293,7 +293,7 @@ private:
   /// The bias added to the input products: Wb + Rb, except that GRU with
   /// linear_before_reset keeps Rb's h part for inside the reset gate.
   Value *inputSideBias(const DirectionWeights &weights) {
-    if (node_.opType == "GRU" && linearBeforeReset()) {
+    if (node_.is(Op::GRU) && linearBeforeReset()) {
       Value *zr = b_.slice(weights.recurrentBias, 0, 0, 2 * dims_.hidden);
       Value *padded = b_.concat({zr, b_.floats({dims_.hidden}, 0.0f)}, 0);
       return b_.add(weights.inputBias, padded);
@@ -350,7 +350,7 @@ private:
     }
     Value *candidate = b_.tanh(b_.add(b_.slice(xGates, 1, 2 * H, 3 * H), hh));
     // (1 - z) * candidate + z * h, as the ONNX equation reads.
-    Value *keep = b_.op("Sub", {b_.floats({1}, 1.0f), z});
+    Value *keep = b_.op(Op::Sub, {b_.floats({1}, 1.0f), z});
     return b_.add(b_.mul(keep, candidate), b_.mul(z, h));
   }
 
@@ -365,7 +365,7 @@ private:
     if (dims_.batchMajor)
       value = b_.transpose(value, batchMajorPerm);
     // A fresh node computes the output value the model's readers know.
-    Node *producer = b_.op("Identity", {value})->producer;
+    Node *producer = b_.op(Op::Identity, {value})->producer;
     pass_utils::takeOverOutput(producer, 0, target);
   }
 
@@ -380,7 +380,7 @@ private:
 size_t expandRecurrentOps(Graph &graph) {
   size_t expanded = 0;
   for (Node *node : graph.nodes()) {
-    if (node->opType != "LSTM" && node->opType != "GRU" && node->opType != "RNN")
+    if (!node->isAnyOf(Op::LSTM, Op::GRU, Op::RNN))
       continue;
     RecurrentExpander(graph, *node).run();
     ++expanded;

@@ -143,9 +143,9 @@ bool foldIntoProducer(Graph &graph, const ReadCounts &reads, Node &bn,
   if (producer->attrs.has("activation") || producer->output(0) != x)
     return false;
   bool folded = false;
-  if (producer->opType == "Conv")
+  if (producer->is(Op::Conv))
     folded = foldIntoConv(graph, *producer, affine);
-  else if (producer->opType == "Gemm" && x->type.rank() == 2)
+  else if (producer->is(Op::Gemm) && x->type.rank() == 2)
     folded = foldIntoGemm(graph, *producer, affine);
   if (!folded)
     return false;
@@ -164,11 +164,11 @@ bool lowerToMulAdd(Graph &graph, ReadCounts &reads, Node &bn, const ChannelAffin
   std::vector<float> s(affine.s.begin(), affine.s.end()), t(affine.t.begin(), affine.t.end());
   Value *scale = addFloatConstant(graph, bn.name + "_scale", shape, s);
   Value *shift = addFloatConstant(graph, bn.name + "_shift", shape, t);
-  Node *mul = graph.insertNodeBefore(&bn, "Mul", bn.name + "_mul", {x, scale},
+  Node *mul = graph.insertNodeBefore(&bn, Op::Mul, bn.name + "_mul", {x, scale},
                                      {bn.output(0)->name + "_scaled"});
   inferNodeTypes(*mul);
   pass_utils::addReads(*mul, reads);
-  Node *add = graph.insertNodeBefore(&bn, "Add", bn.name + "_add", {mul->output(0), shift},
+  Node *add = graph.insertNodeBefore(&bn, Op::Add, bn.name + "_add", {mul->output(0), shift},
                                      {bn.output(0)->name + "_tmp"});
   pass_utils::takeOverOutput(add, 0, bn.output(0));
   inferNodeTypes(*add);
@@ -184,7 +184,7 @@ size_t foldBatchNorm(Graph &graph) {
   // hasSingleReader) made the pass quadratic on long chains.
   ReadCounts reads = pass_utils::countReads(graph);
   for (Node *node : graph.nodes()) {
-    if (node->opType != "BatchNormalization" || !node->input(0) || !node->output(0))
+    if (!node->is(Op::BatchNormalization) || !node->input(0) || !node->output(0))
       continue;
     ChannelAffine affine;
     if (!readBatchNorm(reads, *node, affine))

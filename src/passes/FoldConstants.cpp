@@ -50,14 +50,14 @@ bool isFoldable(const Node &node) {
   if (hasOpTrait(node.opType, kOpReadsShapeOnly)) // Shape, Size, EyeLike
     return node.input(0) != nullptr;
   // Already the form a folded graph output takes (keepGraphOutputComputed).
-  if (node.opType == "Identity" && node.outputs[0]->isGraphOutput)
+  if (node.is(Op::Identity) && node.outputs[0]->isGraphOutput)
     return false;
   return std::all_of(node.inputs.begin(), node.inputs.end(),
                      [](const Value *v) { return !v || v->isConstant(); });
 }
 
 std::vector<Tensor> evaluateConstantNode(const Node &node) {
-  if (node.opType == "Shape")
+  if (node.is(Op::Shape))
     return {evaluateShape(node)};
   // A shape-only op reads no values: zeros of the input's type stand in.
   const bool shapeOnly = hasOpTrait(node.opType, kOpReadsShapeOnly);
@@ -85,7 +85,7 @@ void keepGraphOutputComputed(Graph &graph, Node &node, Value *output, Tensor res
   Value *constant = graph.addConstant(graph.uniqueValueName(output->name + "_const"), result.type,
                                       std::move(result.bytes));
   pass_utils::replaceReads(graph, output, constant);
-  Node *identity = graph.insertNodeBefore(&node, "Identity", node.name + "_folded_output",
+  Node *identity = graph.insertNodeBefore(&node, Op::Identity, node.name + "_folded_output",
                                           {constant}, {output->name + "_tmp"});
   pass_utils::takeOverOutput(identity, 0, output);
   output->type = constant->type;
@@ -106,7 +106,7 @@ size_t foldConstantsAndInferTypes(Graph &graph, const std::function<bool(const N
   for (const Value *constant : graph.constants())
     constantBytes += constant->data.size();
   for (Node *node : graph.nodes()) {
-    if (node->opType == "Resize" && node->attrs.has("axes"))
+    if (node->is(Op::Resize) && node->attrs.has("axes"))
       expandResizeAxes(graph, *node);
     inferNodeTypes(*node);
     if (!isFoldable(*node) || keep(*node))

@@ -337,7 +337,7 @@ Node *formStage(Graph &graph, const std::vector<Node *> &nodes, const Choice &ch
   std::stable_partition(inputs.begin(), inputs.end(),
                         [](const Value *v) { return !v->isConstant(); });
   Value *cut = nodes[choice.last]->output();
-  Node *stage = graph.insertNodeBefore(nodes[choice.first], kPatchStageOp,
+  Node *stage = graph.insertNodeBefore(nodes[choice.first], Op::PatchStage,
                                        graph.uniqueNodeName("patch_stage_" + cut->name), inputs,
                                        {cut->name + "_patched"});
   stage->attrs.setInt("body", registerPatchBody(body));

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundlefit/passes/Passes.h"
 
+#include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/ops/OpRegistry.h" // kActivationInputAttr
 
 #include "PassUtils.h"
@@ -23,8 +24,7 @@ namespace bundlefit {
 namespace {
 
 bool isFusableProducer(const Node &node) {
-  return (node.opType == "Conv" || node.opType == "Gemm" || node.opType == "MatMul") &&
-         !node.attrs.has("activation");
+  return node.isAnyOf(Op::Conv, Op::Gemm, Op::MatMul) && !node.attrs.has("activation");
 }
 
 /// A Clip bound: omitted -> +-FLT_MAX; must otherwise be a 1-element constant.
@@ -42,23 +42,31 @@ bool readClipBound(const Value *bound, float fallback, float &out) {
   return true;
 }
 
+/// Sets the fused activation parameters of `kind` on `attrs` from the
+/// activation node's own attributes: the table's "activation_alpha" is the
+/// node's "alpha", with the table's defaults (LeakyRelu 0.01, HardSigmoid
+/// 0.2 and 0.5), so they are stated once.
+void copyActivationParams(const FusedActivationKind &kind, const Node &from, Attributes &attrs) {
+  const std::string prefix = "activation_";
+  if (kind.attrA)
+    attrs.setFloat(kind.attrA,
+                   from.attrs.getFloat(std::string(kind.attrA).substr(prefix.size()), kind.a));
+  if (kind.attrB)
+    attrs.setFloat(kind.attrB,
+                   from.attrs.getFloat(std::string(kind.attrB).substr(prefix.size()), kind.b));
+}
+
 /// Writes the activation attributes of `activation` onto `producer`; false
 /// when the activation is not one that can be fused.
 bool describeActivation(const Node &activation, Attributes &attrs) {
-  const std::string &op = activation.opType;
-  attrs.setString("activation", op);
-  if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish" || op == "Mish")
+  attrs.setString("activation", activation.opType);
+  if (activation.isAnyOf(Op::Relu, Op::Sigmoid, Op::Tanh, Op::HardSwish, Op::Mish))
     return activation.inputs.size() == 1;
-  if (op == "LeakyRelu") {
-    attrs.setFloat("activation_alpha", activation.attrs.getFloat("alpha", 0.01f));
+  if (activation.isAnyOf(Op::LeakyRelu, Op::HardSigmoid)) {
+    copyActivationParams(*findFusedActivation(activation.opType), activation, attrs);
     return true;
   }
-  if (op == "HardSigmoid") {
-    attrs.setFloat("activation_alpha", activation.attrs.getFloat("alpha", 0.2f));
-    attrs.setFloat("activation_beta", activation.attrs.getFloat("beta", 0.5f));
-    return true;
-  }
-  if (op == "Clip") {
+  if (activation.is(Op::Clip)) {
     float low = 0, high = 0;
     if (!readClipBound(activation.input(1), -FLT_MAX, low) ||
         !readClipBound(activation.input(2), FLT_MAX, high))
@@ -97,7 +105,7 @@ bool tryFuse(const ReadCounts &reads, Node &activation, const MayFuseActivation 
 /// so neither gate(x) nor x needs a buffer of its own. Returns the gate
 /// node to erase with the Mul, or nullptr.
 Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul, const MayFuseActivation &mayFuse) {
-  if (mul.opType != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1)
+  if (!mul.is(Op::Mul) || mul.inputs.size() != 2 || mul.outputs.size() != 1)
     return nullptr;
   for (size_t side = 0; side < 2; ++side) {
     Value *x = mul.input(side), *g = mul.input(1 - side);
@@ -105,19 +113,18 @@ Node *tryFuseGatedChain(const ReadCounts &reads, Node &mul, const MayFuseActivat
     if (!x || !gate || gate->input(0) != x || gate->outputs.size() != 1 ||
         !pass_utils::hasSingleReader(reads, g, &mul))
       continue;
-    if (gate->opType != "Sigmoid" && gate->opType != "HardSigmoid")
+    if (!gate->isAnyOf(Op::Sigmoid, Op::HardSigmoid))
       continue;
     Node *producer = x->producer;
     if (!producer || !isFusableProducer(*producer) || producer->output(0) != x ||
         x->isGraphOutput || reads.at(x) != 2 || x->type.dtype != DType::Float32 ||
         !x->type.sameShapeAndType(mul.output()->type) || !mayFuse(*x, *gate) || !mayFuse(*x, mul))
       continue;
-    if (gate->opType == "Sigmoid") {
+    if (gate->is(Op::Sigmoid)) {
       producer->attrs.setString("activation", "Silu");
     } else {
       producer->attrs.setString("activation", "XHardSigmoid");
-      producer->attrs.setFloat("activation_alpha", gate->attrs.getFloat("alpha", 0.2f));
-      producer->attrs.setFloat("activation_beta", gate->attrs.getFloat("beta", 0.5f));
+      copyActivationParams(*findFusedActivation("XHardSigmoid"), *gate, producer->attrs);
     }
     producer->attrs.setString(kActivationInputAttr, x->name);
     producer->attrs.setString(kActivationGateAttr, g->name);

@@ -44,14 +44,14 @@ constexpr int64_t kChannelChunk = 8;
 using ReadCounts = std::map<const Value *, size_t>;
 
 bool isFusablePool(const ReadCounts &reads, const Node &pool) {
-  if (pool.opType != "MaxPool" && pool.opType != "AveragePool")
+  if (!pool.isAnyOf(Op::MaxPool, Op::AveragePool))
     return false;
   if (pool.outputs.size() > 1 && pool.output(1) && pass_utils::isRead(reads, pool.output(1)))
     return false; // Indices.
   if (pool.attrs.getInt("storage_order", 0) != 0)
     return false;
   // The bundle's average pool has no dilations (nor will the fused one).
-  if (pool.opType == "AveragePool")
+  if (pool.is(Op::AveragePool))
     for (int64_t d : pool.attrs.getInts("dilations", {}))
       if (d != 1)
         return false;
@@ -75,7 +75,7 @@ int64_t fusableChunk(const ReadCounts &reads, const Node &pool) {
     return 0;
   const Value *convOut = pool.input(0);
   const Node *conv = convOut ? convOut->producer : nullptr;
-  if (!conv || conv->opType != "Conv" || conv->output(0) != convOut || convOut->isGraphOutput ||
+  if (!conv || !conv->is(Op::Conv) || conv->output(0) != convOut || convOut->isGraphOutput ||
       !pass_utils::hasSingleReader(reads, convOut, &pool))
     return 0;
   const Value *x = conv->input(0);
@@ -87,7 +87,7 @@ int64_t fusableChunk(const ReadCounts &reads, const Node &pool) {
   // windows do not overlap vertically (bf_conv_avgpool2d_s8).
   const bool isInt8 = x->type.dtype == DType::Int8 && convOut->type.dtype == DType::Int8 &&
                       !convOut->type.quant.empty() &&
-                      (pool.opType == "MaxPool" || rowsDoNotOverlap(pool)) &&
+                      (pool.is(Op::MaxPool) || rowsDoNotOverlap(pool)) &&
                       pool.output(0)->type.dtype == DType::Int8 &&
                       pool.output(0)->type.quant.scales == convOut->type.quant.scales &&
                       pool.output(0)->type.quant.zeroPoints == convOut->type.quant.zeroPoints &&
@@ -123,7 +123,7 @@ void fuse(Graph &graph, ReadCounts &reads, Node &pool, int64_t chunk) {
   std::vector<Value *> inputs = conv->inputs;
   Value *y = pool.output(0);
   Node *fused =
-      graph.insertNodeBefore(conv, kConvPoolOp, graph.uniqueNodeName(conv->name + "_" + pool.name),
+      graph.insertNodeBefore(conv, Op::ConvPool, graph.uniqueNodeName(conv->name + "_" + pool.name),
                              inputs, {y->name + "_fused"});
   fused->attrs = attrs;
   pass_utils::takeOverOutput(fused, 0, y);
@@ -164,7 +164,7 @@ StepBytes stepBytes(const std::vector<Node *> &nodes, pass_utils::ArenaSizes siz
     const Value *x = node.input(0);
     uint64_t scratch = nodeScratchBytes(node);
     uint64_t reused = 0; // Bytes of a dying input the output writes over.
-    if (dies(x) && node.opType == "Conv" && hasInPlaceConvKernel(node)) {
+    if (dies(x) && node.is(Op::Conv) && hasInPlaceConvKernel(node)) {
       if (uint64_t dw = depthwiseInPlaceScratch(node))
         reused = sizes.arenaBytes(x), scratch = dw;
       else if (pointwiseInPlaceRows(node))

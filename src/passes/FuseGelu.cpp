@@ -66,7 +66,7 @@ void flattenProduct(const ReadCounts &reads, Node *node, std::vector<Value *> &f
   inner.push_back(node);
   for (Value *operand : node->inputs) {
     Node *producer = operand ? operand->producer : nullptr;
-    if (producer && producer->opType == "Mul" && producer->inputs.size() == 2 &&
+    if (producer && producer->is(Op::Mul) && producer->inputs.size() == 2 &&
         inner.size() < kMaxProductNodes && swallowable(reads, operand, node))
       flattenProduct(reads, producer, factors, inner);
     else
@@ -96,9 +96,9 @@ bool isScaled(const ReadCounts &reads, const Value *value, const Node *reader, c
   if (!node || !swallowable(reads, value, reader) || node->inputs.size() != 2)
     return false;
   double c;
-  if (node->opType == "Div")
+  if (node->is(Op::Div))
     return node->input(0) == x && scalarConstant(node->input(1), c) && near(1.0 / c, k);
-  if (node->opType == "Mul")
+  if (node->is(Op::Mul))
     for (size_t side = 0; side < 2; ++side)
       if (node->input(side) == x && scalarConstant(node->input(1 - side), c) && near(c, k))
         return true;
@@ -112,9 +112,9 @@ bool isCube(const ReadCounts &reads, Value *value, const Node *reader, const Val
   if (!node || !swallowable(reads, value, reader))
     return false;
   double c;
-  if (node->opType == "Pow")
+  if (node->is(Op::Pow))
     return node->input(0) == x && scalarConstant(node->input(1), c) && c == 3.0;
-  if (node->opType != "Mul" || node->inputs.size() != 2)
+  if (!node->is(Op::Mul) || node->inputs.size() != 2)
     return false;
   std::vector<Value *> factors;
   std::vector<Node *> inner;
@@ -125,7 +125,7 @@ bool isCube(const ReadCounts &reads, Value *value, const Node *reader, const Val
 /// Whether `value` (read only by `reader`) is sqrt(2/pi) * (x + 0.044715 x^3).
 bool isTanhArgument(const ReadCounts &reads, Value *value, const Node *reader, const Value *x) {
   Node *mul = value ? value->producer : nullptr;
-  if (!mul || mul->opType != "Mul" || mul->inputs.size() != 2 || !swallowable(reads, value, reader))
+  if (!mul || !mul->is(Op::Mul) || mul->inputs.size() != 2 || !swallowable(reads, value, reader))
     return false;
   std::vector<Value *> factors, values;
   std::vector<Node *> inner;
@@ -135,13 +135,13 @@ bool isTanhArgument(const ReadCounts &reads, Value *value, const Node *reader, c
   if (values.size() != 1 || !near(beta, std::sqrt(2.0 / M_PI)))
     return false;
   Node *add = values[0]->producer;
-  if (!add || add->opType != "Add" || add->inputs.size() != 2 ||
+  if (!add || !add->is(Op::Add) || add->inputs.size() != 2 ||
       !swallowable(reads, values[0], readerOf(inner, values[0])))
     return false;
   for (size_t side = 0; side < 2; ++side) {
     Value *term = add->input(1 - side);
     Node *scaled = term ? term->producer : nullptr;
-    if (add->input(side) != x || !scaled || scaled->opType != "Mul" || scaled->inputs.size() != 2 ||
+    if (add->input(side) != x || !scaled || !scaled->is(Op::Mul) || scaled->inputs.size() != 2 ||
         !swallowable(reads, term, add))
       continue;
     // 0.044715 * cube, the cube as Pow or folded into the same product.
@@ -165,7 +165,7 @@ bool isTanhArgument(const ReadCounts &reads, Value *value, const Node *reader, c
 /// or 1 + Tanh(sqrt(2/pi) (x + 0.044715 x^3)); else "".
 const char *gateKind(const ReadCounts &reads, Value *value, const Node *reader, const Value *x) {
   Node *add = value ? value->producer : nullptr;
-  if (!add || add->opType != "Add" || add->inputs.size() != 2 || !swallowable(reads, value, reader))
+  if (!add || !add->is(Op::Add) || add->inputs.size() != 2 || !swallowable(reads, value, reader))
     return "";
   for (size_t side = 0; side < 2; ++side) {
     double one;
@@ -174,9 +174,9 @@ const char *gateKind(const ReadCounts &reads, Value *value, const Node *reader, 
     if (!scalarConstant(add->input(side), one) || one != 1.0 || !fn || fn->inputs.size() != 1 ||
         !swallowable(reads, f, add))
       continue;
-    if (fn->opType == "Erf" && isScaled(reads, fn->input(0), fn, x, 1.0 / std::sqrt(2.0)))
+    if (fn->is(Op::Erf) && isScaled(reads, fn->input(0), fn, x, 1.0 / std::sqrt(2.0)))
       return "none";
-    if (fn->opType == "Tanh" && isTanhArgument(reads, fn->input(0), fn, x))
+    if (fn->is(Op::Tanh) && isTanhArgument(reads, fn->input(0), fn, x))
       return "tanh";
   }
   return "";
@@ -184,7 +184,7 @@ const char *gateKind(const ReadCounts &reads, Value *value, const Node *reader, 
 
 /// Rewrites the product rooted at `mul` into Gelu(x) when it is one.
 bool tryFuseGelu(const ReadCounts &reads, Node &mul) {
-  if (mul.opType != "Mul" || mul.inputs.size() != 2 || mul.outputs.size() != 1)
+  if (!mul.is(Op::Mul) || mul.inputs.size() != 2 || mul.outputs.size() != 1)
     return false;
   const Value *y = mul.output();
   if (!y || y->type.dtype != DType::Float32)
@@ -205,7 +205,7 @@ bool tryFuseGelu(const ReadCounts &reads, Node &mul) {
       continue;
     // Mul keeps its name and output; the chain it read becomes dead code
     // for eliminateDeadNodes.
-    mul.opType = "Gelu";
+    mul.setOp(Op::Gelu);
     mul.inputs = {x};
     mul.attrs = Attributes();
     mul.attrs.setString("approximate", kind);
@@ -224,7 +224,7 @@ size_t fuseGelu(Graph &graph) {
   const std::vector<Node *> nodes = graph.nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     Node *node = *it;
-    if (node->opType != "Mul")
+    if (!node->is(Op::Mul))
       continue;
     std::vector<Value *> before = node->inputs;
     if (!tryFuseGelu(reads, *node))

@@ -147,7 +147,7 @@ CmsisPreparation prepareCmsisGraph(Graph &graph, CmsisExtension extension) {
     if (readers.empty())
       continue;
     const std::string suffix = storedNhwc ? "_nchw" : "_nhwc";
-    Node *copy = graph.insertNodeBefore(readers.front(), kCmsisLayoutOp,
+    Node *copy = graph.insertNodeBefore(readers.front(), Op::CmsisLayout,
                                         graph.uniqueNodeName(value->name + suffix), {value},
                                         {value->name + suffix});
     copy->attrs.setString("to", storedNhwc ? "NCHW" : "NHWC");

@@ -29,7 +29,7 @@ public:
   size_t run() {
     size_t count = 0;
     for (Node *node : graph_.nodes())
-      if (node->opType == "DynamicQuantizeLinear") {
+      if (node->is(Op::DynamicQuantizeLinear)) {
         replace(*node);
         ++count;
       }
@@ -42,9 +42,9 @@ private:
   }
 
   /// The single reader of `value` if it is of type `op`, else nullptr.
-  Node *onlyReader(const Value *value, const std::string &op) const {
+  Node *onlyReader(const Value *value, Op op) const {
     std::vector<Node *> readers = graph_.users(value);
-    if (readers.size() != 1 || readers[0]->opType != op || value->isGraphOutput)
+    if (readers.size() != 1 || !readers[0]->is(op) || value->isGraphOutput)
       return nullptr;
     return readers[0];
   }
@@ -75,7 +75,7 @@ private:
   /// MatMul(x, W) computing the Mul's output value.
   void replaceMatMul(const Node &dq, Node &matMul, Value *x, Value *ys,
                      std::vector<Node *> &scaleMuls) {
-    if (matMul.opType != "MatMulInteger" || matMul.input(0) != dq.output(0))
+    if (!matMul.is(Op::MatMulInteger) || matMul.input(0) != dq.output(0))
       throw unsupported(matMul, "reads the dynamically quantized '" + dq.output(0)->name +
                                     "'; bundlefit computes only MatMulInteger by constant "
                                     "weights of dynamic quantization (in float)");
@@ -85,15 +85,15 @@ private:
         (wz && !wz->isConstant()))
       throw unsupported(matMul, "dynamic quantization needs constant 2-D int8/uint8 weights "
                                 "and weight zero point");
-    Node *cast = onlyReader(matMul.output(0), "Cast");
-    Node *mul = cast ? onlyReader(cast->output(0), "Mul") : nullptr;
+    Node *cast = onlyReader(matMul.output(0), Op::Cast);
+    Node *mul = cast ? onlyReader(cast->output(0), Op::Mul) : nullptr;
     if (!cast || cast->attrs.getInt("to", 0) != 1 || !mul)
       throw unsupported(matMul, "expected Cast(to=FLOAT) -> Mul by the product of the scales "
                                 "after it (onnxruntime's quantize_dynamic)");
     Value *factor = mul->input(0) == cast->output(0) ? mul->input(1) : mul->input(0);
     Node *scaleMul = factor ? factor->producer : nullptr;
     Value *ws = nullptr;
-    if (scaleMul && scaleMul->opType == "Mul")
+    if (scaleMul && scaleMul->is(Op::Mul))
       ws = scaleMul->input(0) == ys ? scaleMul->input(1)
                                     : (scaleMul->input(1) == ys ? scaleMul->input(0) : nullptr);
     const int64_t k = wq->type.shape[0], n = wq->type.shape[1];
@@ -120,7 +120,7 @@ private:
     Value *out = mul->output(0);
     const std::string name = out->name, nodeName = matMul.name;
     graph_.renameNode(&matMul, graph_.uniqueNodeName(nodeName + "_integer"));
-    Node *matMulFloat = graph_.insertNodeBefore(mul, "MatMul", nodeName, {x, weights},
+    Node *matMulFloat = graph_.insertNodeBefore(mul, Op::MatMul, nodeName, {x, weights},
                                                 {graph_.uniqueValueName(name + "_float")});
     graph_.replaceAllUsesWith(out, matMulFloat->output(0));
     graph_.eraseNode(mul);

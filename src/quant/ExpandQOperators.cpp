@@ -46,33 +46,43 @@ public:
   }
 
 private:
-  static constexpr const char *kMs = "com.microsoft.";
-
   bool expand(Node &node) {
-    const std::string &op = node.opType;
-    if (op == "QLinearConv") {
-      expandWeighted(node, "Conv", 8);
-    } else if (op == "QLinearMatMul") {
-      expandWeighted(node, "MatMul", SIZE_MAX);
-    } else if (op == std::string(kMs) + "QLinearAdd" || op == std::string(kMs) + "QLinearMul") {
-      expandSimple(node, op == std::string(kMs) + "QLinearAdd" ? "Add" : "Mul",
-                   {{0, 1, 2}, {3, 4, 5}}, 6);
-    } else if (op == std::string(kMs) + "QLinearSigmoid") {
-      expandSimple(node, "Sigmoid", {{0, 1, 2}}, 3);
-    } else if (op == std::string(kMs) + "QLinearLeakyRelu") {
-      Node *f = expandSimple(node, "LeakyRelu", {{0, 1, 2}}, 3);
+    switch (node.op()) {
+    case Op::QLinearConv:
+      expandWeighted(node, Op::Conv, 8);
+      return true;
+    case Op::QLinearMatMul:
+      expandWeighted(node, Op::MatMul, SIZE_MAX);
+      return true;
+    case Op::MsQLinearAdd:
+      expandSimple(node, Op::Add, {{0, 1, 2}, {3, 4, 5}}, 6);
+      return true;
+    case Op::MsQLinearMul:
+      expandSimple(node, Op::Mul, {{0, 1, 2}, {3, 4, 5}}, 6);
+      return true;
+    case Op::MsQLinearSigmoid:
+      expandSimple(node, Op::Sigmoid, {{0, 1, 2}}, 3);
+      return true;
+    case Op::MsQLinearLeakyRelu: {
+      Node *f = expandSimple(node, Op::LeakyRelu, {{0, 1, 2}}, 3);
       f->attrs.setFloat("alpha", node.attrs.getFloat("alpha", 0.01f));
-    } else if (op == std::string(kMs) + "QLinearSoftmax") {
-      expandSimple(node, "Softmax", {{0, 1, 2}}, 3);
-    } else if (op == std::string(kMs) + "QLinearGlobalAveragePool" ||
-               op == std::string(kMs) + "QLinearAveragePool") {
+      return true;
+    }
+    case Op::MsQLinearSoftmax:
+      expandSimple(node, Op::Softmax, {{0, 1, 2}}, 3);
+      return true;
+    case Op::MsQLinearGlobalAveragePool:
+    case Op::MsQLinearAveragePool:
       if (node.attrs.getInt("channels_last", 0) != 0)
         throw Error(ExitCode::Unsupported,
                     path_ + ": " + node.describe() +
                         ": channels_last=1 (NHWC) is not supported; quantize the model with "
                         "onnxruntime's default channels-first layout");
-      expandSimple(node, op.substr(std::strlen(kMs) + std::strlen("QLinear")), {{0, 1, 2}}, 3);
-    } else if (op == std::string(kMs) + "QLinearConcat") {
+      expandSimple(node,
+                   node.is(Op::MsQLinearAveragePool) ? Op::AveragePool : Op::GlobalAveragePool,
+                   {{0, 1, 2}}, 3);
+      return true;
+    case Op::MsQLinearConcat: {
       // (y_scale, y_zero_point, then x, scale, zero point per operand).
       if (node.inputs.size() < 5 || (node.inputs.size() - 2) % 3 != 0)
         throw bad(node, "expects y_scale, y_zero_point and (x, scale, zero point) triples, got " +
@@ -80,11 +90,12 @@ private:
       std::vector<QOperand> operands;
       for (size_t i = 2; i < node.inputs.size(); i += 3)
         operands.push_back({i, i + 1, i + 2});
-      expandSimple(node, "Concat", operands, 0);
-    } else {
+      expandSimple(node, Op::Concat, operands, 0);
+      return true;
+    }
+    default:
       return false;
     }
-    return true;
   }
 
   Error bad(const Node &node, const std::string &what) const {
@@ -106,7 +117,7 @@ private:
     std::vector<Value *> inputs = {x, scale};
     if (Value *zp = node.input(at.zeroPoint))
       inputs.push_back(zp);
-    Node *dq = graph_.insertNodeBefore(&node, "DequantizeLinear", node.name + suffix, inputs,
+    Node *dq = graph_.insertNodeBefore(&node, Op::DequantizeLinear, node.name + suffix, inputs,
                                        {graph_.uniqueValueName(node.name + suffix)});
     if (scale->type.numElements() > 1)
       dq->attrs.setInt("axis", axis);
@@ -131,7 +142,7 @@ private:
     Value *scale = graph_.addConstant(graph_.uniqueValueName(node.name + "_bias_scale"),
                                       TensorType{DType::Float32, shape, {}}, std::move(bytes));
     Node *dq =
-        graph_.insertNodeBefore(&node, "DequantizeLinear", node.name + "_bias", {bias, scale},
+        graph_.insertNodeBefore(&node, Op::DequantizeLinear, node.name + "_bias", {bias, scale},
                                 {graph_.uniqueValueName(node.name + "_bias")});
     if (scales.size() > 1)
       dq->attrs.setInt("axis", 0);
@@ -141,8 +152,7 @@ private:
   /// The float op on `inputs` under the user's node name, then
   /// QuantizeLinear(its output, inputs[yFirst], inputs[yFirst + 1]), which
   /// takes over the node's output value; `node` is erased.
-  Node *finish(Node &node, const std::string &op, const std::vector<Value *> &inputs,
-               size_t yFirst) {
+  Node *finish(Node &node, Op op, const std::vector<Value *> &inputs, size_t yFirst) {
     Value *yScale = operand(node, yFirst, "y_scale");
     Value *yZp = node.input(yFirst + 1);
     Value *y = node.output(0);
@@ -156,7 +166,7 @@ private:
     std::vector<Value *> qInputs = {compute->output(), yScale};
     if (yZp)
       qInputs.push_back(yZp);
-    Node *q = graph_.insertNodeBefore(&node, "QuantizeLinear", nodeName + "_quantize", qInputs,
+    Node *q = graph_.insertNodeBefore(&node, Op::QuantizeLinear, nodeName + "_quantize", qInputs,
                                       {graph_.uniqueValueName(name + "_expanded")});
     graph_.replaceAllUsesWith(y, q->output());
     graph_.eraseNode(&node);
@@ -166,8 +176,8 @@ private:
   }
 
   /// Operands: x at 0..2, w at 3..5, y's scale/zp at 6..7, bias at `biasIndex`.
-  void expandWeighted(Node &node, const std::string &op, size_t biasIndex) {
-    const bool conv = op == "Conv";
+  void expandWeighted(Node &node, Op op, size_t biasIndex) {
+    const bool conv = op == Op::Conv;
     Value *x = dequantize(node, {0, 1, 2}, 1, "_x");
     // Conv weights are per output channel (axis 0), MatMul's per column (1).
     Value *w = dequantize(node, {3, 4, 5}, conv ? 0 : 1, "_w");
@@ -178,8 +188,7 @@ private:
   }
 
   /// Per-tensor operands dequantized, the float op, y quantized.
-  Node *expandSimple(Node &node, const std::string &op, const std::vector<QOperand> &operands,
-                     size_t yFirst) {
+  Node *expandSimple(Node &node, Op op, const std::vector<QOperand> &operands, size_t yFirst) {
     std::vector<Value *> inputs;
     for (size_t i = 0; i < operands.size(); ++i)
       inputs.push_back(dequantize(node, operands[i], 0, "_x" + std::to_string(i)));

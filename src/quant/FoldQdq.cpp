@@ -19,16 +19,16 @@ public:
 
   QdqFoldResult run() {
     for (Node *node : graph_.nodes())
-      if (node->opType == "Transpose")
+      if (node->is(Op::Transpose))
         transposeQuantizedWeight(*node);
     for (Node *node : graph_.nodes())
-      if (node->opType == "DequantizeLinear" && node->input(0) && node->input(0)->isConstant())
+      if (node->is(Op::DequantizeLinear) && node->input(0) && node->input(0)->isConstant())
         foldConstant(*node);
     // One at a time: folding a pair erases later nodes (its DequantizeLinears).
-    while (Node *node = first("QuantizeLinear"))
+    while (Node *node = first(Op::QuantizeLinear))
       foldPair(*node);
     for (Node *node : graph_.nodes())
-      if (node->opType == "DequantizeLinear")
+      if (node->is(Op::DequantizeLinear))
         throw unsupported(*node, "reads '" + node->input(0)->name +
                                      "', which is neither a constant nor a QuantizeLinear output "
                                      "(int8 graph inputs are not supported; give the input as "
@@ -38,9 +38,9 @@ public:
   }
 
 private:
-  Node *first(const std::string &opType) const {
+  Node *first(Op op) const {
     for (Node *node : graph_.nodes())
-      if (node->opType == opType)
+      if (node->is(op))
         return node;
     return nullptr;
   }
@@ -70,7 +70,7 @@ private:
   void transposeQuantizedWeight(Node &transpose) {
     Value *d = transpose.input(0), *out = transpose.output(0);
     Node *dq = d ? d->producer : nullptr;
-    if (!dq || dq->opType != "DequantizeLinear" || !dq->input(0) || !dq->input(0)->isConstant() ||
+    if (!dq || !dq->is(Op::DequantizeLinear) || !dq->input(0) || !dq->input(0)->isConstant() ||
         !out || out->isGraphOutput || d->isGraphOutput || graph_.users(d).size() != 1)
       return;
     const Value *w = dq->input(0);
@@ -185,7 +185,7 @@ private:
     wrapDirectReaders(node, y);
     std::vector<Node *> readers = graph_.users(y);
     for (Node *reader : readers) {
-      if (reader->opType != "DequantizeLinear" || reader->input(0) != y)
+      if (!reader->is(Op::DequantizeLinear) || reader->input(0) != y)
         throw unsupported(node, "its output '" + y->name + "' is read by " + reader->describe() +
                                     "; only DequantizeLinear may read a quantized activation");
       LinearQuant r = operands(*reader, {}, q.zeroPointType);
@@ -213,8 +213,8 @@ private:
   void removeNoOpCasts(Value *y) {
     for (Node *reader : graph_.users(y)) {
       Value *out = reader->outputs.empty() ? nullptr : reader->output(0);
-      if (reader->opType != "Cast" || !out || out->isGraphOutput || !y->typeKnown ||
-          !out->typeKnown || out->type.dtype != y->type.dtype)
+      if (!reader->is(Op::Cast) || !out || out->isGraphOutput || !y->typeKnown || !out->typeKnown ||
+          out->type.dtype != y->type.dtype)
         continue;
       graph_.replaceAllUsesWith(out, y);
       graph_.eraseNode(reader);
@@ -227,12 +227,10 @@ private:
   /// DequantizeLinear -> the float op -> QuantizeLinear with `q`'s parameters,
   /// the same values, which the loop folds like any pair.
   void wrapDirectReaders(Node &q, Value *y) {
-    static const char *const kDirect[] = {"MaxPool",   "Reshape", "Flatten",
-                                          "Transpose", "Squeeze", "Unsqueeze"};
     bool wrapped = false;
     for (Node *reader : graph_.users(y)) {
-      const bool direct =
-          std::find(std::begin(kDirect), std::end(kDirect), reader->opType) != std::end(kDirect);
+      const bool direct = reader->isAnyOf(Op::MaxPool, Op::Reshape, Op::Flatten, Op::Transpose,
+                                          Op::Squeeze, Op::Unsqueeze);
       Value *v = reader->outputs.empty() ? nullptr : reader->output(0);
       if (!direct || reader->input(0) != y || reader->outputs.size() != 1 || !v || v->isGraphOutput)
         continue;
@@ -241,13 +239,13 @@ private:
         params.push_back(q.input(2));
       std::vector<Value *> dqInputs = {y};
       dqInputs.insert(dqInputs.end(), params.begin(), params.end());
-      Node *dq = graph_.insertNodeBefore(reader, "DequantizeLinear", reader->name + "_dequantize",
+      Node *dq = graph_.insertNodeBefore(reader, Op::DequantizeLinear, reader->name + "_dequantize",
                                          dqInputs, {graph_.uniqueValueName(y->name + "_float")});
       reader->inputs[0] = dq->output(0);
       std::vector<Value *> qInputs = {v};
       qInputs.insert(qInputs.end(), params.begin(), params.end());
       Node *requantize =
-          graph_.insertNodeBefore(reader, "QuantizeLinear", reader->name + "_quantize", qInputs,
+          graph_.insertNodeBefore(reader, Op::QuantizeLinear, reader->name + "_quantize", qInputs,
                                   {graph_.uniqueValueName(v->name + "_quantized")});
       graph_.replaceAllUsesWith(v, requantize->output(0));
       requantize->inputs[0] = v;

@@ -56,7 +56,7 @@ void rowsAsGemm(Graph &graph, Node *node, Node *next,
   Value *a = node->input(0), *y = node->output();
   const int64_t k = a->type.shape.back(), n = node->input(1)->type.shape.back();
   const int64_t rows = a->type.numElements() / k;
-  Node *in = graph.insertNodeBefore(node, "Reshape", node->name + "_rows",
+  Node *in = graph.insertNodeBefore(node, Op::Reshape, node->name + "_rows",
                                     {a, shapeConstant(graph, a->name + "_rows_shape", {rows, k})},
                                     {a->name + "_rows"});
   Value *aRows = in->output();
@@ -65,10 +65,10 @@ void rowsAsGemm(Graph &graph, Node *node, Node *next,
   // The output Reshape reads the Gemm's [rows, N] and computes y, which keeps
   // its name and readers.
   Node *out =
-      next ? graph.insertNodeBefore(next, "Reshape", node->name + "_unrows",
+      next ? graph.insertNodeBefore(next, Op::Reshape, node->name + "_unrows",
                                     {y, shapeConstant(graph, y->name + "_shape", y->type.shape)},
                                     {y->name + "_rows"})
-           : graph.addNode("Reshape", node->name + "_unrows",
+           : graph.addNode(Op::Reshape, node->name + "_unrows",
                            {y, shapeConstant(graph, y->name + "_shape", y->type.shape)},
                            {y->name + "_rows"});
   Value *yRows = out->output();
@@ -98,7 +98,7 @@ size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset) {
   const std::vector<Node *> nodes = graph.nodes();
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node *node = nodes[i];
-    if (node->opType != "MatMul" || node->inputs.size() != 2 || node->outputs.size() != 1)
+    if (!node->is(Op::MatMul) || node->inputs.size() != 2 || node->outputs.size() != 1)
       continue;
     const Value *a = node->input(0), *b = node->input(1), *y = node->output();
     if (!a || !b || !y || !a->typeKnown || a->type.rank() < 2 || !b->isConstant() ||
@@ -115,7 +115,7 @@ size_t matMulsAsGemms(Graph &graph, PresetQuantParams &preset) {
                    preset.activations[view] = preset.activations.at(of);
                  });
     }
-    node->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
+    node->setOp(Op::Gemm); // alpha = beta = 1, transA = transB = 0: Gemm's defaults
     ++count;
   }
   return count;
@@ -126,7 +126,7 @@ namespace {
 /// The constant per-column bias `add` adds to `product` [..., M, N], or
 /// nullptr: [N], or [1, N] when the product is 2-D.
 Value *columnBias(const Node &add, const Value *product) {
-  if (add.opType != "Add" || add.inputs.size() != 2 || !add.output() || !add.output()->typeKnown ||
+  if (!add.is(Op::Add) || add.inputs.size() != 2 || !add.output() || !add.output()->typeKnown ||
       add.output()->type.shape != product->type.shape)
     return nullptr;
   Value *bias = add.input(0) == product ? add.input(1) : add.input(0);
@@ -150,7 +150,7 @@ size_t matMulsByConstantAsGemms(
   size_t count = 0;
   const std::vector<Node *> order = graph.nodes();
   for (Node *node : order) {
-    if (node->opType != "MatMul" || node->inputs.size() != 2 || !node->output())
+    if (!node->is(Op::MatMul) || node->inputs.size() != 2 || !node->output())
       continue;
     const Value *a = node->input(0), *b = node->input(1);
     Value *product = node->output();
@@ -176,7 +176,7 @@ size_t matMulsByConstantAsGemms(
         continue;
       rowsAsGemm(graph, gemm, nodeAfter(graph, gemm), alias);
     }
-    gemm->opType = "Gemm"; // alpha = beta = 1, transA = transB = 0: Gemm's defaults
+    gemm->setOp(Op::Gemm); // alpha = beta = 1, transA = transB = 0: Gemm's defaults
     ++count;
   }
   return count;

@@ -29,7 +29,7 @@ bool paramsDiffer(const PresetQuantParams &preset, const Value &x, const Value &
 
 /// The window of `node` when every position averages the same count, else {}.
 std::vector<int64_t> fullWindow(const Node &node, const Shape &x) {
-  if (node.opType == "GlobalAveragePool")
+  if (node.is(Op::GlobalAveragePool))
     return {x[2], x[3]};
   if (node.attrs.getInt("ceil_mode", 0) != 0 ||
       node.attrs.getString("auto_pad", "NOTSET") != "NOTSET")
@@ -47,7 +47,7 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
                            std::vector<std::string> &notes) {
   size_t count = 0;
   for (Node *node : graph.nodes()) {
-    if (node->opType != "AveragePool" && node->opType != "GlobalAveragePool")
+    if (!node->isAnyOf(Op::AveragePool, Op::GlobalAveragePool))
       continue;
     const Value &x = *node->input(0);
     if (x.type.rank() != 4 || node->outputs.size() != 1 ||
@@ -70,14 +70,14 @@ size_t averagePoolsAsConvs(Graph &graph, PresetQuantParams &preset,
     wq.scales = {weight};
     wq.zeroPoints = {0};
     preset.weights[w->name] = wq;
-    std::vector<int64_t> strides = node->opType == "GlobalAveragePool"
+    std::vector<int64_t> strides = node->is(Op::GlobalAveragePool)
                                        ? std::vector<int64_t>{1, 1}
                                        : node->attrs.getInts("strides", {1, 1});
     notes.push_back(node->describe() +
                     ": output parameters differ from the input's; computed as "
                     "a depthwise Conv with weights 1/" +
                     std::to_string(elements) + " (one rounding, not pooling and a Rescale)");
-    node->opType = "Conv";
+    node->setOp(Op::Conv);
     node->attrs = Attributes();
     node->attrs.setInts("kernel_shape", window);
     node->attrs.setInts("strides", strides);

@@ -239,7 +239,7 @@ private:
     } else {
       params = rangeParams(*value, "graph output");
     }
-    Node *node = graph_.insertNodeBefore(nullptr, "Quantize", value->name + "_quantize", {value},
+    Node *node = graph_.insertNodeBefore(nullptr, Op::Quantize, value->name + "_quantize", {value},
                                          {value->name + "_int8"});
     Value *output = node->output();
     output->type = TensorType{DType::Int8, value->type.shape, perTensor(params)};
@@ -383,7 +383,7 @@ private:
     if (it != quantized_.end())
       return it->second;
     TensorType type{DType::Int8, value->type.shape, perTensor(profiledParams(*value, reader))};
-    Node *node = graph_.insertNodeBefore(&reader, "Quantize", value->name + "_quantize", {value},
+    Node *node = graph_.insertNodeBefore(&reader, Op::Quantize, value->name + "_quantize", {value},
                                          {value->name + "_int8"});
     node->output()->type = type;
     node->output()->typeKnown = true;
@@ -396,8 +396,8 @@ private:
     auto it = dequantized_.find(value);
     if (it != dequantized_.end())
       return it->second;
-    Node *node = graph_.insertNodeBefore(before, "Dequantize", value->name + "_dequantize", {value},
-                                         {value->name + "_float"});
+    Node *node = graph_.insertNodeBefore(before, Op::Dequantize, value->name + "_dequantize",
+                                         {value}, {value->name + "_float"});
     node->output()->type = TensorType{DType::Float32, value->type.shape, {}};
     node->output()->typeKnown = true;
     ++summary_.dequantizeNodes;
@@ -443,7 +443,7 @@ private:
     const std::string name = value->name;
     if (!graphInput)
       graph_.renameValue(value, name + "_float");
-    Node *quantize = graph_.insertNodeBefore(next, "Quantize", name + "_quantize", {value},
+    Node *quantize = graph_.insertNodeBefore(next, Op::Quantize, name + "_quantize", {value},
                                              {graphInput ? name + "_int8" : name});
     Value *q = quantize->output();
     q->type = TensorType{DType::Int8, value->type.shape, perTensor(it->second)};
@@ -595,7 +595,8 @@ private:
     Node *next = (at == order.end() || at + 1 == order.end()) ? nullptr : *(at + 1);
     std::string name = output.name;
     graph_.renameValue(&output, name + "_unscaled");
-    Node *rescale = graph_.insertNodeBefore(next, "Rescale", name + "_rescale", {&output}, {name});
+    Node *rescale =
+        graph_.insertNodeBefore(next, Op::Rescale, name + "_rescale", {&output}, {name});
     Value *rescaled = rescale->output();
     rescaled->type = TensorType{DType::Int8, output.type.shape, perTensor(want)};
     rescaled->typeKnown = true;

@@ -1,6 +1,7 @@
 //===- UnfuseActivations.cpp - Split table activations off their producer -===//
 #include "bundlefit/quant/UnfuseActivations.h"
 
+#include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include <cmath>
@@ -11,24 +12,28 @@ namespace {
 
 /// How fused activation `kind` of `layer` runs on its own: one op (`op`),
 /// or with `gateOp` a gate multiplied by its input, Mul(t, gateOp(t)).
+/// Op::Unknown stands for none.
 struct Split {
-  const char *op = nullptr;
-  const char *gateOp = nullptr;
+  Op op = Op::Unknown;
+  Op gateOp = Op::Unknown;
 };
 
 Split splitOf(const Node &layer, bool gateWanted) {
   const std::string kind = layer.attrs.getString("activation", "");
-  for (const char *op : {"Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "LeakyRelu"})
-    if (kind == op)
-      return {op, nullptr};
+  // These activations are named as the operator that computes them.
+  const Op same = opFromName(kind);
+  if (same == Op::Sigmoid || same == Op::Tanh || same == Op::HardSigmoid || same == Op::HardSwish ||
+      same == Op::LeakyRelu)
+    return {same, Op::Unknown};
   if (kind == "Silu")
-    return gateWanted ? Split{nullptr, "Sigmoid"} : Split{"Silu", nullptr};
+    return gateWanted ? Split{Op::Unknown, Op::Sigmoid} : Split{Op::Silu, Op::Unknown};
   if (kind == "XHardSigmoid") {
     // x * HardSigmoid(x; 1/6, 1/2) is HardSwish (MobileNetV3 before opset 14).
-    const bool hardSwish =
-        std::abs(layer.attrs.getFloat("activation_alpha", 0.2f) - 1.0f / 6.0f) < 1e-7f &&
-        layer.attrs.getFloat("activation_beta", 0.5f) == 0.5f;
-    return !gateWanted && hardSwish ? Split{"HardSwish", nullptr} : Split{nullptr, "HardSigmoid"};
+    float alpha = 0, beta = 0;
+    fusedActivationParams(fusedActivationOf(layer), layer, alpha, beta);
+    const bool hardSwish = std::abs(alpha - 1.0f / 6.0f) < 1e-7f && beta == 0.5f;
+    return !gateWanted && hardSwish ? Split{Op::HardSwish, Op::Unknown}
+                                    : Split{Op::Unknown, Op::HardSigmoid};
   }
   return {};
 }
@@ -38,24 +43,27 @@ Split splitOf(const Node &layer, bool gateWanted) {
 void split(Graph &graph, Node &layer, Node *next, Split how, const std::string &tName,
            const std::string &gName) {
   Value *y = layer.output(0);
-  const std::string kind = layer.attrs.getString("activation", "");
-  const char *first = how.op ? how.op : how.gateOp;
-  Node *act = graph.insertNodeBefore(next, first, layer.name + "_" + first, {y}, {tName});
+  const Op first = how.op != Op::Unknown ? how.op : how.gateOp;
+  Node *act = graph.insertNodeBefore(next, first, layer.name + "_" + opName(first), {y}, {tName});
   Value *t = act->output(0);
   // Swap the outputs: the layer writes t, the activation reads it.
   layer.outputs[0] = t, t->producer = &layer;
   t->type = y->type, t->typeKnown = true;
   act->inputs[0] = t;
-  if (kind == "LeakyRelu")
-    act->attrs.setFloat("alpha", layer.attrs.getFloat("activation_alpha", 0.01f));
-  if (first == std::string("HardSigmoid")) {
-    act->attrs.setFloat("alpha", layer.attrs.getFloat("activation_alpha", 0.2f));
-    act->attrs.setFloat("beta", layer.attrs.getFloat("activation_beta", 0.5f));
+  // The fused parameters (their defaults in the FusedActivations table) are
+  // LeakyRelu's alpha and HardSigmoid's alpha and beta.
+  float a = 0, b = 0;
+  fusedActivationParams(fusedActivationOf(layer), layer, a, b);
+  if (first == Op::LeakyRelu)
+    act->attrs.setFloat("alpha", a);
+  if (first == Op::HardSigmoid) {
+    act->attrs.setFloat("alpha", a);
+    act->attrs.setFloat("beta", b);
   }
   Node *last = act;
-  if (how.gateOp) {
+  if (how.gateOp != Op::Unknown) {
     // act writes the gate (the value Mul is created with); Mul writes y.
-    Node *mul = graph.insertNodeBefore(next, "Mul", layer.name + "_gate", {t}, {gName});
+    Node *mul = graph.insertNodeBefore(next, Op::Mul, layer.name + "_gate", {t}, {gName});
     Value *gate = mul->output(0);
     act->outputs[0] = gate, gate->producer = act;
     gate->type = y->type, gate->typeKnown = true;
@@ -87,9 +95,10 @@ size_t unfuseTableActivations(Graph &graph,
         gates && !gName.empty() && gName != tName && !graph.findValue(gName) && hasParams(gName);
     const Split how = splitOf(layer, gateWanted);
     // Under the name the profile or the model knows, or not at all.
-    if ((!how.op && !how.gateOp) || graph.findValue(tName) || !hasParams(tName))
+    if ((how.op == Op::Unknown && how.gateOp == Op::Unknown) || graph.findValue(tName) ||
+        !hasParams(tName))
       continue;
-    if (how.gateOp && !gateWanted)
+    if (how.gateOp != Op::Unknown && !gateWanted)
       continue; // a gate other than HardSwish's without parameters
     split(graph, layer, i + 1 < nodes.size() ? nodes[i + 1] : nullptr, how, tName, gName);
     ++count;

@@ -268,10 +268,10 @@ Value *Converter::relayout(Value *from, const std::vector<int64_t> &perm, const 
   const Shape to = permuted(from->type.shape, perm);
   Attributes attrs;
   if (sameBytes(from->type.shape, perm))
-    return addInferred("Reshape", {from, int64Constant(name + "_shape", to)}, attrs, name, &to)
+    return addInferred(Op::Reshape, {from, int64Constant(name + "_shape", to)}, attrs, name, &to)
         ->output();
   attrs.setInts("perm", perm);
-  return addInferred("Transpose", {from}, attrs, name, &to)->output();
+  return addInferred(Op::Transpose, {from}, attrs, name, &to)->output();
 }
 
 Value *Converter::constant(int32_t t, const std::vector<int64_t> &perm, const Shape &viewAs,
@@ -341,7 +341,7 @@ Value *Converter::dequantizeConstant(Value *integers, const TensorInfo &ti,
   Attributes attrs;
   if (count > 1)
     attrs.setInt("axis", ti.quant.axis);
-  return addInferred("DequantizeLinear", {integers, scale, zp}, attrs, name, nullptr)->output();
+  return addInferred(Op::DequantizeLinear, {integers, scale, zp}, attrs, name, nullptr)->output();
 }
 
 Value *Converter::quantizeDequantize(Value *real, const TensorInfo &like, const std::string &name) {
@@ -352,9 +352,9 @@ Value *Converter::quantizeDequantize(Value *real, const TensorInfo &like, const 
   Value *zp = graph_.addConstant(name + "_zero_point", TensorType{DType::Int8, {}, {}},
                                  {uint8_t(int8_t(like.quant.zeroPoints[0]))});
   Attributes none;
-  Value *q = addInferred("QuantizeLinear", {real, scale, zp}, none, name + "_quantized", nullptr)
+  Value *q = addInferred(Op::QuantizeLinear, {real, scale, zp}, none, name + "_quantized", nullptr)
                  ->output();
-  return addInferred("DequantizeLinear", {q, scale, zp}, none, name + "_dequantized", nullptr)
+  return addInferred(Op::DequantizeLinear, {q, scale, zp}, none, name + "_dequantized", nullptr)
       ->output();
 }
 
@@ -372,10 +372,9 @@ Value *Converter::floatConstant(const std::string &name, const std::vector<float
   return graph_.addConstant(name, TensorType{DType::Float32, shape, {}}, std::move(bytes));
 }
 
-Node *Converter::addInferred(const std::string &opType, const std::vector<Value *> &inputs,
-                             const Attributes &attrs, const std::string &name,
-                             const Shape *expected) {
-  Node *node = graph_.addNode(opType, graph_.uniqueNodeName(name), inputs, {name});
+Node *Converter::addInferred(Op op, const std::vector<Value *> &inputs, const Attributes &attrs,
+                             const std::string &name, const Shape *expected) {
+  Node *node = graph_.addNode(op, graph_.uniqueNodeName(name), inputs, {name});
   node->attrs = attrs;
   try {
     inferNodeTypes(*node);
@@ -389,8 +388,8 @@ Node *Converter::addInferred(const std::string &opType, const std::vector<Value 
   return node;
 }
 
-Node *Converter::emit(const std::string &opType, const std::vector<Value *> &inputs,
-                      const Attributes &attrs, int32_t t, bool channelsFirst) {
+Node *Converter::emit(Op op, const std::vector<Value *> &inputs, const Attributes &attrs, int32_t t,
+                      bool channelsFirst) {
   TensorInfo ti = info(t);
   Held &h = held(t);
   if (h.fileLayout || h.channelsFirst)
@@ -401,7 +400,7 @@ Node *Converter::emit(const std::string &opType, const std::vector<Value *> &inp
     fatalInternal(where() + ": channels-first output of rank " + std::to_string(ti.shape.size()));
   const Shape expected = channelsFirst ? permuted(ti.shape, kToChannelsFirst) : ti.shape;
   const std::string name = tensorName(t);
-  Node *node = addInferred(opType, inputs, attrs, name, &expected);
+  Node *node = addInferred(op, inputs, attrs, name, &expected);
   Value *real = node->output();
   if (real->type.dtype != DType::Float32 && ti.fileType == tflite::TensorType_FLOAT32)
     throw bad("its output '" + name + "' is float32 in the model, " + real->type.str() +
@@ -412,9 +411,9 @@ Node *Converter::emit(const std::string &opType, const std::vector<Value *> &inp
   return node;
 }
 
-Value *Converter::emitIntermediate(const std::string &opType, const std::vector<Value *> &inputs,
+Value *Converter::emitIntermediate(Op op, const std::vector<Value *> &inputs,
                                    const Attributes &attrs, const std::string &name, int32_t like) {
-  Value *real = addInferred(opType, inputs, attrs, name, nullptr)->output();
+  Value *real = addInferred(op, inputs, attrs, name, nullptr)->output();
   TensorInfo ti = info(like);
   return ti.quantized() ? quantizeDequantize(real, ti, real->name) : real;
 }

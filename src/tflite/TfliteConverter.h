@@ -79,19 +79,19 @@ public:
   Value *floatConstant(const std::string &name, const std::vector<float> &values,
                        const Shape &shape = {});
 
-  /// Adds `opType` reading `inputs` whose output is tensor `t`'s real
+  /// Adds `op` reading `inputs` whose output is tensor `t`'s real
   /// values, channels-first when `channelsFirst`. The output type is
   /// inferred and must agree with the file's shape (else BadInputFile
   /// naming the operator). A quantized `t` gets its QuantizeLinear /
   /// DequantizeLinear pair. Returns the node.
-  Node *emit(const std::string &opType, const std::vector<Value *> &inputs, const Attributes &attrs,
-             int32_t t, bool channelsFirst);
+  Node *emit(Op op, const std::vector<Value *> &inputs, const Attributes &attrs, int32_t t,
+             bool channelsFirst);
   /// Same, for an intermediate value of the operator (not a file tensor):
   /// its real values quantized like tensor `like` when that is quantized
   /// (a fused activation's input has the output's parameters). Returns
   /// the intermediate's real values.
-  Value *emitIntermediate(const std::string &opType, const std::vector<Value *> &inputs,
-                          const Attributes &attrs, const std::string &name, int32_t like);
+  Value *emitIntermediate(Op op, const std::vector<Value *> &inputs, const Attributes &attrs,
+                          const std::string &name, int32_t like);
   /// `real` quantized and dequantized with tensor `like`'s parameters.
   Value *quantizeLike(Value *real, int32_t like);
   /// Tensor `t` is `value` itself (QUANTIZE, DEQUANTIZE: a Q/DQ pair).
@@ -123,8 +123,8 @@ private:
   Value *relayout(Value *from, const std::vector<int64_t> &perm, const std::string &name);
   /// Q -> DQ after `real` (tensor `like`'s parameters); returns the DQ output.
   Value *quantizeDequantize(Value *real, const TensorInfo &like, const std::string &name);
-  Node *addInferred(const std::string &opType, const std::vector<Value *> &inputs,
-                    const Attributes &attrs, const std::string &name, const Shape *expected);
+  Node *addInferred(Op op, const std::vector<Value *> &inputs, const Attributes &attrs,
+                    const std::string &name, const Shape *expected);
   Value *dequantizeConstant(Value *integers, const TensorInfo &info, const std::string &name);
 
   const TfliteFile &file_;

@@ -103,24 +103,23 @@ private:
                nameOf(t), type, std::vector<uint8_t>(data.data, data.data + data.size));
   }
 
-  /// Adds `opType` computing int16 tensor `t`; its inferred shape must be
+  /// Adds `op` computing int16 tensor `t`; its inferred shape must be
   /// the file's. The output carries t's quantization.
-  Node *emit(const std::string &opType, const std::vector<Value *> &inputs, const Attributes &attrs,
-             int32_t t) {
+  Node *emit(Op op, const std::vector<Value *> &inputs, const Attributes &attrs, int32_t t) {
     TensorInfo ti = c_.info(t);
     if (ti.fileType != tflite::TensorType_INT16)
       throw c_.unsupported("writes " + file_.describeTensor(t) + " of type " +
                            tflite::EnumNameTensorType(ti.fileType) + "; expected int16");
     checkActivation(t, ti);
-    Node *node = addNode(opType, inputs, attrs, nameOf(t), &ti.shape);
+    Node *node = addNode(op, inputs, attrs, nameOf(t), &ti.shape);
     node->output()->type.quant = ti.quant;
     c_.alias(t, node->output(), false);
     return node;
   }
 
-  Node *addNode(const std::string &opType, const std::vector<Value *> &inputs,
-                const Attributes &attrs, const std::string &name, const Shape *expected) {
-    Node *node = graph_.addNode(opType, graph_.uniqueNodeName(name), inputs, {name});
+  Node *addNode(Op op, const std::vector<Value *> &inputs, const Attributes &attrs,
+                const std::string &name, const Shape *expected) {
+    Node *node = graph_.addNode(op, graph_.uniqueNodeName(name), inputs, {name});
     node->attrs = attrs;
     try {
       inferNodeTypes(*node);
@@ -156,7 +155,7 @@ private:
       const auto *o = op.builtin_options_as<tflite::LeakyReluOptions>();
       Attributes attrs;
       attrs.setFloat("alpha", o ? o->alpha() : 0.2f);
-      emit("Int16LeakyRelu", {value(input(op, 0))}, attrs, output(op));
+      emit(Op::Int16LeakyRelu, {value(input(op, 0))}, attrs, output(op));
       return;
     }
     case tflite::BuiltinOperator_ADD:
@@ -173,20 +172,20 @@ private:
     case tflite::BuiltinOperator_QUANTIZE:
       return convertQuantize(op);
     case tflite::BuiltinOperator_AVERAGE_POOL_2D:
-      return convertPool(op, "Int16AveragePool");
+      return convertPool(op, Op::Int16AveragePool);
     case tflite::BuiltinOperator_MAX_POOL_2D:
-      return convertPool(op, "Int16MaxPool");
+      return convertPool(op, Op::Int16MaxPool);
     case tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM: {
       // TfliteLstm with int16 X and Y (TfliteLstm.cpp checks the operands).
       const IntegerLstm l = integerLstm(c_, op);
-      emit("TfliteLstm", {value(l.x), l.w, l.r, l.b}, l.attrs, l.y);
+      emit(Op::TfliteLstm, {value(l.x), l.w, l.r, l.b}, l.attrs, l.y);
       return;
     }
     case tflite::BuiltinOperator_SOFTMAX: {
       const auto *o = op.builtin_options_as<tflite::SoftmaxOptions>();
       Attributes attrs;
       attrs.setFloat("beta", o ? o->beta() : 1.0f);
-      emit("Int16Softmax", {value(input(op, 0))}, attrs, output(op));
+      emit(Op::Int16Softmax, {value(input(op, 0))}, attrs, output(op));
       return;
     }
     default:
@@ -204,12 +203,13 @@ private:
                                    c_.int64Constant(base + "_steps", spec.steps)};
     const int32_t y = output(op);
     if (!spec.shrinks) {
-      emit("Slice", inputs, Attributes(), y);
+      emit(Op::Slice, inputs, Attributes(), y);
       return;
     }
-    Value *sliced = addNode("Slice", inputs, Attributes(), base, nullptr)->output();
+    Value *sliced = addNode(Op::Slice, inputs, Attributes(), base, nullptr)->output();
     sliced->type.quant = x->type.quant;
-    emit("Reshape", {sliced, c_.int64Constant(base + "_shape", file_.shapeOf(y))}, Attributes(), y);
+    emit(Op::Reshape, {sliced, c_.int64Constant(base + "_shape", file_.shapeOf(y))}, Attributes(),
+         y);
   }
 
   /// TFLM pads int16 with the constant operand, or 0 (the zero point).
@@ -223,7 +223,7 @@ private:
         throw c_.unsupported("the pad value must be one constant int16");
       inputs.push_back(fill);
     }
-    emit("Pad", inputs, Attributes(), output(op));
+    emit(Op::Pad, inputs, Attributes(), output(op));
   }
 
   void convertAddSub(const tflite::Operator &op, bool subtract) {
@@ -241,7 +241,7 @@ private:
     Attributes attrs;
     attrs.setInt("subtract", subtract ? 1 : 0);
     setActivationRange(attrs, fused, output(op));
-    emit("Int16Add", {value(input(op, 0)), value(input(op, 1))}, attrs, output(op));
+    emit(Op::Int16Add, {value(input(op, 0)), value(input(op, 1))}, attrs, output(op));
   }
 
   /// A fused RELU, RELU6 or RELU_N1_TO_1 as attribute activation_range: its
@@ -348,7 +348,7 @@ private:
         windowAttributes(x->type.shape, w->type.shape, o->stride_h(), o->stride_w(),
                          o->dilation_h_factor(), o->dilation_w_factor(), o->padding());
     setActivationRange(attrs, o->fused_activation_function(), output(op));
-    emit("Int16Conv", {x, w, bias}, attrs, output(op));
+    emit(Op::Int16Conv, {x, w, bias}, attrs, output(op));
   }
 
   /// DEPTHWISE_CONV_2D as Int16DepthwiseConv: weights [1,KH,KW,C*multiplier]
@@ -373,7 +373,7 @@ private:
         windowAttributes(xs, ws, o->stride_h(), o->stride_w(), o->dilation_h_factor(),
                          o->dilation_w_factor(), o->padding());
     setActivationRange(attrs, o->fused_activation_function(), output(op));
-    emit("Int16DepthwiseConv", {x, w, bias}, attrs, output(op));
+    emit(Op::Int16DepthwiseConv, {x, w, bias}, attrs, output(op));
   }
 
   /// FULLY_CONNECTED as Int16FullyConnected: weights [O,K], per-tensor.
@@ -395,12 +395,12 @@ private:
       throw c_.unsupported(file_.describeTensor(input(op, 1)) +
                            ": int16x8 FULLY_CONNECTED weights need one scale "
                            "(TFLM's int16 kernel is per-tensor)");
-    emit("Int16FullyConnected", {x, w, biasOrZeros(op, 2, x, ws[0])}, attrs, output(op));
+    emit(Op::Int16FullyConnected, {x, w, biasOrZeros(op, 2, x, ws[0])}, attrs, output(op));
   }
 
   /// AVERAGE_POOL_2D / MAX_POOL_2D: TFLite's window and padding, and the
   /// fused activation's range.
-  void convertPool(const tflite::Operator &op, const char *opType) {
+  void convertPool(const tflite::Operator &op, Op kind) {
     const auto *o = op.builtin_options_as<tflite::Pool2DOptions>();
     if (!o)
       throw c_.bad("has no Pool2DOptions");
@@ -417,7 +417,7 @@ private:
     attrs.erase("dilations");
     attrs.setInts("kernel_shape", {window[1], window[2]});
     setActivationRange(attrs, o->fused_activation_function(), y);
-    emit(opType, {x}, attrs, y);
+    emit(kind, {x}, attrs, y);
   }
 
   /// QUANTIZE int16 <-> int32: the output written with its own
@@ -430,7 +430,7 @@ private:
       throw c_.unsupported("QUANTIZE needs one scale on its input and output");
     Attributes attrs;
     attrs.setInt("output_bits", ti.fileType == tflite::TensorType_INT32 ? 32 : 16);
-    Node *node = addNode("Int16Requantize", {x}, attrs, nameOf(y), &ti.shape);
+    Node *node = addNode(Op::Int16Requantize, {x}, attrs, nameOf(y), &ti.shape);
     node->output()->type.quant = ti.quant;
     c_.alias(y, node->output(), false);
   }
@@ -461,7 +461,7 @@ private:
     attrs.setInts("pads", {pad(out[1], ws[1], sh), pad(out[2], ws[2], sw)});
     attrs.setInts("output_shape", out);
     setActivationRange(attrs, o->fused_activation_function(), output(op));
-    emit("Int16TransposeConv", {x, w, bias, shapeOperand}, attrs, output(op));
+    emit(Op::Int16TransposeConv, {x, w, bias, shapeOperand}, attrs, output(op));
   }
 
   const TfliteFile &file_;

@@ -271,7 +271,7 @@ void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
   const auto [options, x, y, xs, cells] = lstmOperands(c, op);
   if (file.tensor(x).type() == tflite::TensorType_INT8) {
     const IntegerLstm l = integerLstm(c, op, *options, x, y, xs, cells);
-    c.emit("TfliteLstm", {c.value(x), l.w, l.r, l.b}, l.attrs, y, false);
+    c.emit(Op::TfliteLstm, {c.value(x), l.w, l.r, l.b}, l.attrs, y, false);
     return;
   }
   const std::string base =
@@ -296,7 +296,7 @@ void convertSequenceLstm(Converter &c, const tflite::Operator &op) {
   attrs.setInt("time_major", options->time_major() ? 1 : 0);
   if (options->cell_clip() > 0.0f)
     attrs.setFloat("cell_clip", options->cell_clip());
-  c.emit("TfliteLstm", {c.value(x), w, r, b}, attrs, y, false);
+  c.emit(Op::TfliteLstm, {c.value(x), w, r, b}, attrs, y, false);
 }
 
 } // namespace bundlefit::tflite_import

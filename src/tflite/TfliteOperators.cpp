@@ -41,8 +41,6 @@ std::pair<int64_t, int64_t> samePadding(int64_t in, int64_t kernel, int64_t stri
 
 namespace {
 
-using Op = tflite::BuiltinOperator;
-
 /// The operator being converted, with its operands.
 class OpContext {
 public:
@@ -141,35 +139,35 @@ void setFusedActivation(const OpContext &ctx, Attributes &attrs,
 
 /// Any other operator: its computation into an intermediate quantized like
 /// the output, then the activation as a node writing the output tensor.
-void emitWithActivation(OpContext &ctx, const std::string &opType,
-                        const std::vector<Value *> &inputs, const Attributes &attrs,
-                        bool channelsFirst, tflite::ActivationFunctionType fused) {
+void emitWithActivation(OpContext &ctx, Op op, const std::vector<Value *> &inputs,
+                        const Attributes &attrs, bool channelsFirst,
+                        tflite::ActivationFunctionType fused) {
   const int32_t out = ctx.output();
   if (fused == tflite::ActivationFunctionType_NONE) {
-    ctx.c.emit(opType, inputs, attrs, out, channelsFirst);
+    ctx.c.emit(op, inputs, attrs, out, channelsFirst);
     return;
   }
   Converter &c = ctx.c;
   const tflite::Tensor &tensor = c.file().tensor(out);
   const std::string name =
       (tensor.name() ? tensor.name()->str() : "tensor_" + std::to_string(out)) + "_preactivation";
-  Value *pre = c.emitIntermediate(opType, inputs, attrs, name, out);
+  Value *pre = c.emitIntermediate(op, inputs, attrs, name, out);
   Attributes none;
   switch (fused) {
   case tflite::ActivationFunctionType_RELU:
-    c.emit("Relu", {pre}, none, out, channelsFirst);
+    c.emit(Op::Relu, {pre}, none, out, channelsFirst);
     return;
   case tflite::ActivationFunctionType_RELU6:
   case tflite::ActivationFunctionType_RELU_N1_TO_1: {
     bool six = fused == tflite::ActivationFunctionType_RELU6;
-    c.emit("Clip",
+    c.emit(Op::Clip,
            {pre, c.floatConstant(name + "_min", {six ? 0.0f : -1.0f}),
             c.floatConstant(name + "_max", {six ? 6.0f : 1.0f})},
            none, out, channelsFirst);
     return;
   }
   case tflite::ActivationFunctionType_TANH:
-    c.emit("Tanh", {pre}, none, out, channelsFirst);
+    c.emit(Op::Tanh, {pre}, none, out, channelsFirst);
     return;
   default:
     throw c.unsupported("fused activation " + std::to_string(int(fused)) +
@@ -224,7 +222,7 @@ void convertConv2D(OpContext &ctx) {
   std::vector<Value *> inputs = {ctx.c.channelsFirst(x), ctx.c.constant(w, kToChannelsFirst)};
   if (Value *bias = optionalBias(ctx, 2, ws[0]))
     inputs.push_back(bias);
-  ctx.c.emit("Conv", inputs, attrs, ctx.output(), true);
+  ctx.c.emit(Op::Conv, inputs, attrs, ctx.output(), true);
 }
 
 void convertDepthwiseConv2D(OpContext &ctx) {
@@ -247,7 +245,7 @@ void convertDepthwiseConv2D(OpContext &ctx) {
   std::vector<Value *> inputs = {ctx.c.channelsFirst(x), ctx.c.constant(w, {3, 0, 1, 2})};
   if (Value *bias = optionalBias(ctx, 2, ws[3]))
     inputs.push_back(bias);
-  ctx.c.emit("Conv", inputs, attrs, ctx.output(), true);
+  ctx.c.emit(Op::Conv, inputs, attrs, ctx.output(), true);
 }
 
 void convertFullyConnected(OpContext &ctx) {
@@ -274,7 +272,7 @@ void convertFullyConnected(OpContext &ctx) {
     // Flatten the channels-first tensor as it is held; weight column
     // h*W*C + w*C + c moves to c*H*W + h*W + w.
     Value *held = ctx.c.channelsFirst(x);
-    input = ctx.c.emitIntermediate("Flatten", {held}, Attributes(), held->name + "_flat", x);
+    input = ctx.c.emitIntermediate(Op::Flatten, {held}, Attributes(), held->name + "_flat", x);
     weights =
         ctx.c.constant(w, {0, 3, 1, 2}, {outChannels, xs[1], xs[2], xs[3]}, {outChannels, in});
   } else {
@@ -282,7 +280,7 @@ void convertFullyConnected(OpContext &ctx) {
     if (input->type.shape != Shape{rows, in}) {
       Attributes none;
       input = ctx.c.emitIntermediate(
-          "Reshape", {input, ctx.c.int64Constant(input->name + "_rows", {rows, in})}, none,
+          Op::Reshape, {input, ctx.c.int64Constant(input->name + "_rows", {rows, in})}, none,
           input->name + "_rows", x);
     }
     weights = ctx.c.constant(w);
@@ -291,15 +289,15 @@ void convertFullyConnected(OpContext &ctx) {
   if (Value *bias = optionalBias(ctx, 2, outChannels))
     inputs.push_back(bias);
   if (outShape == Shape{rows, outChannels} || !keepDims) {
-    ctx.c.emit("Gemm", inputs, attrs, ctx.output(), false);
+    ctx.c.emit(Op::Gemm, inputs, attrs, ctx.output(), false);
     return;
   }
-  Value *flat = ctx.c.emitIntermediate("Gemm", inputs, attrs, input->name + "_fc", ctx.output());
-  ctx.c.emit("Reshape", {flat, ctx.c.int64Constant(flat->name + "_shape", outShape)}, Attributes(),
-             ctx.output(), false);
+  Value *flat = ctx.c.emitIntermediate(Op::Gemm, inputs, attrs, input->name + "_fc", ctx.output());
+  ctx.c.emit(Op::Reshape, {flat, ctx.c.int64Constant(flat->name + "_shape", outShape)},
+             Attributes(), ctx.output(), false);
 }
 
-void convertPool(OpContext &ctx, const char *opType) {
+void convertPool(OpContext &ctx, Op op) {
   const auto &o = ctx.options<tflite::Pool2DOptions>("Pool2DOptions");
   const int32_t x = ctx.input(0);
   const Shape xs = ctx.shape(x);
@@ -309,37 +307,36 @@ void convertPool(OpContext &ctx, const char *opType) {
   setWindow(ctx, attrs, xs, o.filter_height(), o.filter_width(), o.stride_h(), o.stride_w(), 1, 1,
             o.padding());
   attrs.erase("dilations");
-  if (std::string(opType) == "AveragePool")
+  if (op == Op::AveragePool)
     attrs.setInt("count_include_pad", 0);
-  emitWithActivation(ctx, opType, {ctx.c.channelsFirst(x)}, attrs, true,
-                     o.fused_activation_function());
+  emitWithActivation(ctx, op, {ctx.c.channelsFirst(x)}, attrs, true, o.fused_activation_function());
 }
 
 /// Elementwise binary operators: in the layout the first input is held in,
 /// when every operand can follow it.
-void convertBinary(OpContext &ctx, const char *opType, tflite::ActivationFunctionType fused) {
+void convertBinary(OpContext &ctx, Op op, tflite::ActivationFunctionType fused) {
   const int32_t a = ctx.input(0), b = ctx.input(1);
   const Shape as = ctx.shape(a), bs = ctx.shape(b);
   const bool channelsFirst = ctx.c.heldChannelsFirst(a) && as.size() == 4 && bs.size() == 4;
   std::vector<Value *> inputs =
       channelsFirst ? std::vector<Value *>{ctx.c.channelsFirst(a), ctx.c.channelsFirst(b)}
                     : std::vector<Value *>{ctx.c.value(a), ctx.c.value(b)};
-  emitWithActivation(ctx, opType, inputs, Attributes(), channelsFirst, fused);
+  emitWithActivation(ctx, op, inputs, Attributes(), channelsFirst, fused);
 }
 
 /// Unary elementwise operators keep the layout their input is held in.
-void convertUnary(OpContext &ctx, const char *opType, const Attributes &attrs = {}) {
+void convertUnary(OpContext &ctx, Op op, const Attributes &attrs = {}) {
   const int32_t x = ctx.input(0);
   const bool channelsFirst = ctx.c.heldChannelsFirst(x);
   Value *input = channelsFirst ? ctx.c.channelsFirst(x) : ctx.c.value(x);
-  ctx.c.emit(opType, {input}, attrs, ctx.output(), channelsFirst);
+  ctx.c.emit(op, {input}, attrs, ctx.output(), channelsFirst);
 }
 
 void convertClip(OpContext &ctx, float lo, float hi) {
   const int32_t x = ctx.input(0);
   const bool channelsFirst = ctx.c.heldChannelsFirst(x);
   Value *input = channelsFirst ? ctx.c.channelsFirst(x) : ctx.c.value(x);
-  ctx.c.emit("Clip",
+  ctx.c.emit(Op::Clip,
              {input, ctx.c.floatConstant(input->name + "_min", {lo}),
               ctx.c.floatConstant(input->name + "_max", {hi})},
              Attributes(), ctx.output(), channelsFirst);
@@ -352,7 +349,7 @@ void convertReshape(OpContext &ctx) {
     throw ctx.c.bad("reshapes " + input->type.str() + " to " + shapeToString(outShape));
   // The output tensor's static shape says it all (new_shape / the shape
   // operand may hold -1).
-  ctx.c.emit("Reshape", {input, ctx.c.int64Constant(input->name + "_reshaped", outShape)},
+  ctx.c.emit(Op::Reshape, {input, ctx.c.int64Constant(input->name + "_reshaped", outShape)},
              Attributes(), ctx.output(), false);
 }
 
@@ -363,7 +360,7 @@ void convertSoftmax(OpContext &ctx) {
     throw ctx.c.unsupported("beta " + std::to_string(beta) + " (only 1 is supported)");
   Attributes attrs;
   attrs.setInt("axis", -1);
-  ctx.c.emit("Softmax", {ctx.c.value(ctx.input(0))}, attrs, ctx.output(), false);
+  ctx.c.emit(Op::Softmax, {ctx.c.value(ctx.input(0))}, attrs, ctx.output(), false);
 }
 
 void convertConcatenation(OpContext &ctx) {
@@ -381,7 +378,7 @@ void convertConcatenation(OpContext &ctx) {
   Attributes attrs;
   // NHWC axis a is NCHW axis kToChannelsLast[a].
   attrs.setInt("axis", channelsFirst ? kToChannelsLast[size_t(axis)] : axis);
-  emitWithActivation(ctx, "Concat", inputs, attrs, channelsFirst, o.fused_activation_function());
+  emitWithActivation(ctx, Op::Concat, inputs, attrs, channelsFirst, o.fused_activation_function());
 }
 
 } // namespace
@@ -408,7 +405,7 @@ void convertPad(OpContext &ctx) {
   std::vector<Value *> inputs = {input, ctx.c.int64Constant(input->name + "_pads", pads)};
   if (ctx.hasInput(2))
     inputs.push_back(ctx.c.value(ctx.input(2)));
-  ctx.c.emit("Pad", inputs, Attributes(), ctx.output(), false);
+  ctx.c.emit(Op::Pad, inputs, Attributes(), ctx.output(), false);
 }
 
 void convertMean(OpContext &ctx) {
@@ -424,7 +421,7 @@ void convertMean(OpContext &ctx) {
   Attributes attrs;
   attrs.setInts("axes", axes);
   attrs.setInt("keepdims", o && o->keep_dims() ? 1 : 0);
-  ctx.c.emit("ReduceMean", {input}, attrs, ctx.output(), false);
+  ctx.c.emit(Op::ReduceMean, {input}, attrs, ctx.output(), false);
 }
 
 void convertSqueeze(OpContext &ctx) {
@@ -432,7 +429,7 @@ void convertSqueeze(OpContext &ctx) {
   const Shape outShape = ctx.shape(ctx.output());
   if (numElements(outShape) != input->type.numElements())
     throw ctx.c.bad("squeezes " + input->type.str() + " to " + shapeToString(outShape));
-  ctx.c.emit("Reshape", {input, ctx.c.int64Constant(input->name + "_squeezed", outShape)},
+  ctx.c.emit(Op::Reshape, {input, ctx.c.int64Constant(input->name + "_squeezed", outShape)},
              Attributes(), ctx.output(), false);
 }
 
@@ -440,7 +437,7 @@ void convertTranspose(OpContext &ctx) {
   Value *input = ctx.c.value(ctx.input(0));
   Attributes attrs;
   attrs.setInts("perm", ctx.ints(ctx.input(1)));
-  ctx.c.emit("Transpose", {input}, attrs, ctx.output(), false);
+  ctx.c.emit(Op::Transpose, {input}, attrs, ctx.output(), false);
 }
 
 } // namespace
@@ -489,11 +486,11 @@ void convertStridedSlice(OpContext &ctx) {
                                  ctx.c.int64Constant(base + "_steps", spec.steps)};
   const Shape outShape = ctx.shape(ctx.output());
   if (!spec.shrinks) {
-    ctx.c.emit("Slice", inputs, Attributes(), ctx.output(), false);
+    ctx.c.emit(Op::Slice, inputs, Attributes(), ctx.output(), false);
     return;
   }
-  Value *sliced = ctx.c.emitIntermediate("Slice", inputs, Attributes(), base, ctx.output());
-  ctx.c.emit("Reshape", {sliced, ctx.c.int64Constant(base + "_shape", outShape)}, Attributes(),
+  Value *sliced = ctx.c.emitIntermediate(Op::Slice, inputs, Attributes(), base, ctx.output());
+  ctx.c.emit(Op::Reshape, {sliced, ctx.c.int64Constant(base + "_shape", outShape)}, Attributes(),
              ctx.output(), false);
 }
 
@@ -519,7 +516,7 @@ void convertResizeNearest(OpContext &ctx) {
   }
   Value *input = ctx.c.channelsFirst(x);
   Value *sizes = ctx.c.int64Constant(input->name + "_sizes", {ys[0], ys[3], ys[1], ys[2]});
-  ctx.c.emit("Resize", {input, nullptr, nullptr, sizes}, attrs, ctx.output(), true);
+  ctx.c.emit(Op::Resize, {input, nullptr, nullptr, sizes}, attrs, ctx.output(), true);
 }
 
 void convertQuantize(OpContext &ctx) {
@@ -556,41 +553,42 @@ const std::map<int32_t, ConvertFn> &converters() {
       {tflite::BuiltinOperator_DEPTHWISE_CONV_2D, convertDepthwiseConv2D},
       {tflite::BuiltinOperator_FULLY_CONNECTED, convertFullyConnected},
       {tflite::BuiltinOperator_AVERAGE_POOL_2D,
-       [](OpContext &ctx) { convertPool(ctx, "AveragePool"); }},
-      {tflite::BuiltinOperator_MAX_POOL_2D, [](OpContext &ctx) { convertPool(ctx, "MaxPool"); }},
+       [](OpContext &ctx) { convertPool(ctx, Op::AveragePool); }},
+      {tflite::BuiltinOperator_MAX_POOL_2D, [](OpContext &ctx) { convertPool(ctx, Op::MaxPool); }},
       {tflite::BuiltinOperator_ADD,
        [](OpContext &ctx) {
          const auto *o = ctx.op.builtin_options_as<tflite::AddOptions>();
-         convertBinary(ctx, "Add",
+         convertBinary(ctx, Op::Add,
                        o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE);
        }},
       {tflite::BuiltinOperator_SUB,
        [](OpContext &ctx) {
          const auto *o = ctx.op.builtin_options_as<tflite::SubOptions>();
-         convertBinary(ctx, "Sub",
+         convertBinary(ctx, Op::Sub,
                        o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE);
        }},
       {tflite::BuiltinOperator_MUL,
        [](OpContext &ctx) {
          const auto *o = ctx.op.builtin_options_as<tflite::MulOptions>();
-         convertBinary(ctx, "Mul",
+         convertBinary(ctx, Op::Mul,
                        o ? o->fused_activation_function() : tflite::ActivationFunctionType_NONE);
        }},
       {tflite::BuiltinOperator_RESHAPE, convertReshape},
       {tflite::BuiltinOperator_SQUEEZE, convertSqueeze},
       {tflite::BuiltinOperator_SOFTMAX, convertSoftmax},
-      {tflite::BuiltinOperator_LOGISTIC, [](OpContext &ctx) { convertUnary(ctx, "Sigmoid"); }},
-      {tflite::BuiltinOperator_TANH, [](OpContext &ctx) { convertUnary(ctx, "Tanh"); }},
-      {tflite::BuiltinOperator_RELU, [](OpContext &ctx) { convertUnary(ctx, "Relu"); }},
+      {tflite::BuiltinOperator_LOGISTIC, [](OpContext &ctx) { convertUnary(ctx, Op::Sigmoid); }},
+      {tflite::BuiltinOperator_TANH, [](OpContext &ctx) { convertUnary(ctx, Op::Tanh); }},
+      {tflite::BuiltinOperator_RELU, [](OpContext &ctx) { convertUnary(ctx, Op::Relu); }},
       {tflite::BuiltinOperator_RELU6, [](OpContext &ctx) { convertClip(ctx, 0.0f, 6.0f); }},
       {tflite::BuiltinOperator_RELU_N1_TO_1, [](OpContext &ctx) { convertClip(ctx, -1.0f, 1.0f); }},
-      {tflite::BuiltinOperator_HARD_SWISH, [](OpContext &ctx) { convertUnary(ctx, "HardSwish"); }},
+      {tflite::BuiltinOperator_HARD_SWISH,
+       [](OpContext &ctx) { convertUnary(ctx, Op::HardSwish); }},
       {tflite::BuiltinOperator_LEAKY_RELU,
        [](OpContext &ctx) {
          const auto *o = ctx.op.builtin_options_as<tflite::LeakyReluOptions>();
          Attributes attrs;
          attrs.setFloat("alpha", o ? o->alpha() : 0.2f);
-         convertUnary(ctx, "LeakyRelu", attrs);
+         convertUnary(ctx, Op::LeakyRelu, attrs);
        }},
       {tflite::BuiltinOperator_CONCATENATION, convertConcatenation},
       {tflite::BuiltinOperator_PAD, convertPad},

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "bundlefit/ir/Attribute.h"
+#include "bundlefit/ir/Op.h"
 #include "bundlefit/ir/TensorType.h"
 
 #include <cstring>
@@ -57,8 +58,10 @@ public:
 
 class Node {
 public:
-  std::string name;   ///< Unique node name (ONNX name, or generated).
-  std::string opType; ///< ONNX operator name, e.g. "Conv".
+  std::string name; ///< Unique node name (ONNX name, or generated).
+  /// ONNX operator name, e.g. "Conv". Passes match with is(Op::Conv) and
+  /// rename with setOp(Op::Relu), never with a string (Op.h says why).
+  std::string opType;
   /// Operands in ONNX order; nullptr marks an omitted optional input.
   std::vector<Value *> inputs;
   std::vector<Value *> outputs;
@@ -68,6 +71,14 @@ public:
   Value *output(size_t index = 0) const {
     return index < outputs.size() ? outputs[index] : nullptr;
   }
+  /// Whether the node is `op` (the same comparison as of the name).
+  bool is(Op op) const { return opType == opName(op); }
+  /// Whether the node is any of `ops`.
+  template <typename... Ops> bool isAnyOf(Ops... ops) const { return (is(ops) || ...); }
+  /// The operator's identity, for a switch; Op::Unknown for an unsupported name.
+  Op op() const { return opFromName(opType); }
+  /// Makes the node another operator (a rewrite that keeps its operands).
+  void setOp(Op op) { opType = opName(op); }
   /// "node 'conv1' (Conv)": the prefix every diagnostic about a node uses.
   std::string describe() const;
 };
@@ -82,10 +93,19 @@ public:
   /// intermediates with unknown types, named `outputNames` (made unique).
   Node *addNode(const std::string &opType, const std::string &name,
                 const std::vector<Value *> &inputs, const std::vector<std::string> &outputNames);
+  Node *addNode(Op op, const std::string &name, const std::vector<Value *> &inputs,
+                const std::vector<std::string> &outputNames) {
+    return addNode(opName(op), name, inputs, outputNames);
+  }
   /// Same, but inserts the node just before `before` in execution order.
   Node *insertNodeBefore(Node *before, const std::string &opType, const std::string &name,
                          const std::vector<Value *> &inputs,
                          const std::vector<std::string> &outputNames);
+  Node *insertNodeBefore(Node *before, Op op, const std::string &name,
+                         const std::vector<Value *> &inputs,
+                         const std::vector<std::string> &outputNames) {
+    return insertNodeBefore(before, opName(op), name, inputs, outputNames);
+  }
   void markOutput(Value *value);
 
   const std::vector<Value *> &inputs() const { return inputs_; }
