@@ -161,9 +161,9 @@ int main(int argc, char **argv) {
     codegen.mcpu = choice.mcpu;
     if (choice.noFpu && codegen.floatAbi.empty())
       codegen.floatAbi = "soft";
-    if (codegen.useCmsis && !options.quant.enabled()) {
+    if (codegen.useCmsis && !options.quant.enabled() && !modelIsPreQuantized(options.model.path)) {
       // Glow: "-use-cmsis will only have an effect if the model is also
-      // quantized" (AN13001 2.2.2).
+      // quantized" (AN13001 2.2.2); an int8 .tflite or QDQ model is.
       status("note: -use-cmsis ignored: the model is float (CMSIS-NN kernels are int8; add "
              "-load-profile=profile.yml to quantize)");
       codegen.useCmsis = false;

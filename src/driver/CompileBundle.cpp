@@ -101,12 +101,13 @@ CompiledBundle buildBundle(const CompileRequest &original) {
   const CmsisExtension extension = cmsisExtensionForCpu(bundle.target.cpu);
   if (request.useCmsis) {
     // The interpreter needs the graph in ONNX layouts (run --compare).
-    bundle.referenceGraph = loadModel(request.model);
     {
-      // The same status line once is enough. A scope, not setVerbosity: a
-      // level read inside another QuietScope (a variant sized by fit) and set
-      // back would leave the whole process quiet.
+      // The same status lines (the importer's, the quantizer's) once are
+      // enough. A scope, not setVerbosity: a level read inside another
+      // QuietScope (a variant sized by fit) and set back would leave the
+      // whole process quiet.
       QuietScope quiet;
+      bundle.referenceGraph = loadModel(request.model);
       quantizeForBuild(*bundle.referenceGraph, request);
     }
     // CMSIS-NN as built by default rounds twice (no CMSIS_NN_USE_SINGLE_ROUNDING):

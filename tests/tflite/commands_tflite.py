@@ -19,6 +19,7 @@ Exit 77 (ctest SKIP) without the models.
 usage: commands_tflite.py BIN_DIR TFLM_DIR WORK_DIR
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -241,6 +242,32 @@ def check_int16_hifi4_note(bf, tflm_dir):
     return int(not ok)
 
 
+def check_model_compiler_cmsis(bin_dir, int8_model, work):
+    """model-compiler -use-cmsis on a pre-quantized .tflite model builds CMSIS-NN calls: the model is
+    int8 as it is read, so -use-cmsis is not dropped with the "the model is float" note a float
+    ONNX model gets (glow_command_lines)."""
+    out = os.path.join(work, "mc_cmsis")
+    done = subprocess.run([os.path.join(bin_dir, "model-compiler"), "-model=" + int8_model,
+                           "-emit-bundle=" + out, "-use-cmsis", "-target=arm",
+                           "-mcpu=cortex-m7"], capture_output=True, text=True)
+    if done.returncode != 0 or shutil.which("arm-none-eabi-nm") is None:
+        print(f"model-compiler -use-cmsis hello_world_int8.tflite: FAIL exit {done.returncode} "
+              f"{done.stderr.strip()}" if done.returncode else
+              "model-compiler -use-cmsis: arm-none-eabi-nm absent, not checked")
+        return int(done.returncode != 0)
+    objects = [f for f in os.listdir(out) if f.endswith(".o")]
+    nm = subprocess.run(["arm-none-eabi-nm", "-u", os.path.join(out, objects[0])],
+                        capture_output=True, text=True)
+    calls = sorted(set(re.findall(r"\b(arm_\w+)$", nm.stdout, re.M)))
+    said = done.stdout + done.stderr
+    # The CMSIS-NN build loads the model twice (its reference graph): one status line, not two.
+    loaded = said.count("int8 TFLite model:")
+    ok = bool(calls) and "model is float" not in said and loaded == 1
+    print(f"model-compiler -use-cmsis hello_world_int8.tflite: {'ok' if ok else 'FAIL'} "
+          f"CMSIS-NN calls {calls}, load line printed {loaded} time(s)")
+    return int(not ok)
+
+
 def check_int16_variants(bf, tflm_dir, int8_model):
     """fit --variant on an int16x8 model: float is refused naming its int16x8 builds; int8-cmsis
     (the name earlier sessions gave) is taken as int16x8-cmsis; int16x8 on an int8 model is
@@ -340,6 +367,7 @@ def main():
     failures += check_refused(commands, broken, "broken", 4, "flatbuffers verifier rejects it")
     failures += check_python(bin_dir, bf, int8, x8)
     failures += check_buffer_alignment(bin_dir, bf, int8, work)
+    failures += check_model_compiler_cmsis(bin_dir, int8, work)
     # TFLM's int8 mnist_lstm: its integer LSTM (one TfliteLstm node) is taken by every command.
     lstm_int8 = os.path.join(tflm_dir, "models", "mnist_lstm", "trained_lstm_int8.tflite")
     for name, argv in commands(lstm_int8, "lstm_int8").items():
