@@ -9,7 +9,9 @@ definitions themselves, which register by name):
   - a comparison or assignment of an op type with a string or a kXxxOp
     constant: `opType == "Conv"`, `op != "Relu"`, `opType = "Gemm"`;
   - a list of two or more operator names as strings (`{"MaxPool", "Reshape"}`),
-    the set-of-names form of the same test.
+    the set-of-names form of the same test;
+  - a node created under a literal operator name (`addNode("QuantizeLinear", ...)`):
+    the string addNode is for importers, which pass the name the model holds.
 `--plant FILE=LINE` adds LINE to FILE's text (the test of this check).
 """
 import argparse
@@ -23,6 +25,7 @@ COMPARE = [
     re.compile(r'\bopType\s*=\s*("|k[A-Z]\w*Op\b)'),
 ]
 LITERAL = re.compile(r'"([A-Za-z][\w.]*)"')
+CREATE = re.compile(r'\b(addNode|insertNodeBefore)\(\s*"([A-Za-z][\w.]*)"')
 
 
 def op_names(root):
@@ -61,6 +64,8 @@ def main():
             code = strip_comment(line)
             if any(p.search(code) for p in COMPARE):
                 problems.append(f'{where}: compares an op type with a string: {line.strip()}')
+            elif any(m.group(2) in names for m in CREATE.finditer(code)):
+                problems.append(f'{where}: creates a node by its name as a string: {line.strip()}')
             elif sum(1 for n in LITERAL.findall(code) if n in names) >= 2:
                 problems.append(f'{where}: lists operators by name: {line.strip()}')
     if planted:

@@ -47,7 +47,7 @@ std::unique_ptr<Graph> quantizedCopy(const Graph &graph, const Variant &variant,
     Value *placeholder = copy.addInput(input.name, input.type);
     if (input.type.dtype != DType::Float32)
       return placeholder;
-    Node *quantize = copy.addNode("QuantizeLinear", input.name + "_quantize", {placeholder},
+    Node *quantize = copy.addNode(Op::QuantizeLinear, input.name + "_quantize", {placeholder},
                                   {input.name + "_q"});
     quantize->output()->type = retype(input.type);
     quantize->output()->typeKnown = true;
@@ -74,7 +74,7 @@ std::unique_ptr<Graph> quantizedCopy(const Graph &graph, const Variant &variant,
       return;
     }
     Node *dequantize =
-        copy.addNode("DequantizeLinear", output.name + "_dequantize", {source}, {output.name});
+        copy.addNode(Op::DequantizeLinear, output.name + "_dequantize", {source}, {output.name});
     dequantize->output()->type = output.type;
     dequantize->output()->typeKnown = true;
     copy.markOutput(dequantize->output());
