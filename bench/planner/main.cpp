@@ -1,7 +1,7 @@
 //===- bench/planner/main.cpp - How good and how fast is the planner? -----===//
 //
 // bench_planner [DATA_DIR] [--out FILE] [--smoke] [--only PART] [--ablation]
-//               [--perfect]
+//               [--perfect] [--fingerprint]
 //   DATA_DIR    holds glow_memory_traces.txt and minimalloc/*.csv
 //               (default: the shared benchmark folder chosen at configure time)
 //   --out       JSON results (default: bench/results/planner.json, or
@@ -13,6 +13,8 @@
 //   --ablation  the ablation (Ablation.cpp) alone
 //   --perfect   perfect packings side by side with TFLM and MiniMalloc
 //               (PerfectBench.cpp) alone
+//   --fingerprint  every plan of a fixed set at fixed work, one line each
+//               (Fingerprint.cpp): diff two runs to show a change kept them
 //
 // Parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
 // MiniMalloc's hard instances (greedy vs exact against 1 MiB), random
@@ -22,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Ablation.h"
+#include "Fingerprint.h"
 #include "Peers.h"
 #include "PerfectBench.h"
 
@@ -76,7 +79,7 @@ struct Options {
   fs::path data = BUNDLEFIT_PLANNER_DATA;
   fs::path thirdParty = BUNDLEFIT_THIRD_PARTY;
   fs::path out;
-  bool smoke = false, ablation = false, perfect = false;
+  bool smoke = false, ablation = false, perfect = false, fingerprint = false;
   std::string only;
   bool runs(const char *part) const { return only.empty() || only == part; }
 };
@@ -301,6 +304,8 @@ bool parseArgs(int argc, char **argv, Options &o) {
       o.ablation = true;
     else if (a == "--perfect")
       o.perfect = true;
+    else if (a == "--fingerprint")
+      o.fingerprint = true;
     else if (a == "--out" && i + 1 < argc)
       o.out = argv[++i];
     else if (a == "--only" && i + 1 < argc)
@@ -334,9 +339,11 @@ int main(int argc, char **argv) {
   Options o;
   if (!parseArgs(argc, argv, o)) {
     std::cerr << "usage: bench_planner [DATA_DIR] [--out FILE] [--smoke] [--only PART] "
-                 "[--ablation] [--perfect]\n";
+                 "[--ablation] [--perfect] [--fingerprint]\n";
     return 2;
   }
+  if (o.fingerprint)
+    return bench_planner::printFingerprint(o.data) ? 0 : 1;
   fs::path results = BUNDLEFIT_BENCH_RESULTS;
   if (o.ablation) {
     bool ok = true;
