@@ -1,9 +1,9 @@
 //===- bench/memory - Activation memory at each --memory-opt level ----------===//
 //
 // For each reference model, float and int8 (profiled on the model's own
-// input with `bundlefit profile`'s recorder): the layer-by-layer bound (level
-// 0 graph: the largest inputs + outputs of any one node, 64-aligned, as
-// bench/models), the activation arena at every --memory-opt level, the MACs
+// input by `bundlefit profile`): the layer-by-layer bound (level 0 graph: the
+// largest inputs + outputs of any one node, 64-aligned, as bench/models), the
+// activation arena at every --memory-opt level, the MACs
 // each level adds, and whether its outputs match level 0 (float: max |diff| /
 // max |output| <= 1e-5; int8: bit-exact) on the host and, with --m7, on
 // Cortex-M7 under QEMU when it fits. The headline set is the issue's: LeNet,
@@ -12,18 +12,21 @@
 // host only; built by the bench_models target) follow. Prints a table and
 // writes bench/results/memory.json.
 //
+// Each build is one driver::Compilation, as `bundlefit compile` (or `plan`,
+// for --plan-only models) makes it; the level is set in its
+// CompilationOptions and nowhere else. The bench runs the written bundle
+// (BundleRunner.h) and formats what comes back.
+//
 // Usage: bench_memory MODELS_DIR [OUT.json] [--m7] [--no-run] [--only A,B]
 //                     [--plan-only A,B]   (plan these models, do not run them)
 //                     [--m7-skip A,B]     (not on Cortex-M7: too slow or too big)
 //
 //===----------------------------------------------------------------------===//
-#include "bundlefit/driver/CompileBundle.h"
+#include "bundlefit/driver/Compilation.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
-#include "bundlefit/interp/Interpreter.h"
 #include "bundlefit/interp/Npy.h"
 #include "bundlefit/ops/OpRegistry.h"
-#include "bundlefit/quant/Profile.h"
 #include "bundlefit/reports/TextTable.h"
 #include "bundlefit/support/Error.h"
 
@@ -32,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -86,20 +90,15 @@ double relativeDiff(const std::map<std::string, Tensor> &a,
   return magnitude > 0 ? diff / magnitude : diff;
 }
 
-/// A profile of `model` over its own input (written to `path`).
+/// A profile of `model` over its own input, written to `path` by `bundlefit
+/// profile`: the profile a user records before --load-profile.
 void profileModel(const std::string &model, const std::string &input, const std::string &path) {
-  ModelOptions options;
-  options.path = model;
-  options.memoryOpt = 0;
-  std::unique_ptr<Graph> graph = loadModel(options);
-  ProfileRecorder recorder;
-  Interpreter interpreter(*graph);
-  interpreter.setObserver(
-      [&](const Value &value, const Tensor &tensor) { recorder.observe(value.name, tensor); });
-  interpreter.run({{graph->inputs()[0]->name, loadNpy(input)}});
-  recorder.finishSample();
-  std::ofstream(path) << renderProfile(
-      recorder.result(hashModelFile(model), fs::path(model).filename()));
+  const std::string command = std::string("'") + BUNDLEFIT_EXE + "' -q profile '" + model + "' '" +
+                              input + "' -o '" + path + "'";
+  if (std::system(command.c_str()) != 0) {
+    std::cerr << "bench_memory: " << command << " failed\n";
+    std::exit(1);
+  }
 }
 
 struct Variant {
@@ -114,6 +113,16 @@ struct LevelResult {
   size_t fused = 0, scratch = 0;
   std::map<std::string, std::map<std::string, Tensor>> outputs; ///< by target
   std::map<std::string, std::string> notes;                     ///< by target
+
+  /// The sizes of one build (the same graph on every target: counted once).
+  void record(const Graph &graph, const MemoryPlan &plan) {
+    activations = plan.activationsSize;
+    macs = totalMacs(graph);
+    scratch = plan.scratch.size();
+    fused = 0;
+    for (const Node *node : graph.nodes())
+      fused += node->is(Op::ConvPool) || node->is(Op::PatchStage);
+  }
 };
 
 } // namespace
@@ -193,45 +202,31 @@ int main(int argc, char **argv) {
         if (target != "host" &&
             (!variant.onM7 || m7Skip.find("," + name + ",") != std::string::npos))
           continue;
-        CompileRequest request;
-        request.model.path = modelPath;
-        request.model.memoryOpt = level;
-        request.quant.profilePath = profile;
-        request.target = target;
-        request.outputDir =
+        driver::CompilationOptions options;
+        options.model.path = modelPath;
+        options.model.memoryOpt = level;
+        options.quant.profilePath = profile;
+        options.codegen.target = target;
+        options.timeLimitSeconds = 2;
+        driver::Compilation compilation(options);
+        const std::string bundleDir =
             (work / (name + "-" + dtype + "-" + target + "-" + std::to_string(level))).string();
-        request.exactTimeBudgetSeconds = 2;
         try {
-          if (!runThis) { // Plan only.
-            // What compile would plan (same options), without code generation.
-            PlannedModel planned =
-                planModel(request.model, request.quant,
-                          planOptionsFor(request.model, request.exactTimeBudgetSeconds));
-            const std::unique_ptr<Graph> &graph = planned.graph;
-            const MemoryPlan &plan = planned.plan;
-            r.activations = plan.activationsSize;
-            r.macs = totalMacs(*graph);
-            r.scratch = plan.scratch.size();
-            for (const Node *node : graph->nodes())
-              r.fused += node->opType == "ConvPool" || node->opType == "PatchStage";
+          if (!runThis) { // Plan only: what compile would plan, without code generation.
+            const PlannedModel &planned = compilation.plan();
+            r.record(*planned.graph, planned.plan);
             if (level == 0)
-              bound = layerBound(*graph);
+              bound = layerBound(*planned.graph);
             break;
           }
-          CompiledBundle bundle = compileBundle(request);
-          r.activations = bundle.plan.activationsSize;
-          r.macs = totalMacs(*bundle.graph);
-          r.scratch = bundle.plan.scratch.size();
-          r.fused = 0; // The same graph on every target: count it once.
-          for (const Node *node : bundle.graph->nodes())
-            r.fused += node->opType == "ConvPool" || node->opType == "PatchStage";
+          const CompiledBundle &bundle = compilation.writeBundle(bundleDir);
+          r.record(*bundle.graph, bundle.plan);
           if (level == 0)
             bound = layerBound(*bundle.graph);
           const Value *input = bundle.graph->inputs().at(0);
           std::map<std::string, Tensor> inputs = {
               {input->name, loadNpy(dir + "/" + name + ".input.npy")}};
-          BundleRunSpec spec =
-              makeRunSpec(bundle.plan, request.outputDir, bundle.networkName, target);
+          BundleRunSpec spec = makeRunSpec(bundle.plan, bundleDir, bundle.networkName, target);
           spec.timeoutSeconds = 1200;
           r.outputs[target] =
               runBundle(spec, inputs, (work / (name + "-" + dtype + "-run-" + target)).string());
