@@ -44,19 +44,20 @@ set(layer_reports ops ir schedule device support)
 # The one pipeline (src/driver): load, passes, quantize, memory-opt, plan,
 # codegen, bundle, and the sizing of builds for a part on top of it.
 # interp: `run` (ModelRun.h) reads and writes .npy and compares the bundle's
-# outputs with the reference interpreter's, for the CLI and Python alike.
+# outputs with the reference interpreter's, and `profile` and `compare-quant`
+# (Calibration.h, QuantComparison.h) run it on calibration samples, for the
+# CLI and Python alike.
 set(layer_driver onnx tflite passes schedule reports codegen bundle device quant ops interp ir support)
 # `import bundlefit` (python/): the driver, like a command. reports, ir,
 # support: the module turns the driver's results into Python objects itself
 # (memory reports as JSON, the plan's graph, errors as exceptions); a driver
 # that formats them (issue 31, item 3) would take these three away.
 set(layer_python driver reports ir support)
-# interp, ops, ir, planner, support: `profile` and `compare-quant` run the
-# interpreter, `inspect` lists the definitions, `plan-buffers` runs the
-# planner on a file, as commands of their own (issue 31, item 3 would move
-# them behind the driver).
+# ops, ir, planner, support: `inspect` lists the definitions, `plan-buffers`
+# runs the planner on a file, as commands of their own. `profile` and
+# `compare-quant` run the interpreter through the driver.
 set(layer_cli driver schedule reports planner_formats codegen bundle device quant
-              interp ops ir planner support)
+              ops ir planner support)
 
 # Outside libraries, per library (regular expressions on the link item).
 set(external_planner "^Threads::Threads$")   # deep exact-search sections run on a big-stack thread

@@ -6,7 +6,8 @@
 // part's core, its code size read from the same cache (CodeIdentity.h), so a
 // second answer for the same build only plans.
 // run() compiles and runs a bundle as `bundlefit run` does (driver/ModelRun.h)
-// and hands the outputs back as numpy arrays (RunArrays.h).
+// and hands the outputs back as numpy arrays (RunArrays.h). profile() and
+// compare_quant() run the reference interpreter on calibration inputs.
 // Every result is the dict of the command's JSON report (the same fields,
 // parsed from the same JSON); failures raise bundlefit.Error, whose
 // exit_code and category are the command line's (README, "Exit codes").
@@ -30,6 +31,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -82,6 +84,18 @@ std::optional<uint64_t> bytesArgument(std::optional<uint64_t> bytes, const char 
   if (bytes)
     checkByteCount(*bytes, argument);
   return bytes;
+}
+
+/// One of `choices`, as CLI11's IsMember checks the option.
+const std::string &choiceArgument(const std::string &value, const std::vector<std::string> &choices,
+                                  const char *argument) {
+  if (std::find(choices.begin(), choices.end(), value) != choices.end())
+    return value;
+  std::string expected;
+  for (const std::string &choice : choices)
+    expected += (expected.empty() ? "" : ", ") + choice;
+  throw Error(ExitCode::Usage,
+              std::string(argument) + " '" + value + "': expected one of " + expected);
 }
 
 /// A report as the dict `json.loads` makes of the command's JSON.
@@ -297,6 +311,67 @@ py::object run(const py::object &model, const py::object &inputs, const std::str
   return dict;
 }
 
+/// The calibration inputs of profile() and compare_quant(): a path or a
+/// list of them (.npy, PNG or directories, as the command line's INPUTS),
+/// read as the command line reads them once the model is loaded.
+driver::SampleLoader calibrationArgument(const py::object &inputs, const std::string &imageMode,
+                                         const std::string &imageLayout,
+                                         const std::string &channelOrder) {
+  py::object fspath = py::module_::import("os").attr("fspath");
+  py::list items = py::isinstance<py::str>(inputs) || py::hasattr(inputs, "__fspath__")
+                       ? py::list(py::make_tuple(inputs))
+                       : py::list(inputs);
+  CalibrationCliOptions calibration;
+  for (const py::handle &item : items)
+    calibration.inputs.push_back(pathArgument(py::str(fspath(item)).cast<std::string>(), "inputs"));
+  if (calibration.inputs.empty())
+    throw Error(ExitCode::Usage, "inputs: no calibration inputs given");
+  calibration.imageMode =
+      choiceArgument(imageMode, {"0to1", "neg1to1", "0to255", "neg128to127"}, "image_mode");
+  calibration.imageLayout = choiceArgument(imageLayout, {"NCHW", "NHWC"}, "image_layout");
+  calibration.channelOrder = choiceArgument(channelOrder, {"RGB", "BGR"}, "image_channel_order");
+  return [calibration](const Graph &graph) { return loadCalibrationSamples(graph, calibration); };
+}
+
+/// `bundlefit profile`: the bundlefit.profile/1 report; `output` also
+/// writes the profile YAML, as -o does.
+py::object profile(const py::object &model, const py::object &inputs,
+                   const std::optional<std::string> &output, const std::string &imageMode,
+                   const std::string &imageLayout, const std::string &channelOrder) {
+  std::shared_ptr<ModelSource> source = modelOf(model);
+  driver::SampleLoader samples = calibrationArgument(inputs, imageMode, imageLayout, channelOrder);
+  const std::string outputPath = pathArgument(output, "output").value_or("");
+  if (!outputPath.empty())
+    checkOutputFile(outputPath, "output");
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    driver::Compilation compilation(
+        compilationOptions(*source, kDefaultMemoryOpt, std::nullopt, {}, "asymmetric"));
+    ProfileData recorded = compilation.profile(samples, outputPath);
+    report = driver::profileReportJson(recorded, source->label(), outputPath);
+  }
+  return stamped(std::move(report), *source);
+}
+
+/// `bundlefit compare-quant`: the bundlefit.compare-quant/1 report.
+py::object compareQuant(const py::object &model, const py::object &inputs,
+                        const std::string &profile, const std::string &schema,
+                        const std::string &imageMode, const std::string &imageLayout,
+                        const std::string &channelOrder) {
+  std::shared_ptr<ModelSource> source = modelOf(model);
+  driver::SampleLoader samples = calibrationArgument(inputs, imageMode, imageLayout, channelOrder);
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    driver::Compilation compilation(
+        compilationOptions(*source, kDefaultMemoryOpt, std::nullopt, profile, schema));
+    driver::QuantComparison comparison = compilation.compareQuant(samples);
+    report = driver::quantComparisonJson(comparison, source->label(), profile, schema);
+  }
+  return stamped(std::move(report), *source);
+}
+
 void translateErrors(std::exception_ptr pointer) {
   try {
     if (pointer)
@@ -389,4 +464,18 @@ PYBIND11_MODULE(bundlefit, m) {
         "order, or a dict from input name to either; N samples stacked along the first dimension "
         "run as a batch. compare=True adds the reference interpreter's comparison to each "
         "output; output_dir also writes the outputs as .npy files, as the command line does.");
+  m.def("profile", &profile, py::arg("model"), py::arg("inputs"), py::kw_only(),
+        py::arg("output") = py::none(), py::arg("image_mode") = "0to1",
+        py::arg("image_layout") = "NCHW", py::arg("image_channel_order") = "RGB",
+        "Records each tensor's value range on calibration inputs (a path or a list: .npy "
+        "files, PNG images or directories, as `bundlefit profile` takes them): the "
+        "bundlefit.profile/1 report of `bundlefit profile --json`; output also writes the "
+        "profile YAML that profile= of the other functions reads");
+  m.def("compare_quant", &compareQuant, py::arg("model"), py::arg("inputs"), py::kw_only(),
+        py::arg("profile"), py::arg("quantization_schema") = "asymmetric",
+        py::arg("image_mode") = "0to1", py::arg("image_layout") = "NCHW",
+        py::arg("image_channel_order") = "RGB",
+        "The int8 model (quantized with profile) against float on calibration inputs: the "
+        "bundlefit.compare-quant/1 report of `bundlefit compare-quant --json`, each tensor's "
+        "SNR worst first and each output's top-1 agreement");
 }

@@ -173,17 +173,22 @@ int main(int argc, char **argv) {
       resolveQuantOptions(schemaOnly);
     }
     model.defineSymbols = symbols;
-    std::unique_ptr<Graph> graph = driver::Compilation(model).loadGraph();
-    if (!inputName.empty() &&
-        (graph->inputs().size() != 1 || graph->inputs()[0]->name != inputName))
-      throw Error(ExitCode::Usage, "-model-input-name=" + inputName + ": the model's input is '" +
-                                       (graph->inputs().empty() ? "" : graph->inputs()[0]->name) +
-                                       "'");
-    std::vector<Tensor> samples = kImageClassifier ? loadCalibrationSamples(*graph, calibration)
-                                                   : loadDataset(*graph, dataset);
-    ProfileData profile = recordProfileOf(*graph, samples, model.path, dumpProfile);
+    auto samplesFor = [&](const Graph &graph) {
+      if (!inputName.empty() &&
+          (graph.inputs().size() != 1 || graph.inputs()[0]->name != inputName))
+        throw Error(ExitCode::Usage, "-model-input-name=" + inputName + ": the model's input is '" +
+                                         (graph.inputs().empty() ? "" : graph.inputs()[0]->name) +
+                                         "'");
+      return kImageClassifier ? loadCalibrationSamples(graph, calibration)
+                              : loadDataset(graph, dataset);
+    };
+    ProfileData profile;
+    {
+      SampleProgress progress("profiling");
+      profile = driver::Compilation(model).profile(samplesFor, dumpProfile, progress.callback());
+    }
     status("profile of " + std::to_string(profile.tensors.size()) + " tensors over " +
-           std::to_string(samples.size()) + " sample" + (samples.size() == 1 ? "" : "s") +
+           std::to_string(profile.samples) + " sample" + (profile.samples == 1 ? "" : "s") +
            " written to " + dumpProfile);
     return 0;
   } catch (const Error &e) {

@@ -53,42 +53,25 @@ void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options) {
       ->check(CLI::IsMember({"RGB", "BGR"}));
 }
 
-std::vector<Tensor> loadCalibrationSamples(const Graph &graph,
-                                           const CalibrationCliOptions &options) {
-  if (graph.inputs().size() != 1)
-    throw Error(ExitCode::Unsupported,
-                "calibration inputs feed models with exactly one input; this model has " +
-                    std::to_string(graph.inputs().size()));
-  const Value &input = *graph.inputs()[0];
-  if (input.type.dtype != DType::Float32)
-    throw Error(ExitCode::Unsupported, "graph input '" + input.name + "' is " + input.type.str() +
-                                           "; calibration needs a float32 input");
-  ImageOptions image;
-  parseImageMode(options.imageMode, image.mode);
-  image.nhwc = options.imageLayout == "NHWC";
-  image.bgr = options.channelOrder == "BGR";
-  return loadAllSamples(options.inputs, input.type.shape, image);
-}
-
-SampleProgress::SampleProgress(std::string label, size_t total)
-    : label_(std::move(label)), total_(total), enabled_(progressEnabled()) {}
+SampleProgress::SampleProgress(std::string label)
+    : label_(std::move(label)), enabled_(progressEnabled()) {}
 
 SampleProgress::~SampleProgress() {
   if (enabled_ && done_ > 0)
     std::cerr << "\r\033[K" << std::flush;
 }
 
-void SampleProgress::advance() {
-  ++done_;
-  if (!enabled_ || total_ == 0)
+void SampleProgress::advance(size_t done, size_t total) {
+  done_ = done;
+  if (!enabled_ || total == 0)
     return;
   // Redraw only when the bar moves (at most 100 times), not once per sample.
-  if (done_ != total_ && done_ * 100 / total_ == (done_ - 1) * 100 / total_)
+  if (done != total && done * 100 / total == (done - 1) * 100 / total)
     return;
   constexpr size_t width = 30;
-  size_t filled = done_ * width / total_;
+  size_t filled = done * width / total;
   std::cerr << "\r" << label_ << " [" << std::string(filled, '#')
-            << std::string(width - filled, '.') << "] " << done_ << "/" << total_ << std::flush;
+            << std::string(width - filled, '.') << "] " << done << "/" << total << std::flush;
 }
 
 } // namespace bundlefit

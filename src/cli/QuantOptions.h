@@ -10,6 +10,7 @@
 
 #include "Command.h"
 
+#include "bundlefit/driver/Calibration.h"
 #include "bundlefit/driver/Pipeline.h"
 #include "bundlefit/ir/Tensor.h"
 #include "bundlefit/quant/ImageInput.h"
@@ -25,40 +26,27 @@ namespace bundlefit {
 /// Adds the option group. `requireProfile`: --load-profile is mandatory.
 void addQuantOptions(CLI::App &command, QuantCliOptions &options, bool requireProfile = false);
 
-/// INPUTS and the image options of `profile` and `compare-quant`.
-struct CalibrationCliOptions {
-  std::vector<std::string> inputs;
-  std::string imageMode = "0to1";
-  std::string imageLayout = "NCHW";
-  std::string channelOrder = "RGB";
-};
-
+/// INPUTS and the image options of `profile` and `compare-quant`
+/// (driver/Calibration.h reads them).
 void addCalibrationOptions(CLI::App &command, CalibrationCliOptions &options);
 
-/// The samples for the graph's single float input. Error(Unsupported) for a
-/// model with several inputs or a non-float input; Error(BadInputFile) for
-/// unusable files.
-std::vector<Tensor> loadCalibrationSamples(const Graph &graph,
-                                           const CalibrationCliOptions &options);
-
-/// Runs the float interpreter over `samples` (the graph's single input),
-/// writes the profile YAML to `outputPath` and returns it (ProfileCommand.cpp;
-/// first splits table activations off their layers: unfuseTableActivations;
-/// also Glow's model-profiler and image-classifier front ends).
-ProfileData recordProfileOf(Graph &graph, const std::vector<Tensor> &samples,
-                            const std::string &modelPath, const std::string &outputPath);
-
 /// "profiling [#####.....] 120/200" on one self-erasing stderr line, when
-/// progress output is enabled (a terminal, not --quiet; Progress.h).
+/// progress output is enabled (a terminal, not --quiet; Progress.h). The
+/// driver reports each sample through callback(); the line is erased when
+/// this goes out of scope.
 class SampleProgress {
 public:
-  SampleProgress(std::string label, size_t total);
+  explicit SampleProgress(std::string label);
   ~SampleProgress();
-  void advance();
+  /// `done` of `total` samples were run.
+  void advance(size_t done, size_t total);
+  driver::SampleDone callback() {
+    return [this](size_t done, size_t total) { advance(done, total); };
+  }
 
 private:
   std::string label_;
-  size_t total_, done_ = 0;
+  size_t done_ = 0;
   bool enabled_;
 };
 

@@ -93,6 +93,24 @@ const CompiledBundle &Compilation::writeBundle(const std::string &dir) {
   return *bundle_;
 }
 
+ProfileData Compilation::profile(const SampleLoader &load, const std::string &outputPath,
+                                 const SampleDone &onSample) const {
+  std::unique_ptr<Graph> graph = loadGraph();
+  std::vector<Tensor> samples = load(*graph);
+  ProfileData profile = recordProfile(*graph, samples, options_.model.path, onSample);
+  if (!outputPath.empty())
+    writeFileAtomically(outputPath, renderProfile(profile));
+  return profile;
+}
+
+QuantComparison Compilation::compareQuant(const SampleLoader &load,
+                                          const SampleDone &onSample) const {
+  std::unique_ptr<Graph> floatGraph = loadGraph();
+  std::unique_ptr<Graph> int8Graph = loadQuantizedGraph();
+  std::vector<Tensor> samples = load(*floatGraph);
+  return compareQuantized(*floatGraph, *int8Graph, samples, onSample);
+}
+
 nlohmann::json Compilation::memoryReport() {
   return bundleMemoryReport(compileRequest(""), bundle());
 }

@@ -9,22 +9,26 @@
 //
 // The Compilation runs the stages of Pipeline.h (load -> quantize -> CMSIS-NN
 // preparation -> --memory-opt passes -> memory plan -> code generation ->
-// bundle files) and keeps each result, so asking twice does the work once.
+// bundle files) and keeps each result, so asking twice does the work once;
+// profile and compare-quant run the reference interpreter on the loaded
+// model (Calibration.h, QuantComparison.h).
 // The planner's options (memory-opt level, patch budget, order, buffer
 // alignment, time limit, arena capacity) are derived from CompilationOptions
 // in one place, planOptions(): `plan`, `compile`, `run`, `fit`, `pick`,
 // model-compiler and Python cannot plan one model two ways. The stage
-// functions of Pipeline.h, CompileBundle.h, FitCheck.h, PickCheck.h and
-// ModelRun.h are its implementation.
+// functions of Pipeline.h, CompileBundle.h, FitCheck.h, PickCheck.h,
+// ModelRun.h, Calibration.h and QuantComparison.h are its implementation.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "bundlefit/driver/Calibration.h"
 #include "bundlefit/driver/CompileBundle.h"
 #include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/ModelRun.h"
 #include "bundlefit/driver/PickCheck.h"
 #include "bundlefit/driver/Pipeline.h"
+#include "bundlefit/driver/QuantComparison.h"
 #include "bundlefit/driver/WeightPlacement.h"
 
 #include <nlohmann/json.hpp>
@@ -113,7 +117,9 @@ public:
 
   const CompilationOptions &options() const { return options_; }
 
-  /// The planner's options for this model: the one place the memory-opt
+  /// Profiling and compare-quant run the reference interpreter on the loaded
+  // model (Calibration.h, QuantComparison.h). The planner's options for this model: the one place
+  // the memory-opt
   /// level, patch budget, order, buffer alignment, time limit, arena
   /// capacity and in-place choice become PlanOptions.
   PlanOptions planOptions() const;
@@ -144,6 +150,15 @@ public:
   std::unique_ptr<PickCheck> pick(const PickQuery &query) const;
   /// Compiles into a temporary directory, links, runs (`run`).
   ModelRun run(const std::vector<RunInput> &inputs, const RunQuery &query) const;
+
+  /// Records the float model's ranges on the samples `load` reads for it
+  /// (`profile`, model-profiler); writes them as the profile YAML to
+  /// `outputPath` (all or nothing) unless it is empty.
+  ProfileData profile(const SampleLoader &load, const std::string &outputPath,
+                      const SampleDone &onSample = {}) const;
+  /// The int8 model (--load-profile) against the float one on the samples
+  /// `load` reads (`compare-quant`).
+  QuantComparison compareQuant(const SampleLoader &load, const SampleDone &onSample = {}) const;
 
   /// The options fit and pick size builds with (VariantBuild.h).
   BuildOptions buildOptions() const;
