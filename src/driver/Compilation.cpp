@@ -121,7 +121,8 @@ BuildOptions Compilation::buildOptions() const {
   build.quant = options_.quant;
   build.optLevel = options_.codegen.optLevel;
   build.exactTimeBudgetSeconds = options_.timeLimitSeconds;
-  build.useCache = options_.useCodeCache;
+  // The cache is keyed by the model file; an afterImport edit is not in it.
+  build.useCache = options_.useCodeCache && !options_.model.afterImport;
   return build;
 }
 

@@ -172,6 +172,8 @@ std::unique_ptr<Graph> loadModel(const ModelOptions &options) {
       std::cerr << "note: " << line << "\n";
     rejectUnsupportedOps(*graph, options.path);
   }
+  if (options.afterImport)
+    options.afterImport(*graph);
   // Before the default passes: constant folding would fold the weights'
   // DequantizeLinear nodes and lose their scales.
   std::optional<QdqFoldResult> qdq;

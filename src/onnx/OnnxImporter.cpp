@@ -747,8 +747,12 @@ void rejectUnsupportedOps(const Graph &graph, const std::string &path) {
     list += (list.empty() ? "" : ", ") + op + (nodes.size() == 1 ? " (node " : " (nodes ") + names +
             ")";
   }
-  throw Error(ExitCode::Unsupported, path + ": " + std::to_string(count) + " unsupported operator" +
-                                         (count == 1 ? "" : "s") + ": " + list);
+  std::vector<std::string> ops;
+  for (const auto &entry : missing)
+    ops.push_back(entry.first);
+  throw UnsupportedOperatorsError(std::move(ops), path + ": " + std::to_string(count) +
+                                                      " unsupported operator" +
+                                                      (count == 1 ? "" : "s") + ": " + list);
 }
 
 std::unique_ptr<Graph> importOnnxModel(const std::string &path, const ImportOptions &options) {

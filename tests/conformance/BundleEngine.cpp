@@ -1,20 +1,16 @@
 //===- BundleEngine.cpp - Conformance through host bundles -----------------===//
 //
-// Compiles each test graph exactly as `bundlefit compile` does (memory plan,
-// LLVM code generation for the host), links the object into the runner's
-// native driver and runs it: the same bytes a user would get.
+// Writes each test model's bundle as `bundlefit compile` does (the driver's
+// Compilation: its memory-opt passes and plan, LLVM code generation for the
+// host), links the object into the runner's native driver and runs it: the
+// same bytes a user would get.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 
 #include "bundlefit/bundle/BundleRunner.h"
-#include "bundlefit/bundle/BundleWriter.h"
-#include "bundlefit/codegen/BundleCodegen.h"
-#include "bundlefit/codegen/Target.h"
-#include "bundlefit/schedule/MemoryPlan.h"
 
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -36,18 +32,17 @@ public:
 
   std::string name() const override { return "bundle"; }
 
-  void prepare(const std::string &, const Graph &graph) override {
+  void prepare(const driver::CompilationOptions &options) override {
     dir_ = root_ / std::to_string(count_++);
     fs::remove_all(dir_);
-    plan_ = planGraphMemory(graph);
-    CodegenResult code = generateBundleObject(graph, plan_, "net", resolveTarget("host"));
-    std::vector<uint8_t> weights = packWeights(plan_);
-    writeBundleDirectory((dir_ / "bundle").string(),
-                         {{"net.o", std::string(code.object.begin(), code.object.end())},
-                          {"net.weights.bin", std::string(weights.begin(), weights.end())}});
-    spec_ = makeRunSpec(plan_, (dir_ / "bundle").string(), "net", "host");
+    compilation_ = std::make_unique<driver::Compilation>(options);
+    const std::string bundleDir = (dir_ / "bundle").string();
+    bundle_ = &compilation_->writeBundle(bundleDir);
+    spec_ = makeRunSpec(bundle_->plan, bundleDir, bundle_->networkName, options.codegen.target);
     spec_.timeoutSeconds = 60;
   }
+
+  const Graph &graph() const override { return *bundle_->graph; }
 
   TensorMap run(const TensorMap &inputs) override {
     return runBundle(spec_, inputs, (dir_ / "run").string());
@@ -56,7 +51,8 @@ public:
 private:
   fs::path root_, dir_;
   int count_ = 0;
-  MemoryPlan plan_;
+  std::unique_ptr<driver::Compilation> compilation_;
+  const CompiledBundle *bundle_ = nullptr; ///< compilation_'s.
   BundleRunSpec spec_;
 };
 

@@ -1,9 +1,9 @@
-//===- ConformanceRunner.cpp - Import, optimise, run, compare --------------===//
+//===- ConformanceRunner.cpp - Build with the driver, run, compare ---------===//
 #include "ConformanceRunner.h"
 
+// The test data's TensorProto files; the loader's UnsupportedOperatorsError.
 #include "bundlefit/onnx/OnnxImporter.h"
 #include "bundlefit/ops/OpRegistry.h"
-#include "bundlefit/passes/Passes.h"
 #include "bundlefit/support/Error.h"
 
 #include <algorithm>
@@ -11,7 +11,6 @@
 #include <cmath>
 #include <filesystem>
 #include <regex>
-#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -52,23 +51,6 @@ std::vector<fs::path> dataSetDirs(const fs::path &testDir) {
       dirs.push_back(entry.path());
   std::sort(dirs.begin(), dirs.end());
   return dirs;
-}
-
-/// Operators of `modelPath` that the OpRegistry does not know (empty when the
-/// model cannot even be imported leniently, or knows them all).
-std::vector<std::string> unsupportedOperators(const std::string &modelPath) {
-  ImportOptions lenient;
-  lenient.rejectUnsupportedOps = false;
-  std::set<std::string> ops;
-  try {
-    std::unique_ptr<Graph> graph = importOnnxModel(modelPath, lenient);
-    for (const Node *node : graph->nodes())
-      if (!OpRegistry::get().find(node->opType))
-        ops.insert(node->opType);
-  } catch (const std::exception &) {
-    return {};
-  }
-  return {ops.begin(), ops.end()};
 }
 
 /// Groups error messages: drops the test's path, node names and quoted value
@@ -132,11 +114,17 @@ void markFailed(TestResult &result, const std::string &stage, const std::string 
   result.detail = message;
 }
 
-/// Handles an exception from `stage`; Unsupported (a documented limitation)
-/// skips the test, anything else fails it.
+/// Handles an exception from `stage`; Unsupported (an operator without a
+/// definition, or a documented limitation) skips the test, anything else
+/// fails it.
 void classifyException(TestResult &result, const std::string &stage) {
   try {
     throw;
+  } catch (const UnsupportedOperatorsError &error) {
+    result.outcome = Outcome::Skipped;
+    result.unsupportedOps = error.ops();
+    result.reason = "unsupported operator";
+    result.detail = error.what();
   } catch (const Error &error) {
     if (error.code() == ExitCode::Unsupported && !isMissingKernel(error.what()))
       markSkipped(result, error);
@@ -176,17 +164,33 @@ std::vector<std::string> bindParameterInputs(Graph &graph, const TensorMap &inpu
   return bound;
 }
 
-/// One data set's inputs, keyed by graph input name (in the order of the
-/// graph inputs, which are the ONNX inputs that are not initializers).
-TensorMap loadInputs(const Graph &graph, const fs::path &dataDir) {
-  std::vector<fs::path> files = numberedFiles(dataDir, "input");
-  if (files.size() != graph.inputs().size())
-    throw std::runtime_error(dataDir.filename().string() + " has " + std::to_string(files.size()) +
-                             " inputs, the graph " + std::to_string(graph.inputs().size()));
+/// One data set's input tensors, in file order (input_0.pb, input_1.pb...).
+std::vector<Tensor> loadInputFiles(const fs::path &dataDir) {
+  std::vector<Tensor> tensors;
+  for (const fs::path &file : numberedFiles(dataDir, "input"))
+    tensors.push_back(loadTensorProtoFile(file.string()));
+  return tensors;
+}
+
+/// The tensors keyed by `graph`'s input names: the data set's files follow
+/// the ONNX inputs that are not initializers, which are the graph's inputs.
+TensorMap byInputName(const Graph &graph, const std::vector<Tensor> &tensors,
+                      const fs::path &dataDir) {
+  if (tensors.size() != graph.inputs().size())
+    throw std::runtime_error(dataDir.filename().string() + " has " +
+                             std::to_string(tensors.size()) + " inputs, the graph " +
+                             std::to_string(graph.inputs().size()));
   TensorMap inputs;
-  for (size_t i = 0; i < files.size(); ++i)
-    inputs[graph.inputs()[i]->name] = loadTensorProtoFile(files[i].string());
+  for (size_t i = 0; i < tensors.size(); ++i)
+    inputs[graph.inputs()[i]->name] = tensors[i];
   return inputs;
+}
+
+std::vector<std::string> outputNamesOf(const Graph &graph) {
+  std::vector<std::string> names;
+  for (const Value *output : graph.outputs())
+    names.push_back(output->name);
+  return names;
 }
 
 /// Compares one data set's outputs; keeps the worst mismatch in `result`.
@@ -219,24 +223,6 @@ bool compareOutputs(TestResult &result, const TensorMap &outputs, const fs::path
     result.dataSet = dataSet;
   }
   return matched;
-}
-
-/// Imports the model; a model rejected for unsupported operators marks the
-/// result skipped and returns nullptr. Other errors propagate.
-std::unique_ptr<Graph> importOrSkip(const std::string &modelPath, TestResult &result) {
-  try {
-    return importOnnxModel(modelPath);
-  } catch (const Error &error) {
-    if (error.code() != ExitCode::Unsupported)
-      throw;
-    result.unsupportedOps = unsupportedOperators(modelPath);
-    if (result.unsupportedOps.empty())
-      throw;
-    result.outcome = Outcome::Skipped;
-    result.reason = "unsupported operator";
-    result.detail = error.what();
-    return nullptr;
-  }
 }
 
 } // namespace
@@ -273,51 +259,46 @@ std::vector<TestCase> discoverTests(const std::string &root) {
 }
 
 TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolerance,
-                   const PassOptions &passes) {
+                   const driver::CompilationOptions &options) {
   auto start = std::chrono::steady_clock::now();
   TestResult result;
   result.test = test;
-  std::string modelPath = (fs::path(test.dir) / "model.onnx").string();
-  std::string stage = "import";
+  driver::CompilationOptions compilation = options;
+  compilation.model.path = (fs::path(test.dir) / "model.onnx").string();
+  std::string stage = "prepare";
   try {
-    std::unique_ptr<Graph> graph = importOrSkip(modelPath, result);
-    if (graph) {
-      std::vector<std::string> outputNames;
-      for (const Value *output : graph->outputs())
-        outputNames.push_back(output->name);
-      stage = "passes";
-      try {
-        result.passStats = describePassStats(runDefaultPasses(*graph, passes));
-        engine.prepare(modelPath, *graph);
-      } catch (const Error &error) {
-        if (!needsStaticOperands(error))
-          throw;
-        // Node tests feed shape operands as graph inputs; bundlefit compiles
-        // static shapes, so bind them to each data set's values instead.
-        graph = importOnnxModel(modelPath);
-        result.boundInputs = true;
-      }
-      bool matched = true;
-      for (const fs::path &dataDir : dataSetDirs(fs::path(test.dir))) {
-        ++result.dataSets;
-        stage = "run";
-        TensorMap inputs = loadInputs(*graph, dataDir);
-        if (result.boundInputs) {
-          stage = "passes";
-          std::unique_ptr<Graph> bound = importOnnxModel(modelPath);
-          result.boundInputNames = bindParameterInputs(*bound, inputs);
-          result.passStats = describePassStats(runDefaultPasses(*bound, passes));
-          engine.prepare(modelPath, *bound);
-          graph = std::move(bound);
-          stage = "run";
-        }
-        matched &= compareOutputs(result, engine.run(inputs), dataDir, outputNames, tolerance);
-      }
-      if (result.dataSets == 0)
-        markFailed(result, "data", "no test_data_set_* directory");
-      else if (matched)
-        result.outcome = Outcome::Passed;
+    try {
+      engine.prepare(compilation);
+    } catch (const Error &error) {
+      if (!needsStaticOperands(error))
+        throw;
+      // Node tests feed shape operands as graph inputs; bundlefit compiles
+      // static shapes, so each data set's values are bound into the
+      // imported graph instead, before the driver's passes.
+      result.boundInputs = true;
     }
+    bool matched = true;
+    for (const fs::path &dataDir : dataSetDirs(fs::path(test.dir))) {
+      ++result.dataSets;
+      stage = "run";
+      std::vector<Tensor> tensors = loadInputFiles(dataDir);
+      if (result.boundInputs) {
+        stage = "prepare";
+        driver::CompilationOptions bound = compilation;
+        bound.model.afterImport = [&](Graph &graph) {
+          result.boundInputNames = bindParameterInputs(graph, byInputName(graph, tensors, dataDir));
+        };
+        engine.prepare(bound);
+        stage = "run";
+      }
+      const Graph &graph = engine.graph();
+      matched &= compareOutputs(result, engine.run(byInputName(graph, tensors, dataDir)), dataDir,
+                                outputNamesOf(graph), tolerance);
+    }
+    if (result.dataSets == 0)
+      markFailed(result, "data", "no test_data_set_* directory");
+    else if (matched)
+      result.outcome = Outcome::Passed;
   } catch (...) {
     classifyException(result, stage);
   }

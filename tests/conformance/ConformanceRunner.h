@@ -1,8 +1,11 @@
 //===- ConformanceRunner.h - One ONNX backend test, start to verdict -------===//
 //
 // A test is a directory with model.onnx and test_data_set_*/{input,output}_*.pb
-// (the layout of ONNX's backend test data). Running it means: import, run the
-// default passes, execute every data set with an Engine and compare outputs.
+// (the layout of ONNX's backend test data). Running it means: an Engine
+// builds the model through driver::Compilation with the options a user gets
+// (bundlefit's defaults: memory-opt 2, host, the same passes), executes every
+// data set, and its outputs are compared with the expected ones. The harness
+// itself imports, optimises and plans nothing.
 //
 // Verdicts:
 //   passed   every output of every data set within tolerance. Graph inputs
@@ -11,8 +14,9 @@
 //            model is otherwise rejected for them: bundlefit compiles static
 //            shapes, and the node tests feed every operand as an input
 //   skipped  the model uses an operator bundlefit does not support
-//            (unsupportedOps), or a documented unsupported mode/dtype: an
-//            Error(Unsupported) from the importer, type inference or a kernel
+//            (unsupportedOps, from the loader's UnsupportedOperatorsError),
+//            or a documented unsupported mode/dtype: an Error(Unsupported)
+//            from the importer, type inference, a pass or a kernel
 //   failed   anything else: a wrong value, a shape mismatch, an exception of
 //            another kind (Internal, BadInputFile...) or a missing kernel
 //
@@ -20,8 +24,6 @@
 #pragma once
 
 #include "Engine.h"
-
-#include "bundlefit/passes/Passes.h"
 
 #include <string>
 #include <vector>
@@ -62,7 +64,6 @@ struct TestResult {
   std::string worstOutput;
   double maxAbsDiff = 0;
   std::string dataSet;
-  std::string passStats;
   /// Graph inputs read as shape operands (Reshape's shape, Slice's starts...)
   /// were bound to each data set's values, because bundlefit compiles static
   /// shapes and the test feeds them as inputs (boundInputNames: which).
@@ -72,8 +73,10 @@ struct TestResult {
   double seconds = 0;
 };
 
+/// Runs `test` with `engine`; `options` are the driver's (the model path is
+/// the test's model.onnx, whatever options.model.path holds).
 TestResult runTest(const TestCase &test, Engine &engine, const Tolerance &tolerance,
-                   const PassOptions &passes = PassOptions());
+                   const driver::CompilationOptions &options = {});
 
 } // namespace conformance
 } // namespace bundlefit

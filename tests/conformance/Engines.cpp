@@ -7,15 +7,20 @@ namespace bundlefit {
 namespace conformance {
 namespace {
 
-/// The reference interpreter: runs the optimised graph node by node.
+/// The reference interpreter: runs the loaded graph (import and default
+/// passes; int8 for a pre-quantized model) node by node, as `bundlefit run
+/// --compare` does.
 class InterpreterEngine : public Engine {
 public:
   std::string name() const override { return "interp"; }
-  void prepare(const std::string &, const Graph &graph) override { graph_ = &graph; }
+  void prepare(const driver::CompilationOptions &options) override {
+    graph_ = driver::Compilation(options).loadGraph();
+  }
+  const Graph &graph() const override { return *graph_; }
   TensorMap run(const TensorMap &inputs) override { return Interpreter(*graph_).run(inputs); }
 
 private:
-  const Graph *graph_ = nullptr;
+  std::unique_ptr<Graph> graph_;
 };
 
 } // namespace

@@ -1,13 +1,16 @@
 //===- main.cpp - onnx_conformance: bundlefit on ONNX's backend test data --===//
 //
 // usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine interp|bundle]
-//                         [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]
-//                         [--expect-passed N]
+//                         [--json FILE] [--verbose] [--no-fusion] [--memory-opt N]
+//                         [--rtol R] [--atol A] [--expect-passed N]
 //
 // DATA_ROOT defaults to /usr/share/libonnx-testdata/data (Debian package
 // libonnx-testdata); its node, pytorch-converted, pytorch-operator and simple
 // suites are run. Prints one line per failure, the skip tables, and last
-// "N passed, M failed, K skipped". Exit status: 0 no failure, 1 a failure,
+// "N passed, M failed, K skipped". Models are built by driver::Compilation
+// with bundlefit's defaults (memory-opt 2, host); --no-fusion and
+// --memory-opt change them as the same options of `bundlefit compile` do.
+// Exit status: 0 no failure, 1 a failure,
 // 2 usage error, 77 no test data (CTest reports the test as skipped).
 // The README's conformance figures come from --json files under bench/results/.
 //
@@ -42,13 +45,15 @@ struct Options {
   /// the number to be raised).
   long expectedPassed = -1;
   Tolerance tolerance;
-  bundlefit::PassOptions passes;
+  /// The driver's options for every test (runTest sets the model path).
+  bundlefit::driver::CompilationOptions compilation;
 };
 
 void printUsage() {
   std::cout
       << "usage: onnx_conformance [DATA_ROOT] [--filter TEXT] [--engine NAME]\n"
-         "                        [--json FILE] [--verbose] [--no-fusion] [--rtol R] [--atol A]\n"
+         "                        [--json FILE] [--verbose] [--no-fusion] [--memory-opt N]\n"
+         "                        [--rtol R] [--atol A] [--expect-passed N]\n"
          "  DATA_ROOT   default "
       << kDefaultRoot
       << "\n"
@@ -56,6 +61,9 @@ void printUsage() {
          "  --engine    interp (reference interpreter) or bundle (host bundles)\n"
          "  --json      write one result per test to FILE\n"
          "  --no-fusion run the default passes without activation fusion\n"
+         "  --memory-opt N  the level models are built at, 0.."
+      << bundlefit::kMaxMemoryOpt << " (default " << bundlefit::kDefaultMemoryOpt
+      << ", bundlefit's)\n"
          "  --rtol/--atol  tolerance |actual-expected| <= atol + rtol*|expected|\n"
          "                 (default 1e-3 / 1e-5)\n"
          "  --expect-passed N  fail unless exactly N tests pass\n";
@@ -79,7 +87,18 @@ bool parseOptions(int argc, char **argv, Options &options) {
     } else if (arg == "--verbose" || arg == "-v") {
       options.verbose = true;
     } else if (arg == "--no-fusion") {
-      options.passes.fuseActivations = false;
+      options.compilation.model.fuseActivations = false;
+    } else if (arg == "--memory-opt") {
+      if (!value(text))
+        return false;
+      char *end = nullptr;
+      long level = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end || level < 0 || level > bundlefit::kMaxMemoryOpt) {
+        std::cerr << "onnx_conformance: --memory-opt expects 0.." << bundlefit::kMaxMemoryOpt
+                  << ", got '" << text << "'\n";
+        return false;
+      }
+      options.compilation.model.memoryOpt = int(level);
     } else if (arg == "--filter") {
       if (!value(options.filter))
         return false;
@@ -147,7 +166,7 @@ void printResultLine(const TestResult &r, bool verbose) {
   case Outcome::Passed:
     if (verbose)
       std::cout << "PASS " << r.test.id() << " (" << r.dataSets << " data sets, " << r.seconds
-                << " s) " << r.passStats
+                << " s)"
                 << (r.boundInputs
                         ? " [shape operands bound: " + joined(r.boundInputNames, ", ") + "]"
                         : std::string())
@@ -189,8 +208,6 @@ nlohmann::json toJson(const TestResult &r) {
     j["worst_output"] = r.worstOutput;
     j["data_set"] = r.dataSet;
   }
-  if (!r.passStats.empty())
-    j["passes"] = r.passStats;
   if (r.boundInputs)
     j["bound_inputs"] = r.boundInputNames;
   return j;
@@ -204,6 +221,9 @@ int main(int argc, char **argv) {
     printUsage();
     return 2;
   }
+  // The driver's status lines ("compiled model for host ...") once per test
+  // would bury the results; its warnings still print.
+  bundlefit::setVerbosity(bundlefit::Verbosity::Quiet);
   std::unique_ptr<Engine> engine = createEngine(options.engine);
   if (!engine) {
     std::cerr << "onnx_conformance: engine '" << options.engine
@@ -229,7 +249,7 @@ int main(int argc, char **argv) {
       continue;
     if (options.verbose)
       std::cout << "---- " << test.id() << std::endl;
-    TestResult result = runTest(test, *engine, options.tolerance, options.passes);
+    TestResult result = runTest(test, *engine, options.tolerance, options.compilation);
     printResultLine(result, options.verbose);
     std::cout.flush();
     switch (result.outcome) {
@@ -260,7 +280,8 @@ int main(int argc, char **argv) {
     document["root"] = options.root;
     document["rtol"] = options.tolerance.rtol;
     document["atol"] = options.tolerance.atol;
-    document["fusion"] = options.passes.fuseActivations;
+    document["fusion"] = options.compilation.model.fuseActivations;
+    document["memory_opt"] = options.compilation.model.memoryOpt;
     document["passed"] = passed;
     document["failed"] = failed;
     document["skipped"] = skipped;

@@ -19,6 +19,7 @@
 #include "bundlefit/quant/QuantizeGraph.h"
 #include "bundlefit/schedule/MemoryPlan.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -55,6 +56,13 @@ struct ModelOptions {
   /// (PlanOptions::bufferAlignment); 0 = the model's: Glow's 64 for ONNX,
   /// TFLite Micro's 16 for a .tflite (defaultBufferAlignment).
   uint64_t bufferAlignment = 0;
+  /// An extension point (as LLVM's PassBuilder callbacks), for programs that
+  /// drive the pipeline, not for a command line: every load of the model
+  /// runs it on the imported graph, before the default passes. The ONNX
+  /// conformance harness binds the shape operands its node tests feed as
+  /// inputs with it. fit's and pick's code cache, keyed by the model file,
+  /// cannot see it: Compilation::buildOptions turns the cache off.
+  std::function<void(Graph &)> afterImport;
 };
 
 /// The activation buffers' alignment when --buffer-alignment is not given:
@@ -99,10 +107,11 @@ bool modelIsPreQuantized(const std::string &modelPath);
 /// model).
 void markPreQuantized(const std::string &modelPath, QuantCliOptions &options);
 
-/// Imports the model (ONNX, or TFLite told by its file identifier) and runs
-/// the default graph passes. A pre-quantized (QDQ) or int8 TFLite model
-/// comes back int8 already (a TFLite model's int8 inputs and outputs stay
-/// int8): its Q/DQ nodes folded
+/// Imports the model (ONNX, or TFLite told by its file identifier), runs
+/// options.afterImport and the default graph passes. An ONNX operator without
+/// a definition is an UnsupportedOperatorsError (onnx/OnnxImporter.h). A
+/// pre-quantized (QDQ) or int8 TFLite model comes back int8 already (a TFLite
+/// model's int8 inputs and outputs stay int8): its Q/DQ nodes folded
 /// (quant/FoldQdq.h) and quantized with its own parameters, one warning line
 /// on stderr for each place where its arithmetic was changed.
 std::unique_ptr<Graph> loadModel(const ModelOptions &options);

@@ -25,6 +25,7 @@
 #include "bundlefit/ir/Graph.h"
 #include "bundlefit/ir/Tensor.h"
 #include "bundlefit/ir/TensorType.h"
+#include "bundlefit/support/Error.h"
 
 #include <cstdint>
 #include <map>
@@ -52,8 +53,8 @@ struct ImportOptions {
   /// `--define-symbol name=value`.
   std::map<std::string, int64_t> symbols;
   std::vector<ModelInputOverride> inputOverrides;
-  /// Throw Error(Unsupported) listing every operator OpRegistry does not
-  /// know. Tools that only inspect a model (and the importer's own tests)
+  /// Throw UnsupportedOperatorsError listing every operator OpRegistry does
+  /// not know. Tools that only inspect a model (and the importer's own tests)
   /// can turn it off; such nodes are then left in the graph as they are
   /// (non-default domains spelled "<domain>.<OpType>").
   bool rejectUnsupportedOps = true;
@@ -63,9 +64,23 @@ struct ImportOptions {
 /// ONNX graph (or the file stem when the graph has no name).
 std::unique_ptr<Graph> importOnnxModel(const std::string &path, const ImportOptions &options = {});
 
+/// Error(Unsupported) for a model with operators bundlefit has no definition
+/// of: also names them, so a caller that groups models by operator (the ONNX
+/// conformance harness's skip table) need not parse the message.
+class UnsupportedOperatorsError : public Error {
+public:
+  UnsupportedOperatorsError(std::vector<std::string> ops, const std::string &message)
+      : Error(ExitCode::Unsupported, message), ops_(std::move(ops)) {}
+  /// The operator types, sorted, each once.
+  const std::vector<std::string> &ops() const { return ops_; }
+
+private:
+  std::vector<std::string> ops_;
+};
+
 /// The importer's check, for a graph imported with rejectUnsupportedOps
-/// false and then rewritten: Error(Unsupported) naming `path` and every
-/// operator OpRegistry does not know, with its nodes.
+/// false and then rewritten: an UnsupportedOperatorsError naming `path` and every operator
+/// OpRegistry does not know, with its nodes.
 void rejectUnsupportedOps(const Graph &graph, const std::string &path);
 
 /// Whether the main graph of the ONNX model at `path` has a node of one of
