@@ -235,5 +235,7 @@ TEST_CASE("with clockEnds the work ends at the limit, whatever a unit costs") {
   double timed = run(true, why);
   MESSAGE("with clockEnds: " << timed << " of the limit");
   CHECK(timed >= 0.9);
-  CHECK(timed <= 1.1);
+  // At the limit, not the counted work's slack past it (1.05x): what the
+  // caller does after (the check, the output) needs the rest of the 10%.
+  CHECK(timed <= 1.03);
 }
