@@ -151,13 +151,18 @@ py::object stamped(nlohmann::json report, const ModelSource &source) {
   return toPython(report);
 }
 
-/// The weights policy and headroom keywords of fit() and pick().
-device::FitRequest fitRequest(const std::string &weights,
-                              const std::optional<std::string> &reserveRam,
-                              const std::optional<std::string> &reserveFlash,
-                              std::optional<uint64_t> appRam, std::optional<uint64_t> appFlash,
-                              uint64_t staticBytes) {
-  device::FitRequest request;
+/// The part keywords fit() and pick() share (pick passes weights "auto": it
+/// varies the placement itself).
+driver::PartQuery partQuery(const std::string &device, const std::string &weights,
+                            const std::optional<std::string> &reserveRam,
+                            const std::optional<std::string> &reserveFlash,
+                            std::optional<uint64_t> appRam, std::optional<uint64_t> appFlash,
+                            uint64_t staticBytes, const std::vector<std::string> &deviceFiles,
+                            bool suggestions, const std::vector<std::string> &suggestParts) {
+  driver::PartQuery query;
+  query.device = device;
+  query.deviceFiles = pathsArgument(deviceFiles, "device_files");
+  device::FitRequest &request = query.request;
   request.weights = device::parseWeightsPolicy(weights);
   if (reserveRam)
     request.reserveRam = device::parseHeadroom(*reserveRam, "reserve_ram");
@@ -166,7 +171,8 @@ device::FitRequest fitRequest(const std::string &weights,
   request.appRam = bytesArgument(appRam, "app_ram");
   request.appFlash = bytesArgument(appFlash, "app_flash");
   request.extraStaticBytes = *bytesArgument(staticBytes, "static_bytes");
-  return request;
+  query.suggest = {suggestions, suggestParts};
+  return query;
 }
 
 py::object fit(const py::object &model, const std::string &device,
@@ -182,11 +188,9 @@ py::object fit(const py::object &model, const std::string &device,
   driver::CompilationOptions options =
       compilationOptions(*source, memoryOpt, bufferAlignment, profile, schema);
   driver::FitQuery query;
-  query.suggest = {suggestions, suggestParts};
-  query.device = device;
-  query.deviceFiles = pathsArgument(deviceFiles, "device_files");
+  query.part = partQuery(device, weights, reserveRam, reserveFlash, appRam, appFlash, staticBytes,
+                         deviceFiles, suggestions, suggestParts);
   query.variant = variant.value_or("");
-  query.request = fitRequest(weights, reserveRam, reserveFlash, appRam, appFlash, staticBytes);
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
@@ -209,13 +213,11 @@ py::object pick(const py::object &model, const std::string &device,
   driver::CompilationOptions options =
       compilationOptions(*source, memoryOpt, bufferAlignment, profile, schema);
   driver::PickQuery query;
-  query.suggest = {suggestions, suggestParts};
-  query.device = device;
-  query.deviceFiles = pathsArgument(deviceFiles, "device_files");
+  query.part = partQuery(device, "auto", reserveRam, reserveFlash, appRam, appFlash, staticBytes,
+                         deviceFiles, suggestions, suggestParts);
   query.variants = variants;
   query.goal = goal;
   query.allowEstimates = allowEstimates;
-  query.request = fitRequest("auto", reserveRam, reserveFlash, appRam, appFlash, staticBytes);
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;

@@ -158,7 +158,7 @@ int runFitBatch(const std::string &list, unsigned jobs, const driver::Compilatio
   std::vector<std::string> models = batchModelPaths(list);
   setStatusNotesSuppressed(true); // stdout is JSON lines; stderr only errors
   // A wrong part is the batch's mistake, not each model's: fail once, now.
-  (void)driver::loadDeviceDatabase(query.deviceFiles).get(query.device);
+  (void)driver::loadDeviceDatabase(query.part.deviceFiles).get(query.part.device);
   if (jobs == 0)
     jobs = std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, unsigned(models.size()));

@@ -35,22 +35,18 @@ using namespace bundlefit::device;
 
 struct FitOptions {
   driver::CompilationOptions compilation; ///< The model and int8 options.
-  std::string device;
-  std::vector<std::string> deviceFiles;
+  PartOptions part;
   std::string weights = "auto";
   std::string variant; ///< Empty: int8 with --load-profile, else float.
-  uint64_t staticBytes = 0;
   int64_t codeBytes = -1;
   JsonReportOption json;
   bool verifyLink = false;
   bool verifyRun = false; ///< Also run the linked firmware under QEMU (FitVerifyRun.h).
   std::string linkDir;
   HtmlReportOption html;
-  HeadroomOptions headroom;
   bool brief = false; ///< One line when it fits (the CMake check), the report when not.
   std::string batch;  ///< --batch LIST: JSON lines, one per model (FitBatch.h).
   unsigned jobs = 0;
-  driver::SuggestOptions suggest;
 };
 
 std::string ms(double value) {
@@ -92,15 +88,11 @@ std::string briefLine(const std::string &model, const Device &device, const Vari
 
 driver::FitQuery queryOf(const FitOptions &options) {
   driver::FitQuery query;
-  query.device = options.device;
-  query.deviceFiles = options.deviceFiles;
-  query.variant = options.variant;
-  query.request = fitRequestOf(options.headroom);
-  query.request.weights = parseWeightsPolicy(options.weights);
-  query.request.extraStaticBytes = options.staticBytes;
+  query.part = partQueryOf(options.part);
+  query.part.request.weights = parseWeightsPolicy(options.weights);
   if (options.codeBytes >= 0)
-    query.request.codeBytes = uint64_t(options.codeBytes);
-  query.suggest = options.suggest;
+    query.part.request.codeBytes = uint64_t(options.codeBytes);
+  query.variant = options.variant;
   return query;
 }
 
@@ -135,8 +127,8 @@ int runFit(const FitOptions &given) {
   const std::string &modelPath = compilation.options().model.path;
   const QuantCliOptions &quant = compilation.options().quant;
   if (options.verifyLink) { // before any compile
-    DeviceDatabase db = driver::loadDeviceDatabase(options.deviceFiles);
-    checkLinkable(db.get(options.device), driver::fitVariant(options.variant, quant), quant);
+    DeviceDatabase db = driver::loadDeviceDatabase(options.part.deviceFiles);
+    checkLinkable(db.get(options.part.device), driver::fitVariant(options.variant, quant), quant);
   }
   std::unique_ptr<driver::FitCheck> check = compilation.fit(queryOf(options));
   const Device &device = *check->device;
@@ -153,7 +145,7 @@ int runFit(const FitOptions &given) {
   std::optional<RunVerification> ran;
   if (options.verifyLink) {
     std::unique_ptr<PartBundle> part = writePartBundle(build, device);
-    linked = verifyPartLink(*part, device, fp, fit, options.staticBytes);
+    linked = verifyPartLink(*part, device, fp, fit, options.part.staticBytes);
     if (options.verifyRun && linked->linkedFits)
       ran = verifyPartRun(*part, device, fit, check->sizer->build(device, variant),
                           compilation.buildOptions());
@@ -284,7 +276,7 @@ int runFit(const FitOptions &given) {
   text += "\nverdict: DOES NOT FIT\n";
   for (const std::string &problem : fit.problems)
     text += "  " + problem + "\n";
-  text += renderSuggestions(suggestions, options.suggest.enabled);
+  text += renderSuggestions(suggestions, options.part.suggest.enabled);
   printText(text);
   return exitCode(int(ExitCode::DoesNotFit));
 }
@@ -297,11 +289,7 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
       app.add_subcommand("fit", "Check whether a model fits a part: per-region usage, placement, "
                                 "time, verdict (exit 3: does not fit)");
   addModelOptions(*command, options->compilation.model);
-  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")
-      ->required();
-  command->add_option(
-      "--device-file", options->deviceFiles,
-      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
+  addPartOptions(*command, options->part);
   command
       ->add_option(
           "--weights", options->weights,
@@ -312,10 +300,6 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
       "Build: float, int8, int8-cmsis, int8-hifi4, int8-hifi4-cmsis; an int16x8 .tflite's are "
       "int16x8 and int16x8-cmsis (default int8 with --load-profile or a pre-quantized model, "
       "else float)");
-  command
-      ->add_option("--static-bytes", options->staticBytes,
-                   "Initialized application data to count in Flash and RAM (e.g. a test image)")
-      ->check(byteCountCheck());
   command
       ->add_option(
           "--code-bytes", options->codeBytes,
@@ -328,8 +312,6 @@ void addFitCommand(CLI::App &app, CommandAction &action) {
                       "error and exit category");
   command->add_option("--jobs", options->jobs,
                       "--batch: models fitted at once (default: one per core)");
-  addHeadroomOptions(*command, options->headroom);
-  addSuggestOptions(*command, options->suggest);
   options->json.addTo(*command, "bundlefit.fit/1");
   command->add_flag(
       "--verify-link", options->verifyLink,

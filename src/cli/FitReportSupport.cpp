@@ -51,6 +51,30 @@ FitRequest fitRequestOf(const HeadroomOptions &options) {
   return request;
 }
 
+void addPartOptions(CLI::App &command, PartOptions &options) {
+  command.add_option("--device", options.device, "Part or board id (bundlefit devices)")
+      ->required();
+  command.add_option(
+      "--device-file", options.deviceFiles,
+      "Add a part from a JSON file (device_db/schema/device.schema.json; repeatable)");
+  command
+      .add_option("--static-bytes", options.staticBytes,
+                  "Initialized application data to count in Flash and RAM (e.g. a test image)")
+      ->check(byteCountCheck());
+  addHeadroomOptions(command, options.headroom);
+  addSuggestOptions(command, options.suggest);
+}
+
+driver::PartQuery partQueryOf(const PartOptions &options) {
+  driver::PartQuery query;
+  query.device = options.device;
+  query.deviceFiles = options.deviceFiles;
+  query.request = fitRequestOf(options.headroom);
+  query.request.extraStaticBytes = options.staticBytes;
+  query.suggest = options.suggest;
+  return query;
+}
+
 std::string codeOrigin(const driver::VariantBuild &build, const FitRequest &request) {
   if (request.codeBytes)
     return "given by --code-bytes";

@@ -1,8 +1,10 @@
 //===- FitReportSupport.h - What `fit` and `pick` share --------------------===//
 //
-// The headroom options (--reserve-ram, --reserve-flash, --app-ram,
-// --app-flash), where a build's code figure comes from, and the changes that
-// would make a model fit (--no-suggestions, --suggest-parts, their list).
+// The part options (--device, --device-file, --static-bytes, the headroom
+// options --reserve-ram, --reserve-flash, --app-ram, --app-flash, and
+// --no-suggestions, --suggest-parts) and the driver's PartQuery they make,
+// where a build's code figure comes from, and the list of changes that would
+// make a model fit.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -10,6 +12,7 @@
 #include "Command.h"
 
 #include "bundlefit/device/Fit.h"
+#include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/FitSuggestions.h"
 #include "bundlefit/driver/VariantBuild.h"
 
@@ -28,6 +31,22 @@ struct HeadroomOptions {
 void addHeadroomOptions(CLI::App &command, HeadroomOptions &options);
 /// A FitRequest with the headroom applied (Error(Usage) naming the option).
 device::FitRequest fitRequestOf(const HeadroomOptions &options);
+
+/// The options `fit` and `pick` share: the part and what is asked of it.
+struct PartOptions {
+  std::string device;
+  std::vector<std::string> deviceFiles;
+  uint64_t staticBytes = 0;
+  HeadroomOptions headroom;
+  driver::SuggestOptions suggest;
+};
+
+/// Adds --device (required), --device-file, --static-bytes, the headroom and
+/// the suggestion options.
+void addPartOptions(CLI::App &command, PartOptions &options);
+/// The driver's query for them (Error(Usage) naming a headroom option it
+/// cannot read); the weights policy is left at auto.
+driver::PartQuery partQueryOf(const PartOptions &options);
 
 /// "compiled for cortex-m7 (hard float): object 12,345 + runtime 1,024 +
 /// CMSIS-NN 4,096" or why it is an estimate (the JSON: driver/FitCheck.h).

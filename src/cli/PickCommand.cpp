@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 #include "Command.h"
 #include "FitReportSupport.h"
-#include "OptionChecks.h"
 #include "QuantOptions.h"
 #include "ReportSupport.h"
 
@@ -33,16 +32,12 @@ using namespace bundlefit::device;
 
 struct PickOptions {
   driver::CompilationOptions compilation; ///< The model; int8 options size the int8 rows.
-  std::string device;
-  std::vector<std::string> deviceFiles;
-  uint64_t staticBytes = 0;
+  PartOptions part;
   JsonReportOption json;
   HtmlReportOption html;
   std::vector<std::string> variants; ///< --variants: empty, every variant of the part.
   std::string goal = "latency";
   bool allowEstimates = false;
-  HeadroomOptions headroom;
-  driver::SuggestOptions suggest;
 };
 
 /// The page shows the comparison, then the chosen build (or the first
@@ -82,16 +77,12 @@ int runPick(const PickOptions &options) {
   options.html.checkFileWritable();
   const driver::Compilation compilation(options.compilation);
   const std::string &modelPath = compilation.options().model.path;
-  driver::PickQuery check;
-  check.device = options.device;
-  check.deviceFiles = options.deviceFiles;
-  check.variants = options.variants;
-  check.goal = options.goal;
-  check.allowEstimates = options.allowEstimates;
-  check.request = fitRequestOf(options.headroom);
-  check.request.extraStaticBytes = options.staticBytes;
-  check.suggest = options.suggest;
-  std::unique_ptr<driver::PickCheck> result = compilation.pick(check);
+  driver::PickQuery query;
+  query.part = partQueryOf(options.part);
+  query.variants = options.variants;
+  query.goal = options.goal;
+  query.allowEstimates = options.allowEstimates;
+  std::unique_ptr<driver::PickCheck> result = compilation.pick(query);
   const Device &device = *result->device;
   const PickResult &pick = result->pick;
 
@@ -124,7 +115,7 @@ int runPick(const PickOptions &options) {
     for (const std::string &warning : pick.candidates[pick.best].result.warnings)
       text += "warning: " + warning + "\n";
   if (pick.best < 0)
-    text += renderSuggestions(result->suggestions, options.suggest.enabled);
+    text += renderSuggestions(result->suggestions, options.part.suggest.enabled);
   for (const std::string &note : result->notes)
     text += "note: " + note + "\n";
   printText(text);
@@ -139,14 +130,7 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
       app.add_subcommand("pick", "Compare float/int8 x plain/CMSIS-NN/HiFi4 x weights Flash/RAM on "
                                  "a part and pick the best that fits");
   addModelOptions(*command, options->compilation.model);
-  command->add_option("--device", options->device, "Part or board id (bundlefit devices)")
-      ->required();
-  command->add_option("--device-file", options->deviceFiles,
-                      "Add a part from a JSON file (repeatable)");
-  command
-      ->add_option("--static-bytes", options->staticBytes,
-                   "Initialized application data to count in Flash and RAM")
-      ->check(byteCountCheck());
+  addPartOptions(*command, options->part);
   options->json.addTo(*command, "bundlefit.pick/1");
   options->html.addTo(*command, "variant comparison, bars, timeline");
   command
@@ -161,8 +145,6 @@ void addPickCommand(CLI::App &app, CommandAction &action) {
   command->add_flag(
       "--allow-estimates", options->allowEstimates,
       "Let the best be a build bundlefit cannot generate or sizes by estimate (HiFi4)");
-  addHeadroomOptions(*command, options->headroom);
-  addSuggestOptions(*command, options->suggest);
   addQuantOptions(*command, options->compilation.quant);
   command->callback([options, &action] { action = [options] { return runPick(*options); }; });
 }

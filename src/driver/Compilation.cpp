@@ -127,27 +127,11 @@ BuildOptions Compilation::buildOptions() const {
 }
 
 std::unique_ptr<FitCheck> Compilation::fit(const FitQuery &query) const {
-  FitCheckOptions check;
-  check.build = buildOptions();
-  check.device = query.device;
-  check.deviceFiles = query.deviceFiles;
-  check.variant = query.variant;
-  check.request = query.request;
-  check.suggest = query.suggest;
-  return checkFit(check);
+  return checkFit(buildOptions(), query);
 }
 
 std::unique_ptr<PickCheck> Compilation::pick(const PickQuery &query) const {
-  PickCheckOptions check;
-  check.build = buildOptions();
-  check.device = query.device;
-  check.deviceFiles = query.deviceFiles;
-  check.variants = query.variants;
-  check.goal = query.goal;
-  check.allowEstimates = query.allowEstimates;
-  check.request = query.request;
-  check.suggest = query.suggest;
-  return checkPick(check);
+  return checkPick(buildOptions(), query);
 }
 
 ModelRun Compilation::run(const std::vector<RunInput> &inputs, const RunQuery &query) const {

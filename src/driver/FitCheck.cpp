@@ -110,18 +110,18 @@ Variant fitVariant(const std::string &name, const QuantCliOptions &quant,
   return quant.int16x8 ? asInt16x8(variant) : variant;
 }
 
-std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
+std::unique_ptr<FitCheck> checkFit(const BuildOptions &options, const FitQuery &query) {
   auto check = std::make_unique<FitCheck>();
-  check->db = loadDeviceDatabase(options.deviceFiles);
-  check->device = &check->db.get(options.device);
+  check->db = loadDeviceDatabase(query.part.deviceFiles);
+  check->device = &check->db.get(query.part.device);
   const Device &device = *check->device;
-  check->variant = fitVariant(options.variant, options.build.quant);
-  check->request = options.request;
+  check->variant = fitVariant(query.variant, options.quant);
+  check->request = query.part.request;
   const FitRequest &request = check->request;
   if (!variantAvailable(device, check->variant))
     mainLibrary(device, check->variant); // Throws: the part lacks the library.
 
-  BuildOptions build = options.build;
+  BuildOptions build = options;
   build.arenaRoomsFor = request; // the part's RAM regions are capacities the arena plan targets
   check->sizer = std::make_unique<BuildSizer>(build);
   // Placed as the fit places it: the code sized is the bundle `compile
@@ -141,9 +141,9 @@ std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options) {
   if (!check->fit.fits)
     check->suggestions =
         suggestChanges({check->db, device, request, *check->sizer, {check->build}, {&check->fit}},
-                       options.suggest);
+                       query.part.suggest);
   check->flexram = suggestFlexRam(device, fp, request);
-  if (!check->fit.fits && check->flexram && options.suggest.enabled) {
+  if (!check->fit.fits && check->flexram && query.part.suggest.enabled) {
     const FitResult &split = *check->flexram->result;
     check->suggestions.insert(check->suggestions.begin(),
                               {"FlexRAM banks " + check->flexram->reason,

@@ -83,26 +83,26 @@ nlohmann::json candidateJson(const Candidate &c) {
 
 int PickCheck::exitCode() const { return pick.best >= 0 ? 0 : int(ExitCode::DoesNotFit); }
 
-std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
+std::unique_ptr<PickCheck> checkPick(const BuildOptions &options, const PickQuery &query) {
   auto check = std::make_unique<PickCheck>();
-  check->db = loadDeviceDatabase(options.deviceFiles);
-  check->device = &check->db.get(options.device);
+  check->db = loadDeviceDatabase(query.part.deviceFiles);
+  check->device = &check->db.get(query.part.device);
   const Device &device = *check->device;
-  check->pickRequest.goal = parsePickGoal(options.goal);
-  check->pickRequest.allowEstimates = options.allowEstimates;
-  for (const std::string &name : options.variants)
+  check->pickRequest.goal = parsePickGoal(query.goal);
+  check->pickRequest.allowEstimates = query.allowEstimates;
+  for (const std::string &name : query.variants)
     if (!name.empty())
-      check->pickRequest.variants.push_back(fitVariant(name, options.build.quant, "--variants"));
+      check->pickRequest.variants.push_back(fitVariant(name, options.quant, "--variants"));
   // A pre-quantized model has int8 builds only; an int16x8 one, those of
   // int16x8Builds.
-  const bool int16x8 = options.build.quant.int16x8;
-  if (options.build.quant.preQuantized && check->pickRequest.variants.empty())
+  const bool int16x8 = options.quant.int16x8;
+  if (options.quant.preQuantized && check->pickRequest.variants.empty())
     for (const Variant &variant : allVariants())
       if (variant.precision == Precision::Int8 && variantAvailable(device, variant) &&
           (!int16x8 || int16x8Builds(variant)))
         check->pickRequest.variants.push_back(int16x8 ? asInt16x8(variant) : variant);
-  check->request = options.request;
-  check->sizer = std::make_unique<BuildSizer>(options.build);
+  check->request = query.part.request;
+  check->sizer = std::make_unique<BuildSizer>(options);
   {
     Stage stage("compare builds on " + device.id);
     BuildSizer &sizer = *check->sizer;
@@ -129,9 +129,9 @@ std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options) {
     for (const FitResult &fit : fits)
       verdicts.push_back(&fit);
     check->suggestions = suggestChanges(
-        {check->db, device, automatic, *check->sizer, builds, verdicts}, options.suggest);
+        {check->db, device, automatic, *check->sizer, builds, verdicts}, query.part.suggest);
   }
-  check->notes = notesFor(*check, options.build.quant);
+  check->notes = notesFor(*check, options.quant);
   return check;
 }
 

@@ -78,26 +78,6 @@ struct CompilationOptions {
   bool useCodeCache = true;
 };
 
-/// What fit() is asked, beyond the compilation: the part and the request.
-struct FitQuery {
-  std::string device;
-  std::vector<std::string> deviceFiles; ///< Extra parts (--device-file).
-  std::string variant;                  ///< Empty: int8 with a profile, else float.
-  device::FitRequest request;           ///< Weights policy, headroom, static bytes.
-  SuggestOptions suggest;               ///< When it does not fit.
-};
-
-/// What pick() is asked.
-struct PickQuery {
-  std::string device;
-  std::vector<std::string> deviceFiles;
-  std::vector<std::string> variants; ///< Empty: every variant the part has.
-  std::string goal = "latency";      ///< latency | ram | flash
-  bool allowEstimates = false;
-  device::FitRequest request; ///< Headroom and static bytes.
-  SuggestOptions suggest;
-};
-
 /// What run() is asked.
 struct RunQuery {
   bool compare = false; ///< Also run the reference interpreter.

@@ -22,15 +22,22 @@
 
 namespace bundlefit::driver {
 
-struct FitCheckOptions {
-  BuildOptions build;
+/// The part a build is checked on and what is asked of it there: what `fit`
+/// and `pick` are both asked (PickCheck.h), filled once by each front end.
+struct PartQuery {
   std::string device;
   std::vector<std::string> deviceFiles; ///< Extra parts (--device-file).
-  std::string variant;                  ///< Empty: int8 with a profile, else float.
-  /// Weights policy, headroom, static bytes, a given code size.
+  /// Headroom, static bytes, a given code size; fit also reads the weights
+  /// policy (pick varies it).
   device::FitRequest request;
   /// What would make it fit, when it does not (FitSuggestions.h).
   SuggestOptions suggest;
+};
+
+/// What fit is asked, beyond the compilation (driver::Compilation::fit).
+struct FitQuery {
+  PartQuery part;
+  std::string variant; ///< Empty: int8 with a profile, else float.
 };
 
 /// The verdict and everything its report shows. Holds the device database
@@ -77,9 +84,9 @@ device::Variant fitVariant(const std::string &name, const QuantCliOptions &quant
 /// kernels (ModelFootprint::portable): how many, and the first few with why.
 std::string portableNote(const std::string &variant, const std::vector<std::string> &portable);
 
-/// Sizes the build and fits it. Throws bundlefit::Error naming the model,
-/// part or option at fault.
-std::unique_ptr<FitCheck> checkFit(const FitCheckOptions &options);
+/// Sizes the build of `build` that `query` asks for and fits it. Throws
+/// bundlefit::Error naming the model, part or option at fault.
+std::unique_ptr<FitCheck> checkFit(const BuildOptions &build, const FitQuery &query);
 
 /// Where the code figure of a build comes from (the report's "code").
 nlohmann::json codeJson(const VariantBuild &build, const device::FitRequest &request);

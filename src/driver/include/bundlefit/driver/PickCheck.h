@@ -10,7 +10,7 @@
 #pragma once
 
 #include "bundlefit/device/Fit.h"
-#include "bundlefit/driver/FitSuggestions.h"
+#include "bundlefit/driver/FitCheck.h"
 #include "bundlefit/driver/VariantBuild.h"
 
 #include <nlohmann/json.hpp>
@@ -21,15 +21,12 @@
 
 namespace bundlefit::driver {
 
-struct PickCheckOptions {
-  BuildOptions build;
-  std::string device;
-  std::vector<std::string> deviceFiles; ///< Extra parts (--device-file).
-  std::vector<std::string> variants;    ///< Empty: every variant the part has.
-  std::string goal = "latency";         ///< latency | ram | flash
+/// What pick is asked, beyond the compilation (driver::Compilation::pick).
+struct PickQuery {
+  PartQuery part;                    ///< Its request's weights policy is ignored: pick varies it.
+  std::vector<std::string> variants; ///< Empty: every variant the part has.
+  std::string goal = "latency";      ///< latency | ram | flash
   bool allowEstimates = false;
-  device::FitRequest request; ///< Headroom and static bytes; weights are what pick varies.
-  SuggestOptions suggest;     ///< When nothing fits (FitSuggestions.h).
 };
 
 /// The comparison and everything its report shows. Holds the device database
@@ -52,9 +49,9 @@ struct PickCheck {
   int exitCode() const;
 };
 
-/// Sizes and compares the builds. Throws bundlefit::Error naming the model,
-/// part or option at fault.
-std::unique_ptr<PickCheck> checkPick(const PickCheckOptions &options);
+/// Sizes the builds of `build` that `query` asks for and compares them.
+/// Throws bundlefit::Error naming the model, part or option at fault.
+std::unique_ptr<PickCheck> checkPick(const BuildOptions &build, const PickQuery &query);
 
 /// The bundlefit.pick/1 report of `check` for `modelPath`, not yet stamped
 /// with the tool and model hash (ToolInfo.h: stampReport).
