@@ -191,6 +191,7 @@ py::object fit(const py::object &model, const std::string &device,
   query.part = partQuery(device, weights, reserveRam, reserveFlash, appRam, appFlash, staticBytes,
                          deviceFiles, suggestions, suggestParts);
   query.variant = variant.value_or("");
+  query.variantOption = "variant";
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;
@@ -218,6 +219,7 @@ py::object pick(const py::object &model, const std::string &device,
   query.variants = variants;
   query.goal = goal;
   query.allowEstimates = allowEstimates;
+  query.variantsOption = "variants";
   nlohmann::json report;
   {
     py::gil_scoped_release unlocked;

@@ -115,7 +115,7 @@ std::unique_ptr<FitCheck> checkFit(const BuildOptions &options, const FitQuery &
   check->db = loadDeviceDatabase(query.part.deviceFiles);
   check->device = &check->db.get(query.part.device);
   const Device &device = *check->device;
-  check->variant = fitVariant(query.variant, options.quant);
+  check->variant = fitVariant(query.variant, options.quant, query.variantOption);
   check->request = query.part.request;
   const FitRequest &request = check->request;
   if (!variantAvailable(device, check->variant))

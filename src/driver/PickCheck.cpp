@@ -92,7 +92,7 @@ std::unique_ptr<PickCheck> checkPick(const BuildOptions &options, const PickQuer
   check->pickRequest.allowEstimates = query.allowEstimates;
   for (const std::string &name : query.variants)
     if (!name.empty())
-      check->pickRequest.variants.push_back(fitVariant(name, options.quant, "--variants"));
+      check->pickRequest.variants.push_back(fitVariant(name, options.quant, query.variantsOption));
   // A pre-quantized model has int8 builds only; an int16x8 one, those of
   // int16x8Builds.
   const bool int16x8 = options.quant.int16x8;

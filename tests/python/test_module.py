@@ -129,6 +129,20 @@ def main():
             raise AssertionError(f"no bundlefit.Error for {named}")
     print("arguments: out-of-range values and NUL bytes refused, naming the argument")
 
+    # A refused build names the keyword given, never the command line's option.
+    for call, named in [
+        (lambda: bundlefit.fit(model, device="lpc55s69", variant="int16x8"), "variant int16x8: "),
+        (lambda: bundlefit.pick(model, device="lpc55s69", variants=["int16x8"]), "variants int16x8: "),
+    ]:
+        try:
+            call()
+        except bundlefit.Error as e:
+            check(e.exit_code == 2 and named in str(e) and "--" not in str(e),
+                  f"{named}: {e} (exit {e.exit_code})")
+        else:
+            raise AssertionError(f"no bundlefit.Error for {named}")
+    print("variants: a refused build names the Python keyword")
+
     # Threads: the GIL is released, the driver is thread-safe; same answers.
     sizes = [(4, 16), (8, 16), (8, 24), (16, 24)]
     models = [bundlefit.load(tiny_cnn(c, s).SerializeToString(), name=f"tiny_{c}_{s}.onnx") for c, s in sizes]

@@ -38,6 +38,8 @@ struct PartQuery {
 struct FitQuery {
   PartQuery part;
   std::string variant; ///< Empty: int8 with a profile, else float.
+  /// How errors name `variant`'s option: the front end's (Python: variant).
+  std::string variantOption = "--variant";
 };
 
 /// The verdict and everything its report shows. Holds the device database
@@ -76,7 +78,8 @@ device::DeviceDatabase loadDeviceDatabase(const std::vector<std::string> &device
 /// int16x8 model's integer builds named int16x8 (int8 names are taken for
 /// them). Throws Error(Usage) for a float build of a pre-quantized model, and
 /// for an int16x8 name on a model that is not int16x8; the message names
-/// `option`, the one the user gave `name` with (pick's is --variants).
+/// `option`, the one the user gave `name` with (FitQuery::variantOption,
+/// PickQuery::variantsOption).
 device::Variant fitVariant(const std::string &name, const QuantCliOptions &quant,
                            const std::string &option = "--variant");
 

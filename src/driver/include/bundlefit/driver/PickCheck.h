@@ -27,6 +27,8 @@ struct PickQuery {
   std::vector<std::string> variants; ///< Empty: every variant the part has.
   std::string goal = "latency";      ///< latency | ram | flash
   bool allowEstimates = false;
+  /// How errors name `variants`' option: the front end's (Python: variants).
+  std::string variantsOption = "--variants";
 };
 
 /// The comparison and everything its report shows. Holds the device database
