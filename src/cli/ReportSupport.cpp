@@ -32,7 +32,8 @@ std::unique_ptr<DeviceFitReport> fitForReport(const driver::Compilation &compila
   Stage stage("fit on " + report->device->id);
   Variant variant = driver::fitVariant("", compilation.options().quant);
   // Planned per core, the arena only minimised: `plan` shows the model, not a part's build.
-  driver::BuildSizer sizer({compilation.options().model, compilation.options().quant});
+  // Within the command's --time-limit, as the model's own plan.
+  driver::BuildSizer sizer(compilation.buildOptions());
   const driver::VariantBuild &build = sizer.build(*report->device, variant);
   report->footprint = build.footprint;
   FitRequest request;

@@ -128,6 +128,25 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("plan --device plans the part's build within --time-limit too") {
+  // At 1 microsecond the exact allocator gets no work: the autoencoder's
+  // arena is the greedy 1,088 bytes, not the 1,024 of the default 5 s. The
+  // build on the part is planned under the same limit (it once got 5 s).
+  const std::string autoencoder = bundlefit::test::modelPath("autoencoder");
+  CommandResult plan =
+      runText("plan " + autoencoder + " --device rt1062 --time-limit 0.000001 --memory-opt 2");
+  REQUIRE_MESSAGE(plan.exitCode == 0, plan.output);
+  std::smatch own, build;
+  const std::string text = plan.output;
+  REQUIRE_MESSAGE(std::regex_search(text, own, std::regex(R"(activations +([0-9,]*[0-9]))")), text);
+  REQUIRE_MESSAGE(
+      std::regex_search(text, build,
+                        std::regex(R"(build on rt1062 \(float\):.*ACTIVATIONS ([0-9,]*[0-9]))")),
+      text);
+  CHECK_MESSAGE(own[1] == "1,088", text);
+  CHECK_MESSAGE(build[1] == own[1], text);
+}
+
 TEST_CASE("pick: rows say buildable and estimate; best is buildable unless --allow-estimates") {
   nlohmann::json pick = jsonOf("pick " + lenet() + " --device rt685 --json");
   REQUIRE(pick["best"].is_number());
