@@ -37,9 +37,9 @@ std::vector<KernelCall> lowerConv(const Node &node, const PlanView &plan);
 std::vector<KernelCall> lowerConvTranspose(const Node &node, const PlanView &plan);
 } // namespace conv_float
 
+/// What the int8 ConvPool (memopt/FusedOps.cpp) and Gemm/MatMul share with
+/// Conv's int8 call (ConvInt8.cpp).
 namespace conv_int8 {
-/// bf_conv2d_s8's call (bf_depthwise_conv2d_s8, bf_conv2d_im2col_s8).
-KernelCall lowerConv(const Node &node);
 /// The int8 kernels' geometry (m and groups as computed: a depthwise conv as
 /// the grouped conv it is) and requantization scalars, every field set.
 bf_conv_params convParams(const Int8ConvArgs &a);

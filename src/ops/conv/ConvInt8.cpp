@@ -71,6 +71,8 @@ bf_quant_params quantParams(const Int8ConvArgs &a) {
   return q;
 }
 
+} // namespace conv_int8
+
 namespace {
 
 /// Whether an activation table in the stores of the call for `p` and `q`
@@ -94,8 +96,7 @@ bool tablePaysAtStore(const bf_conv_params &p, const bf_quant_params &q, bool de
   return depthwise3x3 || pointwise;
 }
 
-} // namespace
-
+/// bf_conv2d_s8's call (bf_depthwise_conv2d_s8, bf_conv2d_im2col_s8).
 KernelCall lowerConv(const Node &node) {
   Int8ConvArgs a = int8ConvArgs(node);
   // Asymmetric weights: the exact plain kernel (the fusions and in-place
@@ -105,8 +106,8 @@ KernelCall lowerConv(const Node &node) {
   // abi.h's structs: the geometry (a depthwise conv as the grouped conv it
   // is: m = C * chMult, groups = C) and the requantization scalars.
   // The weights, biases and tables are only read: noAlias (KernelCall.h).
-  const bf_conv_params geometry = convParams(a);
-  const bf_quant_params quant = quantParams(a);
+  const bf_conv_params geometry = conv_int8::convParams(a);
+  const bf_quant_params quant = conv_int8::quantParams(a);
   KernelCall call;
   call.args = {KernelArg::address(node.input(0)),
                KernelArg::address(node.input(1)).unaliased(),
@@ -150,11 +151,7 @@ KernelCall lowerConv(const Node &node) {
   return call;
 }
 
-} // namespace conv_int8
-
-namespace {
-
-std::vector<KernelCall> lower(const Node &node) { return {conv_int8::lowerConv(node)}; }
+std::vector<KernelCall> lower(const Node &node) { return {lowerConv(node)}; }
 
 std::string whyFloat(const Node &node) {
   const Value *w = node.input(1), *b = node.input(2);
