@@ -13,15 +13,25 @@ const FusedActivationKind *findFusedActivation(const std::string &name) {
   static const FusedActivationKind kinds[] = {
       {"None", BF_ACT_NONE},
       {"Relu", BF_ACT_RELU},
-      {"Clip", BF_ACT_CLIP, "activation_min", -FLT_MAX, "activation_max", FLT_MAX},
-      {"LeakyRelu", BF_ACT_LEAKY_RELU, "activation_alpha", 0.01f},
+      {"Clip",
+       BF_ACT_CLIP,
+       {"activation_min", nullptr, -FLT_MAX},
+       {"activation_max", nullptr, FLT_MAX}},
+      {"LeakyRelu", BF_ACT_LEAKY_RELU, {"activation_alpha", "alpha", 0.01f}},
       {"Sigmoid", BF_ACT_SIGMOID},
       {"Tanh", BF_ACT_TANH},
-      {"HardSigmoid", BF_ACT_HARD_SIGMOID, "activation_alpha", 0.2f, "activation_beta", 0.5f},
+      {"HardSigmoid",
+       BF_ACT_HARD_SIGMOID,
+       {"activation_alpha", "alpha", 0.2f},
+       {"activation_beta", "beta", 0.5f}},
       {"HardSwish", BF_ACT_HARD_SWISH},
       {"Silu", BF_ACT_SILU},
       {"Mish", BF_ACT_MISH},
-      {"XHardSigmoid", BF_ACT_X_HARD_SIGMOID, "activation_alpha", 0.2f, "activation_beta", 0.5f},
+      // The gate's HardSigmoid attributes.
+      {"XHardSigmoid",
+       BF_ACT_X_HARD_SIGMOID,
+       {"activation_alpha", "alpha", 0.2f},
+       {"activation_beta", "beta", 0.5f}},
   };
   const std::string key = name.empty() || name == "none" ? "None" : name;
   for (const FusedActivationKind &kind : kinds)
@@ -44,8 +54,8 @@ bool isInt8ClampActivation(const FusedActivationKind &kind) {
 }
 
 void fusedActivationParams(const FusedActivationKind &kind, const Node &node, float &a, float &b) {
-  a = kind.attrA ? node.attrs.getFloat(kind.attrA, kind.a) : 0.0f;
-  b = kind.attrB ? node.attrs.getFloat(kind.attrB, kind.b) : 0.0f;
+  a = kind.a.attr ? node.attrs.getFloat(kind.a.attr, kind.a.fallback) : 0.0f;
+  b = kind.b.attr ? node.attrs.getFloat(kind.b.attr, kind.b.fallback) : 0.0f;
 }
 
 } // namespace bundlefit

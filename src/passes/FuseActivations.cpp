@@ -43,17 +43,12 @@ bool readClipBound(const Value *bound, float fallback, float &out) {
 }
 
 /// Sets the fused activation parameters of `kind` on `attrs` from the
-/// activation node's own attributes: the table's "activation_alpha" is the
-/// node's "alpha", with the table's defaults (LeakyRelu 0.01, HardSigmoid
-/// 0.2 and 0.5), so they are stated once.
+/// activation node's own attributes, as the table names both with their
+/// defaults (LeakyRelu 0.01, HardSigmoid 0.2 and 0.5), so they are stated once.
 void copyActivationParams(const FusedActivationKind &kind, const Node &from, Attributes &attrs) {
-  const std::string prefix = "activation_";
-  if (kind.attrA)
-    attrs.setFloat(kind.attrA,
-                   from.attrs.getFloat(std::string(kind.attrA).substr(prefix.size()), kind.a));
-  if (kind.attrB)
-    attrs.setFloat(kind.attrB,
-                   from.attrs.getFloat(std::string(kind.attrB).substr(prefix.size()), kind.b));
+  for (const FusedActivationParam *param : {&kind.a, &kind.b})
+    if (param->from)
+      attrs.setFloat(param->attr, from.attrs.getFloat(param->from, param->fallback));
 }
 
 /// Writes the activation attributes of `activation` onto `producer`; false

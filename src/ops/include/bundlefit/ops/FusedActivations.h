@@ -3,7 +3,8 @@
 // Conv, ConvTranspose, Gemm and MatMul (and ConvPool) carry an activation
 // fused into them by passes/FuseActivations as the attribute `activation`
 // (OpRegistry.h). This table is the one list of them: its name, the kernels'
-// bf_activation code, and which attributes are the kernel's a and b.
+// bf_activation code, and which attributes are the kernel's a and b: the
+// producer's, and the activation node's own that FuseActivations copies.
 // "Silu" (x * Sigmoid(x)), "Mish" and "XHardSigmoid" (x * HardSigmoid(x;
 // alpha, beta)) are the x*f(x) chains of EfficientNet and MobileNetV3.
 //
@@ -17,13 +18,19 @@
 
 namespace bundlefit {
 
+/// A kernel parameter (a or b) of a fused activation.
+struct FusedActivationParam {
+  const char *attr = nullptr; ///< The producer's attribute ("activation_alpha").
+  /// The activation node's attribute it is copied from when fused ("alpha");
+  /// nullptr when it is not an attribute there (Clip's bounds are inputs).
+  const char *from = nullptr;
+  float fallback = 0; ///< When neither node has it (ONNX's default).
+};
+
 struct FusedActivationKind {
   const char *name;
   int32_t code; ///< enum bf_activation (src/kernels/bundlefit_kernels.h)
-  const char *attrA = nullptr;
-  float a = 0;
-  const char *attrB = nullptr;
-  float b = 0;
+  FusedActivationParam a = {}, b = {};
 };
 
 /// The row named `name` ("" and "None" are the no-op row), or nullptr.
