@@ -36,12 +36,13 @@ struct ModelOptions {
   std::vector<std::string> modelInputs;   ///< name,type,[d0,d1,...]
   bool fuseActivations = true;
   /// --memory-opt: 0..kMaxMemoryOpt (MemoryPlan.h). >= 1 also fuses Conv+pool
-  /// in loadModel; planners must get the same level (PlanOptions::memoryOpt).
+  /// (applyMemoryOptPasses); planners must get the same level
+  /// (PlanOptions::memoryOpt, set from this in Compilation::planOptions).
   int memoryOpt = kDefaultMemoryOpt;
   /// --patch-recompute-budget: extra MACs the level-2 patch stages' grids that
   /// set the peak may recompute, as a fraction of the model's MACs; a stage
   /// passes it only for a grid estimated under kPastBudgetTimeRatio of its
-  /// grid within it's time (PatchStageOptions).
+  /// grid within its time (PatchStageOptions).
   double patchRecomputeBudget = 0.2;
   /// --keep-model-order: nodes run in the model's order, not a memory-aware
   /// one (PlanOptions::reorderForMemory), for every command that plans.
