@@ -9,6 +9,44 @@
 
 namespace bundlefit {
 
+// Each int8 build and reference of src/ops/<family>/, found by file name
+// (src/ops/CMakeLists.txt writes Int8Builds.def).
+#define BUNDLEFIT_INT8_BUILD(X) void register##X##Int8(OpRegistry &registry);
+#define BUNDLEFIT_INT8_REFERENCE(X) void register##X##Int8Reference(OpRegistry &registry);
+#include "Int8Builds.def"
+#undef BUNDLEFIT_INT8_BUILD
+#undef BUNDLEFIT_INT8_REFERENCE
+
+namespace {
+
+/// Sets the int8 part of the definitions (Int8Def, CmsisDef, DeviceDef),
+/// once every float operator is registered: each build completes its own
+/// operators' float definitions and reads no other build's, so their order
+/// is free.
+void registerInt8Builds(OpRegistry &registry) {
+#define BUNDLEFIT_INT8_BUILD(X) register##X##Int8(registry);
+#define BUNDLEFIT_INT8_REFERENCE(X) register##X##Int8Reference(registry);
+#include "Int8Builds.def"
+#undef BUNDLEFIT_INT8_BUILD
+#undef BUNDLEFIT_INT8_REFERENCE
+}
+
+/// An operator whose int8 nodes run in bundles runs them in the
+/// interpreter too: the bundle-vs-interpreter tests compare the two, and
+/// a build whose reference file lost its registration would otherwise
+/// leave its nodes without one.
+void checkInt8References(const OpRegistry &registry) {
+  for (const std::string &name : registry.supportedOps()) {
+    const OpDef &def = *registry.find(name);
+    if (def.int8.lower && !def.int8.interpret)
+      fatalInternal("operator '" + name +
+                    "' has an int8 bundle kernel (int8.lower) but no int8 reference "
+                    "(int8Runs): src/ops/<family>/*Reference.cpp registers it");
+  }
+}
+
+} // namespace
+
 const OpRegistry &OpRegistry::get() {
   // Built once and never copied: byName_ points into defs_.
   static const OpRegistry &registry = *[] {
@@ -29,7 +67,8 @@ const OpRegistry &OpRegistry::get() {
     registerUnaryMathOps(*r);
     registerRecurrentOps(*r);
     registerInt16x8Ops(*r);
-    registerLutOps(*r); // int8 tables for activations registered above
+    registerInt8Builds(*r);
+    checkInt8References(*r);
     // The other direction of add()'s check: every identity but a model-only
     // one has a definition.
     for (size_t i = 0; i < kNumOps; ++i) {

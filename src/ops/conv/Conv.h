@@ -25,12 +25,6 @@ void convTransposeKernel(const Node &node, const std::vector<const Tensor *> &in
                          std::vector<Tensor> &outputs);
 } // namespace conv_interp
 
-/// Conv's int8 build: quantizer rule, kernel call, CMSIS-NN mapping and
-/// device sizing (ConvInt8.cpp), after the float registration.
-void registerConvInt8(OpRegistry &registry);
-/// Conv's int8 reference kernel (ConvReference.cpp).
-void registerConvInt8Reference(OpRegistry &registry);
-
 /// The bundle's float calls (ConvLower.cpp), the in-place forms included.
 namespace conv_float {
 std::vector<KernelCall> lowerConv(const Node &node, const PlanView &plan);

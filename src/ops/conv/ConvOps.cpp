@@ -152,8 +152,6 @@ void registerConvOps(OpRegistry &registry) {
                          .runs(conv_interp::convTransposeKernel);
   transpose.biasOperand = 2;
   transpose.lower = conv_float::lowerConvTranspose;
-  registerConvInt8(registry);
-  registerConvInt8Reference(registry);
 }
 
 } // namespace bundlefit

@@ -70,6 +70,10 @@ void conv(const Node &node, const std::vector<const Tensor *> &inputs,
 
 } // namespace bundlefit::conv_reference
 
-void bundlefit::registerConvInt8Reference(OpRegistry &registry) {
+namespace bundlefit {
+
+void registerConvInt8Reference(OpRegistry &registry) {
   registry.at("Conv").int8Runs(conv_reference::conv);
 }
+
+} // namespace bundlefit

@@ -49,12 +49,6 @@ void clip(const Node &node, const std::vector<const Tensor *> &inputs,
           std::vector<Tensor> &outputs);
 } // namespace elementwise_reference
 
-/// Add, Mul, Relu and Clip in int8: quantizer rules and kernel calls
-/// (ElementwiseInt8.cpp), after the float registration.
-void registerElementwiseInt8(OpRegistry &registry);
-/// Their int8 reference kernels (ElementwiseReference.cpp).
-void registerElementwiseInt8Reference(OpRegistry &registry);
-
 namespace elementwise_int8 {
 /// bf_clamp_s8 / bf_requantize_table_s8's call (Relu, Clip, Rescale).
 std::vector<KernelCall> lowerRescale(const Node &node);

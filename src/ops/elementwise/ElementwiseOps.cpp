@@ -259,8 +259,6 @@ void registerElementwiseOps(OpRegistry &registry) {
   registry.add({"Where", inferWhere, outputElements}).with(kOpElementwise).runs(whereKernel);
   for (const char *op : {"IsNaN", "IsInf"})
     registry.add({op, inferFloatTest, outputElements}).with(kOpElementwise).runs(floatTestKernel);
-  registerElementwiseInt8(registry);
-  registerElementwiseInt8Reference(registry);
   registerElementwiseLowering(registry);
 }
 

@@ -125,9 +125,13 @@ void clip(const Node &node, const std::vector<const Tensor *> &inputs,
 
 } // namespace bundlefit::elementwise_reference
 
-void bundlefit::registerElementwiseInt8Reference(OpRegistry &registry) {
+namespace bundlefit {
+
+void registerElementwiseInt8Reference(OpRegistry &registry) {
   registry.at("Add").int8Runs(elementwise_reference::add);
   registry.at("Mul").int8Runs(elementwise_reference::mul);
   registry.at("Relu").int8Runs(elementwise_reference::relu);
   registry.at("Clip").int8Runs(elementwise_reference::clip);
 }
+
+} // namespace bundlefit

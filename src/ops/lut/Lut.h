@@ -33,14 +33,9 @@ size_t activationOperand(const Node &node);
 std::array<int8_t, 256> buildTable(const Node &node, Function f, float inScale, int32_t inZeroPoint,
                                    float outScale, int32_t outZeroPoint);
 
-/// The interpreter's int8 reference (LutReference.cpp): f element by
-/// element, no table.
-void reference(const Node &node, const std::vector<const Tensor *> &inputs,
-               std::vector<Tensor> &outputs);
-
-/// Sets the int8 definition of every activation of LutOps.cpp (LutInt8.cpp).
-void registerInt8(OpRegistry &registry, const char *opType);
-/// Sets Sub's: a table when one operand is a scalar constant (LutInt8.cpp).
-void registerScalarSubInt8(OpRegistry &registry);
+/// The operators of LutOps.cpp's rows, whose int8 build is a table
+/// (LutInt8.cpp) and whose int8 reference is f element by element
+/// (LutReference.cpp).
+std::vector<const char *> tableOps();
 
 } // namespace bundlefit::lut

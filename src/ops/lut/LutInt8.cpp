@@ -65,18 +65,18 @@ size_t activationOperand(const Node &node) {
   return node.opType == "Sub" && isScalarConstant(node.input(0)) ? 1 : 0;
 }
 
-void registerScalarSubInt8(OpRegistry &registry) {
-  registerInt8(registry, "Sub");
-  OpDef &def = registry.at("Sub");
-  def.int8.whyFloat = whyFloatSub;
-  def.int8.activationInputs = subActivationInputs;
-}
-
-void registerInt8(OpRegistry &registry, const char *opType) {
-  OpDef &def = registry.at(opType).quantized(Int8Rule::OwnParams).int8Runs(reference);
-  def.int8.anyLayout = true;
-  def.int8.lower = lowerLut;
-}
-
 } // namespace lut
+
+void registerLutInt8(OpRegistry &registry) {
+  for (const char *opType : lut::tableOps()) {
+    OpDef &def = registry.at(opType).quantized(Int8Rule::OwnParams);
+    def.int8.anyLayout = true;
+    def.int8.lower = lut::lowerLut;
+  }
+  // Sub has a table only when one operand is a scalar constant.
+  OpDef &sub = registry.at("Sub");
+  sub.int8.whyFloat = lut::whyFloatSub;
+  sub.int8.activationInputs = lut::subActivationInputs;
+}
+
 } // namespace bundlefit

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace bundlefit {
 namespace lut {
@@ -73,13 +72,12 @@ Function functionOf(const Node &node) {
   return nullptr;
 }
 
-} // namespace lut
-
-void registerLutOps(OpRegistry &registry) {
-  for (const lut::Row &row : lut::kRows)
-    if (std::strcmp(row.opType, "Sub") != 0)
-      lut::registerInt8(registry, row.opType);
-  lut::registerScalarSubInt8(registry);
+std::vector<const char *> tableOps() {
+  std::vector<const char *> names;
+  for (const Row &row : kRows)
+    names.push_back(row.opType);
+  return names;
 }
 
+} // namespace lut
 } // namespace bundlefit

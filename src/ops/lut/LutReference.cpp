@@ -12,8 +12,11 @@
 #include <algorithm>
 #include <cmath>
 
-namespace bundlefit::lut {
+namespace bundlefit {
+namespace lut {
+namespace {
 
+/// f element by element, no table.
 void reference(const Node &node, const std::vector<const Tensor *> &inputs,
                std::vector<Tensor> &outputs) {
   const size_t operand = activationOperand(node);
@@ -29,4 +32,12 @@ void reference(const Node &node, const std::vector<const Tensor *> &inputs,
   }
 }
 
-} // namespace bundlefit::lut
+} // namespace
+} // namespace lut
+
+void registerLutInt8Reference(OpRegistry &registry) {
+  for (const char *opType : lut::tableOps())
+    registry.at(opType).int8Runs(lut::reference);
+}
+
+} // namespace bundlefit

@@ -43,6 +43,10 @@ void gemm(const Node &node, const std::vector<const Tensor *> &inputs,
 
 } // namespace bundlefit::matmul_reference
 
-void bundlefit::registerGemmInt8Reference(OpRegistry &registry) {
+namespace bundlefit {
+
+void registerGemmInt8Reference(OpRegistry &registry) {
   registry.at("Gemm").int8Runs(matmul_reference::gemm);
 }
+
+} // namespace bundlefit

@@ -23,16 +23,9 @@ void matMulKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                   std::vector<Tensor> &outputs);
 } // namespace matmul_interp
 
-/// Gemm's int8 build: quantizer rule, kernel call, CMSIS-NN mapping
-/// (GemmInt8.cpp), after the float registration.
-void registerGemmInt8(OpRegistry &registry);
-/// MatMul of two int8 activations (MatMulInt8.cpp).
-void registerMatMulInt8(OpRegistry &registry);
 /// Gemm and MatMul's float kernel calls (MatMulLower.cpp), after their
 /// registration.
 void registerMatMulLowering(OpRegistry &registry);
-/// Gemm's int8 reference kernel (GemmReference.cpp).
-void registerGemmInt8Reference(OpRegistry &registry);
 
 namespace gemm_int8 {
 /// Gemm and MatMul are fully-connected work for the cost models.

@@ -156,9 +156,6 @@ void registerMatMulOps(OpRegistry &registry) {
       .with(kOpQOperator)
       .runs(linear_quant_interp::qlinearMatMulKernel);
   registerMatMulLowering(registry);
-  registerGemmInt8(registry);
-  registerGemmInt8Reference(registry);
-  registerMatMulInt8(registry);
 }
 
 } // namespace bundlefit

@@ -26,12 +26,6 @@ void softmaxKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                    std::vector<Tensor> &outputs);
 } // namespace norm_interp
 
-/// Softmax's int8 build: quantizer rule, kernel call and CMSIS-NN mapping
-/// (SoftmaxInt8.cpp), after the float registration.
-void registerSoftmaxInt8(OpRegistry &registry);
-/// Its int8 reference kernel (SoftmaxReference.cpp).
-void registerSoftmaxInt8Reference(OpRegistry &registry);
-
 /// The bundle kernel calls (OpDef::lower) of the normalisations and (Log)Softmax
 /// (NormLower.cpp), after the float registration.
 void registerNormLowering(OpRegistry &registry);

@@ -149,8 +149,6 @@ void registerNormOps(OpRegistry &registry) {
   registry.add({"LayerNormalization", inferLayerNorm, batchNormMacs}).runs(layerNormKernel);
   registry.add({"InstanceNormalization", inferInstanceNorm, batchNormMacs})
       .runs(instanceNormKernel);
-  registerSoftmaxInt8(registry);
-  registerSoftmaxInt8Reference(registry);
   registerNormLowering(registry);
 }
 

@@ -153,6 +153,10 @@ void softmax(const Node &node, const std::vector<const Tensor *> &inputs,
 
 } // namespace bundlefit::norm_reference
 
-void bundlefit::registerSoftmaxInt8Reference(OpRegistry &registry) {
+namespace bundlefit {
+
+void registerSoftmaxInt8Reference(OpRegistry &registry) {
   registry.at("Softmax").int8Runs(norm_reference::softmax);
 }
+
+} // namespace bundlefit

@@ -25,13 +25,6 @@ void globalPoolKernel(const Node &node, const std::vector<const Tensor *> &input
                       std::vector<Tensor> &outputs);
 } // namespace pool_interp
 
-/// The int8 pools (MaxPool, AveragePool, GlobalAveragePool): quantizer
-/// rule, kernel calls, CMSIS-NN mapping and device sizing (PoolInt8.cpp),
-/// after the float registration.
-void registerPoolInt8(OpRegistry &registry);
-/// Their int8 reference kernels (PoolReference.cpp).
-void registerPoolInt8Reference(OpRegistry &registry);
-
 /// The bundle's float calls (PoolLower.cpp; MaxPool also uint8 and int8).
 namespace pool_float {
 std::vector<KernelCall> lowerMaxPool(const Node &node, const PlanView &plan);

@@ -85,8 +85,6 @@ void registerPoolOps(OpRegistry &registry) {
   globalAverage.lower = pool_float::lowerGlobalAveragePool;
   registry.add({"GlobalMaxPool", inferGlobalPool, noMacs}).runs(globalPoolKernel).lower =
       pool_float::lowerGlobalMaxPool;
-  registerPoolInt8(registry);
-  registerPoolInt8Reference(registry);
 }
 
 } // namespace bundlefit

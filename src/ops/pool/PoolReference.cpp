@@ -119,8 +119,12 @@ void globalAveragePool(const Node &node, const std::vector<const Tensor *> &inpu
 
 } // namespace bundlefit::pool_reference
 
-void bundlefit::registerPoolInt8Reference(OpRegistry &registry) {
+namespace bundlefit {
+
+void registerPoolInt8Reference(OpRegistry &registry) {
   registry.at("MaxPool").int8Runs(pool_reference::pool);
   registry.at("AveragePool").int8Runs(pool_reference::pool);
   registry.at("GlobalAveragePool").int8Runs(pool_reference::globalAveragePool);
 }
+
+} // namespace bundlefit

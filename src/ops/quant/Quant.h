@@ -30,11 +30,6 @@ void qlinearConvKernel(const Node &node, const std::vector<const Tensor *> &inpu
 } // namespace linear_quant_interp
 
 /// The int8 references of bundlefit's conversion nodes (QuantReference.cpp).
-/// Quantize, Dequantize and Rescale's int8 kernel calls (ConvertInt8.cpp).
-void registerQuantInt8(OpRegistry &registry);
-/// Their int8 reference kernels (QuantReference.cpp).
-void registerQuantInt8Reference(OpRegistry &registry);
-
 namespace quant_reference {
 void quantize(const Node &node, const std::vector<const Tensor *> &inputs,
               std::vector<Tensor> &outputs);

@@ -134,8 +134,6 @@ void registerQuantOps(OpRegistry &registry) {
   registry.add({"Dequantize", inferDequantize, perElement});
   registry.add({"Rescale", inferRescale, perElement});
   registry.add({"CmsisLayout", inferCmsisLayout, perElement});
-  registerQuantInt8(registry);
-  registerQuantInt8Reference(registry);
 }
 
 void registerLinearQuantOps(OpRegistry &registry) {

@@ -71,8 +71,12 @@ void rescale(const Node &node, const std::vector<const Tensor *> &inputs,
 
 } // namespace bundlefit::quant_reference
 
-void bundlefit::registerQuantInt8Reference(OpRegistry &registry) {
+namespace bundlefit {
+
+void registerQuantInt8Reference(OpRegistry &registry) {
   registry.at("Quantize").int8Runs(quant_reference::quantize);
   registry.at("Dequantize").int8Runs(quant_reference::dequantize);
   registry.at("Rescale").int8Runs(quant_reference::rescale);
 }
+
+} // namespace bundlefit

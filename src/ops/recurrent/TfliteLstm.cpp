@@ -93,11 +93,8 @@ uint64_t tfliteLstmScratchBytes(const Node &node) {
 }
 
 void registerTfliteLstm(OpRegistry &registry) {
-  OpDef &def =
-      registry.add({kTfliteLstmOp, inferTfliteLstm, tfliteLstmMacs}).quantized(Int8Rule::OwnParams);
+  OpDef &def = registry.add({kTfliteLstmOp, inferTfliteLstm, tfliteLstmMacs}).runs(tfliteLstmFloat);
   addTfliteLstmFloatKernel(def);
-  addTfliteLstmIntegerKernels(def);
-  registerTfliteLstmReference(registry);
 }
 
 } // namespace bundlefit

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bundlefit/ir/Graph.h"
+#include "bundlefit/ir/Tensor.h"
 
 #include <cstdint>
 #include <vector>
@@ -18,11 +19,9 @@ inline constexpr const char *kTfliteLstmOp = "TfliteLstm";
 void registerTfliteLstm(OpRegistry &registry);
 /// Its float kernel, bf_lstm_f32 (TfliteLstmFloat.cpp), on `def`.
 void addTfliteLstmFloatKernel(OpDef &def);
-/// Its int8 and int16x8 kernels, bf_lstm_s8 and bf_lstm_s16
-/// (TfliteLstmInt8.cpp), on `def`.
-void addTfliteLstmIntegerKernels(OpDef &def);
-/// Its float and integer references (TfliteLstmReference.cpp).
-void registerTfliteLstmReference(OpRegistry &registry);
+/// Its float reference (TfliteLstmReference.cpp, with the integer one).
+void tfliteLstmFloat(const Node &node, const std::vector<const Tensor *> &inputs,
+                     std::vector<Tensor> &outputs);
 /// A node's sizes (its operands checked: every variant's shapes and types).
 struct TfliteLstmGeometry {
   int64_t batch = 0, steps = 0, inputs = 0, cells = 0;

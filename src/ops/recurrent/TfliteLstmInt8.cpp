@@ -118,7 +118,8 @@ std::vector<size_t> activationInputs(const Node &) { return {0}; }
 
 } // namespace
 
-void addTfliteLstmIntegerKernels(OpDef &def) {
+void registerTfliteLstmInt8(OpRegistry &registry) {
+  OpDef &def = registry.at(kTfliteLstmOp).quantized(Int8Rule::OwnParams);
   def.int8.activationInputs = activationInputs;
   def.int8.lower = lower;
 }

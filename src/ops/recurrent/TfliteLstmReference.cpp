@@ -191,6 +191,8 @@ float sigmoidF32(float x) {
   return 1.0f / (1.0f + std::exp(-x));
 }
 
+} // namespace
+
 /// TFLM's float LSTM (lstm_eval.cc with float operands): gate =
 /// act(FC(x, W, bias) + FC(h, R)), each FC summed in order;
 /// c = clip(f * c + i * g); h = tanh(c) * o.
@@ -227,6 +229,8 @@ void tfliteLstmFloat(const Node &node, const std::vector<const Tensor *> &inputs
   runLstm<float, float>(node, inputs[0]->data<float>(), outputs[0].data<float>(), 0.0f, gate, step);
 }
 
+namespace {
+
 void tfliteLstmKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                       std::vector<Tensor> &outputs) {
   if (node.input(0)->type.dtype == DType::Int16)
@@ -237,8 +241,8 @@ void tfliteLstmKernel(const Node &node, const std::vector<const Tensor *> &input
 
 } // namespace
 
-void registerTfliteLstmReference(OpRegistry &registry) {
-  registry.at(kTfliteLstmOp).runs(tfliteLstmFloat).int8Runs(tfliteLstmKernel);
+void registerTfliteLstmInt8Reference(OpRegistry &registry) {
+  registry.at(kTfliteLstmOp).int8Runs(tfliteLstmKernel);
 }
 
 } // namespace bundlefit

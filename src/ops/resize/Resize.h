@@ -81,10 +81,6 @@ void resize(const Node &node, const std::vector<const Tensor *> &inputs,
             std::vector<Tensor> &outputs);
 } // namespace resize_reference
 
-/// Resize's int8 definition: nearest, a copy by precomputed indices;
-/// linear, a float blend rounded once (ResizeInt8.cpp).
-void registerResizeInt8(OpRegistry &registry);
-
 /// The bundle kernel calls (OpDef::lower) of Resize
 /// (ResizeLower.cpp), after the float registration.
 void registerResizeLowering(OpRegistry &registry);

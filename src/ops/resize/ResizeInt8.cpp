@@ -123,8 +123,7 @@ LinearAxis linearAxisF32(const Node &node, size_t d) {
 }
 
 void registerResizeInt8(OpRegistry &registry) {
-  OpDef &def =
-      registry.at("Resize").quantized(Int8Rule::SameParams).int8Runs(resize_reference::resize);
+  OpDef &def = registry.at("Resize").quantized(Int8Rule::SameParams);
   def.int8.whyFloat = whyFloat;
   def.int8.lower = lower;
 }

@@ -117,7 +117,6 @@ void registerResizeOps(OpRegistry &registry) {
   registry.add({"Resize", inferResize, noMacs})
       .parameters(kParametersFrom1)
       .runs(resize_interp::resizeKernel);
-  registerResizeInt8(registry);
   registerResizeLowering(registry);
 }
 

@@ -67,3 +67,11 @@ void resize(const Node &node, const std::vector<const Tensor *> &inputs,
 }
 
 } // namespace bundlefit::resize_reference
+
+namespace bundlefit {
+
+void registerResizeInt8Reference(OpRegistry &registry) {
+  registry.at("Resize").int8Runs(resize_reference::resize);
+}
+
+} // namespace bundlefit

@@ -45,6 +45,10 @@ void concat(const Node &node, const std::vector<const Tensor *> &inputs,
 
 } // namespace bundlefit::shape_reference
 
-void bundlefit::registerConcatInt8Reference(OpRegistry &registry) {
+namespace bundlefit {
+
+void registerConcatInt8Reference(OpRegistry &registry) {
   registry.at("Concat").int8Runs(shape_reference::concat);
 }
+
+} // namespace bundlefit

@@ -42,12 +42,6 @@ void rangeKernel(const Node &node, const std::vector<const Tensor *> &inputs,
                  std::vector<Tensor> &outputs);
 } // namespace shape_interp
 
-/// Concat's int8 build: quantizer rule and kernel calls (ConcatInt8.cpp),
-/// after the float registration.
-void registerConcatInt8(OpRegistry &registry);
-/// Its int8 reference kernel (ConcatReference.cpp).
-void registerConcatInt8Reference(OpRegistry &registry);
-
 /// The bundle kernel calls (OpDef::lower) of Transpose, Concat, Split, Slice, Pad, Gather
 /// (ShapeLower.cpp), after the float registration.
 void registerShapeLowering(OpRegistry &registry);

@@ -595,8 +595,6 @@ void registerShapeOps(OpRegistry &registry) {
       .parameters(1u)
       .runs(constantOfShapeKernel);
   registry.add({"Range", inferRange, noMacs}).parameters(kAllParameters).runs(rangeKernel);
-  registerConcatInt8(registry);
-  registerConcatInt8Reference(registry);
   registerShapeLowering(registry);
 }
 

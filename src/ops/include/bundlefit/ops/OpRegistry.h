@@ -4,10 +4,10 @@
 // means and how each engine runs it: output types from input types (static
 // shape/dtype inference), multiply-accumulates, traits, the reference
 // interpreter's kernel, and how it behaves once quantized. Operators are
-// registered explicitly, one family per folder in src/ops/<family>/, listed
-// in src/ops/AllOps.cpp (no static initialisers: they vanish when linking
-// static libraries). The rest of bundlefit asks the definition; nobody keeps
-// a list of op names (docs/adding-an-operator.md).
+// registered explicitly, one family per folder in src/ops/<family>/, listed in
+// src/ops/AllOps.cpp, the int8 builds by file name (no static initialisers: they
+// vanish when linking static libraries). The rest of bundlefit asks the
+// definition; nobody keeps a list of op names (docs/adding-an-operator.md).
 //
 // Operand conventions are ONNX opset 13 (see Graph.h). Attributes bundlefit
 // adds on top of ONNX:
@@ -367,9 +367,8 @@ void registerReduceOps(OpRegistry &registry);      // ReduceMean, ReduceMax
 void registerQuantOps(OpRegistry &registry);       // Quantize, Dequantize, Rescale (internal)
 void registerLinearQuantOps(OpRegistry &registry); // ONNX QuantizeLinear, DequantizeLinear
 void registerFusedOps(OpRegistry &registry);       // ConvPool (FusedOps.h)
-void registerLutOps(OpRegistry &registry);      // int8 tables of Sigmoid, Tanh, HardSwish... (lut/)
-void registerMovementOps(OpRegistry &registry); // Expand, Tile, DepthToSpace, Trilu...
-void registerIndexOps(OpRegistry &registry);    // GatherElements, GatherND, ScatterElements, OneHot
+void registerMovementOps(OpRegistry &registry);    // Expand, Tile, DepthToSpace, Trilu...
+void registerIndexOps(OpRegistry &registry); // GatherElements, GatherND, ScatterElements, OneHot
 void registerUnaryMathOps(OpRegistry &registry); // Neg, Log, Erf, Selu... (UnaryMath.h)
 void registerRecurrentOps(OpRegistry &registry); // LSTM, GRU, RNN (unrolled by a pass)
 void registerInt16x8Ops(OpRegistry &registry);   // TFLite int16x8 (Int16Conv, Int16Add...)

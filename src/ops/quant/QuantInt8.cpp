@@ -1,4 +1,4 @@
-//===- ConvertInt8.cpp - Quantize, Dequantize and Rescale kernel calls -----===//
+//===- QuantInt8.cpp - Quantize, Dequantize and Rescale kernel calls -------===//
 //
 // TFLM's Prepare() arithmetic for the kernel (bundlefit/ops/Int8Params.h),
 // computed once at compile time from the node's operand types, and the
