@@ -495,10 +495,15 @@ DeviceDatabase DeviceDatabase::load(const std::string &partsDir, const std::stri
     db.boardSchema_ = readJsonFile(boardSchemaPath);
   // One broken file (a FIFO, a truncated part) is left out with a warning
   // naming it; every other part still loads (readInputFile opens no FIFO).
+  // An internal error is bundlefit's, not the file's (an operator registry
+  // that failed to build fails every part): it ends the command, or
+  // `devices` would list nothing and exit 0.
   auto addEntry = [&](const std::string &file) {
     try {
       db.addDatabaseFile(file);
     } catch (const Error &e) {
+      if (e.code() == ExitCode::Internal)
+        throw;
       db.warnings_.push_back(std::string(e.what()) + " (left out of the device database)");
     }
   };
