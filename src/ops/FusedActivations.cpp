@@ -1,6 +1,8 @@
 //===- FusedActivations.cpp - The table of fusable activations -------------===//
 #include "bundlefit/ops/FusedActivations.h"
 
+#include "bundlefit/ops/ActivationDefaults.h"
+
 #include "bundlefit/support/Error.h"
 
 #include "bundlefit/kernels/abi.h" // enum bf_activation
@@ -17,21 +19,21 @@ const FusedActivationKind *findFusedActivation(const std::string &name) {
        BF_ACT_CLIP,
        {"activation_min", nullptr, -FLT_MAX},
        {"activation_max", nullptr, FLT_MAX}},
-      {"LeakyRelu", BF_ACT_LEAKY_RELU, {"activation_alpha", "alpha", 0.01f}},
+      {"LeakyRelu", BF_ACT_LEAKY_RELU, {"activation_alpha", "alpha", kLeakyReluAlpha}},
       {"Sigmoid", BF_ACT_SIGMOID},
       {"Tanh", BF_ACT_TANH},
       {"HardSigmoid",
        BF_ACT_HARD_SIGMOID,
-       {"activation_alpha", "alpha", 0.2f},
-       {"activation_beta", "beta", 0.5f}},
+       {"activation_alpha", "alpha", kHardSigmoidAlpha},
+       {"activation_beta", "beta", kHardSigmoidBeta}},
       {"HardSwish", BF_ACT_HARD_SWISH},
       {"Silu", BF_ACT_SILU},
       {"Mish", BF_ACT_MISH},
       // The gate's HardSigmoid attributes.
       {"XHardSigmoid",
        BF_ACT_X_HARD_SIGMOID,
-       {"activation_alpha", "alpha", 0.2f},
-       {"activation_beta", "beta", 0.5f}},
+       {"activation_alpha", "alpha", kHardSigmoidAlpha},
+       {"activation_beta", "beta", kHardSigmoidBeta}},
   };
   const std::string key = name.empty() || name == "none" ? "None" : name;
   for (const FusedActivationKind &kind : kinds)

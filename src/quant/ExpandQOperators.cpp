@@ -65,7 +65,9 @@ private:
       return true;
     case Op::MsQLinearLeakyRelu: {
       Node *f = expandSimple(node, Op::LeakyRelu, {{0, 1, 2}}, 3);
-      f->attrs.setFloat("alpha", node.attrs.getFloat("alpha", 0.01f));
+      // Absent, it stays absent: LeakyRelu's default is com.microsoft's too.
+      if (const Attribute *alpha = node.attrs.find("alpha"))
+        f->attrs.set("alpha", *alpha);
       return true;
     }
     case Op::MsQLinearSoftmax:

@@ -4,7 +4,8 @@
   input -> Q -> DQ -> OP -> Q -> DQ -> output
 
 for OP in Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu and Gelu
-(opset 20; approximate "none" and "tanh"), with int8
+(opset 20; approximate "none" and "tanh"), the first three also without
+attributes (ONNX's defaults), with int8
 (s8) and uint8 (u8) activations; each writes NAME.input.npy whose first
 sample holds every one of the 256 input codes exactly (and the others
 random values past both ends of the range, which saturate). compare_qdq.py
@@ -40,6 +41,14 @@ OPS = [
     ("Elu", {"alpha": 0.7}, (-4.0, 3.0), (-0.7, 3.0)),
     ("Gelu", {}, (-5.0, 4.0), (-0.17, 4.0)),
     ("Gelu", {"approximate": "tanh"}, (-4.5, 6.0), (-0.17, 6.0)),
+]
+# The attributed ops again with no attributes, named OP_default: the table
+# must take ONNX's defaults (LeakyRelu 0.01, HardSigmoid 0.2/0.5, Elu 1.0)
+# from the op's definition (bundlefit/ops/ActivationDefaults.h, UnaryMathOps.cpp).
+DEFAULTS = [
+    ("HardSigmoid", {}, (-4.0, 3.5), (0.0, 1.0)),
+    ("LeakyRelu", {}, (-6.0, 5.0), (-0.06, 5.0)),
+    ("Elu", {}, (-4.0, 3.0), (-1.0, 3.0)),
 ]
 # Ops newer than opset 17, and the opset their models import: onnx's
 # checker here (1.12) predates them, so those models are not checked.
@@ -168,11 +177,13 @@ def main():
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    rows = OPS + [(name, {}, r_in, r_out) for name, (_, r_in, r_out) in CHAINS.items()]
-    for op, attrs, in_range, out_range in rows:
+    rows = [(op, attrs, r_in, r_out, attrs.get("approximate")) for op, attrs, r_in, r_out in OPS]
+    rows += [(*row, "default") for row in DEFAULTS]
+    rows += [(name, {}, r_in, r_out, None) for name, (_, r_in, r_out) in CHAINS.items()]
+    for op, attrs, in_range, out_range, tag in rows:
         for dtype in ("s8", "u8"):
             m, samples = model(op, attrs, in_range, out_range, dtype)
-            name = f"{op.lower()}{'_' + attrs['approximate'] if 'approximate' in attrs else ''}_qdq_{dtype}"
+            name = f"{op.lower()}{'_' + tag if tag else ''}_qdq_{dtype}"
             onnx.save(m, os.path.join(args.out, name + ".onnx"))
             np.save(os.path.join(args.out, name + ".input.npy"), samples)
     for name, attrs, operand, opset in RESIZES:

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "elementwise/Elementwise.h"
 
+#include "bundlefit/ops/ActivationDefaults.h"
 #include "bundlefit/ops/OpRegistry.h"
 
 #include "bundlefit/support/Error.h"
@@ -216,14 +217,15 @@ void floatUnaryKernel(const Node &node, const std::vector<const Tensor *> &input
   const std::string &op = node.opType;
   std::function<float(float)> f;
   if (op == "LeakyRelu") {
-    float alpha = node.attrs.getFloat("alpha", 0.01f);
+    float alpha = node.attrs.getFloat("alpha", kLeakyReluAlpha);
     f = [alpha](float v) { return v < 0 ? alpha * v : v; };
   } else if (op == "Sigmoid") {
     f = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
   } else if (op == "Tanh") {
     f = [](float v) { return std::tanh(v); };
   } else if (op == "HardSigmoid") {
-    float alpha = node.attrs.getFloat("alpha", 0.2f), beta = node.attrs.getFloat("beta", 0.5f);
+    float alpha = node.attrs.getFloat("alpha", kHardSigmoidAlpha);
+    float beta = node.attrs.getFloat("beta", kHardSigmoidBeta);
     f = [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); };
   } else if (op == "HardSwish") { // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5
     f = [](float v) { return v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f)); };

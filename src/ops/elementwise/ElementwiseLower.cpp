@@ -9,6 +9,7 @@
 #include "elementwise/Elementwise.h"
 
 #include "bundlefit/kernels/abi.h" // bf_binary_op, bf_compare_op, bf_logic_op
+#include "bundlefit/ops/ActivationDefaults.h"
 #include "bundlefit/ops/LowerHelpers.h"
 
 #include <cfloat>
@@ -94,14 +95,15 @@ struct UnaryKernel {
   float b = 0;
 };
 
-const UnaryKernel kUnaries[] = {{"Relu", "bf_relu_f32"},
-                                {"LeakyRelu", "bf_leaky_relu_f32", "alpha", 0.01f},
-                                {"Sigmoid", "bf_sigmoid_f32"},
-                                {"Tanh", "bf_tanh_f32"},
-                                {"HardSigmoid", "bf_hard_sigmoid_f32", "alpha", 0.2f, "beta", 0.5f},
-                                {"HardSwish", "bf_hard_swish_f32"},
-                                {"Exp", "bf_exp_f32"},
-                                {"Sqrt", "bf_sqrt_f32"}};
+const UnaryKernel kUnaries[] = {
+    {"Relu", "bf_relu_f32"},
+    {"LeakyRelu", "bf_leaky_relu_f32", "alpha", kLeakyReluAlpha},
+    {"Sigmoid", "bf_sigmoid_f32"},
+    {"Tanh", "bf_tanh_f32"},
+    {"HardSigmoid", "bf_hard_sigmoid_f32", "alpha", kHardSigmoidAlpha, "beta", kHardSigmoidBeta},
+    {"HardSwish", "bf_hard_swish_f32"},
+    {"Exp", "bf_exp_f32"},
+    {"Sqrt", "bf_sqrt_f32"}};
 
 Calls lowerUnary(const Node &node, const PlanView &) {
   for (const UnaryKernel &u : kUnaries)

@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "lut/Lut.h"
 
+#include "bundlefit/ops/ActivationDefaults.h"
+#include "bundlefit/ops/UnaryMath.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -20,15 +23,18 @@ float clamp01(float v) { return std::max(0.0f, std::min(1.0f, v)); }
 float sigmoid(float x, const Node &) { return float(1.0 / (1.0 + std::exp(-double(x)))); }
 float tanhOf(float x, const Node &) { return float(std::tanh(double(x))); }
 float hardSigmoid(float x, const Node &node) {
-  return clamp01(node.attrs.getFloat("alpha", 0.2f) * x + node.attrs.getFloat("beta", 0.5f));
+  return clamp01(node.attrs.getFloat("alpha", kHardSigmoidAlpha) * x +
+                 node.attrs.getFloat("beta", kHardSigmoidBeta));
 }
 // ONNX's function body: Mul(X, HardSigmoid<alpha = 1/6, beta = 0.5>(X)).
 float hardSwish(float x, const Node &) { return x * clamp01(float(1.0 / 6.0) * x + 0.5f); }
 float leakyRelu(float x, const Node &node) {
-  return x >= 0 ? x : node.attrs.getFloat("alpha", 0.01f) * x;
+  return x >= 0 ? x : node.attrs.getFloat("alpha", kLeakyReluAlpha) * x;
 }
 float elu(float x, const Node &node) {
-  return x >= 0 ? x : node.attrs.getFloat("alpha", 1.0f) * (float(std::exp(double(x))) - 1.0f);
+  float alpha, unused;
+  unaryMathParams(*findUnaryMathOp("Elu"), node, alpha, unused);
+  return x >= 0 ? x : alpha * (float(std::exp(double(x))) - 1.0f);
 }
 
 // bundlefit's Silu (UnaryMathOps.cpp): x * Sigmoid(x) in one table.

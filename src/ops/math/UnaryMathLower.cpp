@@ -17,26 +17,24 @@ using namespace lowering;
 struct OwnKernel {
   const char *opType;
   const char *kernel;
-  const char *attrA = nullptr;
-  float a = 0;
 };
 const OwnKernel kOwnKernels[] = {{"Neg", "bf_neg_f32"},
                                  {"Abs", "bf_abs_f32"},
-                                 {"Elu", "bf_elu_f32", "alpha", 1.0f},
+                                 {"Elu", "bf_elu_f32"},
                                  {"Reciprocal", "bf_reciprocal_f32"}};
 
 std::vector<KernelCall> lowerUnaryMath(const Node &node, const PlanView &) {
-  for (const OwnKernel &own : kOwnKernels)
-    if (node.opType == own.opType)
-      return {unaryCall(node, own.kernel, own.attrA ? node.attrs.getFloat(own.attrA, own.a) : 0.0f,
-                        0.0f)};
   const UnaryMathOp *op = findUnaryMathOp(node.opType);
   if (!op)
     unsupported(node, "no bundle kernel for this operator");
-  const Value *x = input(node, 0), *y = node.output(0);
-  requireFloat(node, x), requireFloat(node, y);
+  // The row's attributes and defaults, for the own kernels too (Elu's alpha).
   float a, b;
   unaryMathParams(*op, node, a, b);
+  for (const OwnKernel &own : kOwnKernels)
+    if (node.opType == own.opType)
+      return {unaryCall(node, own.kernel, a, b)};
+  const Value *x = input(node, 0), *y = node.output(0);
+  requireFloat(node, x), requireFloat(node, y);
   return {call("bf_unary_f32",
                {KernelArg::address(x), KernelArg::address(y), KernelArg::i32(y->type.numElements()),
                 KernelArg::i32(op->code), KernelArg::f32(a), KernelArg::f32(b)})};
