@@ -6,7 +6,10 @@
 // what is left. So on a machine that is not overloaded the work runs out
 // before the clock and the plan is the same whatever the load. The clock
 // is the safety net for a machine that is: this file is the only place in
-// the planner that reads it, once per kUnitsPerClockRead units spent.
+// the planner that reads it, once per kUnitsPerClockRead units spent. It
+// reads both CPU and wall time and stops at whichever passes the deadline
+// first: the limit holds in both (issue 37), so load, which stretches wall
+// time, ends the work sooner rather than letting the run overrun.
 // Unless the caller wants the time used (ExactOptions::clockEnds): then
 // the clock ends the work, and counted work that runs out first is given
 // more at the rate the run measured.
@@ -29,8 +32,8 @@ namespace bundlefit::planner::detail {
 // pass gathers is kGatherUnits.
 // Calibrated on the shared 2-core machine the benchmarks run on (10^3 to
 // 10^6 buffers, every family), so that the work a limit gives takes about
-// that limit in CPU time. The clock reads CPU time, not wall time, so a
-// loaded machine takes longer but plans the same.
+// that limit in CPU time. On a loaded machine the wall clock ends the work
+// first, so the plan there is what the time allowed, not the quiet one.
 
 /// Units per range a greedy pass gathers and sorts (about 4 ns).
 inline constexpr uint64_t kGatherUnits = 2;
@@ -46,19 +49,34 @@ inline uint64_t sortUnits(uint64_t k) {
   return k * levels;
 }
 
-/// The process's CPU seconds: the limit is on CPU time, which load does
-/// not stretch, so the clock stops only work that took longer than it was
-/// calibrated to.
-inline double cpuSeconds() {
+/// The two clocks the limit holds on, in seconds from a fixed point each.
+struct Clocks {
+  double cpu = 0;  ///< The process's CPU time: work that ran slower than calibrated.
+  double wall = 0; ///< Monotonic wall time: what the user waits for, stretched by load.
+};
+
+inline double secondsOn(clockid_t clock) {
   timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  clock_gettime(clock, &t);
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+inline Clocks readClocks() {
+  return {secondsOn(CLOCK_PROCESS_CPUTIME_ID), secondsOn(CLOCK_MONOTONIC)};
+}
+
+/// Seconds from `start` to `now` on whichever clock has gone further.
+inline double elapsed(const Clocks &start, const Clocks &now) {
+  return std::max(now.cpu - start.cpu, now.wall - start.wall);
 }
 
 class Budget {
 public:
-  /// `work`: units to allow, 0 for the ones `seconds` gives.
-  explicit Budget(double seconds, uint64_t work = 0, bool clockEnds = false) {
+  /// `work`: units to allow, 0 for the ones `seconds` gives. `clocks`:
+  /// readClocks but in tests, which give the clocks they need.
+  explicit Budget(double seconds, uint64_t work = 0, bool clockEnds = false,
+                  Clocks (*read)() = readClocks)
+      : clocks(read) {
     // NaN and negative limits are refused by the callers; clamp anyway so
     // that "practically forever" cannot overflow the clock.
     double limit = seconds >= 0 ? std::min(seconds, 1e7) : 0;
@@ -73,8 +91,8 @@ public:
     // 1.05x of --time-limit at 10^5 buffers (0.5, 1 and 5 s; 1.08x at 0.5 s
     // with the check), leaving little of the 10% the limit allows for noise.
     refills = clockEnds && work == 0;
-    start = cpuSeconds();
-    deadline = start + limit * (refills ? 1.0 : kClockSlack);
+    start = clocks();
+    deadline = limit * (refills ? 1.0 : kClockSlack);
     units = work ? work : uint64_t(limit * double(kWorkUnitsPerSecond));
     if (units == 0)
       stopped = Limit::Work;
@@ -103,7 +121,7 @@ public:
     sinceClock += n;
     if (sinceClock >= kUnitsPerClockRead) {
       sinceClock = 0;
-      if (cpuSeconds() >= deadline) {
+      if (seconds() >= deadline) {
         stopped = Limit::Time;
         return false;
       }
@@ -115,7 +133,7 @@ public:
   /// step whose setup alone (a sort of every item) may pass the deadline.
   /// `margin`: seconds the caller needs after it stops.
   bool timeLeft(double margin = 0) {
-    if (stopped == Limit::None && cpuSeconds() + margin >= deadline)
+    if (stopped == Limit::None && seconds() + margin >= deadline)
       stopped = Limit::Time;
     return stopped == Limit::None;
   }
@@ -146,28 +164,34 @@ public:
 private:
   // ExactOptions::clockEnds: the whole work (no step's share: those end
   // where the caller gave them) ran out with time left, so what a unit
-  // cost this run is measured (CPU so far per unit spent) and the time
-  // left becomes units at that rate. False when no time is left.
+  // cost this run is measured (seconds so far per unit spent, on the clock
+  // that has gone further: under load the wall clock, so that the units
+  // given end by the wall deadline too) and the time left becomes units at
+  // that rate. False when no time is left.
   bool refill(uint64_t n) {
     if (!refills || heldTotal != 0)
       return false;
-    double now = cpuSeconds();
-    if (deadline - now < kLeastRefillSeconds || used == 0 || now <= start)
+    double now = seconds();
+    if (deadline - now < kLeastRefillSeconds || used == 0 || now <= 0)
       return false;
-    double perSecond = double(used) / (now - start);
+    double perSecond = double(used) / now;
     units += uint64_t(std::min(perSecond * (deadline - now), 1e18));
     return n < units;
   }
 
+  /// Seconds since the budget began, on the clock that has gone further.
+  double seconds() const { return elapsed(start, clocks()); }
+
   static constexpr double kLeastRefillSeconds = 0.001;
   bool refills = false;
-  double start = 0;
+  Clocks (*clocks)();
+  Clocks start;
   uint64_t heldTotal = 0;
   static constexpr uint64_t kUnitsPerClockRead = uint64_t(1) << 18;
   static constexpr uint64_t kItemsPerExtraUnit = 1'250'000;
   uint64_t sixteenths = 16;
   static constexpr double kClockSlack = 1.05;
-  double deadline;
+  double deadline; ///< Seconds after start.
   uint64_t units = 0, used = 0, sinceClock = 0;
   Limit stopped = Limit::None;
 };

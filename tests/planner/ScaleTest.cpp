@@ -218,14 +218,15 @@ TEST_CASE("with clockEnds the work ends at the limit, whatever a unit costs") {
   auto run = [](bool clockEnds, detail::Limit &why) {
     const double limit = 0.12;
     detail::Budget budget(limit, 0, clockEnds);
-    double start = detail::cpuSeconds();
+    detail::Clocks start = detail::readClocks();
     volatile uint64_t sink = 0;
     do {
       for (int k = 0; k < 250; ++k)
         sink = sink + k;
     } while (budget.spend(1000));
     why = budget.limit();
-    return (detail::cpuSeconds() - start) / limit;
+    // The clock the budget ends on: CPU or wall time, whichever is further.
+    return detail::elapsed(start, detail::readClocks()) / limit;
   };
   detail::Limit why = detail::Limit::None;
   double counted = run(false, why);
@@ -238,4 +239,53 @@ TEST_CASE("with clockEnds the work ends at the limit, whatever a unit costs") {
   // At the limit, not the counted work's slack past it (1.05x): what the
   // caller does after (the check, the output) needs the rest of the 10%.
   CHECK(timed <= 1.03);
+}
+
+namespace {
+// A machine where this process gets a third of a core: wall time runs 3x
+// its CPU time, and both move only when a test says.
+detail::Clocks loadedClocks{0, 0};
+detail::Clocks readLoadedClocks() { return loadedClocks; }
+void advanceLoaded(double wallSeconds) {
+  loadedClocks.wall += wallSeconds;
+  loadedClocks.cpu += wallSeconds / 3;
+}
+} // namespace
+
+TEST_CASE("the clock ends the work at the limit in wall time, which load stretches") {
+  // Issue 37: the limit holds in CPU and wall time. CPU time alone let a
+  // loaded run take 1.3-1.5x the limit in wall time.
+  loadedClocks = {100, 5000};
+  detail::Budget budget(1.0, 0, false, readLoadedClocks);
+  advanceLoaded(1.0);
+  CHECK(budget.timeLeft()); // Wall 1.0 s, CPU 0.33 s: inside the twentieth to spare.
+  advanceLoaded(0.1);       // Wall 1.1 s, CPU 0.37 s: past the wall deadline.
+  CHECK_FALSE(budget.timeLeft());
+  CHECK(budget.limit() == detail::Limit::Time);
+
+  // And when spending: the clock is read every 2^18 units.
+  loadedClocks = {100, 5000};
+  detail::Budget spending(1.0, 0, false, readLoadedClocks);
+  advanceLoaded(1.1);
+  uint64_t spent = 0;
+  while (spending.spend(1000) && spent < 1'000'000)
+    spent += 1000;
+  CHECK(spending.limit() == detail::Limit::Time);
+  CHECK(spent < 300'000);
+}
+
+TEST_CASE("with clockEnds the units given more end by the wall deadline") {
+  // Half the limit gone in wall time (a sixth in CPU time) for 10^6 units:
+  // the rate is measured on the wall clock, 2 x 10^6 units a second, so the
+  // half second left is 10^6 units more; measured on CPU time it would be
+  // 6 x 10^6 a second for five sixths of a second left, 5 x 10^6 units.
+  loadedClocks = {100, 5000};
+  detail::Budget budget(1.0, 0, true, readLoadedClocks);
+  const uint64_t first = budget.left();
+  REQUIRE(budget.spend(first - 1)); // Counted work nearly gone...
+  advanceLoaded(0.5);               // ...in half the limit's wall time.
+  CHECK(budget.spend(2));           // Runs out: given more.
+  uint64_t more = budget.left() + 2 - 1;
+  MESSAGE("units given more: " << more << " for " << first << " in the first half");
+  CHECK(double(more) == doctest::Approx(double(first)).epsilon(0.01));
 }

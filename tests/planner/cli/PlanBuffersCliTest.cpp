@@ -183,13 +183,10 @@ TEST_CASE("plan-buffers: --time-limit bounds the whole run at 10^6 buffers") {
   // agrees with what the parent measured.
   CHECK(report["cpu_seconds"].get<double>() <= cpu + 0.05);
   CHECK(report["problems"][0]["cpu_seconds"].get<double>() <= report["cpu_seconds"].get<double>());
-  // The wall clock too, where the machine gave this run a core: the limit
-  // is CPU time and the planner uses all of its share (clockEnds), so on a
-  // machine that gives it 0.74 of a core the run takes 1.35x in wall time.
-  if (cpu >= wall * 0.95)
-    CHECK(wall <= 5.5);
-  else
-    MESSAGE("machine overloaded (" << cpu / wall << " of a core): wall time not checked");
+  // The wall clock too, however loaded the machine (issue 37): the limit
+  // holds in both, where it was CPU time alone and a run given 0.74 of a
+  // core took 1.35x the limit in wall time.
+  CHECK(wall <= 5.5);
 }
 
 TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it cannot") {
@@ -202,11 +199,15 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
   std::string big = writeProblem("million-uniform.csv",
                                  bf::perfectPackingProblem(1000000, bf::PackingFamily::Uniform, 7));
   std::string log = std::string(BUNDLEFIT_TEST_TMP) + "/million-uniform.err";
+  // `cpu`: the child's CPU seconds, or its wall seconds where the machine
+  // stretched them further (the limit holds in both).
   auto run = [&](const char *limit, double &cpu) {
     cpu = childCpu();
+    auto start = std::chrono::steady_clock::now();
     CommandResult r = bundlefit::test::runProgram(
         BUNDLEFIT_EXE, "plan-buffers " + big + " --format csv --json --time-limit " + limit, log);
-    cpu = childCpu() - cpu;
+    cpu = std::max(childCpu() - cpu,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     REQUIRE_MESSAGE(r.exitCode == 0, r.output.substr(0, 500));
     std::ifstream in(log);
     std::string errors((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -219,7 +220,8 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
   // deadline takes 2.5 s there, so 2 s still catches it.
   double floorCpu = 0;
   auto [over, overErrors] = run("0.05", floorCpu);
-  MESSAGE("10^6 buffers at --time-limit 0.05: " << floorCpu << " s CPU: " << overErrors);
+  MESSAGE("10^6 buffers at --time-limit 0.05: " << floorCpu
+                                                << " s (CPU or wall, the longer): " << overErrors);
   CHECK(floorCpu <= 2.0);
   CHECK(over["time_limit_overrun"] == true);
   CHECK(over["problems"][0]["stopped_in"] == "first placement");
@@ -230,7 +232,7 @@ TEST_CASE("plan-buffers: a small --time-limit holds at 10^6 buffers, or says it 
 
   double cpu = 0;
   auto [held, heldErrors] = run("1", cpu);
-  MESSAGE("10^6 buffers at --time-limit 1: " << cpu << " s CPU, "
+  MESSAGE("10^6 buffers at --time-limit 1: " << cpu << " s (CPU or wall), "
                                              << held["problems"][0]["algorithm"] << ", stopped in "
                                              << held["problems"][0]["stopped_in"]);
   if (floorCpu <= 0.9) { // 1 s is above the floor: the limit must hold
@@ -257,14 +259,18 @@ TEST_CASE("plan-buffers uses its time limit, not only the work it counts") {
   std::string path = writeProblem(
       "pow2-10k.csv", bf::perfectPackingProblem(10000, bf::PackingFamily::PowerOfTwo, 7));
   double cpu = childCpu();
+  auto start = std::chrono::steady_clock::now();
   CommandResult r = runBundlefit("plan-buffers " + path + " --format csv --json --time-limit 0.6");
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   cpu = childCpu() - cpu;
   REQUIRE_MESSAGE(r.exitCode == 0, r.output.substr(0, 500));
   nlohmann::json report = nlohmann::json::parse(r.output);
-  MESSAGE("power-of-two 10^4 at --time-limit 0.6: " << cpu << " s CPU, stopped by "
+  MESSAGE("power-of-two 10^4 at --time-limit 0.6: " << cpu << " s CPU, " << wall
+                                                    << " s wall, stopped by "
                                                     << report["problems"][0]["stopped_by"]);
-  CHECK(cpu >= 0.9 * 0.6);
-  CHECK(cpu <= 1.1 * 0.6);
+  // Used up to the limit on the clock that ends it: wall time under load.
+  CHECK(std::max(cpu, wall) >= 0.9 * 0.6);
+  CHECK(std::max(cpu, wall) <= 1.1 * 0.6);
 }
 
 // Run as its own ctest (planner_cli_minimalloc_D): exit 77 = skipped when

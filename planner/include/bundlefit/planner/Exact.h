@@ -23,11 +23,13 @@ namespace bundlefit::planner {
 inline constexpr uint64_t kWorkUnitsPerSecond = 500'000'000;
 
 struct ExactOptions {
-  /// The limit for the whole call, in CPU seconds. It becomes a number of
-  /// work units (kWorkUnitsPerSecond per second: items visited by passes,
-  /// searches and moves, calibrated to take about the limit in CPU time),
-  /// so the plan is the same on an idle and a loaded machine; the clock
-  /// (CPU time, a twentieth later) stops only work that ran slower than that. A limit
+  /// The limit for the whole call, in seconds of CPU and of wall time. It
+  /// becomes a number of work units (kWorkUnitsPerSecond per second: items
+  /// visited by passes, searches and moves, calibrated to take about the
+  /// limit in CPU time), so the plan does not depend on the machine where
+  /// the work ends first; the clock (CPU or wall time, whichever passes a
+  /// twentieth after the limit first) stops work that ran slower than that,
+  /// which on a loaded machine is most work. A limit
   /// that does not cover the first placement (O(n log n)) stops it part way
   /// and the items it had not placed go on shelves above the rest (valid).
   double timeBudgetSeconds = 5.0;
@@ -49,11 +51,11 @@ struct ExactOptions {
   /// work unit costs varies by family and size (1.6-2.6 ns of CPU measured
   /// where 2 is assumed), so counted work alone ends at 0.8-1.05x the
   /// limit. With this, work that runs out before the limit is given more,
-  /// at the rate this run measured, until the clock (a twentieth after the
-  /// limit, as for any run) ends it: the steps share
+  /// at the rate this run measured, until the clock (at the limit itself)
+  /// ends it: the steps share
   /// the counted work as usual, the last one gets the rest of the time, and
-  /// the plan depends on the CPU time the work took (little on load: the
-  /// clock reads CPU time). For a run that must use its time, not repeat a
+  /// the plan depends on the time the work took (CPU or wall, whichever is
+  /// longer: so on load too). For a run that must use its time, not repeat a
   /// plan.
   bool clockEnds = false;
 };
