@@ -10,8 +10,8 @@ in a line of its first 20 that contains "Longer than" followed by the
 reason (`// Longer than 800 lines: one table of every operator's ...`).
 Tests are left out: a doctest file is one test binary's cases, and its
 length is what the binary checks.
-`--plant NAME=LINES` adds a file of that many lines (the test of this check);
-`--plant-reason` gives the planted files the reason line.
+`--plant NAME=LINES[:reason]` adds a file of that many lines, with the reason
+line when `:reason` follows (the test of this check).
 """
 import argparse
 import pathlib
@@ -38,8 +38,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", required=True, type=pathlib.Path)
     ap.add_argument("--limit", type=int, default=800)
-    ap.add_argument("--plant", action="append", default=[], metavar="NAME=LINES")
-    ap.add_argument("--plant-reason", action="store_true")
+    ap.add_argument("--plant", action="append", default=[], metavar="NAME=LINES[:reason]")
     args = ap.parse_args()
 
     files = tracked_files(args.root)
@@ -56,7 +55,8 @@ def main():
             continue  # deleted in the work tree, not yet in the index
     for plant in args.plant:
         name, lines = plant.split("=")
-        head = ["// " + REASON + " the limit: planted with a reason."] if args.plant_reason else []
+        lines, _, reason = lines.partition(":")
+        head = ["// " + REASON + " the limit: planted with a reason."] if reason else []
         texts[name] = head + ["int x;"] * int(lines)
 
     problems = []
