@@ -62,6 +62,13 @@ double cpuSeconds() {
          1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
+void writeProblemCsv(const fs::path &path, const bp::Problem &problem) {
+  std::ofstream out(path);
+  out << "id,lower,upper,size\n";
+  for (const bp::Buffer &b : problem.buffers)
+    out << b.id << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size << '\n';
+}
+
 bool readPlan(const fs::path &solution, const bp::Problem &problem, uint64_t &peak,
               std::string &why) {
   std::ifstream in(solution);

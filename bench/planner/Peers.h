@@ -48,6 +48,10 @@ double cpuSeconds();
 std::filesystem::path buildPeer(const PeerOptions &o, const std::string &script,
                                 const std::string &name, const std::string &binary);
 
+/// Writes the problem as MiniMalloc's CSV (id,lower,upper,size), the input
+/// every peer and plan-buffers read.
+void writeProblemCsv(const std::filesystem::path &path, const bundlefit::planner::Problem &problem);
+
 /// Reads a solution file (id,lower,upper,size,offset), proves it with our
 /// checker against the problem and returns its peak; false (with why)
 /// when there is no valid plan in it.

@@ -21,13 +21,6 @@ double percentOver(uint64_t arena, uint64_t bound) {
   return arena == 0 ? 0 : 100.0 * (double(arena) / double(bound) - 1);
 }
 
-void writeCsv(const fs::path &path, const bp::Problem &p) {
-  std::ofstream out(path);
-  out << "id,lower,upper,size\n";
-  for (const bp::Buffer &b : p.buffers)
-    out << b.id << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size << '\n';
-}
-
 // Goals of issue 37 for the perfect packings: percent over the optimum.
 double goalPercent(int buffers) { return buffers <= 10000 ? 0.5 : 2.0; }
 
@@ -83,7 +76,7 @@ Row runOne(bf::PackingFamily family, int buffers, uint64_t seed, const std::stri
     return r;
   fs::path csv = o.peers.work / ("perfect-" + r.family + "-" + std::to_string(buffers) + "-" +
                                  std::to_string(seed) + ".csv");
-  writeCsv(csv, p);
+  writeProblemCsv(csv, p);
   std::string why;
   if (!tools.tflm.empty() && buffers <= 10000) {
     fs::path out = csv.string() + ".tflm.csv";

@@ -9,7 +9,7 @@
 //               with --perfect)
 //   --smoke     a few cases only, no peers, no JSON (what ctest runs)
 //   --only PART one part, printed, no JSON: glow, minimalloc, scale, goal,
-//               peers
+//               peers, under_load
 //   --ablation  the ablation (Ablation.cpp) alone
 //   --perfect   perfect packings side by side with TFLM and MiniMalloc
 //               (PerfectBench.cpp) alone
@@ -19,14 +19,16 @@
 // Parts: Glow's 71 traces (arena vs lower bound vs Glow's own arena),
 // MiniMalloc's hard instances (greedy vs exact against 1 MiB), random
 // network-like problems of 1k..10^6 buffers through planMemory, the 10^5
-// goal on tuning and reporting seeds, and (Peers.cpp) bundlefit's CLI,
-// MiniMalloc and TFLM's planner side by side on MiniMalloc's instances.
+// goal on tuning and reporting seeds, (Peers.cpp) bundlefit's CLI,
+// MiniMalloc and TFLM's planner side by side on MiniMalloc's instances, and
+// (UnderLoad.cpp) the CLI's --time-limit beside processes that spin.
 //
 //===----------------------------------------------------------------------===//
 #include "Ablation.h"
 #include "Fingerprint.h"
 #include "Peers.h"
 #include "PerfectBench.h"
+#include "UnderLoad.h"
 
 #include "bundlefit/planner/Planner.h"
 #include "bundlefit/planner/formats/GlowTrace.h"
@@ -372,7 +374,7 @@ int main(int argc, char **argv) {
     return ok ? 77 : 1;
   }
   bool ok = true;
-  std::string glow, minimalloc, scale, goal, peers;
+  std::string glow, minimalloc, scale, goal, peers, underLoad;
   if (o.runs("glow"))
     glow = benchGlow(o, ok);
   if (o.runs("minimalloc"))
@@ -385,10 +387,13 @@ int main(int argc, char **argv) {
     benchPerfectPart(o, ok);
   if (!o.smoke && o.runs("peers"))
     peers = benchSideBySide(o, ok);
+  if (!o.smoke && o.runs("under_load"))
+    underLoad = benchUnderLoad(BUNDLEFIT_EXE, BUNDLEFIT_PEERS_WORK, ok);
   if (!o.smoke && o.only.empty())
     writeResults(o.out.empty() ? results / "planner.json" : o.out,
                  "\n  \"glow\": " + glow + ",\n  \"minimalloc\": " + minimalloc +
                      ",\n  \"scale\": " + scale + ",\n  \"goal_100k\": " + goal +
-                     ",\n  \"side_by_side\": " + (peers.empty() ? "null" : peers));
+                     ",\n  \"side_by_side\": " + (peers.empty() ? "null" : peers) +
+                     ",\n  \"under_load\": " + underLoad);
   return ok ? 0 : 1;
 }

@@ -3,7 +3,8 @@
 // Solves an allocation problem from a file (Glow's traces or MiniMalloc's
 // CSV) with the same planner bundles use, so the planner can be compared
 // with other tools on their own data. --time-limit bounds the whole run in
-// CPU time: reading the file, planning, checking the plan and writing it.
+// CPU and wall time: reading the file, planning, checking the plan and
+// writing it.
 //
 //===----------------------------------------------------------------------===//
 #include "Command.h"
@@ -114,27 +115,51 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// The process's CPU seconds. The limit holds in CPU and in wall time, as
-/// the planner's Budget counts it: what is left of it is the limit less
-/// whichever of the two has gone further (usedSeconds).
+/// The process's CPU seconds, from its start (loading the program, about
+/// 0.02 s, is part of the run a user waits for).
 double cpuSeconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
 
-double usedSeconds(Clock::time_point start) { return std::max(cpuSeconds(), secondsSince(start)); }
+/// The limit holds in CPU and in wall time, as the planner's Budget counts
+/// it: what is left of it is the limit less whichever of the two has gone
+/// further. What cannot stop (the program's start before main, the check
+/// and the output after the planner) costs about the same CPU whatever the
+/// load, but load stretches it in wall time by `slowdown`, the wall seconds
+/// each CPU second took while the file was read (3 beside two busy
+/// processes on 2 cores, 1 on a quiet machine).
+struct RunClock {
+  Clock::time_point start = Clock::now();
+  double cpuAtStart = cpuSeconds(); ///< The program's start, before main.
+  double slowdown = 1;
 
-// What checking a plan and writing it cost: kept out of the planner's share
-// of the limit. checkPlan is O(n log n) with a cost per buffer that grows
-// with n (cache misses): 0.15-0.37 s CPU for 10^6 buffers on the shared
-// 2-core machine, 0.02-0.03 s for 10^5; the CSV -o writes about 0.3 s more.
+  /// Measures `slowdown` over the reading, which like the check is work
+  /// that does not stop. Under kLeastSample of CPU (a small file) the
+  /// ratio is mostly noise, and what it would scale is as small: 1.
+  void measureSlowdown() {
+    double cpu = cpuSeconds() - cpuAtStart, wall = secondsSince(start);
+    if (cpu >= kLeastSample)
+      slowdown = std::max(1.0, wall / cpu);
+  }
+  /// Seconds of the limit used: the wall clock from the program's start
+  /// (before main, estimated from its CPU time) or the CPU clock.
+  double used() const {
+    return std::max(cpuSeconds(), secondsSince(start) + cpuAtStart * slowdown);
+  }
+  static constexpr double kLeastSample = 0.005;
+};
+
+// What checking a plan and writing it cost, in CPU seconds: kept out of the
+// planner's share of the limit (times RunClock::slowdown: under load it
+// takes that much longer in wall time). checkPlan is O(n log n) with a cost
+// per buffer that grows with n (cache misses): 0.15-0.37 s CPU for 10^6
+// buffers on the shared 2-core machine, 0.02-0.03 s for 10^5; the CSV -o
+// writes about 0.3 s more.
 double checkReserve(size_t buffers, bool writes) {
   double n = double(buffers);
   return 0.002 + 0.25e-6 * n * (1 + n / 2e6) + (writes ? 0.3e-6 * n : 0);
 }
 
 int runPlanBuffers(PlanBuffersOptions options) {
-  Clock::time_point start = Clock::now();
-  // The limit counts the process's CPU time from its start (cpuSeconds():
-  // loading the program, about 0.02 s, is part of the run a user waits for)
-  // and the wall time from here, whichever has gone further.
+  RunClock clock;
   if (!options.capacityText.empty())
     options.capacity = parseCountOption(options.capacityText, "--capacity");
   if (!options.nodeLimitText.empty())
@@ -144,6 +169,7 @@ int runPlanBuffers(PlanBuffersOptions options) {
   options.json.checkFileWritable();
   options.html.checkFileWritable();
   std::vector<NamedProblem> problems = readProblems(options);
+  clock.measureSlowdown();
   double readCpu = cpuSeconds(), planCpu = 0, checkCpu = 0;
   if (!options.outputPath.empty() && problems.size() != 1)
     throw Error(ExitCode::Usage, "-o needs exactly one problem; choose one with --model");
@@ -163,8 +189,8 @@ int runPlanBuffers(PlanBuffersOptions options) {
   for (size_t k = 0; k < problems.size(); ++k) {
     const NamedProblem &named = problems[k];
     // An equal share of what is left of the limit, the checks kept aside.
-    double left = options.timeLimit - usedSeconds(start) -
-                  checkReserve(buffersLeft, !options.outputPath.empty());
+    double left = options.timeLimit - clock.used() -
+                  clock.slowdown * checkReserve(buffersLeft, !options.outputPath.empty());
     buffersLeft -= named.problem.buffers.size();
     planner::PlanOptions planOptions;
     planOptions.exact.timeBudgetSeconds = std::max(0.0, left / double(problems.size() - k));
@@ -225,7 +251,7 @@ int runPlanBuffers(PlanBuffersOptions options) {
   // The parts that cannot stop (loading, reading, the planner's setup, an
   // O(n) placement of what the first placement did not reach, the check)
   // can take longer than a tiny limit: say so, with where the time went.
-  double cpuTotal = cpuSeconds(), wallTotal = secondsSince(start);
+  double cpuTotal = cpuSeconds(), wallTotal = secondsSince(clock.start);
   bool overrun = std::max(cpuTotal, wallTotal) > options.timeLimit * 1.1;
   if (overrun) {
     std::ostringstream line;
@@ -285,12 +311,13 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
   command->add_flag("--stop-when-fits", options->stopWhenFits,
                     "With --capacity: stop searching as soon as the plan fits");
   command
-      ->add_option("--time-limit", options->timeLimit,
-                   "CPU seconds for the whole run: reading, planning, checking, writing "
-                   "(default 5). The planner works until its share of it ends (by the CPU "
-                   "clock); with --node-limit its work is counted instead (5 x 10^8 units a "
-                   "second), so that the plan is the same on any machine that does that work in "
-                   "time")
+      ->add_option(
+          "--time-limit", options->timeLimit,
+          "Seconds for the whole run, CPU or wall time, whichever passes first: "
+          "reading, planning, checking, writing (default 5). The planner works until "
+          "its share of it ends; with --node-limit its work is counted instead (5 x 10^8 units a "
+          "second), so that the plan is the same on any machine that does that work in "
+          "time")
       ->check(secondsCheck());
   command->add_option("--node-limit", options->nodeLimitText,
                       "Stop the exact search after this many nodes (default 0: no limit); "
