@@ -16,6 +16,7 @@
 #include <sstream>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -106,9 +107,11 @@ std::string runJson(const Run &run) {
   json << "{\"time_limit_seconds\": " << run.limit << ", \"seconds\": " << run.process.wall
        << ", \"cpu_seconds\": " << run.process.cpu
        << ", \"wall_over_limit\": " << run.process.wall / run.limit
-       << ", \"cpu_over_limit\": " << run.process.cpu / run.limit << ", \"arena\": " << run.arena
-       << ", \"lower_bound\": " << run.bound << ", \"above_bound_percent\": " << run.abovePercent()
-       << ", \"stopped_by\": \"" << run.stoppedBy << "\""
+       << ", \"cpu_over_limit\": " << run.process.cpu / run.limit
+       << ", \"cpu_over_wall\": " << run.process.cpu / run.process.wall
+       << ", \"arena\": " << run.arena << ", \"lower_bound\": " << run.bound
+       << ", \"above_bound_percent\": " << run.abovePercent() << ", \"stopped_by\": \""
+       << run.stoppedBy << "\""
        << ", \"time_limit_overrun\": " << (run.overrun ? "true" : "false") << "}";
   return json.str();
 }
@@ -120,9 +123,10 @@ std::string benchUnderLoad(const std::string &bundlefit, const fs::path &work, b
   // not the search, ends every run (a network-like problem ends at the
   // bound within about a second of CPU).
   uint64_t seed = kPerfectReportingSeeds.front();
-  std::printf("\n== --time-limit under load: %d spinning processes beside plan-buffers, "
-              "%d buffers (uniform perfect packing, seed %llu) ==\n",
-              kUnderLoadSpinners, kBuffers, (unsigned long long)seed);
+  unsigned cores = std::thread::hardware_concurrency();
+  std::printf("\n== --time-limit under load: %d spinning processes beside plan-buffers on %u "
+              "cores, %d buffers (uniform perfect packing, seed %llu) ==\n",
+              kUnderLoadSpinners, cores, kBuffers, (unsigned long long)seed);
   if (bundlefit.empty()) {
     std::printf("no bundlefit executable (the planner alone): skipped\n");
     return "null";
@@ -152,8 +156,11 @@ std::string benchUnderLoad(const std::string &bundlefit, const fs::path &work, b
   std::printf("%7s %8s %10s %8s %9s %8s %11s %8s %s\n", "limit s", "wall s", "wall/limit", "cpu s",
               "cpu/limit", "cpu/wall", "arena", "above %", "stopped by");
   std::ostringstream out;
-  out << "{\"spinners\": " << kUnderLoadSpinners << ", \"buffers\": " << kBuffers
-      << ", \"family\": \"uniform\", \"seed\": " << seed << ", \"runs\": [";
+  // The load is the spinners against the cores: the JSON names both, and
+  // each run's cpu_over_wall is the share of a core plan-buffers got.
+  out << "{\"spinners\": " << kUnderLoadSpinners << ", \"cores\": " << cores
+      << ", \"buffers\": " << kBuffers << ", \"family\": \"uniform\", \"seed\": " << seed
+      << ", \"runs\": [";
   for (size_t k = 0; k < runs.size(); ++k) {
     const Run &run = runs[k];
     std::printf("%7g %8.3f %10.3f %8.3f %9.3f %8.2f %11llu %8.2f %s\n", run.limit, run.process.wall,
