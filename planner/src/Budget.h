@@ -138,6 +138,24 @@ public:
     return stopped == Limit::None;
   }
 
+  /// Whether a step costing `n` units (as spend() would count them) can
+  /// finish within 1/share of what is left. Where the clock ends the work
+  /// (clockEnds) what is left is the time, at the rate this run has spent
+  /// units so far (the units granted up front assume a nominal rate: at
+  /// 10^6 items on a busy machine they promised twice the time there was),
+  /// and no more than a step's share of units while one is held.
+  bool covers(uint64_t n, uint64_t share = 1) {
+    uint64_t cost = n > UINT64_MAX / sixteenths ? UINT64_MAX : n * sixteenths / 16;
+    uint64_t left = units;
+    double now = seconds();
+    if (refills && used != 0 && now > 0) {
+      double byTime = std::max(0.0, deadline - now) * double(used) / now;
+      uint64_t timeLeft = uint64_t(std::min(byTime, 1e18));
+      left = heldTotal != 0 ? std::min(units, timeLeft) : timeLeft;
+    }
+    return cost <= left / share;
+  }
+
   bool exhausted() const { return stopped != Limit::None; }
   Limit limit() const { return stopped; }
   uint64_t left() const { return units; }

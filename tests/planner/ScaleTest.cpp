@@ -289,3 +289,29 @@ TEST_CASE("with clockEnds the units given more end by the wall deadline") {
   MESSAGE("units given more: " << more << " for " << first << " in the first half");
   CHECK(double(more) == doctest::Approx(double(first)).epsilon(0.01));
 }
+
+TEST_CASE("a start is begun only when half of what is left covers it") {
+  // Counted work: a step's units count as spend() counts them, with the
+  // extra per unit past 10^5 items (2x at 1.25 x 10^6): at 10^6 a pass
+  // estimated unscaled looked covered, began, and ran out part way.
+  detail::Budget counted(1.0, 1'000'000);
+  counted.scaleForItems(1'250'000);
+  CHECK(counted.covers(450'000));
+  CHECK_FALSE(counted.covers(600'000));
+  CHECK(counted.covers(240'000, 2));
+  CHECK_FALSE(counted.covers(260'000, 2));
+
+  // Where the clock ends the work, what is left is the time at the rate
+  // the run has spent units: a quarter of the units in half the limit, so
+  // the half second left buys another quarter, not the three quarters of
+  // the units left.
+  loadedClocks = {100, 5000};
+  detail::Budget timed(1.0, 0, true, readLoadedClocks);
+  const uint64_t all = timed.left();
+  REQUIRE(timed.spend(all / 4));
+  advanceLoaded(0.5);
+  CHECK(timed.covers(all / 5));
+  CHECK_FALSE(timed.covers(all / 2)); // The units left (3/4) would say yes.
+  CHECK(timed.covers(all / 10, 2));
+  CHECK_FALSE(timed.covers(all / 6, 2));
+}
