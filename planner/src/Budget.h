@@ -72,7 +72,7 @@ inline double elapsed(const Clocks &start, const Clocks &now) {
 
 class Budget {
 public:
-  /// `work`: units to allow, 0 for the ones `seconds` gives. `clocks`:
+  /// `work`: units to allow, 0 for the ones `seconds` gives. `read`:
   /// readClocks but in tests, which give the clocks they need.
   explicit Budget(double seconds, uint64_t work = 0, bool clockEnds = false,
                   Clocks (*read)() = readClocks)
