@@ -8,11 +8,20 @@ The README marks where its measured figures come from with HTML comments:
     <!-- /figures -->
 
 Inside such a block every number (1,505,280, 0.332, 91.3%, 3.4 s, 6.25M,
-1.12x) must equal a number in one of the named results files, at the precision
-the README shows: the value itself, or the value x100 (a ratio quoted as a
+1.12x) names the field it quotes, in a comment right after it (after its %
+sign when it has one):
+
+    1,505,280<!--@memory.json#/models/3/peak_bytes--> bytes
+
+the block's results file by name and a JSON pointer into it (a list stands for
+its length: 71 traces). The figure must equal that field at the precision the
+README shows: the value itself, or the value x100 (a ratio quoted as a
 percentage), or x1000 (seconds quoted as ms); "M" quotes millions (6.25M is
-6,249,449 at two decimals) and "x" a ratio; the length of a list counts too
-(71 traces). Numbers inside `code spans`, inside words (Cortex-M7, 96x96, V2) and those
+6,249,449 at two decimals) and "x" a ratio. Equal to some other number of the
+file is not enough. scripts/pin-readme-figures.py writes the pins of new
+figures. The host speed tables against onnxruntime are compared cell by cell
+with the fields scripts/regen-speed-tables.py takes them from (its --check).
+Numbers inside `code spans`, inside words (Cortex-M7, 96x96, V2) and those
 listed after "not figures:" (model names and settings, not measurements) are
 skipped. Every number in the README's "## Figures" section must sit in such a
 block: a figure there without a named source fails.
@@ -33,6 +42,8 @@ import json
 import os
 import subprocess
 import sys
+
+from importlib import import_module
 
 from readme_figures import check_figures
 
@@ -105,13 +116,23 @@ def main():
     args = ap.parse_args()
     with open(os.path.join(args.root, "README.md")) as f:
         readme = f.read()
-    problems, used, checked = check_figures(readme, args.root)
+    # The speed tables' cells are checked against their fields by regen-speed-tables.py.
+    speed_tables, owned, speed_problems = import_module("regen-speed-tables"), [], []
+    try:
+        owned = speed_tables.spans(readme, args.root)
+        speed_problems = [f"{where}: a speed table or its geomean sentence is not what its "
+                          "fields say (scripts/regen-speed-tables.py rewrites it)"
+                          for where in speed_tables.regen(readme, args.root)[1]]
+    except (OSError, ValueError, KeyError) as e:
+        speed_problems = [f"speed tables: {e}"]
+    problems, used, checked = check_figures(readme, args.root, owned)
+    problems += speed_problems
     try:
         stale = stale_results(args.root, used)
     except HistoryUnavailable as e:
         for p in problems:
             print("error: " + p)
-        print(f"{checked} README figures checked: {len(problems)} without a source; staleness not "
+        print(f"{checked} README figures checked: {len(problems)} not their field; staleness not "
               f"checked ({e})")
         if problems:
             return 1
@@ -121,7 +142,7 @@ def main():
     for w in stale:
         print(("error: " if args.strict else "warning: ") + "stale: " + w)
     print(f"{checked} README figures checked against {len(used)} results files: "
-          f"{len(problems)} without a source, {len(stale)} staleness "
+          f"{len(problems)} not their field (or no field), {len(stale)} staleness "
           f"{'error' if args.strict else 'warning'}(s)")
     return 1 if problems or (args.strict and stale) else 0
 

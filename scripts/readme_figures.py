@@ -1,7 +1,7 @@
-"""The README's figures blocks and the rules that tie a figure to a results-file number.
+"""The README's figures blocks, their figures' fields, and the rules that tie the two.
 
-Shared by check-readme-figures.py (is every figure some number of its files?) and
-refresh-readme-figures.py (which number was it, and what is that number now?), so both read a
+Shared by check-readme-figures.py (is every figure its field?), refresh-readme-figures.py (what
+is that field now?) and pin-readme-figures.py (which field is a new figure?), so all three read a
 figure the same way. check-readme-figures.py's docstring states the rules.
 """
 import collections
@@ -24,10 +24,16 @@ Figure = collections.namedtuple("Figure", "token value decimals scale start end"
 # The path element that stands for a list's length (71 traces is len(traces)).
 LENGTH = "#length"
 
+# A figure's field, written right after it (after its % sign when it has one):
+# 1,505,280<!--@memory.json#/models/3/peak_bytes--> names the block's results file memory.json
+# and a JSON pointer (RFC 6901) into it; a pointer to a list stands for the list's length.
+PIN_RE = re.compile(r"<!--@([^#\s]+)#(/.*?)-->")
+Pin = collections.namedtuple("Pin", "file pointer start end")
+
 
 def _blank(match):
     """Text that is not figures, replaced by as many spaces: offsets stay those of the README."""
-    return " " * len(match.group(0))
+    return re.sub(r"[^\n]", " ", match.group(0))
 
 
 def figures_in(text):
@@ -35,11 +41,55 @@ def figures_in(text):
     text = re.sub(r"<!--.*?-->", _blank, text, flags=re.S)
     text = re.sub(r"`[^`\n]*`", _blank, text)           # code spans: commands and options
     text = re.sub(r"(?<=\])\([^)]*\)", _blank, text)    # link targets
+    # A table's header row names columns (opt 2, level 0): its numbers are not figures.
+    text = re.sub(r"^[ \t]*\|.*\|[ \t]*\n(?=[ \t]*\|[-:| ]+\|[ \t]*$)", _blank, text, flags=re.M)
     for m in NUMBER_RE.finditer(text):
         token = m.group(1) + (m.group(2) or "")
         plain = m.group(1).replace(",", "")
         decimals = len(plain.split(".")[1]) if "." in plain else 0
         yield Figure(token, float(plain), decimals, SUFFIX_SCALE[m.group(2)], m.start(), m.end())
+
+
+def pins_in(text):
+    """{offset: Pin} for every field pin in `text`."""
+    return {m.start(): Pin(m.group(1), m.group(2), m.start(), m.end()) for m in PIN_RE.finditer(text)}
+
+
+def pin_after(text, fig, pins):
+    """The pin that names `fig`'s field: right after it, or after its % sign."""
+    at = fig.end + (1 if text[fig.end:fig.end + 1] == "%" else 0)
+    return pins.get(at)
+
+
+def pointer_of(path):
+    """A leaf_paths path as a JSON pointer: ('host', 3, 'ratio') -> /host/3/ratio; a list's
+    length -> the list's pointer."""
+    keys = [k for k in path if k != LENGTH]
+    return "".join("/" + str(k).replace("~", "~0").replace("/", "~1") for k in keys)
+
+
+def value_at_pointer(doc, pointer):
+    """The number a JSON pointer names (a list: its length), or None."""
+    node = doc
+    for raw in pointer.split("/")[1:]:
+        key = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        elif isinstance(node, dict) and key in node:
+            node = node[key]
+        else:
+            return None
+    if isinstance(node, list):
+        return float(len(node))
+    if isinstance(node, bool) or not isinstance(node, (int, float)):
+        return None
+    return float(node)
+
+
+def block_file(names, pin_file):
+    """The block's results file a pin names (by its file name), or None."""
+    found = [n for n in names if n == pin_file or os.path.basename(n) == pin_file]
+    return found[0] if len(found) == 1 else None
 
 
 def leaf_paths(node, path=()):
@@ -123,8 +173,9 @@ def line_of(text, offset):
     return text.count("\n", 0, offset) + 1
 
 
-def check_figures(readme_text, root):
-    """Returns (problems, files used, figures checked)."""
+def check_figures(readme_text, root, owned=()):
+    """Returns (problems, files used, figures checked). Figures in the spans `owned` are written
+    by regen-speed-tables.py from fields its rules name: the caller checks those with it."""
     problems, used, checked = [], set(), 0
     cache = {}
     for block in BLOCK_RE.finditer(readme_text):
@@ -137,29 +188,46 @@ def check_figures(readme_text, root):
         if not files:
             problems.append(f"README.md:{line}: a figures block names no results file")
             continue
-        candidates = []
         names = []
         for pattern in files:  # shell patterns allowed: codegen_memory_opt?.json
             found = sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
             names += found or [pattern]
         for name in names:
-            path = os.path.join(root, name)
             if name not in cache:
                 try:
-                    with open(path) as f:
-                        cache[name] = [leaf for _, leaf in leaf_paths(json.load(f))]
+                    with open(os.path.join(root, name)) as f:
+                        cache[name] = json.load(f)
                 except (OSError, ValueError) as e:
                     problems.append(f"README.md:{line}: {name}: {e}")
-                    cache[name] = []
-            candidates += cache[name]
+                    cache[name] = None
             used.add(name)
-        for fig in figures_in(block.group(2)):
+        body = block.group(2)
+        pins = pins_in(body)
+        for fig in figures_in(body):
             if skipped(fig.token, skips):
                 continue
+            start = block.start(2) + fig.start
+            if any(a <= start < b for a, b in owned):
+                continue
             checked += 1
-            if not has_source(fig.value, fig.decimals, candidates, fig.scale):
-                problems.append(f"README.md:{line}: {fig.token} is in no number of "
-                                f"{', '.join(names)}")
+            where = f"README.md:{line_of(readme_text, start)}: {fig.token}"
+            pin = pin_after(body, fig, pins)
+            if pin is None:
+                problems.append(f"{where} names no field: write <!--@FILE#/json/pointer--> right "
+                                "after it (scripts/pin-readme-figures.py finds it)")
+                continue
+            name = block_file(names, pin.file)
+            if name is None:
+                problems.append(f"{where}: its pin names {pin.file}, which the block does not")
+                continue
+            if cache[name] is None:
+                continue  # The file's own problem is reported above.
+            value = value_at_pointer(cache[name], pin.pointer)
+            if value is None:
+                problems.append(f"{where}: {pin.file}#{pin.pointer} holds no number")
+            elif not has_source(fig.value, fig.decimals, [value], fig.scale):
+                shown = f"{int(value):,}" if value == int(value) else f"{value:g}"
+                problems.append(f"{where} is not {pin.file}#{pin.pointer} ({shown})")
     # The Figures section quotes measurements only: each needs a block.
     section = re.search(r"^## Figures\n(.*?)(?=^## |\Z)", readme_text, re.S | re.M)
     if section:

@@ -1,27 +1,26 @@
 #!/usr/bin/python3
-"""Refreshes the README's figures after a benchmark rerun, from the results files at OLD_COMMIT.
+"""Refreshes the README's figures after a benchmark rerun, each from the field its pin names.
 
 Usage: scripts/refresh-readme-figures.py [--root .] [--dry-run] [-v] OLD_COMMIT
 
 OLD_COMMIT is a commit whose results files the README's figures were taken from (the commit
-before the rerun). For each figure of each `<!-- figures: ... -->` block, the numbers of the
-block's files as they were at OLD_COMMIT that the figure quotes, under check-readme-figures.py's
-rules (scripts/readme_figures.py), say where it came from: a JSON path, and a factor (x100 for a
-percentage, x1000 for ms, 1/1e6 for "M"). The figure becomes the number at that path in the
-current file, times the factor, written as the figure was (thousands separators, decimals,
-suffix). When several paths match (a value repeated in the file), the figure is refreshed only
-if every one of them gives the same new text: the path the figure came from is among them, so
-the text is right whichever it was.
+before the rerun). Each figure of each `<!-- figures: ... -->` block names its field in a pin
+right after it (check-readme-figures.py says how). The pinned field as it was at OLD_COMMIT says
+how the figure quotes it (as is, x100 for a percentage, x1000 for ms, 1/1e6 for "M"); the figure
+becomes the field's number now at that factor, written as the figure was (thousands separators,
+decimals, suffix).
 
-A figure is left alone, and printed with its README line for a person to fix, when no number
-at OLD_COMMIT matches it, when the matching paths now give different texts, when a path is
-gone, or when only numbers whose key names another unit matched it (1.12x, a ratio, matched
-only by keys ending in _s or seconds, or 0.3 s only by a ratio: a coincidence, the README was
-out of date there already). The host speed tables against onnxruntime and their geomean
-sentence are left to scripts/regen-speed-tables.py, to run next: their rows follow the
-ratios' order, and a two-decimal ratio matches many per-round numbers.
+A figure is left alone, and printed with its README line for a person to fix, when it has no pin
+(scripts/pin-readme-figures.py), when its field at OLD_COMMIT was not it (out of date already),
+when the field is gone, or when words around it make it an extreme over rows ("slowest",
+"at most", "0.53–1.17"): another row may hold it now. A figure refreshed from its pin is also
+printed for a person to check when another field equalled it at OLD_COMMIT and now differs from
+the pinned one: the pin was chosen among equal fields, and this is when it matters. The host
+speed tables against onnxruntime and their geomean sentence are left to
+scripts/regen-speed-tables.py, to run next: it writes them whole from their fields.
 
-Exit status: 0 every figure refreshed or unchanged, 1 some need a hand, 2 a usage error.
+Exit status: 0 every figure refreshed or unchanged with nothing to check, 1 some need a hand or
+a check, 2 a usage error.
 """
 import argparse
 import fnmatch
@@ -32,8 +31,9 @@ import subprocess
 import sys
 from importlib import import_module
 
-from readme_figures import (BLOCK_RE, LENGTH, check_figures, factors, figures_in, leaf_paths,
-                            line_of, parse_header, path_text, quotes, skipped, value_at)
+from readme_figures import (BLOCK_RE, block_file, check_figures, factors, figures_in, leaf_paths,
+                            line_of, parse_header, pin_after, pins_in, pointer_of, quotes, skipped,
+                            value_at_pointer)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -84,22 +84,6 @@ def format_like(fig, number):
     return text + fig.token[len(digits):]
 
 
-def unit_of_figure(fig, after):
-    """'ratio' for 1.12x, 'time' for 0.275 s or 34.86 ms, else None (unknown)."""
-    if fig.token.endswith("x"):
-        return "ratio"
-    return "time" if re.match(r" ?m?s\b", after) else None
-
-
-def unit_of_path(path):
-    """What a key's name says its number is: warm_ratio, a_over_b: 'ratio'; wall_s, cpu_seconds,
-    bundle_ms: 'time'; else None."""
-    key = next((k for k in reversed(path) if isinstance(k, str) and k != LENGTH), "")
-    if "ratio" in key or "_over_" in key:
-        return "ratio"
-    return "time" if key.endswith(("_s", "_ms", "seconds")) else None
-
-
 # Words that make a figure an extreme over rows (slowest, at most, 1.08–1.24, 1.17 s or less):
 # the row that holds it may be another one after a rerun.
 EXTREME_BEFORE = re.compile(r"(?:at most|at least|up to|worst|best|slowest|fastest|largest|"
@@ -107,60 +91,55 @@ EXTREME_BEFORE = re.compile(r"(?:at most|at least|up to|worst|best|slowest|faste
 EXTREME_AFTER = re.compile(r"^(?: ?[a-zA-Z%]{1,2})?(?: or (?:less|more)|–)")
 
 
-def refresh_figure(fig, before, after, names, results):
-    """(new token, None) or (None, why a person must look). `before` and `after` are the README
-    text around the figure (its unit, words that make it an extreme)."""
-    matches = {}  # (file, path) -> factor: the first factor that matches, as the checker tries
-    for name in names:
-        doc = results.load(name, old=True)
+def refresh_figure(fig, pin, before, after, names, results):
+    """(new token, check, None) or (None, None, why a person must look). `before` and `after`
+    are the README text around the figure (words that make it an extreme)."""
+    if pin is None:
+        return None, None, "no pin names its field (scripts/pin-readme-figures.py)"
+    name = block_file(names, pin.file)
+    where = f"{pin.file}#{pin.pointer}"
+    if name is None:
+        return None, None, f"its pin names {pin.file}, which the block does not"
+    old, new = results.load(name, old=True), results.load(name, old=False)
+    for doc, when in ((old, results.old[:12]), (new, "now")):
         if isinstance(doc, Exception):
-            return None, f"{name} at {results.old[:12]}: {doc}"
-        for path, leaf in leaf_paths(doc):
-            for factor in factors(fig.scale):
-                if (name, path) not in matches and quotes(fig.value, fig.decimals, leaf, factor):
-                    matches[(name, path)] = factor
-    if not matches:
-        return None, f"no number of {', '.join(names)} at {results.old[:12]} is {fig.token}"
-    # A ratio that only a time matched (or a time only a ratio) was a coincidence: the README
-    # was already out of date at OLD_COMMIT there.
-    unit = unit_of_figure(fig, after)
-    kept = {k: f for k, f in matches.items() if unit_of_path(k[1]) in (None, unit) or unit is None}
-    if not kept:
-        name, path = next(iter(matches))
-        others = " and others" if len(matches) > 1 else ""
-        return None, (f"{fig.token} is a {unit}, but at {results.old[:12]} only "
-                      f"{os.path.basename(name)}:{path_text(path)}{others} "
-                      f"(a {unit_of_path(path)}) matched it: out of date already then?")
-    matches = kept
+            return None, None, f"{name} at {when}: {doc}"
+    was = value_at_pointer(old, pin.pointer)
+    factor = next((f for f in factors(fig.scale)
+                   if was is not None and quotes(fig.value, fig.decimals, was, f)), None)
+    if factor is None:
+        return None, None, f"{where} at {results.old[:12]} was not {fig.token}: out of date already?"
     extreme = EXTREME_BEFORE.search(before) or EXTREME_AFTER.match(after)
-    rows = [k for k in matches if any(isinstance(key, int) for key in k[1])]
-    if extreme and rows:
-        name, path = rows[0]
-        return None, (f"an extreme over rows (\"{extreme.group(0).strip()}\"), from "
-                      f"{os.path.basename(name)}:{path_text(path)} at {results.old[:12]}: "
-                      "another row may hold it now")
-    texts = {}  # new text -> the paths that give it
-    for (name, path), factor in matches.items():
-        doc = results.load(name, old=False)
-        leaf = None if isinstance(doc, Exception) else value_at(doc, path)
-        where = f"{os.path.basename(name)}:{path_text(path)}"
-        if leaf is None:
-            return None, f"{where} is gone (or holds no number)"
-        new = leaf * factor
-        if new < 0:
-            return None, f"{where} is negative now ({leaf:g}), no figure can quote it"
-        texts.setdefault(format_like(fig, new), []).append(where)
-    if len(texts) > 1:
-        shown = "; ".join(f"{t} ({', '.join(w[:2])}{', ...' if len(w) > 2 else ''})"
-                          for t, w in sorted(texts.items()))
-        return None, f"{len(matches)} paths matched, now different: {shown}"
-    return next(iter(texts)), None
+    if extreme and any(k.isdigit() for k in pin.pointer.split("/")):
+        return None, None, (f"an extreme over rows (\"{extreme.group(0).strip()}\"), from {where}: "
+                            "another row may hold it now")
+    leaf = value_at_pointer(new, pin.pointer)
+    if leaf is None:
+        return None, None, f"{where} is gone (or holds no number)"
+    if leaf * factor < 0:
+        return None, None, f"{where} is negative now ({leaf:g}), no figure can quote it"
+    text = format_like(fig, leaf * factor)
+    # Other fields that equalled the figure then: if one now says otherwise, the choice of pin
+    # among them matters for the first time.
+    others = []
+    for path, value in leaf_paths(old):
+        pointer = pointer_of(path)
+        if pointer != pin.pointer and quotes(fig.value, fig.decimals, value, factor):
+            now = value_at_pointer(new, pointer)
+            if now is not None and now >= 0 and format_like(fig, now * factor) != text:
+                others.append(f"{pin.file}#{pointer} ({format_like(fig, now * factor)})")
+    check = None
+    if others:
+        check = (f"refreshed from its pin {where} ({text}); {others[0]}"
+                 f"{f' and {len(others) - 1} more' if len(others) > 1 else ''} equalled it at "
+                 f"{results.old[:12]} and now differs: is the pin the right field?")
+    return text, check, None
 
 
 def refresh(readme, results, owned=(), verbose=False):
-    """The README with every figure it can be sure of refreshed, except those in the spans
-    `owned` (regen-speed-tables.py writes them). Returns (new text, counts, need a hand)."""
-    edits, counts, hand = [], {"refreshed": 0, "unchanged": 0, "owned": 0}, []
+    """The README with every pinned figure refreshed, except those in the spans `owned`
+    (regen-speed-tables.py writes them). Returns (new text, counts, need a hand, checks)."""
+    edits, counts, hand, checks = [], {"refreshed": 0, "unchanged": 0, "owned": 0}, [], []
     for block in BLOCK_RE.finditer(readme):
         try:
             patterns, skips = parse_header(block.group(1))
@@ -168,7 +147,9 @@ def refresh(readme, results, owned=(), verbose=False):
             hand.append(f"README.md:{line_of(readme, block.start())}: block header: {e}")
             continue
         names = results.expand(patterns)
-        for fig in figures_in(block.group(2)):
+        body = block.group(2)
+        pins = pins_in(body)
+        for fig in figures_in(body):
             if skipped(fig.token, skips):
                 continue
             start = block.start(2) + fig.start
@@ -176,12 +157,16 @@ def refresh(readme, results, owned=(), verbose=False):
                 counts["owned"] += 1
                 continue
             line = line_of(readme, start)
-            body = block.group(2)
-            new, why = refresh_figure(fig, body[max(0, fig.start - 24):fig.start],
-                                      body[fig.end:fig.end + 12], names, results)
+            before = re.sub(r"<!--.*?-->", "", body[max(0, fig.start - 200):fig.start])[-24:]
+            after = re.sub(r"<!--.*?-->", "", body[fig.end:fig.end + 200])[:12]
+            new, check, why = refresh_figure(fig, pin_after(body, fig, pins), before, after,
+                                             names, results)
             if why:
                 hand.append(f"README.md:{line}: {fig.token}: {why}")
-            elif new == fig.token:
+                continue
+            if check:
+                checks.append(f"README.md:{line}: {fig.token}: {check}")
+            if new == fig.token:
                 counts["unchanged"] += 1
             else:
                 counts["refreshed"] += 1
@@ -190,7 +175,7 @@ def refresh(readme, results, owned=(), verbose=False):
                     print(f"README.md:{line}: {fig.token} -> {new}")
     for start, end, new in reversed(edits):
         readme = readme[:start] + new + readme[end:]
-    return readme, counts, hand
+    return readme, counts, hand, checks
 
 
 def main():
@@ -210,19 +195,23 @@ def main():
         readme = f.read()
     # The speed tables' rows follow the ratios' order: regen-speed-tables.py rewrites them whole.
     owned = import_module("regen-speed-tables").spans(readme, args.root)
-    new, counts, hand = refresh(readme, Results(args.root, args.old_commit), owned, args.verbose)
+    new, counts, hand, checks = refresh(readme, Results(args.root, args.old_commit), owned,
+                                        args.verbose)
     for h in hand:
         print("needs a hand: " + h)
+    for c in checks:
+        print("check: " + c)
     if not args.dry_run and new != readme:
         with open(path, "w") as f:
             f.write(new)
     # The checker's word on the result: a refreshed figure must quote its file now.
-    for problem in check_figures(new, args.root)[0]:
+    for problem in check_figures(new, args.root, owned)[0]:
         print("after refresh: " + problem)
     print(f"{counts['refreshed']} refreshed, {counts['unchanged']} unchanged, {len(hand)} need a "
-          f"hand; {counts['owned']} in the speed tables, for scripts/regen-speed-tables.py"
+          f"hand, {len(checks)} to check; {counts['owned']} in the speed tables, for "
+          "scripts/regen-speed-tables.py"
           + (" (dry run: README.md not written)" if args.dry_run else ""))
-    return 1 if hand else 0
+    return 1 if hand or checks else 0
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ set -euo pipefail
 script=$(cd "$(dirname "${1:?usage: stale-results.sh CHECK_SCRIPT}")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/temp-git-repo.sh"
 mkdir -p bench/results src
-printf '<!-- figures: bench/results/speed.json -->\nIt takes 1.5 s.\n<!-- /figures -->\n' >README.md
+printf '<!-- figures: bench/results/speed.json -->\nIt takes 1.5<!--@speed.json#/seconds--> s.\n<!-- /figures -->\n' >README.md
 printf '{"speed.json": ["src"]}\n' >bench/results/sources.json
 echo 'int speed() { return 1; }' >src/speed.c
 git add -A && git commit -qm "code"
