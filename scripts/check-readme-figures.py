@@ -23,7 +23,8 @@ figures. The host speed tables against onnxruntime are compared cell by cell
 with the fields scripts/regen-speed-tables.py takes them from (its --check).
 Numbers inside `code spans`, inside words (Cortex-M7, 96x96, V2) and those
 listed after "not figures:" (model names and settings, not measurements) are
-skipped. Every number in the README's "## Figures" section must sit in such a
+skipped unless they carry a pin (the same number can be a setting in one place
+and a figure in another). Every number in the README's "## Figures" section must sit in such a
 block: a figure there without a named source fails.
 
 Staleness: each results file records the git commit whose build produced it

@@ -150,7 +150,7 @@ def refresh(readme, results, owned=(), verbose=False):
         body = block.group(2)
         pins = pins_in(body)
         for fig in figures_in(body):
-            if skipped(fig.token, skips):
+            if skipped(fig.token, skips) and pin_after(body, fig, pins) is None:
                 continue
             start = block.start(2) + fig.start
             if any(a <= start < b for a, b in owned):
