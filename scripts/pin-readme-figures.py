@@ -19,14 +19,13 @@ Exit status: 0 nothing left to a person, 1 a figure left without a pin or pinned
 among several (printed), 2 a usage error.
 """
 import argparse
-import glob
 import json
 import os
 import re
 import sys
 from importlib import import_module
 
-from readme_figures import (BLOCK_RE, LENGTH, factors, figures_in, leaf_paths, line_of,
+from readme_figures import (BLOCK_RE, LENGTH, block_files, factors, figures_in, leaf_paths, line_of,
                             parse_header, pin_after, pins_in, pointer_of, quotes, skipped)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -202,13 +201,10 @@ def main():
     edits, notes = [], []
     for block in BLOCK_RE.finditer(readme):
         files, skips = parse_header(block.group(1))
-        names, docs = [], {}
-        for pattern in files:  # shell patterns allowed: codegen_memory_opt?.json
-            for name in sorted(glob.glob(os.path.join(args.root, pattern))):
-                name = os.path.relpath(name, args.root)
-                with open(os.path.join(args.root, name)) as f:
-                    docs[name] = json.load(f)
-                names.append(name)
+        names, docs = block_files(args.root, files), {}
+        for name in names:
+            with open(os.path.join(args.root, name)) as f:
+                docs[name] = json.load(f)
         base = block.start(2)
         block_owned = [(a - base, b - base) for a, b in owned]
         found, said = pin_block(block.group(2), names, docs, skips, block_owned,

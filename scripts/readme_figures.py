@@ -86,6 +86,16 @@ def value_at_pointer(doc, pointer):
     return float(node)
 
 
+def block_files(root, patterns):
+    """The results files a block names, relative to root; shell patterns allowed
+    (codegen_memory_opt?.json). A pattern nothing matches stays, so that opening it says so."""
+    names = []
+    for pattern in patterns:
+        found = sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
+        names += found or [pattern]
+    return names
+
+
 def block_file(names, pin_file):
     """The block's results file a pin names (by its file name), or None."""
     found = [n for n in names if n == pin_file or os.path.basename(n) == pin_file]
@@ -106,31 +116,6 @@ def leaf_paths(node, path=()):
         yield path + (LENGTH,), float(len(node))
         for i, value in enumerate(node):
             yield from leaf_paths(value, path + (i,))
-
-
-def value_at(node, path):
-    """The number at `path` (as leaf_paths names it), or None when the path is gone or holds
-    no number."""
-    for key in path:
-        if key == LENGTH:
-            return float(len(node)) if isinstance(node, list) else None
-        try:
-            node = node[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    if isinstance(node, bool) or not isinstance(node, (int, float)):
-        return None
-    return float(node)
-
-
-def path_text(path):
-    """('host', 3, 'ratio') -> host[3].ratio; a list's length -> len(host)."""
-    out = ""
-    for key in path:
-        if key == LENGTH:
-            return f"len({out})"
-        out += f"[{key}]" if isinstance(key, int) else ("." if out else "") + str(key)
-    return out
 
 
 def factors(scale):
@@ -189,10 +174,7 @@ def check_figures(readme_text, root, owned=()):
         if not files:
             problems.append(f"README.md:{line}: a figures block names no results file")
             continue
-        names = []
-        for pattern in files:  # shell patterns allowed: codegen_memory_opt?.json
-            found = sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, pattern)))
-            names += found or [pattern]
+        names = block_files(root, files)
         for name in names:
             if name not in cache:
                 try:
