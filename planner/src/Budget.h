@@ -26,13 +26,16 @@
 
 namespace bundlefit::planner::detail {
 
-// A unit is about 2 ns of CPU (kWorkUnitsPerSecond): two candidates a
+// A unit is about 2.3 ns of CPU (kWorkUnitsPerSecond): two candidates a
 // search node looks at, two sections a placement walks, one change it logs
 // and undoes, a third of an item an ejection move reads; a range a greedy
 // pass gathers is kGatherUnits.
 // Calibrated on the shared 2-core machine the benchmarks run on (10^3 to
 // 10^6 buffers, every family), so that the work a limit gives takes about
-// that limit in CPU time. On a loaded machine the wall clock ends the work
+// that limit in CPU time: the median of the units per CPU second measured
+// on perfect packings and network-like problems of 10^4-10^6 buffers
+// (345-505 million; the same run varies by a fifth from one minute to the
+// next on that machine). On a loaded machine the wall clock ends the work
 // first, so the plan there is what the time allowed, not the quiet one.
 
 /// Units per range a greedy pass gathers and sorts (about 4 ns).

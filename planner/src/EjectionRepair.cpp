@@ -24,8 +24,10 @@ struct Placed {
 class EvictionCost {
 public:
   // `placed` sorted by offset; weight[k] and held[k] belong to placed[k].
-  EvictionCost(const std::vector<Placed> &placed, const std::vector<double> &weight,
-               const std::vector<char> &held) {
+  // One object serves every move: its vectors keep their capacity, so a
+  // move allocates nothing.
+  void reset(const std::vector<Placed> &placed, const std::vector<double> &weight,
+             const std::vector<char> &held) {
     byOffset.assign(placed.size() + 1, 0);
     heldByOffset.assign(placed.size() + 1, 0);
     ends.clear();
@@ -48,8 +50,8 @@ public:
   /// two sorted runs merged (ends are sorted here, offsets by the caller).
   /// `above`: lowered to the first end over the target, where the run stops.
   void candidates(const std::vector<Placed> &placed, uint64_t size, uint64_t alignment,
-                  uint64_t target, std::vector<uint64_t> &out, uint64_t &above) const {
-    std::vector<uint64_t> under;
+                  uint64_t target, std::vector<uint64_t> &out, uint64_t &above) {
+    under.clear();
     for (const Placed &p : placed)
       if (p.offset >= size)
         under.push_back((p.offset - size) / alignment * alignment);
@@ -98,6 +100,7 @@ private:
   std::vector<double> byOffset, byEnd;           // Prefix sums of weight.
   std::vector<uint32_t> heldByOffset, heldByEnd; // Prefix counts of held items.
   std::vector<std::tuple<uint64_t, double, char>> ends;
+  std::vector<uint64_t> under; // candidates(): offsets just under a placed item.
 };
 } // namespace
 
@@ -153,6 +156,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
   std::vector<double> weight;
   std::vector<char> held;
   std::vector<uint64_t> candidates;
+  EvictionCost cost;
   uint64_t moves = 0;
   while (!takenOut.empty()) {
     if (moves >= limits.maxMoves)
@@ -191,7 +195,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
                        double(1 + evictions[p.item]));
       held.push_back(isHeld(p.item));
     }
-    EvictionCost cost(placed, weight, held);
+    cost.reset(placed, weight, held);
     cost.candidates(placed, it.size, it.alignment, target, candidates, above);
     uint64_t o = 0;
     if (!cost.cheapest(placed, candidates, it.size, o))

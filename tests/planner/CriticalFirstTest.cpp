@@ -111,7 +111,7 @@ TEST_CASE("a capacity at the bound is met from the critical-first start") {
   PlanOptions options;
   options.exact.capacity = computeLowerBound(p);
   options.exact.stopAtCapacity = true;
-  options.exact.workLimit = 500'000'000; // 5 s worth, counted.
+  options.exact.workLimit = 500'000'000; // About a second's worth, counted.
   options.exact.timeBudgetSeconds = 600;
   Plan plan = planMemory(p, options);
   requireValid(p, plan);

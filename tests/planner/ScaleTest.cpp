@@ -211,7 +211,7 @@ TEST_CASE("dense and sparse steps compress to the same items") {
 }
 
 TEST_CASE("with clockEnds the work ends at the limit, whatever a unit costs") {
-  // Work far cheaper than a unit is assumed to be (a unit is 2 ns): counted
+  // Work far cheaper than a unit is assumed to be (a unit is 2.3 ns): counted
   // alone it ends at a few percent of the limit; given more at the measured
   // rate it goes on to the limit (plan-buffers uses this so that a run uses
   // its time).

@@ -19,8 +19,9 @@
 
 namespace bundlefit::planner {
 
-/// Work units per second of a time limit (Budget.h says what a unit is).
-inline constexpr uint64_t kWorkUnitsPerSecond = 500'000'000;
+/// Work units per second of a time limit (Budget.h says what a unit is and
+/// how the rate was measured).
+inline constexpr uint64_t kWorkUnitsPerSecond = 440'000'000;
 
 struct ExactOptions {
   /// The limit for the whole call, in seconds of CPU and of wall time. It
