@@ -10,6 +10,7 @@
 #include "Command.h"
 #include "OptionChecks.h"
 #include "ReportSupport.h"
+#include "RunClock.h"
 
 #include "bundlefit/planner/CheckedArithmetic.h"
 #include "bundlefit/planner/Planner.h"
@@ -108,44 +109,6 @@ uint64_t parseCountOption(const std::string &text, const char *option) {
                 std::string(option) + " '" + text + "': expected a whole number from 0 to 2^62");
   return value;
 }
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-/// The process's CPU seconds, from its start (loading the program, about
-/// 0.02 s, is part of the run a user waits for).
-double cpuSeconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
-
-/// The limit holds in CPU and in wall time, as the planner's Budget counts
-/// it: what is left of it is the limit less whichever of the two has gone
-/// further. What cannot stop (the program's start before main, the check
-/// and the output after the planner) costs about the same CPU whatever the
-/// load, but load stretches it in wall time by `slowdown`, the wall seconds
-/// each CPU second took while the file was read (3 beside two busy
-/// processes on 2 cores, 1 on a quiet machine).
-struct RunClock {
-  Clock::time_point start = Clock::now();
-  double cpuAtStart = cpuSeconds(); ///< The program's start, before main.
-  double slowdown = 1;
-
-  /// Measures `slowdown` over the reading, which like the check is work
-  /// that does not stop. Under kLeastSample of CPU (a small file) the
-  /// ratio is mostly noise, and what it would scale is as small: 1.
-  void measureSlowdown() {
-    double cpu = cpuSeconds() - cpuAtStart, wall = secondsSince(start);
-    if (cpu >= kLeastSample)
-      slowdown = std::max(1.0, wall / cpu);
-  }
-  /// Seconds of the limit used: the wall clock from the program's start
-  /// (before main, estimated from its CPU time) or the CPU clock.
-  double used() const {
-    return std::max(cpuSeconds(), secondsSince(start) + cpuAtStart * slowdown);
-  }
-  static constexpr double kLeastSample = 0.005;
-};
 
 // What checking a plan and writing it cost, in CPU seconds: kept out of the
 // planner's share of the limit (times RunClock::slowdown: under load it
@@ -251,7 +214,7 @@ int runPlanBuffers(PlanBuffersOptions options) {
   // The parts that cannot stop (loading, reading, the planner's setup, an
   // O(n) placement of what the first placement did not reach, the check)
   // can take longer than a tiny limit: say so, with where the time went.
-  double cpuTotal = cpuSeconds(), wallTotal = secondsSince(clock.start);
+  double cpuTotal = cpuSeconds(), wallTotal = clock.wall();
   bool overrun = std::max(cpuTotal, wallTotal) > options.timeLimit * 1.1;
   if (overrun) {
     std::ostringstream line;
