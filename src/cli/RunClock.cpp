@@ -35,8 +35,8 @@ std::optional<double> secondsSinceProcessStart() {
   timespec now{};
   if (!(fields >> startTicks) || ticksPerSecond <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
     return std::nullopt;
-  double since = double(now.tv_sec) + 1e-9 * double(now.tv_nsec) -
-                 double(startTicks) / double(ticksPerSecond);
+  double since =
+      double(now.tv_sec) + 1e-9 * double(now.tv_nsec) - double(startTicks) / double(ticksPerSecond);
   // A clock that disagrees (a container's own boot time): not to be trusted.
   if (since < 0 || since > 60)
     return std::nullopt;
