@@ -112,8 +112,7 @@ public:
   bool spend(uint64_t n) {
     if (stopped != Limit::None)
       return false;
-    if (sixteenths != 16)
-      n = n > UINT64_MAX / sixteenths ? UINT64_MAX : n * sixteenths / 16;
+    n = scaled(n);
     if (n >= units && !refill(n)) {
       units = 0;
       stopped = Limit::Work;
@@ -148,15 +147,12 @@ public:
   /// 10^6 items on a busy machine they promised twice the time there was),
   /// and no more than a step's share of units while one is held.
   bool covers(uint64_t n, uint64_t share = 1) {
-    uint64_t cost = n > UINT64_MAX / sixteenths ? UINT64_MAX : n * sixteenths / 16;
     uint64_t left = units;
-    double now = seconds();
-    if (refills && used != 0 && now > 0) {
-      double byTime = std::max(0.0, deadline - now) * double(used) / now;
-      uint64_t timeLeft = uint64_t(std::min(byTime, 1e18));
-      left = heldTotal != 0 ? std::min(units, timeLeft) : timeLeft;
+    if (refills && used != 0) {
+      uint64_t byTime = unitsForTimeLeft();
+      left = heldTotal != 0 ? std::min(units, byTime) : byTime;
     }
-    return cost <= left / share;
+    return scaled(n) <= left / share;
   }
 
   bool exhausted() const { return stopped != Limit::None; }
@@ -190,14 +186,27 @@ private:
   // given end by the wall deadline too) and the time left becomes units at
   // that rate. False when no time is left.
   bool refill(uint64_t n) {
-    if (!refills || heldTotal != 0)
+    if (!refills || heldTotal != 0 || used == 0)
       return false;
-    double now = seconds();
-    if (deadline - now < kLeastRefillSeconds || used == 0 || now <= 0)
+    uint64_t more = unitsForTimeLeft(kLeastRefillSeconds);
+    if (more == 0)
       return false;
-    double perSecond = double(used) / now;
-    units += uint64_t(std::min(perSecond * (deadline - now), 1e18));
+    units += more;
     return n < units;
+  }
+
+  /// The time left before the deadline as units, at the rate this run has
+  /// spent them so far; 0 with under `least` seconds left (or none spent).
+  uint64_t unitsForTimeLeft(double least = 0) const {
+    double now = seconds();
+    if (deadline - now <= least || used == 0 || now <= 0)
+      return 0;
+    return uint64_t(std::min(double(used) / now * (deadline - now), 1e18));
+  }
+
+  /// `n` units as spend() counts them: past 10^5 items each is more.
+  uint64_t scaled(uint64_t n) const {
+    return n > UINT64_MAX / sixteenths ? UINT64_MAX : n * sixteenths / 16;
   }
 
   /// Seconds since the budget began, on the clock that has gone further.
