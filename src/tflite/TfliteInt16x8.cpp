@@ -152,9 +152,8 @@ private:
     case tflite::BuiltinOperator_PADV2:
       return convertPad(op);
     case tflite::BuiltinOperator_LEAKY_RELU: {
-      const auto *o = op.builtin_options_as<tflite::LeakyReluOptions>();
       Attributes attrs;
-      attrs.setFloat("alpha", o ? o->alpha() : 0.2f);
+      attrs.setFloat("alpha", leakyReluAlpha(op));
       emit(Op::Int16LeakyRelu, {value(input(op, 0))}, attrs, output(op));
       return;
     }

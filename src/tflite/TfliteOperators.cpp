@@ -31,6 +31,11 @@
 
 namespace bundlefit::tflite_import {
 
+float leakyReluAlpha(const tflite::Operator &op) {
+  const auto *options = op.builtin_options_as<tflite::LeakyReluOptions>();
+  return options ? options->alpha() : 0.0f;
+}
+
 std::pair<int64_t, int64_t> samePadding(int64_t in, int64_t kernel, int64_t stride,
                                         int64_t dilation) {
   const int64_t effective = (kernel - 1) * dilation + 1;
@@ -585,9 +590,8 @@ const std::map<int32_t, ConvertFn> &converters() {
        [](OpContext &ctx) { convertUnary(ctx, Op::HardSwish); }},
       {tflite::BuiltinOperator_LEAKY_RELU,
        [](OpContext &ctx) {
-         const auto *o = ctx.op.builtin_options_as<tflite::LeakyReluOptions>();
          Attributes attrs;
-         attrs.setFloat("alpha", o ? o->alpha() : 0.2f);
+         attrs.setFloat("alpha", leakyReluAlpha(ctx.op));
          convertUnary(ctx, Op::LeakyRelu, attrs);
        }},
       {tflite::BuiltinOperator_CONCATENATION, convertConcatenation},

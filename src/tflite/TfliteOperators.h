@@ -35,6 +35,11 @@ StridedSlice stridedSliceSpec(Converter &c, const tflite::Operator &op, const Sh
 /// PAD / PADV2 `op`'s paddings as the IR's Pad pads (begins, then ends).
 std::vector<int64_t> padOnnxPads(Converter &c, const tflite::Operator &op, size_t rank);
 
+/// LEAKY_RELU's alpha: from its options, else 0 (TFLM's ParseLeakyRelu sets
+/// alpha only from options that are there, in params that start zeroed; a
+/// file without them runs as ReLU there).
+float leakyReluAlpha(const tflite::Operator &op);
+
 /// UNIDIRECTIONAL_SEQUENCE_LSTM (TfliteLstm.cpp).
 std::string unsupportedLstmVariant(const TfliteFile &file, const tflite::Operator &op);
 void convertSequenceLstm(Converter &converter, const tflite::Operator &op);

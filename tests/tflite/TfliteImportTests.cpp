@@ -211,6 +211,33 @@ TEST_CASE("AVERAGE_POOL_2D with SAME padding divides by the pixels inside the in
   checkClose(runFloat(*graph, x), want);
 }
 
+TEST_CASE("LEAKY_RELU reads its alpha; without options it is 0, as TFLM's zeroed params") {
+  // TFLM's ParseLeakyRelu sets alpha only from options that are there; its
+  // params start zeroed, so a file without them runs as ReLU.
+  std::vector<float> x = randomFloats(8, 5);
+  for (bool withOptions : {true, false}) {
+    CAPTURE(withOptions);
+    TfliteTestModel m;
+    int32_t in = m.floatTensor("x", {1, 8});
+    int32_t out = m.floatTensor("y", {1, 8});
+    if (withOptions)
+      m.op(tflite::BuiltinOperator_LEAKY_RELU, {in}, {out},
+           tflite::BuiltinOptions_LeakyReluOptions,
+           tflite::CreateLeakyReluOptions(m.builder(), 0.3f).Union());
+    else
+      m.op(tflite::BuiltinOperator_LEAKY_RELU, {in}, {out});
+    m.inputs({in});
+    m.outputs({out});
+    auto graph = importTfliteModel(m.save(withOptions ? "leaky.tflite" : "leaky_no_options.tflite"));
+    const float alpha = withOptions ? 0.3f : 0.0f;
+    std::vector<float> want;
+    for (float v : x)
+      want.push_back(v >= 0 ? v : alpha * v);
+    REQUIRE(std::any_of(x.begin(), x.end(), [](float v) { return v < 0; }));
+    checkClose(runFloat(*graph, x), want);
+  }
+}
+
 namespace {
 
 /// int8 FC: x int8 [1,4] -> FC(int8 weights per channel, int32 bias) + RELU

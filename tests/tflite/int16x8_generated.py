@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bundlefit vs TFLite Micro on generated int16x8 DEPTHWISE_CONV_2D, FULLY_CONNECTED, pooling,
-SOFTMAX and UNIDIRECTIONAL_SEQUENCE_LSTM models, and CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
-ADD, SUB and TRANSPOSE_CONV with fused activations.
+SOFTMAX, UNIDIRECTIONAL_SEQUENCE_LSTM and LEAKY_RELU models (one without options: TFLM then
+runs alpha 0), and CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, SUB and TRANSPOSE_CONV with
+fused activations.
 
 seanet has none of these operators, so this writes small one-operator .tflite
 models (int16 activations with zero point 0, int8 weights per channel or per
@@ -55,7 +56,7 @@ from tflm_skip import SKIP, skip_reason
 
 ADD, AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED = 0, 1, 3, 4, 9
 MAX_POOL_2D, SOFTMAX, SUB, TRANSPOSE_CONV = 17, 25, 41, 67
-UNIDIRECTIONAL_SEQUENCE_LSTM = 44
+UNIDIRECTIONAL_SEQUENCE_LSTM, LEAKY_RELU = 44, 98
 # The real-valued upper bound of the fused activations that have one.
 UPPER_BOUND = {"RELU6": 6.0, "RELU_N1_TO_1": 1.0}
 
@@ -79,16 +80,17 @@ class Model:
         return len(self.tensors) - 1
 
     def json(self, code, name, inputs, output, options_type, options, graph_inputs=1):
-        """The model; its first `graph_inputs` operator inputs are the subgraph's inputs."""
+        """The model; its first `graph_inputs` operator inputs are the subgraph's inputs.
+        `options_type` None: an operator without builtin options."""
+        operator = {"opcode_index": 0, "inputs": inputs, "outputs": [output]}
+        if options_type is not None:
+            operator.update({"builtin_options_type": options_type, "builtin_options": options})
         return {"version": 3,
                 "operator_codes": [{"deprecated_builtin_code": code, "builtin_code": name,
                                     "version": 1}],
                 "subgraphs": [{"tensors": self.tensors, "inputs": inputs[:graph_inputs],
                                "outputs": [output],
-                               "operators": [{"opcode_index": 0, "inputs": inputs,
-                                              "outputs": [output],
-                                              "builtin_options_type": options_type,
-                                              "builtin_options": options}]}],
+                               "operators": [operator]}],
                 "buffers": self.buffers}
 
 
@@ -257,6 +259,17 @@ def softmax(rng, x_shape, beta, in_range):
     return model.json(SOFTMAX, "SOFTMAX", [x], y, "SoftmaxOptions", {"beta": beta})
 
 
+def leaky_relu(x_shape, alpha):
+    """LEAKY_RELU rescaling from 2^-12 to 2^-11; alpha None: no options (TFLM's alpha is then 0,
+    its params starting zeroed)."""
+    model = Model()
+    x = model.tensor("x", x_shape, "INT16", [2.0 ** -12])
+    y = model.tensor("y", x_shape, "INT16", [2.0 ** -11])
+    if alpha is None:
+        return model.json(LEAKY_RELU, "LEAKY_RELU", [x], y, None, None)
+    return model.json(LEAKY_RELU, "LEAKY_RELU", [x], y, "LeakyReluOptions", {"alpha": alpha})
+
+
 def lstm(rng, batch, steps, inputs, cells, time_major, in_scale, w_range, bias_range,
          cell_power, cell_clip, hidden_scale):
     """UNIDIRECTIONAL_SEQUENCE_LSTM int16x8 (TFLM's EvalLstm<int16_t, int8_t, int16_t,
@@ -369,6 +382,8 @@ def models(rng):
     ]
     for i, case in enumerate(lstms):
         yield f"lstm{i}", lstm(rng, *case)
+    yield "leaky_relu_alpha_0.3", leaky_relu([1, 6, 5, 3], 0.3)
+    yield "leaky_relu_without_options", leaky_relu([2, 40], None)
 
 
 def refusals(rng):
@@ -412,7 +427,7 @@ def activation_bounds(spec):
     (CalculateActivationRangeQuantized: round(f / scale) in float, half away from zero, within
     int16); None without one."""
     op = spec["subgraphs"][0]["operators"][0]
-    activation = op["builtin_options"].get("fused_activation_function", "NONE")
+    activation = op.get("builtin_options", {}).get("fused_activation_function", "NONE")
     if activation == "NONE" or spec["operator_codes"][0]["builtin_code"] == \
             "UNIDIRECTIONAL_SEQUENCE_LSTM":  # its TANH is the cell's, not a clamp
         return None

@@ -86,9 +86,10 @@ void inferLeakyRelu(Node &node) {
 std::pair<Multiplier, Multiplier> leakyReluParams(const Node &node) {
   const float in = int16Scale(node, node.input(0), "X");
   const float out = int16Scale(node, node.output(0), "Y");
-  const float alpha = node.attrs.getFloat("alpha", 0.2f);
-  if (!(alpha > 0.0f))
-    unsupported(node, "alpha " + std::to_string(alpha) + " (int16 LEAKY_RELU needs alpha > 0)");
+  // The importer always sets alpha (0 for a file without options, as TFLM).
+  const float alpha = node.attrs.getFloat("alpha", 0.0f);
+  if (!(alpha >= 0.0f))
+    unsupported(node, "alpha " + std::to_string(alpha) + " (int16 LEAKY_RELU needs alpha >= 0)");
   return {quantizeMultiplier(double(in / out)), quantizeMultiplier(double(in * alpha / out))};
 }
 
