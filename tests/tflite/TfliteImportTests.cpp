@@ -221,14 +221,14 @@ TEST_CASE("LEAKY_RELU reads its alpha; without options it is 0, as TFLM's zeroed
     int32_t in = m.floatTensor("x", {1, 8});
     int32_t out = m.floatTensor("y", {1, 8});
     if (withOptions)
-      m.op(tflite::BuiltinOperator_LEAKY_RELU, {in}, {out},
-           tflite::BuiltinOptions_LeakyReluOptions,
+      m.op(tflite::BuiltinOperator_LEAKY_RELU, {in}, {out}, tflite::BuiltinOptions_LeakyReluOptions,
            tflite::CreateLeakyReluOptions(m.builder(), 0.3f).Union());
     else
       m.op(tflite::BuiltinOperator_LEAKY_RELU, {in}, {out});
     m.inputs({in});
     m.outputs({out});
-    auto graph = importTfliteModel(m.save(withOptions ? "leaky.tflite" : "leaky_no_options.tflite"));
+    auto graph =
+        importTfliteModel(m.save(withOptions ? "leaky.tflite" : "leaky_no_options.tflite"));
     const float alpha = withOptions ? 0.3f : 0.0f;
     std::vector<float> want;
     for (float v : x)
