@@ -1,6 +1,7 @@
 //===- UnfuseActivations.cpp - Split table activations off their producer -===//
 #include "bundlefit/quant/UnfuseActivations.h"
 
+#include "bundlefit/ops/ActivationDefaults.h"
 #include "bundlefit/ops/FusedActivations.h"
 #include "bundlefit/ops/OpRegistry.h"
 
@@ -31,7 +32,7 @@ Split splitOf(const Node &layer, bool gateWanted) {
     // x * HardSigmoid(x; 1/6, 1/2) is HardSwish (MobileNetV3 before opset 14).
     float alpha = 0, beta = 0;
     fusedActivationParams(fusedActivationOf(layer), layer, alpha, beta);
-    const bool hardSwish = std::abs(alpha - 1.0f / 6.0f) < 1e-7f && beta == 0.5f;
+    const bool hardSwish = std::abs(alpha - kHardSwishAlpha) < 1e-7f && beta == kHardSwishBeta;
     return !gateWanted && hardSwish ? Split{Op::HardSwish, Op::Unknown}
                                     : Split{Op::Unknown, Op::HardSigmoid};
   }

@@ -227,8 +227,10 @@ void floatUnaryKernel(const Node &node, const std::vector<const Tensor *> &input
     float alpha = node.attrs.getFloat("alpha", kHardSigmoidAlpha);
     float beta = node.attrs.getFloat("beta", kHardSigmoidBeta);
     f = [alpha, beta](float v) { return std::max(0.0f, std::min(1.0f, alpha * v + beta)); };
-  } else if (op == "HardSwish") { // x * HardSigmoid(x) with alpha = 1/6, beta = 0.5
-    f = [](float v) { return v * std::max(0.0f, std::min(1.0f, v / 6.0f + 0.5f)); };
+  } else if (op == "HardSwish") {
+    f = [](float v) {
+      return v * std::max(0.0f, std::min(1.0f, kHardSwishAlpha * v + kHardSwishBeta));
+    };
   } else if (op == "Exp") {
     f = [](float v) { return std::exp(v); };
   } else if (op == "Sqrt") {

@@ -27,7 +27,7 @@ float hardSigmoid(float x, const Node &node) {
                  node.attrs.getFloat("beta", kHardSigmoidBeta));
 }
 // ONNX's function body: Mul(X, HardSigmoid<alpha = 1/6, beta = 0.5>(X)).
-float hardSwish(float x, const Node &) { return x * clamp01(float(1.0 / 6.0) * x + 0.5f); }
+float hardSwish(float x, const Node &) { return x * clamp01(kHardSwishAlpha * x + kHardSwishBeta); }
 float leakyRelu(float x, const Node &node) {
   return x >= 0 ? x : node.attrs.getFloat("alpha", kLeakyReluAlpha) * x;
 }
