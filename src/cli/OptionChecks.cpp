@@ -1,6 +1,7 @@
 //===- OptionChecks.cpp - CLI11 checks for byte counts and seconds ----------===//
 #include "OptionChecks.h"
 
+#include "bundlefit/planner/Exact.h"
 #include "bundlefit/support/OptionChecks.h"
 
 #include <cctype>
@@ -63,5 +64,13 @@ CLI::Validator powerOfTwoCheck(uint64_t min, uint64_t max) {
 }
 
 CLI::Validator secondsCheck() { return finiteCheck(0, kMaxSeconds); }
+
+std::string workUnitsPerSecondText() {
+  const double rate = double(planner::kWorkUnitsPerSecond);
+  const int exponent = int(std::floor(std::log10(rate)));
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g x 10^%d", rate / std::pow(10.0, exponent), exponent);
+  return text;
+}
 
 } // namespace bundlefit

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace bundlefit {
 
@@ -25,5 +26,9 @@ CLI::Validator finiteCheck(double min, double max);
 
 /// An integer power of two from `min` to `max` (an alignment).
 CLI::Validator powerOfTwoCheck(uint64_t min, uint64_t max);
+
+/// The planner's work units per second of a time limit as help text says
+/// it ("4.4 x 10^8"), from the constant, so that the help cannot go stale.
+std::string workUnitsPerSecondText();
 
 } // namespace bundlefit

@@ -278,9 +278,10 @@ void addPlanBuffersCommand(CLI::App &app, CommandAction &action) {
           "--time-limit", options->timeLimit,
           "Seconds for the whole run, CPU or wall time, whichever passes first: "
           "reading, planning, checking, writing (default 5). The planner works until "
-          "its share of it ends; with --node-limit its work is counted instead (5 x 10^8 units a "
-          "second), so that the plan is the same on any machine that does that work in "
-          "time")
+          "its share of it ends; with --node-limit its work is counted instead (" +
+              workUnitsPerSecondText() +
+              " units a second), so that the plan is the same on any machine that does that work "
+              "in time")
       ->check(secondsCheck());
   command->add_option("--node-limit", options->nodeLimitText,
                       "Stop the exact search after this many nodes (default 0: no limit); "

@@ -130,8 +130,9 @@ void addPlanCommand(CLI::App &app, CommandAction &action) {
   command
       ->add_option("--time-limit", options->compilation.timeLimitSeconds,
                    "Seconds the command may spend before its memory plan is done: loading, "
-                   "ordering and planning (default 5; the planner's work is counted, "
-                   "10^8 units a second, so its plan does not depend on the load)")
+                   "ordering and planning (default 5; the planner's work is counted, " +
+                       workUnitsPerSecondText() +
+                       " units a second, so its plan does not depend on the load)")
       ->check(secondsCheck());
   command
       ->add_option("--arena-capacity", options->compilation.arenaCapacity,
