@@ -382,7 +382,7 @@ def models(rng):
     ]
     for i, case in enumerate(lstms):
         yield f"lstm{i}", lstm(rng, *case)
-    yield "leaky_relu_alpha_0.3", leaky_relu([1, 6, 5, 3], 0.3)
+    yield "leaky_relu_alpha_3_tenths", leaky_relu([1, 6, 5, 3], 0.3)
     yield "leaky_relu_without_options", leaky_relu([2, 40], None)
 
 
