@@ -186,7 +186,7 @@ private:
   // given end by the wall deadline too) and the time left becomes units at
   // that rate. False when no time is left.
   bool refill(uint64_t n) {
-    if (!refills || heldTotal != 0 || used == 0)
+    if (!refills || heldTotal != 0)
       return false;
     uint64_t more = unitsForTimeLeft(kLeastRefillSeconds);
     if (more == 0)

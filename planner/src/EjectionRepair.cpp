@@ -3,7 +3,6 @@
 #include "Placement.h"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -122,9 +121,6 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
   auto isHeld = [&](size_t i) { return limits.held && (*limits.held)[i] != 0; };
   std::vector<char> out(n, 0);
   std::vector<uint32_t> evictions(n, 0);
-  std::vector<double> lengthFactor(n);
-  for (size_t i = 0; i < n; ++i)
-    lengthFactor[i] = std::pow(double(items.items[i].length()), limits.lengthExponent);
   // Largest first (the hardest to place); the lower index on a tie.
   auto later = [&](int a, int b) {
     const Item &x = items.items[a], &y = items.items[b];
@@ -173,7 +169,6 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
       return a.offset != b.offset ? a.offset < b.offset : a.item < b.item;
     });
     ++moves;
-    // A move reads the items meeting it (a few tiers of ItemsByTime), sorts
     // them and prices every place: counted at what it costs beside a node
     // of the search.
     if (!budget.spend(12 + 9 * placed.size() + 3 * sortUnits(placed.size())))
@@ -191,8 +186,9 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
     weight.clear();
     held.clear();
     for (const Placed &p : placed) {
-      weight.push_back(double(items.items[p.item].size) * lengthFactor[p.item] *
-                       double(1 + evictions[p.item]));
+      const Item &q = items.items[p.item];
+      double lifetime = limits.weighLifetime ? double(q.length()) : 1;
+      weight.push_back(double(q.size) * lifetime * double(1 + evictions[p.item]));
       held.push_back(isHeld(p.item));
     }
     cost.reset(placed, weight, held);

@@ -9,7 +9,7 @@
 // goes back at its lowest free fit under the target when there is one, else
 // at the offset under the target where the items it overlaps weigh least;
 // those are taken out in turn. An item's weight is its size, times its
-// lifetime to a power (how much it costs to find it a new place), times one
+// lifetime or not (how much it costs to find it a new place), times one
 // more than the times it was already evicted, so the search does not cycle
 // among a few items. Best effort: it proves nothing.
 //
@@ -28,10 +28,11 @@ namespace bundlefit::planner::detail {
 
 struct EjectionLimits {
   uint64_t maxMoves = 0; ///< Items put back; the search gives up after this many.
-  /// An item's weight is size x lifetime^lengthExponent x (1 + evictions):
-  /// 1 keeps long-lived items where they are (cheap moves), 0 moves them
-  /// as readily as short-lived ones (what a peak held by them needs).
-  double lengthExponent = 1;
+  /// An item's weight is size x (1 + evictions), times its lifetime when
+  /// true: that keeps long-lived items where they are (cheap moves); false
+  /// moves them as readily as short-lived ones (what a peak held by them
+  /// needs).
+  bool weighLifetime = true;
   /// Items (per item, non-zero) that must stay where they are.
   const std::vector<char> *held = nullptr;
   /// The items' time index, when the caller keeps one (else built here, at

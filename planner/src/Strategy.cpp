@@ -391,11 +391,12 @@ private:
         return false;
       indexes[c] = std::make_unique<ItemsByTime>(sections[c].items);
     }
-    for (double exponent : {1.0, 0.0}) {
+    for (bool weighLifetime : {true, false}) {
       std::vector<uint64_t> moved = start;
       uint64_t upTo = target;
-      Outcome result = repairByEjection(sections[c].items, moved, target,
-                                        {moves, exponent, held, indexes[c].get()}, budget, &upTo);
+      Outcome result =
+          repairByEjection(sections[c].items, moved, target,
+                           {moves, weighLifetime, held, indexes[c].get()}, budget, &upTo);
       if (result == Outcome::Found) {
         adopt(c, std::move(moved), "ejection");
         return true;

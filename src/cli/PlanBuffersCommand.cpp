@@ -160,8 +160,8 @@ int runPlanBuffers(PlanBuffersOptions options) {
     planOptions.exact.capacity = options.capacity;
     planOptions.exact.stopAtCapacity = options.stopWhenFits;
     planOptions.exact.nodeLimit = options.nodeLimit;
-    // The run uses its limit (counted work alone ends at 0.8-1.05x of it,
-    // by family); with --node-limit the count decides, so that an
+    // The run uses its limit (counted work alone ends before or after it
+    // by family: planner/README.md); with --node-limit the count decides, so that an
     // unfinished search is the same on every machine.
     planOptions.exact.clockEnds = options.nodeLimit == 0;
     Clock::time_point planStart = Clock::now();

@@ -71,8 +71,8 @@ TEST_CASE("on 20,000 network-like buffers the peaks' items are few and reach the
   std::vector<uint64_t> before = offsets;
   uint64_t target = bound + bound / 200;
   bool found = false;
-  for (double exponent : {1.0, 0.0}) {
-    detail::EjectionLimits limits{20000, exponent, &critical};
+  for (bool weighLifetime : {true, false}) {
+    detail::EjectionLimits limits{20000, weighLifetime, &critical};
     if (detail::repairByEjection(items, offsets, target, limits, budget) ==
         detail::Outcome::Found) {
       found = true;
@@ -95,7 +95,7 @@ TEST_CASE("ejection gives up rather than move a held item") {
   items.items = {{4, 1, 0, 0, 0, 0}, {4, 1, 0, 0, 0, 0}};
   std::vector<uint64_t> offsets = {2, 6}; // 2..6 and 6..10; 0..8 needs both to move.
   std::vector<char> held = {1, 0};
-  detail::EjectionLimits limits{100, 1.0, &held};
+  detail::EjectionLimits limits{100, true, &held};
   detail::Budget budget = unlimited();
   CHECK(detail::repairByEjection(items, offsets, 8, limits, budget) == detail::Outcome::Unsolved);
   CHECK(offsets == std::vector<uint64_t>{2, 6});

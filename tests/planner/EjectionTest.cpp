@@ -12,9 +12,7 @@ using bundlefit::planner::test::randomProblem;
 using bundlefit::planner::test::requireValid;
 
 namespace {
-detail::EjectionLimits moves(uint64_t count, double lengthExponent) {
-  return {count, lengthExponent};
-}
+detail::EjectionLimits moves(uint64_t count, bool weighLifetime) { return {count, weighLifetime}; }
 
 detail::Outcome eject(const detail::Items &items, std::vector<uint64_t> &offsets, uint64_t target,
                       const detail::EjectionLimits &limits) {
@@ -32,7 +30,7 @@ TEST_CASE("ejection either meets the target with a valid plan or changes nothing
     uint64_t bound = computeLowerBound(p), greedy = detail::arenaOf(items, offsets);
     uint64_t target = bound + (greedy - bound) / 2;
     CAPTURE(seed);
-    detail::Outcome result = eject(items, offsets, target, moves(2000, seed % 3 == 0 ? 0.0 : 1.0));
+    detail::Outcome result = eject(items, offsets, target, moves(2000, seed % 3 != 0));
     if (result == detail::Outcome::Found) {
       ++found;
       Plan plan = detail::makePlan(p, items, offsets, "ejection", bound);
@@ -59,11 +57,11 @@ TEST_CASE("ejection brings a 20,000-buffer plan near the bound, the same way eve
   uint64_t bound = computeLowerBound(p);
   uint64_t target = bound + bound / 200;
   REQUIRE(detail::arenaOf(items, first) > target);
-  for (double exponent : {1.0, 0.0})
-    if (eject(items, first, target, moves(20000, exponent)) == detail::Outcome::Found)
+  for (bool weighLifetime : {true, false})
+    if (eject(items, first, target, moves(20000, weighLifetime)) == detail::Outcome::Found)
       break;
-  for (double exponent : {1.0, 0.0})
-    if (eject(items, second, target, moves(20000, exponent)) == detail::Outcome::Found)
+  for (bool weighLifetime : {true, false})
+    if (eject(items, second, target, moves(20000, weighLifetime)) == detail::Outcome::Found)
       break;
   CHECK(first == second);
   Plan plan = detail::makePlan(p, items, first, "ejection", bound);
@@ -80,7 +78,7 @@ TEST_CASE("ejection gives up at once when an item is larger than the target") {
   for (const detail::Item &it : items.items)
     largest = std::max(largest, it.size);
   detail::Budget budget = bundlefit::planner::test::unlimited();
-  CHECK(detail::repairByEjection(items, offsets, largest - 1, moves(1000, 1.0), budget) ==
+  CHECK(detail::repairByEjection(items, offsets, largest - 1, moves(1000, true), budget) ==
         detail::Outcome::Unsolved);
   CHECK(budget.spent() == 0); // Not one move.
   CHECK(offsets == before);
@@ -92,8 +90,8 @@ TEST_CASE("ejection stops when its budget does, and changes nothing") {
   std::vector<uint64_t> offsets = greedyOffsets(p, items), before = offsets;
   uint64_t bound = computeLowerBound(p);
   detail::Budget budget(0.0, 5000); // A few moves' worth.
-  CHECK(detail::repairByEjection(items, offsets, bound + bound / 200, moves(20000, 0.0), budget) ==
-        detail::Outcome::OutOfBudget);
+  CHECK(detail::repairByEjection(items, offsets, bound + bound / 200, moves(20000, false),
+                                 budget) == detail::Outcome::OutOfBudget);
   CHECK(budget.limit() == detail::Limit::Work);
   CHECK(offsets == before);
 }
@@ -112,7 +110,7 @@ TEST_CASE("a failed ejection says up to which target it would fail the same way"
       std::vector<uint64_t> offsets = start;
       detail::Budget budget = bundlefit::planner::test::unlimited();
       detail::Outcome result =
-          detail::repairByEjection(items, offsets, target, moves(60, 1.0), budget, &upTo);
+          detail::repairByEjection(items, offsets, target, moves(60, true), budget, &upTo);
       spent = budget.spent();
       return result;
     };
