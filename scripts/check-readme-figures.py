@@ -100,7 +100,9 @@ def stale_results(root, names):
         if git(root, "cat-file", "-e", base + "^{commit}").returncode != 0:
             warnings.append(f"{name}: commit {base} is not in this repository")
             continue
-        changed = git(root, "log", "--format=%h %s", f"{base}..HEAD", "--", *paths).stdout.split("\n")
+        # Markdown beside the code (a library's README) is not what the benchmark ran.
+        changed = git(root, "log", "--format=%h %s", f"{base}..HEAD", "--", *paths,
+                      ":(exclude,glob)**/*.md").stdout.split("\n")
         changed = [c for c in changed if c]
         if changed:
             warnings.append(f"{name}: measured at {base[:12]}; {len(changed)} later commit(s) change "
