@@ -70,7 +70,7 @@ Row runOne(bf::PackingFamily family, int buffers, uint64_t seed, const std::stri
   // input order, first fit): the real planner's bubble sort and list walk
   // take minutes at 10^5, so it runs on the smaller problems only, where
   // the two are compared.
-  r.replica = bp::planGreedy(p, bp::GreedyOrder::BySize, bp::GreedyFit::FirstFit).arenaSize;
+  r.replica = bp::planGreedy(p, bp::GreedyOrder::BySize).arenaSize;
   r.tflm = r.replica;
   if (o.smoke || (tools.tflm.empty() && tools.miniMalloc.empty()))
     return r;

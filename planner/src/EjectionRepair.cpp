@@ -169,6 +169,7 @@ Outcome repairByEjection(const Items &items, std::vector<uint64_t> &offsets, uin
       return a.offset != b.offset ? a.offset < b.offset : a.item < b.item;
     });
     ++moves;
+    // A move reads the items meeting it (a few tiers of ItemsByTime), sorts
     // them and prices every place: counted at what it costs beside a node
     // of the search.
     if (!budget.spend(12 + 9 * placed.size() + 3 * sortUnits(placed.size())))

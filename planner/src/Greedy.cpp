@@ -19,8 +19,6 @@ std::string toString(GreedyOrder order) {
   return "unknown";
 }
 
-std::string toString(GreedyFit) { return "first-fit"; }
-
 // TFLM's planner, so that a plan is never worse than it, and Glow's "max
 // live" order: of the twelve orders and fits, the only ones the ablation
 // benchmark (bench_planner --ablation) finds paying on some family
@@ -32,10 +30,10 @@ const std::vector<GreedyOrder> &detail::greedyOrders() {
 }
 
 std::string detail::greedyName(GreedyOrder order) {
-  return "greedy:" + toString(order) + "/" + toString(GreedyFit::FirstFit);
+  return "greedy:" + toString(order) + "/first-fit";
 }
 
-Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit) {
+Plan planGreedy(const Problem &problem, GreedyOrder order) {
   detail::Items items = detail::buildItems(problem);
   detail::Budget unlimited(1e7);
   std::vector<uint64_t> offsets;

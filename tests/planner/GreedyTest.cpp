@@ -43,7 +43,7 @@ TEST_CASE("TFLM's order: largest first, ties by the later buffer") {
   // given, 0 and 1 would be at 128 and 2 at 192.
   Problem p;
   p.buffers = {{0, 64, 1, 0, 0}, {1, 64, 1, 1, 1}, {2, 64, 1, 0, 1}, {3, 128, 1, 0, 1}};
-  Plan plan = planGreedy(p, GreedyOrder::BySize, GreedyFit::FirstFit);
+  Plan plan = planGreedy(p, GreedyOrder::BySize);
   requireValid(p, plan);
   CHECK(plan.offsets == std::vector<uint64_t>{192, 192, 128, 0});
 }

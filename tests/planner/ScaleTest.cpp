@@ -71,7 +71,7 @@ TEST_CASE("no plan is above TFLM's order where the work covers its pass, however
   for (uint32_t seed : {4u, 8u}) {
     CAPTURE(seed);
     Problem p = formats::networkLikeProblem(20000, seed);
-    Plan tflm = planGreedy(p, GreedyOrder::BySize, GreedyFit::FirstFit);
+    Plan tflm = planGreedy(p, GreedyOrder::BySize);
     for (uint64_t work : {12'000'000, 16'000'000, 60'000'000}) { // A range gathered: 2 units.
       CAPTURE(work);
       PlanOptions options;

@@ -23,18 +23,13 @@ enum class GreedyOrder {
   MaxLiveByTime, ///< Glow: at the step with most unplaced bytes, longest buffer.
 };
 
-/// Best fit (the tightest hole) was the other; it never won on any family
-/// (bench_planner --ablation) and was deleted. The enum keeps planGreedy's
-/// signature.
-enum class GreedyFit {
-  FirstFit, ///< Lowest free address range that is large enough.
-};
-
 std::string toString(GreedyOrder order);
-std::string toString(GreedyFit fit);
 
-/// One greedy pass. Honours every valid in-place hint. Deterministic.
-Plan planGreedy(const Problem &problem, GreedyOrder order, GreedyFit fit = GreedyFit::FirstFit);
+/// One greedy pass, each buffer at the lowest free address range large
+/// enough for it (first fit; best fit never won on any family in
+/// bench_planner --ablation and was deleted). Honours every valid in-place
+/// hint. Deterministic.
+Plan planGreedy(const Problem &problem, GreedyOrder order);
 
 /// The bottom-left placement and every greedy pass planMemory runs, with no
 /// limit, stopping once a plan meets the lower bound; the smallest arena
