@@ -56,6 +56,24 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def host_cpu():
+    """The host's CPU: host ratios depend on it (onnxruntime's kernels and ours both pick their
+    vector width from its features), so a result names the machine it measured."""
+    first = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                first.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    flags = set(first.get("flags", "").split())
+    # A virtual machine's model name can be generic ("Intel(R) Xeon(R) Processor"); the
+    # family and model numbers still tell the generation.
+    return {"model": first.get("model name"), "family": first.get("cpu family"),
+            "model_number": first.get("model"), "avx2": "avx2" in flags, "avx512f": "avx512f" in flags}
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
@@ -303,7 +321,7 @@ def main():
                "commit": measured_commit(bundlefit_src),
                "bundlefit_mtime_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(bundlefit_src))),
                "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "nproc": os.cpu_count(), "loadavg_at_start": load_before,
+               "nproc": os.cpu_count(), "host_cpu": host_cpu(), "loadavg_at_start": load_before,
                "compile_reps": args.compile_reps, "rounds": args.rounds, "budget_s": args.budget,
                "memory_opt": args.memory_opt, "levels": levels, "clock": args.clock,
                "baseline": ({"bundlefit": baseline_src, "commit": measured_commit(baseline_src)}
