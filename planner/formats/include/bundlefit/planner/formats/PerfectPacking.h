@@ -26,10 +26,11 @@
 namespace bundlefit::planner::formats {
 
 enum class PackingFamily {
-  Uniform,     ///< Lifetimes 1-16 steps, sizes uniform up to 1/12 of the strip.
-  HeavyTailed, ///< Pareto sizes (alpha 1.1, from 1/1024 of the strip), lifetimes 1-256 log-uniform.
-  PowerOfTwo,  ///< Sizes 2^6..2^20 (a 2^24 strip), lifetimes 1-32 steps.
-  LongLived, ///< 95% live 1-8 steps, 5% 64-4096 steps; sizes log-uniform 256 B..1/16 of the strip.
+  Uniform,     ///< Lifetimes 1-16 steps, sizes uniform from 1/256 to 1/8 of the strip.
+  HeavyTailed, ///< Pareto sizes (alpha 1.1, 1/256 to 1/2 of the strip), lifetimes 1-256
+               ///< log-uniform.
+  PowerOfTwo,  ///< Sizes 2^14..2^22 (a 2^24 strip), lifetimes 1-32 steps.
+  LongLived, ///< 95% live 1-8 steps, 5% 64-2048 steps; sizes log-uniform 1/1024..1/8 of the strip.
 };
 
 /// Every family, in a fixed order (for benches that run them all).
