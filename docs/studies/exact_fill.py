@@ -23,8 +23,11 @@ Modes (each plan is checked: no overlap at any step, and its top):
            16 dying or newborn items cannot be enumerated: they take the packing's own pairing,
            and the table counts them.
 
+  csv      the problem as a MiniMalloc CSV on standard output (for `bundlefit plan-buffers`).
+
   /usr/bin/python3 docs/studies/exact_fill.py oracle 10000 uniform,heavy,pow2,long 1001,1002,1003
   /usr/bin/python3 docs/studies/exact_fill.py search 2000 uniform,heavy,pow2,long 1001,1002
+  /usr/bin/python3 docs/studies/exact_fill.py csv 10000 uniform 1001 > u.csv
 """
 import copy
 import itertools
@@ -339,7 +342,8 @@ def rebuild(bufs, mode, enumerable=16, budget=4000):
     born = [[] for _ in range(steps_total)]; dies = [[] for _ in range(steps_total)]
     for i in range(n): born[first[i]].append(i); dies[last[i]].append(i)
     steps = [t for t in range(1, steps_total) if dies[t - 1] or born[t]]
-    stats = {'steps': len(steps), 'given': 0, 'tries': 0, 'jumps': 0}
+    stats = {'steps': len(steps), 'given': 0, 'tries': 0, 'jumps': 0,
+             'big': sum(1 for t in steps if len(dies[t - 1]) > enumerable or len(born[t]) > enumerable)}
     candidates = {}
 
     def options(t):
@@ -444,9 +448,14 @@ def check(bufs, offset):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ('oracle', 'search'):
+    if len(sys.argv) != 5 or sys.argv[1] not in ('oracle', 'search', 'csv'):
         sys.exit(__doc__)
     mode, n = sys.argv[1], int(sys.argv[2])
+    if mode == 'csv':
+        print('id,lower,upper,size')
+        for i, (_, size, first, last) in enumerate(perfect_packing(n, sys.argv[3], int(sys.argv[4]))):
+            print('%d,%d,%d,%d' % (i, first, last + 1, size))
+        return
     print('%-8s %6s %7s  %-10s %s' % ('family', 'seed', 'buffers', 'result', 'details'))
     for family in sys.argv[3].split(','):
         for seed in (int(s) for s in sys.argv[4].split(',')):
@@ -457,10 +466,10 @@ def main():
             top = check(bufs, offset) if offset else None
             result = ('optimum' if top == HEIGHT else 'top %.4f' % (top / HEIGHT)) if top else \
                 ('OVERLAP' if offset else 'no plan')
-            print('%-8s %6d %7d  %-10s %.1f s CPU; %d steps, %d given the packing\'s pairing; '
-                  '%d pairings tried, %d jumps back%s' % (
-                      family, seed, len(bufs), result, cpu, stats['steps'], stats['given'],
-                      stats['tries'], stats['jumps'], '' if offset else '; ' + why))
+            print('%-8s %6d %7d  %-10s %.1f s CPU; %d steps (%d with more than 16 items), %d given '
+                  'the packing\'s pairing; %d pairings tried, %d jumps back%s' % (
+                      family, seed, len(bufs), result, cpu, stats['steps'], stats['big'],
+                      stats['given'], stats['tries'], stats['jumps'], '' if offset else '; ' + why))
 
 
 if __name__ == '__main__':
