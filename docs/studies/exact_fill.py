@@ -21,7 +21,8 @@ Modes (each plan is checked: no overlap at any step, and its top):
            equal-sum pairings, each tried on the tree at once; a step with none left jumps back
            to the latest birth step of its dying items that has one left. Steps with more than
            16 dying or newborn items cannot be enumerated: they take the packing's own pairing,
-           and the table counts them.
+           and the table counts them. A fifth argument `one-run-first` has such a step try one
+           run of all its items first.
 
   csv      the problem as a MiniMalloc CSV on standard output (for `bundlefit plan-buffers`).
 
@@ -336,7 +337,7 @@ def equal_sum_pairings(dying, born, size, limit=12):
 
 # --- The fill: forward over the steps, then offsets backward. ---
 
-def rebuild(bufs, mode, enumerable=16, budget=4000):
+def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
     n = len(bufs); size = [b[1] for b in bufs]; first = [b[2] for b in bufs]; last = [b[3] for b in bufs]
     steps_total = max(last) + 1
     born = [[] for _ in range(steps_total)]; dies = [[] for _ in range(steps_total)]
@@ -350,8 +351,10 @@ def rebuild(bufs, mode, enumerable=16, budget=4000):
         if t not in candidates:
             d, b = dies[t - 1], born[t]
             if mode == 'oracle' or len(d) > enumerable or len(b) > enumerable:
-                candidates[t] = [packing_pairing(bufs, d, b)]
-                stats['given'] += 1
+                # With one_run_first, a big step first tries one run of all its items (the
+                # strip opening whole: every step is full, so the sums always match).
+                candidates[t] = ([[(list(d), list(b))]] if mode == 'search' and one_run_first else []) + \
+                    [packing_pairing(bufs, d, b)]
             else:
                 greedy = greedy_finest(d, b, size)
                 seen, out = set(), []
@@ -360,6 +363,12 @@ def rebuild(bufs, mode, enumerable=16, budget=4000):
                     if key not in seen: seen.add(key); out.append(p)
                 candidates[t] = out
         return candidates[t]
+
+    def given():
+        # The steps whose pairing in force is the packing's own.
+        return sum(1 for t, c in choice.items() if c < len(options(t)) and
+                   (mode == 'oracle' or len(dies[t - 1]) > enumerable or len(born[t]) > enumerable)
+                   and c == len(options(t)) - 1)
 
     def apply(tree, pairs):
         entries = []
@@ -390,12 +399,15 @@ def rebuild(bufs, mode, enumerable=16, budget=4000):
         if choice[t] < len(opts):
             stats['tries'] += 1
             if mode == 'search' and stats['tries'] > budget:
+                stats['given'] = given()
                 return None, 'no plan within %d tries (step %d of %d)' % (budget, t, steps_total), stats
             try:
                 log[t] = apply(tree, opts[choice[t]]); k += 1
                 continue
             except Fail:
-                if mode == 'oracle': return None, 'the packing\'s pairing failed at step %d' % t, stats
+                if mode == 'oracle':
+                    stats['given'] = given()
+                    return None, 'the packing\'s pairing failed at step %d' % t, stats
                 choice[t] += 1
                 if choice[t] < len(opts):
                     tree = restore(k)
@@ -408,13 +420,16 @@ def rebuild(bufs, mode, enumerable=16, budget=4000):
         if back is None:
             back = next((steps[j] for j in range(k - 1, -1, -1)
                          if choice.get(steps[j], 0) + 1 < len(options(steps[j]))), None)
-        if back is None: return None, 'no pairing left at step %d' % t, stats
+        if back is None:
+            stats['given'] = given()
+            return None, 'no pairing left at step %d' % t, stats
         stats['jumps'] += 1
         kb = steps.index(back)
         for j in range(kb + 1, len(steps)): choice.pop(steps[j], None)
         choice[back] += 1
         tree, k = restore(kb), kb
 
+    stats['given'] = given()
     offset, at = [None] * n, 0
     for i in tree.frontier(tree.root, []): offset[i] = at; at += size[i]
     for t in sorted(log, reverse=True):
@@ -448,7 +463,8 @@ def check(bufs, offset):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ('oracle', 'search', 'csv'):
+    one_run_first = sys.argv[5:] == ['one-run-first']
+    if len(sys.argv) != 5 + one_run_first or sys.argv[1] not in ('oracle', 'search', 'csv'):
         sys.exit(__doc__)
     mode, n = sys.argv[1], int(sys.argv[2])
     if mode == 'csv':
@@ -461,7 +477,7 @@ def main():
         for seed in (int(s) for s in sys.argv[4].split(',')):
             bufs = perfect_packing(n, family, seed)
             began = time.process_time()
-            offset, why, stats = rebuild(bufs, mode)
+            offset, why, stats = rebuild(bufs, mode, one_run_first=one_run_first)
             cpu = time.process_time() - began
             top = check(bufs, offset) if offset else None
             result = ('optimum' if top == HEIGHT else 'top %.4f' % (top / HEIGHT)) if top else \
