@@ -142,7 +142,7 @@ class PQTree:
         self.root = None
 
     def new_group(self, items):
-        return self.leaf[items[0]] if len(items) == 1 else Node('P', [self.leaf[i] for i in items])
+        return self._group([self.leaf[i] for i in items])
 
     def frontier(self, node, out):
         stack = [node]
@@ -377,9 +377,6 @@ def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
             entries.append((dead, new, order, witness))
         return entries
 
-    def start():
-        tree = PQTree(n); tree.root = tree.new_group(born[0]); return tree
-
     def restore(kb):
         """The tree as it was before step kb: the latest snapshot, then the choices since."""
         for j in [j for j in snapshots if j > kb]: del snapshots[j]
@@ -390,7 +387,8 @@ def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
 
     # A failed reduction leaves the tree half changed: the search goes back to a snapshot
     # (one every 32 steps) and replays the choices made since.
-    tree, k, choice, log, snapshots = start(), 0, {}, {}, {}
+    tree, k, choice, log, snapshots = PQTree(n), 0, {}, {}, {}
+    tree.root = tree.new_group(born[0])
     while k < len(steps):
         t = steps[k]
         if k % 32 == 0 and mode == 'search': snapshots.setdefault(k, copy.deepcopy(tree))
