@@ -74,6 +74,12 @@ void initializeTargets() {
 
 bool startsWith(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
 
+/// Whether `triple` on the machine's CPU takes the x86_64_avx512 kernels,
+/// whose register tiles are 16-float (512-bit) vectors.
+bool hasWideTiles(const std::string &triple, const llvm::TargetMachine &machine) {
+  return startsWith(triple, "x86_64") && machine.getMCSubtargetInfo()->checkFeatures("+avx512f");
+}
+
 /// The embedded bitcode whose target family covers `triple` (and, on x86-64,
 /// the CPU: AVX-512 gets the 16-float register tiles).
 llvm::StringRef kernelBitcodeFor(const std::string &triple, const llvm::TargetMachine &machine) {
@@ -81,8 +87,7 @@ llvm::StringRef kernelBitcodeFor(const std::string &triple, const llvm::TargetMa
   llvm::StringRef(bundlefit_kernels_##family##_begin,                                              \
                   size_t(bundlefit_kernels_##family##_end - bundlefit_kernels_##family##_begin))
   if (startsWith(triple, "x86_64"))
-    return machine.getMCSubtargetInfo()->checkFeatures("+avx512f") ? FAMILY(x86_64_avx512)
-                                                                   : FAMILY(x86_64);
+    return hasWideTiles(triple, machine) ? FAMILY(x86_64_avx512) : FAMILY(x86_64);
   if (startsWith(triple, "aarch64") || startsWith(triple, "arm64"))
     return FAMILY(aarch64);
   // The thumbv7em and thumbv8m_main families use the DSP extension (int8
@@ -217,7 +222,7 @@ void setSizeFirstFlag(llvm::Module &module, CodegenOptLevel level) {
 }
 
 void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
-                           const ResolvedCpu &cpu, llvm::Function *entry) {
+                           const ResolvedCpu &cpu, bool wideTiles, llvm::Function *entry) {
   for (llvm::Function &fn : module) {
     if (fn.isDeclaration())
       continue;
@@ -233,6 +238,17 @@ void setFunctionAttributes(llvm::Module &module, const TargetOptions &target,
     if (!cpu.features.empty())
       fn.addFnAttr("target-features", cpu.features);
     fn.addFnAttr(llvm::Attribute::NoUnwind);
+    // The AVX-512 tiles' 16-float vectors stay whole zmm registers. LLVM
+    // tunes Ice Lake and Sapphire Rapids servers for 256-bit vectors and may
+    // split a wider vector the C source did not pass through an intrinsic
+    // into two ymm halves: the zero-padded band tiles (conv_bands.h, which
+    // ResNet's 56-, 28-, 14- and 7-wide rows take) ran that way, twice the
+    // instructions and the 16 accumulators of the two-vector tile spilled
+    // (ResNet-18's 3x3 convolutions at 65-70 GFLOP/s on a Sapphire Rapids
+    // core, 125-143 with this). Loops LLVM vectorizes itself keep the
+    // CPU's preferred width.
+    if (wideTiles)
+      fn.addFnAttr("min-legal-vector-width", "512");
     if (target.optLevel == CodegenOptLevel::Os) {
       fn.addFnAttr(llvm::Attribute::OptimizeForSize);
     }
@@ -316,7 +332,7 @@ std::unique_ptr<llvm::Module> buildModule(llvm::LLVMContext &context, const Grap
     if (target.optLevel != CodegenOptLevel::O3) // O3 specialises every call anyway.
       shareConvolutionsByShape(*module);
   }
-  setFunctionAttributes(*module, target, cpu, entry);
+  setFunctionAttributes(*module, target, cpu, hasWideTiles(target.triple, *machine), entry);
   setSizeFirstFlag(*module, target.optLevel);
   foldSharedKernelParams(*module); // once the kernels are internal: every caller known
   stripCallMarks(*module);         // read by the sharing and attributes above
