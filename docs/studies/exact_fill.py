@@ -25,10 +25,14 @@ Modes (each plan is checked: no overlap at any step, and its top):
            run of all its items first.
 
   csv      the problem as a MiniMalloc CSV on standard output (for `bundlefit plan-buffers`).
+  atoms    the steps enumeration cannot pair, as the tree sees them under the packing's own
+           pairing: dying items in atoms (maximal subtrees that all die) and runs (atoms that a
+           Q-node keeps side by side), newborns; "pairable": both sides at most 16 that way.
 
   /usr/bin/python3 docs/studies/exact_fill.py oracle 10000 uniform,heavy,pow2,long 1001,1002,1003
   /usr/bin/python3 docs/studies/exact_fill.py search 2000 uniform,heavy,pow2,long 1001,1002
   /usr/bin/python3 docs/studies/exact_fill.py csv 10000 uniform 1001 > u.csv
+  /usr/bin/python3 docs/studies/exact_fill.py atoms 10000 uniform,heavy,pow2,long 1001,1002,1003
 """
 import copy
 import itertools
@@ -271,6 +275,29 @@ class PQTree:
 
 # --- Pairings. ---
 
+def atoms(tree, dying):
+    """The dying side of a step as the tree sees it: (atoms, runs). An atom is a maximal node whose
+    leaves all die (never split between runs); a run here is atoms next to each other in a Q-node
+    (always together); atoms under a P-node may be apart or together."""
+    count, leaves, top = {}, {}, []
+    for it in dying:
+        x = tree.leaf[it]
+        while x is not None: count[x] = count.get(x, 0) + 1; x = x.parent
+
+    def size(x):
+        if x not in leaves: leaves[x] = 1 if x.kind == 'L' else sum(size(c) for c in x.children)
+        return leaves[x]
+    for it in dying:
+        x = tree.leaf[it]
+        while x.parent is not None and count[x.parent] == size(x.parent): x = x.parent
+        if x not in top: top.append(x)
+    tops = set(top)
+    runs = sum(1 for x in top if not (x.parent is not None and x.parent.kind == 'Q' and
+                                      x.parent.children.index(x) > 0 and
+                                      x.parent.children[x.parent.children.index(x) - 1] in tops))
+    return len(top), runs
+
+
 def packing_pairing(bufs, dying, born):
     """The packing's own runs: dying and newborn items by offset, cut where their bytes balance."""
     events = sorted([(bufs[i][0], 0, i) for i in dying] + [(bufs[i][0], 1, i) for i in born])
@@ -449,6 +476,23 @@ def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
     return offset, 'ok', stats
 
 
+def big_step_atoms(bufs, enumerable=16):
+    """The packing's own pairing replayed on the tree; for each step with more than `enumerable`
+    dying or newborn items, its dying side in atoms and runs (atoms()) and its newborns."""
+    n, first, last = len(bufs), [b[2] for b in bufs], [b[3] for b in bufs]
+    born, dies = [[] for _ in range(max(last) + 1)], [[] for _ in range(max(last) + 1)]
+    for i in range(n): born[first[i]].append(i); dies[last[i]].append(i)
+    tree, rows = PQTree(n), []
+    tree.root = tree.new_group(born[0])
+    for t in range(1, len(born)):
+        d, b = dies[t - 1], born[t]
+        if len(d) > enumerable or len(b) > enumerable:
+            rows.append(atoms(tree, d) + (len(d), len(b)))
+        for dead, new in packing_pairing(bufs, d, b):
+            tree.replace_block(tree.reduce(dead), new)
+    return rows
+
+
 def check(bufs, offset):
     """No two items overlap at any step; returns the plan's top."""
     columns = {}
@@ -462,9 +506,22 @@ def check(bufs, offset):
 
 def main():
     one_run_first = sys.argv[5:] == ['one-run-first']
-    if len(sys.argv) != 5 + one_run_first or sys.argv[1] not in ('oracle', 'search', 'csv'):
+    if len(sys.argv) != 5 + one_run_first or sys.argv[1] not in ('oracle', 'search', 'csv', 'atoms'):
         sys.exit(__doc__)
     mode, n = sys.argv[1], int(sys.argv[2])
+    if mode == 'atoms':
+        print('%-8s %6s %5s %9s %9s %12s %11s %s' % ('family', 'seed', 'big', 'dying', 'newborn',
+                                                     'atoms med/max', 'runs med/max', 'pairable'))
+        for family in sys.argv[3].split(','):
+            for seed in (int(s) for s in sys.argv[4].split(',')):
+                rows = big_step_atoms(perfect_packing(n, family, seed))
+                if not rows: print('%-8s %6d %5d' % (family, seed, 0)); continue
+                col = lambda k: sorted(r[k] for r in rows)
+                print('%-8s %6d %5d %4d-%-4d %4d-%-4d %7d/%-5d %6d/%-4d %d' % (
+                    family, seed, len(rows), col(2)[0], col(2)[-1], col(3)[0], col(3)[-1],
+                    col(0)[len(rows) // 2], col(0)[-1], col(1)[len(rows) // 2], col(1)[-1],
+                    sum(1 for r in rows if r[1] <= 16 and r[3] <= 16)))
+        return
     if mode == 'csv':
         print('id,lower,upper,size')
         for i, (_, size, first, last) in enumerate(perfect_packing(n, sys.argv[3], int(sys.argv[4]))):
