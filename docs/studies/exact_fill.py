@@ -291,10 +291,12 @@ def atoms(tree, dying):
         x = tree.leaf[it]
         while x.parent is not None and count[x.parent] == size(x.parent): x = x.parent
         if x not in top: top.append(x)
-    tops = set(top)
-    runs = sum(1 for x in top if not (x.parent is not None and x.parent.kind == 'Q' and
-                                      x.parent.children.index(x) > 0 and
-                                      x.parent.children[x.parent.children.index(x) - 1] in tops))
+    tops, runs = set(top), 0
+    for x in top:
+        p = x.parent
+        # Counted once per run: at its first atom (no atom just before it in a Q-node).
+        runs += not (p is not None and p.kind == 'Q' and p.children.index(x) > 0 and
+                     p.children[p.children.index(x) - 1] in tops)
     return len(top), runs
 
 
@@ -364,11 +366,18 @@ def equal_sum_pairings(dying, born, size, limit=12):
 
 # --- The fill: forward over the steps, then offsets backward. ---
 
+def births_and_deaths(bufs):
+    """Per step, the items born on it and the items whose last step it is."""
+    steps = max(b[3] for b in bufs) + 1
+    born, dies = [[] for _ in range(steps)], [[] for _ in range(steps)]
+    for i, (_, _, first, last) in enumerate(bufs): born[first].append(i); dies[last].append(i)
+    return born, dies
+
+
 def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
     n = len(bufs); size = [b[1] for b in bufs]; first = [b[2] for b in bufs]; last = [b[3] for b in bufs]
-    steps_total = max(last) + 1
-    born = [[] for _ in range(steps_total)]; dies = [[] for _ in range(steps_total)]
-    for i in range(n): born[first[i]].append(i); dies[last[i]].append(i)
+    born, dies = births_and_deaths(bufs)
+    steps_total = len(born)
     steps = [t for t in range(1, steps_total) if dies[t - 1] or born[t]]
     stats = {'steps': len(steps), 'given': 0, 'tries': 0, 'jumps': 0,
              'big': sum(1 for t in steps if len(dies[t - 1]) > enumerable or len(born[t]) > enumerable)}
@@ -479,10 +488,8 @@ def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
 def big_step_atoms(bufs, enumerable=16):
     """The packing's own pairing replayed on the tree; for each step with more than `enumerable`
     dying or newborn items, its dying side in atoms and runs (atoms()) and its newborns."""
-    n, first, last = len(bufs), [b[2] for b in bufs], [b[3] for b in bufs]
-    born, dies = [[] for _ in range(max(last) + 1)], [[] for _ in range(max(last) + 1)]
-    for i in range(n): born[first[i]].append(i); dies[last[i]].append(i)
-    tree, rows = PQTree(n), []
+    born, dies = births_and_deaths(bufs)
+    tree, rows = PQTree(len(bufs)), []
     tree.root = tree.new_group(born[0])
     for t in range(1, len(born)):
         d, b = dies[t - 1], born[t]
