@@ -19,7 +19,7 @@ constexpr size_t kMostCritical = 4;
 constexpr uint64_t kNodesPerItem = 64;
 
 // The critical items' offsets under the target, as a problem of its own.
-bool placeCritical(const Items &critical, uint64_t target, Budget &budget,
+bool placeCritical(const Items &critical, uint64_t target, Budget &budget, bool search,
                    std::vector<uint64_t> &placed) {
   // Glow's two orders, first fit: of the twelve orders and fits tried
   // here before, the only ones that ever met the target on network-like
@@ -33,7 +33,7 @@ bool placeCritical(const Items &critical, uint64_t target, Budget &budget,
       return true;
     }
   }
-  if (critical.items.size() > kMostSearchItems)
+  if (!search || critical.items.size() > kMostSearchItems)
     return false;
   uint64_t nodes = kNodesPerItem * std::max<uint64_t>(critical.items.size(), 64);
   return searchCapacity(critical, target, budget, nodes, placed) == Outcome::Found;
@@ -41,7 +41,7 @@ bool placeCritical(const Items &critical, uint64_t target, Budget &budget,
 } // namespace
 
 bool placeCriticalFirst(const Items &items, uint64_t target, Budget &budget,
-                        std::vector<uint64_t> &offsets, std::vector<char> &critical) {
+                        std::vector<uint64_t> &offsets, std::vector<char> &critical, bool search) {
   size_t n = items.items.size();
   size_t steps = size_t(std::max(items.numSteps, 1));
   std::vector<uint64_t> live(steps + 1, 0);
@@ -74,7 +74,7 @@ bool placeCriticalFirst(const Items &items, uint64_t target, Budget &budget,
   // problem is the whole one again.
   std::vector<uint64_t> placed;
   if (local.items.empty() || local.items.size() > n / kMostCritical ||
-      !placeCritical(local, target, budget, placed))
+      !placeCritical(local, target, budget, search, placed))
     return false;
   // The rest around them, by one greedy pass in Glow's max-live order.
   offsets.assign(n, 0);

@@ -26,11 +26,12 @@ namespace bundlefit::planner::detail {
 /// A placement of every item (per item) whose critical items end at or
 /// below `target`; critical[i] is non-zero for those. False when the
 /// critical items could not be brought under the target (by the greedy
-/// strategies, then, for up to kMostSearchItems critical items, by a search
-/// of at most 64 nodes per item) or the
-/// budget ran out: offsets and critical are then unspecified.
+/// strategies, then, when `search` and for up to kMostSearchItems critical
+/// items, by a search of at most 64 nodes per item) or the budget ran out:
+/// offsets and critical are then unspecified.
 bool placeCriticalFirst(const Items &items, uint64_t target, Budget &budget,
-                        std::vector<uint64_t> &offsets, std::vector<char> &critical);
+                        std::vector<uint64_t> &offsets, std::vector<char> &critical,
+                        bool search = true);
 
 } // namespace bundlefit::planner::detail
 

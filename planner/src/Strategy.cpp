@@ -256,7 +256,11 @@ private:
     }
   }
 
-  bool large(size_t c) const { return sections[c].items.items.size() > kMostSearchItems; }
+  // Left out ("search", for the ablation), the search runs nowhere: every
+  // section is then repaired the way a large one is.
+  bool large(size_t c) const {
+    return sections[c].items.items.size() > kMostSearchItems || skipped("search");
+  }
 
   // A whole section: from its critical items placed first, then the
   // bisection; the better of that and where it was stays.
@@ -313,7 +317,8 @@ private:
     stage = "critical-first start towards " + std::to_string(target);
     std::vector<uint64_t> placed;
     std::vector<char> critical;
-    if (!placeCriticalFirst(sections[c].items, target, budget, placed, critical))
+    if (!placeCriticalFirst(sections[c].items, target, budget, placed, critical,
+                            !skipped("search")))
       return false;
     s.offsets = std::move(placed);
     s.arena = arenaOf(sections[c].items, s.offsets);
@@ -333,8 +338,6 @@ private:
   // where it was, a little later.
   // `rounds`: at most this many (a later call goes on from the next).
   void bisect(size_t c, uint64_t floor, uint64_t rounds = UINT64_MAX) {
-    if (skipped("search"))
-      return;
     SectionState &s = state[c];
     if (s.nodesPerTarget == 0)
       s.nodesPerTarget = kFirstNodesPerItem * std::max<size_t>(sections[c].items.items.size(), 64);

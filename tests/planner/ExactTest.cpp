@@ -97,6 +97,27 @@ TEST_CASE("a capacity under the lower bound is proven impossible at once") {
   CHECK(std::string(proofOf(plan, 15)) == "proven not to fit");
 }
 
+TEST_CASE("left out for the ablation, the search runs nowhere: not to fit a capacity either") {
+  // The ablation benchmark's "search" row must be the planner without it:
+  // fitting a capacity and the critical items' start call it too.
+  int searched = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    Problem p = randomProblem(7, 6, seed, seed % 2 == 0);
+    for (uint64_t capacity : {uint64_t(0), bruteForceOptimum(p)}) {
+      PlanOptions with, without;
+      with.exact.capacity = without.exact.capacity = capacity;
+      without.skip.insert("search");
+      Plan all = planMemory(p, with), some = planMemory(p, without);
+      CAPTURE(seed);
+      CAPTURE(capacity);
+      requireValid(p, some);
+      CHECK(some.searchNodes == 0);
+      searched += all.searchNodes > 0;
+    }
+  }
+  CHECK(searched > 0); // Problems where the search does run with every step.
+}
+
 TEST_CASE("planMemory is never worse than the best greedy plan") {
   for (uint32_t seed = 200; seed < 215; ++seed) {
     Problem p = randomProblem(30, 20, seed);
