@@ -28,11 +28,15 @@ Modes (each plan is checked: no overlap at any step, and its top):
   atoms    the steps enumeration cannot pair, as the tree sees them under the packing's own
            pairing: dying items in atoms (maximal subtrees that all die) and runs (atoms that a
            Q-node keeps side by side), newborns; "pairable": both sides at most 16 that way.
+  classes  the same steps with the newborns in classes (born together and dying together), and
+           how many classes the packing's own pairing splits between runs; "pairable": runs and
+           classes at most 16 and no class split.
 
   /usr/bin/python3 docs/studies/exact_fill.py oracle 10000 uniform,heavy,pow2,long 1001,1002,1003
   /usr/bin/python3 docs/studies/exact_fill.py search 2000 uniform,heavy,pow2,long 1001,1002
   /usr/bin/python3 docs/studies/exact_fill.py csv 10000 uniform 1001 > u.csv
   /usr/bin/python3 docs/studies/exact_fill.py atoms 10000 uniform,heavy,pow2,long 1001,1002,1003
+  /usr/bin/python3 docs/studies/exact_fill.py classes 10000 uniform,heavy,pow2,long 1001,1002,1003
 """
 import copy
 import itertools
@@ -500,6 +504,27 @@ def big_step_atoms(bufs, enumerable=16):
     return rows
 
 
+def big_step_classes(bufs, enumerable=16):
+    """For each big step (as in big_step_atoms), its newborns in classes (same last step: items
+    born together that also die together) and how many classes the packing's own pairing splits
+    between runs; with the dying side in runs (atoms())."""
+    born, dies = births_and_deaths(bufs)
+    tree, rows = PQTree(len(bufs)), []
+    tree.root = tree.new_group(born[0])
+    for t in range(1, len(born)):
+        d, b = dies[t - 1], born[t]
+        pairs = packing_pairing(bufs, d, b)
+        if len(d) > enumerable or len(b) > enumerable:
+            classes = {}
+            for k, (_, new) in enumerate(pairs):
+                for i in new: classes.setdefault(bufs[i][3], set()).add(k)
+            split = sum(1 for runs in classes.values() if len(runs) > 1)
+            rows.append((atoms(tree, d)[1], len(classes), split, len(d), len(b)))
+        for dead, new in pairs:
+            tree.replace_block(tree.reduce(dead), new)
+    return rows
+
+
 def check(bufs, offset):
     """No two items overlap at any step; returns the plan's top."""
     columns = {}
@@ -511,23 +536,41 @@ def check(bufs, offset):
     return max(offset[i] + b[1] for i, b in enumerate(bufs))
 
 
+def big_step_tables(measure, n, families, seeds):
+    """Per family and seed, the rows `measure` gives for its big steps and a column sorter;
+    a problem with no big step is printed as such here."""
+    for family in families.split(','):
+        for seed in (int(s) for s in seeds.split(',')):
+            rows = measure(perfect_packing(n, family, seed))
+            if not rows:
+                print('%-8s %6d %5d' % (family, seed, 0))
+                continue
+            yield family, seed, rows, lambda k, rows=rows: sorted(r[k] for r in rows)
+
+
 def main():
     one_run_first = sys.argv[5:] == ['one-run-first']
-    if len(sys.argv) != 5 + one_run_first or sys.argv[1] not in ('oracle', 'search', 'csv', 'atoms'):
+    if len(sys.argv) != 5 + one_run_first or sys.argv[1] not in ('oracle', 'search', 'csv', 'atoms',
+                                                           'classes'):
         sys.exit(__doc__)
     mode, n = sys.argv[1], int(sys.argv[2])
     if mode == 'atoms':
         print('%-8s %6s %5s %9s %9s %12s %11s %s' % ('family', 'seed', 'big', 'dying', 'newborn',
                                                      'atoms med/max', 'runs med/max', 'pairable'))
-        for family in sys.argv[3].split(','):
-            for seed in (int(s) for s in sys.argv[4].split(',')):
-                rows = big_step_atoms(perfect_packing(n, family, seed))
-                if not rows: print('%-8s %6d %5d' % (family, seed, 0)); continue
-                col = lambda k: sorted(r[k] for r in rows)
-                print('%-8s %6d %5d %4d-%-4d %4d-%-4d %7d/%-5d %6d/%-4d %d' % (
-                    family, seed, len(rows), col(2)[0], col(2)[-1], col(3)[0], col(3)[-1],
-                    col(0)[len(rows) // 2], col(0)[-1], col(1)[len(rows) // 2], col(1)[-1],
-                    sum(1 for r in rows if r[1] <= 16 and r[3] <= 16)))
+        for family, seed, rows, col in big_step_tables(big_step_atoms, n, sys.argv[3], sys.argv[4]):
+            print('%-8s %6d %5d %4d-%-4d %4d-%-4d %7d/%-5d %6d/%-4d %d' % (
+                family, seed, len(rows), col(2)[0], col(2)[-1], col(3)[0], col(3)[-1],
+                col(0)[len(rows) // 2], col(0)[-1], col(1)[len(rows) // 2], col(1)[-1],
+                sum(1 for r in rows if r[1] <= 16 and r[3] <= 16)))
+        return
+    if mode == 'classes':
+        print('%-8s %6s %5s %12s %14s %13s %s' % ('family', 'seed', 'big', 'runs med/max',
+                                                  'classes med/max', 'split classes', 'pairable'))
+        for family, seed, rows, col in big_step_tables(big_step_classes, n, sys.argv[3], sys.argv[4]):
+            print('%-8s %6d %5d %7d/%-4d %9d/%-4d %13d %d' % (
+                family, seed, len(rows), col(0)[len(rows) // 2], col(0)[-1],
+                col(1)[len(rows) // 2], col(1)[-1], sum(r[2] for r in rows),
+                sum(1 for r in rows if r[0] <= 16 and r[1] <= 16 and r[2] == 0)))
         return
     if mode == 'csv':
         print('id,lower,upper,size')
