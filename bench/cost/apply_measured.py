@@ -14,6 +14,8 @@ Cortex-M33 factor and say so. The library's provenance becomes "measured" with t
 Boards inherit their part's figures. Parts calibrated on a published figure keep their figures,
 except depthwise_cycles_per_mac: the published timings have no depthwise layer, so it is the
 calibrated convolution figure times the depthwise/conv instruction ratio measured on that core.
+A rerun that measures the same figures at a later commit leaves the part files as they are: their
+provenance keeps naming the commit that first measured them.
 
 The same for bundlefit's own kernels (bench/results/own_insns.json, bench/cost/measure_own.py):
 portable_float and portable_int8 get cycles per MAC per family from their measured instructions per
@@ -79,8 +81,19 @@ def write(path, doc, library, key="cmsis_nn"):
         f.write(text + "\n")
 
 
+def same_but_commits(old, new):
+    """`new` when it says more than which commits measured; else `old`, the same figures measured at
+    an earlier commit: a rerun that changes no number leaves the part files as they were (and the
+    benchmarks that read them fresh)."""
+    strip = lambda text: re.sub(r"commit [0-9a-f]+", "commit", text)
+    return old if old is not None and strip(old) == strip(new) else new
+
+
 def mark_measured(library, core_type, provenance_from, elements=False):
     """Provenance "measured", and a source that says how in a line (keeping the code-size citation)."""
+    old = library.get("provenance", {})
+    provenance_from = same_but_commits(old.get("from") if old.get("kind") == "measured" else None,
+                                       provenance_from)
     library["provenance"] = {"kind": "measured", "from": provenance_from}
     code = library.get("source", "").split("code: ", 1)
     what = "cycles per MAC and per element: instructions per MAC and per output element" if elements else \
@@ -187,7 +200,7 @@ def main():
             note = (f"; depthwise_cycles_per_mac = cycles_per_mac x {ratio:.2f}, the depthwise/conv instruction "
                     f"ratio measured on {core['type']} (bench/results/cmsis_insns.json, commit {commit})")
             base = library["provenance"]["from"].split("; depthwise_cycles_per_mac = ")[0]
-            library["provenance"]["from"] = base + note
+            library["provenance"]["from"] = same_but_commits(library["provenance"]["from"], base + note)
         if library.get("provenance", {}).get("kind") == "published":
             write(path, doc, library)
             changed.append(name)
