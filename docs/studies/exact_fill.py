@@ -31,12 +31,15 @@ Modes (each plan is checked: no overlap at any step, and its top):
   classes  the same steps with the newborns in classes (born together and dying together), and
            how many classes the packing's own pairing splits between runs; "pairable": runs and
            classes at most 16 and no class split.
+  twins    the same steps with the newborns in kinds (one size, dying together: interchangeable);
+           "pairable": runs and kinds at most 16.
 
   /usr/bin/python3 docs/studies/exact_fill.py oracle 10000 uniform,heavy,pow2,long 1001,1002,1003
   /usr/bin/python3 docs/studies/exact_fill.py search 2000 uniform,heavy,pow2,long 1001,1002
   /usr/bin/python3 docs/studies/exact_fill.py csv 10000 uniform 1001 > u.csv
   /usr/bin/python3 docs/studies/exact_fill.py atoms 10000 uniform,heavy,pow2,long 1001,1002,1003
   /usr/bin/python3 docs/studies/exact_fill.py classes 10000 uniform,heavy,pow2,long 1001,1002,1003
+  /usr/bin/python3 docs/studies/exact_fill.py twins 10000 uniform,heavy,pow2,long 1001,1002,1003
 """
 import copy
 import itertools
@@ -489,40 +492,47 @@ def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
     return offset, 'ok', stats
 
 
-def big_step_atoms(bufs, enumerable=16):
-    """The packing's own pairing replayed on the tree; for each step with more than `enumerable`
-    dying or newborn items, its dying side in atoms and runs (atoms()) and its newborns."""
+def big_steps(bufs, enumerable=16):
+    """The packing's own pairing replayed on the tree; yields each step with more than
+    `enumerable` dying or newborn items as (tree, dying, newborns, the packing's pairs), with the
+    tree as it is before the step."""
     born, dies = births_and_deaths(bufs)
-    tree, rows = PQTree(len(bufs)), []
-    tree.root = tree.new_group(born[0])
-    for t in range(1, len(born)):
-        d, b = dies[t - 1], born[t]
-        if len(d) > enumerable or len(b) > enumerable:
-            rows.append(atoms(tree, d) + (len(d), len(b)))
-        for dead, new in packing_pairing(bufs, d, b):
-            tree.replace_block(tree.reduce(dead), new)
-    return rows
-
-
-def big_step_classes(bufs, enumerable=16):
-    """For each big step (as in big_step_atoms), its newborns in classes (same last step: items
-    born together that also die together) and how many classes the packing's own pairing splits
-    between runs; with the dying side in runs (atoms())."""
-    born, dies = births_and_deaths(bufs)
-    tree, rows = PQTree(len(bufs)), []
+    tree = PQTree(len(bufs))
     tree.root = tree.new_group(born[0])
     for t in range(1, len(born)):
         d, b = dies[t - 1], born[t]
         pairs = packing_pairing(bufs, d, b)
         if len(d) > enumerable or len(b) > enumerable:
-            classes = {}
-            for k, (_, new) in enumerate(pairs):
-                for i in new: classes.setdefault(bufs[i][3], set()).add(k)
-            split = sum(1 for runs in classes.values() if len(runs) > 1)
-            rows.append((atoms(tree, d)[1], len(classes), split, len(d), len(b)))
+            yield tree, d, b, pairs
         for dead, new in pairs:
             tree.replace_block(tree.reduce(dead), new)
+
+
+def big_step_atoms(bufs):
+    """Per big step: its dying side in atoms and runs (atoms()), and its dying and newborn counts."""
+    return [atoms(tree, d) + (len(d), len(b)) for tree, d, b, _ in big_steps(bufs)]
+
+
+def big_step_classes(bufs):
+    """Per big step: its dying side in runs, its newborns in classes (same last step: items born
+    together that also die together) and how many classes the packing's own pairing splits
+    between runs, and its dying and newborn counts."""
+    rows = []
+    for tree, d, b, pairs in big_steps(bufs):
+        classes = {}
+        for k, (_, new) in enumerate(pairs):
+            for i in new: classes.setdefault(bufs[i][3], set()).add(k)
+        split = sum(1 for runs in classes.values() if len(runs) > 1)
+        rows.append((atoms(tree, d)[1], len(classes), split, len(d), len(b)))
     return rows
+
+
+def big_step_twins(bufs):
+    """Per big step: its dying side in runs and its newborns in kinds: newborns of one size that
+    also die together are twins, interchangeable in any plan (swapping two gives another plan),
+    so a pairing needs only how many of each kind a run gets; and its dying and newborn counts."""
+    return [(atoms(tree, d)[1], len({(bufs[i][1], bufs[i][3]) for i in b}), len(d), len(b))
+            for tree, d, b, _ in big_steps(bufs)]
 
 
 def check(bufs, offset):
@@ -551,7 +561,7 @@ def big_step_tables(measure, n, families, seeds):
 def main():
     one_run_first = sys.argv[5:] == ['one-run-first']
     if len(sys.argv) != 5 + one_run_first or sys.argv[1] not in ('oracle', 'search', 'csv', 'atoms',
-                                                           'classes'):
+                                                           'classes', 'twins'):
         sys.exit(__doc__)
     mode, n = sys.argv[1], int(sys.argv[2])
     if mode == 'atoms':
@@ -571,6 +581,14 @@ def main():
                 family, seed, len(rows), col(0)[len(rows) // 2], col(0)[-1],
                 col(1)[len(rows) // 2], col(1)[-1], sum(r[2] for r in rows),
                 sum(1 for r in rows if r[0] <= 16 and r[1] <= 16 and r[2] == 0)))
+        return
+    if mode == 'twins':
+        print('%-8s %6s %5s %9s %12s %13s %s' % ('family', 'seed', 'big', 'newborn', 'runs med/max',
+                                                'kinds med/max', 'pairable'))
+        for family, seed, rows, col in big_step_tables(big_step_twins, n, sys.argv[3], sys.argv[4]):
+            print('%-8s %6d %5d %4d-%-4d %7d/%-4d %8d/%-4d %d' % (
+                family, seed, len(rows), col(3)[0], col(3)[-1], col(0)[len(rows) // 2], col(0)[-1],
+                col(1)[len(rows) // 2], col(1)[-1], sum(1 for r in rows if r[0] <= 16 and r[1] <= 16)))
         return
     if mode == 'csv':
         print('id,lower,upper,size')
