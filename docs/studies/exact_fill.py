@@ -21,8 +21,9 @@ Modes (each plan is checked: no overlap at any step, and its top):
            equal-sum pairings, each tried on the tree at once; a step with none left jumps back
            to the latest birth step of its dying items that has one left. Steps with more than
            16 dying or newborn items cannot be enumerated: they take the packing's own pairing,
-           and the table counts them. A fifth argument `one-run-first` has such a step try one
-           run of all its items first.
+           and the table counts them. A further argument `one-run-first` has such a step try one
+           run of all its items first; `twins` tries one of the pairings that differ only in
+           which of a step's twin newborns (one size and lifetime) goes where.
 
   csv      the problem as a MiniMalloc CSV on standard output (for `bundlefit plan-buffers`).
   atoms    the steps enumeration cannot pair, as the tree sees them under the packing's own
@@ -344,8 +345,10 @@ def greedy_finest(dying, born, size):
     return pairs if not born else None
 
 
-def equal_sum_pairings(dying, born, size, limit=12):
-    """Up to `limit` pairings of all dying with all newborn items by equal sums, finest first."""
+def equal_sum_pairings(dying, born, size, limit=12, kind=None):
+    """Up to `limit` pairings of all dying with all newborn items by equal sums, finest first.
+    With `kind` (per item), newborns of one kind are twins: of the matches a group could take,
+    only the first of each multiset of kinds is tried (the others give the same plans)."""
     by_sum = {}
     for r in range(1, len(born) + 1):
         for c in itertools.combinations(born, r):
@@ -360,9 +363,11 @@ def equal_sum_pairings(dying, born, size, limit=12):
         first, rest, free = dying[0], dying[1:], set(born)
         for r in range(len(rest) + 1):
             for c in itertools.combinations(rest, r):
-                group = (first,) + c
+                group, tried = (first,) + c, set()
                 for match in by_sum.get(sum(size[i] for i in group), ()):
-                    if free.issuperset(match):
+                    kinds = tuple(sorted(kind[i] for i in match)) if kind else match
+                    if free.issuperset(match) and kinds not in tried:
+                        tried.add(kinds)
                         acc.append((list(group), list(match)))
                         extend([i for i in rest if i not in c], [i for i in born if i not in match], acc)
                         acc.pop()
@@ -381,8 +386,10 @@ def births_and_deaths(bufs):
     return born, dies
 
 
-def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
+def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False, twins=False):
     n = len(bufs); size = [b[1] for b in bufs]; first = [b[2] for b in bufs]; last = [b[3] for b in bufs]
+    # Newborns of one size and lifetime are twins: at their birth step nothing tells them apart.
+    kind = [(size[i], last[i]) for i in range(n)] if twins else None
     born, dies = births_and_deaths(bufs)
     steps_total = len(born)
     steps = [t for t in range(1, steps_total) if dies[t - 1] or born[t]]
@@ -401,8 +408,9 @@ def rebuild(bufs, mode, enumerable=16, budget=4000, one_run_first=False):
             else:
                 greedy = greedy_finest(d, b, size)
                 seen, out = set(), []
-                for p in ([greedy] if greedy else []) + equal_sum_pairings(d, b, size):
-                    key = tuple(sorted((tuple(sorted(x)), tuple(sorted(y))) for x, y in p))
+                for p in ([greedy] if greedy else []) + equal_sum_pairings(d, b, size, kind=kind):
+                    key = tuple(sorted((tuple(sorted(x)), tuple(sorted(kind[i] if kind else i for i in y)))
+                                       for x, y in p))
                     if key not in seen: seen.add(key); out.append(p)
                 candidates[t] = out
         return candidates[t]
@@ -559,8 +567,9 @@ def big_step_tables(measure, n, families, seeds):
 
 
 def main():
-    one_run_first = sys.argv[5:] == ['one-run-first']
-    if len(sys.argv) != 5 + one_run_first or sys.argv[1] not in ('oracle', 'search', 'csv', 'atoms',
+    flags = set(sys.argv[5:])
+    one_run_first, twins = 'one-run-first' in flags, 'twins' in flags
+    if len(sys.argv) < 5 or flags - {'one-run-first', 'twins'} or sys.argv[1] not in ('oracle', 'search', 'csv', 'atoms',
                                                            'classes', 'twins'):
         sys.exit(__doc__)
     mode, n = sys.argv[1], int(sys.argv[2])
@@ -600,7 +609,7 @@ def main():
         for seed in (int(s) for s in sys.argv[4].split(',')):
             bufs = perfect_packing(n, family, seed)
             began = time.process_time()
-            offset, why, stats = rebuild(bufs, mode, one_run_first=one_run_first)
+            offset, why, stats = rebuild(bufs, mode, one_run_first=one_run_first, twins=twins)
             cpu = time.process_time() - began
             top = check(bufs, offset) if offset else None
             result = ('optimum' if top == HEIGHT else 'top %.4f' % (top / HEIGHT)) if top else \
