@@ -50,6 +50,33 @@ TEST_CASE("critical-first placements are valid, with the critical items under th
   CHECK(placedCount >= 20);
 }
 
+TEST_CASE("without the search (the ablation's \"search\" row) only greedy passes place the "
+          "critical items") {
+  // Strategy.cpp passes search = false when the ablation leaves the search
+  // out: problems whose critical items only the search brings under the
+  // target must then fail, and the others place them the same way.
+  int onlyBySearch = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    Problem p = randomProblem(80, 30, seed, seed % 2 == 0);
+    detail::Items items = detail::buildItems(p);
+    uint64_t bound = computeLowerBound(p);
+    std::vector<uint64_t> withOffsets, withoutOffsets;
+    std::vector<char> withCritical, withoutCritical;
+    detail::Budget with = unlimited(), without = unlimited();
+    bool searched = detail::placeCriticalFirst(items, bound, with, withOffsets, withCritical, true);
+    bool greedy =
+        detail::placeCriticalFirst(items, bound, without, withoutOffsets, withoutCritical, false);
+    CAPTURE(seed);
+    if (greedy) {
+      CHECK(searched);
+      CHECK(withOffsets == withoutOffsets);
+    }
+    onlyBySearch += searched && !greedy;
+  }
+  MESSAGE(onlyBySearch << " of 40 placed their critical items only by the search");
+  CHECK(onlyBySearch > 0);
+}
+
 TEST_CASE("on 20,000 network-like buffers the peaks' items are few and reach the bound") {
   // The best greedy plan is 2.95% over the bound on this seed. The items
   // live within 5% of the peak are a few hundred; placed first they end at

@@ -99,7 +99,8 @@ TEST_CASE("a capacity under the lower bound is proven impossible at once") {
 
 TEST_CASE("left out for the ablation, the search runs nowhere: not to fit a capacity either") {
   // The ablation benchmark's "search" row must be the planner without it:
-  // fitting a capacity and the critical items' start call it too.
+  // fitting a capacity calls it too. searchNodes counts the nodes of these
+  // searches; the critical items' start is CriticalFirstTest's.
   int searched = 0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     Problem p = randomProblem(7, 6, seed, seed % 2 == 0);
