@@ -64,9 +64,7 @@ double cpuSeconds() {
 
 void writeProblemCsv(const fs::path &path, const bp::Problem &problem) {
   std::ofstream out(path);
-  out << "id,lower,upper,size\n";
-  for (const bp::Buffer &b : problem.buffers)
-    out << b.id << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size << '\n';
+  bp::formats::writeMiniMallocProblemCsv(out, problem);
 }
 
 bool readPlan(const fs::path &solution, const bp::Problem &problem, uint64_t &peak,

@@ -85,6 +85,24 @@ TEST_CASE("MiniMalloc CSV: a written solution reads back the same") {
   CHECK(again->names == csv->names);
 }
 
+TEST_CASE("MiniMalloc CSV: a written problem reads back the same, with no offsets") {
+  Problem p;
+  p.buffers = {{0, 4, 1, 0, 2}, {1, 7, 1, 3, 8}, {2, 5, 1, 0, 8}};
+  std::ostringstream out;
+  formats::writeMiniMallocProblemCsv(out, p);
+  CHECK(out.str() == "id,lower,upper,size\n0,0,3,4\n1,3,9,7\n2,0,9,5\n");
+  std::istringstream back(out.str());
+  auto again = formats::parseMiniMallocCsv(back);
+  REQUIRE(again);
+  CHECK(again->offsets.empty());
+  REQUIRE(again->problem.buffers.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(again->problem.buffers[i].size == p.buffers[i].size);
+    CHECK(again->problem.buffers[i].first == p.buffers[i].first);
+    CHECK(again->problem.buffers[i].last == p.buffers[i].last);
+  }
+}
+
 TEST_CASE("MiniMalloc CSV errors") {
   std::string error;
   std::istringstream noColumn("id,lower,size\n");

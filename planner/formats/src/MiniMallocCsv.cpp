@@ -165,18 +165,32 @@ std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *erro
   return result;
 }
 
-void writeMiniMallocCsv(std::ostream &out, const Problem &problem, const Plan &plan,
-                        const std::vector<std::string> &names) {
-  out << "id,lower,upper,size,offset\n";
+namespace {
+// One row per buffer; the offset column only with a plan.
+void writeRows(std::ostream &out, const Problem &problem, const Plan *plan,
+               const std::vector<std::string> &names) {
+  out << (plan ? "id,lower,upper,size,offset\n" : "id,lower,upper,size\n");
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const Buffer &b = problem.buffers[i];
     if (i < names.size())
       out << names[i];
     else
       out << b.id;
-    out << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size << ',' << plan.offsets[i]
-        << '\n';
+    out << ',' << b.first << ',' << int64_t(b.last) + 1 << ',' << b.size;
+    if (plan)
+      out << ',' << plan->offsets[i];
+    out << '\n';
   }
+}
+} // namespace
+
+void writeMiniMallocCsv(std::ostream &out, const Problem &problem, const Plan &plan,
+                        const std::vector<std::string> &names) {
+  writeRows(out, problem, &plan, names);
+}
+
+void writeMiniMallocProblemCsv(std::ostream &out, const Problem &problem) {
+  writeRows(out, problem, nullptr, {});
 }
 
 } // namespace bundlefit::planner::formats

@@ -7,10 +7,12 @@
 // are about the benchmark's instances only while they are the same.
 //
 //===----------------------------------------------------------------------===//
+#include "bundlefit/planner/formats/MiniMallocCsv.h"
 #include "bundlefit/planner/formats/PerfectPacking.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 
 int main(int argc, char **argv) {
   namespace bf = bundlefit::planner::formats;
@@ -24,9 +26,6 @@ int main(int argc, char **argv) {
   }
   bundlefit::planner::Problem p =
       bf::perfectPackingProblem(std::atoi(argv[1]), family, std::strtoull(argv[3], nullptr, 10));
-  std::printf("id,lower,upper,size\n");
-  for (size_t k = 0; k < p.buffers.size(); ++k)
-    std::printf("%zu,%llu,%llu,%llu\n", k, (unsigned long long)p.buffers[k].first,
-                (unsigned long long)p.buffers[k].last + 1, (unsigned long long)p.buffers[k].size);
-  return 0;
+  bf::writeMiniMallocProblemCsv(std::cout, p); // Buffer::id is the row's index here.
+  return std::cout ? 0 : 1;
 }

@@ -32,6 +32,10 @@ std::optional<CsvProblem> parseMiniMallocCsv(std::istream &in, std::string *erro
 void writeMiniMallocCsv(std::ostream &out, const Problem &problem, const Plan &plan,
                         const std::vector<std::string> &names = {});
 
+/// Writes `id,lower,upper,size` (the problem alone, Buffer::id as the id):
+/// what MiniMalloc and TFLM's planner read.
+void writeMiniMallocProblemCsv(std::ostream &out, const Problem &problem);
+
 } // namespace bundlefit::planner::formats
 
 #endif // BUNDLEFIT_PLANNER_FORMATS_MINIMALLOCCSV_H
