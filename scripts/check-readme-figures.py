@@ -14,8 +14,11 @@ sign when it has one):
     1,505,280<!--@memory.json#/models/3/peak_bytes--> bytes
 
 the block's results file by name and a JSON pointer into it (a list stands for
-its length: 71 traces). The figure must equal that field at the precision the
-README shows: the value itself, or the value x100 (a ratio quoted as a
+its length: 71 traces). An extreme over rows ("at most", "slowest", a range)
+names every row it is taken over, max(/compile/[model!=mobilenet_v2]/wall_s) or
+min(/rows/*/seconds) (readme_figures.py says how), so that it is checked as the
+extreme even after another row has taken it. The figure must equal that field
+at the precision the README shows: the value itself, or the value x100 (a ratio quoted as a
 percentage), or x1000 (seconds quoted as ms); "M" quotes millions (6.25M is
 6,249,449 at two decimals) and "x" a ratio. Equal to some other number of the
 file is not enough. scripts/pin-readme-figures.py writes the pins of new

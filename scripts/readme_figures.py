@@ -27,7 +27,15 @@ LENGTH = "#length"
 # A figure's field, written right after it (after its % sign when it has one):
 # 1,505,280<!--@memory.json#/models/3/peak_bytes--> names the block's results file memory.json
 # and a JSON pointer (RFC 6901) into it; a pointer to a list stands for the list's length.
-PIN_RE = re.compile(r"<!--@([^#\s]+)#(/.*?)-->")
+# An extreme over rows names them all, so that it stays the extreme when another row takes it:
+# 1.72<!--@codegen.json#max(/compile/[model!=mobilenet_v2]/wall_s)--> is the largest wall_s of
+# the rows whose model is not mobilenet_v2; a key may be "*" (every element of a list, every
+# value of an object), "{1,5}" (those keys) or one or more [key=value] / [key!=value] (the
+# elements of a list whose field is, or is not, that value, compared as text). Such keys need
+# max(...) or min(...): an empty selection, or a row without the field, holds no number.
+PIN_RE = re.compile(r"<!--@([^#\s]+)#((?:max|min)\(/[^)]*\)|/.*?)-->")
+AGGREGATE_RE = re.compile(r"^(max|min)\((/.*)\)$")
+FILTER_RE = re.compile(r"\[([^\]!=]+)(!?=)([^\]]*)\]")
 Pin = collections.namedtuple("Pin", "file pointer start end")
 
 
@@ -68,22 +76,76 @@ def pointer_of(path):
     return "".join("/" + str(k).replace("~", "~0").replace("/", "~1") for k in keys)
 
 
-def value_at_pointer(doc, pointer):
-    """The number a JSON pointer names (a list: its length), or None."""
-    node = doc
-    for raw in pointer.split("/")[1:]:
-        key = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        elif isinstance(node, dict) and key in node:
-            node = node[key]
-        else:
-            return None
+def _child(node, key):
+    if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        return node[int(key)]
+    if isinstance(node, dict) and key in node:
+        return node[key]
+    return None
+
+
+def _number(node):
     if isinstance(node, list):
         return float(len(node))
     if isinstance(node, bool) or not isinstance(node, (int, float)):
         return None
     return float(node)
+
+
+def _branches(key):
+    """Does this pointer key stand for many (*, {a,b}, [k=v]...)?"""
+    return key == "*" or (key.startswith("{") and key.endswith("}")) or \
+        (key.startswith("[") and FILTER_RE.sub("", key) == "")
+
+
+def _text(value):
+    """A field as a filter compares it: 10000 for 10000 and 10000.0, true/false, the string."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _values(node, keys):
+    """Every number the pointer's keys reach from node ("*" and "{a,b}" branch); None where one
+    path holds no number, so that a row missing its field is not silently left out."""
+    if not keys:
+        yield _number(node)
+        return
+    raw, rest = keys[0], keys[1:]
+    if _branches(raw):
+        if raw == "*":
+            children = node if isinstance(node, list) else \
+                list(node.values()) if isinstance(node, dict) else [None]
+        elif raw.startswith("{"):
+            children = [_child(node, k.strip()) for k in raw[1:-1].split(",")]
+        else:
+            clauses = FILTER_RE.findall(raw)
+            children = [row for row in node if isinstance(row, dict) and all(
+                (_text(row.get(k)) == v) == (op == "=") for k, op, v in clauses)] \
+                if isinstance(node, list) else []
+        for child in children or [None]:
+            yield from _values(child, rest)
+        return
+    child = _child(node, raw.replace("~1", "/").replace("~0", "~"))
+    yield from _values(child, rest) if child is not None else iter([None])
+
+
+def value_at_pointer(doc, pointer):
+    """The number a JSON pointer names (a list: its length), or the largest or smallest of the
+    numbers an aggregate pin (max(...), min(...)) names; None when there is none."""
+    aggregate = AGGREGATE_RE.match(pointer)
+    inner = aggregate.group(2) if aggregate else pointer
+    keys = inner.split("/")[1:]
+    if not aggregate and any(_branches(k) for k in keys):
+        return None  # Many rows, one figure: only an extreme can quote them.
+    values = list(_values(doc, keys))
+    if not values or None in values:
+        return None
+    if not aggregate:
+        return values[0]
+    return (max if aggregate.group(1) == "max" else min)(values)
 
 
 def block_files(root, patterns):

@@ -13,7 +13,8 @@ decimals, suffix).
 A figure is left alone, and printed with its README line for a person to fix, when it has no pin
 (scripts/pin-readme-figures.py), when its field at OLD_COMMIT was not it (out of date already),
 when the field is gone, or when words around it make it an extreme over rows ("slowest",
-"at most", "0.53–1.17"): another row may hold it now. A figure refreshed from its pin is also
+"at most", "0.53–1.17") and its pin names one row: another row may hold it now. An extreme
+pinned to all its rows (max(...), min(...): readme_figures.py) is refreshed to what they hold. A figure refreshed from its pin is also
 printed for a person to check when another field equalled it at OLD_COMMIT and now differs from
 the pinned one: the pin was chosen among equal fields, and this is when it matters. The host
 speed tables against onnxruntime and their geomean sentence are left to
@@ -31,9 +32,9 @@ import subprocess
 import sys
 from importlib import import_module
 
-from readme_figures import (BLOCK_RE, block_file, check_figures, factors, figures_in, leaf_paths,
-                            line_of, parse_header, pin_after, pins_in, pointer_of, quotes, skipped,
-                            value_at_pointer)
+from readme_figures import (AGGREGATE_RE, BLOCK_RE, block_file, check_figures, factors,
+                            figures_in, leaf_paths, line_of, parse_header, pin_after, pins_in,
+                            pointer_of, quotes, skipped, value_at_pointer)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -110,7 +111,8 @@ def refresh_figure(fig, pin, before, after, names, results):
     if factor is None:
         return None, None, f"{where} at {results.old[:12]} was not {fig.token}: out of date already?"
     extreme = EXTREME_BEFORE.search(before) or EXTREME_AFTER.match(after)
-    if extreme and any(k.isdigit() for k in pin.pointer.split("/")):
+    aggregate = AGGREGATE_RE.match(pin.pointer)  # max(...) or min(...): the extreme itself.
+    if extreme and not aggregate and any(k.isdigit() for k in pin.pointer.split("/")):
         return None, None, (f"an extreme over rows (\"{extreme.group(0).strip()}\"), from {where}: "
                             "another row may hold it now")
     leaf = value_at_pointer(new, pin.pointer)
@@ -122,7 +124,7 @@ def refresh_figure(fig, pin, before, after, names, results):
     # Other fields that equalled the figure then: if one now says otherwise, the choice of pin
     # among them matters for the first time.
     others = []
-    for path, value in leaf_paths(old):
+    for path, value in [] if aggregate else leaf_paths(old):
         pointer = pointer_of(path)
         if pointer != pin.pointer and quotes(fig.value, fig.decimals, value, factor):
             now = value_at_pointer(new, pointer)
