@@ -108,8 +108,8 @@ def _text(value):
 
 
 def _values(node, keys):
-    """Every number the pointer's keys reach from node ("*" and "{a,b}" branch); None where one
-    path holds no number, so that a row missing its field is not silently left out."""
+    """Every number the pointer's keys reach from node ("*", "{a,b}" and "[k=v]" branch); None
+    where a path holds no number, so that a row missing its field is not silently left out."""
     if not keys:
         yield _number(node)
         return
