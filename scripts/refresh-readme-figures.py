@@ -14,9 +14,10 @@ A figure is left alone, and printed with its README line for a person to fix, wh
 (scripts/pin-readme-figures.py), when its field at OLD_COMMIT was not it (out of date already),
 when the field is gone, or when words around it make it an extreme over rows ("slowest",
 "at most", "0.53–1.17") and its pin names one row: another row may hold it now. An extreme
-pinned to all its rows (max(...), min(...): readme_figures.py) is refreshed to what they hold. A figure refreshed from its pin is also
-printed for a person to check when another field equalled it at OLD_COMMIT and now differs from
-the pinned one: the pin was chosen among equal fields, and this is when it matters. The host
+pinned to all its rows (max(...), min(...): readme_figures.py) is refreshed to what they hold.
+A figure refreshed from its pin is also printed for a person to check when another field
+equalled it at OLD_COMMIT and now differs from the pinned one: the pin was chosen among equal
+fields, and this is when it matters. The host
 speed tables against onnxruntime and their geomean sentence are left to
 scripts/regen-speed-tables.py, to run next: it writes them whole from their fields.
 

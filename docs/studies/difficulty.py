@@ -81,9 +81,7 @@ def main():
         bufs = guillotine(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit(__doc__)
-    print('id,lower,upper,size')
-    for i, (size, first, last) in enumerate(bufs):
-        print('%d,%d,%d,%d' % (i, first, last + 1, size))
+    exact_fill.print_csv(bufs)
 
 
 if __name__ == '__main__':

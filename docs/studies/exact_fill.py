@@ -97,6 +97,13 @@ def fit(family, size, room):
     return room if room - size < 64 else size
 
 
+def print_csv(buffers):
+    """(size, first, last) buffers as a MiniMalloc CSV on standard output (upper = last + 1)."""
+    print('id,lower,upper,size')
+    for i, (size, first, last) in enumerate(buffers):
+        print('%d,%d,%d,%d' % (i, first, last + 1, size))
+
+
 def perfect_packing(n, family, seed):
     """Buffers as [offset, size, first, last], in the generator's shuffled order."""
     r = Random(seed)
@@ -600,9 +607,8 @@ def main():
                 col(1)[len(rows) // 2], col(1)[-1], sum(1 for r in rows if r[0] <= 16 and r[1] <= 16)))
         return
     if mode == 'csv':
-        print('id,lower,upper,size')
-        for i, (_, size, first, last) in enumerate(perfect_packing(n, sys.argv[3], int(sys.argv[4]))):
-            print('%d,%d,%d,%d' % (i, first, last + 1, size))
+        print_csv((size, first, last) for _, size, first, last in
+                  perfect_packing(n, sys.argv[3], int(sys.argv[4])))
         return
     print('%-8s %6s %7s  %-10s %s' % ('family', 'seed', 'buffers', 'result', 'details'))
     for family in sys.argv[3].split(','):
